@@ -1,0 +1,44 @@
+"""torchweb: PyTorch's API on WebGPU, in the browser (Pyodide) and in CPython (wgpu-py).
+
+    import torchweb as torch
+"""
+
+__version__ = "0.1.0"
+
+from . import _dtype
+from ._dtype import (bool, uint8, int32, int64, float16, float32, half, float, int, long,
+                     promote_types, get_default_dtype, set_default_dtype, dtype)
+from ._dtype import _UnsupportedDtype
+from ._device import device, get_default_device, set_default_device
+from ._size import Size
+from ._tensor import Tensor, is_tensor
+from . import _tensor_methods
+from ._creation import (tensor, as_tensor, from_numpy, zeros, ones, full, empty, zeros_like, ones_like,
+                        full_like, empty_like, arange, linspace, logspace, eye, rand, randn, rand_like,
+                        randn_like, randint, randint_like, randperm)
+from ._random import manual_seed, seed, initial_seed, Generator
+from ._functions import *  # noqa: F401,F403  (the torch.* op namespace)
+from ._functions import sum, max, min, all, any, abs, pow, round  # shadow the builtins on purpose
+from ._printing import set_printoptions
+from .autograd import no_grad, enable_grad, set_grad_enabled, inference_mode, is_grad_enabled
+from . import autograd, webgpu
+
+_tensor_methods.install()
+
+# PyTorch names we refuse with an explanation rather than an AttributeError.
+float64 = double = _UnsupportedDtype("float64")
+bfloat16 = _UnsupportedDtype("bfloat16")
+complex64 = _UnsupportedDtype("complex64")
+int16 = short = _UnsupportedDtype("int16")
+int8 = _UnsupportedDtype("int8")
+
+
+def result_type(tensor1, tensor2):
+    return _dtype.result_type(tensor1, tensor2)
+
+
+def is_grad_enabled_():  # pragma: no cover - kept out of the public surface
+    return is_grad_enabled()
+
+
+del is_grad_enabled_

@@ -1,0 +1,310 @@
+"""Creation functions: tensor, as_tensor, from_numpy, zeros/ones/full/empty (+ _like), arange,
+linspace, eye, rand/randn/randint/randperm."""
+
+import math
+
+from . import _dtype as D
+from ._device import as_device
+from ._size import as_shape
+from ._tensor import Tensor
+from .backends import backend_for
+from .ops.dispatch import empty as _empty
+from .ops import elementwise as E
+from . import _random
+
+
+# -- from Python data ----------------------------------------------------------------------
+def _flatten(data, shape, flat, depth=0):
+    """Flatten nested sequences, checking they are rectangular; returns the shape."""
+    if isinstance(data, (list, tuple)):
+        n = len(data)
+        if len(shape) <= depth:
+            shape.append(n)
+        elif shape[depth] != n:
+            raise ValueError(f"expected sequence of length {shape[depth]} at dim {depth} (got {n})")
+        for v in data:
+            _flatten(v, shape, flat, depth + 1)
+        if n == 0 and len(shape) > depth + 1:
+            raise ValueError(f"expected sequence of length {shape[depth + 1]} at dim {depth + 1} (got 0)")
+    elif isinstance(data, Tensor):
+        if data.numel() != 1 and data.dim() > 0:
+            raise ValueError("only one element tensors can be converted to Python scalars")
+        flat.append(data.item())
+        if len(shape) > depth:
+            raise ValueError(f"expected sequence of length {shape[depth]} at dim {depth} (got scalar)")
+    else:
+        if len(shape) > depth:
+            raise ValueError(f"expected sequence of length {shape[depth]} at dim {depth} (got {type(data).__name__})")
+        if hasattr(data, "item") and not isinstance(data, (int, float, bool)):
+            data = data.item()  # numpy scalars
+        if not isinstance(data, (int, float, bool)):
+            raise TypeError(f"new(): invalid data type '{type(data).__name__}'")
+        flat.append(data)
+    return shape
+
+
+def _infer_dtype(flat):
+    if flat and all(isinstance(v, bool) for v in flat):
+        return D.bool
+    if all(isinstance(v, int) for v in flat) and flat:
+        return D.int64
+    return D.default_float()
+
+
+def _convert(flat, dtype, device):
+    """Python numbers into dtype, refusing what the device cannot hold."""
+    if dtype.is_floating_point:
+        out = [float(v) for v in flat]
+        if dtype is D.float16:
+            out = [v if abs(v) <= 65504 or not math.isfinite(v) else math.copysign(math.inf, v) for v in out]
+        return out
+    if dtype is D.bool:
+        return [bool(v) for v in flat]
+    out = []
+    for v in flat:
+        if isinstance(v, float):
+            if not math.isfinite(v):
+                raise RuntimeError(f"value cannot be converted to type {dtype.name} without overflow: {v}")
+            v = int(v)
+        else:
+            v = int(v)
+        out.append(v)
+    if dtype is D.uint8:
+        return [v & 0xFF for v in out]
+    if device.type == "webgpu" or dtype is D.int32:
+        for v in out:
+            if not D.int32.min <= v <= D.int32.max:
+                raise _range_error(v, dtype, device)
+    return out
+
+
+def _range_error(v, dtype, device):
+    if dtype is D.int64 and device.type == "webgpu":
+        return RuntimeError(
+            f"value {v} is out of range for torch.int64 on webgpu: WebGPU has no 64-bit integers, "
+            f"so int64 tensors hold values in [-2147483648, 2147483647] on the GPU")
+    return RuntimeError(f"value cannot be converted to type {dtype.name} without overflow: {v}")
+
+
+def _from_numpy_array(arr, dtype, device):
+    from .backends.cpu import np
+    n = np()
+    if dtype is None:
+        kind = arr.dtype.kind
+        if kind == "b":
+            dtype = D.bool
+        elif kind == "f":
+            dtype = D.float16 if arr.dtype == n.float16 else (D.float32 if arr.dtype == n.float32 else D.default_float())
+        elif kind == "u" and arr.dtype.itemsize == 1:
+            dtype = D.uint8
+        elif kind in "iu":
+            dtype = D.int32 if arr.dtype == n.int32 else D.int64
+        else:
+            raise TypeError(f"can't convert np.ndarray of type {arr.dtype}. The only supported types are: "
+                            "float32, float16, int64, int32, uint8, and bool (float64 becomes float32).")
+    dtype = D.as_dtype(dtype)
+    shape = tuple(arr.shape)
+    if device.type == "cpu":
+        storage = backend_for("cpu").storage_from_array(arr, dtype)
+        return Tensor._make(storage, shape, None, 0, dtype, device)
+    if not dtype.is_floating_point and dtype is not D.bool and arr.size:
+        lo, hi = int(arr.min()), int(arr.max())
+        for v in (lo, hi):
+            if not dtype.min <= v <= dtype.max and dtype is not D.uint8:
+                raise _range_error(v, dtype, device)
+    storage_np = {"f32": n.float32, "f16": n.float16, "i32": n.int32, "u32": n.uint32}[dtype.gpu_storage]
+    data = n.ascontiguousarray(arr).astype(storage_np).tobytes()
+    storage = backend_for("webgpu").storage_from_bytes(data, arr.size, dtype)
+    return Tensor._make(storage, shape, None, 0, dtype, device)
+
+
+def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False):
+    device = as_device(device)
+    if dtype is not None:
+        dtype = D.as_dtype(dtype)
+    if isinstance(data, Tensor):
+        t = data.detach().to(device=device, dtype=dtype or data.dtype).clone()
+    elif type(data).__module__ == "numpy" and hasattr(data, "shape") and hasattr(data, "dtype") and data.shape != ():
+        t = _from_numpy_array(data, dtype, device)
+    else:
+        flat = []
+        shape = _flatten(data, [], flat)
+        dtype = dtype or _infer_dtype(flat)
+        values = _convert(flat, dtype, device)
+        storage = backend_for(device.type).storage_from_values(values, dtype)
+        t = Tensor._make(storage, tuple(shape), None, 0, dtype, device)
+    if requires_grad:
+        t.requires_grad_(True)
+    return t
+
+
+def as_tensor(data, dtype=None, device=None):
+    if isinstance(data, Tensor):
+        dev = as_device(device) if device is not None else data.device
+        return data.to(device=dev, dtype=dtype)
+    return tensor(data, dtype=dtype, device=device)
+
+
+def from_numpy(arr):
+    from .backends.cpu import np
+    if not isinstance(arr, np().ndarray):
+        raise TypeError(f"expected np.ndarray (got {type(arr).__name__})")
+    from ._device import CPU
+    return _from_numpy_array(arr, None, CPU)
+
+
+# -- filled ------------------------------------------------------------------------------
+def _factory(size, dtype, device, requires_grad, value, default=None):
+    shape = as_shape(size)
+    dtype = D.as_dtype(dtype) if dtype is not None else (default or D.default_float())
+    t = _empty(shape, dtype, as_device(device))
+    if value is not None:
+        E._fill(t, value)
+    if requires_grad:
+        t.requires_grad_(True)
+    return t
+
+
+def empty(*size, dtype=None, device=None, requires_grad=False, out=None, memory_format=None, pin_memory=False):
+    return _factory(size, dtype, device, requires_grad, 0)  # zeroed: pooled buffers hold old data
+
+
+def zeros(*size, dtype=None, device=None, requires_grad=False, out=None):
+    return _factory(size, dtype, device, requires_grad, 0)
+
+
+def ones(*size, dtype=None, device=None, requires_grad=False, out=None):
+    return _factory(size, dtype, device, requires_grad, 1)
+
+
+def full(size, fill_value, *, dtype=None, device=None, requires_grad=False, out=None):
+    if hasattr(fill_value, "item"):
+        fill_value = fill_value.item()
+    default = D.scalar_dtype(fill_value)
+    return _factory(size, dtype, device, requires_grad, fill_value, default)
+
+
+def _like(fn, t, dtype, device, requires_grad, *args):
+    return fn(t.shape, *args, dtype=dtype or t.dtype, device=device or t.device, requires_grad=requires_grad)
+
+
+def empty_like(t, *, dtype=None, device=None, requires_grad=False, memory_format=None):
+    return _like(zeros, t, dtype, device, requires_grad)
+
+
+def zeros_like(t, *, dtype=None, device=None, requires_grad=False, memory_format=None):
+    return _like(zeros, t, dtype, device, requires_grad)
+
+
+def ones_like(t, *, dtype=None, device=None, requires_grad=False, memory_format=None):
+    return _like(ones, t, dtype, device, requires_grad)
+
+
+def full_like(t, fill_value, *, dtype=None, device=None, requires_grad=False, memory_format=None):
+    return full(t.shape, fill_value, dtype=dtype or t.dtype, device=device or t.device,
+                requires_grad=requires_grad)
+
+
+# -- ranges ------------------------------------------------------------------------------
+def _num(x):
+    return x.item() if isinstance(x, Tensor) else x
+
+
+def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=False, out=None):
+    if end is None:
+        start, end = 0, start
+    start, end, step = _num(start), _num(end), _num(step)
+    if step == 0:
+        raise RuntimeError("step must be nonzero")
+    if (end - start) * step < 0 and end != start:
+        raise RuntimeError(f"upper bound and larger bound inconsistent with step sign")
+    n = max(0, math.ceil((end - start) / step))
+    if dtype is None:
+        dtype = D.default_float() if any(isinstance(v, float) for v in (start, end, step)) else D.int64
+    values = [start + i * step for i in range(n)]
+    return tensor(values, dtype=dtype, device=device, requires_grad=requires_grad) if n else \
+        _factory((0,), dtype, device, requires_grad, None)
+
+
+def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False, out=None):
+    start, end = _num(start), _num(end)
+    if steps < 0:
+        raise RuntimeError("number of steps must be non-negative")
+    if steps == 1:
+        values = [float(start)]
+    else:
+        step = (end - start) / (steps - 1)
+        half = steps // 2
+        values = [start + i * step if i < half else end - (steps - 1 - i) * step for i in range(steps)]
+    dtype = D.as_dtype(dtype) if dtype is not None else D.default_float()
+    if not dtype.is_floating_point:
+        values = [int(v) for v in values]
+    if not values:
+        return _factory((0,), dtype, device, requires_grad, None)
+    return tensor(values, dtype=dtype, device=device, requires_grad=requires_grad)
+
+
+def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_grad=False):
+    return tensor([base ** v for v in linspace(start, end, steps, dtype=D.float32, device=device).tolist()],
+                  dtype=dtype or D.default_float(), device=device, requires_grad=requires_grad)
+
+
+def eye(n, m=None, *, dtype=None, device=None, requires_grad=False, out=None):
+    m = n if m is None else m
+    if n < 0 or m < 0:
+        raise RuntimeError(f"n must be greater or equal to 0, got {min(n, m)}")
+    t = _factory((n, m), dtype, device, False, 0)
+    k = min(n, m)
+    if k:
+        E._fill(t._view((k,), (m + 1,), 0), 1)
+    if requires_grad:
+        t.requires_grad_(True)
+    return t
+
+
+# -- random ------------------------------------------------------------------------------
+def _random_factory(size, kind, a, b, dtype, device, requires_grad, generator, default=None):
+    t = _factory(size, dtype, device, False, None, default)
+    _random.fill(t, kind, a, b, generator)
+    if requires_grad:
+        t.requires_grad_(True)
+    return t
+
+
+def rand(*size, generator=None, dtype=None, device=None, requires_grad=False, out=None):
+    return _random_factory(size, "uniform", 0.0, 1.0, dtype, device, requires_grad, generator)
+
+
+def randn(*size, generator=None, dtype=None, device=None, requires_grad=False, out=None):
+    return _random_factory(size, "normal", 0.0, 1.0, dtype, device, requires_grad, generator)
+
+
+def rand_like(t, *, dtype=None, device=None, requires_grad=False):
+    return rand(t.shape, dtype=dtype or t.dtype, device=device or t.device, requires_grad=requires_grad)
+
+
+def randn_like(t, *, dtype=None, device=None, requires_grad=False):
+    return randn(t.shape, dtype=dtype or t.dtype, device=device or t.device, requires_grad=requires_grad)
+
+
+def randint(low=0, high=None, size=None, *, generator=None, dtype=None, device=None, requires_grad=False):
+    if size is None:
+        low, high, size = 0, low, high
+    if high is None or size is None:
+        raise TypeError("randint() missing required arguments: 'high' and 'size'")
+    if high <= low:
+        raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
+    return _random_factory(size, "randint", int(low), int(high - low), dtype, device, requires_grad,
+                           generator, D.int64)
+
+
+def randint_like(t, low=0, high=None, *, dtype=None, device=None):
+    if high is None:
+        low, high = 0, low
+    return randint(low, high, t.shape, dtype=dtype or t.dtype, device=device or t.device)
+
+
+def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False):
+    dtype = D.as_dtype(dtype) if dtype is not None else D.int64
+    return tensor(_random.permutation(n, generator, device), dtype=dtype, device=device) if n else \
+        _factory((0,), dtype, device, False, None)

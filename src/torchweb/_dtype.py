@@ -1,0 +1,194 @@
+"""dtypes and PyTorch's type promotion.
+
+A dtype knows three representations: the name the user sees (int64), how the GPU stores it
+(`gpu_storage`, a WGSL element type; int64 is held as i32 and range-checked on upload), and
+which WGSL type kernels compute in (`gpu_compute`; float16 is computed in f32 as PyTorch's
+CPU path does).
+"""
+
+import builtins
+
+
+class dtype:
+    __slots__ = ("name", "itemsize", "category", "gpu_storage", "gpu_compute", "numpy_name",
+                 "struct_code", "min", "max")
+
+    def __init__(self, name, itemsize, category, gpu_storage, gpu_compute, numpy_name,
+                 struct_code, lo=None, hi=None):
+        self.name = name
+        self.itemsize = itemsize          # bytes per element as PyTorch reports it
+        self.category = category          # 0 bool, 1 integer, 2 floating
+        self.gpu_storage = gpu_storage    # WGSL storage element type
+        self.gpu_compute = gpu_compute    # WGSL type kernels compute in
+        self.numpy_name = numpy_name
+        self.struct_code = struct_code    # array/struct code of the host transfer format
+        self.min = lo
+        self.max = hi
+
+    @property
+    def is_floating_point(self):
+        return self.category == 2
+
+    @property
+    def is_complex(self):
+        return False
+
+    @property
+    def is_signed(self):
+        return self.name not in ("bool", "uint8")
+
+    def __repr__(self):
+        return "torch." + self.name
+
+    def __reduce__(self):
+        return (_dtype_by_name, (self.name,))
+
+
+bool = dtype("bool", 1, 0, "u32", "bool", "bool_", "I", 0, 1)
+uint8 = dtype("uint8", 1, 1, "u32", "u32", "uint8", "I", 0, 255)
+int32 = dtype("int32", 4, 1, "i32", "i32", "int32", "i", -2**31, 2**31 - 1)
+# int64 is PyTorch's default integer type. WGSL has no 64-bit integers, so the GPU holds
+# 32 bits: values outside int32's range are refused on upload.
+int64 = dtype("int64", 8, 1, "i32", "i32", "int64", "i", -2**31, 2**31 - 1)
+float16 = dtype("float16", 2, 2, "f16", "f32", "float16", "f", -65504.0, 65504.0)
+float32 = dtype("float32", 4, 2, "f32", "f32", "float32", "f",
+                -3.4028234663852886e38, 3.4028234663852886e38)
+
+half = float16
+float = float32
+int = int32
+long = int64
+
+ALL = (bool, uint8, int32, int64, float16, float32)
+_BY_NAME = {d.name: d for d in ALL}
+_ORDER = {bool: 0, uint8: 1, int32: 2, int64: 3, float16: 4, float32: 5}
+
+# Names PyTorch has that we refuse, with the reason the user needs.
+UNSUPPORTED = {
+    "float64": "WebGPU has no 64-bit floats; use torch.float32",
+    "double": "WebGPU has no 64-bit floats; use torch.float32",
+    "bfloat16": "WebGPU has no bfloat16; use torch.float16 or torch.float32",
+    "complex64": "complex tensors are not supported",
+    "complex128": "complex tensors are not supported",
+    "int16": "int16 is not supported; use torch.int32",
+    "int8": "int8 is not supported; use torch.int32 or torch.uint8",
+}
+
+
+def _dtype_by_name(name):
+    return _BY_NAME[name]
+
+
+class _UnsupportedDtype:
+    """Stands in for torch.float64 and friends so that using one gives a clear error."""
+
+    def __init__(self, name):
+        self.name = name
+
+    def __repr__(self):
+        return "torch." + self.name
+
+
+def as_dtype(d, what="dtype"):
+    """Normalise a user-given dtype (ours, a name, numpy's or Python's type) or raise TypeError."""
+    if isinstance(d, dtype):
+        return d
+    if isinstance(d, _UnsupportedDtype):
+        raise TypeError(f"{what} torch.{d.name} is not supported by torchweb: {UNSUPPORTED[d.name]}")
+    if d is builtins.float:
+        return float32
+    if d is builtins.int:
+        return int64
+    if d is builtins.bool:
+        return bool
+    name = getattr(d, "name", None) if not isinstance(d, str) else d
+    if name is None and hasattr(d, "__name__"):
+        name = d.__name__
+    if isinstance(name, str):
+        name = name.replace("torch.", "")
+        if name in _BY_NAME:
+            return _BY_NAME[name]
+        if name in ("float", "float_"):
+            return float32
+        if name in ("half",):
+            return float16
+        if name in ("long",):
+            return int64
+        if name in ("int",):
+            return int32
+        if name in UNSUPPORTED:
+            raise TypeError(f"{what} {name} is not supported by torchweb: {UNSUPPORTED[name]}")
+    raise TypeError(f"{what} must be a torch dtype, got {d!r}")
+
+
+def promote_types(a, b):
+    """torch.promote_types for our dtypes: the smallest type both fit in."""
+    if a is b:
+        return a
+    if a.category != b.category:
+        hi, lo = (a, b) if a.category > b.category else (b, a)
+        return hi
+    # Same category: the wider one. (uint8 with int32 goes to int32, like PyTorch.)
+    return a if _ORDER[a] > _ORDER[b] else b
+
+
+def default_float():
+    return _default_float[0]
+
+
+_default_float = [float32]
+
+
+def set_default_dtype(d):
+    d = as_dtype(d)
+    if not d.is_floating_point:
+        raise TypeError(f"only floating-point types are supported as the default type, got {d}")
+    _default_float[0] = d
+
+
+def get_default_dtype():
+    return _default_float[0]
+
+
+def scalar_dtype(value):
+    """The dtype PyTorch gives a Python scalar standing alone (torch.tensor(value))."""
+    if isinstance(value, builtins.bool):
+        return bool
+    if isinstance(value, builtins.int):
+        return int64
+    if isinstance(value, builtins.float):
+        return default_float()
+    raise TypeError(f"expected a Python number, got {type(value).__name__}")
+
+
+def _combine_categories(higher, lower):
+    # Mirrors c10's combine_categories: a higher-priority group keeps its dtype unless a
+    # lower-priority group is of a higher category.
+    if higher is None:
+        return lower
+    if lower is None:
+        return higher
+    if higher.is_floating_point:
+        return higher
+    if higher is bool or lower.is_floating_point:
+        return promote_types(higher, lower)
+    return higher
+
+
+def result_type(*operands):
+    """torch.result_type over tensors and Python scalars, with PyTorch's priority rules:
+    dimensioned tensors > zero-dim tensors > Python scalars, each only winning its category."""
+    dim_result = zero_result = wrapped_result = None
+    for op in operands:
+        if op is None:
+            continue
+        d = getattr(op, "dtype", None)
+        if isinstance(d, dtype):
+            if op.dim() > 0:
+                dim_result = d if dim_result is None else promote_types(dim_result, d)
+            else:
+                zero_result = d if zero_result is None else promote_types(zero_result, d)
+        else:
+            d = scalar_dtype(op)
+            wrapped_result = d if wrapped_result is None else promote_types(wrapped_result, d)
+    return _combine_categories(dim_result, _combine_categories(zero_result, wrapped_result))

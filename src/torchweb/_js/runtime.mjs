@@ -1,0 +1,274 @@
+// torchweb's browser driver, JS half: GPU objects in tables addressed by integer ids, and
+// one call per flush that decodes the command stream of backends/webgpu/commands.py.
+// Python (backends/webgpu/driver_browser.py) imports this file through a data: URL.
+// No `window` here: it must also run inside a module Web Worker.
+
+// Opcodes and usage codes: keep in step with commands.py.
+const CREATE = 1, DESTROY = 2, WRITE = 3, DISPATCH = 4, COPY = 5;
+const USAGE_UNIFORM = 2;
+
+// The limits torchweb asks for: the adapter's real values, not WebGPU's small defaults.
+const LIMITS = {
+  "max-storage-buffer-binding-size": "maxStorageBufferBindingSize",
+  "max-buffer-size": "maxBufferSize",
+  "max-storage-buffers-per-shader-stage": "maxStorageBuffersPerShaderStage",
+  "max-compute-workgroups-per-dimension": "maxComputeWorkgroupsPerDimension",
+  "max-compute-workgroup-storage-size": "maxComputeWorkgroupStorageSize",
+  "max-compute-invocations-per-workgroup": "maxComputeInvocationsPerWorkgroup",
+  "max-compute-workgroup-size-x": "maxComputeWorkgroupSizeX",
+  "max-compute-workgroup-size-y": "maxComputeWorkgroupSizeY",
+  "max-compute-workgroup-size-z": "maxComputeWorkgroupSizeZ",
+  "max-uniform-buffer-binding-size": "maxUniformBufferBindingSize",
+  "max-bind-groups": "maxBindGroups",
+};
+const WANTED_FEATURES = ["shader-f16", "subgroups", "timestamp-query"];
+const BIND_CACHE_MAX = 4096;
+
+let device = null;
+let queue = null;
+const buffers = new Map();     // id -> {buf, gen}; gen tells a re-created id apart in cache keys
+const pipelines = new Map();   // id -> {pipeline, bgl, uniform: [bool per binding]}
+const layouts = new Map();     // "uniform,read,write" -> {bgl, layout}
+const bindCache = new Map();   // key of (pipeline, buffers, offsets, sizes) -> GPUBindGroup
+let generation = 0;
+const errors = [];             // uncaptured device errors, until Python takes them
+let lost = null;               // the device-lost message, once lost
+
+export async function init() {
+  const gpu = globalThis.navigator && globalThis.navigator.gpu;
+  if (!gpu) throw new Error("this browser has no WebGPU (navigator.gpu is missing)");
+  const adapter = await gpu.requestAdapter({ powerPreference: "high-performance" });
+  if (!adapter) throw new Error("navigator.gpu.requestAdapter() found no adapter");
+  const requiredLimits = {};
+  for (const js of Object.values(LIMITS)) {
+    if (adapter.limits[js] !== undefined) requiredLimits[js] = adapter.limits[js];
+  }
+  const requiredFeatures = WANTED_FEATURES.filter((f) => adapter.features.has(f));
+  device = await adapter.requestDevice({ requiredLimits, requiredFeatures });
+  queue = device.queue;
+  device.addEventListener("uncapturederror", (e) => {
+    if (errors.length < 100) errors.push(`${e.error.constructor.name}: ${e.error.message}`);
+  });
+  device.lost.then((info) => { lost = `${info.reason}: ${info.message}`; });
+  const ai = adapter.info || {};
+  const limits = {};
+  for (const [name, js] of Object.entries(LIMITS)) {
+    if (device.limits[js] !== undefined) limits[name] = device.limits[js];
+  }
+  return {
+    info: {
+      vendor: ai.vendor || "", architecture: ai.architecture || "", device: ai.device || "",
+      description: ai.description || "", backend: "browser-webgpu",
+      adapter_type: ai.isFallbackAdapter ? "fallback" : "",
+      is_fallback_adapter: !!ai.isFallbackAdapter,
+    },
+    limits,
+    features: [...device.features],
+  };
+}
+
+// Uncaptured errors and device loss, for Python to query (takeErrors empties the list).
+export function deviceState() { return { errors: [...errors], lost }; }
+export function takeErrors() { return errors.splice(0, errors.length); }
+
+// A PyProxy of a memoryview, or a typed array: (view as Ctor, release function).
+function borrow(x, Ctor) {
+  if (x == null) return [new Ctor(0), () => {}];
+  if (typeof x.getBuffer === "function") {
+    const b = x.getBuffer();
+    const d = b.data;
+    return [new Ctor(d.buffer, d.byteOffset, d.byteLength / Ctor.BYTES_PER_ELEMENT), () => b.release()];
+  }
+  if (ArrayBuffer.isView(x)) return [new Ctor(x.buffer, x.byteOffset, x.byteLength / Ctor.BYTES_PER_ELEMENT), () => {}];
+  return [new Ctor(x), () => {}];
+}
+
+function kindList(kinds) {
+  if (typeof kinds === "string") return kinds ? kinds.split(",") : [];
+  return Array.from(kinds);
+}
+
+function layoutFor(kinds) {
+  const key = kinds.join(",");
+  let l = layouts.get(key);
+  if (!l) {
+    // Uniform bindings take dynamic offsets: every dispatch's params live in one buffer at
+    // different offsets, and a dynamic offset keeps the bind group reusable across them.
+    const entries = kinds.map((k, i) => ({
+      binding: i, visibility: GPUShaderStage.COMPUTE,
+      buffer: k === "uniform" ? { type: "uniform", hasDynamicOffset: true }
+        : { type: k === "read" ? "read-only-storage" : "storage" },
+    }));
+    const bgl = device.createBindGroupLayout({ entries });
+    l = { bgl, layout: device.createPipelineLayout({ bindGroupLayouts: [bgl] }) };
+    layouts.set(key, l);
+  }
+  return l;
+}
+
+// Make pipeline `id`. It is usable at once; the returned promise settles when the GPU process
+// has checked it, rejecting with the compiler's messages. With wait=false nothing is returned
+// and a failure lands in the error list instead (for pages that cannot block).
+export function createPipeline(id, code, kinds, wait = true) {
+  kinds = kindList(kinds);
+  const { bgl, layout } = layoutFor(kinds);
+  device.pushErrorScope("internal");
+  device.pushErrorScope("validation");
+  const module = device.createShaderModule({ code });
+  const pipeline = device.createComputePipeline({ layout, compute: { module, entryPoint: "main" } });
+  pipelines.set(id, { pipeline, bgl, uniform: kinds.map((k) => k === "uniform") });
+  const check = (async () => {
+    const v = await device.popErrorScope();
+    const i = await device.popErrorScope();
+    const err = v || i;
+    if (!err) return true;
+    let msgs = [];
+    try {  // Chromium's message already quotes the compiler; others may not
+      const ci = await module.getCompilationInfo();
+      msgs = ci.messages.filter((m) => !err.message.includes(m.message))
+        .map((m) => `${m.type} at line ${m.lineNum}:${m.linePos}: ${m.message}`);
+    } catch (e) { /* no compilation info: the error message is all we have */ }
+    throw new Error([err.message.trim(), ...msgs].join("\n"));
+  })();
+  if (wait) return check;
+  check.catch((e) => { errors.push(`pipeline ${id}: ${e.message}`); });
+  return undefined;
+}
+
+function bindGroup(pid, p, words, j, nb, offsets) {
+  let key = String(pid);
+  for (let k = 0; k < nb; k++, j += 3) {
+    const b = buffers.get(words[j]);
+    if (!b) throw new Error(`torchweb: dispatch binds unknown buffer ${words[j]}`);
+    key += p.uniform[k] ? `|${b.gen}:${words[j + 2]}` : `|${b.gen}:${words[j + 1]}:${words[j + 2]}`;
+    if (p.uniform[k]) offsets.push(words[j + 1]);
+  }
+  let bg = bindCache.get(key);
+  if (!bg) {
+    j -= 3 * nb;
+    const entries = [];
+    for (let k = 0; k < nb; k++, j += 3) {
+      const buf = buffers.get(words[j]).buf;
+      entries.push({ binding: k, resource: { buffer: buf, offset: p.uniform[k] ? 0 : words[j + 1], size: words[j + 2] } });
+    }
+    bg = device.createBindGroup({ layout: p.bgl, entries });
+    if (bindCache.size >= BIND_CACHE_MAX) bindCache.clear();
+    bindCache.set(key, bg);
+  }
+  return bg;
+}
+
+// Run one flush of the command stream. words: u32 rows (commands.py); blob: the bytes that
+// WRITE rows point into. Both may be PyProxies of memoryviews (read in place, no copy).
+export function execute(wordsArg, blobArg) {
+  const [words, releaseWords] = borrow(wordsArg, Uint32Array);
+  const [blob, releaseBlob] = borrow(blobArg, Uint8Array);
+  let encoder = null, pass = null;
+  const touched = new Set();   // buffers the unsubmitted encoder uses
+  const doomed = [];           // destroyed at the end: destroy() waits for submitted work
+  const submit = () => {
+    if (pass) { pass.end(); pass = null; }
+    if (encoder) { queue.submit([encoder.finish()]); encoder = null; }
+    touched.clear();
+  };
+  try {
+    const n = words.length;
+    let i = 0;
+    while (i < n) {
+      const op = words[i];
+      if (op === DISPATCH) {
+        const pid = words[i + 1], nb = words[i + 5];
+        const p = pipelines.get(pid);
+        if (!p) throw new Error(`torchweb: dispatch of unknown pipeline ${pid}`);
+        const offsets = [];
+        const bg = bindGroup(pid, p, words, i + 6, nb, offsets);
+        if (!pass) {
+          if (!encoder) encoder = device.createCommandEncoder();
+          pass = encoder.beginComputePass();
+        }
+        for (let k = 0, j = i + 6; k < nb; k++, j += 3) touched.add(words[j]);
+        pass.setPipeline(p.pipeline);
+        pass.setBindGroup(0, bg, offsets);
+        pass.dispatchWorkgroups(words[i + 2], words[i + 3], words[i + 4]);
+        i += 6 + 3 * nb;
+      } else if (op === WRITE) {
+        const id = words[i + 1], dst = words[i + 2], start = words[i + 3], nbytes = words[i + 4];
+        // writeBuffer lands on the queue before the unsubmitted encoder: submit first if that
+        // encoder uses this buffer, so the write stays in order with the dispatches around it.
+        if (touched.has(id)) submit();
+        const b = buffers.get(id);
+        if (!b) throw new Error(`torchweb: write to unknown buffer ${id}`);
+        if (nbytes % 4 === 0) {
+          queue.writeBuffer(b.buf, dst, blob, start, nbytes);
+        } else {  // writeBuffer wants a multiple of 4 bytes (f16 tensors of odd length)
+          const padded = new Uint8Array((nbytes + 3) & ~3);
+          padded.set(blob.subarray(start, start + nbytes));
+          queue.writeBuffer(b.buf, dst, padded);
+        }
+        i += 5;
+      } else if (op === COPY) {
+        const src = buffers.get(words[i + 1]), dst = buffers.get(words[i + 3]);
+        if (!src || !dst) throw new Error(`torchweb: copy between unknown buffers ${words[i + 1]}, ${words[i + 3]}`);
+        if (pass) { pass.end(); pass = null; }
+        if (!encoder) encoder = device.createCommandEncoder();
+        encoder.copyBufferToBuffer(src.buf, words[i + 2], dst.buf, words[i + 4], words[i + 5]);
+        touched.add(words[i + 1]);
+        touched.add(words[i + 3]);
+        i += 6;
+      } else if (op === CREATE) {
+        const usage = words[i + 3] === USAGE_UNIFORM
+          ? GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST
+          : GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC | GPUBufferUsage.COPY_DST;
+        buffers.set(words[i + 1], { buf: device.createBuffer({ size: words[i + 2], usage }), gen: ++generation });
+        i += 4;
+      } else if (op === DESTROY) {
+        const b = buffers.get(words[i + 1]);
+        if (b) { buffers.delete(words[i + 1]); doomed.push(b.buf); }
+        i += 2;
+      } else {
+        throw new Error(`torchweb: corrupt command stream (opcode ${op} at word ${i})`);
+      }
+    }
+  } finally {
+    // Submit what was encoded even after an error, so the queue stays consistent.
+    try { submit(); } finally {
+      for (const buf of doomed) buf.destroy();
+      releaseWords();
+      releaseBlob();
+    }
+  }
+}
+
+// Copy nbytes at offset of buffer `id` (multiples of 4) out through a MAP_READ staging buffer.
+// Resolves to a Uint8Array of its own (not a view of the mapped range).
+export async function read(id, offset, nbytes) {
+  const b = buffers.get(id);
+  if (!b) throw new Error(`torchweb: read of unknown buffer ${id}`);
+  const size = Math.max(4, (nbytes + 3) & ~3);
+  const staging = device.createBuffer({ size, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST });
+  try {
+    const encoder = device.createCommandEncoder();
+    encoder.copyBufferToBuffer(b.buf, offset, staging, 0, size);
+    queue.submit([encoder.finish()]);
+    try {
+      await staging.mapAsync(GPUMapMode.READ);
+    } catch (e) {
+      throw new Error(lost ? `the WebGPU device was lost (${lost})` : `mapAsync failed: ${e.message}`);
+    }
+    const out = new Uint8Array(staging.getMappedRange(0, size).slice(0, nbytes));
+    staging.unmap();
+    // Errors raised by earlier work (invalid bind groups, ...) surface here, not as zeros.
+    if (errors.length) throw new Error(`WebGPU reported errors: ${takeErrors().join("\n")}`);
+    return out;
+  } finally {
+    staging.destroy();
+  }
+}
+
+// Wait until all submitted work is done (for timing).
+export async function sync() { await queue.onSubmittedWorkDone(); }
+
+// How many GPU objects are alive: for leak checks in tests.
+export function stats() {
+  return { buffers: buffers.size, pipelines: pipelines.size, layouts: layouts.size, bindGroups: bindCache.size };
+}

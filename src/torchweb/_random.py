@@ -1,0 +1,92 @@
+"""Seeded, deterministic random numbers per device: a seed and a call counter feed the
+counter-based Philox generator (the same on the cpu and webgpu devices)."""
+
+import random as _pyrandom
+
+_DEFAULT_SEED = 67280421310721
+
+
+class Generator:
+    def __init__(self, device="cpu"):
+        from ._device import as_device
+        self.device = as_device(device)
+        self._seed = _DEFAULT_SEED
+        self._calls = 0
+
+    def manual_seed(self, seed):
+        self._seed = int(seed) & 0xFFFFFFFFFFFFFFFF
+        self._calls = 0
+        return self
+
+    def seed(self):
+        self.manual_seed(_pyrandom.getrandbits(63))
+        return self._seed
+
+    def initial_seed(self):
+        return self._seed
+
+    def get_state(self):
+        return (self._seed, self._calls)
+
+    def set_state(self, state):
+        self._seed, self._calls = state
+
+    def next_call(self):
+        c = self._calls
+        self._calls += 1
+        return self._seed, c
+
+
+_generators = {}
+
+
+def default_generator(device):
+    g = _generators.get(device.type)
+    if g is None:
+        g = _generators[device.type] = Generator(device)
+    return g
+
+
+def manual_seed(seed):
+    """Seeds every device's generator, as torch.manual_seed does."""
+    from ._device import CPU, WEBGPU
+    for d in (CPU, WEBGPU):
+        default_generator(d).manual_seed(seed)
+    return default_generator(CPU)
+
+
+def seed():
+    s = _pyrandom.getrandbits(63)
+    manual_seed(s)
+    return s
+
+
+def initial_seed():
+    from ._device import CPU
+    return default_generator(CPU).initial_seed()
+
+
+def fill(t, kind, a, b, generator=None):
+    """Fill t in place with random values of `kind` (see kernels/random.py)."""
+    from .backends import backend_for
+    from .ops.dispatch import empty
+    from .ops import elementwise as E
+    g = generator or default_generator(t.device)
+    seed_, call = g.next_call()
+    target = t if t.is_contiguous() else empty(t.shape, t.dtype, t.device)
+    backend_for(t.device.type).random(kind, target, seed_, call, a, b)
+    if target is not t:
+        E.copy_into(t, target)
+    t._bump_version()
+    return t
+
+
+def permutation(n, generator=None, device=None):
+    """randperm's order: a Fisher-Yates shuffle driven by the generator's seed and call."""
+    from ._device import as_device
+    g = generator or default_generator(as_device(device))
+    seed_, call = g.next_call()
+    rng = _pyrandom.Random(seed_ * 1000003 + call)
+    order = list(range(n))
+    rng.shuffle(order)
+    return order

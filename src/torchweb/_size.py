@@ -1,0 +1,69 @@
+"""torch.Size and shape helpers shared by views, broadcasting and reductions."""
+
+
+class Size(tuple):
+    def __repr__(self):
+        return f"torch.Size({list(self)})"
+
+    def numel(self):
+        n = 1
+        for s in self:
+            n *= s
+        return n
+
+
+def numel(shape):
+    n = 1
+    for s in shape:
+        n *= s
+    return n
+
+
+def contiguous_strides(shape):
+    strides = [1] * len(shape)
+    acc = 1
+    for i in range(len(shape) - 1, -1, -1):
+        strides[i] = acc
+        acc *= max(shape[i], 1)
+    return tuple(strides)
+
+
+def wrap_dim(dim, ndim, what="dim"):
+    """PyTorch's dim wrapping: -1 is the last; a 0-d tensor accepts -1 and 0."""
+    if not isinstance(dim, int) or isinstance(dim, bool):
+        raise TypeError(f"{what} must be an int, got {type(dim).__name__}")
+    n = max(ndim, 1)
+    if dim < -n or dim >= n:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")
+    return dim + n if dim < 0 else dim
+
+
+def as_shape(args, what="size"):
+    """Shapes given as f(2, 3), f((2, 3)), f([2, 3]) or f(torch.Size)."""
+    if len(args) == 1 and isinstance(args[0], (tuple, list)):
+        args = args[0]
+    out = []
+    for s in args:
+        if hasattr(s, "item") and hasattr(s, "_storage"):
+            s = s.item()
+        if isinstance(s, bool) or not isinstance(s, int):
+            raise TypeError(f"{what} must be a tuple of ints, but got an element of type {type(s).__name__}")
+        out.append(s)
+    return tuple(out)
+
+
+def broadcast_shapes(*shapes):
+    ndim = max((len(s) for s in shapes), default=0)
+    out = [1] * ndim
+    for s in shapes:
+        for i, d in enumerate(s):
+            j = ndim - len(s) + i
+            if out[j] == 1:
+                out[j] = d
+            elif d != 1 and d != out[j]:
+                raise RuntimeError(
+                    f"The size of tensor a ({out[j]}) must match the size of tensor b ({d}) at "
+                    f"non-singleton dimension {j}" if len(shapes) == 2 else
+                    f"shape mismatch: objects cannot be broadcast to a single shape: "
+                    f"{' and '.join(str(list(x)) for x in shapes)}")
+    return tuple(out)

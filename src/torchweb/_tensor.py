@@ -1,0 +1,325 @@
+"""The Tensor: a view (shape, strides, offset, dtype) of a device storage, plus autograd state.
+
+Ops live in ops/ and are attached as methods in _tensor_methods.py; this file holds only what
+every tensor is: metadata, views, device moves, autograd bookkeeping and readback.
+"""
+
+import weakref
+
+from . import _dtype
+from ._device import device as _device_cls
+from ._size import Size, contiguous_strides, numel as _numel
+from .autograd import grad_mode
+from .autograd.function import AccumulateGrad
+from .backends import backend_for
+
+
+class Tensor:
+    __slots__ = ("_storage", "_shape", "_stride", "_offset", "dtype", "device", "_base",
+                 "_requires_grad", "grad", "grad_fn", "_output_nr", "_acc", "_hooks",
+                 "__dict__", "__weakref__")
+
+    __module__ = "torchweb"
+
+    def __init__(self, *args, **kwargs):
+        raise TypeError("use torch.tensor(data), torch.empty(shape) or another creation function "
+                        "to make a tensor")
+
+    @classmethod
+    def _make(cls, storage, shape, stride=None, offset=0, dtype=None, device=None, base=None):
+        t = object.__new__(cls)
+        t._storage = storage
+        t._shape = Size(shape)
+        t._stride = tuple(stride) if stride is not None else contiguous_strides(shape)
+        t._offset = offset
+        t.dtype = dtype if dtype is not None else storage.dtype
+        t.device = device
+        t._base = base
+        t._requires_grad = False
+        t.grad = None
+        t.grad_fn = None
+        t._output_nr = 0
+        t._acc = None
+        t._hooks = []
+        return t
+
+    def _backend(self):
+        return backend_for(self.device.type)
+
+    # -- metadata --------------------------------------------------------------------------
+    @property
+    def shape(self):
+        return self._shape
+
+    def size(self, dim=None):
+        if dim is None:
+            return self._shape
+        from ._size import wrap_dim
+        return self._shape[wrap_dim(dim, len(self._shape))]
+
+    def stride(self, dim=None):
+        if dim is None:
+            return self._stride
+        from ._size import wrap_dim
+        return self._stride[wrap_dim(dim, len(self._shape))]
+
+    def storage_offset(self):
+        return self._offset
+
+    def dim(self):
+        return len(self._shape)
+
+    ndimension = dim
+
+    @property
+    def ndim(self):
+        return len(self._shape)
+
+    def numel(self):
+        return _numel(self._shape)
+
+    nelement = numel
+
+    def element_size(self):
+        return self.dtype.itemsize
+
+    def __len__(self):
+        if not self._shape:
+            raise TypeError("len() of a 0-d tensor")
+        return self._shape[0]
+
+    def is_contiguous(self, memory_format=None):
+        expected = 1
+        for size, st in zip(reversed(self._shape), reversed(self._stride)):
+            if size != 1 and st != expected:
+                return False
+            expected *= size
+        return True
+
+    @property
+    def is_cuda(self):
+        return False
+
+    @property
+    def is_webgpu(self):
+        return self.device.type == "webgpu"
+
+    @property
+    def is_cpu(self):
+        return self.device.type == "cpu"
+
+    def is_floating_point(self):
+        return self.dtype.is_floating_point
+
+    def is_complex(self):
+        return False
+
+    @property
+    def data(self):
+        return self.detach()
+
+    @data.setter
+    def data(self, other):
+        self._storage, self._shape, self._stride = other._storage, other._shape, other._stride
+        self._offset, self.dtype, self.device = other._offset, other.dtype, other.device
+
+    @property
+    def _version(self):
+        return self._storage.version
+
+    def _bump_version(self):
+        self._storage.version += 1
+
+    def _type_name(self):
+        names = {"float32": "FloatTensor", "float16": "HalfTensor", "int64": "LongTensor",
+                 "int32": "IntTensor", "bool": "BoolTensor", "uint8": "ByteTensor"}
+        return f"torch.{names[self.dtype.name]}"
+
+    def type(self, dtype=None):
+        if dtype is None:
+            return self._type_name()
+        return self.to(dtype)
+
+    def _view(self, shape, stride, offset):
+        """A tensor sharing this one's storage (autograd is handled by the caller)."""
+        base = self._base if self._base is not None else self
+        return Tensor._make(self._storage, shape, stride, offset, self.dtype, self.device, base)
+
+    # -- autograd bookkeeping ----------------------------------------------------------------
+    @property
+    def requires_grad(self):
+        return self._requires_grad
+
+    @requires_grad.setter
+    def requires_grad(self, value):
+        self.requires_grad_(value)
+
+    def requires_grad_(self, requires_grad=True):
+        if self.grad_fn is not None:
+            if not requires_grad:
+                raise RuntimeError(
+                    "you can only change requires_grad flags of leaf variables. If you want to "
+                    "use a computed variable in a subgraph that doesn't require differentiation "
+                    "use var_no_grad = var.detach().")
+            return self
+        if requires_grad and not self.dtype.is_floating_point:
+            raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
+        self._requires_grad = bool(requires_grad)
+        return self
+
+    @property
+    def is_leaf(self):
+        return self.grad_fn is None
+
+    def _set_history(self, node, output_nr):
+        self.grad_fn = node
+        self._output_nr = output_nr
+        self._requires_grad = True
+
+    def _accumulator(self):
+        acc = self._acc() if self._acc is not None else None
+        if acc is None:
+            acc = AccumulateGrad(self)
+            self._acc = weakref.ref(acc)
+        return acc
+
+    def retain_grad(self):
+        if self.grad_fn is None:
+            if not self.requires_grad:
+                raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+            return
+        self.grad_fn._retained[self._output_nr] = weakref.ref(self)
+
+    @property
+    def retains_grad(self):
+        return self.grad_fn is not None and self._output_nr in self.grad_fn._retained
+
+    def register_hook(self, hook):
+        from .autograd.function import _Handle
+        if not self.requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        if self.grad_fn is None:
+            self._hooks.append(hook)
+            return _Handle(self._hooks, hook)
+        hooks = self.grad_fn._pre_hooks.setdefault(self._output_nr, [])
+        hooks.append(hook)
+        return _Handle(hooks, hook)
+
+    def detach(self):
+        t = Tensor._make(self._storage, self._shape, self._stride, self._offset, self.dtype,
+                         self.device, self._base if self._base is not None else None)
+        return t
+
+    def detach_(self):
+        if self._base is not None and self._base.requires_grad and self.grad_fn is not None:
+            raise RuntimeError("Can't detach views in-place. Use detach() instead.")
+        self.grad_fn = None
+        self._requires_grad = False
+        return self
+
+    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+        from .autograd import backward
+        backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+
+    # -- readback --------------------------------------------------------------------------
+    def _flat_values(self):
+        t = self.contiguous()
+        return t._backend().read_values(t)
+
+    async def _flat_values_async(self):
+        t = self.contiguous()
+        return await t._backend().read_values_async(t)
+
+    def tolist(self):
+        return _nest(self._flat_values(), self._shape)
+
+    async def tolist_async(self):
+        return _nest(await self._flat_values_async(), self._shape)
+
+    def item(self):
+        if self.numel() != 1:
+            raise RuntimeError(f"a Tensor with {self.numel()} elements cannot be converted to Scalar")
+        return self._flat_values()[0]
+
+    async def item_async(self):
+        if self.numel() != 1:
+            raise RuntimeError(f"a Tensor with {self.numel()} elements cannot be converted to Scalar")
+        return (await self._flat_values_async())[0]
+
+    def numpy(self, force=False):
+        if self.requires_grad and not force:
+            raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
+        from .backends.cpu import np, view
+        if self.device.type == "cpu":
+            return view(self)
+        return _to_numpy(np(), self._flat_values(), self)
+
+    async def numpy_async(self):
+        from .backends.cpu import np
+        return _to_numpy(np(), await self._flat_values_async(), self)
+
+    def __repr__(self):
+        from ._printing import tensor_repr
+        return tensor_repr(self)
+
+    def __str__(self):
+        return self.__repr__()
+
+    def __format__(self, spec):
+        if self.dim() == 0:
+            return format(self.item(), spec)
+        return str(self)
+
+    def __bool__(self):
+        if self.numel() != 1:
+            raise RuntimeError(f"Boolean value of Tensor with more than one value is ambiguous")
+        return bool(self.item())
+
+    def __float__(self):
+        return float(self.item())
+
+    def __int__(self):
+        return int(self.item())
+
+    def __index__(self):
+        if self.dtype.is_floating_point or self.numel() != 1:
+            raise TypeError("only integer tensors of a single element can be converted to an index")
+        return int(self.item())
+
+    def __hash__(self):
+        return id(self)
+
+    def __array__(self, dtype=None, copy=None):
+        a = self.detach().numpy()
+        return a.astype(dtype) if dtype is not None else a
+
+    def __reduce_ex__(self, proto):
+        from .backends.cpu import np
+        return (_rebuild, (self.detach().numpy().copy(), str(self.device), self.requires_grad))
+
+
+def _rebuild(array, device, requires_grad):
+    from ._creation import from_numpy
+    t = from_numpy(array).to(device)
+    t.requires_grad_(requires_grad)
+    return t
+
+
+def _nest(flat, shape):
+    if not shape:
+        return flat[0]
+    if len(shape) == 1:
+        return list(flat)
+    step = _numel(shape[1:])
+    return [_nest(flat[i * step:(i + 1) * step], shape[1:]) for i in range(shape[0])]
+
+
+def _to_numpy(np, flat, t):
+    return np.array(flat, dtype=getattr(np, t.dtype.numpy_name)).reshape(t.shape)
+
+
+def is_tensor(obj):
+    return isinstance(obj, Tensor)
+
+
+__all__ = ["Tensor", "is_tensor", "_dtype", "_device_cls"]

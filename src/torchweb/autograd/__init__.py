@@ -1,0 +1,81 @@
+"""torch.autograd: backward, grad, Function and the grad-mode switches."""
+
+from .function import Function, FunctionCtx, once_differentiable
+from .grad_mode import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
+from . import engine
+
+
+def _make_grads(outputs, grads):
+    from .._creation import ones_like
+    out = []
+    for o, g in zip(outputs, grads):
+        if g is None:
+            if o.numel() != 1:
+                raise RuntimeError("grad can be implicitly created only for scalar outputs")
+            if not o.dtype.is_floating_point:
+                raise RuntimeError(f"grad can be implicitly created only for real scalar outputs but got {o.dtype}")
+            g = ones_like(o)
+        elif hasattr(g, "_storage"):
+            if g.shape != o.shape:
+                raise RuntimeError(f"Mismatch in shape: grad_output[0] has a shape of {g.shape} and "
+                                   f"output[0] has a shape of {o.shape}.")
+        else:
+            from .._creation import full
+            g = full(o.shape, g, dtype=o.dtype, device=o.device)
+        out.append(g)
+    return out
+
+
+def _as_list(x):
+    if x is None:
+        return None
+    return list(x) if isinstance(x, (list, tuple)) else [x]
+
+
+def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None):
+    if create_graph:
+        raise NotImplementedError("create_graph=True (higher-order gradients) is not supported by torchweb yet")
+    tensors = _as_list(tensors)
+    grads = _as_list(grad_tensors) or [None] * len(tensors)
+    for t in tensors:
+        if not t.requires_grad:
+            raise RuntimeError("element 0 of tensors does not require grad and does not have a grad_fn")
+    grads = _make_grads(tensors, grads)
+    engine.run_backward(tensors, grads, bool(retain_graph))
+
+
+def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
+         only_inputs=True, allow_unused=None, is_grads_batched=False, materialize_grads=False):
+    if create_graph:
+        raise NotImplementedError("create_graph=True (higher-order gradients) is not supported by torchweb yet")
+    outputs = _as_list(outputs)
+    inputs_l = _as_list(inputs)
+    grads = _make_grads(outputs, _as_list(grad_outputs) or [None] * len(outputs))
+    for o in outputs:
+        if not o.requires_grad:
+            raise RuntimeError("element 0 of tensors does not require grad and does not have a grad_fn")
+    capture = {}
+    keys = []
+    for i, t in enumerate(inputs_l):
+        if not t.requires_grad:
+            raise RuntimeError(f"One of the differentiated Tensors does not require grad")
+        node = t.grad_fn if t.grad_fn is not None else t._accumulator()
+        key = (id(node), t._output_nr if t.grad_fn is not None else 0)
+        capture[key] = None
+        keys.append((key, node))
+    engine.run_backward(outputs, grads, bool(retain_graph), capture=capture, accumulate=False)
+    result = []
+    for i, (key, _node) in enumerate(keys):
+        g = capture[key]
+        if g is None and not allow_unused and not materialize_grads:
+            raise RuntimeError("One of the differentiated Tensors appears to not have been used in the "
+                               "graph. Set allow_unused=True if this is the desired behavior.")
+        if g is None and materialize_grads:
+            from .._creation import zeros_like
+            g = zeros_like(inputs_l[i])
+        result.append(g)
+    return tuple(result)
+
+
+__all__ = ["Function", "FunctionCtx", "backward", "grad", "no_grad", "enable_grad",
+           "set_grad_enabled", "inference_mode", "is_grad_enabled", "once_differentiable"]

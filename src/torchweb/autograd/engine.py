@@ -1,0 +1,132 @@
+"""The backward engine: walks the graph from the roots in dependency order, each node once
+however many paths reach it, and accumulates into leaves (or captures, for autograd.grad)."""
+
+from . import grad_mode
+from .function import AccumulateGrad
+
+
+def _sum_to(g, shape):
+    if g.shape == tuple(shape):
+        return g
+    return g.sum_to_size(shape)
+
+
+def _check_grad(node, i, g):
+    meta = node.metadata.get("inputs")
+    if not meta or meta[i] is None or g is None:
+        return g
+    shape, dtype = meta[i]
+    if g.shape != shape:
+        try:
+            g = _sum_to(g, shape)
+        except RuntimeError:
+            raise RuntimeError(
+                f"Function {node.name()} returned an invalid gradient at index {i} - got "
+                f"{list(g.shape)} but expected shape compatible with {list(shape)}") from None
+    if g.dtype is not dtype:
+        g = g.to(dtype)
+    return g
+
+
+def run_backward(roots, grad_roots, retain_graph, capture=None, accumulate=True):
+    """roots: tensors; grad_roots: their gradients. capture: {(node, nr): None} slots of
+    autograd.grad's inputs, filled in place. Returns nothing; leaves' .grad accumulate."""
+    edges = []
+    for t, g in zip(roots, grad_roots):
+        if t.grad_fn is not None:
+            edges.append((t.grad_fn, t._output_nr, g))
+        elif t.requires_grad:
+            edges.append((t._accumulator(), 0, g))
+        else:
+            raise RuntimeError("element 0 of tensors does not require grad and does not have a grad_fn")
+
+    # dependencies: how many edges lead into each node from the part of the graph we reach
+    deps = {}
+    seen = set()
+    stack = [e[0] for e in edges]
+    nodes = []
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        nodes.append(node)
+        for nxt, _ in node.next_functions:
+            if nxt is not None:
+                deps[id(nxt)] = deps.get(id(nxt), 0) + 1
+                stack.append(nxt)
+
+    buffers = {}
+    for node, nr, g in edges:
+        _add(buffers, node, nr, g)
+    ready = [node for node in {id(e[0]): e[0] for e in edges}.values() if deps.get(id(node), 0) == 0]
+    try:
+        with grad_mode.set_grad_enabled(False):
+            while ready:
+                node = ready.pop()
+                grads = buffers.pop(id(node), {})
+                if isinstance(node, AccumulateGrad):
+                    _accumulate(node, grads.get(0), capture, accumulate)
+                    continue
+                outs = [grads.get(i) for i in range(node.noutputs)]
+                for i, hooks in node._pre_hooks.items():
+                    for h in hooks:
+                        r = h(outs[i])
+                        if r is not None:
+                            outs[i] = r
+                for i, ref in node._retained.items():
+                    t = ref()
+                    if t is not None and outs[i] is not None:
+                        t.grad = outs[i].detach() if t.grad is None else t.grad + outs[i]
+                if capture is not None:
+                    for i in range(node.noutputs):
+                        if (id(node), i) in capture:
+                            capture[(id(node), i)] = outs[i]
+                if all(o is None for o in outs):
+                    results = (None,) * len(node.next_functions)
+                else:
+                    results = node.apply(outs)
+                if len(results) != len(node.next_functions):
+                    raise RuntimeError(
+                        f"function {node.name()} returned an incorrect number of gradients "
+                        f"(expected {len(node.next_functions)}, got {len(results)})")
+                for hook in node._hooks:
+                    hook(results, outs)
+                for i, ((nxt, nr), g) in enumerate(zip(node.next_functions, results)):
+                    if nxt is None:
+                        continue
+                    if g is not None:
+                        _add(buffers, nxt, nr, _check_grad(node, i, g))
+                    deps[id(nxt)] -= 1
+                    if deps[id(nxt)] == 0:
+                        ready.append(nxt)
+    finally:
+        if not retain_graph:
+            for node in nodes:
+                ctx = getattr(node, "ctx", None)
+                if ctx is not None:
+                    ctx._free()
+
+
+def _add(buffers, node, nr, g):
+    slot = buffers.setdefault(id(node), {})
+    prev = slot.get(nr)
+    slot[nr] = g if prev is None else prev + g
+
+
+def _accumulate(node, g, capture, accumulate):
+    var = node.variable
+    if g is None:
+        return
+    for h in var._hooks:
+        r = h(g)
+        if r is not None:
+            g = r
+    if capture is not None and (id(node), 0) in capture:
+        capture[(id(node), 0)] = g
+    if not accumulate:
+        return
+    if var.grad is None:
+        var.grad = g.detach().clone()  # the same gradient may flow to several leaves
+    else:
+        var.grad = var.grad + g

@@ -1,0 +1,184 @@
+"""torch.autograd.Function and the graph nodes it creates. The library's own ops use it too."""
+
+from . import grad_mode
+
+
+class FunctionCtx:
+    """The `ctx` of forward/backward: saved tensors (checked against in-place changes),
+    needs_input_grad, and whatever the user sets on it."""
+
+    def __init__(self):
+        self._saved = ()
+        self._saved_versions = ()
+        self._freed = False
+        self.needs_input_grad = ()
+        self.materialize_grads = True
+        self._non_differentiable = ()
+        self._dirty = ()
+
+    def save_for_backward(self, *tensors):
+        self._saved = tensors
+        self._saved_versions = tuple(t._version if t is not None else None for t in tensors)
+
+    def mark_non_differentiable(self, *tensors):
+        self._non_differentiable = tensors
+
+    def mark_dirty(self, *tensors):
+        self._dirty = tensors
+
+    def set_materialize_grads(self, value):
+        self.materialize_grads = bool(value)
+
+    @property
+    def saved_tensors(self):
+        if self._freed:
+            raise RuntimeError(
+                "Trying to backward through the graph a second time (or directly access saved "
+                "tensors after they have already been freed). Saved intermediate values of the "
+                "graph are freed when you call .backward() or autograd.grad(). Specify "
+                "retain_graph=True if you need to backward through the graph a second time or "
+                "if you need to access saved tensors after calling backward.")
+        for t, v in zip(self._saved, self._saved_versions):
+            if t is not None and t._version != v:
+                node = getattr(t, "grad_fn", None)
+                where = f", which is output {t._output_nr} of {node.name()}," if node is not None else ""
+                raise RuntimeError(
+                    "one of the variables needed for gradient computation has been modified by "
+                    f"an inplace operation: [{t._type_name()} {list(t.shape)}]{where} is at "
+                    f"version {t._version}; expected version {v} instead. Hint: the backtrace "
+                    "further above can point to the operation that failed to compute its "
+                    "gradient.")
+        return self._saved
+
+    saved_variables = saved_tensors
+
+    def _free(self):
+        self._saved = ()
+        self._freed = True
+
+
+class Node:
+    """A node of the backward graph: one Function application."""
+
+    __slots__ = ("fn", "ctx", "next_functions", "_pre_hooks", "_hooks", "_retained", "noutputs",
+                 "metadata", "__weakref__")
+
+    def __init__(self, fn, ctx, next_functions, noutputs):
+        self.fn = fn
+        self.ctx = ctx
+        self.next_functions = next_functions  # ((node or None, input_nr), ...) per forward input
+        self._pre_hooks = {}    # output_nr -> [hook(grad) -> grad or None]
+        self._hooks = []
+        self._retained = {}     # output_nr -> weakref to the non-leaf tensor that retains grad
+        self.noutputs = noutputs
+        self.metadata = {}
+
+    def name(self):
+        return getattr(self.fn, "_backward_name", None) or f"{self.fn.__name__}Backward"
+
+    def __repr__(self):
+        return f"<{self.name()} object>"
+
+    def apply(self, grads):
+        ctx = self.ctx
+        if ctx.materialize_grads and any(g is None for g in grads):
+            from .. import _creation
+            grads = tuple(g if g is not None or m is None else
+                          _creation.zeros(m[0], dtype=m[1], device=m[2])
+                          for g, m in zip(grads, self.metadata["outputs"]))
+        out = self.fn.backward(ctx, *grads)
+        if not isinstance(out, tuple):
+            out = (out,)
+        return out
+
+    def register_hook(self, fn):
+        self._hooks.append(fn)
+        return _Handle(self._hooks, fn)
+
+    def register_prehook(self, fn):
+        self._pre_hooks.setdefault(0, []).append(fn)
+        return _Handle(self._pre_hooks[0], fn)
+
+
+class AccumulateGrad:
+    """The node that ends every path at a leaf: adds the gradient into leaf.grad."""
+
+    __slots__ = ("variable", "next_functions", "_pre_hooks", "_hooks", "_retained", "__weakref__")
+
+    def __init__(self, variable):
+        self.variable = variable
+        self.next_functions = ()
+        self._pre_hooks = {}
+        self._hooks = []
+        self._retained = {}
+
+    def name(self):
+        return "torch::autograd::AccumulateGrad"
+
+    def __repr__(self):
+        return "<AccumulateGrad object>"
+
+
+class _Handle:
+    def __init__(self, container, item):
+        self._container, self._item = container, item
+
+    def remove(self):
+        if self._item in self._container:
+            self._container.remove(self._item)
+
+
+def _is_tensor(x):
+    return hasattr(x, "_storage")
+
+
+class FunctionMeta(type):
+    def __init__(cls, name, bases, attrs):
+        super().__init__(name, bases, attrs)
+        cls._backward_name = attrs.get("_backward_name") or f"{name}Backward"
+
+
+class Function(metaclass=FunctionMeta):
+    """Subclass with static forward(ctx, *args) and backward(ctx, *grads); call .apply()."""
+
+    @staticmethod
+    def forward(ctx, *args, **kwargs):
+        raise NotImplementedError("You must implement the forward function for custom autograd.Function.")
+
+    @staticmethod
+    def backward(ctx, *grad_outputs):
+        raise NotImplementedError("You must implement either the backward or vjp method for your custom autograd.Function to use it with backward mode AD.")
+
+    @classmethod
+    def apply(cls, *args, **kwargs):
+        ctx = FunctionCtx()
+        tracked = grad_mode.is_grad_enabled() and any(
+            _is_tensor(a) and a.requires_grad for a in args)
+        with grad_mode.no_grad():
+            out = cls.forward(ctx, *args, **kwargs)
+        if not tracked:
+            return out
+        ctx.needs_input_grad = tuple(_is_tensor(a) and a.requires_grad for a in args)
+        next_functions = tuple(_edge(a) if _is_tensor(a) else (None, 0) for a in args)
+        outs = out if isinstance(out, tuple) else (out,)
+        node = Node(cls, ctx, next_functions, len(outs))
+        nondiff = {id(t) for t in ctx._non_differentiable}
+        for i, o in enumerate(outs):
+            if _is_tensor(o) and id(o) not in nondiff and o.dtype.is_floating_point:
+                o._set_history(node, i)
+        node.metadata["inputs"] = tuple((a.shape, a.dtype) if _is_tensor(a) else None for a in args)
+        node.metadata["outputs"] = tuple((o.shape, o.dtype, o.device) if _is_tensor(o) else None
+                                         for o in outs)
+        return out
+
+
+def _edge(t):
+    if not t.requires_grad:
+        return (None, 0)
+    if t.grad_fn is not None:
+        return (t.grad_fn, t._output_nr)
+    return (t._accumulator(), 0)
+
+
+def once_differentiable(fn):
+    return fn

@@ -1,0 +1,149 @@
+"""The cpu device on numpy (an optional dependency): storage is a flat numpy array, and a
+tensor's view of it is made with as_strided, so views share memory exactly as on the GPU."""
+
+_np = [None]
+
+name = "cpu"
+
+
+def np():
+    m = _np[0]
+    if m is None:
+        try:
+            import numpy as m
+        except ImportError:
+            raise RuntimeError(
+                "torchweb's cpu device needs numpy, which is not installed. Install it "
+                "(pip install numpy; in Pyodide: await pyodide.loadPackage('numpy')) or keep "
+                "tensors on the webgpu device") from None
+        _np[0] = m
+    return m
+
+
+class CPUStorage:
+    __slots__ = ("array", "dtype", "version", "__weakref__")
+    device_type = "cpu"
+
+    def __init__(self, array, dtype):
+        self.array = array
+        self.dtype = dtype
+        self.version = 0
+
+    @property
+    def numel(self):
+        return self.array.size
+
+
+def np_dtype(dtype):
+    return getattr(np(), dtype.numpy_name)
+
+
+def compute_np_dtype(dtype, cls):
+    if cls == "b":
+        return np().bool_
+    if dtype.name == "float16":
+        return np().float32  # half is computed in float32, as PyTorch's CPU path does
+    return np_dtype(dtype)
+
+
+def empty_storage(numel, dtype):
+    return CPUStorage(np().zeros(numel, dtype=np_dtype(dtype)), dtype)
+
+
+def storage_from_values(values, dtype):
+    return CPUStorage(np().array(values, dtype=np_dtype(dtype)).reshape(-1), dtype)
+
+
+def storage_from_array(arr, dtype):
+    return CPUStorage(np().ascontiguousarray(arr, dtype=np_dtype(dtype)).reshape(-1), dtype)
+
+
+def view(t):
+    """A numpy view of tensor t that shares its storage."""
+    a = t._storage.array
+    item = a.itemsize
+    return np().lib.stride_tricks.as_strided(a[t._offset:], shape=t.shape,
+                                             strides=[s * item for s in t._stride])
+
+
+def read_values(t):
+    return view(t).reshape(-1).tolist()
+
+
+async def read_values_async(t):
+    return read_values(t)
+
+
+def elementwise(op, out, operands, classes, cls, value_cls, compute_dtypes):
+    n = np()
+    args = []
+    for o, c, d in zip(operands, classes, compute_dtypes):
+        want = compute_np_dtype(d, c)
+        if hasattr(o, "_storage"):
+            args.append(view(o).astype(want, copy=False))
+        else:
+            args.append(n.array(o).astype(want))
+    with n.errstate(all="ignore"):
+        r = op.np(n, *args)
+    dst = view(out)
+    if out.dtype.name == "uint8":
+        r = n.asarray(r)
+        if r.dtype.kind == "f":
+            r = r.astype(n.int64)
+    n.copyto(dst, n.broadcast_to(r, dst.shape), casting="unsafe")
+
+
+def reduce(kind, out, inp, nred, acc_cls):
+    n = np()
+    x = view(inp)
+    axes = tuple(range(x.ndim - nred, x.ndim))
+    outer = x.shape[:x.ndim - nred]
+    with n.errstate(all="ignore"):
+        if kind in ("sum", "mean", "prod"):
+            acc = n.float32 if acc_cls == "f" else (n.int64 if acc_cls == "i" else n.int64)
+            if kind == "sum":
+                r = x.sum(axis=axes, dtype=acc)
+            elif kind == "prod":
+                r = x.prod(axis=axes, dtype=acc)
+            else:
+                r = x.mean(axis=axes, dtype=n.float32)
+        elif kind in ("max", "min"):
+            xc = x.astype(n.float32) if inp.dtype.name == "float16" else x
+            r = (n.max if kind == "max" else n.min)(xc, axis=axes) if x.size else n.zeros(outer)
+        elif kind in ("argmax", "argmin"):
+            flat = x.reshape(outer + (-1,))
+            if flat.dtype.kind == "f":
+                # NaN wins, first occurrence, as PyTorch
+                nan = n.isnan(flat)
+                r = (n.argmax if kind == "argmax" else n.argmin)(flat, axis=-1)
+                r = n.where(nan.any(axis=-1), nan.argmax(axis=-1), r)
+            else:
+                r = (n.argmax if kind == "argmax" else n.argmin)(flat, axis=-1)
+        elif kind == "all":
+            r = x.astype(bool).all(axis=axes)
+        elif kind == "any":
+            r = x.astype(bool).any(axis=axes)
+        else:
+            raise ValueError(kind)
+    n.copyto(view(out).reshape(n.shape(r)), r, casting="unsafe")
+
+
+def matmul(out, a, b, acc_cls):
+    n = np()
+    x, y = view(a), view(b)
+    if acc_cls == "f":
+        x, y = x.astype(n.float32), y.astype(n.float32)
+    else:
+        x, y = x.astype(n.int64), y.astype(n.int64)
+    n.copyto(view(out), n.matmul(x, y), casting="unsafe")
+
+
+def random(kind, out, seed, call, a, b):
+    from .._philox import values
+    n = np()
+    v = values(n, kind, out.numel(), seed, call, a, b)
+    n.copyto(view(out), v.reshape(out.shape), casting="unsafe")
+
+
+def synchronize():
+    pass

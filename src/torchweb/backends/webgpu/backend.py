@@ -1,0 +1,83 @@
+"""The webgpu device's primitives, in the interface that ops/ calls for every device
+(see backends/__init__.py): storage, host transfer, elementwise, reduce, matmul, random."""
+
+from . import host
+from .kernels import elementwise as ew_kernel, matmul as mm_kernel, random as rand_kernel, reduction as red_kernel
+from .runtime import get_runtime
+from .storage import GPUStorage
+
+name = "webgpu"
+
+
+def rt():
+    return get_runtime()
+
+
+def empty_storage(numel, dtype):
+    if dtype.gpu_storage == "f16" and "shader-f16" not in rt().features:
+        raise TypeError("torch.float16 on webgpu needs the adapter feature 'shader-f16', which this "
+                        "adapter lacks; use torch.float32")
+    return GPUStorage(rt(), numel, dtype)
+
+
+def storage_from_values(values, dtype):
+    """A storage holding a flat list of Python numbers (already range-checked)."""
+    s = empty_storage(len(values), dtype)
+    if values:
+        rt().upload(s.buffer_id, 0, host.pack(values, dtype))
+    return s
+
+
+def storage_from_bytes(data, numel, dtype):
+    """A storage from bytes already in dtype's GPU storage format."""
+    s = empty_storage(numel, dtype)
+    if numel:
+        rt().upload(s.buffer_id, 0, data)
+    return s
+
+
+def _read_range(t):
+    """(buffer id, byte offset, nbytes, skip) to read t's elements; t must be contiguous."""
+    elem = 2 if t.dtype.gpu_storage == "f16" else 4
+    start = t._offset * elem
+    aligned = start & ~3
+    nbytes = (start - aligned + t.numel() * elem + 3) & ~3
+    return t._storage.buffer_id, aligned, nbytes, start - aligned
+
+
+def read_values(t):
+    """The elements of contiguous t as a flat list of Python numbers (blocks until ready)."""
+    if t.numel() == 0:
+        return []
+    bid, off, nbytes, skip = _read_range(t)
+    data = rt().read(bid, off, nbytes)
+    return host.unpack(memoryview(data)[skip:], t.dtype, t.numel())
+
+
+async def read_values_async(t):
+    if t.numel() == 0:
+        return []
+    bid, off, nbytes, skip = _read_range(t)
+    data = await rt().read_async(bid, off, nbytes)
+    return host.unpack(memoryview(data)[skip:], t.dtype, t.numel())
+
+
+def elementwise(op, out, operands, classes, cls, value_cls, compute_dtypes):
+    ew_kernel.run(rt(), op, out, operands, classes, cls, value_cls)
+
+
+def reduce(kind, out, inp, nred, acc_cls):
+    red_kernel.run(rt(), kind, out, inp, nred, acc_cls)
+
+
+def matmul(out, a, b, acc_cls):
+    mm_kernel.run(rt(), out, a, b, "f32" if acc_cls == "f" else "i32")
+
+
+def random(kind, out, seed, call, a, b):
+    rand_kernel.run(rt(), kind, out, seed, call, a, b)
+
+
+def synchronize():
+    r = rt()
+    r.flush()

@@ -1,0 +1,153 @@
+"""The browser driver: Pyodide's FFI to src/torchweb/_js/runtime.mjs, which holds the GPU objects.
+
+Same interface as driver_native.NativeDriver. Each flush is one JS call (execute) that reads the
+command words and the upload blob in place through memoryview proxies, so no bytes are copied
+on the Python side. Readback is a JS promise: awaited by read_async, or blocked on with
+pyodide.ffi.run_sync (JSPI) by read, where the page allows it (can_run_sync()).
+"""
+
+import base64
+from importlib import resources
+
+_MODULE = [None]   # the imported runtime.mjs, shared by every driver in this interpreter
+
+
+def _ffi():
+    import pyodide.ffi  # only in Pyodide; imported late so CPython can import this file
+    return pyodide.ffi
+
+
+def _import_promise():
+    """A JS promise of the runtime.mjs module, imported from a data: URL (no server needed)."""
+    from pyodide.code import run_js
+    src = (resources.files("torchweb") / "_js" / "runtime.mjs").read_bytes()
+    url = "data:text/javascript;base64," + base64.b64encode(src).decode("ascii")
+    return run_js("u => import(u)")(url)
+
+
+def _check_can_block(what):
+    if not _ffi().can_run_sync():
+        raise RuntimeError(
+            f"torchweb: {what} must wait for the GPU, and this page cannot block on it "
+            f"(pyodide.ffi.can_run_sync() is False: plain runPython, or a browser without JSPI). "
+            f"Run `await torchweb.webgpu.init_async()` once before using the GPU, and use the "
+            f"awaitable forms (`await t.tolist_async()`, `await t.item_async()`)")
+
+
+def _js_error(e):
+    """A RuntimeError with the JS message of a JsException (the JS stack is noise here)."""
+    msg = getattr(e, "message", None) or str(e)
+    return RuntimeError(f"torchweb (WebGPU): {msg}")
+
+
+class BrowserDriver:
+    name = "browser"
+
+    def __init__(self, module, init_result):
+        self._mod = module
+        r = init_result.to_py()
+        self.adapter_info = dict(r["info"])
+        self.limits = dict(r["limits"])
+        self.features = set(r["features"])
+
+    # -- start-up ---------------------------------------------------------------------------
+    @classmethod
+    def create_sync(cls):
+        _check_can_block("starting WebGPU")
+        run_sync = _ffi().run_sync
+        try:
+            if _MODULE[0] is None:
+                _MODULE[0] = run_sync(_import_promise())
+            return cls(_MODULE[0], run_sync(_MODULE[0].init()))
+        except _ffi().JsException as e:
+            raise _js_error(e) from None
+
+    @classmethod
+    async def create_async(cls):
+        try:
+            if _MODULE[0] is None:
+                _MODULE[0] = await _import_promise()
+            return cls(_MODULE[0], await _MODULE[0].init())
+        except _ffi().JsException as e:
+            raise _js_error(e) from None
+
+    def limit(self, name):
+        return self.limits[name]
+
+    # -- set-up calls -----------------------------------------------------------------------
+    def create_pipeline(self, pipeline_id, code, binding_kinds):
+        """binding_kinds: 'uniform' | 'read' | 'write' per binding, in order. Raises on invalid
+        WGSL where the page can block; elsewhere a bad kernel shows up at the next readback."""
+        kinds = ",".join(binding_kinds)   # a str crosses the FFI as a JS string: no proxy
+        ffi = _ffi()
+        if ffi.can_run_sync():
+            try:
+                ffi.run_sync(self._mod.createPipeline(pipeline_id, code, kinds, True))
+            except ffi.JsException as e:
+                raise _js_error(e) from None
+        else:
+            self._mod.createPipeline(pipeline_id, code, kinds, False)
+
+    # -- the command stream -----------------------------------------------------------------
+    def execute(self, words, blob):
+        """words: array('I'); blob: bytearray. JS reads both in place (getBuffer), then releases."""
+        ffi = _ffi()
+        w = ffi.create_proxy(memoryview(words))
+        b = ffi.create_proxy(memoryview(blob))
+        try:
+            self._mod.execute(w, b)
+        except ffi.JsException as e:
+            raise _js_error(e) from None
+        finally:
+            w.destroy()
+            b.destroy()
+
+    # -- readback ---------------------------------------------------------------------------
+    def read(self, buffer_id, offset, nbytes):
+        """Blocking readback (JSPI) of nbytes at offset (both multiples of 4)."""
+        _check_can_block("reading a tensor")
+        ffi = _ffi()
+        try:
+            return ffi.run_sync(self._mod.read(buffer_id, offset, nbytes)).to_bytes()
+        except ffi.JsException as e:
+            raise _js_error(e) from None
+
+    async def read_async(self, buffer_id, offset, nbytes):
+        ffi = _ffi()
+        try:
+            return (await self._mod.read(buffer_id, offset, nbytes)).to_bytes()
+        except ffi.JsException as e:
+            raise _js_error(e) from None
+
+    def can_block(self):
+        return bool(_ffi().can_run_sync())
+
+    # -- diagnostics ------------------------------------------------------------------------
+    def device_state(self):
+        """{'errors': [uncaptured device errors], 'lost': None or the device-lost message}."""
+        s = self._mod.deviceState().to_py()
+        lost = s.get("lost")
+        return {"errors": list(s["errors"]), "lost": lost if isinstance(lost, str) else None}
+
+    def take_errors(self):
+        return list(self._mod.takeErrors().to_py())
+
+    def stats(self):
+        return dict(self._mod.stats().to_py())
+
+    async def synchronize_async(self):
+        await self._mod.sync()
+
+
+async def init_async():
+    """Start WebGPU in the browser without blocking and make it torchweb's driver.
+
+    Needed once where the page cannot block (can_run_sync() False); harmless elsewhere.
+    Returns the adapter info (vendor, architecture, device, description, ...)."""
+    from .runtime import _runtime, set_runtime_driver
+    rt = _runtime[0]
+    if rt is not None and not rt.closed:
+        return dict(rt.driver.adapter_info)
+    driver = await BrowserDriver.create_async()
+    set_runtime_driver(driver)
+    return dict(driver.adapter_info)

@@ -1,0 +1,158 @@
+"""The native driver: wgpu-py (wgpu-native) in CPython, on any Vulkan/Metal/D3D adapter.
+
+Thin on purpose: it executes the command stream (commands.py) and reads buffers back.
+Everything above it is shared with the browser driver.
+"""
+
+import os
+
+from . import commands as C
+
+
+class NativeDriver:
+    name = "native"
+
+    def __init__(self):
+        import wgpu  # the optional extra torchweb[native]
+
+        self._wgpu = wgpu
+        adapter = wgpu.gpu.request_adapter_sync(power_preference="high-performance")
+        if adapter is None:
+            raise RuntimeError("wgpu found no WebGPU adapter (is a Vulkan driver installed?)")
+        self.adapter = adapter
+        info = adapter.info
+        self.adapter_info = {
+            "vendor": info.get("vendor", ""),
+            "architecture": info.get("architecture", ""),
+            "device": info.get("device", ""),
+            "description": info.get("description", ""),
+            "backend": info.get("backend_type", ""),
+            "adapter_type": info.get("adapter_type", ""),
+        }
+        self.features = set(adapter.features)
+        want = {f for f in ("shader-f16", "subgroups", "timestamp-query") if f in self.features}
+        self.limits = self._limits_to_request(dict(adapter.limits))
+        self.device = adapter.request_device_sync(required_features=list(want),
+                                                  required_limits=self.limits)
+        self.features = want
+        self.queue = self.device.queue
+        self.buffers = {}
+        self.pipelines = {}
+        self.layouts = {}
+
+    @staticmethod
+    def _limits_to_request(adapter_limits):
+        # TORCHWEB_BROWSER_LIMITS=1 asks for what a browser gives by default, so that tests
+        # on native catch kernels that a browser would refuse.
+        if os.environ.get("TORCHWEB_BROWSER_LIMITS") == "1":
+            browser = {
+                "max-storage-buffer-binding-size": 128 << 20,
+                "max-buffer-size": 256 << 20,
+                "max-storage-buffers-per-shader-stage": 8,
+                "max-compute-workgroups-per-dimension": 65535,
+                "max-compute-workgroup-storage-size": 16384,
+                "max-compute-invocations-per-workgroup": 256,
+            }
+            return {k: min(v, adapter_limits[k]) for k, v in browser.items()}
+        keys = ("max-storage-buffer-binding-size", "max-buffer-size",
+                "max-storage-buffers-per-shader-stage", "max-compute-workgroups-per-dimension",
+                "max-compute-workgroup-storage-size", "max-compute-invocations-per-workgroup",
+                "max-uniform-buffer-binding-size")
+        return {k: adapter_limits[k] for k in keys if k in adapter_limits}
+
+    def limit(self, name):
+        return self.device.limits[name]
+
+    # -- set-up calls (rare, direct) --------------------------------------------------------
+    def create_pipeline(self, pipeline_id, code, binding_kinds):
+        """binding_kinds: 'uniform' | 'read' | 'write' per binding, in order."""
+        wgpu = self._wgpu
+        types = {"uniform": wgpu.BufferBindingType.uniform,
+                 "read": wgpu.BufferBindingType.read_only_storage,
+                 "write": wgpu.BufferBindingType.storage}
+        key = tuple(binding_kinds)
+        layout = self.layouts.get(key)
+        if layout is None:
+            bgl = self.device.create_bind_group_layout(entries=[
+                {"binding": i, "visibility": wgpu.ShaderStage.COMPUTE, "buffer": {"type": types[k]}}
+                for i, k in enumerate(binding_kinds)])
+            layout = (bgl, self.device.create_pipeline_layout(bind_group_layouts=[bgl]))
+            self.layouts[key] = layout
+        module = self.device.create_shader_module(code=code)
+        pipeline = self.device.create_compute_pipeline(layout=layout[1],
+                                                       compute={"module": module, "entry_point": "main"})
+        self.pipelines[pipeline_id] = (pipeline, layout[0])
+
+    # -- the command stream ----------------------------------------------------------------
+    def execute(self, words, blob):
+        wgpu = self._wgpu
+        dev = self.device
+        encoder = None
+        cpass = None
+        blob = memoryview(blob)
+        i, n = 0, len(words)
+        while i < n:
+            op = words[i]
+            if op == C.DISPATCH:
+                pid, x, y, z, nb = words[i + 1:i + 6]
+                pipeline, bgl = self.pipelines[pid]
+                entries = []
+                j = i + 6
+                for k in range(nb):
+                    bid, off, size = words[j:j + 3]
+                    entries.append({"binding": k, "resource": {"buffer": self.buffers[bid], "offset": off, "size": size}})
+                    j += 3
+                if cpass is None:
+                    encoder = encoder or dev.create_command_encoder()
+                    cpass = encoder.begin_compute_pass()
+                cpass.set_pipeline(pipeline)
+                cpass.set_bind_group(0, dev.create_bind_group(layout=bgl, entries=entries))
+                cpass.dispatch_workgroups(x, y, z)
+                i = j
+            elif op == C.COPY:
+                src, so, dst, do, nbytes = words[i + 1:i + 6]
+                if cpass is not None:
+                    cpass.end()
+                    cpass = None
+                encoder = encoder or dev.create_command_encoder()
+                encoder.copy_buffer_to_buffer(self.buffers[src], so, self.buffers[dst], do, nbytes)
+                i += 6
+            elif op == C.WRITE:
+                bid, dst_off, start, nbytes = words[i + 1:i + 5]
+                # writeBuffer runs on the queue timeline: submit what came before it first.
+                encoder, cpass = self._submit(encoder, cpass)
+                self.queue.write_buffer(self.buffers[bid], dst_off, blob[start:start + nbytes])
+                i += 5
+            elif op == C.CREATE:
+                bid, nbytes, usage = words[i + 1:i + 4]
+                if usage == C.USAGE_UNIFORM:
+                    u = wgpu.BufferUsage.UNIFORM | wgpu.BufferUsage.COPY_DST
+                else:
+                    u = wgpu.BufferUsage.STORAGE | wgpu.BufferUsage.COPY_SRC | wgpu.BufferUsage.COPY_DST
+                self.buffers[bid] = dev.create_buffer(size=nbytes, usage=u)
+                i += 4
+            elif op == C.DESTROY:
+                bid = words[i + 1]
+                encoder, cpass = self._submit(encoder, cpass)
+                self.buffers.pop(bid).destroy()
+                i += 2
+            else:
+                raise RuntimeError(f"torchweb: corrupt command stream (opcode {op} at word {i})")
+        self._submit(encoder, cpass)
+
+    def _submit(self, encoder, cpass):
+        if cpass is not None:
+            cpass.end()
+        if encoder is not None:
+            self.queue.submit([encoder.finish()])
+        return None, None
+
+    def read(self, buffer_id, offset, nbytes):
+        """Blocking readback of nbytes at offset (both multiples of 4)."""
+        return self.queue.read_buffer(self.buffers[buffer_id], offset, nbytes)
+
+    async def read_async(self, buffer_id, offset, nbytes):
+        return self.read(buffer_id, offset, nbytes)
+
+    def can_block(self):
+        return True

@@ -1,0 +1,126 @@
+"""Elementwise kernels: any op of the table over any rank, broadcast and strided operands,
+an optionally strided output, one thread per output element.
+
+Operands that live in the same buffer share one binding (WebGPU forbids binding a buffer
+twice when one binding is writable): in-place ops read and write through binding 1.
+"""
+
+import re
+import struct
+
+from .wgsl import helpers_source, load, scalar_bits, scalar_read, store
+
+WGSL_TYPE = {"f": "f32", "i": "i32", "u": "u32", "b": "bool"}
+WORKGROUP = 256
+_HELPER_RE = re.compile(r"tw_(\w+)\(")
+
+
+def coalesce(shape, strides_list):
+    """Drop size-1 dims and merge neighbours that are contiguous for every operand."""
+    dims = [(s, [st[i] for st in strides_list]) for i, s in enumerate(shape) if s != 1]
+    if not dims:
+        return [1], [[0] for _ in strides_list]
+    merged = [dims[0]]
+    for size, strides in dims[1:]:
+        psize, pstrides = merged[-1]
+        if all(ps == s * size for ps, s in zip(pstrides, strides)):
+            merged[-1] = (psize * size, strides)
+        else:
+            merged.append((size, strides))
+    return [m[0] for m in merged], [[m[1][k] for m in merged] for k in range(len(strides_list))]
+
+
+def run(rt, op, out, operands, classes, cls, value_cls):
+    """out[...] = op(operands...). classes: compute class per operand; cls: the template's."""
+    n = out.numel()
+    if n == 0:
+        return
+    tensors = [out] + [o for o in operands if hasattr(o, "_storage")]
+    strides = [list(t._stride) for t in tensors]
+    shape, strides = coalesce(out.shape, strides)
+    ndim = len(shape)
+
+    # bindings: buffer 0 is the output; inputs sharing a buffer share its binding
+    slots = {id(out._storage): 0}
+    buffers = [(out._storage.buffer_id, out._storage.size)]
+    desc = []
+    for o, c in zip(operands, classes):
+        if hasattr(o, "_storage"):
+            slot = slots.get(id(o._storage))
+            if slot is None:
+                slot = slots[id(o._storage)] = len(buffers)
+                buffers.append((o._storage.buffer_id, o._storage.size))
+            desc.append(("t", o.dtype.gpu_storage, c, slot))
+        else:
+            desc.append(("s", None, c, None))
+    key = ("ew", op.name, cls, value_cls, out.dtype.name, ndim, tuple(desc))
+
+    params = [n] + list(shape)
+    for t, st in zip(tensors, strides):
+        params.append(t._offset)
+        params.extend(st)
+    for o, c in zip(operands, classes):
+        if not hasattr(o, "_storage"):
+            params.append(scalar_bits(o, WGSL_TYPE[c]))
+    nparams = len(params)
+
+    def make_code():
+        return _source(op, cls, value_cls, out.dtype, ndim, desc, len(buffers), nparams)
+
+    kinds = ["uniform", "write"] + ["read"] * (len(buffers) - 1)
+    pid = rt.pipeline(key, make_code, kinds)
+    wg = -(-n // WORKGROUP)
+    rt.dispatch(pid, rt.grid(wg), buffers, struct.pack(f"<{nparams}I", *params))
+
+
+def param(i):
+    return f"P[{i // 4}][{i % 4}]"
+
+
+def _source(op, cls, value_cls, out_dtype, ndim, desc, nbuffers, nparams):
+    lines = []
+    lines.append(f"@group(0) @binding(0) var<uniform> P: array<vec4<u32>, {-(-nparams // 4)}>;")
+    storage_of = {0: out_dtype.gpu_storage}
+    for kind, st, _, slot in desc:
+        if kind == "t":
+            storage_of.setdefault(slot, st)
+    for slot in range(nbuffers):
+        access = "read_write" if slot == 0 else "read"
+        lines.append(f"@group(0) @binding({slot + 1}) var<storage, {access}> B{slot}: array<{storage_of[slot]}>;")
+
+    body = []
+    body.append(f"  let i = (wid.y * nwg.x + wid.x) * {WORKGROUP}u + lid;")
+    body.append(f"  if (i >= {param(0)}) {{ return; }}")
+    body.append("  var r = i;")
+    ntensors = 1 + sum(1 for d in desc if d[0] == "t")
+    base = 1 + ndim
+    for k in range(ntensors):
+        body.append(f"  var o{k} = {param(base + k * (ndim + 1))};")
+    for d in reversed(range(ndim)):
+        body.append(f"  {{ let c = r % {param(1 + d)}; r = r / {param(1 + d)};")
+        for k in range(ntensors):
+            body.append(f"    o{k} = o{k} + c * {param(base + k * (ndim + 1) + 1 + d)};")
+        body.append("  }")
+    args = []
+    tk = 1
+    sk = base + ntensors * (ndim + 1)
+    for j, (kind, st, c, slot) in enumerate(desc):
+        wt = WGSL_TYPE[c]
+        if kind == "t":
+            storage = "u32" if st == "u32" else st
+            expr = load(f"B{slot}[o{tk}]", storage, wt)
+            tk += 1
+        else:
+            expr = scalar_read(param(sk), wt)
+            sk += 1
+        body.append(f"  let a{j} = {expr};")
+        args.append(f"a{j}")
+    expr = op.wgsl[cls].format(*args)
+    body.append(f"  B0[o0] = {store(expr, WGSL_TYPE[value_cls], out_dtype)};")
+
+    helpers = helpers_source(set(_HELPER_RE.findall(expr)))
+    enable = "enable f16;\n" if "f16" in storage_of.values() else ""
+    return (enable + "\n".join(lines) + "\n" + helpers + "\n"
+            f"@compute @workgroup_size({WORKGROUP})\n"
+            "fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,\n"
+            "        @builtin(local_invocation_index) lid: u32) {\n" + "\n".join(body) + "\n}\n")

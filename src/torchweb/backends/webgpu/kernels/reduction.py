@@ -1,0 +1,173 @@
+"""Reductions over the trailing dims of a (permuted, strided) view: sum, mean, prod, max, min,
+argmax, argmin, all, any.
+
+Two launch shapes from one generator: a workgroup per output (256 threads stride over the
+reduced elements, then a tree in workgroup memory) when the reduction is long, or a thread per
+output when there are many short ones.
+"""
+
+import struct
+
+from .elementwise import WORKGROUP, param, WGSL_TYPE
+from .wgsl import helpers_source, load, store
+from .elementwise import coalesce
+
+# kind -> (accumulator class: 'acc' uses the compute type, 'bool'), combine, identity per type
+_IDENTITY = {
+    "sum": {"f32": "0.0", "i32": "0i", "u32": "0u"},
+    "mean": {"f32": "0.0"},
+    "prod": {"f32": "1.0", "i32": "1i", "u32": "1u"},
+    "max": {"f32": "-tw_inf()", "i32": "-2147483647i - 1i", "u32": "0u"},
+    "min": {"f32": "tw_inf()", "i32": "2147483647i", "u32": "4294967295u"},
+    "all": {"bool": "true"},
+    "any": {"bool": "false"},
+}
+_IDENTITY["argmax"] = _IDENTITY["max"]
+_IDENTITY["argmin"] = _IDENTITY["min"]
+
+
+def _combine(kind, t):
+    if kind in ("sum", "mean"):
+        return "{a} + {b}"
+    if kind == "prod":
+        return "{a} * {b}"
+    if kind in ("max", "min"):
+        return f"tw_{kind}f({{a}}, {{b}})" if t == "f32" else f"{kind}({{a}}, {{b}})"
+    if kind == "all":
+        return "{a} && {b}"
+    if kind == "any":
+        return "{a} || {b}"
+    raise ValueError(kind)
+
+
+def _better(kind, t):
+    """For argmax/argmin: does candidate (bv, bi) replace (av, ai)? NaN wins, ties go low."""
+    cmp = ">" if kind == "argmax" else "<"
+    plain = f"({{bv}} {cmp} {{av}} || ({{bv}} == {{av}} && {{bi}} < {{ai}}))"
+    if t != "f32":
+        return plain
+    return ("((tw_isnan({bv}) && (!tw_isnan({av}) || {bi} < {ai})) || "
+            "(!tw_isnan({av}) && !tw_isnan({bv}) && " + plain + "))")
+
+
+def run(rt, kind, out, inp, nred, acc_cls):
+    """Reduce inp's last nred dims into out (contiguous, numel = product of the other dims)."""
+    n_out = out.numel()
+    if n_out == 0:
+        return
+    oshape, ostrides = coalesce(inp.shape[:len(inp.shape) - nred] or (1,),
+                                [list(inp._stride[:len(inp.shape) - nred]) or [0]])
+    rshape_in = inp.shape[len(inp.shape) - nred:] or (1,)
+    rstride_in = list(inp._stride[len(inp.shape) - nred:]) or [0]
+    rshape, rstrides = coalesce(rshape_in, [rstride_in])
+    ostrides, rstrides = ostrides[0], rstrides[0]
+    R = 1
+    for s in rshape_in:
+        R *= s
+    per_workgroup = R >= 256 or n_out < 1024
+    t = WGSL_TYPE[acc_cls]
+    key = ("red", kind, inp.dtype.name, out.dtype.name, t, len(oshape), len(rshape), per_workgroup)
+    params = [n_out, R] + list(oshape) + list(rshape) + [inp._offset] + list(ostrides) + list(rstrides) + [out._offset]
+    buffers = [(out._storage.buffer_id, out._storage.size)]
+    same = inp._storage is out._storage
+    if not same:
+        buffers.append((inp._storage.buffer_id, inp._storage.size))
+
+    def make_code():
+        return _source(kind, inp.dtype, out.dtype, t, len(oshape), len(rshape), per_workgroup,
+                       len(params), same)
+
+    kinds = ["uniform", "write"] + ([] if same else ["read"])
+    pid = rt.pipeline(key, make_code, kinds)
+    wg = n_out if per_workgroup else -(-n_out // WORKGROUP)
+    rt.dispatch(pid, rt.grid(wg), buffers, struct.pack(f"<{len(params)}I", *params))
+
+
+def _source(kind, in_dtype, out_dtype, t, no, nr, per_workgroup, nparams, same):
+    src = "B0" if same else "B1"
+    arg = kind.startswith("arg")
+    ident = _IDENTITY[kind][t]
+    lines = [f"@group(0) @binding(0) var<uniform> P: array<vec4<u32>, {-(-nparams // 4)}>;",
+             f"@group(0) @binding(1) var<storage, read_write> B0: array<{out_dtype.gpu_storage}>;"]
+    if not same:
+        lines.append(f"@group(0) @binding(2) var<storage, read> B1: array<{in_dtype.gpu_storage}>;")
+    if per_workgroup:
+        lines.append(f"var<workgroup> SV: array<{t}, {WORKGROUP}>;")
+        if arg:
+            lines.append(f"var<workgroup> SI: array<u32, {WORKGROUP}>;")
+    shape_o = [param(2 + d) for d in range(no)]
+    shape_r = [param(2 + no + d) for d in range(nr)]
+    in_off = param(2 + no + nr)
+    str_o = [param(3 + no + nr + d) for d in range(no)]
+    str_r = [param(3 + 2 * no + nr + d) for d in range(nr)]
+    out_off = param(3 + 2 * no + 2 * nr)
+
+    def offset(var, idx, shapes, strides):
+        code = [f"  var {var} = 0u;", f"  {{ var q = {idx};"]
+        for d in reversed(range(len(shapes))):
+            code.append(f"    {{ let c = q % {shapes[d]}; q = q / {shapes[d]}; {var} = {var} + c * {strides[d]}; }}")
+        code.append("  }")
+        return code
+
+    combine = _combine(kind, t) if not arg else None
+    better = _better(kind, t) if arg else None
+    body = []
+    if per_workgroup:
+        body.append("  let o = wid.y * nwg.x + wid.x;")
+        body.append(f"  if (o >= {param(0)}) {{ return; }}")
+        start, step = "lid", f"{WORKGROUP}u"
+    else:
+        body.append(f"  let o = (wid.y * nwg.x + wid.x) * {WORKGROUP}u + lid;")
+        body.append(f"  if (o >= {param(0)}) {{ return; }}")
+        start, step = "0u", "1u"
+    body += offset("ob", "o", shape_o, str_o)
+    body.append(f"  var acc: {t} = {ident};")
+    if arg:
+        body.append("  var acci = 0u;")
+    body.append(f"  for (var r = {start}; r < {param(1)}; r = r + {step}) {{")
+    body += ["  " + line for line in offset("rb", "r", shape_r, str_r)]
+    val = load(f"{src}[{in_off} + ob + rb]", in_dtype.gpu_storage if in_dtype.gpu_storage != "u32" else "u32", t)
+    body.append(f"    let v = {val};")
+    if arg:
+        body.append("    if (" + better.format(av="acc", ai="acci", bv="v", bi="r") + ") { acc = v; acci = r; }")
+    else:
+        body.append("    acc = " + combine.format(a="acc", b="v") + ";")
+    body.append("  }")
+    if per_workgroup:
+        body.append("  SV[lid] = acc;")
+        if arg:
+            body.append("  SI[lid] = acci;")
+        body.append("  workgroupBarrier();")
+        body.append(f"  for (var s = {WORKGROUP // 2}u; s > 0u; s = s >> 1u) {{")
+        body.append("    if (lid < s) {")
+        if arg:
+            body.append("      let bv = SV[lid + s]; let bi = SI[lid + s];")
+            body.append("      if (" + better.format(av="SV[lid]", ai="SI[lid]", bv="bv", bi="bi") + ") { SV[lid] = bv; SI[lid] = bi; }")
+        else:
+            body.append("      SV[lid] = " + combine.format(a="SV[lid]", b="SV[lid + s]") + ";")
+        body.append("    }")
+        body.append("    workgroupBarrier();")
+        body.append("  }")
+        body.append("  if (lid != 0u) { return; }")
+        body.append("  acc = SV[0];")
+        if arg:
+            body.append("  acci = SI[0];")
+    if arg:
+        result, rtype = "i32(acci)", "i32"
+    elif kind == "mean":
+        result, rtype = f"acc / f32({param(1)})", t
+    else:
+        result, rtype = "acc", t
+    body.append(f"  B0[{out_off} + o] = {store(result, rtype, out_dtype)};")
+    code = "\n".join(lines) + "\n" + "\n".join(body)
+    need = {"inf"} if "tw_inf" in code else set()
+    if "tw_isnan" in code:
+        need.add("isnan")
+    for k in ("maxf", "minf"):
+        if f"tw_{k}" in code:
+            need.add(k)
+    enable = "enable f16;\n" if "f16" in (in_dtype.gpu_storage, out_dtype.gpu_storage) else ""
+    return (enable + "\n".join(lines) + "\n" + helpers_source(need) + "\n"
+            f"@compute @workgroup_size({WORKGROUP})\n"
+            "fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,\n"
+            "        @builtin(local_invocation_index) lid: u32) {\n" + "\n".join(body) + "\n}\n")

@@ -1,0 +1,224 @@
+"""WGSL building blocks shared by the kernel generators: type conversions and helper functions."""
+
+F32_NAN = "bitcast<f32>(0x7fc00000u)"
+F32_INF = "bitcast<f32>(0x7f800000u)"
+
+
+def convert(expr, src, dst):
+    """Convert a WGSL value of type src to type dst (types: f32, f16, i32, u32, bool)."""
+    if src == dst:
+        return expr
+    if src == "bool":
+        one, zero = {"f32": ("1.0", "0.0"), "f16": ("1.0h", "0.0h"), "i32": ("1i", "0i"),
+                     "u32": ("1u", "0u")}[dst]
+        return f"select({zero}, {one}, {expr})"
+    if dst == "bool":
+        zero = {"f32": "0.0", "f16": "0.0h", "i32": "0i", "u32": "0u"}[src]
+        return f"({expr} != {zero})"
+    if dst == "u32" and src in ("f32", "f16"):
+        return f"bitcast<u32>(i32({expr}))"  # float -> uint8 wraps like a C cast via int
+    return f"{dst}({expr})"
+
+
+def load(expr, storage, compute):
+    """A value read from a storage element, as the compute type."""
+    return convert(expr, storage, compute)
+
+
+def store(expr, value_type, dtype):
+    """A computed value converted for the storage of dtype."""
+    if dtype.name == "uint8":
+        return f"({convert(expr, value_type, 'u32')} & 255u)"
+    if dtype.name == "bool":
+        return convert(convert(expr, value_type, "bool"), "bool", "u32")
+    return convert(expr, value_type, dtype.gpu_storage)
+
+
+def scalar_bits(value, compute):
+    """The u32 parameter word for a Python scalar that a kernel reads as `compute`."""
+    import struct
+    if compute in ("f32", "f16"):
+        return struct.unpack("<I", struct.pack("<f", float(value)))[0]
+    if compute == "bool":
+        return 1 if value else 0
+    return int(value) & 0xFFFFFFFF
+
+
+def scalar_read(word, compute):
+    if compute in ("f32", "f16"):
+        return f"bitcast<f32>({word})"
+    if compute == "i32":
+        return f"bitcast<i32>({word})"
+    if compute == "bool":
+        return f"({word} != 0u)"
+    return word
+
+
+# Helper functions. NaN and infinity are tested on the bits: WGSL lets compilers assume
+# that float arithmetic sees neither, so `x != x` may be folded away.
+HELPERS = {
+    "isnan": "fn tw_isnan(x: f32) -> bool { return (bitcast<u32>(x) & 0x7fffffffu) > 0x7f800000u; }",
+    "isinf": "fn tw_isinf(x: f32) -> bool { return (bitcast<u32>(x) & 0x7fffffffu) == 0x7f800000u; }",
+    "maxf": "fn tw_maxf(a: f32, b: f32) -> f32 { if (tw_isnan(a) || tw_isnan(b)) { return a + b; } return max(a, b); }",
+    "minf": "fn tw_minf(a: f32, b: f32) -> f32 { if (tw_isnan(a) || tw_isnan(b)) { return a + b; } return min(a, b); }",
+    "nan": f"fn tw_nan() -> f32 {{ return {F32_NAN}; }}",
+    "inf": f"fn tw_inf() -> f32 {{ return {F32_INF}; }}",
+    "exp": """fn tw_exp(x: f32) -> f32 {
+  if (x > 88.72283935546875) { return tw_inf(); }
+  if (x < -103.97) { return 0.0; }
+  return exp(x);
+}""",
+    "log": """fn tw_log(x: f32) -> f32 {
+  if (tw_isnan(x) || x < 0.0) { return tw_nan(); }
+  if (x == 0.0) { return -tw_inf(); }
+  if (tw_isinf(x)) { return x; }
+  return log(x);
+}""",
+    "log1p": """fn tw_log1p(x: f32) -> f32 {
+  if (tw_isnan(x) || x < -1.0) { return tw_nan(); }
+  if (x == -1.0) { return -tw_inf(); }
+  if (tw_isinf(x)) { return x; }
+  let u = 1.0 + x;
+  if (u == 1.0) { return x; }
+  return log(u) * (x / (u - 1.0));
+}""",
+    "expm1": """fn tw_expm1(x: f32) -> f32 {
+  if (tw_isnan(x)) { return x; }
+  if (x > 88.72283935546875) { return tw_inf(); }
+  if (x < -20.0) { return -1.0; }
+  if (abs(x) < 1e-5) { return x + 0.5 * x * x; }
+  let u = exp(x);
+  if (u == 1.0) { return x; }
+  let um1 = u - 1.0;
+  return um1 * (x / log(u));
+}""",
+    "sqrt": """fn tw_sqrt(x: f32) -> f32 {
+  if (tw_isnan(x) || x < 0.0) { return tw_nan(); }
+  if (tw_isinf(x)) { return x; }
+  return sqrt(x);
+}""",
+    "rsqrt": """fn tw_rsqrt(x: f32) -> f32 {
+  if (tw_isnan(x) || x < 0.0) { return tw_nan(); }
+  if (x == 0.0) { return tw_inf(); }
+  if (tw_isinf(x)) { return 0.0; }
+  return 1.0 / sqrt(x);
+}""",
+    "tanh": """fn tw_tanh(x: f32) -> f32 {
+  if (tw_isnan(x)) { return x; }
+  if (abs(x) < 0.0004) { return x; }
+  if (abs(x) > 9.1) { return sign(x); }
+  let e = exp(-2.0 * abs(x));
+  return sign(x) * (1.0 - e) / (1.0 + e);
+}""",
+    "sigmoid": """fn tw_sigmoid(x: f32) -> f32 {
+  if (tw_isnan(x)) { return x; }
+  if (x >= 0.0) { return 1.0 / (1.0 + tw_exp(-x)); }
+  let e = tw_exp(x);
+  return e / (1.0 + e);
+}""",
+    "sin": "fn tw_sin(x: f32) -> f32 { if (tw_isnan(x) || tw_isinf(x)) { return tw_nan(); } return sin(x); }",
+    "cos": "fn tw_cos(x: f32) -> f32 { if (tw_isnan(x) || tw_isinf(x)) { return tw_nan(); } return cos(x); }",
+    # erf: Eigen's rational approximation on [-4, 4], accurate to a few ulp in float32.
+    "erf": """fn tw_erf(a: f32) -> f32 {
+  if (tw_isnan(a)) { return a; }
+  let x = clamp(a, -4.0, 4.0);
+  let x2 = x * x;
+  var p = x2 * -2.72614225801306e-10 + 2.77068142495902e-08;
+  p = x2 * p + -2.10102402082508e-06;
+  p = x2 * p + -5.69250639462346e-05;
+  p = x2 * p + -7.34990630326855e-04;
+  p = x2 * p + -2.95459980854025e-03;
+  p = x2 * p + -1.60960333262415e-02;
+  p = x * p;
+  var q = x2 * -1.45660718464996e-05 + -2.13374055278905e-04;
+  q = x2 * q + -1.68282697438203e-03;
+  q = x2 * q + -7.37332916720468e-03;
+  q = x2 * q + -1.42647390514189e-02;
+  return p / q;
+}""",
+    # PyTorch's pow: 0^0 = 1, x^0 = 1 even for NaN, 1^y = 1, negative bases only to integer powers.
+    "powf": """fn tw_powf(a: f32, b: f32) -> f32 {
+  if (b == 0.0 || a == 1.0) { return 1.0; }
+  if (tw_isnan(a) || tw_isnan(b)) { return tw_nan(); }
+  let b_int = b == floor(b) && !tw_isinf(b);
+  let b_odd = b_int && abs(b) < 16777216.0 && (abs(b) % 2.0) == 1.0;
+  if (a == 0.0) {
+    if (b > 0.0) { return select(0.0, a, b_odd); }
+    return select(tw_inf(), select(tw_inf(), -tw_inf(), bitcast<u32>(a) != 0u), b_odd);
+  }
+  if (tw_isinf(b)) {
+    let m = abs(a);
+    if (m == 1.0) { return 1.0; }
+    if ((m > 1.0) == (b > 0.0)) { return tw_inf(); }
+    return 0.0;
+  }
+  if (tw_isinf(a)) {
+    if (a > 0.0) { return select(0.0, a, b > 0.0); }
+    let r = select(0.0, tw_inf(), b > 0.0);
+    return select(r, -r, b_odd);
+  }
+  if (a < 0.0 && !b_int) { return tw_nan(); }
+  let r = exp2(b * log2(abs(a)));
+  return select(r, -r, a < 0.0 && b_odd);
+}""",
+    "powi": """fn tw_powi(a: i32, b: i32) -> i32 {
+  if (b < 0) { if (a == 1) { return 1; } if (a == -1) { return select(-1, 1, (b & 1) == 0); } return 0; }
+  var r = 1i; var base = a; var e = b;
+  loop { if (e == 0) { break; } if ((e & 1) == 1) { r = r * base; } base = base * base; e = e >> 1u; }
+  return r;
+}""",
+    "powu": """fn tw_powu(a: u32, b: u32) -> u32 {
+  var r = 1u; var base = a; var e = b;
+  loop { if (e == 0u) { break; } if ((e & 1u) == 1u) { r = r * base; } base = base * base; e = e >> 1u; }
+  return r;
+}""",
+    # PyTorch's floor division for floats (c10 div_floor_floating).
+    "floordivf": """fn tw_floordivf(a: f32, b: f32) -> f32 {
+  if (b == 0.0) { return a / b; }
+  let m = a - b * trunc(a / b);
+  var d = (a - m) / b;
+  if (m != 0.0 && ((b < 0.0) != (m < 0.0))) { d = d - 1.0; }
+  if (d != 0.0) {
+    var f = floor(d);
+    if (d - f > 0.5) { f = f + 1.0; }
+    return f;
+  }
+  return select(0.0, -0.0, (a < 0.0) != (b < 0.0));
+}""",
+    "floordivi": """fn tw_floordivi(a: i32, b: i32) -> i32 {
+  if (b == 0) { return 0; }
+  let q = a / b;
+  if ((a % b != 0) && ((a < 0) != (b < 0))) { return q - 1; }
+  return q;
+}""",
+    "remf": """fn tw_remf(a: f32, b: f32) -> f32 {
+  let m = a - b * trunc(a / b);
+  if (m != 0.0 && ((b < 0.0) != (m < 0.0))) { return m + b; }
+  return m;
+}""",
+}
+
+HELPER_DEPS = {
+    "maxf": ("isnan",), "minf": ("isnan",), "exp": ("inf",), "log": ("isnan", "isinf", "nan", "inf"),
+    "log1p": ("isnan", "isinf", "nan", "inf"), "expm1": ("isnan", "inf"), "sqrt": ("isnan", "isinf", "nan"),
+    "rsqrt": ("isnan", "isinf", "nan", "inf"), "tanh": ("isnan",), "sigmoid": ("isnan", "exp"),
+    "sin": ("isnan", "isinf", "nan"), "cos": ("isnan", "isinf", "nan"), "erf": ("isnan",),
+    "powf": ("isnan", "isinf", "nan", "inf"), "floordivf": (),
+}
+
+
+def helpers_source(names):
+    """Source of the named helpers and what they use, each once, dependencies first."""
+    seen, order = set(), []
+
+    def visit(n):
+        if n in seen:
+            return
+        seen.add(n)
+        for d in HELPER_DEPS.get(n, ()):
+            visit(d)
+        order.append(n)
+
+    for n in sorted(names):
+        visit(n)
+    return "\n".join(HELPERS[n] for n in order)

@@ -1,0 +1,57 @@
+"""A bounded pool of GPU buffers, so that tensors that die give their memory to the next ones.
+
+Sizes are rounded to a few steps per power of two (1, 1.25, 1.5, 1.75 x 2^k), so a freed
+buffer fits many later requests while wasting at most a quarter. Free buffers beyond
+`max_free_bytes` are destroyed, oldest first.
+"""
+
+from collections import OrderedDict
+
+MIN_BYTES = 256
+
+
+def rounded_size(nbytes):
+    if nbytes <= MIN_BYTES:
+        return MIN_BYTES
+    top = 1 << (nbytes - 1).bit_length()      # next power of two
+    step = top // 8                           # quarter steps of the lower power of two
+    return -(-nbytes // step) * step
+
+
+class BufferPool:
+    def __init__(self, create, destroy, max_free_bytes=256 << 20):
+        self._create = create      # (nbytes) -> buffer id
+        self._destroy = destroy    # (buffer id) -> None
+        self.max_free_bytes = max_free_bytes
+        self._free = {}            # size -> [ids]
+        self._lru = OrderedDict()  # id -> size, free buffers, oldest first
+        self.free_bytes = 0
+        self.live_bytes = 0
+        self.peak_bytes = 0
+
+    def acquire(self, nbytes):
+        size = rounded_size(nbytes)
+        ids = self._free.get(size)
+        if ids:
+            bid = ids.pop()
+            del self._lru[bid]
+            self.free_bytes -= size
+        else:
+            bid = self._create(size)
+        self.live_bytes += size
+        self.peak_bytes = max(self.peak_bytes, self.live_bytes)
+        return bid, size
+
+    def release(self, bid, size):
+        self.live_bytes -= size
+        self._free.setdefault(size, []).append(bid)
+        self._lru[bid] = size
+        self.free_bytes += size
+        self.trim(self.max_free_bytes)
+
+    def trim(self, keep_bytes=0):
+        while self.free_bytes > keep_bytes and self._lru:
+            bid, size = self._lru.popitem(last=False)
+            self._free[size].remove(bid)
+            self.free_bytes -= size
+            self._destroy(bid)

@@ -1,0 +1,205 @@
+"""The WebGPU runtime: one per process, shared by both drivers.
+
+It owns the buffer pool, the pipeline cache and the command stream. Ops record dispatches
+here; nothing reaches the driver until a flush (on readback, past a size threshold, or on
+torchweb.webgpu.synchronize()), and then in one call.
+"""
+
+import struct
+import sys
+
+from . import commands as C
+from .pool import BufferPool
+
+PARAMS_BUFFER_ID = 1          # the uniform buffer holding every dispatch's parameters
+UNIFORM_ALIGN = 256           # minUniformBufferOffsetAlignment
+FLUSH_DISPATCHES = 1024       # flush after this many recorded dispatches...
+FLUSH_BLOB_BYTES = 64 << 20   # ...or this many bytes of pending uploads
+
+
+class Runtime:
+    def __init__(self, driver):
+        self.driver = driver
+        self.stream = C.CommandStream()
+        self.params = bytearray()
+        self._params_capacity = 0
+        self._next_id = 2
+        self._pipelines = {}
+        self.max_binding = driver.limit("max-storage-buffer-binding-size")
+        self.max_buffer = driver.limit("max-buffer-size")
+        self.max_workgroups = driver.limit("max-compute-workgroups-per-dimension")
+        self.features = set(driver.features)
+        self.pool = BufferPool(self._create_buffer, self.stream_destroy)
+        self.closed = False
+
+    # -- buffers ---------------------------------------------------------------------------
+    def _create_buffer(self, nbytes):
+        bid = self._next_id
+        self._next_id += 1
+        self.stream.create(bid, nbytes, C.USAGE_STORAGE)
+        return bid
+
+    def stream_destroy(self, bid):
+        self.stream.destroy(bid)
+
+    def alloc(self, nbytes, what="tensor"):
+        """A buffer of at least nbytes (4-aligned), from the pool: (id, size)."""
+        nbytes = max(4, (nbytes + 3) & ~3)
+        limit = min(self.max_binding, self.max_buffer)
+        if nbytes > limit:
+            raise RuntimeError(
+                f"torchweb: a {what} of {nbytes} bytes is larger than this WebGPU adapter's "
+                f"largest storage binding ({limit} bytes, maxStorageBufferBindingSize); "
+                f"split the tensor into smaller pieces")
+        return self.pool.acquire(nbytes)
+
+    def free(self, bid, size):
+        if not self.closed:
+            self.pool.release(bid, size)
+
+    def upload(self, bid, offset, data):
+        self.stream.write(bid, offset, data)
+        if len(self.stream.blob) > FLUSH_BLOB_BYTES:
+            self.flush()
+
+    def copy(self, src, src_off, dst, dst_off, nbytes):
+        self.stream.copy(src, src_off, dst, dst_off, nbytes)
+
+    # -- kernels ---------------------------------------------------------------------------
+    def pipeline(self, key, make_code, binding_kinds):
+        """The pipeline id for a kernel structure, compiling it the first time."""
+        pid = self._pipelines.get(key)
+        if pid is None:
+            pid = len(self._pipelines) + 1
+            code = make_code()
+            try:
+                self.driver.create_pipeline(pid, code, list(binding_kinds))
+            except Exception as e:  # a bug of ours: show the kernel that failed
+                raise RuntimeError(f"torchweb: WGSL kernel failed to compile: {e}\n{code}") from None
+            self._pipelines[key] = pid
+        return pid
+
+    def dispatch(self, pipeline_id, grid, buffers, params_words):
+        """Record one dispatch. buffers: [(id, nbytes)] bound whole after the params uniform."""
+        off = len(self.params)
+        self.params.extend(params_words)
+        pad = (-len(self.params)) % UNIFORM_ALIGN
+        self.params.extend(b"\0" * pad)
+        bindings = [(PARAMS_BUFFER_ID, off, max(16, -(-len(params_words) // 16) * 16))]
+        bindings.extend((bid, 0, size) for bid, size in buffers)
+        self.stream.dispatch(pipeline_id, grid, bindings)
+        if self.stream.dispatches >= FLUSH_DISPATCHES:
+            self.flush()
+
+    def grid(self, workgroups):
+        """Fold a 1-D workgroup count into (x, y, 1) within maxComputeWorkgroupsPerDimension.
+        Kernels rebuild the linear index as wid.y * nwg.x + wid.x and skip the excess."""
+        if workgroups <= self.max_workgroups:
+            return (max(workgroups, 1), 1, 1)
+        y = -(-workgroups // self.max_workgroups)
+        x = -(-workgroups // y)
+        if y > self.max_workgroups:
+            raise RuntimeError(f"torchweb: {workgroups} workgroups exceed this adapter's grid")
+        return (x, y, 1)
+
+    # -- flush and readback ----------------------------------------------------------------
+    def flush(self):
+        stream = self.stream
+        if not len(stream):
+            return
+        self.stream = C.CommandStream()
+        head = C.CommandStream()
+        if self.params:
+            need = len(self.params)
+            if need > self._params_capacity:
+                if self._params_capacity:
+                    head.destroy(PARAMS_BUFFER_ID)
+                cap = max(need, 64 << 10)
+                head.create(PARAMS_BUFFER_ID, cap, C.USAGE_UNIFORM)
+                self._params_capacity = cap
+            head.write(PARAMS_BUFFER_ID, 0, self.params)
+            self.params = bytearray()
+        # The head's blob goes first: shift the stream's WRITE offsets by its length.
+        base = len(head.blob) + ((-len(head.blob)) % 4)
+        words = head.words
+        body = stream.words
+        if base:
+            body = _shift_writes(body, base)
+        words.extend(body)
+        blob = head.blob + b"\0" * (base - len(head.blob)) + stream.blob
+        self.driver.execute(words, blob)
+
+    def read(self, bid, offset, nbytes):
+        self.flush()
+        if not self.driver.can_block():
+            raise RuntimeError(
+                "torchweb: this page cannot block on the GPU here (no JSPI stack switching: "
+                "pyodide.ffi.can_run_sync() is False). Use the awaitable form, e.g. "
+                "`await t.tolist_async()`, `await t.item_async()` or `await t.numpy_async()`")
+        return self.driver.read(bid, offset, nbytes)
+
+    async def read_async(self, bid, offset, nbytes):
+        self.flush()
+        return await self.driver.read_async(bid, offset, nbytes)
+
+
+def _shift_writes(words, base):
+    out = words[:]  # copy: rows are variable length, walk them
+    i, n = 0, len(out)
+    while i < n:
+        op = out[i]
+        if op == C.WRITE:
+            out[i + 3] += base
+            i += 5
+        elif op == C.DISPATCH:
+            i += 6 + 3 * out[i + 5]
+        elif op == C.COPY:
+            i += 6
+        elif op == C.CREATE:
+            i += 4
+        else:
+            i += 2
+    return out
+
+
+_runtime = [None]
+_init_error = [None]
+
+
+def in_browser():
+    return sys.platform == "emscripten"
+
+
+def get_runtime():
+    rt = _runtime[0]
+    if rt is None:
+        if _init_error[0] is not None:
+            raise RuntimeError(f"torchweb: WebGPU is not available: {_init_error[0]}")
+        try:
+            if in_browser():
+                from .driver_browser import BrowserDriver
+                driver = BrowserDriver.create_sync()
+            else:
+                from .driver_native import NativeDriver
+                driver = NativeDriver()
+        except ImportError as e:
+            _init_error[0] = (f"{e}. In CPython, install the native driver: "
+                              f"pip install 'torchweb[native]'")
+            raise RuntimeError(f"torchweb: WebGPU is not available: {_init_error[0]}") from None
+        except Exception as e:
+            _init_error[0] = str(e)
+            raise RuntimeError(f"torchweb: WebGPU is not available: {e}") from None
+        rt = _runtime[0] = Runtime(driver)
+    return rt
+
+
+def set_runtime_driver(driver):
+    """Install a driver made elsewhere (the browser's async start-up)."""
+    _runtime[0] = Runtime(driver)
+    _init_error[0] = None
+    return _runtime[0]
+
+
+def words(*values):
+    """Pack u32 words (ints) for params; floats go through f32 bits."""
+    return struct.pack(f"<{len(values)}I", *values)

@@ -1,0 +1,1 @@
+"""Ops: each defined once (shape rule, dtype rule, kernel, numpy body, backward)."""

@@ -1,0 +1,85 @@
+"""softmax and log_softmax, computed stably (shifted by the max) with PyTorch's backward."""
+
+from .. import _dtype as D
+from .._size import wrap_dim
+from ..autograd import grad_mode
+from ..autograd.function import Function
+from . import elementwise as E
+from .reduction import raw_reduce
+
+
+def _softmax_raw(x, d, log):
+    m = raw_reduce("max", x, [d], True, x.dtype)
+    m = E.run("where", E.run("isinf", m), 0.0, m)
+    shifted = E.run("sub", x, m)
+    e = E.run("exp", shifted)
+    s = raw_reduce("sum", e, [d], True, x.dtype)
+    if log:
+        return E.run("sub", shifted, E.run("log", s))
+    return E.run("div", e, s)
+
+
+class _Softmax(Function):
+    _backward_name = "SoftmaxBackward0"
+
+    @staticmethod
+    def forward(ctx, x, d):
+        y = _softmax_raw(x, d, False)
+        ctx.save_for_backward(y)
+        ctx.d = d
+        return y
+
+    @staticmethod
+    def backward(ctx, g):
+        (y,) = ctx.saved_tensors
+        gy = E.run("mul", g, y)
+        return E.run("sub", gy, E.run("mul", y, raw_reduce("sum", gy, [ctx.d], True, gy.dtype))), None
+
+
+class _LogSoftmax(Function):
+    _backward_name = "LogSoftmaxBackward0"
+
+    @staticmethod
+    def forward(ctx, x, d):
+        y = _softmax_raw(x, d, True)
+        ctx.save_for_backward(y)
+        ctx.d = d
+        return y
+
+    @staticmethod
+    def backward(ctx, g):
+        (y,) = ctx.saved_tensors
+        s = raw_reduce("sum", g, [ctx.d], True, g.dtype)
+        return E.run("sub", g, E.run("mul", E.run("exp", y), s)), None
+
+
+def _prepare(x, dim, dtype, name):
+    if dim is None:
+        dim = 0 if x.dim() in (0, 1, 3) else 1  # PyTorch's legacy implicit dim
+    if dtype is not None:
+        x = x.to(dtype)
+    elif not x.dtype.is_floating_point:
+        raise RuntimeError(f"\"{name}_lastdim_kernel_impl\" not implemented for '"
+                           f"{ {'int64': 'Long', 'int32': 'Int', 'bool': 'Bool', 'uint8': 'Byte'}[x.dtype.name] }'")
+    return x, (wrap_dim(dim, x.dim()) if x.dim() else 0)
+
+
+def _run(fn, x, d):
+    if x.dim() == 0:
+        from . import shape as S
+        return S.reshape(_run(fn, S.reshape(x, 1), 0), ())
+    if x.numel() == 0:
+        return x.clone()
+    if grad_mode.is_grad_enabled() and x.requires_grad:
+        return fn.apply(x, d)
+    return _softmax_raw(x, d, fn is _LogSoftmax)
+
+
+def softmax(x, dim=None, dtype=None, _stacklevel=3):
+    x, d = _prepare(x, dim, dtype, "softmax")
+    return _run(_Softmax, x, d)
+
+
+def log_softmax(x, dim=None, dtype=None, _stacklevel=3):
+    x, d = _prepare(x, dim, dtype, "log_softmax")
+    return _run(_LogSoftmax, x, d)

@@ -1,0 +1,82 @@
+"""Tensor.to(): dtype casts and moves between the cpu and webgpu devices, differentiable."""
+
+from .. import _dtype as D
+from ..autograd import grad_mode
+from ..autograd.function import Function
+from ..backends import backend_for
+from .dispatch import empty
+from . import elementwise as E
+
+
+def _move(x, device):
+    """Copy x's values to another device (same dtype)."""
+    from .._tensor import Tensor
+    src = x.contiguous()
+    if device.type == "cpu":
+        from ..backends.cpu import np
+        n = np()
+        if src.device.type == "webgpu":
+            from ..backends.webgpu import backend as G
+            values = G.read_values(src)
+            arr = n.array(values, dtype=getattr(n, x.dtype.numpy_name)).reshape(x.shape)
+        else:
+            arr = backend_for("cpu").view(src).copy()
+        return Tensor._make(backend_for("cpu").storage_from_array(arr, x.dtype), x.shape, None, 0, x.dtype, device)
+    # to webgpu from cpu
+    from .._creation import _from_numpy_array
+    from ..backends.cpu import view
+    return _from_numpy_array(view(src), x.dtype, device)
+
+
+def _convert_raw(x, dtype, device):
+    out = x
+    if device != x.device:
+        out = _move(out, device)
+    if dtype is not out.dtype:
+        r = empty(out.shape, dtype, out.device)
+        E.copy_into(r, out)
+        out = r
+    return out
+
+
+class _ToCopy(Function):
+    _backward_name = "ToCopyBackward0"
+
+    @staticmethod
+    def forward(ctx, x, dtype, device):
+        ctx.src = (x.dtype, x.device)
+        return _convert_raw(x, dtype, device)
+
+    @staticmethod
+    def backward(ctx, g):
+        dtype, device = ctx.src
+        return _convert_raw(g, dtype, device), None, None
+
+
+def to(x, *args, **kwargs):
+    from .._device import as_device, device as device_cls
+    dtype = kwargs.pop("dtype", None)
+    dev = kwargs.pop("device", None)
+    copy = kwargs.pop("copy", False)
+    kwargs.pop("non_blocking", None)
+    kwargs.pop("memory_format", None)
+    if kwargs:
+        raise TypeError(f"to() got an unexpected keyword argument '{next(iter(kwargs))}'")
+    for a in args:
+        if hasattr(a, "_storage"):
+            dtype, dev = a.dtype, a.device
+        elif isinstance(a, (D.dtype, D._UnsupportedDtype)) or a in (float, int, bool):
+            dtype = a
+        elif isinstance(a, (str, device_cls, int)):
+            dev = a
+        elif isinstance(a, bool):
+            copy = a
+        elif a is not None:
+            raise TypeError(f"to() received an invalid combination of arguments: {a!r}")
+    dtype = D.as_dtype(dtype) if dtype is not None else x.dtype
+    dev = as_device(dev) if dev is not None else x.device
+    if dtype is x.dtype and dev == x.device:
+        return x.clone() if copy else x
+    if grad_mode.is_grad_enabled() and x.requires_grad and dtype.is_floating_point:
+        return _ToCopy.apply(x, dtype, dev)
+    return _convert_raw(x, dtype, dev)

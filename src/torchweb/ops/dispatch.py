@@ -1,0 +1,79 @@
+"""Shared plumbing of ops: checking devices, making outputs, expanding operands."""
+
+from .. import _dtype as D
+from .._size import Size, contiguous_strides, numel
+
+
+def is_tensor(x):
+    return hasattr(x, "_storage")
+
+
+def common_device(*operands, what="op"):
+    dev = None
+    for o in operands:
+        if is_tensor(o):
+            if dev is None:
+                dev = o.device
+            elif o.device != dev:
+                raise RuntimeError(
+                    f"Expected all tensors to be on the same device, but found at least two "
+                    f"devices, {dev} and {o.device}! (in {what})")
+    return dev
+
+
+def empty(shape, dtype, device):
+    from .._tensor import Tensor
+    from ..backends import backend_for
+    shape = tuple(shape)
+    for s in shape:
+        if s < 0:
+            raise RuntimeError(f"Trying to create tensor with negative dimension {s}: {list(shape)}")
+    storage = backend_for(device.type).empty_storage(numel(shape), dtype)
+    return Tensor._make(storage, shape, contiguous_strides(shape), 0, dtype, device)
+
+
+def expand_to(t, shape):
+    """A stride-0 view of t broadcast to shape (no autograd: an op's internal operand)."""
+    if t.shape == tuple(shape):
+        return t
+    nd = len(shape)
+    pad = nd - t.dim()
+    strides = []
+    for i in range(nd):
+        if i < pad:
+            strides.append(0)
+        else:
+            s, st = t.shape[i - pad], t._stride[i - pad]
+            strides.append(0 if s == 1 and shape[i] != 1 else st)
+    return t._view(Size(shape), tuple(strides), t._offset)
+
+
+def same_view(a, b):
+    return (a._storage is b._storage and a._offset == b._offset and a.shape == b.shape
+            and a._stride == b._stride)
+
+
+def check_inplace_dtype(result, out):
+    """PyTorch's rule for in-place ops and out=: the result type must be castable."""
+    if result.category > out.category:
+        raise RuntimeError(f"result type {_type_word(result)} can't be cast to the desired output "
+                           f"type {_type_word(out)}")
+
+
+def _type_word(d):
+    return {"float32": "Float", "float16": "Half", "int64": "Long", "int32": "Int", "bool": "Bool",
+            "uint8": "Byte"}[d.name]
+
+
+def type_word(d):
+    return _type_word(d)
+
+
+def compute_class(d, logical=False):
+    if d.is_floating_point:
+        return "f"
+    if d is D.bool:
+        return "b" if logical else "u"
+    if d is D.uint8:
+        return "u"
+    return "i"

@@ -1,0 +1,105 @@
+"""Running an op of the elementwise table: dtype rule, broadcasting, output, in-place checks.
+No autograd here: ops/pointwise.py wraps these in autograd Functions."""
+
+from .. import _dtype as D
+from .._size import broadcast_shapes
+from ..backends import backend_for
+from .dispatch import (check_inplace_dtype, common_device, compute_class, empty, expand_to,
+                       is_tensor, same_view, type_word)
+from .elementwise_table import OPS
+
+
+def _plan(op, operands):
+    """(compute dtype per operand, template class, class per operand, value class, out dtype)."""
+    rule = op.rule
+    if op.name == "where":
+        vals = operands[1:]
+        dt = D.result_type(*vals)
+        cls = compute_class(dt)
+        return [D.bool, dt, dt], cls, ["b", cls, cls], cls, dt
+    if rule == "logical":
+        n = len(operands)
+        return [D.bool] * n, "b", ["b"] * n, "b", D.bool
+    if rule == "pred":
+        dt = operands[0].dtype
+        cls = compute_class(dt)
+        return [dt], cls, [cls], "b", D.bool
+    dt = D.result_type(*operands)
+    if rule == "float" and not dt.is_floating_point:
+        dt = D.default_float()
+    if rule == "intonly" and dt.is_floating_point:
+        raise RuntimeError(f"\"{op.name}_cpu\" not implemented for '{type_word(dt)}'")
+    if op.no_bool and dt is D.bool:
+        raise RuntimeError(op.no_bool)
+    cls = compute_class(dt, logical=(op.name == "bitwise_not"))
+    n = len(operands)
+    if rule == "compare":
+        return [dt] * n, cls, [cls] * n, "b", D.bool
+    return [dt] * n, cls, [cls] * n, cls, dt
+
+
+def run(name, *operands, out=None, out_dtype=None):
+    """out = op(operands) with broadcasting; out (a tensor) makes it in-place / out=."""
+    op = OPS[name]
+    dev = common_device(*operands, *(() if out is None else (out,)), what=name)
+    if dev is None:
+        raise TypeError(f"{name}(): expected at least one tensor operand")
+    compute, cls, classes, value_cls, result = _plan(op, operands)
+    shape = broadcast_shapes(*(o.shape for o in operands if is_tensor(o)))
+    if out is None:
+        out = empty(shape, out_dtype or result, dev)
+    else:
+        if broadcast_shapes(shape, out.shape) != tuple(out.shape):
+            raise RuntimeError(f"output with shape {list(out.shape)} doesn't match the broadcast "
+                               f"shape {list(shape)}")
+        check_inplace_dtype(result, out.dtype)
+        shape = out.shape
+    ops = []
+    for o in operands:
+        if is_tensor(o):
+            o = expand_to(o, shape)
+            # an input overlapping the output in another layout would race: copy it first
+            if o._storage is out._storage and not same_view(o, out):
+                o = _clone(o)
+        ops.append(o)
+    backend_for(dev.type).elementwise(op, out, ops, classes, cls, value_cls, compute)
+    return out
+
+
+def _clone(t):
+    c = empty(t.shape, t.dtype, t.device)
+    run("copy", t, out=c)
+    return c
+
+
+def copy_into(dst, src):
+    """dst[...] = src with broadcasting and dtype conversion (the body of copy_)."""
+    if not is_tensor(src):
+        return _fill(dst, src)
+    if src.device != dst.device:
+        src = src.to(dst.device)
+    op = OPS["copy"]
+    shape = dst.shape
+    if broadcast_shapes(src.shape, shape) != tuple(shape):
+        raise RuntimeError(f"output with shape {list(shape)} doesn't match the broadcast shape "
+                           f"{list(broadcast_shapes(src.shape, shape))}")
+    s = expand_to(src, shape)
+    if s._storage is dst._storage and not same_view(s, dst):
+        s = _clone(s)
+    cls = compute_class(src.dtype)
+    backend_for(dst.device.type).elementwise(op, dst, [s], [cls], cls, cls, [src.dtype])
+    return dst
+
+
+def _fill(dst, value):
+    op = OPS["fill"]
+    dt = dst.dtype
+    cls = compute_class(dt)
+    if dt is D.bool:
+        value = bool(value)
+    elif not dt.is_floating_point:
+        if isinstance(value, float) and value != int(value):
+            value = int(value)
+        value = int(value)
+    backend_for(dst.device.type).elementwise(op, dst, [value], [cls], cls, cls, [dt])
+    return dst

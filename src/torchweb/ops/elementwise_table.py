@@ -1,0 +1,165 @@
+"""The table of elementwise ops: one row each.
+
+A row names the op, how many operands it takes, its dtype rule, a WGSL expression per compute
+class ('f' float computed in f32, 'i' int32/int64 computed in i32, 'u' uint8 and bool computed
+in u32, 'b' WGSL bool) with operands as {0}, {1}, ..., and the numpy body used by the cpu device.
+Helpers named tw_* in an expression are pulled in from kernels/wgsl.py automatically.
+
+dtype rules:
+  arith    result = promoted operands, computed in it             (add, mul, maximum, ...)
+  float    like arith, but integers and bool go to the default float  (exp, sin, true div, ...)
+  compare  computed in the promoted type, result bool             (eq, lt, ...)
+  logical  operands read as bool, result bool                     (logical_and, ...)
+  pred     computed in the operand's type, result bool            (isnan, ...)
+  intonly  like arith, refused for floating operands              (bitwise ops)
+"""
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class ElementwiseOp:
+    name: str
+    nin: int
+    rule: str
+    wgsl: dict                      # compute class -> expression template
+    np: object                      # numpy body: (np, *arrays) -> array
+    no_bool: str = ""               # error text when an operand is bool, PyTorch's words
+    extra: dict = field(default_factory=dict)
+
+
+OPS = {}
+
+
+def op(name, nin, rule, wgsl, np, **kw):
+    if isinstance(wgsl, str):
+        wgsl = {"f": wgsl, "i": wgsl, "u": wgsl, "b": wgsl}
+    OPS[name] = ElementwiseOp(name, nin, rule, wgsl, np, **kw)
+
+
+# -- copies and casts --------------------------------------------------------------------
+op("copy", 1, "arith", "{0}", lambda np, a: a)
+op("fill", 1, "arith", "{0}", lambda np, a: a)
+
+# -- arithmetic --------------------------------------------------------------------------
+op("add", 2, "arith", "({0} + {1})", lambda np, a, b: a + b)
+op("add_alpha", 3, "arith", "({0} + {2} * {1})", lambda np, a, b, c: a + c * b)
+op("sub", 2, "arith", "({0} - {1})", lambda np, a, b: a - b,
+   no_bool="Subtraction, the `-` operator, with two bool tensors is not supported. "
+           "Use the `^` or `logical_xor()` operator instead.")
+op("sub_alpha", 3, "arith", "({0} - {2} * {1})", lambda np, a, b, c: a - c * b)
+op("mul", 2, "arith", "({0} * {1})", lambda np, a, b: a * b)
+op("div", 2, "float", "({0} / {1})", lambda np, a, b: np.true_divide(a, b))
+op("div_trunc", 2, "arith", {"f": "trunc({0} / {1})", "i": "select({0} / {1}, 0i, {1} == 0i)",
+                             "u": "select({0} / {1}, 0u, {1} == 0u)"},
+   lambda np, a, b: np.trunc(np.true_divide(a, b)).astype(a.dtype) if a.dtype.kind == "f"
+   else _int_trunc_div(np, a, b))
+op("div_floor", 2, "arith", {"f": "tw_floordivf({0}, {1})", "i": "tw_floordivi({0}, {1})",
+                             "u": "select({0} / {1}, 0u, {1} == 0u)"},
+   lambda np, a, b: _floor_div(np, a, b))
+op("remainder", 2, "arith", {"f": "tw_remf({0}, {1})", "i": "({0} - {1} * tw_floordivi({0}, {1}))",
+                             "u": "select({0} % {1}, 0u, {1} == 0u)"},
+   lambda np, a, b: np.remainder(a, b))
+op("fmod", 2, "arith", {"f": "({0} - {1} * trunc({0} / {1}))", "i": "select({0} % {1}, 0i, {1} == 0i)",
+                        "u": "select({0} % {1}, 0u, {1} == 0u)"},
+   lambda np, a, b: np.fmod(a, b))
+op("pow", 2, "arith", {"f": "tw_powf({0}, {1})", "i": "tw_powi({0}, {1})", "u": "tw_powu({0}, {1})"},
+   lambda np, a, b: np.power(a, b))
+op("maximum", 2, "arith", {"f": "tw_maxf({0}, {1})", "i": "max({0}, {1})", "u": "max({0}, {1})"},
+   lambda np, a, b: np.maximum(a, b))
+op("minimum", 2, "arith", {"f": "tw_minf({0}, {1})", "i": "min({0}, {1})", "u": "min({0}, {1})"},
+   lambda np, a, b: np.minimum(a, b))
+op("clamp", 3, "arith", {"f": "tw_minf(tw_maxf({0}, {1}), {2})", "i": "min(max({0}, {1}), {2})",
+                         "u": "min(max({0}, {1}), {2})"},
+   lambda np, a, lo, hi: np.minimum(np.maximum(a, lo), hi))
+op("clamp_min", 2, "arith", {"f": "tw_maxf({0}, {1})", "i": "max({0}, {1})", "u": "max({0}, {1})"},
+   lambda np, a, b: np.maximum(a, b))
+op("clamp_max", 2, "arith", {"f": "tw_minf({0}, {1})", "i": "min({0}, {1})", "u": "min({0}, {1})"},
+   lambda np, a, b: np.minimum(a, b))
+op("neg", 1, "arith", {"f": "(-{0})", "i": "(-{0})", "u": "(0u - {0})"}, lambda np, a: np.negative(a),
+   no_bool="Negation, the `-` operator, on a bool tensor is not supported. "
+           "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.")
+op("abs", 1, "arith", {"f": "abs({0})", "i": "abs({0})", "u": "{0}"}, lambda np, a: np.abs(a))
+op("sign", 1, "arith", {"f": "select(sign({0}), {0}, tw_isnan({0}))", "i": "sign({0})", "u": "min({0}, 1u)"},
+   lambda np, a: np.sign(a))
+op("square", 1, "arith", "({0} * {0})", lambda np, a: a * a)
+op("relu", 1, "arith", {"f": "select(max({0}, 0.0), {0}, tw_isnan({0}))", "i": "max({0}, 0i)", "u": "{0}"},
+   lambda np, a: np.where(np.isnan(a), a, np.maximum(a, 0)) if a.dtype.kind == "f" else np.maximum(a, 0))
+op("floor", 1, "arith", {"f": "floor({0})", "i": "{0}", "u": "{0}"}, lambda np, a: np.floor(a) if a.dtype.kind == "f" else a)
+op("ceil", 1, "arith", {"f": "ceil({0})", "i": "{0}", "u": "{0}"}, lambda np, a: np.ceil(a) if a.dtype.kind == "f" else a)
+op("trunc", 1, "arith", {"f": "trunc({0})", "i": "{0}", "u": "{0}"}, lambda np, a: np.trunc(a) if a.dtype.kind == "f" else a)
+op("round", 1, "arith", {"f": "round({0})", "i": "{0}", "u": "{0}"}, lambda np, a: np.round(a) if a.dtype.kind == "f" else a)
+
+# -- float functions ---------------------------------------------------------------------
+op("exp", 1, "float", "tw_exp({0})", lambda np, a: np.exp(a))
+op("exp2", 1, "float", "exp2({0})", lambda np, a: np.exp2(a))
+op("log", 1, "float", "tw_log({0})", lambda np, a: np.log(a))
+op("log2", 1, "float", "(tw_log({0}) * 1.4426950408889634)", lambda np, a: np.log2(a))
+op("log10", 1, "float", "(tw_log({0}) * 0.4342944819032518)", lambda np, a: np.log10(a))
+op("log1p", 1, "float", "tw_log1p({0})", lambda np, a: np.log1p(a))
+op("expm1", 1, "float", "tw_expm1({0})", lambda np, a: np.expm1(a))
+op("sqrt", 1, "float", "tw_sqrt({0})", lambda np, a: np.sqrt(a))
+op("rsqrt", 1, "float", "tw_rsqrt({0})", lambda np, a: 1.0 / np.sqrt(a))
+op("reciprocal", 1, "float", "(1.0 / {0})", lambda np, a: 1.0 / a)
+op("sin", 1, "float", "tw_sin({0})", lambda np, a: np.sin(a))
+op("cos", 1, "float", "tw_cos({0})", lambda np, a: np.cos(a))
+op("tanh", 1, "float", "tw_tanh({0})", lambda np, a: np.tanh(a))
+op("sigmoid", 1, "float", "tw_sigmoid({0})", lambda np, a: _sigmoid(np, a))
+op("silu", 1, "float", "({0} * tw_sigmoid({0}))", lambda np, a: a * _sigmoid(np, a))
+op("erf", 1, "float", "tw_erf({0})", lambda np, a: _erf(np, a))
+op("gelu", 1, "float", "(0.5 * {0} * (1.0 + tw_erf({0} * 0.7071067811865476)))",
+   lambda np, a: 0.5 * a * (1.0 + _erf(np, a * np.float32(0.7071067811865476))))
+op("gelu_tanh", 1, "float",
+   "(0.5 * {0} * (1.0 + tw_tanh(0.7978845608028654 * ({0} + 0.044715 * {0} * {0} * {0}))))",
+   lambda np, a: 0.5 * a * (1.0 + np.tanh(np.float32(0.7978845608028654) * (a + np.float32(0.044715) * a * a * a))))
+op("nan_to_num", 4, "arith",
+   {"f": "select(select(select({0}, {1}, tw_isnan({0})), select({3}, {2}, {0} > 0.0), tw_isinf({0})), {1}, tw_isnan({0}))",
+    "i": "{0}", "u": "{0}"},
+   lambda np, a, n, p, m: np.where(np.isnan(a), n, np.where(np.isposinf(a), p, np.where(np.isneginf(a), m, a)))
+   if a.dtype.kind == "f" else a)
+
+# -- comparisons and logic ----------------------------------------------------------------
+op("eq", 2, "compare", "({0} == {1})", lambda np, a, b: a == b)
+op("ne", 2, "compare", "({0} != {1})", lambda np, a, b: a != b)
+op("lt", 2, "compare", "({0} < {1})", lambda np, a, b: a < b)
+op("le", 2, "compare", "({0} <= {1})", lambda np, a, b: a <= b)
+op("gt", 2, "compare", "({0} > {1})", lambda np, a, b: a > b)
+op("ge", 2, "compare", "({0} >= {1})", lambda np, a, b: a >= b)
+op("logical_and", 2, "logical", "({0} && {1})", lambda np, a, b: np.logical_and(a, b))
+op("logical_or", 2, "logical", "({0} || {1})", lambda np, a, b: np.logical_or(a, b))
+op("logical_xor", 2, "logical", "({0} != {1})", lambda np, a, b: np.logical_xor(a, b))
+op("logical_not", 1, "logical", "(!{0})", lambda np, a: np.logical_not(a))
+op("bitwise_and", 2, "intonly", "({0} & {1})", lambda np, a, b: a & b)
+op("bitwise_or", 2, "intonly", "({0} | {1})", lambda np, a, b: a | b)
+op("bitwise_xor", 2, "intonly", "({0} ^ {1})", lambda np, a, b: a ^ b)
+op("bitwise_not", 1, "intonly", {"i": "(~{0})", "u": "(~{0})", "b": "(!{0})", "f": "{0}"},
+   lambda np, a: ~a)
+op("isnan", 1, "pred", {"f": "tw_isnan({0})", "i": "false", "u": "false"}, lambda np, a: np.isnan(a))
+op("isinf", 1, "pred", {"f": "tw_isinf({0})", "i": "false", "u": "false"}, lambda np, a: np.isinf(a))
+op("isfinite", 1, "pred", {"f": "!(tw_isinf({0}) || tw_isnan({0}))", "i": "true", "u": "true"},
+   lambda np, a: np.isfinite(a))
+# where(cond, a, b): cond is read as bool, a and b promoted (special-cased in elementwise.py).
+op("where", 3, "arith", "select({2}, {1}, {0})", lambda np, c, a, b: np.where(c, a, b))
+
+
+def _sigmoid(np, a):
+    with np.errstate(over="ignore"):
+        return (1.0 / (1.0 + np.exp(-a))).astype(a.dtype)
+
+
+def _erf(np, a):
+    import math
+    return np.vectorize(math.erf, otypes=[a.dtype])(a) if a.size else a.copy()
+
+
+def _floor_div(np, a, b):
+    if a.dtype.kind == "f":
+        return np.floor_divide(a, b)
+    with np.errstate(all="ignore"):
+        return np.where(b == 0, 0, np.floor_divide(a, np.where(b == 0, 1, b))).astype(a.dtype)
+
+
+def _int_trunc_div(np, a, b):
+    safe = np.where(b == 0, 1, b)
+    q = np.abs(a) // np.abs(safe)
+    return np.where(b == 0, 0, np.where((a < 0) != (safe < 0), -q, q)).astype(a.dtype)

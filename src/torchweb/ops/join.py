@@ -1,0 +1,156 @@
+"""cat, stack, split, chunk."""
+
+from .. import _dtype as D
+from .._size import wrap_dim
+from ..autograd import grad_mode
+from ..autograd.function import Function
+from .dispatch import common_device, empty, is_tensor
+from . import elementwise as E
+from . import shape as S
+
+
+class _Cat(Function):
+    _backward_name = "CatBackward0"
+
+    @staticmethod
+    def forward(ctx, d, *tensors):
+        ctx.meta = (d, [t.shape[d] if t.dim() else 0 for t in tensors], [t.dim() for t in tensors])
+        return _raw_cat(tensors, d)
+
+    @staticmethod
+    def backward(ctx, g):
+        d, sizes, dims = ctx.meta
+        grads, start = [], 0
+        for size, nd in zip(sizes, dims):
+            if nd == 1 and size == 0 and g.dim() > 1:
+                grads.append(None)  # the legacy empty [0] tensor
+                continue
+            grads.append(S.narrow(g, d, start, size))
+            start += size
+        return (None, *grads)
+
+
+def _raw_cat(tensors, d):
+    dt = D.result_type(*[t for t in tensors])
+    ref = next(t for t in tensors if not (t.dim() == 1 and t.shape[0] == 0))
+    shape = list(ref.shape)
+    shape[d] = sum(t.shape[d] for t in tensors if not (t.dim() == 1 and t.shape[0] == 0 and ref.dim() != 1))
+    out = empty(tuple(shape), dt, ref.device)
+    start = 0
+    for t in tensors:
+        if t.dim() == 1 and t.shape[0] == 0 and ref.dim() != 1:
+            continue
+        n = t.shape[d]
+        if n:
+            E.copy_into(out._view(*_slice_geometry(out, d, start, n)), t)
+        start += n
+    return out
+
+
+def _slice_geometry(t, d, start, n):
+    shape = list(t.shape)
+    shape[d] = n
+    return tuple(shape), t._stride, t._offset + start * t._stride[d]
+
+
+def cat(tensors, dim=0, *, out=None):
+    tensors = list(tensors)
+    if not tensors:
+        raise RuntimeError("torch.cat(): expected a non-empty list of Tensors")
+    for i, t in enumerate(tensors):
+        if not is_tensor(t):
+            raise TypeError(f"expected Tensor as element {i} in argument 0, but got {type(t).__name__}")
+    common_device(*tensors, what="cat")
+    real = [t for t in tensors if not (t.dim() == 1 and t.shape[0] == 0)]
+    if not real:
+        return _raw_cat(tensors, 0) if tensors[0].dim() == 1 else tensors[0].clone()
+    ref = real[0]
+    if ref.dim() == 0:
+        raise RuntimeError("zero-dimensional tensor (at position 0) cannot be concatenated")
+    d = wrap_dim(dim, ref.dim())
+    for i, t in enumerate(tensors):
+        if t.dim() == 1 and t.shape[0] == 0:
+            continue
+        if t.dim() != ref.dim():
+            raise RuntimeError(f"Tensors must have same number of dimensions: got {ref.dim()} and {t.dim()}")
+        for k in range(ref.dim()):
+            if k != d and t.shape[k] != ref.shape[k]:
+                raise RuntimeError(f"Sizes of tensors must match except in dimension {d}. Expected size "
+                                   f"{ref.shape[k]} but got size {t.shape[k]} for tensor number {i} in the list.")
+    if grad_mode.is_grad_enabled() and any(t.requires_grad for t in tensors):
+        r = _Cat.apply(d, *tensors)
+    else:
+        r = _raw_cat(tensors, d)
+    if out is not None:
+        out.copy_(r)
+        return out
+    return r
+
+
+concat = concatenate = cat
+
+
+def stack(tensors, dim=0, *, out=None):
+    tensors = list(tensors)
+    if not tensors:
+        raise RuntimeError("stack expects a non-empty TensorList")
+    for i, t in enumerate(tensors[1:], 1):
+        if t.shape != tensors[0].shape:
+            raise RuntimeError(f"stack expects each tensor to be equal size, but got {list(tensors[0].shape)} "
+                               f"at entry 0 and {list(t.shape)} at entry {i}")
+    d = wrap_dim(dim, tensors[0].dim() + 1)
+    return cat([S.unsqueeze(t, d) for t in tensors], d, out=out)
+
+
+def hstack(tensors):
+    return cat(tensors, 0 if tensors[0].dim() == 1 else 1)
+
+
+def vstack(tensors):
+    return cat([t if t.dim() > 1 else S.reshape(t, (1, -1)) for t in tensors], 0)
+
+
+def split(x, split_size_or_sections, dim=0):
+    d = wrap_dim(dim, x.dim())
+    size = x.shape[d]
+    if isinstance(split_size_or_sections, int):
+        step = split_size_or_sections
+        if step <= 0 and size:
+            raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension size of {size}")
+        if step == 0:
+            return (x,)
+        sizes = [min(step, size - s) for s in range(0, size, step)] or [0]
+    else:
+        sizes = list(split_size_or_sections)
+        if sum(sizes) != size:
+            raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {size} (input tensor's "
+                               f"size at dimension {d}), but got split_sizes={sizes}")
+    out, start = [], 0
+    for s in sizes:
+        out.append(S.narrow(x, d, start, s))
+        start += s
+    return tuple(out)
+
+
+def chunk(x, chunks, dim=0):
+    if chunks <= 0:
+        raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
+    d = wrap_dim(dim, x.dim())
+    size = x.shape[d]
+    step = -(-size // chunks) if size else 0
+    if step == 0:
+        return tuple(S.narrow(x, d, 0, 0) for _ in range(min(chunks, 1) if size else chunks))
+    return split(x, step, d)
+
+
+def tensor_split(x, indices_or_sections, dim=0):
+    d = wrap_dim(dim, x.dim())
+    size = x.shape[d]
+    if isinstance(indices_or_sections, int):
+        n = indices_or_sections
+        q, r = divmod(size, n)
+        sizes = [q + 1] * r + [q] * (n - r)
+    else:
+        bounds = [0] + [min(max(i, 0), size) for i in indices_or_sections] + [size]
+        sizes = [max(0, b - a) for a, b in zip(bounds, bounds[1:])]
+    return split(x, sizes, d)

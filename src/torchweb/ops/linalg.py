@@ -1,0 +1,152 @@
+"""matmul and its family: mm, bmm, mv, dot, matmul with batch broadcasting, addmm, linear."""
+
+from .. import _dtype as D
+from .._size import broadcast_shapes
+from ..autograd import grad_mode
+from ..autograd.function import Function
+from ..backends import backend_for
+from .dispatch import common_device, compute_class, empty
+from . import shape as S
+
+_C_NAMES = {"float32": "float", "float16": "c10::Half", "int64": "long int", "int32": "int",
+            "bool": "bool", "uint8": "unsigned char"}
+
+
+def _check_dtypes(a, b):
+    if a.dtype is not b.dtype:
+        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: "
+                           f"{_C_NAMES[a.dtype.name]} != {_C_NAMES[b.dtype.name]}")
+
+
+def raw_matmul(a, b):
+    """[*Ba, M, K] @ [*Bb, K, N] -> contiguous [*B, M, N], batch dims broadcast. No autograd."""
+    batch = broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    out = empty(batch + (a.shape[-2], b.shape[-1]), a.dtype, a.device)
+    ae = _expand(a, batch + a.shape[-2:])
+    be = _expand(b, batch + b.shape[-2:])
+    K = a.shape[-1]
+    if K == 0:
+        from . import elementwise as E
+        return E._fill(out, 0)
+    backend_for(a.device.type).matmul(out, ae, be, "f" if a.dtype.is_floating_point else "i")
+    return out
+
+
+def _expand(t, shape):
+    from .dispatch import expand_to
+    return expand_to(t, shape)
+
+
+class _Matmul(Function):
+    _backward_name = "BmmBackward0"
+
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.save_for_backward(a, b)
+        return raw_matmul(a, b)
+
+    @staticmethod
+    def backward(ctx, g):
+        a, b = ctx.saved_tensors
+        ga = raw_matmul(g, S.transpose(b, -1, -2)) if ctx.needs_input_grad[0] else None
+        gb = raw_matmul(S.transpose(a, -1, -2), g) if ctx.needs_input_grad[1] else None
+        return ga, gb
+
+
+class _Null:
+    def save_for_backward(self, *a):
+        pass
+
+
+def _batched(a, b):
+    if grad_mode.is_grad_enabled() and (a.requires_grad or b.requires_grad):
+        return _Matmul.apply(a, b)
+    return _Matmul.forward(_Null(), a, b)
+
+
+def _shape_str(t):
+    return "x".join(str(s) for s in t.shape)
+
+
+def mm(a, b):
+    common_device(a, b, what="mm")
+    if a.dim() != 2:
+        raise RuntimeError(f"self must be a matrix")
+    if b.dim() != 2:
+        raise RuntimeError(f"mat2 must be a matrix")
+    if a.shape[1] != b.shape[0]:
+        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({_shape_str(a)} and {_shape_str(b)})")
+    _check_dtypes(a, b)
+    return _batched(a, b)
+
+
+def bmm(a, b):
+    common_device(a, b, what="bmm")
+    if a.dim() != 3:
+        raise RuntimeError("batch1 must be a 3D tensor")
+    if b.dim() != 3:
+        raise RuntimeError("batch2 must be a 3D tensor")
+    if b.shape[0] != a.shape[0] or b.shape[1] != a.shape[2]:
+        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
+                           f"[{a.shape[0]}, {a.shape[2]}] but got: [{b.shape[0]}, {b.shape[1]}].")
+    _check_dtypes(a, b)
+    return _batched(a, b)
+
+
+def matmul(a, b):
+    common_device(a, b, what="matmul")
+    if a.dim() == 0 or b.dim() == 0:
+        raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are "
+                           f"{a.dim()}D and {b.dim()}D")
+    _check_dtypes(a, b)
+    if a.dim() == 1 and b.dim() == 1:
+        if a.shape[0] != b.shape[0]:
+            raise RuntimeError(f"inconsistent tensor size, expected tensor [{a.shape[0]}] and src "
+                               f"[{b.shape[0]}] to have the same number of elements, but got "
+                               f"{a.shape[0]} and {b.shape[0]} elements respectively")
+        return S.reshape(_batched(S.unsqueeze(a, 0), S.unsqueeze(b, 1)), ())
+    a2 = S.unsqueeze(a, 0) if a.dim() == 1 else a
+    b2 = S.unsqueeze(b, 1) if b.dim() == 1 else b
+    if a2.shape[-1] != b2.shape[-2]:
+        if a2.dim() == 2 and b2.dim() == 2:
+            raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({_shape_str(a2)} and {_shape_str(b2)})")
+        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
+                           f"[{a2.shape[0] if a2.dim() > 2 else 1}, {a2.shape[-1]}] but got: "
+                           f"[{b2.shape[0] if b2.dim() > 2 else 1}, {b2.shape[-2]}].")
+    broadcast_shapes(a2.shape[:-2], b2.shape[:-2])
+    out = _batched(a2, b2)
+    if a.dim() == 1:
+        out = S.squeeze(out, -2)
+    if b.dim() == 1:
+        out = S.squeeze(out, -1)
+    return out
+
+
+def mv(a, v):
+    if a.dim() != 2 or v.dim() != 1:
+        raise RuntimeError(f"vector + matrix @ vector expected, got {a.dim()}, {v.dim()}, {v.dim()}")
+    return matmul(a, v)
+
+
+def dot(a, b):
+    if a.dim() != 1 or b.dim() != 1:
+        raise RuntimeError(f"1D tensors expected, but got {a.dim()}D and {b.dim()}D tensors")
+    return matmul(a, b)
+
+
+def addmm(input, mat1, mat2, *, beta=1, alpha=1):
+    prod = mm(mat1, mat2)
+    if alpha != 1:
+        prod = prod * alpha
+    if beta == 0:
+        return prod  # PyTorch ignores input (even NaN) when beta is 0
+    return prod + (input if beta == 1 else input * beta)
+
+
+def linear(input, weight, bias=None):
+    if weight.dim() not in (1, 2):
+        raise RuntimeError(f"linear(): weight must be 1-D or 2-D, got {weight.dim()}-D")
+    out = matmul(input, S.t(weight) if weight.dim() == 2 else weight)
+    if bias is not None:
+        out = out + bias
+    return out

@@ -1,0 +1,370 @@
+"""Reductions: sum, mean, prod, max/min (values and indices), amax/amin, argmax/argmin, all,
+any, var/std, logsumexp, norm. The kernel reduces the trailing dims of a permuted view; var,
+std, logsumexp and most norms are compositions, so autograd comes with them."""
+
+from collections import namedtuple
+
+from .. import _dtype as D
+from .._size import numel, wrap_dim
+from ..autograd import grad_mode
+from ..autograd.function import Function
+from ..backends import backend_for
+from .dispatch import compute_class, empty, is_tensor
+from . import elementwise as E
+from . import shape as S
+
+_values_indices = namedtuple("return_types", ["values", "indices"])
+
+
+def _dims(x, dim):
+    if dim is None or (isinstance(dim, (tuple, list)) and len(dim) == 0):
+        return list(range(x.dim()))
+    if isinstance(dim, (tuple, list)):
+        dims = [wrap_dim(d, x.dim()) for d in dim]
+        if len(set(dims)) != len(dims):
+            raise RuntimeError(f"dim {dims[0]} appears multiple times in the list of dims")
+        return sorted(dims)
+    return [wrap_dim(dim, x.dim())] if x.dim() else []
+
+
+def raw_reduce(kind, x, dims, keepdim, out_dtype, acc_cls=None):
+    """The kernel call, no autograd: reduce x over dims (a sorted list of wrapped dims)."""
+    keep = [d for d in range(x.dim()) if d not in dims]
+    xp = x._view(tuple(x.shape[d] for d in keep + dims), tuple(x._stride[d] for d in keep + dims), x._offset)
+    out = empty(tuple(x.shape[d] for d in keep), out_dtype, x.device)
+    if acc_cls is None:
+        acc_cls = compute_class(x.dtype if kind in ("max", "min", "argmax", "argmin") else out_dtype,
+                                logical=kind in ("all", "any"))
+    backend_for(x.device.type).reduce(kind, out, xp, len(dims), acc_cls)
+    if keepdim:
+        shape = tuple(1 if d in dims else s for d, s in enumerate(x.shape))
+        out = out._view(shape, _contig_like(shape), out._offset)
+    return out
+
+
+def _contig_like(shape):
+    from .._size import contiguous_strides
+    return contiguous_strides(shape)
+
+
+def _keepdim_shape(x, dims):
+    return tuple(1 if d in dims else s for d, s in enumerate(x.shape))
+
+
+def _expand_back(g, x, dims, keepdim):
+    if not keepdim:
+        g = S.reshape(g, _keepdim_shape(x, dims))
+    return S.expand(g, x.shape)
+
+
+def _sum_dtype(x, dtype):
+    if dtype is not None:
+        return D.as_dtype(dtype)
+    return D.int64 if not x.dtype.is_floating_point else x.dtype
+
+
+class _Sum(Function):
+    _backward_name = "SumBackward1"
+
+    @staticmethod
+    def forward(ctx, x, dims, keepdim, dtype):
+        ctx.meta = (x.shape, dims, keepdim)
+        src = x if dtype is None or dtype is x.dtype else E.run("copy", x, out=empty(x.shape, dtype, x.device))
+        return raw_reduce("sum", src, dims, keepdim, dtype or x.dtype)
+
+    @staticmethod
+    def backward(ctx, g):
+        shape, dims, keepdim = ctx.meta
+        if not keepdim:
+            g = S.reshape(g, tuple(1 if d in dims else s for d, s in enumerate(shape)))
+        return S.expand(g, shape), None, None, None
+
+
+def sum(x, dim=None, keepdim=False, dtype=None):
+    dims = _dims(x, dim)
+    out_dtype = _sum_dtype(x, dtype)
+    if grad_mode.is_grad_enabled() and x.requires_grad:
+        return _Sum.apply(x, dims, keepdim, out_dtype)
+    return _Sum.forward(_NullCtx(), x, dims, keepdim, out_dtype)
+
+
+class _NullCtx:
+    """Stands in for ctx when a Function's forward runs without autograd."""
+
+    def save_for_backward(self, *a):
+        pass
+
+    def mark_non_differentiable(self, *a):
+        pass
+
+
+def mean(x, dim=None, keepdim=False, dtype=None):
+    if dtype is not None:
+        x = x.to(dtype)
+    if not x.dtype.is_floating_point:
+        raise RuntimeError("mean(): could not infer output dtype. Input dtype must be either a "
+                           f"floating point or complex dtype. Got: {_word(x.dtype)}")
+    dims = _dims(x, dim)
+    n = numel([x.shape[d] for d in dims])
+    if grad_mode.is_grad_enabled() and x.requires_grad:
+        return sum(x, dims, keepdim) / n if n else sum(x, dims, keepdim) * float("nan")
+    return raw_reduce("mean", x, dims, keepdim, x.dtype)
+
+
+def _word(d):
+    from .dispatch import type_word
+    return type_word(d)
+
+
+class _Prod(Function):
+    _backward_name = "ProdBackward1"
+
+    @staticmethod
+    def forward(ctx, x, dims, keepdim, dtype):
+        out = raw_reduce("prod", x, dims, keepdim, dtype)
+        ctx.save_for_backward(x, out)
+        ctx.meta = (dims, keepdim)
+        return out
+
+    @staticmethod
+    def backward(ctx, g):
+        x, out = ctx.saved_tensors
+        dims, keepdim = ctx.meta
+        g = _expand_back(g, x, dims, keepdim)
+        out = _expand_back(out, x, dims, keepdim)
+        zero = x == 0
+        nz = _expand_back(raw_reduce("sum", zero, dims, True, D.int64), x, dims, False) if dims else zero.to(D.int64)
+        others = _expand_back(raw_reduce("prod", E.run("where", zero, 1.0, x), dims, True, x.dtype), x, dims, False)
+        grad = E.run("where", nz == 0, out / E.run("where", zero, 1.0, x),
+                     E.run("where", E.run("logical_and", nz == 1, zero), others, 0.0))
+        return g * grad, None, None, None
+
+
+def prod(x, dim=None, keepdim=False, dtype=None):
+    dims = _dims(x, dim)
+    out_dtype = _sum_dtype(x, dtype)
+    if grad_mode.is_grad_enabled() and x.requires_grad:
+        return _Prod.apply(x, dims, keepdim, out_dtype)
+    return raw_reduce("prod", x, dims, keepdim, out_dtype)
+
+
+def _check_nonempty(x, dims, name):
+    for d in dims:
+        if x.shape[d] == 0:
+            raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
+    if not dims and x.numel() == 0:
+        raise RuntimeError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0. "
+                           "Specify the reduction dim with the 'dim' argument.")
+
+
+class _MaxMinDim(Function):
+    @staticmethod
+    def forward(ctx, x, kind, d, keepdim):
+        values = raw_reduce(kind, x, [d], keepdim, x.dtype)
+        indices = raw_reduce("arg" + kind, x, [d], keepdim, D.int64)
+        ctx.save_for_backward(indices)
+        ctx.meta = (x.shape, d, keepdim, x.dtype)
+        ctx.mark_non_differentiable(indices)
+        return values, indices
+
+    @staticmethod
+    def backward(ctx, g, _gi):
+        (indices,) = ctx.saved_tensors
+        shape, d, keepdim, dtype = ctx.meta
+        if not keepdim:
+            g = S.unsqueeze(g, d)
+            indices = S.unsqueeze(indices, d)
+        iota = _iota_along(shape, d, g.device)
+        return E.run("where", iota == indices, g, 0.0), None, None, None
+
+
+def _iota_along(shape, d, device):
+    from .._creation import arange
+    n = shape[d]
+    v = arange(n, dtype=D.int64, device=device)
+    return S.reshape(v, tuple(n if i == d else 1 for i in range(len(shape))))
+
+
+class _AmaxAmin(Function):
+    @staticmethod
+    def forward(ctx, x, kind, dims, keepdim):
+        out = raw_reduce(kind, x, dims, keepdim, x.dtype)
+        ctx.save_for_backward(x, out)
+        ctx.meta = (dims, keepdim)
+        return out
+
+    @staticmethod
+    def backward(ctx, g, *_):
+        x, out = ctx.saved_tensors
+        dims, keepdim = ctx.meta
+        out = _expand_back(out, x, dims, keepdim)
+        g = _expand_back(g, x, dims, keepdim)
+        hit = (x == out).to(g.dtype)
+        count = _expand_back(raw_reduce("sum", hit, dims, True, g.dtype), x, dims, True) if dims else hit
+        return g * hit / count, None, None, None
+
+
+def _maxmin(kind, x, dim=None, keepdim=False, other=None):
+    if other is not None or is_tensor(dim):
+        from .pointwise import call
+        return call("maximum" if kind == "max" else "minimum", x, other if other is not None else dim)
+    if dim is None:
+        dims = list(range(x.dim()))
+        _check_nonempty(x, dims, kind)
+        if grad_mode.is_grad_enabled() and x.requires_grad:
+            return _AmaxAmin.apply(x, kind, dims, False)
+        return raw_reduce(kind, x, dims, False, x.dtype)
+    d = _dims(x, dim)
+    _check_nonempty(x, d, kind)
+    d = d[0] if d else 0
+    if x.dim() == 0:
+        return _values_indices(x.clone(), _zeros_like_int(x))
+    if grad_mode.is_grad_enabled() and x.requires_grad:
+        v, i = _MaxMinDim.apply(x, kind, d, keepdim)
+    else:
+        v, i = _MaxMinDim.forward(_NullCtx(), x, kind, d, keepdim)
+    return _values_indices(v, i)
+
+
+def _zeros_like_int(x):
+    z = empty((), D.int64, x.device)
+    return E._fill(z, 0)
+
+
+def max(x, dim=None, keepdim=False, *, other=None):
+    return _maxmin("max", x, dim, keepdim, other)
+
+
+def min(x, dim=None, keepdim=False, *, other=None):
+    return _maxmin("min", x, dim, keepdim, other)
+
+
+def amax(x, dim=(), keepdim=False):
+    dims = _dims(x, dim)
+    _check_nonempty(x, dims, "amax")
+    if grad_mode.is_grad_enabled() and x.requires_grad:
+        return _AmaxAmin.apply(x, "max", dims, keepdim)
+    return raw_reduce("max", x, dims, keepdim, x.dtype)
+
+
+def amin(x, dim=(), keepdim=False):
+    dims = _dims(x, dim)
+    _check_nonempty(x, dims, "amin")
+    if grad_mode.is_grad_enabled() and x.requires_grad:
+        return _AmaxAmin.apply(x, "min", dims, keepdim)
+    return raw_reduce("min", x, dims, keepdim, x.dtype)
+
+
+def _arg(kind, x, dim, keepdim):
+    if dim is None:
+        _check_nonempty(x, list(range(x.dim())), kind)
+        flat = S.reshape(x, -1) if x.dim() else S.reshape(x, 1)
+        r = raw_reduce(kind, flat, [0], False, D.int64)
+        if keepdim:
+            r = S.reshape(r, (1,) * x.dim())
+        return r
+    dims = _dims(x, dim)
+    _check_nonempty(x, dims, kind)
+    if x.dim() == 0:
+        return _zeros_like_int(x)
+    return raw_reduce(kind, x, dims, keepdim, D.int64)
+
+
+def argmax(x, dim=None, keepdim=False):
+    return _arg("argmax", x, dim, keepdim)
+
+
+def argmin(x, dim=None, keepdim=False):
+    return _arg("argmin", x, dim, keepdim)
+
+
+def all(x, dim=None, keepdim=False):
+    return raw_reduce("all", x, _dims(x, dim), keepdim, D.bool if x.dtype is not D.uint8 else D.uint8, "b")
+
+
+def any(x, dim=None, keepdim=False):
+    return raw_reduce("any", x, _dims(x, dim), keepdim, D.bool if x.dtype is not D.uint8 else D.uint8, "b")
+
+
+def var(x, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    if not (isinstance(unbiased, bool) or unbiased is None) and dim is None:
+        dim, unbiased = unbiased, None  # var(x, dims) positional, as PyTorch allows
+    if correction is None:
+        correction = 1 if unbiased is None or unbiased else 0
+    if not x.dtype.is_floating_point:
+        raise RuntimeError(f"std and var only support floating point and complex dtypes")
+    dims = _dims(x, dim)
+    n = numel([x.shape[d] for d in dims])
+    centered = x - mean(x, dims, keepdim=True)
+    ss = sum(centered * centered, dims, keepdim)
+    denom = n - correction
+    return ss / denom if denom > 0 else ss / 0.0 if denom == 0 else ss * float("nan")
+
+
+def std(x, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    from .pointwise import call
+    return call("sqrt", var(x, dim, unbiased, keepdim, correction=correction))
+
+
+def var_mean(x, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    return var(x, dim, unbiased, keepdim, correction=correction), mean(x, _dims(x, dim), keepdim)
+
+
+def std_mean(x, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    return std(x, dim, unbiased, keepdim, correction=correction), mean(x, _dims(x, dim), keepdim)
+
+
+def logsumexp(x, dim, keepdim=False):
+    from .pointwise import call
+    if not x.dtype.is_floating_point:
+        x = x.to(D.default_float())
+    dims = _dims(x, dim)
+    if x.numel() == 0:
+        return call("log", sum(call("exp", x), dims, keepdim))
+    with grad_mode.no_grad():
+        m = raw_reduce("max", x, dims, True, x.dtype)
+        m = E.run("where", E.run("isinf", m), 0.0, m)
+    r = call("log", sum(call("exp", x - m), dims, keepdim=True)) + m
+    return S.reshape(r, [s for i, s in enumerate(r.shape) if i not in dims]) if not keepdim else r
+
+
+class _Norm2(Function):
+    _backward_name = "NormBackward1"
+
+    @staticmethod
+    def forward(ctx, x, dims, keepdim):
+        out = E.run("sqrt", raw_reduce("sum", E.run("mul", x, x), dims, keepdim, x.dtype))
+        ctx.save_for_backward(x, out)
+        ctx.meta = (dims, keepdim)
+        return out
+
+    @staticmethod
+    def backward(ctx, g):
+        x, out = ctx.saved_tensors
+        dims, keepdim = ctx.meta
+        out = _expand_back(out, x, dims, keepdim)
+        g = _expand_back(g, x, dims, keepdim)
+        return E.run("where", out == 0, 0.0, g * x / out), None, None
+
+
+def norm(x, p="fro", dim=None, keepdim=False, dtype=None):
+    from .pointwise import call
+    if dtype is not None:
+        x = x.to(dtype)
+    if not x.dtype.is_floating_point:
+        raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got {_word(x.dtype)}")
+    dims = _dims(x, dim)
+    if p in ("fro", 2, 2.0, None):
+        if grad_mode.is_grad_enabled() and x.requires_grad:
+            return _Norm2.apply(x, dims, keepdim)
+        return _Norm2.forward(_NullCtx(), x, dims, keepdim)
+    a = call("abs", x)
+    if p == float("inf"):
+        return amax(a, dims, keepdim)
+    if p == float("-inf"):
+        return amin(a, dims, keepdim)
+    if p == 0:
+        return sum((a != 0).to(x.dtype), dims, keepdim)
+    if p == 1:
+        return sum(a, dims, keepdim)
+    return call("pow", sum(call("pow", a, float(p)), dims, keepdim), 1.0 / p)

@@ -1,0 +1,334 @@
+"""View ops: new shapes and strides over the same storage, each with its backward.
+
+Every view goes through ViewFn so that autograd sees one node per view (named as PyTorch
+names them: ViewBackward0, PermuteBackward0, ...), and writes through views reach the base."""
+
+from .. import _dtype as D
+from .._size import Size, as_shape, contiguous_strides, numel, wrap_dim
+from ..autograd import grad_mode
+from ..autograd.function import Function
+from .dispatch import empty
+from . import elementwise as E
+
+_VIEW_FUNCTIONS = {}
+
+
+def _view_fn(name):
+    fn = _VIEW_FUNCTIONS.get(name)
+    if fn is None:
+        def forward(ctx, x, shape, stride, offset, back):
+            ctx.back = back
+            return x._view(Size(shape), tuple(stride), offset)
+
+        def backward(ctx, g):
+            return ctx.back(g), None, None, None, None
+
+        fn = type(name, (Function,), {"forward": staticmethod(forward), "backward": staticmethod(backward),
+                                      "_backward_name": name + "Backward0"})
+        _VIEW_FUNCTIONS[name] = fn
+    return fn
+
+
+def make_view(name, x, shape, stride, offset, back):
+    if grad_mode.is_grad_enabled() and x.requires_grad:
+        return _view_fn(name).apply(x, shape, stride, offset, back)
+    return x._view(Size(shape), tuple(stride), offset)
+
+
+def _scatter_back(in_shape, redo):
+    """Backward of an indexing view: the gradient placed into zeros of the input's shape."""
+    def back(g):
+        z = empty(in_shape, g.dtype, g.device)
+        E._fill(z, 0)
+        E.copy_into(redo(z), g)
+        return z
+    return back
+
+
+# -- reshaping ---------------------------------------------------------------------------
+def _infer_shape(shape, n):
+    shape = list(shape)
+    neg = [i for i, s in enumerate(shape) if s == -1]
+    if len(neg) > 1:
+        raise RuntimeError("only one dimension can be inferred")
+    for s in shape:
+        if s < -1:
+            raise RuntimeError(f"invalid shape dimension {s}")
+    known = numel([s for s in shape if s != -1])
+    if neg:
+        if known == 0 or n % known:
+            raise RuntimeError(f"shape '{shape}' is invalid for input of size {n}")
+        shape[neg[0]] = n // known
+    elif known != n:
+        raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {n}")
+    return tuple(shape)
+
+
+def _view_strides(x, shape):
+    """Strides that show x's elements in `shape` without a copy, or None (PyTorch's computeStride)."""
+    if x.numel() <= 1 or x.is_contiguous():
+        return contiguous_strides(shape)
+    old = [(s, st) for s, st in zip(x.shape, x._stride)]
+    new_strides = [0] * len(shape)
+    view_d = len(shape) - 1
+    chunk_base_stride = old[-1][1] if old else 1
+    tensor_numel = 1
+    view_numel = 1
+    for tensor_d in range(len(old) - 1, -1, -1):
+        tensor_numel *= old[tensor_d][0]
+        if tensor_d == 0 or (old[tensor_d - 1][0] != 1 and
+                             old[tensor_d - 1][1] != tensor_numel * chunk_base_stride):
+            while view_d >= 0 and (view_numel < tensor_numel or shape[view_d] == 1):
+                new_strides[view_d] = view_numel * chunk_base_stride
+                view_numel *= shape[view_d]
+                view_d -= 1
+            if view_numel != tensor_numel:
+                return None
+            if tensor_d > 0:
+                chunk_base_stride = old[tensor_d - 1][1]
+                tensor_numel = 1
+                view_numel = 1
+    if view_d != -1:
+        return None
+    return tuple(new_strides)
+
+
+def view(x, *shape):
+    if len(shape) == 1 and isinstance(shape[0], D.dtype):
+        raise RuntimeError("view(dtype) is not supported by torchweb")
+    shape = _infer_shape(as_shape(shape), x.numel())
+    strides = _view_strides(x, shape)
+    if strides is None:
+        raise RuntimeError("view size is not compatible with input tensor's size and stride (at least "
+                           "one dimension spans across two contiguous subspaces). Use .reshape(...) instead.")
+    in_shape = x.shape
+    return make_view("View", x, shape, strides, x._offset, lambda g: reshape(g, in_shape))
+
+
+def reshape(x, *shape):
+    shape = _infer_shape(as_shape(shape), x.numel())
+    if _view_strides(x, shape) is not None:
+        return view(x, shape)
+    return view(contiguous(x), shape)
+
+
+def flatten(x, start_dim=0, end_dim=-1):
+    if x.dim() == 0:
+        return reshape(x, 1)
+    s, e = wrap_dim(start_dim, x.dim()), wrap_dim(end_dim, x.dim())
+    if s > e:
+        raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
+    shape = x.shape[:s] + (numel(x.shape[s:e + 1]),) + x.shape[e + 1:]
+    return reshape(x, shape)
+
+
+def unflatten(x, dim, sizes):
+    d = wrap_dim(dim, x.dim())
+    sizes = _infer_shape(sizes, x.shape[d])
+    return view(x, x.shape[:d] + tuple(sizes) + x.shape[d + 1:])
+
+
+def squeeze(x, dim=None):
+    if dim is None:
+        dims = [i for i, s in enumerate(x.shape) if s == 1]
+    else:
+        dims = dim if isinstance(dim, (tuple, list)) else [dim]
+        dims = [wrap_dim(d, x.dim()) for d in dims] if x.dim() else []
+        dims = [d for d in dims if x.shape[d] == 1]
+    shape = [s for i, s in enumerate(x.shape) if i not in dims]
+    stride = [s for i, s in enumerate(x._stride) if i not in dims]
+    in_shape = x.shape
+    return make_view("Squeeze", x, shape, stride, x._offset, lambda g: reshape(g, in_shape))
+
+
+def unsqueeze(x, dim):
+    d = wrap_dim(dim, x.dim() + 1)
+    shape = list(x.shape)
+    stride = list(x._stride)
+    st = stride[d] * shape[d] if d < x.dim() else 1
+    shape.insert(d, 1)
+    stride.insert(d, st)
+    in_shape = x.shape
+    return make_view("Unsqueeze", x, shape, stride, x._offset, lambda g: reshape(g, in_shape))
+
+
+# -- reordering --------------------------------------------------------------------------
+def permute(x, *dims):
+    dims = as_shape(dims, "dims")
+    if len(dims) != x.dim():
+        raise RuntimeError(f"permute(sparse_coo): number of dimensions in the tensor input does not match "
+                           f"the length of the desired ordering of dimensions i.e. input.dim() = {x.dim()} "
+                           f"is not equal to len(dims) = {len(dims)}")
+    dims = [wrap_dim(d, x.dim()) for d in dims]
+    if len(set(dims)) != len(dims):
+        raise RuntimeError("permute(): duplicate dims are not allowed.")
+    inv = [0] * len(dims)
+    for i, d in enumerate(dims):
+        inv[d] = i
+    return make_view("Permute", x, [x.shape[d] for d in dims], [x._stride[d] for d in dims], x._offset,
+                     lambda g: permute(g, inv))
+
+
+def transpose(x, dim0, dim1):
+    if x.dim() == 0:
+        wrap_dim(dim0, 0), wrap_dim(dim1, 0)
+        return make_view("Transpose", x, (), (), x._offset, lambda g: g)
+    a, b = wrap_dim(dim0, x.dim()), wrap_dim(dim1, x.dim())
+    dims = list(range(x.dim()))
+    dims[a], dims[b] = dims[b], dims[a]
+    return make_view("Transpose", x, [x.shape[d] for d in dims], [x._stride[d] for d in dims], x._offset,
+                     lambda g: transpose(g, a, b))
+
+
+def t(x):
+    if x.dim() > 2:
+        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {x.dim()}D")
+    return transpose(x, 0, 1) if x.dim() == 2 else make_view("T", x, x.shape, x._stride, x._offset, lambda g: g)
+
+
+def movedim(x, source, destination):
+    src = [source] if isinstance(source, int) else list(source)
+    dst = [destination] if isinstance(destination, int) else list(destination)
+    src = [wrap_dim(s, x.dim()) for s in src]
+    dst = [wrap_dim(d, x.dim()) for d in dst]
+    order = [None] * x.dim()
+    for s, d in zip(src, dst):
+        order[d] = s
+    rest = iter(i for i in range(x.dim()) if i not in src)
+    order = [o if o is not None else next(rest) for o in order]
+    return permute(x, order)
+
+
+# -- broadcasting ------------------------------------------------------------------------
+def expand(x, *sizes):
+    sizes = as_shape(sizes)
+    if len(sizes) < x.dim():
+        raise RuntimeError(f"expand(torch.FloatTensor{{{list(x.shape)}}}, size={list(sizes)}): the number of "
+                           f"sizes provided ({len(sizes)}) must be greater or equal to the number of "
+                           f"dimensions in the tensor ({x.dim()})")
+    pad = len(sizes) - x.dim()
+    shape, stride = [], []
+    for i, s in enumerate(sizes):
+        if i < pad:
+            if s < 0:
+                raise RuntimeError(f"The expanded size of the tensor ({s}) isn't allowed in a leading, non-existing dimension {i}")
+            shape.append(s)
+            stride.append(0)
+            continue
+        xs, xst = x.shape[i - pad], x._stride[i - pad]
+        if s == -1:
+            s = xs
+        if xs == s:
+            shape.append(s)
+            stride.append(xst)
+        elif xs == 1:
+            shape.append(s)
+            stride.append(0)
+        else:
+            raise RuntimeError(f"The expanded size of the tensor ({s}) must match the existing size ({xs}) at "
+                               f"non-singleton dimension {i}.  Target sizes: {list(sizes)}.  Tensor sizes: {list(x.shape)}")
+    in_shape = x.shape
+    return make_view("Expand", x, shape, stride, x._offset, lambda g: sum_to_size(g, in_shape))
+
+
+def expand_as(x, other):
+    return expand(x, other.shape)
+
+
+def sum_to_size(g, *shape):
+    shape = as_shape(shape)
+    if g.shape == tuple(shape):
+        return g
+    from .reduction import sum as _sum
+    lead = g.dim() - len(shape)
+    if lead < 0:
+        raise RuntimeError(f"size {list(shape)} is not expandable to size {list(g.shape)}")
+    dims = list(range(lead))
+    for i, s in enumerate(shape):
+        if s == 1 and g.shape[lead + i] != 1:
+            dims.append(lead + i)
+        elif s != g.shape[lead + i]:
+            raise RuntimeError(f"size {list(shape)} is not expandable to size {list(g.shape)}")
+    r = _sum(g, dims, keepdim=True) if dims else g
+    return reshape(r, shape)
+
+
+# -- indexing views ------------------------------------------------------------------------
+def narrow(x, dim, start, length):
+    d = wrap_dim(dim, x.dim())
+    size = x.shape[d]
+    if hasattr(start, "item"):
+        start = int(start.item())
+    if not -size <= start <= size:
+        raise IndexError(f"start out of range (expected to be in range of [{-size}, {size}], but got {start})")
+    if start < 0:
+        start += size
+    if length < 0 or start + length > size:
+        raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({size}).")
+    return _slice(x, d, start, start + length, 1, "Narrow")
+
+
+def _slice(x, d, start, stop, step, name="Slice"):
+    shape = list(x.shape)
+    shape[d] = max(0, -(-(stop - start) // step))
+    stride = list(x._stride)
+    stride[d] *= step
+    offset = x._offset + start * x._stride[d] if shape[d] else x._offset
+    in_shape = x.shape
+    return make_view(name, x, shape, stride, offset,
+                     _scatter_back(in_shape, lambda z: _slice(z, d, start, stop, step)))
+
+
+def select(x, dim, index):
+    if x.dim() == 0:
+        raise IndexError("select() cannot be applied to a 0-dim tensor.")
+    d = wrap_dim(dim, x.dim())
+    size = x.shape[d]
+    if not -size <= index < size:
+        raise IndexError(f"index {index} is out of bounds for dimension {d} with size {size}")
+    if index < 0:
+        index += size
+    shape = x.shape[:d] + x.shape[d + 1:]
+    stride = x._stride[:d] + x._stride[d + 1:]
+    in_shape = x.shape
+    return make_view("Select", x, shape, stride, x._offset + index * x._stride[d],
+                     _scatter_back(in_shape, lambda z: select(z, d, index)))
+
+
+def as_strided(x, size, stride, storage_offset=None):
+    offset = x._offset if storage_offset is None else storage_offset
+    in_shape, in_stride, in_off = x.shape, x._stride, x._offset
+    return make_view("AsStrided", x, tuple(size), tuple(stride), offset,
+                     _scatter_back(in_shape, lambda z: z._view(tuple(size), tuple(stride),
+                                                                offset - in_off + z._offset)))
+
+
+def unbind(x, dim=0):
+    d = wrap_dim(dim, x.dim())
+    return tuple(select(x, d, i) for i in range(x.shape[d]))
+
+
+# -- copies ------------------------------------------------------------------------------
+class _Clone(Function):
+    _backward_name = "CloneBackward0"
+
+    @staticmethod
+    def forward(ctx, x):
+        out = empty(x.shape, x.dtype, x.device)
+        return E.copy_into(out, x)
+
+    @staticmethod
+    def backward(ctx, g):
+        return g
+
+
+def clone(x, memory_format=None):
+    if grad_mode.is_grad_enabled() and x.requires_grad:
+        return _Clone.apply(x)
+    return _Clone.forward(None, x)
+
+
+def contiguous(x, memory_format=None):
+    if x.is_contiguous():
+        return x
+    return clone(x)

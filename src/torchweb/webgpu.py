@@ -1,0 +1,62 @@
+"""torchweb.webgpu: the user's view of the WebGPU device."""
+
+from .backends.webgpu.runtime import get_runtime, in_browser
+
+
+def is_available():
+    from .backends.webgpu import is_available as _avail
+    return _avail()
+
+
+def adapter_info():
+    """The adapter's vendor, architecture, device and description, as the driver reports them."""
+    return dict(get_runtime().driver.adapter_info)
+
+
+def limits():
+    d = get_runtime().driver
+    names = ("max-storage-buffer-binding-size", "max-buffer-size", "max-storage-buffers-per-shader-stage",
+             "max-compute-workgroups-per-dimension", "max-compute-workgroup-storage-size",
+             "max-compute-invocations-per-workgroup")
+    return {n: d.limit(n) for n in names}
+
+
+def features():
+    return sorted(get_runtime().features)
+
+
+def synchronize():
+    """Submit every recorded op now (reads wait for the GPU by themselves)."""
+    get_runtime().flush()
+
+
+def memory_allocated():
+    """Bytes of GPU buffers held by live tensors."""
+    return get_runtime().pool.live_bytes
+
+
+def memory_reserved():
+    """Bytes held by live tensors plus the pool's free buffers."""
+    p = get_runtime().pool
+    return p.live_bytes + p.free_bytes
+
+
+def max_memory_allocated():
+    return get_runtime().pool.peak_bytes
+
+
+def empty_cache():
+    """Destroy the pool's free buffers."""
+    rt = get_runtime()
+    rt.pool.trim(0)
+    rt.flush()
+
+
+async def init_async():
+    """Start WebGPU in the browser (adapter and device requests are async there); call once,
+    e.g. `await torchweb.webgpu.init_async()`, where JSPI cannot block (no run_sync)."""
+    if not in_browser():
+        get_runtime()
+        return adapter_info()
+    from .backends.webgpu.driver_browser import init_async as _init
+    return await _init()

@@ -1,0 +1,130 @@
+# Checks of the browser driver on its own (no op of torchweb involved): run in the page by
+# site/tests.html before the recorded cases, in the same interpreter (runPythonAsync). It
+# defines run_driver_checks(), whose JSON summary is {"adapter", "passed": [...], "failed": [[name, message]]}.
+import json
+import struct
+import traceback
+from array import array
+
+from torchweb.backends.webgpu import runtime as R
+from torchweb.backends.webgpu.driver_browser import init_async
+
+SCALE = """
+struct P { n: u32, scale: f32 }
+@group(0) @binding(0) var<uniform> p: P;
+@group(0) @binding(1) var<storage, read> a: array<f32>;
+@group(0) @binding(2) var<storage, read_write> o: array<f32>;
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) g: vec3u, @builtin(num_workgroups) nw: vec3u) {
+  let i = g.y * nw.x * 64u + g.x;
+  if (i < p.n) { o[i] = a[i] * p.scale; }
+}"""
+
+
+def f32s(xs):
+    return array("f", xs).tobytes()
+
+
+def values(data, n):
+    return memoryview(data).cast("f")[:n].tolist()
+
+
+def scale(rt, src, dst, n, k, grid=None):
+    pid = rt.pipeline(("check-scale",), lambda: SCALE, ["uniform", "read", "write"])
+    params = struct.pack("<If", n, k)
+    rt.dispatch(pid, grid or rt.grid(-(-n // 64)), [src, dst], params)
+
+
+async def check_roundtrip(rt):
+    a, b = rt.alloc(4 * 100), rt.alloc(4 * 100)
+    rt.upload(a[0], 0, f32s(range(100)))
+    scale(rt, a, b, 100, 3.0)
+    want = [3.0 * i for i in range(100)]
+    assert values(rt.read(b[0], 0, 400), 100) == want, "sync read"
+    assert values(await rt.read_async(b[0], 0, 400), 100) == want, "async read"
+    assert values(rt.read(b[0], 40, 8), 2) == [30.0, 33.0], "read at an offset"
+
+
+async def check_write_order(rt):
+    # Two uploads into one buffer in one flush, a dispatch reading it between them.
+    a, b, c = rt.alloc(64), rt.alloc(64), rt.alloc(64)
+    rt.upload(a[0], 0, f32s([1.0] * 16))
+    scale(rt, a, b, 16, 2.0)
+    rt.upload(a[0], 0, f32s([5.0] * 16))
+    scale(rt, a, c, 16, 2.0)
+    rt.copy(c[0], 0, a[0], 0, 16)     # COPY after the dispatch, then read a
+    assert values(rt.read(b[0], 0, 64), 16) == [2.0] * 16, "write after dispatch leaked back"
+    assert values(rt.read(c[0], 0, 64), 16) == [10.0] * 16, "second write lost"
+    assert values(rt.read(a[0], 0, 64), 16) == [10.0] * 4 + [5.0] * 12, "copy"
+
+
+async def check_many_dispatches(rt):
+    # More dispatches than one flush holds, chained: the params buffer grows and is re-created.
+    a, b = rt.alloc(64), rt.alloc(64)
+    rt.upload(a[0], 0, f32s([1.0] * 16))
+    for i in range(1500):
+        scale(rt, a if i % 2 == 0 else b, b if i % 2 == 0 else a, 16, 1.0 if i % 3 else -1.0)
+    got = values(rt.read(a[0], 0, 64), 16)
+    assert got == [1.0] * 16, got
+
+
+async def check_odd_write(rt):
+    a = rt.alloc(8)
+    rt.upload(a[0], 0, b"\x01\x02\x03\x04\x05\x06")   # 6 bytes: f16 tensors of odd length
+    assert bytes(rt.read(a[0], 0, 8))[:6] == b"\x01\x02\x03\x04\x05\x06"
+
+
+async def check_2d_grid(rt):
+    n = 64 * 5
+    a, b = rt.alloc(4 * n), rt.alloc(4 * n)
+    rt.upload(a[0], 0, f32s(range(n)))
+    scale(rt, a, b, n, 0.5, grid=(3, 2, 1))   # 6 workgroups folded as 3 x 2
+    assert values(rt.read(b[0], 0, 4 * n), n) == [0.5 * i for i in range(n)]
+
+
+async def check_bad_wgsl(rt):
+    try:
+        rt.pipeline(("check-bad",), lambda: "fn main() { let x: f32 = ; }", ["write"])
+    except RuntimeError as e:
+        assert "WGSL" in str(e) or "error" in str(e).lower(), str(e)
+    else:
+        raise AssertionError("invalid WGSL did not raise")
+
+
+async def check_device_state(rt):
+    s = rt.driver.device_state()
+    assert s == {"errors": [], "lost": None}, s
+    st = rt.driver.stats()
+    assert st["buffers"] >= 1 and st["pipelines"] >= 1, st
+
+
+async def check_no_leaks(rt):
+    # execute() must destroy its memoryview proxies and release the buffers JS borrowed:
+    # a leak keeps a reference to the array, a missing release() keeps the bytearray locked.
+    import sys
+    rt.flush()
+    words, blob = array("I", [R.C.DESTROY, 999999]), bytearray(b"1234")
+    before = sys.getrefcount(words), sys.getrefcount(blob)
+    for _ in range(3):
+        rt.driver.execute(words, blob)
+    assert (sys.getrefcount(words), sys.getrefcount(blob)) == before, "a proxy leaked"
+    blob.extend(b"more")   # BufferError if JS still holds the buffer
+
+
+CHECKS = [check_roundtrip, check_write_order, check_many_dispatches, check_odd_write,
+          check_2d_grid, check_bad_wgsl, check_device_state, check_no_leaks]
+
+
+async def run_driver_checks():
+    info = await init_async()
+    rt = R.get_runtime()
+    out = {"adapter": info, "limits": rt.driver.limits, "features": sorted(rt.features),
+           "passed": [], "failed": []}
+    for check in CHECKS:
+        try:
+            await check(rt)
+            out["passed"].append(check.__name__)
+        except Exception:
+            out["failed"].append([check.__name__, traceback.format_exc(limit=3)])
+    return json.dumps(out)
+
