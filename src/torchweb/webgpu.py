@@ -26,8 +26,12 @@ def features():
 
 
 def synchronize():
-    """Submit every recorded op now (reads wait for the GPU by themselves)."""
-    get_runtime().flush()
+    """Submit every recorded op and wait until the GPU has run them."""
+    get_runtime().synchronize()
+
+
+async def synchronize_async():
+    await get_runtime().synchronize_async()
 
 
 def memory_allocated():

@@ -39,6 +39,7 @@ class NativeDriver:
         self.buffers = {}
         self.pipelines = {}
         self.layouts = {}
+        self._fence = None
 
     @staticmethod
     def _limits_to_request(adapter_limits):
@@ -153,6 +154,17 @@ class NativeDriver:
 
     async def read_async(self, buffer_id, offset, nbytes):
         return self.read(buffer_id, offset, nbytes)
+
+    def wait(self):
+        """Block until the GPU has finished everything submitted: reading a tiny buffer waits
+        for the queue (wgpu-py 0.32's on_submitted_work_done_sync is broken)."""
+        if self._fence is None:
+            u = self._wgpu.BufferUsage
+            self._fence = self.device.create_buffer(size=4, usage=u.COPY_SRC | u.COPY_DST)
+        self.queue.read_buffer(self._fence, 0, 4)
+
+    async def wait_async(self):
+        self.wait()
 
     def can_block(self):
         return True

@@ -129,6 +129,16 @@ class Runtime:
         blob = head.blob + b"\0" * (base - len(head.blob)) + stream.blob
         self.driver.execute(words, blob)
 
+    def synchronize(self):
+        """Flush, then wait for the GPU to finish (where the driver can block)."""
+        self.flush()
+        if self.driver.can_block():
+            self.driver.wait()
+
+    async def synchronize_async(self):
+        self.flush()
+        await self.driver.wait_async()
+
     def read(self, bid, offset, nbytes):
         self.flush()
         if not self.driver.can_block():

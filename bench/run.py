@@ -1,0 +1,93 @@
+"""Benchmarks, side by side: torchweb (webgpu) against PyTorch on the same machine.
+
+    python bench/run.py            # full sizes, results to bench/results/<machine>.json
+    python bench/run.py --smoke    # tiny sizes, checks the scaffold works (the test command runs it)
+
+Each case times the same op in torchweb and in PyTorch (CUDA if present, else CPU) in one run
+and reports the ratio; the results file names the machine and the adapter. Speed is measured
+here, never asserted in tests.
+"""
+
+import argparse
+import json
+import os
+import platform
+import sys
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "src"))
+os.environ.setdefault("XDG_RUNTIME_DIR", "/tmp")
+
+import torchweb  # noqa: E402
+
+
+def _time(fn, sync, repeat):
+    fn()
+    sync()  # warm-up: pipelines compiled, buffers pooled
+    best = float("inf")
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        fn()
+        sync()
+        best = min(best, time.perf_counter() - t0)
+    return best
+
+
+
+
+def cases(smoke):
+    n = 64 if smoke else 4096
+    m = 1 << (10 if smoke else 24)
+    return [
+        ("matmul_f32", (n, n, n), 2 * n ** 3, lambda lib, dev: (lambda a, b: (lambda: a @ b))(
+            lib.randn(n, n, device=dev), lib.randn(n, n, device=dev))),
+        ("add_f32", (m,), m, lambda lib, dev: (lambda a, b: (lambda: a + b))(
+            lib.randn(m, device=dev), lib.randn(m, device=dev))),
+        ("sum_f32", (m,), m, lambda lib, dev: (lambda a: (lambda: a.sum()))(lib.randn(m, device=dev))),
+        ("softmax_f32", (256, 1024), 256 * 1024, lambda lib, dev: (lambda a: (lambda: a.softmax(-1)))(
+            lib.randn(256, 1024, device=dev))),
+    ]
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--smoke", action="store_true")
+    ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--out", default=None)
+    args = ap.parse_args()
+
+    import importlib.util
+    torch = None
+    if importlib.util.find_spec("torch"):
+        import torch
+    tdev = "cuda" if torch is not None and torch.cuda.is_available() else "cpu"
+    results = []
+    for name, shape, work, make in cases(args.smoke):
+        fn = make(torchweb, "webgpu")
+        ours = _time(fn, torchweb.webgpu.synchronize, 1 if args.smoke else args.repeat)
+        row = {"case": name, "shape": shape, "torchweb_s": ours}
+        if torch is not None:
+            tfn = make(torch, tdev)
+            tsync = torch.cuda.synchronize if tdev == "cuda" else (lambda: None)
+            theirs = _time(tfn, tsync, 1 if args.smoke else args.repeat)
+            row.update({"torch_device": tdev, "torch_s": theirs, "torch_over_torchweb": theirs / ours})
+        if "matmul" in name:
+            row["torchweb_tflops"] = work / ours / 1e12
+        results.append(row)
+        print(json.dumps(row))
+    report = {
+        "machine": platform.node(), "platform": platform.platform(), "python": platform.python_version(),
+        "adapter": torchweb.webgpu.adapter_info(), "torch": getattr(torch, "__version__", None),
+        "smoke": args.smoke, "results": results,
+    }
+    out = args.out or os.path.join(os.path.dirname(__file__), "results",
+                                   ("smoke-" if args.smoke else "") + platform.node() + ".json")
+    if args.smoke:
+        out = os.path.join("/tmp", os.path.basename(out))  # smoke runs are not results
+    with open(out, "w") as f:
+        json.dump(report, f, indent=1)
+    print("wrote", out)
+
+
+if __name__ == "__main__":
+    main()

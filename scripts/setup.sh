@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Installs what torchweb's build, demo and tests need on a fresh Debian machine with Python 3.11
+# and Node: Chromium + ChromeDriver + Mesa's lavapipe (apt), Pyodide 314 (npm), and a virtual
+# environment .venv with wgpu, numpy, selenium, pytest and PyTorch 2.13 CPU (the test oracle).
+# Idempotent: what is there already is not installed again.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+apt_pkgs=()
+command -v chromium >/dev/null || apt_pkgs+=(chromium)
+command -v chromedriver >/dev/null || apt_pkgs+=(chromium-driver)
+[ -f /usr/share/vulkan/icd.d/lvp_icd.x86_64.json ] || apt_pkgs+=(mesa-vulkan-drivers)
+if [ ${#apt_pkgs[@]} -gt 0 ]; then
+  sudo=""; [ "$(id -u)" = 0 ] || sudo="sudo"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${apt_pkgs[@]}" >/dev/null
+fi
+
+if [ ! -f node_modules/pyodide/pyodide.mjs ]; then
+  npm install --no-save --no-audit --no-fund --loglevel=error pyodide@314.0.7
+fi
+
+if [ ! -x .venv/bin/python ]; then
+  python3 -m venv .venv
+fi
+want="setuptools wheel pytest numpy selenium wgpu==0.32.0"
+mods="setuptools, wheel, pytest, numpy, selenium, wgpu"
+if [ "${TORCHWEB_NO_TORCH:-0}" != 1 ]; then want="$want torch==2.13.0"; mods="$mods, torch"; fi
+if ! .venv/bin/python -c "import $mods" 2>/dev/null; then
+  .venv/bin/python -m pip install -q --disable-pip-version-check $want
+fi
