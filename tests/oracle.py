@@ -108,3 +108,30 @@ def strip_cpu(s):
     """repr of a cpu tensor without its device='cpu' suffix (torch's default device is cpu)."""
     import re
     return re.sub(r",\s*device='cpu'", "", s)
+
+
+def _convert_args(args, device, layout):
+    if isinstance(args, torch.Tensor):
+        return ours_layout(args, device, layout)
+    if isinstance(args, (list, tuple)):
+        return type(args)(_convert_args(a, device, layout) for a in args)
+    return args
+
+
+def check(fn, *args, device, layout="contiguous", rtol=1e-5, atol=1e-5, check_dtype=True):
+    """fn(module, *args) run with torch on torch tensors and with torchweb on copies of them
+    (on `device`, in `layout`): the same values and dtype, or the same exception type."""
+    try:
+        expected = fn(torch, *args)
+    except Exception as e:  # PyTorch refuses: so must we, with the same exception type
+        import pytest
+        with pytest.raises(type(e)):
+            fn(torchweb, *_convert_args(args, device, layout))
+        return None
+    got = fn(torchweb, *_convert_args(args, device, layout))
+    if isinstance(expected, torch.Tensor) or isinstance(expected, (tuple, list)):
+        assert_close(got, expected, rtol, atol, check_dtype)
+    else:
+        assert type(got) is type(expected) and (got == expected or (got != got and expected != expected)), \
+            (got, expected)
+    return got

@@ -5,7 +5,7 @@
 The case format (read by replay.py):
   {"id", "op" (dotted path on torch, or a Tensor method name), "style": "function" | "method"
    | "getitem", "inputs": [{"data": nested list, "shape", "dtype"} | {"gen": "arange", "shape",
-   "dtype"}], "args", "kwargs", "tol": [rtol, atol], then either "expected" (one output, or
+   "dtype", optional "then": [[method, args]] (views applied first)}], "args", "kwargs", "tol": [rtol, atol], then either "expected" (one output, or
    {"tuple": [outputs]}), or "raises": exception class name; optional "grad": {"weights": [per
    float output], "grads": [per input, null where none]}, "strides" (view ops), "check": "sum"}
   Argument encoding: {"tensor": i} is inputs[i]; {"float": "nan"|"inf"|"-inf"}, {"tuple": [...]},
@@ -76,6 +76,15 @@ class Gen:
     def __init__(self, n, shape=None, dtype=F32):
         self.n, self.shape, self.dtype = n, list(shape or [n]), dtype
         self.tensor = torch.arange(n, dtype=dtype).reshape(self.shape)
+
+
+class Viewed:
+    """An input that reaches the op as a view of a recorded base tensor (non-contiguous
+    inputs): steps are (method name, *args), applied in order on both sides. Gradients are
+    the base's."""
+
+    def __init__(self, base, *steps):
+        self.base, self.steps = base, [(s[0], list(s[1:])) for s in steps]
 
 
 # -- specs -----------------------------------------------------------------------------------
@@ -302,7 +311,7 @@ def reduction_specs():
 def matmul_specs():
     case("mm/basic", "mm", rand(3, 4), rand(4, 5), grad=True, tol=REDUCE_TOL)
     case("mm/tall", "mm", rand(17, 3), rand(3, 9), grad=True, tol=REDUCE_TOL)
-    case("mm/transposed_input", "mm", rand(4, 3).t(), rand(4, 2), grad=True, tol=REDUCE_TOL)
+    case("mm/transposed_input", "mm", Viewed(rand(4, 3), ("t",)), rand(4, 2), grad=True, tol=REDUCE_TOL)
     case("mm/k0", "mm", rand(2, 0), rand(0, 3))
     case("mm/int", "mm", rand(2, 3, lo=-5, hi=5, dtype=I64), rand(3, 2, lo=-5, hi=5, dtype=I64))
     case("mm/shape_mismatch", "mm", rand(2, 3), rand(4, 5), raises="RuntimeError")
@@ -370,9 +379,9 @@ def view_specs():
     method("view/minus1", "view", rand(2, 3, 4), -1, 6, **V)
     method("view/tuple", "view", rand(6), {"tuple": [2, 3]}, **V)
     method("view/0d_to_1", "view", rand(), 1, **V)
-    method("view/noncontig_raises", "view", rand(3, 4).t(), 12, raises="RuntimeError")
+    method("view/noncontig_raises", "view", Viewed(rand(3, 4), ("t",)), 12, raises="RuntimeError")
     case("reshape/fn", "reshape", rand(2, 6), {"tuple": [4, 3]}, **V)
-    method("reshape/noncontig", "reshape", rand(3, 4).t(), -1, grad=True)
+    method("reshape/noncontig", "reshape", Viewed(rand(3, 4), ("t",)), -1, grad=True)
     method("reshape/empty", "reshape", rand(0, 4), 2, 0, 3)
     case("permute/fn", "permute", rand(2, 3, 4), {"tuple": [2, 0, 1]}, **V)
     method("permute/method_varargs", "permute", rand(2, 3, 4), 1, -1, 0, **V)
@@ -393,7 +402,7 @@ def view_specs():
     case("flatten/all", "flatten", rand(2, 3, 4), **V)
     case("flatten/range", "flatten", rand(2, 3, 4, 5), 1, 2, **V)
     case("flatten/0d", "flatten", rand(), **V)
-    method("flatten/noncontig", "flatten", rand(3, 4).t(), grad=True)
+    method("flatten/noncontig", "flatten", Viewed(rand(3, 4), ("t",)), grad=True)
     case("narrow/basic", "narrow", rand(4, 5), 1, 1, 3, **V)
     case("narrow/neg_start", "narrow", rand(6, 2), 0, -3, 2, **V)
     case("select/basic", "select", rand(3, 4), 1, 2, **V)
@@ -413,13 +422,13 @@ def view_specs():
     case("getitem/out_of_range_slice", "getitem", rand(4), {"slice": [2, 100, None]}, **G)
     case("getitem/index_error", "getitem", rand(4), 4, style="getitem", raises="IndexError")
     case("getitem/0d_from_1d", "getitem", rand(3), 0, **G)
-    method("contiguous/transposed", "contiguous", rand(3, 4).t(), **V)
-    method("contiguous/sliced", "contiguous", rand(6, 4)[::2, 1:], **V)
+    method("contiguous/transposed", "contiguous", Viewed(rand(3, 4), ("t",)), **V)
+    method("contiguous/sliced", "contiguous", Viewed(rand(6, 4), ("__getitem__", {"tuple": [{"slice": [None, None, 2]}, {"slice": [1, None, None]}]})), **V)
     case("clone/basic", "clone", rand(2, 3), **V)
-    method("clone/noncontig", "clone", rand(4, 3).t(), grad=True)
+    method("clone/noncontig", "clone", Viewed(rand(4, 3), ("t",)), grad=True)
     method("clone/int", "clone", rand(3, lo=0, hi=9, dtype=I64))
     # A chain of views over a transposed input: strides compose.
-    method("view_of_view/permute_then_slice", "permute", rand(4, 6).t()[1:, ::2], 1, 0, **V)
+    method("view_of_view/permute_then_slice", "permute", Viewed(rand(4, 6), ("t",), ("__getitem__", {"tuple": [{"slice": [1, None, None]}, {"slice": [None, None, 2]}]})), 1, 0, **V)
 
 
 def creation_specs():
@@ -524,6 +533,11 @@ class Encoder:
             self.tensors.append(x.tensor)
             self.inputs.append({"gen": "arange", "n": x.n, "shape": x.shape, "dtype": dtype_name(x.dtype)})
             return {"tensor": len(self.tensors) - 1}
+        if isinstance(x, Viewed):
+            self.tensors.append(x.base)
+            self.inputs.append({**tensor_json(x.base),
+                                "then": [[name, [self.enc(a) for a in args]] for name, args in x.steps]})
+            return {"tensor": len(self.tensors) - 1}
         if isinstance(x, torch.Tensor):
             self.tensors.append(x)
             self.inputs.append(tensor_json(x))
@@ -559,6 +573,16 @@ def decode(x, tensors):
     return x
 
 
+def apply_views(tensors, inputs):
+    """The tensors the op sees: each base with its input's "then" steps applied."""
+    out = []
+    for t, spec in zip(tensors, inputs):
+        for name, args in spec.get("then", ()):
+            t = getattr(t, name)(*decode(args, []))
+        out.append(t)
+    return out
+
+
 def decode_kw(kwargs, tensors):
     return {k: decode(v, tensors) for k, v in kwargs.items()}
 
@@ -588,9 +612,10 @@ def record(spec, grad):
     kwargs = {k: e.enc(v) for k, v in spec["kwargs"].items()}
     c = {"id": spec["name"] + ("/grad" if grad else ""), "op": spec["op"], "style": spec["style"], "inputs": e.inputs,
          "args": args, "kwargs": kwargs, "tol": list(spec["tol"] or DEFAULT_TOL)}
+    seen = apply_views(e.tensors, e.inputs)
     if spec["raises"]:
         try:
-            call(spec, decode(args, e.tensors), decode_kw(kwargs, e.tensors))
+            call(spec, decode(args, seen), decode_kw(kwargs, seen))
         except Exception as err:
             assert type(err).__name__ == spec["raises"], (spec["name"], err)
             c["raises"] = spec["raises"]
@@ -598,9 +623,10 @@ def record(spec, grad):
         raise AssertionError(f"{spec['name']}: expected {spec['raises']}")
     if grad:
         leaves = [t.detach().clone().requires_grad_(t.is_floating_point()) for t in e.tensors]
-        result = call(spec, decode(args, leaves), decode_kw(kwargs, leaves))
+        views = apply_views(leaves, e.inputs)
+        result = call(spec, decode(args, views), decode_kw(kwargs, views))
     else:
-        result = call(spec, decode(args, e.tensors), decode_kw(kwargs, e.tensors))
+        result = call(spec, decode(args, seen), decode_kw(kwargs, seen))
     outs, is_tuple = outputs(result)
     if spec["check"] == "sum":
         c["check"] = "sum"

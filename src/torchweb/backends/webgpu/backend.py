@@ -66,8 +66,32 @@ def elementwise(op, out, operands, classes, cls, value_cls, compute_dtypes):
     ew_kernel.run(rt(), op, out, operands, classes, cls, value_cls)
 
 
+_SPLITTABLE = {"sum": "sum", "mean": "sum", "prod": "prod", "max": "max", "min": "min",
+               "all": "all", "any": "any"}
+
+
 def reduce(kind, out, inp, nred, acc_cls):
-    red_kernel.run(rt(), kind, out, inp, nred, acc_cls)
+    """Few long reductions are split in two passes, so that more than a handful of
+    workgroups share the work: partial results per chunk, then a reduction of those."""
+    R = 1
+    for s in inp.shape[inp.dim() - nred:]:
+        R *= s
+    n_out = out.numel()
+    if kind not in _SPLITTABLE or n_out > 256 or R < 65536:
+        red_kernel.run(rt(), kind, out, inp, nred, acc_cls)
+        return
+    from ...ops.dispatch import empty
+    from ... import _dtype as D
+    nchunks = min(1024, -(-R // 8192))
+    if kind in ("all", "any"):
+        pdt = D.bool
+    elif kind in ("max", "min"):
+        pdt = D.float32 if inp.dtype is D.float16 else inp.dtype
+    else:
+        pdt = D.float32 if acc_cls == "f" else D.int64
+    partial = empty((n_out, nchunks), pdt, out.device)
+    red_kernel.run(rt(), _SPLITTABLE[kind], partial, inp, nred, acc_cls, nchunks=nchunks)
+    red_kernel.run(rt(), kind, out, partial, 1, acc_cls, divisor=R)
 
 
 def matmul(out, a, b, acc_cls):

@@ -50,8 +50,10 @@ def _better(kind, t):
             "(!tw_isnan({av}) && !tw_isnan({bv}) && " + plain + "))")
 
 
-def run(rt, kind, out, inp, nred, acc_cls):
-    """Reduce inp's last nred dims into out (contiguous, numel = product of the other dims)."""
+def run(rt, kind, out, inp, nred, acc_cls, nchunks=1, divisor=None):
+    """Reduce inp's last nred dims into out (contiguous, numel = product of the other dims).
+    nchunks > 1 splits each reduction into chunks, one workgroup each, writing nchunks partial
+    results per output (out then holds n_out * nchunks values); mean divides by `divisor`."""
     n_out = out.numel()
     if n_out == 0:
         return
@@ -64,10 +66,11 @@ def run(rt, kind, out, inp, nred, acc_cls):
     R = 1
     for s in rshape_in:
         R *= s
-    per_workgroup = R >= 256 or n_out < 1024
+    per_workgroup = R >= 256 or n_out < 1024 or nchunks > 1
+    chunk = -(-R // nchunks)
     t = WGSL_TYPE[acc_cls]
     key = ("red", kind, inp.dtype.name, out.dtype.name, t, len(oshape), len(rshape), per_workgroup)
-    params = [n_out, R] + list(oshape) + list(rshape) + [inp._offset] + list(ostrides) + list(rstrides) + [out._offset]
+    params = [n_out, R] + list(oshape) + list(rshape) + [inp._offset] + list(ostrides) + list(rstrides) + [out._offset, nchunks, chunk, R if divisor is None else divisor]
     buffers = [(out._storage.buffer_id, out._storage.size)]
     same = inp._storage is out._storage
     if not same:
@@ -79,7 +82,7 @@ def run(rt, kind, out, inp, nred, acc_cls):
 
     kinds = ["uniform", "write"] + ([] if same else ["read"])
     pid = rt.pipeline(key, make_code, kinds)
-    wg = n_out if per_workgroup else -(-n_out // WORKGROUP)
+    wg = n_out * nchunks if per_workgroup else -(-n_out // WORKGROUP)
     rt.dispatch(pid, rt.grid(wg), buffers, struct.pack(f"<{len(params)}I", *params))
 
 
@@ -101,6 +104,7 @@ def _source(kind, in_dtype, out_dtype, t, no, nr, per_workgroup, nparams, same):
     str_o = [param(3 + no + nr + d) for d in range(no)]
     str_r = [param(3 + 2 * no + nr + d) for d in range(nr)]
     out_off = param(3 + 2 * no + 2 * nr)
+    nchunks, chunk, divisor = (param(4 + 2 * no + 2 * nr + k) for k in range(3))
 
     def offset(var, idx, shapes, strides):
         code = [f"  var {var} = 0u;", f"  {{ var q = {idx};"]
@@ -113,18 +117,21 @@ def _source(kind, in_dtype, out_dtype, t, no, nr, per_workgroup, nparams, same):
     better = _better(kind, t) if arg else None
     body = []
     if per_workgroup:
-        body.append("  let o = wid.y * nwg.x + wid.x;")
+        body.append("  let w = wid.y * nwg.x + wid.x;")
+        body.append(f"  let o = w / {nchunks}; let r0 = (w % {nchunks}) * {chunk};")
         body.append(f"  if (o >= {param(0)}) {{ return; }}")
-        start, step = "lid", f"{WORKGROUP}u"
+        start, step = "r0 + lid", f"{WORKGROUP}u"
     else:
-        body.append(f"  let o = (wid.y * nwg.x + wid.x) * {WORKGROUP}u + lid;")
+        body.append(f"  let w = (wid.y * nwg.x + wid.x) * {WORKGROUP}u + lid;")
+        body.append("  let o = w; let r0 = 0u;")
         body.append(f"  if (o >= {param(0)}) {{ return; }}")
         start, step = "0u", "1u"
+    body.append(f"  let r1 = min({param(1)}, r0 + {chunk});")
     body += offset("ob", "o", shape_o, str_o)
     body.append(f"  var acc: {t} = {ident};")
     if arg:
         body.append("  var acci = 0u;")
-    body.append(f"  for (var r = {start}; r < {param(1)}; r = r + {step}) {{")
+    body.append(f"  for (var r = {start}; r < r1; r = r + {step}) {{")
     body += ["  " + line for line in offset("rb", "r", shape_r, str_r)]
     val = load(f"{src}[{in_off} + ob + rb]", in_dtype.gpu_storage if in_dtype.gpu_storage != "u32" else "u32", t)
     body.append(f"    let v = {val};")
@@ -155,10 +162,10 @@ def _source(kind, in_dtype, out_dtype, t, no, nr, per_workgroup, nparams, same):
     if arg:
         result, rtype = "i32(acci)", "i32"
     elif kind == "mean":
-        result, rtype = f"acc / f32({param(1)})", t
+        result, rtype = f"acc / f32({divisor})", t
     else:
         result, rtype = "acc", t
-    body.append(f"  B0[{out_off} + o] = {store(result, rtype, out_dtype)};")
+    body.append(f"  B0[{out_off} + w] = {store(result, rtype, out_dtype)};")
     code = "\n".join(lines) + "\n" + "\n".join(body)
     need = {"inf"} if "tw_inf" in code else set()
     if "tw_isnan" in code:
