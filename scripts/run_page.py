@@ -4,7 +4,7 @@ The page protocol: an element #output whose data-status becomes DONE or ERROR. T
 copies Pyodide's core into site/pyodide/ if missing, builds the wheel into site/wheels/,
 serves site/ on 127.0.0.1 and waits. Exit status: 0 on DONE, 1 on ERROR, 2 on timeout.
 
-    python scripts/run_page.py [--page index.html] [--pyodide-dir DIR] [--no-build]
+    python scripts/run_page.py [--page index.html] [--pyodide-dir DIR] [--no-build] [--port N]
 """
 
 import argparse
@@ -102,12 +102,13 @@ def main():
     ap.add_argument("--pyodide-dir", help="an untarred npm pyodide package (default node_modules/pyodide)")
     ap.add_argument("--no-build", action="store_true", help="use the wheel already in site/wheels/")
     ap.add_argument("--timeout", type=float, default=180)
+    ap.add_argument("--port", type=int, default=0, help="port to serve on (default: any free one)")
     args = ap.parse_args()
 
     ensure_pyodide(SITE, args.pyodide_dir)
     if not args.no_build:
         wheel.publish(wheel.build())
-    server, base = serve.start(SITE)
+    server, base = serve.start(SITE, args.port)
     driver = chrome()
     try:
         status, _ = wait_for_page(driver, base + args.page, args.timeout)

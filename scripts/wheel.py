@@ -1,7 +1,8 @@
 """Build torchweb's wheel and put it where the pages load it (site/wheels/ + latest.json).
 
-The wheel comes from pyproject.toml through pip (no build isolation first, so it works
-offline when the build backend is installed; then with isolation). Without pyproject.toml,
+The wheel comes from pyproject.toml through pip, built in a clean copy of the sources (no
+build isolation first, so it works offline when the build backend is installed; then with
+isolation). Without pyproject.toml,
 `zip_src` packs src/torchweb into a minimal pure wheel, so the pages can be tried early.
 """
 
@@ -13,6 +14,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 import zipfile
 
 REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
@@ -26,10 +28,18 @@ def build(out_dir=os.path.join(REPO, "wheels")):
         return zip_src(out_dir)
     for old in glob.glob(os.path.join(out_dir, "torchweb-*.whl")):
         os.remove(old)
-    base = [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", out_dir, REPO]
-    r = subprocess.run(base[:4] + ["--no-build-isolation"] + base[4:], capture_output=True, text=True)
-    if r.returncode:
-        r = subprocess.run(base, capture_output=True, text=True)
+    # Build from a clean copy: setuptools' build/ in the tree keeps deleted modules around
+    # and would ship them; a copy also leaves the working tree untouched.
+    with tempfile.TemporaryDirectory(prefix="torchweb-build-") as tmp:
+        for name in ("pyproject.toml", "README.md", "LICENSE", "setup.cfg"):
+            if os.path.exists(os.path.join(REPO, name)):
+                shutil.copy2(os.path.join(REPO, name), tmp)
+        shutil.copytree(os.path.join(REPO, "src"), os.path.join(tmp, "src"),
+                        ignore=shutil.ignore_patterns("__pycache__", "*.pyc", "*.egg-info"))
+        base = [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", out_dir, tmp]
+        r = subprocess.run(base[:4] + ["--no-build-isolation"] + base[4:], capture_output=True, text=True)
+        if r.returncode:   # the build backend is not installed here: let pip fetch it
+            r = subprocess.run(base, capture_output=True, text=True)
     if r.returncode:
         raise RuntimeError(f"wheel build failed:\n{r.stdout}\n{r.stderr}")
     wheels = glob.glob(os.path.join(out_dir, "torchweb-*.whl"))

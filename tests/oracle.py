@@ -12,7 +12,10 @@ OUR_DTYPE = {v: getattr(torchweb, k) for k, v in TORCH_DTYPE.items()}
 
 def ours(t, device, requires_grad=False):
     """A torchweb tensor with the values and dtype of torch tensor t."""
-    r = torchweb.tensor(t.detach().tolist(), dtype=OUR_DTYPE[t.dtype], device=device)
+    if t.numel() == 0:  # nested lists cannot say (3, 0, 2)
+        r = torchweb.zeros(tuple(t.shape), dtype=OUR_DTYPE[t.dtype], device=device)
+    else:
+        r = torchweb.tensor(t.detach().tolist(), dtype=OUR_DTYPE[t.dtype], device=device)
     if requires_grad:
         r.requires_grad_(True)
     return r

@@ -16,8 +16,8 @@ from .backends import backend_for
 
 class Tensor:
     __slots__ = ("_storage", "_shape", "_stride", "_offset", "dtype", "device", "_base",
-                 "_requires_grad", "grad", "grad_fn", "_output_nr", "_acc", "_hooks",
-                 "__dict__", "__weakref__")
+                 "_requires_grad", "_grad", "_grad_fn", "_output_nr", "_acc", "_hooks",
+                 "_view_version", "__dict__", "__weakref__")
 
     __module__ = "torchweb"
 
@@ -36,8 +36,9 @@ class Tensor:
         t.device = device
         t._base = base
         t._requires_grad = False
-        t.grad = None
-        t.grad_fn = None
+        t._grad = None
+        t._grad_fn = None
+        t._view_version = storage.version if base is not None else None
         t._output_nr = 0
         t._acc = None
         t._hooks = []
@@ -148,6 +149,8 @@ class Tensor:
     # -- autograd bookkeeping ----------------------------------------------------------------
     @property
     def requires_grad(self):
+        if self._base is not None and self._view_version != self._storage.version:
+            self._refresh_view_history()
         return self._requires_grad
 
     @requires_grad.setter
@@ -171,10 +174,57 @@ class Tensor:
     def is_leaf(self):
         return self.grad_fn is None
 
+    @property
+    def grad_fn(self):
+        if self._base is not None and self._view_version != self._storage.version:
+            self._refresh_view_history()
+        return self._grad_fn
+
+    def _refresh_view_history(self):
+        """The storage was written in place since this view's history was recorded (through
+        the base or another view): the view's values now come from the base's new history,
+        so, as PyTorch does, its grad_fn becomes an as_strided view of the base."""
+        self._view_version = self._storage.version
+        base = self._base
+        if not base.requires_grad:
+            return
+        from .ops.shape import as_strided
+        with grad_mode.enable_grad():
+            v = as_strided(base, self._shape, self._stride, self._offset)
+        self._set_history(v._grad_fn, 0)
+
     def _set_history(self, node, output_nr):
-        self.grad_fn = node
+        self._grad_fn = node
         self._output_nr = output_nr
         self._requires_grad = True
+        if self._base is not None:
+            self._view_version = self._storage.version
+
+    @property
+    def grad(self):
+        if self._grad is None and self.grad_fn is not None and not self.retains_grad:
+            import warnings
+            warnings.warn(
+                "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its "
+                ".grad attribute won't be populated during autograd.backward(). If you indeed want "
+                "the .grad field to be populated for a non-leaf Tensor, use .retain_grad() on the "
+                "non-leaf Tensor. If you access the non-leaf Tensor by mistake, make sure you access "
+                "the leaf Tensor instead. See github.com/pytorch/pytorch/pull/30531 for more "
+                "information.", UserWarning, stacklevel=2)
+        return self._grad
+
+    @grad.setter
+    def grad(self, value):
+        if value is not None:
+            if not isinstance(value, Tensor):
+                raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of "
+                                f"type {type(value).__name__}")
+            if value.shape != self._shape:
+                raise RuntimeError(
+                    f"attempting to assign a gradient of size '{list(value.shape)}' to a tensor of "
+                    f"size '{list(self._shape)}'. Please ensure that the gradient and the tensor "
+                    "are the same size")
+        self._grad = value
 
     def _accumulator(self):
         acc = self._acc() if self._acc is not None else None
@@ -206,14 +256,14 @@ class Tensor:
         return _Handle(hooks, hook)
 
     def detach(self):
-        t = Tensor._make(self._storage, self._shape, self._stride, self._offset, self.dtype,
-                         self.device, self._base if self._base is not None else None)
-        return t
+        # shares the storage (and version counter) but is no autograd view: base None
+        return Tensor._make(self._storage, self._shape, self._stride, self._offset, self.dtype,
+                            self.device)
 
     def detach_(self):
         if self._base is not None and self._base.requires_grad and self.grad_fn is not None:
             raise RuntimeError("Can't detach views in-place. Use detach() instead.")
-        self.grad_fn = None
+        self._grad_fn = None
         self._requires_grad = False
         return self
 

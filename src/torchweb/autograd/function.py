@@ -10,6 +10,7 @@ class FunctionCtx:
     def __init__(self):
         self._saved = ()
         self._saved_versions = ()
+        self._saved_origins = ()
         self._freed = False
         self.needs_input_grad = ()
         self.materialize_grads = True
@@ -19,6 +20,7 @@ class FunctionCtx:
     def save_for_backward(self, *tensors):
         self._saved = tensors
         self._saved_versions = tuple(t._version if t is not None else None for t in tensors)
+        self._saved_origins = (None,) * len(tensors)  # (output_nr, node name) of saved outputs
 
     def mark_non_differentiable(self, *tensors):
         self._non_differentiable = tensors
@@ -38,16 +40,19 @@ class FunctionCtx:
                 "graph are freed when you call .backward() or autograd.grad(). Specify "
                 "retain_graph=True if you need to backward through the graph a second time or "
                 "if you need to access saved tensors after calling backward.")
-        for t, v in zip(self._saved, self._saved_versions):
+        for t, v, origin in zip(self._saved, self._saved_versions, self._saved_origins):
             if t is not None and t._version != v:
-                node = getattr(t, "grad_fn", None)
-                where = f", which is output {t._output_nr} of {node.name()}," if node is not None else ""
+                # PyTorch names the node that made a saved output, or an input's current node
+                if origin is None and t.grad_fn is not None:
+                    origin = (t._output_nr, t.grad_fn.name())
+                where = (f", which is output {origin[0]} of {origin[1].replace('Backward', '')},"
+                         if origin is not None else "")
                 raise RuntimeError(
                     "one of the variables needed for gradient computation has been modified by "
                     f"an inplace operation: [{t._type_name()} {list(t.shape)}]{where} is at "
-                    f"version {t._version}; expected version {v} instead. Hint: the backtrace "
-                    "further above can point to the operation that failed to compute its "
-                    "gradient.")
+                    f"version {t._version}; expected version {v} instead. Hint: enable anomaly "
+                    "detection to find the operation that failed to compute its gradient, with "
+                    "torch.autograd.set_detect_anomaly(True, check_nan=False).")
         return self._saved
 
     saved_variables = saved_tensors
@@ -154,14 +159,16 @@ class Function(metaclass=FunctionMeta):
         ctx = FunctionCtx()
         tracked = grad_mode.is_grad_enabled() and any(
             _is_tensor(a) and a.requires_grad for a in args)
+        ctx.needs_input_grad = tuple(tracked and _is_tensor(a) and a.requires_grad for a in args)
+        # edges first: an in-place forward returns an input, whose history then changes
+        next_functions = tuple(_edge(a) if _is_tensor(a) else (None, 0) for a in args)
         with grad_mode.no_grad():
             out = cls.forward(ctx, *args, **kwargs)
         if not tracked:
             return out
-        ctx.needs_input_grad = tuple(_is_tensor(a) and a.requires_grad for a in args)
-        next_functions = tuple(_edge(a) if _is_tensor(a) else (None, 0) for a in args)
         outs = out if isinstance(out, tuple) else (out,)
         node = Node(cls, ctx, next_functions, len(outs))
+        _alias_saved_outputs(ctx, outs, node)
         nondiff = {id(t) for t in ctx._non_differentiable}
         for i, o in enumerate(outs):
             if _is_tensor(o) and id(o) not in nondiff and o.dtype.is_floating_point:
@@ -170,6 +177,18 @@ class Function(metaclass=FunctionMeta):
         node.metadata["outputs"] = tuple((o.shape, o.dtype, o.device) if _is_tensor(o) else None
                                          for o in outs)
         return out
+
+
+def _alias_saved_outputs(ctx, outs, node):
+    """Saved outputs are kept as detached aliases (same storage and version counter): an
+    output holding its own node through ctx would be a reference cycle, keeping device
+    memory alive until Python's cycle collector runs."""
+    saved, origins = list(ctx._saved), list(ctx._saved_origins)
+    for j, s in enumerate(saved):
+        for i, o in enumerate(outs):
+            if s is not None and s is o:
+                saved[j], origins[j] = o.detach(), (i, node.name())
+    ctx._saved, ctx._saved_origins = tuple(saved), tuple(origins)
 
 
 def _edge(t):

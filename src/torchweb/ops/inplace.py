@@ -1,10 +1,10 @@
 """In-place ops with PyTorch's autograd semantics: the version counter goes up, leaves that
-require grad are refused, and a tensor (or the base of a view) written in place takes the
-op's node as its new history."""
+require grad are refused, the op's node becomes the tensor's new history, and a write through
+a view becomes the base's history (PyTorch's CopySlices)."""
 
 from ..autograd import grad_mode
 from ..autograd.function import Function
-from .dispatch import is_tensor
+from .dispatch import empty, is_tensor
 from . import elementwise as E
 
 
@@ -27,59 +27,82 @@ def apply_inplace(name, target, operands):
         target._bump_version()
         return target
     _check_leaf(target)
-    from .pointwise import call
     if name == "copy":
         src = operands[0]
-        result = call("copy", src.to(target.device) if is_tensor(src) else src)
-        if is_tensor(src) and src.dtype is not target.dtype:
-            result = result.to(target.dtype)
+        if is_tensor(src):
+            if src.device != target.device:
+                src = src.to(target.device)  # differentiable: the gradient goes back to src's device
+            _Copy.apply(target, src)
+        else:
+            _Fill.apply(target, src)
     else:
-        result = call(name, target, *operands)
-    if result.shape != target.shape:
-        result = result.expand(target.shape)
-    write_history(target, result)
+        from .pointwise import inplace_function
+        inplace_function(name, operands).apply(target, *operands)
+    if target._base is not None:
+        write_through_view(target)
     return target
 
 
-def write_history(target, result):
-    """Write result's values into target and give target (or its base) result's history."""
-    base = target._base
-    if base is None or not (base.requires_grad or result.requires_grad):
-        with grad_mode.no_grad():
-            E.copy_into(target, result)
-        target._bump_version()
-        if result.requires_grad:
-            target._set_history(result.grad_fn, result._output_nr)
-        return
-    geometry = (target.shape, target._stride, target._offset)
-    ViewScatter.apply(base, result, geometry)
-    # the view now reads the base's new history through an as_strided view of it
-    from .shape import as_strided
-    v = as_strided(base, *geometry)
-    target._set_history(v.grad_fn, 0)
+def write_through_view(view):
+    """view (already holding its new values and the op's history) was written in place: its
+    base takes the write as its new history, and the view then reads the base's history."""
+    _CopySlices.apply(view._base, view, (view.shape, view._stride, view._offset))
+    view._view_version = None  # makes view.grad_fn an as_strided view of the base's new history
 
 
-class ViewScatter(Function):
-    """base[view region] = src, in place; the history of a base written through a view
-    (PyTorch's CopySlices)."""
+class _Copy(Function):
+    """target.copy_(src): target's old values get no gradient, src gets all of it."""
 
-    _backward_name = "CopySlices"
+    _backward_name = "torch::autograd::CopyBackwards"
 
     @staticmethod
-    def forward(ctx, base, src, geometry):
+    def forward(ctx, target, src):
+        E.copy_into(target, src)
+        target._bump_version()
+        return target
+
+    @staticmethod
+    def backward(ctx, g):
+        return zeros_like_raw(g) if ctx.needs_input_grad[0] else None, g
+
+
+class _Fill(Function):
+    _backward_name = "FillBackward2"
+
+    @staticmethod
+    def forward(ctx, target, value):
+        E._fill(target, value)
+        target._bump_version()
+        return target
+
+    @staticmethod
+    def backward(ctx, g):
+        return zeros_like_raw(g), None
+
+
+def zeros_like_raw(g):
+    return E._fill(empty(g.shape, g.dtype, g.device), 0)
+
+
+class _CopySlices(Function):
+    """base after a write through one of its views (whose values the view already holds):
+    the gradient of the written region goes to the view's new history, the rest to the
+    base's old history."""
+
+    _backward_name = "torch::autograd::CopySlices"
+
+    @staticmethod
+    def forward(ctx, base, view, geometry):
         ctx.geometry = geometry
-        ctx.base_offset = base._offset
-        region = base._view(*geometry)
-        E.copy_into(region, src)
-        base._bump_version()
+        ctx.base_geometry = (base.shape, base._stride, base._offset)
         return base
 
     @staticmethod
     def backward(ctx, g):
-        shape, stride, offset = ctx.geometry
-        g = g.contiguous()
-        rel = offset - ctx.base_offset + g._offset
-        g_base = g.clone()
-        E._fill(g_base._view(shape, stride, rel - g._offset + g_base._offset), 0)
-        g_src = g._view(shape, stride, rel).clone()
-        return g_base, g_src, None
+        from .shape import storage_scratch
+        scratch, at = storage_scratch(g, ctx.base_geometry, ctx.geometry)
+        E.copy_into(at(ctx.base_geometry), g)
+        region = at(ctx.geometry)
+        g_view = region.clone()
+        E._fill(region, 0)
+        return at(ctx.base_geometry).clone(), g_view, None

@@ -125,9 +125,10 @@ def split(x, split_size_or_sections, dim=0):
         if sum(sizes) != size:
             raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {size} (input tensor's "
                                f"size at dimension {d}), but got split_sizes={sizes}")
+    name = "Split" if isinstance(split_size_or_sections, int) else "SplitWithSizes"  # PyTorch's node names
     out, start = [], 0
     for s in sizes:
-        out.append(S.narrow(x, d, start, s))
+        out.append(S.narrow(x, d, start, s, name))
         start += s
     return tuple(out)
 

@@ -15,16 +15,17 @@ BACKWARD = {
     "add_alpha": lambda g, x, y: (g, g * x[2], None),
     "sub": lambda g, x, y: (g, -g),
     "sub_alpha": lambda g, x, y: (g, -(g * x[2]), None),
-    "mul": lambda g, x, y: (g * x[1], g * x[0]),
-    "div": lambda g, x, y: (g / x[1], -g * x[0] / (x[1] * x[1])),
+    # an operand read only by another's gradient is None when that gradient isn't needed
+    "mul": lambda g, x, y: (_times(g, x[1]), _times(g, x[0])),
+    "div": lambda g, x, y: (g / x[1], None if x[0] is None else -g * x[0] / (x[1] * x[1])),
     "pow": lambda g, x, y: _pow_backward(g, x, y),
     "maximum": lambda g, x, y: _minmax_backward(g, x, "lt"),
     "minimum": lambda g, x, y: _minmax_backward(g, x, "gt"),
     "clamp": lambda g, x, y: _clamp_backward(g, x),
     "clamp_min": lambda g, x, y: (_mask(g, x[0] >= x[1]), _mask(g, x[0] < x[1])),
     "clamp_max": lambda g, x, y: (_mask(g, x[0] <= x[1]), _mask(g, x[0] > x[1])),
-    "remainder": lambda g, x, y: (g, -g * E.run("div_floor", x[0], x[1])),
-    "fmod": lambda g, x, y: (g, -g * E.run("div_trunc", x[0], x[1])),
+    "remainder": lambda g, x, y: (g, None if x[0] is None else -g * E.run("div_floor", x[0], x[1])),
+    "fmod": lambda g, x, y: (g, None if x[0] is None else -g * E.run("div_trunc", x[0], x[1])),
     "neg": lambda g, x, y: (-g,),
     "abs": lambda g, x, y: (g * E.run("sign", x[0]),),
     "square": lambda g, x, y: (g * x[0] * 2,),
@@ -65,11 +66,17 @@ def _mask(g, cond):
     return E.run("where", cond, g, 0.0)
 
 
+def _times(g, v):
+    return None if v is None else g * v
+
+
 def _pow_backward(g, x, y):
     a, b = x
     if is_tensor(b):
-        gb = g * y * E.run("log", a)
-        gb = E.run("where", E.run("logical_and", a == 0, b >= 0), 0.0, gb)
+        gb = None  # the result is saved only when the exponent's gradient is needed
+        if y is not None:
+            gb = g * y * E.run("log", a)
+            gb = E.run("where", E.run("logical_and", a == 0, b >= 0), 0.0, gb)
         ga = g * b * E.run("pow", a, b - 1)
         ga = E.run("where", b == 0, 0.0, ga)
     else:
@@ -88,8 +95,9 @@ def _minmax_backward(g, x, loses):
 def _clamp_backward(g, x):
     a, lo, hi = x
     keep = E.run("logical_and", a >= lo, a <= hi)
-    glo = _mask(g, a < lo) if is_tensor(lo) else None
-    ghi = _mask(g, E.run("logical_and", a > hi, a >= lo)) if is_tensor(hi) else None
+    # PyTorch's rule: where min > max the result is max, and min gets no gradient
+    glo = _mask(g, E.run("logical_and", a < lo, E.run("lt", lo, hi))) if is_tensor(lo) else None
+    ghi = _mask(g, E.run("logical_or", a > hi, E.run("lt", hi, lo))) if is_tensor(hi) else None
     return _mask(g, keep), glo, ghi
 
 
@@ -112,50 +120,95 @@ def _gelu_tanh_backward(g, a):
     return (g * (0.5 * (1 + t) + 0.5 * a * (1 - t * t) * dinner),)
 
 
-# what each backward reads: x (operands), y (result); saving less lets in-place ops that
-# follow modify the rest, as in PyTorch
+# what each backward reads: x (operands), y (result). Saving only that lets in-place ops that
+# follow modify the rest, as in PyTorch.
 _NEEDS_RESULT_ONLY = {"exp", "exp2", "expm1", "sqrt", "rsqrt", "reciprocal", "tanh", "sigmoid", "relu"}
-_NEEDS_NOTHING = {"add", "sub", "neg", "copy", "sign", "floor", "ceil", "trunc", "round"}
+_NEEDS_NOTHING = {"add", "sub", "add_alpha", "sub_alpha", "neg", "copy", "sign", "floor", "ceil",
+                  "trunc", "round", "div_trunc", "div_floor"}
+# operand index -> the operands whose gradients read it (ops not listed: every gradient reads
+# every operand)
+_READ_BY = {"mul": {0: (1,), 1: (0,)}, "div": {0: (1,), 1: (0, 1)}, "remainder": {0: (1,), 1: (1,)},
+            "fmod": {0: (1,), 1: (1,)}, "where": {0: (1, 2)}}
+
+# PyTorch's node names where they are not "<Op>Backward0": one name, or (name when the
+# other operands are numbers, name when one is a tensor)
+_NAMES = {"add_alpha": "AddBackward0", "sub_alpha": "SubBackward0", "square": "PowBackward0",
+          "log1p": "Log1PBackward0", "gelu_tanh": "GeluBackward0",
+          "pow": ("PowBackward0", "PowBackward1"), "remainder": ("RemainderBackward0", "RemainderBackward1"),
+          "fmod": ("FmodBackward0", "FmodBackward1"), "clamp": ("ClampBackward1", "ClampBackward0"),
+          "clamp_min": ("ClampBackward1", "ClampBackward0"), "clamp_max": ("ClampBackward1", "ClampBackward0")}
+
+
+def _saves(name, operands, needs):
+    """(indices of the operands to save, whether to save the result) for the needed grads."""
+    if name in _NEEDS_NOTHING:
+        return (), False
+    if name in _NEEDS_RESULT_ONLY:
+        return (), True
+    read_by = _READ_BY.get(name)
+    idx = tuple(i for i, o in enumerate(operands) if is_tensor(o) and (
+        read_by is None or any(needs[j] for j in read_by.get(i, ()))))
+    return idx, name == "pow" and needs[1]
+
 
 _FUNCTIONS = {}
 
 
-def _function(name):
-    fn = _FUNCTIONS.get(name)
+def _function(name, operands, inplace=False):
+    """The autograd Function of op `name` (in place: it writes operands[0])."""
+    names = _NAMES.get(name, "".join(p.capitalize() for p in name.split("_")) + "Backward0")
+    if isinstance(names, tuple):
+        names = names[any(is_tensor(o) for o in operands[1:])]
+    key = (name, names, inplace)
+    fn = _FUNCTIONS.get(key)
     if fn is None:
-        rule = BACKWARD[name]
-        backward_name = "".join(p.capitalize() for p in name.split("_")) + "Backward0"
-
-        def forward(ctx, *operands):
-            out = E.run(name, *operands)
-            keep_x = name not in _NEEDS_RESULT_ONLY and name not in _NEEDS_NOTHING
-            keep_y = name not in _NEEDS_NOTHING and (name in _NEEDS_RESULT_ONLY or name == "pow")
-            ctx.save_for_backward(*([o if keep_x else None for o in operands if is_tensor(o)]
-                                    + [out if keep_y else None]))
-            ctx.operands = tuple(None if is_tensor(o) else o for o in operands)
-            return out
-
-        def backward(ctx, g):
-            saved = list(ctx.saved_tensors)
-            out = saved.pop()
-            it = iter(saved)
-            xs = tuple(next(it) if o is None else o for o in ctx.operands)
-            grads = rule(g, xs, out)
-            return tuple(gr if o is None else None for gr, o in zip(grads, ctx.operands))
-
-        fn = type(name, (Function,), {"forward": staticmethod(forward),
-                                      "backward": staticmethod(backward),
-                                      "_backward_name": backward_name})
-        _FUNCTIONS[name] = fn
+        fn = _FUNCTIONS[key] = _make_function(name, names, inplace)
     return fn
+
+
+def _make_function(name, backward_name, inplace):
+    rule = BACKWARD[name]
+
+    def forward(ctx, *operands):
+        idx, keep_y = _saves(name, operands, ctx.needs_input_grad)
+        xs = list(operands)
+        if inplace:
+            target = operands[0]
+            if 0 in idx:
+                xs[0] = E._clone(target)  # the value before the write (PyTorch's original_self)
+            out = E.run(name, *operands, out=target)
+            target._bump_version()
+        else:
+            out = E.run(name, *operands)
+        ctx.save_for_backward(*([xs[i] if i in idx else None for i, o in enumerate(operands) if is_tensor(o)]
+                                + [out if keep_y else None]))
+        ctx.operands = tuple(None if is_tensor(o) else o for o in operands)
+        return out
+
+    def backward(ctx, g):
+        saved = list(ctx.saved_tensors)
+        out = saved.pop()
+        it = iter(saved)
+        xs = tuple(next(it) if o is None else o for o in ctx.operands)
+        grads = rule(g, xs, out)
+        return tuple(gr if o is None and need else None
+                     for gr, o, need in zip(grads, ctx.operands, ctx.needs_input_grad))
+
+    return type(name, (Function,), {"forward": staticmethod(forward), "backward": staticmethod(backward),
+                                    "_backward_name": backward_name})
 
 
 def call(name, *operands):
     """Run elementwise op `name`, recording it for autograd when an operand requires grad."""
     if name in BACKWARD and grad_mode.is_grad_enabled() and any(
             is_tensor(o) and o.requires_grad for o in operands):
-        return _function(name).apply(*operands)
+        return _function(name, operands).apply(*operands)
     return E.run(name, *operands)
+
+
+def inplace_function(name, operands):
+    """The Function that runs op `name` in place on operands[0], for ops/inplace.py."""
+    return _function(name, operands, inplace=True)
 
 
 def call_inplace(name, target, *operands):

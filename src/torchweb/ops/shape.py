@@ -7,7 +7,7 @@ from .. import _dtype as D
 from .._size import Size, as_shape, contiguous_strides, numel, wrap_dim
 from ..autograd import grad_mode
 from ..autograd.function import Function
-from .dispatch import empty
+from .dispatch import empty, expand_to
 from . import elementwise as E
 
 _VIEW_FUNCTIONS = {}
@@ -23,8 +23,9 @@ def _view_fn(name):
         def backward(ctx, g):
             return ctx.back(g), None, None, None, None
 
+        backward_name = name if "Backward" in name else name + "Backward0"
         fn = type(name, (Function,), {"forward": staticmethod(forward), "backward": staticmethod(backward),
-                                      "_backward_name": name + "Backward0"})
+                                      "_backward_name": backward_name})
         _VIEW_FUNCTIONS[name] = fn
     return fn
 
@@ -138,7 +139,8 @@ def squeeze(x, dim=None):
     shape = [s for i, s in enumerate(x.shape) if i not in dims]
     stride = [s for i, s in enumerate(x._stride) if i not in dims]
     in_shape = x.shape
-    return make_view("Squeeze", x, shape, stride, x._offset, lambda g: reshape(g, in_shape))
+    name = "Squeeze" if dim is None else "SqueezeBackward1"
+    return make_view(name, x, shape, stride, x._offset, lambda g: reshape(g, in_shape))
 
 
 def unsqueeze(x, dim):
@@ -254,7 +256,7 @@ def sum_to_size(g, *shape):
 
 
 # -- indexing views ------------------------------------------------------------------------
-def narrow(x, dim, start, length):
+def narrow(x, dim, start, length, _name="Slice"):
     d = wrap_dim(dim, x.dim())
     size = x.shape[d]
     if hasattr(start, "item"):
@@ -265,7 +267,7 @@ def narrow(x, dim, start, length):
         start += size
     if length < 0 or start + length > size:
         raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({size}).")
-    return _slice(x, d, start, start + length, 1, "Narrow")
+    return _slice(x, d, start, start + length, 1, _name)
 
 
 def _slice(x, d, start, stop, step, name="Slice"):
@@ -279,7 +281,7 @@ def _slice(x, d, start, stop, step, name="Slice"):
                      _scatter_back(in_shape, lambda z: _slice(z, d, start, stop, step)))
 
 
-def select(x, dim, index):
+def select(x, dim, index, _name="Select"):
     if x.dim() == 0:
         raise IndexError("select() cannot be applied to a 0-dim tensor.")
     d = wrap_dim(dim, x.dim())
@@ -291,21 +293,63 @@ def select(x, dim, index):
     shape = x.shape[:d] + x.shape[d + 1:]
     stride = x._stride[:d] + x._stride[d + 1:]
     in_shape = x.shape
-    return make_view("Select", x, shape, stride, x._offset + index * x._stride[d],
+    return make_view(_name, x, shape, stride, x._offset + index * x._stride[d],
                      _scatter_back(in_shape, lambda z: select(z, d, index)))
 
 
 def as_strided(x, size, stride, storage_offset=None):
     offset = x._offset if storage_offset is None else storage_offset
-    in_shape, in_stride, in_off = x.shape, x._stride, x._offset
-    return make_view("AsStrided", x, tuple(size), tuple(stride), offset,
-                     _scatter_back(in_shape, lambda z: z._view(tuple(size), tuple(stride),
-                                                                offset - in_off + z._offset)))
+    in_geometry = (x.shape, x._stride, x._offset)
+    out_geometry = (tuple(size), tuple(stride), offset)
+
+    def back(g):
+        # through the storage: elements the view reads more than once sum their gradients
+        _, at = storage_scratch(g, in_geometry, out_geometry)
+        add_into(at(out_geometry), g)
+        return at(in_geometry).clone()
+    return make_view("AsStrided", x, tuple(size), tuple(stride), offset, back)
+
+
+def storage_scratch(like, *geometries):
+    """A zeroed buffer spanning the storage positions that the geometries (shape, stride,
+    offset) reach, and at(geometry): the view of the buffer at one of them."""
+    def last(shape, stride, offset):
+        return offset + (sum((s - 1) * st for s, st in zip(shape, stride)) if numel(shape) else 0)
+    lo = min(off for _, _, off in geometries)
+    hi = max(last(*g) for g in geometries)
+    scratch = E._fill(empty((hi - lo + 1,), like.dtype, like.device), 0)
+
+    def at(geometry):
+        shape, stride, offset = geometry
+        return scratch._view(tuple(shape), tuple(stride), scratch._offset + offset - lo)
+    return scratch, at
+
+
+def add_into(dst, g):
+    """dst += g, where dst may read some storage positions more than once: split it along a
+    dim until each part reaches every position at most once."""
+    dims = sorted((st, s) for s, st in zip(dst.shape, dst._stride) if s > 1)
+    span = 0
+    for st, s in dims:
+        if st <= span:
+            break
+        span += st * (s - 1)
+    else:
+        E.run("add", dst, g, out=dst)
+        return
+    g = expand_to(g, dst.shape)
+    d = min((i for i, s in enumerate(dst.shape) if s > 1), key=lambda i: dst.shape[i])
+    for i in range(dst.shape[d]):
+        add_into(_raw_select(dst, d, i), _raw_select(g, d, i))
+
+
+def _raw_select(t, d, i):
+    return t._view(t.shape[:d] + t.shape[d + 1:], t._stride[:d] + t._stride[d + 1:], t._offset + i * t._stride[d])
 
 
 def unbind(x, dim=0):
     d = wrap_dim(dim, x.dim())
-    return tuple(select(x, d, i) for i in range(x.shape[d]))
+    return tuple(select(x, d, i, "Unbind") for i in range(x.shape[d]))
 
 
 # -- copies ------------------------------------------------------------------------------

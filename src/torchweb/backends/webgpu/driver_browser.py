@@ -119,6 +119,22 @@ class BrowserDriver:
         except ffi.JsException as e:
             raise _js_error(e) from None
 
+    def wait(self):
+        """Block until the GPU has finished everything submitted (JSPI)."""
+        _check_can_block("waiting for the GPU")
+        ffi = _ffi()
+        try:
+            ffi.run_sync(self._mod.sync())
+        except ffi.JsException as e:
+            raise _js_error(e) from None
+
+    async def wait_async(self):
+        ffi = _ffi()
+        try:
+            await self._mod.sync()
+        except ffi.JsException as e:
+            raise _js_error(e) from None
+
     def can_block(self):
         return bool(_ffi().can_run_sync())
 
@@ -134,9 +150,6 @@ class BrowserDriver:
 
     def stats(self):
         return dict(self._mod.stats().to_py())
-
-    async def synchronize_async(self):
-        await self._mod.sync()
 
 
 async def init_async():

@@ -54,7 +54,7 @@ def run(rt, kind, out, inp, nred, acc_cls, nchunks=1, divisor=None):
     """Reduce inp's last nred dims into out (contiguous, numel = product of the other dims).
     nchunks > 1 splits each reduction into chunks, one workgroup each, writing nchunks partial
     results per output (out then holds n_out * nchunks values); mean divides by `divisor`."""
-    n_out = out.numel()
+    n_out = out.numel() // nchunks
     if n_out == 0:
         return
     oshape, ostrides = coalesce(inp.shape[:len(inp.shape) - nred] or (1,),
