@@ -124,14 +124,16 @@ def _convert_args(args, device, layout):
 def check(fn, *args, device, layout="contiguous", rtol=1e-5, atol=1e-5, check_dtype=True):
     """fn(module, *args) run with torch on torch tensors and with torchweb on copies of them
     (on `device`, in `layout`): the same values and dtype, or the same exception type."""
+    mine = _convert_args(args, device, layout)  # before fn(torch, ...), which may write in place
+    args = tuple(a.clone() if isinstance(a, torch.Tensor) else a for a in args)
     try:
         expected = fn(torch, *args)
     except Exception as e:  # PyTorch refuses: so must we, with the same exception type
         import pytest
         with pytest.raises(type(e)):
-            fn(torchweb, *_convert_args(args, device, layout))
+            fn(torchweb, *mine)
         return None
-    got = fn(torchweb, *_convert_args(args, device, layout))
+    got = fn(torchweb, *mine)
     if isinstance(expected, torch.Tensor) or isinstance(expected, (tuple, list)):
         assert_close(got, expected, rtol, atol, check_dtype)
     else:

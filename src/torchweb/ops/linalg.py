@@ -53,6 +53,10 @@ class _Matmul(Function):
         return ga, gb
 
 
+class _Mm(_Matmul):
+    _backward_name = "MmBackward0"
+
+
 class _Null:
     def save_for_backward(self, *a):
         pass
@@ -60,7 +64,7 @@ class _Null:
 
 def _batched(a, b):
     if grad_mode.is_grad_enabled() and (a.requires_grad or b.requires_grad):
-        return _Matmul.apply(a, b)
+        return (_Mm if a.dim() == 2 and b.dim() == 2 else _Matmul).apply(a, b)
     return _Matmul.forward(_Null(), a, b)
 
 

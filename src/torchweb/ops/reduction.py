@@ -80,11 +80,19 @@ class _Sum(Function):
         return S.expand(g, shape), None, None, None
 
 
+def _named(fn, backward_name):
+    """fn under another of PyTorch's node names (SumBackward0 for a full sum, ...)."""
+    return type(fn.__name__, (fn,), {"_backward_name": backward_name})
+
+
+_SumAll = _named(_Sum, "SumBackward0")
+
+
 def sum(x, dim=None, keepdim=False, dtype=None):
     dims = _dims(x, dim)
     out_dtype = _sum_dtype(x, dtype)
     if grad_mode.is_grad_enabled() and x.requires_grad:
-        return _Sum.apply(x, dims, keepdim, out_dtype)
+        return (_SumAll if dim is None else _Sum).apply(x, dims, keepdim, out_dtype)
     return _Sum.forward(_NullCtx(), x, dims, keepdim, out_dtype)
 
 
@@ -105,10 +113,28 @@ def mean(x, dim=None, keepdim=False, dtype=None):
         raise RuntimeError("mean(): could not infer output dtype. Input dtype must be either a "
                            f"floating point or complex dtype. Got: {_word(x.dtype)}")
     dims = _dims(x, dim)
-    n = numel([x.shape[d] for d in dims])
     if grad_mode.is_grad_enabled() and x.requires_grad:
-        return sum(x, dims, keepdim) / n if n else sum(x, dims, keepdim) * float("nan")
+        return (_MeanAll if dim is None else _Mean).apply(x, dims, keepdim)
     return raw_reduce("mean", x, dims, keepdim, x.dtype)
+
+
+class _Mean(Function):
+    _backward_name = "MeanBackward1"
+
+    @staticmethod
+    def forward(ctx, x, dims, keepdim):
+        ctx.meta = (x.shape, dims, keepdim)
+        return raw_reduce("mean", x, dims, keepdim, x.dtype)
+
+    @staticmethod
+    def backward(ctx, g):
+        shape, dims, keepdim = ctx.meta
+        if not keepdim:
+            g = S.reshape(g, tuple(1 if d in dims else s for d, s in enumerate(shape)))
+        return S.expand(g / numel([shape[d] for d in dims]), shape), None, None
+
+
+_MeanAll = _named(_Mean, "MeanBackward0")
 
 
 def _word(d):
@@ -140,11 +166,14 @@ class _Prod(Function):
         return g * grad, None, None, None
 
 
+_ProdAll = _named(_Prod, "ProdBackward0")
+
+
 def prod(x, dim=None, keepdim=False, dtype=None):
     dims = _dims(x, dim)
     out_dtype = _sum_dtype(x, dtype)
     if grad_mode.is_grad_enabled() and x.requires_grad:
-        return _Prod.apply(x, dims, keepdim, out_dtype)
+        return (_ProdAll if dim is None else _Prod).apply(x, dims, keepdim, out_dtype)
     return raw_reduce("prod", x, dims, keepdim, out_dtype)
 
 
@@ -204,6 +233,12 @@ class _AmaxAmin(Function):
         return g * hit / count, None, None, None
 
 
+# PyTorch's node names: max(x, dim), max(x), amax(x)
+_MAX_MIN_DIM = {k: _named(_MaxMinDim, k.capitalize() + "Backward0") for k in ("max", "min")}
+_MAX_MIN_ALL = {k: _named(_AmaxAmin, k.capitalize() + "Backward1") for k in ("max", "min")}
+_AMAX_AMIN = {k: _named(_AmaxAmin, "A" + k + "Backward0") for k in ("max", "min")}
+
+
 def _maxmin(kind, x, dim=None, keepdim=False, other=None):
     if other is not None or is_tensor(dim):
         from .pointwise import call
@@ -212,7 +247,7 @@ def _maxmin(kind, x, dim=None, keepdim=False, other=None):
         dims = list(range(x.dim()))
         _check_nonempty(x, dims, kind)
         if grad_mode.is_grad_enabled() and x.requires_grad:
-            return _AmaxAmin.apply(x, kind, dims, False)
+            return _MAX_MIN_ALL[kind].apply(x, kind, dims, False)
         return raw_reduce(kind, x, dims, False, x.dtype)
     d = _dims(x, dim)
     _check_nonempty(x, d, kind)
@@ -220,7 +255,7 @@ def _maxmin(kind, x, dim=None, keepdim=False, other=None):
     if x.dim() == 0:
         return _values_indices(x.clone(), _zeros_like_int(x))
     if grad_mode.is_grad_enabled() and x.requires_grad:
-        v, i = _MaxMinDim.apply(x, kind, d, keepdim)
+        v, i = _MAX_MIN_DIM[kind].apply(x, kind, d, keepdim)
     else:
         v, i = _MaxMinDim.forward(_NullCtx(), x, kind, d, keepdim)
     return _values_indices(v, i)
@@ -243,7 +278,7 @@ def amax(x, dim=(), keepdim=False):
     dims = _dims(x, dim)
     _check_nonempty(x, dims, "amax")
     if grad_mode.is_grad_enabled() and x.requires_grad:
-        return _AmaxAmin.apply(x, "max", dims, keepdim)
+        return _AMAX_AMIN["max"].apply(x, "max", dims, keepdim)
     return raw_reduce("max", x, dims, keepdim, x.dtype)
 
 
@@ -251,7 +286,7 @@ def amin(x, dim=(), keepdim=False):
     dims = _dims(x, dim)
     _check_nonempty(x, dims, "amin")
     if grad_mode.is_grad_enabled() and x.requires_grad:
-        return _AmaxAmin.apply(x, "min", dims, keepdim)
+        return _AMAX_AMIN["min"].apply(x, "min", dims, keepdim)
     return raw_reduce("min", x, dims, keepdim, x.dtype)
 
 
@@ -329,7 +364,7 @@ def logsumexp(x, dim, keepdim=False):
 
 
 class _Norm2(Function):
-    _backward_name = "NormBackward1"
+    _backward_name = "LinalgVectorNormBackward0"
 
     @staticmethod
     def forward(ctx, x, dims, keepdim):

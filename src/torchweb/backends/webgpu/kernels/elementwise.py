@@ -97,7 +97,9 @@ def _source(op, cls, value_cls, out_dtype, ndim, desc, nbuffers, nparams):
     for k in range(ntensors):
         body.append(f"  var o{k} = {param(base + k * (ndim + 1))};")
     for d in reversed(range(ndim)):
-        body.append(f"  {{ let c = r % {param(1 + d)}; r = r / {param(1 + d)};")
+        # the outermost coordinate is what is left of r: no division needed
+        step = "let c = r;" if d == 0 else f"let c = r % {param(1 + d)}; r = r / {param(1 + d)};"
+        body.append(f"  {{ {step}")
         for k in range(ntensors):
             body.append(f"    o{k} = o{k} + c * {param(base + k * (ndim + 1) + 1 + d)};")
         body.append("  }")
