@@ -520,7 +520,31 @@ def _transposed_view_inplace(T, x, w):
     return y
 
 
+def _half_target(T, x, z):
+    y = x.half() * 1
+    y.mul_(z)                # a float32 operand written into a float16 tensor
+    return y.float()
+
+
+def _mixed_writes(T, x, z):
+    y = x * 1
+    y[:, 0].add_(z[0])       # a 0-d operand broadcast into a column
+    y[1].copy_(z.half())     # copy_ converts the dtype; the gradient converts back
+    y.unsqueeze(0)[0, 2] = z
+    y.view(-1)[::5].sub_(1)
+    return y
+
+
+def _as_strided_write(T, x, z):
+    y = x.clone()
+    y.as_strided((2, 2), (1, 4))[0].mul_(z[:2])
+    return y
+
+
 INPLACE_CASES += [
+    case("half-target", _half_target, lambda: (rn(3, 4), rn(4)), rtol=2e-3, atol=2e-3),
+    case("mixed-writes", _mixed_writes, lambda: (rn(3, 4), rn(4)), rtol=2e-3, atol=2e-3),
+    case("as_strided-write", _as_strided_write, lambda: (rn(3, 4), rn(4))),
     case("setitem-then-view-mul_", _setitem, lambda: (rn(3, 4), rn(4))),
     case("write-views", _write_views, lambda: (rn(3, 4), rn(2))),
     case("nested-view-write", _nested_view_write, lambda: (rn(3, 4), rn(2))),

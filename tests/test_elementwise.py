@@ -86,6 +86,10 @@ def test_unary_special_values(device, name):
         # sin/cos of huge arguments: GPU sin is only specified near [-pi, pi]; a real GPU's
         # range reduction differs from libm for |x| in the 1e30 range, so leave those out
         values = [v for v in SPECIAL if not math.isfinite(v) or abs(v) <= 100]
+    if name == "gelu":
+        # PyTorch's CPU gelu gives NaN at +inf (its vectorised erf path), its CUDA kernel and
+        # the formula x * Phi(x) give +inf: a CPU quirk we do not copy, so +inf is left out
+        values = [v for v in SPECIAL if v != float("inf")]
     check(fn, torch.tensor(values), device=device, **TOL)
 
 

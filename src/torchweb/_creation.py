@@ -134,7 +134,7 @@ def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False)
         storage = backend_for(device.type).storage_from_values(values, dtype)
         t = Tensor._make(storage, tuple(shape), None, 0, dtype, device)
     if requires_grad:
-        t.requires_grad_(True)
+        t._set_requires_grad(True, "Only Tensors of floating point and complex dtype can require gradients")
     return t
 
 
@@ -161,7 +161,7 @@ def _factory(size, dtype, device, requires_grad, value, default=None):
     if value is not None:
         E._fill(t, value)
     if requires_grad:
-        t.requires_grad_(True)
+        t._set_requires_grad(True, "Only Tensors of floating point and complex dtype can require gradients")
     return t
 
 
@@ -258,7 +258,7 @@ def eye(n, m=None, *, dtype=None, device=None, requires_grad=False, out=None):
     if k:
         E._fill(t._view((k,), (m + 1,), 0), 1)
     if requires_grad:
-        t.requires_grad_(True)
+        t._set_requires_grad(True, "Only Tensors of floating point and complex dtype can require gradients")
     return t
 
 
@@ -267,7 +267,7 @@ def _random_factory(size, kind, a, b, dtype, device, requires_grad, generator, d
     t = _factory(size, dtype, device, False, None, default)
     _random.fill(t, kind, a, b, generator)
     if requires_grad:
-        t.requires_grad_(True)
+        t._set_requires_grad(True, "Only Tensors of floating point and complex dtype can require gradients")
     return t
 
 

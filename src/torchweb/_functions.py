@@ -17,11 +17,23 @@ def _out(result, out):
     return out
 
 
+def _check_alpha(input, other, alpha):
+    if alpha == 1 and not isinstance(alpha, float):
+        return
+    dt = D.result_type(input, other)
+    if not dt.is_floating_point and isinstance(alpha, float):
+        raise RuntimeError("For integral input tensors, argument alpha must not be a floating point number.")
+    if dt is not D.bool and isinstance(alpha, bool):
+        raise RuntimeError("Boolean alpha only supported for Boolean results.")
+
+
 def add(input, other, *, alpha=1, out=None):
+    _check_alpha(input, other, alpha)
     return _out(call("add", input, other) if alpha == 1 else call("add_alpha", input, other, alpha), out)
 
 
 def sub(input, other, *, alpha=1, out=None):
+    _check_alpha(input, other, alpha)
     return _out(call("sub", input, other) if alpha == 1 else call("sub_alpha", input, other, alpha), out)
 
 
@@ -60,6 +72,9 @@ def pow(input, exponent, *, out=None):
         input = tensor(input, device=exponent.device)
         if not exponent.dtype.is_floating_point and isinstance(input.item(), float):
             input = input.to(D.default_float())
+    if isinstance(exponent, bool) and input.dtype is D.bool:
+        # PyTorch answers x ** True and x ** False without its (missing) bool pow kernel
+        return _out(S.clone(input) if exponent else call("eq", input, input), out)
     if is_tensor(exponent) is False and not input.dtype.is_floating_point and isinstance(exponent, int) and exponent < 0:
         raise RuntimeError("Integers to negative integer powers are not allowed.")
     return _out(call("pow", input, exponent), out)
@@ -100,6 +115,8 @@ def _word(d):
 
 
 def nan_to_num(input, nan=0.0, posinf=None, neginf=None, *, out=None):
+    if not input.dtype.is_floating_point:  # nothing to replace; the dtype stays
+        return _out(S.clone(input), out)
     big = 65504.0 if input.dtype is D.float16 else 3.4028234663852886e38
     return _out(call("nan_to_num", input, nan, big if posinf is None else posinf,
                      -big if neginf is None else neginf), out)
@@ -118,8 +135,14 @@ def _unary(name):
     return fn
 
 
+# binary ops whose `other` PyTorch accepts only as a tensor (no Python scalar overload)
+_TENSOR_OTHER = {"maximum", "minimum", "logical_and", "logical_or", "logical_xor"}
+
+
 def _binary(name):
     def fn(input, other, *, out=None):
+        if name in _TENSOR_OTHER and not is_tensor(other):
+            raise TypeError(f"{name}(): argument 'other' (position 2) must be Tensor, not {type(other).__name__}")
         return _out(call(name, input, other), out)
     fn.__name__ = name
     return fn
@@ -135,6 +158,14 @@ for _n in UNARY:
     globals()[_n] = _unary(_n)
 for _n in BINARY:
     globals()[_n] = _binary(_n)
+
+
+def square(input, *, out=None):
+    if input.dtype is D.bool:  # square is pow(x, 2): bool squares to int64, as PyTorch's
+        input = input.to(D.int64)
+    return _out(call("square", input), out)
+
+
 negative = globals()["neg"]
 absolute = globals()["abs"]
 greater, greater_equal, less, less_equal = globals()["gt"], globals()["ge"], globals()["lt"], globals()["le"]

@@ -155,9 +155,13 @@ class Tensor:
 
     @requires_grad.setter
     def requires_grad(self, value):
-        self.requires_grad_(value)
+        self._set_requires_grad(value, "only Tensors of floating point and complex dtype can require gradients")
 
     def requires_grad_(self, requires_grad=True):
+        return self._set_requires_grad(requires_grad, "only Tensors of floating point dtype can require gradients")
+
+    def _set_requires_grad(self, requires_grad, refusal):
+        """refusal: the message for a non-float tensor (PyTorch's differs by the way asked)."""
         if self.grad_fn is not None:
             if not requires_grad:
                 raise RuntimeError(
@@ -166,7 +170,7 @@ class Tensor:
                     "use var_no_grad = var.detach().")
             return self
         if requires_grad and not self.dtype.is_floating_point:
-            raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
+            raise RuntimeError(refusal)
         self._requires_grad = bool(requires_grad)
         return self
 

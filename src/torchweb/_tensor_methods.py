@@ -59,6 +59,18 @@ def _binop(name):
     return op
 
 
+def _pos(self):
+    if self.dtype is D.bool:
+        raise RuntimeError("The `+` operator, on a bool tensor is not supported.")
+    return self
+
+
+def _invert(self):
+    if self.dtype.is_floating_point:
+        raise TypeError("~ (operator.invert) is only implemented on integer and Boolean-type tensors")
+    return call("bitwise_not", self)
+
+
 def _bool_or_bitwise(logical, bitwise):
     def op(self, other):
         if not (is_tensor(other) or isinstance(other, (int, bool))):
@@ -76,8 +88,8 @@ OPERATORS = {
     "__mod__": _binop("remainder"), "__rmod__": _rmod,
     "__pow__": _binop("pow"), "__rpow__": _rpow,
     "__matmul__": lambda a, b: F.matmul(a, b), "__rmatmul__": lambda a, b: F.matmul(b, a),
-    "__neg__": lambda a: call("neg", a), "__pos__": lambda a: a, "__abs__": lambda a: call("abs", a),
-    "__invert__": lambda a: call("bitwise_not", a),
+    "__neg__": lambda a: call("neg", a), "__pos__": _pos, "__abs__": lambda a: call("abs", a),
+    "__invert__": _invert,
     "__and__": _bool_or_bitwise("logical_and", "bitwise_and"), "__rand__": _bool_or_bitwise("logical_and", "bitwise_and"),
     "__or__": _bool_or_bitwise("logical_or", "bitwise_or"), "__ror__": _bool_or_bitwise("logical_or", "bitwise_or"),
     "__xor__": _bool_or_bitwise("logical_xor", "bitwise_xor"), "__rxor__": _bool_or_bitwise("logical_xor", "bitwise_xor"),
@@ -155,6 +167,8 @@ INPLACE["__isub__"] = lambda s, o: _sub_(s, o)
 INPLACE["__imul__"] = _inplace("mul")
 INPLACE["__itruediv__"] = _inplace("div")
 INPLACE["__ipow__"] = _inplace("pow")
+INPLACE["__ifloordiv__"] = INPLACE["floor_divide_"] = lambda s, o: _div_(s, o, rounding_mode="floor")
+INPLACE["__imod__"] = _inplace("remainder")
 INPLACE["__iand__"] = _inplace("bitwise_and")
 INPLACE["__ior__"] = _inplace("bitwise_or")
 INPLACE["__ixor__"] = _inplace("bitwise_xor")

@@ -246,7 +246,8 @@ async def replay_cases(cases_json, case_filter=""):
         torch.set_default_device(DEVICE)   # creation ops without device= land on the GPU
     failed, passed = [], 0
     t0 = time.time()
-    for case in cases:
+    for i, case in enumerate(cases):
+        t_case = time.time()
         try:
             msg = run_case(case)
         except Missing as e:
@@ -260,5 +261,10 @@ async def replay_cases(cases_json, case_filter=""):
             failed.append([case["id"], msg])
         else:
             passed += 1
+        # Progress in the page's log: where a hang or a slow case is, is visible as it runs.
+        took = time.time() - t_case
+        if took > 5 or (i + 1) % 100 == 0 or i + 1 == len(cases):
+            print(f"replay: {i + 1}/{len(cases)} done, {len(failed)} failed"
+                  + (f" ({case['id']} took {took:.1f} s)" if took > 5 else ""))
     return {"total": len(cases), "passed": passed, "failed": failed,
             "seconds": round(time.time() - t0, 2), "recorded_with": doc.get("torch")}

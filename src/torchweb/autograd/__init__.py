@@ -41,7 +41,31 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
         if not t.requires_grad:
             raise RuntimeError("element 0 of tensors does not require grad and does not have a grad_fn")
     grads = _make_grads(tensors, grads)
-    engine.run_backward(tensors, grads, bool(retain_graph))
+    if inputs is None:
+        engine.run_backward(tensors, grads, bool(retain_graph))
+        return
+    inputs = _as_list(inputs)
+    if not inputs:
+        raise RuntimeError("'inputs' argument to backward() cannot be empty.")
+    capture, keys = _capture_slots(inputs)
+    engine.run_backward(tensors, grads, bool(retain_graph), capture=capture, accumulate=False)
+    for t, (key, _node) in zip(inputs, keys):  # only these accumulate, leaves or not
+        if capture[key] is not None:
+            engine.accumulate_grad(t, capture[key])
+
+
+def _capture_slots(inputs):
+    """The engine's capture slots {(node id, output nr): None} for inputs, and each one's
+    (key, node): holding the node keeps a leaf's AccumulateGrad, and so its id, alive."""
+    capture, keys = {}, []
+    for t in inputs:
+        if not t.requires_grad:
+            raise RuntimeError("One of the differentiated Tensors does not require grad")
+        node = t.grad_fn if t.grad_fn is not None else t._accumulator()
+        key = (id(node), t._output_nr if t.grad_fn is not None else 0)
+        capture[key] = None
+        keys.append((key, node))
+    return capture, keys
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
@@ -54,22 +78,14 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     for o in outputs:
         if not o.requires_grad:
             raise RuntimeError("element 0 of tensors does not require grad and does not have a grad_fn")
-    capture = {}
-    keys = []
-    for i, t in enumerate(inputs_l):
-        if not t.requires_grad:
-            raise RuntimeError(f"One of the differentiated Tensors does not require grad")
-        node = t.grad_fn if t.grad_fn is not None else t._accumulator()
-        key = (id(node), t._output_nr if t.grad_fn is not None else 0)
-        capture[key] = None
-        keys.append((key, node))
+    capture, keys = _capture_slots(inputs_l)
     engine.run_backward(outputs, grads, bool(retain_graph), capture=capture, accumulate=False)
     result = []
     for i, (key, _node) in enumerate(keys):
         g = capture[key]
         if g is None and not allow_unused and not materialize_grads:
-            raise RuntimeError("One of the differentiated Tensors appears to not have been used in the "
-                               "graph. Set allow_unused=True if this is the desired behavior.")
+            raise RuntimeError(f"The differentiated Tensor at index {i} appears to not have been used "
+                               "in the graph. Set allow_unused=True if this is the desired behavior.")
         if g is None and materialize_grads:
             from .._creation import zeros_like
             g = zeros_like(inputs_l[i])

@@ -40,7 +40,11 @@ def run_backward(roots, grad_roots, retain_graph, capture=None, accumulate=True)
         else:
             raise RuntimeError("element 0 of tensors does not require grad and does not have a grad_fn")
 
-    # dependencies: how many edges lead into each node from the part of the graph we reach
+    # the nodes to run: with capture (autograd.grad, backward(inputs=...)) only those on a
+    # path to an input, as PyTorch; the others keep their saved tensors
+    needed = _Everything() if capture is None else _needed([e[0] for e in edges], {k[0] for k in capture})
+    edges = [e for e in edges if id(e[0]) in needed]
+    # dependencies: how many edges lead into each node from the part of the graph we run
     deps = {}
     seen = set()
     stack = [e[0] for e in edges]
@@ -52,7 +56,7 @@ def run_backward(roots, grad_roots, retain_graph, capture=None, accumulate=True)
         seen.add(id(node))
         nodes.append(node)
         for nxt, _ in node.next_functions:
-            if nxt is not None:
+            if nxt is not None and id(nxt) in needed:
                 deps[id(nxt)] = deps.get(id(nxt), 0) + 1
                 stack.append(nxt)
 
@@ -77,7 +81,7 @@ def run_backward(roots, grad_roots, retain_graph, capture=None, accumulate=True)
                 for i, ref in node._retained.items():
                     t = ref()
                     if t is not None and outs[i] is not None:
-                        t.grad = outs[i].detach() if t.grad is None else t.grad + outs[i]
+                        accumulate_grad(t, outs[i])
                 if capture is not None:
                     for i in range(node.noutputs):
                         if (id(node), i) in capture:
@@ -93,7 +97,7 @@ def run_backward(roots, grad_roots, retain_graph, capture=None, accumulate=True)
                 for hook in node._hooks:
                     hook(results, outs)
                 for i, ((nxt, nr), g) in enumerate(zip(node.next_functions, results)):
-                    if nxt is None:
+                    if nxt is None or id(nxt) not in needed:
                         continue
                     if g is not None:
                         _add(buffers, nxt, nr, _check_grad(node, i, g))
@@ -106,6 +110,27 @@ def run_backward(roots, grad_roots, retain_graph, capture=None, accumulate=True)
                 ctx = getattr(node, "ctx", None)
                 if ctx is not None:
                     ctx._free()
+
+
+class _Everything:
+    def __contains__(self, item):
+        return True
+
+
+def _needed(roots, targets):
+    """ids of the nodes reachable from roots that lead to a target node."""
+    leads = {}
+    stack = [(r, False) for r in roots]
+    while stack:
+        node, done = stack.pop()
+        if done:
+            leads[id(node)] = id(node) in targets or any(
+                leads.get(id(n), False) for n, _ in node.next_functions if n is not None)
+        elif id(node) not in leads:
+            leads[id(node)] = False  # in progress (the graph has no cycles)
+            stack.append((node, True))
+            stack.extend((n, False) for n, _ in node.next_functions if n is not None and id(n) not in leads)
+    return {k for k, v in leads.items() if v}
 
 
 def _add(buffers, node, nr, g):
@@ -124,9 +149,12 @@ def _accumulate(node, g, capture, accumulate):
             g = r
     if capture is not None and (id(node), 0) in capture:
         capture[(id(node), 0)] = g
-    if not accumulate:
-        return
-    if var.grad is None:
-        var.grad = g.detach().clone()  # the same gradient may flow to several leaves
+    if accumulate:
+        accumulate_grad(var, g)
+
+
+def accumulate_grad(var, g):
+    if var._grad is None:
+        var._grad = g.detach().clone()  # the same gradient may flow to several leaves
     else:
-        var.grad = var.grad + g
+        var._grad.add_(g)  # in place, as PyTorch: references to .grad see the sum

@@ -1,5 +1,7 @@
 """torch.autograd.Function and the graph nodes it creates. The library's own ops use it too."""
 
+import re
+
 from . import grad_mode
 
 
@@ -11,6 +13,7 @@ class FunctionCtx:
         self._saved = ()
         self._saved_versions = ()
         self._saved_origins = ()
+        self._saved_any = False
         self._freed = False
         self.needs_input_grad = ()
         self.materialize_grads = True
@@ -21,6 +24,8 @@ class FunctionCtx:
         self._saved = tensors
         self._saved_versions = tuple(t._version if t is not None else None for t in tensors)
         self._saved_origins = (None,) * len(tensors)  # (output_nr, node name) of saved outputs
+        # a node that saved nothing can run again after its graph is freed (PyTorch's AddBackward0)
+        self._saved_any = any(t is not None for t in tensors)
 
     def mark_non_differentiable(self, *tensors):
         self._non_differentiable = tensors
@@ -33,7 +38,7 @@ class FunctionCtx:
 
     @property
     def saved_tensors(self):
-        if self._freed:
+        if self._freed and self._saved_any:
             raise RuntimeError(
                 "Trying to backward through the graph a second time (or directly access saved "
                 "tensors after they have already been freed). Saved intermediate values of the "
@@ -45,7 +50,7 @@ class FunctionCtx:
                 # PyTorch names the node that made a saved output, or an input's current node
                 if origin is None and t.grad_fn is not None:
                     origin = (t._output_nr, t.grad_fn.name())
-                where = (f", which is output {origin[0]} of {origin[1].replace('Backward', '')},"
+                where = (f", which is output {origin[0]} of {re.sub('Backward(0$)?', '', origin[1])},"
                          if origin is not None else "")
                 raise RuntimeError(
                     "one of the variables needed for gradient computation has been modified by "
@@ -58,7 +63,7 @@ class FunctionCtx:
     saved_variables = saved_tensors
 
     def _free(self):
-        self._saved = ()
+        self._saved = (None,) * len(self._saved)
         self._freed = True
 
 

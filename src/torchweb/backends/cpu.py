@@ -111,7 +111,7 @@ def reduce(kind, out, inp, nred, acc_cls):
             xc = x.astype(n.float32) if inp.dtype.name == "float16" else x
             r = (n.max if kind == "max" else n.min)(xc, axis=axes) if x.size else n.zeros(outer)
         elif kind in ("argmax", "argmin"):
-            flat = x.reshape(outer + (-1,))
+            flat = x.reshape(outer + (int(n.prod(x.shape[x.ndim - nred:])),))  # not -1: outer may be empty
             if flat.dtype.kind == "f":
                 # NaN wins, first occurrence, as PyTorch
                 nan = n.isnan(flat)

@@ -9,8 +9,8 @@ from .reduction import raw_reduce
 
 
 def _softmax_raw(x, d, log):
+    # shifted by the max, unguarded like PyTorch's kernel: a row holding +inf or only -inf is NaN
     m = raw_reduce("max", x, [d], True, x.dtype)
-    m = E.run("where", E.run("isinf", m), 0.0, m)
     shifted = E.run("sub", x, m)
     e = E.run("exp", shifted)
     s = raw_reduce("sum", e, [d], True, x.dtype)
@@ -59,7 +59,7 @@ def _prepare(x, dim, dtype, name):
     if dtype is not None:
         x = x.to(dtype)
     elif not x.dtype.is_floating_point:
-        raise RuntimeError(f"\"{name}_lastdim_kernel_impl\" not implemented for '"
+        raise NotImplementedError(f"\"{name}_lastdim_kernel_impl\" not implemented for '"
                            f"{ {'int64': 'Long', 'int32': 'Int', 'bool': 'Bool', 'uint8': 'Byte'}[x.dtype.name] }'")
     return x, (wrap_dim(dim, x.dim()) if x.dim() else 0)
 

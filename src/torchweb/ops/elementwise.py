@@ -24,18 +24,27 @@ def _plan(op, operands):
         dt = operands[0].dtype
         cls = compute_class(dt)
         return [dt], cls, [cls], "b", D.bool
-    dt = D.result_type(*operands)
+    dt = D.result_type(*(operands[:op.promote] if op.promote else operands))
+    if op.kernel and (dt is D.bool or (op.ints and not dt.is_floating_point)):
+        raise NotImplementedError(f"\"{op.kernel}\" not implemented for '{type_word(dt)}'")
     if rule == "float" and not dt.is_floating_point:
         dt = D.default_float()
     if rule == "intonly" and dt.is_floating_point:
-        raise RuntimeError(f"\"{op.name}_cpu\" not implemented for '{type_word(dt)}'")
+        raise NotImplementedError(f"\"{op.name}_cpu\" not implemented for '{type_word(dt)}'")
     if op.no_bool and dt is D.bool:
         raise RuntimeError(op.no_bool)
+    if op.name in ("sub", "sub_alpha") and any(_is_bool(o) for o in operands[:2]):
+        raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. "
+                           "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.")
     cls = compute_class(dt, logical=(op.name == "bitwise_not"))
     n = len(operands)
     if rule == "compare":
         return [dt] * n, cls, [cls] * n, "b", D.bool
     return [dt] * n, cls, [cls] * n, cls, dt
+
+
+def _is_bool(o):
+    return o.dtype is D.bool if is_tensor(o) else isinstance(o, bool)
 
 
 def run(name, *operands, out=None, out_dtype=None):

@@ -25,6 +25,11 @@ class ElementwiseOp:
     wgsl: dict                      # compute class -> expression template
     np: object                      # numpy body: (np, *arrays) -> array
     no_bool: str = ""               # error text when an operand is bool, PyTorch's words
+    # PyTorch's kernel name when it has no kernel for some dtypes: NotImplementedError
+    # '"<kernel>" not implemented for ...' for a bool operand, or for any non-float with ints=True
+    kernel: str = ""
+    ints: bool = False
+    promote: int = 0                # how many leading operands decide the dtype (0: all)
     extra: dict = field(default_factory=dict)
 
 
@@ -43,28 +48,30 @@ op("fill", 1, "arith", "{0}", lambda np, a: a)
 
 # -- arithmetic --------------------------------------------------------------------------
 op("add", 2, "arith", "({0} + {1})", lambda np, a, b: a + b)
-op("add_alpha", 3, "arith", "({0} + {2} * {1})", lambda np, a, b, c: a + c * b)
+# alpha (operand 2) is a multiplier, not a value: it takes no part in type promotion
+op("add_alpha", 3, "arith", "({0} + {2} * {1})", lambda np, a, b, c: a + c * b, promote=2)
 op("sub", 2, "arith", "({0} - {1})", lambda np, a, b: a - b,
    no_bool="Subtraction, the `-` operator, with two bool tensors is not supported. "
            "Use the `^` or `logical_xor()` operator instead.")
-op("sub_alpha", 3, "arith", "({0} - {2} * {1})", lambda np, a, b, c: a - c * b)
+op("sub_alpha", 3, "arith", "({0} - {2} * {1})", lambda np, a, b, c: a - c * b,
+   no_bool=OPS["sub"].no_bool, promote=2)
 op("mul", 2, "arith", "({0} * {1})", lambda np, a, b: a * b)
 op("div", 2, "float", "({0} / {1})", lambda np, a, b: np.true_divide(a, b))
 op("div_trunc", 2, "arith", {"f": "trunc({0} / {1})", "i": "select({0} / {1}, 0i, {1} == 0i)",
                              "u": "select({0} / {1}, 0u, {1} == 0u)"},
    lambda np, a, b: np.trunc(np.true_divide(a, b)).astype(a.dtype) if a.dtype.kind == "f"
-   else _int_trunc_div(np, a, b))
+   else _int_trunc_div(np, a, b), kernel="div_trunc_cpu")
 op("div_floor", 2, "arith", {"f": "tw_floordivf({0}, {1})", "i": "tw_floordivi({0}, {1})",
                              "u": "select({0} / {1}, 0u, {1} == 0u)"},
-   lambda np, a, b: _floor_div(np, a, b))
+   lambda np, a, b: _floor_div(np, a, b), kernel="div_floor_cpu")
 op("remainder", 2, "arith", {"f": "tw_remf({0}, {1})", "i": "({0} - {1} * tw_floordivi({0}, {1}))",
                              "u": "select({0} % {1}, 0u, {1} == 0u)"},
-   lambda np, a, b: np.remainder(a, b))
-op("fmod", 2, "arith", {"f": "({0} - {1} * trunc({0} / {1}))", "i": "select({0} % {1}, 0i, {1} == 0i)",
+   lambda np, a, b: np.remainder(a, b), kernel="remainder_cpu")
+op("fmod", 2, "arith", {"f": "tw_fmodf({0}, {1})", "i": "select({0} % {1}, 0i, {1} == 0i)",
                         "u": "select({0} % {1}, 0u, {1} == 0u)"},
-   lambda np, a, b: np.fmod(a, b))
+   lambda np, a, b: np.fmod(a, b), kernel="fmod_cpu")
 op("pow", 2, "arith", {"f": "tw_powf({0}, {1})", "i": "tw_powi({0}, {1})", "u": "tw_powu({0}, {1})"},
-   lambda np, a, b: np.power(a, b))
+   lambda np, a, b: _power(np, a, b), kernel="pow")
 op("maximum", 2, "arith", {"f": "tw_maxf({0}, {1})", "i": "max({0}, {1})", "u": "max({0}, {1})"},
    lambda np, a, b: np.maximum(a, b))
 op("minimum", 2, "arith", {"f": "tw_minf({0}, {1})", "i": "min({0}, {1})", "u": "min({0}, {1})"},
@@ -79,16 +86,24 @@ op("clamp_max", 2, "arith", {"f": "tw_minf({0}, {1})", "i": "min({0}, {1})", "u"
 op("neg", 1, "arith", {"f": "(-{0})", "i": "(-{0})", "u": "(0u - {0})"}, lambda np, a: np.negative(a),
    no_bool="Negation, the `-` operator, on a bool tensor is not supported. "
            "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.")
-op("abs", 1, "arith", {"f": "abs({0})", "i": "abs({0})", "u": "{0}"}, lambda np, a: np.abs(a))
-op("sign", 1, "arith", {"f": "select(sign({0}), {0}, tw_isnan({0}))", "i": "sign({0})", "u": "min({0}, 1u)"},
-   lambda np, a: np.sign(a))
+op("abs", 1, "arith", {"f": "abs({0})", "i": "abs({0})", "u": "{0}"}, lambda np, a: np.abs(a),
+   kernel="abs_cpu")
+# sign(NaN) is 0 in PyTorch ((0 < x) - (x < 0))
+op("sign", 1, "arith", {"f": "select(sign({0}), 0.0, tw_isnan({0}))", "i": "sign({0})", "u": "min({0}, 1u)"},
+   lambda np, a: np.where(np.isnan(a), 0, np.sign(a)).astype(a.dtype) if a.dtype.kind == "f"
+   else (a if a.dtype.kind == "b" else np.sign(a)))
 op("square", 1, "arith", "({0} * {0})", lambda np, a: a * a)
 op("relu", 1, "arith", {"f": "select(max({0}, 0.0), {0}, tw_isnan({0}))", "i": "max({0}, 0i)", "u": "{0}"},
-   lambda np, a: np.where(np.isnan(a), a, np.maximum(a, 0)) if a.dtype.kind == "f" else np.maximum(a, 0))
-op("floor", 1, "arith", {"f": "floor({0})", "i": "{0}", "u": "{0}"}, lambda np, a: np.floor(a) if a.dtype.kind == "f" else a)
-op("ceil", 1, "arith", {"f": "ceil({0})", "i": "{0}", "u": "{0}"}, lambda np, a: np.ceil(a) if a.dtype.kind == "f" else a)
-op("trunc", 1, "arith", {"f": "trunc({0})", "i": "{0}", "u": "{0}"}, lambda np, a: np.trunc(a) if a.dtype.kind == "f" else a)
-op("round", 1, "arith", {"f": "round({0})", "i": "{0}", "u": "{0}"}, lambda np, a: np.round(a) if a.dtype.kind == "f" else a)
+   lambda np, a: np.where(np.isnan(a), a, np.maximum(a, 0)) if a.dtype.kind == "f" else np.maximum(a, 0),
+   no_bool="Boolean inputs not supported for relu")
+op("floor", 1, "arith", {"f": "floor({0})", "i": "{0}", "u": "{0}"}, lambda np, a: np.floor(a) if a.dtype.kind == "f" else a,
+   kernel="floor_vml_cpu")
+op("ceil", 1, "arith", {"f": "ceil({0})", "i": "{0}", "u": "{0}"}, lambda np, a: np.ceil(a) if a.dtype.kind == "f" else a,
+   kernel="ceil_vml_cpu")
+op("trunc", 1, "arith", {"f": "trunc({0})", "i": "{0}", "u": "{0}"}, lambda np, a: np.trunc(a) if a.dtype.kind == "f" else a,
+   kernel="trunc_vml_cpu")
+op("round", 1, "arith", {"f": "round({0})", "i": "{0}", "u": "{0}"}, lambda np, a: np.round(a) if a.dtype.kind == "f" else a,
+   kernel="round_vml_cpu")
 
 # -- float functions ---------------------------------------------------------------------
 op("exp", 1, "float", "tw_exp({0})", lambda np, a: np.exp(a))
@@ -105,26 +120,39 @@ op("sin", 1, "float", "tw_sin({0})", lambda np, a: np.sin(a))
 op("cos", 1, "float", "tw_cos({0})", lambda np, a: np.cos(a))
 op("tanh", 1, "float", "tw_tanh({0})", lambda np, a: np.tanh(a))
 op("sigmoid", 1, "float", "tw_sigmoid({0})", lambda np, a: _sigmoid(np, a))
-op("silu", 1, "float", "({0} * tw_sigmoid({0}))", lambda np, a: a * _sigmoid(np, a))
+op("silu", 1, "float", "({0} * tw_sigmoid({0}))", lambda np, a: a * _sigmoid(np, a), kernel="silu_cpu", ints=True)
 op("erf", 1, "float", "tw_erf({0})", lambda np, a: _erf(np, a))
 op("gelu", 1, "float", "(0.5 * {0} * (1.0 + tw_erf({0} * 0.7071067811865476)))",
-   lambda np, a: 0.5 * a * (1.0 + _erf(np, a * np.float32(0.7071067811865476))))
+   lambda np, a: 0.5 * a * (1.0 + _erf(np, a * np.float32(0.7071067811865476))),
+   kernel="GeluKernelImpl", ints=True)
 op("gelu_tanh", 1, "float",
    "(0.5 * {0} * (1.0 + tw_tanh(0.7978845608028654 * ({0} + 0.044715 * {0} * {0} * {0}))))",
-   lambda np, a: 0.5 * a * (1.0 + np.tanh(np.float32(0.7978845608028654) * (a + np.float32(0.044715) * a * a * a))))
+   lambda np, a: 0.5 * a * (1.0 + np.tanh(np.float32(0.7978845608028654) * (a + np.float32(0.044715) * a * a * a))),
+   kernel="GeluKernelImpl", ints=True)
 op("nan_to_num", 4, "arith",
    {"f": "select(select(select({0}, {1}, tw_isnan({0})), select({3}, {2}, {0} > 0.0), tw_isinf({0})), {1}, tw_isnan({0}))",
     "i": "{0}", "u": "{0}"},
    lambda np, a, n, p, m: np.where(np.isnan(a), n, np.where(np.isposinf(a), p, np.where(np.isneginf(a), m, a)))
-   if a.dtype.kind == "f" else a)
+   if a.dtype.kind == "f" else a, promote=1)
 
 # -- comparisons and logic ----------------------------------------------------------------
-op("eq", 2, "compare", "({0} == {1})", lambda np, a, b: a == b)
-op("ne", 2, "compare", "({0} != {1})", lambda np, a, b: a != b)
-op("lt", 2, "compare", "({0} < {1})", lambda np, a, b: a < b)
-op("le", 2, "compare", "({0} <= {1})", lambda np, a, b: a <= b)
-op("gt", 2, "compare", "({0} > {1})", lambda np, a, b: a > b)
-op("ge", 2, "compare", "({0} >= {1})", lambda np, a, b: a >= b)
+
+
+def _compare(name, sym, np_fn):
+    # Float comparisons test NaN on the bits: compilers may assume no NaN and fold `!=` into
+    # an ordered compare (lavapipe does), which makes NaN != NaN false.
+    plain = f"({{0}} {sym} {{1}})"
+    f = (f"(tw_isnan({{0}}) || tw_isnan({{1}}) || {plain})" if sym == "!=" else
+         f"(!tw_isnan({{0}}) && !tw_isnan({{1}}) && {plain})")
+    op(name, 2, "compare", {"f": f, "i": plain, "u": plain, "b": plain}, np_fn)
+
+
+_compare("eq", "==", lambda np, a, b: a == b)
+_compare("ne", "!=", lambda np, a, b: a != b)
+_compare("lt", "<", lambda np, a, b: a < b)
+_compare("le", "<=", lambda np, a, b: a <= b)
+_compare("gt", ">", lambda np, a, b: a > b)
+_compare("ge", ">=", lambda np, a, b: a >= b)
 op("logical_and", 2, "logical", "({0} && {1})", lambda np, a, b: np.logical_and(a, b))
 op("logical_or", 2, "logical", "({0} || {1})", lambda np, a, b: np.logical_or(a, b))
 op("logical_xor", 2, "logical", "({0} != {1})", lambda np, a, b: np.logical_xor(a, b))
@@ -150,6 +178,15 @@ def _sigmoid(np, a):
 def _erf(np, a):
     import math
     return np.vectorize(math.erf, otypes=[a.dtype])(a) if a.size else a.copy()
+
+
+def _power(np, a, b):
+    if a.dtype.kind == "f" or not (b < 0).any():
+        return np.power(a, b)
+    # integers to negative powers: 0, except 1 and -1 (numpy refuses them); as the GPU's tw_powi
+    safe = np.power(a, np.where(b < 0, 0, b))
+    neg = np.where(a == 1, 1, np.where(a == -1, np.where(b % 2 == 0, 1, -1), 0))
+    return np.where(b < 0, neg, safe).astype(safe.dtype)
 
 
 def _floor_div(np, a, b):

@@ -53,7 +53,11 @@ def _slice_geometry(t, d, start, n):
     return tuple(shape), t._stride, t._offset + start * t._stride[d]
 
 
-def cat(tensors, dim=0, *, out=None):
+class _Stack(_Cat):
+    _backward_name = "StackBackward0"
+
+
+def cat(tensors, dim=0, *, out=None, _fn=_Cat):
     tensors = list(tensors)
     if not tensors:
         raise RuntimeError("torch.cat(): expected a non-empty list of Tensors")
@@ -78,7 +82,7 @@ def cat(tensors, dim=0, *, out=None):
                 raise RuntimeError(f"Sizes of tensors must match except in dimension {d}. Expected size "
                                    f"{ref.shape[k]} but got size {t.shape[k]} for tensor number {i} in the list.")
     if grad_mode.is_grad_enabled() and any(t.requires_grad for t in tensors):
-        r = _Cat.apply(d, *tensors)
+        r = _fn.apply(d, *tensors)
     else:
         r = _raw_cat(tensors, d)
     if out is not None:
@@ -99,7 +103,7 @@ def stack(tensors, dim=0, *, out=None):
             raise RuntimeError(f"stack expects each tensor to be equal size, but got {list(tensors[0].shape)} "
                                f"at entry 0 and {list(t.shape)} at entry {i}")
     d = wrap_dim(dim, tensors[0].dim() + 1)
-    return cat([S.unsqueeze(t, d) for t in tensors], d, out=out)
+    return cat([S.unsqueeze(t, d) for t in tensors], d, out=out, _fn=_Stack)
 
 
 def hstack(tensors):

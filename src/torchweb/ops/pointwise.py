@@ -172,17 +172,21 @@ def _make_function(name, backward_name, inplace):
     def forward(ctx, *operands):
         idx, keep_y = _saves(name, operands, ctx.needs_input_grad)
         xs = list(operands)
+        if inplace and 0 in idx:
+            xs[0] = E._clone(operands[0])  # the value before the write (PyTorch's original_self)
+        saved = [xs[i] if i in idx else None for i, o in enumerate(operands) if is_tensor(o)]
+        # versions as before the write: an operand that is the target (y.mul_(y)) can't backward
+        versions = tuple(t._version if t is not None else None for t in saved)
         if inplace:
-            target = operands[0]
-            if 0 in idx:
-                xs[0] = E._clone(target)  # the value before the write (PyTorch's original_self)
-            out = E.run(name, *operands, out=target)
-            target._bump_version()
+            out = E.run(name, *operands, out=operands[0])
+            out._bump_version()
         else:
             out = E.run(name, *operands)
-        ctx.save_for_backward(*([xs[i] if i in idx else None for i, o in enumerate(operands) if is_tensor(o)]
-                                + [out if keep_y else None]))
+        ctx.save_for_backward(*saved, out if keep_y else None)
+        ctx._saved_versions = versions + ctx._saved_versions[-1:]
         ctx.operands = tuple(None if is_tensor(o) else o for o in operands)
+        if name not in _NEEDS_NOTHING and any(o is not None for o in ctx.operands):
+            ctx._saved_any = True  # PyTorch saves a number operand as a tensor (x * 2: MulBackward0)
         return out
 
     def backward(ctx, g):

@@ -69,7 +69,7 @@ class _Sum(Function):
     @staticmethod
     def forward(ctx, x, dims, keepdim, dtype):
         ctx.meta = (x.shape, dims, keepdim)
-        src = x if dtype is None or dtype is x.dtype else E.run("copy", x, out=empty(x.shape, dtype, x.device))
+        src = x if dtype is None or dtype is x.dtype else E.copy_into(empty(x.shape, dtype, x.device), x)
         return raw_reduce("sum", src, dims, keepdim, dtype or x.dtype)
 
     @staticmethod
@@ -169,7 +169,14 @@ class _Prod(Function):
 _ProdAll = _named(_Prod, "ProdBackward0")
 
 
+def _int_dim(name, dim):
+    """PyTorch's argument check for reductions that take one int dim (prod, argmax, argmin)."""
+    if dim is not None and (not isinstance(dim, int) or isinstance(dim, bool)):
+        raise TypeError(f"{name}(): argument 'dim' (position 2) must be int, not {type(dim).__name__}")
+
+
 def prod(x, dim=None, keepdim=False, dtype=None):
+    _int_dim("prod", dim)
     dims = _dims(x, dim)
     out_dtype = _sum_dtype(x, dtype)
     if grad_mode.is_grad_enabled() and x.requires_grad:
@@ -177,13 +184,17 @@ def prod(x, dim=None, keepdim=False, dtype=None):
     return raw_reduce("prod", x, dims, keepdim, out_dtype)
 
 
-def _check_nonempty(x, dims, name):
+def _check_nonempty(x, dims, name, specified=True):
+    """max/min-like reductions have no identity: refuse empty reductions, as PyTorch does
+    (RuntimeError when no dim was given, IndexError naming the empty dim otherwise)."""
+    if not specified:
+        if x.numel() == 0:
+            raise RuntimeError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0. "
+                               "Specify the reduction dim with the 'dim' argument.")
+        return
     for d in dims:
         if x.shape[d] == 0:
             raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
-    if not dims and x.numel() == 0:
-        raise RuntimeError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0. "
-                           "Specify the reduction dim with the 'dim' argument.")
 
 
 class _MaxMinDim(Function):
@@ -245,7 +256,7 @@ def _maxmin(kind, x, dim=None, keepdim=False, other=None):
         return call("maximum" if kind == "max" else "minimum", x, other if other is not None else dim)
     if dim is None:
         dims = list(range(x.dim()))
-        _check_nonempty(x, dims, kind)
+        _check_nonempty(x, dims, kind, specified=False)
         if grad_mode.is_grad_enabled() and x.requires_grad:
             return _MAX_MIN_ALL[kind].apply(x, kind, dims, False)
         return raw_reduce(kind, x, dims, False, x.dtype)
@@ -274,9 +285,13 @@ def min(x, dim=None, keepdim=False, *, other=None):
     return _maxmin("min", x, dim, keepdim, other)
 
 
+def _given(dim):
+    return not (dim is None or (isinstance(dim, (tuple, list)) and len(dim) == 0))
+
+
 def amax(x, dim=(), keepdim=False):
     dims = _dims(x, dim)
-    _check_nonempty(x, dims, "amax")
+    _check_nonempty(x, dims, "amax", _given(dim))
     if grad_mode.is_grad_enabled() and x.requires_grad:
         return _AMAX_AMIN["max"].apply(x, "max", dims, keepdim)
     return raw_reduce("max", x, dims, keepdim, x.dtype)
@@ -284,15 +299,19 @@ def amax(x, dim=(), keepdim=False):
 
 def amin(x, dim=(), keepdim=False):
     dims = _dims(x, dim)
-    _check_nonempty(x, dims, "amin")
+    _check_nonempty(x, dims, "amin", _given(dim))
     if grad_mode.is_grad_enabled() and x.requires_grad:
         return _AMAX_AMIN["min"].apply(x, "min", dims, keepdim)
     return raw_reduce("min", x, dims, keepdim, x.dtype)
 
 
 def _arg(kind, x, dim, keepdim):
+    _int_dim(kind, dim)
+    if x.dtype is D.bool:
+        raise RuntimeError(f"{kind}(): does not support bool input")
     if dim is None:
-        _check_nonempty(x, list(range(x.dim())), kind)
+        if x.numel() == 0:  # IndexError here, unlike max()'s RuntimeError: PyTorch's words
+            raise IndexError(f"{kind}(): Expected reduction dim to be specified for input.numel() == 0.")
         flat = S.reshape(x, -1) if x.dim() else S.reshape(x, 1)
         r = raw_reduce(kind, flat, [0], False, D.int64)
         if keepdim:
@@ -324,6 +343,8 @@ def any(x, dim=None, keepdim=False):
 def var(x, dim=None, unbiased=None, keepdim=False, *, correction=None):
     if not (isinstance(unbiased, bool) or unbiased is None) and dim is None:
         dim, unbiased = unbiased, None  # var(x, dims) positional, as PyTorch allows
+    if isinstance(dim, bool):
+        dim, unbiased = None, dim      # var(x, False): the old (input, unbiased) overload
     if correction is None:
         correction = 1 if unbiased is None or unbiased else 0
     if not x.dtype.is_floating_point:
@@ -332,8 +353,8 @@ def var(x, dim=None, unbiased=None, keepdim=False, *, correction=None):
     n = numel([x.shape[d] for d in dims])
     centered = x - mean(x, dims, keepdim=True)
     ss = sum(centered * centered, dims, keepdim)
-    denom = n - correction
-    return ss / denom if denom > 0 else ss / 0.0 if denom == 0 else ss * float("nan")
+    denom = n - correction if n > correction else 0  # PyTorch clamps: fewer samples than correction gives inf/NaN
+    return ss / denom if denom > 0 else ss / 0.0
 
 
 def std(x, dim=None, unbiased=None, keepdim=False, *, correction=None):
@@ -389,6 +410,8 @@ def norm(x, p="fro", dim=None, keepdim=False, dtype=None):
     if not x.dtype.is_floating_point:
         raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got {_word(x.dtype)}")
     dims = _dims(x, dim)
+    if p == "fro" and isinstance(dim, (tuple, list)) and len(dim) > 2:
+        raise RuntimeError("linalg.matrix_norm: dim must be a 2-tuple. Got " + " ".join(str(d) for d in dim))
     if p in ("fro", 2, 2.0, None):
         if grad_mode.is_grad_enabled() and x.requires_grad:
             return _Norm2.apply(x, dims, keepdim)

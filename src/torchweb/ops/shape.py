@@ -185,7 +185,9 @@ def transpose(x, dim0, dim1):
 def t(x):
     if x.dim() > 2:
         raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {x.dim()}D")
-    return transpose(x, 0, 1) if x.dim() == 2 else make_view("T", x, x.shape, x._stride, x._offset, lambda g: g)
+    if x.dim() < 2:
+        return make_view("T", x, x.shape, x._stride, x._offset, lambda g: g)
+    return make_view("T", x, x.shape[::-1], x._stride[::-1], x._offset, lambda g: t(g))
 
 
 def movedim(x, source, destination):

@@ -63,7 +63,7 @@ async def read_values_async(t):
 
 
 def elementwise(op, out, operands, classes, cls, value_cls, compute_dtypes):
-    ew_kernel.run(rt(), op, out, operands, classes, cls, value_cls)
+    ew_kernel.run(rt(), op, out, operands, classes, cls, value_cls, compute_dtypes)
 
 
 _SPLITTABLE = {"sum": "sum", "mean": "sum", "prod": "prod", "max": "max", "min": "min",

@@ -58,6 +58,9 @@ class Runtime:
             self.pool.release(bid, size)
 
     def upload(self, bid, offset, data):
+        pad = (-len(data)) % 4  # writeBuffer sizes must be 4-aligned (odd-length float16 data)
+        if pad:
+            data = bytes(data) + b"\0" * pad
         self.stream.write(bid, offset, data)
         if len(self.stream.blob) > FLUSH_BLOB_BYTES:
             self.flush()

@@ -30,8 +30,9 @@ def coalesce(shape, strides_list):
     return [m[0] for m in merged], [[m[1][k] for m in merged] for k in range(len(strides_list))]
 
 
-def run(rt, op, out, operands, classes, cls, value_cls):
-    """out[...] = op(operands...). classes: compute class per operand; cls: the template's."""
+def run(rt, op, out, operands, classes, cls, value_cls, compute_dtypes=None):
+    """out[...] = op(operands...). classes: compute class per operand; cls: the template's;
+    compute_dtypes: the dtype each operand is computed in (uint8 wraps values to 8 bits)."""
     n = out.numel()
     if n == 0:
         return
@@ -44,24 +45,26 @@ def run(rt, op, out, operands, classes, cls, value_cls):
     slots = {id(out._storage): 0}
     buffers = [(out._storage.buffer_id, out._storage.size)]
     desc = []
-    for o, c in zip(operands, classes):
+    wrap8 = [d is not None and d.name == "uint8" for d in (compute_dtypes or [None] * len(operands))]
+    for o, c, w in zip(operands, classes, wrap8):
         if hasattr(o, "_storage"):
+            w = w and o.dtype.name not in ("uint8", "bool")   # wider ints read as uint8 wrap
             slot = slots.get(id(o._storage))
             if slot is None:
                 slot = slots[id(o._storage)] = len(buffers)
                 buffers.append((o._storage.buffer_id, o._storage.size))
-            desc.append(("t", o.dtype.gpu_storage, c, slot))
+            desc.append(("t", o.dtype.gpu_storage, c, slot, w))
         else:
-            desc.append(("s", None, c, None))
+            desc.append(("s", None, c, None, False))
     key = ("ew", op.name, cls, value_cls, out.dtype.name, ndim, tuple(desc))
 
     params = [n] + list(shape)
     for t, st in zip(tensors, strides):
         params.append(t._offset)
         params.extend(st)
-    for o, c in zip(operands, classes):
+    for o, c, w in zip(operands, classes, wrap8):
         if not hasattr(o, "_storage"):
-            params.append(scalar_bits(o, WGSL_TYPE[c]))
+            params.append(scalar_bits(o, WGSL_TYPE[c]) & (0xFF if w else 0xFFFFFFFF))
     nparams = len(params)
 
     def make_code():
@@ -81,7 +84,7 @@ def _source(op, cls, value_cls, out_dtype, ndim, desc, nbuffers, nparams):
     lines = []
     lines.append(f"@group(0) @binding(0) var<uniform> P: array<vec4<u32>, {-(-nparams // 4)}>;")
     storage_of = {0: out_dtype.gpu_storage}
-    for kind, st, _, slot in desc:
+    for kind, st, _, slot, _w in desc:
         if kind == "t":
             storage_of.setdefault(slot, st)
     for slot in range(nbuffers):
@@ -106,11 +109,13 @@ def _source(op, cls, value_cls, out_dtype, ndim, desc, nbuffers, nparams):
     args = []
     tk = 1
     sk = base + ntensors * (ndim + 1)
-    for j, (kind, st, c, slot) in enumerate(desc):
+    for j, (kind, st, c, slot, w) in enumerate(desc):
         wt = WGSL_TYPE[c]
         if kind == "t":
             storage = "u32" if st == "u32" else st
             expr = load(f"B{slot}[o{tk}]", storage, wt)
+            if w:
+                expr = f"({expr} & 255u)"
             tk += 1
         else:
             expr = scalar_read(param(sk), wt)

@@ -13,7 +13,11 @@ def convert(expr, src, dst):
                      "u32": ("1u", "0u")}[dst]
         return f"select({zero}, {one}, {expr})"
     if dst == "bool":
-        zero = {"f32": "0.0", "f16": "0.0h", "i32": "0i", "u32": "0u"}[src]
+        if src in ("f32", "f16"):
+            # on the bits, so that NaN reads as true (`x != 0.0` may be folded to an ordered
+            # compare, false for NaN); -0.0 reads as false
+            return f"((bitcast<u32>(f32({expr})) & 0x7fffffffu) != 0u)"
+        zero = {"i32": "0i", "u32": "0u"}[src]
         return f"({expr} != {zero})"
     if dst == "u32" and src in ("f32", "f16"):
         return f"bitcast<u32>(i32({expr}))"  # float -> uint8 wraps like a C cast via int
@@ -99,7 +103,7 @@ HELPERS = {
 }""",
     "rsqrt": """fn tw_rsqrt(x: f32) -> f32 {
   if (tw_isnan(x) || x < 0.0) { return tw_nan(); }
-  if (x == 0.0) { return tw_inf(); }
+  if (x == 0.0) { return select(tw_inf(), -tw_inf(), bitcast<u32>(x) != 0u); }  // 1/sqrt(-0) = -inf
   if (tw_isinf(x)) { return 0.0; }
   return 1.0 / sqrt(x);
 }""",
@@ -172,29 +176,48 @@ HELPERS = {
   loop { if (e == 0u) { break; } if ((e & 1u) == 1u) { r = r * base; } base = base * base; e = e >> 1u; }
   return r;
 }""",
+    # C's fmod, exact like libm's: long division by b * 2^k (each subtraction is exact, as
+    # the divisor is within a factor 2 of the remainder); `a - b * trunc(a / b)` loses
+    # everything once a / b passes 2^24.
+    "fmodf": """fn tw_fmodf(a: f32, b: f32) -> f32 {
+  if (tw_isnan(a) || tw_isnan(b) || tw_isinf(a) || b == 0.0) { return tw_nan(); }
+  let m = abs(b);
+  var r = abs(a);
+  if (tw_isinf(b) || r < m) { return a; }
+  let em = frexp(m).exp;
+  for (var i = 0; i < 300 && r >= m; i = i + 1) {
+    var d = ldexp(m, frexp(r).exp - em);
+    if (d > r) { d = d * 0.5; }
+    r = r - d;
+  }
+  return select(r, -r, a < 0.0);
+}""",
+    # Python's modulo for floats (c10: fmod, then shifted into b's sign)
+    "remf": """fn tw_remf(a: f32, b: f32) -> f32 {
+  let m = tw_fmodf(a, b);
+  if (m != 0.0 && !tw_isnan(m) && ((b < 0.0) != (m < 0.0))) { return m + b; }
+  return m;
+}""",
     # PyTorch's floor division for floats (c10 div_floor_floating).
     "floordivf": """fn tw_floordivf(a: f32, b: f32) -> f32 {
   if (b == 0.0) { return a / b; }
-  let m = a - b * trunc(a / b);
+  let m = tw_fmodf(a, b);
   var d = (a - m) / b;
+  if (tw_isnan(d)) { return tw_nan(); }
   if (m != 0.0 && ((b < 0.0) != (m < 0.0))) { d = d - 1.0; }
   if (d != 0.0) {
     var f = floor(d);
     if (d - f > 0.5) { f = f + 1.0; }
     return f;
   }
-  return select(0.0, -0.0, (a < 0.0) != (b < 0.0));
+  // a zero quotient keeps the sign of a / b
+  return bitcast<f32>((bitcast<u32>(a) ^ bitcast<u32>(b)) & 0x80000000u);
 }""",
     "floordivi": """fn tw_floordivi(a: i32, b: i32) -> i32 {
   if (b == 0) { return 0; }
   let q = a / b;
   if ((a % b != 0) && ((a < 0) != (b < 0))) { return q - 1; }
   return q;
-}""",
-    "remf": """fn tw_remf(a: f32, b: f32) -> f32 {
-  let m = a - b * trunc(a / b);
-  if (m != 0.0 && ((b < 0.0) != (m < 0.0))) { return m + b; }
-  return m;
 }""",
 }
 
@@ -203,7 +226,8 @@ HELPER_DEPS = {
     "log1p": ("isnan", "isinf", "nan", "inf"), "expm1": ("isnan", "inf"), "sqrt": ("isnan", "isinf", "nan"),
     "rsqrt": ("isnan", "isinf", "nan", "inf"), "tanh": ("isnan",), "sigmoid": ("isnan", "exp"),
     "sin": ("isnan", "isinf", "nan"), "cos": ("isnan", "isinf", "nan"), "erf": ("isnan",),
-    "powf": ("isnan", "isinf", "nan", "inf"), "floordivf": (),
+    "powf": ("isnan", "isinf", "nan", "inf"), "fmodf": ("isnan", "isinf", "nan"),
+    "remf": ("fmodf", "isnan"), "floordivf": ("fmodf", "isnan", "nan"),
 }
 
 
