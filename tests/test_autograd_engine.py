@@ -2,7 +2,6 @@
 and once with torchweb (T is the module) and what it returns (tensors, flags, names, error
 messages) must match."""
 
-import gc
 import warnings
 
 import pytest
@@ -394,6 +393,19 @@ def test_retain_grad(device):
     both(s, device)
 
 
+def test_retain_grad_and_hook_across_inplace(device):
+    def s(T, dev):
+        x = leaf(T, dev, A)
+        y = x * 2
+        y.retain_grad()            # follows y to its new version
+        seen = []
+        y.register_hook(lambda g: seen.append(g.clone()))   # stays with the old version
+        y.mul_(3)
+        (y * y).sum().backward()
+        return y.retains_grad, y.grad, seen, x.grad
+    both(s, device)
+
+
 def test_retain_grad_with_hook(device):
     def s(T, dev):
         x = leaf(T, dev, A)
@@ -442,7 +454,8 @@ def test_autograd_grad_non_leaf_input(device):
         h = x * 2
         y = (h.exp()).sum()
         (gh,) = T.autograd.grad(y, h)
-        return gh, x.grad is None
+        h.sum().backward()   # h's own node did not run, so it still has its saved result
+        return gh, x.grad
     both(s, device)
 
 

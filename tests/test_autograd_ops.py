@@ -6,8 +6,6 @@ the outputs and every leaf's .grad. Inputs cover broadcasting (gradients summed 
 broadcast dims), strided and transposed operands, and the tie and zero cases where the
 gradient rules are subtle (clamp at its bounds, max/min ties, prod with zeros, norm at 0)."""
 
-import math
-
 import pytest
 import torch
 

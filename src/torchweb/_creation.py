@@ -14,32 +14,38 @@ from . import _random
 
 
 # -- from Python data ----------------------------------------------------------------------
-def _flatten(data, shape, flat, depth=0):
-    """Flatten nested sequences, checking they are rectangular; returns the shape."""
+def _flatten(data, shape, flat, depth=0, leaf=None):
+    """Flatten nested sequences, checking they are rectangular; returns the shape.
+    leaf[0]: the depth at which numbers were found (every number must sit at the same depth)."""
+    leaf = [None] if leaf is None else leaf
     if isinstance(data, (list, tuple)):
+        if leaf[0] is not None and depth >= leaf[0]:
+            raise TypeError(f"'{type(data).__name__}' object cannot be interpreted as a number")
         n = len(data)
         if len(shape) <= depth:
             shape.append(n)
         elif shape[depth] != n:
             raise ValueError(f"expected sequence of length {shape[depth]} at dim {depth} (got {n})")
         for v in data:
-            _flatten(v, shape, flat, depth + 1)
+            _flatten(v, shape, flat, depth + 1, leaf)
         if n == 0 and len(shape) > depth + 1:
             raise ValueError(f"expected sequence of length {shape[depth + 1]} at dim {depth + 1} (got 0)")
-    elif isinstance(data, Tensor):
+        return shape
+    if len(shape) > depth:
+        raise TypeError("not a sequence")  # a number where a sequence was expected, as PyTorch
+    leaf[0] = depth
+    if isinstance(data, Tensor):
         if data.numel() != 1 and data.dim() > 0:
             raise ValueError("only one element tensors can be converted to Python scalars")
         flat.append(data.item())
-        if len(shape) > depth:
-            raise ValueError(f"expected sequence of length {shape[depth]} at dim {depth} (got scalar)")
-    else:
-        if len(shape) > depth:
-            raise ValueError(f"expected sequence of length {shape[depth]} at dim {depth} (got {type(data).__name__})")
-        if hasattr(data, "item") and not isinstance(data, (int, float, bool)):
-            data = data.item()  # numpy scalars
-        if not isinstance(data, (int, float, bool)):
-            raise TypeError(f"new(): invalid data type '{type(data).__name__}'")
-        flat.append(data)
+        return shape
+    if isinstance(data, str):
+        raise ValueError(f"too many dimensions 'str'")
+    if hasattr(data, "item") and not isinstance(data, (int, float, bool)):
+        data = data.item()  # numpy scalars
+    if not isinstance(data, (int, float, bool)):
+        raise TypeError(f"new(): invalid data type '{type(data).__name__}'")
+    flat.append(data)
     return shape
 
 

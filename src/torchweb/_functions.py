@@ -80,9 +80,27 @@ def pow(input, exponent, *, out=None):
     return _out(call("pow", input, exponent), out)
 
 
+_C_INT = {"uint8": ("uint8_t", -255, 255), "int32": ("int32_t", -2**31, 2**31 - 1),
+          "int64": ("int64_t", -2**63, 2**63 - 1)}
+
+
+def _check_fits(dtype, *values):
+    """where() and clamp() convert Python scalars to the result dtype, and PyTorch refuses
+    overflow there (unsigned types accept negatives down to -max, which wrap)."""
+    name, lo, hi = _C_INT.get(dtype.name, (None, 0, 0))
+    for v in values:
+        if name and isinstance(v, int) and not isinstance(v, bool) and not lo <= v <= hi:
+            raise RuntimeError(f"value cannot be converted to type {name} without overflow")
+
+
 def clamp(input, min=None, max=None, *, out=None):
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    dt = D.result_type(input, min, max)
+    if dt is D.bool and not (is_tensor(min) or is_tensor(max)):
+        which = "clamp_min" if max is None else "clamp_max" if min is None else "clamp"
+        raise NotImplementedError(f"\"{which}_scalar_cpu\" not implemented for 'Bool'")
+    _check_fits(dt, min, max)
     if min is None:
         return _out(call("clamp_max", input, max), out)
     if max is None:
@@ -106,6 +124,7 @@ def where(condition, input=None, other=None):
         raise NotImplementedError("torch.where(condition) (nonzero) is not supported by torchweb yet")
     if condition.dtype is not D.bool:
         raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor with dtype {_word(condition.dtype)}")
+    _check_fits(D.result_type(input, other), input, other)
     return call("where", condition, input, other)
 
 

@@ -198,6 +198,11 @@ class Tensor:
         self._set_history(v._grad_fn, 0)
 
     def _set_history(self, node, output_nr):
+        old = self._grad_fn
+        if old is not None and old._retained.get(self._output_nr, lambda: None)() is self:
+            # retain_grad follows the tensor to its new history (hooks stay with the old one)
+            del old._retained[self._output_nr]
+            node._retained[output_nr] = weakref.ref(self)
         self._grad_fn = node
         self._output_nr = output_nr
         self._requires_grad = True

@@ -183,7 +183,7 @@ METHODS = {
     "long": lambda self: convert.to(self, D.int64),
     "bool": lambda self: convert.to(self, D.bool),
     "byte": lambda self: convert.to(self, D.uint8),
-    "double": lambda self: convert.to(self, "float64"),
+    "double": lambda self: convert.to(self, D.as_dtype("float64")),  # a TypeError that says why
     "view": S.view, "reshape": S.reshape, "view_as": lambda s, o: S.view(s, o.shape),
     "reshape_as": lambda s, o: S.reshape(s, o.shape), "flatten": S.flatten, "unflatten": S.unflatten,
     "squeeze": S.squeeze, "unsqueeze": S.unsqueeze, "permute": S.permute, "transpose": S.transpose,

@@ -111,8 +111,25 @@ async def check_no_leaks(rt):
     blob.extend(b"more")   # BufferError if JS still holds the buffer
 
 
+async def check_without_jspi(rt):
+    # Plain runPython cannot block: readback must raise an error that names the awaitable
+    # form, and the awaitable form must still work afterwards.
+    import pyodide_js
+    code = ("import pyodide.ffi, torchweb as t\n"
+            "x = t.ones(3, device='webgpu') * 2\n"
+            "try:\n    x.tolist(); msg = 'no error'\n"
+            "except RuntimeError as e:\n    msg = str(e)\n"
+            "(pyodide.ffi.can_run_sync(), msg)")
+    can, msg = pyodide_js.runPython(code)
+    assert can is False, "nested runPython should not be able to block"
+    assert "tolist_async" in msg, msg
+    import torchweb as t
+    assert await (t.ones(3, device="webgpu") * 2).tolist_async() == [2.0, 2.0, 2.0]
+
+
 CHECKS = [check_roundtrip, check_write_order, check_many_dispatches, check_odd_write,
-          check_2d_grid, check_bad_wgsl, check_device_state, check_no_leaks]
+          check_2d_grid, check_bad_wgsl, check_device_state, check_no_leaks,
+          check_without_jspi]
 
 
 async def run_driver_checks():

@@ -102,10 +102,21 @@ def resolve(case, args):
     fn, path = torch, "torchweb"
     for part in op.split("."):
         path += "." + part
-        fn = getattr(fn, part, _MISSING)
-        if fn is _MISSING:
+        nxt = getattr(fn, part, _MISSING)
+        if nxt is _MISSING and isinstance(fn, type(torch)):
+            nxt = _import(path)   # a submodule not imported by its parent (torch.nn, ...)
+        if nxt is _MISSING:
             raise Missing(f"{path} is missing (torch.{op})")
+        fn = nxt
     return fn
+
+
+def _import(name):
+    import importlib
+    try:
+        return importlib.import_module(name)
+    except ImportError:
+        return _MISSING
 
 
 def outputs(result):

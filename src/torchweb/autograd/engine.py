@@ -40,21 +40,22 @@ def run_backward(roots, grad_roots, retain_graph, capture=None, accumulate=True)
         else:
             raise RuntimeError("element 0 of tensors does not require grad and does not have a grad_fn")
 
-    # the nodes to run: with capture (autograd.grad, backward(inputs=...)) only those on a
-    # path to an input, as PyTorch; the others keep their saved tensors
-    needed = _Everything() if capture is None else _needed([e[0] for e in edges], {k[0] for k in capture})
+    # with capture (autograd.grad, backward(inputs=...)), as PyTorch, only the nodes on a path
+    # to an input get gradients (needed), and only those with an input further on run
+    # (through); the others keep their saved tensors for a later backward
+    needed = through = _Everything()
+    if capture is not None:
+        needed, through = _needed([e[0] for e in edges], {k[0] for k in capture})
     edges = [e for e in edges if id(e[0]) in needed]
     # dependencies: how many edges lead into each node from the part of the graph we run
     deps = {}
     seen = set()
     stack = [e[0] for e in edges]
-    nodes = []
     while stack:
         node = stack.pop()
         if id(node) in seen:
             continue
         seen.add(id(node))
-        nodes.append(node)
         for nxt, _ in node.next_functions:
             if nxt is not None and id(nxt) in needed:
                 deps[id(nxt)] = deps.get(id(nxt), 0) + 1
@@ -64,6 +65,7 @@ def run_backward(roots, grad_roots, retain_graph, capture=None, accumulate=True)
     for node, nr, g in edges:
         _add(buffers, node, nr, g)
     ready = [node for node in {id(e[0]): e[0] for e in edges}.values() if deps.get(id(node), 0) == 0]
+    ran = []
     try:
         with grad_mode.set_grad_enabled(False):
             while ready:
@@ -86,6 +88,9 @@ def run_backward(roots, grad_roots, retain_graph, capture=None, accumulate=True)
                     for i in range(node.noutputs):
                         if (id(node), i) in capture:
                             capture[(id(node), i)] = outs[i]
+                if id(node) not in through:
+                    continue
+                ran.append(node)
                 if all(o is None for o in outs):
                     results = (None,) * len(node.next_functions)
                 else:
@@ -106,10 +111,8 @@ def run_backward(roots, grad_roots, retain_graph, capture=None, accumulate=True)
                         ready.append(nxt)
     finally:
         if not retain_graph:
-            for node in nodes:
-                ctx = getattr(node, "ctx", None)
-                if ctx is not None:
-                    ctx._free()
+            for node in ran:
+                node.ctx._free()
 
 
 class _Everything:
@@ -118,19 +121,21 @@ class _Everything:
 
 
 def _needed(roots, targets):
-    """ids of the nodes reachable from roots that lead to a target node."""
-    leads = {}
+    """ids of the nodes reachable from roots that are or lead to a target node, and ids of
+    those with a target further on."""
+    leads, through = {}, set()
     stack = [(r, False) for r in roots]
     while stack:
         node, done = stack.pop()
         if done:
-            leads[id(node)] = id(node) in targets or any(
-                leads.get(id(n), False) for n, _ in node.next_functions if n is not None)
+            if any(leads.get(id(n), False) for n, _ in node.next_functions if n is not None):
+                through.add(id(node))
+            leads[id(node)] = id(node) in targets or id(node) in through
         elif id(node) not in leads:
             leads[id(node)] = False  # in progress (the graph has no cycles)
             stack.append((node, True))
             stack.extend((n, False) for n, _ in node.next_functions if n is not None and id(n) not in leads)
-    return {k for k, v in leads.items() if v}
+    return {k for k, v in leads.items() if v}, through
 
 
 def _add(buffers, node, nr, g):

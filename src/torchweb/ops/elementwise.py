@@ -43,6 +43,28 @@ def _plan(op, operands):
     return [dt] * n, cls, [cls] * n, cls, dt
 
 
+def _check_gpu_int_scalars(operands, compute):
+    """int64 is 32 bits on the GPU: refuse a Python int it cannot hold rather than wrap it."""
+    for o, dt in zip(operands, compute):
+        if dt is D.int64 and isinstance(o, int) and not isinstance(o, bool) and not D.int64.min <= o <= D.int64.max:
+            raise RuntimeError(f"value {o} is out of range for torch.int64 on webgpu: WebGPU has no 64-bit "
+                               f"integers, so int64 tensors hold values in [-2147483648, 2147483647] on the GPU")
+
+
+# C type name (as PyTorch's overflow errors say it) and the range a fill value may take;
+# unsigned accepts negatives down to -max, which wrap
+_FILL_RANGE = {"uint8": ("uint8_t", -255, 255), "int32": ("int", -2**31, 2**31 - 1),
+               "int64": ("long", -2**63, 2**63 - 1)}
+
+
+def _check_fill(value, dt, device):
+    name, lo, hi = _FILL_RANGE[dt.name]
+    if not lo <= value <= hi:
+        raise RuntimeError(f"value cannot be converted to type {name} without overflow")
+    if device.type == "webgpu":
+        _check_gpu_int_scalars([value], [dt])
+
+
 def _is_bool(o):
     return o.dtype is D.bool if is_tensor(o) else isinstance(o, bool)
 
@@ -54,6 +76,8 @@ def run(name, *operands, out=None, out_dtype=None):
     if dev is None:
         raise TypeError(f"{name}(): expected at least one tensor operand")
     compute, cls, classes, value_cls, result = _plan(op, operands)
+    if dev.type == "webgpu":
+        _check_gpu_int_scalars(operands, compute)
     shape = broadcast_shapes(*(o.shape for o in operands if is_tensor(o)))
     if out is None:
         out = empty(shape, out_dtype or result, dev)
@@ -110,5 +134,6 @@ def _fill(dst, value):
         if isinstance(value, float) and value != int(value):
             value = int(value)
         value = int(value)
+        _check_fill(value, dt, dst.device)
     backend_for(dst.device.type).elementwise(op, dst, [value], [cls], cls, cls, [dt])
     return dst

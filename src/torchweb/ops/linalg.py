@@ -150,6 +150,8 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
 def linear(input, weight, bias=None):
     if weight.dim() not in (1, 2):
         raise RuntimeError(f"linear(): weight must be 1-D or 2-D, got {weight.dim()}-D")
+    if input.dim() == 2 and bias is not None and weight.dim() != 2:  # PyTorch's addmm path
+        raise RuntimeError(f"mat2 must be a matrix, got {weight.dim()}-D tensor")
     out = matmul(input, S.t(weight) if weight.dim() == 2 else weight)
     if bias is not None:
         out = out + bias

@@ -277,7 +277,7 @@ def _slice(x, d, start, stop, step, name="Slice"):
     shape[d] = max(0, -(-(stop - start) // step))
     stride = list(x._stride)
     stride[d] *= step
-    offset = x._offset + start * x._stride[d] if shape[d] else x._offset
+    offset = x._offset + start * x._stride[d]  # even when empty, as PyTorch (start is clamped)
     in_shape = x.shape
     return make_view(name, x, shape, stride, offset,
                      _scatter_back(in_shape, lambda z: _slice(z, d, start, stop, step)))
