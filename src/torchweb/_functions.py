@@ -55,7 +55,7 @@ def div(input, other, *, rounding_mode=None, out=None):
     if rounding_mode is None:
         return _out(call("div", input, other), out)
     if rounding_mode not in ("trunc", "floor"):
-        raise ValueError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '{rounding_mode}'")
+        raise RuntimeError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '{rounding_mode}'")
     return _out(call("div_" + rounding_mode, input, other), out)
 
 

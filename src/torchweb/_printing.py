@@ -52,19 +52,15 @@ class _Formatter:
             absv = [abs(v) for v in finite]
             lo, hi = min(absv), max(absv)
             self.int_mode = all(v == math.ceil(v) for v in finite)
-            if self.int_mode:
-                if hi / lo > 1000.0 or hi > 1.0e8:
-                    self.sci_mode = True
-                    self.max_width = max(len(f"{v:.{p}e}") for v in finite)
-                else:
-                    self.max_width = max(len(f"{v:.0f}") + 1 for v in finite)
-            elif hi / lo > 1000.0 or hi > 1.0e8 or lo < 1.0e-4:
-                self.sci_mode = True
+            # sci_mode is decided first (a forced sci_mode changes the widths too), as PyTorch
+            auto_sci = hi / lo > 1000.0 or hi > 1.0e8 or lo < 1.0e-4
+            self.sci_mode = auto_sci if PRINT_OPTS.sci_mode is None else PRINT_OPTS.sci_mode
+            if self.sci_mode:
                 self.max_width = max(len(f"{v:.{p}e}") for v in finite)
+            elif self.int_mode:
+                self.max_width = max(len(f"{v:.0f}") + 1 for v in finite)
             else:
                 self.max_width = max(len(f"{v:.{p}f}") for v in finite)
-        if PRINT_OPTS.sci_mode is not None:
-            self.sci_mode = PRINT_OPTS.sci_mode
 
     def format(self, v):
         p = PRINT_OPTS.precision
@@ -135,7 +131,7 @@ def tensor_repr(t, prefix="tensor("):
         body = "[]"
         if t.dim() != 1:
             suffixes.append(f"size={tuple(t.shape)}")
-        if t.dtype is not D.get_default_dtype() and t.dtype is not D.int64:
+        if t.dtype is not D.get_default_dtype():  # no values to tell int64 by: PyTorch names it
             suffixes.append(f"dtype={t.dtype}")
     else:
         if t.dtype not in (D.get_default_dtype(), D.int64, D.bool):

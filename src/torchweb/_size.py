@@ -53,17 +53,23 @@ def as_shape(args, what="size"):
 
 
 def broadcast_shapes(*shapes):
-    ndim = max((len(s) for s in shapes), default=0)
+    """The broadcast shape, folded pairwise as PyTorch's infer_size does, with its error: dims
+    are compared from the right, and "tensor a" is the shape broadcast so far."""
+    out = ()
+    for i, s in enumerate(shapes):
+        out = tuple(s) if i == 0 else _broadcast_pair(out, tuple(s))
+    return out
+
+
+def _broadcast_pair(a, b):
+    ndim = max(len(a), len(b))
     out = [1] * ndim
-    for s in shapes:
-        for i, d in enumerate(s):
-            j = ndim - len(s) + i
-            if out[j] == 1:
-                out[j] = d
-            elif d != 1 and d != out[j]:
-                raise RuntimeError(
-                    f"The size of tensor a ({out[j]}) must match the size of tensor b ({d}) at "
-                    f"non-singleton dimension {j}" if len(shapes) == 2 else
-                    f"shape mismatch: objects cannot be broadcast to a single shape: "
-                    f"{' and '.join(str(list(x)) for x in shapes)}")
+    for i in range(ndim - 1, -1, -1):
+        off = ndim - 1 - i
+        sa = a[len(a) - 1 - off] if off < len(a) else 1
+        sb = b[len(b) - 1 - off] if off < len(b) else 1
+        if sa != sb and sa != 1 and sb != 1:
+            raise RuntimeError(f"The size of tensor a ({sa}) must match the size of tensor b ({sb}) at "
+                               f"non-singleton dimension {i}")
+        out[i] = sb if sa == 1 else sa
     return tuple(out)

@@ -311,7 +311,8 @@ class Tensor:
         from .backends.cpu import np, view
         if self.device.type == "cpu":
             return view(self)
-        return _to_numpy(np(), self._flat_values(), self)
+        from .backends.webgpu import backend as G
+        return G.read_array(self.contiguous(), np()).reshape(self.shape)
 
     async def numpy_async(self):
         from .backends.cpu import np

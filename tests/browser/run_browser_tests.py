@@ -68,6 +68,10 @@ def _report(s, case_filter):
     print(f"[browser tier] driver checks: {len(s['driver']['passed'])} passed, {len(dfailed)} failed")
     print(f"[browser tier] cases: {s['passed']} passed, {len(failed)} failed of {s['total']} "
           f"(recorded with torch {s.get('recorded_with')}) in {s.get('seconds')} s")
+    for name, msg in dfailed:
+        print(f"FAIL driver check {name}: {msg}")
+    for cid, msg in failed:   # one line each (the page log, without --quiet, has them whole)
+        print(f"FAIL {cid}: {' '.join(msg.split())[:400]}")
     if s["total"] < MIN_CASES and not case_filter:
         print(f"[browser tier] only {s['total']} cases ran; expected at least {MIN_CASES}")
         return False

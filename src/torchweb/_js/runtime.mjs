@@ -34,7 +34,15 @@ let generation = 0;
 const errors = [];             // uncaptured device errors, until Python takes them
 let lost = null;               // the device-lost message, once lost
 
+let initInfo = null;
+
+// Idempotent while the device lives: a second runtime in the same page shares the device
+// (the tables are keyed by ids that each runtime allocates from the same counters' start,
+// so only one runtime at a time should be used). After a device loss it starts afresh.
 export async function init() {
+  if (device && !lost) return initInfo;
+  buffers.clear(); pipelines.clear(); layouts.clear(); bindCache.clear();
+  errors.length = 0; lost = null;
   const gpu = globalThis.navigator && globalThis.navigator.gpu;
   if (!gpu) throw new Error("this browser has no WebGPU (navigator.gpu is missing)");
   const adapter = await gpu.requestAdapter({ powerPreference: "high-performance" });
@@ -46,16 +54,17 @@ export async function init() {
   const requiredFeatures = WANTED_FEATURES.filter((f) => adapter.features.has(f));
   device = await adapter.requestDevice({ requiredLimits, requiredFeatures });
   queue = device.queue;
-  device.addEventListener("uncapturederror", (e) => {
-    if (errors.length < 100) errors.push(`${e.error.constructor.name}: ${e.error.message}`);
+  const dev = device;   // an old device's late events must not mark the new one
+  dev.addEventListener("uncapturederror", (e) => {
+    if (device === dev && errors.length < 100) errors.push(`${e.error.constructor.name}: ${e.error.message}`);
   });
-  device.lost.then((info) => { lost = `${info.reason}: ${info.message}`; });
+  dev.lost.then((info) => { if (device === dev) lost = `${info.reason}: ${info.message}`; });
   const ai = adapter.info || {};
   const limits = {};
   for (const [name, js] of Object.entries(LIMITS)) {
     if (device.limits[js] !== undefined) limits[name] = device.limits[js];
   }
-  return {
+  initInfo = {
     info: {
       vendor: ai.vendor || "", architecture: ai.architecture || "", device: ai.device || "",
       description: ai.description || "", backend: "browser-webgpu",
@@ -65,6 +74,7 @@ export async function init() {
     limits,
     features: [...device.features],
   };
+  return initInfo;
 }
 
 // Uncaptured errors and device loss, for Python to query (takeErrors empties the list).

@@ -17,8 +17,7 @@ def _move(x, device):
         n = np()
         if src.device.type == "webgpu":
             from ..backends.webgpu import backend as G
-            values = G.read_values(src)
-            arr = n.array(values, dtype=getattr(n, x.dtype.numpy_name)).reshape(x.shape)
+            arr = G.read_array(src, n).reshape(x.shape)
         else:
             arr = backend_for("cpu").view(src).copy()
         return Tensor._make(backend_for("cpu").storage_from_array(arr, x.dtype), x.shape, None, 0, x.dtype, device)

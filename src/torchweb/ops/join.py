@@ -60,7 +60,7 @@ class _Stack(_Cat):
 def cat(tensors, dim=0, *, out=None, _fn=_Cat):
     tensors = list(tensors)
     if not tensors:
-        raise RuntimeError("torch.cat(): expected a non-empty list of Tensors")
+        raise ValueError("torch.cat(): expected a non-empty list of Tensors")
     for i, t in enumerate(tensors):
         if not is_tensor(t):
             raise TypeError(f"expected Tensor as element {i} in argument 0, but got {type(t).__name__}")

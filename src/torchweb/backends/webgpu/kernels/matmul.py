@@ -1,8 +1,9 @@
 """Batched matmul out[b] = A[b] @ B[b] with a register-tiled kernel.
 
-Each workgroup (16x16 threads) computes a 64x64 tile of the output; each thread a 4x4 block
-held in four named vec4 accumulators (a local array indexed in loops is ~40x slower on
-NVIDIA). A and B are read through their strides, so transposed and broadcast-batch views
+Each workgroup (16x16 threads) computes a 128x64 tile of the output; each thread an 8x4
+block held in eight named vec4 accumulators (a local array indexed in loops is ~40x slower
+on NVIDIA). Tiles of A are kept transposed in workgroup memory, so that a thread reads four
+rows of A and four columns of B as two vec4s per step of K. A and B are read through their strides, so transposed and broadcast-batch views
 need no copy. Batches beyond the grid's z limit go in several dispatches.
 """
 
@@ -10,7 +11,7 @@ import struct
 
 from .elementwise import param
 
-TILE, KT = 64, 16
+TM, TN, KT = 128, 64, 16
 
 
 def run(rt, out, a, b, compute):
@@ -24,12 +25,12 @@ def run(rt, out, a, b, compute):
         nbatch *= s
     if M == 0 or N == 0 or nbatch == 0:
         return
-    gx, gy = -(-N // TILE), -(-M // TILE)
+    gx, gy = -(-N // TN), -(-M // TM)
     if gx > rt.max_workgroups or gy > rt.max_workgroups:
         raise RuntimeError(f"torchweb: matmul output of {M}x{N} is beyond this adapter's grid "
-                           f"({rt.max_workgroups} workgroups of {TILE} per dimension)")
+                           f"({rt.max_workgroups} workgroups of {TM}x{TN} tiles)")
     nb = len(batch)
-    key = ("mm", a.dtype.name, b.dtype.name, out.dtype.name, compute, nb)
+    key = ("mm2", a.dtype.name, b.dtype.name, out.dtype.name, compute, nb)
     head = [M, N, K, 0, nbatch, a._offset, a._stride[-2], a._stride[-1],
             b._offset, b._stride[-2], b._stride[-1], out._offset]
     tail = list(batch) + list(a._stride[:-2]) + list(b._stride[:-2])
@@ -78,44 +79,49 @@ def _source(adt, bdt, odt, T, nb, nparams, sa, sb, nbuf):
     la = load(f"B{sa}[ab + row * {sam} + col * {sak}]", adt.gpu_storage, T)
     lb = load(f"B{sb}[bb + row * {sbk} + col * {sbn}]", bdt.gpu_storage, T)
     rows = []
-    for i in range(4):
-        rows.append(f"""    {{ let r = ty * 4u + {i}u; let gr = row0 + r;
-      if (gr < {M}) {{
-        let o = {o_off} + (bi * {M} + gr) * {N};
-        for (var j = 0u; j < 4u; j = j + 1u) {{
-          let gc = col0 + tx * 4u + j;
-          if (gc < {N}) {{ B0[o + gc] = {store(f"acc{i}[j]", T, odt)}; }}
-        }}
+    for i in range(8):
+        rows.append(f"""  {{ let gr = row0 + ty * 8u + {i}u;
+    if (gr < {M}) {{
+      let o = {o_off} + (bi * {M} + gr) * {N};
+      for (var j = 0u; j < 4u; j = j + 1u) {{
+        let gc = col0 + tx * 4u + j;
+        if (gc < {N}) {{ B0[o + gc] = {store(f"acc{i}[j]", T, odt)}; }}
       }}
-    }}""")
-    fma = "\n".join(f"      acc{i} = acc{i} + AS[ty * 4u + {i}u][kk] * bv;" for i in range(4))
+    }}
+  }}""")
+    accs = "\n".join(f"  var acc{i} = vec4<{T}>({zero});" for i in range(8))
+    fma = "\n".join(f"      acc{i} = acc{i} + a{i // 4}[{i % 4}] * bv;" for i in range(8))
     enable = "enable f16;\n" if "f16" in storages.values() else ""
     return enable + "\n".join(decl) + f"""
-var<workgroup> AS: array<array<{T}, {KT}>, {TILE}>;
-var<workgroup> BS: array<array<{T}, {TILE}>, {KT}>;
+var<workgroup> AS: array<vec4<{T}>, {KT * TM // 4}>;   // [k][m / 4]: A's tile, transposed
+var<workgroup> BS: array<vec4<{T}>, {KT * TN // 4}>;   // [k][n / 4]
 @compute @workgroup_size(16, 16)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid3: vec3<u32>,
         @builtin(local_invocation_index) lid: u32) {{
   let tx = lid3.x; let ty = lid3.y;
-  let row0 = wid.y * {TILE}u; let col0 = wid.x * {TILE}u;
+  let row0 = wid.y * {TM}u; let col0 = wid.x * {TN}u;
 {chr(10).join(batch_code)}
-  var acc0 = vec4<{T}>({zero}); var acc1 = vec4<{T}>({zero});
-  var acc2 = vec4<{T}>({zero}); var acc3 = vec4<{T}>({zero});
+{accs}
   for (var k0 = 0u; k0 < {K}; k0 = k0 + {KT}u) {{
-    for (var j = 0u; j < 4u; j = j + 1u) {{
+    for (var j = 0u; j < {TM * KT // 256}u; j = j + 1u) {{
       let e = lid + j * 256u;
-      {{ let r = e / {KT}u; let c = e % {KT}u; let row = row0 + r; let col = k0 + c;
-        var v = {T}({zero});
-        if (row < {M} && col < {K}) {{ v = {la}; }}
-        AS[r][c] = v; }}
-      {{ let r = e / {TILE}u; let c = e % {TILE}u; let row = k0 + r; let col = col0 + c;
-        var v = {T}({zero});
-        if (row < {K} && col < {N}) {{ v = {lb}; }}
-        BS[r][c] = v; }}
+      let r = e / {KT}u; let c = e % {KT}u; let row = row0 + r; let col = k0 + c;
+      var v = {T}({zero});
+      if (row < {M} && col < {K}) {{ v = {la}; }}
+      AS[c * {TM // 4}u + r / 4u][r % 4u] = v;
+    }}
+    for (var j = 0u; j < {TN * KT // 256}u; j = j + 1u) {{
+      let e = lid + j * 256u;
+      let r = e / {TN}u; let c = e % {TN}u; let row = k0 + r; let col = col0 + c;
+      var v = {T}({zero});
+      if (row < {K} && col < {N}) {{ v = {lb}; }}
+      BS[r * {TN // 4}u + c / 4u][c % 4u] = v;
     }}
     workgroupBarrier();
     for (var kk = 0u; kk < {KT}u; kk = kk + 1u) {{
-      let bv = vec4<{T}>(BS[kk][tx * 4u], BS[kk][tx * 4u + 1u], BS[kk][tx * 4u + 2u], BS[kk][tx * 4u + 3u]);
+      let a0 = AS[kk * {TM // 4}u + ty * 2u];
+      let a1 = AS[kk * {TM // 4}u + ty * 2u + 1u];
+      let bv = BS[kk * {TN // 4}u + tx];
 {fma}
     }}
     workgroupBarrier();
