@@ -5,8 +5,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 TORCHWEB_NO_TORCH=1 scripts/setup.sh
-scripts/build_wheel.sh
+.venv/bin/python scripts/wheel.py
 if [ "${1:-}" = "--headless" ]; then
-  exec .venv/bin/python scripts/run_page.py --port "${PORT:-8000}"
+  exec .venv/bin/python scripts/run_page.py --no-build --port "${PORT:-8000}"
 fi
 exec .venv/bin/python scripts/serve.py --port "${PORT:-8000}"

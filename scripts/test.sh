@@ -6,7 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
-scripts/build_wheel.sh
+.venv/bin/python scripts/wheel.py
 export VK_ICD_FILENAMES=/usr/share/vulkan/icd.d/lvp_icd.x86_64.json XDG_RUNTIME_DIR=${XDG_RUNTIME_DIR:-/tmp}
 start=$(date +%s)
 .venv/bin/python -m pytest -q -p no:cacheprovider tests "$@"

@@ -2,13 +2,10 @@
 
 The wheel comes from pyproject.toml through pip, built in a clean copy of the sources (no
 build isolation first, so it works offline when the build backend is installed; then with
-isolation). Without pyproject.toml,
-`zip_src` packs src/torchweb into a minimal pure wheel, so the pages can be tried early.
+isolation). Run as a script it also readies site/pyodide/ (from node_modules/pyodide).
 """
 
-import base64
 import glob
-import hashlib
 import json
 import os
 import shutil
@@ -23,9 +20,6 @@ REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
 def build(out_dir=os.path.join(REPO, "wheels")):
     """The path of a freshly built torchweb wheel in out_dir."""
     os.makedirs(out_dir, exist_ok=True)
-    if not os.path.exists(os.path.join(REPO, "pyproject.toml")):
-        print("wheel.py: no pyproject.toml yet; packing src/torchweb directly", file=sys.stderr)
-        return zip_src(out_dir)
     for old in glob.glob(os.path.join(out_dir, "torchweb-*.whl")):
         os.remove(old)
     # Build from a clean copy: setuptools' build/ in the tree keeps deleted modules around
@@ -56,31 +50,6 @@ def _check_has_js(path):
                                f"in pyproject.toml, or the browser driver cannot start")
 
 
-def zip_src(out_dir, version="0.0.0.dev0"):
-    """A minimal pure-Python wheel of src/torchweb (no pyproject needed)."""
-    name = f"torchweb-{version}-py3-none-any.whl"
-    path = os.path.join(out_dir, name)
-    dist = f"torchweb-{version}.dist-info"
-    records = []
-    src = os.path.join(REPO, "src")
-    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as z:
-        def add(arc, data):
-            z.writestr(arc, data)
-            digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
-            records.append(f"{arc},sha256={digest},{len(data)}")
-        for root, dirs, files in os.walk(os.path.join(src, "torchweb")):
-            dirs[:] = sorted(d for d in dirs if d != "__pycache__")
-            for f in sorted(files):
-                if not f.endswith((".pyc",)):
-                    full = os.path.join(root, f)
-                    with open(full, "rb") as fh:
-                        add(os.path.relpath(full, src).replace(os.sep, "/"), fh.read())
-        add(f"{dist}/METADATA", f"Metadata-Version: 2.1\nName: torchweb\nVersion: {version}\n".encode())
-        add(f"{dist}/WHEEL", b"Wheel-Version: 1.0\nGenerator: torchweb-scripts\nRoot-Is-Purelib: true\nTag: py3-none-any\n")
-        z.writestr(f"{dist}/RECORD", "\n".join(records + [f"{dist}/RECORD,,"]) + "\n")
-    return path
-
-
 def publish(wheel, site_dir=os.path.join(REPO, "site")):
     """Copy the wheel to site/wheels/ and name it in latest.json, which site/boot.mjs reads."""
     dest = os.path.join(site_dir, "wheels")
@@ -94,4 +63,7 @@ def publish(wheel, site_dir=os.path.join(REPO, "site")):
 
 
 if __name__ == "__main__":
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from run_page import ensure_pyodide
+    ensure_pyodide()
     print(publish(build()))

@@ -37,7 +37,7 @@ def assert_close(got, expected, rtol=1e-5, atol=1e-5, check_dtype=True, equal_na
     assert tuple(got.shape) == tuple(expected.shape), f"shape {tuple(got.shape)} != {tuple(expected.shape)}"
     if check_dtype:
         assert got.dtype.name == str(expected.dtype).replace("torch.", ""), f"dtype {got.dtype} != {expected.dtype}"
-    g = theirs(got)
+    g = theirs(got) if got.numel() < 100000 else fast_theirs(got)  # big: through numpy
     if expected.dtype.is_floating_point:
         torch.testing.assert_close(g.to(expected.dtype), expected, rtol=rtol, atol=atol, equal_nan=equal_nan)
     else:

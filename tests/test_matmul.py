@@ -116,7 +116,7 @@ def test_addmm_beta_zero_ignores_nan(device):
                                     ((5, 3), (3,), ())], ids=str)
 def test_linear(device, shapes):
     import torch.nn.functional as TF
-    F = torchweb.nn.functional  # torchweb.nn.functional.linear, as PyTorch users call it
+    import torchweb.nn.functional as F  # torchweb.nn.functional.linear, as PyTorch users call it
     x, w = make(shapes[0]), make(shapes[1])
     b = make(shapes[2]) if shapes[2] is not None else None
     args = (x, w) if b is None else (x, w, b)
@@ -125,7 +125,7 @@ def test_linear(device, shapes):
 
 def test_linear_shape_mismatch(device):
     import torch.nn.functional as TF
-    F = torchweb.nn.functional
+    import torchweb.nn.functional as F
     check(lambda M, x, w: (TF if M is torch else F).linear(x, w), make((5, 3)), make((4, 2)), device=device)
 
 

@@ -67,7 +67,7 @@ op("div_floor", 2, "arith", {"f": "tw_floordivf({0}, {1})", "i": "tw_floordivi({
 op("remainder", 2, "arith", {"f": "tw_remf({0}, {1})", "i": "({0} - {1} * tw_floordivi({0}, {1}))",
                              "u": "select({0} % {1}, 0u, {1} == 0u)"},
    lambda np, a, b: np.remainder(a, b), kernel="remainder_cpu")
-op("fmod", 2, "arith", {"f": "tw_fmodf({0}, {1})", "i": "select({0} % {1}, 0i, {1} == 0i)",
+op("fmod", 2, "arith", {"f": "tw_fmodf({0}, {1})", "i": "tw_remi({0}, {1})",
                         "u": "select({0} % {1}, 0u, {1} == 0u)"},
    lambda np, a, b: np.fmod(a, b), kernel="fmod_cpu")
 op("pow", 2, "arith", {"f": "tw_powf({0}, {1})", "i": "tw_powi({0}, {1})", "u": "tw_powu({0}, {1})"},

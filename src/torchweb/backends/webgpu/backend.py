@@ -90,7 +90,7 @@ def reduce(kind, out, inp, nred, acc_cls):
     for s in inp.shape[inp.dim() - nred:]:
         R *= s
     n_out = out.numel()
-    if kind not in _SPLITTABLE or n_out > 256 or R < 65536:
+    if kind not in _SPLITTABLE and kind not in ("argmax", "argmin") or n_out > 256 or R < 65536:
         red_kernel.run(rt(), kind, out, inp, nred, acc_cls)
         return
     from ...ops.dispatch import empty
@@ -102,13 +102,27 @@ def reduce(kind, out, inp, nred, acc_cls):
         pdt = D.float32 if inp.dtype is D.float16 else inp.dtype
     else:
         pdt = D.float32 if acc_cls == "f" else D.int64
+    if kind in ("argmax", "argmin"):
+        # (Also the only way on lavapipe, which ends a shader's loops after 65535 trips: one
+        # workgroup cannot walk 2^24 elements.) Each chunk's extreme and its global position,
+        # then the first winning chunk, whose position is read back from the index partials.
+        ext = kind[3:]
+        values = empty((n_out, nchunks), D.float32 if inp.dtype is D.float16 else inp.dtype, out.device)
+        where = empty((n_out, nchunks), D.int64, out.device)
+        red_kernel.run(rt(), ext, values, inp, nred, acc_cls, nchunks=nchunks)
+        red_kernel.run(rt(), kind, where, inp, nred, acc_cls, nchunks=nchunks)
+        red_kernel.run(rt(), kind, out, values, 1, acc_cls, index_from=where)
+        return
     partial = empty((n_out, nchunks), pdt, out.device)
     red_kernel.run(rt(), _SPLITTABLE[kind], partial, inp, nred, acc_cls, nchunks=nchunks)
     red_kernel.run(rt(), kind, out, partial, 1, acc_cls, divisor=R)
 
 
 def matmul(out, a, b, acc_cls):
-    mm_kernel.run(rt(), out, a, b, "f32" if acc_cls == "f" else "i32")
+    from .kernels import matmul_small
+    # tiny matrices: a thread per output beats a mostly idle 128x64 tile per batch entry
+    kernel = matmul_small if matmul_small.fits(a.shape[-2], b.shape[-1]) else mm_kernel
+    kernel.run(rt(), out, a, b, "f32" if acc_cls == "f" else "i32")
 
 
 def random(kind, out, seed, call, a, b):

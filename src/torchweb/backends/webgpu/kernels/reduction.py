@@ -9,7 +9,7 @@ output when there are many short ones.
 import struct
 
 from .elementwise import WORKGROUP, param, WGSL_TYPE
-from .wgsl import helpers_source, load, store
+from .wgsl import convert, helpers_source, load, store
 from .elementwise import coalesce
 
 # kind -> (accumulator class: 'acc' uses the compute type, 'bool'), combine, identity per type
@@ -19,11 +19,15 @@ _IDENTITY = {
     "prod": {"f32": "1.0", "i32": "1i", "u32": "1u"},
     "max": {"f32": "-tw_inf()", "i32": "-2147483647i - 1i", "u32": "0u"},
     "min": {"f32": "tw_inf()", "i32": "2147483647i", "u32": "4294967295u"},
-    "all": {"bool": "true"},
-    "any": {"bool": "false"},
+    # all/any accumulate 0/1 in u32: bool arrays in workgroup memory break on NVIDIA's driver
+    "all": {"u32": "1u"},
+    "any": {"u32": "0u"},
 }
 _IDENTITY["argmax"] = _IDENTITY["max"]
 _IDENTITY["argmin"] = _IDENTITY["min"]
+
+
+_INNER = 4096  # trips of the inner loop over the reduced elements (see the loop in _source)
 
 
 def _combine(kind, t):
@@ -34,9 +38,9 @@ def _combine(kind, t):
     if kind in ("max", "min"):
         return f"tw_{kind}f({{a}}, {{b}})" if t == "f32" else f"{kind}({{a}}, {{b}})"
     if kind == "all":
-        return "{a} && {b}"
+        return "{a} & {b}"
     if kind == "any":
-        return "{a} || {b}"
+        return "{a} | {b}"
     raise ValueError(kind)
 
 
@@ -50,10 +54,12 @@ def _better(kind, t):
             "(!tw_isnan({av}) && !tw_isnan({bv}) && " + plain + "))")
 
 
-def run(rt, kind, out, inp, nred, acc_cls, nchunks=1, divisor=None):
+def run(rt, kind, out, inp, nred, acc_cls, nchunks=1, divisor=None, index_from=None):
     """Reduce inp's last nred dims into out (contiguous, numel = product of the other dims).
     nchunks > 1 splits each reduction into chunks, one workgroup each, writing nchunks partial
-    results per output (out then holds n_out * nchunks values); mean divides by `divisor`."""
+    results per output (out then holds n_out * nchunks values); mean divides by `divisor`.
+    index_from (argmax/argmin over chunks' partial maxima): a contiguous int tensor shaped like
+    inp, whose element at the winner is written instead of the winner's position."""
     n_out = out.numel() // nchunks
     if n_out == 0:
         return
@@ -68,32 +74,39 @@ def run(rt, kind, out, inp, nred, acc_cls, nchunks=1, divisor=None):
         R *= s
     per_workgroup = R >= 256 or n_out < 1024 or nchunks > 1
     chunk = -(-R // nchunks)
-    t = WGSL_TYPE[acc_cls]
-    key = ("red", kind, inp.dtype.name, out.dtype.name, t, len(oshape), len(rshape), per_workgroup)
+    t = "u32" if kind in ("all", "any") else WGSL_TYPE[acc_cls]
+    gather = index_from is not None
+    key = ("red", kind, inp.dtype.name, out.dtype.name, t, len(oshape), len(rshape), per_workgroup, gather)
     params = [n_out, R] + list(oshape) + list(rshape) + [inp._offset] + list(ostrides) + list(rstrides) + [out._offset, nchunks, chunk, R if divisor is None else divisor]
     buffers = [(out._storage.buffer_id, out._storage.size)]
     same = inp._storage is out._storage
     if not same:
         buffers.append((inp._storage.buffer_id, inp._storage.size))
 
+    if gather:
+        buffers.append((index_from._storage.buffer_id, index_from._storage.size))
+
     def make_code():
         return _source(kind, inp.dtype, out.dtype, t, len(oshape), len(rshape), per_workgroup,
-                       len(params), same)
+                       len(params), same, gather)
 
-    kinds = ["uniform", "write"] + ([] if same else ["read"])
+    kinds = ["uniform", "write"] + ([] if same else ["read"]) + (["read"] if gather else [])
     pid = rt.pipeline(key, make_code, kinds)
     wg = n_out * nchunks if per_workgroup else -(-n_out // WORKGROUP)
     rt.dispatch(pid, rt.grid(wg), buffers, struct.pack(f"<{len(params)}I", *params))
 
 
-def _source(kind, in_dtype, out_dtype, t, no, nr, per_workgroup, nparams, same):
+def _source(kind, in_dtype, out_dtype, t, no, nr, per_workgroup, nparams, same, gather=False):
     src = "B0" if same else "B1"
+    gsrc = "B1" if same else "B2"
     arg = kind.startswith("arg")
     ident = _IDENTITY[kind][t]
     lines = [f"@group(0) @binding(0) var<uniform> P: array<vec4<u32>, {-(-nparams // 4)}>;",
              f"@group(0) @binding(1) var<storage, read_write> B0: array<{out_dtype.gpu_storage}>;"]
     if not same:
         lines.append(f"@group(0) @binding(2) var<storage, read> B1: array<{in_dtype.gpu_storage}>;")
+    if gather:
+        lines.append(f"@group(0) @binding({2 if same else 3}) var<storage, read> {gsrc}: array<i32>;")
     if per_workgroup:
         lines.append(f"var<workgroup> SV: array<{t}, {WORKGROUP}>;")
         if arg:
@@ -131,14 +144,22 @@ def _source(kind, in_dtype, out_dtype, t, no, nr, per_workgroup, nparams, same):
     body.append(f"  var acc: {t} = {ident};")
     if arg:
         body.append("  var acci = 0u;")
-    body.append(f"  for (var r = {start}; r < r1; r = r + {step}) {{")
+    # Two nested loops, each under 65535 trips: lavapipe (llvmpipe) ends any shader loop after
+    # 65535 iterations (its guard against infinite loops), which cut single-workgroup
+    # reductions of 2^24 elements short and gave wrong sums and argmaxes.
+    body.append(f"  for (var rs = {start}; rs < r1; rs = rs + {step} * {_INNER}u) {{")
+    body.append(f"  let re = min(r1, rs + {step} * {_INNER}u);")
+    body.append(f"  for (var r = rs; r < re; r = r + {step}) {{")
     body += ["  " + line for line in offset("rb", "r", shape_r, str_r)]
-    val = load(f"{src}[{in_off} + ob + rb]", in_dtype.gpu_storage if in_dtype.gpu_storage != "u32" else "u32", t)
+    val = load(f"{src}[{in_off} + ob + rb]", in_dtype.gpu_storage if in_dtype.gpu_storage != "u32" else "u32", "bool" if kind in ("all", "any") else t)
+    if kind in ("all", "any"):
+        val = convert(val, "bool", "u32")
     body.append(f"    let v = {val};")
     if arg:
         body.append("    if (" + better.format(av="acc", ai="acci", bv="v", bi="r") + ") { acc = v; acci = r; }")
     else:
         body.append("    acc = " + combine.format(a="acc", b="v") + ";")
+    body.append("  }")
     body.append("  }")
     if per_workgroup:
         body.append("  SV[lid] = acc;")
@@ -159,7 +180,9 @@ def _source(kind, in_dtype, out_dtype, t, no, nr, per_workgroup, nparams, same):
         body.append("  acc = SV[0];")
         if arg:
             body.append("  acci = SI[0];")
-    if arg:
+    if arg and gather:  # the winning chunk's own argmax, read from the index source
+        result, rtype = f"{gsrc}[o * {param(1)} + acci]", "i32"
+    elif arg:
         result, rtype = "i32(acci)", "i32"
     elif kind == "mean":
         result, rtype = f"acc / f32({divisor})", t

@@ -1,8 +1,5 @@
 """WGSL building blocks shared by the kernel generators: type conversions and helper functions."""
 
-F32_NAN = "bitcast<f32>(0x7fc00000u)"
-F32_INF = "bitcast<f32>(0x7f800000u)"
-
 
 def convert(expr, src, dst):
     """Convert a WGSL value of type src to type dst (types: f32, f16, i32, u32, bool)."""
@@ -65,9 +62,11 @@ HELPERS = {
     "isinf": "fn tw_isinf(x: f32) -> bool { return (bitcast<u32>(x) & 0x7fffffffu) == 0x7f800000u; }",
     "maxf": "fn tw_maxf(a: f32, b: f32) -> f32 { if (tw_isnan(a) || tw_isnan(b)) { return a + b; } return max(a, b); }",
     "minf": "fn tw_minf(a: f32, b: f32) -> f32 { if (tw_isnan(a) || tw_isnan(b)) { return a + b; } return min(a, b); }",
-    "nan": f"fn tw_nan() -> f32 {{ return {F32_NAN}; }}",
-    "inf": f"fn tw_inf() -> f32 {{ return {F32_INF}; }}",
+    # through a `let`: Tint refuses an infinite or NaN f32 constant expression
+    "nan": "fn tw_nan() -> f32 { let bits = 0x7fc00000u; return bitcast<f32>(bits); }",
+    "inf": "fn tw_inf() -> f32 { let bits = 0x7f800000u; return bitcast<f32>(bits); }",
     "exp": """fn tw_exp(x: f32) -> f32 {
+  if (tw_isnan(x)) { return x; }  // SwiftShader's exp(NaN) is inf
   if (x > 88.72283935546875) { return tw_inf(); }
   if (x < -103.97) { return 0.0; }
   return exp(x);
@@ -213,16 +212,18 @@ HELPERS = {
   // a zero quotient keeps the sign of a / b
   return bitcast<f32>((bitcast<u32>(a) ^ bitcast<u32>(b)) & 0x80000000u);
 }""",
+    # i32 remainder spelled out: WGSL's % on negative i32 gave wrong results on NVIDIA (Vulkan)
+    "remi": "fn tw_remi(a: i32, b: i32) -> i32 { if (b == 0) { return 0; } return a - b * (a / b); }",
     "floordivi": """fn tw_floordivi(a: i32, b: i32) -> i32 {
   if (b == 0) { return 0; }
   let q = a / b;
-  if ((a % b != 0) && ((a < 0) != (b < 0))) { return q - 1; }
+  if ((a - q * b != 0) && ((a < 0) != (b < 0))) { return q - 1; }
   return q;
 }""",
 }
 
 HELPER_DEPS = {
-    "maxf": ("isnan",), "minf": ("isnan",), "exp": ("inf",), "log": ("isnan", "isinf", "nan", "inf"),
+    "maxf": ("isnan",), "minf": ("isnan",), "exp": ("isnan", "inf"), "log": ("isnan", "isinf", "nan", "inf"),
     "log1p": ("isnan", "isinf", "nan", "inf"), "expm1": ("isnan", "inf"), "sqrt": ("isnan", "isinf", "nan"),
     "rsqrt": ("isnan", "isinf", "nan", "inf"), "tanh": ("isnan",), "sigmoid": ("isnan", "exp"),
     "sin": ("isnan", "isinf", "nan"), "cos": ("isnan", "isinf", "nan"), "erf": ("isnan",),

@@ -1,0 +1,88 @@
+"""Batched matmul of small matrices: one thread per output element, batches packed together.
+
+The tiled kernel (matmul.py) spends a 256-thread workgroup and a 128x64 tile on every batch
+entry; for many tiny matrices (a batch of 4x4 transforms, short attention heads) that is
+99% idle lanes and one dispatch per 65535 batches. Here a workgroup covers as many batch
+entries as fit in 256 outputs, and the grid folds like the elementwise kernels' does.
+"""
+
+import struct
+
+from .elementwise import WORKGROUP, param
+
+MAX_SIDE = 16  # used when both M and N are at most this
+
+
+def fits(M, N):
+    return M <= MAX_SIDE and N <= MAX_SIDE
+
+
+def run(rt, out, a, b, compute):
+    """Same contract as matmul.run: a [*batch, M, K], b [*batch, K, N] (any strides),
+    out contiguous [*batch, M, N]."""
+    M, K, N = a.shape[-2], a.shape[-1], b.shape[-1]
+    batch = out.shape[:-2]
+    total = out.numel()
+    if total == 0:
+        return
+    nb = len(batch)
+    params = ([total, M, N, K, a._offset, a._stride[-2], a._stride[-1], b._offset, b._stride[-2],
+               b._stride[-1], out._offset] + list(batch) + list(a._stride[:-2]) + list(b._stride[:-2]))
+    bufs = [(out._storage.buffer_id, out._storage.size)]
+    slots = {id(out._storage): 0}
+    for t in (a, b):
+        if id(t._storage) not in slots:
+            slots[id(t._storage)] = len(bufs)
+            bufs.append((t._storage.buffer_id, t._storage.size))
+    sa, sb = slots[id(a._storage)], slots[id(b._storage)]
+    key = ("mm_small", a.dtype.name, b.dtype.name, out.dtype.name, compute, nb, sa, sb, len(bufs))
+
+    def make_code():
+        return _source(a.dtype, b.dtype, out.dtype, compute, nb, len(params), sa, sb, len(bufs))
+
+    pid = rt.pipeline(key, make_code, ["uniform", "write"] + ["read"] * (len(bufs) - 1))
+    rt.dispatch(pid, rt.grid(-(-total // WORKGROUP)), bufs, struct.pack(f"<{len(params)}I", *params))
+
+
+def _source(adt, bdt, odt, T, nb, nparams, sa, sb, nbuf):
+    from .wgsl import load, store
+    storages = {0: odt.gpu_storage, sa: adt.gpu_storage, sb: bdt.gpu_storage}
+    decl = [f"@group(0) @binding(0) var<uniform> P: array<vec4<u32>, {-(-nparams // 4)}>;"]
+    for s in range(nbuf):
+        acc = "read_write" if s == 0 else "read"
+        decl.append(f"@group(0) @binding({s + 1}) var<storage, {acc}> B{s}: array<{storages[s]}>;")
+    total, M, N, K = param(0), param(1), param(2), param(3)
+    a_off, sam, sak, b_off, sbk, sbn, o_off = (param(4 + i) for i in range(7))
+    bshape = [param(11 + d) for d in range(nb)]
+    astr = [param(11 + nb + d) for d in range(nb)]
+    bstr = [param(11 + 2 * nb + d) for d in range(nb)]
+    batch = []
+    if nb:
+        batch.append("  { var q = bi;")
+        for d in reversed(range(nb)):
+            batch.append(f"    {{ let c = q % {bshape[d]}; q = q / {bshape[d]}; "
+                         f"ab = ab + c * {astr[d]}; bb = bb + c * {bstr[d]}; }}")
+        batch.append("  }")
+    la = load(f"B{sa}[ab + m * {sam} + k * {sak}]", adt.gpu_storage, T)
+    lb = load(f"B{sb}[bb + k * {sbk} + n * {sbn}]", bdt.gpu_storage, T)
+    zero = "0.0" if T == "f32" else "0i"
+    enable = "enable f16;\n" if "f16" in storages.values() else ""
+    return enable + "\n".join(decl) + f"""
+@compute @workgroup_size({WORKGROUP})
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+        @builtin(local_invocation_index) lid: u32) {{
+  let i = (wid.y * nwg.x + wid.x) * {WORKGROUP}u + lid;
+  if (i >= {total}) {{ return; }}
+  let n = i % {N};
+  let m = (i / {N}) % {M};
+  let bi = i / ({M} * {N});
+  var ab = {a_off};
+  var bb = {b_off};
+{chr(10).join(batch)}
+  var acc = {T}({zero});
+  for (var k = 0u; k < {K}; k = k + 1u) {{
+    acc = acc + {la} * {lb};
+  }}
+  B0[{o_off} + i] = {store("acc", T, odt)};
+}}
+"""
