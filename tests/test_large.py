@@ -10,7 +10,7 @@ from oracle import assert_close, fast_ours
 
 WG = 256                       # threads per workgroup of the elementwise and reduction kernels
 LIMIT = 65535                  # workgroups per grid dimension (browser default)
-N = LIMIT * WG + 2 * WG + 77   # an odd count past the limit: 65538 workgroups, the last partial
+N = 77 * 217891                # 16777607: past the limit, 65538 workgroups, the last partial
 
 
 @pytest.fixture(scope="module")
@@ -49,15 +49,18 @@ def test_elementwise_large_strided(device):
     assert_close(x[::2, 1:].exp(), a[::2, 1:].exp(), rtol=1e-5, atol=1e-6)
 
 
+ROWS = (LIMIT + 2) * WG                                 # 65537 outputs of 256 elements each
+
+
 def test_reduction_workgroup_per_output_past_65535(device, big, big_ours):
-    rows = (LIMIT + 2) * WG
-    x = big_ours[device][:rows].view(-1, WG)            # 65537 outputs of 256 each
-    e = big[:rows].view(-1, WG)
+    x, e = big_ours[device][:ROWS].view(-1, WG), big[:ROWS].view(-1, WG)
     # float32 sums of 256 terms in another order: ~1e-6 of the magnitudes summed
     assert_close(x.sum(1), e.sum(1), rtol=1e-5, atol=2e-5)
-    v, i = x.max(1)
-    assert_close(v, e.max(1).values, rtol=0, atol=0)
-    assert_close(i, e.max(1).indices)
+
+
+def test_arg_reduction_workgroup_per_output_past_65535(device, big, big_ours):
+    x, e = big_ours[device][:ROWS].view(-1, WG), big[:ROWS].view(-1, WG)
+    assert_close(x.argmax(1), e.argmax(1))
 
 
 def test_reduction_thread_per_output_past_65535_workgroups(device, big, big_ours):
@@ -77,6 +80,27 @@ def test_reduction_of_everything(device, big, big_ours):
     assert_close(x.max(), big.max(), rtol=0, atol=0)
     assert_close(x.argmax(), big.argmax())
     assert_close((x > -3).all(), (big > -3).all())
+
+
+def test_argmax_of_everything_nan_and_ties(device):
+    e = torch.zeros(N)
+    e[[5, N - 3, 9000001]] = 1.0                       # ties: the first index wins
+    x = fast_ours(e, device)
+    assert_close(x.argmax(), e.argmax())
+    assert_close(x.argmin(), e.argmin())
+    e[[12345678, 16000000]] = float("nan")             # NaN wins, first NaN
+    assert_close(fast_ours(e, device).argmax(), e.argmax())
+    assert_close(fast_ours(e, device).argmin(), e.argmin())
+
+
+def test_long_dot_products(device):
+    # K = 300000: the K loop of the tiled kernel runs K / 16 times (lavapipe's loop guard cut
+    # inner loops short once K passed ~36000 before they were unrolled)
+    g = torch.Generator().manual_seed(9)
+    a, b = torch.rand(300000, generator=g) - 0.5, torch.rand(300000, generator=g) - 0.5
+    assert_close(fast_ours(a, device) @ fast_ours(b, device), a @ b, rtol=1e-4, atol=1e-3)
+    m, n = torch.rand(3, 40000, generator=g) - 0.5, torch.rand(40000, 5, generator=g) - 0.5
+    assert_close(fast_ours(m, device) @ fast_ours(n, device), m @ n, rtol=1e-4, atol=1e-3)
 
 
 def test_batched_matmul_past_65535(device):

@@ -469,6 +469,44 @@ def creation_specs():
     case("full_like", "full_like", rand(2, 2), 0.25)
 
 
+def more_grad_specs():
+    """Gradients of the differentiable ops the groups above leave out, and of in-place ops
+    and writes through views (steps on a recorded base, applied on both sides)."""
+    T = TRANSCENDENTAL_TOL
+    for op, make in (("erf", lambda: rand(2, 3)), ("reciprocal", lambda: positive(2, 3)),
+                     ("square", lambda: rand(2, 3)), ("log2", lambda: positive(2, 3)),
+                     ("log10", lambda: positive(2, 3)), ("exp2", lambda: rand(2, 3)),
+                     ("sign", lambda: rand(2, 3)), ("floor", lambda: rand(2, 3)),
+                     ("ceil", lambda: rand(2, 3)), ("trunc", lambda: rand(2, 3)),
+                     ("round", lambda: rand(2, 3))):
+        case(f"{op}/grad", op, make(), grad=True, tol=T)
+    case("remainder/grad", "remainder", rand(2, 3), positive(3), grad=True, tol=T)
+    case("fmod/grad", "fmod", rand(2, 3), positive(3), grad=True, tol=T)
+    case("clamp_min/grad", "clamp_min", rand(3, 4), 0.1, grad=True)
+    case("clamp_max/grad", "clamp_max", rand(3, 4), -0.1, grad=True)
+    case("div/floor_grad", "div", rand(2, 3), positive(3), kwargs={"rounding_mode": "floor"}, grad=True)
+    case("dot/grad", "dot", rand(5), rand(5), grad=True, tol=REDUCE_TOL)
+    case("mv/grad", "mv", rand(3, 4), rand(4), grad=True, tol=REDUCE_TOL)
+    case("amin/grad", "amin", distinct(3, 4), 1, grad=True)
+    case("max/nodim_grad", "max", distinct(3, 4), grad=True)
+    case("movedim/grad", "movedim", rand(2, 3, 4), 0, 2, grad=True)
+    case("unflatten/grad", "unflatten", rand(2, 6), 1, {"tuple": [2, 3]}, grad=True)
+    case("as_strided/grad", "as_strided", rand(4, 4), {"tuple": [2, 3]}, {"tuple": [4, 1]}, 1, grad=True)
+    case("unbind/grad", "unbind", rand(3, 2), 1, grad=True)
+    method("expand_as/grad", "expand_as", rand(3, 1), rand(3, 4), grad=True)
+    case("tensor_split/grad", "tensor_split", rand(7, 2), 3, grad=True)
+    method("float/grad", "float", Viewed(rand(2, 3), ("mul", 2.0)), grad=True)
+    # in-place on non-leaves, then the op: the leaf's gradient goes through the in-place node
+    case("inplace/mul_exp_", "sum", Viewed(rand(2, 3), ("mul", 1.0), ("mul_", 2.0), ("exp_",)), grad=True, tol=T)
+    case("inplace/add_tensor_", "sum", Viewed(rand(2, 3), ("mul", 1.5), ("add_", 0.5), ("sigmoid_",)), grad=True, tol=T)
+    case("inplace/clamp_", "mul", Viewed(rand(3, 4), ("mul", 1.0), ("clamp_", -0.5, 0.5)), rand(3, 4), grad=True)
+    # a write through a view: the base takes a CopySlices node
+    case("view_write/narrow_mul_", "mul", Viewed(rand(4, 3), ("clone",), ("narrow", 0, 1, 2), ("mul_", 3.0)),
+         rand(2, 3), grad=True)
+    case("view_write/select_fill_", "sum", Viewed(rand(3, 4), ("clone",), ("select", 1, 2), ("fill_", 0.0)),
+         grad=True)
+
+
 def large_specs():
     # Inputs built in the page by torch.arange: grids past 65535 workgroups, multi-pass reductions.
     big = Gen(17_000_000)          # over 65535 * 256 elements
@@ -655,7 +693,7 @@ def record(spec, grad):
 def main():
     warnings.simplefilter("ignore")   # torch warns on var of one element: that is the case
     for make in (binary_specs, compare_specs, unary_specs, reduction_specs, matmul_specs, join_specs,
-                 softmax_specs, view_specs, creation_specs, large_specs):
+                 softmax_specs, view_specs, creation_specs, more_grad_specs, large_specs):
         make()
     # A spec with grad=True gives two cases, so a missing backward hides no forward result.
     cases = [record(s, g) for s in SPECS for g in ((False, True) if s["grad"] else (False,))]

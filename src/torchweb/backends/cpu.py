@@ -106,7 +106,8 @@ def reduce(kind, out, inp, nred, acc_cls):
             elif kind == "prod":
                 r = x.prod(axis=axes, dtype=acc)
             else:
-                r = x.mean(axis=axes, dtype=n.float32)
+                # sum / count rather than mean(): an empty mean is NaN here without numpy's warning
+                r = x.sum(axis=axes, dtype=n.float32) / n.float32(int(n.prod([x.shape[a] for a in axes])))
         elif kind in ("max", "min"):
             xc = x.astype(n.float32) if inp.dtype.name == "float16" else x
             r = (n.max if kind == "max" else n.min)(xc, axis=axes) if x.size else n.zeros(outer)
@@ -141,7 +142,13 @@ def matmul(out, a, b, acc_cls):
 def random(kind, out, seed, call, a, b):
     from .._philox import values
     n = np()
-    v = values(n, kind, out.numel(), seed, call, a, b)
+    if kind == "uniform" and out.dtype.name == "float16":
+        # 11 random bits for half, as the GPU kernel draws them: 24 would round up to 1.0
+        from .._philox import philox
+        u = (philox(n, out.numel(), seed, call)[0] >> n.uint32(21)).astype(n.float32) * n.float32(2.0 ** -11)
+        v = n.float32(a) + (n.float32(b) - n.float32(a)) * u
+    else:
+        v = values(n, kind, out.numel(), seed, call, a, b)
     n.copyto(view(out), v.reshape(out.shape), casting="unsafe")
 
 

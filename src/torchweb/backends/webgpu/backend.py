@@ -121,7 +121,7 @@ def reduce(kind, out, inp, nred, acc_cls):
 def matmul(out, a, b, acc_cls):
     from .kernels import matmul_small
     # tiny matrices: a thread per output beats a mostly idle 128x64 tile per batch entry
-    kernel = matmul_small if matmul_small.fits(a.shape[-2], b.shape[-1]) else mm_kernel
+    kernel = matmul_small if matmul_small.fits(a.shape[-2], b.shape[-1], a.shape[-1]) else mm_kernel
     kernel.run(rt(), out, a, b, "f32" if acc_cls == "f" else "i32")
 
 

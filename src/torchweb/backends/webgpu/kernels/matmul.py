@@ -91,6 +91,26 @@ def _source(adt, bdt, odt, T, nb, nparams, sa, sb, nbuf):
   }}""")
     accs = "\n".join(f"  var acc{i} = vec4<{T}>({zero});" for i in range(8))
     fma = "\n".join(f"      acc{i} = acc{i} + a{i // 4}[{i % 4}] * bv;" for i in range(8))
+    # The loops inside a K step are unrolled here rather than written as WGSL loops: lavapipe
+    # ends an invocation's loops after 65535 trips in all (its infinite-loop guard), which cut
+    # K short from ~36000 on; only the K loop is left (K / 16 trips).
+    load_a = "\n".join(f"""    {{ let e = lid + {j * 256}u;
+      let r = e / {KT}u; let c = e % {KT}u; let row = row0 + r; let col = k0 + c;
+      var v = {T}({zero});
+      if (row < {M} && col < {K}) {{ v = {la}; }}
+      AS[c * {TM // 4}u + r / 4u][r % 4u] = v;
+    }}""" for j in range(TM * KT // 256))
+    load_b = "\n".join(f"""    {{ let e = lid + {j * 256}u;
+      let r = e / {TN}u; let c = e % {TN}u; let row = k0 + r; let col = col0 + c;
+      var v = {T}({zero});
+      if (row < {K} && col < {N}) {{ v = {lb}; }}
+      BS[r * {TN // 4}u + c / 4u][c % 4u] = v;
+    }}""" for j in range(TN * KT // 256))
+    steps = "\n".join(f"""    {{ let a0 = AS[{kk * TM // 4}u + ty * 2u];
+      let a1 = AS[{kk * TM // 4}u + ty * 2u + 1u];
+      let bv = BS[{kk * TN // 4}u + tx];
+{fma}
+    }}""" for kk in range(KT))
     enable = "enable f16;\n" if "f16" in storages.values() else ""
     return enable + "\n".join(decl) + f"""
 var<workgroup> AS: array<vec4<{T}>, {KT * TM // 4}>;   // [k][m / 4]: A's tile, transposed
@@ -103,27 +123,10 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
 {chr(10).join(batch_code)}
 {accs}
   for (var k0 = 0u; k0 < {K}; k0 = k0 + {KT}u) {{
-    for (var j = 0u; j < {TM * KT // 256}u; j = j + 1u) {{
-      let e = lid + j * 256u;
-      let r = e / {KT}u; let c = e % {KT}u; let row = row0 + r; let col = k0 + c;
-      var v = {T}({zero});
-      if (row < {M} && col < {K}) {{ v = {la}; }}
-      AS[c * {TM // 4}u + r / 4u][r % 4u] = v;
-    }}
-    for (var j = 0u; j < {TN * KT // 256}u; j = j + 1u) {{
-      let e = lid + j * 256u;
-      let r = e / {TN}u; let c = e % {TN}u; let row = k0 + r; let col = col0 + c;
-      var v = {T}({zero});
-      if (row < {K} && col < {N}) {{ v = {lb}; }}
-      BS[r * {TN // 4}u + c / 4u][c % 4u] = v;
-    }}
+{load_a}
+{load_b}
     workgroupBarrier();
-    for (var kk = 0u; kk < {KT}u; kk = kk + 1u) {{
-      let a0 = AS[kk * {TM // 4}u + ty * 2u];
-      let a1 = AS[kk * {TM // 4}u + ty * 2u + 1u];
-      let bv = BS[kk * {TN // 4}u + tx];
-{fma}
-    }}
+{steps}
     workgroupBarrier();
   }}
 {chr(10).join(rows)}

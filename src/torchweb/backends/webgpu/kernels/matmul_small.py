@@ -10,11 +10,13 @@ import struct
 
 from .elementwise import WORKGROUP, param
 
-MAX_SIDE = 16  # used when both M and N are at most this
+MAX_SIDE = 16   # used when both M and N are at most this...
+MAX_K = 4096    # ...and K too: a long K is better split over the tiled kernel's threads (and
+                # lavapipe ends a shader invocation's loops after 65535 trips in all)
 
 
-def fits(M, N):
-    return M <= MAX_SIDE and N <= MAX_SIDE
+def fits(M, N, K):
+    return M <= MAX_SIDE and N <= MAX_SIDE and K <= MAX_K
 
 
 def run(rt, out, a, b, compute):

@@ -27,9 +27,6 @@ _IDENTITY["argmax"] = _IDENTITY["max"]
 _IDENTITY["argmin"] = _IDENTITY["min"]
 
 
-_INNER = 4096  # trips of the inner loop over the reduced elements (see the loop in _source)
-
-
 def _combine(kind, t):
     if kind in ("sum", "mean"):
         return "{a} + {b}"
@@ -144,12 +141,7 @@ def _source(kind, in_dtype, out_dtype, t, no, nr, per_workgroup, nparams, same, 
     body.append(f"  var acc: {t} = {ident};")
     if arg:
         body.append("  var acci = 0u;")
-    # Two nested loops, each under 65535 trips: lavapipe (llvmpipe) ends any shader loop after
-    # 65535 iterations (its guard against infinite loops), which cut single-workgroup
-    # reductions of 2^24 elements short and gave wrong sums and argmaxes.
-    body.append(f"  for (var rs = {start}; rs < r1; rs = rs + {step} * {_INNER}u) {{")
-    body.append(f"  let re = min(r1, rs + {step} * {_INNER}u);")
-    body.append(f"  for (var r = rs; r < re; r = r + {step}) {{")
+    body.append(f"  for (var r = {start}; r < r1; r = r + {step}) {{")
     body += ["  " + line for line in offset("rb", "r", shape_r, str_r)]
     val = load(f"{src}[{in_off} + ob + rb]", in_dtype.gpu_storage if in_dtype.gpu_storage != "u32" else "u32", "bool" if kind in ("all", "any") else t)
     if kind in ("all", "any"):
@@ -159,7 +151,6 @@ def _source(kind, in_dtype, out_dtype, t, no, nr, per_workgroup, nparams, same, 
         body.append("    if (" + better.format(av="acc", ai="acci", bv="v", bi="r") + ") { acc = v; acci = r; }")
     else:
         body.append("    acc = " + combine.format(a="acc", b="v") + ";")
-    body.append("  }")
     body.append("  }")
     if per_workgroup:
         body.append("  SV[lid] = acc;")

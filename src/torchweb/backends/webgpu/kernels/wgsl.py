@@ -71,29 +71,41 @@ HELPERS = {
   if (x < -103.97) { return 0.0; }
   return exp(x);
 }""",
+    # log(1 + x) = 2 atanh(s), s = x / (2 + x): the series for |s| <= 0.18 (7 terms reach
+    # 1e-12). Used near 1 by log and log1p, where WGSL's log is only specified to an absolute
+    # 2^-21, which is no relative accuracy at all for results near 0.
+    "atanh2": """fn tw_atanh2(s: f32) -> f32 {
+  let s2 = s * s;
+  let p = 1.0 + s2 * (0.3333333333 + s2 * (0.2 + s2 * (0.1428571429 + s2 * (0.1111111111
+          + s2 * (0.0909090909 + s2 * 0.0769230769)))));
+  return 2.0 * s * p;
+}""",
     "log": """fn tw_log(x: f32) -> f32 {
   if (tw_isnan(x) || x < 0.0) { return tw_nan(); }
   if (x == 0.0) { return -tw_inf(); }
   if (tw_isinf(x)) { return x; }
+  if (x > 0.7 && x < 1.4) { return tw_atanh2((x - 1.0) / (x + 1.0)); }  // x - 1 is exact here
   return log(x);
 }""",
     "log1p": """fn tw_log1p(x: f32) -> f32 {
   if (tw_isnan(x) || x < -1.0) { return tw_nan(); }
   if (x == -1.0) { return -tw_inf(); }
   if (tw_isinf(x)) { return x; }
-  let u = 1.0 + x;
-  if (u == 1.0) { return x; }
-  return log(u) * (x / (u - 1.0));
+  if (x > -0.3 && x < 0.4) { return tw_atanh2(x / (2.0 + x)); }
+  return log(1.0 + x);
 }""",
+    # exp(x) - 1: a Taylor polynomial for |x| < 0.35 (the error term x^9/9! is below 1e-9
+    # relative), else exp(x) - 1, which no longer cancels (exp(x) is at least 1.4 or at most 0.7)
     "expm1": """fn tw_expm1(x: f32) -> f32 {
   if (tw_isnan(x)) { return x; }
   if (x > 88.72283935546875) { return tw_inf(); }
   if (x < -20.0) { return -1.0; }
-  if (abs(x) < 1e-5) { return x + 0.5 * x * x; }
-  let u = exp(x);
-  if (u == 1.0) { return x; }
-  let um1 = u - 1.0;
-  return um1 * (x / log(u));
+  if (abs(x) < 0.35) {
+    let p = 0.5 + x * (0.1666666667 + x * (0.0416666667 + x * (0.0083333333 + x * (0.0013888889
+            + x * (0.0001984127 + x * 0.0000248016)))));
+    return x + x * x * p;
+  }
+  return exp(x) - 1.0;
 }""",
     "sqrt": """fn tw_sqrt(x: f32) -> f32 {
   if (tw_isnan(x) || x < 0.0) { return tw_nan(); }
@@ -106,12 +118,13 @@ HELPERS = {
   if (tw_isinf(x)) { return 0.0; }
   return 1.0 / sqrt(x);
 }""",
+    # tanh|x| = -e / (2 + e) with e = expm1(-2|x|): no cancellation for small x, unlike
+    # (1 - exp(-2|x|)) / (1 + exp(-2|x|))
     "tanh": """fn tw_tanh(x: f32) -> f32 {
   if (tw_isnan(x)) { return x; }
-  if (abs(x) < 0.0004) { return x; }
   if (abs(x) > 9.1) { return sign(x); }
-  let e = exp(-2.0 * abs(x));
-  return sign(x) * (1.0 - e) / (1.0 + e);
+  let e = tw_expm1(-2.0 * abs(x));
+  return sign(x) * (-e / (2.0 + e));
 }""",
     "sigmoid": """fn tw_sigmoid(x: f32) -> f32 {
   if (tw_isnan(x)) { return x; }
@@ -223,9 +236,9 @@ HELPERS = {
 }
 
 HELPER_DEPS = {
-    "maxf": ("isnan",), "minf": ("isnan",), "exp": ("isnan", "inf"), "log": ("isnan", "isinf", "nan", "inf"),
-    "log1p": ("isnan", "isinf", "nan", "inf"), "expm1": ("isnan", "inf"), "sqrt": ("isnan", "isinf", "nan"),
-    "rsqrt": ("isnan", "isinf", "nan", "inf"), "tanh": ("isnan",), "sigmoid": ("isnan", "exp"),
+    "maxf": ("isnan",), "minf": ("isnan",), "exp": ("isnan", "inf"), "log": ("isnan", "isinf", "nan", "inf", "atanh2"),
+    "log1p": ("isnan", "isinf", "nan", "inf", "atanh2"), "expm1": ("isnan", "inf"), "sqrt": ("isnan", "isinf", "nan"),
+    "rsqrt": ("isnan", "isinf", "nan", "inf"), "tanh": ("isnan", "expm1"), "sigmoid": ("isnan", "exp"),
     "sin": ("isnan", "isinf", "nan"), "cos": ("isnan", "isinf", "nan"), "erf": ("isnan",),
     "powf": ("isnan", "isinf", "nan", "inf"), "fmodf": ("isnan", "isinf", "nan"),
     "remf": ("fmodf", "isnan"), "floordivf": ("fmodf", "isnan", "nan"),
