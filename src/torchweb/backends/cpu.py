@@ -136,7 +136,8 @@ def matmul(out, a, b, acc_cls):
         x, y = x.astype(n.float32), y.astype(n.float32)
     else:
         x, y = x.astype(n.int64), y.astype(n.int64)
-    n.copyto(view(out), n.matmul(x, y), casting="unsafe")
+    with n.errstate(all="ignore"):  # inf * 0 in a product is NaN, as in PyTorch, silently
+        n.copyto(view(out), n.matmul(x, y), casting="unsafe")
 
 
 def random(kind, out, seed, call, a, b):
