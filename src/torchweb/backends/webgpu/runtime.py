@@ -200,7 +200,10 @@ def get_runtime():
                               f"pip install 'torchweb[native]'")
             raise RuntimeError(f"torchweb: WebGPU is not available: {_init_error[0]}") from None
         except Exception as e:
-            _init_error[0] = str(e)
+            if not in_browser():
+                # In a page, the failure may only be that it cannot block yet:
+                # `await torchweb.webgpu.init_async()` can still start the device.
+                _init_error[0] = str(e)
             raise RuntimeError(f"torchweb: WebGPU is not available: {e}") from None
         rt = _runtime[0] = Runtime(driver)
     return rt
