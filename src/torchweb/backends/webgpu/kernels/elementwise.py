@@ -8,6 +8,7 @@ twice when one binding is writable): in-place ops read and write through binding
 import re
 import struct
 
+from .bindings import bind, declarations, kinds
 from .wgsl import helpers_source, load, scalar_bits, scalar_read, store
 
 WGSL_TYPE = {"f": "f32", "i": "i32", "u": "u32", "b": "bool"}
@@ -41,19 +42,14 @@ def run(rt, op, out, operands, classes, cls, value_cls, compute_dtypes=None):
     shape, strides = coalesce(out.shape, strides)
     ndim = len(shape)
 
-    # bindings: buffer 0 is the output; inputs sharing a buffer share its binding
-    slots = {id(out._storage): 0}
-    buffers = [(out._storage.buffer_id, out._storage.size)]
+    buffers, slots = bind(out, *tensors[1:])
+    slots = iter(slots)
     desc = []
     wrap8 = [d is not None and d.name == "uint8" for d in (compute_dtypes or [None] * len(operands))]
     for o, c, w in zip(operands, classes, wrap8):
         if hasattr(o, "_storage"):
             w = w and o.dtype.name not in ("uint8", "bool")   # wider ints read as uint8 wrap
-            slot = slots.get(id(o._storage))
-            if slot is None:
-                slot = slots[id(o._storage)] = len(buffers)
-                buffers.append((o._storage.buffer_id, o._storage.size))
-            desc.append(("t", o.dtype.gpu_storage, c, slot, w))
+            desc.append(("t", o.dtype.gpu_storage, c, next(slots), w))
         else:
             desc.append(("s", None, c, None, False))
     key = ("ew", op.name, cls, value_cls, out.dtype.name, ndim, tuple(desc))
@@ -70,8 +66,7 @@ def run(rt, op, out, operands, classes, cls, value_cls, compute_dtypes=None):
     def make_code():
         return _source(op, cls, value_cls, out.dtype, ndim, desc, len(buffers), nparams)
 
-    kinds = ["uniform", "write"] + ["read"] * (len(buffers) - 1)
-    pid = rt.pipeline(key, make_code, kinds)
+    pid = rt.pipeline(key, make_code, kinds(buffers))
     wg = -(-n // WORKGROUP)
     rt.dispatch(pid, rt.grid(wg), buffers, struct.pack(f"<{nparams}I", *params))
 
@@ -81,15 +76,11 @@ def param(i):
 
 
 def _source(op, cls, value_cls, out_dtype, ndim, desc, nbuffers, nparams):
-    lines = []
-    lines.append(f"@group(0) @binding(0) var<uniform> P: array<vec4<u32>, {-(-nparams // 4)}>;")
     storage_of = {0: out_dtype.gpu_storage}
     for kind, st, _, slot, _w in desc:
         if kind == "t":
             storage_of.setdefault(slot, st)
-    for slot in range(nbuffers):
-        access = "read_write" if slot == 0 else "read"
-        lines.append(f"@group(0) @binding({slot + 1}) var<storage, {access}> B{slot}: array<{storage_of[slot]}>;")
+    decl = declarations(nparams, [storage_of[slot] for slot in range(nbuffers)])
 
     body = []
     body.append(f"  let i = (wid.y * nwg.x + wid.x) * {WORKGROUP}u + lid;")
@@ -126,8 +117,7 @@ def _source(op, cls, value_cls, out_dtype, ndim, desc, nbuffers, nparams):
     body.append(f"  B0[o0] = {store(expr, WGSL_TYPE[value_cls], out_dtype)};")
 
     helpers = helpers_source(set(_HELPER_RE.findall(expr)))
-    enable = "enable f16;\n" if "f16" in storage_of.values() else ""
-    return (enable + "\n".join(lines) + "\n" + helpers + "\n"
+    return (decl + "\n" + helpers + "\n"
             f"@compute @workgroup_size({WORKGROUP})\n"
             "fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,\n"
             "        @builtin(local_invocation_index) lid: u32) {\n" + "\n".join(body) + "\n}\n")

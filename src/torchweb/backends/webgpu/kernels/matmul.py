@@ -9,6 +9,7 @@ need no copy. Batches beyond the grid's z limit go in several dispatches.
 
 import struct
 
+from .bindings import bind, declarations, kinds
 from .elementwise import param
 
 TM, TN, KT = 128, 64, 16
@@ -35,19 +36,13 @@ def run(rt, out, a, b, compute):
             b._offset, b._stride[-2], b._stride[-1], out._offset]
     tail = list(batch) + list(a._stride[:-2]) + list(b._stride[:-2])
     nparams = len(head) + len(tail)
-    bufs = [(out._storage.buffer_id, out._storage.size)]
-    slots = {id(out._storage): 0}
-    for t in (a, b):
-        if id(t._storage) not in slots:
-            slots[id(t._storage)] = len(bufs)
-            bufs.append((t._storage.buffer_id, t._storage.size))
-    sa, sb = slots[id(a._storage)], slots[id(b._storage)]
+    bufs, (sa, sb) = bind(out, a, b)
     key = key + (sa, sb, len(bufs))
 
     def make_code():
         return _source(a.dtype, b.dtype, out.dtype, compute, nb, nparams, sa, sb, len(bufs))
 
-    pid = rt.pipeline(key, make_code, ["uniform", "write"] + ["read"] * (len(bufs) - 1))
+    pid = rt.pipeline(key, make_code, kinds(bufs))
     zmax = rt.max_workgroups
     for start in range(0, nbatch, zmax):
         head[3] = start
@@ -58,10 +53,7 @@ def run(rt, out, a, b, compute):
 def _source(adt, bdt, odt, T, nb, nparams, sa, sb, nbuf):
     from .wgsl import load, store
     storages = {0: odt.gpu_storage, sa: adt.gpu_storage, sb: bdt.gpu_storage}
-    decl = [f"@group(0) @binding(0) var<uniform> P: array<vec4<u32>, {-(-nparams // 4)}>;"]
-    for s in range(nbuf):
-        acc = "read_write" if s == 0 else "read"
-        decl.append(f"@group(0) @binding({s + 1}) var<storage, {acc}> B{s}: array<{storages[s]}>;")
+    decl = declarations(nparams, [storages[k] for k in range(nbuf)])
     zero = "0.0" if T == "f32" else "0i"
     M, N, K, base = param(0), param(1), param(2), param(3)
     a_off, sam, sak = param(5), param(6), param(7)
@@ -111,8 +103,7 @@ def _source(adt, bdt, odt, T, nb, nparams, sa, sb, nbuf):
       let bv = BS[{kk * TN // 4}u + tx];
 {fma}
     }}""" for kk in range(KT))
-    enable = "enable f16;\n" if "f16" in storages.values() else ""
-    return enable + "\n".join(decl) + f"""
+    return decl + f"""
 var<workgroup> AS: array<vec4<{T}>, {KT * TM // 4}>;   // [k][m / 4]: A's tile, transposed
 var<workgroup> BS: array<vec4<{T}>, {KT * TN // 4}>;   // [k][n / 4]
 @compute @workgroup_size(16, 16)

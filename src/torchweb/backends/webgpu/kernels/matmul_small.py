@@ -8,6 +8,7 @@ entries as fit in 256 outputs, and the grid folds like the elementwise kernels' 
 
 import struct
 
+from .bindings import bind, declarations, kinds
 from .elementwise import WORKGROUP, param
 
 MAX_SIDE = 16   # used when both M and N are at most this...
@@ -30,29 +31,20 @@ def run(rt, out, a, b, compute):
     nb = len(batch)
     params = ([total, M, N, K, a._offset, a._stride[-2], a._stride[-1], b._offset, b._stride[-2],
                b._stride[-1], out._offset] + list(batch) + list(a._stride[:-2]) + list(b._stride[:-2]))
-    bufs = [(out._storage.buffer_id, out._storage.size)]
-    slots = {id(out._storage): 0}
-    for t in (a, b):
-        if id(t._storage) not in slots:
-            slots[id(t._storage)] = len(bufs)
-            bufs.append((t._storage.buffer_id, t._storage.size))
-    sa, sb = slots[id(a._storage)], slots[id(b._storage)]
+    bufs, (sa, sb) = bind(out, a, b)
     key = ("mm_small", a.dtype.name, b.dtype.name, out.dtype.name, compute, nb, sa, sb, len(bufs))
 
     def make_code():
         return _source(a.dtype, b.dtype, out.dtype, compute, nb, len(params), sa, sb, len(bufs))
 
-    pid = rt.pipeline(key, make_code, ["uniform", "write"] + ["read"] * (len(bufs) - 1))
+    pid = rt.pipeline(key, make_code, kinds(bufs))
     rt.dispatch(pid, rt.grid(-(-total // WORKGROUP)), bufs, struct.pack(f"<{len(params)}I", *params))
 
 
 def _source(adt, bdt, odt, T, nb, nparams, sa, sb, nbuf):
     from .wgsl import load, store
     storages = {0: odt.gpu_storage, sa: adt.gpu_storage, sb: bdt.gpu_storage}
-    decl = [f"@group(0) @binding(0) var<uniform> P: array<vec4<u32>, {-(-nparams // 4)}>;"]
-    for s in range(nbuf):
-        acc = "read_write" if s == 0 else "read"
-        decl.append(f"@group(0) @binding({s + 1}) var<storage, {acc}> B{s}: array<{storages[s]}>;")
+    decl = declarations(nparams, [storages[k] for k in range(nbuf)])
     total, M, N, K = param(0), param(1), param(2), param(3)
     a_off, sam, sak, b_off, sbk, sbn, o_off = (param(4 + i) for i in range(7))
     bshape = [param(11 + d) for d in range(nb)]
@@ -68,8 +60,7 @@ def _source(adt, bdt, odt, T, nb, nparams, sa, sb, nbuf):
     la = load(f"B{sa}[ab + m * {sam} + k * {sak}]", adt.gpu_storage, T)
     lb = load(f"B{sb}[bb + k * {sbk} + n * {sbn}]", bdt.gpu_storage, T)
     zero = "0.0" if T == "f32" else "0i"
-    enable = "enable f16;\n" if "f16" in storages.values() else ""
-    return enable + "\n".join(decl) + f"""
+    return decl + f"""
 @compute @workgroup_size({WORKGROUP})
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
         @builtin(local_invocation_index) lid: u32) {{

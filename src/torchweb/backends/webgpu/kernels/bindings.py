@@ -1,0 +1,36 @@
+"""Buffer bindings shared by the kernel generators.
+
+Binding 0 is the parameters uniform, binding 1 the output buffer, then one binding per other
+distinct buffer: operands that live in the same buffer share a binding, because WebGPU forbids
+binding a buffer twice in a dispatch when one of the bindings is writable.
+"""
+
+
+def bind(out, *inputs):
+    """(buffers to bind, output's first, as (id, size); the slot of each input)."""
+    buffers = [(out._storage.buffer_id, out._storage.size)]
+    slot_of = {id(out._storage): 0}
+    slots = []
+    for t in inputs:
+        slot = slot_of.get(id(t._storage))
+        if slot is None:
+            slot = slot_of[id(t._storage)] = len(buffers)
+            buffers.append((t._storage.buffer_id, t._storage.size))
+        slots.append(slot)
+    return buffers, slots
+
+
+def kinds(buffers):
+    """The pipeline layout's binding kinds for these buffers."""
+    return ["uniform", "write"] + ["read"] * (len(buffers) - 1)
+
+
+def declarations(nparams, storages):
+    """WGSL declarations: the uniform P of nparams u32 words and buffers B0.. (B0 written).
+    storages: the element type of each slot. Starts with `enable f16;` where needed."""
+    lines = ["enable f16;"] if "f16" in storages else []
+    lines.append(f"@group(0) @binding(0) var<uniform> P: array<vec4<u32>, {-(-nparams // 4)}>;")
+    for s, st in enumerate(storages):
+        access = "read_write" if s == 0 else "read"
+        lines.append(f"@group(0) @binding({s + 1}) var<storage, {access}> B{s}: array<{st}>;")
+    return "\n".join(lines)
