@@ -143,3 +143,15 @@ def test_small_grid_limit_paths(small_grid):
     with pytest.raises(RuntimeError, match="exceed this adapter's grid"):
         torchweb.zeros(20 * 20 * 256 + 1, device="webgpu")
     assert_close(x + 1, a + 1, rtol=0, atol=0)
+
+
+def test_matmul_long_inner_dimension(device):
+    """A K of several 2^16 slices, whose products are added (a software driver's loop guard
+    truncated a single long loop silently)."""
+    k = 3 * (1 << 16) + 5
+    g = torch.Generator().manual_seed(5)
+    a = torch.randint(-2, 3, (2, k), generator=g).float()
+    b = torch.randint(-2, 3, (k, 3), generator=g).float()
+    assert_close(fast_ours(a, device) @ fast_ours(b, device), a @ b, rtol=0, atol=0)
+    ones = torchweb.ones(k, device=device)
+    assert torchweb.dot(ones, ones).item() == float(k)

@@ -118,7 +118,33 @@ def reduce(kind, out, inp, nred, acc_cls):
     red_kernel.run(rt(), kind, out, partial, 1, acc_cls, divisor=R)
 
 
+SPLIT_K = 1 << 16
+
+
 def matmul(out, a, b, acc_cls):
+    """Long inner dimensions go in slices of SPLIT_K whose products are added up: one
+    invocation's loop stays short (lavapipe silently stops loops after 65535 iterations)."""
+    K = a.shape[-1]
+    if K <= SPLIT_K:
+        return _matmul_once(out, a, b, acc_cls)
+    from ...ops.dispatch import empty
+    from ...ops import elementwise as E
+    from ... import _dtype as D
+    acc_dtype = D.float32 if acc_cls == "f" else D.int32
+    acc = out if out.dtype is acc_dtype else empty(out.shape, acc_dtype, out.device)
+    part = empty(out.shape, acc_dtype, out.device)
+    for k0 in range(0, K, SPLIT_K):
+        n = min(SPLIT_K, K - k0)
+        a_k = a._view(a.shape[:-1] + (n,), a._stride, a._offset + k0 * a._stride[-1])
+        b_k = b._view(b.shape[:-2] + (n, b.shape[-1]), b._stride, b._offset + k0 * b._stride[-2])
+        _matmul_once(acc if k0 == 0 else part, a_k, b_k, acc_cls)
+        if k0:
+            E.run("add", acc, part, out=acc)
+    if acc is not out:
+        E.copy_into(out, acc)
+
+
+def _matmul_once(out, a, b, acc_cls):
     from .kernels import matmul_small
     # tiny matrices: a thread per output beats a mostly idle 128x64 tile per batch entry
     kernel = matmul_small if matmul_small.fits(a.shape[-2], b.shape[-1], a.shape[-1]) else mm_kernel
