@@ -4,19 +4,30 @@ from .. import _dtype as D
 from .._size import wrap_dim
 from ..autograd import grad_mode
 from ..autograd.function import Function
+from ..backends import backend_for
 from . import elementwise as E
+from .dispatch import empty
 from .reduction import raw_reduce
 
 
 def _softmax_raw(x, d, log):
+    # One fused kernel where the backend has one: dim d moved last in views of x and of a
+    # contiguous result (the composite's layout), so no copy either way. Where the backend
+    # declines, the composite's last op writes into the same result.
+    out = empty(x.shape, x.dtype, x.device)
+    perm = [k for k in range(x.dim()) if k != d] + [d]
+    xp = x._view(tuple(x.shape[k] for k in perm), tuple(x._stride[k] for k in perm), x._offset)
+    outp = out._view(xp.shape, tuple(out._stride[k] for k in perm), out._offset)
+    if backend_for(x.device.type).softmax(outp, xp, log):
+        return out
     # shifted by the max, unguarded like PyTorch's kernel: a row holding +inf or only -inf is NaN
     m = raw_reduce("max", x, [d], True, x.dtype)
     shifted = E.run("sub", x, m)
     e = E.run("exp", shifted)
     s = raw_reduce("sum", e, [d], True, x.dtype)
     if log:
-        return E.run("sub", shifted, E.run("log", s))
-    return E.run("div", e, s)
+        return E.run("sub", shifted, E.run("log", s), out=out)
+    return E.run("div", e, s, out=out)
 
 
 class _Softmax(Function):

@@ -1,5 +1,6 @@
 """The webgpu device's primitives, in the interface that ops/ calls for every device
-(see backends/__init__.py): storage, host transfer, elementwise, reduce, matmul, random."""
+(see backends/__init__.py): storage, host transfer, elementwise, reduce, matmul, random,
+softmax."""
 
 from . import host
 from .kernels import elementwise as ew_kernel, matmul as mm_kernel, random as rand_kernel, reduction as red_kernel
@@ -149,6 +150,19 @@ def _matmul_once(out, a, b, acc_cls):
     # tiny matrices: a thread per output beats a mostly idle 128x64 tile per batch entry
     kernel = matmul_small if matmul_small.fits(a.shape[-2], b.shape[-1], a.shape[-1]) else mm_kernel
     kernel.run(rt(), out, a, b, "f32" if acc_cls == "f" else "i32")
+
+
+def softmax(out, inp, log):
+    """Fused softmax over inp's last dim into out; False (nothing done) where the composite
+    does better: a row too long for one workgroup's loop on lavapipe, or few long rows, which
+    one workgroup each would leave most of the GPU idle (the composite splits them)."""
+    from .kernels import softmax as sm_kernel
+    R = inp.shape[-1]
+    rows = inp.numel() // R
+    if R > sm_kernel.MAX_ROW or (R >= 65536 and rows < 256):
+        return False
+    sm_kernel.run(rt(), out, inp, log)
+    return True
 
 
 def random(kind, out, seed, call, a, b):

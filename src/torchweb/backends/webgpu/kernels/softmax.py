@@ -1,0 +1,86 @@
+"""Fused softmax / log_softmax over the last dim of a strided view: one workgroup per row, three
+passes over the row (max, sum of exp(x - max), write), each thread striding by the workgroup.
+
+Mirrors ops/activation.py's composite exactly on special values: the max propagates NaN and
+is not guarded, so a row holding +inf or only -inf comes out NaN, as in PyTorch's kernel.
+Computed in f32 (float16 is read and written as f16, like PyTorch's float accumulation).
+"""
+
+import struct
+
+from .bindings import bind, declarations, kinds
+from .elementwise import WORKGROUP, coalesce, param
+from .wgsl import helpers_source, load, store
+
+# lavapipe silently ends a loop after 65535 trips: a thread visits at most this many elements
+MAX_ROW = WORKGROUP * 65535
+
+
+def run(rt, out, inp, log):
+    """out = softmax(inp, -1) (log_softmax if log); out: same shape as inp, any strides."""
+    R = inp.shape[-1]
+    n_rows = inp.numel() // R if R else 0
+    if n_rows == 0:
+        return
+    oshape, (istr, ostr) = coalesce(inp.shape[:-1] or (1,),
+                                    [list(inp._stride[:-1]) or [0], list(out._stride[:-1]) or [0]])
+    no = len(oshape)
+    params = ([n_rows, R] + list(oshape) + [inp._offset] + istr + [inp._stride[-1], out._offset]
+              + ostr + [out._stride[-1]])
+    buffers, (slot,) = bind(out, inp)
+    key = ("softmax", log, inp.dtype.name, out.dtype.name, no, slot)
+
+    def make_code():
+        return _source(log, inp.dtype, out.dtype, no, slot, len(params))
+
+    pid = rt.pipeline(key, make_code, kinds(buffers))
+    rt.dispatch(pid, rt.grid(n_rows), buffers, struct.pack(f"<{len(params)}I", *params))
+
+
+def _source(log, in_dtype, out_dtype, no, slot, nparams):
+    storages = [out_dtype.gpu_storage] + ([in_dtype.gpu_storage] if slot else [])
+    shape = [param(2 + d) for d in range(no)]
+    in_off, out_off = param(2 + no), param(3 + 2 * no + 1)
+    istr = [param(3 + no + d) for d in range(no)]
+    in_rs = param(3 + 2 * no)
+    ostr = [param(5 + 2 * no + d) for d in range(no)]
+    out_rs = param(5 + 3 * no)
+    R = param(1)
+
+    body = ["  let w = wid.y * nwg.x + wid.x;",
+            # w is uniform in the workgroup: the whole excess workgroup of a folded grid leaves
+            f"  if (w >= {param(0)}) {{ return; }}",
+            f"  var ib = {in_off}; var ob = {out_off};",
+            "  { var q = w;"]
+    for d in reversed(range(no)):
+        body.append(f"    {{ let c = q % {shape[d]}; q = q / {shape[d]}; "
+                    f"ib = ib + c * {istr[d]}; ob = ob + c * {ostr[d]}; }}")
+    body.append("  }")
+    x = load(f"B{slot}[ib + r * {in_rs}]", in_dtype.gpu_storage, "f32")
+
+    def row_reduce(name, ident, step, combine):
+        """acc over the row (step updates acc from v), then a tree in SV; every thread gets it."""
+        return [f"  var {name} = {ident};",
+                f"  for (var r = lid; r < {R}; r = r + {WORKGROUP}u) {{ let v = {x}; {step} }}",
+                f"  SV[lid] = {name};",
+                "  workgroupBarrier();",
+                f"  for (var s = {WORKGROUP // 2}u; s > 0u; s = s >> 1u) {{",
+                f"    if (lid < s) {{ SV[lid] = {combine.format(a='SV[lid]', b='SV[lid + s]')}; }}",
+                "    workgroupBarrier();",
+                "  }",
+                f"  {name} = SV[0];",
+                "  workgroupBarrier();"]  # before SV is written again
+
+    body += row_reduce("m", "-tw_inf()", "m = tw_maxf(m, v);", "tw_maxf({a}, {b})")
+    body += row_reduce("sm", "0.0", "sm = sm + tw_exp(v - m);", "{a} + {b}")
+    result = "(v - m) - ls" if log else "tw_exp(v - m) / sm"
+    if log:
+        body.append("  let ls = tw_log(sm);")
+    body.append(f"  for (var r = lid; r < {R}; r = r + {WORKGROUP}u) {{ let v = {x}; "
+                f"B0[ob + r * {out_rs}] = {store(result, 'f32', out_dtype)}; }}")
+    helpers = helpers_source({"inf", "maxf", "exp"} | ({"log"} if log else set()))
+    return (declarations(nparams, storages) + "\n"
+            f"var<workgroup> SV: array<f32, {WORKGROUP}>;\n" + helpers + "\n"
+            f"@compute @workgroup_size({WORKGROUP})\n"
+            "fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,\n"
+            "        @builtin(local_invocation_index) lid: u32) {\n" + "\n".join(body) + "\n}\n")
