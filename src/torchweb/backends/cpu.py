@@ -156,7 +156,3 @@ def random(kind, out, seed, call, a, b):
     else:
         v = values(n, kind, out.numel(), seed, call, a, b)
     n.copyto(view(out), v.reshape(out.shape), casting="unsafe")
-
-
-def synchronize():
-    pass

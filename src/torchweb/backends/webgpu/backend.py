@@ -167,8 +167,3 @@ def softmax(out, inp, log):
 
 def random(kind, out, seed, call, a, b):
     rand_kernel.run(rt(), kind, out, seed, call, a, b)
-
-
-def synchronize():
-    r = rt()
-    r.flush()
