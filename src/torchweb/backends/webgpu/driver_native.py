@@ -40,6 +40,8 @@ class NativeDriver:
         self.pipelines = {}
         self.layouts = {}
         self._fence = None
+        self._bind_groups = {}       # (layout, rows) -> bind group
+        self._groups_of_buffer = {}  # buffer id -> keys of the bind groups that use it
 
     @staticmethod
     def _limits_to_request(adapter_limits):
@@ -90,6 +92,7 @@ class NativeDriver:
         dev = self.device
         encoder = None
         cpass = None
+        doomed = []
         blob = memoryview(blob)
         i, n = 0, len(words)
         while i < n:
@@ -97,17 +100,12 @@ class NativeDriver:
             if op == C.DISPATCH:
                 pid, x, y, z, nb = words[i + 1:i + 6]
                 pipeline, bgl = self.pipelines[pid]
-                entries = []
-                j = i + 6
-                for k in range(nb):
-                    bid, off, size = words[j:j + 3]
-                    entries.append({"binding": k, "resource": {"buffer": self.buffers[bid], "offset": off, "size": size}})
-                    j += 3
+                j = i + 6 + 3 * nb
                 if cpass is None:
                     encoder = encoder or dev.create_command_encoder()
                     cpass = encoder.begin_compute_pass()
                 cpass.set_pipeline(pipeline)
-                cpass.set_bind_group(0, dev.create_bind_group(layout=bgl, entries=entries))
+                cpass.set_bind_group(0, self._bind_group(bgl, tuple(words[i + 6:j])))
                 cpass.dispatch_workgroups(x, y, z)
                 i = j
             elif op == C.COPY:
@@ -130,16 +128,40 @@ class NativeDriver:
                     u = wgpu.BufferUsage.UNIFORM | wgpu.BufferUsage.COPY_DST
                 else:
                     u = wgpu.BufferUsage.STORAGE | wgpu.BufferUsage.COPY_SRC | wgpu.BufferUsage.COPY_DST
+                self._forget_bind_groups(bid)
                 self.buffers[bid] = dev.create_buffer(size=nbytes, usage=u)
                 i += 4
             elif op == C.DESTROY:
                 bid = words[i + 1]
-                encoder, cpass = self._submit(encoder, cpass)
-                self.buffers.pop(bid).destroy()
+                self._forget_bind_groups(bid)
+                doomed.append(self.buffers.pop(bid))  # recorded work may still use it
                 i += 2
             else:
                 raise RuntimeError(f"torchweb: corrupt command stream (opcode {op} at word {i})")
         self._submit(encoder, cpass)
+        for buf in doomed:
+            buf.destroy()
+
+    def _bind_group(self, bgl, rows):
+        """The bind group for rows of (buffer id, offset, size), cached: creating one is most
+        of a small dispatch's cost in wgpu-py."""
+        key = (id(bgl), rows)
+        group = self._bind_groups.get(key)
+        if group is None:
+            if len(self._bind_groups) > 4096:
+                self._bind_groups.clear()
+                self._groups_of_buffer.clear()
+            entries = [{"binding": k, "resource": {"buffer": self.buffers[rows[3 * k]],
+                                                   "offset": rows[3 * k + 1], "size": rows[3 * k + 2]}}
+                       for k in range(len(rows) // 3)]
+            group = self._bind_groups[key] = self.device.create_bind_group(layout=bgl, entries=entries)
+            for bid in rows[0::3]:
+                self._groups_of_buffer.setdefault(bid, set()).add(key)
+        return group
+
+    def _forget_bind_groups(self, bid):
+        for key in self._groups_of_buffer.pop(bid, ()):
+            self._bind_groups.pop(key, None)
 
     def _submit(self, encoder, cpass):
         if cpass is not None:
