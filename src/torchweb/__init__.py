@@ -5,7 +5,6 @@
 
 __version__ = "0.1.0"
 
-from . import _dtype
 from ._dtype import (bool, uint8, int32, int64, float16, float32, half, float, int, long,
                      promote_types, get_default_dtype, set_default_dtype, dtype)
 from ._dtype import _UnsupportedDtype
@@ -31,14 +30,3 @@ bfloat16 = _UnsupportedDtype("bfloat16")
 complex64 = _UnsupportedDtype("complex64")
 int16 = short = _UnsupportedDtype("int16")
 int8 = _UnsupportedDtype("int8")
-
-
-def result_type(tensor1, tensor2):
-    return _dtype.result_type(tensor1, tensor2)
-
-
-def is_grad_enabled_():  # pragma: no cover - kept out of the public surface
-    return is_grad_enabled()
-
-
-del is_grad_enabled_
