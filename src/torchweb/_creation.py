@@ -40,7 +40,7 @@ def _flatten(data, shape, flat, depth=0, leaf=None):
         flat.append(data.item())
         return shape
     if isinstance(data, str):
-        raise ValueError(f"too many dimensions 'str'")
+        raise ValueError("too many dimensions 'str'")
     if hasattr(data, "item") and not isinstance(data, (int, float, bool)):
         data = data.item()  # numpy scalars
     if not isinstance(data, (int, float, bool)):
@@ -223,7 +223,7 @@ def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=Fa
     if step == 0:
         raise RuntimeError("step must be nonzero")
     if (end - start) * step < 0 and end != start:
-        raise RuntimeError(f"upper bound and larger bound inconsistent with step sign")
+        raise RuntimeError("upper bound and larger bound inconsistent with step sign")
     n = max(0, math.ceil((end - start) / step))
     if dtype is None:
         dtype = D.default_float() if any(isinstance(v, float) for v in (start, end, step)) else D.int64

@@ -332,7 +332,7 @@ class Tensor:
 
     def __bool__(self):
         if self.numel() != 1:
-            raise RuntimeError(f"Boolean value of Tensor with more than one value is ambiguous")
+            raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
         return bool(self.item())
 
     def __float__(self):
@@ -354,7 +354,6 @@ class Tensor:
         return a.astype(dtype) if dtype is not None else a
 
     def __reduce_ex__(self, proto):
-        from .backends.cpu import np
         return (_rebuild, (self.detach().numpy().copy(), str(self.device), self.requires_grad))
 
 

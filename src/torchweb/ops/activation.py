@@ -1,6 +1,5 @@
 """softmax and log_softmax, computed stably (shifted by the max) with PyTorch's backward."""
 
-from .. import _dtype as D
 from .._size import wrap_dim
 from ..autograd import grad_mode
 from ..autograd.function import Function

@@ -1,11 +1,9 @@
 """matmul and its family: mm, bmm, mv, dot, matmul with batch broadcasting, addmm, linear."""
 
-from .. import _dtype as D
 from .._size import broadcast_shapes
-from ..autograd import grad_mode
 from ..autograd.function import Function
 from ..backends import backend_for
-from .dispatch import common_device, compute_class, empty
+from .dispatch import common_device, empty
 from . import shape as S
 
 _C_NAMES = {"float32": "float", "float16": "c10::Half", "int64": "long int", "int32": "int",
@@ -57,15 +55,8 @@ class _Mm(_Matmul):
     _backward_name = "MmBackward0"
 
 
-class _Null:
-    def save_for_backward(self, *a):
-        pass
-
-
 def _batched(a, b):
-    if grad_mode.is_grad_enabled() and (a.requires_grad or b.requires_grad):
-        return (_Mm if a.dim() == 2 and b.dim() == 2 else _Matmul).apply(a, b)
-    return _Matmul.forward(_Null(), a, b)
+    return (_Mm if a.dim() == 2 and b.dim() == 2 else _Matmul).apply(a, b)
 
 
 def _shape_str(t):
@@ -75,9 +66,9 @@ def _shape_str(t):
 def mm(a, b):
     common_device(a, b, what="mm")
     if a.dim() != 2:
-        raise RuntimeError(f"self must be a matrix")
+        raise RuntimeError("self must be a matrix")
     if b.dim() != 2:
-        raise RuntimeError(f"mat2 must be a matrix")
+        raise RuntimeError("mat2 must be a matrix")
     if a.shape[1] != b.shape[0]:
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({_shape_str(a)} and {_shape_str(b)})")
     _check_dtypes(a, b)

@@ -91,19 +91,7 @@ _SumAll = _named(_Sum, "SumBackward0")
 def sum(x, dim=None, keepdim=False, dtype=None):
     dims = _dims(x, dim)
     out_dtype = _sum_dtype(x, dtype)
-    if grad_mode.is_grad_enabled() and x.requires_grad:
-        return (_SumAll if dim is None else _Sum).apply(x, dims, keepdim, out_dtype)
-    return _Sum.forward(_NullCtx(), x, dims, keepdim, out_dtype)
-
-
-class _NullCtx:
-    """Stands in for ctx when a Function's forward runs without autograd."""
-
-    def save_for_backward(self, *a):
-        pass
-
-    def mark_non_differentiable(self, *a):
-        pass
+    return (_SumAll if dim is None else _Sum).apply(x, dims, keepdim, out_dtype)
 
 
 def mean(x, dim=None, keepdim=False, dtype=None):
@@ -265,10 +253,7 @@ def _maxmin(kind, x, dim=None, keepdim=False, other=None):
     d = d[0] if d else 0
     if x.dim() == 0:
         return _values_indices(x.clone(), _zeros_like_int(x))
-    if grad_mode.is_grad_enabled() and x.requires_grad:
-        v, i = _MAX_MIN_DIM[kind].apply(x, kind, d, keepdim)
-    else:
-        v, i = _MaxMinDim.forward(_NullCtx(), x, kind, d, keepdim)
+    v, i = _MAX_MIN_DIM[kind].apply(x, kind, d, keepdim)
     return _values_indices(v, i)
 
 
@@ -348,7 +333,7 @@ def var(x, dim=None, unbiased=None, keepdim=False, *, correction=None):
     if correction is None:
         correction = 1 if unbiased is None or unbiased else 0
     if not x.dtype.is_floating_point:
-        raise RuntimeError(f"std and var only support floating point and complex dtypes")
+        raise RuntimeError("std and var only support floating point and complex dtypes")
     dims = _dims(x, dim)
     n = numel([x.shape[d] for d in dims])
     centered = x - mean(x, dims, keepdim=True)
@@ -413,9 +398,7 @@ def norm(x, p="fro", dim=None, keepdim=False, dtype=None):
     if p == "fro" and isinstance(dim, (tuple, list)) and len(dim) > 2:
         raise RuntimeError("linalg.matrix_norm: dim must be a 2-tuple. Got " + " ".join(str(d) for d in dim))
     if p in ("fro", 2, 2.0, None):
-        if grad_mode.is_grad_enabled() and x.requires_grad:
-            return _Norm2.apply(x, dims, keepdim)
-        return _Norm2.forward(_NullCtx(), x, dims, keepdim)
+        return _Norm2.apply(x, dims, keepdim)
     a = call("abs", x)
     if p == float("inf"):
         return amax(a, dims, keepdim)
