@@ -180,7 +180,6 @@ def compare_specs():
 
 
 def unary_specs():
-    sp = (NAN, INF, -INF)
     plain = {  # op: (input maker, tolerance)
         "neg": (lambda: rand(2, 3), DEFAULT_TOL),
         "abs": (lambda: rand(2, 3, special=(0.5,)), DEFAULT_TOL),
