@@ -132,37 +132,6 @@ HELPERS = {
   let e = tw_exp(x);
   return e / (1.0 + e);
 }""",
-    # sin and cos: Cephes' range reduction to [-pi/4, pi/4] and minimax polynomials, because
-    # WGSL only bounds the builtins' absolute error (2^-11): NVIDIA's fast sin loses all relative
-    # accuracy near 0 and SwiftShader's cos was off by 2e-4. Past 8192 the reduction in f32
-    # loses bits, so the builtins take over there.
-    "sincos": """fn tw_sincos(a: f32, want_cos: bool) -> f32 {
-  var sgn = 1.0;
-  var x = abs(a);
-  if (!want_cos && a < 0.0) { sgn = -1.0; }
-  var j = u32(x * 1.2732395447351628);
-  var y = f32(j);
-  if ((j & 1u) == 1u) { j = j + 1u; y = y + 1.0; }
-  j = j & 7u;
-  if (j > 3u) { sgn = -sgn; j = j - 4u; }
-  if (want_cos && j > 1u) { sgn = -sgn; }
-  x = ((x - y * 0.78515625) - y * 2.4187564849853515625e-4) - y * 3.77489497744594108e-8;
-  let z = x * x;
-  let c = ((2.443315711809948e-5 * z - 1.388731625493765e-3) * z + 4.166664568298827e-2) * z * z - 0.5 * z + 1.0;
-  let s = ((-1.9515295891e-4 * z + 8.3321608736e-3) * z - 1.6666654611e-1) * z * x + x;
-  let use_cos = (j == 1u || j == 2u) != want_cos;
-  return sgn * select(s, c, use_cos);
-}""",
-    "sin": """fn tw_sin(x: f32) -> f32 {
-  if (tw_isnan(x) || tw_isinf(x)) { return tw_nan(); }
-  if (abs(x) > 8192.0) { return sin(x); }
-  return tw_sincos(x, false);
-}""",
-    "cos": """fn tw_cos(x: f32) -> f32 {
-  if (tw_isnan(x) || tw_isinf(x)) { return tw_nan(); }
-  if (abs(x) > 8192.0) { return cos(x); }
-  return tw_sincos(x, true);
-}""",
     # erf: Eigen's rational approximation on [-4, 4], accurate to a few ulp in float32.
     "erf": """fn tw_erf(a: f32) -> f32 {
   if (tw_isnan(a)) { return a; }
@@ -254,6 +223,13 @@ HELPERS = {
   // a zero quotient keeps the sign of a / b
   return bitcast<f32>((bitcast<u32>(a) ^ bitcast<u32>(b)) & 0x80000000u);
 }""",
+    # The full 64-bit product of two u32 as (low word, high word): WGSL has no 64-bit integers.
+    "mulwide": """fn tw_mulwide(a: u32, b: u32) -> vec2<u32> {
+  let a0 = a & 0xffffu; let a1 = a >> 16u; let b0 = b & 0xffffu; let b1 = b >> 16u;
+  let p00 = a0 * b0; let p01 = a0 * b1; let p10 = a1 * b0;
+  let mid = (p00 >> 16u) + (p01 & 0xffffu) + (p10 & 0xffffu);
+  return vec2<u32>((p00 & 0xffffu) | (mid << 16u), a1 * b1 + (p01 >> 16u) + (p10 >> 16u) + (mid >> 16u));
+}""",
     # i32 remainder spelled out: WGSL's % on negative i32 gave wrong results on NVIDIA (Vulkan)
     "remi": "fn tw_remi(a: i32, b: i32) -> i32 { if (b == 0) { return 0; } return a - b * (a / b); }",
     "floordivi": """fn tw_floordivi(a: i32, b: i32) -> i32 {
@@ -268,10 +244,16 @@ HELPER_DEPS = {
     "maxf": ("isnan",), "minf": ("isnan",), "exp": ("isnan", "inf"), "log": ("isnan", "isinf", "nan", "inf", "atanh2"),
     "log1p": ("isnan", "isinf", "nan", "inf", "atanh2"), "expm1": ("isnan", "inf"), "sqrt": ("isnan", "isinf", "nan"),
     "rsqrt": ("isnan", "isinf", "nan", "inf"), "tanh": ("isnan", "expm1"), "sigmoid": ("isnan", "exp"),
-    "sin": ("isnan", "isinf", "nan", "sincos"), "cos": ("isnan", "isinf", "nan", "sincos"), "erf": ("isnan",),
+    "erf": ("isnan",),
     "powf": ("isnan", "isinf", "nan", "inf"), "fmodf": ("isnan", "isinf", "nan"),
     "remf": ("fmodf", "isnan"), "floordivf": ("fmodf", "isnan", "nan"),
 }
+
+
+from .wgsl_trig import HELPERS as _TRIG, HELPER_DEPS as _TRIG_DEPS  # noqa: E402
+
+HELPERS.update(_TRIG)
+HELPER_DEPS.update(_TRIG_DEPS)
 
 
 def helpers_source(names):
