@@ -64,3 +64,6 @@ async def init_async():
         return adapter_info()
     from .backends.webgpu.driver_browser import init_async as _init
     return await _init()
+
+
+from .backends.webgpu.errors import Int64RangeError  # noqa: E402,F401  (raised at readback)

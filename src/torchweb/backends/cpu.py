@@ -83,6 +83,8 @@ def elementwise(op, out, operands, classes, cls, value_cls, compute_dtypes):
             args.append(view(o).astype(want, copy=False))
         else:
             args.append(n.array(o).astype(want))
+    if op.divisor >= 0 and cls in ("i", "u") and (args[op.divisor] == 0).any():
+        raise RuntimeError("ZeroDivisionError")
     with n.errstate(all="ignore"):
         r = op.np(n, *args)
     dst = view(out)

@@ -78,6 +78,9 @@ def run(name, *operands, out=None, out_dtype=None):
     compute, cls, classes, value_cls, result = _plan(op, operands)
     if dev.type == "webgpu":
         _check_gpu_int_scalars(operands, compute)
+    if op.divisor >= 0 and cls in ("i", "u") and not is_tensor(operands[op.divisor]) \
+            and operands[op.divisor] == 0:
+        raise RuntimeError("ZeroDivisionError")  # a divisor known on the host; tensors: backends
     shape = broadcast_shapes(*(o.shape for o in operands if is_tensor(o)))
     if out is None:
         out = empty(shape, out_dtype or result, dev)

@@ -30,10 +30,16 @@ class ElementwiseOp:
     kernel: str = ""
     ints: bool = False
     promote: int = 0                # how many leading operands decide the dtype (0: all)
+    # int64 on the GPU: a WGSL expression of the exact 64-bit result (vec2<u32>, helpers tw_w*)
+    # of the i32 operands, for ops whose int64 result can leave the 32 bits it is held in
+    wide: str = ""
+    divisor: int = -1               # operand that must not be 0 for integers (ZeroDivisionError)
     extra: dict = field(default_factory=dict)
 
 
 OPS = {}
+# the one int64 quotient that leaves 32 bits: -2^31 / -1
+_INT_MIN_BY_MINUS_ONE = "select(tw_w({}), vec2<u32>(0x80000000u, 0u), {{0}} == -2147483647i - 1i && {{1}} == -1i)"
 
 
 def op(name, nin, rule, wgsl, np, **kw):
@@ -47,31 +53,34 @@ op("copy", 1, "arith", "{0}", lambda np, a: a)
 op("fill", 1, "arith", "{0}", lambda np, a: a)
 
 # -- arithmetic --------------------------------------------------------------------------
-op("add", 2, "arith", "({0} + {1})", lambda np, a, b: a + b)
+op("add", 2, "arith", "({0} + {1})", lambda np, a, b: a + b, wide="tw_wadd(tw_w({0}), tw_w({1}))")
 # alpha (operand 2) is a multiplier, not a value: it takes no part in type promotion
-op("add_alpha", 3, "arith", "({0} + {2} * {1})", lambda np, a, b, c: a + c * b, promote=2)
-op("sub", 2, "arith", "({0} - {1})", lambda np, a, b: a - b,
+op("add_alpha", 3, "arith", "({0} + {2} * {1})", lambda np, a, b, c: a + c * b, promote=2,
+   wide="tw_wadd(tw_w({0}), tw_wmul(tw_w({2}), tw_w({1})))")
+op("sub", 2, "arith", "({0} - {1})", lambda np, a, b: a - b, wide="tw_wadd(tw_w({0}), tw_wneg(tw_w({1})))",
    no_bool="Subtraction, the `-` operator, with two bool tensors is not supported. "
            "Use the `^` or `logical_xor()` operator instead.")
 op("sub_alpha", 3, "arith", "({0} - {2} * {1})", lambda np, a, b, c: a - c * b,
+   wide="tw_wadd(tw_w({0}), tw_wneg(tw_wmul(tw_w({2}), tw_w({1}))))",
    no_bool=OPS["sub"].no_bool, promote=2)
-op("mul", 2, "arith", "({0} * {1})", lambda np, a, b: a * b)
+op("mul", 2, "arith", "({0} * {1})", lambda np, a, b: a * b, wide="tw_wmul(tw_w({0}), tw_w({1}))")
 op("div", 2, "float", "({0} / {1})", lambda np, a, b: np.true_divide(a, b))
 op("div_trunc", 2, "arith", {"f": "trunc({0} / {1})", "i": "select({0} / {1}, 0i, {1} == 0i)",
                              "u": "select({0} / {1}, 0u, {1} == 0u)"},
    lambda np, a, b: np.trunc(np.true_divide(a, b)).astype(a.dtype) if a.dtype.kind == "f"
-   else _int_trunc_div(np, a, b), kernel="div_trunc_cpu")
+   else _int_trunc_div(np, a, b), kernel="div_trunc_cpu", divisor=1, wide=_INT_MIN_BY_MINUS_ONE.format("({0} / {1})"))
 op("div_floor", 2, "arith", {"f": "tw_floordivf({0}, {1})", "i": "tw_floordivi({0}, {1})",
                              "u": "select({0} / {1}, 0u, {1} == 0u)"},
-   lambda np, a, b: _floor_div(np, a, b), kernel="div_floor_cpu")
+   lambda np, a, b: _floor_div(np, a, b), kernel="div_floor_cpu", divisor=1,
+   wide=_INT_MIN_BY_MINUS_ONE.format("tw_floordivi({0}, {1})"))
 op("remainder", 2, "arith", {"f": "tw_remf({0}, {1})", "i": "({0} - {1} * tw_floordivi({0}, {1}))",
                              "u": "select({0} % {1}, 0u, {1} == 0u)"},
-   lambda np, a, b: np.remainder(a, b), kernel="remainder_cpu")
+   lambda np, a, b: np.remainder(a, b), kernel="remainder_cpu", divisor=1)
 op("fmod", 2, "arith", {"f": "tw_fmodf({0}, {1})", "i": "tw_remi({0}, {1})",
                         "u": "select({0} % {1}, 0u, {1} == 0u)"},
-   lambda np, a, b: np.fmod(a, b), kernel="fmod_cpu")
+   lambda np, a, b: np.fmod(a, b), kernel="fmod_cpu", divisor=1)
 op("pow", 2, "arith", {"f": "tw_powf({0}, {1})", "i": "tw_powi({0}, {1})", "u": "tw_powu({0}, {1})"},
-   lambda np, a, b: _power(np, a, b), kernel="pow")
+   lambda np, a, b: _power(np, a, b), kernel="pow", wide="tw_wpow({0}, {1})")
 op("maximum", 2, "arith", {"f": "tw_maxf({0}, {1})", "i": "max({0}, {1})", "u": "max({0}, {1})"},
    lambda np, a, b: np.maximum(a, b))
 op("minimum", 2, "arith", {"f": "tw_minf({0}, {1})", "i": "min({0}, {1})", "u": "min({0}, {1})"},
@@ -84,15 +93,16 @@ op("clamp_min", 2, "arith", {"f": "tw_maxf({0}, {1})", "i": "max({0}, {1})", "u"
 op("clamp_max", 2, "arith", {"f": "tw_minf({0}, {1})", "i": "min({0}, {1})", "u": "min({0}, {1})"},
    lambda np, a, b: np.minimum(a, b))
 op("neg", 1, "arith", {"f": "(-{0})", "i": "(-{0})", "u": "(0u - {0})"}, lambda np, a: np.negative(a),
+   wide="tw_wneg(tw_w({0}))",
    no_bool="Negation, the `-` operator, on a bool tensor is not supported. "
            "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.")
 op("abs", 1, "arith", {"f": "abs({0})", "i": "abs({0})", "u": "{0}"}, lambda np, a: np.abs(a),
-   kernel="abs_cpu")
+   kernel="abs_cpu", wide="select(tw_w({0}), tw_wneg(tw_w({0})), {0} < 0i)")
 # sign(NaN) is 0 in PyTorch ((0 < x) - (x < 0))
 op("sign", 1, "arith", {"f": "select(sign({0}), 0.0, tw_isnan({0}))", "i": "sign({0})", "u": "min({0}, 1u)"},
    lambda np, a: np.where(np.isnan(a), 0, np.sign(a)).astype(a.dtype) if a.dtype.kind == "f"
    else (a if a.dtype.kind == "b" else np.sign(a)))
-op("square", 1, "arith", "({0} * {0})", lambda np, a: a * a)
+op("square", 1, "arith", "({0} * {0})", lambda np, a: a * a, wide="tw_wmul(tw_w({0}), tw_w({0}))")
 op("relu", 1, "arith", {"f": "select(max({0}, 0.0), {0}, tw_isnan({0}))", "i": "max({0}, 0i)", "u": "{0}"},
    lambda np, a: np.where(np.isnan(a), a, np.maximum(a, 0)) if a.dtype.kind == "f" else np.maximum(a, 0),
    no_bool="Boolean inputs not supported for relu")

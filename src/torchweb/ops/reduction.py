@@ -325,7 +325,11 @@ def any(x, dim=None, keepdim=False):
     return raw_reduce("any", x, _dims(x, dim), keepdim, D.bool if x.dtype is not D.uint8 else D.uint8, "b")
 
 
-def var(x, dim=None, unbiased=None, keepdim=False, *, correction=None):
+def _var_parts(x, dim, unbiased, correction):
+    """(v, scale, dims, keepdim-free): var = v * scale * scale and std = sqrt(v) * scale, with
+    v the variance of x / scale. The scale is the largest |x| of each slice (constant for
+    autograd), so squares of values near 1e30 don't overflow float32 where PyTorch, which
+    accumulates in double, stays finite."""
     if not (isinstance(unbiased, bool) or unbiased is None) and dim is None:
         dim, unbiased = unbiased, None  # var(x, dims) positional, as PyTorch allows
     if isinstance(dim, bool):
@@ -336,15 +340,32 @@ def var(x, dim=None, unbiased=None, keepdim=False, *, correction=None):
         raise RuntimeError("std and var only support floating point and complex dtypes")
     dims = _dims(x, dim)
     n = numel([x.shape[d] for d in dims])
+    scale = None
+    if x.numel():   # (an empty slice has numel 0 too)
+        with grad_mode.no_grad():
+            scale = raw_reduce("max", E.run("abs", x), dims, True, x.dtype)
+            scale = E.run("where", scale == 0, 1.0, scale)
+        x = x / scale
     centered = x - mean(x, dims, keepdim=True)
-    ss = sum(centered * centered, dims, keepdim)
+    ss = sum(centered * centered, dims, keepdim=True)
     denom = n - correction if n > correction else 0  # PyTorch clamps: fewer samples than correction gives inf/NaN
-    return ss / denom if denom > 0 else ss / 0.0
+    return (ss / denom if denom > 0 else ss / 0.0), scale, dims
+
+
+def _drop_dims(t, dims, keepdim):
+    return t if keepdim else S.reshape(t, [s for i, s in enumerate(t.shape) if i not in dims])
+
+
+def var(x, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    v, scale, dims = _var_parts(x, dim, unbiased, correction)
+    return _drop_dims(v if scale is None else v * scale * scale, dims, keepdim)
 
 
 def std(x, dim=None, unbiased=None, keepdim=False, *, correction=None):
     from .pointwise import call
-    return call("sqrt", var(x, dim, unbiased, keepdim, correction=correction))
+    v, scale, dims = _var_parts(x, dim, unbiased, correction)
+    sd = call("sqrt", v)
+    return _drop_dims(sd if scale is None else sd * scale, dims, keepdim)
 
 
 def var_mean(x, dim=None, unbiased=None, keepdim=False, *, correction=None):

@@ -114,6 +114,13 @@ def reduce(kind, out, inp, nred, acc_cls):
         red_kernel.run(rt(), kind, where, inp, nred, acc_cls, nchunks=nchunks)
         red_kernel.run(rt(), kind, out, values, 1, acc_cls, index_from=where)
         return
+    if out.dtype is D.int64 and kind in ("sum", "prod"):
+        # 64-bit partials as (lo, hi) int32 pairs: a partial may pass 32 bits when the total doesn't
+        pairs = empty((n_out, nchunks, 2), D.int32, out.device)
+        red_kernel.run(rt(), kind, pairs, inp, nred, acc_cls, nchunks=nchunks, pairs_out=True)
+        partial = pairs._view((n_out, nchunks), (nchunks, 1), 0)
+        red_kernel.run(rt(), kind, out, partial, 1, acc_cls, pairs_in=True)
+        return
     partial = empty((n_out, nchunks), pdt, out.device)
     red_kernel.run(rt(), _SPLITTABLE[kind], partial, inp, nred, acc_cls, nchunks=nchunks)
     red_kernel.run(rt(), kind, out, partial, 1, acc_cls, divisor=R)

@@ -9,6 +9,7 @@ import struct
 import sys
 
 from . import commands as C
+from .errors import DeviceErrors
 from .pool import BufferPool
 
 PARAMS_BUFFER_ID = 1          # the uniform buffer holding every dispatch's parameters
@@ -30,6 +31,7 @@ class Runtime:
         self.max_workgroups = driver.limit("max-compute-workgroups-per-dimension")
         self.features = set(driver.features)
         self.pool = BufferPool(self._create_buffer, self.stream_destroy)
+        self.errors = DeviceErrors(self)
         self.closed = False
 
     # -- buffers ---------------------------------------------------------------------------
@@ -133,14 +135,21 @@ class Runtime:
         self.driver.execute(words, blob)
 
     def synchronize(self):
-        """Flush, then wait for the GPU to finish (where the driver can block)."""
+        """Flush, then wait for the GPU to finish (where the driver can block), raising what
+        the kernels reported (errors.py)."""
         self.flush()
         if self.driver.can_block():
-            self.driver.wait()
+            if self.errors.pending():
+                self._check_errors()
+            else:
+                self.driver.wait()
 
     async def synchronize_async(self):
         self.flush()
-        await self.driver.wait_async()
+        if self.errors.pending():
+            await self._check_errors_async()
+        else:
+            await self.driver.wait_async()
 
     def read(self, bid, offset, nbytes):
         self.flush()
@@ -149,11 +158,25 @@ class Runtime:
                 "torchweb: this page cannot block on the GPU here (no JSPI stack switching: "
                 "pyodide.ffi.can_run_sync() is False). Use the awaitable form, e.g. "
                 "`await t.tolist_async()`, `await t.item_async()` or `await t.numpy_async()`")
+        if self.errors.pending():
+            self._check_errors()
         return self.driver.read(bid, offset, nbytes)
 
     async def read_async(self, bid, offset, nbytes):
         self.flush()
+        if self.errors.pending():
+            await self._check_errors_async()
         return await self.driver.read_async(bid, offset, nbytes)
+
+    def _check_errors(self):
+        bid, nbytes = self.errors.binding
+        words = memoryview(self.driver.read(bid, 0, nbytes)).cast("I").tolist()
+        self.errors.check(words)   # a raise leaves a reset of ERR in the stream
+
+    async def _check_errors_async(self):
+        bid, nbytes = self.errors.binding
+        words = memoryview(await self.driver.read_async(bid, 0, nbytes)).cast("I").tolist()
+        self.errors.check(words)
 
 
 def _shift_writes(words, base):

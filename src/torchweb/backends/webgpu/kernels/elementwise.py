@@ -8,6 +8,7 @@ twice when one binding is writable): in-place ops read and write through binding
 import re
 import struct
 
+from .. import errors as ERR
 from .bindings import bind, declarations, kinds
 from .wgsl import helpers_source, load, scalar_bits, scalar_read, store
 
@@ -52,7 +53,8 @@ def run(rt, op, out, operands, classes, cls, value_cls, compute_dtypes=None):
             desc.append(("t", o.dtype.gpu_storage, c, next(slots), w))
         else:
             desc.append(("s", None, c, None, False))
-    key = ("ew", op.name, cls, value_cls, out.dtype.name, ndim, tuple(desc))
+    checks = _checks(op, out, operands, cls, value_cls)
+    key = ("ew", op.name, cls, value_cls, out.dtype.name, ndim, tuple(desc), checks)
 
     params = [n] + list(shape)
     for t, st in zip(tensors, strides):
@@ -61,26 +63,47 @@ def run(rt, op, out, operands, classes, cls, value_cls, compute_dtypes=None):
     for o, c, w in zip(operands, classes, wrap8):
         if not hasattr(o, "_storage"):
             params.append(scalar_bits(o, WGSL_TYPE[c]) & (0xFF if w else 0xFFFFFFFF))
+    binding_kinds = kinds(buffers)
+    if checks:
+        params.append(rt.errors.tag(_USER_NAME.get(op.name, op.name)))
+        buffers = buffers + [rt.errors.binding]
+        binding_kinds = binding_kinds + ["write"]
     nparams = len(params)
 
     def make_code():
-        return _source(op, cls, value_cls, out.dtype, ndim, desc, len(buffers), nparams)
+        return _source(op, cls, value_cls, out.dtype, ndim, desc, len(buffers) - bool(checks), nparams, checks)
 
-    pid = rt.pipeline(key, make_code, kinds(buffers))
+    pid = rt.pipeline(key, make_code, binding_kinds)
     wg = -(-n // WORKGROUP)
     rt.dispatch(pid, rt.grid(wg), buffers, struct.pack(f"<{nparams}I", *params))
+
+
+# what the user called, for error messages, where the table's row name differs
+_USER_NAME = {"div_floor": "floor_divide", "div_trunc": "div(rounding_mode='trunc')", "add_alpha": "add",
+              "sub_alpha": "sub", "copy": "a conversion to int64"}
+
+
+def _checks(op, out, operands, cls, value_cls):
+    """What the kernel must report (errors.py): a zero integer divisor held in a tensor
+    (scalars are checked on the host), and int64 results past the 32 bits held."""
+    zero = op.divisor >= 0 and cls in ("i", "u") and hasattr(operands[op.divisor], "_storage")
+    wide = out.dtype.name == "int64" and ((cls == "i" and value_cls == "i" and bool(op.wide))
+                                          or value_cls == "f")   # a float converted to int64
+    return (zero, wide) if zero or wide else ()
 
 
 def param(i):
     return f"P[{i // 4}][{i % 4}]"
 
 
-def _source(op, cls, value_cls, out_dtype, ndim, desc, nbuffers, nparams):
+def _source(op, cls, value_cls, out_dtype, ndim, desc, nbuffers, nparams, checks=()):
     storage_of = {0: out_dtype.gpu_storage}
     for kind, st, _, slot, _w in desc:
         if kind == "t":
             storage_of.setdefault(slot, st)
     decl = declarations(nparams, [storage_of[slot] for slot in range(nbuffers)])
+    if checks:
+        decl += f"\n@group(0) @binding({nbuffers + 1}) " + ERR.WGSL_DECL
 
     body = []
     body.append(f"  let i = (wid.y * nwg.x + wid.x) * {WORKGROUP}u + lid;")
@@ -114,9 +137,22 @@ def _source(op, cls, value_cls, out_dtype, ndim, desc, nbuffers, nparams):
         body.append(f"  let a{j} = {expr};")
         args.append(f"a{j}")
     expr = op.wgsl[cls].format(*args)
+    zero, wide = checks or (False, False)
+    tag = param(nparams - 1)
+    if zero:
+        body.append(f"  if (a{op.divisor} == {'0i' if cls == 'i' else '0u'}) {{ {ERR.wgsl_raise(ERR.ZERO_DIVISION, tag)} }}")
+    if wide and value_cls == "f":
+        # float -> int64: values past int32 (and NaN) can't be held; PyTorch's int64 has them
+        body.append(f"  let v = {expr};")
+        body.append(f"  if (tw_isnan(v) || v < -2147483648.0 || v >= 2147483648.0) {{ {ERR.wgsl_raise(ERR.INT64_RANGE, tag)} }}")
+        expr = "v"
+    elif wide:
+        body.append(f"  let w = {op.wide.format(*args)};")
+        body.append(f"  if (!tw_wfits(w)) {{ {ERR.wgsl_raise(ERR.INT64_RANGE, tag)} }}")
+        expr = "bitcast<i32>(w.x)"
     body.append(f"  B0[o0] = {store(expr, WGSL_TYPE[value_cls], out_dtype)};")
 
-    helpers = helpers_source(set(_HELPER_RE.findall(expr)))
+    helpers = helpers_source(set(_HELPER_RE.findall("\n".join(body))))
     return (decl + "\n" + helpers + "\n"
             f"@compute @workgroup_size({WORKGROUP})\n"
             "fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,\n"

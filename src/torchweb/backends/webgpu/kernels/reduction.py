@@ -11,6 +11,7 @@ import struct
 from .elementwise import WORKGROUP, param, WGSL_TYPE
 from .wgsl import convert, helpers_source, load, store
 from .elementwise import coalesce
+from .. import errors as ERR
 
 # kind -> (accumulator class: 'acc' uses the compute type, 'bool'), combine, identity per type
 _IDENTITY = {
@@ -51,13 +52,17 @@ def _better(kind, t):
             "(!tw_isnan({av}) && !tw_isnan({bv}) && " + plain + "))")
 
 
-def run(rt, kind, out, inp, nred, acc_cls, nchunks=1, divisor=None, index_from=None):
+def run(rt, kind, out, inp, nred, acc_cls, nchunks=1, divisor=None, index_from=None,
+        pairs_in=False, pairs_out=False):
     """Reduce inp's last nred dims into out (contiguous, numel = product of the other dims).
     nchunks > 1 splits each reduction into chunks, one workgroup each, writing nchunks partial
     results per output (out then holds n_out * nchunks values); mean divides by `divisor`.
     index_from (argmax/argmin over chunks' partial maxima): a contiguous int tensor shaped like
-    inp, whose element at the winner is written instead of the winner's position."""
-    n_out = out.numel() // nchunks
+    inp, whose element at the winner is written instead of the winner's position.
+    Integer sums and products into int64 accumulate 64 bits (vec2<u32>) and refuse results past
+    the 32 bits held (errors.py); pairs_out writes each partial as two int32 words (lo, hi),
+    pairs_in reads inp's elements as such pairs (the second pass of a split reduction)."""
+    n_out = out.numel() // nchunks // (2 if pairs_out else 1)
     if n_out == 0:
         return
     oshape, ostrides = coalesce(inp.shape[:len(inp.shape) - nred] or (1,),
@@ -73,7 +78,10 @@ def run(rt, kind, out, inp, nred, acc_cls, nchunks=1, divisor=None, index_from=N
     chunk = -(-R // nchunks)
     t = "u32" if kind in ("all", "any") else WGSL_TYPE[acc_cls]
     gather = index_from is not None
-    key = ("red", kind, inp.dtype.name, out.dtype.name, t, len(oshape), len(rshape), per_workgroup, gather)
+    wide = kind in ("sum", "prod") and t == "i32" and (out.dtype.name == "int64" or pairs_out)
+    check = wide and not pairs_out
+    key = ("red", kind, inp.dtype.name, out.dtype.name, t, len(oshape), len(rshape), per_workgroup, gather,
+           wide, pairs_in, pairs_out)
     params = [n_out, R] + list(oshape) + list(rshape) + [inp._offset] + list(ostrides) + list(rstrides) + [out._offset, nchunks, chunk, R if divisor is None else divisor]
     buffers = [(out._storage.buffer_id, out._storage.size)]
     same = inp._storage is out._storage
@@ -83,29 +91,38 @@ def run(rt, kind, out, inp, nred, acc_cls, nchunks=1, divisor=None, index_from=N
     if gather:
         buffers.append((index_from._storage.buffer_id, index_from._storage.size))
 
+    kinds = ["uniform", "write"] + ([] if same else ["read"]) + (["read"] if gather else [])
+    if check:
+        params.append(rt.errors.tag(kind))
+        buffers.append(rt.errors.binding)
+        kinds.append("write")
+
     def make_code():
         return _source(kind, inp.dtype, out.dtype, t, len(oshape), len(rshape), per_workgroup,
-                       len(params), same, gather)
-
-    kinds = ["uniform", "write"] + ([] if same else ["read"]) + (["read"] if gather else [])
+                       len(params), same, gather, (wide, pairs_in, pairs_out, check))
     pid = rt.pipeline(key, make_code, kinds)
     wg = n_out * nchunks if per_workgroup else -(-n_out // WORKGROUP)
     rt.dispatch(pid, rt.grid(wg), buffers, struct.pack(f"<{len(params)}I", *params))
 
 
-def _source(kind, in_dtype, out_dtype, t, no, nr, per_workgroup, nparams, same, gather=False):
+def _source(kind, in_dtype, out_dtype, t, no, nr, per_workgroup, nparams, same, gather=False,
+            wide_mode=(False, False, False, False)):
     src = "B0" if same else "B1"
     gsrc = "B1" if same else "B2"
     arg = kind.startswith("arg")
-    ident = _IDENTITY[kind][t]
+    wide, pairs_in, pairs_out, check = wide_mode
+    ident = _IDENTITY[kind][t] if not wide else ("vec2<u32>(0u, 0u)" if kind == "sum" else "vec2<u32>(1u, 0u)")
+    at = "vec2<u32>" if wide else t     # the accumulator's type
     lines = [f"@group(0) @binding(0) var<uniform> P: array<vec4<u32>, {-(-nparams // 4)}>;",
              f"@group(0) @binding(1) var<storage, read_write> B0: array<{out_dtype.gpu_storage}>;"]
     if not same:
         lines.append(f"@group(0) @binding(2) var<storage, read> B1: array<{in_dtype.gpu_storage}>;")
     if gather:
         lines.append(f"@group(0) @binding({2 if same else 3}) var<storage, read> {gsrc}: array<i32>;")
+    if check:
+        lines.append(f"@group(0) @binding({2 + (not same) + gather}) " + ERR.WGSL_DECL)
     if per_workgroup:
-        lines.append(f"var<workgroup> SV: array<{t}, {WORKGROUP}>;")
+        lines.append(f"var<workgroup> SV: array<{at}, {WORKGROUP}>;")
         if arg:
             lines.append(f"var<workgroup> SI: array<u32, {WORKGROUP}>;")
     shape_o = [param(2 + d) for d in range(no)]
@@ -124,6 +141,8 @@ def _source(kind, in_dtype, out_dtype, t, no, nr, per_workgroup, nparams, same, 
         return code
 
     combine = _combine(kind, t) if not arg else None
+    if wide:
+        combine = "tw_wadd({a}, {b})" if kind == "sum" else "tw_wmul({a}, {b})"
     better = _better(kind, t) if arg else None
     body = []
     if per_workgroup:
@@ -138,7 +157,7 @@ def _source(kind, in_dtype, out_dtype, t, no, nr, per_workgroup, nparams, same, 
         start, step = "0u", "1u"
     body.append(f"  let r1 = min({param(1)}, r0 + {chunk});")
     body += offset("ob", "o", shape_o, str_o)
-    body.append(f"  var acc: {t} = {ident};")
+    body.append(f"  var acc: {at} = {ident};")
     if arg:
         body.append("  var acci = 0u;")
     body.append(f"  for (var r = {start}; r < r1; r = r + {step}) {{")
@@ -146,6 +165,10 @@ def _source(kind, in_dtype, out_dtype, t, no, nr, per_workgroup, nparams, same, 
     val = load(f"{src}[{in_off} + ob + rb]", in_dtype.gpu_storage if in_dtype.gpu_storage != "u32" else "u32", "bool" if kind in ("all", "any") else t)
     if kind in ("all", "any"):
         val = convert(val, "bool", "u32")
+    if pairs_in:
+        val = f"vec2<u32>(bitcast<u32>({src}[2u * ({in_off} + ob + rb)]), bitcast<u32>({src}[2u * ({in_off} + ob + rb) + 1u]))"
+    elif wide:
+        val = f"tw_w({val})"
     body.append(f"    let v = {val};")
     if arg:
         body.append("    if (" + better.format(av="acc", ai="acci", bv="v", bi="r") + ") { acc = v; acci = r; }")
@@ -171,20 +194,27 @@ def _source(kind, in_dtype, out_dtype, t, no, nr, per_workgroup, nparams, same, 
         body.append("  acc = SV[0];")
         if arg:
             body.append("  acci = SI[0];")
-    if arg and gather:  # the winning chunk's own argmax, read from the index source
-        result, rtype = f"{gsrc}[o * {param(1)} + acci]", "i32"
-    elif arg:
-        result, rtype = "i32(acci)", "i32"
-    elif kind == "mean":
-        result, rtype = f"acc / f32({divisor})", t
+    if pairs_out:
+        body.append(f"  B0[{out_off} + 2u * w] = bitcast<i32>(acc.x);")
+        body.append(f"  B0[{out_off} + 2u * w + 1u] = bitcast<i32>(acc.y);")
     else:
-        result, rtype = "acc", t
-    body.append(f"  B0[{out_off} + w] = {store(result, rtype, out_dtype)};")
+        if check:
+            body.append(f"  if (!tw_wfits(acc)) {{ {ERR.wgsl_raise(ERR.INT64_RANGE, param(nparams - 1))} }}")
+            result, rtype = "bitcast<i32>(acc.x)", "i32"
+        elif arg and gather:  # the winning chunk's own argmax, read from the index source
+            result, rtype = f"{gsrc}[o * {param(1)} + acci]", "i32"
+        elif arg:
+            result, rtype = "i32(acci)", "i32"
+        elif kind == "mean":
+            result, rtype = f"acc / f32({divisor})", t
+        else:
+            result, rtype = "acc", t
+        body.append(f"  B0[{out_off} + w] = {store(result, rtype, out_dtype)};")
     code = "\n".join(lines) + "\n" + "\n".join(body)
     need = {"inf"} if "tw_inf" in code else set()
     if "tw_isnan" in code:
         need.add("isnan")
-    for k in ("maxf", "minf"):
+    for k in ("maxf", "minf", "w", "wadd", "wmul", "wfits"):
         if f"tw_{k}" in code:
             need.add(k)
     enable = "enable f16;\n" if "f16" in (in_dtype.gpu_storage, out_dtype.gpu_storage) else ""

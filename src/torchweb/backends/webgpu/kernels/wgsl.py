@@ -230,6 +230,26 @@ HELPERS = {
   let mid = (p00 >> 16u) + (p01 & 0xffffu) + (p10 & 0xffffu);
   return vec2<u32>((p00 & 0xffffu) | (mid << 16u), a1 * b1 + (p01 >> 16u) + (p10 >> 16u) + (mid >> 16u));
 }""",
+    # 64-bit integers as vec2<u32> (low word, high word), two's complement, wrapping mod 2^64
+    # as int64 does in PyTorch: int64 results are computed exactly this way, then refused if
+    # they leave the 32 bits the GPU holds int64 in (errors.py).
+    "w": "fn tw_w(a: i32) -> vec2<u32> { return vec2<u32>(bitcast<u32>(a), select(0u, 0xffffffffu, a < 0i)); }",
+    "wadd": """fn tw_wadd(a: vec2<u32>, b: vec2<u32>) -> vec2<u32> {
+  let lo = a.x + b.x;
+  return vec2<u32>(lo, a.y + b.y + select(0u, 1u, lo < a.x));
+}""",
+    "wneg": "fn tw_wneg(a: vec2<u32>) -> vec2<u32> { return vec2<u32>(0u - a.x, ~a.y + select(0u, 1u, a.x == 0u)); }",
+    "wmul": """fn tw_wmul(a: vec2<u32>, b: vec2<u32>) -> vec2<u32> {
+  let p = tw_mulwide(a.x, b.x);
+  return vec2<u32>(p.x, p.y + a.x * b.y + a.y * b.x);
+}""",
+    "wfits": "fn tw_wfits(a: vec2<u32>) -> bool { return a.y == select(0u, 0xffffffffu, bitcast<i32>(a.x) < 0i); }",
+    "wpow": """fn tw_wpow(a: i32, b: i32) -> vec2<u32> {
+  if (b < 0) { return tw_w(tw_powi(a, b)); }
+  var r = vec2<u32>(1u, 0u); var base = tw_w(a); var e = b;
+  loop { if (e == 0) { break; } if ((e & 1) == 1) { r = tw_wmul(r, base); } base = tw_wmul(base, base); e = e >> 1u; }
+  return r;
+}""",
     # i32 remainder spelled out: WGSL's % on negative i32 gave wrong results on NVIDIA (Vulkan)
     "remi": "fn tw_remi(a: i32, b: i32) -> i32 { if (b == 0) { return 0; } return a - b * (a / b); }",
     "floordivi": """fn tw_floordivi(a: i32, b: i32) -> i32 {
@@ -247,6 +267,7 @@ HELPER_DEPS = {
     "erf": ("isnan",),
     "powf": ("isnan", "isinf", "nan", "inf"), "fmodf": ("isnan", "isinf", "nan"),
     "remf": ("fmodf", "isnan"), "floordivf": ("fmodf", "isnan", "nan"),
+    "wmul": ("mulwide",), "wpow": ("w", "wmul", "powi"),
 }
 
 

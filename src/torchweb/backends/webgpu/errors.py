@@ -1,0 +1,76 @@
+"""Errors that only the GPU can see: a kernel raises a flag, the host raises the exception.
+
+A kernel that can fail (an integer divisor of zero, an int64 result past the 32 bits the GPU
+holds int64 in, an index out of range) binds the small ERR buffer last and, on failure, does
+`atomicMin(&ERR[kind], tag)`, where `tag` (a parameter) numbers its dispatch among those
+recorded since the last check. The next readback or synchronize reads ERR first, but only when
+such dispatches were recorded: float code never pays for it. The exception names the first
+failing op; the buffer is reset, so the device and earlier tensors stay usable.
+"""
+
+ERROR_BUFFER_ID = 0xFFFFFFF0      # a fixed id, far above the pool's counter
+ZERO_DIVISION, INT64_RANGE, INDEX = 0, 1, 2
+NWORDS = 4
+CLEAR = b"\xff" * (4 * NWORDS)    # atomicMin's identity
+WGSL_DECL = "var<storage, read_write> ERR: array<atomic<u32>, {n}>;".format(n=NWORDS)
+
+
+class Int64RangeError(RuntimeError):
+    """An int64 result outside [-2**31, 2**31 - 1] on the webgpu device, which holds int64 in
+    32 bits (WebGPU has no 64-bit integers): refused rather than wrapped."""
+
+
+def wgsl_raise(kind, tag_expr):
+    """The WGSL statement that raises error `kind` for the dispatch tagged tag_expr."""
+    return f"atomicMin(&ERR[{kind}], {tag_expr});"
+
+
+class DeviceErrors:
+    def __init__(self, stream_owner):
+        self._rt = stream_owner
+        self._pending = []        # (kind-independent) what each tag's dispatch was: op name
+        self._created = False
+
+    def tag(self, what):
+        """A tag for the next dispatch that may raise (its op's name, for the message); the
+        dispatch must bind (ERROR_BUFFER_ID, NWORDS * 4) last."""
+        rt = self._rt
+        if not self._created:
+            rt.stream.create(ERROR_BUFFER_ID, 4 * NWORDS, 1)
+            rt.stream.write(ERROR_BUFFER_ID, 0, CLEAR)
+            self._created = True
+        self._pending.append(what)
+        return len(self._pending)
+
+    binding = (ERROR_BUFFER_ID, 4 * NWORDS)
+
+    def pending(self):
+        return bool(self._pending)
+
+    def check(self, words):
+        """Raise the first recorded error, given ERR's words as read back; then forget it."""
+        pending, self._pending = self._pending, []
+        hits = [(tag, kind) for kind, tag in enumerate(words) if tag != 0xFFFFFFFF]
+        if not hits:
+            return
+        self._rt.stream.write(ERROR_BUFFER_ID, 0, CLEAR)
+        tag, kind = min(hits)
+        what = pending[tag - 1] if 0 < tag <= len(pending) else "an op"
+        raise _exception(kind, what)
+
+    def reset(self):
+        """The runtime is gone or restarted: nothing is pending and ERR must be made again."""
+        self._pending = []
+        self._created = False
+
+
+def _exception(kind, what):
+    where = f"(in {what} on webgpu: found by the GPU, reported at the next readback or synchronize)"
+    if kind == ZERO_DIVISION:
+        return RuntimeError(f"ZeroDivisionError {where}")
+    if kind == INT64_RANGE:
+        return Int64RangeError(
+            f"an int64 result is outside [-2147483648, 2147483647] {where}: WebGPU has no 64-bit "
+            f"integers, so int64 tensors hold 32 bits on the GPU. Use the cpu device, or float32, "
+            f"for values past that range")
+    return IndexError(f"index out of range {where}")
