@@ -154,3 +154,15 @@ def test_float_work_reads_no_error_flags():
     y = (x * 2).sum() // 3
     assert not rt.errors.pending()
     assert y.item() == 6.0
+
+
+@pytest.mark.parametrize("shape", [((3, 4), (4, 5)), ((40, 70), (70, 33)), ((2, 3, 20), (20, 17))])
+def test_int64_matmul_past_int32(device, shape):
+    sa, sb = shape
+    g = torch.Generator().manual_seed(7)
+    small = (torch.randint(-50, 50, sa, generator=g), torch.randint(-50, 50, sb, generator=g))
+    big = (torch.randint(2**15, 2**16, sa, generator=g), torch.randint(2**15, 2**16, sb, generator=g))
+    for a, b in (small, big):
+        _int64_case(device, lambda m, x, y: x @ y, a, b)
+    a32 = big[0].to(torch.int32)   # int32 wraps, in PyTorch too
+    check(lambda m, x, y: x @ y, a32, big[1].to(torch.int32), device=device)

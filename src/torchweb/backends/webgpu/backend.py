@@ -138,7 +138,7 @@ def matmul(out, a, b, acc_cls):
     from ...ops.dispatch import empty
     from ...ops import elementwise as E
     from ... import _dtype as D
-    acc_dtype = D.float32 if acc_cls == "f" else D.int32
+    acc_dtype = D.float32 if acc_cls == "f" else out.dtype   # int64: each slice checked
     acc = out if out.dtype is acc_dtype else empty(out.shape, acc_dtype, out.device)
     part = empty(out.shape, acc_dtype, out.device)
     for k0 in range(0, K, SPLIT_K):
@@ -155,7 +155,9 @@ def matmul(out, a, b, acc_cls):
 def _matmul_once(out, a, b, acc_cls):
     from .kernels import matmul_small
     # tiny matrices: a thread per output beats a mostly idle 128x64 tile per batch entry
-    kernel = matmul_small if matmul_small.fits(a.shape[-2], b.shape[-1], a.shape[-1]) else mm_kernel
+    # (and int64, whose products only this kernel sums in 64 bits)
+    kernel = matmul_small if (matmul_small.fits(a.shape[-2], b.shape[-1], a.shape[-1])
+                              or out.dtype.name == "int64") else mm_kernel
     kernel.run(rt(), out, a, b, "f32" if acc_cls == "f" else "i32")
 
 

@@ -8,6 +8,7 @@ entries as fit in 256 outputs, and the grid folds like the elementwise kernels' 
 
 import struct
 
+from .. import errors as ERR
 from .bindings import bind, declarations, kinds
 from .elementwise import WORKGROUP, param
 
@@ -22,7 +23,8 @@ def fits(M, N, K):
 
 def run(rt, out, a, b, compute):
     """Same contract as matmul.run: a [*batch, M, K], b [*batch, K, N] (any strides),
-    out contiguous [*batch, M, N]."""
+    out contiguous [*batch, M, N]. Any size works (the tiled kernel is faster past MAX_SIDE);
+    int64 products accumulate 64 bits and refuse results past 32 (errors.py)."""
     M, K, N = a.shape[-2], a.shape[-1], b.shape[-1]
     batch = out.shape[:-2]
     total = out.numel()
@@ -33,18 +35,27 @@ def run(rt, out, a, b, compute):
                b._stride[-1], out._offset] + list(batch) + list(a._stride[:-2]) + list(b._stride[:-2]))
     bufs, (sa, sb) = bind(out, a, b)
     key = ("mm_small", a.dtype.name, b.dtype.name, out.dtype.name, compute, nb, sa, sb, len(bufs))
+    wide = out.dtype.name == "int64"
+    binding_kinds = kinds(bufs)
+    if wide:
+        params.append(rt.errors.tag("matmul"))
+        binding_kinds.append("write")
+    nbuf = len(bufs)
+    bufs = bufs + ([rt.errors.binding] if wide else [])
 
     def make_code():
-        return _source(a.dtype, b.dtype, out.dtype, compute, nb, len(params), sa, sb, len(bufs))
+        return _source(a.dtype, b.dtype, out.dtype, compute, nb, len(params), sa, sb, nbuf, wide)
 
-    pid = rt.pipeline(key, make_code, kinds(bufs))
+    pid = rt.pipeline(key, make_code, binding_kinds)
     rt.dispatch(pid, rt.grid(-(-total // WORKGROUP)), bufs, struct.pack(f"<{len(params)}I", *params))
 
 
-def _source(adt, bdt, odt, T, nb, nparams, sa, sb, nbuf):
-    from .wgsl import load, store
+def _source(adt, bdt, odt, T, nb, nparams, sa, sb, nbuf, wide=False):
+    from .wgsl import helpers_source, load, store
     storages = {0: odt.gpu_storage, sa: adt.gpu_storage, sb: bdt.gpu_storage}
     decl = declarations(nparams, [storages[k] for k in range(nbuf)])
+    if wide:
+        decl += f"\n@group(0) @binding({nbuf + 1}) " + ERR.WGSL_DECL + "\n" + helpers_source({"w", "wadd", "wmul", "wfits"})
     total, M, N, K = param(0), param(1), param(2), param(3)
     a_off, sam, sak, b_off, sbk, sbn, o_off = (param(4 + i) for i in range(7))
     bshape = [param(11 + d) for d in range(nb)]
@@ -60,6 +71,12 @@ def _source(adt, bdt, odt, T, nb, nparams, sa, sb, nbuf):
     la = load(f"B{sa}[ab + m * {sam} + k * {sak}]", adt.gpu_storage, T)
     lb = load(f"B{sb}[bb + k * {sbk} + n * {sbn}]", bdt.gpu_storage, T)
     zero = "0.0" if T == "f32" else "0i"
+    if wide:
+        init, step = "vec2<u32>(0u, 0u)", f"tw_wadd(acc, tw_wmul(tw_w({la}), tw_w({lb})))"
+        fin = (f"if (!tw_wfits(acc)) {{ {ERR.wgsl_raise(ERR.INT64_RANGE, param(nparams - 1))} }}\n"
+               f"  B0[{o_off} + i] = bitcast<i32>(acc.x);")
+    else:
+        init, step, fin = f"{T}({zero})", f"acc + {la} * {lb}", f"B0[{o_off} + i] = {store('acc', T, odt)};"
     return decl + f"""
 @compute @workgroup_size({WORKGROUP})
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
@@ -72,10 +89,10 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
   var ab = {a_off};
   var bb = {b_off};
 {chr(10).join(batch)}
-  var acc = {T}({zero});
+  var acc = {init};
   for (var k = 0u; k < {K}; k = k + 1u) {{
-    acc = acc + {la} * {lb};
+    acc = {step};
   }}
-  B0[{o_off} + i] = {store("acc", T, odt)};
+  {fin}
 }}
 """
