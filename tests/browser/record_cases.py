@@ -92,9 +92,12 @@ SPECS = []
 
 
 def case(name, op, *args, style="function", kwargs=None, grad=False, tol=None, strides=False,
-         raises=None, check=None):
+         raises=None, check=None, int64_past_int32=False):
+    """int64_past_int32: PyTorch's int64 result leaves int32, which the webgpu device refuses
+    with Int64RangeError (a documented deviation: WebGPU has no 64-bit integers)."""
     SPECS.append(dict(name=name, op=op, args=list(args), kwargs=kwargs or {}, grad=grad,
-                      tol=tol, strides=strides, raises=raises, check=check, style=style))
+                      tol=tol, strides=strides, raises=raises, check=check, style=style,
+                      int64_past_int32=int64_past_int32))
 
 
 def method(name, op, *args, **kw):
@@ -520,6 +523,23 @@ def large_specs():
 
 
 # -- encoding ----------------------------------------------------------------------------------
+# Errors only the GPU sees, raised at the next readback (backends/webgpu/errors.py).
+def device_error_specs():
+    big = torch.full((2, 3), 2**30, dtype=I64)
+    divisor = torch.tensor([[1, 0, 2], [3, 1, 1]], dtype=I64)
+    for op in ("floor_divide", "remainder", "fmod"):
+        case(f"{op}/int_zero_divisor", op, rand(2, 3, lo=-9, hi=9, dtype=I64), divisor, raises="RuntimeError")
+    case("floor_divide/int32_zero_bcast", "floor_divide", rand(2, 3, lo=1, hi=9, dtype=I32),
+         torch.tensor([0, 1, 2], dtype=I32), raises="RuntimeError")
+    case("add/int64_past_int32", "add", big, big, int64_past_int32=True)
+    case("mul/int64_past_int32", "mul", big, 4, int64_past_int32=True)
+    case("sum/int64_past_int32", "sum", big, int64_past_int32=True)
+    case("prod/int64_past_int32", "prod", torch.full((40,), 3, dtype=I64), int64_past_int32=True)
+    # past int32 on the way, back in range at the end: exact, no refusal
+    case("sum/int64_partials_past_int32", "sum", torch.tensor([2**31 - 1, 2**31 - 1, -(2**31 - 1), -5], dtype=I64))
+    case("prod/int64_wraps_to_zero", "prod", torch.full((64,), 2, dtype=I64))
+
+
 def num(v):
     if isinstance(v, float):
         if math.isnan(v):
@@ -651,6 +671,10 @@ def record(spec, grad):
     c = {"id": spec["name"] + ("/grad" if grad else ""), "op": spec["op"], "style": spec["style"], "inputs": e.inputs,
          "args": args, "kwargs": kwargs, "tol": list(spec["tol"] or DEFAULT_TOL)}
     seen = apply_views(e.tensors, e.inputs)
+    if spec["int64_past_int32"]:
+        got = call(spec, decode(args, seen), decode_kw(kwargs, seen))
+        assert not (-2**31 <= got.min().item() and got.max().item() < 2**31), spec["name"]
+        c["int64_past_int32"] = True   # replay on webgpu expects Int64RangeError
     if spec["raises"]:
         try:
             call(spec, decode(args, seen), decode_kw(kwargs, seen))
@@ -691,7 +715,8 @@ def record(spec, grad):
 def main():
     warnings.simplefilter("ignore")   # torch warns on var of one element: that is the case
     for make in (binary_specs, compare_specs, unary_specs, reduction_specs, matmul_specs, join_specs,
-                 softmax_specs, view_specs, creation_specs, more_grad_specs, large_specs):
+                 softmax_specs, view_specs, creation_specs, more_grad_specs, large_specs,
+                 device_error_specs):
         make()
     # A spec with grad=True gives two cases, so a missing backward hides no forward result.
     cases = [record(s, g) for s in SPECS for g in ((False, True) if s["grad"] else (False,))]
