@@ -80,7 +80,11 @@ def elementwise(op, out, operands, classes, cls, value_cls, compute_dtypes):
     for o, c, d in zip(operands, classes, compute_dtypes):
         want = compute_np_dtype(d, c)
         if hasattr(o, "_storage"):
-            args.append(view(o).astype(want, copy=False))
+            v = view(o)
+            if d.name == "float16" and o.dtype.name != "float16":
+                with n.errstate(over="ignore"):   # 70000 -> inf, as PyTorch casts
+                    v = v.astype(n.float16)   # to the common dtype first, as PyTorch
+            args.append(v.astype(want, copy=False))
         else:
             args.append(n.array(o).astype(want))
     if op.divisor >= 0 and cls in ("i", "u") and (args[op.divisor] == 0).any():
@@ -92,7 +96,8 @@ def elementwise(op, out, operands, classes, cls, value_cls, compute_dtypes):
         r = n.asarray(r)
         if r.dtype.kind == "f":
             r = r.astype(n.int64)
-    n.copyto(dst, n.broadcast_to(r, dst.shape), casting="unsafe")
+    with n.errstate(all="ignore"):   # float -> float16 overflow is inf, as in PyTorch
+        n.copyto(dst, n.broadcast_to(r, dst.shape), casting="unsafe")
 
 
 def reduce(kind, out, inp, nred, acc_cls):

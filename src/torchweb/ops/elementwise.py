@@ -76,6 +76,11 @@ def run(name, *operands, out=None, out_dtype=None):
     if dev is None:
         raise TypeError(f"{name}(): expected at least one tensor operand")
     compute, cls, classes, value_cls, result = _plan(op, operands)
+    if D.float16 in compute:
+        # PyTorch casts operands to a float16 common dtype first (70000 becomes inf), but keeps
+        # 0-d tensors, like Python numbers, in float32 (its CPU scalars)
+        compute = [D.float32 if d is D.float16 and is_tensor(o) and o.dim() == 0 else d
+                   for o, d in zip(operands, compute)]
     if dev.type == "webgpu":
         _check_gpu_int_scalars(operands, compute)
     if op.divisor >= 0 and cls in ("i", "u") and not is_tensor(operands[op.divisor]) \

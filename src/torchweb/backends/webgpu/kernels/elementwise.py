@@ -46,10 +46,11 @@ def run(rt, op, out, operands, classes, cls, value_cls, compute_dtypes=None):
     buffers, slots = bind(out, *tensors[1:])
     slots = iter(slots)
     desc = []
-    wrap8 = [d is not None and d.name == "uint8" for d in (compute_dtypes or [None] * len(operands))]
-    for o, c, w in zip(operands, classes, wrap8):
+    computed_in = [d.name if d is not None else "" for d in (compute_dtypes or [None] * len(operands))]
+    wrap8 = [name == "uint8" for name in computed_in]
+    for o, c, name in zip(operands, classes, computed_in):
         if hasattr(o, "_storage"):
-            w = w and o.dtype.name not in ("uint8", "bool")   # wider ints read as uint8 wrap
+            w = _narrowing(o, name)
             desc.append(("t", o.dtype.gpu_storage, c, next(slots), w))
         else:
             desc.append(("s", None, c, None, False))
@@ -92,6 +93,17 @@ def _checks(op, out, operands, cls, value_cls):
     return (zero, wide) if zero or wide else ()
 
 
+def _narrowing(t, computed_in):
+    """How an operand tensor is narrowed to the dtype its op computes in, as PyTorch casts
+    operands to the common dtype: wider ints wrap to uint8 ("u8"); ints and floats round to
+    float16 ("f16": 70000 becomes inf)."""
+    if computed_in == "uint8" and t.dtype.name not in ("uint8", "bool"):
+        return "u8"
+    if computed_in == "float16" and t.dtype.name != "float16":
+        return "f16"
+    return False
+
+
 def param(i):
     return f"P[{i // 4}][{i % 4}]"
 
@@ -128,8 +140,10 @@ def _source(op, cls, value_cls, out_dtype, ndim, desc, nbuffers, nparams, checks
         if kind == "t":
             storage = "u32" if st == "u32" else st
             expr = load(f"B{slot}[o{tk}]", storage, wt)
-            if w:
+            if w == "u8":
                 expr = f"({expr} & 255u)"
+            elif w == "f16":
+                expr = f"tw_f16round({expr})"
             tk += 1
         else:
             expr = scalar_read(param(sk), wt)
@@ -153,6 +167,8 @@ def _source(op, cls, value_cls, out_dtype, ndim, desc, nbuffers, nparams, checks
     body.append(f"  B0[o0] = {store(expr, WGSL_TYPE[value_cls], out_dtype)};")
 
     helpers = helpers_source(set(_HELPER_RE.findall("\n".join(body))))
+    if "tw_f16round" in helpers and not decl.startswith("enable f16;"):
+        decl = "enable f16;\n" + decl
     return (decl + "\n" + helpers + "\n"
             f"@compute @workgroup_size({WORKGROUP})\n"
             "fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,\n"

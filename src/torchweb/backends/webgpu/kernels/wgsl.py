@@ -85,6 +85,7 @@ HELPERS = {
   if (x == 0.0) { return -tw_inf(); }
   if (tw_isinf(x)) { return x; }
   if (x > 0.7 && x < 1.4) { return tw_atanh2((x - 1.0) / (x + 1.0)); }  // x - 1 is exact here
+  if (x < 1.17549435e-38) { return log(x * 16777216.0) - 16.635532333438686; }  // subnormal: * 2^24
   return log(x);
 }""",
     "log1p": """fn tw_log1p(x: f32) -> f32 {
@@ -188,19 +189,32 @@ HELPERS = {
 }""",
     # C's fmod, exact like libm's: long division by b * 2^k (each subtraction is exact, as
     # the divisor is within a factor 2 of the remainder); `a - b * trunc(a / b)` loses
-    # everything once a / b passes 2^24.
-    "fmodf": """fn tw_fmodf(a: f32, b: f32) -> f32 {
-  if (tw_isnan(a) || tw_isnan(b) || tw_isinf(a) || b == 0.0) { return tw_nan(); }
-  let m = abs(b);
-  var r = abs(a);
-  if (tw_isinf(b) || r < m) { return a; }
+    # everything once a / b passes 2^24. fmodpos: r >= 0, m > 0 normal and finite.
+    "fmodpos": """fn tw_fmodpos(r0: f32, m: f32) -> f32 {
+  var r = r0;
+  if (r < m) { return r; }
   let em = frexp(m).exp;
   for (var i = 0; i < 300 && r >= m; i = i + 1) {
     var d = ldexp(m, frexp(r).exp - em);
     if (d > r) { d = d * 0.5; }
     r = r - d;
   }
-  return select(r, -r, a < 0.0);
+  return r;
+}""",
+    # A subnormal divisor m: first modulo m * 2^24 (a multiple of m, normal), then both sides
+    # scaled up by 2^24 (exact), where frexp/ldexp see normal numbers only.
+    "fmodf": """fn tw_fmodf(a: f32, b: f32) -> f32 {
+  if (tw_isnan(a) || tw_isnan(b) || tw_isinf(a) || b == 0.0) { return tw_nan(); }
+  if (tw_isinf(b)) { return a; }
+  let m = abs(b);
+  var r: f32;
+  if (m < 1.17549435e-38) {
+    let big = m * 16777216.0;
+    r = tw_fmodpos(tw_fmodpos(abs(a), big) * 16777216.0, big) * 5.9604644775390625e-8;
+  } else {
+    r = tw_fmodpos(abs(a), m);
+  }
+  return select(r, -r, (bitcast<u32>(a) >> 31u) == 1u);   // the sign of a, -0.0 included
 }""",
     # Python's modulo for floats (c10: fmod, then shifted into b's sign)
     "remf": """fn tw_remf(a: f32, b: f32) -> f32 {
@@ -229,6 +243,12 @@ HELPERS = {
   let p00 = a0 * b0; let p01 = a0 * b1; let p10 = a1 * b0;
   let mid = (p00 >> 16u) + (p01 & 0xffffu) + (p10 & 0xffffu);
   return vec2<u32>((p00 & 0xffffu) | (mid << 16u), a1 * b1 + (p01 >> 16u) + (p10 >> 16u) + (mid >> 16u));
+}""",
+    # a value rounded to float16 and back (WGSL's f16() of a value past f16's range is undefined)
+    "f16round": """fn tw_f16round(x: f32) -> f32 {
+  if (tw_isnan(x)) { return x; }
+  if (abs(x) >= 65520.0) { return select(tw_inf(), -tw_inf(), x < 0.0); }
+  return f32(f16(x));
 }""",
     # 64-bit integers as vec2<u32> (low word, high word), two's complement, wrapping mod 2^64
     # as int64 does in PyTorch: int64 results are computed exactly this way, then refused if
@@ -265,9 +285,9 @@ HELPER_DEPS = {
     "log1p": ("isnan", "isinf", "nan", "inf", "atanh2"), "expm1": ("isnan", "inf"), "sqrt": ("isnan", "isinf", "nan"),
     "rsqrt": ("isnan", "isinf", "nan", "inf"), "tanh": ("isnan", "expm1"), "sigmoid": ("isnan", "exp"),
     "erf": ("isnan",),
-    "powf": ("isnan", "isinf", "nan", "inf"), "fmodf": ("isnan", "isinf", "nan"),
+    "powf": ("isnan", "isinf", "nan", "inf"), "fmodf": ("isnan", "isinf", "nan", "fmodpos"),
     "remf": ("fmodf", "isnan"), "floordivf": ("fmodf", "isnan", "nan"),
-    "wmul": ("mulwide",), "wpow": ("w", "wmul", "powi"),
+    "wmul": ("mulwide",), "f16round": ("isnan", "inf"), "wpow": ("w", "wmul", "powi"),
 }
 
 
