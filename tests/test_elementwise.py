@@ -28,10 +28,9 @@ UNARY = {
     "tanh": (lambda m, x: m.tanh(x), (-5, 5)),
     "sigmoid": (lambda m, x: m.sigmoid(x), (-10, 10)),
     "relu": (lambda m, x: m.relu(x), (-5, 5)),
-    "gelu": (lambda m, x: m.nn.functional.gelu(x) if m is torch else m.gelu(x), (-5, 5)),
-    "gelu_tanh": (lambda m, x: m.nn.functional.gelu(x, approximate="tanh") if m is torch
-                  else m.gelu(x, approximate="tanh"), (-5, 5)),
-    "silu": (lambda m, x: m.nn.functional.silu(x) if m is torch else m.silu(x), (-5, 5)),
+    "gelu": (lambda m, x: m.nn.functional.gelu(x), (-5, 5)),
+    "gelu_tanh": (lambda m, x: m.nn.functional.gelu(x, approximate="tanh"), (-5, 5)),
+    "silu": (lambda m, x: m.nn.functional.silu(x), (-5, 5)),
     "square": (lambda m, x: m.square(x), (-5, 5)),
     "reciprocal": (lambda m, x: m.reciprocal(x), (0.1, 5)),
     "sign": (lambda m, x: m.sign(x), (-5, 5)),

@@ -162,7 +162,7 @@ OTHER = {
     "var_int": (lambda m, x: x.long().var(), (3,)),
     "permute_dup": (lambda m, x: x.permute(0, 0), (2, 3)),
     "split_bad_sizes": (lambda m, x: x.split([1, 1]), (3,)),
-    "gelu_int": (lambda m, x: m.nn.functional.gelu(x.long()) if m is torch else m.gelu(x.long()), (3,)),
+    "gelu_int": (lambda m, x: m.nn.functional.gelu(x.long()), (3,)),
     "softmax_int": (lambda m, x: m.softmax(x.long(), 0), (3,)),
     "argmax_bool": (lambda m, x: (x > 0).argmax(), (3,)),
     "requires_grad_int": (lambda m, x: x.long().requires_grad_(), (3,)),

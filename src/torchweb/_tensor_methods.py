@@ -3,25 +3,10 @@
 from . import _functions as F
 from . import _dtype as D
 from ._tensor import Tensor
-from .ops import convert, indexing, join as J, reduction as R, shape as S
+from .ops import convert, indexing, shape as S
 from .ops.dispatch import is_tensor
 from .ops.pointwise import call, call_inplace
-
-
-def _method(fn):
-    return lambda self, *a, **k: fn(self, *a, **k)
-
-
-def _reflected(fn):
-    return lambda self, other: fn(_as_operand(other, self), self)
-
-
-def _as_operand(value, like):
-    if is_tensor(value):
-        return value
-    if not isinstance(value, (int, float, bool)):
-        return NotImplemented
-    return value
+from .ops.registry import method_names
 
 
 def _scalar_tensor(value, like):
@@ -29,24 +14,16 @@ def _scalar_tensor(value, like):
     return tensor(value, device=like.device)
 
 
-def _rsub(self, other):
-    return F.sub(_scalar_tensor(other, self) if not is_tensor(other) else other, self)
+def _reflected(name):
+    """other <op> self for a number on the left (5 - t, 2 ** t): the number becomes a tensor,
+    so the op's own promotion and checks apply."""
+    fn = getattr(F, name)
 
-
-def _rdiv(self, other):
-    return F.div(_scalar_tensor(other, self) if not is_tensor(other) else other, self)
-
-
-def _rpow(self, other):
-    return F.pow(_scalar_tensor(other, self) if not is_tensor(other) else other, self)
-
-
-def _rfloordiv(self, other):
-    return F.floor_divide(_scalar_tensor(other, self) if not is_tensor(other) else other, self)
-
-
-def _rmod(self, other):
-    return F.remainder(_scalar_tensor(other, self) if not is_tensor(other) else other, self)
+    def op(self, other):
+        if not (is_tensor(other) or isinstance(other, (int, float, bool))):
+            return NotImplemented
+        return fn(other if is_tensor(other) else _scalar_tensor(other, self), self)
+    return op
 
 
 def _binop(name):
@@ -71,7 +48,8 @@ def _invert(self):
     return call("bitwise_not", self)
 
 
-def _bool_or_bitwise(logical, bitwise):
+def _bitwise(bitwise):
+    """& | ^ on tensors: bitwise for integers, logical for bool (the same kernels)."""
     def op(self, other):
         if not (is_tensor(other) or isinstance(other, (int, bool))):
             return NotImplemented
@@ -81,50 +59,22 @@ def _bool_or_bitwise(logical, bitwise):
 
 OPERATORS = {
     "__add__": _binop("add"), "__radd__": _binop("add"),
-    "__sub__": _binop("sub"), "__rsub__": _rsub,
+    "__sub__": _binop("sub"), "__rsub__": _reflected("sub"),
     "__mul__": _binop("mul"), "__rmul__": _binop("mul"),
-    "__truediv__": _binop("div"), "__rtruediv__": _rdiv,
-    "__floordiv__": _binop("floor_divide"), "__rfloordiv__": _rfloordiv,
-    "__mod__": _binop("remainder"), "__rmod__": _rmod,
-    "__pow__": _binop("pow"), "__rpow__": _rpow,
+    "__truediv__": _binop("div"), "__rtruediv__": _reflected("div"),
+    "__floordiv__": _binop("floor_divide"), "__rfloordiv__": _reflected("floor_divide"),
+    "__mod__": _binop("remainder"), "__rmod__": _reflected("remainder"),
+    "__pow__": _binop("pow"), "__rpow__": _reflected("pow"),
     "__matmul__": lambda a, b: F.matmul(a, b), "__rmatmul__": lambda a, b: F.matmul(b, a),
     "__neg__": lambda a: call("neg", a), "__pos__": _pos, "__abs__": lambda a: call("abs", a),
     "__invert__": _invert,
-    "__and__": _bool_or_bitwise("logical_and", "bitwise_and"), "__rand__": _bool_or_bitwise("logical_and", "bitwise_and"),
-    "__or__": _bool_or_bitwise("logical_or", "bitwise_or"), "__ror__": _bool_or_bitwise("logical_or", "bitwise_or"),
-    "__xor__": _bool_or_bitwise("logical_xor", "bitwise_xor"), "__rxor__": _bool_or_bitwise("logical_xor", "bitwise_xor"),
+    "__and__": _bitwise("bitwise_and"), "__rand__": _bitwise("bitwise_and"),
+    "__or__": _bitwise("bitwise_or"), "__ror__": _bitwise("bitwise_or"),
+    "__xor__": _bitwise("bitwise_xor"), "__rxor__": _bitwise("bitwise_xor"),
     "__eq__": _binop("eq"), "__ne__": _binop("ne"), "__lt__": _binop("lt"), "__le__": _binop("le"),
     "__gt__": _binop("gt"), "__ge__": _binop("ge"),
     "__getitem__": indexing.getitem, "__setitem__": indexing.setitem,
 }
-
-
-def _inplace(name):
-    def op(self, *operands):
-        return call_inplace(name, self, *operands)
-    return op
-
-
-def _add_(self, other, *, alpha=1):
-    return call_inplace("add" if alpha == 1 else "add_alpha", self, other, *(() if alpha == 1 else (alpha,)))
-
-
-def _sub_(self, other, *, alpha=1):
-    return call_inplace("sub" if alpha == 1 else "sub_alpha", self, other, *(() if alpha == 1 else (alpha,)))
-
-
-def _div_(self, other, *, rounding_mode=None):
-    return call_inplace("div" if rounding_mode is None else "div_" + rounding_mode, self, other)
-
-
-def _clamp_(self, min=None, max=None):
-    if min is None and max is None:
-        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
-    if min is None:
-        return call_inplace("clamp_max", self, max)
-    if max is None:
-        return call_inplace("clamp_min", self, min)
-    return call_inplace("clamp", self, min, max)
 
 
 def _copy_(self, src, non_blocking=False):
@@ -151,28 +101,22 @@ def _random_(kind):
     return op
 
 
-INPLACE = {
-    "add_": _add_, "sub_": _sub_, "div_": _div_, "clamp_": _clamp_, "clip_": _clamp_, "copy_": _copy_,
-    "fill_": _fill_, "zero_": _zero_, "uniform_": _random_("uniform"), "normal_": _random_("normal"),
-    "true_divide_": _div_,
-}
-for _n in ("mul", "pow", "neg", "abs", "exp", "log", "log1p", "expm1", "sqrt", "rsqrt", "sin", "cos",
-           "tanh", "sigmoid", "relu", "silu", "reciprocal", "sign", "floor", "ceil", "trunc", "round",
-           "maximum", "minimum", "remainder", "fmod", "logical_not", "bitwise_not", "square",
-           "clamp_min", "clamp_max", "eq", "ne", "lt", "le", "gt", "ge", "erf", "exp2", "log2", "log10",
-           "logical_and", "logical_or", "logical_xor", "bitwise_and", "bitwise_or", "bitwise_xor"):
-    INPLACE[_n + "_"] = _inplace(_n)
-INPLACE["__iadd__"] = lambda s, o: _add_(s, o)
-INPLACE["__isub__"] = lambda s, o: _sub_(s, o)
-INPLACE["__imul__"] = _inplace("mul")
-INPLACE["__itruediv__"] = _inplace("div")
-INPLACE["__ipow__"] = _inplace("pow")
-INPLACE["__ifloordiv__"] = INPLACE["floor_divide_"] = lambda s, o: _div_(s, o, rounding_mode="floor")
-INPLACE["__imod__"] = _inplace("remainder")
-INPLACE["__iand__"] = _inplace("bitwise_and")
-INPLACE["__ior__"] = _inplace("bitwise_or")
-INPLACE["__ixor__"] = _inplace("bitwise_xor")
+def _in_place(name):
+    """The registered in-place form of op `name`, for the augmented operators."""
+    return lambda self, other: getattr(self, name + "_")(other)
 
+
+INPLACE = {
+    "copy_": _copy_, "fill_": _fill_, "zero_": _zero_, "uniform_": _random_("uniform"),
+    "normal_": _random_("normal"),
+    "__iadd__": _in_place("add"), "__isub__": _in_place("sub"), "__imul__": _in_place("mul"),
+    "__itruediv__": _in_place("div"), "__ipow__": _in_place("pow"),
+    "__ifloordiv__": _in_place("floor_divide"), "__imod__": _in_place("remainder"),
+    "__iand__": _in_place("bitwise_and"), "__ior__": _in_place("bitwise_or"),
+    "__ixor__": _in_place("bitwise_xor"),
+}
+
+# Tensor methods that are not ops of the registry (conversions, constructors)
 METHODS = {
     "to": convert.to,
     "cpu": lambda self: convert.to(self, "cpu"),
@@ -184,32 +128,13 @@ METHODS = {
     "bool": lambda self: convert.to(self, D.bool),
     "byte": lambda self: convert.to(self, D.uint8),
     "double": lambda self: convert.to(self, D.as_dtype("float64")),  # a TypeError that says why
-    "view": S.view, "reshape": S.reshape, "view_as": lambda s, o: S.view(s, o.shape),
-    "reshape_as": lambda s, o: S.reshape(s, o.shape), "flatten": S.flatten, "unflatten": S.unflatten,
-    "squeeze": S.squeeze, "unsqueeze": S.unsqueeze, "permute": S.permute, "transpose": S.transpose,
-    "swapaxes": S.transpose, "swapdims": S.transpose, "t": S.t, "movedim": S.movedim,
-    "expand": S.expand, "expand_as": S.expand_as, "narrow": S.narrow, "select": S.select,
-    "unbind": S.unbind, "as_strided": S.as_strided, "contiguous": S.contiguous, "clone": S.clone,
-    "sum_to_size": S.sum_to_size,
-    "split": J.split, "chunk": J.chunk, "tensor_split": J.tensor_split,
-    "sum": R.sum, "mean": R.mean, "prod": R.prod, "max": R.max, "min": R.min, "amax": R.amax,
-    "amin": R.amin, "argmax": R.argmax, "argmin": R.argmin, "all": R.all, "any": R.any, "var": R.var,
-    "std": R.std, "logsumexp": R.logsumexp, "norm": R.norm,
-    "mm": F.mm, "bmm": F.bmm, "matmul": F.matmul, "mv": F.mv, "dot": F.dot, "addmm": F.addmm,
-    "softmax": F.softmax, "log_softmax": F.log_softmax,
-    "add": F.add, "sub": F.sub, "subtract": F.sub, "mul": F.mul, "multiply": F.mul, "div": F.div,
-    "divide": F.div, "true_divide": F.div, "floor_divide": F.floor_divide, "pow": F.pow,
-    "clamp": F.clamp, "clip": F.clamp, "where": lambda self, cond, other: F.where(cond, self, other),
-    "nan_to_num": F.nan_to_num, "gelu": F.gelu, "isclose": F.isclose, "allclose": F.allclose,
-    "equal": F.equal, "rsub": F.rsub,
+    "where": lambda self, condition, other: F.where(condition, self, other),
     "new_tensor": lambda self, data, dtype=None, device=None, requires_grad=False: _new("tensor", self, data, dtype=dtype, device=device, requires_grad=requires_grad),
     "new_zeros": lambda self, *size, dtype=None, device=None, requires_grad=False: _new("zeros", self, size, dtype=dtype, device=device, requires_grad=requires_grad),
     "new_ones": lambda self, *size, dtype=None, device=None, requires_grad=False: _new("ones", self, size, dtype=dtype, device=device, requires_grad=requires_grad),
     "new_empty": lambda self, *size, dtype=None, device=None, requires_grad=False: _new("zeros", self, size, dtype=dtype, device=device, requires_grad=requires_grad),
     "new_full": lambda self, size, fill_value, dtype=None, device=None, requires_grad=False: _new("full", self, size, fill_value, dtype=dtype, device=device, requires_grad=requires_grad),
 }
-for _n in F.UNARY + F.BINARY:
-    METHODS[_n] = getattr(F, _n)
 
 
 def _new(kind, self, *args, dtype=None, device=None, requires_grad=False):
@@ -221,7 +146,7 @@ def _new(kind, self, *args, dtype=None, device=None, requires_grad=False):
 
 
 def install():
-    for table in (OPERATORS, INPLACE, METHODS):
+    for table in (method_names(), OPERATORS, INPLACE, METHODS):
         for name, fn in table.items():
             setattr(Tensor, name, fn)
     Tensor.T = property(lambda self: S.permute(self, list(range(self.dim() - 1, -1, -1))))

@@ -1,33 +1,39 @@
-"""torch.nn.functional: the ops that exist so far, with PyTorch's signatures."""
+"""torch.nn.functional: the registered ops marked functional (ops/registry.py), and the forms
+whose nn.functional signature differs from torch.*'s (an `inplace` argument)."""
 
-from .. import _functions as F
-from ..ops import linalg as L
+from ..ops import activation, linalg, pointwise_api  # noqa: F401  (they register)
 from ..ops.pointwise import call, call_inplace
-
-linear = L.linear
-softmax = F.softmax
-log_softmax = F.log_softmax
+from ..ops.registry import define, functional_names
 
 
-def relu(input, inplace=False):
-    return call_inplace("relu", input) if inplace else call("relu", input)
+def _with_inplace(name, doc):
+    def fn(input, inplace=False):
+        return call_inplace(name, input) if inplace else call(name, input)
+    fn.__name__ = fn.__qualname__ = name
+    return define(name, "activation", torch=False, method=False, functional=True, key="F." + name,
+                  doc=f"{name}(input, inplace=False) -> Tensor\n\n{doc}")(fn)
 
 
+_with_inplace("relu", "max(input, 0), elementwise.")
+_with_inplace("silu", "input * sigmoid(input), elementwise.")
+
+
+@define("relu_", "activation", torch=False, method=False, functional=True, key="F.relu_",
+        doc="relu_(input) -> Tensor\n\nrelu in place.")
 def relu_(input):
     return call_inplace("relu", input)
 
 
-def gelu(input, approximate="none"):
-    return F.gelu(input, approximate)
-
-
-def silu(input, inplace=False):
-    return call_inplace("silu", input) if inplace else call("silu", input)
-
-
+@define("sigmoid", "activation", torch=False, method=False, functional=True, key="F.sigmoid",
+        doc="sigmoid(input) -> Tensor\n\n1 / (1 + exp(-input)).")
 def sigmoid(input):
     return call("sigmoid", input)
 
 
+@define("tanh", "activation", torch=False, method=False, functional=True, key="F.tanh",
+        doc="tanh(input) -> Tensor\n\nThe hyperbolic tangent.")
 def tanh(input):
     return call("tanh", input)
+
+
+globals().update(functional_names())

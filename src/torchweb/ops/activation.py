@@ -7,6 +7,7 @@ from ..backends import backend_for
 from . import elementwise as E
 from .dispatch import empty
 from .reduction import raw_reduce
+from .registry import define
 
 
 def _softmax_raw(x, d, log):
@@ -85,11 +86,13 @@ def _run(fn, x, d):
     return _softmax_raw(x, d, fn is _LogSoftmax)
 
 
+@define("softmax", "activation", functional=True, doc='softmax(input, dim=None, dtype=None) -> Tensor\n\nexp(input) / sum(exp(input), dim), computed stably.')
 def softmax(x, dim=None, dtype=None, _stacklevel=3):
     x, d = _prepare(x, dim, dtype, "softmax")
     return _run(_Softmax, x, d)
 
 
+@define("log_softmax", "activation", functional=True, doc='log_softmax(input, dim=None, dtype=None) -> Tensor\n\ninput - logsumexp(input, dim), computed stably.')
 def log_softmax(x, dim=None, dtype=None, _stacklevel=3):
     x, d = _prepare(x, dim, dtype, "log_softmax")
     return _run(_LogSoftmax, x, d)

@@ -16,6 +16,8 @@ dtype rules:
 
 from dataclasses import dataclass, field
 
+from . import pointwise_grads as G
+
 
 @dataclass(frozen=True)
 class ElementwiseOp:
@@ -34,6 +36,22 @@ class ElementwiseOp:
     # of the i32 operands, for ops whose int64 result can leave the 32 bits it is held in
     wide: str = ""
     divisor: int = -1               # operand that must not be 0 for integers (ZeroDivisionError)
+    # autograd, beside the op (PyTorch's derivatives.yaml): the backward rule (pointwise_grads.py;
+    # None: not differentiable, and a float op without one raises when its gradient is needed),
+    # what it reads ("x": every operand, "y": the result only, "": nothing, or {operand: the
+    # operands whose gradients read it}), the operand whose gradient reads the result
+    # (result_for), and PyTorch's node name (or (name with number operands, name with tensors))
+    grad: object = None
+    saves: object = "x"
+    result_for: int = -1
+    node: object = None
+    # the public forms made from the row (ops/pointwise_api.py): api "unary" -> torch.name(input),
+    # "binary" -> torch.name(input, other), "binary_tensor" -> other must be a tensor; "" for rows
+    # whose public function is written by hand there (add with alpha, div's rounding modes, ...)
+    api: str = ""
+    doc: str = ""
+    inplace: bool = True            # Tensor.name_ too
+    aliases: tuple = ()
     extra: dict = field(default_factory=dict)
 
 
@@ -49,135 +67,220 @@ def op(name, nin, rule, wgsl, np, **kw):
 
 
 # -- copies and casts --------------------------------------------------------------------
-op("copy", 1, "arith", "{0}", lambda np, a: a)
+op("copy", 1, "arith", "{0}", lambda np, a: a,
+   grad=G.d_copy, saves="")
 op("fill", 1, "arith", "{0}", lambda np, a: a)
 
 # -- arithmetic --------------------------------------------------------------------------
-op("add", 2, "arith", "({0} + {1})", lambda np, a, b: a + b, wide="tw_wadd(tw_w({0}), tw_w({1}))")
+op("add", 2, "arith", "({0} + {1})", lambda np, a, b: a + b, wide="tw_wadd(tw_w({0}), tw_w({1}))",
+   grad=G.d_add, saves="")
 # alpha (operand 2) is a multiplier, not a value: it takes no part in type promotion
 op("add_alpha", 3, "arith", "({0} + {2} * {1})", lambda np, a, b, c: a + c * b, promote=2,
-   wide="tw_wadd(tw_w({0}), tw_wmul(tw_w({2}), tw_w({1})))")
+   wide="tw_wadd(tw_w({0}), tw_wmul(tw_w({2}), tw_w({1})))",
+   grad=G.d_add_alpha, saves="", node='AddBackward0')
 op("sub", 2, "arith", "({0} - {1})", lambda np, a, b: a - b, wide="tw_wadd(tw_w({0}), tw_wneg(tw_w({1})))",
    no_bool="Subtraction, the `-` operator, with two bool tensors is not supported. "
-           "Use the `^` or `logical_xor()` operator instead.")
+           "Use the `^` or `logical_xor()` operator instead.",
+   grad=G.d_sub, saves="")
 op("sub_alpha", 3, "arith", "({0} - {2} * {1})", lambda np, a, b, c: a - c * b,
    wide="tw_wadd(tw_w({0}), tw_wneg(tw_wmul(tw_w({2}), tw_w({1}))))",
-   no_bool=OPS["sub"].no_bool, promote=2)
-op("mul", 2, "arith", "({0} * {1})", lambda np, a, b: a * b, wide="tw_wmul(tw_w({0}), tw_w({1}))")
-op("div", 2, "float", "({0} / {1})", lambda np, a, b: np.true_divide(a, b))
+   no_bool=OPS["sub"].no_bool, promote=2,
+   grad=G.d_sub_alpha, saves="", node='SubBackward0')
+op("mul", 2, "arith", "({0} * {1})", lambda np, a, b: a * b, wide="tw_wmul(tw_w({0}), tw_w({1}))",
+   grad=G.d_mul, saves={0: (1,), 1: (0,)})
+op("div", 2, "float", "({0} / {1})", lambda np, a, b: np.true_divide(a, b),
+   grad=G.d_div, saves={0: (1,), 1: (0, 1)})
 op("div_trunc", 2, "arith", {"f": "trunc({0} / {1})", "i": "select({0} / {1}, 0i, {1} == 0i)",
                              "u": "select({0} / {1}, 0u, {1} == 0u)"},
    lambda np, a, b: np.trunc(np.true_divide(a, b)).astype(a.dtype) if a.dtype.kind == "f"
-   else _int_trunc_div(np, a, b), kernel="div_trunc_cpu", divisor=1, wide=_INT_MIN_BY_MINUS_ONE.format("({0} / {1})"))
+   else _int_trunc_div(np, a, b), kernel="div_trunc_cpu", divisor=1, wide=_INT_MIN_BY_MINUS_ONE.format("({0} / {1})"),
+   grad=G.d_div_trunc, saves="")
 op("div_floor", 2, "arith", {"f": "tw_floordivf({0}, {1})", "i": "tw_floordivi({0}, {1})",
                              "u": "select({0} / {1}, 0u, {1} == 0u)"},
    lambda np, a, b: _floor_div(np, a, b), kernel="div_floor_cpu", divisor=1,
-   wide=_INT_MIN_BY_MINUS_ONE.format("tw_floordivi({0}, {1})"))
+   wide=_INT_MIN_BY_MINUS_ONE.format("tw_floordivi({0}, {1})"),
+   grad=G.d_div_floor, saves="")
 op("remainder", 2, "arith", {"f": "tw_remf({0}, {1})", "i": "({0} - {1} * tw_floordivi({0}, {1}))",
                              "u": "select({0} % {1}, 0u, {1} == 0u)"},
-   lambda np, a, b: np.remainder(a, b), kernel="remainder_cpu", divisor=1)
+   lambda np, a, b: np.remainder(a, b), kernel="remainder_cpu", divisor=1,
+   grad=G.d_remainder, saves={0: (1,), 1: (1,)}, node=('RemainderBackward0', 'RemainderBackward1'),
+   api="binary", doc="Python's modulo: input - other * floor(input / other); the sign of other.")
 op("fmod", 2, "arith", {"f": "tw_fmodf({0}, {1})", "i": "tw_remi({0}, {1})",
                         "u": "select({0} % {1}, 0u, {1} == 0u)"},
-   lambda np, a, b: np.fmod(a, b), kernel="fmod_cpu", divisor=1)
+   lambda np, a, b: np.fmod(a, b), kernel="fmod_cpu", divisor=1,
+   grad=G.d_fmod, saves={0: (1,), 1: (1,)}, node=('FmodBackward0', 'FmodBackward1'),
+   api="binary", doc="C's fmod: the remainder with the sign of input.")
 op("pow", 2, "arith", {"f": "tw_powf({0}, {1})", "i": "tw_powi({0}, {1})", "u": "tw_powu({0}, {1})"},
-   lambda np, a, b: _power(np, a, b), kernel="pow", wide="tw_wpow({0}, {1})")
+   lambda np, a, b: _power(np, a, b), kernel="pow", wide="tw_wpow({0}, {1})",
+   grad=G.d_pow, result_for=1, node=('PowBackward0', 'PowBackward1'))
 op("maximum", 2, "arith", {"f": "tw_maxf({0}, {1})", "i": "max({0}, {1})", "u": "max({0}, {1})"},
-   lambda np, a, b: np.maximum(a, b))
+   lambda np, a, b: np.maximum(a, b),
+   grad=G.d_maximum,
+   api="binary_tensor", inplace=False, doc='The larger of input and other, elementwise (NaN propagates).')
 op("minimum", 2, "arith", {"f": "tw_minf({0}, {1})", "i": "min({0}, {1})", "u": "min({0}, {1})"},
-   lambda np, a, b: np.minimum(a, b))
+   lambda np, a, b: np.minimum(a, b),
+   grad=G.d_minimum,
+   api="binary_tensor", inplace=False, doc='The smaller of input and other, elementwise (NaN propagates).')
 op("clamp", 3, "arith", {"f": "tw_minf(tw_maxf({0}, {1}), {2})", "i": "min(max({0}, {1}), {2})",
                          "u": "min(max({0}, {1}), {2})"},
-   lambda np, a, lo, hi: np.minimum(np.maximum(a, lo), hi))
+   lambda np, a, lo, hi: np.minimum(np.maximum(a, lo), hi),
+   grad=G.d_clamp, node=('ClampBackward1', 'ClampBackward0'))
 op("clamp_min", 2, "arith", {"f": "tw_maxf({0}, {1})", "i": "max({0}, {1})", "u": "max({0}, {1})"},
-   lambda np, a, b: np.maximum(a, b))
+   lambda np, a, b: np.maximum(a, b),
+   grad=G.d_clamp_min, node=('ClampBackward1', 'ClampBackward0'))
 op("clamp_max", 2, "arith", {"f": "tw_minf({0}, {1})", "i": "min({0}, {1})", "u": "min({0}, {1})"},
-   lambda np, a, b: np.minimum(a, b))
+   lambda np, a, b: np.minimum(a, b),
+   grad=G.d_clamp_max, node=('ClampBackward1', 'ClampBackward0'))
 op("neg", 1, "arith", {"f": "(-{0})", "i": "(-{0})", "u": "(0u - {0})"}, lambda np, a: np.negative(a),
    wide="tw_wneg(tw_w({0}))",
    no_bool="Negation, the `-` operator, on a bool tensor is not supported. "
-           "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.")
+           "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.",
+   grad=G.d_neg, saves="",
+   api="unary", doc='-input, elementwise.', aliases=('negative',))
 op("abs", 1, "arith", {"f": "abs({0})", "i": "abs({0})", "u": "{0}"}, lambda np, a: np.abs(a),
-   kernel="abs_cpu", wide="select(tw_w({0}), tw_wneg(tw_w({0})), {0} < 0i)")
+   kernel="abs_cpu", wide="select(tw_w({0}), tw_wneg(tw_w({0})), {0} < 0i)",
+   grad=G.d_abs,
+   api="unary", doc='|input|, elementwise.', aliases=('absolute',))
 # sign(NaN) is 0 in PyTorch ((0 < x) - (x < 0))
 op("sign", 1, "arith", {"f": "select(sign({0}), 0.0, tw_isnan({0}))", "i": "sign({0})", "u": "min({0}, 1u)"},
    lambda np, a: np.where(np.isnan(a), 0, np.sign(a)).astype(a.dtype) if a.dtype.kind == "f"
-   else (a if a.dtype.kind == "b" else np.sign(a)))
-op("square", 1, "arith", "({0} * {0})", lambda np, a: a * a, wide="tw_wmul(tw_w({0}), tw_w({0}))")
+   else (a if a.dtype.kind == "b" else np.sign(a)),
+   grad=G.d_sign, saves="",
+   api="unary", doc='-1, 0 or 1 by the sign of input (0 for NaN), elementwise.')
+op("square", 1, "arith", "({0} * {0})", lambda np, a: a * a, wide="tw_wmul(tw_w({0}), tw_w({0}))",
+   grad=G.d_square, node='PowBackward0')
 op("relu", 1, "arith", {"f": "select(max({0}, 0.0), {0}, tw_isnan({0}))", "i": "max({0}, 0i)", "u": "{0}"},
    lambda np, a: np.where(np.isnan(a), a, np.maximum(a, 0)) if a.dtype.kind == "f" else np.maximum(a, 0),
-   no_bool="Boolean inputs not supported for relu")
+   no_bool="Boolean inputs not supported for relu",
+   grad=G.d_relu, saves="y",
+   api="unary", doc='max(input, 0), elementwise (NaN stays NaN).')
 op("floor", 1, "arith", {"f": "floor({0})", "i": "{0}", "u": "{0}"}, lambda np, a: np.floor(a) if a.dtype.kind == "f" else a,
-   kernel="floor_vml_cpu")
+   kernel="floor_vml_cpu",
+   grad=G.d_floor, saves="",
+   api="unary", doc='The largest integer <= input.')
 op("ceil", 1, "arith", {"f": "ceil({0})", "i": "{0}", "u": "{0}"}, lambda np, a: np.ceil(a) if a.dtype.kind == "f" else a,
-   kernel="ceil_vml_cpu")
+   kernel="ceil_vml_cpu",
+   grad=G.d_ceil, saves="",
+   api="unary", doc='The smallest integer >= input.')
 op("trunc", 1, "arith", {"f": "trunc({0})", "i": "{0}", "u": "{0}"}, lambda np, a: np.trunc(a) if a.dtype.kind == "f" else a,
-   kernel="trunc_vml_cpu")
+   kernel="trunc_vml_cpu",
+   grad=G.d_trunc, saves="",
+   api="unary", doc='input rounded toward zero.')
 op("round", 1, "arith", {"f": "round({0})", "i": "{0}", "u": "{0}"}, lambda np, a: np.round(a) if a.dtype.kind == "f" else a,
-   kernel="round_vml_cpu")
+   kernel="round_vml_cpu",
+   grad=G.d_round, saves="",
+   api="unary", doc='input rounded to the nearest integer, halves to even.')
 
 # -- float functions ---------------------------------------------------------------------
-op("exp", 1, "float", "tw_exp({0})", lambda np, a: np.exp(a))
-op("exp2", 1, "float", "exp2({0})", lambda np, a: np.exp2(a))
-op("log", 1, "float", "tw_log({0})", lambda np, a: np.log(a))
-op("log2", 1, "float", "(tw_log({0}) * 1.4426950408889634)", lambda np, a: np.log2(a))
-op("log10", 1, "float", "(tw_log({0}) * 0.4342944819032518)", lambda np, a: np.log10(a))
-op("log1p", 1, "float", "tw_log1p({0})", lambda np, a: np.log1p(a))
-op("expm1", 1, "float", "tw_expm1({0})", lambda np, a: np.expm1(a))
-op("sqrt", 1, "float", "tw_sqrt({0})", lambda np, a: np.sqrt(a))
-op("rsqrt", 1, "float", "tw_rsqrt({0})", lambda np, a: 1.0 / np.sqrt(a))
-op("reciprocal", 1, "float", "(1.0 / {0})", lambda np, a: 1.0 / a)
-op("sin", 1, "float", "tw_sin({0})", lambda np, a: np.sin(a))
-op("cos", 1, "float", "tw_cos({0})", lambda np, a: np.cos(a))
-op("tanh", 1, "float", "tw_tanh({0})", lambda np, a: np.tanh(a))
-op("sigmoid", 1, "float", "tw_sigmoid({0})", lambda np, a: _sigmoid(np, a))
-op("silu", 1, "float", "({0} * tw_sigmoid({0}))", lambda np, a: a * _sigmoid(np, a), kernel="silu_cpu", ints=True)
-op("erf", 1, "float", "tw_erf({0})", lambda np, a: _erf(np, a))
+op("exp", 1, "float", "tw_exp({0})", lambda np, a: np.exp(a),
+   grad=G.d_exp, saves="y",
+   api="unary", doc='e ** input, elementwise.')
+op("exp2", 1, "float", "exp2({0})", lambda np, a: np.exp2(a),
+   grad=G.d_exp2, saves="y",
+   api="unary", doc='2 ** input, elementwise.')
+op("log", 1, "float", "tw_log({0})", lambda np, a: np.log(a),
+   grad=G.d_log,
+   api="unary", doc='The natural logarithm of input, elementwise.')
+op("log2", 1, "float", "(tw_log({0}) * 1.4426950408889634)", lambda np, a: np.log2(a),
+   grad=G.d_log2,
+   api="unary", doc='The base-2 logarithm of input, elementwise.')
+op("log10", 1, "float", "(tw_log({0}) * 0.4342944819032518)", lambda np, a: np.log10(a),
+   grad=G.d_log10,
+   api="unary", doc='The base-10 logarithm of input, elementwise.')
+op("log1p", 1, "float", "tw_log1p({0})", lambda np, a: np.log1p(a),
+   grad=G.d_log1p, node='Log1PBackward0',
+   api="unary", doc='log(1 + input), accurate for small input.')
+op("expm1", 1, "float", "tw_expm1({0})", lambda np, a: np.expm1(a),
+   grad=G.d_expm1, saves="y",
+   api="unary", doc='exp(input) - 1, accurate for small input.')
+op("sqrt", 1, "float", "tw_sqrt({0})", lambda np, a: np.sqrt(a),
+   grad=G.d_sqrt, saves="y",
+   api="unary", doc='The square root of input, elementwise.')
+op("rsqrt", 1, "float", "tw_rsqrt({0})", lambda np, a: 1.0 / np.sqrt(a),
+   grad=G.d_rsqrt, saves="y",
+   api="unary", doc='1 / sqrt(input), elementwise.')
+op("reciprocal", 1, "float", "(1.0 / {0})", lambda np, a: 1.0 / a,
+   grad=G.d_reciprocal, saves="y",
+   api="unary", doc='1 / input, elementwise.')
+op("sin", 1, "float", "tw_sin({0})", lambda np, a: np.sin(a),
+   grad=G.d_sin,
+   api="unary", doc='The sine of input (radians), correctly range-reduced for every float32.')
+op("cos", 1, "float", "tw_cos({0})", lambda np, a: np.cos(a),
+   grad=G.d_cos,
+   api="unary", doc='The cosine of input (radians), correctly range-reduced for every float32.')
+op("tanh", 1, "float", "tw_tanh({0})", lambda np, a: np.tanh(a),
+   grad=G.d_tanh, saves="y",
+   api="unary", doc='The hyperbolic tangent of input, elementwise.')
+op("sigmoid", 1, "float", "tw_sigmoid({0})", lambda np, a: _sigmoid(np, a),
+   grad=G.d_sigmoid, saves="y",
+   api="unary", doc='1 / (1 + exp(-input)), elementwise.')
+op("silu", 1, "float", "({0} * tw_sigmoid({0}))", lambda np, a: a * _sigmoid(np, a), kernel="silu_cpu", ints=True,
+   grad=G.d_silu)
+op("erf", 1, "float", "tw_erf({0})", lambda np, a: _erf(np, a),
+   grad=G.d_erf,
+   api="unary", doc='The error function of input, elementwise.')
 op("gelu", 1, "float", "(0.5 * {0} * (1.0 + tw_erf({0} * 0.7071067811865476)))",
    lambda np, a: 0.5 * a * (1.0 + _erf(np, a * np.float32(0.7071067811865476))),
-   kernel="GeluKernelImpl", ints=True)
+   kernel="GeluKernelImpl", ints=True,
+   grad=G.d_gelu)
 op("gelu_tanh", 1, "float",
    "(0.5 * {0} * (1.0 + tw_tanh(0.7978845608028654 * ({0} + 0.044715 * {0} * {0} * {0}))))",
    lambda np, a: 0.5 * a * (1.0 + np.tanh(np.float32(0.7978845608028654) * (a + np.float32(0.044715) * a * a * a))),
-   kernel="GeluKernelImpl", ints=True)
+   kernel="GeluKernelImpl", ints=True,
+   grad=G.d_gelu_tanh, node='GeluBackward0')
 op("nan_to_num", 4, "arith",
    {"f": "select(select(select({0}, {1}, tw_isnan({0})), select({3}, {2}, {0} > 0.0), tw_isinf({0})), {1}, tw_isnan({0}))",
     "i": "{0}", "u": "{0}"},
    lambda np, a, n, p, m: np.where(np.isnan(a), n, np.where(np.isposinf(a), p, np.where(np.isneginf(a), m, a)))
-   if a.dtype.kind == "f" else a, promote=1)
+   if a.dtype.kind == "f" else a, promote=1,
+   grad=G.d_nan_to_num)
 
 # -- comparisons and logic ----------------------------------------------------------------
 
 
-def _compare(name, sym, np_fn):
+def _compare(name, sym, np_fn, aliases=()):
     # Float comparisons test NaN on the bits: compilers may assume no NaN and fold `!=` into
     # an ordered compare (lavapipe does), which makes NaN != NaN false.
     plain = f"({{0}} {sym} {{1}})"
     f = (f"(tw_isnan({{0}}) || tw_isnan({{1}}) || {plain})" if sym == "!=" else
          f"(!tw_isnan({{0}}) && !tw_isnan({{1}}) && {plain})")
-    op(name, 2, "compare", {"f": f, "i": plain, "u": plain, "b": plain}, np_fn)
+    op(name, 2, "compare", {"f": f, "i": plain, "u": plain, "b": plain}, np_fn, api="binary",
+       doc=f"input {sym} other, elementwise.", aliases=aliases)
 
 
 _compare("eq", "==", lambda np, a, b: a == b)
-_compare("ne", "!=", lambda np, a, b: a != b)
-_compare("lt", "<", lambda np, a, b: a < b)
-_compare("le", "<=", lambda np, a, b: a <= b)
-_compare("gt", ">", lambda np, a, b: a > b)
-_compare("ge", ">=", lambda np, a, b: a >= b)
-op("logical_and", 2, "logical", "({0} && {1})", lambda np, a, b: np.logical_and(a, b))
-op("logical_or", 2, "logical", "({0} || {1})", lambda np, a, b: np.logical_or(a, b))
-op("logical_xor", 2, "logical", "({0} != {1})", lambda np, a, b: np.logical_xor(a, b))
-op("logical_not", 1, "logical", "(!{0})", lambda np, a: np.logical_not(a))
-op("bitwise_and", 2, "intonly", "({0} & {1})", lambda np, a, b: a & b)
-op("bitwise_or", 2, "intonly", "({0} | {1})", lambda np, a, b: a | b)
-op("bitwise_xor", 2, "intonly", "({0} ^ {1})", lambda np, a, b: a ^ b)
+_compare("ne", "!=", lambda np, a, b: a != b, ("not_equal",))
+_compare("lt", "<", lambda np, a, b: a < b, ("less",))
+_compare("le", "<=", lambda np, a, b: a <= b, ("less_equal",))
+_compare("gt", ">", lambda np, a, b: a > b, ("greater",))
+_compare("ge", ">=", lambda np, a, b: a >= b, ("greater_equal",))
+op("logical_and", 2, "logical", "({0} && {1})", lambda np, a, b: np.logical_and(a, b),
+   api="binary_tensor", doc='input and other (nonzero is true), as bool.')
+op("logical_or", 2, "logical", "({0} || {1})", lambda np, a, b: np.logical_or(a, b),
+   api="binary_tensor", doc='input or other (nonzero is true), as bool.')
+op("logical_xor", 2, "logical", "({0} != {1})", lambda np, a, b: np.logical_xor(a, b),
+   api="binary_tensor", doc='input xor other (nonzero is true), as bool.')
+op("logical_not", 1, "logical", "(!{0})", lambda np, a: np.logical_not(a),
+   api="unary", doc='not input (nonzero is true), as bool.')
+op("bitwise_and", 2, "intonly", "({0} & {1})", lambda np, a, b: a & b,
+   api="binary", doc='input & other for integers and bool.')
+op("bitwise_or", 2, "intonly", "({0} | {1})", lambda np, a, b: a | b,
+   api="binary", doc='input | other for integers and bool.')
+op("bitwise_xor", 2, "intonly", "({0} ^ {1})", lambda np, a, b: a ^ b,
+   api="binary", doc='input ^ other for integers and bool.')
 op("bitwise_not", 1, "intonly", {"i": "(~{0})", "u": "(~{0})", "b": "(!{0})", "f": "{0}"},
-   lambda np, a: ~a)
-op("isnan", 1, "pred", {"f": "tw_isnan({0})", "i": "false", "u": "false"}, lambda np, a: np.isnan(a))
-op("isinf", 1, "pred", {"f": "tw_isinf({0})", "i": "false", "u": "false"}, lambda np, a: np.isinf(a))
+   lambda np, a: ~a,
+   api="unary", doc='~input for integers, not input for bool.')
+op("isnan", 1, "pred", {"f": "tw_isnan({0})", "i": "false", "u": "false"}, lambda np, a: np.isnan(a),
+   api="unary", doc='Whether input is NaN.', inplace=False)
+op("isinf", 1, "pred", {"f": "tw_isinf({0})", "i": "false", "u": "false"}, lambda np, a: np.isinf(a),
+   api="unary", doc='Whether input is +inf or -inf.', inplace=False)
 op("isfinite", 1, "pred", {"f": "!(tw_isinf({0}) || tw_isnan({0}))", "i": "true", "u": "true"},
-   lambda np, a: np.isfinite(a))
+   lambda np, a: np.isfinite(a),
+   api="unary", doc='Whether input is neither infinite nor NaN.', inplace=False)
 # where(cond, a, b): cond is read as bool, a and b promoted (special-cased in elementwise.py).
-op("where", 3, "arith", "select({2}, {1}, {0})", lambda np, c, a, b: np.where(c, a, b))
+op("where", 3, "arith", "select({2}, {1}, {0})", lambda np, c, a, b: np.where(c, a, b),
+   grad=G.d_where, saves={0: (1, 2)})
 
 
 def _sigmoid(np, a):

@@ -36,7 +36,10 @@ def apply_inplace(name, target, operands):
         else:
             _Fill.apply(target, src)
     else:
+        from .elementwise_table import OPS
         from .pointwise import inplace_function
+        if OPS[name].grad is None:
+            raise NotImplementedError(f"the derivative for '{name}_' is not implemented")
         inplace_function(name, operands).apply(target, *operands)
     if target._base is not None:
         write_through_view(target)

@@ -7,6 +7,7 @@ from ..autograd.function import Function
 from .dispatch import common_device, empty, is_tensor
 from . import elementwise as E
 from . import shape as S
+from .registry import define
 
 
 class _Cat(Function):
@@ -57,6 +58,7 @@ class _Stack(_Cat):
     _backward_name = "StackBackward0"
 
 
+@define("cat", "join", method=False, aliases=('concat', 'concatenate'), doc='cat(tensors, dim=0, *, out=None) -> Tensor\n\nThe tensors joined along an existing dim (1-D empty tensors are skipped, as PyTorch).')
 def cat(tensors, dim=0, *, out=None, _fn=_Cat):
     tensors = list(tensors)
     if not tensors:
@@ -94,6 +96,7 @@ def cat(tensors, dim=0, *, out=None, _fn=_Cat):
 concat = concatenate = cat
 
 
+@define("stack", "join", method=False, doc='stack(tensors, dim=0, *, out=None) -> Tensor\n\nThe tensors joined along a new dim.')
 def stack(tensors, dim=0, *, out=None):
     tensors = list(tensors)
     if not tensors:
@@ -106,14 +109,17 @@ def stack(tensors, dim=0, *, out=None):
     return cat([S.unsqueeze(t, d) for t in tensors], d, out=out, _fn=_Stack)
 
 
+@define("hstack", "join", method=False, doc='hstack(tensors) -> Tensor\n\nThe tensors joined column-wise (dim 1, or 0 for 1-D).')
 def hstack(tensors):
     return cat(tensors, 0 if tensors[0].dim() == 1 else 1)
 
 
+@define("vstack", "join", method=False, doc='vstack(tensors) -> Tensor\n\nThe tensors joined row-wise (1-D ones as rows).')
 def vstack(tensors):
     return cat([t if t.dim() > 1 else S.reshape(t, (1, -1)) for t in tensors], 0)
 
 
+@define("split", "join", doc='split(tensor, split_size_or_sections, dim=0) -> tuple of Tensors\n\nViews of pieces of split_size (the last may be smaller) or of the given sizes.')
 def split(x, split_size_or_sections, dim=0):
     d = wrap_dim(dim, x.dim())
     size = x.shape[d]
@@ -137,6 +143,7 @@ def split(x, split_size_or_sections, dim=0):
     return tuple(out)
 
 
+@define("chunk", "join", doc='chunk(input, chunks, dim=0) -> tuple of Tensors\n\nViews of at most `chunks` equal pieces.')
 def chunk(x, chunks, dim=0):
     if chunks <= 0:
         raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
@@ -148,6 +155,7 @@ def chunk(x, chunks, dim=0):
     return split(x, step, d)
 
 
+@define("tensor_split", "join", doc='tensor_split(input, indices_or_sections, dim=0) -> tuple of Tensors\n\nViews split into n near-equal pieces, or at the given indices.')
 def tensor_split(x, indices_or_sections, dim=0):
     d = wrap_dim(dim, x.dim())
     size = x.shape[d]

@@ -5,6 +5,7 @@ from ..autograd.function import Function
 from ..backends import backend_for
 from .dispatch import common_device, empty
 from . import shape as S
+from .registry import define
 
 _C_NAMES = {"float32": "float", "float16": "c10::Half", "int64": "long int", "int32": "int",
             "bool": "bool", "uint8": "unsigned char"}
@@ -63,6 +64,7 @@ def _shape_str(t):
     return "x".join(str(s) for s in t.shape)
 
 
+@define("mm", "linalg", doc='mm(input, mat2) -> Tensor\n\nThe matrix product of two 2-D tensors.')
 def mm(a, b):
     common_device(a, b, what="mm")
     if a.dim() != 2:
@@ -75,6 +77,7 @@ def mm(a, b):
     return _batched(a, b)
 
 
+@define("bmm", "linalg", doc='bmm(input, mat2) -> Tensor\n\nBatched matrix products of two 3-D tensors.')
 def bmm(a, b):
     common_device(a, b, what="bmm")
     if a.dim() != 3:
@@ -88,6 +91,7 @@ def bmm(a, b):
     return _batched(a, b)
 
 
+@define("matmul", "linalg", doc="matmul(input, other) -> Tensor\n\nThe matrix product with PyTorch's rules: 1-D operands, batch dims broadcast.")
 def matmul(a, b):
     common_device(a, b, what="matmul")
     if a.dim() == 0 or b.dim() == 0:
@@ -117,18 +121,21 @@ def matmul(a, b):
     return out
 
 
+@define("mv", "linalg", doc='mv(input, vec) -> Tensor\n\nMatrix times vector.')
 def mv(a, v):
     if a.dim() != 2 or v.dim() != 1:
         raise RuntimeError(f"vector + matrix @ vector expected, got {a.dim()}, {v.dim()}, {v.dim()}")
     return matmul(a, v)
 
 
+@define("dot", "linalg", doc='dot(input, other) -> Tensor\n\nThe dot product of two 1-D tensors.')
 def dot(a, b):
     if a.dim() != 1 or b.dim() != 1:
         raise RuntimeError(f"1D tensors expected, but got {a.dim()}D and {b.dim()}D tensors")
     return matmul(a, b)
 
 
+@define("addmm", "linalg", doc='addmm(input, mat1, mat2, *, beta=1, alpha=1) -> Tensor\n\nbeta * input + alpha * (mat1 @ mat2); input is ignored when beta is 0.')
 def addmm(input, mat1, mat2, *, beta=1, alpha=1):
     prod = mm(mat1, mat2)
     if alpha != 1:
@@ -138,6 +145,7 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
     return prod + (input if beta == 1 else input * beta)
 
 
+@define("linear", "linalg", torch=False, method=False, functional=True, doc='linear(input, weight, bias=None) -> Tensor\n\ninput @ weight.T + bias.')
 def linear(input, weight, bias=None):
     if weight.dim() not in (1, 2):
         raise RuntimeError(f"linear(): weight must be 1-D or 2-D, got {weight.dim()}-D")

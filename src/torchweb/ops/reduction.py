@@ -12,6 +12,7 @@ from ..backends import backend_for
 from .dispatch import compute_class, empty, is_tensor
 from . import elementwise as E
 from . import shape as S
+from .registry import define
 
 _values_indices = namedtuple("return_types", ["values", "indices"])
 
@@ -88,12 +89,14 @@ def _named(fn, backward_name):
 _SumAll = _named(_Sum, "SumBackward0")
 
 
+@define("sum", "reduction", doc='sum(input, dim=None, keepdim=False, *, dtype=None) -> Tensor\n\nThe sum over dim (an int or tuple; all dims by default). Integers and bool sum to int64.')
 def sum(x, dim=None, keepdim=False, dtype=None):
     dims = _dims(x, dim)
     out_dtype = _sum_dtype(x, dtype)
     return (_SumAll if dim is None else _Sum).apply(x, dims, keepdim, out_dtype)
 
 
+@define("mean", "reduction", doc='mean(input, dim=None, keepdim=False, *, dtype=None) -> Tensor\n\nThe mean over dim (floating dtypes only).')
 def mean(x, dim=None, keepdim=False, dtype=None):
     if dtype is not None:
         x = x.to(dtype)
@@ -163,6 +166,7 @@ def _int_dim(name, dim):
         raise TypeError(f"{name}(): argument 'dim' (position 2) must be int, not {type(dim).__name__}")
 
 
+@define("prod", "reduction", doc='prod(input, dim=None, keepdim=False, *, dtype=None) -> Tensor\n\nThe product over one dim (or all). Integers and bool give int64.')
 def prod(x, dim=None, keepdim=False, dtype=None):
     _int_dim("prod", dim)
     dims = _dims(x, dim)
@@ -262,10 +266,12 @@ def _zeros_like_int(x):
     return E._fill(z, 0)
 
 
+@define("max", "reduction", doc='max(input) -> Tensor; max(input, dim, keepdim=False) -> (values, indices); max(input, other) -> Tensor\n\nThe largest element (NaN propagates), per dim with its index, or elementwise with other.')
 def max(x, dim=None, keepdim=False, *, other=None):
     return _maxmin("max", x, dim, keepdim, other)
 
 
+@define("min", "reduction", doc='min(input) -> Tensor; min(input, dim, keepdim=False) -> (values, indices); min(input, other) -> Tensor\n\nThe smallest element (NaN propagates), per dim with its index, or elementwise with other.')
 def min(x, dim=None, keepdim=False, *, other=None):
     return _maxmin("min", x, dim, keepdim, other)
 
@@ -274,6 +280,7 @@ def _given(dim):
     return not (dim is None or (isinstance(dim, (tuple, list)) and len(dim) == 0))
 
 
+@define("amax", "reduction", doc='amax(input, dim=(), keepdim=False) -> Tensor\n\nThe largest element over dim (all dims by default); the gradient is shared among ties.')
 def amax(x, dim=(), keepdim=False):
     dims = _dims(x, dim)
     _check_nonempty(x, dims, "amax", _given(dim))
@@ -282,6 +289,7 @@ def amax(x, dim=(), keepdim=False):
     return raw_reduce("max", x, dims, keepdim, x.dtype)
 
 
+@define("amin", "reduction", doc='amin(input, dim=(), keepdim=False) -> Tensor\n\nThe smallest element over dim (all dims by default); the gradient is shared among ties.')
 def amin(x, dim=(), keepdim=False):
     dims = _dims(x, dim)
     _check_nonempty(x, dims, "amin", _given(dim))
@@ -309,18 +317,22 @@ def _arg(kind, x, dim, keepdim):
     return raw_reduce(kind, x, dims, keepdim, D.int64)
 
 
+@define("argmax", "reduction", doc='argmax(input, dim=None, keepdim=False) -> Tensor\n\nThe index of the first largest element (of the flattened input without dim).')
 def argmax(x, dim=None, keepdim=False):
     return _arg("argmax", x, dim, keepdim)
 
 
+@define("argmin", "reduction", doc='argmin(input, dim=None, keepdim=False) -> Tensor\n\nThe index of the first smallest element (of the flattened input without dim).')
 def argmin(x, dim=None, keepdim=False):
     return _arg("argmin", x, dim, keepdim)
 
 
+@define("all", "reduction", doc='all(input, dim=None, keepdim=False) -> Tensor\n\nWhether every element is nonzero.')
 def all(x, dim=None, keepdim=False):
     return raw_reduce("all", x, _dims(x, dim), keepdim, D.bool if x.dtype is not D.uint8 else D.uint8, "b")
 
 
+@define("any", "reduction", doc='any(input, dim=None, keepdim=False) -> Tensor\n\nWhether any element is nonzero.')
 def any(x, dim=None, keepdim=False):
     return raw_reduce("any", x, _dims(x, dim), keepdim, D.bool if x.dtype is not D.uint8 else D.uint8, "b")
 
@@ -356,11 +368,13 @@ def _drop_dims(t, dims, keepdim):
     return t if keepdim else S.reshape(t, [s for i, s in enumerate(t.shape) if i not in dims])
 
 
+@define("var", "reduction", doc="var(input, dim=None, *, correction=1, keepdim=False) -> Tensor\n\nThe variance over dim, with Bessel's correction by default (unbiased=False or correction=0 for none).")
 def var(x, dim=None, unbiased=None, keepdim=False, *, correction=None):
     v, scale, dims = _var_parts(x, dim, unbiased, correction)
     return _drop_dims(v if scale is None else v * scale * scale, dims, keepdim)
 
 
+@define("std", "reduction", doc="std(input, dim=None, *, correction=1, keepdim=False) -> Tensor\n\nThe standard deviation over dim, with Bessel's correction by default.")
 def std(x, dim=None, unbiased=None, keepdim=False, *, correction=None):
     from .pointwise import call
     v, scale, dims = _var_parts(x, dim, unbiased, correction)
@@ -368,14 +382,17 @@ def std(x, dim=None, unbiased=None, keepdim=False, *, correction=None):
     return _drop_dims(sd if scale is None else sd * scale, dims, keepdim)
 
 
+@define("var_mean", "reduction", method=False, doc='var_mean(input, dim=None, *, correction=1, keepdim=False) -> (Tensor, Tensor)\n\nvar and mean together.')
 def var_mean(x, dim=None, unbiased=None, keepdim=False, *, correction=None):
     return var(x, dim, unbiased, keepdim, correction=correction), mean(x, _dims(x, dim), keepdim)
 
 
+@define("std_mean", "reduction", method=False, doc='std_mean(input, dim=None, *, correction=1, keepdim=False) -> (Tensor, Tensor)\n\nstd and mean together.')
 def std_mean(x, dim=None, unbiased=None, keepdim=False, *, correction=None):
     return std(x, dim, unbiased, keepdim, correction=correction), mean(x, _dims(x, dim), keepdim)
 
 
+@define("logsumexp", "reduction", doc='logsumexp(input, dim, keepdim=False) -> Tensor\n\nlog(sum(exp(input), dim)), computed stably.')
 def logsumexp(x, dim, keepdim=False):
     from .pointwise import call
     if not x.dtype.is_floating_point:
@@ -409,6 +426,7 @@ class _Norm2(Function):
         return E.run("where", out == 0, 0.0, g * x / out), None, None
 
 
+@define("norm", "reduction", doc="norm(input, p='fro', dim=None, keepdim=False, dtype=None) -> Tensor\n\nThe p-norm over dim (p: a number, inf, -inf, 0 or 'fro').")
 def norm(x, p="fro", dim=None, keepdim=False, dtype=None):
     from .pointwise import call
     if dtype is not None:

@@ -9,6 +9,7 @@ from ..autograd import grad_mode
 from ..autograd.function import Function
 from .dispatch import empty, expand_to
 from . import elementwise as E
+from .registry import define
 
 _VIEW_FUNCTIONS = {}
 
@@ -94,6 +95,7 @@ def _view_strides(x, shape):
     return tuple(new_strides)
 
 
+@define("view", "shape", torch=False, doc='view(*shape) -> Tensor\n\nThe same storage seen with another shape (-1 inferred); strides must allow it.')
 def view(x, *shape):
     if len(shape) == 1 and isinstance(shape[0], D.dtype):
         raise RuntimeError("view(dtype) is not supported by torchweb")
@@ -106,6 +108,7 @@ def view(x, *shape):
     return make_view("View", x, shape, strides, x._offset, lambda g: reshape(g, in_shape))
 
 
+@define("reshape", "shape", doc='reshape(input, shape) -> Tensor\n\nA view with the new shape where the strides allow, else a copy.')
 def reshape(x, *shape):
     shape = _infer_shape(as_shape(shape), x.numel())
     if _view_strides(x, shape) is not None:
@@ -113,6 +116,7 @@ def reshape(x, *shape):
     return view(contiguous(x), shape)
 
 
+@define("flatten", "shape", doc='flatten(input, start_dim=0, end_dim=-1) -> Tensor\n\nThe dims from start_dim to end_dim merged into one.')
 def flatten(x, start_dim=0, end_dim=-1):
     if x.dim() == 0:
         return reshape(x, 1)
@@ -123,12 +127,14 @@ def flatten(x, start_dim=0, end_dim=-1):
     return reshape(x, shape)
 
 
+@define("unflatten", "shape", doc='unflatten(input, dim, sizes) -> Tensor\n\nDim `dim` split into `sizes`.')
 def unflatten(x, dim, sizes):
     d = wrap_dim(dim, x.dim())
     sizes = _infer_shape(sizes, x.shape[d])
     return view(x, x.shape[:d] + tuple(sizes) + x.shape[d + 1:])
 
 
+@define("squeeze", "shape", doc='squeeze(input, dim=None) -> Tensor\n\nA view without the size-1 dims (or only the given ones).')
 def squeeze(x, dim=None):
     if dim is None:
         dims = [i for i, s in enumerate(x.shape) if s == 1]
@@ -143,6 +149,7 @@ def squeeze(x, dim=None):
     return make_view(name, x, shape, stride, x._offset, lambda g: reshape(g, in_shape))
 
 
+@define("unsqueeze", "shape", doc='unsqueeze(input, dim) -> Tensor\n\nA view with a size-1 dim inserted at dim.')
 def unsqueeze(x, dim):
     d = wrap_dim(dim, x.dim() + 1)
     shape = list(x.shape)
@@ -155,6 +162,7 @@ def unsqueeze(x, dim):
 
 
 # -- reordering --------------------------------------------------------------------------
+@define("permute", "shape", doc='permute(input, dims) -> Tensor\n\nA view with the dims reordered.')
 def permute(x, *dims):
     dims = as_shape(dims, "dims")
     if len(dims) != x.dim():
@@ -171,6 +179,7 @@ def permute(x, *dims):
                      lambda g: permute(g, inv))
 
 
+@define("transpose", "shape", aliases=('swapaxes', 'swapdims'), doc='transpose(input, dim0, dim1) -> Tensor\n\nA view with two dims swapped.')
 def transpose(x, dim0, dim1):
     if x.dim() == 0:
         wrap_dim(dim0, 0), wrap_dim(dim1, 0)
@@ -182,6 +191,7 @@ def transpose(x, dim0, dim1):
                      lambda g: transpose(g, a, b))
 
 
+@define("t", "shape", doc='t(input) -> Tensor\n\nThe transpose of a tensor of at most 2 dims.')
 def t(x):
     if x.dim() > 2:
         raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {x.dim()}D")
@@ -190,6 +200,7 @@ def t(x):
     return make_view("T", x, x.shape[::-1], x._stride[::-1], x._offset, lambda g: t(g))
 
 
+@define("movedim", "shape", aliases=('moveaxis',), doc='movedim(input, source, destination) -> Tensor\n\nA view with dims moved from source to destination.')
 def movedim(x, source, destination):
     src = [source] if isinstance(source, int) else list(source)
     dst = [destination] if isinstance(destination, int) else list(destination)
@@ -204,6 +215,7 @@ def movedim(x, source, destination):
 
 
 # -- broadcasting ------------------------------------------------------------------------
+@define("expand", "shape", torch=False, doc='expand(*sizes) -> Tensor\n\nA view with size-1 dims broadcast to sizes (-1 keeps a dim), without copying.')
 def expand(x, *sizes):
     sizes = as_shape(sizes)
     if len(sizes) < x.dim():
@@ -235,10 +247,12 @@ def expand(x, *sizes):
     return make_view("Expand", x, shape, stride, x._offset, lambda g: sum_to_size(g, in_shape))
 
 
+@define("expand_as", "shape", torch=False, doc="expand_as(other) -> Tensor\n\nexpand to other's shape.")
 def expand_as(x, other):
     return expand(x, other.shape)
 
 
+@define("sum_to_size", "shape", torch=False, doc="sum_to_size(*size) -> Tensor\n\nThe sum over the dims that broadcasting to this tensor's shape would have added.")
 def sum_to_size(g, *shape):
     shape = as_shape(shape)
     if g.shape == tuple(shape):
@@ -258,6 +272,7 @@ def sum_to_size(g, *shape):
 
 
 # -- indexing views ------------------------------------------------------------------------
+@define("narrow", "shape", doc='narrow(input, dim, start, length) -> Tensor\n\nA view of `length` entries of dim from start.')
 def narrow(x, dim, start, length, _name="Slice"):
     d = wrap_dim(dim, x.dim())
     size = x.shape[d]
@@ -283,6 +298,7 @@ def _slice(x, d, start, stop, step, name="Slice"):
                      _scatter_back(in_shape, lambda z: _slice(z, d, start, stop, step)))
 
 
+@define("select", "shape", doc='select(input, dim, index) -> Tensor\n\nA view of one index of dim, the dim removed.')
 def select(x, dim, index, _name="Select"):
     if x.dim() == 0:
         raise IndexError("select() cannot be applied to a 0-dim tensor.")
@@ -299,6 +315,7 @@ def select(x, dim, index, _name="Select"):
                      _scatter_back(in_shape, lambda z: select(z, d, index)))
 
 
+@define("as_strided", "shape", doc="as_strided(input, size, stride, storage_offset=None) -> Tensor\n\nA view with explicit sizes, strides and offset over input's storage.")
 def as_strided(x, size, stride, storage_offset=None):
     offset = x._offset if storage_offset is None else storage_offset
     in_geometry = (x.shape, x._stride, x._offset)
@@ -349,6 +366,7 @@ def _raw_select(t, d, i):
     return t._view(t.shape[:d] + t.shape[d + 1:], t._stride[:d] + t._stride[d + 1:], t._offset + i * t._stride[d])
 
 
+@define("unbind", "shape", doc='unbind(input, dim=0) -> tuple of Tensors\n\nViews of every index of dim, the dim removed.')
 def unbind(x, dim=0):
     d = wrap_dim(dim, x.dim())
     return tuple(select(x, d, i, "Unbind") for i in range(x.shape[d]))
@@ -368,13 +386,38 @@ class _Clone(Function):
         return g
 
 
+@define("clone", "shape", doc='clone(input) -> Tensor\n\nA copy with its own storage (differentiable).')
 def clone(x, memory_format=None):
     if grad_mode.is_grad_enabled() and x.requires_grad:
         return _Clone.apply(x)
     return _Clone.forward(None, x)
 
 
+@define("contiguous", "shape", torch=False, doc='contiguous() -> Tensor\n\nself if already contiguous, else a contiguous copy.')
 def contiguous(x, memory_format=None):
     if x.is_contiguous():
         return x
     return clone(x)
+
+
+@define("broadcast_to", "shape", doc="broadcast_to(input, size) -> Tensor\n\nexpand to size.")
+def broadcast_to(input, size):
+    return expand(input, size)
+
+
+@define("broadcast_tensors", "shape", method=False,
+        doc="broadcast_tensors(*tensors) -> tuple of Tensors\n\nViews of the tensors expanded to their common shape.")
+def broadcast_tensors(*tensors):
+    from .._size import broadcast_shapes
+    shape = broadcast_shapes(*(t.shape for t in tensors))
+    return tuple(expand(t, shape) for t in tensors)
+
+
+@define("view_as", "shape", torch=False, doc="view_as(other) -> Tensor\n\nview with other's shape.")
+def view_as(x, other):
+    return view(x, other.shape)
+
+
+@define("reshape_as", "shape", torch=False, doc="reshape_as(other) -> Tensor\n\nreshape to other's shape.")
+def reshape_as(x, other):
+    return reshape(x, other.shape)

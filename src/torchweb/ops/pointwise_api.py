@@ -1,0 +1,297 @@
+"""The public elementwise ops, registered (registry.py): the rows of elementwise_table.py with an
+`api` become torch.<name>, Tensor.<name> and Tensor.<name>_ here with no code of their own; the
+ops whose signature needs more (alpha, rounding modes, bounds, conditions) are written below."""
+
+from .. import _dtype as D
+from .dispatch import is_tensor, type_word
+from .elementwise_table import OPS
+from .pointwise import call, call_inplace
+from .registry import define, register
+
+
+def _out(result, out):
+    if out is None:
+        return result
+    out.copy_(result)
+    return out
+
+
+def _unary(op):
+    name = op.name
+
+    def fn(input, *, out=None):
+        return _out(call(name, input), out)
+
+    def fn_(self):
+        return call_inplace(name, self)
+    return fn, fn_, "(input, *, out=None)"
+
+
+def _binary(op):
+    name, tensor_only = op.name, op.api == "binary_tensor"
+
+    def fn(input, other, *, out=None):
+        if tensor_only and not is_tensor(other):
+            raise TypeError(f"{name}(): argument 'other' (position 2) must be Tensor, not {type(other).__name__}")
+        return _out(call(name, input, other), out)
+
+    def fn_(self, other):
+        return call_inplace(name, self, other)
+    return fn, fn_, "(input, other, *, out=None)"
+
+
+def _register_rows():
+    for op in OPS.values():
+        if not op.api:
+            continue
+        fn, fn_, sig = (_unary if op.api == "unary" else _binary)(op)
+        for f, n in ((fn, op.name), (fn_, op.name + "_")):
+            f.__name__ = f.__qualname__ = n
+        fn.__doc__ = f"{op.name}{sig} -> Tensor\n\n{op.doc}"
+        fn_.__doc__ = f"In-place {op.name}: {op.doc}"
+        kind = "comparison" if op.rule in ("compare", "pred") else "elementwise"
+        register(op.name, fn, kind, inplace=fn_ if op.inplace else None, aliases=op.aliases,
+                 differentiable=op.grad is not None)
+
+
+_register_rows()
+
+
+def _check_alpha(input, other, alpha):
+    if alpha == 1 and not isinstance(alpha, float):
+        return
+    dt = D.result_type(input, other)
+    if not dt.is_floating_point and isinstance(alpha, float):
+        raise RuntimeError("For integral input tensors, argument alpha must not be a floating point number.")
+    if dt is not D.bool and isinstance(alpha, bool):
+        raise RuntimeError("Boolean alpha only supported for Boolean results.")
+
+
+def _add_(self, other, *, alpha=1):
+    """In-place add: self += alpha * other."""
+    return call_inplace("add" if alpha == 1 else "add_alpha", self, other, *(() if alpha == 1 else (alpha,)))
+
+
+@define("add", "elementwise", inplace=_add_)
+def add(input, other, *, alpha=1, out=None):
+    """add(input, other, *, alpha=1, out=None) -> Tensor
+
+    input + alpha * other, with broadcasting and type promotion."""
+    _check_alpha(input, other, alpha)
+    return _out(call("add", input, other) if alpha == 1 else call("add_alpha", input, other, alpha), out)
+
+
+def _sub_(self, other, *, alpha=1):
+    """In-place sub: self -= alpha * other."""
+    return call_inplace("sub" if alpha == 1 else "sub_alpha", self, other, *(() if alpha == 1 else (alpha,)))
+
+
+@define("sub", "elementwise", inplace=_sub_, aliases=("subtract",))
+def sub(input, other, *, alpha=1, out=None):
+    """sub(input, other, *, alpha=1, out=None) -> Tensor
+
+    input - alpha * other, with broadcasting and type promotion."""
+    _check_alpha(input, other, alpha)
+    return _out(call("sub", input, other) if alpha == 1 else call("sub_alpha", input, other, alpha), out)
+
+
+@define("rsub", "elementwise", method=False)
+def rsub(input, other, *, alpha=1):
+    """rsub(input, other, *, alpha=1) -> Tensor
+
+    other - alpha * input."""
+    return sub(other, input, alpha=alpha)
+
+
+@define("mul", "elementwise", inplace=lambda self, other: call_inplace("mul", self, other),
+        aliases=("multiply",))
+def mul(input, other, *, out=None):
+    """mul(input, other, *, out=None) -> Tensor
+
+    input * other, with broadcasting and type promotion."""
+    return _out(call("mul", input, other), out)
+
+
+def _div_(self, other, *, rounding_mode=None):
+    """In-place div, with div's rounding modes."""
+    return call_inplace("div" if rounding_mode is None else "div_" + rounding_mode, self, other)
+
+
+@define("div", "elementwise", inplace=_div_, aliases=("divide", "true_divide"))
+def div(input, other, *, rounding_mode=None, out=None):
+    """div(input, other, *, rounding_mode=None, out=None) -> Tensor
+
+    input / other: true division (integers give floats), or rounded with rounding_mode 'trunc'
+    or 'floor' (integers stay integers; an integer divisor of 0 raises ZeroDivisionError)."""
+    if rounding_mode is None:
+        return _out(call("div", input, other), out)
+    if rounding_mode not in ("trunc", "floor"):
+        raise RuntimeError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '{rounding_mode}'")
+    return _out(call("div_" + rounding_mode, input, other), out)
+
+
+@define("floor_divide", "elementwise", inplace=lambda self, other: _div_(self, other, rounding_mode="floor"))
+def floor_divide(input, other):
+    """floor_divide(input, other) -> Tensor
+
+    input // other: division rounded down, as Python's."""
+    return div(input, other, rounding_mode="floor")
+
+
+@define("pow", "elementwise", inplace=lambda self, exponent: call_inplace("pow", self, exponent))
+def pow(input, exponent, *, out=None):
+    """pow(input, exponent, *, out=None) -> Tensor
+
+    input ** exponent; either may be a number. Integers to negative integer powers are refused."""
+    from .shape import clone
+    if not is_tensor(input):
+        from .._creation import tensor
+        input = tensor(input, device=exponent.device)
+        if not exponent.dtype.is_floating_point and isinstance(input.item(), float):
+            input = input.to(D.default_float())
+    if isinstance(exponent, bool) and input.dtype is D.bool:
+        # PyTorch answers x ** True and x ** False without its (missing) bool pow kernel
+        return _out(clone(input) if exponent else call("eq", input, input), out)
+    if is_tensor(exponent) is False and not input.dtype.is_floating_point and isinstance(exponent, int) and exponent < 0:
+        raise RuntimeError("Integers to negative integer powers are not allowed.")
+    return _out(call("pow", input, exponent), out)
+
+
+@define("square", "elementwise", inplace=lambda self: call_inplace("square", self))
+def square(input, *, out=None):
+    """square(input, *, out=None) -> Tensor
+
+    input * input (bool squares to int64, as PyTorch's pow(x, 2))."""
+    if input.dtype is D.bool:
+        input = input.to(D.int64)
+    return _out(call("square", input), out)
+
+
+_C_INT = {"uint8": ("uint8_t", -255, 255), "int32": ("int32_t", -2**31, 2**31 - 1),
+          "int64": ("int64_t", -2**63, 2**63 - 1)}
+
+
+def _check_fits(dtype, *values):
+    """where() and clamp() convert Python scalars to the result dtype, and PyTorch refuses
+    overflow there (unsigned types accept negatives down to -max, which wrap)."""
+    name, lo, hi = _C_INT.get(dtype.name, (None, 0, 0))
+    for v in values:
+        if name and isinstance(v, int) and not isinstance(v, bool) and not lo <= v <= hi:
+            raise RuntimeError(f"value cannot be converted to type {name} without overflow")
+
+
+def _clamp_(self, min=None, max=None):
+    """In-place clamp."""
+    if min is None and max is None:
+        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    if min is None:
+        return call_inplace("clamp_max", self, max)
+    if max is None:
+        return call_inplace("clamp_min", self, min)
+    return call_inplace("clamp", self, min, max)
+
+
+@define("clamp", "elementwise", inplace=_clamp_, aliases=("clip",))
+def clamp(input, min=None, max=None, *, out=None):
+    """clamp(input, min=None, max=None, *, out=None) -> Tensor
+
+    input limited to [min, max] (numbers or tensors); where min > max the result is max."""
+    if min is None and max is None:
+        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    dt = D.result_type(input, min, max)
+    if dt is D.bool and not (is_tensor(min) or is_tensor(max)):
+        which = "clamp_min" if max is None else "clamp_max" if min is None else "clamp"
+        raise NotImplementedError(f"\"{which}_scalar_cpu\" not implemented for 'Bool'")
+    _check_fits(dt, min, max)
+    if min is None:
+        return _out(call("clamp_max", input, max), out)
+    if max is None:
+        return _out(call("clamp_min", input, min), out)
+    return _out(call("clamp", input, min, max), out)
+
+
+@define("clamp_min", "elementwise", inplace=lambda self, min: call_inplace("clamp_min", self, min))
+def clamp_min(input, min):
+    """clamp_min(input, min) -> Tensor
+
+    max(input, min), elementwise."""
+    return call("clamp_min", input, min)
+
+
+@define("clamp_max", "elementwise", inplace=lambda self, max: call_inplace("clamp_max", self, max))
+def clamp_max(input, max):
+    """clamp_max(input, max) -> Tensor
+
+    min(input, max), elementwise."""
+    return call("clamp_max", input, max)
+
+
+@define("where", "elementwise", method=False)
+def where(condition, input=None, other=None):
+    """where(condition, input, other) -> Tensor
+
+    input where condition is true, else other (either may be a number)."""
+    if input is None and other is None:
+        raise NotImplementedError("torch.where(condition) (nonzero) is not supported by torchweb yet")
+    if condition.dtype is not D.bool:
+        raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor with dtype {type_word(condition.dtype)}")
+    _check_fits(D.result_type(input, other), input, other)
+    return call("where", condition, input, other)
+
+
+def _nan_to_num_(self, nan=0.0, posinf=None, neginf=None):
+    """In-place nan_to_num."""
+    return self.copy_(nan_to_num(self, nan, posinf, neginf))
+
+
+@define("nan_to_num", "elementwise", inplace=_nan_to_num_)
+def nan_to_num(input, nan=0.0, posinf=None, neginf=None, *, out=None):
+    """nan_to_num(input, nan=0.0, posinf=None, neginf=None, *, out=None) -> Tensor
+
+    NaN, +inf and -inf replaced (by default with 0 and the dtype's largest and lowest finite)."""
+    from .shape import clone
+    if not input.dtype.is_floating_point:  # nothing to replace; the dtype stays
+        return _out(clone(input), out)
+    big = 65504.0 if input.dtype is D.float16 else 3.4028234663852886e38
+    return _out(call("nan_to_num", input, nan, big if posinf is None else posinf,
+                     -big if neginf is None else neginf), out)
+
+
+@define("gelu", "activation", torch=False, method=False, functional=True)
+def gelu(input, approximate="none"):
+    """gelu(input, approximate='none') -> Tensor
+
+    x * Phi(x), Phi the standard normal CDF (approximate='tanh': its tanh approximation)."""
+    if approximate not in ("none", "tanh"):
+        raise RuntimeError("approximate argument must be either none or tanh.")
+    return call("gelu" if approximate == "none" else "gelu_tanh", input)
+
+
+@define("isclose", "comparison")
+def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False) -> Tensor
+
+    |input - other| <= atol + rtol * |other|, elementwise (equal infinities are close)."""
+    with_tol = call("le", call("abs", input - other), atol + rtol * call("abs", other))
+    r = call("logical_or", with_tol, call("eq", input, other))
+    if equal_nan:
+        r = call("logical_or", r, call("logical_and", call("isnan", input), call("isnan", other)))
+    return r
+
+
+@define("allclose", "comparison")
+def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False) -> bool
+
+    Whether isclose holds everywhere."""
+    from .reduction import all as all_
+    return bool(all_(isclose(input, other, rtol, atol, equal_nan)).item())
+
+
+@define("equal", "comparison")
+def equal(input, other):
+    """equal(input, other) -> bool
+
+    Whether both have the same shape and elements."""
+    from .reduction import all as all_
+    return input.shape == other.shape and bool(all_(call("eq", input, other)).item())

@@ -1,0 +1,250 @@
+"""Backward rules of the elementwise ops: g is the output's gradient, x the operands (a
+tensor operand not saved for this backward is None), y the result when saved. Each returns one
+gradient (or None) per operand. ops/elementwise_table.py names each op's rule beside it."""
+
+import math
+
+from .dispatch import is_tensor
+from . import elementwise as E
+
+
+def d_add(g, x, y):
+    return (g, g)
+
+
+def d_add_alpha(g, x, y):
+    return (g, g * x[2], None)
+
+
+def d_sub(g, x, y):
+    return (g, -g)
+
+
+def d_sub_alpha(g, x, y):
+    return (g, -(g * x[2]), None)
+
+
+def d_mul(g, x, y):
+    return (_times(g, x[1]), _times(g, x[0]))
+
+
+def d_div(g, x, y):
+    return (g / x[1], None if x[0] is None else -g * x[0] / (x[1] * x[1]))
+
+
+def d_pow(g, x, y):
+    return _pow_backward(g, x, y)
+
+
+def d_maximum(g, x, y):
+    return _minmax_backward(g, x, "lt")
+
+
+def d_minimum(g, x, y):
+    return _minmax_backward(g, x, "gt")
+
+
+def d_clamp(g, x, y):
+    return _clamp_backward(g, x)
+
+
+def d_clamp_min(g, x, y):
+    return (_mask(g, x[0] >= x[1]), _mask(g, x[0] < x[1]))
+
+
+def d_clamp_max(g, x, y):
+    return (_mask(g, x[0] <= x[1]), _mask(g, x[0] > x[1]))
+
+
+def d_remainder(g, x, y):
+    return (g, None if x[0] is None else -g * E.run("div_floor", x[0], x[1]))
+
+
+def d_fmod(g, x, y):
+    return (g, None if x[0] is None else -g * E.run("div_trunc", x[0], x[1]))
+
+
+def d_neg(g, x, y):
+    return (-g,)
+
+
+def d_abs(g, x, y):
+    return (g * E.run("sign", x[0]),)
+
+
+def d_square(g, x, y):
+    return (g * x[0] * 2,)
+
+
+def d_relu(g, x, y):
+    return (_mask(g, y > 0),)
+
+
+def d_exp(g, x, y):
+    return (g * y,)
+
+
+def d_exp2(g, x, y):
+    return (g * y * math.log(2.0),)
+
+
+def d_log(g, x, y):
+    return (g / x[0],)
+
+
+def d_log2(g, x, y):
+    return (g / (x[0] * math.log(2.0)),)
+
+
+def d_log10(g, x, y):
+    return (g / (x[0] * math.log(10.0)),)
+
+
+def d_log1p(g, x, y):
+    return (g / (x[0] + 1),)
+
+
+def d_expm1(g, x, y):
+    return (g * (y + 1),)
+
+
+def d_sqrt(g, x, y):
+    return (g / (y * 2),)
+
+
+def d_rsqrt(g, x, y):
+    return (g * y * y * y * -0.5,)
+
+
+def d_reciprocal(g, x, y):
+    return (-g * y * y,)
+
+
+def d_sin(g, x, y):
+    return (g * E.run("cos", x[0]),)
+
+
+def d_cos(g, x, y):
+    return (-g * E.run("sin", x[0]),)
+
+
+def d_tanh(g, x, y):
+    return (g * (1 - y * y),)
+
+
+def d_sigmoid(g, x, y):
+    return (g * y * (1 - y),)
+
+
+def d_silu(g, x, y):
+    return _silu_backward(g, x)
+
+
+def d_erf(g, x, y):
+    return (g * E.run("exp", -(x[0] * x[0])) * (2.0 / math.sqrt(math.pi)),)
+
+
+def d_gelu(g, x, y):
+    return _gelu_backward(g, x[0])
+
+
+def d_gelu_tanh(g, x, y):
+    return _gelu_tanh_backward(g, x[0])
+
+
+def d_nan_to_num(g, x, y):
+    return (_mask(g, E.run("isfinite", x[0])), None, None, None)
+
+
+def d_where(g, x, y):
+    return (None, _mask(g, x[0]), _mask(g, E.run("logical_not", x[0])))
+
+
+def d_copy(g, x, y):
+    return (g,)
+
+
+def d_sign(g, x, y):
+    return (g * 0,)
+
+
+def d_floor(g, x, y):
+    return (g * 0,)
+
+
+def d_ceil(g, x, y):
+    return (g * 0,)
+
+
+def d_trunc(g, x, y):
+    return (g * 0,)
+
+
+def d_round(g, x, y):
+    return (g * 0,)
+
+
+def d_div_trunc(g, x, y):
+    return (g * 0, g * 0)
+
+
+def d_div_floor(g, x, y):
+    return (g * 0, g * 0)
+
+
+def _mask(g, cond):
+    return E.run("where", cond, g, 0.0)
+
+
+def _times(g, v):
+    return None if v is None else g * v
+
+
+def _pow_backward(g, x, y):
+    a, b = x
+    if is_tensor(b):
+        gb = None  # the result is saved only when the exponent's gradient is needed
+        if y is not None:
+            gb = g * y * E.run("log", a)
+            gb = E.run("where", E.run("logical_and", a == 0, b >= 0), 0.0, gb)
+        ga = g * b * E.run("pow", a, b - 1)
+        ga = E.run("where", b == 0, 0.0, ga)
+    else:
+        gb = None
+        ga = g * 0 if b == 0 else g * b * E.run("pow", a, b - 1)
+    return ga, gb
+
+
+def _minmax_backward(g, x, loses):
+    a, b = x
+    half = E.run("where", a == b, g / 2, g)
+    return (_mask(half, E.run("logical_not", E.run(loses, a, b))),
+            _mask(half, E.run("logical_not", E.run(loses, b, a))))
+
+
+def _clamp_backward(g, x):
+    a, lo, hi = x
+    keep = E.run("logical_and", a >= lo, a <= hi)
+    # PyTorch's rule: where min > max the result is max, and min gets no gradient
+    glo = _mask(g, E.run("logical_and", a < lo, E.run("lt", lo, hi))) if is_tensor(lo) else None
+    ghi = _mask(g, E.run("logical_or", a > hi, E.run("lt", hi, lo))) if is_tensor(hi) else None
+    return _mask(g, keep), glo, ghi
+
+
+def _silu_backward(g, x):
+    s = E.run("sigmoid", x[0])
+    return (g * s * (1 + x[0] * (1 - s)),)
+
+
+def _gelu_backward(g, a):
+    cdf = (E.run("erf", a * (1 / math.sqrt(2.0))) + 1) * 0.5
+    pdf = E.run("exp", a * a * -0.5) * (1 / math.sqrt(2 * math.pi))
+    return (g * (cdf + a * pdf),)
+
+
+def _gelu_tanh_backward(g, a):
+    k = math.sqrt(2 / math.pi)
+    inner = (a + a * a * a * 0.044715) * k
+    t = E.run("tanh", inner)
+    dinner = (a * a * (3 * 0.044715) + 1) * k
+    return (g * (0.5 * (1 + t) + 0.5 * a * (1 - t * t) * dinner),)

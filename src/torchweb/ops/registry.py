@@ -1,0 +1,88 @@
+"""One definition per op. An op is registered once, where it is implemented, and everything a
+user reaches comes from that entry: the `torch.*` function, the `Tensor.*` method, the in-place
+`Tensor.*_` form, the `nn.functional.*` name, the docs (docs/ops.md, scripts/ops_doc.py) and the
+lists the tests walk (tests/test_registry.py).
+
+    @define("logsumexp", "reduction", doc="log(sum(exp(input), dim)), computed stably.")
+    def logsumexp(input, dim, keepdim=False): ...
+
+Elementwise ops need no decorator: each row of ops/elementwise_table.py becomes an entry
+(ops/pointwise_api.py).
+"""
+
+from dataclasses import dataclass, field
+
+KINDS = ("elementwise", "reduction", "linalg", "shape", "join", "activation", "creation",
+         "comparison", "indexing", "loss", "normalization", "convolution", "pooling", "other")
+
+
+@dataclass
+class OpDef:
+    name: str
+    fn: object                      # torch.<name>(input, ...), PyTorch's signature
+    kind: str
+    method: bool = True             # Tensor.<name>(self, ...) is fn
+    inplace: object = None          # Tensor.<name>_(self, ...), if PyTorch has it
+    functional: bool = False        # also torch.nn.functional.<name>
+    torch: bool = True              # also torch.<name> (False for nn.functional-only ops)
+    aliases: tuple = ()             # other torch.* / Tensor.* names of the same op
+    differentiable: bool = True     # has a backward (or is a composition of ops that do)
+    extra: dict = field(default_factory=dict)
+
+    @property
+    def doc(self):
+        return (self.fn.__doc__ or "").strip()
+
+
+OPS = {}
+
+
+def register(name, fn, kind, key=None, **kw):
+    """key: the entry's name in OPS where it differs from the op's (an nn.functional form whose
+    signature differs from torch.<name>'s is "F.<name>")."""
+    if kind not in KINDS:
+        raise ValueError(f"unknown op kind {kind!r}")
+    key = key or name
+    if key in OPS:
+        raise ValueError(f"op {key!r} defined twice")
+    OPS[key] = OpDef(name, fn, kind, **kw)
+    return fn
+
+
+def define(name, kind, *, doc=None, **kw):
+    """Decorator: register fn as op `name` (see OpDef for the keywords)."""
+    def deco(fn):
+        if doc:
+            fn.__doc__ = doc
+        if not fn.__doc__:
+            raise ValueError(f"op {name!r} needs a docstring: help() and docs/ops.md show it")
+        return register(name, fn, kind, **kw)
+    return deco
+
+
+def torch_names():
+    """name -> function for the torch.* namespace."""
+    out = {}
+    for op in OPS.values():
+        if op.torch:
+            out[op.name] = op.fn
+            for a in op.aliases:
+                out[a] = op.fn
+    return out
+
+
+def method_names():
+    """name -> function for Tensor methods (in-place forms included)."""
+    out = {}
+    for op in OPS.values():
+        if op.method:
+            for n in (op.name,) + op.aliases:
+                out[n] = op.fn
+        if op.inplace is not None:
+            for n in (op.name,) + op.aliases:
+                out[n + "_"] = op.inplace
+    return out
+
+
+def functional_names():
+    return {op.name: op.fn for op in OPS.values() if op.functional}

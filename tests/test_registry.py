@@ -1,0 +1,77 @@
+"""The op registry (ops/registry.py): every op reachable where it says, under names PyTorch has,
+documented, and no float op that silently drops its gradient."""
+
+import os
+import sys
+
+import pytest
+import torch
+
+import torchweb
+from torchweb.ops.elementwise_table import OPS as ROWS
+from torchweb.ops.registry import OPS
+
+ENTRIES = sorted(OPS)
+
+
+@pytest.mark.parametrize("key", ENTRIES)
+def test_entry_is_reachable_under_pytorchs_names(key):
+    op = OPS[key]
+    assert op.doc, f"{key} has no docstring"
+    names = (op.name,) + op.aliases
+    for n in names:
+        if op.torch:
+            assert getattr(torchweb, n) is op.fn
+            assert hasattr(torch, n), f"torch.{n} does not exist in PyTorch"
+        if op.method:
+            assert getattr(torchweb.Tensor, n) is op.fn
+            assert hasattr(torch.Tensor, n), f"Tensor.{n} does not exist in PyTorch"
+        if op.inplace is not None:
+            assert getattr(torchweb.Tensor, n + "_") is op.inplace
+            assert hasattr(torch.Tensor, n + "_"), f"Tensor.{n}_ does not exist in PyTorch"
+    if op.functional:
+        assert getattr(torchweb.nn.functional, op.name) is op.fn
+        assert hasattr(torch.nn.functional, op.name)
+
+
+# rows that are internal steps of other ops, never differentiated through by a user
+_INTERNAL = {"fill"}
+
+
+@pytest.mark.parametrize("name", sorted(ROWS))
+def test_float_rows_have_a_backward_or_refuse(name):
+    """A float op with no backward rule must raise when its gradient is needed."""
+    row = ROWS[name]
+    if row.grad is not None or row.rule not in ("arith", "float") or name in _INTERNAL:
+        return
+    from torchweb.ops.pointwise import call
+    x = torchweb.ones(3, requires_grad=True, device="cpu")
+    with pytest.raises(NotImplementedError, match=name):
+        call(name, *([x] * row.nin))
+
+
+def test_every_public_row_is_registered():
+    for name, row in ROWS.items():
+        if row.api:
+            assert name in OPS and OPS[name].differentiable == (row.grad is not None)
+
+
+def test_ops_doc_is_up_to_date():
+    root = os.path.join(os.path.dirname(__file__), "..")
+    sys.path.insert(0, os.path.join(root, "scripts"))
+    from ops_doc import render
+    with open(os.path.join(root, "docs", "ops.md")) as f:
+        assert f.read() == render(), "docs/ops.md is stale: run python scripts/ops_doc.py"
+
+
+def test_a_float_op_without_backward_raises(monkeypatch):
+    """The rule behind test_float_rows_have_a_backward_or_refuse, shown on a row whose backward
+    is taken away: its gradient is refused, naming the op, instead of silently missing."""
+    import dataclasses
+    from torchweb.ops import elementwise_table, pointwise
+    monkeypatch.setitem(elementwise_table.OPS, "exp", dataclasses.replace(ROWS["exp"], grad=None))
+    x = torchweb.ones(3, requires_grad=True, device="cpu")
+    with pytest.raises(NotImplementedError, match="'exp'"):
+        pointwise.call("exp", x)
+    with torchweb.no_grad():
+        assert pointwise.call("exp", x).requires_grad is False
