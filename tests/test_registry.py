@@ -75,3 +75,13 @@ def test_a_float_op_without_backward_raises(monkeypatch):
         pointwise.call("exp", x)
     with torchweb.no_grad():
         assert pointwise.call("exp", x).requires_grad is False
+
+
+def test_backends_never_import_ops():
+    """Layers run one way: ops -> lowering -> backends -> drivers."""
+    import pathlib
+    root = pathlib.Path(torchweb.__file__).parent / "backends"
+    for path in root.rglob("*.py"):
+        text = path.read_text()
+        for bad in ("from ...ops", "from ..ops", "from torchweb.ops", "import torchweb.ops"):
+            assert bad not in text, f"{path.relative_to(root)} imports ops ({bad})"

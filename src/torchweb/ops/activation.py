@@ -3,7 +3,7 @@
 from .._size import wrap_dim
 from ..autograd import grad_mode
 from ..autograd.function import Function
-from ..backends import backend_for
+from . import lowering
 from . import elementwise as E
 from .dispatch import empty
 from .reduction import raw_reduce
@@ -18,7 +18,7 @@ def _softmax_raw(x, d, log):
     perm = [k for k in range(x.dim()) if k != d] + [d]
     xp = x._view(tuple(x.shape[k] for k in perm), tuple(x._stride[k] for k in perm), x._offset)
     outp = out._view(xp.shape, tuple(out._stride[k] for k in perm), out._offset)
-    if backend_for(x.device.type).softmax(outp, xp, log):
+    if lowering.fused_softmax(outp, xp, log):
         return out
     # shifted by the max, unguarded like PyTorch's kernel: a row holding +inf or only -inf is NaN
     m = raw_reduce("max", x, [d], True, x.dtype)

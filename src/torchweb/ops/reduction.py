@@ -8,7 +8,7 @@ from .. import _dtype as D
 from .._size import numel, wrap_dim
 from ..autograd import grad_mode
 from ..autograd.function import Function
-from ..backends import backend_for
+from . import lowering
 from .dispatch import compute_class, empty, is_tensor
 from . import elementwise as E
 from . import shape as S
@@ -36,7 +36,7 @@ def raw_reduce(kind, x, dims, keepdim, out_dtype, acc_cls=None):
     if acc_cls is None:
         acc_cls = compute_class(x.dtype if kind in ("max", "min", "argmax", "argmin") else out_dtype,
                                 logical=kind in ("all", "any"))
-    backend_for(x.device.type).reduce(kind, out, xp, len(dims), acc_cls)
+    lowering.reduce(kind, out, xp, len(dims), acc_cls)
     if keepdim:
         shape = tuple(1 if d in dims else s for d, s in enumerate(x.shape))
         out = out._view(shape, _contig_like(shape), out._offset)

@@ -80,79 +80,19 @@ def elementwise(op, out, operands, classes, cls, value_cls, compute_dtypes):
     ew_kernel.run(rt(), op, out, operands, classes, cls, value_cls, compute_dtypes)
 
 
-_SPLITTABLE = {"sum": "sum", "mean": "sum", "prod": "prod", "max": "max", "min": "min",
-               "all": "all", "any": "any"}
+# What the lowering step (ops/lowering.py) should do for this backend
+SPLIT_REDUCTIONS = True   # long reductions over few outputs in two passes
+MAX_MATMUL_K = 1 << 16    # longer inner dimensions in slices: lavapipe ends loops at 65535 trips
 
 
-def reduce(kind, out, inp, nred, acc_cls):
-    """Few long reductions are split in two passes, so that more than a handful of
-    workgroups share the work: partial results per chunk, then a reduction of those."""
-    R = 1
-    for s in inp.shape[inp.dim() - nred:]:
-        R *= s
-    n_out = out.numel()
-    if kind not in _SPLITTABLE and kind not in ("argmax", "argmin") or n_out > 256 or R < 65536:
-        red_kernel.run(rt(), kind, out, inp, nred, acc_cls)
-        return
-    from ...ops.dispatch import empty
-    from ... import _dtype as D
-    nchunks = min(1024, -(-R // 8192))
-    if kind in ("all", "any"):
-        pdt = D.bool
-    elif kind in ("max", "min"):
-        pdt = D.float32 if inp.dtype is D.float16 else inp.dtype
-    else:
-        pdt = D.float32 if acc_cls == "f" else D.int64
-    if kind in ("argmax", "argmin"):
-        # (Also the only way on lavapipe, which ends a shader's loops after 65535 trips: one
-        # workgroup cannot walk 2^24 elements.) Each chunk's extreme and its global position,
-        # then the first winning chunk, whose position is read back from the index partials.
-        ext = kind[3:]
-        values = empty((n_out, nchunks), D.float32 if inp.dtype is D.float16 else inp.dtype, out.device)
-        where = empty((n_out, nchunks), D.int64, out.device)
-        red_kernel.run(rt(), ext, values, inp, nred, acc_cls, nchunks=nchunks)
-        red_kernel.run(rt(), kind, where, inp, nred, acc_cls, nchunks=nchunks)
-        red_kernel.run(rt(), kind, out, values, 1, acc_cls, index_from=where)
-        return
-    if out.dtype is D.int64 and kind in ("sum", "prod"):
-        # 64-bit partials as (lo, hi) int32 pairs: a partial may pass 32 bits when the total doesn't
-        pairs = empty((n_out, nchunks, 2), D.int32, out.device)
-        red_kernel.run(rt(), kind, pairs, inp, nred, acc_cls, nchunks=nchunks, pairs_out=True)
-        partial = pairs._view((n_out, nchunks), (nchunks, 1), 0)
-        red_kernel.run(rt(), kind, out, partial, 1, acc_cls, pairs_in=True)
-        return
-    partial = empty((n_out, nchunks), pdt, out.device)
-    red_kernel.run(rt(), _SPLITTABLE[kind], partial, inp, nred, acc_cls, nchunks=nchunks)
-    red_kernel.run(rt(), kind, out, partial, 1, acc_cls, divisor=R)
-
-
-SPLIT_K = 1 << 16
+def reduce(kind, out, inp, nred, acc_cls, nchunks=1, divisor=None, index_from=None,
+           pairs_in=False, pairs_out=False):
+    """One reduction kernel (kernels/reduction.py has the options)."""
+    red_kernel.run(rt(), kind, out, inp, nred, acc_cls, nchunks=nchunks, divisor=divisor,
+                   index_from=index_from, pairs_in=pairs_in, pairs_out=pairs_out)
 
 
 def matmul(out, a, b, acc_cls):
-    """Long inner dimensions go in slices of SPLIT_K whose products are added up: one
-    invocation's loop stays short (lavapipe silently stops loops after 65535 iterations)."""
-    K = a.shape[-1]
-    if K <= SPLIT_K:
-        return _matmul_once(out, a, b, acc_cls)
-    from ...ops.dispatch import empty
-    from ...ops import elementwise as E
-    from ... import _dtype as D
-    acc_dtype = D.float32 if acc_cls == "f" else out.dtype   # int64: each slice checked
-    acc = out if out.dtype is acc_dtype else empty(out.shape, acc_dtype, out.device)
-    part = empty(out.shape, acc_dtype, out.device)
-    for k0 in range(0, K, SPLIT_K):
-        n = min(SPLIT_K, K - k0)
-        a_k = a._view(a.shape[:-1] + (n,), a._stride, a._offset + k0 * a._stride[-1])
-        b_k = b._view(b.shape[:-2] + (n, b.shape[-1]), b._stride, b._offset + k0 * b._stride[-2])
-        _matmul_once(acc if k0 == 0 else part, a_k, b_k, acc_cls)
-        if k0:
-            E.run("add", acc, part, out=acc)
-    if acc is not out:
-        E.copy_into(out, acc)
-
-
-def _matmul_once(out, a, b, acc_cls):
     from .kernels import matmul_small
     # tiny matrices: a thread per output beats a mostly idle 128x64 tile per batch entry
     # (and int64, whose products only this kernel sums in 64 bits)
@@ -161,17 +101,18 @@ def _matmul_once(out, a, b, acc_cls):
     kernel.run(rt(), out, a, b, "f32" if acc_cls == "f" else "i32")
 
 
-def softmax(out, inp, log):
-    """Fused softmax over inp's last dim into out; False (nothing done) where the composite
-    does better: a row too long for one workgroup's loop on lavapipe, or few long rows, which
-    one workgroup each would leave most of the GPU idle (the composite splits them)."""
+def softmax_fits(row, rows):
+    """Whether the fused kernel does better than the composite: not for a row too long for one
+    workgroup's loop on lavapipe, nor for few long rows, which one workgroup each would leave
+    most of the GPU idle (the composite splits them)."""
     from .kernels import softmax as sm_kernel
-    R = inp.shape[-1]
-    rows = inp.numel() // R
-    if R > sm_kernel.MAX_ROW or (R >= 65536 and rows < 256):
-        return False
+    return row <= sm_kernel.MAX_ROW and not (row >= 65536 and rows < 256)
+
+
+def softmax(out, inp, log):
+    """Fused softmax (log: log_softmax) over inp's last dim into out."""
+    from .kernels import softmax as sm_kernel
     sm_kernel.run(rt(), out, inp, log)
-    return True
 
 
 def random(kind, out, seed, call, a, b):

@@ -1,0 +1,94 @@
+"""Lowering: how an op's reduction, matmul or softmax becomes backend kernels. Between the ops
+(above) and the backends (below), which only run the kernels they are given and never call up.
+
+- Long reductions over few outputs go in two passes (partials per chunk, then their reduction),
+  so that many workgroups share the work; int64 partials travel as 64-bit (lo, hi) pairs.
+- Long inner dimensions of a matmul go in slices whose products are added.
+- softmax runs as one fused kernel where the backend has one that fits the rows.
+
+Each backend says what it wants through attributes: SPLIT_REDUCTIONS, MAX_MATMUL_K and
+softmax_fits(row, rows) (backends/__init__.py).
+"""
+
+from .. import _dtype as D
+from ..backends import backend_for
+from .dispatch import empty
+
+_SPLITTABLE = {"sum": "sum", "mean": "sum", "prod": "prod", "max": "max", "min": "min",
+               "all": "all", "any": "any", "argmax": "argmax", "argmin": "argmin"}
+SPLIT_MIN = 65536           # a reduction this long over at most...
+SPLIT_MAX_OUTPUTS = 256     # ...this many outputs is split
+CHUNK = 8192                # elements per chunk (and at most 1024 chunks)
+
+
+def reduce(kind, out, inp, nred, acc_cls):
+    """Reduce inp's last nred dims into out."""
+    be = backend_for(out.device.type)
+    R = 1
+    for s in inp.shape[inp.dim() - nred:]:
+        R *= s
+    n_out = out.numel()
+    if not be.SPLIT_REDUCTIONS or kind not in _SPLITTABLE or n_out > SPLIT_MAX_OUTPUTS or R < SPLIT_MIN:
+        be.reduce(kind, out, inp, nred, acc_cls)
+        return
+    nchunks = min(1024, -(-R // CHUNK))
+    if kind in ("argmax", "argmin"):
+        # Each chunk's extreme and its global position, then the first winning chunk, whose
+        # position is read back from the index partials (also the only way on lavapipe, which
+        # ends a shader's loops after 65535 trips: one workgroup cannot walk 2^24 elements).
+        values = empty((n_out, nchunks), D.float32 if inp.dtype is D.float16 else inp.dtype, out.device)
+        where = empty((n_out, nchunks), D.int64, out.device)
+        be.reduce(kind[3:], values, inp, nred, acc_cls, nchunks=nchunks)
+        be.reduce(kind, where, inp, nred, acc_cls, nchunks=nchunks)
+        be.reduce(kind, out, values, 1, acc_cls, index_from=where)
+        return
+    if out.dtype is D.int64 and kind in ("sum", "prod"):
+        # 64-bit partials as (lo, hi) int32 pairs: a partial may pass 32 bits when the total doesn't
+        pairs = empty((n_out, nchunks, 2), D.int32, out.device)
+        be.reduce(kind, pairs, inp, nred, acc_cls, nchunks=nchunks, pairs_out=True)
+        be.reduce(kind, out, pairs._view((n_out, nchunks), (nchunks, 1), 0), 1, acc_cls, pairs_in=True)
+        return
+    if kind in ("all", "any"):
+        pdt = D.bool
+    elif kind in ("max", "min"):
+        pdt = D.float32 if inp.dtype is D.float16 else inp.dtype
+    else:
+        pdt = D.float32 if acc_cls == "f" else D.int64
+    partial = empty((n_out, nchunks), pdt, out.device)
+    be.reduce(_SPLITTABLE[kind], partial, inp, nred, acc_cls, nchunks=nchunks)
+    be.reduce(kind, out, partial, 1, acc_cls, divisor=R)
+
+
+def matmul(out, a, b, acc_cls):
+    """out = a @ b ([*B, M, K] @ [*B, K, N], batch dims already broadcast). A K longer than the
+    backend's MAX_MATMUL_K goes in slices whose products are added (one invocation's loop stays
+    short: lavapipe silently stops loops after 65535 iterations)."""
+    from . import elementwise as E
+    be = backend_for(out.device.type)
+    K, limit = a.shape[-1], be.MAX_MATMUL_K
+    if limit is None or K <= limit:
+        be.matmul(out, a, b, acc_cls)
+        return
+    acc_dtype = D.float32 if acc_cls == "f" else out.dtype   # int64: each slice checked
+    acc = out if out.dtype is acc_dtype else empty(out.shape, acc_dtype, out.device)
+    part = empty(out.shape, acc_dtype, out.device)
+    for k0 in range(0, K, limit):
+        n = min(limit, K - k0)
+        a_k = a._view(a.shape[:-1] + (n,), a._stride, a._offset + k0 * a._stride[-1])
+        b_k = b._view(b.shape[:-2] + (n, b.shape[-1]), b._stride, b._offset + k0 * b._stride[-2])
+        be.matmul(acc if k0 == 0 else part, a_k, b_k, acc_cls)
+        if k0:
+            E.run("add", acc, part, out=acc)
+    if acc is not out:
+        E.copy_into(out, acc)
+
+
+def fused_softmax(out, inp, log):
+    """softmax (or log_softmax) over inp's last dim into out in one kernel; False where the
+    backend has none or it would do worse (the caller composes max, exp, sum)."""
+    be = backend_for(out.device.type)
+    R = inp.shape[-1]
+    if not be.softmax_fits(R, inp.numel() // R):
+        return False
+    be.softmax(out, inp, log)
+    return True
