@@ -11,7 +11,7 @@ import builtins
 
 class dtype:
     __slots__ = ("name", "itemsize", "category", "gpu_storage", "gpu_compute", "numpy_name",
-                 "struct_code", "min", "max")
+                 "struct_code", "min", "max", "word", "c_name", "c_int", "c_scalar", "scalar_range")
 
     def __init__(self, name, itemsize, category, gpu_storage, gpu_compute, numpy_name,
                  struct_code, lo=None, hi=None):
@@ -60,6 +60,20 @@ int = int32
 long = int64
 
 ALL = (bool, uint8, int32, int64, float16, float32)
+
+# PyTorch's words for each dtype in its messages: the ScalarType name ("Long"), the C type of
+# matmul's dtype errors, of where/clamp's and of fill's overflow errors; and the range a Python
+# int may take when converted (PyTorch's int64 range even where the GPU holds 32 bits; unsigned
+# types accept negatives down to -max, which wrap).
+for _d, _facts in {
+    bool: ("Bool", "bool", None, None, None),
+    uint8: ("Byte", "unsigned char", "uint8_t", "uint8_t", (-255, 255)),
+    int32: ("Int", "int", "int32_t", "int", (-2**31, 2**31 - 1)),
+    int64: ("Long", "long int", "int64_t", "long", (-2**63, 2**63 - 1)),
+    float16: ("Half", "c10::Half", None, None, None),
+    float32: ("Float", "float", None, None, None),
+}.items():
+    _d.word, _d.c_name, _d.c_int, _d.c_scalar, _d.scalar_range = _facts
 _BY_NAME = {d.name: d for d in ALL}
 _ORDER = {bool: 0, uint8: 1, int32: 2, int64: 3, float16: 4, float32: 5}
 

@@ -1,5 +1,7 @@
 """torch.Size and shape helpers shared by views, broadcasting and reductions."""
 
+from ._is_tensor import is_tensor
+
 
 class Size(tuple):
     def __repr__(self):
@@ -44,7 +46,7 @@ def as_shape(args, what="size"):
         args = args[0]
     out = []
     for s in args:
-        if hasattr(s, "item") and hasattr(s, "_storage"):
+        if is_tensor(s):
             s = s.item()
         if isinstance(s, bool) or not isinstance(s, int):
             raise TypeError(f"{what} must be a tuple of ints, but got an element of type {type(s).__name__}")

@@ -20,6 +20,7 @@ class Tensor:
                  "_view_version", "__dict__", "__weakref__")
 
     __module__ = "torchweb"
+    _is_torchweb_tensor = True   # what is_tensor() looks for
 
     def __init__(self, *args, **kwargs):
         raise TypeError("use torch.tensor(data), torch.empty(shape) or another creation function "
@@ -377,8 +378,7 @@ def _to_numpy(np, flat, t):
     return np.array(flat, dtype=getattr(np, t.dtype.numpy_name)).reshape(t.shape)
 
 
-def is_tensor(obj):
-    return isinstance(obj, Tensor)
+from ._is_tensor import is_tensor  # noqa: E402  (torch.is_tensor)
 
 
 __all__ = ["Tensor", "is_tensor", "_dtype", "_device_cls"]

@@ -3,6 +3,7 @@
 from .function import Function, FunctionCtx, once_differentiable
 from .grad_mode import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
 from . import engine
+from .._is_tensor import is_tensor
 
 
 def _make_grads(outputs, grads):
@@ -15,7 +16,7 @@ def _make_grads(outputs, grads):
             if not o.dtype.is_floating_point:
                 raise RuntimeError(f"grad can be implicitly created only for real scalar outputs but got {o.dtype}")
             g = ones_like(o)
-        elif hasattr(g, "_storage"):
+        elif is_tensor(g):
             if g.shape != o.shape:
                 raise RuntimeError(f"Mismatch in shape: grad_output[0] has a shape of {g.shape} and "
                                    f"output[0] has a shape of {o.shape}.")

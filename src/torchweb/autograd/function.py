@@ -2,6 +2,8 @@
 
 import re
 
+from .._is_tensor import is_tensor as _is_tensor
+
 from . import grad_mode
 
 
@@ -136,10 +138,6 @@ class _Handle:
     def remove(self):
         if self._item in self._container:
             self._container.remove(self._item)
-
-
-def _is_tensor(x):
-    return hasattr(x, "_storage")
 
 
 class FunctionMeta(type):

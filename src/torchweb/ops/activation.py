@@ -70,8 +70,7 @@ def _prepare(x, dim, dtype, name):
     if dtype is not None:
         x = x.to(dtype)
     elif not x.dtype.is_floating_point:
-        raise NotImplementedError(f"\"{name}_lastdim_kernel_impl\" not implemented for '"
-                           f"{ {'int64': 'Long', 'int32': 'Int', 'bool': 'Bool', 'uint8': 'Byte'}[x.dtype.name] }'")
+        raise NotImplementedError(f"\"{name}_lastdim_kernel_impl\" not implemented for '{x.dtype.word}'")
     return x, (wrap_dim(dim, x.dim()) if x.dim() else 0)
 
 

@@ -4,7 +4,7 @@ from .. import _dtype as D
 from ..autograd import grad_mode
 from ..autograd.function import Function
 from ..backends import backend_for
-from .dispatch import empty
+from .dispatch import empty, is_tensor
 from . import elementwise as E
 
 
@@ -62,7 +62,7 @@ def to(x, *args, **kwargs):
     if kwargs:
         raise TypeError(f"to() got an unexpected keyword argument '{next(iter(kwargs))}'")
     for a in args:
-        if hasattr(a, "_storage"):
+        if is_tensor(a):
             dtype, dev = a.dtype, a.device
         elif isinstance(a, (D.dtype, D._UnsupportedDtype)) or a in (float, int, bool):
             dtype = a

@@ -4,8 +4,7 @@ from .. import _dtype as D
 from .._size import Size, contiguous_strides, numel
 
 
-def is_tensor(x):
-    return hasattr(x, "_storage")
+from .._is_tensor import is_tensor  # noqa: F401  (re-exported for ops)
 
 
 def common_device(*operands, what="op"):
@@ -56,17 +55,10 @@ def same_view(a, b):
 def check_inplace_dtype(result, out):
     """PyTorch's rule for in-place ops and out=: the result type must be castable."""
     if result.category > out.category:
-        raise RuntimeError(f"result type {_type_word(result)} can't be cast to the desired output "
-                           f"type {_type_word(out)}")
+        raise RuntimeError(f"result type {result.word} can't be cast to the desired output "
+                           f"type {out.word}")
 
 
-def _type_word(d):
-    return {"float32": "Float", "float16": "Half", "int64": "Long", "int32": "Int", "bool": "Bool",
-            "uint8": "Byte"}[d.name]
-
-
-def type_word(d):
-    return _type_word(d)
 
 
 def compute_class(d, logical=False):

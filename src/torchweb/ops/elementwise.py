@@ -5,7 +5,7 @@ from .. import _dtype as D
 from .._size import broadcast_shapes
 from ..backends import backend_for
 from .dispatch import (check_inplace_dtype, common_device, compute_class, empty, expand_to,
-                       is_tensor, same_view, type_word)
+                       is_tensor, same_view)
 from .elementwise_table import OPS
 
 
@@ -26,11 +26,11 @@ def _plan(op, operands):
         return [dt], cls, [cls], "b", D.bool
     dt = D.result_type(*(operands[:op.promote] if op.promote else operands))
     if op.kernel and (dt is D.bool or (op.ints and not dt.is_floating_point)):
-        raise NotImplementedError(f"\"{op.kernel}\" not implemented for '{type_word(dt)}'")
+        raise NotImplementedError(f"\"{op.kernel}\" not implemented for '{dt.word}'")
     if rule == "float" and not dt.is_floating_point:
         dt = D.default_float()
     if rule == "intonly" and dt.is_floating_point:
-        raise NotImplementedError(f"\"{op.name}_cpu\" not implemented for '{type_word(dt)}'")
+        raise NotImplementedError(f"\"{op.name}_cpu\" not implemented for '{dt.word}'")
     if op.no_bool and dt is D.bool:
         raise RuntimeError(op.no_bool)
     if op.name in ("sub", "sub_alpha") and any(_is_bool(o) for o in operands[:2]):
@@ -51,16 +51,10 @@ def _check_gpu_int_scalars(operands, compute):
                                f"integers, so int64 tensors hold values in [-2147483648, 2147483647] on the GPU")
 
 
-# C type name (as PyTorch's overflow errors say it) and the range a fill value may take;
-# unsigned accepts negatives down to -max, which wrap
-_FILL_RANGE = {"uint8": ("uint8_t", -255, 255), "int32": ("int", -2**31, 2**31 - 1),
-               "int64": ("long", -2**63, 2**63 - 1)}
-
-
 def _check_fill(value, dt, device):
-    name, lo, hi = _FILL_RANGE[dt.name]
+    lo, hi = dt.scalar_range
     if not lo <= value <= hi:
-        raise RuntimeError(f"value cannot be converted to type {name} without overflow")
+        raise RuntimeError(f"value cannot be converted to type {dt.c_scalar} without overflow")
     if device.type == "webgpu":
         _check_gpu_int_scalars([value], [dt])
 

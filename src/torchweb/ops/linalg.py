@@ -7,14 +7,10 @@ from .dispatch import common_device, empty
 from . import shape as S
 from .registry import define
 
-_C_NAMES = {"float32": "float", "float16": "c10::Half", "int64": "long int", "int32": "int",
-            "bool": "bool", "uint8": "unsigned char"}
-
-
 def _check_dtypes(a, b):
     if a.dtype is not b.dtype:
         raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: "
-                           f"{_C_NAMES[a.dtype.name]} != {_C_NAMES[b.dtype.name]}")
+                           f"{a.dtype.c_name} != {b.dtype.c_name}")
 
 
 def raw_matmul(a, b):

@@ -3,7 +3,7 @@
 ops whose signature needs more (alpha, rounding modes, bounds, conditions) are written below."""
 
 from .. import _dtype as D
-from .dispatch import is_tensor, type_word
+from .dispatch import is_tensor
 from .elementwise_table import OPS
 from .pointwise import call, call_inplace
 from .registry import define, register
@@ -167,17 +167,15 @@ def square(input, *, out=None):
     return _out(call("square", input), out)
 
 
-_C_INT = {"uint8": ("uint8_t", -255, 255), "int32": ("int32_t", -2**31, 2**31 - 1),
-          "int64": ("int64_t", -2**63, 2**63 - 1)}
-
-
 def _check_fits(dtype, *values):
     """where() and clamp() convert Python scalars to the result dtype, and PyTorch refuses
-    overflow there (unsigned types accept negatives down to -max, which wrap)."""
-    name, lo, hi = _C_INT.get(dtype.name, (None, 0, 0))
+    overflow there (dtype.scalar_range)."""
+    if dtype.c_int is None:
+        return
+    lo, hi = dtype.scalar_range
     for v in values:
-        if name and isinstance(v, int) and not isinstance(v, bool) and not lo <= v <= hi:
-            raise RuntimeError(f"value cannot be converted to type {name} without overflow")
+        if isinstance(v, int) and not isinstance(v, bool) and not lo <= v <= hi:
+            raise RuntimeError(f"value cannot be converted to type {dtype.c_int} without overflow")
 
 
 def _clamp_(self, min=None, max=None):
@@ -234,7 +232,7 @@ def where(condition, input=None, other=None):
     if input is None and other is None:
         raise NotImplementedError("torch.where(condition) (nonzero) is not supported by torchweb yet")
     if condition.dtype is not D.bool:
-        raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor with dtype {type_word(condition.dtype)}")
+        raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor with dtype {condition.dtype.word}")
     _check_fits(D.result_type(input, other), input, other)
     return call("where", condition, input, other)
 

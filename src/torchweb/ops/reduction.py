@@ -102,7 +102,7 @@ def mean(x, dim=None, keepdim=False, dtype=None):
         x = x.to(dtype)
     if not x.dtype.is_floating_point:
         raise RuntimeError("mean(): could not infer output dtype. Input dtype must be either a "
-                           f"floating point or complex dtype. Got: {_word(x.dtype)}")
+                           f"floating point or complex dtype. Got: {x.dtype.word}")
     dims = _dims(x, dim)
     if grad_mode.is_grad_enabled() and x.requires_grad:
         return (_MeanAll if dim is None else _Mean).apply(x, dims, keepdim)
@@ -126,11 +126,6 @@ class _Mean(Function):
 
 
 _MeanAll = _named(_Mean, "MeanBackward0")
-
-
-def _word(d):
-    from .dispatch import type_word
-    return type_word(d)
 
 
 class _Prod(Function):
@@ -432,7 +427,7 @@ def norm(x, p="fro", dim=None, keepdim=False, dtype=None):
     if dtype is not None:
         x = x.to(dtype)
     if not x.dtype.is_floating_point:
-        raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got {_word(x.dtype)}")
+        raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got {x.dtype.word}")
     dims = _dims(x, dim)
     if p == "fro" and isinstance(dim, (tuple, list)) and len(dim) > 2:
         raise RuntimeError("linalg.matrix_norm: dim must be a 2-tuple. Got " + " ".join(str(d) for d in dim))
