@@ -34,3 +34,9 @@ def device(request):
     if request.param == "webgpu" and not torchweb.webgpu.is_available():
         pytest.fail("no WebGPU adapter: install mesa-vulkan-drivers (lavapipe) and wgpu")
     return request.param
+
+
+def pytest_addoption(parser):
+    parser.addoption("--fuzz-long", action="store_true", default=False,
+                     help="run the differential fuzz (tests/test_fuzz.py) in its long mode: many more "
+                          "examples, a random seed, failures saved to tests/fuzz_regressions.json")

@@ -1,0 +1,11 @@
+"""The differential fuzz of torchweb against PyTorch (see docs/testing.md, "The fuzz").
+
+    values.py       element values per dtype (special values mixed in), JSON float encoding
+    case.py         the JSON case format: tensors as a base plus a view chain, other arguments
+    catalogue.py    what is fuzzed: the elementwise table's rows and their call forms,
+                    operators, in-place forms, reductions, matmul, views and writes
+    strategies.py   hypothesis strategies that draw cases, one per family
+    compare.py      tolerances and the comparison of torchweb's results with PyTorch's
+    runner.py       runs a case with torch and with torchweb on a device: an Outcome
+    session.py      modes (CI / long), counters, the long mode's collector, regressions file
+"""
