@@ -20,6 +20,7 @@ import math
 import os
 import random
 import struct
+import sys
 
 import torch
 
@@ -712,12 +713,29 @@ def record(spec, grad):
     return c
 
 
+def _spec_modules():
+    """tests/browser/specs/*.py: each op group's cases, in a file of its own. Each defines
+    `add_specs(R)`, R being this module (R.case, R.method, R.rand, R.positive, ...)."""
+    import importlib.util
+    folder = os.path.join(os.path.dirname(os.path.abspath(__file__)), "specs")
+    out = []
+    for name in sorted(os.listdir(folder)):
+        if name.endswith(".py") and not name.startswith("_"):
+            spec = importlib.util.spec_from_file_location(f"browser_specs_{name[:-3]}", os.path.join(folder, name))
+            mod = importlib.util.module_from_spec(spec)
+            spec.loader.exec_module(mod)
+            out.append(mod.add_specs)
+    return out
+
+
 def main():
     warnings.simplefilter("ignore")   # torch warns on var of one element: that is the case
     for make in (binary_specs, compare_specs, unary_specs, reduction_specs, matmul_specs, join_specs,
                  softmax_specs, view_specs, creation_specs, more_grad_specs, large_specs,
                  device_error_specs):
         make()
+    for make in _spec_modules():
+        make(sys.modules[__name__])
     # A spec with grad=True gives two cases, so a missing backward hides no forward result.
     cases = [record(s, g) for s in SPECS for g in ((False, True) if s["grad"] else (False,))]
     ids = [c["id"] for c in cases]
