@@ -167,3 +167,6 @@ def random(kind, out, seed, call, a, b):
     else:
         v = values(n, kind, out.numel(), seed, call, a, b)
     n.copyto(view(out), v.reshape(out.shape), casting="unsafe")
+
+
+from .cpu_embedding import embedding, embedding_backward  # noqa: E402,F401  (after view and np)

@@ -1,0 +1,106 @@
+"""Embedding kernels: a row gather (forward) and its gradient, a sum of rows per index.
+
+Forward: one thread per output element (index i, column j) reads weight[idx[i], j] through the
+weight's strides; an index outside [0, num_embeddings) raises errors.INDEX (IndexError at the
+next readback) and writes 0.
+
+Backward: one thread per element (i, j) of the output gradient adds it into
+grad_weight[idx[i], j], held as float32 words in an array<atomic<u32>>. WGSL has no float
+atomics, so the add is a compare-exchange loop: read the word, add in f32, swap it in only if
+the word is unchanged, else retry with what another thread wrote. The work is O(n * dim) with no
+sort; duplicate indices contend only on their own row. The order of the adds between duplicates
+is not fixed, so those sums may differ from PyTorch's in the last bits (float32 rounding only).
+Indices equal to padding_idx, or out of range (already reported by the forward), add nothing.
+"""
+
+import struct
+
+from .. import errors as ERR
+from .elementwise import WORKGROUP, param
+from .wgsl import load
+
+_MAX_RETRIES = 4096   # a retry loop bound far below lavapipe's 65535-iteration cut
+
+
+def forward(rt, out, weight, idx):
+    """out (n, dim), contiguous; weight (num, dim) with any strides; idx (n,) contiguous int."""
+    total = out.numel()
+    if total == 0:
+        return
+    n_emb, dim = weight.shape
+    tag = rt.errors.tag("embedding")
+    params = [total, dim, n_emb, weight._offset, weight._stride[0], weight._stride[1], idx._offset, tag]
+    st = weight.dtype.gpu_storage
+    key = ("embedding", st)
+
+    def make_code():
+        enable = "enable f16;\n" if st == "f16" else ""
+        return (enable + "@group(0) @binding(0) var<uniform> P: array<vec4<u32>, 2>;\n"
+                f"@group(0) @binding(1) var<storage, read_write> B0: array<{st}>;\n"
+                f"@group(0) @binding(2) var<storage, read> B1: array<{st}>;\n"
+                "@group(0) @binding(3) var<storage, read> B2: array<i32>;\n"
+                f"@group(0) @binding(4) {ERR.WGSL_DECL}\n"
+                f"@compute @workgroup_size({WORKGROUP})\n"
+                "fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,\n"
+                "        @builtin(local_invocation_index) lid: u32) {\n"
+                f"  let i = (wid.y * nwg.x + wid.x) * {WORKGROUP}u + lid;\n"
+                f"  if (i >= {param(0)}) {{ return; }}\n"
+                f"  let row = i / {param(1)};\n"
+                f"  let col = i - row * {param(1)};\n"
+                f"  let v = B2[{param(6)} + row];\n"
+                f"  if (v < 0i || u32(v) >= {param(2)}) {{\n"
+                f"    {ERR.wgsl_raise(ERR.INDEX, param(7))}\n"
+                f"    B0[i] = {st}(0);\n"
+                "    return;\n  }\n"
+                f"  B0[i] = B1[{param(3)} + u32(v) * {param(4)} + col * {param(5)}];\n}}\n")
+
+    pid = rt.pipeline(key, make_code, ["uniform", "write", "read", "read", "write"])
+    buffers = [(out._storage.buffer_id, out._storage.size), (weight._storage.buffer_id, weight._storage.size),
+               (idx._storage.buffer_id, idx._storage.size), rt.errors.binding]
+    rt.dispatch(pid, rt.grid(-(-total // WORKGROUP)), buffers, struct.pack("<8I", *params))
+
+
+def backward(rt, grad_weight, grad, idx, padding_idx):
+    """grad_weight (num, dim) float32, contiguous, zeroed: += the rows of grad (n, dim),
+    contiguous, at idx (n,) contiguous int; rows whose index is padding_idx (-1: none) skipped."""
+    total = grad.numel()
+    if total == 0:
+        return
+    n_emb, dim = grad_weight.shape
+    pad = padding_idx & 0xFFFFFFFF
+    params = [total, dim, n_emb, grad_weight._offset, grad._offset, idx._offset, pad, 0]
+    st = grad.dtype.gpu_storage
+    key = ("embedding_backward", st)
+
+    def make_code():
+        enable = "enable f16;\n" if st == "f16" else ""
+        g = load(f"B2[{param(4)} + i]", st, "f32")
+        return (enable + "@group(0) @binding(0) var<uniform> P: array<vec4<u32>, 2>;\n"
+                "@group(0) @binding(1) var<storage, read_write> B0: array<atomic<u32>>;\n"
+                "@group(0) @binding(2) var<storage, read> B1: array<i32>;\n"
+                f"@group(0) @binding(3) var<storage, read> B2: array<{st}>;\n"
+                f"@compute @workgroup_size({WORKGROUP})\n"
+                "fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,\n"
+                "        @builtin(local_invocation_index) lid: u32) {\n"
+                f"  let i = (wid.y * nwg.x + wid.x) * {WORKGROUP}u + lid;\n"
+                f"  if (i >= {param(0)}) {{ return; }}\n"
+                f"  let row = i / {param(1)};\n"
+                f"  let col = i - row * {param(1)};\n"
+                f"  let v = B1[{param(5)} + row];\n"
+                f"  if (v < 0i || u32(v) >= {param(2)} || v == bitcast<i32>({param(6)})) {{ return; }}\n"
+                f"  let g = {g};\n"
+                f"  let k = {param(3)} + u32(v) * {param(1)} + col;\n"
+                "  var old = atomicLoad(&B0[k]);\n"
+                f"  for (var t = 0u; t < {_MAX_RETRIES}u; t = t + 1u) {{\n"
+                "    let r = atomicCompareExchangeWeak(&B0[k], old, bitcast<u32>(bitcast<f32>(old) + g));\n"
+                "    if (r.exchanged) { break; }\n"
+                "    old = r.old_value;\n"
+                "  }\n}\n")
+
+    pid = rt.pipeline(key, make_code, ["uniform", "write", "read", "read"])
+    buffers = [(grad_weight._storage.buffer_id, grad_weight._storage.size),
+               (idx._storage.buffer_id, idx._storage.size), (grad._storage.buffer_id, grad._storage.size)]
+    rt.dispatch(pid, rt.grid(-(-total // WORKGROUP)), buffers, struct.pack("<8I", *params))
+
+
+__all__ = ["forward", "backward"]
