@@ -1,0 +1,39 @@
+"""The webgpu device's scan and sort primitives (kernels/scan.py, kernels/sort.py), in the
+interface ops/scan.py and ops/sorting.py call for every device (backends/cpu_sort.py is the
+numpy side). How long rows are split into passes is decided there, from SPLIT_SCANS and
+SORT_BLOCK, not here."""
+
+from .kernels import scan as scan_kernel, sort as sort_kernel
+from .runtime import get_runtime
+
+SPLIT_SCANS = True              # few long rows: chunk totals, their scan, then the chunks again
+SORT_BLOCK = sort_kernel.BLOCK  # rows up to this long sort in one workgroup; longer ones merge
+
+_T = {"f": "f32", "i": "i32", "u": "u32"}
+
+
+def scan(kind, out, inp, acc_cls, indices=None, reverse=False, nchunks=1, totals_only=False,
+         carry=None, carry_indices=None, pairs_in=False, pairs_out=False, index_in=None):
+    """Scan inp's last dim into out (kinds: sum, prod, max, min, logsumexp; max/min also write
+    int64 indices). Integer sum/prod into int64 (or pairs) are exact in 64 bits."""
+    wide = kind in ("sum", "prod") and acc_cls != "f" and (out.dtype.name == "int64" or pairs_in or pairs_out)
+    scan_kernel.run(get_runtime(), kind, out, inp, _T[acc_cls], indices=indices, reverse=reverse,
+                    nchunks=nchunks, totals_only=totals_only, carry=carry, carry_indices=carry_indices,
+                    wide=wide, pairs_in=pairs_in, pairs_out=pairs_out, index_in=index_in)
+
+
+def sort_block(inp, acc_cls, size, descending, values=None, indices=None, work_keys=None, work_idx=None):
+    sort_kernel.block(get_runtime(), _T[acc_cls], inp, size, descending, values, indices, work_keys, work_idx)
+
+
+def sort_step(work_keys, work_idx, acc_cls, R, k, j, descending):
+    sort_kernel.step(get_runtime(), _T[acc_cls], work_keys, work_idx, R, k, j, descending)
+
+
+def sort_merge(work_keys, work_idx, acc_cls, R, descending, values=None, indices=None):
+    sort_kernel.merge(get_runtime(), _T[acc_cls], work_keys, work_idx, R, descending, values, indices)
+
+
+def sort_scatter_add(out, idx, src):
+    """out[r, idx[r, k]] += src[r, k]; out contiguous float32 [rows, N], idx/src contiguous [rows, K]."""
+    sort_kernel.scatter_add(get_runtime(), out, idx, src)

@@ -1,0 +1,285 @@
+"""Scans: cumsum, cumprod, cummax, cummin, logcumsumexp, each with its own backward.
+
+The backend scans the last dim of a view (the scan dim moved last, no copy). Few long rows are
+split here, not in the backend (as ops/lowering.py splits reductions): chunk totals, a scan of
+each row's totals, then every chunk scanned again from the total before it, so that many
+workgroups share a row. int64 totals travel as 64-bit (lo, hi) pairs.
+"""
+
+from collections import namedtuple
+
+from .. import _dtype as D
+from .._size import wrap_dim
+from ..autograd.function import Function
+from ..backends import backend_for
+from . import elementwise as E
+from .dispatch import compute_class, empty
+from .registry import define
+
+cummax_t = namedtuple("cummax", ["values", "indices"])
+cummin_t = namedtuple("cummin", ["values", "indices"])
+
+SPLIT_MIN = 4096          # a row this long...
+SPLIT_MAX_ROWS = 64       # ...in at most this many rows is scanned in chunks
+CHUNK = 2048              # elements per chunk (at least; at most 1024 chunks a row)
+
+
+def _moved(t, d):
+    """A view of t with dim d last."""
+    order = [i for i in range(t.dim()) if i != d] + [d]
+    return t._view(tuple(t.shape[i] for i in order), tuple(t._stride[i] for i in order), t._offset)
+
+
+def _totals_dtype(kind, dtype):
+    return D.float32 if dtype is D.float16 else dtype
+
+
+def lower_scan(kind, out, inp, acc_cls, indices=None, reverse=False):
+    """Scan inp's last dim into out (and indices): one backend call, or three passes for few
+    long rows on a backend that wants them split (SPLIT_SCANS)."""
+    be = backend_for(out.device.type)
+    R = inp.shape[-1]
+    rows = inp.numel() // R if R else 0
+    if rows == 0 or R == 0:
+        return
+    if not be.SPLIT_SCANS or R < SPLIT_MIN or rows > SPLIT_MAX_ROWS:
+        be.scan(kind, out, inp, acc_cls, indices=indices, reverse=reverse)
+        return
+    chunk = max(CHUNK, -(-R // 1024))
+    nchunks = -(-R // chunk)
+    arg = kind in ("max", "min")
+    wide = kind in ("sum", "prod") and acc_cls != "f" and out.dtype is D.int64
+    dev = out.device
+    if wide:
+        totals = empty((rows * nchunks * 2,), D.int32, dev)
+        scanned = empty((rows * nchunks * 2,), D.int32, dev)
+        tview = totals._view((rows, nchunks), (nchunks, 1), 0)
+        sview = scanned._view((rows, nchunks), (nchunks, 1), 0)
+    else:
+        tdt = _totals_dtype(kind, out.dtype)
+        totals = empty((rows, nchunks), tdt, dev)
+        scanned = empty((rows, nchunks), tdt, dev)
+        tview, sview = totals, scanned
+    tidx = empty((rows, nchunks), D.int64, dev) if arg else None
+    cidx = empty((rows, nchunks), D.int64, dev) if arg else None
+    be.scan(kind, tview, inp, acc_cls, indices=tidx, reverse=reverse, nchunks=nchunks,
+            totals_only=True, pairs_out=wide)
+    be.scan(kind, sview, tview, acc_cls, indices=cidx, pairs_in=wide, pairs_out=wide,
+            **({"index_in": tidx} if arg else {}))
+    be.scan(kind, out, inp, acc_cls, indices=indices, reverse=reverse, nchunks=nchunks,
+            carry=scanned, carry_indices=cidx)
+
+
+def raw_scan(kind, x, d, out_dtype, acc_cls, reverse=False):
+    """The scan of x along dim d (no autograd): out (and int64 indices for max/min), contiguous."""
+    out = empty(x.shape, out_dtype, x.device)
+    idx = empty(x.shape, D.int64, x.device) if kind in ("max", "min") else None
+    if x.dim() == 0:
+        x1 = x._view((1,), (1,), x._offset)
+        lower_scan(kind, out._view((1,), (1,), 0), x1, acc_cls,
+                   None if idx is None else idx._view((1,), (1,), 0), reverse)
+    else:
+        lower_scan(kind, _moved(out, d), _moved(x, d), acc_cls,
+                   None if idx is None else _moved(idx, d), reverse)
+    return out if idx is None else (out, idx)
+
+
+def _dim(x, dim):
+    return wrap_dim(dim, max(x.dim(), 1))
+
+
+def _rev_cumsum(g, d):
+    return raw_scan("sum", g, d, g.dtype, "f", reverse=True)
+
+
+class _Cumsum(Function):
+    _backward_name = "CumsumBackward0"
+
+    @staticmethod
+    def forward(ctx, x, d, out_dtype):
+        ctx.meta = (d, x.dtype)
+        return raw_scan("sum", x, d, out_dtype, compute_class(out_dtype))
+
+    @staticmethod
+    def backward(ctx, g):
+        d, in_dtype = ctx.meta
+        r = _rev_cumsum(g, d)
+        return (r if r.dtype is in_dtype else r.to(in_dtype)), None, None
+
+
+class _Cumprod(Function):
+    _backward_name = "CumprodBackward0"
+
+    @staticmethod
+    def forward(ctx, x, d, out_dtype):
+        out = raw_scan("prod", x, d, out_dtype, compute_class(out_dtype))
+        ctx.save_for_backward(x, out)
+        ctx.meta = d
+        return out
+
+    @staticmethod
+    def backward(ctx, g):
+        # PyTorch's formula, zeros included: before a row's first zero, reversed
+        # cumsum(g * out) / x; at the first zero, the reversed cumsum of g times the
+        # products with that zero left out; after it, nothing.
+        x, out = ctx.saved_tensors
+        d = ctx.meta
+        xs = x if x.dtype is g.dtype else x.to(g.dtype)
+        outs = out if out.dtype is g.dtype else out.to(g.dtype)
+        zero = E.run("eq", xs, 0.0)
+        nz = raw_scan("sum", zero, d, D.int64, "i")
+        before = E.run("eq", nz, 0)
+        first = E.run("logical_and", zero, E.run("eq", nz, 1))
+        part1 = E.run("where", before, E.run("div", _rev_cumsum(E.run("mul", g, outs), d),
+                                             E.run("where", before, xs, 1.0)), 0.0)
+        skip = raw_scan("prod", E.run("where", first, 1.0, xs), d, g.dtype, "f")
+        part2 = E.run("where", first, _rev_cumsum(E.run("mul", g, skip), d), 0.0)
+        r = E.run("add", part1, part2)
+        return (r if r.dtype is x.dtype else r.to(x.dtype)), None, None
+
+
+def _scan_dtype(x, dtype):
+    if dtype is not None:
+        return D.as_dtype(dtype)
+    return D.int64 if not x.dtype.is_floating_point else x.dtype
+
+
+def _sum_prod(fn, x, dim, dtype):
+    d = _dim(x, dim)
+    out_dtype = _scan_dtype(x, dtype)
+    if dtype is not None and x.dtype is not out_dtype:
+        x = x.to(out_dtype)      # PyTorch casts the input first
+    return fn.apply(x, d, out_dtype)
+
+
+@define("cumsum", "reduction", inplace=lambda x, dim, dtype=None: _inplace(x, cumsum(x, dim, dtype=dtype)),
+        doc="cumsum(input, dim, *, dtype=None) -> Tensor\n\nThe cumulative sum along dim. Integers and "
+            "bool give int64 (exact; on webgpu past int32 raises Int64RangeError).")
+def cumsum(input, dim, *, dtype=None):
+    return _sum_prod(_Cumsum, input, dim, dtype)
+
+
+@define("cumprod", "reduction", inplace=lambda x, dim, dtype=None: _inplace(x, cumprod(x, dim, dtype=dtype)),
+        doc="cumprod(input, dim, *, dtype=None) -> Tensor\n\nThe cumulative product along dim. Integers "
+            "and bool give int64 (exact; on webgpu past int32 raises Int64RangeError).")
+def cumprod(input, dim, *, dtype=None):
+    return _sum_prod(_Cumprod, input, dim, dtype)
+
+
+def _inplace(x, r):
+    return x.copy_(r)
+
+
+class _CumMaxMin(Function):
+    @staticmethod
+    def forward(ctx, x, kind, d):
+        values, indices = raw_scan(kind, x, d, x.dtype, compute_class(x.dtype))
+        ctx.save_for_backward(indices)
+        ctx.meta = (d, x.shape)
+        ctx.mark_non_differentiable(indices)
+        return values, indices
+
+    @staticmethod
+    def backward(ctx, g, _gi):
+        (indices,) = ctx.saved_tensors
+        d, shape = ctx.meta
+        return scatter_add_along(g, indices, d, shape), None, None
+
+
+def scatter_add_along(g, indices, d, shape):
+    """zeros(shape).scatter_add(d, indices, g): the gradient of an op that picked elements
+    (cummax, sort, topk, ...) sent back to where they came from. g and indices have the same
+    shape (shape with dim d of any length)."""
+    be = backend_for(g.device.type)
+    if g.dim() == 0:
+        return g.clone() if g.dtype is D.float32 else g.to(g.dtype)
+    gm, im = _moved(g, d), _moved(indices, d)
+    K = gm.shape[-1]
+    N = shape[d]
+    rows = gm.numel() // K if K else 0
+    order = [i for i in range(len(shape)) if i != d] + [d]
+    acc = empty((rows, N), D.float32, g.device)
+    E._fill(acc, 0.0)
+    if rows and K:
+        ic = _contig(im)
+        ic = ic._view((rows, K), (K, 1), ic._offset)
+        gc = _contig(gm)
+        gc = gc._view((rows, K), (K, 1), gc._offset)
+        be.sort_scatter_add(acc, ic, gc)
+    moved_shape = tuple(shape[i] for i in order)
+    res = acc._view(moved_shape, _contig_strides(moved_shape), 0)
+    inv = [order.index(i) for i in range(len(shape))]
+    res = res._view(tuple(moved_shape[i] for i in inv), tuple(res._stride[i] for i in inv), 0)
+    out = empty(shape, g.dtype, g.device)
+    E.copy_into(out, res)
+    return out
+
+
+def _contig_strides(shape):
+    from .._size import contiguous_strides
+    return contiguous_strides(shape)
+
+
+def _contig(t):
+    """t itself when contiguous, else a contiguous copy (no autograd)."""
+    if t.is_contiguous():
+        return t
+    c = empty(t.shape, t.dtype, t.device)
+    E.copy_into(c, t)
+    return c
+
+
+_CUM_NODE = {"max": type("_Cummax", (_CumMaxMin,), {"_backward_name": "CummaxBackward0"}),
+             "min": type("_Cummin", (_CumMaxMin,), {"_backward_name": "CumminBackward0"})}
+
+
+def _cummaxmin(kind, x, dim):
+    d = _dim(x, dim)
+    v, i = _CUM_NODE[kind].apply(x, kind, d)
+    return (cummax_t if kind == "max" else cummin_t)(v, i)
+
+
+@define("cummax", "reduction", doc="cummax(input, dim) -> (values, indices)\n\nThe running maximum along "
+        "dim and where it was found: NaN propagates, ties take the latest index.")
+def cummax(input, dim):
+    return _cummaxmin("max", input, dim)
+
+
+@define("cummin", "reduction", doc="cummin(input, dim) -> (values, indices)\n\nThe running minimum along "
+        "dim and where it was found: NaN propagates, ties take the latest index.")
+def cummin(input, dim):
+    return _cummaxmin("min", input, dim)
+
+
+class _Logcumsumexp(Function):
+    _backward_name = "LogcumsumexpBackward0"
+
+    @staticmethod
+    def forward(ctx, x, d):
+        out = raw_scan("logsumexp", x, d, x.dtype, "f")
+        ctx.save_for_backward(x, out)
+        ctx.meta = d
+        return out
+
+    @staticmethod
+    def backward(ctx, g):
+        # PyTorch's (from TensorFlow): the positive and negative parts of g in log space,
+        # each a reversed logcumsumexp, so no exp overflows
+        x, out = ctx.saved_tensors
+        d = ctx.meta
+        lg = E.run("log", E.run("abs", g))
+        ninf = float("-inf")
+        pos = E.run("where", E.run("gt", g, 0.0), lg, ninf)
+        neg = E.run("where", E.run("lt", g, 0.0), lg, ninf)
+        rp = raw_scan("logsumexp", E.run("sub", pos, out), d, g.dtype, "f", reverse=True)
+        rn = raw_scan("logsumexp", E.run("sub", neg, out), d, g.dtype, "f", reverse=True)
+        return E.run("sub", E.run("exp", E.run("add", rp, x)), E.run("exp", E.run("add", rn, x))), None
+
+
+@define("logcumsumexp", "reduction", doc="logcumsumexp(input, dim) -> Tensor\n\nlog(cumsum(exp(input), "
+        "dim)), computed stably (floating dtypes).")
+def logcumsumexp(input, dim):
+    d = _dim(input, dim)
+    if not input.dtype.is_floating_point:
+        raise NotImplementedError(f'"logcumsumexp_out_cpu" not implemented for \'{input.dtype.word}\'')
+    return _Logcumsumexp.apply(input, d)

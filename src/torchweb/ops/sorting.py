@@ -1,0 +1,1 @@
+"""Sorting: sort, argsort, msort, topk, kthvalue, median, nanmedian, mode."""
