@@ -313,3 +313,127 @@ def _int_trunc_div(np, a, b):
     safe = np.where(b == 0, 1, b)
     q = np.abs(a) // np.abs(safe)
     return np.where(b == 0, 0, np.where((a < 0) != (safe < 0), -q, q)).astype(a.dtype)
+
+
+# -- math functions (issue 7): trigonometric, hyperbolic, special --------------------------
+# WGSL helpers in kernels/wgsl_math.py (accurate to a few ulp); the numpy bodies compute in
+# float64 and round once.
+def _math1(name, wgsl, np_fn, grad, doc, saves="x", aliases=(), **kw):
+    op(name, 1, "float", {"f": wgsl}, lambda np, a: _f64(np, np_fn, a), grad=grad, saves=saves,
+       api="unary", doc=doc, aliases=aliases, **kw)
+
+
+def _f64(np, fn, *arrays):
+    with np.errstate(all="ignore"):
+        return np.asarray(fn(np, *(x.astype(np.float64) for x in arrays))).astype(arrays[0].dtype)
+
+
+_math1("tan", "tw_tan({0})", lambda np, a: np.tan(a), G.d_tan, 'The tangent of input (radians), correctly range-reduced for every float32.', saves="y")
+_math1("asin", "tw_asin({0})", lambda np, a: np.arcsin(a), G.d_asin, 'The arcsine of input (NaN outside [-1, 1]).', aliases=("arcsin",))
+_math1("acos", "tw_acos({0})", lambda np, a: np.arccos(a), G.d_acos, 'The arccosine of input (NaN outside [-1, 1]).', aliases=("arccos",))
+_math1("atan", "tw_atan({0})", lambda np, a: np.arctan(a), G.d_atan, 'The arctangent of input.', aliases=("arctan",))
+_math1("sinh", "tw_sinh({0})", lambda np, a: np.sinh(a), G.d_sinh, 'The hyperbolic sine of input.')
+_math1("cosh", "tw_cosh({0})", lambda np, a: np.cosh(a), G.d_cosh, 'The hyperbolic cosine of input.')
+_math1("asinh", "tw_asinh({0})", lambda np, a: np.arcsinh(a), G.d_asinh, 'The inverse hyperbolic sine of input.', aliases=("arcsinh",))
+_math1("acosh", "tw_acosh({0})", lambda np, a: np.arccosh(a), G.d_acosh, 'The inverse hyperbolic cosine of input (NaN below 1).', aliases=("arccosh",))
+_math1("atanh", "tw_atanh({0})", lambda np, a: np.arctanh(a), G.d_atanh, 'The inverse hyperbolic tangent of input (NaN outside [-1, 1]).', aliases=("arctanh",))
+_math1("erfc", "tw_erfc({0})", lambda np, a: _vec(np, "erfc", a), G.d_erfc, '1 - erf(input), accurate where erf(input) is near 1.')
+_math1("erfinv", "tw_erfinv({0})", lambda np, a: _erfinv(np, a), G.d_erfinv, 'The inverse of erf (NaN outside [-1, 1]).', saves="y")
+_math1("sinc", "tw_sinc({0})", lambda np, a: _sinc(np, a), G.d_sinc, 'sin(pi * input) / (pi * input), 1 at 0.')
+_math1("deg2rad", "({0} * 0.017453292519943295)", lambda np, a: a * np.float32(0.017453292519943295),
+       G.d_deg2rad, 'input converted from degrees to radians.', saves="", node="Deg2RadBackward0")
+_math1("rad2deg", "({0} * 57.29577951308232)", lambda np, a: a * np.float32(57.29577951308232),
+       G.d_rad2deg, 'input converted from radians to degrees.', saves="", node="Rad2DegBackward0")
+# logit(input, eps) is written in pointwise_math (the clamp); this row is log(x / (1 - x)) as PyTorch
+op("logit", 1, "float", {"f": "tw_log({0} / (1.0 - {0}))"}, lambda np, a: np.log(a / (1 - a)),
+   grad=G.d_logit)
+op("frac", 1, "arith", {"f": "({0} - trunc({0}))"}, lambda np, a: a - np.trunc(a), kernel="frac_cpu", ints=True,
+   grad=G.d_copy, saves="", api="unary", doc='input - trunc(input): the fractional part, with the sign of input.')
+op("sgn", 1, "arith", OPS["sign"].wgsl, OPS["sign"].np, grad=G.d_sign, saves="",
+   api="unary", doc='The sign of input (sign for real tensors: -1, 0 or 1, 0 for NaN).')
+op("signbit", 1, "pred", {"f": "((bitcast<u32>({0}) >> 31u) == 1u)", "i": "({0} < 0i)", "u": "false"},
+   lambda np, a: np.signbit(a) if a.dtype.kind == "f" else (a < 0 if a.dtype.kind == "i" else np.zeros(a.shape, bool)),
+   api="unary", inplace=False, doc='Whether the sign bit of input is set (-0.0 included).')
+
+
+def _math2(name, wgsl, np_fn, grad, doc, rule="float", api="binary_tensor", inplace=True, aliases=(), **kw):
+    op(name, 2, rule, wgsl if isinstance(wgsl, dict) else {"f": wgsl}, np_fn, grad=grad, api=api, doc=doc,
+       inplace=inplace, aliases=aliases, **kw)
+
+
+_math2("atan2", "tw_atan2({0}, {1})", lambda np, a, b: _f64(np, lambda np, x, y: np.arctan2(x, y), a, b), G.d_atan2,
+       'The angle of the point (other, input): arctan(input / other) in the right quadrant.', aliases=("arctan2",))
+_math2("hypot", "tw_hypot({0}, {1})", lambda np, a, b: _f64(np, lambda np, x, y: np.hypot(x, y), a, b), G.d_hypot,
+       'sqrt(input ** 2 + other ** 2) without overflow or underflow.', rule="arith", kernel="hypot_cpu", ints=True)
+_math2("copysign", "tw_copysign({0}, {1})", lambda np, a, b: np.copysign(a, b), G.d_copysign,
+       'The magnitude of input with the sign of other (signed zeros and NaN included).', api="binary",
+       result_for=0, node=("CopysignBackward1", "CopysignBackward0"), extra={"tensor_input": True})
+_math2("xlogy", "tw_xlogy({0}, {1})", lambda np, a, b: _xlogy(np, a, b), G.d_xlogy,
+       'input * log(other), 0 where input is 0 (unless other is NaN).', api="binary",
+       node=("XlogyBackward2", "XlogyBackward0"))
+_math2("logaddexp", "tw_logaddexp({0}, {1})", lambda np, a, b: _f64(np, lambda np, x, y: np.logaddexp(x, y), a, b),
+       G.d_logaddexp, 'log(exp(input) + exp(other)), computed stably.', rule="arith", kernel="logaddexp_cpu",
+       ints=True, inplace=False)
+_math2("logaddexp2", "tw_logaddexp2({0}, {1})", lambda np, a, b: _f64(np, lambda np, x, y: np.logaddexp2(x, y), a, b),
+       G.d_logaddexp2, 'log2(2 ** input + 2 ** other), computed stably.', rule="arith", kernel="logaddexp2_cpu",
+       ints=True, inplace=False)
+_math2("fmax", {"f": "tw_fmaxf({0}, {1})", "i": "max({0}, {1})", "u": "max({0}, {1})"},
+       lambda np, a, b: np.fmax(a, b), G.d_fmax, 'The larger of input and other, NaN ignored where the other is a number.',
+       rule="arith", inplace=False)
+_math2("fmin", {"f": "tw_fminf({0}, {1})", "i": "min({0}, {1})", "u": "min({0}, {1})"},
+       lambda np, a, b: np.fmin(a, b), G.d_fmin, 'The smaller of input and other, NaN ignored where the other is a number.',
+       rule="arith", inplace=False)
+_math2("nextafter", "tw_nextafter({0}, {1})", lambda np, a, b: np.nextafter(a, b), None,
+       'The next float after input in the direction of other.', rule="arith", kernel="nextafter_cpu", ints=True)
+# heaviside's public form checks the dtypes first (pointwise_math.py)
+op("heaviside", 2, "arith", {"f": "select(select(0.0, 1.0, {0} > 0.0), {1}, {0} == 0.0)",
+                             "i": "select(select(0i, 1i, {0} > 0i), {1}, {0} == 0i)",
+                             "u": "select(select(0u, 1u, {0} > 0u), {1}, {0} == 0u)"},
+   lambda np, a, b: np.where(a == 0, b, (a > 0).astype(a.dtype)).astype(a.dtype))
+
+
+def _vec(np, name, a):
+    import math
+    fn = getattr(math, name)
+
+    def safe(v):
+        try:
+            return fn(v)
+        except (ValueError, OverflowError):
+            return math.inf if name == "lgamma" else math.nan
+    return np.vectorize(safe, otypes=[np.float64])(a) if a.size else a.copy()
+
+
+def _erfinv(np, a):
+    """Newton's method on math.erf in float64 from a rough start: accurate to float64."""
+    import math
+    def one(y):
+        if not -1.0 <= y <= 1.0:
+            return math.nan
+        if abs(y) == 1.0:
+            return math.copysign(math.inf, y)
+        x = 0.0 if y == 0 else math.copysign(math.sqrt(-math.log((1 - abs(y)) / 2) * 0.9), y) if abs(y) > 0.7 else y * 0.886
+        for _ in range(60):
+            e = math.erf(x) - y
+            d = 2 / math.sqrt(math.pi) * math.exp(-x * x)
+            if d == 0:
+                break
+            step = e / d
+            x -= step
+            if abs(step) <= 1e-17 * max(1.0, abs(x)):
+                break
+        return x
+    return np.vectorize(one, otypes=[np.float64])(a) if a.size else a.copy()
+
+
+def _sinc(np, a):
+    # as PyTorch: pi * x rounded to the input's precision first
+    p = (np.float32(np.pi) * a.astype(np.float32)).astype(np.float64)
+    with np.errstate(all="ignore"):
+        return np.where(a == 0, 1.0, np.sin(p) / p)
+
+
+def _xlogy(np, a, b):
+    with np.errstate(all="ignore"):
+        r = (a.astype(np.float64) * np.log(b.astype(np.float64))).astype(a.dtype)
+    return np.where(np.isnan(b), np.nan, np.where(a == 0, 0, r)).astype(a.dtype)

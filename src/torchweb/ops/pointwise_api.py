@@ -31,6 +31,8 @@ def _binary(op):
     name, tensor_only = op.name, op.api == "binary_tensor"
 
     def fn(input, other, *, out=None):
+        if (tensor_only or op.extra.get("tensor_input")) and not is_tensor(input):
+            raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
         if tensor_only and not is_tensor(other):
             raise TypeError(f"{name}(): argument 'other' (position 2) must be Tensor, not {type(other).__name__}")
         return _out(call(name, input, other), out)

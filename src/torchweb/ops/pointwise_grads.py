@@ -248,3 +248,122 @@ def _gelu_tanh_backward(g, a):
     t = E.run("tanh", inner)
     dinner = (a * a * (3 * 0.044715) + 1) * k
     return (g * (0.5 * (1 + t) + 0.5 * a * (1 - t * t) * dinner),)
+
+
+# -- math functions (issue 7) ------------------------------------------------------------------
+_PI = math.pi
+
+
+def d_tan(g, x, y):
+    return (g * (y * y + 1),)
+
+
+def d_asin(g, x, y):
+    return (g * E.run("rsqrt", -x[0] * x[0] + 1),)
+
+
+def d_acos(g, x, y):
+    return (-(g * E.run("rsqrt", -x[0] * x[0] + 1)),)
+
+
+def d_atan(g, x, y):
+    return (g / (x[0] * x[0] + 1),)
+
+
+def d_sinh(g, x, y):
+    return (g * E.run("cosh", x[0]),)
+
+
+def d_cosh(g, x, y):
+    return (g * E.run("sinh", x[0]),)
+
+
+def d_asinh(g, x, y):
+    return (g * E.run("rsqrt", x[0] * x[0] + 1),)
+
+
+def d_acosh(g, x, y):
+    return (g * E.run("rsqrt", x[0] * x[0] - 1),)
+
+
+def d_atanh(g, x, y):
+    return (g / (-x[0] * x[0] + 1),)
+
+
+def d_erfc(g, x, y):
+    return (g * E.run("exp", -(x[0] * x[0])) * (-2.0 / math.sqrt(_PI)),)
+
+
+def d_erfinv(g, x, y):
+    return (g * E.run("exp", y * y) * (0.5 * math.sqrt(_PI)),)
+
+
+def d_sinc(g, x, y):
+    a = x[0]
+    p = a * _PI
+    d = (p * E.run("cos", p) - E.run("sin", p)) / (p * a)
+    return (_mask(d, a != 0) * g,)
+
+
+def d_deg2rad(g, x, y):
+    return (g * (_PI / 180),)
+
+
+def d_rad2deg(g, x, y):
+    return (g * (180 / _PI),)
+
+
+def d_logit(g, x, y):
+    a = x[0]
+    r = g / (a * (-a + 1))
+    return (E.run("where", E.run("logical_or", a < 0, a > 1), math.nan, r),)
+
+
+def d_copysign(g, x, y):
+    ga = None
+    if y is not None:
+        ga = _mask(g * (y / x[0]), x[0] != 0)
+    return (ga, g * 0 if is_tensor(x[1]) else None)
+
+
+def d_xlogy(g, x, y):
+    a, b = x
+    ga = None
+    if is_tensor(a):  # PyTorch: a number `other` gives grad * log(other) everywhere
+        ga = g * E.run("xlogy", a != 0, b) if is_tensor(b) else g * math.log(b) if b > 0 else g * E.run("log", g * 0 + b)
+    gb = g * a / b if is_tensor(b) else None
+    return (ga, gb)
+
+
+def d_logaddexp(g, x, y):
+    a, b = x
+    return (g / (E.run("exp", b - a) + 1), g / (E.run("exp", a - b) + 1))
+
+
+def d_logaddexp2(g, x, y):
+    a, b = x
+    return (g / (E.run("exp2", b - a) + 1), g / (E.run("exp2", a - b) + 1))
+
+
+def d_fmax(g, x, y):
+    a, b = x
+    keep = E.run("logical_or", a >= b, E.run("isnan", b))
+    return (_mask(g, keep), _mask(g, E.run("logical_not", keep)))
+
+
+def d_fmin(g, x, y):
+    a, b = x
+    keep = E.run("logical_or", a <= b, E.run("isnan", b))
+    return (_mask(g, keep), _mask(g, E.run("logical_not", keep)))
+
+
+def d_atan2(g, x, y):
+    a, b = x
+    r = E.run("reciprocal", a * a + b * b)
+    return (g * b * r, g * -a * r)
+
+
+def d_hypot(g, x, y):
+    a, b = x
+    h = E.run("hypot", a, b)
+    return (g * a / h, g * b / h)

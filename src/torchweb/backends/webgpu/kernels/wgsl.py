@@ -295,6 +295,10 @@ from .wgsl_trig import HELPERS as _TRIG, HELPER_DEPS as _TRIG_DEPS  # noqa: E402
 
 HELPERS.update(_TRIG)
 HELPER_DEPS.update(_TRIG_DEPS)
+from .wgsl_math import HELPERS as _MATH, HELPER_DEPS as _MATH_DEPS  # noqa: E402
+
+HELPERS.update(_MATH)
+HELPER_DEPS.update(_MATH_DEPS)
 
 
 def helpers_source(names):
