@@ -121,5 +121,8 @@ def random(kind, out, seed, call, a, b):
 
 from .embedding import embedding, embedding_backward  # noqa: E402,F401
 
+
+from .conv import col2im, im2col, pad, pad_backward, pool, pool_backward  # noqa: E402,F401  (conv, pooling, padding)
+
 from .sort_scan import (SORT_BLOCK, SPLIT_SCANS, scan, sort_block, sort_merge,  # noqa: E402,F401
                         sort_scatter_add, sort_step)  # (scans, sorting)

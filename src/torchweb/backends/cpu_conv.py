@@ -1,0 +1,210 @@
+"""The cpu device's convolution, pooling and padding primitives on numpy: the same interface
+and the same window rules as backends/webgpu/conv.py (one loop over kernel offsets, each a
+strided slice or a gather of the whole tensor, never a loop over pixels)."""
+
+import itertools
+
+from .cpu import np, view
+
+
+def _acc_dtype(dtype):
+    n = np()
+    return n.float32 if dtype.is_floating_point else n.int64
+
+
+def _offsets(kernel):
+    return itertools.product(*(range(k) for k in kernel))
+
+
+def _block(j, dilation, out_size, stride):
+    return tuple(slice(jj * d, jj * d + (o - 1) * s + 1, s) if o else slice(0, 0)
+                 for jj, d, o, s in zip(j, dilation, out_size, stride))
+
+
+def _pads(S, kernel, stride, padding, dilation, out_size):
+    """(before, after) per dim: after covers the last window (asymmetric for 'same')."""
+    return [(p, max(0, (o - 1) * s + (k - 1) * d + 1 - p - n))
+            for n, k, s, p, d, o in zip(S, kernel, stride, padding, dilation, out_size)]
+
+
+def im2col(out, inp, kernel, stride, padding, dilation, out_size):
+    n = np()
+    x = view(inp)
+    N, C = x.shape[:2]
+    xp = n.pad(x, [(0, 0), (0, 0)] + _pads(x.shape[2:], kernel, stride, padding, dilation, out_size))
+    parts = [xp[(Ellipsis,) + _block(j, dilation, out_size, stride)] for j in _offsets(kernel)]
+    K = len(parts)
+    cols = n.stack(parts, axis=2) if parts else n.zeros((N, C, 0) + tuple(out_size), x.dtype)
+    L = int(n.prod(out_size)) if out_size else 1
+    n.copyto(view(out), cols.reshape(N, C * K, L), casting="unsafe")
+
+
+def col2im(out, cols, kernel, stride, padding, dilation, out_size):
+    n = np()
+    N, C = out.shape[:2]
+    S = tuple(out.shape[2:])
+    K = int(n.prod(kernel))
+    c = view(cols).astype(_acc_dtype(out.dtype)).reshape((N, C, K) + tuple(out_size))
+    pads = _pads(S, kernel, stride, padding, dilation, out_size)
+    xp = n.zeros((N, C) + tuple(s + a + b for s, (a, b) in zip(S, pads)), dtype=c.dtype)
+    for k, j in enumerate(_offsets(kernel)):
+        xp[(Ellipsis,) + _block(j, dilation, out_size, stride)] += c[:, :, k]
+    inner = tuple(slice(p, p + s) for p, s in zip(padding, S))
+    n.copyto(view(out), xp[(Ellipsis,) + inner], casting="unsafe")
+
+
+# -- pooling -------------------------------------------------------------------------------
+def _windows(geom, adaptive):
+    """Per spatial dim: (list over window offsets of (position, valid), start, count)."""
+    n = np()
+    out = []
+    for S, O, k, s, p, d in zip(*geom):
+        o = n.arange(O, dtype=n.int64)
+        if adaptive:
+            start = (o * S) // O
+            count = ((o + 1) * S + O - 1) // O - start
+            steps = [(start + j, j < count) for j in range(int(count.max()) if O else 0)]
+        else:
+            start = o * s - p
+            count = n.full(O, k, dtype=n.int64)
+            steps = []
+            for j in range(k):
+                pos = start + j * d
+                steps.append((pos, (pos >= 0) & (pos < S)))
+        out.append((steps, start, count))
+    return out
+
+
+def _outer(arrays, fn):
+    """fn folded over 1-D arrays broadcast against each other (np.ix_ would read bools as masks)."""
+    k = len(arrays)
+    grids = [a.reshape([-1 if i == j else 1 for j in range(k)]) for i, a in enumerate(arrays)]
+    r = grids[0]
+    for g in grids[1:]:
+        r = fn(r, g)
+    return r
+
+
+def _divisor(geom, wins, adaptive, count_include_pad, divisor_override):
+    n = np()
+    if divisor_override:
+        return n.float32(divisor_override)
+    if adaptive:
+        return _outer([w[2] for w in wins], lambda a, b: a * b)
+    sizes = []
+    for (S, O, k, s, p, d), (_, start, _) in zip(zip(*geom), wins):
+        e = n.minimum(start + k, S + p)
+        sizes.append(e - start if count_include_pad else n.minimum(e, S) - n.maximum(start, 0))
+    return _outer(sizes, lambda a, b: a * b)
+
+
+def pool(kind, out, indices, inp, nb, geom, adaptive, count_include_pad=True, divisor_override=None):
+    n = np()
+    x = view(inp)
+    if inp.dtype.name == "float16":
+        x = x.astype(n.float32)
+    S = geom[0]
+    wins = _windows(geom, adaptive)
+    oshape = tuple(out.shape)
+    if kind == "max":
+        m = n.full(oshape, -n.inf if x.dtype.kind == "f" else n.iinfo(x.dtype).min, dtype=x.dtype)
+        mi = n.full(oshape, -1, dtype=n.int64)
+    else:
+        m = n.zeros(oshape, dtype=_acc_dtype(inp.dtype))
+    for combo in itertools.product(*(w[0] for w in wins)):
+        pos = [n.clip(c[0], 0, max(s - 1, 0)) for c, s in zip(combo, S)]
+        valid = _outer([c[1] for c in combo], lambda a, b: a & b)
+        v = x[(Ellipsis,) + n.ix_(*pos)]
+        if kind == "max":
+            flat = n.zeros(valid.shape, dtype=n.int64)
+            for i, p_ in enumerate(pos):
+                shape = [1] * len(pos)
+                shape[i] = -1
+                flat = flat * S[i] + p_.reshape(shape)
+            with n.errstate(invalid="ignore"):
+                better = (mi < 0) | (v > m)
+                if v.dtype.kind == "f":
+                    better |= n.isnan(v)
+            better &= valid
+            m = n.where(better, v, m)
+            mi = n.where(better, flat, mi)
+        else:
+            m = m + n.where(valid, v, 0)
+    if kind == "max":
+        n.copyto(view(out), m, casting="unsafe")
+        if indices is not None:
+            n.copyto(view(indices), n.maximum(mi, 0), casting="unsafe")
+        return
+    div = _divisor(geom, wins, adaptive, count_include_pad, divisor_override)
+    with n.errstate(all="ignore"):
+        if m.dtype.kind == "f":
+            r = m / n.asarray(div, dtype=n.float32)
+        else:
+            r = n.trunc(m / div).astype(n.int64)
+    n.copyto(view(out), n.broadcast_to(r, oshape), casting="unsafe")
+
+
+def pool_backward(kind, grad_in, grad_out, indices, geom, adaptive, count_include_pad=True,
+                  divisor_override=None):
+    n = np()
+    S, O = tuple(geom[0]), tuple(geom[1])
+    g = view(grad_out).astype(n.float32)
+    B = g.size // max(int(n.prod(O)), 1) if g.size else 0
+    gin = n.zeros((B,) + S, dtype=n.float32)
+    if kind == "max":
+        flat = gin.reshape(B, -1)
+        idx = view(indices).reshape(B, -1)
+        n.add.at(flat, (n.arange(B)[:, None], idx), g.reshape(B, -1))
+    else:
+        wins = _windows(geom, adaptive)
+        div = _divisor(geom, wins, adaptive, count_include_pad, divisor_override)
+        gd = g.reshape((B,) + O) / n.asarray(div, dtype=n.float32)
+        for combo in itertools.product(*(w[0] for w in wins)):
+            pos = [n.clip(c[0], 0, max(s - 1, 0)) for c, s in zip(combo, S)]
+            valid = _outer([c[1] for c in combo], lambda a, b: a & b)
+            n.add.at(gin, (slice(None),) + n.ix_(*pos), n.where(valid, gd, 0))
+    n.copyto(view(grad_in), gin.reshape(grad_in.shape), casting="unsafe")
+
+
+# -- padding -------------------------------------------------------------------------------
+def _pad_maps(mode, sizes, pads, out_sizes):
+    n = np()
+    maps = []
+    for L, (before, _), O in zip(sizes, pads, out_sizes):
+        x = n.arange(O, dtype=n.int64) - before
+        if mode == "reflect":
+            x = n.where(x < 0, -x, x)
+            x = n.where(x >= L, 2 * (L - 1) - x, x)
+        elif mode == "replicate":
+            x = n.clip(x, 0, L - 1)
+        elif mode == "circular":
+            x = n.where(x < 0, x + L, x)
+            x = n.where(x >= L, x - L, x)
+        maps.append(x)
+    return maps
+
+
+def pad(mode, out, inp, nb, pads, value=0):
+    n = np()
+    x = view(inp)
+    L = x.shape[nb:]
+    maps = _pad_maps(mode, L, pads, out.shape[nb:])
+    valid = _outer([(m >= 0) & (m < s) for m, s in zip(maps, L)], lambda a, b: a & b)
+    v = x[(Ellipsis,) + n.ix_(*[n.clip(m, 0, max(s - 1, 0)) for m, s in zip(maps, L)])] if x.size else \
+        n.zeros(out.shape, x.dtype)
+    n.copyto(view(out), n.where(valid, v, value), casting="unsafe")
+
+
+def pad_backward(mode, grad_in, grad_out, nb, pads):
+    n = np()
+    L = tuple(grad_in.shape[nb:])
+    O = tuple(grad_out.shape[nb:])
+    g = view(grad_out).astype(n.float32)
+    B = int(n.prod(grad_in.shape[:nb])) if nb else 1
+    gin = n.zeros((B,) + L, dtype=n.float32)
+    maps = _pad_maps(mode, L, pads, O)
+    valid = _outer([(m >= 0) & (m < s) for m, s in zip(maps, L)], lambda a, b: a & b)
+    if gin.size and g.size:
+        n.add.at(gin, (slice(None),) + n.ix_(*[n.clip(m, 0, max(s - 1, 0)) for m, s in zip(maps, L)]),
+                 n.where(valid, g.reshape((B,) + O), 0))
+    n.copyto(view(grad_in), gin.reshape(grad_in.shape), casting="unsafe")

@@ -1,0 +1,40 @@
+"""The webgpu device's convolution, pooling and padding primitives (kernels/im2col.py,
+kernels/pool.py, kernels/pad.py), in the interface backends/cpu_conv.py shares:
+
+    im2col(out, inp, kernel, stride, padding, dilation, out_size)
+    col2im(out, cols, kernel, stride, padding, dilation, out_size)
+    pool(kind, out, indices, inp, nb, geom, adaptive, count_include_pad, divisor_override)
+    pool_backward(kind, grad_in, grad_out, indices, geom, adaptive, count_include_pad, divisor_override)
+    pad(mode, out, inp, nb, pads, value) / pad_backward(mode, grad_in, grad_out, nb, pads)
+"""
+
+from .kernels import im2col as _im2col, pad as _pad, pool as _pool
+from .runtime import get_runtime
+
+
+def im2col(out, inp, kernel, stride, padding, dilation, out_size):
+    _im2col.im2col(get_runtime(), out, inp, kernel, stride, padding, dilation, out_size)
+
+
+def col2im(out, cols, kernel, stride, padding, dilation, out_size):
+    acc = "f32" if out.dtype.is_floating_point else "i32"
+    _im2col.col2im(get_runtime(), out, cols, kernel, stride, padding, dilation, out_size, acc)
+
+
+def pool(kind, out, indices, inp, nb, geom, adaptive, count_include_pad=True, divisor_override=None):
+    _pool.forward(get_runtime(), kind, out, indices, inp, nb, geom, adaptive, count_include_pad,
+                  divisor_override)
+
+
+def pool_backward(kind, grad_in, grad_out, indices, geom, adaptive, count_include_pad=True,
+                  divisor_override=None):
+    _pool.backward(get_runtime(), kind, grad_in, grad_out, indices, geom, adaptive,
+                   count_include_pad, divisor_override)
+
+
+def pad(mode, out, inp, nb, pads, value=0):
+    _pad.forward(get_runtime(), mode, out, inp, nb, pads, value)
+
+
+def pad_backward(mode, grad_in, grad_out, nb, pads):
+    _pad.backward(get_runtime(), mode, grad_in, grad_out, nb, pads)

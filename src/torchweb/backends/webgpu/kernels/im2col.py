@@ -1,0 +1,162 @@
+"""im2col (unfold) and col2im (fold) for any number of spatial dims: the data movement of
+convolution, whose arithmetic is then the tiled matmul.
+
+    im2col: cols[n, c * K + k, l] = x[n, c, l_pos * stride - pad + k_pos * dilation] (0 outside)
+    col2im: x[n, c, i] = sum of the cols entries that im2col would read from position i
+
+K is the product of the kernel sizes, L of the output sizes, k and l are row-major flat indices
+over them. im2col runs a thread per cols element; col2im a thread per input element, which
+walks the kernel offsets that can reach it (no atomics: each thread owns its sum). Both read
+and write through strides, so cols can be laid out as [N, C*K, L] or [C*K, N, L] (the weight
+gradient's layout) without a copy.
+"""
+
+import struct
+
+from .bindings import bind, declarations, kinds
+from .elementwise import WORKGROUP, param
+from .wgsl import load, store
+
+_ZERO = {"f32": "0.0", "f16": "0.0h", "i32": "0i", "u32": "0u"}
+
+
+def _geometry_params(kernel, stride, padding, dilation, out_size, in_size):
+    p = []
+    for vals in (in_size, kernel, stride, padding, dilation, out_size):
+        p.extend(int(v) for v in vals)
+    return p
+
+
+def _geometry_names(r, base):
+    """WGSL expressions for S, k, s, p, d, O of each spatial dim, from param index base."""
+    names = {}
+    for j, key in enumerate(("S", "k", "s", "p", "d", "O")):
+        names[key] = [param(base + j * r + i) for i in range(r)]
+    return names
+
+
+def im2col(rt, out, inp, kernel, stride, padding, dilation, out_size):
+    """inp: [N, C, *S] (any strides); out: a view shaped [N, C * K, L] (any strides)."""
+    n = out.numel()
+    if n == 0:
+        return
+    r = len(kernel)
+    N, C = inp.shape[0], inp.shape[1]
+    params = [n, N, C, inp._offset] + list(inp._stride) + [out._offset] + list(out._stride)
+    params += _geometry_params(kernel, stride, padding, dilation, out_size, inp.shape[2:])
+    bufs, (slot,) = bind(out, inp)
+    key = ("im2col", r, inp.dtype.gpu_storage, out.dtype.gpu_storage, slot)
+    nparams = len(params)
+
+    def make_code():
+        return _im2col_source(r, inp.dtype, out.dtype, slot, nparams)
+
+    pid = rt.pipeline(key, make_code, kinds(bufs))
+    rt.dispatch(pid, rt.grid(-(-n // WORKGROUP)), bufs, struct.pack(f"<{nparams}I", *params))
+
+
+def _im2col_source(r, in_dtype, out_dtype, slot, nparams):
+    storages = [out_dtype.gpu_storage] + ([in_dtype.gpu_storage] if slot else [])
+    C = param(2)
+    in_off = param(3)
+    in_n, in_c = param(4), param(5)
+    in_s = [param(6 + i) for i in range(r)]
+    out_off = param(6 + r)
+    on, orow, ol = param(7 + r), param(8 + r), param(9 + r)
+    g = _geometry_names(r, 10 + r)
+    body = [f"  let t = (wid.y * nwg.x + wid.x) * {WORKGROUP}u + lid;",
+            f"  if (t >= {param(0)}) {{ return; }}",
+            "  var q = t;"]
+    # t = (((n * C + c) * K + k) * L + l), k and l row-major over the spatial dims
+    for i in reversed(range(r)):
+        body.append(f"  let o{i} = q % {g['O'][i]}; q = q / {g['O'][i]};")
+    for i in reversed(range(r)):
+        body.append(f"  let k{i} = q % {g['k'][i]}; q = q / {g['k'][i]};")
+    body.append(f"  let c = q % {C}; let n = q / {C};")
+    l_expr = "0u"
+    k_expr = "0u"
+    for i in range(r):
+        l_expr = f"({l_expr}) * {g['O'][i]} + o{i}"
+        k_expr = f"({k_expr}) * {g['k'][i]} + k{i}"
+    K = " * ".join(g["k"]) if r else "1u"
+    body.append(f"  let row = c * ({K}) + {k_expr};")
+    body.append(f"  let l = {l_expr};")
+    body.append(f"  var src = {in_off} + n * {in_n} + c * {in_c};")
+    body.append("  var inside = true;")
+    for i in range(r):
+        body.append(f"  {{ let pos = i32(o{i} * {g['s'][i]} + k{i} * {g['d'][i]}) - i32({g['p'][i]});")
+        body.append(f"    if (pos < 0 || pos >= i32({g['S'][i]})) {{ inside = false; }}")
+        body.append(f"    src = src + u32(max(pos, 0)) * {in_s[i]}; }}")
+    st = out_dtype.gpu_storage
+    val = load(f"B{slot}[src]", in_dtype.gpu_storage, st) if in_dtype.gpu_storage != st else f"B{slot}[src]"
+    body.append(f"  var v = {_ZERO[st]};")
+    body.append(f"  if (inside) {{ v = {val}; }}")
+    body.append(f"  B0[{out_off} + n * {on} + row * {orow} + l * {ol}] = v;")
+    return (declarations(nparams, storages) + "\n"
+            f"@compute @workgroup_size({WORKGROUP})\n"
+            "fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,\n"
+            "        @builtin(local_invocation_index) lid: u32) {\n" + "\n".join(body) + "\n}\n")
+
+
+def col2im(rt, out, cols, kernel, stride, padding, dilation, out_size, acc):
+    """out: [N, C, *S] (written whole, through its strides); cols: [N, C * K, L] (any strides).
+    acc: the accumulation type ('f32' or 'i32')."""
+    n = out.numel()
+    if n == 0:
+        return
+    r = len(kernel)
+    N, C = out.shape[0], out.shape[1]
+    params = [n, N, C, cols._offset] + list(cols._stride) + [out._offset] + list(out._stride)
+    params += _geometry_params(kernel, stride, padding, dilation, out_size, out.shape[2:])
+    bufs, (slot,) = bind(out, cols)
+    key = ("col2im", r, cols.dtype.gpu_storage, out.dtype.name, slot, acc)
+    nparams = len(params)
+
+    def make_code():
+        return _col2im_source(r, cols.dtype, out.dtype, slot, nparams, acc)
+
+    pid = rt.pipeline(key, make_code, kinds(bufs))
+    rt.dispatch(pid, rt.grid(-(-n // WORKGROUP)), bufs, struct.pack(f"<{nparams}I", *params))
+
+
+def _col2im_source(r, in_dtype, out_dtype, slot, nparams, acc):
+    storages = [out_dtype.gpu_storage] + ([in_dtype.gpu_storage] if slot else [])
+    C = param(2)
+    c_off = param(3)
+    cn, crow, cl = param(4), param(5), param(6)
+    out_off = param(7)
+    out_n, out_c = param(8), param(9)
+    out_s = [param(10 + i) for i in range(r)]
+    g = _geometry_names(r, 10 + r)
+    body = [f"  let t = (wid.y * nwg.x + wid.x) * {WORKGROUP}u + lid;",
+            f"  if (t >= {param(0)}) {{ return; }}",
+            "  var q = t;"]
+    for i in reversed(range(r)):
+        body.append(f"  let x{i} = q % {g['S'][i]}; q = q / {g['S'][i]};")
+    body.append(f"  let c = q % {C}; let n = q / {C};")
+    K = " * ".join(g["k"]) if r else "1u"
+    body.append(f"  let base = {c_off} + n * {cn} + c * ({K}) * {crow};")
+    body.append(f"  var acc = {_ZERO[acc]};")
+    indent = "  "
+    for i in range(r):
+        body.append(f"{indent}for (var j{i} = 0u; j{i} < {g['k'][i]}; j{i} = j{i} + 1u) {{")
+        indent += "  "
+        body.append(f"{indent}let t{i} = i32(x{i} + {g['p'][i]}) - i32(j{i} * {g['d'][i]});")
+        body.append(f"{indent}if (t{i} < 0 || u32(t{i}) % {g['s'][i]} != 0u) {{ continue; }}")
+        body.append(f"{indent}let o{i} = u32(t{i}) / {g['s'][i]};")
+        body.append(f"{indent}if (o{i} >= {g['O'][i]}) {{ continue; }}")
+    l_expr, k_expr = "0u", "0u"
+    for i in range(r):
+        l_expr = f"({l_expr}) * {g['O'][i]} + o{i}"
+        k_expr = f"({k_expr}) * {g['k'][i]} + j{i}"
+    val = load(f"B{slot}[base + ({k_expr}) * {crow} + ({l_expr}) * {cl}]", in_dtype.gpu_storage, acc)
+    body.append(f"{indent}acc = acc + {val};")
+    for i in reversed(range(r)):
+        indent = indent[:-2]
+        body.append(f"{indent}}}")
+    oidx = f"{out_off} + n * {out_n} + c * {out_c}" + "".join(f" + x{i} * {out_s[i]}" for i in range(r))
+    body.append(f"  B0[{oidx}] = {store('acc', acc, out_dtype)};")
+    return (declarations(nparams, storages) + "\n"
+            f"@compute @workgroup_size({WORKGROUP})\n"
+            "fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,\n"
+            "        @builtin(local_invocation_index) lid: u32) {\n" + "\n".join(body) + "\n}\n")

@@ -1,0 +1,234 @@
+"""Pooling windows over the trailing spatial dims (1 to 3 or more): max (with PyTorch's flat
+indices), average (count_include_pad, divisor_override), their adaptive forms, and the
+backward of each.
+
+A window along one dim is (start, count, step):
+    fixed:    start = o * stride - pad, count = kernel, step = dilation
+    adaptive: start = floor(o * S / O), count = ceil((o + 1) * S / O) - start, step = 1
+Positions outside [0, S) are skipped (max) or count as padding (average's divisor).
+
+Forward: a thread per output element walks its window. Max keeps PyTorch's rule: a value
+replaces the running max when it is greater or NaN, so ties keep the first in window order
+and the last NaN wins. Backward: a thread per input element walks the windows that contain it
+(at most kernel per dim) and sums their gradients: for max only those whose index is it; no
+atomics, every thread owns its sum.
+"""
+
+import struct
+
+from .bindings import bind, declarations, kinds
+from .elementwise import WORKGROUP, param
+from .wgsl import helpers_source, load, store
+
+_LOWEST = {"f32": "-tw_inf()", "i32": "-2147483647i - 1i", "u32": "0u"}
+
+
+def _dims_params(in_size, out_size, kernel, stride, padding, dilation):
+    p = []
+    for vals in (in_size, out_size, kernel, stride, padding, dilation):
+        p.extend(int(v) for v in vals)
+    return p
+
+
+def _names(r, base):
+    return {key: [param(base + j * r + i) for i in range(r)]
+            for j, key in enumerate(("S", "O", "k", "s", "p", "d"))}
+
+
+def _window(i, g, adaptive, o):
+    """WGSL lines defining st{i}, cnt{i}, step{i} for output coordinate o along dim i."""
+    if adaptive:
+        return [f"  let st{i} = i32(({o} * {g['S'][i]}) / {g['O'][i]});",
+                f"  let cnt{i} = u32(i32((({o} + 1u) * {g['S'][i]} + {g['O'][i]} - 1u) / {g['O'][i]}) - st{i});",
+                f"  let step{i} = 1i;"]
+    return [f"  let st{i} = i32({o} * {g['s'][i]}) - i32({g['p'][i]});",
+            f"  let cnt{i} = {g['k'][i]};",
+            f"  let step{i} = i32({g['d'][i]});"]
+
+
+def _divisor(r, g, adaptive, cip, override):
+    """WGSL expression lines computing `div` (f32) for an average window (st*, cnt* defined)."""
+    if adaptive:
+        return ["  let div = f32(" + " * ".join(f"cnt{i}" for i in range(r)) + ");"]
+    lines = ["  var pool = 1i; var inside = 1i;"]
+    for i in range(r):
+        S, k, p = g["S"][i], g["k"][i], g["p"][i]
+        lines.append(f"  {{ let e = min(st{i} + i32({k}), i32({S} + {p})); pool = pool * (e - st{i});"
+                     f" inside = inside * (min(e, i32({S})) - max(st{i}, 0)); }}")
+    lines.append(f"  var div = f32(select(inside, pool, {cip} != 0u));")
+    lines.append(f"  if ({override} != 0u) {{ div = f32(bitcast<i32>({override})); }}")
+    return lines
+
+
+def forward(rt, kind, out, indices, inp, nb, geom, adaptive, count_include_pad=True,
+            divisor_override=None):
+    """kind 'max' or 'avg'. inp: [*B, *S] (nb batch dims, any strides); out, indices
+    (int64, max only, or None): contiguous [*B, *O]. geom: (in_size, out_size, kernel,
+    stride, padding, dilation), tuples over the spatial dims."""
+    n = out.numel()
+    if n == 0:
+        return
+    r = len(geom[0])
+    params = [n] + list(inp.shape[:nb]) + [inp._offset] + list(inp._stride)
+    params += _dims_params(*geom)
+    params += [1 if count_include_pad else 0, int(divisor_override or 0) & 0xFFFFFFFF]
+    acc = "f32" if inp.dtype.is_floating_point else ("u32" if inp.dtype.gpu_storage == "u32" else "i32")
+    bufs, slots = bind(out, inp)
+    binding_kinds = kinds(bufs)
+    if indices is not None:   # a fresh tensor: its own binding, written too
+        slots.append(len(bufs))
+        bufs.append((indices._storage.buffer_id, indices._storage.size))
+        binding_kinds.append("write")
+    key = ("pool", kind, r, nb, adaptive, inp.dtype.name, acc, tuple(slots), len(bufs))
+    nparams = len(params)
+
+    def make_code():
+        return _forward_source(kind, r, nb, adaptive, inp.dtype, out.dtype, slots, len(bufs), nparams, acc)
+
+    pid = rt.pipeline(key, make_code, binding_kinds)
+    rt.dispatch(pid, rt.grid(-(-n // WORKGROUP)), bufs, struct.pack(f"<{nparams}I", *params))
+
+
+def _forward_source(kind, r, nb, adaptive, in_dtype, out_dtype, slots, nbuf, nparams, acc):
+    storages = {0: out_dtype.gpu_storage, slots[0]: in_dtype.gpu_storage}
+    decl = declarations(nparams, [storages[k] for k in range(len(storages))])
+    if len(slots) > 1:
+        decl += f"\n@group(0) @binding({slots[1] + 1}) var<storage, read_write> B{slots[1]}: array<i32>;"
+    bshape = [param(1 + i) for i in range(nb)]
+    in_off = param(1 + nb)
+    bstr = [param(2 + nb + i) for i in range(nb)]
+    sstr = [param(2 + 2 * nb + i) for i in range(r)]
+    base = 2 + 2 * nb + r
+    g = _names(r, base)
+    cip, override = param(base + 6 * r), param(base + 6 * r + 1)
+    src = f"B{slots[0]}"
+    body = [f"  let t = (wid.y * nwg.x + wid.x) * {WORKGROUP}u + lid;",
+            f"  if (t >= {param(0)}) {{ return; }}",
+            "  var q = t;"]
+    for i in reversed(range(r)):
+        body.append(f"  let o{i} = q % {g['O'][i]}; q = q / {g['O'][i]};")
+    body.append(f"  var xb = {in_off};")
+    for i in reversed(range(nb)):
+        body.append(f"  {{ let c = q % {bshape[i]}; q = q / {bshape[i]}; xb = xb + c * {bstr[i]}; }}")
+    for i in range(r):
+        body += _window(i, g, adaptive, f"o{i}")
+    if kind == "max":
+        body.append(f"  var m = {_LOWEST[acc]}; var mi = -1i;")
+    else:
+        body.append(f"  var m = {'0.0' if acc == 'f32' else '0' + acc[0]};")
+    indent = "  "
+    for i in range(r):
+        body.append(f"{indent}for (var j{i} = 0u; j{i} < cnt{i}; j{i} = j{i} + 1u) {{")
+        indent += "  "
+        body.append(f"{indent}let x{i} = st{i} + i32(j{i}) * step{i};")
+        body.append(f"{indent}if (x{i} < 0 || x{i} >= i32({g['S'][i]})) {{ continue; }}")
+    pos = "xb" + "".join(f" + u32(x{i}) * {sstr[i]}" for i in range(r))
+    body.append(f"{indent}let v = {load(f'{src}[{pos}]', in_dtype.gpu_storage, acc)};")
+    if kind == "max":
+        flat = "0i"
+        for i in range(r):
+            flat = f"({flat}) * i32({g['S'][i]}) + x{i}"
+        nan = " || tw_isnan(v)" if acc == "f32" else ""
+        body.append(f"{indent}if (mi < 0 || v > m{nan}) {{ m = v; mi = {flat}; }}")
+    else:
+        body.append(f"{indent}m = m + v;")
+    for i in reversed(range(r)):
+        indent = indent[:-2]
+        body.append(f"{indent}}}")
+    if kind == "max":
+        body.append(f"  B0[t] = {store('m', acc, out_dtype)};")
+        if len(slots) > 1:
+            body.append(f"  B{slots[1]}[t] = max(mi, 0i);")
+    else:
+        body += _divisor(r, g, adaptive, cip, override)
+        if acc == "f32":
+            body.append(f"  B0[t] = {store('m / div', 'f32', out_dtype)};")
+        else:   # integer average: C's truncating division, as PyTorch's CPU kernel
+            body.append(f"  B0[t] = {store(f'm / {acc}(div)', acc, out_dtype)};")
+    code = "\n".join(body)
+    helpers = helpers_source({"inf", "isnan"} if acc == "f32" else set())
+    return (decl + "\n" + helpers + "\n"
+            f"@compute @workgroup_size({WORKGROUP})\n"
+            "fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,\n"
+            "        @builtin(local_invocation_index) lid: u32) {\n" + code + "\n}\n")
+
+
+def backward(rt, kind, grad_in, grad_out, indices, geom, adaptive, count_include_pad=True,
+             divisor_override=None):
+    """grad_in: contiguous [B, *S] (written whole); grad_out: contiguous [B, *O]; indices:
+    contiguous int64 [B, *O] (max) or None."""
+    n = grad_in.numel()
+    if n == 0:
+        return
+    r = len(geom[0])
+    params = [n] + _dims_params(*geom)
+    params += [1 if count_include_pad else 0, int(divisor_override or 0) & 0xFFFFFFFF,
+               grad_out._offset, indices._offset if indices is not None else 0]
+    others = [grad_out] + ([indices] if indices is not None else [])
+    bufs, slots = bind(grad_in, *others)
+    key = ("pool_bwd", kind, r, adaptive, grad_out.dtype.name, grad_in.dtype.name, tuple(slots), len(bufs))
+    nparams = len(params)
+
+    def make_code():
+        return _backward_source(kind, r, adaptive, grad_out.dtype, grad_in.dtype, slots, len(bufs), nparams)
+
+    pid = rt.pipeline(key, make_code, kinds(bufs))
+    rt.dispatch(pid, rt.grid(-(-n // WORKGROUP)), bufs, struct.pack(f"<{nparams}I", *params))
+
+
+def _backward_source(kind, r, adaptive, g_dtype, out_dtype, slots, nbuf, nparams):
+    storages = {0: out_dtype.gpu_storage, slots[0]: g_dtype.gpu_storage}
+    if len(slots) > 1:
+        storages[slots[1]] = "i32"
+    decl = declarations(nparams, [storages[k] for k in range(nbuf)])
+    g = _names(r, 1)
+    base = 1 + 6 * r
+    cip, override, g_off, i_off = (param(base + j) for j in range(4))
+    S_all = " * ".join(g["S"])
+    O_all = " * ".join(g["O"])
+    body = [f"  let t = (wid.y * nwg.x + wid.x) * {WORKGROUP}u + lid;",
+            f"  if (t >= {param(0)}) {{ return; }}",
+            "  var q = t;"]
+    for i in reversed(range(r)):
+        body.append(f"  let x{i} = q % {g['S'][i]}; q = q / {g['S'][i]};")
+    body.append(f"  let b = q;")
+    body.append(f"  let me = i32(t - b * ({S_all}));")
+    body.append(f"  let gb = b * ({O_all});")
+    body.append("  var acc = 0.0;")
+    indent = "  "
+    for i in range(r):
+        S, O = g["S"][i], g["O"][i]
+        if adaptive:
+            body.append(f"{indent}let lo{i} = (x{i} * {O}) / {S};")
+            body.append(f"{indent}let hi{i} = ((x{i} + 1u) * {O} + {S} - 1u) / {S};")
+            body.append(f"{indent}for (var o{i} = lo{i}; o{i} < hi{i}; o{i} = o{i} + 1u) {{")
+            indent += "  "
+        else:
+            body.append(f"{indent}for (var j{i} = 0u; j{i} < {g['k'][i]}; j{i} = j{i} + 1u) {{")
+            indent += "  "
+            body.append(f"{indent}let tt{i} = i32(x{i} + {g['p'][i]}) - i32(j{i} * {g['d'][i]});")
+            body.append(f"{indent}if (tt{i} < 0 || u32(tt{i}) % {g['s'][i]} != 0u) {{ continue; }}")
+            body.append(f"{indent}let o{i} = u32(tt{i}) / {g['s'][i]};")
+            body.append(f"{indent}if (o{i} >= {O}) {{ continue; }}")
+    flat = "0u"
+    for i in range(r):
+        flat = f"({flat}) * {g['O'][i]} + o{i}"
+    body.append(f"{indent}let w = gb + {flat};")
+    gv = load(f"B{slots[0]}[{g_off} + w]", g_dtype.gpu_storage, "f32")
+    if kind == "max":
+        body.append(f"{indent}if (B{slots[1]}[{i_off} + w] == me) {{ acc = acc + {gv}; }}")
+    else:
+        inner = []
+        for i in range(r):
+            inner += _window(i, g, adaptive, f"o{i}")
+        inner += _divisor(r, g, adaptive, cip, override)
+        body += [indent + line.strip() for line in inner]
+        body.append(f"{indent}acc = acc + {gv} / div;")
+    for i in reversed(range(r)):
+        indent = indent[:-2]
+        body.append(f"{indent}}}")
+    body.append(f"  B0[t] = {store('acc', 'f32', out_dtype)};")
+    return (decl + "\n"
+            f"@compute @workgroup_size({WORKGROUP})\n"
+            "fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,\n"
+            "        @builtin(local_invocation_index) lid: u32) {\n" + "\n".join(body) + "\n}\n")

@@ -1,0 +1,268 @@
+"""Pooling over the trailing 1, 2 or 3 dims: max_pool (indices, dilation, ceil_mode),
+avg_pool (count_include_pad, divisor_override), adaptive_avg_pool, adaptive_max_pool and
+lp_pool (a composite of avg_pool). One window kernel and one backward kernel serve them all
+(backends/webgpu/kernels/pool.py; backends/cpu_conv.py on numpy)."""
+
+from .. import _dtype as D
+from ..autograd import grad_mode
+from ..autograd.function import Function
+from ..backends import backend_for
+from . import shape as S
+from .conv import ntuple, _shape_str
+from .dispatch import empty, is_tensor
+from .pointwise import call
+from .registry import define
+
+
+def _be(t):
+    return backend_for(t.device.type)
+
+
+def pool_out_size(S_, k, s, p, d, ceil_mode):
+    """PyTorch's pooling_output_shape: with ceil_mode, the last window must start inside the
+    input or its left padding."""
+    num = S_ + 2 * p - d * (k - 1) - 1 + (s - 1 if ceil_mode else 0)
+    o = num // s + 1
+    if ceil_mode and (o - 1) * s >= S_ + p:
+        o -= 1
+    return o
+
+
+def _check_input(name, r, x, adaptive=False):
+    if not is_tensor(x):
+        raise TypeError(f"{name}(): argument 'input' must be Tensor, not {type(x).__name__}")
+    if x.dim() not in (r + 1, r + 2):
+        if adaptive:
+            raise RuntimeError(f"{name}(): Expected {r + 1}D or {r + 2}D tensor, but got {_shape_str(x.shape)}")
+        raise RuntimeError(f"non-empty {r + 1}D or {r + 2}D (batch mode) tensor expected for input")
+    lead = x.dim() - r
+    for i in range(1 if lead == 2 else 0, x.dim()):
+        if x.shape[i] == 0:
+            if adaptive:
+                raise RuntimeError(f"{name}(): Expected input to have non-zero size for non-batch dimensions, "
+                                   f"but input has sizes {_shape_str(x.shape)} with dimension {i} being empty")
+            raise RuntimeError(f"non-empty {r + 1}D or {r + 2}D (batch mode) tensor expected for input")
+    if x.dtype is D.bool:
+        raise RuntimeError(f"\"{name}\" not implemented for 'Bool'")
+    return lead
+
+
+def _window_args(name, r, x, kernel_size, stride, padding, dilation, ceil_mode):
+    k = ntuple(kernel_size, r, "kernel_size", "pooling")
+    s = k if stride is None or (isinstance(stride, (list, tuple)) and len(stride) == 0) \
+        else ntuple(stride, r, "stride", "pooling")
+    p = ntuple(padding, r, "padding", "pooling")
+    d = ntuple(dilation, r, "dilation", "pooling")
+    if any(v <= 0 for v in k):
+        raise RuntimeError(f"kernel_size must be greater than zero, but got {list(k)}")
+    if any(v == 0 for v in s):
+        raise RuntimeError("stride should not be zero")
+    if any(v < 0 for v in s):
+        raise RuntimeError(f"stride must be greater than zero, but got {list(s)}")
+    if any(v <= 0 for v in d):
+        raise RuntimeError(f"dilation should be greater than zero, but got {list(d)}")
+    for kk, pp, dd in zip(k, p, d):
+        if pp < 0:
+            raise RuntimeError(f"pad must be non-negative, but got pad: {pp}")
+        if pp > ((kk - 1) * dd + 1) // 2:
+            raise RuntimeError(f"pad should be at most half of effective kernel size, but got pad={pp}, "
+                               f"kernel_size={kk} and dilation={dd}")
+    in_size = tuple(x.shape[x.dim() - r:])
+    out_size = tuple(pool_out_size(*a, ceil_mode) for a in zip(in_size, k, s, p, d))
+    if any(o <= 0 for o in out_size):
+        C = x.shape[x.dim() - r - 1] if x.dim() > r else 1
+        raise RuntimeError(f"Given input size: ({'x'.join(map(str, (C,) + in_size))}). Calculated output size: "
+                           f"({'x'.join(map(str, (C,) + out_size))}). Output size is too small")
+    return (in_size, out_size, k, s, p, d)
+
+
+class _NoCtx:
+    def save_for_backward(self, *t):
+        pass
+
+    def mark_non_differentiable(self, *t):
+        pass
+
+
+def _run(fn, x, *args):
+    if grad_mode.is_grad_enabled() and x.requires_grad:
+        return fn.apply(x, *args)
+    return fn.forward(_NoCtx(), x, *args)
+
+
+def _contig(t):
+    from . import elementwise as E
+    return t if t.is_contiguous() else E.copy_into(empty(t.shape, t.dtype, t.device), t)
+
+
+class _MaxPool(Function):
+    _backward_name = "MaxPool2DWithIndicesBackward0"
+
+    @staticmethod
+    def forward(ctx, x, geom, adaptive):
+        r = len(geom[0])
+        lead = x.shape[:x.dim() - r]
+        out = empty(lead + geom[1], x.dtype, x.device)
+        idx = empty(lead + geom[1], D.int64, x.device)
+        _be(x).pool("max", out, idx, x, len(lead), geom, adaptive)
+        ctx.save_for_backward(idx)
+        ctx.mark_non_differentiable(idx)
+        ctx.meta = (x.shape, geom, adaptive)
+        return out, idx
+
+    @staticmethod
+    def backward(ctx, g, _gi):
+        (idx,) = ctx.saved_tensors
+        shape, geom, adaptive = ctx.meta
+        gin = empty(shape, g.dtype, g.device)
+        _be(g).pool_backward("max", gin, _contig(g), idx, geom, adaptive)
+        return gin, None, None
+
+
+class _AvgPool(Function):
+    _backward_name = "AvgPool2DBackward0"
+
+    @staticmethod
+    def forward(ctx, x, geom, adaptive, count_include_pad, divisor_override):
+        r = len(geom[0])
+        lead = x.shape[:x.dim() - r]
+        out = empty(lead + geom[1], x.dtype, x.device)
+        _be(x).pool("avg", out, None, x, len(lead), geom, adaptive, count_include_pad, divisor_override)
+        ctx.meta = (x.shape, geom, adaptive, count_include_pad, divisor_override)
+        return out
+
+    @staticmethod
+    def backward(ctx, g):
+        shape, geom, adaptive, cip, override = ctx.meta
+        gin = empty(shape, g.dtype, g.device)
+        _be(g).pool_backward("avg", gin, _contig(g), None, geom, adaptive, cip, override)
+        return gin, None, None, None, None
+
+
+def _named(base, name):
+    return type(base.__name__ + name, (base,), {"_backward_name": name})
+
+
+_MAX = {(r, a): _named(_MaxPool, f"AdaptiveMaxPool{r}DBackward0" if a else f"MaxPool{r}DWithIndicesBackward0")
+        for r in (1, 2, 3) for a in (False, True)}
+_AVG = {(r, a): _named(_AvgPool, f"AdaptiveAvgPool{r}DBackward0" if a else f"AvgPool{r}DBackward0")
+        for r in (1, 2, 3) for a in (False, True)}
+
+
+def _max_pool(r, input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+              return_indices=False):
+    name = f"max_pool{r}d"
+    _check_input(name, r, input)
+    geom = _window_args(name, r, input, kernel_size, stride, padding, dilation, ceil_mode)
+    out, idx = _run(_MAX[(r, False)], input, geom, False)
+    return (out, idx) if return_indices else out
+
+
+def _avg_pool(r, input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
+              divisor_override=None):
+    name = f"avg_pool{r}d"
+    _check_input(name, r, input)
+    if divisor_override is not None and divisor_override == 0:
+        raise RuntimeError("divisor must be not zero")
+    geom = _window_args(name, r, input, kernel_size, stride, padding, 1, ceil_mode)
+    return _run(_AVG[(r, False)], input, geom, False, bool(count_include_pad), divisor_override)
+
+
+def _adaptive_geom(name, r, x, output_size):
+    lead = _check_input(name, r, x, adaptive=True)
+    in_size = tuple(x.shape[lead:])
+    if isinstance(output_size, (list, tuple)):
+        if len(output_size) != r and not (len(output_size) == 1):
+            raise RuntimeError(f"{name}: output_size must be {r}")
+        sizes = tuple(output_size) * (r if len(output_size) == 1 else 1)
+    else:
+        sizes = (output_size,) * r
+    out_size = tuple(int(s) if s is not None else i for s, i in zip(sizes, in_size))
+    if any(o < 0 for o in out_size):
+        raise RuntimeError(f"{name}: elements of output_size must be greater than or equal to 0 but received "
+                           f"{list(out_size)}")
+    ones = (1,) * r
+    return (in_size, out_size, ones, ones, (0,) * r, ones)
+
+
+def _adaptive_avg(r, input, output_size):
+    name = f"adaptive_avg_pool{r}d"
+    if is_tensor(input) and not input.dtype.is_floating_point:
+        raise NotImplementedError(f"\"{name}\" not implemented for '{input.dtype.word}'")
+    geom = _adaptive_geom(name, r, input, output_size)
+    return _run(_AVG[(r, True)], input, geom, True, True, None)
+
+
+def _adaptive_max(r, input, output_size, return_indices=False):
+    name = f"adaptive_max_pool{r}d"
+    if is_tensor(input) and not input.dtype.is_floating_point:
+        raise NotImplementedError(f"\"{name}\" not implemented for '{input.dtype.word}'")
+    geom = _adaptive_geom(name, r, input, output_size)
+    out, idx = _run(_MAX[(r, True)], input, geom, True)
+    return (out, idx) if return_indices else out
+
+
+def _lp_pool(r, input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    k = ntuple(kernel_size, r, "kernel_size", "pooling")
+    out = _avg_pool(r, call("pow", input, norm_type), kernel_size, stride, 0, ceil_mode)
+    kk = 1
+    for v in k:
+        kk *= v
+    out = call("mul", call("mul", call("sign", out), call("relu", call("abs", out))), kk)
+    return call("pow", out, 1.0 / norm_type)
+
+
+_MAX_DOC = ("{name}(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, "
+            "return_indices=False) -> Tensor\n\nThe maximum over each window of the last {r} dims "
+            "(NaN wins; ties keep the first); return_indices adds each max's flat position.")
+_AVG_DOC = ("{name}(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True{extra}) "
+            "-> Tensor\n\nThe mean over each window of the last {r} dims.")
+
+
+def _register(r):
+    def max_pool(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
+        return _max_pool(r, input, kernel_size, stride, padding, dilation, ceil_mode, return_indices)
+
+    if r == 1:
+        def avg_pool(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
+            return _avg_pool(1, input, kernel_size, stride, padding, ceil_mode, count_include_pad)
+    else:
+        def avg_pool(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
+                     divisor_override=None):
+            return _avg_pool(r, input, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                             divisor_override)
+
+    def adaptive_avg_pool(input, output_size):
+        return _adaptive_avg(r, input, output_size)
+
+    def adaptive_max_pool(input, output_size, return_indices=False):
+        return _adaptive_max(r, input, output_size, return_indices)
+
+    def lp_pool(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+        return _lp_pool(r, input, norm_type, kernel_size, stride, ceil_mode)
+
+    docs = {
+        "max_pool": _MAX_DOC.format(name=f"max_pool{r}d", r=r),
+        "avg_pool": _AVG_DOC.format(name=f"avg_pool{r}d", r=r, extra="" if r == 1 else ", divisor_override=None"),
+        "adaptive_avg_pool": f"adaptive_avg_pool{r}d(input, output_size) -> Tensor\n\nThe mean over "
+                             f"windows that split the last {r} dims into output_size parts.",
+        "adaptive_max_pool": f"adaptive_max_pool{r}d(input, output_size, return_indices=False) -> Tensor\n\n"
+                             f"The maximum over windows that split the last {r} dims into output_size parts.",
+        "lp_pool": f"lp_pool{r}d(input, norm_type, kernel_size, stride=None, ceil_mode=False) -> Tensor\n\n"
+                   f"The p-norm over each window: (sum x^p)^(1/p), from avg_pool.",
+    }
+    fns = {"max_pool": max_pool, "avg_pool": avg_pool, "adaptive_avg_pool": adaptive_avg_pool,
+           "adaptive_max_pool": adaptive_max_pool, "lp_pool": lp_pool}
+    for base, fn in fns.items():
+        name = f"{base}{r}d"
+        fn.__name__ = fn.__qualname__ = name
+        define(name, "pooling", torch=False, method=False, functional=True, doc=docs[base])(fn)
+    return fns
+
+
+_FNS = {r: _register(r) for r in (1, 2, 3)}
+max_pool1d, max_pool2d, max_pool3d = (_FNS[r]["max_pool"] for r in (1, 2, 3))
+avg_pool1d, avg_pool2d, avg_pool3d = (_FNS[r]["avg_pool"] for r in (1, 2, 3))
+adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d = (_FNS[r]["adaptive_avg_pool"] for r in (1, 2, 3))
+adaptive_max_pool1d, adaptive_max_pool2d, adaptive_max_pool3d = (_FNS[r]["adaptive_max_pool"] for r in (1, 2, 3))
+lp_pool1d, lp_pool2d, lp_pool3d = (_FNS[r]["lp_pool"] for r in (1, 2, 3))
