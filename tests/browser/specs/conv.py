@@ -1,0 +1,80 @@
+"""Browser cases of convolution, pooling and padding (ops/conv.py, ops/pooling.py,
+ops/padding.py): ids "conv/...", so `run_browser_tests.py --filter conv/` runs them."""
+
+
+def add_specs(R):
+    case, method, rand = R.case, R.method, R.rand
+    torch = R.torch
+    F = "nn.functional."
+    tol = R.GRAD_TOL
+    # convolution: im2col + matmul forward, col2im + matmul backward
+    case("conv/conv2d", F + "conv2d", rand(2, 3, 6, 5), rand(4, 3, 3, 2), rand(4), grad=True, tol=tol)
+    case("conv/conv2d_stride_pad_dil", F + "conv2d", rand(1, 2, 7, 7), rand(3, 2, 3, 3), None,
+         kwargs={"stride": [2, 1], "padding": [1, 2], "dilation": [1, 2]}, grad=True, tol=tol)
+    case("conv/conv2d_same_groups", F + "conv2d", rand(2, 4, 5, 6), rand(4, 2, 3, 2), rand(4),
+         kwargs={"padding": "same", "groups": 2}, grad=True, tol=tol)
+    case("conv/conv2d_depthwise", F + "conv2d", rand(1, 3, 5, 5), rand(3, 1, 3, 3), kwargs={"groups": 3, "padding": 1},
+         grad=True, tol=tol)
+    case("conv/conv2d_1x1", F + "conv2d", rand(2, 4, 3, 3), rand(5, 4, 1, 1), rand(5), grad=True, tol=tol)
+    case("conv/conv2d_unbatched", "conv2d", rand(2, 5, 5), rand(3, 2, 2, 2), grad=True, tol=tol)
+    case("conv/conv2d_transposed_input", F + "conv2d", R.Viewed(rand(6, 5, 3, 2), ("permute", 3, 2, 1, 0)),
+         rand(2, 3, 3, 3), grad=True, tol=tol)
+    case("conv/conv1d", F + "conv1d", rand(2, 3, 9), rand(4, 3, 3), rand(4), kwargs={"stride": 2, "padding": 1},
+         grad=True, tol=tol)
+    case("conv/conv3d", F + "conv3d", rand(1, 2, 4, 5, 4), rand(3, 2, 2, 3, 2), rand(3), kwargs={"padding": [1, 0, 1]},
+         grad=True, tol=tol)
+    case("conv/conv_transpose2d", F + "conv_transpose2d", rand(2, 4, 3, 4), rand(4, 2, 3, 3), rand(2),
+         kwargs={"stride": 2, "padding": 1, "output_padding": 1}, grad=True, tol=tol)
+    case("conv/conv_transpose1d_groups", F + "conv_transpose1d", rand(1, 4, 5), rand(4, 1, 3), None, 3, 0, 2, 2,
+         grad=True, tol=tol)
+    case("conv/conv_transpose3d", F + "conv_transpose3d", rand(1, 2, 2, 3, 2), rand(2, 2, 2, 2, 2),
+         kwargs={"stride": [1, 2, 1]}, grad=True, tol=tol)
+    case("conv/conv2d_bad_channels", F + "conv2d", rand(1, 4, 5, 5), rand(2, 3, 3, 3), raises="RuntimeError")
+    case("conv/conv2d_kernel_too_big", F + "conv2d", rand(1, 2, 3, 3), rand(2, 2, 4, 4), raises="RuntimeError")
+    case("conv/conv2d_bad_groups", F + "conv2d", rand(1, 4, 5, 5), rand(3, 2, 3, 3), kwargs={"groups": 2},
+         raises="RuntimeError")
+    # unfold / fold / Tensor.unfold
+    case("conv/unfold", F + "unfold", rand(2, 2, 5, 4), [2, 3], kwargs={"padding": 1, "stride": [2, 1]}, grad=True,
+         tol=tol)
+    case("conv/fold", F + "fold", rand(1, 8, 12), [4, 5], 2, grad=True, tol=tol)
+    method("conv/tensor_unfold", "unfold", rand(3, 7), 1, 3, 2, grad=True, tol=tol, strides=True)
+    method("conv/tensor_unfold_overlap", "unfold", rand(2, 6, 2), 1, 4, 1, grad=True, tol=tol)
+    # pooling
+    case("conv/max_pool2d", F + "max_pool2d", R.distinct(2, 2, 6, 7), 3, 2, 1, kwargs={"return_indices": True},
+         grad=True, tol=tol)
+    case("conv/max_pool2d_ceil_dil", F + "max_pool2d", R.distinct(1, 2, 7, 6), [2, 3], [2, 1], [1, 1], [2, 1], True,
+         grad=True, tol=tol)
+    case("conv/max_pool2d_nan_ties", F + "max_pool2d",
+         torch.tensor([[[[1.0, 1.0, R.NAN], [1.0, 2.0, 2.0], [R.NAN, 0.0, -R.INF]]]]), 2, 1,
+         kwargs={"return_indices": True})
+    case("conv/max_pool1d", F + "max_pool1d", R.distinct(2, 3, 9), 3, 2, kwargs={"return_indices": True}, grad=True,
+         tol=tol)
+    case("conv/max_pool3d", F + "max_pool3d", R.distinct(1, 2, 4, 5, 4), 2, grad=True, tol=tol)
+    case("conv/avg_pool2d", F + "avg_pool2d", rand(2, 2, 6, 7), 3, 2, 1, grad=True, tol=tol)
+    case("conv/avg_pool2d_no_pad_ceil", F + "avg_pool2d", rand(1, 2, 7, 6), 3, 2, 1, True, False, grad=True, tol=tol)
+    case("conv/avg_pool2d_divisor", F + "avg_pool2d", rand(1, 2, 5, 5), 2, kwargs={"divisor_override": 3}, grad=True,
+         tol=tol)
+    case("conv/avg_pool1d", F + "avg_pool1d", rand(2, 3, 9), 4, 3, 2, grad=True, tol=tol)
+    case("conv/avg_pool3d", F + "avg_pool3d", rand(1, 2, 4, 5, 4), [2, 3, 2], grad=True, tol=tol)
+    case("conv/adaptive_avg_pool2d", F + "adaptive_avg_pool2d", rand(2, 2, 7, 5), [3, 4], grad=True, tol=tol)
+    case("conv/adaptive_avg_pool1d", F + "adaptive_avg_pool1d", rand(2, 3, 10), 4, grad=True, tol=tol)
+    case("conv/adaptive_max_pool2d", F + "adaptive_max_pool2d", R.distinct(2, 2, 7, 5), [3, 2],
+         kwargs={"return_indices": True}, grad=True, tol=tol)
+    case("conv/adaptive_max_pool1d", F + "adaptive_max_pool1d", R.distinct(2, 9), 4, grad=True, tol=tol)
+    case("conv/lp_pool2d", F + "lp_pool2d", R.positive(1, 2, 6, 6), 2, 3, 2, grad=True, tol=tol)
+    case("conv/max_pool2d_bad_pad", F + "max_pool2d", rand(1, 1, 5, 5), 2, 2, 2, raises="RuntimeError")
+    case("conv/avg_pool2d_too_small", F + "avg_pool2d", rand(1, 1, 3, 3), 4, raises="RuntimeError")
+    # padding
+    for mode in ("constant", "reflect", "replicate", "circular"):
+        case(f"conv/pad_{mode}", F + "pad", rand(2, 3, 4, 5), [1, 2, 2, 1], kwargs={"mode": mode}, grad=True, tol=tol)
+        case(f"conv/pad_{mode}_negative", F + "pad", rand(2, 4, 5), [2, -1], kwargs={"mode": mode}, grad=True, tol=tol)
+    case("conv/pad_constant_value_3d", F + "pad", rand(2, 3, 2, 2), [1, 0, 0, 1, 1, 1], kwargs={"value": 1.5},
+         grad=True, tol=tol)
+    case("conv/pad_reflect_3d", F + "pad", rand(1, 2, 3, 3, 4), [1, 1, 2, 0, 1, 2], kwargs={"mode": "reflect"},
+         grad=True, tol=tol)
+    case("conv/pad_reflect_too_big", F + "pad", rand(1, 2, 3), [3, 0], kwargs={"mode": "reflect"},
+         raises="RuntimeError")
+    case("conv/pad_bad_mode", F + "pad", rand(1, 2, 3), [1, 1], kwargs={"mode": "wrap"}, raises="NotImplementedError")
+    case("conv/pixel_shuffle", F + "pixel_shuffle", rand(2, 8, 2, 3), 2, grad=True, tol=tol)
+    case("conv/pixel_unshuffle", F + "pixel_unshuffle", rand(1, 2, 4, 6), 2, grad=True, tol=tol)
+    case("conv/channel_shuffle", F + "channel_shuffle", rand(2, 6, 2, 2), 3, grad=True, tol=tol)
