@@ -7,6 +7,7 @@ from .ops import conv, padding, pooling  # noqa: F401,E402  (conv, pooling, padd
 from .ops.composite import dropout, embedding, loss, normalization  # noqa: F401  (they register)
 from .ops import math_api  # noqa: F401,E402  (registers)
 from .ops.composite import activations  # noqa: F401,E402  (registers)
+from .ops import layout  # noqa: F401,E402  (registers)
 from .ops import scan, sorting  # noqa: F401,E402  (scans, sorting register)
 from .ops.registry import torch_names
 
