@@ -171,3 +171,48 @@ def test_bad_input(name):
     for token in ("pad=2, kernel_size=2", "(4x0x0)", "[1, 0, 4]"):
         if token in str(expected.value):
             assert token in str(got.value), (str(got.value), str(expected.value))
+
+
+# -- max_unpool ----------------------------------------------------------------------------------
+def test_max_unpool(device):
+    from oracle import ours
+    x = make((2, 3, 6, 8))
+    o, i = F.max_pool2d(x, 2, return_indices=True)
+    out = check_grad(lambda t: F.max_unpool2d(t, i, 2), lambda t: TF.max_unpool2d(t, ours(i, device), 2), [o], device)
+    assert out.grad_fn.name() == "MaxUnpool2DBackward0"
+    check_grad(lambda t: F.max_unpool2d(t, i, 2, output_size=(7, 9)),
+               lambda t: TF.max_unpool2d(t, ours(i, device), 2, output_size=(7, 9)), [o], device)
+    x1 = make((2, 3, 9))
+    o1, i1 = F.max_pool1d(x1, 3, 2, 1, return_indices=True)
+    check_grad(lambda t: F.max_unpool1d(t, i1, 3, 2, 1), lambda t: TF.max_unpool1d(t, ours(i1, device), 3, 2, 1),
+               [o1], device)
+    x3 = make((1, 2, 4, 4, 6))
+    o3, i3 = F.max_pool3d(x3, 2, return_indices=True)
+    out = check_grad(lambda t: F.max_unpool3d(t, i3, 2), lambda t: TF.max_unpool3d(t, ours(i3, device), 2), [o3], device)
+    assert out.grad_fn.name() == "MaxUnpool3DBackward0"
+
+
+def test_max_unpool_invalid_index(device):
+    from oracle import ours
+    o, i = F.max_pool2d(make((1, 1, 4, 4)), 2, return_indices=True)
+    with pytest.raises(RuntimeError):
+        F.max_unpool2d(o, i + 100, 2)
+    with pytest.raises((RuntimeError, IndexError)):   # webgpu: found by the kernel, raised at readback
+        TF.max_unpool2d(ours(o, device), ours(i + 100, device), 2).tolist()
+
+
+BAD_UNPOOL = {
+    "output_size": lambda m, o, i: m.nn.functional.max_unpool2d(o, i, 2, output_size=(6, 6)),
+    "indices_shape": lambda m, o, i: m.nn.functional.max_unpool2d(o, i[:, :, :1], 2),
+    "indices_dtype": lambda m, o, i: m.nn.functional.max_unpool2d(o, i.int(), 2),
+}
+
+
+@pytest.mark.parametrize("name", sorted(BAD_UNPOOL))
+def test_max_unpool_bad_input(name):
+    from oracle import ours
+    o, i = F.max_pool2d(make((1, 1, 4, 4)), 2, return_indices=True)
+    with pytest.raises(Exception) as expected:
+        BAD_UNPOOL[name](torch, o, i)
+    with pytest.raises(type(expected.value)):
+        BAD_UNPOOL[name](torchweb, ours(o, "cpu"), ours(i, "cpu"))

@@ -172,6 +172,7 @@ def random(kind, out, seed, call, a, b):
 from .cpu_embedding import embedding, embedding_backward  # noqa: E402,F401  (after view and np)
 
 
-from .cpu_conv import col2im, im2col, pad, pad_backward, pool, pool_backward  # noqa: E402,F401  (conv, pooling, padding)
+from .cpu_conv import (col2im, im2col, interpolate, interpolate_backward, pad, pad_backward,  # noqa: E402,F401
+                       pool, pool_backward, unpool, unpool_backward)  # (conv, pooling, padding, interpolation)
 
 from .cpu_sort import SORT_BLOCK, SPLIT_SCANS, scan, sort, sort_scatter_add  # noqa: E402,F401  (scans, sorting)

@@ -208,3 +208,95 @@ def pad_backward(mode, grad_in, grad_out, nb, pads):
         n.add.at(gin, (slice(None),) + n.ix_(*[n.clip(m, 0, max(s - 1, 0)) for m, s in zip(maps, L)]),
                  n.where(valid, g.reshape((B,) + O), 0))
     n.copyto(view(grad_in), gin.reshape(grad_in.shape), casting="unsafe")
+
+
+# -- interpolation -------------------------------------------------------------------------------
+def _interp_taps(mode, S, O, scale, align):
+    """(indices [O, T], weights [O, T] float32) along one dim, as kernels/interpolate.py."""
+    n = np()
+    f = n.float32
+    o = n.arange(O, dtype=n.int64)
+    scale = f(scale)
+    if mode == "nearest":
+        if O == S:
+            s = o
+        elif O == 2 * S:
+            s = o >> 1
+        else:
+            s = n.minimum(n.floor(o.astype(f) * scale).astype(n.int64), S - 1)
+        return s[:, None], n.ones((O, 1), f)
+    if mode == "nearest-exact":
+        s = o if O == S else n.minimum(n.floor((o.astype(f) + f(0.5)) * scale).astype(n.int64), S - 1)
+        return s[:, None], n.ones((O, 1), f)
+    of = o.astype(f)
+    src = scale * of if align else scale * (of + f(0.5)) - f(0.5)
+    if mode == "linear":
+        if not align:
+            src = n.maximum(src, f(0))
+        i0 = n.minimum(src.astype(n.int64), S - 1)
+        l1 = (src - i0.astype(f)).astype(f)
+        i1 = n.where(i0 < S - 1, i0 + 1, i0)
+        return n.stack([i0, i1], 1), n.stack([f(1) - l1, l1], 1).astype(f)
+    fl = n.floor(src)
+    x = (src - fl).astype(f)
+    A = f(-0.75)
+    x1, x2, x3 = x + f(1), f(1) - x, f(2) - x
+    w = [((A * x1 - f(5) * A) * x1 + f(8) * A) * x1 - f(4) * A,
+         ((A + f(2)) * x - (A + f(3))) * x * x + f(1),
+         ((A + f(2)) * x2 - (A + f(3))) * x2 * x2 + f(1),
+         ((A * x3 - f(5) * A) * x3 + f(8) * A) * x3 - f(4) * A]
+    b = fl.astype(n.int64)
+    idx = n.stack([n.clip(b + j - 1, 0, S - 1) for j in range(4)], 1)
+    return idx, n.stack(w, 1).astype(f)
+
+
+def interpolate(mode, out, inp, nb, scales, align):
+    n = np()
+    x = view(inp).astype(n.float32)
+    S, O = x.shape[nb:], out.shape[nb:]
+    taps = [_interp_taps(mode, s, o, sc, align) for s, o, sc in zip(S, O, scales)]
+    acc = n.zeros(tuple(out.shape), n.float32)
+    for combo in itertools.product(*(range(t[0].shape[1]) for t in taps)):
+        v = x[(Ellipsis,) + n.ix_(*[t[0][:, j] for t, j in zip(taps, combo)])]
+        acc += v * _outer([t[1][:, j] for t, j in zip(taps, combo)], lambda a, b: a * b)
+    n.copyto(view(out), acc, casting="unsafe")
+
+
+def interpolate_backward(mode, grad_in, grad_out, scales, align):
+    n = np()
+    r = len(scales)
+    S, O = tuple(grad_in.shape[grad_in.dim() - r:]), tuple(grad_out.shape[grad_out.dim() - r:])
+    g = view(grad_out).astype(n.float32)
+    B = int(n.prod(grad_in.shape[:grad_in.dim() - r]))
+    gin = n.zeros((B,) + S, n.float32)
+    g = g.reshape((B,) + O)
+    taps = [_interp_taps(mode, s, o, sc, align) for s, o, sc in zip(S, O, scales)]
+    if gin.size and g.size:
+        for combo in itertools.product(*(range(t[0].shape[1]) for t in taps)):
+            w = _outer([t[1][:, j] for t, j in zip(taps, combo)], lambda a, b: a * b)
+            n.add.at(gin, (slice(None),) + n.ix_(*[t[0][:, j] for t, j in zip(taps, combo)]), g * w)
+    n.copyto(view(grad_in), gin.reshape(grad_in.shape), casting="unsafe")
+
+
+# -- max_unpool ----------------------------------------------------------------------------------
+def _check_unpool_index(idx, L_out):
+    n = np()
+    if idx.size and (idx.min() < 0 or idx.max() >= L_out):
+        bad = int(idx[(idx < 0) | (idx >= L_out)].reshape(-1)[0])
+        raise RuntimeError(f"Found an invalid max index: {bad} (output volumes are of size {L_out})")
+    return n
+
+
+def unpool(out, inp, indices, what):
+    """out: contiguous [B, L_out], zeroed; inp, indices: contiguous [B, L_in]."""
+    idx = view(indices)
+    n = _check_unpool_index(idx, out.shape[-1])
+    B = out.shape[0]
+    view(out)[n.arange(B)[:, None], idx] = view(inp)
+
+
+def unpool_backward(grad_in, grad_out, indices, what):
+    idx = view(indices)
+    n = _check_unpool_index(idx, grad_out.shape[-1])
+    B = grad_in.shape[0]
+    n.copyto(view(grad_in), view(grad_out)[n.arange(B)[:, None], idx], casting="unsafe")

@@ -2,7 +2,7 @@
 whose nn.functional signature differs from torch.*'s (an `inplace` argument)."""
 
 from ..ops import activation, linalg, pointwise_api  # noqa: F401  (they register)
-from ..ops import conv, padding, pooling  # noqa: F401,E402  (conv, pooling, padding register)
+from ..ops import conv, interpolate, padding, pooling  # noqa: F401,E402  (conv, pooling, padding, interpolation register)
 from ..ops.composite import dropout, embedding, loss, normalization  # noqa: F401  (they register)
 from ..ops.composite import activations  # noqa: F401,E402  (registers)
 from ..ops.pointwise import call, call_inplace

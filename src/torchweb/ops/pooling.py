@@ -266,3 +266,95 @@ avg_pool1d, avg_pool2d, avg_pool3d = (_FNS[r]["avg_pool"] for r in (1, 2, 3))
 adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d = (_FNS[r]["adaptive_avg_pool"] for r in (1, 2, 3))
 adaptive_max_pool1d, adaptive_max_pool2d, adaptive_max_pool3d = (_FNS[r]["adaptive_max_pool"] for r in (1, 2, 3))
 lp_pool1d, lp_pool2d, lp_pool3d = (_FNS[r]["lp_pool"] for r in (1, 2, 3))
+
+
+# -- max_unpool ----------------------------------------------------------------------------------
+class _MaxUnpool(Function):
+    _backward_name = "MaxUnpool2DBackward0"
+
+    @staticmethod
+    def forward(ctx, x, indices, out_size, what):
+        from . import elementwise as E
+        r = len(out_size)
+        lead = tuple(x.shape[:x.dim() - r])
+        B = 1
+        for s in lead:
+            B *= s
+        L_in = x.numel() // B if B else 0
+        L_out = 1
+        for s in out_size:
+            L_out *= s
+        out = E._fill(empty(lead + tuple(out_size), x.dtype, x.device), 0)
+        xc, ic = _contig(x), _contig(indices)
+        flat = lambda t, L: t._view((B, L), (L, 1), t._offset)   # noqa: E731
+        if out.numel() and x.numel():
+            _be(x).unpool(flat(out, L_out), flat(xc, L_in), flat(ic, L_in), what)
+        ctx.save_for_backward(indices)
+        ctx.meta = (x.shape, B, L_in, L_out, what)
+        return out
+
+    @staticmethod
+    def backward(ctx, g):
+        (indices,) = ctx.saved_tensors
+        shape, B, L_in, L_out, what = ctx.meta
+        gin = empty(shape, g.dtype, g.device)
+        gc, ic = _contig(g), _contig(indices)
+        if gin.numel():
+            _be(g).unpool_backward(gin._view((B, L_in), (L_in, 1), 0), gc._view((B, L_out), (L_out, 1), gc._offset),
+                                   ic._view((B, L_in), (L_in, 1), ic._offset), what)
+        return gin, None, None, None
+
+
+_UNPOOL = {2: _MaxUnpool, 3: _named(_MaxUnpool, "MaxUnpool3DBackward0")}
+
+
+def _max_unpool(r, input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    name = f"max_unpool{r}d"
+    k = ntuple(kernel_size, r, "kernel_size", "pooling")
+    s = k if stride is None else ntuple(stride, r, "stride", "pooling")
+    p = ntuple(padding, r, "padding", "pooling")
+    if not is_tensor(input) or not is_tensor(indices):
+        raise TypeError(f"{name}(): expected Tensor arguments for input and indices")
+    if input.dim() not in (r + 1, r + 2):
+        raise RuntimeError(f"Expected {r + 1}D or {r + 2}D (batch mode) tensor with optional 0 dim batch size "
+                           f"for input, but got: {_shape_str(input.shape)}")
+    in_size = tuple(input.shape[input.dim() - r:])
+    default = [(i - 1) * st + kk - 2 * pp for i, st, kk, pp in zip(in_size, s, k, p)]
+    if output_size is None:
+        out_size = default
+    else:
+        out_size = list(output_size)
+        if len(out_size) == r + 2 or (len(out_size) == r + 1 and input.dim() == r + 1):
+            out_size = out_size[len(out_size) - r:]
+        if len(out_size) != r:
+            raise ValueError(f"output_size should be a sequence containing {r} or {r + 2} elements, but it has "
+                             f"a length of '{len(out_size)}'")
+        for d in range(r):
+            lo, hi = default[d] - s[d], default[d] + s[d]
+            if not lo < out_size[d] < hi:
+                raise ValueError(f'invalid output_size "{tuple(output_size)}" (dim {d} must be between {lo} and {hi})')
+    if indices.dtype is not D.int64:
+        raise RuntimeError(f"elements in indices should be type int64 but got: {indices.dtype.c_scalar}")
+    if tuple(indices.shape) != tuple(input.shape):
+        raise RuntimeError(f"Expected shape of indices to be same as that of the input tensor "
+                           f"({_shape_str(input.shape)}) but got indices tensor with shape: "
+                           f"{_shape_str(indices.shape)}")
+    fn = _UNPOOL[max(r, 2)]
+    args = (input, indices, tuple(int(v) for v in out_size), name)
+    if grad_mode.is_grad_enabled() and input.requires_grad:
+        return fn.apply(*args)
+    return fn.forward(_NoCtx(), *args)
+
+
+def _register_unpool(r):
+    def max_unpool(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+        return _max_unpool(r, input, indices, kernel_size, stride, padding, output_size)
+    name = f"max_unpool{r}d"
+    max_unpool.__name__ = max_unpool.__qualname__ = name
+    define(name, "pooling", torch=False, method=False, functional=True,
+           doc=f"{name}(input, indices, kernel_size, stride=None, padding=0, output_size=None) -> Tensor\n\n"
+               f"The inverse of max_pool{r}d: each value placed at its index in zeros of the unpooled size.")(max_unpool)
+    return max_unpool
+
+
+max_unpool1d, max_unpool2d, max_unpool3d = (_register_unpool(r) for r in (1, 2, 3))

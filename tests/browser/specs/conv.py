@@ -1,5 +1,6 @@
-"""Browser cases of convolution, pooling and padding (ops/conv.py, ops/pooling.py,
-ops/padding.py): ids "conv/...", so `run_browser_tests.py --filter conv/` runs them."""
+"""Browser cases of convolution, pooling, padding and interpolation (ops/conv.py,
+ops/pooling.py, ops/padding.py, ops/interpolate.py): ids "conv/...", so
+`run_browser_tests.py --filter conv/` runs them."""
 
 
 def add_specs(R):
@@ -78,3 +79,32 @@ def add_specs(R):
     case("conv/pixel_shuffle", F + "pixel_shuffle", rand(2, 8, 2, 3), 2, grad=True, tol=tol)
     case("conv/pixel_unshuffle", F + "pixel_unshuffle", rand(1, 2, 4, 6), 2, grad=True, tol=tol)
     case("conv/channel_shuffle", F + "channel_shuffle", rand(2, 6, 2, 2), 3, grad=True, tol=tol)
+    # max_unpool: indices from a max_pool recorded on the host
+    x = R.distinct(1, 2, 4, 6)
+    pooled, idx = torch.nn.functional.max_pool2d(x, 2, return_indices=True)
+    case("conv/max_unpool2d", F + "max_unpool2d", pooled, idx, 2, grad=True, tol=tol)
+    case("conv/max_unpool2d_output_size", F + "max_unpool2d", pooled, idx, 2, kwargs={"output_size": [5, 7]},
+         grad=True, tol=tol)
+    x1 = R.distinct(2, 7)
+    p1, i1 = torch.nn.functional.max_pool1d(x1, 3, 2, 1, return_indices=True)
+    case("conv/max_unpool1d", F + "max_unpool1d", p1, i1, 3, 2, 1, grad=True, tol=tol)
+    case("conv/max_unpool2d_bad_shape", F + "max_unpool2d", pooled, idx[:, :, :1], 2, raises="RuntimeError")
+    # interpolate
+    for name, shape, kw in [("nearest", (2, 2, 3, 4), {"size": [5, 7]}),
+                            ("nearest_scale", (1, 2, 5), {"scale_factor": 1.7}),
+                            ("nearest_exact", (1, 2, 5, 4), {"size": [3, 7], "mode": "nearest-exact"}),
+                            ("linear", (2, 2, 5), {"size": 8, "mode": "linear"}),
+                            ("linear_align", (2, 2, 5), {"size": 8, "mode": "linear", "align_corners": True}),
+                            ("bilinear", (1, 2, 4, 5), {"size": [7, 3], "mode": "bilinear"}),
+                            ("bilinear_scale_align", (1, 2, 4, 5), {"scale_factor": [2.0, 1.5], "mode": "bilinear",
+                                                                   "align_corners": True}),
+                            ("bicubic", (1, 2, 4, 5), {"size": [6, 9], "mode": "bicubic"}),
+                            ("bicubic_down_align", (1, 1, 8, 7), {"size": [3, 4], "mode": "bicubic",
+                                                                  "align_corners": True}),
+                            ("trilinear", (1, 1, 3, 4, 3), {"size": [5, 3, 4], "mode": "trilinear"}),
+                            ("area", (1, 2, 6, 5), {"size": [3, 2], "mode": "area"})]:
+        case(f"conv/interpolate_{name}", F + "interpolate", rand(*shape), kwargs=kw, grad=True, tol=tol)
+    case("conv/interpolate_bad_mode_rank", F + "interpolate", rand(1, 1, 4), kwargs={"size": 3, "mode": "bilinear"},
+         raises="NotImplementedError")
+    case("conv/interpolate_size_and_scale", F + "interpolate", rand(1, 1, 4), kwargs={"size": 3, "scale_factor": 2},
+         raises="ValueError")

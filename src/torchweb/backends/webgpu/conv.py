@@ -1,14 +1,16 @@
-"""The webgpu device's convolution, pooling and padding primitives (kernels/im2col.py,
-kernels/pool.py, kernels/pad.py), in the interface backends/cpu_conv.py shares:
+"""The webgpu device's convolution, pooling, padding and interpolation primitives
+(kernels/im2col.py, kernels/pool.py, kernels/pad.py, kernels/interpolate.py), in the interface backends/cpu_conv.py shares:
 
     im2col(out, inp, kernel, stride, padding, dilation, out_size)
     col2im(out, cols, kernel, stride, padding, dilation, out_size)
     pool(kind, out, indices, inp, nb, geom, adaptive, count_include_pad, divisor_override)
     pool_backward(kind, grad_in, grad_out, indices, geom, adaptive, count_include_pad, divisor_override)
     pad(mode, out, inp, nb, pads, value) / pad_backward(mode, grad_in, grad_out, nb, pads)
+    interpolate(mode, out, inp, nb, scales, align) / interpolate_backward(mode, grad_in, grad_out, scales, align)
+    unpool(out, inp, indices, what) / unpool_backward(grad_in, grad_out, indices, what)
 """
 
-from .kernels import im2col as _im2col, pad as _pad, pool as _pool
+from .kernels import im2col as _im2col, interpolate as _interp, pad as _pad, pool as _pool
 from .runtime import get_runtime
 
 
@@ -38,3 +40,19 @@ def pad(mode, out, inp, nb, pads, value=0):
 
 def pad_backward(mode, grad_in, grad_out, nb, pads):
     _pad.backward(get_runtime(), mode, grad_in, grad_out, nb, pads)
+
+
+def interpolate(mode, out, inp, nb, scales, align):
+    _interp.forward(get_runtime(), mode, out, inp, nb, scales, align)
+
+
+def interpolate_backward(mode, grad_in, grad_out, scales, align):
+    _interp.backward(get_runtime(), mode, grad_in, grad_out, scales, align)
+
+
+def unpool(out, inp, indices, what):
+    _pool.unpool(get_runtime(), out, inp, indices, what)
+
+
+def unpool_backward(grad_in, grad_out, indices, what):
+    _pool.unpool_backward(get_runtime(), grad_in, grad_out, indices, what)

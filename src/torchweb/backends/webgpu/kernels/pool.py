@@ -16,6 +16,7 @@ atomics, every thread owns its sum.
 
 import struct
 
+from .. import errors as ERR
 from .bindings import bind, declarations, kinds
 from .elementwise import WORKGROUP, param
 from .wgsl import helpers_source, load, store
@@ -232,3 +233,63 @@ def _backward_source(kind, r, adaptive, g_dtype, out_dtype, slots, nbuf, nparams
             f"@compute @workgroup_size({WORKGROUP})\n"
             "fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,\n"
             "        @builtin(local_invocation_index) lid: u32) {\n" + "\n".join(body) + "\n}\n")
+
+
+def _tag(rt, what):
+    """An error tag whose INDEX error raises RuntimeError, as PyTorch's max_unpool does (where
+    the runtime's tag() takes the exception; IndexError otherwise)."""
+    try:
+        return rt.errors.tag(what, RuntimeError, "Found an invalid max index")
+    except TypeError:
+        return rt.errors.tag(what)
+
+
+def unpool(rt, out, inp, indices, what):
+    """out: contiguous [B, L_out], zeroed; inp, indices: contiguous [B, L_in]: out[b, idx] = inp.
+    An index outside [0, L_out) raises (errors.INDEX) at the next readback."""
+    _unpool(rt, out, inp, indices, what, backward=False)
+
+
+def unpool_backward(rt, grad_in, grad_out, indices, what):
+    """grad_in: contiguous [B, L_in] = grad_out[b, idx] (grad_out contiguous [B, L_out])."""
+    _unpool(rt, grad_in, grad_out, indices, what, backward=True)
+
+
+def _unpool(rt, dst, src, indices, what, backward):
+    n = (dst if backward else src).numel()
+    if n == 0:
+        return
+    L_in = (dst if backward else src).shape[-1]
+    L_out = (src if backward else dst).shape[-1]
+    params = [n, L_in, L_out, src._offset, indices._offset, dst._offset]
+    bufs, slots = bind(dst, src, indices)
+    binding_kinds = kinds(bufs)
+    params.append(_tag(rt, what))
+    bufs = bufs + [rt.errors.binding]
+    binding_kinds = binding_kinds + ["write"]
+    key = ("unpool", backward, dst.dtype.name, tuple(slots), len(bufs))
+    nparams = len(params)
+
+    def make_code():
+        storages = {0: dst.dtype.gpu_storage, slots[0]: src.dtype.gpu_storage, slots[1]: "i32"}
+        decl = declarations(nparams, [storages[k] for k in range(len(bufs) - 1)])
+        decl += f"\n@group(0) @binding({len(bufs)}) " + ERR.WGSL_DECL
+        s, ix = f"B{slots[0]}", f"B{slots[1]}"
+        if backward:
+            move = f"B0[{param(5)} + t] = {s}[{param(3)} + b * {param(2)} + u32(k)];"
+        else:
+            move = f"B0[{param(5)} + b * {param(2)} + u32(k)] = {s}[{param(3)} + t];"
+        return (decl + "\n"
+                f"@compute @workgroup_size({WORKGROUP})\n"
+                "fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,\n"
+                "        @builtin(local_invocation_index) lid: u32) {\n"
+                f"  let t = (wid.y * nwg.x + wid.x) * {WORKGROUP}u + lid;\n"
+                f"  if (t >= {param(0)}) {{ return; }}\n"
+                f"  let b = t / {param(1)};\n"
+                f"  let k = {ix}[{param(4)} + t];\n"
+                f"  if (k < 0 || u32(k) >= {param(2)}) {{ {ERR.wgsl_raise(ERR.INDEX, param(6))} return; }}\n"
+                f"  {move}\n"
+                "}\n")
+
+    pid = rt.pipeline(key, make_code, binding_kinds)
+    rt.dispatch(pid, rt.grid(-(-n // WORKGROUP)), bufs, struct.pack(f"<{nparams}I", *params))

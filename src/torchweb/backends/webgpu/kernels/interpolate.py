@@ -1,0 +1,200 @@
+"""Interpolation (F.interpolate) over the trailing spatial dims: nearest, nearest-exact, linear
+(bi-, tri-) and cubic, separable, with PyTorch's source-index rules (area_pixel_compute_scale,
+align_corners, cubic convolution with A = -0.75, taps clamped at the borders).
+
+Each output coordinate has up to 4 taps per dim (index, weight), computed by one WGSL function
+that the forward and the backward share. Forward: a thread per output element sums its taps'
+products. Backward: a thread per input element walks, per dim, the short range of output
+coordinates whose taps can reach it (found by inverting the source-index map, then checked
+with the same tap function) and sums gradient * weights: no atomics.
+"""
+
+import struct
+
+from .bindings import bind, declarations, kinds
+from .elementwise import WORKGROUP, param
+from .wgsl import load, store
+
+TAPS = {"nearest": 1, "nearest-exact": 1, "linear": 2, "cubic": 4}
+_TRANGE = {"nearest": (0, 0), "nearest-exact": (0, 0), "linear": (0, 1), "cubic": (-1, 2)}
+
+
+def _f32_bits(v):
+    return struct.unpack("<I", struct.pack("<f", v))[0]
+
+
+def _taps_fn(mode):
+    """WGSL: fn taps(o, S, O, scale, align) -> Taps (indices clamped to [0, S), weights)."""
+    T = TAPS[mode]
+    head = (f"struct Taps {{ i: array<u32, {T}>, w: array<f32, {T}> }}\n"
+            "fn taps(o: u32, S: u32, O: u32, scale: f32, align: u32) -> Taps {\n"
+            "  var t: Taps;\n")
+    if mode == "nearest":
+        body = ("  var s = o;\n"
+                "  if (O != S) { if (O == 2u * S) { s = o >> 1u; } else { s = min(u32(floor(f32(o) * scale)), S - 1u); } }\n"
+                "  t.i[0] = s; t.w[0] = 1.0;\n")
+    elif mode == "nearest-exact":
+        body = ("  var s = o;\n"
+                "  if (O != S) { s = min(u32(floor((f32(o) + 0.5) * scale)), S - 1u); }\n"
+                "  t.i[0] = s; t.w[0] = 1.0;\n")
+    elif mode == "linear":
+        body = ("  var src = scale * f32(o);\n"
+                "  if (align == 0u) { src = max(scale * (f32(o) + 0.5) - 0.5, 0.0); }\n"
+                "  let i0 = min(u32(src), S - 1u);\n"
+                "  let l1 = src - f32(i0);\n"
+                "  t.i[0] = i0; t.i[1] = select(i0, i0 + 1u, i0 < S - 1u);\n"
+                "  t.w[0] = 1.0 - l1; t.w[1] = l1;\n")
+    else:
+        body = ("  var src = scale * f32(o);\n"
+                "  if (align == 0u) { src = scale * (f32(o) + 0.5) - 0.5; }\n"
+                "  let fl = floor(src);\n"
+                "  let x = src - fl;\n"
+                "  let A = -0.75;\n"
+                "  let x1 = x + 1.0; let x2 = 1.0 - x; let x3 = 2.0 - x;\n"
+                "  t.w[0] = ((A * x1 - 5.0 * A) * x1 + 8.0 * A) * x1 - 4.0 * A;\n"
+                "  t.w[1] = ((A + 2.0) * x - (A + 3.0)) * x * x + 1.0;\n"
+                "  t.w[2] = ((A + 2.0) * x2 - (A + 3.0)) * x2 * x2 + 1.0;\n"
+                "  t.w[3] = ((A * x3 - 5.0 * A) * x3 + 8.0 * A) * x3 - 4.0 * A;\n"
+                "  let b = i32(fl);\n"
+                "  for (var j = 0; j < 4; j = j + 1) { t.i[j] = u32(clamp(b + j - 1, 0, i32(S) - 1)); }\n")
+    return head + body + "  return t;\n}\n"
+
+
+def _dims_params(in_size, out_size, scales):
+    return list(in_size) + list(out_size) + [_f32_bits(s) for s in scales]
+
+
+def forward(rt, mode, out, inp, nb, scales, align):
+    """out: contiguous [*B, *O]; inp: [*B, *S] (nb lead dims, any strides); scales: f32 per dim."""
+    n = out.numel()
+    if n == 0:
+        return
+    r = len(scales)
+    params = [n] + list(inp.shape[:nb]) + [inp._offset] + list(inp._stride)
+    params += _dims_params(inp.shape[nb:], out.shape[nb:], scales) + [1 if align else 0]
+    bufs, (slot,) = bind(out, inp)
+    key = ("interp", mode, r, nb, inp.dtype.name, slot)
+    nparams = len(params)
+
+    def make_code():
+        return _forward_source(mode, r, nb, inp.dtype, slot, nparams)
+
+    pid = rt.pipeline(key, make_code, kinds(bufs))
+    rt.dispatch(pid, rt.grid(-(-n // WORKGROUP)), bufs, struct.pack(f"<{nparams}I", *params))
+
+
+def _names(r, base):
+    S = [param(base + i) for i in range(r)]
+    O = [param(base + r + i) for i in range(r)]
+    sc = [f"bitcast<f32>({param(base + 2 * r + i)})" for i in range(r)]
+    return S, O, sc, param(base + 3 * r)
+
+
+def _forward_source(mode, r, nb, dtype, slot, nparams):
+    T = TAPS[mode]
+    storages = [dtype.gpu_storage] + ([dtype.gpu_storage] if slot else [])
+    bshape = [param(1 + i) for i in range(nb)]
+    in_off = param(1 + nb)
+    bstr = [param(2 + nb + i) for i in range(nb)]
+    sstr = [param(2 + 2 * nb + i) for i in range(r)]
+    S, O, sc, align = _names(r, 2 + 2 * nb + r)
+    body = [f"  let t = (wid.y * nwg.x + wid.x) * {WORKGROUP}u + lid;",
+            f"  if (t >= {param(0)}) {{ return; }}",
+            "  var q = t;"]
+    for i in reversed(range(r)):
+        body.append(f"  let o{i} = q % {O[i]}; q = q / {O[i]};")
+    body.append(f"  var xb = {in_off};")
+    for i in reversed(range(nb)):
+        body.append(f"  {{ let c = q % {bshape[i]}; q = q / {bshape[i]}; xb = xb + c * {bstr[i]}; }}")
+    for i in range(r):
+        body.append(f"  let tp{i} = taps(o{i}, {S[i]}, {O[i]}, {sc[i]}, {align});")
+    body.append("  var acc = 0.0;")
+    indent = "  "
+    for i in range(r):
+        body.append(f"{indent}for (var j{i} = 0u; j{i} < {T}u; j{i} = j{i} + 1u) {{")
+        indent += "  "
+    pos = "xb" + "".join(f" + tp{i}.i[j{i}] * {sstr[i]}" for i in range(r))
+    w = " * ".join(f"tp{i}.w[j{i}]" for i in range(r))
+    body.append(f"{indent}acc = acc + {load(f'B{slot}[{pos}]', dtype.gpu_storage, 'f32')} * ({w});")
+    for i in reversed(range(r)):
+        indent = indent[:-2]
+        body.append(f"{indent}}}")
+    body.append(f"  B0[t] = {store('acc', 'f32', dtype)};")
+    return (declarations(nparams, storages) + "\n" + _taps_fn(mode) +
+            f"@compute @workgroup_size({WORKGROUP})\n"
+            "fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,\n"
+            "        @builtin(local_invocation_index) lid: u32) {\n" + "\n".join(body) + "\n}\n")
+
+
+def backward(rt, mode, grad_in, grad_out, scales, align):
+    """grad_in: contiguous [B, *S] (written whole); grad_out: contiguous [B, *O]."""
+    n = grad_in.numel()
+    if n == 0:
+        return
+    r = len(scales)
+    nb = grad_in.dim() - r
+    params = [n] + _dims_params(grad_in.shape[nb:], grad_out.shape[nb:], scales) + [1 if align else 0,
+                                                                                   grad_out._offset]
+    bufs, (slot,) = bind(grad_in, grad_out)
+    key = ("interp_bwd", mode, r, grad_in.dtype.name, slot)
+    nparams = len(params)
+
+    def make_code():
+        return _backward_source(mode, r, grad_in.dtype, slot, nparams)
+
+    pid = rt.pipeline(key, make_code, kinds(bufs))
+    rt.dispatch(pid, rt.grid(-(-n // WORKGROUP)), bufs, struct.pack(f"<{nparams}I", *params))
+
+
+def _backward_source(mode, r, dtype, slot, nparams):
+    T = TAPS[mode]
+    tmin, tmax = _TRANGE[mode]
+    storages = [dtype.gpu_storage] + ([dtype.gpu_storage] if slot else [])
+    S, O, sc, align = _names(r, 1)
+    g_off = param(2 + 3 * r)
+    body = [f"  let t = (wid.y * nwg.x + wid.x) * {WORKGROUP}u + lid;",
+            f"  if (t >= {param(0)}) {{ return; }}",
+            "  var q = t;"]
+    for i in reversed(range(r)):
+        body.append(f"  let x{i} = q % {S[i]}; q = q / {S[i]};")
+    body.append("  let b = q;")
+    # the output coordinates whose source index can reach x: src(o) = o * scale + c falls in
+    # [x - tmax, x - tmin + 1) (unbounded below at 0, above at S - 1), widened by one
+    if mode == "nearest":
+        c = "0.0"
+    elif mode == "nearest-exact":
+        c = "0.5 * sc"
+    else:
+        c = f"select(0.5 * sc - 0.5, 0.0, {align} != 0u)"
+    for i in range(r):
+        body += [f"  var lo{i} = 0u; var hi{i} = {O[i]};",
+                 f"  {{ let sc = {sc[i]}; let c = {c};",
+                 "    if (sc > 0.0) {",
+                 f"      if (x{i} > {max(tmax, 0)}u) {{ lo{i} = u32(max(floor((f32(i32(x{i}) - ({tmax})) - c) / sc) - 1.0, 0.0)); }}",
+                 f"      if (x{i} + 1u < {S[i]}) {{ hi{i} = u32(clamp(ceil((f32(i32(x{i}) - ({tmin}) + 1) - c) / sc) + 2.0, 0.0, f32({O[i]}))); }}",
+                 "    }",
+                 "  }"]
+    O_all = " * ".join(O)
+    body.append(f"  let gb = {g_off} + b * ({O_all});")
+    body.append("  var acc = 0.0;")
+    indent = "  "
+    for i in range(r):
+        body.append(f"{indent}for (var o{i} = lo{i}; o{i} < hi{i}; o{i} = o{i} + 1u) {{")
+        indent += "  "
+        body.append(f"{indent}let tp{i} = taps(o{i}, {S[i]}, {O[i]}, {sc[i]}, {align});")
+        body.append(f"{indent}var w{i} = 0.0; var hit{i} = false;")
+        body.append(f"{indent}for (var j = 0u; j < {T}u; j = j + 1u) {{ if (tp{i}.i[j] == x{i}) {{ w{i} = w{i} + tp{i}.w[j]; hit{i} = true; }} }}")
+        body.append(f"{indent}if (!hit{i}) {{ continue; }}")
+    flat = "0u"
+    for i in range(r):
+        flat = f"({flat}) * {O[i]} + o{i}"
+    w = " * ".join(f"w{i}" for i in range(r))
+    body.append(f"{indent}acc = acc + {load(f'B{slot}[gb + {flat}]', dtype.gpu_storage, 'f32')} * ({w});")
+    for i in reversed(range(r)):
+        indent = indent[:-2]
+        body.append(f"{indent}}}")
+    body.append(f"  B0[t] = {store('acc', 'f32', dtype)};")
+    return (declarations(nparams, storages) + "\n" + _taps_fn(mode) +
+            f"@compute @workgroup_size({WORKGROUP})\n"
+            "fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,\n"
+            "        @builtin(local_invocation_index) lid: u32) {\n" + "\n".join(body) + "\n}\n")

@@ -1,0 +1,174 @@
+"""nn.functional.interpolate (nearest, nearest-exact, linear, bilinear, bicubic, trilinear,
+area) with PyTorch's size and scale rules, and the upsample aliases. One separable tap kernel
+forward and one gather-style kernel backward (backends/webgpu/kernels/interpolate.py); 'area'
+is adaptive_avg_pool."""
+
+import math
+import struct
+
+from ..autograd import grad_mode
+from ..autograd.function import Function
+from ..backends import backend_for
+from .dispatch import empty, is_tensor
+from .registry import define
+
+_KERNEL = {"nearest": "nearest", "nearest-exact": "nearest-exact", "linear": "linear", "bilinear": "linear",
+           "trilinear": "linear", "bicubic": "cubic"}
+_RANK = {"linear": 1, "bilinear": 2, "trilinear": 3, "bicubic": 2}
+_NODE = {"nearest": "UpsampleNearest{r}DBackward0", "nearest-exact": "UpsampleNearestExact{r}DBackward0",
+         "linear": "UpsampleLinear1DBackward0", "bilinear": "UpsampleBilinear2DBackward0",
+         "trilinear": "UpsampleTrilinear3DBackward0", "bicubic": "UpsampleBicubic2DBackward0"}
+
+
+def _be(t):
+    return backend_for(t.device.type)
+
+
+def _f32(v):
+    return struct.unpack("<f", struct.pack("<f", v))[0]
+
+
+class _Interp(Function):
+    @staticmethod
+    def forward(ctx, x, kmode, out_size, scales, align):
+        r = len(out_size)
+        nb = x.dim() - r
+        out = empty(tuple(x.shape[:nb]) + tuple(out_size), x.dtype, x.device)
+        if out.numel():
+            _be(x).interpolate(kmode, out, x, nb, scales, align)
+        ctx.meta = (x.shape, kmode, scales, align)
+        return out
+
+    @staticmethod
+    def backward(ctx, g):
+        from .pooling import _contig
+        shape, kmode, scales, align = ctx.meta
+        gin = empty(shape, g.dtype, g.device)
+        if gin.numel():
+            _be(g).interpolate_backward(kmode, gin, _contig(g), scales, align)
+        return gin, None, None, None, None
+
+
+_FNS = {}
+
+
+def _fn(mode, r):
+    key = (mode, r)
+    if key not in _FNS:
+        _FNS[key] = type(f"_Interp_{mode}_{r}", (_Interp,), {"_backward_name": _NODE[mode].format(r=r)})
+    return _FNS[key]
+
+
+class _NoCtx:
+    pass
+
+
+@define("interpolate", "other", torch=False, method=False, functional=True,
+        doc="interpolate(input, size=None, scale_factor=None, mode='nearest', align_corners=None, "
+            "recompute_scale_factor=None, antialias=False) -> Tensor\n\nResamples the spatial dims of a "
+            "3-D, 4-D or 5-D input: 'nearest', 'nearest-exact', 'linear', 'bilinear', 'bicubic', "
+            "'trilinear', 'area'.")
+def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
+                recompute_scale_factor=None, antialias=False):
+    if not is_tensor(input):
+        raise TypeError(f"interpolate(): argument 'input' must be Tensor, not {type(input).__name__}")
+    if mode in ("nearest", "area", "nearest-exact"):
+        if align_corners is not None:
+            raise ValueError("align_corners option can only be set with the interpolating modes: "
+                             "linear | bilinear | bicubic | trilinear")
+    elif align_corners is None:
+        align_corners = False
+    dim = input.dim() - 2
+    if size is not None and scale_factor is not None:
+        raise ValueError("only one of size or scale_factor should be defined")
+    if size is not None:
+        scale_factors = None
+        if isinstance(size, (list, tuple)):
+            if len(size) != dim:
+                raise ValueError(f"Input and output must have the same number of spatial dimensions, but got "
+                                 f"input with spatial dimensions of {list(input.shape[2:])} and output size of "
+                                 f"{list(size)}. Please provide input tensor in (N, C, d1, d2, ...,dK) format "
+                                 f"and output size in (o1, o2, ...,oK) format.")
+            output_size = [int(s) for s in size]
+        else:
+            output_size = [int(size)] * max(dim, 0)
+    elif scale_factor is not None:
+        output_size = None
+        if isinstance(scale_factor, (list, tuple)):
+            if len(scale_factor) != dim:
+                raise ValueError(f"Input and scale_factor must have the same number of spatial dimensions, but "
+                                 f"got input with spatial dimensions of {list(input.shape[2:])} and scale_factor "
+                                 f"of shape {list(scale_factor)}. Please provide input tensor in (N, C, d1, d2, "
+                                 f"...,dK) format and scale_factor in (s1, s2, ...,sK) format.")
+            scale_factors = [float(s) for s in scale_factor]
+        else:
+            scale_factors = [float(scale_factor)] * max(dim, 0)
+    else:
+        raise ValueError("either size or scale_factor should be defined")
+    if recompute_scale_factor and size is not None:
+        raise ValueError("recompute_scale_factor is not meaningful with an explicit size.")
+    if mode == "area" and output_size is None:
+        recompute_scale_factor = True
+    if recompute_scale_factor and scale_factors is not None:
+        output_size = [math.floor(float(input.shape[i + 2]) * scale_factors[i]) for i in range(dim)]
+        scale_factors = None
+    if antialias:
+        if not (mode in ("bilinear", "bicubic") and input.dim() == 4):
+            raise ValueError("Anti-alias option is restricted to bilinear and bicubic modes and requires a "
+                             "4-D tensor as input")
+        raise NotImplementedError("interpolate(antialias=True) is not supported by torchweb yet")
+    if input.dim() not in (3, 4, 5) or mode not in ("nearest", "nearest-exact", "area", "linear", "bilinear",
+                                                     "trilinear", "bicubic"):
+        raise NotImplementedError(f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {input.dim()}D) "
+                                  f"for the modes: nearest | linear | bilinear | bicubic | trilinear | area | "
+                                  f"nearest-exact (got {mode})")
+    if mode in _RANK and _RANK[mode] != dim:
+        raise NotImplementedError(f"Got {input.dim()}D input, but {mode} mode needs {_RANK[mode] + 2}D input")
+    in_size = tuple(input.shape[2:])
+    if output_size is None:
+        output_size = [int(math.floor(s * f)) for s, f in zip(in_size, scale_factors)]
+    if mode == "area":
+        from . import pooling
+        return pooling._adaptive_avg(dim, input, tuple(output_size))
+    if not input.dtype.is_floating_point:
+        raise NotImplementedError(f"\"upsample_{mode}{dim}d_out_frame\" not implemented for '{input.dtype.word}'")
+    if any(o <= 0 for o in output_size) or any(s <= 0 for s in in_size):
+        names = ("D", "H", "W")[3 - dim:]
+        raise RuntimeError(f"Input and output sizes should be greater than 0, but got input "
+                           f"({', '.join(f'{n}: {s}' for n, s in zip(names, in_size))}) output "
+                           f"({', '.join(f'{n}: {s}' for n, s in zip(names, output_size))})")
+    kmode = _KERNEL[mode]
+    scales = []
+    for i, (S, O) in enumerate(zip(in_size, output_size)):
+        sf = scale_factors[i] if scale_factors is not None else None
+        if kmode in ("linear", "cubic") and align_corners:
+            scales.append(_f32((S - 1) / (O - 1)) if O > 1 else 0.0)
+        elif sf is not None and sf > 0:
+            scales.append(_f32(1.0 / sf))
+        else:
+            scales.append(_f32(S / O))
+    fn = _fn(mode, dim)
+    args = (input, kmode, tuple(output_size), tuple(scales), bool(align_corners))
+    if grad_mode.is_grad_enabled() and input.requires_grad:
+        return fn.apply(*args)
+    return fn.forward(_NoCtx(), *args)
+
+
+@define("upsample", "other", torch=False, method=False, functional=True,
+        doc="upsample(input, size=None, scale_factor=None, mode='nearest', align_corners=None) -> Tensor\n\n"
+            "interpolate (deprecated name).")
+def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None):
+    return interpolate(input, size, scale_factor, mode, align_corners)
+
+
+@define("upsample_nearest", "other", torch=False, method=False, functional=True,
+        doc="upsample_nearest(input, size=None, scale_factor=None) -> Tensor\n\ninterpolate(mode='nearest').")
+def upsample_nearest(input, size=None, scale_factor=None):
+    return interpolate(input, size, scale_factor, mode="nearest")
+
+
+@define("upsample_bilinear", "other", torch=False, method=False, functional=True,
+        doc="upsample_bilinear(input, size=None, scale_factor=None) -> Tensor\n\n"
+            "interpolate(mode='bilinear', align_corners=True).")
+def upsample_bilinear(input, size=None, scale_factor=None):
+    return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)
