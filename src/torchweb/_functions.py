@@ -9,6 +9,7 @@ from .ops import math_api  # noqa: F401,E402  (registers)
 from .ops.composite import activations  # noqa: F401,E402  (registers)
 from .ops import layout  # noqa: F401,E402  (registers)
 from .ops import scan, sorting  # noqa: F401,E402  (scans, sorting register)
+from .ops import attention  # noqa: F401,E402  (scaled_dot_product_attention registers)
 from .ops.registry import torch_names
 
 globals().update(torch_names())

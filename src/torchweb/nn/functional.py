@@ -5,6 +5,7 @@ from ..ops import activation, linalg, pointwise_api  # noqa: F401  (they registe
 from ..ops import conv, interpolate, padding, pooling  # noqa: F401,E402  (conv, pooling, padding, interpolation register)
 from ..ops.composite import dropout, embedding, loss, normalization  # noqa: F401  (they register)
 from ..ops.composite import activations  # noqa: F401,E402  (registers)
+from ..ops import attention  # noqa: F401,E402  (scaled_dot_product_attention registers)
 from ..ops.pointwise import call, call_inplace
 from ..ops.registry import define, functional_names
 

@@ -127,3 +127,5 @@ from .conv import (col2im, im2col, interpolate, interpolate_backward, pad, pad_b
 
 from .sort_scan import (SORT_BLOCK, SPLIT_SCANS, scan, sort_block, sort_merge,  # noqa: E402,F401
                         sort_scatter_add, sort_step)  # (scans, sorting)
+
+from .attention import attention_backward, attention_fits, attention_forward  # noqa: E402,F401  (fused attention)

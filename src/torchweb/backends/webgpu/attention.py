@@ -1,0 +1,25 @@
+"""The webgpu device's fused attention primitives (kernels/attention.py). ops/attention.py asks
+attention_fits first and composes softmax(q @ k^T * scale + mask) @ v where it says no (and on
+backends without these functions, such as the cpu device)."""
+
+from .kernels import attention as _attn
+from .runtime import get_runtime
+
+
+def attention_fits(L, S, E, Ev):
+    """Whether the fused kernels take these sizes (head dims up to 128, loops within lavapipe's)."""
+    return _attn.fits(L, S, E, Ev)
+
+
+def attention_forward(out, lse, q, k, v, mask, causal, scale):
+    """out [*B, L, Ev] (contiguous) and lse [*B, L] (float32, contiguous) from q [*B, L, E],
+    k [*B, S, E], v [*B, S, Ev] and mask (None, bool or additive, [*B, L, S]): strided views with
+    the batch dims broadcast (stride 0) already."""
+    _attn.forward(get_runtime(), out, lse, q, k, v, mask, causal, scale)
+
+
+def attention_backward(dq, dkv, q, k, v, mask, dout, ld, causal, scale):
+    """dq [*B, L, E] and dkv (dk [*B, S, E] then dv [*B, S, Ev] in one contiguous buffer) from
+    dout (contiguous [*B, L, Ev]) and ld (float32 [2, NB * L]: the forward's lse, then
+    D = rowsum(dout * out))."""
+    _attn.backward(get_runtime(), dq, dkv, q, k, v, mask, dout, ld, causal, scale)
