@@ -176,3 +176,6 @@ from .cpu_conv import (col2im, im2col, interpolate, interpolate_backward, pad, p
                        pool, pool_backward, unpool, unpool_backward)  # (conv, pooling, padding, interpolation)
 
 from .cpu_sort import SORT_BLOCK, SPLIT_SCANS, scan, sort, sort_scatter_add  # noqa: E402,F401  (scans, sorting)
+
+from .cpu_index import (ATOMIC_FLOAT16, MAX_INDEX_BUFFERS, index_gather, index_scatter,  # noqa: E402,F401
+                        mask_compact, masked_scatter)  # (gather, scatter, indexing, masks)

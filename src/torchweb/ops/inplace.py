@@ -109,3 +109,16 @@ class _CopySlices(Function):
         g_view = region.clone()
         E._fill(region, 0)
         return at(ctx.base_geometry).clone(), g_view, None
+
+
+def apply_function_inplace(fn, target, *args):
+    """target = fn(target, *args) in place, fn an autograd Function whose forward writes its
+    first argument, bumps its version and returns it (scatter_, index_put_, masked_fill_, ...):
+    PyTorch's checks on leaves, and the base's history where target is a view."""
+    tracked = grad_mode.is_grad_enabled() and any(is_tensor(a) and a.requires_grad for a in (target,) + args)
+    if tracked:
+        _check_leaf(target)
+    fn.apply(target, *args)
+    if tracked and target._base is not None:
+        write_through_view(target)
+    return target

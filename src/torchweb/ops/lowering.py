@@ -92,3 +92,46 @@ def fused_softmax(out, inp, log):
         return False
     be.softmax(out, inp, log)
     return True
+
+
+def index_gather(out, src, walk, indices, check):
+    """out = src through index tensors (backends/webgpu/kernels/index.py has the contract)."""
+    be = backend_for(out.device.type)
+    be.index_gather(out, src, walk, _bindable(be, indices), check)
+
+
+def index_scatter(dst, src, walk, indices, reduce, check):
+    """dst (op)= src through index tensors. Operands living in dst's storage are copied first
+    (dst is written while they are read); float16 reductions run in a float32 copy where the
+    backend has no 16-bit atomics."""
+    from . import elementwise as E
+    from .dispatch import is_tensor
+    be = backend_for(dst.device.type)
+    if is_tensor(src) and src._storage is dst._storage:
+        src = E._clone(src)
+    indices = [(E._clone(i) if i._storage is dst._storage else i, d, w) for i, d, w in indices]
+    indices = _bindable(be, indices)
+    if reduce is not None and dst.dtype is D.float16 and not be.ATOMIC_FLOAT16:
+        wide = E.copy_into(empty(dst.shape, D.float32, dst.device), dst)
+        be.index_scatter(wide, src, walk, indices, reduce, check)
+        E.copy_into(dst, wide)
+        return
+    be.index_scatter(dst, src, walk, indices, reduce, check)
+
+
+def _bindable(be, indices):
+    """Index tensors in more distinct storages than one dispatch can bind go into one buffer."""
+    from . import elementwise as E
+    if len({id(i._storage) for i, _, _ in indices}) <= be.MAX_INDEX_BUFFERS:
+        return indices
+    shape = tuple(indices[0][0].shape)
+    n = 1
+    for s in shape:
+        n *= s
+    buf = empty((len(indices),) + shape, D.int64, indices[0][0].device)
+    out = []
+    for k, (i, d, w) in enumerate(indices):
+        part = buf._view(shape, buf._stride[1:], buf._offset + k * n)
+        E.copy_into(part, i)
+        out.append((part, d, w))
+    return out

@@ -129,3 +129,6 @@ from .sort_scan import (SORT_BLOCK, SPLIT_SCANS, scan, sort_block, sort_merge,  
                         sort_scatter_add, sort_step)  # (scans, sorting)
 
 from .attention import attention_backward, attention_fits, attention_forward  # noqa: E402,F401  (fused attention)
+
+from .index import (ATOMIC_FLOAT16, MAX_INDEX_BUFFERS, index_gather, index_scatter,  # noqa: E402,F401
+                    mask_compact, masked_scatter)  # (gather, scatter, indexing, masks)

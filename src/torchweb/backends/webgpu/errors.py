@@ -31,15 +31,17 @@ class DeviceErrors:
         self._pending = []        # (kind-independent) what each tag's dispatch was: op name
         self._created = False
 
-    def tag(self, what):
+    def tag(self, what, exc=None, message=None):
         """A tag for the next dispatch that may raise (its op's name, for the message); the
-        dispatch must bind (ERROR_BUFFER_ID, NWORDS * 4) last."""
+        dispatch must bind (ERROR_BUFFER_ID, NWORDS * 4) last. exc, message: the exception
+        class and words an INDEX error of this dispatch raises (PyTorch's type for the op:
+        IndexError for indexing, RuntimeError for gather and scatter)."""
         rt = self._rt
         if not self._created:
             rt.stream.create(ERROR_BUFFER_ID, 4 * NWORDS, 1)
             rt.stream.write(ERROR_BUFFER_ID, 0, CLEAR)
             self._created = True
-        self._pending.append(what)
+        self._pending.append((what, exc, message))
         return len(self._pending)
 
     binding = (ERROR_BUFFER_ID, 4 * NWORDS)
@@ -55,8 +57,8 @@ class DeviceErrors:
             return
         self._rt.stream.write(ERROR_BUFFER_ID, 0, CLEAR)
         tag, kind = min(hits)
-        what = pending[tag - 1] if 0 < tag <= len(pending) else "an op"
-        raise _exception(kind, what)
+        what, exc, message = pending[tag - 1] if 0 < tag <= len(pending) else ("an op", None, None)
+        raise _exception(kind, what, exc, message)
 
     def reset(self):
         """The runtime is gone or restarted: nothing is pending and ERR must be made again."""
@@ -64,7 +66,7 @@ class DeviceErrors:
         self._created = False
 
 
-def _exception(kind, what):
+def _exception(kind, what, exc=None, message=None):
     where = f"(in {what} on webgpu: found by the GPU, reported at the next readback or synchronize)"
     if kind == ZERO_DIVISION:
         return RuntimeError(f"ZeroDivisionError {where}")
@@ -73,4 +75,4 @@ def _exception(kind, what):
             f"an int64 result is outside [-2147483648, 2147483647] {where}: WebGPU has no 64-bit "
             f"integers, so int64 tensors hold 32 bits on the GPU. Use the cpu device, or float32, "
             f"for values past that range")
-    return IndexError(f"index out of range {where}")
+    return (exc or IndexError)(f"{message or 'index out of range'} {where}")
