@@ -139,10 +139,14 @@ def tile(input, dims):
 def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
     """repeat_interleave(input, repeats, dim=None, *, output_size=None) -> Tensor
 
-    Each element repeated `repeats` times (an int) along dim (the flattened input by default)."""
+    Each element repeated `repeats` times (an int, or a tensor: one count per index of dim) along
+    dim (the flattened input by default); repeat_interleave(repeats) repeats 0, 1, 2, ...
+    (a tensor's counts are read back to the host to size the output, as PyTorch does)."""
+    if repeats is None:
+        return _repeat_counts(input, output_size)
+    if is_tensor(repeats) and (repeats.dim() > 0 and repeats.numel() != 1 or output_size is not None):
+        return _repeat_tensor(input, repeats, dim, output_size)
     if is_tensor(repeats):
-        if repeats.numel() != 1:
-            raise NotImplementedError("repeat_interleave with a tensor of repeats is not supported by torchweb yet")
         repeats = int(repeats.item())
     if repeats < 0:
         raise RuntimeError("repeats can not be negative")
@@ -155,6 +159,46 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
     shape = tuple(x.shape)
     y = S.expand(S.unsqueeze(x, d + 1), shape[:d + 1] + (repeats,) + shape[d + 1:])
     return S.reshape(S.contiguous(y), shape[:d] + (shape[d] * repeats,) + shape[d + 1:])
+
+
+def _repeat_counts(repeats, output_size=None):
+    """The indices 0, 1, ... each repeated repeats[i] times (int64, on repeats' device)."""
+    if repeats.dim() != 1:
+        raise RuntimeError("repeat_interleave only accept 1D vector as repeat")
+    if repeats.dtype.name not in ("int64", "int32"):
+        raise RuntimeError("repeats has to be Long or Int tensor")
+    counts = repeats.tolist()
+    if any(c < 0 for c in counts):
+        raise RuntimeError("repeats can not be negative")
+    total = sum(counts)
+    if output_size is not None and output_size != total:
+        raise RuntimeError("allocated size does not match required size")
+    from .._creation import tensor
+    import torchweb
+    idx = [i for i, c in enumerate(counts) for _ in range(c)]
+    return tensor(idx, dtype=torchweb.int64, device=repeats.device)
+
+
+def _repeat_tensor(input, repeats, dim, output_size):
+    import torchweb
+    if repeats.dim() > 1:
+        raise RuntimeError("repeats must be 0-dim or 1-dim tensor")
+    if repeats.dtype.name not in ("int64", "int32"):
+        raise NotImplementedError(f'"repeat_interleave_cpu" not implemented for \'{repeats.dtype.word}\'')
+    x = input
+    if dim is None:
+        x, dim = S.flatten(x), 0
+    d = wrap_dim(dim, max(x.dim(), 1))
+    if x.dim() == 0:
+        x = S.reshape(x, (1,))
+    n = x.shape[d]
+    if repeats.dim() == 0 or repeats.shape[0] == 1:
+        repeats = S.expand(S.reshape(repeats, (1,)), (n,))
+    if repeats.shape[0] != n:
+        raise RuntimeError(f"repeats must have the same size as input along dim, but got repeats.size(0) = "
+                           f"{repeats.shape[0]} and input.size({d}) = {n}")
+    idx = _repeat_counts(repeats, output_size)
+    return torchweb.index_select(x, d, idx.to(x.device) if idx.device != x.device else idx)
 
 
 def _tri(input, diagonal, upper, name):
