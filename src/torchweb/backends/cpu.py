@@ -179,3 +179,5 @@ from .cpu_sort import SORT_BLOCK, SPLIT_SCANS, scan, sort, sort_scatter_add  # n
 
 from .cpu_index import (ATOMIC_FLOAT16, MAX_INDEX_BUFFERS, index_gather, index_scatter,  # noqa: E402,F401
                         mask_compact, masked_scatter)  # (gather, scatter, indexing, masks)
+
+from .cpu_count import bincount, count_gather, count_scatter, search_sorted  # noqa: E402,F401  (searchsorted, unique, bincount)

@@ -132,3 +132,4 @@ from .attention import attention_backward, attention_fits, attention_forward  # 
 
 from .index import (ATOMIC_FLOAT16, MAX_INDEX_BUFFERS, index_gather, index_scatter,  # noqa: E402,F401
                     mask_compact, masked_scatter)  # (gather, scatter, indexing, masks)
+from .count import bincount, count_gather, count_scatter, search_sorted  # noqa: E402,F401  (searchsorted, unique, bincount)
