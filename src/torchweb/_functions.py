@@ -10,7 +10,7 @@ from .ops.composite import activations  # noqa: F401,E402  (registers)
 from .ops import layout  # noqa: F401,E402  (registers)
 from .ops import scan, sorting  # noqa: F401,E402  (scans, sorting register)
 from .ops import attention  # noqa: F401,E402  (scaled_dot_product_attention registers)
-from .ops import index_ops  # noqa: F401,E402  (gather, scatter and masks register)
+from .ops import index_ops, indexing  # noqa: F401,E402  (gather, scatter, masks, index_put register)
 from .ops import counting, search  # noqa: F401,E402  (unique, bincount, histc, searchsorted register)
 from .ops import einsum, linalg_more  # noqa: F401,E402  (einsum, diag, cross, cdist, ... register)
 from .ops.registry import torch_names
