@@ -109,8 +109,9 @@ class Tol:
     """Per-result tolerance: rtol, atol (a number or an array shaped like the result), and
     unchecked (a bool array or None)."""
 
-    def __init__(self, rtol, atol, unchecked=None):
+    def __init__(self, rtol, atol, unchecked=None, deviation=""):
         self.rtol, self.atol, self.unchecked = rtol, atol, unchecked
+        self.deviation = deviation  # the documented deviation that unchecked elements are, if any
 
 
 def base_tol(dtype, op=None):
@@ -208,8 +209,16 @@ def finite_abs64(t):
     return torch.where(torch.isfinite(a), a, torch.zeros_like(a))
 
 
+def terms(n):
+    """How many roundings a sum of n terms is allowed: n - 1, the worst case for any order
+    (rigorous), up to 4 sqrt(n) past n = 16, where the worst case grows useless (n u reaches 1
+    at n = 2**24) and rounding errors of any sensible order (pairwise, tree, blocked) add up
+    like a random walk; a naive running sum of millions of terms falls outside it, rightly."""
+    return max(min(n - 1, 4 * math.sqrt(n)), 0)
+
+
 def sum_bound(abs_sum, n, u=U32):
-    """The (n - 1) u sum|x| bound, and the elements it cannot vouch for (order-dependent
+    """The terms(n) u sum|x| bound, and the elements it cannot vouch for (order-dependent
     overflow), as numpy arrays."""
     s = np.asarray(abs_sum, dtype=np.float64)
-    return max(n - 1, 0) * u * s, s > F32_MAX * (1 - 4 * U32)
+    return terms(n) * u * s, s > F32_MAX * (1 - 4 * U32)
