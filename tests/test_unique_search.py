@@ -273,6 +273,17 @@ def test_histogram(device):
     check(lambda m, a, b: m.histogram(a, b), x, torch.tensor([-2.0, -0.5, 0.0, 0.1, 3.0]), device=device)
     check(lambda m, a, b: a.histogram(b, density=True), x, torch.tensor([-1.0, 0.0, 1.0]), device=device)
     check(lambda m, a: m.histogram(a, 3), torch.tensor([1.0, 1.0]), device=device)
+    check(lambda m, a: m.histogram(a, 3), torch.zeros(0), device=device)
+
+
+def test_histogram_errors(device):
+    x = make((6,))
+    check(lambda m, a: m.histogram(a, 3), x.half(), device=device)
+    check(lambda m, a, w: m.histogram(a, 3, weight=w), x, torch.arange(6), device=device)
+    check(lambda m, a, b: m.histogram(a, b), x, torch.tensor([0, 1, 2]), device=device)
+    check(lambda m, a: m.histogram(a, 3, range=(2.0, 1.0)), x, device=device)
+    check(lambda m, a: m.histogram(a, 0), x, device=device)
+    check(lambda m, a: m.histogram(a, 3), torch.tensor([1.0, NAN]), device=device)
 
 
 def test_large(device):
@@ -288,3 +299,10 @@ def test_large(device):
     r = torchweb.searchsorted(ours(seq, device), xo, out_int32=True)
     e = torch.searchsorted(seq, x, out_int32=True)
     assert torch.equal(torch.from_numpy(r.numpy()), e)
+    # unique_consecutive: flags, a split cumsum, the compaction scatter and counts
+    runs = x.sort().values
+    v, i, c = torchweb.unique_consecutive(fast_ours(runs, device), return_inverse=True, return_counts=True)
+    ev, ei, ec = torch.unique_consecutive(runs, return_inverse=True, return_counts=True)
+    assert_close(v, ev)
+    assert_close(c, ec)
+    assert torch.equal(torch.from_numpy(i.numpy()), ei)

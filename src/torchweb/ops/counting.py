@@ -96,9 +96,6 @@ class _NoGrad(Function):
         ctx.mark_non_differentiable(*outs[1:])
         return out
 
-    @staticmethod
-    def backward(ctx, *grads):
-        raise NotImplementedError(f"the derivative for '{ctx.what}' is not implemented.")
 
 
 def _refusing(node, what, exc=NotImplementedError, message=None):
@@ -425,6 +422,16 @@ def histogram(input, bins, *, range=None, weight=None, density=False):
     from .search import _search
     if not input.dtype.is_floating_point:
         raise NotImplementedError(f"\"histogram_cpu\" not implemented for '{input.dtype.word}'")
+    if input.dtype is D.float16:
+        raise NotImplementedError("\"histogramdd\" not implemented for 'Half'")
+    if weight is not None and weight.dtype is not input.dtype:
+        raise RuntimeError(f"torch.histogramdd: if weight tensor is provided, input tensor and weight tensor "
+                           f"should have the same dtype, but got input({input.dtype.c_name}), and "
+                           f"weight({weight.dtype.c_name})")
+    if is_tensor(bins) and bins.dtype is not input.dtype:
+        raise RuntimeError(f"torch.histogramdd: input tensor and bins tensors should have the same dtype, but "
+                           f"got input with dtype {input.dtype.c_name} and bins for dimension 0 with dtype "
+                           f"{bins.dtype.c_name}")
     if weight is not None and tuple(weight.shape) != tuple(input.shape):
         raise RuntimeError(f"torch.histogramdd: if weight tensor is provided it should have the same shape "
                            f"as the input tensor excluding its innermost dimension, but got input with shape "
@@ -451,7 +458,7 @@ def histogram(input, bins, *, range=None, weight=None, density=False):
             elif input.numel():
                 lo, hi = (float(v) for v in _minmax(input))
             else:
-                lo, hi = 0.0, 0.0
+                lo, hi = 0.0, 1.0
             if lo != lo or hi != hi or abs(lo) == float("inf") or abs(hi) == float("inf"):
                 raise RuntimeError(f"torch.histogramdd(): dimension 0's range [{_fmt(lo)}, {_fmt(hi)}] is not finite")
             if lo > hi:
