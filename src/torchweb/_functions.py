@@ -13,6 +13,7 @@ from .ops import attention  # noqa: F401,E402  (scaled_dot_product_attention reg
 from .ops import index_ops, indexing  # noqa: F401,E402  (gather, scatter, masks, index_put register)
 from .ops import counting, search  # noqa: F401,E402  (unique, bincount, histc, searchsorted register)
 from .ops import einsum, linalg_more  # noqa: F401,E402  (einsum, diag, cross, cdist, ... register)
+from .ops import special_ops  # noqa: F401,E402  (polygamma, mvlgamma register)
 from .ops.registry import torch_names
 
 globals().update(torch_names())

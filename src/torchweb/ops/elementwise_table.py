@@ -392,6 +392,21 @@ op("heaviside", 2, "arith", {"f": "select(select(0.0, 1.0, {0} > 0.0), {1}, {0} 
    lambda np, a, b: np.where(a == 0, b, (a > 0).astype(a.dtype)).astype(a.dtype))
 
 
+# gamma family and Bessel functions (issue 7): WGSL in kernels/wgsl_special.py, numpy in special_np.py
+from . import special_np as _SP  # noqa: E402
+
+_math1("lgamma", "tw_lgamma({0})", _SP.lgamma, G.d_lgamma, 'The log of the absolute value of the gamma function (+inf at the poles).')
+_math1("digamma", "tw_digamma({0})", _SP.digamma, G.d_digamma, "The logarithmic derivative of the gamma function (NaN at the negative integers, -inf at +0, +inf at -0).")
+_math1("i0", "tw_bessel(0.0, {0})", lambda np, a: _SP.bessel(np, 0, a), G.d_i0, 'The modified Bessel function of the first kind of order 0.')
+# torch.polygamma(n, input) and Tensor.polygamma(n) are written in ops/special_ops.py: the row's
+# operands are (input, n), n taking no part in the dtype
+op("polygamma", 2, "float", {"f": "tw_polygamma({1}, {0})"}, lambda np, a, n: _f64(np, _SP.polygamma, a, n),
+   promote=1, grad=G.d_polygamma)
+op("special_i1", 1, "float", {"f": "tw_bessel(1.0, {0})"}, lambda np, a: _f64(np, lambda np, x: _SP.bessel(np, 1, x), a),
+   grad=G.d_i1, node="SpecialI1Backward0")
+op("special_zeta", 2, "float", {"f": "tw_zeta({0}, {1})"}, lambda np, a, b: _f64(np, _SP.zeta, a, b))
+
+
 def _vec(np, name, a):
     import math
     fn = getattr(math, name)

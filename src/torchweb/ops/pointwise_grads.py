@@ -367,3 +367,26 @@ def d_hypot(g, x, y):
     a, b = x
     h = E.run("hypot", a, b)
     return (g * a / h, g * b / h)
+
+
+def d_lgamma(g, x, y):
+    return (g * E.run("digamma", x[0]),)
+
+
+def d_digamma(g, x, y):
+    return (g * E.run("polygamma", x[0], 1),)
+
+
+def d_polygamma(g, x, y):
+    n = x[1]
+    return (g * E.run("polygamma", x[0], n + 1), None)
+
+
+def d_i0(g, x, y):
+    return (g * E.run("special_i1", x[0]),)
+
+
+def d_i1(g, x, y):
+    a = x[0]
+    d = E.run("i0", a) - E.run("special_i1", a) / a
+    return (E.run("where", a == 0, 0.5, d) * g,)

@@ -282,3 +282,8 @@ HELPER_DEPS = {
     "logaddexp2": _BASE + ("log1px", "expx"), "xlogy": ("isnan", "nan", "logx"), "sinc": ("isnan", "sin"),
     "nextafter": ("isnan", "nan", "copysign"),
 }
+
+# gamma family and Bessel functions (lgamma, digamma, trigamma, zeta, polygamma, i0, i1)
+from .wgsl_special import HELPERS as _SPECIAL, HELPER_DEPS as _SPECIAL_DEPS  # noqa: E402
+HELPERS.update(_SPECIAL)
+HELPER_DEPS.update(_SPECIAL_DEPS)
