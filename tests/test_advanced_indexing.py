@@ -68,6 +68,16 @@ def test_getitem(device, name, layout):
     check(lambda m, a: a[_index(spec, device) if m is torchweb else _torch_index(spec)], x, device=device, layout=layout)
 
 
+def test_getitem_range_and_numpy(device):
+    """logprobs[range(n), Y] (makemore, nanoGPT-style losses) and numpy index arrays."""
+    import numpy as np
+    x = make((4, 5))
+    y = torch.tensor([0, 4, 2, 2])
+    check(lambda m, a, t: -a.log_softmax(1)[range(4), t].mean(), x, y, device=device)
+    check(lambda m, a: a[np.array([3, 0, 3])], x, device=device)
+    check(lambda m, a: a[:, np.array([True, False, True, False, True])], x, device=device)
+
+
 def test_getitem_mask_of_values(device):
     x = make((3, 4), special=True)
     check(lambda m, a: a[a > 0], x, device=device)

@@ -49,7 +49,7 @@ def test_gather(device, dim, layout):
 
 @pytest.mark.parametrize("dtype", [torch.float16, torch.int32, torch.int64, torch.bool, torch.uint8])
 def test_gather_dtypes(device, dtype):
-    if dtype is torch.float16 and device == "webgpu" and "shader-f16" not in torchweb.webgpu.adapter_info().get("features", ()):
+    if dtype is torch.float16 and device == "webgpu" and "shader-f16" not in torchweb.webgpu.features():
         pytest.skip("no shader-f16")
     x = make((3, 4), dtype=dtype, low=0, high=9)
     check(lambda m, a, i: a.gather(1, i), x, idx(3, 6, high=4), device=device)
@@ -106,7 +106,7 @@ def test_scatter_value_and_reduce(device):
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.int32, torch.int64, torch.uint8, torch.bool])
 def test_scatter_add(device, dtype):
-    if dtype is torch.float16 and device == "webgpu" and "shader-f16" not in torchweb.webgpu.adapter_info().get("features", ()):
+    if dtype is torch.float16 and device == "webgpu" and "shader-f16" not in torchweb.webgpu.features():
         pytest.skip("no shader-f16")
     x = make((4, 5), dtype, 0, 9)
     src = make((6, 5), dtype, 0, 9)

@@ -27,7 +27,16 @@ INDEX = ("index", IndexError, "index {index} is out of bounds for dimension {dim
 
 
 def _is_seq(i):
-    return isinstance(i, (list, tuple))
+    return isinstance(i, (list, tuple, range))
+
+
+def _host_index(i):
+    """range objects and numpy arrays as lists (PyTorch takes them as index sequences)."""
+    if isinstance(i, range):
+        return list(i)
+    if type(i).__module__ == "numpy" and hasattr(i, "tolist") and getattr(i, "ndim", 0) > 0:
+        return i.tolist()
+    return i
 
 
 def _as_tuple(index):
@@ -64,7 +73,8 @@ def _consumes(i):
 
 def _normalize(x, index):
     items = []
-    for i in _as_tuple(index):
+    for i in _as_tuple(_host_index(index)):
+        i = _host_index(i)
         if _is_seq(i):
             i = _list_index(i, x)
         elif is_tensor(i) and i.dim() == 0 and i.dtype is D.bool:
