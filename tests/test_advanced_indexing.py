@@ -211,3 +211,13 @@ def test_node_names(device):
     x = torchweb.randn(3, 4, device=device, requires_grad=True)
     assert x[[0, 1]].grad_fn.name() == "IndexBackward0"
     assert x.index_put((torchweb.tensor([0], device=device),), x[0]).grad_fn.name() == "IndexPutBackward0"
+
+
+def test_more_index_tensors_than_one_dispatch_binds(device):
+    """Six index tensors in six buffers: past the 8 storage bindings of a dispatch they are
+    stacked into one (ops/lowering.py), for reading and for writing."""
+    x = make((2, 3, 2, 3, 2, 2))
+    idx = [T([1, 0]), T([2, 1]), T([0, 1]), T([2, 2]), T([1, 1]), T([0, 1])]
+    check(lambda m, a, *i: a[i], x, *idx, device=device)
+    check(lambda m, a, *i: a.index_put(i, m.tensor(5.0).to(a.device) if m is torchweb else m.tensor(5.0),
+                                       accumulate=True), x, *idx, device=device)
