@@ -3,7 +3,7 @@ a few helpers that are not ops."""
 
 from . import _dtype as D
 from .ops import activation, join, linalg, pointwise_api, reduction, shape  # noqa: F401  (they register)
-from .ops import conv, interpolate, padding, pooling  # noqa: F401,E402  (conv, pooling, padding, interpolation register)
+from .ops import conv, grid_sample, interpolate, padding, pooling  # noqa: F401,E402  (conv, pooling, padding, sampling register)
 from .ops.composite import dropout, embedding, loss, normalization  # noqa: F401  (they register)
 from .ops import math_api  # noqa: F401,E402  (registers)
 from .ops.composite import activations  # noqa: F401,E402  (registers)

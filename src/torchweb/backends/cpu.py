@@ -173,7 +173,8 @@ from .cpu_embedding import embedding, embedding_backward  # noqa: E402,F401  (af
 
 
 from .cpu_conv import (col2im, im2col, interpolate, interpolate_backward, pad, pad_backward,  # noqa: E402,F401
-                       pool, pool_backward, unpool, unpool_backward)  # (conv, pooling, padding, interpolation)
+                       grid_sample, grid_sample_backward, pool, pool_backward, unpool,
+                       unpool_backward)  # (conv, pooling, padding, interpolation, sampling)
 
 from .cpu_sort import SORT_BLOCK, SPLIT_SCANS, scan, sort, sort_scatter_add  # noqa: E402,F401  (scans, sorting)
 

@@ -300,3 +300,174 @@ def unpool_backward(grad_in, grad_out, indices, what):
     n = _check_unpool_index(idx, grad_out.shape[-1])
     B = grad_in.shape[0]
     n.copyto(view(grad_in), view(grad_out)[n.arange(B)[:, None], idx], casting="unsafe")
+
+
+# -- grid_sample ---------------------------------------------------------------------------------
+def _gs_clip(x, size):
+    n = np()
+    g = ((x > 0) & (x < size - 1)).astype(n.float32)
+    return n.clip(x, n.float32(0), n.float32(size - 1)).astype(n.float32), g
+
+
+def _gs_reflect(x, lo2, hi2):
+    n = np()
+    f = n.float32
+    if lo2 == hi2:
+        return n.zeros_like(x), n.zeros_like(x)
+    mn, span = f(lo2 / 2), f((hi2 - lo2) / 2)
+    x = (x - mn).astype(f)
+    m = n.where(x < 0, f(-1), f(1)).astype(f)
+    x = n.abs(x)
+    flips = n.floor(x / span)
+    extra = (x - span * flips).astype(f)
+    even = (flips % 2) == 0
+    return n.where(even, extra + mn, span - extra + mn).astype(f), n.where(even, m, -m).astype(f)
+
+
+def _gs_pad(x, size, pad, align):
+    n = np()
+    if pad == "border":
+        return _gs_clip(x, size)
+    if pad == "reflection":
+        r, gr = _gs_reflect(x, 0, 2 * (size - 1)) if align else _gs_reflect(x, -1, 2 * size - 1)
+        c, gc = _gs_clip(r, size)
+        return c, (gr * gc).astype(n.float32)
+    return x, n.ones_like(x)
+
+
+def _gs_source(c, size, pad, align, cubic):
+    """(coordinate, d coordinate / d grid) along one dim, as kernels/grid_sample.py."""
+    n = np()
+    f = n.float32
+    c = c.astype(f)
+    if align:
+        u, m = ((c + f(1)) / f(2) * f(size - 1)).astype(f), f((size - 1) / 2)
+    else:
+        u, m = (((c + f(1)) * f(size) - f(1)) / f(2)).astype(f), f(size / 2)
+    if cubic:
+        return u, n.full_like(u, m)
+    p, g = _gs_pad(u, size, pad, align)
+    with n.errstate(invalid="ignore"):
+        p = n.where(n.isnan(p) | (n.abs(p) > 2.0 ** 30), f(-100), p).astype(f)
+    return p, (g * m).astype(f)
+
+
+def _cubic(t, grad=False):
+    n = np()
+    f = n.float32
+    A = f(-0.75)
+    if not grad:
+        x1, x2, x3 = t + f(1), f(1) - t, f(2) - t
+        w = [((A * x1 - f(5) * A) * x1 + f(8) * A) * x1 - f(4) * A, ((A + f(2)) * t - (A + f(3))) * t * t + f(1),
+             ((A + f(2)) * x2 - (A + f(3))) * x2 * x2 + f(1), ((A * x3 - f(5) * A) * x3 + f(8) * A) * x3 - f(4) * A]
+    else:
+        x0, x1, x2, x3 = f(-1) - t, -t, f(1) - t, f(2) - t
+        w = [(f(-3) * A * x0 - f(10) * A) * x0 - f(8) * A, (f(-3) * (A + f(2)) * x1 - f(2) * (A + f(3))) * x1,
+             (f(3) * (A + f(2)) * x2 - f(2) * (A + f(3))) * x2, (f(3) * A * x3 - f(10) * A) * x3 + f(8) * A]
+    return [a.astype(f) for a in w]
+
+
+def _gs_taps(S, grid, mode, pad, align):
+    """[(integer positions per dim, in-bounds mask, weight, [d weight / d ix_d])], and the
+    per-dim multipliers m_d; arrays shaped like the grid's locations [N, *O]."""
+    n = np()
+    f = n.float32
+    r = len(S)
+    ix, m = [], []
+    for d in range(r):
+        a, b = _gs_source(grid[..., r - 1 - d], S[d], pad, align, mode == "bicubic")
+        ix.append(a)
+        m.append(b)
+    taps = []
+    if mode == "nearest":
+        pos = [n.rint(a).astype(n.int64) for a in ix]
+        taps.append((pos, f(1), [f(0)] * r))
+    elif mode == "bilinear":
+        fl = [n.floor(a) for a in ix]
+        for bits in range(1 << r):
+            b = [(bits >> (r - 1 - d)) & 1 for d in range(r)]
+            pos = [fl[d].astype(n.int64) + b[d] for d in range(r)]
+            ws = [(ix[d] - fl[d]) if b[d] else (fl[d] + f(1) - ix[d]) for d in range(r)]
+            w = ws[0]
+            for e in ws[1:]:
+                w = w * e
+            dws = []
+            for d in range(r):
+                o = n.ones_like(ix[0])
+                for e in range(r):
+                    if e != d:
+                        o = o * ws[e]
+                dws.append(o if b[d] else -o)
+            taps.append((pos, w, dws))
+    else:
+        fl = [n.floor(a) for a in ix]
+        cy, cx = _cubic((ix[0] - fl[0]).astype(f)), _cubic((ix[1] - fl[1]).astype(f))
+        gy, gx = _cubic((ix[0] - fl[0]).astype(f), True), _cubic((ix[1] - fl[1]).astype(f), True)
+        for i in range(4):
+            for j in range(4):
+                raw = [fl[0].astype(n.int64) - 1 + j, fl[1].astype(n.int64) - 1 + i]
+                pos = []
+                for d in range(2):
+                    p_, _ = _gs_pad(raw[d].astype(f), S[d], pad, align)
+                    pos.append(n.trunc(p_).astype(n.int64))
+                taps.append((pos, cy[j] * cx[i], [gy[j] * cx[i], cy[j] * gx[i]]))
+    out = []
+    for pos, w, dws in taps:
+        ok = n.ones(grid.shape[:-1], bool)
+        for d in range(r):
+            ok &= (pos[d] >= 0) & (pos[d] < S[d])
+        out.append(([n.clip(pp, 0, S[d] - 1) for d, pp in enumerate(pos)], ok, w, dws))
+    return out, m
+
+
+def _gs_gather(x, pos):
+    """x [N, C, *S], pos per dim [N, *O] -> [N, C, *O]."""
+    n = np()
+    N = x.shape[0]
+    bidx = n.arange(N).reshape((N,) + (1,) * (pos[0].ndim - 1))
+    v = x[(bidx, slice(None)) + tuple(pos)]          # [N, *O, C]: advanced indices first
+    return n.moveaxis(v, -1, 1)
+
+
+def grid_sample(out, inp, grid, mode, pad, align):
+    n = np()
+    x = view(inp).astype(n.float32)
+    g = view(grid).astype(n.float32)
+    S = x.shape[2:]
+    acc = n.zeros(tuple(out.shape), n.float32)
+    taps, _ = _gs_taps(S, g, mode, pad, align)
+    for pos, ok, w, _ in taps:
+        v = _gs_gather(x, pos)
+        acc += n.where(ok[:, None], v * n.asarray(w, n.float32)[:, None] if n.ndim(w) else v * w, n.float32(0))
+    n.copyto(view(out), acc, casting="unsafe")
+
+
+def grid_sample_backward(grad_in, grad_grid, grad_out, inp, grid, mode, pad, align):
+    n = np()
+    f = n.float32
+    x = view(inp).astype(f)
+    g = view(grid).astype(f)
+    go = view(grad_out).astype(f)
+    S = x.shape[2:]
+    r = len(S)
+    N = x.shape[0]
+    taps, m = _gs_taps(S, g, mode, pad, align)
+    gx = [n.zeros(g.shape[:-1], f) for _ in range(r)]
+    gi = view(grad_in) if grad_in is not None else None
+    bidx = n.arange(N).reshape((N,) + (1,) * (g.ndim - 2))
+    for pos, ok, w, dws in taps:
+        wv = n.asarray(w, f)
+        if gi is not None:
+            contrib = n.where(ok[:, None], go * (wv[:, None] if wv.ndim else wv), f(0))   # [N, C, *O]
+            n.add.at(gi, (bidx, slice(None)) + tuple(pos), n.moveaxis(contrib, 1, -1))
+        if grad_grid is not None and mode != "nearest":
+            v = n.where(ok[:, None], _gs_gather(x, pos), f(0))
+            s = (v * go).sum(axis=1)                                                        # [N, *O]
+            for d in range(r):
+                if mode == "bicubic":
+                    gx[d] -= s * dws[d]
+                else:
+                    gx[d] += s * dws[d]
+    if grad_grid is not None:
+        gg = n.stack([(m[r - 1 - k] * gx[r - 1 - k]).astype(f) for k in range(r)], -1)
+        n.copyto(view(grad_grid), gg, casting="unsafe")

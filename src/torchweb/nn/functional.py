@@ -2,7 +2,7 @@
 whose nn.functional signature differs from torch.*'s (an `inplace` argument)."""
 
 from ..ops import activation, linalg, pointwise_api  # noqa: F401  (they register)
-from ..ops import conv, interpolate, padding, pooling  # noqa: F401,E402  (conv, pooling, padding, interpolation register)
+from ..ops import conv, grid_sample, interpolate, padding, pooling  # noqa: F401,E402  (conv, pooling, padding, sampling register)
 from ..ops.composite import dropout, embedding, loss, normalization  # noqa: F401  (they register)
 from ..ops.composite import activations  # noqa: F401,E402  (registers)
 from ..ops import attention  # noqa: F401,E402  (scaled_dot_product_attention registers)

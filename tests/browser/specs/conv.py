@@ -108,3 +108,16 @@ def add_specs(R):
          raises="NotImplementedError")
     case("conv/interpolate_size_and_scale", F + "interpolate", rand(1, 1, 4), kwargs={"size": 3, "scale_factor": 2},
          raises="ValueError")
+    # grid_sample / affine_grid
+    for mode in ("bilinear", "nearest", "bicubic"):
+        for pad in ("zeros", "border", "reflection"):
+            case(f"conv/grid_sample_{mode}_{pad}", F + "grid_sample", rand(1, 2, 4, 5), rand(1, 3, 2, 2, lo=-1.2, hi=1.2),
+                 kwargs={"mode": mode, "padding_mode": pad, "align_corners": pad == "border"}, grad=True,
+                 tol=(1e-3, 1e-4))
+    case("conv/grid_sample_3d", F + "grid_sample", rand(1, 2, 3, 3, 4), rand(1, 2, 2, 3, 3, lo=-1.2, hi=1.2),
+         kwargs={"align_corners": False}, grad=True, tol=(1e-3, 1e-4))
+    case("conv/grid_sample_bad_grid", F + "grid_sample", rand(1, 1, 3, 3), rand(1, 2, 2, 3), raises="RuntimeError")
+    case("conv/affine_grid", F + "affine_grid", rand(2, 2, 3), [2, 1, 3, 4], kwargs={"align_corners": False},
+         grad=True, tol=tol)
+    case("conv/affine_grid_3d", F + "affine_grid", rand(1, 3, 4), [1, 1, 2, 3, 2], kwargs={"align_corners": True},
+         grad=True, tol=tol)

@@ -123,7 +123,8 @@ from .embedding import embedding, embedding_backward  # noqa: E402,F401
 
 
 from .conv import (col2im, im2col, interpolate, interpolate_backward, pad, pad_backward,  # noqa: E402,F401
-                   pool, pool_backward, unpool, unpool_backward)  # (conv, pooling, padding, interpolation)
+                   grid_sample, grid_sample_backward, pool, pool_backward, unpool,
+                   unpool_backward)  # (conv, pooling, padding, interpolation, sampling)
 
 from .sort_scan import (SORT_BLOCK, SPLIT_SCANS, scan, sort_block, sort_merge,  # noqa: E402,F401
                         sort_scatter_add, sort_step)  # (scans, sorting)

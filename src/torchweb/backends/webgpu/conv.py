@@ -8,9 +8,12 @@
     pad(mode, out, inp, nb, pads, value) / pad_backward(mode, grad_in, grad_out, nb, pads)
     interpolate(mode, out, inp, nb, scales, align) / interpolate_backward(mode, grad_in, grad_out, scales, align)
     unpool(out, inp, indices, what) / unpool_backward(grad_in, grad_out, indices, what)
+    grid_sample(out, inp, grid, mode, pad, align)
+    grid_sample_backward(grad_in, grad_grid, grad_out, inp, grid, mode, pad, align): grad_in a
+        zeroed float32 tensor added into (or None), grad_grid written (or None)
 """
 
-from .kernels import im2col as _im2col, interpolate as _interp, pad as _pad, pool as _pool
+from .kernels import grid_sample as _grid, im2col as _im2col, interpolate as _interp, pad as _pad, pool as _pool
 from .runtime import get_runtime
 
 
@@ -56,3 +59,11 @@ def unpool(out, inp, indices, what):
 
 def unpool_backward(grad_in, grad_out, indices, what):
     _pool.unpool_backward(get_runtime(), grad_in, grad_out, indices, what)
+
+
+def grid_sample(out, inp, grid, mode, pad, align):
+    _grid.forward(get_runtime(), out, inp, grid, mode, pad, align)
+
+
+def grid_sample_backward(grad_in, grad_grid, grad_out, inp, grid, mode, pad, align):
+    _grid.backward(get_runtime(), grad_in, grad_grid, grad_out, inp, grid, mode, pad, align)
