@@ -216,3 +216,13 @@ def test_max_unpool_bad_input(name):
         BAD_UNPOOL[name](torch, o, i)
     with pytest.raises(type(expected.value)):
         BAD_UNPOOL[name](torchweb, ours(o, "cpu"), ours(i, "cpu"))
+
+
+def test_torch_namespace_forms(device):
+    x = make((2, 3, 9, 8))
+    check(lambda m, t: m.max_pool2d(t, 3, 2, 1), x, device=device)
+    check(lambda m, t: m.max_pool1d(t[0], 2), x, device=device)
+    check(lambda m, t: m.max_pool3d(t, 2), x, device=device)
+    check(lambda m, t: m.avg_pool1d(t[0], 3, 2, 1, True, False), x, device=device, **TOL)
+    check(lambda m, t: m.adaptive_avg_pool1d(t[0], 4), x, device=device, **TOL)
+    check(lambda m, t: m.adaptive_max_pool1d(t[0], 4), x, device=device)

@@ -358,3 +358,37 @@ def _register_unpool(r):
 
 
 max_unpool1d, max_unpool2d, max_unpool3d = (_register_unpool(r) for r in (1, 2, 3))
+
+
+# -- the torch.* forms (ATen's signatures: no return_indices; adaptive_max_pool1d returns both) --
+def _register_torch_forms():
+    def _max(r):
+        def fn(input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
+            return _max_pool(r, input, kernel_size, stride or None, padding, dilation, ceil_mode)
+        fn.__name__ = fn.__qualname__ = f"max_pool{r}d"
+        define(f"max_pool{r}d", "pooling", key=f"torch.max_pool{r}d", method=False,
+               doc=f"max_pool{r}d(input, kernel_size, stride=[], padding=0, dilation=1, ceil_mode=False) -> Tensor\n\n"
+                   f"nn.functional.max_pool{r}d without return_indices.")(fn)
+
+    for r in (1, 2, 3):
+        _max(r)
+
+    @define("avg_pool1d", "pooling", key="torch.avg_pool1d", method=False,
+            doc="avg_pool1d(input, kernel_size, stride=[], padding=0, ceil_mode=False, count_include_pad=True) "
+                "-> Tensor\n\nnn.functional.avg_pool1d.")
+    def avg_pool1d(input, kernel_size, stride=(), padding=0, ceil_mode=False, count_include_pad=True):
+        return _avg_pool(1, input, kernel_size, stride or None, padding, ceil_mode, count_include_pad)
+
+    @define("adaptive_avg_pool1d", "pooling", key="torch.adaptive_avg_pool1d", method=False,
+            doc="adaptive_avg_pool1d(input, output_size) -> Tensor\n\nnn.functional.adaptive_avg_pool1d.")
+    def adaptive_avg_pool1d(input, output_size):
+        return _adaptive_avg(1, input, output_size)
+
+    @define("adaptive_max_pool1d", "pooling", key="torch.adaptive_max_pool1d", method=False,
+            doc="adaptive_max_pool1d(input, output_size) -> (Tensor, Tensor)\n\nThe values and indices of "
+                "nn.functional.adaptive_max_pool1d.")
+    def adaptive_max_pool1d(input, output_size):
+        return _adaptive_max(1, input, output_size, return_indices=True)
+
+
+_register_torch_forms()
