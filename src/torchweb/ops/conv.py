@@ -20,7 +20,7 @@ from ..backends import backend_for
 from . import elementwise as E
 from . import lowering
 from . import shape as S
-from .dispatch import common_device, compute_class, empty, expand_to, is_tensor
+from .dispatch import common_device, empty, expand_to, is_tensor
 from .registry import define
 
 COLS_LIMIT = 1 << 24     # elements of one im2col buffer (64 MiB of float32)

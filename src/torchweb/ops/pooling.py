@@ -7,7 +7,6 @@ from .. import _dtype as D
 from ..autograd import grad_mode
 from ..autograd.function import Function
 from ..backends import backend_for
-from . import shape as S
 from .conv import ntuple, _shape_str
 from .dispatch import empty, is_tensor
 from .pointwise import call
