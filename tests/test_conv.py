@@ -245,3 +245,19 @@ def test_bad_input(name):
     for token in ("[2, 4, 3, 3]", "[3]", "7 x 7", "=13", "input.size(2)=10"):
         if token in str(expected.value):
             assert token in str(got.value), (str(got.value), str(expected.value))
+
+
+def test_conv_position_slices(device, monkeypatch):
+    """One batch entry whose columns pass COLS_LIMIT goes in slices of its output positions
+    (forward, input gradient added slice by slice, weight gradient summed)."""
+    from torchweb.ops import conv
+    monkeypatch.setattr(conv, "COLS_LIMIT", 4 * 9 * 7)
+    x, w, b = make((2, 4, 6, 7)), make((6, 2, 3, 3)), make((6,))
+    check_grad(lambda x, w, b: F.conv2d(x, w, b, padding=1, groups=2), lambda x, w, b: TF.conv2d(x, w, b, padding=1, groups=2),
+               [x, w, b], device)
+    check_grad(lambda x, w: F.conv1d(x, w, stride=2), lambda x, w: TF.conv1d(x, w, stride=2),
+               [make((2, 4, 40)), make((3, 4, 5))], device, layout="strided")
+    check_grad(lambda x, w: F.conv_transpose2d(x, w, stride=2), lambda x, w: TF.conv_transpose2d(x, w, stride=2),
+               [make((2, 4, 3, 4)), make((4, 2, 3, 3))], device)
+    check_grad(lambda x, w: F.conv2d(x, w), lambda x, w: TF.conv2d(x, w), [make((1, 4, 5, 1)), make((3, 4, 2, 1))],
+               device, layout="transposed")

@@ -27,7 +27,7 @@ def _pads(S, kernel, stride, padding, dilation, out_size):
             for n, k, s, p, d, o in zip(S, kernel, stride, padding, dilation, out_size)]
 
 
-def im2col(out, inp, kernel, stride, padding, dilation, out_size):
+def im2col(out, inp, kernel, stride, padding, dilation, out_size, l0=0):
     n = np()
     x = view(inp)
     N, C = x.shape[:2]
@@ -36,21 +36,29 @@ def im2col(out, inp, kernel, stride, padding, dilation, out_size):
     K = len(parts)
     cols = n.stack(parts, axis=2) if parts else n.zeros((N, C, 0) + tuple(out_size), x.dtype)
     L = int(n.prod(out_size)) if out_size else 1
-    n.copyto(view(out), cols.reshape(N, C * K, L), casting="unsafe")
+    Lc = out.shape[2]
+    n.copyto(view(out), cols.reshape(N, C * K, L)[:, :, l0:l0 + Lc], casting="unsafe")
 
 
-def col2im(out, cols, kernel, stride, padding, dilation, out_size):
+def col2im(out, cols, kernel, stride, padding, dilation, out_size, l0=0, accumulate=False):
     n = np()
     N, C = out.shape[:2]
     S = tuple(out.shape[2:])
     K = int(n.prod(kernel))
-    c = view(cols).astype(_acc_dtype(out.dtype)).reshape((N, C, K) + tuple(out_size))
+    L = int(n.prod(out_size))
+    part = view(cols).astype(_acc_dtype(out.dtype))
+    full = n.zeros((N, C * K, L), dtype=part.dtype)
+    full[:, :, l0:l0 + part.shape[2]] = part
+    c = full.reshape((N, C, K) + tuple(out_size))
     pads = _pads(S, kernel, stride, padding, dilation, out_size)
     xp = n.zeros((N, C) + tuple(s + a + b for s, (a, b) in zip(S, pads)), dtype=c.dtype)
     for k, j in enumerate(_offsets(kernel)):
         xp[(Ellipsis,) + _block(j, dilation, out_size, stride)] += c[:, :, k]
     inner = tuple(slice(p, p + s) for p, s in zip(padding, S))
-    n.copyto(view(out), xp[(Ellipsis,) + inner], casting="unsafe")
+    r = xp[(Ellipsis,) + inner]
+    if accumulate:
+        r = r + view(out)
+    n.copyto(view(out), r, casting="unsafe")
 
 
 # -- pooling -------------------------------------------------------------------------------

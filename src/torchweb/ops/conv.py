@@ -8,8 +8,9 @@ conv_transpose1d/2d/3d, nn.functional.unfold/fold and Tensor.unfold.
                 grad_b = sum of grad over all but the channel dim
     conv_transpose is conv's input gradient (matmul then col2im); its backward is conv.
 
-A batch whose columns would pass COLS_LIMIT elements goes in slices of the batch, so that a
-binding stays under the adapter's limit.
+A batch whose columns would pass COLS_LIMIT elements goes in slices of the batch, and a single
+batch entry past it in slices of its output positions, so that a binding stays under the
+adapter's limit.
 """
 
 from .. import _dtype as D
@@ -79,19 +80,8 @@ def conv_out_size(in_size, kernel, stride, padding, dilation):
 
 # -- raw primitives (no autograd) -------------------------------------------------------------
 def raw_im2col(x, g, layout="ncl"):
-    """x [N, C, *S] -> cols, contiguous [N, C*K, L] ("ncl") or [C*K, N, L] ("cnl", returned as
-    that tensor; the kernel writes it through a [N, C*K, L] view)."""
-    N, C = x.shape[0], x.shape[1]
-    CK, L = C * g.K, g.L
-    if layout == "ncl":
-        out = empty((N, CK, L), x.dtype, x.device)
-        target = out
-    else:
-        out = empty((CK, N, L), x.dtype, x.device)
-        target = out._view((N, CK, L), (L, N * L, 1), out._offset)
-    if out.numel():
-        _be(x).im2col(target, x, *g.args())
-    return out
+    """x [N, C, *S] -> cols, contiguous [N, C*K, L] ("ncl") or [C*K, N, L] ("cnl")."""
+    return _cols(x, g, 0, g.L, layout)
 
 
 def raw_col2im(cols, C, g, out=None):
@@ -120,10 +110,15 @@ def _mm_into(out, a, b):
     return out
 
 
-def _batch_slices(N, per_item):
-    """Slices of the batch whose columns stay under COLS_LIMIT elements."""
-    step = max(1, COLS_LIMIT // max(per_item, 1))
-    return [(n0, min(N, n0 + step)) for n0 in range(0, max(N, 1), step)] if N else []
+def _chunks(N, CK, L):
+    """(n0, n1, l0, l1): slices of the batch, and of the output positions when one batch entry's
+    columns alone pass COLS_LIMIT, whose columns stay under COLS_LIMIT elements."""
+    per_item = max(CK * L, 1)
+    if per_item <= COLS_LIMIT:
+        step = COLS_LIMIT // per_item
+        return [(n0, min(N, n0 + step), 0, L) for n0 in range(0, N, step)]
+    lstep = max(1, COLS_LIMIT // max(CK, 1))
+    return [(n, n + 1, l0, min(L, l0 + lstep)) for n in range(N) for l0 in range(0, L, lstep)]
 
 
 def _narrow0(t, n0, n1):
@@ -138,6 +133,39 @@ def _contig(t):
     return t if t.is_contiguous() else E.copy_into(empty(t.shape, t.dtype, t.device), t)
 
 
+def _cols(x, g, l0, l1, layout="ncl"):
+    """The columns of output positions l0 .. l1 - 1 of x: [n, C*K, Lc] ("ncl", contiguous) or
+    a [C*K, n, Lc] contiguous tensor ("cnl")."""
+    n, C = x.shape[0], x.shape[1]
+    CK, Lc = C * g.K, l1 - l0
+    if layout == "ncl":
+        out = empty((n, CK, Lc), x.dtype, x.device)
+        target = out
+    else:
+        out = empty((CK, n, Lc), x.dtype, x.device)
+        target = out._view((n, CK, Lc), (Lc, n * Lc, 1), out._offset)
+    if out.numel():
+        _be(x).im2col(target, x, *g.args(), l0=l0)
+    return out
+
+
+def _positions(t, l0, l1):
+    """t [n, Ch, *O] (spatial dims mergeable) as [n, Ch, l1 - l0]: output positions l0 .. l1 - 1."""
+    n, Ch = t.shape[0], t.shape[1]
+    L = numel(t.shape[2:])
+    tc = t if _spatial_flat(t) else _contig(t)
+    inner = [st for sz, st in zip(tc.shape[2:], tc._stride[2:]) if sz != 1]
+    st = inner[-1] if inner else 1
+    return tc._view((n, Ch, l1 - l0), (tc._stride[0], tc._stride[1], st), tc._offset + l0 * st) if L else \
+        tc._view((n, Ch, 0), (tc._stride[0], tc._stride[1], 1), tc._offset)
+
+
+def _spatial_flat(t):
+    """t's spatial dims merge into one strided dim."""
+    dims = [(s, st) for s, st in zip(t.shape[2:], t._stride[2:]) if s != 1]
+    return all(dims[i][1] == dims[i + 1][1] * dims[i + 1][0] for i in range(len(dims) - 1))
+
+
 def conv_core(x, w, g, groups):
     """conv(x [N, C, *S], w [Cout, C/groups, *k]) -> [N, Cout, *O], no bias."""
     N, C = x.shape[0], x.shape[1]
@@ -148,16 +176,17 @@ def conv_core(x, w, g, groups):
         return out
     wc = _contig(w)
     wg = wc._view((1, groups, Coutg, Cg * K), (0, Coutg * Cg * K, Cg * K, 1), wc._offset)
-    for n0, n1 in _batch_slices(N, C * K * L):
+    for n0, n1, l0, l1 in _chunks(N, C * K, L):
+        n, Lc = n1 - n0, l1 - l0
         xs = _narrow0(x, n0, n1)
-        if _is_pointwise(g) and xs.is_contiguous():
-            cols = xs
-        else:
-            cols = raw_im2col(xs, g)
-        colsg = cols._view((n1 - n0, groups, Cg * K, L), (C * K * L, Cg * K * L, L, 1), cols._offset)
+        cols = xs if _is_pointwise(g) and xs.is_contiguous() and Lc == L else _cols(xs, g, l0, l1)
+        colsg = cols._view((n, groups, Cg * K, Lc), (C * K * Lc, Cg * K * Lc, Lc, 1), cols._offset)
         o = _narrow0(out, n0, n1)
-        _mm_into(o._view((n1 - n0, groups, Coutg, L), contiguous_strides((n1 - n0, groups, Coutg, L)), o._offset),
-                 wg, colsg)
+        if Lc == L:
+            _mm_into(o._view((n, groups, Coutg, L), contiguous_strides((n, groups, Coutg, L)), o._offset), wg, colsg)
+        else:   # a slice of the output positions: through a contiguous part
+            part = _mm_into(empty((n, groups, Coutg, Lc), x.dtype, x.device), wg, colsg)
+            E.copy_into(_positions(o, l0, l1), part._view((n, Cout, Lc), (Cout * Lc, Lc, 1), part._offset))
     return out
 
 
@@ -171,22 +200,26 @@ def conv_input_grad(gout, w, g, groups, C):
     gout = _contig(gout)
     wc = _contig(w)
     wt = wc._view((1, groups, Cg * K, Coutg), (0, Coutg * Cg * K, 1, Cg * K), wc._offset)
-    for n0, n1 in _batch_slices(N, C * K * L):
-        gs = _narrow0(gout, n0, n1)
-        gg = gs._view((n1 - n0, groups, Coutg, L), (Cout * L, Coutg * L, L, 1), gs._offset)
+    for n0, n1, l0, l1 in _chunks(N, C * K, L):
+        n, Lc = n1 - n0, l1 - l0
+        gs = _positions(_narrow0(gout, n0, n1), l0, l1)                       # [n, Cout, Lc]
+        gg = gs._view((n, groups, Coutg, Lc), (gs._stride[0], Coutg * gs._stride[1], gs._stride[1], 1), gs._offset)
         o = _narrow0(out, n0, n1)
-        if _is_pointwise(g):
-            _mm_into(o._view((n1 - n0, groups, Cg, L), contiguous_strides((n1 - n0, groups, Cg, L)), o._offset),
-                     wt, gg)
+        if _is_pointwise(g) and Lc == L:
+            _mm_into(o._view((n, groups, Cg, L), contiguous_strides((n, groups, Cg, L)), o._offset), wt, gg)
             continue
-        cols = empty((n1 - n0, groups, Cg * K, L), gout.dtype, gout.device)
-        _mm_into(cols, wt, gg)
-        raw_col2im(cols._view((n1 - n0, C * K, L), contiguous_strides((n1 - n0, C * K, L)), cols._offset), C, g, out=o)
+        cols = _mm_into(empty((n, groups, Cg * K, Lc), gout.dtype, gout.device), wt, gg)
+        if L == 0:
+            E._fill(o, 0)
+            continue
+        _be(gout).col2im(o, cols._view((n, C * K, Lc), contiguous_strides((n, C * K, Lc)), cols._offset),
+                         *g.args(), l0=l0, accumulate=l0 > 0)
     return out
 
 
 def conv_weight_grad(x, gout, g, groups, wshape):
-    """The gradient of conv_core with respect to w: grad[g] @ cols[g]^T, summed over the batch."""
+    """The gradient of conv_core with respect to w: grad[g] @ cols[g]^T, summed over the batch
+    (and over slices of the output positions)."""
     N, C = x.shape[0], x.shape[1]
     Cout = gout.shape[1]
     Cg, Coutg, K, L = C // groups, Cout // groups, g.K, g.L
@@ -195,13 +228,13 @@ def conv_weight_grad(x, gout, g, groups, wshape):
         E._fill(acc, 0)
         return S.reshape(acc, wshape)
     part = None
-    for i, (n0, n1) in enumerate(_batch_slices(N, C * K * L)):
-        n = n1 - n0
-        cols = raw_im2col(_narrow0(x, n0, n1), g, layout="cnl")          # [C*K, n, L]
-        colsT = cols._view((groups, n * L, Cg * K), (Cg * K * n * L, 1, n * L), cols._offset)
-        gs = _narrow0(gout, n0, n1)
-        gp = _contig(gs._view((Cout, n) + g.out_size, (gs._stride[1], gs._stride[0]) + gs._stride[2:], gs._offset))
-        gpg = gp._view((groups, Coutg, n * L), (Coutg * n * L, n * L, 1), gp._offset)
+    for i, (n0, n1, l0, l1) in enumerate(_chunks(N, C * K, L)):
+        n, Lc = n1 - n0, l1 - l0
+        cols = _cols(_narrow0(x, n0, n1), g, l0, l1, layout="cnl")           # [C*K, n, Lc]
+        colsT = cols._view((groups, n * Lc, Cg * K), (Cg * K * n * Lc, 1, n * Lc), cols._offset)
+        gs = _positions(_narrow0(gout, n0, n1), l0, l1)                        # [n, Cout, Lc]
+        gp = _contig(gs._view((Cout, n, Lc), (gs._stride[1], gs._stride[0], gs._stride[2]), gs._offset))
+        gpg = gp._view((groups, Coutg, n * Lc), (Coutg * n * Lc, n * Lc, 1), gp._offset)
         if i == 0:
             _mm_into(acc, gpg, colsT)
         else:

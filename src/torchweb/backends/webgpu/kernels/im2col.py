@@ -35,8 +35,9 @@ def _geometry_names(r, base):
     return names
 
 
-def im2col(rt, out, inp, kernel, stride, padding, dilation, out_size):
-    """inp: [N, C, *S] (any strides); out: a view shaped [N, C * K, L] (any strides)."""
+def im2col(rt, out, inp, kernel, stride, padding, dilation, out_size, l0=0):
+    """inp: [N, C, *S] (any strides); out: a view shaped [N, C * K, Lc] (any strides) that
+    receives the columns of output positions l0 .. l0 + Lc - 1 (all L of them by default)."""
     n = out.numel()
     if n == 0:
         return
@@ -44,6 +45,7 @@ def im2col(rt, out, inp, kernel, stride, padding, dilation, out_size):
     N, C = inp.shape[0], inp.shape[1]
     params = [n, N, C, inp._offset] + list(inp._stride) + [out._offset] + list(out._stride)
     params += _geometry_params(kernel, stride, padding, dilation, out_size, inp.shape[2:])
+    params += [out.shape[2], l0]
     bufs, (slot,) = bind(out, inp)
     key = ("im2col", r, inp.dtype.gpu_storage, out.dtype.gpu_storage, slot)
     nparams = len(params)
@@ -64,23 +66,23 @@ def _im2col_source(r, in_dtype, out_dtype, slot, nparams):
     out_off = param(6 + r)
     on, orow, ol = param(7 + r), param(8 + r), param(9 + r)
     g = _geometry_names(r, 10 + r)
+    Lc, l0 = param(10 + 7 * r), param(11 + 7 * r)
     body = [f"  let t = (wid.y * nwg.x + wid.x) * {WORKGROUP}u + lid;",
             f"  if (t >= {param(0)}) {{ return; }}",
-            "  var q = t;"]
-    # t = (((n * C + c) * K + k) * L + l), k and l row-major over the spatial dims
+            f"  let lc = t % {Lc};",
+            f"  var q = t / {Lc};",
+            f"  var ql = {l0} + lc;"]
+    # t = (((n * C + c) * K + k) * Lc + lc), k and l = l0 + lc row-major over the spatial dims
     for i in reversed(range(r)):
-        body.append(f"  let o{i} = q % {g['O'][i]}; q = q / {g['O'][i]};")
+        body.append(f"  let o{i} = ql % {g['O'][i]}; ql = ql / {g['O'][i]};")
     for i in reversed(range(r)):
         body.append(f"  let k{i} = q % {g['k'][i]}; q = q / {g['k'][i]};")
     body.append(f"  let c = q % {C}; let n = q / {C};")
-    l_expr = "0u"
     k_expr = "0u"
     for i in range(r):
-        l_expr = f"({l_expr}) * {g['O'][i]} + o{i}"
         k_expr = f"({k_expr}) * {g['k'][i]} + k{i}"
     K = " * ".join(g["k"]) if r else "1u"
     body.append(f"  let row = c * ({K}) + {k_expr};")
-    body.append(f"  let l = {l_expr};")
     body.append(f"  var src = {in_off} + n * {in_n} + c * {in_c};")
     body.append("  var inside = true;")
     for i in range(r):
@@ -91,16 +93,17 @@ def _im2col_source(r, in_dtype, out_dtype, slot, nparams):
     val = load(f"B{slot}[src]", in_dtype.gpu_storage, st) if in_dtype.gpu_storage != st else f"B{slot}[src]"
     body.append(f"  var v = {_ZERO[st]};")
     body.append(f"  if (inside) {{ v = {val}; }}")
-    body.append(f"  B0[{out_off} + n * {on} + row * {orow} + l * {ol}] = v;")
+    body.append(f"  B0[{out_off} + n * {on} + row * {orow} + lc * {ol}] = v;")
     return (declarations(nparams, storages) + "\n"
             f"@compute @workgroup_size({WORKGROUP})\n"
             "fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,\n"
             "        @builtin(local_invocation_index) lid: u32) {\n" + "\n".join(body) + "\n}\n")
 
 
-def col2im(rt, out, cols, kernel, stride, padding, dilation, out_size, acc):
-    """out: [N, C, *S] (written whole, through its strides); cols: [N, C * K, L] (any strides).
-    acc: the accumulation type ('f32' or 'i32')."""
+def col2im(rt, out, cols, kernel, stride, padding, dilation, out_size, acc, l0=0, accumulate=False):
+    """out: [N, C, *S] (written whole, through its strides); cols: [N, C * K, Lc] (any strides),
+    the columns of output positions l0 .. l0 + Lc - 1 (all L by default). acc: the accumulation
+    type ('f32' or 'i32'); accumulate: add to out's values instead of replacing them."""
     n = out.numel()
     if n == 0:
         return
@@ -108,18 +111,19 @@ def col2im(rt, out, cols, kernel, stride, padding, dilation, out_size, acc):
     N, C = out.shape[0], out.shape[1]
     params = [n, N, C, cols._offset] + list(cols._stride) + [out._offset] + list(out._stride)
     params += _geometry_params(kernel, stride, padding, dilation, out_size, out.shape[2:])
+    params += [cols.shape[2], l0]
     bufs, (slot,) = bind(out, cols)
-    key = ("col2im", r, cols.dtype.gpu_storage, out.dtype.name, slot, acc)
+    key = ("col2im", r, cols.dtype.gpu_storage, out.dtype.name, slot, acc, accumulate)
     nparams = len(params)
 
     def make_code():
-        return _col2im_source(r, cols.dtype, out.dtype, slot, nparams, acc)
+        return _col2im_source(r, cols.dtype, out.dtype, slot, nparams, acc, accumulate)
 
     pid = rt.pipeline(key, make_code, kinds(bufs))
     rt.dispatch(pid, rt.grid(-(-n // WORKGROUP)), bufs, struct.pack(f"<{nparams}I", *params))
 
 
-def _col2im_source(r, in_dtype, out_dtype, slot, nparams, acc):
+def _col2im_source(r, in_dtype, out_dtype, slot, nparams, acc, accumulate):
     storages = [out_dtype.gpu_storage] + ([in_dtype.gpu_storage] if slot else [])
     C = param(2)
     c_off = param(3)
@@ -128,6 +132,7 @@ def _col2im_source(r, in_dtype, out_dtype, slot, nparams, acc):
     out_n, out_c = param(8), param(9)
     out_s = [param(10 + i) for i in range(r)]
     g = _geometry_names(r, 10 + r)
+    Lc, l0 = param(10 + 7 * r), param(11 + 7 * r)
     body = [f"  let t = (wid.y * nwg.x + wid.x) * {WORKGROUP}u + lid;",
             f"  if (t >= {param(0)}) {{ return; }}",
             "  var q = t;"]
@@ -149,12 +154,16 @@ def _col2im_source(r, in_dtype, out_dtype, slot, nparams, acc):
     for i in range(r):
         l_expr = f"({l_expr}) * {g['O'][i]} + o{i}"
         k_expr = f"({k_expr}) * {g['k'][i]} + j{i}"
-    val = load(f"B{slot}[base + ({k_expr}) * {crow} + ({l_expr}) * {cl}]", in_dtype.gpu_storage, acc)
+    val = load(f"B{slot}[base + ({k_expr}) * {crow} + (l - {l0}) * {cl}]", in_dtype.gpu_storage, acc)
+    body.append(f"{indent}let l = {l_expr};")
+    body.append(f"{indent}if (l < {l0} || l >= {l0} + {Lc}) {{ continue; }}")
     body.append(f"{indent}acc = acc + {val};")
     for i in reversed(range(r)):
         indent = indent[:-2]
         body.append(f"{indent}}}")
     oidx = f"{out_off} + n * {out_n} + c * {out_c}" + "".join(f" + x{i} * {out_s[i]}" for i in range(r))
+    if accumulate:
+        body.append(f"  acc = acc + {load(f'B0[{oidx}]', out_dtype.gpu_storage, acc)};")
     body.append(f"  B0[{oidx}] = {store('acc', acc, out_dtype)};")
     return (declarations(nparams, storages) + "\n"
             f"@compute @workgroup_size({WORKGROUP})\n"
