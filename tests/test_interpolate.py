@@ -119,3 +119,24 @@ def test_bad_input(name):
         fn(torch)
     with pytest.raises(type(expected.value)):
         fn(torchweb)
+
+
+AA = [((2, 3, 16, 13), dict(size=(5, 4))), ((1, 2, 9, 10), dict(size=(4, 17))), ((1, 2, 9, 10), dict(scale_factor=0.3)),
+      ((1, 2, 9, 10), dict(size=(3, 4), align_corners=True)), ((1, 1, 40, 7), dict(size=(6, 3))),
+      ((1, 1, 5, 6), dict(size=(10, 12)))]
+
+
+@pytest.mark.parametrize("mode", ["bilinear", "bicubic"])
+@pytest.mark.parametrize("case", AA, ids=[f"{s}-{k}" for s, k in AA])
+def test_interpolate_antialias(device, mode, case):
+    shape, kw = case
+    out = check_grad(lambda t: F.interpolate(t, mode=mode, antialias=True, **kw),
+                     lambda t: TF.interpolate(t, mode=mode, antialias=True, **kw), [make(shape)], device, tol=TOL)
+    assert out.grad_fn.name() == ("UpsampleBilinear2DAaBackward0" if mode == "bilinear" else "UpsampleBicubic2DAaBackward0")
+
+
+def test_interpolate_antialias_bad_mode():
+    with pytest.raises(ValueError):
+        F.interpolate(torch.ones(1, 1, 4), size=3, mode="linear", antialias=True)
+    with pytest.raises(ValueError):
+        TF.interpolate(torchweb.ones(1, 1, 4), size=3, mode="linear", antialias=True)

@@ -219,8 +219,46 @@ def pad_backward(mode, grad_in, grad_out, nb, pads):
 
 
 # -- interpolation -------------------------------------------------------------------------------
+def _interp_taps_aa(isz, S, O, scale):
+    """The antialiased window of each output (PyTorch's _compute_indices_min_size_weights_aa):
+    (indices [O, T], weights [O, T], valid [O, T])."""
+    import math
+    n = np()
+    f = n.float32
+    scale = f(scale)
+    support = f(isz * 0.5) * scale if scale >= 1.0 else f(isz * 0.5)
+    invscale = f(1.0) / scale if scale >= 1.0 else f(1.0)
+    T = int(math.ceil(support)) * 2 + 1
+    center = (scale * (n.arange(O, dtype=f) + f(0.5))).astype(f)
+    xmin = n.maximum((center - support + f(0.5)).astype(f).astype(n.int64), 0)
+    xsize = n.clip(n.minimum((center + support + f(0.5)).astype(f).astype(n.int64), S) - xmin, 0, T)
+    j = n.arange(T)
+    valid = j[None, :] < xsize[:, None]
+    x = ((((xmin[:, None] + j[None, :]).astype(f) - center[:, None]) + f(0.5)) * invscale).astype(f)
+    ax = n.abs(x)
+    if isz == 2:
+        w = n.where(ax < 1, f(1) - ax, f(0))
+    else:
+        a = f(-0.5)
+        w = n.where(ax < 1, ((a + f(2)) * ax - (a + f(3))) * ax * ax + f(1),
+                    n.where(ax < 2, ((a * ax - f(5) * a) * ax + f(8) * a) * ax - f(4) * a, f(0)))
+    w = n.where(valid, w, f(0)).astype(f)
+    total = w.sum(axis=1, dtype=f)
+    w = n.where(total[:, None] != 0, w / n.where(total == 0, f(1), total)[:, None], w).astype(f)
+    return n.minimum(xmin[:, None] + j[None, :], S - 1), w, valid
+
+
 def _interp_taps(mode, S, O, scale, align):
-    """(indices [O, T], weights [O, T] float32) along one dim, as kernels/interpolate.py."""
+    """(indices [O, T], weights [O, T] float32, valid [O, T]) along one dim, as
+    kernels/interpolate.py."""
+    idx_w = _interp_taps_plain(mode, S, O, scale, align) if mode not in ("aa-linear", "aa-cubic") else None
+    if idx_w is None:
+        return _interp_taps_aa(2 if mode == "aa-linear" else 4, S, O, scale)
+    idx, w = idx_w
+    return idx, w, np().ones(idx.shape, bool)
+
+
+def _interp_taps_plain(mode, S, O, scale, align):
     n = np()
     f = n.float32
     o = n.arange(O, dtype=n.int64)
@@ -266,7 +304,9 @@ def interpolate(mode, out, inp, nb, scales, align):
     acc = n.zeros(tuple(out.shape), n.float32)
     for combo in itertools.product(*(range(t[0].shape[1]) for t in taps)):
         v = x[(Ellipsis,) + n.ix_(*[t[0][:, j] for t, j in zip(taps, combo)])]
-        acc += v * _outer([t[1][:, j] for t, j in zip(taps, combo)], lambda a, b: a * b)
+        ok = _outer([t[2][:, j] for t, j in zip(taps, combo)], lambda a, b: a & b)
+        with n.errstate(invalid="ignore"):
+            acc += n.where(ok, v * _outer([t[1][:, j] for t, j in zip(taps, combo)], lambda a, b: a * b), n.float32(0))
     n.copyto(view(out), acc, casting="unsafe")
 
 
@@ -282,7 +322,8 @@ def interpolate_backward(mode, grad_in, grad_out, scales, align):
     if gin.size and g.size:
         for combo in itertools.product(*(range(t[0].shape[1]) for t in taps)):
             w = _outer([t[1][:, j] for t, j in zip(taps, combo)], lambda a, b: a * b)
-            n.add.at(gin, (slice(None),) + n.ix_(*[t[0][:, j] for t, j in zip(taps, combo)]), g * w)
+            ok = _outer([t[2][:, j] for t, j in zip(taps, combo)], lambda a, b: a & b)
+            n.add.at(gin, (slice(None),) + n.ix_(*[t[0][:, j] for t, j in zip(taps, combo)]), n.where(ok, g * w, 0))
     n.copyto(view(grad_in), gin.reshape(grad_in.shape), casting="unsafe")
 
 

@@ -1,5 +1,6 @@
 """nn.functional.interpolate (nearest, nearest-exact, linear, bilinear, bicubic, trilinear,
-area) with PyTorch's size and scale rules, and the upsample aliases. One separable tap kernel
+area; antialiased bilinear and bicubic) with PyTorch's size and scale rules, and the upsample
+aliases. One separable tap kernel
 forward and one gather-style kernel backward (backends/webgpu/kernels/interpolate.py); 'area'
 is adaptive_avg_pool."""
 
@@ -17,7 +18,8 @@ _KERNEL = {"nearest": "nearest", "nearest-exact": "nearest-exact", "linear": "li
 _RANK = {"linear": 1, "bilinear": 2, "trilinear": 3, "bicubic": 2}
 _NODE = {"nearest": "UpsampleNearest{r}DBackward0", "nearest-exact": "UpsampleNearestExact{r}DBackward0",
          "linear": "UpsampleLinear1DBackward0", "bilinear": "UpsampleBilinear2DBackward0",
-         "trilinear": "UpsampleTrilinear3DBackward0", "bicubic": "UpsampleBicubic2DBackward0"}
+         "trilinear": "UpsampleTrilinear3DBackward0", "bicubic": "UpsampleBicubic2DBackward0",
+         "bilinear-aa": "UpsampleBilinear2DAaBackward0", "bicubic-aa": "UpsampleBicubic2DAaBackward0"}
 
 
 def _be(t):
@@ -67,7 +69,7 @@ class _NoCtx:
         doc="interpolate(input, size=None, scale_factor=None, mode='nearest', align_corners=None, "
             "recompute_scale_factor=None, antialias=False) -> Tensor\n\nResamples the spatial dims of a "
             "3-D, 4-D or 5-D input: 'nearest', 'nearest-exact', 'linear', 'bilinear', 'bicubic', "
-            "'trilinear', 'area'.")
+            "'trilinear', 'area'; antialias=True (bilinear, bicubic) widens the filter when shrinking.")
 def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
                 recompute_scale_factor=None, antialias=False):
     if not is_tensor(input):
@@ -112,11 +114,9 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
     if recompute_scale_factor and scale_factors is not None:
         output_size = [math.floor(float(input.shape[i + 2]) * scale_factors[i]) for i in range(dim)]
         scale_factors = None
-    if antialias:
-        if not (mode in ("bilinear", "bicubic") and input.dim() == 4):
-            raise ValueError("Anti-alias option is restricted to bilinear and bicubic modes and requires a "
-                             "4-D tensor as input")
-        raise NotImplementedError("interpolate(antialias=True) is not supported by torchweb yet")
+    if antialias and not (mode in ("bilinear", "bicubic") and input.dim() == 4):
+        raise ValueError("Anti-alias option is restricted to bilinear and bicubic modes and requires a "
+                         "4-D tensor as input")
     if input.dim() not in (3, 4, 5) or mode not in ("nearest", "nearest-exact", "area", "linear", "bilinear",
                                                      "trilinear", "bicubic"):
         raise NotImplementedError(f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {input.dim()}D) "
@@ -138,16 +138,18 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
                            f"({', '.join(f'{n}: {s}' for n, s in zip(names, in_size))}) output "
                            f"({', '.join(f'{n}: {s}' for n, s in zip(names, output_size))})")
     kmode = _KERNEL[mode]
+    if antialias:
+        kmode = "aa-" + kmode
     scales = []
     for i, (S, O) in enumerate(zip(in_size, output_size)):
         sf = scale_factors[i] if scale_factors is not None else None
-        if kmode in ("linear", "cubic") and align_corners:
+        if kmode in ("linear", "cubic", "aa-linear", "aa-cubic") and align_corners:
             scales.append(_f32((S - 1) / (O - 1)) if O > 1 else 0.0)
         elif sf is not None and sf > 0:
             scales.append(_f32(1.0 / sf))
         else:
             scales.append(_f32(S / O))
-    fn = _fn(mode, dim)
+    fn = _fn(mode + ("-aa" if antialias else ""), dim)
     args = (input, kmode, tuple(output_size), tuple(scales), bool(align_corners))
     if grad_mode.is_grad_enabled() and input.requires_grad:
         return fn.apply(*args)

@@ -121,3 +121,6 @@ def add_specs(R):
          grad=True, tol=tol)
     case("conv/affine_grid_3d", F + "affine_grid", rand(1, 3, 4), [1, 1, 2, 3, 2], kwargs={"align_corners": True},
          grad=True, tol=tol)
+    for mode in ("bilinear", "bicubic"):
+        case(f"conv/interpolate_{mode}_antialias", F + "interpolate", rand(1, 2, 9, 8),
+             kwargs={"size": [4, 3], "mode": mode, "antialias": True}, grad=True, tol=tol)

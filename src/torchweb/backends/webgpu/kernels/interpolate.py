@@ -23,12 +23,47 @@ def _f32_bits(v):
     return struct.unpack("<I", struct.pack("<f", v))[0]
 
 
-def _taps_fn(mode):
-    """WGSL: fn taps(o, S, O, scale, align) -> Taps (indices clamped to [0, S), weights)."""
-    T = TAPS[mode]
-    head = (f"struct Taps {{ i: array<u32, {T}>, w: array<f32, {T}> }}\n"
+_AA_SIZE = {"aa-linear": 2, "aa-cubic": 4}
+_AA_FILTER = {
+    "aa-linear": "fn aa_filter(x0: f32) -> f32 { let x = abs(x0); if (x < 1.0) { return 1.0 - x; } return 0.0; }\n",
+    # Keys' cubic with a = -0.5, as PyTorch's antialiased bicubic
+    "aa-cubic": ("fn aa_filter(x0: f32) -> f32 {\n  let a = -0.5; let x = abs(x0);\n"
+                 "  if (x < 1.0) { return ((a + 2.0) * x - (a + 3.0)) * x * x + 1.0; }\n"
+                 "  if (x < 2.0) { return ((a * x - 5.0 * a) * x + 8.0 * a) * x - 4.0 * a; }\n  return 0.0;\n}\n"),
+}
+
+
+def aa_taps(scale, interp_size):
+    """PyTorch's max_interp_size for an antialiased window: ceil(support) * 2 + 1."""
+    import math
+    f = lambda v: struct.unpack("<f", struct.pack("<f", v))[0]   # noqa: E731
+    support = f(interp_size * 0.5 * scale) if scale >= 1.0 else interp_size * 0.5
+    return int(math.ceil(support)) * 2 + 1
+
+
+def _taps_fn(mode, T):
+    """WGSL: fn taps(o, S, O, scale, align) -> Taps (indices in [0, S), weights, n in use)."""
+    head = (f"struct Taps {{ i: array<u32, {T}>, w: array<f32, {T}>, n: u32 }}\n"
             "fn taps(o: u32, S: u32, O: u32, scale: f32, align: u32) -> Taps {\n"
-            "  var t: Taps;\n")
+            f"  var t: Taps; t.n = {T}u;\n")
+    if mode in _AA_SIZE:
+        # PyTorch's _compute_indices_min_size_weights_aa: the filter widened by the scale when
+        # shrinking, cut at the borders, renormalized
+        body = (f"  let isz = {_AA_SIZE[mode]}.0;\n"
+                "  var support = isz * 0.5; var invscale = 1.0;\n"
+                "  if (scale >= 1.0) { support = isz * 0.5 * scale; invscale = 1.0 / scale; }\n"
+                "  let center = scale * (f32(o) + 0.5);\n"
+                "  let xmin = max(i32(center - support + 0.5), 0);\n"
+                f"  let xsize = clamp(min(i32(center + support + 0.5), i32(S)) - xmin, 0, {T});\n"
+                "  var total = 0.0;\n"
+                f"  for (var j = 0; j < {T}; j = j + 1) {{\n"
+                "    var w = 0.0;\n"
+                "    if (j < xsize) { w = aa_filter((f32(j + xmin) - center + 0.5) * invscale); }\n"
+                "    t.i[j] = u32(min(xmin + j, i32(S) - 1)); t.w[j] = w; total = total + w;\n"
+                "  }\n"
+                f"  if (total != 0.0) {{ for (var j = 0; j < {T}; j = j + 1) {{ t.w[j] = t.w[j] / total; }} }}\n"
+                "  t.n = u32(xsize);\n")
+        return _AA_FILTER[mode] + head + body + "  return t;\n}\n"
     if mode == "nearest":
         body = ("  var s = o;\n"
                 "  if (O != S) { if (O == 2u * S) { s = o >> 1u; } else { s = min(u32(floor(f32(o) * scale)), S - 1u); } }\n"
@@ -64,8 +99,15 @@ def _dims_params(in_size, out_size, scales):
     return list(in_size) + list(out_size) + [_f32_bits(s) for s in scales]
 
 
+def _ntaps(mode, scales):
+    if mode in _AA_SIZE:
+        return max(aa_taps(s, _AA_SIZE[mode]) for s in scales)
+    return TAPS[mode]
+
+
 def forward(rt, mode, out, inp, nb, scales, align):
-    """out: contiguous [*B, *O]; inp: [*B, *S] (nb lead dims, any strides); scales: f32 per dim."""
+    """out: contiguous [*B, *O]; inp: [*B, *S] (nb lead dims, any strides); scales: f32 per dim.
+    mode: nearest, nearest-exact, linear, cubic, aa-linear, aa-cubic (antialiased)."""
     n = out.numel()
     if n == 0:
         return
@@ -73,11 +115,12 @@ def forward(rt, mode, out, inp, nb, scales, align):
     params = [n] + list(inp.shape[:nb]) + [inp._offset] + list(inp._stride)
     params += _dims_params(inp.shape[nb:], out.shape[nb:], scales) + [1 if align else 0]
     bufs, (slot,) = bind(out, inp)
-    key = ("interp", mode, r, nb, inp.dtype.name, slot)
+    T = _ntaps(mode, scales)
+    key = ("interp", mode, T, r, nb, inp.dtype.name, slot)
     nparams = len(params)
 
     def make_code():
-        return _forward_source(mode, r, nb, inp.dtype, slot, nparams)
+        return _forward_source(mode, T, r, nb, inp.dtype, slot, nparams)
 
     pid = rt.pipeline(key, make_code, kinds(bufs))
     rt.dispatch(pid, rt.grid(-(-n // WORKGROUP)), bufs, struct.pack(f"<{nparams}I", *params))
@@ -90,8 +133,7 @@ def _names(r, base):
     return S, O, sc, param(base + 3 * r)
 
 
-def _forward_source(mode, r, nb, dtype, slot, nparams):
-    T = TAPS[mode]
+def _forward_source(mode, T, r, nb, dtype, slot, nparams):
     storages = [dtype.gpu_storage] + ([dtype.gpu_storage] if slot else [])
     bshape = [param(1 + i) for i in range(nb)]
     in_off = param(1 + nb)
@@ -111,7 +153,7 @@ def _forward_source(mode, r, nb, dtype, slot, nparams):
     body.append("  var acc = 0.0;")
     indent = "  "
     for i in range(r):
-        body.append(f"{indent}for (var j{i} = 0u; j{i} < {T}u; j{i} = j{i} + 1u) {{")
+        body.append(f"{indent}for (var j{i} = 0u; j{i} < tp{i}.n; j{i} = j{i} + 1u) {{")
         indent += "  "
     pos = "xb" + "".join(f" + tp{i}.i[j{i}] * {sstr[i]}" for i in range(r))
     w = " * ".join(f"tp{i}.w[j{i}]" for i in range(r))
@@ -120,7 +162,7 @@ def _forward_source(mode, r, nb, dtype, slot, nparams):
         indent = indent[:-2]
         body.append(f"{indent}}}")
     body.append(f"  B0[t] = {store('acc', 'f32', dtype)};")
-    return (declarations(nparams, storages) + "\n" + _taps_fn(mode) +
+    return (declarations(nparams, storages) + "\n" + _taps_fn(mode, T) +
             f"@compute @workgroup_size({WORKGROUP})\n"
             "fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,\n"
             "        @builtin(local_invocation_index) lid: u32) {\n" + "\n".join(body) + "\n}\n")
@@ -136,19 +178,18 @@ def backward(rt, mode, grad_in, grad_out, scales, align):
     params = [n] + _dims_params(grad_in.shape[nb:], grad_out.shape[nb:], scales) + [1 if align else 0,
                                                                                    grad_out._offset]
     bufs, (slot,) = bind(grad_in, grad_out)
-    key = ("interp_bwd", mode, r, grad_in.dtype.name, slot)
+    T = _ntaps(mode, scales)
+    key = ("interp_bwd", mode, T, r, grad_in.dtype.name, slot)
     nparams = len(params)
 
     def make_code():
-        return _backward_source(mode, r, grad_in.dtype, slot, nparams)
+        return _backward_source(mode, T, r, grad_in.dtype, slot, nparams)
 
     pid = rt.pipeline(key, make_code, kinds(bufs))
     rt.dispatch(pid, rt.grid(-(-n // WORKGROUP)), bufs, struct.pack(f"<{nparams}I", *params))
 
 
-def _backward_source(mode, r, dtype, slot, nparams):
-    T = TAPS[mode]
-    tmin, tmax = _TRANGE[mode]
+def _backward_source(mode, T, r, dtype, slot, nparams):
     storages = [dtype.gpu_storage] + ([dtype.gpu_storage] if slot else [])
     S, O, sc, align = _names(r, 1)
     g_off = param(2 + 3 * r)
@@ -160,20 +201,34 @@ def _backward_source(mode, r, dtype, slot, nparams):
     body.append("  let b = q;")
     # the output coordinates whose source index can reach x: src(o) = o * scale + c falls in
     # [x - tmax, x - tmin + 1) (unbounded below at 0, above at S - 1), widened by one
-    if mode == "nearest":
-        c = "0.0"
-    elif mode == "nearest-exact":
-        c = "0.5 * sc"
+    if mode in _AA_SIZE:
+        # window o spans center(o) +- (support + 0.5), center(o) = (o + 0.5) * scale
+        isz = _AA_SIZE[mode]
+        for i in range(r):
+            body += [f"  var lo{i} = 0u; var hi{i} = {O[i]};",
+                     f"  {{ let sc = {sc[i]}; let c = 0.5 * sc;",
+                     f"    var sup = {isz}.0 * 0.5; if (sc >= 1.0) {{ sup = {isz}.0 * 0.5 * sc; }}",
+                     "    if (sc > 0.0) {",
+                     f"      lo{i} = u32(max(floor((f32(x{i}) - sup - 1.0 - c) / sc) - 1.0, 0.0));",
+                     f"      hi{i} = u32(clamp(ceil((f32(x{i}) + sup + 1.0 - c) / sc) + 2.0, 0.0, f32({O[i]})));",
+                     "    }",
+                     "  }"]
     else:
-        c = f"select(0.5 * sc - 0.5, 0.0, {align} != 0u)"
-    for i in range(r):
-        body += [f"  var lo{i} = 0u; var hi{i} = {O[i]};",
-                 f"  {{ let sc = {sc[i]}; let c = {c};",
-                 "    if (sc > 0.0) {",
-                 f"      if (x{i} > {max(tmax, 0)}u) {{ lo{i} = u32(max(floor((f32(i32(x{i}) - ({tmax})) - c) / sc) - 1.0, 0.0)); }}",
-                 f"      if (x{i} + 1u < {S[i]}) {{ hi{i} = u32(clamp(ceil((f32(i32(x{i}) - ({tmin}) + 1) - c) / sc) + 2.0, 0.0, f32({O[i]}))); }}",
-                 "    }",
-                 "  }"]
+        tmin, tmax = _TRANGE[mode]
+        if mode == "nearest":
+            c = "0.0"
+        elif mode == "nearest-exact":
+            c = "0.5 * sc"
+        else:
+            c = f"select(0.5 * sc - 0.5, 0.0, {align} != 0u)"
+        for i in range(r):
+            body += [f"  var lo{i} = 0u; var hi{i} = {O[i]};",
+                     f"  {{ let sc = {sc[i]}; let c = {c};",
+                     "    if (sc > 0.0) {",
+                     f"      if (x{i} > {max(tmax, 0)}u) {{ lo{i} = u32(max(floor((f32(i32(x{i}) - ({tmax})) - c) / sc) - 1.0, 0.0)); }}",
+                     f"      if (x{i} + 1u < {S[i]}) {{ hi{i} = u32(clamp(ceil((f32(i32(x{i}) - ({tmin}) + 1) - c) / sc) + 2.0, 0.0, f32({O[i]}))); }}",
+                     "    }",
+                     "  }"]
     O_all = " * ".join(O)
     body.append(f"  let gb = {g_off} + b * ({O_all});")
     body.append("  var acc = 0.0;")
@@ -183,7 +238,7 @@ def _backward_source(mode, r, dtype, slot, nparams):
         indent += "  "
         body.append(f"{indent}let tp{i} = taps(o{i}, {S[i]}, {O[i]}, {sc[i]}, {align});")
         body.append(f"{indent}var w{i} = 0.0; var hit{i} = false;")
-        body.append(f"{indent}for (var j = 0u; j < {T}u; j = j + 1u) {{ if (tp{i}.i[j] == x{i}) {{ w{i} = w{i} + tp{i}.w[j]; hit{i} = true; }} }}")
+        body.append(f"{indent}for (var j = 0u; j < tp{i}.n; j = j + 1u) {{ if (tp{i}.i[j] == x{i}) {{ w{i} = w{i} + tp{i}.w[j]; hit{i} = true; }} }}")
         body.append(f"{indent}if (!hit{i}) {{ continue; }}")
     flat = "0u"
     for i in range(r):
@@ -194,7 +249,7 @@ def _backward_source(mode, r, dtype, slot, nparams):
         indent = indent[:-2]
         body.append(f"{indent}}}")
     body.append(f"  B0[t] = {store('acc', 'f32', dtype)};")
-    return (declarations(nparams, storages) + "\n" + _taps_fn(mode) +
+    return (declarations(nparams, storages) + "\n" + _taps_fn(mode, T) +
             f"@compute @workgroup_size({WORKGROUP})\n"
             "fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,\n"
             "        @builtin(local_invocation_index) lid: u32) {\n" + "\n".join(body) + "\n}\n")
