@@ -64,7 +64,7 @@ def test_fuzz(device, family, fuzz_mode):
     known = S.known_signatures(device)
     found = S.run_long(family, device, fuzz_mode["seed"])
     new = [f for f in found if f[0] not in known]
-    added = S.append_regressions(found)
+    added = S.append_regressions(new)
     if new:
         text = "\n\n".join(f"[{S.COLLECTOR.count[(sig, dev)]} examples] {msg}" for sig, dev, _, msg in new)
         pytest.fail(f"{len(new)} distinct new failures on {device} ({added} added to "

@@ -2,7 +2,8 @@
 torchweb) first, then the case's decoded arguments, and runs the same call on either library.
 
 The elementwise ops come from torchweb's table (torchweb.ops.elementwise_table.OPS): a row is
-called as m.<name>(*operands) unless ELEMENTWISE_CALLS maps it, so a new row joins the fuzz
+called as m.<name>(*operands) (m.special.<f>(...) for a row named special_<f>) unless
+ELEMENTWISE_CALLS maps it, so a new row joins the fuzz
 without new code here (tests/test_fuzz.py fails for a row that neither works by default nor is
 mapped). Its in-place form is x.<name>_(...) where PyTorch has that method.
 """
@@ -58,10 +59,21 @@ NO_INPLACE = {name for name in OPS
               if name not in INPLACE_CALLS and not hasattr(torch.Tensor, name + "_")}
 
 
+def _namespace(m, name):
+    """Where a row's function lives: rows named special_<f> are torch.special.<f>."""
+    if name.startswith("special_"):
+        return m.special, name[len("special_"):]
+    return m, name
+
+
 def elementwise_call(name):
     if name in ELEMENTWISE_CALLS:
         return ELEMENTWISE_CALLS[name]
-    return lambda m, *a, **k: getattr(m, name)(*a, **k)
+
+    def call(m, *a, **k):
+        ns, short = _namespace(m, name)
+        return getattr(ns, short)(*a, **k)
+    return call
 
 
 def inplace_call(name):
@@ -73,9 +85,10 @@ def inplace_call(name):
 
 
 def default_callable(name):
-    """Whether a row works by default: both libraries have m.<name>."""
+    """Whether a row works by default: both libraries have m.<name> (m.special.<f> for a row
+    named special_<f>)."""
     import torchweb
-    return hasattr(torch, name) and hasattr(torchweb, name)
+    return all(hasattr(*_namespace(m, name)) for m in (torch, torchweb))
 
 
 # Rows whose integer division PyTorch's own CPU kernel traps on (SIGFPE) for int32 -2**31 / -1:

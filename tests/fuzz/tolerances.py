@@ -64,6 +64,17 @@ def pointwise(op, args, kwargs, exp):
             if bad.any():
                 t.unchecked = _fit(bad.astype(np.float64), r.shape).astype(bool)
                 t.deviation = "gelu-overflow"
+        if op in ("remainder", "%", "__imod__") and len(args) >= 2:
+            # deviation 7: where x / y overflows float32, PyTorch's vectorised CPU remainder
+            # (x - y * floor(x / y)) gives NaN, its scalar loop the exact remainder
+            x, y = _np64(args[0]), _np64(args[1])
+            if x is not None and y is not None:
+                with np.errstate(all="ignore"):
+                    q = np.abs(x / y)
+                bad = np.isfinite(x) & np.isfinite(y) & (y != 0) & (q > F32_MAX)
+                if np.any(bad):
+                    t.unchecked = _fit(bad.astype(np.float64), r.shape).astype(bool)
+                    t.deviation = "remainder-overflow"
         if op in ("pow", "**", "__ipow__") and len(args) >= 2:
             # exp2(y * log2(x)): the error of y * log2(x) (a few ulp of it) becomes a relative
             # error of the result of that size
