@@ -260,10 +260,14 @@ def test_binary_grad_special(device):
     run_case(device, lambda T, x: T.xlogy(2.0, x), lambda: (torch.tensor([0.5, 1.0, 2.0]),))
 
 
-def test_no_grad_ops_raise(device):
+def test_nextafter_backward_and_signbit_without_grad(device):
+    # PyTorch's nextafter backward passes the gradient to input and zeros to other
     x = ours(torch.tensor([1.0, 2.0]), device, requires_grad=True)
-    with pytest.raises(NotImplementedError):
-        torchweb.nextafter(x, x)
+    o = ours(torch.tensor([2.0, 0.0]), device, requires_grad=True)
+    tx, to = torch.tensor([1.0, 2.0], requires_grad=True), torch.tensor([2.0, 0.0], requires_grad=True)
+    (torchweb.nextafter(x, o) * 3).sum().backward()
+    (torch.nextafter(tx, to) * 3).sum().backward()
+    assert x.grad.tolist() == tx.grad.tolist() and o.grad.tolist() == to.grad.tolist()
     assert not torchweb.signbit(x).requires_grad
 
 

@@ -51,9 +51,9 @@ def _invert(self):
 def _bitwise(bitwise):
     """& | ^ on tensors: bitwise for integers, logical for bool (the same kernels)."""
     def op(self, other):
-        if not (is_tensor(other) or isinstance(other, (int, bool))):
+        if not (is_tensor(other) or isinstance(other, (int, float, bool))):
             return NotImplemented
-        return call(bitwise, self, other)
+        return call(bitwise, self, other)   # a float operand: PyTorch's NotImplementedError
     return op
 
 

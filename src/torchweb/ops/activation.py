@@ -1,5 +1,6 @@
 """softmax and log_softmax, computed stably (shifted by the max) with PyTorch's backward."""
 
+from .. import _dtype as D
 from .._size import wrap_dim
 from ..autograd import grad_mode
 from ..autograd.function import Function
@@ -20,11 +21,13 @@ def _softmax_raw(x, d, log):
     outp = out._view(xp.shape, tuple(out._stride[k] for k in perm), out._offset)
     if lowering.fused_softmax(outp, xp, log):
         return out
-    # shifted by the max, unguarded like PyTorch's kernel: a row holding +inf or only -inf is NaN
+    # shifted by the max, unguarded like PyTorch's kernel: a row holding +inf or only -inf is NaN.
+    # float16 keeps its intermediates in float32 and rounds once, as PyTorch's kernel does.
+    ct = D.float32 if x.dtype is D.float16 else x.dtype
     m = raw_reduce("max", x, [d], True, x.dtype)
-    shifted = E.run("sub", x, m)
+    shifted = E.run("sub", x, m, out_dtype=ct)
     e = E.run("exp", shifted)
-    s = raw_reduce("sum", e, [d], True, x.dtype)
+    s = raw_reduce("sum", e, [d], True, ct)
     if log:
         return E.run("sub", shifted, E.run("log", s), out=out)
     return E.run("div", e, s, out=out)

@@ -133,9 +133,11 @@ def _fill(dst, value):
     if dt is D.bool:
         value = bool(value)
     elif not dt.is_floating_point:
-        if isinstance(value, float) and value != int(value):
-            value = int(value)
+        if isinstance(value, float) and (value != value or value in (float("inf"), float("-inf"))):
+            raise RuntimeError(f"value cannot be converted to type {dt.c_int} without overflow")
         value = int(value)
         _check_fill(value, dt, dst.device)
+    elif dt is D.float32 and isinstance(value, (int, float)) and dt.max < abs(value) < float("inf"):
+        raise RuntimeError("value cannot be converted to type float without overflow")
     backend_for(dst.device.type).elementwise(op, dst, [value], [cls], cls, cls, [dt])
     return dst

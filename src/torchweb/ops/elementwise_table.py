@@ -104,7 +104,8 @@ op("remainder", 2, "arith", {"f": "tw_remf({0}, {1})", "i": "({0} - {1} * tw_flo
                              "u": "select({0} % {1}, 0u, {1} == 0u)"},
    lambda np, a, b: np.remainder(a, b), kernel="remainder_cpu", divisor=1,
    grad=G.d_remainder, saves={0: (1,), 1: (1,)}, node=('RemainderBackward0', 'RemainderBackward1'),
-   api="binary", doc="Python's modulo: input - other * floor(input / other); the sign of other.")
+   api="binary", doc="Python's modulo: input - other * floor(input / other); the sign of other.",
+   extra={"scalar_input": True})
 op("fmod", 2, "arith", {"f": "tw_fmodf({0}, {1})", "i": "tw_remi({0}, {1})",
                         "u": "select({0} % {1}, 0u, {1} == 0u)"},
    lambda np, a, b: np.fmod(a, b), kernel="fmod_cpu", divisor=1,
@@ -367,10 +368,10 @@ _math2("hypot", "tw_hypot({0}, {1})", lambda np, a, b: _f64(np, lambda np, x, y:
        'sqrt(input ** 2 + other ** 2) without overflow or underflow.', rule="arith", kernel="hypot_cpu", ints=True)
 _math2("copysign", "tw_copysign({0}, {1})", lambda np, a, b: np.copysign(a, b), G.d_copysign,
        'The magnitude of input with the sign of other (signed zeros and NaN included).', api="binary",
-       result_for=0, node=("CopysignBackward1", "CopysignBackward0"), extra={"tensor_input": True})
+       result_for=0, node=("CopysignBackward1", "CopysignBackward0"))
 _math2("xlogy", "tw_xlogy({0}, {1})", lambda np, a, b: _xlogy(np, a, b), G.d_xlogy,
        'input * log(other), 0 where input is 0 (unless other is NaN).', api="binary",
-       node=("XlogyBackward2", "XlogyBackward0"))
+       node=("XlogyBackward2", "XlogyBackward0"), extra={"scalar_input": True})
 _math2("logaddexp", "tw_logaddexp({0}, {1})", lambda np, a, b: _f64(np, lambda np, x, y: np.logaddexp(x, y), a, b),
        G.d_logaddexp, 'log(exp(input) + exp(other)), computed stably.', rule="arith", kernel="logaddexp_cpu",
        ints=True, inplace=False)
@@ -383,8 +384,9 @@ _math2("fmax", {"f": "tw_fmaxf({0}, {1})", "i": "max({0}, {1})", "u": "max({0}, 
 _math2("fmin", {"f": "tw_fminf({0}, {1})", "i": "min({0}, {1})", "u": "min({0}, {1})"},
        lambda np, a, b: np.fmin(a, b), G.d_fmin, 'The smaller of input and other, NaN ignored where the other is a number.',
        rule="arith", inplace=False)
-_math2("nextafter", "tw_nextafter({0}, {1})", lambda np, a, b: np.nextafter(a, b), None,
-       'The next float after input in the direction of other.', rule="arith", kernel="nextafter_cpu", ints=True)
+_math2("nextafter", "tw_nextafter({0}, {1})", lambda np, a, b: np.nextafter(a, b), G.d_nextafter,
+       'The next float after input in the direction of other.', rule="arith", kernel="nextafter_cpu", ints=True,
+       saves="")
 # heaviside's public form checks the dtypes first (pointwise_math.py)
 op("heaviside", 2, "arith", {"f": "select(select(0.0, 1.0, {0} > 0.0), {1}, {0} == 0.0)",
                              "i": "select(select(0i, 1i, {0} > 0i), {1}, {0} == 0i)",

@@ -16,7 +16,18 @@ def _check_leaf(target):
         raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place operation.")
 
 
+def check_no_internal_overlap(target):
+    """PyTorch refuses to write in place into a tensor whose elements share memory (a stride-0,
+    expanded dim): the result would depend on the order of the writes. fill_/zero_ may."""
+    if any(st == 0 and n > 1 for st, n in zip(target._stride, target.shape)):
+        raise RuntimeError("unsupported operation: more than one element of the written-to tensor "
+                           "refers to a single memory location. Please clone() the tensor before "
+                           "performing the operation.")
+
+
 def apply_inplace(name, target, operands):
+    if not (name == "copy" and not is_tensor(operands[0])):
+        check_no_internal_overlap(target)
     tracked = grad_mode.is_grad_enabled() and (
         target.requires_grad or any(is_tensor(o) and o.requires_grad for o in operands))
     if not tracked:

@@ -1,5 +1,6 @@
 """matmul and its family: mm, bmm, mv, dot, matmul with batch broadcasting, addmm, linear."""
 
+from .. import _dtype as D
 from .._size import broadcast_shapes
 from ..autograd.function import Function
 from . import lowering
@@ -7,7 +8,10 @@ from .dispatch import common_device, empty
 from . import shape as S
 from .registry import define
 
-def _check_dtypes(a, b):
+def _check_dtypes(a, b, kernel="addmm_impl_cpu_"):
+    """Same dtype on both sides, and not bool (PyTorch has no bool matmul kernels)."""
+    if a.dtype is D.bool and b.dtype is D.bool:
+        raise NotImplementedError(f"\"{kernel}\" not implemented for 'Bool'")
     if a.dtype is not b.dtype:
         raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: "
                            f"{a.dtype.c_name} != {b.dtype.c_name}")
@@ -56,6 +60,15 @@ def _batched(a, b):
     return (_Mm if a.dim() == 2 and b.dim() == 2 else _Matmul).apply(a, b)
 
 
+def _matmul_kernel(a, b):
+    """The PyTorch kernel matmul reaches for these ranks (named in its bool error)."""
+    if a.dim() == 1 and b.dim() == 1:
+        return "dot"
+    if a.dim() == 2 and b.dim() == 1:
+        return "addmv_impl_cpu"
+    return "bmm" if a.dim() >= 3 and b.dim() >= 3 else "addmm_impl_cpu_"
+
+
 def _shape_str(t):
     return "x".join(str(s) for s in t.shape)
 
@@ -83,7 +96,7 @@ def bmm(a, b):
     if b.shape[0] != a.shape[0] or b.shape[1] != a.shape[2]:
         raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
                            f"[{a.shape[0]}, {a.shape[2]}] but got: [{b.shape[0]}, {b.shape[1]}].")
-    _check_dtypes(a, b)
+    _check_dtypes(a, b, "bmm")
     return _batched(a, b)
 
 
@@ -93,7 +106,7 @@ def matmul(a, b):
     if a.dim() == 0 or b.dim() == 0:
         raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are "
                            f"{a.dim()}D and {b.dim()}D")
-    _check_dtypes(a, b)
+    _check_dtypes(a, b, _matmul_kernel(a, b))
     if a.dim() == 1 and b.dim() == 1:
         if a.shape[0] != b.shape[0]:
             raise RuntimeError(f"inconsistent tensor size, expected tensor [{a.shape[0]}] and src "
@@ -131,13 +144,20 @@ def dot(a, b):
     return matmul(a, b)
 
 
-@define("addmm", "linalg", doc='addmm(input, mat1, mat2, *, beta=1, alpha=1) -> Tensor\n\nbeta * input + alpha * (mat1 @ mat2); input is ignored when beta is 0.')
+@define("addmm", "linalg", doc='addmm(input, mat1, mat2, *, beta=1, alpha=1) -> Tensor\n\nbeta * input + alpha * (mat1 @ mat2); input is ignored when beta is 0, the product when alpha is 0.')
 def addmm(input, mat1, mat2, *, beta=1, alpha=1):
+    if not mat1.dtype.is_floating_point:   # integer results stay integers: the scalars truncate
+        alpha, beta = int(alpha), int(beta)
     prod = mm(mat1, mat2)
-    if alpha != 1:
+    if alpha == 0:   # PyTorch ignores the product (even NaN), as it ignores input at beta 0
+        from .elementwise import _fill
+        from .pointwise import call
+        everywhere = _fill(empty(prod.shape, D.bool, prod.device), True)
+        prod = call("where", everywhere, 0, prod)   # zeros, still connected for autograd
+    elif alpha != 1:
         prod = prod * alpha
     if beta == 0:
-        return prod  # PyTorch ignores input (even NaN) when beta is 0
+        return prod
     return prod + (input if beta == 1 else input * beta)
 
 

@@ -20,6 +20,7 @@ def _unary(op):
     name = op.name
 
     def fn(input, *, out=None):
+        _need_tensor(name, input, "input", 1)
         return _out(call(name, input), out)
 
     def fn_(self):
@@ -27,17 +28,29 @@ def _unary(op):
     return fn, fn_, "(input, *, out=None)"
 
 
+def _need_tensor(name, value, what, position):
+    """PyTorch's signature check: a Python number where only a Tensor is accepted."""
+    if not is_tensor(value):
+        raise TypeError(f"{name}(): argument '{what}' (position {position}) must be Tensor, "
+                        f"not {type(value).__name__}")
+
+
 def _binary(op):
+    """PyTorch's overloads: `other` may be a number unless api is "binary_tensor"; `input`
+    must be a tensor unless the row says scalar_input (remainder, xlogy have that overload)."""
     name, tensor_only = op.name, op.api == "binary_tensor"
+    scalar_input = op.extra.get("scalar_input", False)
 
     def fn(input, other, *, out=None):
-        if (tensor_only or op.extra.get("tensor_input")) and not is_tensor(input):
-            raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
-        if tensor_only and not is_tensor(other):
-            raise TypeError(f"{name}(): argument 'other' (position 2) must be Tensor, not {type(other).__name__}")
+        if not scalar_input:
+            _need_tensor(name, input, "input", 1)
+        if tensor_only:
+            _need_tensor(name, other, "other", 2)
         return _out(call(name, input, other), out)
 
     def fn_(self, other):
+        if tensor_only:
+            _need_tensor(name + "_", other, "other", 1)
         return call_inplace(name, self, other)
     return fn, fn_, "(input, other, *, out=None)"
 
@@ -60,17 +73,33 @@ _register_rows()
 
 
 def _check_alpha(input, other, alpha):
-    if alpha == 1 and not isinstance(alpha, float):
+    if alpha == 1 and not isinstance(alpha, (float, bool)):
         return
     dt = D.result_type(input, other)
     if not dt.is_floating_point and isinstance(alpha, float):
         raise RuntimeError("For integral input tensors, argument alpha must not be a floating point number.")
     if dt is not D.bool and isinstance(alpha, bool):
         raise RuntimeError("Boolean alpha only supported for Boolean results.")
+    _check_fits(dt, alpha)
+
+
+def _numbers_to_tensor(input, other):
+    """torch.add(2, 3) and friends: two Python numbers give a 0-d tensor, as in PyTorch."""
+    if not is_tensor(input) and not is_tensor(other):
+        from .._creation import tensor
+        _need_number(input)
+        return tensor(input)
+    return input
+
+
+def _need_number(v):
+    if not isinstance(v, (int, float, bool)):
+        raise TypeError(f"expected a Tensor or a Python number, got {type(v).__name__}")
 
 
 def _add_(self, other, *, alpha=1):
     """In-place add: self += alpha * other."""
+    _check_alpha(self, other, alpha)
     return call_inplace("add" if alpha == 1 else "add_alpha", self, other, *(() if alpha == 1 else (alpha,)))
 
 
@@ -79,12 +108,14 @@ def add(input, other, *, alpha=1, out=None):
     """add(input, other, *, alpha=1, out=None) -> Tensor
 
     input + alpha * other, with broadcasting and type promotion."""
+    input = _numbers_to_tensor(input, other)
     _check_alpha(input, other, alpha)
     return _out(call("add", input, other) if alpha == 1 else call("add_alpha", input, other, alpha), out)
 
 
 def _sub_(self, other, *, alpha=1):
     """In-place sub: self -= alpha * other."""
+    _check_alpha(self, other, alpha)
     return call_inplace("sub" if alpha == 1 else "sub_alpha", self, other, *(() if alpha == 1 else (alpha,)))
 
 
@@ -93,6 +124,7 @@ def sub(input, other, *, alpha=1, out=None):
     """sub(input, other, *, alpha=1, out=None) -> Tensor
 
     input - alpha * other, with broadcasting and type promotion."""
+    input = _numbers_to_tensor(input, other)
     _check_alpha(input, other, alpha)
     return _out(call("sub", input, other) if alpha == 1 else call("sub_alpha", input, other, alpha), out)
 
@@ -111,7 +143,7 @@ def mul(input, other, *, out=None):
     """mul(input, other, *, out=None) -> Tensor
 
     input * other, with broadcasting and type promotion."""
-    return _out(call("mul", input, other), out)
+    return _out(call("mul", _numbers_to_tensor(input, other), other), out)
 
 
 def _div_(self, other, *, rounding_mode=None):
@@ -125,6 +157,7 @@ def div(input, other, *, rounding_mode=None, out=None):
 
     input / other: true division (integers give floats), or rounded with rounding_mode 'trunc'
     or 'floor' (integers stay integers; an integer divisor of 0 raises ZeroDivisionError)."""
+    input = _numbers_to_tensor(input, other)
     if rounding_mode is None:
         return _out(call("div", input, other), out)
     if rounding_mode not in ("trunc", "floor"):
@@ -140,7 +173,14 @@ def floor_divide(input, other):
     return div(input, other, rounding_mode="floor")
 
 
-@define("pow", "elementwise", inplace=lambda self, exponent: call_inplace("pow", self, exponent))
+def _pow_(self, exponent):
+    """In-place pow (bool ** bool answered like pow(), which PyTorch does without a kernel)."""
+    if self.dtype is D.bool and isinstance(exponent, bool):
+        return self.copy_(pow(self, exponent))
+    return call_inplace("pow", self, exponent)
+
+
+@define("pow", "elementwise", inplace=_pow_)
 def pow(input, exponent, *, out=None):
     """pow(input, exponent, *, out=None) -> Tensor
 
@@ -159,31 +199,52 @@ def pow(input, exponent, *, out=None):
     return _out(call("pow", input, exponent), out)
 
 
-@define("square", "elementwise", inplace=lambda self: call_inplace("square", self))
+def _square_(self):
+    """In-place square (bool can't hold its int64 result, as in PyTorch)."""
+    if self.dtype is D.bool:
+        raise RuntimeError("result type Long can't be cast to the desired output type Bool")
+    return call_inplace("square", self)
+
+
+@define("square", "elementwise", inplace=_square_)
 def square(input, *, out=None):
     """square(input, *, out=None) -> Tensor
 
     input * input (bool squares to int64, as PyTorch's pow(x, 2))."""
+    _need_tensor("square", input, "input", 1)
     if input.dtype is D.bool:
         input = input.to(D.int64)
     return _out(call("square", input), out)
 
 
 def _check_fits(dtype, *values):
-    """where() and clamp() convert Python scalars to the result dtype, and PyTorch refuses
-    overflow there (dtype.scalar_range)."""
-    if dtype.c_int is None:
-        return
-    lo, hi = dtype.scalar_range
+    """where(), clamp() and alpha convert Python scalars to the result dtype, and PyTorch refuses
+    overflow there: ints past dtype.scalar_range, finite floats past float's range."""
     for v in values:
-        if isinstance(v, int) and not isinstance(v, bool) and not lo <= v <= hi:
-            raise RuntimeError(f"value cannot be converted to type {dtype.c_int} without overflow")
+        if isinstance(v, bool) or not isinstance(v, (int, float)):
+            continue
+        if dtype.c_int is not None and isinstance(v, int):
+            lo, hi = dtype.scalar_range
+            if not lo <= v <= hi:
+                raise RuntimeError(f"value cannot be converted to type {dtype.c_int} without overflow")
+        elif dtype.is_floating_point and abs(v) > dtype.max and abs(v) != float("inf"):
+            raise RuntimeError(f"value cannot be converted to type {dtype.c_name} without overflow")
+
+
+def _same_kind_bounds(name, min, max):
+    """PyTorch's clamp overloads take two numbers or two tensors, not one of each."""
+    if min is not None and max is not None and is_tensor(min) != is_tensor(max):
+        raise TypeError(f"{name}() received an invalid combination of arguments - got a "
+                        f"{'Tensor' if is_tensor(min) else type(min).__name__} min and a "
+                        f"{'Tensor' if is_tensor(max) else type(max).__name__} max: both must be "
+                        f"numbers or both tensors")
 
 
 def _clamp_(self, min=None, max=None):
     """In-place clamp."""
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    _same_kind_bounds("clamp_", min, max)
     if min is None:
         return call_inplace("clamp_max", self, max)
     if max is None:
@@ -196,8 +257,10 @@ def clamp(input, min=None, max=None, *, out=None):
     """clamp(input, min=None, max=None, *, out=None) -> Tensor
 
     input limited to [min, max] (numbers or tensors); where min > max the result is max."""
+    _need_tensor("clamp", input, "input", 1)
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    _same_kind_bounds("clamp", min, max)
     dt = D.result_type(input, min, max)
     if dt is D.bool and not (is_tensor(min) or is_tensor(max)):
         which = "clamp_min" if max is None else "clamp_max" if min is None else "clamp"
@@ -215,6 +278,7 @@ def clamp_min(input, min):
     """clamp_min(input, min) -> Tensor
 
     max(input, min), elementwise."""
+    _need_tensor("clamp_min", input, "input", 1)
     return call("clamp_min", input, min)
 
 
@@ -223,6 +287,7 @@ def clamp_max(input, max):
     """clamp_max(input, max) -> Tensor
 
     min(input, max), elementwise."""
+    _need_tensor("clamp_max", input, "input", 1)
     return call("clamp_max", input, max)
 
 
@@ -249,6 +314,7 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None, *, out=None):
     """nan_to_num(input, nan=0.0, posinf=None, neginf=None, *, out=None) -> Tensor
 
     NaN, +inf and -inf replaced (by default with 0 and the dtype's largest and lowest finite)."""
+    _need_tensor("nan_to_num", input, "input", 1)
     from .shape import clone
     if not input.dtype.is_floating_point:  # nothing to replace; the dtype stays
         return _out(clone(input), out)

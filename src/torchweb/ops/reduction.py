@@ -24,8 +24,9 @@ def _dims(x, dim):
         dims = [wrap_dim(d, x.dim()) for d in dim]
         if len(set(dims)) != len(dims):
             raise RuntimeError(f"dim {dims[0]} appears multiple times in the list of dims")
-        return sorted(dims)
-    return [wrap_dim(dim, x.dim())] if x.dim() else []
+        return sorted(dims) if x.dim() else []   # a 0-d tensor's dim 0 / -1 reduces nothing
+    d = wrap_dim(dim, x.dim())
+    return [d] if x.dim() else []
 
 
 def raw_reduce(kind, x, dims, keepdim, out_dtype, acc_cls=None):
@@ -91,6 +92,8 @@ _SumAll = _named(_Sum, "SumBackward0")
 
 @define("sum", "reduction", doc='sum(input, dim=None, keepdim=False, *, dtype=None) -> Tensor\n\nThe sum over dim (an int or tuple; all dims by default). Integers and bool sum to int64.')
 def sum(x, dim=None, keepdim=False, dtype=None):
+    if dtype is not None and D.as_dtype(dtype) is D.float16 and x.dtype is D.float32:
+        return sum(x, dim, keepdim).to(D.float16)   # accumulated in float, rounded once
     dims = _dims(x, dim)
     out_dtype = _sum_dtype(x, dtype)
     return (_SumAll if dim is None else _Sum).apply(x, dims, keepdim, out_dtype)
@@ -98,6 +101,8 @@ def sum(x, dim=None, keepdim=False, dtype=None):
 
 @define("mean", "reduction", doc='mean(input, dim=None, keepdim=False, *, dtype=None) -> Tensor\n\nThe mean over dim (floating dtypes only).')
 def mean(x, dim=None, keepdim=False, dtype=None):
+    if dtype is not None and D.as_dtype(dtype) is D.float16 and x.dtype is D.float32:
+        return mean(x, dim, keepdim).to(D.float16)   # accumulated in float, rounded once
     if dtype is not None:
         x = x.to(dtype)
     if not x.dtype.is_floating_point:
@@ -324,19 +329,26 @@ def argmin(x, dim=None, keepdim=False):
 
 @define("all", "reduction", doc='all(input, dim=None, keepdim=False) -> Tensor\n\nWhether every element is nonzero.')
 def all(x, dim=None, keepdim=False):
-    return raw_reduce("all", x, _dims(x, dim), keepdim, D.bool if x.dtype is not D.uint8 else D.uint8, "b")
+    return _all_any("all", x, dim, keepdim)
+
+
+def _all_any(kind, x, dim, keepdim):
+    out = D.bool if x.dtype is not D.uint8 else D.uint8
+    if isinstance(dim, (tuple, list)) and len(dim) == 0:   # PyTorch 2.13: dim=() reduces nothing
+        return E.run("ne", x, 0).to(out)
+    return raw_reduce(kind, x, _dims(x, dim), keepdim, out, "b")
 
 
 @define("any", "reduction", doc='any(input, dim=None, keepdim=False) -> Tensor\n\nWhether any element is nonzero.')
 def any(x, dim=None, keepdim=False):
-    return raw_reduce("any", x, _dims(x, dim), keepdim, D.bool if x.dtype is not D.uint8 else D.uint8, "b")
+    return _all_any("any", x, dim, keepdim)
 
 
 def _var_parts(x, dim, unbiased, correction):
-    """(v, scale, dims, keepdim-free): var = v * scale * scale and std = sqrt(v) * scale, with
-    v the variance of x / scale. The scale is the largest |x| of each slice (constant for
-    autograd), so squares of values near 1e30 don't overflow float32 where PyTorch, which
-    accumulates in double, stays finite."""
+    """(v, m, scale, dims): var = v * scale * scale, std = sqrt(v) * scale and mean = m * scale,
+    with v and m the variance and mean of x / scale (keepdim shapes). The scale is the largest
+    |x| of each slice (constant for autograd), so squares and sums of values near 1e30 don't
+    overflow float32 where PyTorch, which accumulates in double (Welford), stays finite."""
     if not (isinstance(unbiased, bool) or unbiased is None) and dim is None:
         dim, unbiased = unbiased, None  # var(x, dims) positional, as PyTorch allows
     if isinstance(dim, bool):
@@ -353,38 +365,55 @@ def _var_parts(x, dim, unbiased, correction):
             scale = raw_reduce("max", E.run("abs", x), dims, True, x.dtype)
             scale = E.run("where", scale == 0, 1.0, scale)
         x = x / scale
-    centered = x - mean(x, dims, keepdim=True)
+    m = mean(x, dims, keepdim=True)
+    centered = x - m
     ss = sum(centered * centered, dims, keepdim=True)
     denom = n - correction if n > correction else 0  # PyTorch clamps: fewer samples than correction gives inf/NaN
-    return (ss / denom if denom > 0 else ss / 0.0), scale, dims
+    return (ss / denom if denom > 0 else ss / 0.0), m, scale, dims
 
 
 def _drop_dims(t, dims, keepdim):
     return t if keepdim else S.reshape(t, [s for i, s in enumerate(t.shape) if i not in dims])
 
 
+def _moments(x, dim, unbiased, keepdim, correction, want):
+    """var and/or std and/or mean (want: a string of 'v', 's', 'm'), in float32 for float16
+    input (PyTorch accumulates half in float and rounds once)."""
+    from .pointwise import call
+    half = x.dtype is D.float16
+    v, m, scale, dims = _var_parts(x.to(D.float32) if half else x, dim, unbiased, correction)
+    out = []
+    for w in want:
+        if w == "v":
+            r = v if scale is None else v * scale * scale
+        elif w == "s":
+            r = call("sqrt", v)
+            r = r if scale is None else r * scale
+        else:
+            r = m if scale is None else m * scale
+        r = _drop_dims(r, dims, keepdim)
+        out.append(r.to(D.float16) if half else r)
+    return out
+
+
 @define("var", "reduction", doc="var(input, dim=None, *, correction=1, keepdim=False) -> Tensor\n\nThe variance over dim, with Bessel's correction by default (unbiased=False or correction=0 for none).")
 def var(x, dim=None, unbiased=None, keepdim=False, *, correction=None):
-    v, scale, dims = _var_parts(x, dim, unbiased, correction)
-    return _drop_dims(v if scale is None else v * scale * scale, dims, keepdim)
+    return _moments(x, dim, unbiased, keepdim, correction, "v")[0]
 
 
 @define("std", "reduction", doc="std(input, dim=None, *, correction=1, keepdim=False) -> Tensor\n\nThe standard deviation over dim, with Bessel's correction by default.")
 def std(x, dim=None, unbiased=None, keepdim=False, *, correction=None):
-    from .pointwise import call
-    v, scale, dims = _var_parts(x, dim, unbiased, correction)
-    sd = call("sqrt", v)
-    return _drop_dims(sd if scale is None else sd * scale, dims, keepdim)
+    return _moments(x, dim, unbiased, keepdim, correction, "s")[0]
 
 
-@define("var_mean", "reduction", method=False, doc='var_mean(input, dim=None, *, correction=1, keepdim=False) -> (Tensor, Tensor)\n\nvar and mean together.')
+@define("var_mean", "reduction", method=False, doc="var_mean(input, dim=None, *, correction=1, keepdim=False) -> (Tensor, Tensor)\n\nvar and mean together.")
 def var_mean(x, dim=None, unbiased=None, keepdim=False, *, correction=None):
-    return var(x, dim, unbiased, keepdim, correction=correction), mean(x, _dims(x, dim), keepdim)
+    return tuple(_moments(x, dim, unbiased, keepdim, correction, "vm"))
 
 
-@define("std_mean", "reduction", method=False, doc='std_mean(input, dim=None, *, correction=1, keepdim=False) -> (Tensor, Tensor)\n\nstd and mean together.')
+@define("std_mean", "reduction", method=False, doc="std_mean(input, dim=None, *, correction=1, keepdim=False) -> (Tensor, Tensor)\n\nstd and mean together.")
 def std_mean(x, dim=None, unbiased=None, keepdim=False, *, correction=None):
-    return std(x, dim, unbiased, keepdim, correction=correction), mean(x, _dims(x, dim), keepdim)
+    return tuple(_moments(x, dim, unbiased, keepdim, correction, "sm"))
 
 
 @define("logsumexp", "reduction", doc='logsumexp(input, dim, keepdim=False) -> Tensor\n\nlog(sum(exp(input), dim)), computed stably.')
@@ -421,6 +450,11 @@ class _Norm2(Function):
         return E.run("where", out == 0, 0.0, g * x / out), None, None
 
 
+def any_empty(x, dims):
+    """Whether a reduction of x over dims reduces an empty slice."""
+    return x.numel() == 0 and (not dims or 0 in [x.shape[d] for d in dims])
+
+
 @define("norm", "reduction", doc="norm(input, p='fro', dim=None, keepdim=False, dtype=None) -> Tensor\n\nThe p-norm over dim (p: a number, inf, -inf, 0 or 'fro').")
 def norm(x, p="fro", dim=None, keepdim=False, dtype=None):
     from .pointwise import call
@@ -431,9 +465,14 @@ def norm(x, p="fro", dim=None, keepdim=False, dtype=None):
     dims = _dims(x, dim)
     if p == "fro" and isinstance(dim, (tuple, list)) and len(dim) > 2:
         raise RuntimeError("linalg.matrix_norm: dim must be a 2-tuple. Got " + " ".join(str(d) for d in dim))
+    if x.dtype is D.float16:   # PyTorch accumulates half in float: no overflow at 65504 midway
+        return norm(x.to(D.float32), p, dim, keepdim).to(D.float16)
     if p in ("fro", 2, 2.0, None):
         return _Norm2.apply(x, dims, keepdim)
     a = call("abs", x)
+    if p in (float("inf"), float("-inf")) and any_empty(x, dims):
+        raise RuntimeError(f"linalg.vector_norm cannot compute the {p} norm on an empty tensor because "
+                           "the operation does not have an identity")
     if p == float("inf"):
         return amax(a, dims, keepdim)
     if p == float("-inf"):

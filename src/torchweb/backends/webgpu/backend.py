@@ -129,8 +129,9 @@ from .conv import (col2im, im2col, interpolate, interpolate_backward, pad, pad_b
 from .sort_scan import (SORT_BLOCK, SPLIT_SCANS, scan, sort_block, sort_merge,  # noqa: E402,F401
                         sort_scatter_add, sort_step)  # (scans, sorting)
 
-from .attention import attention_backward, attention_fits, attention_forward  # noqa: E402,F401  (fused attention)
-
 from .index import (ATOMIC_FLOAT16, MAX_INDEX_BUFFERS, index_gather, index_scatter,  # noqa: E402,F401
                     mask_compact, masked_scatter)  # (gather, scatter, indexing, masks)
+
+from .attention import attention_backward, attention_fits, attention_forward  # noqa: E402,F401  (fused attention)
+
 from .count import bincount, count_gather, count_scatter, search_sorted  # noqa: E402,F401  (searchsorted, unique, bincount)

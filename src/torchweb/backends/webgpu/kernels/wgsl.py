@@ -39,7 +39,10 @@ def scalar_bits(value, compute):
     """The u32 parameter word for a Python scalar that a kernel reads as `compute`."""
     import struct
     if compute in ("f32", "f16"):
-        return struct.unpack("<I", struct.pack("<f", float(value)))[0]
+        try:
+            return struct.unpack("<I", struct.pack("<f", float(value)))[0]
+        except OverflowError:   # past float32's range: inf, as a C cast to float gives
+            return 0x7F800000 if value > 0 else 0xFF800000
     if compute == "bool":
         return 1 if value else 0
     return int(value) & 0xFFFFFFFF
