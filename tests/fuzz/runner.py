@@ -98,6 +98,9 @@ def _run_side(m, device, case, fn, read):
             kwargs = {k: built(v) for k, v in case.get("kwargs", {}).items()}
             if case.get("read_first") and args:
                 read(args[0])
+            # the arguments as they were before the call (in-place ops change them): what the
+            # tolerances are worked out from
+            s.args_before = [a.detach().clone() if m is torch and isinstance(a, torch.Tensor) else a for a in args]
             s.result = fn(m, *args, **kwargs)
             s.identity = bool(args) and s.result is args[0]
             s.read = read(s.result)
@@ -128,11 +131,12 @@ def call_for(case):
 
 def tolerance(case, side, exp):
     fam, op = case["family"], case["op"]
+    args = side.args_before
     if fam == "reduction":
-        return T.reduction(op, side.args[0], side.kwargs, exp)
+        return T.reduction(op, args[0], side.kwargs, exp)
     if fam == "matmul":
-        return T.matmul(op, side.args, side.kwargs, exp)
-    return T.pointwise(op, side.args, side.kwargs, exp)
+        return T.matmul(op, args, side.kwargs, exp)
+    return T.pointwise(op, args, side.kwargs, exp)
 
 
 def run_case(case, device):

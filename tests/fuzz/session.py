@@ -33,8 +33,8 @@ REGRESSIONS = os.environ.get("TORCHWEB_FUZZ_REGRESSIONS") or os.path.join(os.pat
 
 # Examples per family and device. CI: the whole fuzz (both devices) in ~2-4 minutes on a
 # 2-core machine with lavapipe. Long: >= 20,000 over the families and devices in one run.
-CI_EXAMPLES = {"elementwise": 600, "operator": 300, "inplace": 300, "reduction": 500, "matmul": 200,
-               "view_write": 300, "grad": 300}
+CI_EXAMPLES = {"elementwise": 1400, "operator": 700, "inplace": 700, "reduction": 1100, "matmul": 450,
+               "view_write": 700, "grad": 700}
 LONG_EXAMPLES = {"elementwise": 3000, "operator": 1200, "inplace": 1500, "reduction": 2000, "matmul": 800,
                  "view_write": 1000, "grad": 1000}
 HEALTH = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much,

@@ -134,6 +134,10 @@ def reduction(name, x, kwargs, exp):
             else:                                          # x - max - log(sum): absolute errors
                 big = _ramax(a, [d], True) if d is not None else a
                 t.atol = t.atol + (terms(n) + 3) * U32 + 4 * U32 * np.broadcast_to(big.numpy(), r.shape)
+                if r.dtype == "float16":
+                    # PyTorch's float16 log_softmax (dtype=float16) rounds the log of the sum
+                    # to float16 (log(1.000122) becomes 0): an absolute float16 rounding
+                    t.atol = t.atol + 2 * U16
             return t
         return _tol_for(exp, fn)
 
@@ -237,9 +241,17 @@ def _var_tol(name, x, kwargs, dims, keepdim, n, abs_sum, exp):
         t.atol = t.atol + _shape_like(np.nan_to_num(e, nan=0.0, posinf=np.inf), r)
         return t
 
+    inf_in = _rsum(torch.isinf(x.detach()).double(), dims, keepdim).numpy() > 0
+
     def mean_t(r):
         t = base_tol(r.dtype)
         t.atol = t.atol + _shape_like(err_mean, r)
+        if inf_in.any():
+            # deviation 8: the mean of var_mean/std_mean over a slice holding an infinity is
+            # inf or NaN depending on PyTorch's internal path (its Welford update makes NaN of
+            # inf - inf in some, not in others: var_mean([1., inf]) gives mean inf)
+            t.unchecked = _shape_like(inf_in, r).astype(bool)
+            t.deviation = "var-mean-inf"
         return t
 
     first = var_t if name.startswith("var") else std_t
@@ -276,10 +288,6 @@ def matmul(op, args, kwargs, exp):
     def fn(r):
         t = base_tol(r.dtype)
         bound, over = sum_bound(s, k + 3)
-        if r.dtype == "float16":
-            # PyTorch's float16 addmm/linear round A @ B to float16 before adding the other
-            # term: a float16 rounding of |A| |B| (not of the result, which may be smaller)
-            bound = bound + 2 * U16 * s
         t.atol = t.atol + _shape_like(bound, r)
         t.unchecked = _shape_like(over, r).astype(bool)
         return t
