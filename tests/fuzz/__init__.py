@@ -5,7 +5,10 @@
     catalogue.py    what is fuzzed: the elementwise table's rows and their call forms,
                     operators, in-place forms, reductions, matmul, views and writes
     strategies.py   hypothesis strategies that draw cases, one per family
-    compare.py      tolerances and the comparison of torchweb's results with PyTorch's
+    compare.py      reading results back and comparing them (the base tolerances)
+    tolerances.py   each family's tolerances (sums, var, prod, matmul, pow, gradient chains)
     runner.py       runs a case with torch and with torchweb on a device: an Outcome
     session.py      modes (CI / long), counters, the long mode's collector, regressions file
+    replay.py       python -m fuzz.replay <id | group | case JSON>: replay on both devices
+    FINDINGS.md     what the fuzz found, with repros
 """
