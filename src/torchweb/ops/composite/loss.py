@@ -26,8 +26,10 @@ def _size(t):
 
 
 def _log_sigmoid(x):
-    """log(sigmoid(x)) = min(x, 0) - log1p(exp(-|x|)), stable."""
-    return call("clamp_max", x, 0.0) - call("log1p", call("exp", -call("abs", x)))
+    """log(sigmoid(x)), stable, with PyTorch's gradient 1 - sigmoid(x) (at 0 too, where the
+    composite min(x, 0) - log1p(exp(-|x|)) would give 1 instead of 0.5)."""
+    from .activations import logsigmoid
+    return logsigmoid(x)
 
 
 def _class_view(t, like):
