@@ -9,20 +9,15 @@ from .ops.pointwise import call, call_inplace
 from .ops.registry import method_names
 
 
-def _scalar_tensor(value, like):
-    from ._creation import tensor
-    return tensor(value, device=like.device)
-
-
 def _reflected(name):
-    """other <op> self for a number on the left (5 - t, 2 ** t): the number becomes a tensor,
-    so the op's own promotion and checks apply."""
+    """other <op> self for a number on the left (5 - t, 2 ** t): the op takes the number as its
+    first operand, so it keeps a Python number's low priority in type promotion."""
     fn = getattr(F, name)
 
     def op(self, other):
         if not (is_tensor(other) or isinstance(other, (int, float, bool))):
             return NotImplemented
-        return fn(other if is_tensor(other) else _scalar_tensor(other, self), self)
+        return fn(other, self)
     return op
 
 

@@ -74,7 +74,7 @@ def _prepare(x, dim, dtype, name):
         x = x.to(dtype)
     elif not x.dtype.is_floating_point:
         raise NotImplementedError(f"\"{name}_lastdim_kernel_impl\" not implemented for '{x.dtype.word}'")
-    return x, (wrap_dim(dim, x.dim()) if x.dim() else 0)
+    return x, (wrap_dim(dim, x.dim()) if x.dim() else wrap_dim(dim, 0) * 0)   # 0-d: -1 and 0 only
 
 
 def _run(fn, x, d):

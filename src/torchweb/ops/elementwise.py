@@ -78,8 +78,9 @@ def run(name, *operands, out=None, out_dtype=None):
     if dev.type == "webgpu":
         _check_gpu_int_scalars(operands, compute)
     if op.divisor >= 0 and cls in ("i", "u") and not is_tensor(operands[op.divisor]) \
-            and operands[op.divisor] == 0:
-        raise RuntimeError("ZeroDivisionError")  # a divisor known on the host; tensors: backends
+            and int(operands[op.divisor]) & (0xFF if compute[op.divisor] is D.uint8 else 0xFFFFFFFF) == 0:
+        # a divisor known on the host, as the kernel would read it (uint8 keeps 8 bits); tensors: backends
+        raise RuntimeError("ZeroDivisionError")
     shape = broadcast_shapes(*(o.shape for o in operands if is_tensor(o)))
     if out is None:
         out = empty(shape, out_dtype or result, dev)
@@ -139,5 +140,8 @@ def _fill(dst, value):
         _check_fill(value, dt, dst.device)
     elif dt is D.float32 and isinstance(value, (int, float)) and dt.max < abs(value) < float("inf"):
         raise RuntimeError("value cannot be converted to type float without overflow")
+    elif dt is D.float16 and isinstance(value, int) and abs(value) > dt.max:
+        # (PyTorch checks a Python int against half's range, not a float: 1e5 fills inf)
+        raise RuntimeError("value cannot be converted to type c10::Half without overflow")
     backend_for(dst.device.type).elementwise(op, dst, [value], [cls], cls, cls, [dt])
     return dst

@@ -282,6 +282,8 @@ def setitem(x, index, value):
     advanced = [k for k, i in enumerate(items) if is_tensor(i) and not _int_scalar(i)]
     if not advanced:
         target = getitem(x, tuple(items))
+        from .inplace import check_no_internal_overlap
+        check_no_internal_overlap(target)   # x[...] = v is a copy_ in PyTorch, even for a number
         target.copy_(value) if is_tensor(value) else target.fill_(value)
         return
     if _mask_fill(x, items, advanced, value):

@@ -19,7 +19,7 @@ def _check_leaf(target):
 def check_no_internal_overlap(target):
     """PyTorch refuses to write in place into a tensor whose elements share memory (a stride-0,
     expanded dim): the result would depend on the order of the writes. fill_/zero_ may."""
-    if any(st == 0 and n > 1 for st, n in zip(target._stride, target.shape)):
+    if target.numel() > 1 and any(st == 0 and n > 1 for st, n in zip(target._stride, target.shape)):
         raise RuntimeError("unsupported operation: more than one element of the written-to tensor "
                            "refers to a single memory location. Please clone() the tensor before "
                            "performing the operation.")

@@ -186,11 +186,9 @@ def pow(input, exponent, *, out=None):
 
     input ** exponent; either may be a number. Integers to negative integer powers are refused."""
     from .shape import clone
-    if not is_tensor(input):
+    if not is_tensor(input):   # a number base: a tensor of the dtype the pair promotes to
         from .._creation import tensor
-        input = tensor(input, device=exponent.device)
-        if not exponent.dtype.is_floating_point and isinstance(input.item(), float):
-            input = input.to(D.default_float())
+        input = tensor(input, dtype=D.result_type(input, exponent), device=exponent.device)
     if isinstance(exponent, bool) and input.dtype is D.bool:
         # PyTorch answers x ** True and x ** False without its (missing) bool pow kernel
         return _out(clone(input) if exponent else call("eq", input, input), out)

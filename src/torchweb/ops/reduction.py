@@ -376,6 +376,22 @@ def _drop_dims(t, dims, keepdim):
     return t if keepdim else S.reshape(t, [s for i, s in enumerate(t.shape) if i not in dims])
 
 
+class _StdSqrt(Function):
+    """sqrt for std: PyTorch's std backward gives 0 where std is 0 (not g / 0)."""
+    _backward_name = "StdBackward0"
+
+    @staticmethod
+    def forward(ctx, v):
+        y = E.run("sqrt", v)
+        ctx.save_for_backward(y)
+        return y
+
+    @staticmethod
+    def backward(ctx, g):
+        (y,) = ctx.saved_tensors
+        return E.run("where", y == 0, 0.0, g / (y * 2))
+
+
 def _moments(x, dim, unbiased, keepdim, correction, want):
     """var and/or std and/or mean (want: a string of 'v', 's', 'm'), in float32 for float16
     input (PyTorch accumulates half in float and rounds once)."""
@@ -387,7 +403,7 @@ def _moments(x, dim, unbiased, keepdim, correction, want):
         if w == "v":
             r = v if scale is None else v * scale * scale
         elif w == "s":
-            r = call("sqrt", v)
+            r = _StdSqrt.apply(v)
             r = r if scale is None else r * scale
         else:
             r = m if scale is None else m * scale
@@ -436,7 +452,10 @@ class _Norm2(Function):
 
     @staticmethod
     def forward(ctx, x, dims, keepdim):
-        out = E.run("sqrt", raw_reduce("sum", E.run("mul", x, x), dims, keepdim, x.dtype))
+        if numel([x.shape[d] for d in dims]) == 1:
+            out = _drop_dims(E.run("abs", x), dims, keepdim)   # PyTorch: |x|, no square to overflow
+        else:   # squares past 1.8e19 overflow float32, in PyTorch's kernel too
+            out = E.run("sqrt", raw_reduce("sum", E.run("mul", x, x), dims, keepdim, x.dtype))
         ctx.save_for_backward(x, out)
         ctx.meta = (dims, keepdim)
         return out
