@@ -34,7 +34,8 @@ def add_specs(R):
     case("ss/logcumsumexp_grad", "logcumsumexp", rand(3, 6, lo=-5, hi=5), 1, grad=True, tol=R.TRANSCENDENTAL_TOL)
     case("ss/logcumsumexp_inf", "logcumsumexp", torch.tensor([INF, -INF, 1.0, -INF, NAN]), 0,
          tol=R.TRANSCENDENTAL_TOL)
-    case("ss/cumsum_grid_70000_rows", "cumsum", R.Gen(210000, [70000, 3]), 1, tol=(1e-5, 0.0), check="sum")
+    # (rows past the 65535-workgroup grid: tier 1 on lavapipe; one workgroup per row takes
+    # minutes on SwiftShader, and the large/ cases already cross the grid in the browser)
     # sorting
     for n in (1, 255, 256, 257, 1025, 5000):
         case(f"ss/sort_len{n}", "sort", rand(2, n) if n < 5000 else rand(n), kwargs={"dim": -1, "stable": True})
@@ -51,8 +52,6 @@ def add_specs(R):
     case("ss/argsort", "argsort", rand(3, 9, lo=-2, hi=2), kwargs={"dim": 1, "stable": True})
     case("ss/argsort_long", "argsort", rand(3000), kwargs={"stable": True, "descending": True})
     case("ss/msort_grad", "msort", distinct(4, 3), grad=True)
-    case("ss/argsort_grid_70000_rows", "argsort", R.Gen(210000, [70000, 3]), 1, kwargs={"descending": True},
-         check="sum")
     case("ss/topk_grad", "topk", distinct(3, 8), 3, grad=True)
     case("ss/topk_smallest", "topk", distinct(3, 8), 2, 1, False)
     case("ss/topk_k_too_big", "topk", rand(3), 4, raises="RuntimeError")
