@@ -42,9 +42,26 @@ def _tol_for(exp, fn):
 
 
 # -- pointwise (elementwise rows, operators, in-place forms, writes) -----------------------------
+ROUNDED_DIVISIONS = {"div_trunc": np.trunc, "div_floor": np.floor, "//": np.floor, "__ifloordiv__": np.floor}
+
+
 def pointwise(op, args, kwargs, exp):
     def fn(r):
         t = base_tol(r.dtype, op)
+        if r.dtype == "float16" and op in ROUNDED_DIVISIONS and len(args) >= 2:
+            # deviation 9: PyTorch's vectorised float16 loop rounds x / y to float16 before
+            # truncating (or flooring), its scalar loop does not: where the two differ, either
+            # is PyTorch's answer
+            x, y = _np64(args[0]), _np64(args[1])
+            if x is not None and y is not None:
+                rnd = ROUNDED_DIVISIONS[op]
+                with np.errstate(all="ignore"):
+                    q = x / y
+                    q16 = np.asarray(q).astype(np.float16).astype(np.float64)
+                    bad = (rnd(q16) != rnd(q)) & np.isfinite(q) & np.isfinite(q16)
+                if np.any(bad):
+                    t.unchecked = _fit(bad.astype(np.float64), r.shape).astype(bool)
+                    t.deviation = "f16-div-rounding"
         if r.dtype != "float32":
             return t
         if op in ("add_alpha", "sub_alpha") and len(args) >= 2:
@@ -64,9 +81,9 @@ def pointwise(op, args, kwargs, exp):
             if bad.any():
                 t.unchecked = _fit(bad.astype(np.float64), r.shape).astype(bool)
                 t.deviation = "gelu-overflow"
-        if op in ("remainder", "%", "__imod__") and len(args) >= 2:
+        if op in ("remainder", "%", "__imod__", "fmod") and len(args) >= 2:
             # deviation 7: where x / y overflows float32, PyTorch's vectorised CPU remainder
-            # (x - y * floor(x / y)) gives NaN, its scalar loop the exact remainder
+            # and fmod (x - y * floor(x / y)) give NaN, its scalar loop the exact remainder
             x, y = _np64(args[0]), _np64(args[1])
             if x is not None and y is not None:
                 with np.errstate(all="ignore"):
