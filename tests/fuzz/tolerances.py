@@ -4,8 +4,6 @@ Each function takes PyTorch's inputs (torch tensors and Python values, as the ca
 and PyTorch's result (a compare.Read), and gives a compare.Tol (or a list, one per result).
 """
 
-import math
-
 import numpy as np
 import torch
 
@@ -322,7 +320,3 @@ def chain(exp):
         scale = float(finite.max()) if finite.size else 0.0
         return Tol(1e-4 if r.dtype == "float32" else 2e-3, 1e-4 * (1.0 + scale))
     return _tol_for(exp, fn)
-
-
-def is_nan(v):
-    return isinstance(v, float) and math.isnan(v)
