@@ -177,6 +177,9 @@ def _pow_(self, exponent):
     """In-place pow (bool ** bool answered like pow(), which PyTorch does without a kernel)."""
     if self.dtype is D.bool and isinstance(exponent, bool):
         return self.copy_(pow(self, exponent))
+    if not self.dtype.is_floating_point and isinstance(exponent, int) and not isinstance(exponent, bool) \
+            and exponent < 0:
+        raise RuntimeError("Integers to negative integer powers are not allowed.")
     return call_inplace("pow", self, exponent)
 
 
@@ -230,8 +233,12 @@ def _check_fits(dtype, *values):
 
 
 def _same_kind_bounds(name, min, max):
-    """PyTorch's clamp overloads take two numbers or two tensors, not one of each."""
+    """PyTorch's clamp overloads take two numbers or two tensors, not one of each; a 0-d tensor
+    beside a number is read as a number (PyTorch's argument parser does that, with a sync)."""
     if min is not None and max is not None and is_tensor(min) != is_tensor(max):
+        t = min if is_tensor(min) else max
+        if t.dim() == 0:
+            return (t.item(), max) if t is min else (min, t.item())
         raise TypeError(f"{name}() received an invalid combination of arguments - got a "
                         f"{'Tensor' if is_tensor(min) else type(min).__name__} min and a "
                         f"{'Tensor' if is_tensor(max) else type(max).__name__} max: both must be "
@@ -242,7 +249,7 @@ def _clamp_(self, min=None, max=None):
     """In-place clamp."""
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
-    _same_kind_bounds("clamp_", min, max)
+    min, max = _same_kind_bounds("clamp_", min, max) or (min, max)
     if min is None:
         return call_inplace("clamp_max", self, max)
     if max is None:
@@ -258,7 +265,7 @@ def clamp(input, min=None, max=None, *, out=None):
     _need_tensor("clamp", input, "input", 1)
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
-    _same_kind_bounds("clamp", min, max)
+    min, max = _same_kind_bounds("clamp", min, max) or (min, max)
     dt = D.result_type(input, min, max)
     if dt is D.bool and not (is_tensor(min) or is_tensor(max)):
         which = "clamp_min" if max is None else "clamp_max" if min is None else "clamp"
