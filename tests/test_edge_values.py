@@ -30,13 +30,23 @@ def test_zero_dim_operands_stay_in_float(device):
     check(lambda m, a, b: (a * b, (a * 0) * b, a * 1e5), h, torch.tensor(1e5), device=device)
 
 
+def _flushes_subnormals(device):
+    """WGSL lets a GPU flush subnormal floats to zero (NVIDIA does; lavapipe doesn't)."""
+    import torchweb
+    return device == "webgpu" and (torchweb.tensor([1e-40], device=device) * 1.0).item() == 0.0
+
+
 def test_log_of_subnormals(device):
+    if _flushes_subnormals(device):
+        pytest.skip("this adapter flushes subnormal floats to zero (WGSL allows it)")
     x = torch.tensor([1e-40, 1e-45, 1.17e-38, 5e-39, 1e-38])
     for fn in (lambda m, t: m.log(t), lambda m, t: m.log2(t), lambda m, t: m.log10(t)):
         check(fn, x, device=device, rtol=2e-6)
 
 
 def test_fmod_and_remainder_with_subnormal_divisors(device):
+    if _flushes_subnormals(device):
+        pytest.skip("this adapter flushes subnormal floats to zero (WGSL allows it)")
     # one element at a time: PyTorch's scalar path is exact; its vectorised one gives NaN once
     # a / b overflows float32, which is a documented deviation (docs/testing.md)
     for a, b in [(1.0, 1e-40), (-3.5, 7e-42), (1e30, 1e-44), (2e-40, 3e-41), (-0.0, 1e-40)]:

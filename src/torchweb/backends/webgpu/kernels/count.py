@@ -24,7 +24,7 @@ from .bindings import bind, kinds
 from .elementwise import WORKGROUP, param
 from .wgsl import load
 
-_MAX_RETRIES = 16384   # a compare-exchange retry bound below lavapipe's 65535-iteration cut
+_MAX_RETRIES = 60000  # compare-exchange retries: under lavapipe's 65535-iteration loop cut
 
 _HEAD = ("@compute @workgroup_size({wg})\n"
          "fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,\n"

@@ -167,8 +167,6 @@ def _source(op, cls, value_cls, out_dtype, ndim, desc, nbuffers, nparams, checks
     body.append(f"  B0[o0] = {store(expr, WGSL_TYPE[value_cls], out_dtype)};")
 
     helpers = helpers_source(set(_HELPER_RE.findall("\n".join(body))))
-    if "tw_f16round" in helpers and not decl.startswith("enable f16;"):
-        decl = "enable f16;\n" + decl
     return (decl + "\n" + helpers + "\n"
             f"@compute @workgroup_size({WORKGROUP})\n"
             "fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,\n"

@@ -19,7 +19,7 @@ from .. import errors as ERR
 from .elementwise import WORKGROUP, param
 from .wgsl import load
 
-_MAX_RETRIES = 4096   # a retry loop bound far below lavapipe's 65535-iteration cut
+_MAX_RETRIES = 60000  # retries: under lavapipe's 65535-iteration loop cut (4096 lost updates on NVIDIA)
 
 
 def forward(rt, out, weight, idx):

@@ -32,7 +32,8 @@ from .bindings import bind, declarations, kinds
 from .elementwise import WORKGROUP, coalesce, param
 from .wgsl import convert, helpers_source, load, scalar_bits, scalar_read, store
 
-_MAX_RETRIES = 4096   # a compare-exchange retry bound far below lavapipe's 65535-iteration cut
+_MAX_RETRIES = 60000  # compare-exchange retries: under lavapipe's 65535-iteration loop cut; NVIDIA needed
+# more than 4096 with 10,000 adds racing for one word (lost updates were seen at 4096)
 MAX_INDEX_BUFFERS = 4  # distinct index storages one dispatch binds (8 storage buffers per stage)
 
 _HEAD = ("@compute @workgroup_size({wg})\n"

@@ -247,11 +247,15 @@ HELPERS = {
   let mid = (p00 >> 16u) + (p01 & 0xffffu) + (p10 & 0xffffu);
   return vec2<u32>((p00 & 0xffffu) | (mid << 16u), a1 * b1 + (p01 >> 16u) + (p10 >> 16u) + (mid >> 16u));
 }""",
-    # a value rounded to float16 and back (WGSL's f16() of a value past f16's range is undefined)
+    # a value rounded to float16 precision, on the bits (NVIDIA's compiler folds f32(f16(x)) to
+    # x, and f16() of a value past f16's range is undefined): nearest-even at mantissa bit 13 for
+    # normal halves, multiples of 2^-24 below 2^-14 (half's subnormals)
     "f16round": """fn tw_f16round(x: f32) -> f32 {
   if (tw_isnan(x)) { return x; }
   if (abs(x) >= 65520.0) { return select(tw_inf(), -tw_inf(), x < 0.0); }
-  return f32(f16(x));
+  if (abs(x) < 6.103515625e-5) { return round(x * 16777216.0) * 5.9604644775390625e-8; }
+  let b = bitcast<u32>(x);
+  return bitcast<f32>((b + 0xfffu + ((b >> 13u) & 1u)) & 0xffffe000u);
 }""",
     # 64-bit integers as vec2<u32> (low word, high word), two's complement, wrapping mod 2^64
     # as int64 does in PyTorch: int64 results are computed exactly this way, then refused if
