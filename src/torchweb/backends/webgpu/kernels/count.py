@@ -22,9 +22,8 @@ import struct
 
 from .bindings import bind, kinds
 from .elementwise import WORKGROUP, param
-from .wgsl import load
+from .wgsl import cas_add_f32, load
 
-_MAX_RETRIES = 60000  # compare-exchange retries: under lavapipe's 65535-iteration loop cut
 
 _HEAD = ("@compute @workgroup_size({wg})\n"
          "fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,\n"
@@ -117,13 +116,7 @@ def bincount(rt, out, inp, weights=None):
             body.append("  atomicAdd(&B0[k], 1i);")
         else:
             w = load(f"B{slots[1]}[{param(3)} + i]", weights.dtype.gpu_storage, "f32")
-            body += [f"  let w = {w};",
-                     "  var old = atomicLoad(&B0[k]);",
-                     f"  for (var t = 0u; t < {_MAX_RETRIES}u; t = t + 1u) {{",
-                     "    let r = atomicCompareExchangeWeak(&B0[k], old, bitcast<u32>(bitcast<f32>(old) + w));",
-                     "    if (r.exchanged) { break; }",
-                     "    old = r.old_value;",
-                     "  }"]
+            body += [f"  let w = {w};"] + cas_add_f32("B0[k]", "w")
         return _decl(4, storages) + _HEAD + "\n".join(body) + "\n}\n"
 
     pid = rt.pipeline(key, make_code, kinds(buffers))

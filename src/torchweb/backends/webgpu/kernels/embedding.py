@@ -17,9 +17,8 @@ import struct
 
 from .. import errors as ERR
 from .elementwise import WORKGROUP, param
-from .wgsl import load
+from .wgsl import cas_add_f32, load
 
-_MAX_RETRIES = 60000  # retries: under lavapipe's 65535-iteration loop cut (4096 lost updates on NVIDIA)
 
 
 def forward(rt, out, weight, idx):
@@ -90,12 +89,7 @@ def backward(rt, grad_weight, grad, idx, padding_idx):
                 f"  if (v < 0i || u32(v) >= {param(2)} || v == bitcast<i32>({param(6)})) {{ return; }}\n"
                 f"  let g = {g};\n"
                 f"  let k = {param(3)} + u32(v) * {param(1)} + col;\n"
-                "  var old = atomicLoad(&B0[k]);\n"
-                f"  for (var t = 0u; t < {_MAX_RETRIES}u; t = t + 1u) {{\n"
-                "    let r = atomicCompareExchangeWeak(&B0[k], old, bitcast<u32>(bitcast<f32>(old) + g));\n"
-                "    if (r.exchanged) { break; }\n"
-                "    old = r.old_value;\n"
-                "  }\n}\n")
+                + "\n".join(cas_add_f32("B0[k]", "g")) + "\n}\n")
 
     pid = rt.pipeline(key, make_code, ["uniform", "write", "read", "read"])
     buffers = [(grad_weight._storage.buffer_id, grad_weight._storage.size),

@@ -13,7 +13,7 @@ import struct
 
 from .bindings import declarations
 from .elementwise import WORKGROUP, param
-from .wgsl import helpers_source, load, store
+from .wgsl import cas_add_f32, helpers_source, load, store
 
 _PAD = {"zeros": 0, "border": 1, "reflection": 2}
 
@@ -333,15 +333,8 @@ def _backward_source(r, mode, storages, slots, want_in, gg_dtype, nparams):
         for d in range(r):
             comp = r - 1 - d
             body.append(f"  GG[t * {r}u + {comp}u] = {store(f'm{d} * gx{d}', 'f32', gg_dtype)};")
-    addf = """fn addf(i: u32, v: f32) {
-  var old = atomicLoad(&GI[i]);
-  loop {
-    let r = atomicCompareExchangeWeak(&GI[i], old, bitcast<u32>(bitcast<f32>(old) + v));
-    if (r.exchanged) { break; }
-    old = r.old_value;
-  }
-}
-""" if want_in else ""
+    addf = ("fn addf(i: u32, v: f32) {\n" + "\n".join(cas_add_f32("GI[i]", "v", bounded=False))
+            + "\n}\n") if want_in else ""
     return ("\n".join(lines) + "\n" + helpers_source({"isnan"}) + _COMMON + addf +
             f"@compute @workgroup_size({WORKGROUP})\n"
             "fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,\n"

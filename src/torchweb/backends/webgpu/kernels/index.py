@@ -30,10 +30,8 @@ import struct
 from .. import errors as ERR
 from .bindings import bind, declarations, kinds
 from .elementwise import WORKGROUP, coalesce, param
-from .wgsl import convert, helpers_source, load, scalar_bits, scalar_read, store
+from .wgsl import cas_loop, convert, helpers_source, load, scalar_bits, scalar_read, store
 
-_MAX_RETRIES = 60000  # compare-exchange retries: under lavapipe's 65535-iteration loop cut; NVIDIA needed
-# more than 4096 with 10,000 adds racing for one word (lost updates were seen at 4096)
 MAX_INDEX_BUFFERS = 4  # distinct index storages one dispatch binds (8 storage buffers per stage)
 
 _HEAD = ("@compute @workgroup_size({wg})\n"
@@ -210,19 +208,13 @@ def _cas(reduce, tdt, wide_tag):
     else:  # bool as 0/1: sum is or, prod is and
         read, write = "old", "{}"
         comb = {"sum": "({a} | {b})", "prod": "({a} & {b})", "amax": "max({a}, {b})", "amin": "min({a}, {b})"}[reduce]
-    lines = ["  var old = atomicLoad(&B0[a]);",
-             f"  for (var t = 0u; t < {_MAX_RETRIES}u; t = t + 1u) {{"]
     if wide_tag is not None:   # int64 product: exact in 64 bits, refused past the 32 held
-        lines += ["    let w = tw_wmul(tw_w(bitcast<i32>(old)), tw_w(val));",
-                  f"    if (!tw_wfits(w)) {{ {ERR.wgsl_raise(ERR.INT64_RANGE, wide_tag)} break; }}",
-                  "    let nv = w.x;"]
+        prelude = ["let w = tw_wmul(tw_w(bitcast<i32>(old)), tw_w(val));",
+                   f"if (!tw_wfits(w)) {{ {ERR.wgsl_raise(ERR.INT64_RANGE, wide_tag)} break; }}",
+                   "let nv = w.x;"]
     else:
-        lines.append("    let nv = " + write.format(comb.format(a=read, b="val")) + ";")
-    lines += ["    let r = atomicCompareExchangeWeak(&B0[a], old, nv);",
-              "    if (r.exchanged) { break; }",
-              "    old = r.old_value;",
-              "  }"]
-    return lines
+        prelude = ["let nv = " + write.format(comb.format(a=read, b="val")) + ";"]
+    return cas_loop("B0[a]", "nv", prelude=prelude)
 
 
 def _scatter_int64_sum(rt, dst, src, walk, indices, check):

@@ -20,7 +20,7 @@ the bits: WGSL has no float atomics): the backward of sort, topk, cummax and fri
 import struct
 
 from .elementwise import WORKGROUP, coalesce, param
-from .wgsl import helpers_source, load, store
+from .wgsl import cas_add_f32, helpers_source, load, store
 
 BLOCK = 1024
 
@@ -266,13 +266,8 @@ def scatter_add(rt, out, idx, src):
                 f"  if (i >= {param(0)}) {{ return; }}",
                 f"  let row = i / {param(1)};",
                 f"  let a = {param(3)} + row * {param(2)} + u32(B1[{param(4)} + i]);",
-                f"  let v = {load(f'B2[{param(5)} + i]', src.dtype.gpu_storage, 'f32')};",
-                "  var old = atomicLoad(&B0[a]);",
-                "  loop {",
-                "    let r = atomicCompareExchangeWeak(&B0[a], old, bitcast<u32>(bitcast<f32>(old) + v));",
-                "    if (r.exchanged) { break; }",
-                "    old = r.old_value;",
-                "  }"]
+                f"  let v = {load(f'B2[{param(5)} + i]', src.dtype.gpu_storage, 'f32')};"]
+        body += cas_add_f32("B0[a]", "v", bounded=False)
         return "\n".join(lines) + "\n" + _MAIN.format(wg=WORKGROUP) + "\n".join(body) + "\n}\n"
 
     pid = rt.pipeline(key, make_code, ["uniform", "write", "read", "read"])

@@ -48,6 +48,31 @@ def scalar_bits(value, compute):
     return int(value) & 0xFFFFFFFF
 
 
+# WGSL has atomics for u32/i32 only: other values are combined into a word with a
+# compare-exchange loop. Its retries stay under lavapipe's 65535-iteration loop cut; NVIDIA lost
+# updates at 4096 with 10,000 adds racing for one word.
+CAS_RETRIES = 60000
+
+
+def cas_loop(word, new_value, indent="  ", bounded=True, prelude=()):
+    """WGSL lines that replace the atomic<u32> `word` with `new_value` (an expression of `old`,
+    the word's current bits), retrying until no other invocation got in between. `prelude`:
+    statements run at the start of each attempt (they may compute new_value, or break)."""
+    head = f"for (var t = 0u; t < {CAS_RETRIES}u; t = t + 1u) {{" if bounded else "loop {"
+    return [f"{indent}var old = atomicLoad(&{word});",
+            f"{indent}{head}",
+            *(f"{indent}  {line}" for line in prelude),
+            f"{indent}  let r = atomicCompareExchangeWeak(&{word}, old, {new_value});",
+            f"{indent}  if (r.exchanged) {{ break; }}",
+            f"{indent}  old = r.old_value;",
+            f"{indent}}}"]
+
+
+def cas_add_f32(word, value, indent="  ", bounded=True):
+    """WGSL lines adding the f32 `value` to the f32 bits held in the atomic<u32> `word`."""
+    return cas_loop(word, f"bitcast<u32>(bitcast<f32>(old) + {value})", indent, bounded)
+
+
 def scalar_read(word, compute):
     if compute in ("f32", "f16"):
         return f"bitcast<f32>({word})"
