@@ -1,3 +1,4 @@
-"""torch.nn. So far its functional part; modules, init and parameters come next."""
+"""torch.nn: parameters, modules, init and the functional namespace."""
 
 from . import functional
+from .parameter import Parameter, Buffer
