@@ -354,6 +354,21 @@ class Tensor:
         a = self.detach().numpy()
         return a.astype(dtype) if dtype is not None else a
 
+    def __deepcopy__(self, memo):
+        if self.grad_fn is not None:
+            raise RuntimeError("Only Tensors created explicitly by the user (graph leaves) support "
+                               "the deepcopy protocol at the moment.")
+        if id(self) in memo:
+            return memo[id(self)]
+        with grad_mode.no_grad():
+            new = self.clone()
+        new.requires_grad_(self.requires_grad)
+        if self._grad is not None:
+            import copy
+            new._grad = copy.deepcopy(self._grad, memo)
+        memo[id(self)] = new
+        return new
+
     def __reduce_ex__(self, proto):
         return (_rebuild, (self.detach().numpy().copy(), str(self.device), self.requires_grad))
 

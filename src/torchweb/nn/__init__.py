@@ -2,3 +2,5 @@
 
 from . import functional
 from .parameter import Parameter, Buffer
+from .modules import *  # noqa: F401,F403
+from .modules import Module, Sequential, ModuleList, ModuleDict, ParameterList, ParameterDict

@@ -171,3 +171,25 @@ def linear(input, weight, bias=None):
     if bias is not None:
         out = out + bias
     return out
+
+
+@define("bilinear", "linalg", method=False, functional=True,
+        doc="bilinear(input1, input2, weight, bias=None) -> Tensor\n\n"
+            "y[..., o] = sum_ij input1[..., i] weight[o, i, j] input2[..., j] + bias[o].")
+def bilinear(input1, input2, weight, bias=None):
+    if input1.shape[:-1] != input2.shape[:-1]:
+        raise RuntimeError(f"bilinear(): input batch dimensions do not match: got "
+                           f"{list(input1.shape[:-1])} and {list(input2.shape[:-1])}")
+    if weight.dim() != 3 or input1.shape[-1] != weight.shape[1] or input2.shape[-1] != weight.shape[2]:
+        raise RuntimeError(f"bilinear(): weight {list(weight.shape)} does not match input1 "
+                           f"{list(input1.shape)} and input2 {list(input2.shape)}")
+    # (x1 W) then a batched dot with x2: two matmuls, gradients from their rules
+    o, i, j = weight.shape
+    lead = input1.shape[:-1]
+    x1 = input1.reshape(-1, i)
+    x2 = input2.reshape(-1, j)
+    t = matmul(x1, S.permute(weight, (1, 0, 2)).reshape(i, o * j)).reshape(-1, o, j)
+    out = matmul(t, x2.unsqueeze(-1)).squeeze(-1).reshape(tuple(lead) + (o,))
+    if bias is not None:
+        out = out + bias
+    return out

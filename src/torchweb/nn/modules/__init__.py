@@ -1,0 +1,5 @@
+"""nn's layer classes, one file per family (PyTorch's layout)."""
+
+from .module import Module
+from .container import Sequential, ModuleList, ModuleDict, ParameterList, ParameterDict
+from .linear import *  # noqa: F401,F403
