@@ -89,10 +89,18 @@ def _zero_(self):
 def _random_(kind):
     def op(self, a=None, b=None, *, generator=None):
         from . import _random
+        if not self.dtype.is_floating_point:  # PyTorch's kernels have no integer forms
+            raise NotImplementedError(f'"{"check_uniform_bounds" if kind == "uniform" else "normal_kernel_cpu"}" '
+                                      f"not implemented for '{self.dtype.word}'")
         if kind == "uniform":
             lo, hi = (0.0 if a is None else a), (1.0 if b is None else b)
+            if lo > hi:
+                raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found from={lo} > to={hi}")
             return _random.fill(self, "uniform", lo, hi, generator)
-        return _random.fill(self, "normal", 0.0 if a is None else a, 1.0 if b is None else b, generator)
+        std = 1.0 if b is None else b
+        if std < 0:
+            raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
+        return _random.fill(self, "normal", 0.0 if a is None else a, std, generator)
     return op
 
 
