@@ -21,6 +21,7 @@ from ._functions import sum, max, min, all, any, abs, pow, round  # shadow the b
 from ._printing import set_printoptions
 from .autograd import no_grad, enable_grad, set_grad_enabled, inference_mode, is_grad_enabled
 from . import autograd, linalg, nn, special, webgpu
+from . import optim  # noqa: E402  (torch.optim, torch.optim.lr_scheduler)
 
 _tensor_methods.install()
 

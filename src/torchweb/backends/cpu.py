@@ -182,3 +182,5 @@ from .cpu_index import (ATOMIC_FLOAT16, MAX_INDEX_BUFFERS, index_gather, index_s
                         mask_compact, masked_scatter)  # (gather, scatter, indexing, masks)
 
 from .cpu_count import bincount, count_gather, count_scatter, search_sorted  # noqa: E402,F401  (searchsorted, unique, bincount)
+
+from .cpu_optim import fused_update  # noqa: E402,F401  (optimizer steps)

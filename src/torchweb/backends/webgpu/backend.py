@@ -135,3 +135,5 @@ from .index import (ATOMIC_FLOAT16, MAX_INDEX_BUFFERS, index_gather, index_scatt
 from .attention import attention_backward, attention_fits, attention_forward  # noqa: E402,F401  (fused attention)
 
 from .count import bincount, count_gather, count_scatter, search_sorted  # noqa: E402,F401  (searchsorted, unique, bincount)
+
+from .optim_update import fused_update  # noqa: E402,F401  (optimizer steps: one kernel per parameter)

@@ -1,0 +1,11 @@
+"""The webgpu device's fused elementwise update (kernels/fused_update.py): one dispatch that
+reads and writes several same-sized buffers, as an optimizer's step does per parameter."""
+
+from .kernels import fused_update as fu_kernel
+from .runtime import get_runtime
+
+
+def fused_update(key, tensors, names, writes, body, scalar_names, scalars):
+    """Run body (assignments in the shared expression language) over contiguous tensors of one
+    numel, storing the names in writes back in place; scalars are f32 uniforms."""
+    fu_kernel.run(get_runtime(), key, tensors, names, writes, body, scalar_names, scalars)

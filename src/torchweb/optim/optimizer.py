@@ -1,0 +1,388 @@
+"""torch.optim.Optimizer: parameter groups, per-parameter state, state_dict in PyTorch's
+layout, step hooks. Subclasses run their update as one fused kernel per parameter
+(ops/optim_update.py) with the step's scalars (learning rate, bias corrections) computed here
+in Python doubles, as PyTorch's single-tensor implementations compute them, and handed to the
+kernel as float32 uniforms.
+
+The `step` counter is a 0-d float32 tensor as in PyTorch: on the cpu device when numpy is there
+(PyTorch keeps it on the CPU), else on the parameter's device; its value is cached on the
+tensor so a step never reads the GPU back.
+"""
+
+import struct
+from collections import OrderedDict, defaultdict
+from copy import deepcopy
+from itertools import chain
+
+from .._is_tensor import is_tensor
+from ..autograd import grad_mode
+
+
+class _RequiredParameter:
+    """Singleton class representing a required parameter for an Optimizer."""
+
+    def __repr__(self):
+        return "<required parameter>"
+
+
+required = _RequiredParameter()
+
+
+def _f32(x):
+    """x rounded to float32 (PyTorch's 0-d float32 state tensors)."""
+    try:
+        return struct.unpack("<f", struct.pack("<f", x))[0]
+    except OverflowError:
+        return float("inf") if x > 0 else float("-inf")
+
+
+def _typename(o):
+    if is_tensor(o):
+        return o._type_name()
+    t = type(o)
+    return t.__name__ if t.__module__ == "builtins" else f"{t.__module__}.{t.__qualname__}"
+
+
+_HAS_NUMPY = []
+
+
+def _scalar_device(p):
+    """Where the 0-d step / mu_product tensors live: the cpu device (as PyTorch keeps them) when
+    numpy is installed, else the parameter's device."""
+    if not _HAS_NUMPY:
+        try:
+            import numpy  # noqa: F401  (optional dependency: only asking whether it is there)
+            _HAS_NUMPY.append(True)
+        except ImportError:
+            _HAS_NUMPY.append(False)
+    return "cpu" if _HAS_NUMPY[0] else p.device
+
+
+def _scalar_tensor(value, p):
+    from .._creation import tensor
+    from .. import _dtype
+    t = tensor(_f32(value), dtype=_dtype.float32, device=_scalar_device(p))
+    t.__dict__["_tw_value"] = (_f32(value), t._storage.version)
+    return t
+
+
+def _scalar_value(t):
+    """The value of a 0-d state tensor (a number stays a number), without a GPU readback when
+    the value was cached at its last write."""
+    if not is_tensor(t):
+        return float(t)
+    cached = t.__dict__.get("_tw_value")
+    if cached is not None and cached[1] == t._storage.version:
+        return cached[0]
+    return float(t.item())
+
+
+def _set_scalar(state, key, value, p):
+    """state[key] = value (rounded to float32), in place on the cpu device, else a fresh 0-d
+    tensor (an upload, not a kernel)."""
+    value = _f32(value)
+    t = state.get(key)
+    if is_tensor(t) and t.device.type == "cpu" and t.dim() == 0:
+        with grad_mode.no_grad():
+            t.fill_(value)
+        t.__dict__["_tw_value"] = (value, t._storage.version)
+    else:
+        state[key] = _scalar_tensor(value, p)
+    return value
+
+
+class _RemovableHandle:
+    """What register_step_pre_hook/post_hook return: handle.remove() unregisters the hook."""
+
+    _next_id = 0
+
+    def __init__(self, hooks):
+        self.hooks = hooks
+        self.id = _RemovableHandle._next_id
+        _RemovableHandle._next_id += 1
+
+    def remove(self):
+        self.hooks.pop(self.id, None)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.remove()
+
+
+def _wrap_step(step):
+    def wrapped(self, *args, **kwargs):
+        for hook in list(self._optimizer_step_pre_hooks.values()):
+            result = hook(self, args, kwargs)
+            if result is not None:
+                if not (isinstance(result, tuple) and len(result) == 2):
+                    raise RuntimeError(f"{hook} must return None or a tuple of (new_args, new_kwargs), "
+                                       f"but got {result}.")
+                args, kwargs = result
+        self._opt_called = True
+        self._step_count = getattr(self, "_step_count", 0) + 1
+        out = step(self, *args, **kwargs)
+        for hook in list(self._optimizer_step_post_hooks.values()):
+            hook(self, args, kwargs)
+        return out
+    wrapped.__doc__ = step.__doc__
+    wrapped.__name__ = step.__name__
+    wrapped._tw_wrapped = True
+    return wrapped
+
+
+class Optimizer:
+    """Base class for all optimizers (torch.optim.Optimizer).
+
+    params: an iterable of tensors, or of dicts (parameter groups: a "params" entry and the
+    options that differ from `defaults`)."""
+
+    __module__ = "torchweb.optim"
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        step = cls.__dict__.get("step")
+        if step is not None and not getattr(step, "_tw_wrapped", False):
+            cls.step = _wrap_step(step)
+
+    def __init__(self, params, defaults):
+        self.defaults = defaults
+        self._optimizer_step_pre_hooks = OrderedDict()
+        self._optimizer_step_post_hooks = OrderedDict()
+        if is_tensor(params):
+            raise TypeError("params argument given to the optimizer should be an iterable of Tensors "
+                            "or dicts, but got " + _typename(params))
+        self.state = defaultdict(dict)
+        self.param_groups = []
+        param_groups = list(params)
+        if len(param_groups) == 0:
+            raise ValueError("optimizer got an empty parameter list")
+        if not isinstance(param_groups[0], dict):
+            param_groups = [{"params": param_groups}]
+        for group in param_groups:
+            self.add_param_group(dict(group))
+
+    # -- state -----------------------------------------------------------------------------
+    def __getstate__(self):
+        return {"defaults": self.defaults, "state": self.state, "param_groups": self.param_groups}
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        self.__dict__.setdefault("_optimizer_step_pre_hooks", OrderedDict())
+        self.__dict__.setdefault("_optimizer_step_post_hooks", OrderedDict())
+
+    def __repr__(self):
+        s = self.__class__.__name__ + " ("
+        for i, group in enumerate(self.param_groups):
+            s += "\n" + f"Parameter Group {i}\n"
+            for key in sorted(group.keys()):
+                if key != "params":
+                    s += f"    {key}: {group[key]}\n"
+        return s + ")"
+
+    def state_dict(self):
+        """{"state": {index: {...}}, "param_groups": [{..., "params": [indices]}]}, parameters
+        numbered in the order of the groups (PyTorch's layout; the state tensors are the live
+        ones, not copies)."""
+        mapping = {}
+        start = 0
+
+        def pack(group):
+            nonlocal start
+            packed = {k: v for k, v in group.items() if k != "params"}
+            for i, p in enumerate(group["params"], start):
+                mapping.setdefault(id(p), i)
+            packed["params"] = [mapping[id(p)] for p in group["params"]]
+            start += len(packed["params"])
+            return packed
+
+        groups = [pack(g) for g in self.param_groups]
+        state = {(mapping[id(k)] if is_tensor(k) else k): v for k, v in self.state.items()}
+        return {"state": state, "param_groups": groups}
+
+    def _cast_state(self, param, value, group, key=None):
+        if is_tensor(value):
+            if key == "step":
+                return value
+            if param.is_floating_point():
+                return value.to(dtype=param.dtype, device=param.device)
+            return value.to(device=param.device)
+        if isinstance(value, dict):
+            return {k: self._cast_state(param, v, group, key=k) for k, v in value.items()}
+        if isinstance(value, (list, tuple)):
+            return type(value)(self._cast_state(param, v, group, key=key) for v in value)
+        return value
+
+    def load_state_dict(self, state_dict):
+        """Load a state_dict() (this optimizer's or one of the same structure): group and
+        parameter counts must match; state moves to each parameter's device and dtype."""
+        state_dict = dict(state_dict)
+        groups = self.param_groups
+        saved_groups = deepcopy(state_dict["param_groups"])
+        if len(groups) != len(saved_groups):
+            raise ValueError("loaded state dict has a different number of parameter groups")
+        if any(len(g["params"]) != len(s["params"]) for g, s in zip(groups, saved_groups)):
+            raise ValueError("loaded state dict contains a parameter group that doesn't match the "
+                             "size of optimizer's group")
+        id_map = dict(zip(chain.from_iterable(g["params"] for g in saved_groups),
+                          chain.from_iterable(g["params"] for g in groups)))
+        state = defaultdict(dict)
+        for k, v in state_dict["state"].items():
+            if k in id_map:
+                param = id_map[k]
+                state[param] = self._cast_state(param, v, None)
+            else:
+                state[k] = v
+
+        def update_group(group, new_group):
+            new_group["params"] = group["params"]
+            if "param_names" in group and "param_names" not in new_group:
+                new_group["param_names"] = group["param_names"]
+            return new_group
+
+        param_groups = [update_group(g, ng) for g, ng in zip(groups, saved_groups)]
+        self.__setstate__({"state": state, "param_groups": param_groups})
+
+    # -- grads and groups ------------------------------------------------------------------
+    def zero_grad(self, set_to_none=True):
+        """Reset the gradients of all optimized tensors (to None by default, else to zeros)."""
+        for group in self.param_groups:
+            for p in group["params"]:
+                if p.grad is None:
+                    continue
+                if set_to_none:
+                    p.grad = None
+                else:
+                    g = p.grad
+                    if g.grad_fn is not None:
+                        g.detach_()
+                    else:
+                        g.requires_grad_(False)
+                    with grad_mode.no_grad():
+                        g.zero_()
+
+    def step(self, closure=None):
+        raise NotImplementedError
+
+    def add_param_group(self, param_group):
+        """Add a parameter group (a dict with "params" and any options that differ from the
+        defaults) to param_groups."""
+        if not isinstance(param_group, dict):
+            raise TypeError(f"param_group must be a dict, but got {type(param_group)}")
+        params = param_group["params"]
+        if is_tensor(params):
+            param_group["params"] = [params]
+        elif isinstance(params, set):
+            raise TypeError("optimizer parameters need to be organized in ordered collections, but "
+                            "the ordering of tensors in sets will change between runs. Please use a "
+                            "list instead.")
+        else:
+            param_group["params"] = list(params)
+        tensors, names = [], []
+        for p in param_group["params"]:
+            if isinstance(p, tuple):
+                names.append(p[0])
+                tensors.append(p[1])
+            else:
+                tensors.append(p)
+        param_group["params"] = tensors
+        if names:
+            if len(names) == len(tensors):
+                param_group["param_names"] = names
+            else:
+                raise ValueError("all optimizer params should be with/without names. Some param "
+                                 "names are missing")
+        for p in tensors:
+            if not is_tensor(p):
+                raise TypeError("optimizer can only optimize Tensors, but one of the params is "
+                                + _typename(p))
+            if not self.defaults.get("differentiable", None) and not (p.is_leaf or p.retains_grad):
+                raise ValueError("can't optimize a non-leaf Tensor")
+        for name, default in self.defaults.items():
+            if default is required and name not in param_group:
+                raise ValueError("parameter group didn't specify a value of required optimization "
+                                 f"parameter {name}")
+            param_group.setdefault(name, default)
+        if len(tensors) != len({id(p) for p in tensors}):
+            import warnings
+            warnings.warn("optimizer contains a parameter group with duplicate parameters; in "
+                          "future, this will cause an error; see github.com/pytorch/pytorch/issues/40967 "
+                          "for more information", stacklevel=3)
+        seen = set()
+        for group in self.param_groups:
+            seen.update(id(p) for p in group["params"])
+            if ("param_names" in param_group) != ("param_names" in group):
+                txt = "with names" if "param_names" in param_group else "without names"
+                raise ValueError("all optimizer param groups should be with/without names. "
+                                 f"cannot add param group {txt} to the optimizer")
+        if any(id(p) in seen for p in tensors):
+            raise ValueError("some parameters appear in more than one parameter group")
+        self.param_groups.append(param_group)
+
+    # -- hooks -----------------------------------------------------------------------------
+    def register_step_pre_hook(self, hook):
+        """hook(optimizer, args, kwargs) -> None or (new_args, new_kwargs), before each step."""
+        handle = _RemovableHandle(self._optimizer_step_pre_hooks)
+        self._optimizer_step_pre_hooks[handle.id] = hook
+        return handle
+
+    def register_step_post_hook(self, hook):
+        """hook(optimizer, args, kwargs) -> None, after each step."""
+        handle = _RemovableHandle(self._optimizer_step_post_hooks)
+        self._optimizer_step_post_hooks[handle.id] = hook
+        return handle
+
+    # -- the step loop shared by the subclasses --------------------------------------------
+    def _run_step(self, closure):
+        loss = None
+        if closure is not None:
+            with grad_mode.enable_grad():
+                loss = closure()
+        with grad_mode.no_grad():
+            for group in self.param_groups:
+                for p in group["params"]:
+                    grad = p.grad
+                    if grad is None:
+                        continue
+                    if getattr(grad, "is_sparse", False):
+                        raise RuntimeError(f"{type(self).__name__} does not support sparse gradients")
+                    self._update(p, grad, self.state[p], group)
+        return loss
+
+    def _update(self, p, grad, state, group):
+        raise NotImplementedError
+
+
+# -- pieces of update bodies (the expression language of ops/optim_update.py) -----------------
+def grad_terms(group, scalars, wd_key="weight_decay", decoupled=False):
+    """The body's first statements: g = grad (negated to maximize), plus weight_decay * param
+    (or param scaled by 1 - lr * weight_decay when decoupled, as AdamW)."""
+    body = [("g", "-grad" if group.get("maximize") else "grad")]
+    wd = group[wd_key]
+    if wd != 0:
+        if decoupled:
+            scalars["decay"] = 1 - group["lr"] * wd
+            body.append(("param", "param * decay"))
+        else:
+            scalars["wd"] = wd
+            body.append(("g", "g + wd * param"))
+    return body
+
+
+def lerp(target, end, weight, scalars, name):
+    """target.lerp_(end, weight) with PyTorch's two forms (small and large weights)."""
+    scalars[name] = weight
+    if abs(weight) < 0.5:
+        return (target, f"{target} + {name} * ({end} - {target})")
+    return (target, f"{end} - ({end} - {target}) * (1.0 - {name})")
+
+
+def fused(key, tensors, names, writes, body, scalars):
+    from ..ops.optim_update import fused_update
+    fused_update(key, tensors, names, writes, body, list(scalars), list(scalars.values()))
+
+
+def zeros_state(p):
+    from .._creation import zeros_like
+    return zeros_like(p)
