@@ -21,7 +21,14 @@ from ._functions import sum, max, min, all, any, abs, pow, round  # shadow the b
 from ._printing import set_printoptions
 from .autograd import no_grad, enable_grad, set_grad_enabled, inference_mode, is_grad_enabled
 from . import autograd, linalg, nn, special, webgpu
+from . import accelerator, amp, cuda  # noqa: E402  (the device API unchanged scripts call)
+from .amp import autocast  # noqa: E402
+from ._torch_alias import install_torch_alias, uninstall_torch_alias  # noqa: E402
+from ._settings import (set_float32_matmul_precision, get_float32_matmul_precision,  # noqa: E402
+                        use_deterministic_algorithms, are_deterministic_algorithms_enabled,
+                        is_deterministic_algorithms_warn_only_enabled, compile)
 from . import optim  # noqa: E402  (torch.optim, torch.optim.lr_scheduler)
+from . import utils  # noqa: E402  (torchweb.utils.data)
 
 _tensor_methods.install()
 

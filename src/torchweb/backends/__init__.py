@@ -16,3 +16,6 @@ def backend_for(device_type):
         return backend
     from . import cpu
     return cpu
+
+
+from . import cuda, cudnn, mps  # noqa: F401,E402  (PyTorch's torch.backends.* flag modules)

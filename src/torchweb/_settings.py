@@ -1,0 +1,35 @@
+"""Global switches scripts set: matmul precision, deterministic algorithms. torchweb's kernels
+are deterministic except where documented (atomic scatter-adds), and its float32 matmuls always
+accumulate in float32, so these record the choice and change nothing."""
+
+_state = {"matmul_precision": "highest", "deterministic": False, "warn_only": False}
+
+
+def set_float32_matmul_precision(precision):
+    if precision not in ("highest", "high", "medium"):
+        raise RuntimeError(f"Invalid precision: {precision}. Expected one of highest, high, medium")
+    _state["matmul_precision"] = precision
+
+
+def get_float32_matmul_precision():
+    return _state["matmul_precision"]
+
+
+def use_deterministic_algorithms(mode, *, warn_only=False):
+    _state["deterministic"], _state["warn_only"] = bool(mode), bool(warn_only)
+
+
+def are_deterministic_algorithms_enabled():
+    return _state["deterministic"]
+
+
+def is_deterministic_algorithms_warn_only_enabled():
+    return _state["warn_only"]
+
+
+def compile(model=None, *, fullgraph=False, dynamic=None, backend="inductor", mode=None,
+            options=None, disable=False):
+    """torch.compile: runs the model or function eagerly for now (same results, no capture)."""
+    if model is None:
+        return lambda m: m
+    return model

@@ -1,0 +1,63 @@
+"""An opt-in alias that lets code written for PyTorch say `import torch` unchanged:
+
+    import torchweb
+    torchweb.install_torch_alias()
+    import torch, torch.nn as nn, torch.nn.functional as F   # torchweb's
+
+`torch.<sub>` resolves to `torchweb.<sub>`; a submodule torchweb lacks fails at import with a
+ModuleNotFoundError that names it (rather than a NameError later, or a half-working module)."""
+
+import importlib
+import importlib.abc
+import importlib.util
+import sys
+
+
+class _AliasLoader(importlib.abc.Loader):
+    def __init__(self, module):
+        self.module = module
+
+    def create_module(self, spec):
+        return self.module
+
+    def exec_module(self, module):
+        pass  # already imported under its torchweb name
+
+
+class _TorchAliasFinder(importlib.abc.MetaPathFinder):
+    def find_spec(self, fullname, path=None, target=None):
+        if fullname != "torch" and not fullname.startswith("torch."):
+            return None
+        real = "torchweb" + fullname[len("torch"):]
+        try:
+            module = importlib.import_module(real)
+        except ModuleNotFoundError as e:
+            if e.name is None or not (e.name == real or real.startswith(e.name + ".")):
+                raise  # a missing dependency inside torchweb's module, not a missing alias
+            raise ModuleNotFoundError(
+                f"No module named '{fullname}': torchweb (standing in for torch) does not provide "
+                f"'{fullname}'", name=fullname) from None
+        return importlib.util.spec_from_loader(fullname, _AliasLoader(module))
+
+
+_finder = _TorchAliasFinder()
+
+
+def install_torch_alias():
+    """Make `import torch` (and torch.nn, torch.optim, ...) give torchweb's modules."""
+    existing = sys.modules.get("torch")
+    if existing is not None and not getattr(existing, "__name__", "").startswith("torchweb"):
+        raise RuntimeError("install_torch_alias(): the real torch is already imported in this "
+                           "process; call it before anything imports torch")
+    if _finder not in sys.meta_path:
+        sys.meta_path.insert(0, _finder)
+    sys.modules["torch"] = importlib.import_module("torchweb")
+
+
+def uninstall_torch_alias():
+    """Undo install_torch_alias(): forget the torch.* aliases."""
+    if _finder in sys.meta_path:
+        sys.meta_path.remove(_finder)
+    for name in [n for n in sys.modules if n == "torch" or n.startswith("torch.")]:
+        if getattr(sys.modules[name], "__name__", "").startswith("torchweb"):
+            del sys.modules[name]
