@@ -95,11 +95,11 @@ def _random_(kind):
         if kind == "uniform":
             lo, hi = (0.0 if a is None else a), (1.0 if b is None else b)
             if lo > hi:
-                raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found from={lo} > to={hi}")
+                raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found from={float(lo):g} > to={float(hi):g}")
             return _random.fill(self, "uniform", lo, hi, generator)
         std = 1.0 if b is None else b
         if std < 0:
-            raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
+            raise RuntimeError(f"normal expects std >= 0.0, but found std {float(std):g}")
         return _random.fill(self, "normal", 0.0 if a is None else a, std, generator)
     return op
 

@@ -2,6 +2,9 @@
 
 from . import functional
 from .parameter import Parameter, Buffer
-from . import init, utils
 from .modules import *  # noqa: F401,F403
 from .modules import Module, Sequential, ModuleList, ModuleDict, ParameterList, ParameterDict
+from . import init  # noqa: E402
+from .utils import rnn as _rnn  # noqa: E402,F401
+import sys as _sys  # noqa: E402
+utils = _sys.modules[__name__ + ".utils"]  # nn.utils, not the nn.modules.utils the star import binds

@@ -2,8 +2,7 @@
 clip_grads_with_norm_ (PyTorch's signatures, errors and results).
 
 torchweb has no _foreach kernels: every gradient is handled on its own (PyTorch's path for
-devices without foreach support). foreach=True is accepted on the webgpu device (the result
-is the same) and refused on the cpu device, as PyTorch refuses it for cpu tensors."""
+devices without foreach support); foreach=True is accepted on both devices, with the same result."""
 
 import functools
 import types
@@ -32,11 +31,6 @@ def _group_by_device_and_dtype(tensors):
     return groups
 
 
-def _check_foreach(foreach, device_type):
-    if foreach and device_type == "cpu":
-        raise RuntimeError(f"foreach=True was passed, but can't use the foreach API on {device_type} tensors")
-
-
 @_no_grad
 def get_total_norm(tensors, norm_type=2.0, error_if_nonfinite=False, foreach=None):
     """The norm of the norms of tensors (as if they were concatenated into one vector), as a
@@ -53,8 +47,7 @@ def get_total_norm(tensors, norm_type=2.0, error_if_nonfinite=False, foreach=Non
         return C.tensor(0.0)
     first_device = tensors[0].device
     norms = []
-    for (device_type, _), group in _group_by_device_and_dtype(tensors).items():
-        _check_foreach(foreach, device_type)
+    for _key, group in _group_by_device_and_dtype(tensors).items():
         norms.extend(vector_norm(g, norm_type) for g in group)
     total_norm = vector_norm(stack([n.to(first_device) for n in norms]), norm_type)
     if error_if_nonfinite and bool(total_norm.isnan() | total_norm.isinf()):
@@ -78,8 +71,7 @@ def clip_grads_with_norm_(parameters, max_norm, total_norm, foreach=None):
         return
     clip_coef = max_norm / (total_norm + 1e-6)
     clip_coef_clamped = clip_coef.clamp(max=1.0)
-    for (device_type, _), group in _group_by_device_and_dtype(grads).items():
-        _check_foreach(foreach, device_type)
+    for _key, group in _group_by_device_and_dtype(grads).items():
         coef = clip_coef_clamped.to(group[0].device)
         for g in group:
             g.mul_(coef)
@@ -117,7 +109,6 @@ def clip_grad_value_(parameters, clip_value, foreach=None):
         parameters = [parameters]
     clip_value = float(clip_value)
     grads = [p.grad for p in parameters if p.grad is not None]
-    for (device_type, _), group in _group_by_device_and_dtype(grads).items():
-        _check_foreach(foreach, device_type)
+    for _key, group in _group_by_device_and_dtype(grads).items():
         for grad in group:
             grad.clamp_(min=-clip_value, max=clip_value)
