@@ -6,6 +6,7 @@ from ..ops import conv, grid_sample, interpolate, padding, pooling  # noqa: F401
 from ..ops.composite import dropout, embedding, loss, normalization  # noqa: F401  (they register)
 from ..ops.composite import activations  # noqa: F401,E402  (registers)
 from ..ops import attention  # noqa: F401,E402  (scaled_dot_product_attention registers)
+from ..ops.composite import mha  # noqa: F401,E402  (multi_head_attention_forward registers)
 from ..ops.composite import ctc  # noqa: F401,E402  (ctc_loss registers)
 from ..ops.pointwise import call, call_inplace
 from ..ops.registry import define, functional_names
