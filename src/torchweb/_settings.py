@@ -7,7 +7,10 @@ _state = {"matmul_precision": "highest", "deterministic": False, "warn_only": Fa
 
 def set_float32_matmul_precision(precision):
     if precision not in ("highest", "high", "medium"):
-        raise RuntimeError(f"Invalid precision: {precision}. Expected one of highest, high, medium")
+        import warnings  # PyTorch warns and keeps the current setting
+        warnings.warn(f"{precision} is not one of 'highest', 'high', or 'medium'; the current "
+                      "set_float32_matmul_precision call has no effect.", UserWarning, stacklevel=2)
+        return
     _state["matmul_precision"] = precision
 
 

@@ -284,13 +284,14 @@ def _as_parameter(value):
     return value
 
 
-def _param_line(key, p):
+def _param_line(key, p, type_name):
+    """PyTorch's line (ParameterList shows the dtype, ParameterDict the tensor type name)."""
     if not isinstance(p, Tensor):
-        return f"({key}): Object of type: {type(p).__name__}"
+        return f"  ({key}): Object of type: {type(p).__name__}"
     size = "x".join(str(s) for s in p.size())
     kind = "Parameter" if isinstance(p, Parameter) else "Tensor"
     device = "" if p.device.type == "cpu" else f" ({p.device})"
-    return f"({key}): {kind} containing: [{p._type_name()} of size {size}{device}]"
+    return f"  ({key}): {kind} containing: [{type_name(p)} of size {size}{device}]"
 
 
 class ParameterList(Module):
@@ -339,7 +340,7 @@ class ParameterList(Module):
         return self
 
     def extra_repr(self):
-        return "\n".join(_param_line(k, p) for k, p in enumerate(self))
+        return "\n".join(_param_line(k, p, lambda t: t.dtype) for k, p in enumerate(self))
 
 
 class ParameterDict(Module):
@@ -430,4 +431,4 @@ class ParameterDict(Module):
             self[p[0]] = p[1]
 
     def extra_repr(self):
-        return "\n".join(_param_line(k, p) for k, p in self.items())
+        return "\n".join(_param_line(k, p, lambda t: t._type_name()) for k, p in self.items())
