@@ -4,3 +4,4 @@ from .module import Module
 from .container import Sequential, ModuleList, ModuleDict, ParameterList, ParameterDict
 from .linear import *  # noqa: F401,F403
 from .multihead_attention import *  # noqa: F401,F403
+from .transformer import *  # noqa: F401,F403
