@@ -7,6 +7,7 @@ from .ops import conv, grid_sample, interpolate, padding, pooling  # noqa: F401,
 from .ops.composite import dropout, embedding, loss, normalization  # noqa: F401  (they register)
 from .ops import math_api  # noqa: F401,E402  (registers)
 from .ops.composite import activations  # noqa: F401,E402  (registers)
+from .ops.composite import losses_more  # noqa: F401,E402  (triplet_margin_with_distance_loss, linear_cross_entropy register)
 from .ops import layout  # noqa: F401,E402  (registers)
 from .ops import scan, sorting  # noqa: F401,E402  (scans, sorting register)
 from .ops import index_ops, indexing  # noqa: F401,E402  (gather, scatter, masks, index_put register)

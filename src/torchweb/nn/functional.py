@@ -5,6 +5,7 @@ from ..ops import activation, linalg, pointwise_api  # noqa: F401  (they registe
 from ..ops import conv, grid_sample, interpolate, padding, pooling  # noqa: F401,E402  (conv, pooling, padding, sampling register)
 from ..ops.composite import dropout, embedding, loss, normalization  # noqa: F401  (they register)
 from ..ops.composite import activations  # noqa: F401,E402  (registers)
+from ..ops.composite import losses_more  # noqa: F401,E402  (triplet_margin_with_distance_loss, linear_cross_entropy register)
 from ..ops import attention  # noqa: F401,E402  (scaled_dot_product_attention registers)
 from ..ops.composite import mha  # noqa: F401,E402  (multi_head_attention_forward registers)
 from ..ops.composite import ctc  # noqa: F401,E402  (ctc_loss registers)

@@ -5,3 +5,5 @@ from .container import Sequential, ModuleList, ModuleDict, ParameterList, Parame
 from .linear import *  # noqa: F401,F403
 from .multihead_attention import *  # noqa: F401,F403
 from .transformer import *  # noqa: F401,F403
+from .activation import *  # noqa: F401,F403
+from .loss import *  # noqa: F401,F403

@@ -554,6 +554,8 @@ def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="m
             "-(target * log(sigmoid(input)) + (1 - target) * log(sigmoid(-input))) * weight, "
             "averaged over the classes (last dim).")
 def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
+    if size_average is None and reduce is None and reduction not in ("none", "mean", "sum"):
+        raise ValueError(f"{reduction} is not valid")      # PyTorch's message for this loss
     red = reduction_name(reduction, size_average, reduce)
     loss = -(target * _log_sigmoid(input) + (1.0 - target) * _log_sigmoid(-input))
     if weight is not None:
