@@ -21,6 +21,8 @@ from ._functions import sum, max, min, all, any, abs, pow, round  # shadow the b
 from ._printing import set_printoptions
 from .autograd import no_grad, enable_grad, set_grad_enabled, inference_mode, is_grad_enabled
 from . import autograd, linalg, nn, special, webgpu
+from .serialization import save, load  # noqa: E402  (torch.save / torch.load)
+from . import safetensors, hub  # noqa: E402,F401
 from . import accelerator, amp, cuda  # noqa: E402  (the device API unchanged scripts call)
 from .amp import autocast  # noqa: E402
 from ._torch_alias import install_torch_alias, uninstall_torch_alias  # noqa: E402

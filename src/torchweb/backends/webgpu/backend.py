@@ -137,3 +137,4 @@ from .attention import attention_backward, attention_fits, attention_forward  # 
 from .count import bincount, count_gather, count_scatter, search_sorted  # noqa: E402,F401  (searchsorted, unique, bincount)
 
 from .optim_update import fused_update  # noqa: E402,F401  (optimizer steps: one kernel per parameter)
+from .raw_bytes import read_storage_bytes, read_storage_bytes_async  # noqa: E402,F401  (serialization)
