@@ -358,6 +358,8 @@ def test_worker_options_accepted():
 
 
 def test_namespace():
+    for cls in (WD.DataLoader, WD.Dataset, WD.IterableDataset, WD.Sampler):   # annotations subscript them
+        assert cls[int] is not None
     assert torchweb.utils.data.DataLoader is WD.DataLoader
     assert torchweb.utils.data.default_collate is WD.default_collate
     for name in TD.__all__:

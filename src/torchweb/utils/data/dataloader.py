@@ -8,12 +8,15 @@ refuses together are refused with PyTorch's exception types and messages."""
 
 import math
 import warnings
+from typing import Generic, TypeVar
 
 from .dataset import IterableDataset, Subset, TensorDataset
 from .sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler
 from ._collate import default_collate, default_convert
 
 __all__ = ["DataLoader", "default_collate", "default_convert", "get_worker_info"]
+
+_T_co = TypeVar("_T_co", covariant=True)
 
 
 def get_worker_info():
@@ -46,7 +49,7 @@ def _warn_workers(num_workers):
                       UserWarning, stacklevel=3)
 
 
-class DataLoader:
+class DataLoader(Generic[_T_co]):
     """Combines a dataset and a sampler and iterates over the dataset in batches.
 
     dataset: a map-style Dataset (__getitem__, __len__) or an IterableDataset. batch_size
