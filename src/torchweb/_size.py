@@ -7,6 +7,10 @@ class Size(tuple):
     def __repr__(self):
         return f"torch.Size({list(self)})"
 
+    def __getitem__(self, key):
+        item = tuple.__getitem__(self, key)
+        return Size(item) if isinstance(key, slice) else item  # torch.Size slices are Sizes
+
     def numel(self):
         n = 1
         for s in self:

@@ -3,6 +3,12 @@
 from .module import Module
 from .container import Sequential, ModuleList, ModuleDict, ParameterList, ParameterDict
 from .linear import *  # noqa: F401,F403
+from .conv import *  # noqa: F401,F403
+from .batchnorm import *  # noqa: F401,F403
+from .normalization import *  # noqa: F401,F403
+from .instancenorm import *  # noqa: F401,F403
+from .dropout import *  # noqa: F401,F403
+from .sparse import *  # noqa: F401,F403
 from .multihead_attention import *  # noqa: F401,F403
 from .transformer import *  # noqa: F401,F403
 from .activation import *  # noqa: F401,F403

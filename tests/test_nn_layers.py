@@ -1,0 +1,292 @@
+"""Layer modules (nn/modules: batchnorm, normalization, instancenorm, dropout, sparse, pooling,
+padding, ...) against PyTorch's modules from the same state_dict: forward and backward on both
+devices, train vs eval, repr, state_dict keys, default initialization, constructor errors."""
+
+import math
+
+import pytest
+import torch
+
+import torchweb
+from nn_layer_oracle import (check_ctor_error, check_forward_error, check_module, compare_state, pair, run,
+                             uniform_bounds)
+from oracle import assert_close, make, ours, theirs
+
+
+def B(name, *args, **kw):
+    return lambda nn: getattr(nn, name)(*args, **kw)
+
+
+# -- batch norm ----------------------------------------------------------------------------
+BN = [
+    ("BatchNorm1d", (3,), {}, (4, 3)),
+    ("BatchNorm1d", (3,), {"momentum": 0.3, "eps": 1e-3}, (2, 3, 5)),
+    ("BatchNorm1d", (3,), {"affine": False}, (4, 3)),
+    ("BatchNorm2d", (3,), {}, (2, 3, 4, 3)),
+    ("BatchNorm2d", (3,), {"bias": False}, (2, 3, 2, 2)),
+    ("BatchNorm2d", (3,), {"track_running_stats": False}, (2, 3, 2, 3)),
+    ("BatchNorm2d", (2,), {"momentum": None}, (3, 2, 2, 2)),
+    ("BatchNorm3d", (2,), {}, (2, 2, 2, 3, 2)),
+    ("BatchNorm3d", (2,), {"affine": False, "track_running_stats": False}, (2, 2, 2, 1, 2)),
+]
+
+
+@pytest.mark.parametrize("name,args,kw,shape", BN, ids=[f"{c[0]}-{i}" for i, c in enumerate(BN)])
+def test_batch_norm_module(device, name, args, kw, shape):
+    build = B(name, *args, **kw)
+    mine, ref = pair(build, device)
+    # a few training steps (running stats and num_batches_tracked move), then eval
+    for _ in range(3):
+        run(mine, ref, [make(shape)], device)
+    mine.eval()
+    ref.eval()
+    run(mine, ref, [make(shape)], device)
+    # eval output after loading stats that differ from the init ones
+    mine.train()
+    ref.train()
+    run(mine, ref, [make(shape)], device, grad=False)
+
+
+def test_batch_norm_buffers_and_state(device):
+    m = torchweb.nn.BatchNorm2d(4, device=device)
+    r = torch.nn.BatchNorm2d(4)
+    assert list(m.state_dict()) == list(r.state_dict()) == [
+        "weight", "bias", "running_mean", "running_var", "num_batches_tracked"]
+    assert m.num_batches_tracked.dtype == torchweb.int64 and m.num_batches_tracked.dim() == 0
+    assert m.weight.tolist() == [1.0] * 4 and m.bias.tolist() == [0.0] * 4
+    assert m.running_mean.tolist() == [0.0] * 4 and m.running_var.tolist() == [1.0] * 4
+    assert [n for n, _ in m.named_buffers()] == [n for n, _ in r.named_buffers()]
+    m(torchweb.ones((2, 4, 2, 2), device=device))
+    assert m.num_batches_tracked.item() == 1
+    m.reset_running_stats()
+    assert m.num_batches_tracked.item() == 0 and m.running_var.tolist() == [1.0] * 4
+    n = torchweb.nn.BatchNorm1d(3, track_running_stats=False)
+    assert n.running_mean is None and list(n.state_dict()) == ["weight", "bias"]
+    # old checkpoints without num_batches_tracked load (version < 2)
+    sd = {k: v for k, v in torchweb.nn.BatchNorm1d(3).state_dict().items() if k != "num_batches_tracked"}
+    torchweb.nn.BatchNorm1d(3).load_state_dict(sd)
+
+
+def test_batch_norm_repr():
+    for kw in ({}, {"momentum": None, "affine": False}, {"eps": 1e-3, "track_running_stats": False, "bias": False}):
+        for name in ("BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "InstanceNorm1d", "InstanceNorm2d",
+                     "InstanceNorm3d"):
+            assert repr(getattr(torchweb.nn, name)(5, **kw)) == repr(getattr(torch.nn, name)(5, **kw))
+
+
+@pytest.mark.parametrize("name,shape", [("BatchNorm1d", (2, 3, 4, 5)), ("BatchNorm1d", (3,)),
+                                        ("BatchNorm2d", (2, 3, 4)), ("BatchNorm3d", (2, 3, 4, 4)),
+                                        ("BatchNorm2d", (2, 4, 3, 3)),     # wrong channel count
+                                        ("BatchNorm1d", (1, 3))])          # one value per channel
+def test_batch_norm_forward_errors(device, name, shape):
+    check_forward_error(B(name, 3), [make(shape)], device)
+
+
+# -- instance norm -------------------------------------------------------------------------
+IN = [
+    ("InstanceNorm1d", (3,), {}, (2, 3, 5)),
+    ("InstanceNorm1d", (3,), {"affine": True}, (3, 4)),        # unbatched
+    ("InstanceNorm2d", (3,), {"affine": True, "track_running_stats": True}, (2, 3, 3, 2)),
+    ("InstanceNorm2d", (2,), {"track_running_stats": True, "momentum": 0.4}, (2, 3, 3)),   # unbatched
+    ("InstanceNorm3d", (2,), {"affine": True, "bias": False}, (2, 2, 2, 2, 3)),
+]
+
+
+@pytest.mark.parametrize("name,args,kw,shape", IN, ids=[f"{c[0]}-{i}" for i, c in enumerate(IN)])
+def test_instance_norm_module(device, name, args, kw, shape):
+    mine, ref = pair(B(name, *args, **kw), device)
+    for _ in range(2):
+        run(mine, ref, [make(shape)], device)
+    mine.eval()
+    ref.eval()
+    run(mine, ref, [make(shape)], device)
+
+
+def test_instance_norm_errors(device):
+    check_forward_error(B("InstanceNorm2d", 3, affine=True), [make((2, 4, 3, 3))], device)
+    check_forward_error(B("InstanceNorm1d", 3), [make((2, 3, 3, 3))], device)
+    with pytest.warns(UserWarning):
+        torchweb.nn.InstanceNorm1d(4)(torchweb.ones((2, 3, 5), device=device))
+
+
+# -- layer norm, rms norm, group norm, local response norm ---------------------------------
+NORMS = [
+    ("LayerNorm", (5,), {}, (3, 5)),
+    ("LayerNorm", ((3, 4),), {"eps": 1e-3}, (2, 3, 4)),
+    ("LayerNorm", ([4],), {"elementwise_affine": False}, (2, 3, 4)),
+    ("LayerNorm", (4,), {"bias": False}, (2, 4)),
+    ("RMSNorm", (5,), {}, (3, 5)),
+    ("RMSNorm", ([2, 3],), {"eps": 1e-4}, (4, 2, 3)),
+    ("RMSNorm", (3,), {"elementwise_affine": False}, (2, 3)),
+    ("GroupNorm", (2, 4), {}, (2, 4, 3)),
+    ("GroupNorm", (3, 6), {"eps": 1e-3, "affine": False}, (2, 6, 2, 2)),
+    ("GroupNorm", (1, 2), {"bias": False}, (3, 2, 4)),
+    ("LocalResponseNorm", (3,), {}, (2, 5, 3)),
+    ("LocalResponseNorm", (2,), {"alpha": 0.1, "beta": 0.5, "k": 2.0}, (2, 4, 3, 2)),
+]
+
+
+@pytest.mark.parametrize("name,args,kw,shape", NORMS, ids=[f"{c[0]}-{i}" for i, c in enumerate(NORMS)])
+def test_norm_modules(device, name, args, kw, shape):
+    build = B(name, *args, **kw)
+    mine, ref = pair(build, device)
+    # non-default affine values, so the parameter path is exercised
+    with torch.no_grad():
+        for p in ref.parameters():
+            p.copy_(make(tuple(p.shape)))
+    mine.load_state_dict({k: ours(v, device) for k, v in ref.state_dict().items()})
+    run(mine, ref, [make(shape)], device)
+    mine.eval()
+    ref.eval()
+    run(mine, ref, [make(shape)], device, grad=False)
+
+
+def test_norm_init_and_errors():
+    m = torchweb.nn.LayerNorm((2, 3))
+    assert m.normalized_shape == (2, 3) and m.weight.tolist() == [[1.0] * 3] * 2 and m.bias.tolist() == [[0.0] * 3] * 2
+    g = torchweb.nn.GroupNorm(2, 4)
+    assert g.weight.tolist() == [1.0] * 4 and g.bias.tolist() == [0.0] * 4
+    assert torchweb.nn.RMSNorm(3).weight.tolist() == [1.0] * 3
+    check_ctor_error(B("GroupNorm", 3, 4))
+    with pytest.raises(NotImplementedError):
+        torchweb.nn.CrossMapLRN2d(3)
+
+
+@pytest.mark.parametrize("name,args,shape", [("LayerNorm", (5,), (3, 4)), ("GroupNorm", (2, 4), (2, 6, 3)),
+                                             ("RMSNorm", ((2, 3),), (4, 3, 2))])
+def test_norm_forward_errors(device, name, args, shape):
+    check_forward_error(B(name, *args), [make(shape)], device)
+
+
+# -- dropout ---------------------------------------------------------------------------------
+DROPOUT = [("Dropout", (4, 50)), ("Dropout1d", (4, 30, 3)), ("Dropout2d", (4, 30, 2, 2)),
+           ("Dropout3d", (2, 30, 2, 1, 2)), ("AlphaDropout", (4, 50)), ("FeatureAlphaDropout", (4, 30, 3))]
+
+
+@pytest.mark.parametrize("name,shape", DROPOUT)
+def test_dropout_eval_is_identity(device, name, shape):
+    check_module(B(name, 0.4), [make(shape)], device, modes=("eval",))
+
+
+@pytest.mark.parametrize("name,shape", DROPOUT)
+def test_dropout_train(device, name, shape):
+    torchweb.manual_seed(1)
+    m = getattr(torchweb.nn, name)(p=0.4)
+    x = torchweb.tensor(make(shape, low=1.0, high=2.0).tolist(), device=device, requires_grad=True)
+    y = m(x)
+    assert m.training and tuple(y.shape) == shape
+    yt, xt = theirs(y.detach()), theirs(x.detach())
+    if name.endswith("AlphaDropout"):
+        # dropped values all take one value a*(-alpha') + b; kept ones a*x + b
+        alpha_p = -1.7580993408473766
+        a = ((1 - 0.4) * (1 + 0.4 * alpha_p ** 2)) ** -0.5
+        b = -a * alpha_p * 0.4
+        dropped = torch.isclose(yt, torch.full_like(yt, a * alpha_p + b), atol=1e-5)
+        kept = torch.isclose(yt, xt * a + b, atol=1e-5)
+    else:
+        dropped = yt == 0
+        kept = torch.isclose(yt, xt / 0.6, rtol=1e-5)
+    assert bool((dropped | kept).all())
+    frac = dropped.float().mean().item()
+    assert 0.2 < frac < 0.6, frac
+    if name not in ("Dropout", "AlphaDropout"):   # whole channels
+        per_channel = dropped.reshape(shape[0], shape[1], -1)
+        assert bool((per_channel.all(-1) | ~per_channel.any(-1)).all())
+    y.sum().backward()
+    g = theirs(x.grad)
+    assert bool(((g == 0) == dropped).all())
+    torchweb.manual_seed(1)
+    assert theirs(getattr(torchweb.nn, name)(p=0.4)(x.detach())).tolist() == yt.tolist()
+
+
+def test_dropout_inplace_and_repr(device):
+    for name in ("Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout", "FeatureAlphaDropout"):
+        assert repr(getattr(torchweb.nn, name)()) == repr(getattr(torch.nn, name)())
+        assert repr(getattr(torchweb.nn, name)(0.2, True)) == repr(getattr(torch.nn, name)(0.2, True))
+        check_ctor_error(B(name, 1.5))
+        check_ctor_error(B(name, -0.1))
+    x = torchweb.ones((3, 40), device=device)
+    y = torchweb.nn.Dropout(0.5, inplace=True)(x)
+    assert y is x and 0 < (x == 0).sum().item() < 120
+    assert torchweb.nn.Dropout(0.0)(x).tolist() == x.tolist()
+    assert (torchweb.nn.Dropout(1.0)(torchweb.ones(5, device=device)) == 0).all().item()
+
+
+# -- embedding -----------------------------------------------------------------------------
+EMB = [
+    ((6, 3), {}, [[1, 2, 2], [0, 5, 1]]),
+    ((6, 3), {"padding_idx": 2}, [1, 2, 2, 4]),
+    ((6, 3), {"padding_idx": -1}, [[5, 0], [5, 3]]),
+    ((5, 4), {"scale_grad_by_freq": True}, [1, 1, 3, 1, 0]),
+    ((5, 2), {"max_norm": 1.0}, [0, 2, 2]),
+    ((5, 2), {"max_norm": 1.5, "norm_type": 1.0}, [[4], [3]]),
+]
+
+
+@pytest.mark.parametrize("args,kw,idx", EMB)
+def test_embedding_module(device, args, kw, idx):
+    mine, ref = pair(B("Embedding", *args, **kw), device)
+    if "padding_idx" in kw:
+        assert theirs(mine.weight.detach())[ref.padding_idx].abs().sum().item() == 0
+    run(mine, ref, [torch.tensor(idx)], device)
+
+
+def test_embedding_init_and_from_pretrained(device):
+    torchweb.manual_seed(0)
+    m = torchweb.nn.Embedding(200, 10, device=device)
+    w = theirs(m.weight.detach())
+    assert abs(w.mean().item()) < 0.05 and abs(w.std().item() - 1) < 0.05    # N(0, 1)
+    assert m.padding_idx is None and m.sparse is False
+    pre = [[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]]
+    e = torchweb.nn.Embedding.from_pretrained(torchweb.tensor(pre, device=device))
+    r = torch.nn.Embedding.from_pretrained(torch.tensor(pre))
+    assert repr(e) == repr(r) and not e.weight.requires_grad and e.weight.tolist() == pre
+    assert e(torchweb.tensor([2, 0], device=device)).tolist() == [[5.0, 6.0], [1.0, 2.0]]
+    e2 = torchweb.nn.Embedding.from_pretrained(torchweb.tensor(pre, device=device), freeze=False, padding_idx=1)
+    assert e2.weight.requires_grad and e2.padding_idx == 1 and e2.weight.tolist() == pre   # not zeroed
+    mine, ref = pair(lambda nn: nn.Embedding.from_pretrained(
+        (torchweb if nn is torchweb.nn else torch).tensor(pre), freeze=False, max_norm=2.0), device)
+    run(mine, ref, [torch.tensor([1, 2, 1])], device)
+    with pytest.raises(AssertionError):
+        torchweb.nn.Embedding.from_pretrained(torchweb.ones(3))
+    with pytest.raises(AssertionError):
+        torchweb.nn.Embedding(3, 2, _weight=torchweb.ones((2, 3)))
+
+
+def test_embedding_repr_and_errors(device):
+    for kw in ({}, {"padding_idx": 1, "max_norm": 2.0, "norm_type": 1.0, "scale_grad_by_freq": True, "sparse": True}):
+        assert repr(torchweb.nn.Embedding(4, 3, **kw)) == repr(torch.nn.Embedding(4, 3, **kw))
+        assert repr(torchweb.nn.EmbeddingBag(4, 3, **kw)) == repr(torch.nn.EmbeddingBag(4, 3, **kw))
+    for pad in (4, -5, 10):
+        check_ctor_error(B("Embedding", 4, 3, padding_idx=pad))
+        check_ctor_error(B("EmbeddingBag", 4, 3, padding_idx=pad))
+    check_forward_error(B("Embedding", 4, 3), [torch.tensor([1.0])], device)
+    if device == "cpu":   # out-of-range indices on webgpu are reported at the next read-back
+        check_forward_error(B("Embedding", 4, 3), [torch.tensor([4])], device)
+
+
+EBAG = [
+    ({}, [[0, 2], [1, 3], [4, 4]], None),
+    ({"mode": "sum"}, [1, 2, 4, 4, 3, 0], [0, 2, 2]),
+    ({"mode": "max"}, [[0, 1], [2, 3]], None),
+    ({"mode": "sum", "include_last_offset": True}, [1, 2, 4, 3, 0], [0, 2, 3, 5]),
+    ({"padding_idx": 0}, [0, 2, 0, 3], [0, 2]),
+]
+
+
+@pytest.mark.parametrize("kw,idx,offsets", EBAG)
+def test_embedding_bag_module(device, kw, idx, offsets):
+    mine, ref = pair(B("EmbeddingBag", 5, 3, **kw), device)
+    inputs = [torch.tensor(idx)] + ([torch.tensor(offsets)] if offsets is not None else [])
+    run(mine, ref, inputs, device)
+
+
+def test_embedding_bag_from_pretrained(device):
+    pre = [[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]]
+    e = torchweb.nn.EmbeddingBag.from_pretrained(torchweb.tensor(pre, device=device), mode="sum")
+    r = torch.nn.EmbeddingBag.from_pretrained(torch.tensor(pre), mode="sum")
+    assert repr(e) == repr(r) and not e.weight.requires_grad
+    assert e(torchweb.tensor([[0, 2]], device=device)).tolist() == [[6.0, 8.0]]
+    mine, ref = pair(B("EmbeddingBag", 5, 3, mode="sum"), device)
+    run(mine, ref, [torch.tensor([0, 1, 1, 4]), torch.tensor([0, 3])], device,
+        kwargs={"per_sample_weights": torch.tensor([0.5, 1.0, -2.0, 3.0])})
