@@ -728,6 +728,40 @@ def _spec_modules():
     return out
 
 
+SCRIPTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "scripts")
+SCRIPT_TOL = (2e-4, 2e-5)
+
+
+def script_json(value):
+    """A script's result: numbers, nested lists and dicts of them (nan/inf as strings)."""
+    if isinstance(value, dict):
+        return {k: script_json(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [script_json(v) for v in value]
+    if isinstance(value, float) and not math.isfinite(value):
+        return str(value)
+    return value
+
+
+def script_cases():
+    """tests/browser/scripts/*.py: whole PyTorch programs (`import torch`, nn, optim, data) run
+    here with PyTorch; the page runs the same source with torchweb standing in for torch and
+    compares the `result` each script sets."""
+    out = []
+    for name in sorted(os.listdir(SCRIPTS)):
+        if not name.endswith(".py"):
+            continue
+        with open(os.path.join(SCRIPTS, name)) as f:
+            code = f.read()
+        ns = {"__name__": "__script__"}
+        torch.manual_seed(0)
+        exec(compile(code, name, "exec"), ns)
+        out.append({"id": "script/" + name[:-3], "op": name, "style": "script", "code": code,
+                    "result": script_json(ns["result"]), "tol": list(SCRIPT_TOL),
+                    "inputs": [], "args": [], "kwargs": {}})
+    return out
+
+
 def main():
     warnings.simplefilter("ignore")   # torch warns on var of one element: that is the case
     for make in (binary_specs, compare_specs, unary_specs, reduction_specs, matmul_specs, join_specs,
@@ -738,6 +772,7 @@ def main():
         make(sys.modules[__name__])
     # A spec with grad=True gives two cases, so a missing backward hides no forward result.
     cases = [record(s, g) for s in SPECS for g in ((False, True) if s["grad"] else (False,))]
+    cases += script_cases()
     ids = [c["id"] for c in cases]
     assert len(ids) == len(set(ids)), "duplicate case ids"
     doc = {"torch": torch.__version__, "count": len(cases), "cases": cases}

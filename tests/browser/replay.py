@@ -176,8 +176,44 @@ def _weights(data):
 
 
 # -- one case --------------------------------------------------------------------------------------
+def run_script(case):
+    """A whole program written for PyTorch: run it with `import torch` giving torchweb, then
+    compare the `result` it sets with PyTorch's."""
+    if hasattr(torch, "install_torch_alias"):
+        torch.install_torch_alias()
+    ns = {"__name__": "__script__"}
+    exec(compile(case["code"], case["op"], "exec"), ns)
+    return _compare_result(ns.get("result"), case["result"], case["tol"], "result")
+
+
+def _compare_result(got, want, tol, where):
+    if isinstance(want, dict):
+        if not isinstance(got, dict) or sorted(got) != sorted(want):
+            return f"{where}: keys {sorted(got) if isinstance(got, dict) else type(got).__name__}, expected {sorted(want)}"
+        for k in want:
+            msg = _compare_result(got[k], want[k], tol, f"{where}[{k!r}]")
+            if msg:
+                return msg
+        return None
+    if isinstance(want, list):
+        if not isinstance(got, (list, tuple)) or len(got) != len(want):
+            return f"{where}: got {got!r}, expected a list of {len(want)}"
+        for i, (g, w) in enumerate(zip(got, want)):
+            msg = _compare_result(g, w, tol, f"{where}[{i}]")
+            if msg:
+                return msg
+        return None
+    if isinstance(want, (int, float, str)) and not isinstance(want, bool):
+        if not _close(float(got), _num(want), *tol):
+            return f"{where}: got {got!r}, expected {want!r}"
+        return None
+    return None if got == want else f"{where}: got {got!r}, expected {want!r}"
+
+
 def run_case(case):
     """None when the case passes; else a message."""
+    if case["style"] == "script":
+        return run_script(case)
     want_grad = "grad" in case
     tensors = [make_input(s, want_grad) for s in case["inputs"]]   # the leaves
     seen = apply_views(tensors, case["inputs"])
