@@ -347,7 +347,16 @@ class Optimizer:
                         continue
                     if getattr(grad, "is_sparse", False):
                         raise RuntimeError(f"{type(self).__name__} does not support sparse gradients")
-                    self._update(p, grad, self.state[p], group)
+                    # self.state gets an entry only once an update stored something in it
+                    # (SGD without momentum keeps none, as PyTorch's)
+                    state = self.state.get(p)
+                    if state is None:
+                        state = {}
+                        self._update(p, grad, state, group)
+                        if state:
+                            self.state[p] = state
+                    else:
+                        self._update(p, grad, state, group)
         return loss
 
     def _update(self, p, grad, state, group):
@@ -386,3 +395,9 @@ def fused(key, tensors, names, writes, body, scalars):
 def zeros_state(p):
     from .._creation import zeros_like
     return zeros_like(p)
+
+
+def empty_state(p):
+    """Uninitialized state the first step's kernel writes whole (no fill kernel)."""
+    from ..ops.dispatch import empty
+    return empty(p.shape, p.dtype, p.device)

@@ -1,7 +1,7 @@
 """torch.optim.SGD: stochastic gradient descent with momentum, dampening, Nesterov momentum,
 weight decay and maximize; one fused kernel per parameter and step."""
 
-from .optimizer import Optimizer, fused, grad_terms, required, zeros_state
+from .optimizer import Optimizer, empty_state, fused, grad_terms, required
 
 __all__ = ["SGD"]
 
@@ -50,12 +50,12 @@ class SGD(Optimizer):
         if momentum != 0:
             buf = state.get("momentum_buffer")
             if buf is None:
-                # PyTorch's first step clones the gradient: buf = 0 * 0 + 1 * g is exactly that
-                buf = state["momentum_buffer"] = zeros_state(p)
-                s["m"], s["damp"] = 0.0, 1.0
+                # PyTorch's first step clones the gradient into the buffer (another kernel)
+                buf = state["momentum_buffer"] = empty_state(p)
+                body.append(("momentum_buffer", "g"))
             else:
                 s["m"], s["damp"] = momentum, 1 - group["dampening"]
-            body.append(("momentum_buffer", "momentum_buffer * m + damp * g"))
+                body.append(("momentum_buffer", "momentum_buffer * m + damp * g"))
             if group["nesterov"]:
                 s["mom"] = momentum
                 body.append(("g", "g + mom * momentum_buffer"))

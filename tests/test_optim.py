@@ -1,0 +1,378 @@
+"""torchweb.optim vs torch.optim: a small raw-tensor MLP trained 20 steps from the same weights
+and data on both devices (loss curves and final parameters), state_dict layout and round trips,
+parameter groups, bad input, non-contiguous and float16 parameters, one kernel per parameter."""
+
+import copy
+import warnings
+
+import pytest
+import torch
+
+import torchweb
+from oracle import ours, theirs
+
+STEPS = 20
+
+CONFIGS = [
+    ("SGD", dict(lr=0.1)),
+    ("SGD", dict(lr=0.05, momentum=0.9)),
+    ("SGD", dict(lr=0.05, momentum=0.9, dampening=0.3, weight_decay=0.01)),
+    ("SGD", dict(lr=0.05, momentum=0.9, nesterov=True, weight_decay=0.01)),
+    ("SGD", dict(lr=0.05, maximize=True)),
+    ("Adam", dict(lr=0.01)),
+    ("Adam", dict(lr=0.01, betas=(0.8, 0.99), eps=1e-6, weight_decay=0.1, amsgrad=True)),
+    ("Adam", dict(lr=0.01, maximize=True, foreach=False, capturable=False)),
+    ("Adam", dict(lr=0.01, weight_decay=0.1, decoupled_weight_decay=True)),
+    ("AdamW", dict(lr=0.01)),
+    ("AdamW", dict(lr=0.01, weight_decay=0.5, amsgrad=True, betas=(0.6, 0.9))),
+    ("RMSprop", dict(lr=0.01)),
+    ("RMSprop", dict(lr=0.01, centered=True, momentum=0.5, weight_decay=0.1)),
+    ("RMSprop", dict(lr=0.01, momentum=0.9, alpha=0.9, maximize=True)),
+    ("Adagrad", dict(lr=0.1)),
+    ("Adagrad", dict(lr=0.1, lr_decay=0.01, initial_accumulator_value=0.1, weight_decay=0.01)),
+    ("Adadelta", dict()),
+    ("Adadelta", dict(lr=0.5, rho=0.8, weight_decay=0.1, maximize=True)),
+    ("Adamax", dict(lr=0.01)),
+    ("Adamax", dict(lr=0.01, weight_decay=0.1, betas=(0.5, 0.9))),
+    ("NAdam", dict(lr=0.01)),
+    ("NAdam", dict(lr=0.01, weight_decay=0.1, momentum_decay=0.01)),
+    ("NAdam", dict(lr=0.01, weight_decay=0.1, decoupled_weight_decay=True)),
+    ("RAdam", dict(lr=0.01)),
+    ("RAdam", dict(lr=0.01, weight_decay=0.1)),
+    ("RAdam", dict(lr=0.01, weight_decay=0.1, decoupled_weight_decay=True, betas=(0.9, 0.9))),
+]
+
+
+def _ids(c):
+    return c[0] + "-" + "-".join(f"{k}={v}" for k, v in c[1].items())
+
+
+def _data():
+    g = torch.Generator().manual_seed(0)
+    params = [torch.randn(4, 8, generator=g) * 0.5, torch.randn(8, generator=g) * 0.1,
+              torch.randn(8, 3, generator=g) * 0.5]
+    x = torch.randn(16, 4, generator=g)
+    y = torch.randn(16, 3, generator=g)
+    return params, x, y
+
+
+def _loss(lib, params, x, y):
+    w1, b1, w2 = params
+    return ((lib.tanh(x @ w1 + b1) @ w2 - y) ** 2).mean()
+
+
+def _mk(lib, values, device, dtype=torch.float32):
+    if lib is torch:
+        return [v.clone().to(dtype).requires_grad_(True) for v in values]
+    return [ours(v.to(dtype), device, requires_grad=True) for v in values]
+
+
+def _train(lib, name, kwargs, device, steps=STEPS, groups=None, params=None, opt=None, dtype=torch.float32):
+    pv, x, y = _data()
+    x, y = x.to(dtype), y.to(dtype)
+    if lib is not torch:
+        x, y = ours(x, device), ours(y, device)
+    if params is None:
+        params = _mk(lib, pv, device)
+    if opt is None:
+        spec = params if groups is None else [dict(g, params=[params[i] for i in g["params"]]) for g in groups]
+        opt = getattr(lib.optim, name)(spec, **kwargs)
+    losses = []
+    for _ in range(steps):
+        opt.zero_grad()
+        loss = _loss(lib, params, x, y)
+        loss.backward()
+        opt.step()
+        losses.append(loss.item())
+    return losses, params, opt
+
+
+def _compare(ours_run, theirs_run, rtol=1e-5, atol=1e-6):
+    (l1, p1, _), (l2, p2, _) = ours_run, theirs_run
+    torch.testing.assert_close(torch.tensor(l1), torch.tensor(l2), rtol=rtol, atol=atol)
+    for a, b in zip(p1, p2):
+        torch.testing.assert_close(theirs(a.detach()), b.detach(), rtol=rtol, atol=atol)
+
+
+@pytest.mark.parametrize("config", CONFIGS, ids=_ids)
+def test_training_matches_pytorch(config, device):
+    name, kwargs = config
+    _compare(_train(torchweb, name, kwargs, device), _train(torch, name, kwargs, device))
+
+
+@pytest.mark.parametrize("name", ["SGD", "Adam", "RMSprop", "NAdam"])
+def test_param_groups_with_their_own_options(name, device):
+    groups = [{"params": [0, 1], "lr": 0.05}, {"params": [2], "lr": 0.002, "weight_decay": 0.1}]
+    kwargs = dict(lr=0.01, momentum=0.9) if name in ("SGD", "RMSprop") else dict(lr=0.01)
+    a = _train(torchweb, name, kwargs, device, groups=groups)
+    b = _train(torch, name, kwargs, device, groups=groups)
+    _compare(a, b)
+    assert [g["lr"] for g in a[2].param_groups] == [0.05, 0.002]
+
+
+def _clone_state(sd):
+    """A copy of a torchweb state_dict with fresh tensors (what torch.save/load gives)."""
+    def c(v):
+        if isinstance(v, torchweb.Tensor):
+            return v.detach().clone()
+        if isinstance(v, dict):
+            return {k: c(x) for k, x in v.items()}
+        return copy.deepcopy(v)
+    return {"state": {k: c(v) for k, v in sd["state"].items()}, "param_groups": copy.deepcopy(sd["param_groups"])}
+
+
+def _to_torchweb_state(sd, device):
+    def c(k, v):
+        if isinstance(v, torch.Tensor):
+            return ours(v, "cpu" if k == "step" else device)
+        return v
+    return {"state": {i: {k: c(k, v) for k, v in s.items()} for i, s in sd["state"].items()},
+            "param_groups": copy.deepcopy(sd["param_groups"])}
+
+
+@pytest.mark.parametrize("config", [c for i, c in enumerate(CONFIGS) if i in (2, 6, 10, 12, 15, 17, 19, 22, 25)], ids=_ids)
+def test_state_dict_layout_and_round_trip(config, device):
+    name, kwargs = config
+    half = STEPS // 2
+    _, params, opt = _train(torchweb, name, kwargs, device, steps=half)
+    _, tparams, topt = _train(torch, name, kwargs, device, steps=half)
+    sd, tsd = opt.state_dict(), topt.state_dict()
+    # PyTorch's layout: state keyed by parameter index, groups with the options and "params"
+    assert list(sd["state"].keys()) == list(tsd["state"].keys())
+    for i in tsd["state"]:
+        assert list(sd["state"][i].keys()) == list(tsd["state"][i].keys())
+        for k, v in tsd["state"][i].items():
+            got = sd["state"][i][k]
+            assert got.dtype.name == str(v.dtype).replace("torch.", "") and tuple(got.shape) == tuple(v.shape)
+            if k == "step":
+                assert got.dim() == 0 and got.item() == v.item() == half
+            else:
+                torch.testing.assert_close(theirs(got), v, rtol=1e-4, atol=1e-5)
+    assert sd["param_groups"] == tsd["param_groups"]
+    # a fresh optimizer over copies of the parameters, loaded mid-training, continues the curve
+    saved = _clone_state(sd)
+    copies = [ours(theirs(p.detach()), device, requires_grad=True) for p in params]
+    fresh = getattr(torchweb.optim, name)(copies, **kwargs)
+    fresh.load_state_dict(saved)
+    cont = _train(torchweb, name, kwargs, device, steps=half, params=copies, opt=fresh)
+    tcont = _train(torch, name, kwargs, device, steps=half, params=tparams, opt=topt)
+    _compare(cont, tcont)
+    # and a PyTorch checkpoint loads into torchweb and continues the same way
+    tparams2 = [ours(p.detach(), device, requires_grad=True) for p in _train(torch, name, kwargs, device, steps=half)[1]]
+    topt2 = _train(torch, name, kwargs, device, steps=half)[2]
+    opt2 = getattr(torchweb.optim, name)(tparams2, **kwargs)
+    opt2.load_state_dict(_to_torchweb_state(topt2.state_dict(), device))
+    _compare(_train(torchweb, name, kwargs, device, steps=half, params=tparams2, opt=opt2), tcont)
+
+
+def test_state_dict_of_sgd_without_momentum_is_empty(device):
+    _, _, opt = _train(torchweb, "SGD", dict(lr=0.1), device, steps=2)
+    _, _, topt = _train(torch, "SGD", dict(lr=0.1), device, steps=2)
+    assert opt.state_dict()["state"] == topt.state_dict()["state"] == {}
+    assert opt.state_dict()["param_groups"] == topt.state_dict()["param_groups"]
+
+
+@pytest.mark.parametrize("name", ["SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta", "Adamax", "NAdam", "RAdam"])
+def test_repr_and_defaults_match_pytorch(name):
+    p = torchweb.zeros(2, device="cpu", requires_grad=True)
+    tp = torch.zeros(2, requires_grad=True)
+    kwargs = dict(lr=0.1) if name == "SGD" else {}
+    assert repr(getattr(torchweb.optim, name)([p], **kwargs)) == repr(getattr(torch.optim, name)([tp], **kwargs))
+
+
+def test_load_state_dict_checks_groups():
+    a, b = torchweb.zeros(2, device="cpu", requires_grad=True), torchweb.zeros(2, device="cpu", requires_grad=True)
+    opt = torchweb.optim.Adam([a, b])
+    two = torchweb.optim.Adam([{"params": [a]}, {"params": [b]}])
+    one = torchweb.optim.Adam([a])
+    with pytest.raises(ValueError, match="different number of parameter groups"):
+        opt.load_state_dict(two.state_dict())
+    with pytest.raises(ValueError, match="doesn't match the size"):
+        opt.load_state_dict(one.state_dict())
+
+
+def test_load_state_dict_casts_state_to_the_parameter(device):
+    p = torchweb.zeros(3, device=device, requires_grad=True)
+    opt = torchweb.optim.SGD([p], lr=0.1, momentum=0.9)
+    sd = {"state": {0: {"momentum_buffer": torchweb.ones(3, dtype=torchweb.float16, device="cpu")}},
+          "param_groups": opt.state_dict()["param_groups"]}
+    opt.load_state_dict(sd)
+    buf = opt.state[p]["momentum_buffer"]
+    assert buf.dtype == torchweb.float32 and buf.device.type == device
+
+
+def _bad(lib, name, *args, **kwargs):
+    try:
+        getattr(lib.optim, name)(*args, **kwargs)
+    except Exception as e:  # noqa: BLE001  (comparing exception types and messages)
+        return type(e), str(e)
+    return None
+
+
+@pytest.mark.parametrize("case", [
+    ("SGD", dict(lr=-0.1)), ("SGD", dict(lr=0.1, momentum=-1)), ("SGD", dict(lr=0.1, weight_decay=-1)),
+    ("SGD", dict(lr=0.1, nesterov=True)), ("SGD", dict(lr=0.1, momentum=0.9, dampening=0.1, nesterov=True)),
+    ("Adam", dict(lr=-1.0)), ("Adam", dict(betas=(1.0, 0.9))), ("Adam", dict(betas=(0.9, -0.1))),
+    ("Adam", dict(eps=-1.0)), ("AdamW", dict(weight_decay=-1.0)), ("RMSprop", dict(alpha=-1.0)),
+    ("RMSprop", dict(momentum=-1.0)), ("Adagrad", dict(lr_decay=-1.0)),
+    ("Adagrad", dict(initial_accumulator_value=-1.0)), ("Adadelta", dict(rho=1.5)),
+    ("Adamax", dict(lr=-1.0)), ("NAdam", dict(momentum_decay=-1.0)), ("RAdam", dict(eps=-1.0)),
+    ("Adam", dict(fused=True, differentiable=True)),
+], ids=lambda c: c[0] + "-" + "-".join(f"{k}={v}" for k, v in c[1].items()))
+def test_bad_options_raise_like_pytorch(case):
+    name, kwargs = case
+    got = _bad(torchweb, name, [torchweb.zeros(2, device="cpu", requires_grad=True)], **kwargs)
+    exp = _bad(torch, name, [torch.zeros(2, requires_grad=True)], **kwargs)
+    assert exp is not None and got == exp
+
+
+def test_bad_params_raise_like_pytorch():
+    p = torchweb.zeros(2, device="cpu", requires_grad=True)
+    tp = torch.zeros(2, requires_grad=True)
+    for ours_params, their_params in [
+            (p, tp),                                                  # a tensor, not an iterable
+            ([], []),                                                 # empty
+            ([p * 2], [tp * 2]),                                      # non-leaf
+            ([{"params": [p]}, {"params": [p]}], [{"params": [tp]}, {"params": [tp]}]),  # duplicate
+            ([1.0], [1.0]),                                           # not a tensor
+            ([{"params": {p}}], [{"params": {tp}}])]:                 # a set
+        got, exp = _bad(torchweb, "SGD", ours_params, lr=0.1), _bad(torch, "SGD", their_params, lr=0.1)
+        assert exp is not None and got is not None and got[0] is exp[0], (got, exp)
+        if "Tensor" not in exp[1]:
+            assert got[1] == exp[1]
+    with pytest.warns(UserWarning, match="duplicate parameters"):
+        torchweb.optim.SGD([p, p], lr=0.1)
+
+
+def test_add_param_group_zero_grad_closure_and_hooks(device):
+    a = torchweb.ones(3, device=device, requires_grad=True)
+    b = torchweb.ones(2, device=device, requires_grad=True)
+    opt = torchweb.optim.SGD([a], lr=0.1)
+    opt.add_param_group({"params": b, "lr": 0.5})
+    assert opt.param_groups[1]["lr"] == 0.5 and opt.param_groups[1]["momentum"] == 0
+    with pytest.raises(ValueError, match="more than one parameter group"):
+        opt.add_param_group({"params": [a]})
+    calls = []
+    h1 = opt.register_step_pre_hook(lambda o, args, kwargs: calls.append("pre"))
+    opt.register_step_post_hook(lambda o, args, kwargs: calls.append("post"))
+
+    def closure():
+        opt.zero_grad()
+        loss = (a * a).sum() + (b * 3).sum()
+        loss.backward()
+        return loss
+
+    loss = opt.step(closure)
+    assert loss.item() == 9.0 and calls == ["pre", "post"]
+    assert a.tolist() == pytest.approx([0.8] * 3) and b.tolist() == pytest.approx([-0.5] * 2)
+    h1.remove()
+    opt.step(closure)
+    assert calls == ["pre", "post", "post"]
+    opt.zero_grad(set_to_none=False)
+    assert a.grad.tolist() == [0.0] * 3
+    opt.zero_grad()
+    assert a.grad is None and b.grad is None
+    opt.step()   # no gradients: nothing happens
+
+
+@pytest.mark.parametrize("name,kwargs", [("SGD", dict(lr=0.1, momentum=0.9)), ("Adam", dict(lr=0.01, amsgrad=True)),
+                                         ("RMSprop", dict(lr=0.01, centered=True, momentum=0.9))])
+def test_non_contiguous_parameters(name, kwargs, device):
+    g = torch.Generator().manual_seed(3)
+    base = torch.randn(6, 5, generator=g)
+    grads = [torch.randn(5, 6, generator=g) for _ in range(3)]
+    tp = base.t().detach().requires_grad_(True)     # a transposed leaf
+    p = ours(base, device).t().detach().requires_grad_(True)
+    assert not p.is_contiguous()
+    topt, opt = getattr(torch.optim, name)([tp], **kwargs), getattr(torchweb.optim, name)([p], **kwargs)
+    for gr in grads:
+        tp.grad = gr.clone()
+        p.grad = ours(gr.t(), device).t()            # a non-contiguous gradient too
+        topt.step()
+        opt.step()
+    torch.testing.assert_close(theirs(p.detach()), tp.detach(), rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("name,kwargs", [("SGD", dict(lr=0.1, momentum=0.9)), ("Adam", dict(lr=0.01, eps=1e-3)),
+                                         ("Adagrad", dict(lr=0.1))])
+def test_float16_parameters(name, kwargs, device):
+    """float16 is computed in float32 and stored once per step (PyTorch rounds after each op):
+    close to PyTorch's float16 run, state kept in float16. (Adam's default eps, 1e-8, is 0 in
+    float16: PyTorch's half steps then divide by zero where a gradient is 0, ours do not.)"""
+    if device == "webgpu":
+        from torchweb.backends.webgpu.runtime import get_runtime
+        if "shader-f16" not in get_runtime().features:
+            pytest.skip("adapter without shader-f16")
+    h = torch.float16
+    a = _train(torchweb, name, kwargs, device, steps=10, params=_mk(torchweb, _data()[0], device, h), dtype=h)
+    b = _train(torch, name, kwargs, device, steps=10, params=_mk(torch, _data()[0], device, h), dtype=h)
+    for p in a[1]:
+        assert p.dtype == torchweb.float16
+    for s in a[2].state.values():
+        for k, v in s.items():
+            if k != "step":
+                assert v.dtype == torchweb.float16
+    torch.testing.assert_close(torch.tensor(a[0]), torch.tensor(b[0]), rtol=2e-2, atol=2e-3)
+    for x, y in zip(a[1], b[1]):
+        torch.testing.assert_close(theirs(x.detach()).float(), y.detach().float(), rtol=5e-2, atol=5e-2)
+
+
+def test_one_kernel_per_parameter():
+    """The webgpu step is one dispatch per parameter, whatever the optimizer's options (the
+    first step also fills new state with zeros, except SGD's momentum buffer)."""
+    from torchweb.backends.webgpu.runtime import get_runtime
+    rt = get_runtime()
+    for name, kwargs in [("SGD", dict(lr=0.1, momentum=0.9, nesterov=True, weight_decay=0.1)),
+                         ("Adam", dict(amsgrad=True, weight_decay=0.1)), ("AdamW", {}),
+                         ("RMSprop", dict(centered=True, momentum=0.9)), ("Adagrad", {}), ("Adadelta", {}),
+                         ("Adamax", {}), ("NAdam", {}), ("RAdam", {})]:
+        params = [torchweb.ones(5, 3, device="webgpu", requires_grad=True), torchweb.ones(3, device="webgpu", requires_grad=True)]
+        for p in params:
+            p.grad = torchweb.full(p.shape, 0.5, device="webgpu")
+        opt = getattr(torchweb.optim, name)(params, **kwargs)
+        if name != "SGD":
+            opt.step()
+        for _ in range(2):
+            rt.flush()
+            before = rt.stream.dispatches
+            opt.step()
+            assert rt.stream.dispatches - before == len(params), name
+
+
+def test_pipeline_compiled_once():
+    """Scalars that change every step (bias corrections, lr) travel in the uniform."""
+    from torchweb.backends.webgpu.runtime import get_runtime
+    rt = get_runtime()
+    p = torchweb.ones(4, device="webgpu", requires_grad=True)
+    p.grad = torchweb.ones(4, device="webgpu")
+    opt = torchweb.optim.Adam([p], lr=0.1)
+    opt.step()
+    n = len(rt._pipelines)
+    for i in range(5):
+        opt.param_groups[0]["lr"] = 0.1 / (i + 2)
+        opt.step()
+    assert len(rt._pipelines) == n
+
+
+def test_grid_past_65535_workgroups():
+    """A parameter of more than 65535 * 256 elements: the grid folds into two dimensions."""
+    n = 65535 * 256 + 300
+    p = torchweb.zeros(n, device="webgpu", requires_grad=True)
+    p.grad = torchweb.ones(n, device="webgpu")
+    opt = torchweb.optim.SGD([p], lr=0.25)
+    opt.step()
+    a = p.detach().numpy()
+    assert a.shape == (n,) and (a == -0.25).all()
+
+
+def test_step_counter_is_a_float32_0d_tensor(device):
+    p = torchweb.ones(2, device=device, requires_grad=True)
+    p.grad = torchweb.ones(2, device=device)
+    opt = torchweb.optim.Adam([p])
+    for _ in range(3):
+        opt.step()
+    step = opt.state[p]["step"]
+    assert step.dtype == torchweb.float32 and step.dim() == 0 and step.item() == 3.0
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        opt.state_dict()
