@@ -129,7 +129,7 @@ def geometric_(self, p, *, generator=None):
         return self.copy_((u.log() / math.log1p(-p)).ceil().clamp_(min=1))
 
 
-@define("normal", "other",
+@define("normal", "other", method=False,
         doc="normal(mean, std=1.0, size=None, *, generator=None) -> Tensor\n\n"
             "Draws from N(mean, std); mean and std may be tensors (broadcast) or numbers (then "
             "`size` gives the shape). Differentiable in tensor mean and std.")
