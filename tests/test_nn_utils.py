@@ -407,3 +407,224 @@ def test_unsorted_ties(device):
     g_pad, g_len = wrnn.pad_packed_sequence(got)
     assert_close(g_pad, e_pad, rtol=0, atol=0)
     assert_close(g_len, e_len, rtol=0, atol=0)
+
+
+# -- nn.utils.parametrize and parametrizations ----------------------------------------------------
+tP, wP = torch.nn.utils.parametrize, torchweb.nn.utils.parametrize
+tPZ, wPZ = torch.nn.utils.parametrizations, torchweb.nn.utils.parametrizations
+
+
+def _linear_pair(device, i=4, o=3, bias=True):
+    """torch and torchweb Linear layers holding the same weights."""
+    t = torch.nn.Linear(i, o, bias=bias)
+    w = torchweb.nn.Linear(i, o, bias=bias).to(device)
+    with torchweb.no_grad():
+        w.weight.copy_(ours(t.weight.detach(), device))
+        if bias:
+            w.bias.copy_(ours(t.bias.detach(), device))
+    return t, w
+
+
+def _sym(lib):
+    class Symmetric(lib.nn.Module):
+        def forward(self, X):
+            return X.triu() + X.triu(1).transpose(-1, -2)
+
+        def right_inverse(self, A):
+            return A.triu()
+    return Symmetric()
+
+
+def _scale(lib, k):
+    class Scale(lib.nn.Module):
+        def forward(self, X):
+            return X * k
+
+        def right_inverse(self, A):
+            return A / k
+    return Scale()
+
+
+def _same_state(w_mod, t_mod, **tol):
+    ws, ts = w_mod.state_dict(), t_mod.state_dict()
+    assert list(ws) == list(ts)
+    for k in ts:
+        assert_close(ws[k], ts[k], **(tol or {"rtol": 1e-6, "atol": 1e-7}))
+
+
+def test_register_parametrization(device):
+    t, w = _linear_pair(device, 3, 3)
+    tP.register_parametrization(t, "weight", _sym(torch))
+    wP.register_parametrization(w, "weight", _sym(torchweb))
+    assert type(w).__name__ == type(t).__name__ == "ParametrizedLinear"
+    assert wP.type_before_parametrizations(w) is torchweb.nn.Linear
+    assert wP.is_parametrized(w) and wP.is_parametrized(w, "weight") and not wP.is_parametrized(w, "bias")
+    assert_close(w.weight, t.weight.detach())
+    _same_state(w, t)
+    assert [n for n, _ in w.named_parameters()] == [n for n, _ in t.named_parameters()]
+    x = make((2, 3))
+    go = make((2, 3))
+    (t(x) * go).sum().backward()
+    (w(ours(x, device)) * ours(go, device)).sum().backward()
+    assert_close(w.parametrizations.weight.original.grad, t.parametrizations.weight.original.grad)
+    # a second one chains after the first; assigning goes through the right inverses
+    tP.register_parametrization(t, "weight", _scale(torch, 2.0))
+    wP.register_parametrization(w, "weight", _scale(torchweb, 2.0))
+    assert_close(w.weight, t.weight.detach())
+    a = make((3, 3))
+    with torch.no_grad():
+        t.weight = a
+    w.weight = ours(a, device)
+    assert_close(w.parametrizations.weight.original, t.parametrizations.weight.original.detach())
+    assert_close(w.weight, t.weight.detach())
+
+
+@pytest.mark.parametrize("leave", [True, False])
+def test_remove_parametrizations(device, leave):
+    t, w = _linear_pair(device, 3, 3)
+    tP.register_parametrization(t, "weight", _sym(torch))
+    wP.register_parametrization(w, "weight", _sym(torchweb))
+    tP.remove_parametrizations(t, "weight", leave_parametrized=leave)
+    wP.remove_parametrizations(w, "weight", leave_parametrized=leave)
+    assert type(w) is torchweb.nn.Linear and not hasattr(w, "parametrizations")
+    assert isinstance(w.weight, torchweb.nn.Parameter)
+    _same_state(w, t)
+
+
+def test_cached(device):
+    _, w = _linear_pair(device, 3, 3)
+    wP.register_parametrization(w, "weight", _sym(torchweb))
+    assert w.weight is not w.weight
+    with wP.cached():
+        a = w.weight
+        assert w.weight is a
+    assert w.weight is not a
+
+
+def test_parametrize_errors(device):
+    t, w = _linear_pair(device, 3, 2)
+
+    class Shrink:
+        def __init__(self, lib):
+            class M(lib.nn.Module):
+                def forward(self, X):
+                    return X[:1]
+            self.m = M()
+
+    cases = [
+        lambda lib, m: (lib.nn.utils.parametrize.register_parametrization(m, "nope", _sym(lib))),
+        lambda lib, m: (lib.nn.utils.parametrize.register_parametrization(m, "weight", Shrink(lib).m)),
+        lambda lib, m: (lib.nn.utils.parametrize.remove_parametrizations(m, "weight")),
+    ]
+    for fn in cases:
+        with pytest.raises(Exception) as e:
+            fn(torch, t)
+        with pytest.raises(type(e.value)) as mine:
+            fn(torchweb, w)
+        if "Module" not in str(e.value):   # messages naming the module print its repr
+            assert str(mine.value) == str(e.value)
+    wP.register_parametrization(w, "weight", Shrink(torchweb).m, unsafe=True)
+    assert tuple(w.weight.shape) == (1, 3)
+
+
+@pytest.mark.parametrize("dim", [0, 1, None, -1])
+def test_weight_norm(device, dim):
+    t, w = _linear_pair(device)
+    tPZ.weight_norm(t, dim=dim)
+    wPZ.weight_norm(w, dim=dim)
+    _same_state(w, t, rtol=1e-5, atol=1e-6)
+    assert_close(w.weight, t.weight.detach())
+    x, go = make((2, 4)), make((2, 3))
+    (t(x) * go).sum().backward()
+    (w(ours(x, device)) * ours(go, device)).sum().backward()
+    for k in ("original0", "original1"):
+        assert_close(getattr(w.parametrizations.weight, k).grad, getattr(t.parametrizations.weight, k).grad,
+                     rtol=1e-4, atol=1e-6)
+
+
+def test_weight_norm_3d_and_old_keys(device):
+    class Holder(torchweb.nn.Module):
+        def __init__(self, v):
+            super().__init__()
+            self.weight = torchweb.nn.Parameter(v)
+
+    class THolder(torch.nn.Module):
+        def __init__(self, v):
+            super().__init__()
+            self.weight = torch.nn.Parameter(v)
+
+    v = make((4, 3, 2))
+    for dim in (0, 1, 2):
+        t, w = THolder(v.clone()), Holder(ours(v, device))
+        tPZ.weight_norm(t, dim=dim)
+        wPZ.weight_norm(w, dim=dim)
+        _same_state(w, t, rtol=1e-5, atol=1e-6)
+        assert_close(w.weight, t.weight.detach())
+    # a checkpoint from the old weight_norm (weight_g, weight_v) loads into the new keys
+    g, v2 = make((3, 1)), make((3, 4))
+    t, w = _linear_pair(device)
+    tPZ.weight_norm(t)
+    wPZ.weight_norm(w)
+    sd_t = {"weight_g": g, "weight_v": v2, "bias": make((3,))}
+    t.load_state_dict(sd_t)
+    w.load_state_dict({k: ours(x, device) for k, x in sd_t.items()})
+    _same_state(w, t)
+    assert_close(w.weight, t.weight.detach())
+
+
+@pytest.mark.parametrize("training", [True, False])
+@pytest.mark.parametrize("shape,dim", [((3, 4), None), ((5, 2), 1), ((4, 3, 2), None), ((4, 3, 2), 1), ((6,), None)])
+def test_spectral_norm(device, training, shape, dim):
+    """The same weight and power-iteration vectors (copied from PyTorch's, its random start
+    differs) give the same normalized weight and updated vectors."""
+    class Holder(torchweb.nn.Module):
+        def __init__(self, v):
+            super().__init__()
+            self.weight = torchweb.nn.Parameter(v)
+
+    class THolder(torch.nn.Module):
+        def __init__(self, v):
+            super().__init__()
+            self.weight = torch.nn.Parameter(v)
+
+    v = make(shape)
+    t, w = THolder(v.clone()), Holder(ours(v, device))
+    tPZ.spectral_norm(t, dim=dim)
+    wPZ.spectral_norm(w, dim=dim)
+    assert list(w.state_dict()) == list(t.state_dict())
+    if len(shape) > 1:
+        sn_t, sn_w = t.parametrizations.weight[0], w.parametrizations.weight[0]
+        with torchweb.no_grad():
+            sn_w._u.copy_(ours(sn_t._u, device))
+            sn_w._v.copy_(ours(sn_t._v, device))
+    t.train(training)
+    w.train(training)
+    assert_close(w.weight, t.weight.detach(), rtol=1e-4, atol=1e-6)
+    _same_state(w, t, rtol=1e-4, atol=1e-6)
+    go = make(shape)
+    (t.weight * go).sum().backward()
+    (w.weight * ours(go, device)).sum().backward()
+    assert_close(w.parametrizations.weight.original.grad, t.parametrizations.weight.original.grad,
+                 rtol=1e-4, atol=1e-5)
+
+
+def test_spectral_norm_converges(device):
+    _, w = _linear_pair(device, 8, 6)
+    wPZ.spectral_norm(w, n_power_iterations=5)
+    for _ in range(5):
+        W = w.weight
+    sigma = torch.linalg.matrix_norm(theirs(W.detach()), ord=2).item()
+    assert abs(sigma - 1.0) < 1e-3
+
+
+def test_spectral_norm_errors(device):
+    for kw in ({"dim": 2}, {"dim": -3}, {"n_power_iterations": 0}, {"name": "nope"}):
+        t, w = _linear_pair(device)
+        with pytest.raises(Exception) as e:
+            tPZ.spectral_norm(t, **kw)
+        with pytest.raises(type(e.value)) as mine:
+            wPZ.spectral_norm(w, **kw)
+        if "Module" not in str(e.value):
+            assert str(mine.value) == str(e.value)
+    with pytest.raises(NotImplementedError, match="orthogonal"):
+        wPZ.orthogonal(torchweb.nn.Linear(2, 2))

@@ -1,6 +1,8 @@
-"""torch.nn.utils: gradient clipping, parameter <-> vector conversion, and nn.utils.rnn."""
+"""torch.nn.utils: gradient clipping, parameter <-> vector conversion, nn.utils.rnn, and
+parametrize/parametrizations (weight_norm, spectral_norm)."""
 
 from . import rnn
+from . import parametrize, parametrizations
 from .clip_grad import (clip_grad_norm, clip_grad_norm_, clip_grad_value_, clip_grads_with_norm_,
                         get_total_norm)
 from .convert_parameters import parameters_to_vector, vector_to_parameters
