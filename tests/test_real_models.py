@@ -1,6 +1,7 @@
-"""Real PyTorch model code, unchanged, on torchweb: nanoGPT's model.py (tests/models/) is executed
-twice, once with `torch` bound to torchweb and once to PyTorch; the two GPTs share weights through
-state_dict and must agree on logits, loss, gradients and a few AdamW steps."""
+"""Real PyTorch model code, unchanged, on torchweb: nanoGPT's model.py and pytorch/examples'
+word_language_model/model.py (tests/models/) are executed twice, once with `torch` bound to
+torchweb and once to PyTorch; the two models share weights through state_dict and must agree on
+outputs, loss, gradients and a few training steps."""
 
 import os
 import sys
@@ -11,19 +12,20 @@ import torch
 
 import torchweb as tw
 
-MODEL = os.path.join(os.path.dirname(__file__), "models", "nanogpt_model.py")
+MODELS = os.path.join(os.path.dirname(__file__), "models")
 ALIASES = ("torch", "torch.nn", "torch.nn.functional")
 
 
-def _load_model_file(lib):
-    """Execute the unchanged model file with `import torch` resolving to lib (torchweb or torch)."""
-    with open(MODEL) as f:
+def _load_model_file(lib, name="nanogpt_model.py"):
+    """Execute an unchanged model file with `import torch` resolving to lib (torchweb or torch)."""
+    path = os.path.join(MODELS, name)
+    with open(path) as f:
         source = f.read()
-    module = types.ModuleType(f"nanogpt_{lib.__name__}")
+    module = types.ModuleType(f"{name[:-3]}_{lib.__name__}")
     saved = {k: sys.modules.get(k) for k in ALIASES}
     sys.modules.update({"torch": lib, "torch.nn": lib.nn, "torch.nn.functional": lib.nn.functional})
     try:
-        exec(compile(source, MODEL, "exec"), module.__dict__)
+        exec(compile(source, path, "exec"), module.__dict__)
     finally:
         for k, v in saved.items():
             if v is None:
@@ -119,3 +121,87 @@ def test_gpt_trains_like_pytorch_with_its_adamw(gpts, device):
     assert out.shape == (1, 6) and out.dtype == tw.int64
     assert 0 <= out.min().item() and out.max().item() < 61
     g_ours.to("cpu")
+
+
+# -- pytorch/examples word_language_model ---------------------------------------------------------
+def _to_torch(t):
+    return torch.tensor(t.tolist())
+
+
+def _same_weights(ours, theirs):
+    sd = ours.state_dict()
+    assert list(sd) == list(theirs.state_dict())
+    theirs.load_state_dict({k: _to_torch(v) for k, v in sd.items()})
+
+
+def _tokens(seed, t=7, b=3, vocab=40):
+    g = torch.Generator().manual_seed(seed)
+    return torch.randint(0, vocab, (t, b), generator=g), torch.randint(0, vocab, (t * b,), generator=g)
+
+
+def _repackage(h):
+    return h.detach() if hasattr(h, "detach") else tuple(_repackage(v) for v in h)
+
+
+def _train_rnn(mod, lib, model, device, steps=3):
+    """pytorch/examples word_language_model/main.py's train(): hidden state carried across
+    batches, clip_grad_norm_, a manual SGD update on p.data."""
+    hidden = model.init_hidden(3)
+    losses = []
+    for step in range(steps):
+        data, targets = _tokens(step)
+        data = lib.tensor(data.tolist(), device=device)
+        targets = lib.tensor(targets.tolist(), device=device)
+        model.zero_grad()
+        hidden = _repackage(hidden)
+        output, hidden = model(data, hidden)
+        loss = lib.nn.functional.nll_loss(output, targets)
+        loss.backward()
+        lib.nn.utils.clip_grad_norm_(model.parameters(), 0.25)
+        for p in model.parameters():
+            p.data.add_(p.grad, alpha=-20.0)
+        losses.append(loss.item())
+    return losses
+
+
+@pytest.mark.parametrize("rnn_type,tied", [("LSTM", False), ("GRU", True), ("RNN_TANH", False),
+                                           ("RNN_RELU", False)])
+def test_word_language_model_rnn_trains_like_pytorch(rnn_type, tied, device):
+    ours_mod, theirs_mod = _load_model_file(tw, "word_language_model.py"), _load_model_file(torch, "word_language_model.py")
+    tw.manual_seed(0)
+    nhid = 12 if tied else 10
+    ours = ours_mod.RNNModel(rnn_type, 40, 12, nhid, 2, dropout=0.0, tie_weights=tied)
+    theirs = theirs_mod.RNNModel(rnn_type, 40, 12, nhid, 2, dropout=0.0, tie_weights=tied)
+    _same_weights(ours, theirs)
+    ours.to(device)
+    got = _train_rnn(ours_mod, tw, ours, device)
+    want = _train_rnn(theirs_mod, torch, theirs, "cpu")
+    assert got == pytest.approx(want, rel=1e-4, abs=1e-5)
+    for (name, p), (_, q) in zip(ours.named_parameters(), theirs.named_parameters()):
+        assert torch.allclose(_to_torch(p), q.detach(), atol=1e-4, rtol=1e-3), name
+
+
+def test_word_language_model_transformer_matches_pytorch(device):
+    ours_mod, theirs_mod = _load_model_file(tw, "word_language_model.py"), _load_model_file(torch, "word_language_model.py")
+    tw.manual_seed(0)
+    ours = ours_mod.TransformerModel(40, 16, 2, 24, 2, dropout=0.0)
+    theirs = theirs_mod.TransformerModel(40, 16, 2, 24, 2, dropout=0.0)
+    _same_weights(ours, theirs)
+    ours.to(device)
+    ours.eval()     # nn.Transformer's own layers keep dropout=0.1: compare without it
+    theirs.eval()
+    for has_mask in (True, False):
+        data, targets = _tokens(1)
+        out = ours(tw.tensor(data.tolist(), device=device), has_mask=has_mask)
+        want = theirs(data, has_mask=has_mask)
+        assert torch.allclose(_to_torch(out), want, atol=5e-5, rtol=1e-4)
+    loss = tw.nn.functional.nll_loss(out.view(-1, 40), tw.tensor(targets.tolist(), device=device))
+    t_loss = torch.nn.functional.nll_loss(want.view(-1, 40), targets)
+    loss.backward()
+    t_loss.backward()
+    ours_grads = dict(ours.named_parameters())
+    for name, p in theirs.named_parameters():
+        if p.grad is None:
+            assert ours_grads[name].grad is None, name
+            continue
+        assert torch.allclose(_to_torch(ours_grads[name].grad), p.grad, atol=5e-5, rtol=1e-3), name
