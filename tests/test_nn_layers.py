@@ -290,3 +290,191 @@ def test_embedding_bag_from_pretrained(device):
     mine, ref = pair(B("EmbeddingBag", 5, 3, mode="sum"), device)
     run(mine, ref, [torch.tensor([0, 1, 1, 4]), torch.tensor([0, 3])], device,
         kwargs={"per_sample_weights": torch.tensor([0.5, 1.0, -2.0, 3.0])})
+
+
+# -- pooling -------------------------------------------------------------------------------
+POOL = [
+    ("MaxPool1d", (3,), {}, (2, 3, 8)),
+    ("MaxPool1d", (3,), {"stride": 2, "padding": 1, "dilation": 2, "ceil_mode": True}, (2, 7)),
+    ("MaxPool2d", (2,), {}, (2, 3, 4, 6)),
+    ("MaxPool2d", ((3, 2),), {"stride": (2, 1), "padding": (1, 0), "ceil_mode": True}, (1, 2, 7, 5)),
+    ("MaxPool2d", (2,), {"dilation": 2, "stride": 1}, (3, 5, 5)),
+    ("MaxPool3d", (2,), {"stride": 1}, (1, 2, 3, 3, 4)),
+    ("AvgPool1d", (3,), {"stride": 2, "padding": 1}, (2, 3, 7)),
+    ("AvgPool1d", (2,), {"ceil_mode": True, "count_include_pad": False}, (2, 2, 5)),
+    ("AvgPool2d", (2,), {}, (2, 3, 4, 4)),
+    ("AvgPool2d", (3,), {"stride": 2, "padding": 1, "count_include_pad": False, "ceil_mode": True}, (1, 2, 6, 5)),
+    ("AvgPool2d", (2,), {"divisor_override": 3}, (2, 4, 4)),
+    ("AvgPool3d", ((1, 2, 2),), {"stride": 1}, (1, 2, 2, 3, 3)),
+    ("LPPool1d", (2, 3), {}, (2, 3, 7)),
+    ("LPPool2d", (3.0, 2), {"stride": 1}, (1, 2, 4, 3)),
+    ("LPPool2d", (2, (2, 3)), {"ceil_mode": True}, (2, 2, 5, 5)),
+    ("LPPool3d", (2, 2), {}, (1, 2, 2, 4, 4)),
+    ("AdaptiveAvgPool1d", (3,), {}, (2, 3, 7)),
+    ("AdaptiveAvgPool2d", ((2, 3),), {}, (2, 3, 5, 7)),
+    ("AdaptiveAvgPool2d", (1,), {}, (2, 4, 3, 3)),
+    ("AdaptiveAvgPool2d", ((None, 2),), {}, (3, 4, 5)),
+    ("AdaptiveAvgPool3d", (2,), {}, (1, 2, 3, 4, 5)),
+    ("AdaptiveMaxPool1d", (3,), {}, (2, 3, 7)),
+    ("AdaptiveMaxPool2d", ((2, 3),), {}, (2, 2, 5, 7)),
+    ("AdaptiveMaxPool3d", ((1, 2, 2),), {}, (1, 2, 3, 4, 5)),
+]
+
+
+def _distinct(shape):
+    n = math.prod(shape)
+    g = torch.Generator().manual_seed(n)
+    return (torch.randperm(n, generator=g).float() * 0.25 - n / 8).reshape(shape)   # no ties: unique argmax
+
+
+@pytest.mark.parametrize("name,args,kw,shape", POOL, ids=[f"{c[0]}-{i}" for i, c in enumerate(POOL)])
+def test_pool_modules(device, name, args, kw, shape):
+    x = _distinct(shape)
+    if name.startswith("LP"):
+        x = x.abs() + 0.5
+    check_module(B(name, *args, **kw), [x], device, modes=("train",))
+
+
+@pytest.mark.parametrize("name,args,kw,shape", [
+    ("MaxPool1d", (3,), {"stride": 2, "return_indices": True}, (2, 3, 8)),
+    ("MaxPool2d", (2,), {"return_indices": True, "padding": 1}, (2, 2, 5, 5)),
+    ("MaxPool3d", (2,), {"return_indices": True, "ceil_mode": True}, (1, 1, 3, 3, 3)),
+    ("AdaptiveMaxPool1d", (2,), {"return_indices": True}, (2, 5)),
+    ("AdaptiveMaxPool2d", (2,), {"return_indices": True}, (1, 2, 5, 4)),
+    ("AdaptiveMaxPool3d", (2,), {"return_indices": True}, (1, 1, 3, 4, 2)),
+])
+def test_pool_return_indices(device, name, args, kw, shape):
+    mine, ref = pair(B(name, *args, **kw), device)
+    run(mine, ref, [_distinct(shape)], device, out_index=0)
+
+
+@pytest.mark.parametrize("r,kw,shape", [(1, {}, (2, 3, 8)), (2, {"stride": 1}, (1, 2, 5, 5)),
+                                        (2, {"padding": 1}, (2, 3, 4)), (3, {}, (1, 2, 4, 4, 2))])
+def test_max_unpool_modules(device, r, kw, shape):
+    x = _distinct(shape)
+    pool_t = getattr(torch.nn, f"MaxPool{r}d")(2, return_indices=True, **kw)
+    out, idx = pool_t(x)
+    if "padding" not in kw:   # with padding the default size can be smaller than the pooled input
+        mine, ref = pair(B(f"MaxUnpool{r}d", 2, **kw), device)
+        run(mine, ref, [out, idx], device)
+    size = list(x.shape[-r:])
+    mine, ref = pair(B(f"MaxUnpool{r}d", 2, **kw), device)
+    run(mine, ref, [out, idx], device, kwargs={"output_size": size})
+
+
+def test_pool_repr_and_attributes():
+    cases = [("MaxPool2d", (3,), {}), ("MaxPool1d", (2, 1, 1, 2, True, True), {}), ("AvgPool1d", (3,), {}),
+             ("AvgPool2d", ((2, 3),), {"stride": 1}), ("AvgPool3d", (2,), {"divisor_override": 2}),
+             ("LPPool2d", (2, 3), {}), ("LPPool1d", (1.5, 2, 1, True), {}), ("AdaptiveAvgPool2d", ((None, 3),), {}),
+             ("AdaptiveMaxPool1d", (4, True), {}), ("MaxUnpool2d", (2,), {}), ("MaxUnpool3d", ((1, 2, 2), 1), {}),
+             ("MaxUnpool1d", (3, None, 1), {})]
+    for name, args, kw in cases:
+        m, r = getattr(torchweb.nn, name)(*args, **kw), getattr(torch.nn, name)(*args, **kw)
+        assert repr(m) == repr(r)
+        for a in ("kernel_size", "stride", "padding", "dilation", "ceil_mode", "return_indices",
+                  "count_include_pad", "divisor_override", "output_size", "norm_type"):
+            assert getattr(m, a, None) == getattr(r, a, None), (name, a)
+        assert list(m.state_dict()) == [] and list(m.parameters()) == []
+    with pytest.raises(NotImplementedError):
+        torchweb.nn.FractionalMaxPool2d(2, output_size=3)
+
+
+@pytest.mark.parametrize("name,args,shape", [
+    ("MaxPool2d", (3,), (1, 2, 2, 2)),          # window larger than input
+    ("MaxPool2d", (2, 2, 2), (1, 2, 4, 4)),     # padding more than half the kernel
+    ("AvgPool1d", (2,), (2, 3, 4, 5)),          # wrong rank
+    ("AdaptiveAvgPool2d", ((2, 3, 4),), (1, 2, 5, 5)),
+    ("MaxPool1d", (0,), (1, 2, 4)),
+])
+def test_pool_forward_errors(device, name, args, shape):
+    check_forward_error(B(name, *args), [make(shape)], device)
+
+
+# -- shape layers, upsampling, padding, fold, distance -------------------------------------
+SIMPLE = [
+    ("Flatten", (), {}, [(2, 3, 4)]),
+    ("Flatten", (0, 1), {}, [(2, 3, 4)]),
+    ("Flatten", (), {"start_dim": -2}, [(2, 3, 4, 2)]),
+    ("Unflatten", (1, (2, 3)), {}, [(2, 6, 2)]),
+    ("Unflatten", (-1, [2, -1]), {}, [(3, 8)]),
+    ("PixelShuffle", (2,), {}, [(2, 8, 2, 3)]),
+    ("PixelUnshuffle", (2,), {}, [(1, 2, 4, 6)]),
+    ("ChannelShuffle", (2,), {}, [(2, 6, 2, 2)]),
+    ("Upsample", (), {"scale_factor": 2}, [(1, 2, 3, 3)]),
+    ("Upsample", ((5, 4),), {"mode": "bilinear"}, [(1, 2, 3, 3)]),
+    ("Upsample", (), {"scale_factor": (1.5, 2.0), "mode": "bicubic", "align_corners": True}, [(1, 1, 3, 3)]),
+    ("Upsample", (7,), {"mode": "linear"}, [(2, 2, 4)]),
+    ("Upsample", (), {"scale_factor": 2, "mode": "trilinear"}, [(1, 1, 2, 2, 3)]),
+    ("Upsample", (), {"scale_factor": 1.7, "mode": "nearest-exact", "recompute_scale_factor": True}, [(1, 2, 3, 4)]),
+    ("UpsamplingNearest2d", (), {"scale_factor": 3}, [(1, 2, 2, 3)]),
+    ("UpsamplingBilinear2d", ((5, 6),), {}, [(2, 1, 3, 3)]),
+    ("ZeroPad1d", (2,), {}, [(2, 3, 4)]),
+    ("ZeroPad2d", ((1, 0, 2, 1),), {}, [(1, 2, 3, 3)]),
+    ("ZeroPad2d", ((-1, 1, 0, 2),), {}, [(2, 3, 4)]),      # negative pads crop
+    ("ZeroPad3d", (1,), {}, [(1, 1, 2, 2, 2)]),
+    ("ConstantPad1d", ((1, 3), 2.5), {}, [(2, 4)]),
+    ("ConstantPad2d", (1, -1.0), {}, [(1, 2, 2, 3)]),
+    ("ConstantPad3d", ((1, 0, 0, 1, 2, 0), 0.5), {}, [(1, 2, 2, 2)]),
+    ("ReflectionPad1d", ((2, 1),), {}, [(2, 3, 4)]),
+    ("ReflectionPad2d", (1,), {}, [(1, 2, 3, 4)]),
+    ("ReflectionPad2d", ((2, 0, 1, 2),), {}, [(2, 3, 3)]),
+    ("ReflectionPad3d", (1,), {}, [(1, 1, 2, 3, 3)]),
+    ("ReplicationPad1d", (3,), {}, [(2, 2, 3)]),
+    ("ReplicationPad2d", ((1, 2, 0, 3),), {}, [(1, 2, 3, 3)]),
+    ("ReplicationPad3d", ((1, 0, 1, 0, 0, 2),), {}, [(1, 2, 2, 2, 2)]),
+    ("CircularPad1d", (2,), {}, [(2, 2, 4)]),
+    ("CircularPad2d", ((1, 2, 2, 0),), {}, [(1, 2, 3, 3)]),
+    ("CircularPad3d", (1,), {}, [(2, 2, 3, 3)]),
+    ("Unfold", (2,), {}, [(2, 3, 4, 4)]),
+    ("Unfold", ((2, 3),), {"dilation": (1, 2), "padding": 1, "stride": 2}, [(1, 2, 5, 6)]),
+    ("Fold", ((4, 5), 2), {}, [(2, 12, 12)]),
+    ("Fold", ((5, 5), (2, 3)), {"stride": 2, "padding": 1}, [(1, 6, 9)]),
+    ("PairwiseDistance", (), {}, [(3, 4), (3, 4)]),
+    ("PairwiseDistance", (1.0,), {"eps": 1e-3, "keepdim": True}, [(3, 4), (1, 4)]),
+    ("PairwiseDistance", (3.0,), {}, [(5,), (5,)]),
+    ("CosineSimilarity", (), {}, [(3, 4), (3, 4)]),
+    ("CosineSimilarity", (0,), {"eps": 1e-6}, [(4, 2), (4, 1)]),
+]
+
+
+@pytest.mark.parametrize("name,args,kw,shapes", SIMPLE, ids=[f"{c[0]}-{i}" for i, c in enumerate(SIMPLE)])
+def test_simple_modules(device, name, args, kw, shapes):
+    check_module(B(name, *args, **kw), [make(s) for s in shapes], device, modes=("train",))
+
+
+def test_simple_module_errors(device):
+    for bad in ((2, 3.0), 6, "a"):
+        check_ctor_error(B("Unflatten", 1, bad))
+    check_forward_error(B("CircularPad2d", 1), [make((3, 3))], device)
+    check_forward_error(B("CircularPad1d", 1), [make((1, 2, 3, 3))], device)
+    check_forward_error(B("ReflectionPad1d", 4), [make((1, 2, 3))], device)
+    check_forward_error(B("PixelShuffle", 2), [make((1, 3, 2, 2))], device)
+    check_forward_error(B("Fold", (4, 5), 2), [make((2, 11, 12))], device)
+    check_forward_error(B("Flatten", 0, 5), [make((2, 3))], device)
+    assert repr(torchweb.nn.Upsample(scale_factor=(2, 3))) == repr(torch.nn.Upsample(scale_factor=(2, 3)))
+    assert torchweb.nn.Upsample(scale_factor=(2, 3)).scale_factor == (2.0, 3.0)
+    assert torchweb.nn.PairwiseDistance(3).norm == 3
+
+
+# -- a small CNN end to end ----------------------------------------------------------------
+def _cnn(nn):
+    return nn.Sequential(nn.Conv2d(3, 8, 3, padding=1), nn.BatchNorm2d(8), nn.ReLU(), nn.MaxPool2d(2),
+                         nn.Conv2d(8, 4, 3, padding="same", padding_mode="reflect", bias=False),
+                         nn.GroupNorm(2, 4), nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Dropout(0.3),
+                         nn.Linear(4, 5))
+
+
+def test_cnn_stack(device):
+    mine, ref = pair(_cnn, device)
+    assert list(mine.state_dict()) == [
+        "0.weight", "0.bias", "1.weight", "1.bias", "1.running_mean", "1.running_var",
+        "1.num_batches_tracked", "4.weight", "5.weight", "5.bias", "9.weight", "9.bias"]
+    mine.eval()
+    ref.eval()
+    run(mine, ref, [make((2, 3, 6, 6))], device)
+    # training (dropout off by p=0 in both for a deterministic comparison)
+    mine[8].p = ref[8].p = 0.0
+    mine.train()
+    ref.train()
+    for _ in range(2):
+        run(mine, ref, [make((2, 3, 6, 6))], device)

@@ -9,6 +9,14 @@ from .normalization import *  # noqa: F401,F403
 from .instancenorm import *  # noqa: F401,F403
 from .dropout import *  # noqa: F401,F403
 from .sparse import *  # noqa: F401,F403
+from .pooling import *  # noqa: F401,F403
+from .flatten import *  # noqa: F401,F403
+from .pixelshuffle import *  # noqa: F401,F403
+from .channelshuffle import *  # noqa: F401,F403
+from .upsampling import *  # noqa: F401,F403
+from .padding import *  # noqa: F401,F403
+from .fold import *  # noqa: F401,F403
+from .distance import *  # noqa: F401,F403
 from .multihead_attention import *  # noqa: F401,F403
 from .transformer import *  # noqa: F401,F403
 from .activation import *  # noqa: F401,F403

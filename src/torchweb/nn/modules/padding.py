@@ -1,0 +1,110 @@
+"""Padding layers (PyTorch's nn/modules/padding.py): Zero/Constant/Reflection/Replication/
+CircularPad1d/2d/3d over F.pad; padding an int (all sides) or a tuple in F.pad's order
+(last dim first: left, right, top, bottom, front, back)."""
+
+from .. import functional as F
+from .module import Module
+from .utils import _ntuple, _pair, _quadruple
+
+__all__ = ["CircularPad1d", "CircularPad2d", "CircularPad3d", "ConstantPad1d", "ConstantPad2d", "ConstantPad3d",
+           "ReflectionPad1d", "ReflectionPad2d", "ReflectionPad3d", "ReplicationPad1d", "ReplicationPad2d",
+           "ReplicationPad3d", "ZeroPad1d", "ZeroPad2d", "ZeroPad3d"]
+
+_TUP = {1: _pair, 2: _quadruple, 3: _ntuple(6)}
+
+
+class _CircularPadNd(Module):
+    __constants__ = ["padding"]
+
+    def _check_input_dim(self, input):
+        raise NotImplementedError
+
+    def forward(self, input):
+        self._check_input_dim(input)
+        return F.pad(input, self.padding, "circular")
+
+    def extra_repr(self):
+        return f"{self.padding}"
+
+
+class _ConstantPadNd(Module):
+    __constants__ = ["padding", "value"]
+
+    def __init__(self, value):
+        super().__init__()
+        self.value = value
+
+    def forward(self, input):
+        return F.pad(input, self.padding, "constant", self.value)
+
+    def extra_repr(self):
+        return f"padding={self.padding}, value={self.value}"
+
+
+class _ReflectionPadNd(Module):
+    __constants__ = ["padding"]
+
+    def forward(self, input):
+        return F.pad(input, self.padding, "reflect")
+
+    def extra_repr(self):
+        return f"{self.padding}"
+
+
+class _ReplicationPadNd(Module):
+    __constants__ = ["padding"]
+
+    def forward(self, input):
+        return F.pad(input, self.padding, "replicate")
+
+    def extra_repr(self):
+        return f"{self.padding}"
+
+
+def _padding_init(r):
+    tup = _TUP[r]
+
+    def __init__(self, padding):
+        Module.__init__(self)
+        self.padding = tup(padding)
+    return __init__
+
+
+def _make(r):
+    tup = _TUP[r]
+
+    def check(self, input):
+        if input.dim() not in (r + 1, r + 2):
+            raise ValueError(f"expected {r + 1}D or {r + 2}D input (got {input.dim()}D input)")
+
+    circ = type(f"CircularPad{r}d", (_CircularPadNd,), {
+        "__module__": "torchweb.nn", "__init__": _padding_init(r), "_check_input_dim": check,
+        "__doc__": f"Pads the last {r} dims by wrapping around (circular)."})
+    refl = type(f"ReflectionPad{r}d", (_ReflectionPadNd,), {
+        "__module__": "torchweb.nn", "__init__": _padding_init(r),
+        "__doc__": f"Pads the last {r} dims with the reflection of the input (edge not repeated)."})
+    repl = type(f"ReplicationPad{r}d", (_ReplicationPadNd,), {
+        "__module__": "torchweb.nn", "__init__": _padding_init(r),
+        "__doc__": f"Pads the last {r} dims by repeating the edge values."})
+
+    def const_init(self, padding, value):
+        _ConstantPadNd.__init__(self, value)
+        self.padding = tup(padding)
+    const = type(f"ConstantPad{r}d", (_ConstantPadNd,), {
+        "__module__": "torchweb.nn", "__init__": const_init,
+        "__doc__": f"Pads the last {r} dims with a constant value."})
+
+    def zero_init(self, padding):
+        const_init(self, padding, 0.0)
+
+    def zero_repr(self):
+        return f"{self.padding}"
+    zero = type(f"ZeroPad{r}d", (const,), {
+        "__module__": "torchweb.nn", "__init__": zero_init, "extra_repr": zero_repr,
+        "__doc__": f"Pads the last {r} dims with zeros."})
+    return circ, const, refl, repl, zero
+
+
+CircularPad1d, ConstantPad1d, ReflectionPad1d, ReplicationPad1d, ZeroPad1d = _make(1)
+CircularPad2d, ConstantPad2d, ReflectionPad2d, ReplicationPad2d, ZeroPad2d = _make(2)
+CircularPad3d, ConstantPad3d, ReflectionPad3d, ReplicationPad3d, ZeroPad3d = _make(3)
