@@ -5,6 +5,7 @@ import math
 
 from ... import _creation
 from .. import functional as F
+from .. import init
 from ..parameter import Parameter
 from .module import Module
 
@@ -51,12 +52,12 @@ class Linear(Module):
         self.reset_parameters()
 
     def reset_parameters(self):
-        # kaiming_uniform_(a=sqrt(5)) on (out, in): bound = 1/sqrt(fan_in), as PyTorch
-        fan_in = self.in_features
-        bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
-        _uniform_(self.weight, bound)
+        # PyTorch's: kaiming_uniform_(a=sqrt(5)), i.e. U(-1/sqrt(fan_in), 1/sqrt(fan_in)), same for bias
+        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
         if self.bias is not None:
-            _uniform_(self.bias, bound)
+            fan_in, _ = init._calculate_fan_in_and_fan_out(self.weight)
+            bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
+            init.uniform_(self.bias, -bound, bound)
 
     def forward(self, input):
         return F.linear(input, self.weight, self.bias)
