@@ -1,7 +1,7 @@
 """Errors that only the GPU can see: a kernel raises a flag, the host raises the exception.
 
 A kernel that can fail (an integer divisor of zero, an int64 result past the 32 bits the GPU
-holds int64 in, an index out of range) binds the small ERR buffer last and, on failure, does
+holds int64 in, an index out of range, a compare-exchange loop out of retries: CONTENTION) binds the small ERR buffer last and, on failure, does
 `atomicMin(&ERR[kind], tag)`, where `tag` (a parameter) numbers its dispatch among those
 recorded since the last check. The next readback or synchronize reads ERR first, but only when
 such dispatches were recorded: float code never pays for it. The exception names the first
@@ -9,7 +9,7 @@ failing op; the buffer is reset, so the device and earlier tensors stay usable.
 """
 
 ERROR_BUFFER_ID = 0xFFFFFFF0      # a fixed id, far above the pool's counter
-ZERO_DIVISION, INT64_RANGE, INDEX = 0, 1, 2
+ZERO_DIVISION, INT64_RANGE, INDEX, CONTENTION = 0, 1, 2, 3
 NWORDS = 4
 CLEAR = b"\xff" * (4 * NWORDS)    # atomicMin's identity
 WGSL_DECL = "var<storage, read_write> ERR: array<atomic<u32>, {n}>;".format(n=NWORDS)
@@ -31,17 +31,18 @@ class DeviceErrors:
         self._pending = []        # (kind-independent) what each tag's dispatch was: op name
         self._created = False
 
-    def tag(self, what, exc=None, message=None):
+    def tag(self, what, exc=None, message=None, hint=None):
         """A tag for the next dispatch that may raise (its op's name, for the message); the
         dispatch must bind (ERROR_BUFFER_ID, NWORDS * 4) last. exc, message: the exception
         class and words an INDEX error of this dispatch raises (PyTorch's type for the op:
-        IndexError for indexing, RuntimeError for gather and scatter)."""
+        IndexError for indexing, RuntimeError for gather and scatter). hint: what a CONTENTION
+        error of this dispatch suggests instead (a deterministic alternative, where one exists)."""
         rt = self._rt
         if not self._created:
             rt.stream.create(ERROR_BUFFER_ID, 4 * NWORDS, 1)
             rt.stream.write(ERROR_BUFFER_ID, 0, CLEAR)
             self._created = True
-        self._pending.append((what, exc, message))
+        self._pending.append((what, exc, message, hint))
         return len(self._pending)
 
     binding = (ERROR_BUFFER_ID, 4 * NWORDS)
@@ -57,8 +58,8 @@ class DeviceErrors:
             return
         self._rt.stream.write(ERROR_BUFFER_ID, 0, CLEAR)
         tag, kind = min(hits)
-        what, exc, message = pending[tag - 1] if 0 < tag <= len(pending) else ("an op", None, None)
-        raise _exception(kind, what, exc, message)
+        what, exc, message, hint = pending[tag - 1] if 0 < tag <= len(pending) else ("an op", None, None, None)
+        raise _exception(kind, what, exc, message, hint)
 
     def reset(self):
         """The runtime is gone or restarted: nothing is pending and ERR must be made again."""
@@ -66,8 +67,15 @@ class DeviceErrors:
         self._created = False
 
 
-def _exception(kind, what, exc=None, message=None):
+def _exception(kind, what, exc=None, message=None, hint=None):
     where = f"(in {what} on webgpu: found by the GPU, reported at the next readback or synchronize)"
+    if kind == CONTENTION:
+        from .kernels.wgsl import CAS_RETRIES   # the bound the kernels were generated with
+        return RuntimeError(
+            f"{what}: an atomic update could not complete under contention {where}: its compare-exchange "
+            f"loop gave up after {CAS_RETRIES} retries while other GPU threads kept updating the same "
+            f"element, so the result would have lost that update. "
+            + (hint or "Run the op on the cpu device, or with fewer updates of one element."))
     if kind == ZERO_DIVISION:
         return RuntimeError(f"ZeroDivisionError {where}")
     if kind == INT64_RANGE:

@@ -22,7 +22,8 @@ import struct
 
 from .bindings import bind, kinds
 from .elementwise import WORKGROUP, param
-from .wgsl import cas_add_f32, load
+from .. import errors as ERR
+from .wgsl import cas_add_f32, cas_key, load
 
 
 _HEAD = ("@compute @workgroup_size({wg})\n"
@@ -108,16 +109,28 @@ def bincount(rt, out, inp, weights=None):
         storages[slots[1]] = weights.dtype.gpu_storage
     params = [n, out._offset, inp._offset, weights._offset if weights is not None else 0]
     key = ("bincount", tuple(storages), tuple(slots))
+    bkinds = kinds(buffers)
+    if weights is not None:   # the compare-exchange add may run out of retries (errors.CONTENTION)
+        params.append(rt.errors.tag("bincount", hint=(
+            "A deterministic alternative without atomics: the one-hot sum "
+            "(torch.nn.functional.one_hot(input, bins).to(weights.dtype) * weights[:, None]).sum(0); "
+            "or run it on the cpu device.")))
+        key += cas_key()
+        buffers = buffers + [rt.errors.binding]
+        bkinds = bkinds + ["write"]
+    nparams = len(params)
 
     def make_code():
         body = [f"  if (i >= {param(0)}) {{ return; }}",
                 f"  let k = {param(1)} + u32({load(f'B{slots[0]}[{param(2)} + i]', inp.dtype.gpu_storage, 'i32')});"]
+        decl = _decl(nparams, storages)
         if weights is None:
             body.append("  atomicAdd(&B0[k], 1i);")
         else:
             w = load(f"B{slots[1]}[{param(3)} + i]", weights.dtype.gpu_storage, "f32")
-            body += [f"  let w = {w};"] + cas_add_f32("B0[k]", "w")
-        return _decl(4, storages) + _HEAD + "\n".join(body) + "\n}\n"
+            body += [f"  let w = {w};"] + cas_add_f32("B0[k]", "w", param(4))
+            decl += f"@group(0) @binding({len(storages) + 1}) {ERR.WGSL_DECL}\n"
+        return decl + _HEAD + "\n".join(body) + "\n}\n"
 
-    pid = rt.pipeline(key, make_code, kinds(buffers))
-    rt.dispatch(pid, rt.grid(-(-n // WORKGROUP)), buffers, struct.pack("<4I", *params))
+    pid = rt.pipeline(key, make_code, bkinds)
+    rt.dispatch(pid, rt.grid(-(-n // WORKGROUP)), buffers, struct.pack(f"<{nparams}I", *params))

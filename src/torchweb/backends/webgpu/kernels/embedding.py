@@ -17,7 +17,7 @@ import struct
 
 from .. import errors as ERR
 from .elementwise import WORKGROUP, param
-from .wgsl import cas_add_f32, load
+from .wgsl import cas_add_f32, cas_key, load
 
 
 
@@ -67,9 +67,13 @@ def backward(rt, grad_weight, grad, idx, padding_idx):
         return
     n_emb, dim = grad_weight.shape
     pad = padding_idx & 0xFFFFFFFF
-    params = [total, dim, n_emb, grad_weight._offset, grad._offset, idx._offset, pad, 0]
+    tag = rt.errors.tag("embedding_backward", hint=(
+        "A deterministic alternative without atomics: the one-hot matmul "
+        "torch.nn.functional.one_hot(indices, num_embeddings).to(weight.dtype) @ weight (its gradient "
+        "is a matmul); or run it on the cpu device."))
+    params = [total, dim, n_emb, grad_weight._offset, grad._offset, idx._offset, pad, tag]
     st = grad.dtype.gpu_storage
-    key = ("embedding_backward", st)
+    key = ("embedding_backward", st) + cas_key()
 
     def make_code():
         enable = "enable f16;\n" if st == "f16" else ""
@@ -78,6 +82,7 @@ def backward(rt, grad_weight, grad, idx, padding_idx):
                 "@group(0) @binding(1) var<storage, read_write> B0: array<atomic<u32>>;\n"
                 "@group(0) @binding(2) var<storage, read> B1: array<i32>;\n"
                 f"@group(0) @binding(3) var<storage, read> B2: array<{st}>;\n"
+                f"@group(0) @binding(4) {ERR.WGSL_DECL}\n"
                 f"@compute @workgroup_size({WORKGROUP})\n"
                 "fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,\n"
                 "        @builtin(local_invocation_index) lid: u32) {\n"
@@ -89,11 +94,12 @@ def backward(rt, grad_weight, grad, idx, padding_idx):
                 f"  if (v < 0i || u32(v) >= {param(2)} || v == bitcast<i32>({param(6)})) {{ return; }}\n"
                 f"  let g = {g};\n"
                 f"  let k = {param(3)} + u32(v) * {param(1)} + col;\n"
-                + "\n".join(cas_add_f32("B0[k]", "g")) + "\n}\n")
+                + "\n".join(cas_add_f32("B0[k]", "g", param(7))) + "\n}\n")
 
-    pid = rt.pipeline(key, make_code, ["uniform", "write", "read", "read"])
+    pid = rt.pipeline(key, make_code, ["uniform", "write", "read", "read", "write"])
     buffers = [(grad_weight._storage.buffer_id, grad_weight._storage.size),
-               (idx._storage.buffer_id, idx._storage.size), (grad._storage.buffer_id, grad._storage.size)]
+               (idx._storage.buffer_id, idx._storage.size), (grad._storage.buffer_id, grad._storage.size),
+               rt.errors.binding]
     rt.dispatch(pid, rt.grid(-(-total // WORKGROUP)), buffers, struct.pack("<8I", *params))
 
 

@@ -13,7 +13,8 @@ import struct
 
 from .bindings import declarations
 from .elementwise import WORKGROUP, param
-from .wgsl import cas_add_f32, helpers_source, load, store
+from .. import errors as ERR
+from .wgsl import cas_add_f32, cas_key, helpers_source, load, store
 
 _PAD = {"zeros": 0, "border": 1, "reflection": 2}
 
@@ -249,6 +250,8 @@ def backward(rt, grad_in, grad_grid, grad_out, inp, grid, mode, pad, align):
     if locs == 0:
         return
     params = [locs] + _params(inp, grid, pad, align) + [grad_out._offset]
+    if grad_in is not None:   # its compare-exchange adds may run out of retries (errors.CONTENTION)
+        params.append(rt.errors.tag("grid_sample backward", hint="Run it on the cpu device."))
     ins = [grad_out, inp, grid]
     bufs, slot_of, slots = [], {}, []
     for t in ins:
@@ -267,8 +270,11 @@ def backward(rt, grad_in, grad_grid, grad_out, inp, grid, mode, pad, align):
     if gg is not None:
         kinds.append("write")
         all_bufs.append((gg._storage.buffer_id, gg._storage.size))
+    if gi is not None:
+        kinds.append("write")
+        all_bufs.append(rt.errors.binding)
     key = ("grid_sample_bwd", r, mode, inp.dtype.name, tuple(slots), gi is not None, gg is not None,
-           gg.dtype.name if gg is not None else "")
+           gg.dtype.name if gg is not None else "") + (cas_key() if gi is not None else ())
     nparams = len(params)
 
     def make_code():
@@ -293,6 +299,9 @@ def _backward_source(r, mode, storages, slots, want_in, gg_dtype, nparams):
         b += 1
     if gg_dtype is not None:
         lines.append(f"@group(0) @binding({b}) var<storage, read_write> GG: array<{gg_dtype.gpu_storage}>;")
+        b += 1
+    if want_in:
+        lines.append(f"@group(0) @binding({b}) {ERR.WGSL_DECL}")
     g_src, x_src, grid_src = (f"R{s}" for s in slots)
     gst, xst = storages[slots[0]], storages[slots[1]]
     body = [f"  let t = (wid.y * nwg.x + wid.x) * {WORKGROUP}u + lid;",
@@ -333,7 +342,7 @@ def _backward_source(r, mode, storages, slots, want_in, gg_dtype, nparams):
         for d in range(r):
             comp = r - 1 - d
             body.append(f"  GG[t * {r}u + {comp}u] = {store(f'm{d} * gx{d}', 'f32', gg_dtype)};")
-    addf = ("fn addf(i: u32, v: f32) {\n" + "\n".join(cas_add_f32("GI[i]", "v", bounded=False))
+    addf = ("fn addf(i: u32, v: f32) {\n" + "\n".join(cas_add_f32("GI[i]", "v", param(nparams - 1)))
             + "\n}\n") if want_in else ""
     return ("\n".join(lines) + "\n" + helpers_source({"isnan"}) + _COMMON + addf +
             f"@compute @workgroup_size({WORKGROUP})\n"

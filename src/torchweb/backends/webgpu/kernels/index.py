@@ -30,7 +30,12 @@ import struct
 from .. import errors as ERR
 from .bindings import bind, declarations, kinds
 from .elementwise import WORKGROUP, coalesce, param
-from .wgsl import cas_loop, convert, helpers_source, load, scalar_bits, scalar_read, store
+from .wgsl import cas_key, cas_loop, convert, helpers_source, load, scalar_bits, scalar_read, store
+
+# what a float sum that ran out of compare-exchange retries suggests instead
+_CAS_HINT = ("A deterministic alternative without atomics: a one-hot matmul, e.g. "
+             "torch.nn.functional.one_hot(index, n).to(src.dtype).T @ src for rows added along dim 0; "
+             "or run the op on the cpu device.")
 
 MAX_INDEX_BUFFERS = 4  # distinct index storages one dispatch binds (8 storage buffers per stage)
 
@@ -113,7 +118,12 @@ def _run(rt, mode, target, other, walk, indices, check, reduce, pairs):
     if pairs:
         params.append(pairs[1])
     wide_check = reduce == "prod" and target.dtype.name == "int64"
-    tag = rt.errors.tag(check[0], check[1]) if check else 0
+    cas = atomic and pairs is None and not (reduce == "sum" and target.dtype.name in ("int32", "int64"))
+    if cas:   # a compare-exchange loop may run out of retries (errors.CONTENTION)
+        tag = rt.errors.tag(check[0] if check else "scatter", check[1] if check else None, None,
+                            _CAS_HINT if reduce == "sum" and target.dtype.is_floating_point else None)
+    else:
+        tag = rt.errors.tag(check[0], check[1]) if check else 0
     params.append(tag)
     buffers = buffers + [rt.errors.binding]
     binding_kinds = binding_kinds + ["write"]
@@ -124,7 +134,7 @@ def _run(rt, mode, target, other, walk, indices, check, reduce, pairs):
     def make_code():
         return _source(desc, storages, nparams, scalar, target, other)
 
-    pid = rt.pipeline(("index",) + desc, make_code, binding_kinds)
+    pid = rt.pipeline(("index",) + desc + (cas_key() if cas else ()), make_code, binding_kinds)
     rt.dispatch(pid, rt.grid(-(-n // WORKGROUP)), buffers, struct.pack(f"<{nparams}I", *params))
 
 
@@ -183,7 +193,7 @@ def _source(desc, storages, nparams, scalar, target, other):
         elif reduce == "sum" and tdt in ("int32", "int64"):
             body.append("  atomicAdd(&B0[a], bitcast<u32>(val));")
         else:
-            body += _cas(reduce, tdt, tag if wide_check else None)
+            body += _cas(reduce, tdt, tag, wide_check)
     helpers = set()
     code = "\n".join(body)
     for h in ("isnan", "maxf", "minf", "w", "wmul", "wfits"):
@@ -192,8 +202,9 @@ def _source(desc, storages, nparams, scalar, target, other):
     return decl + "\n" + helpers_source(helpers) + "\n" + _HEAD + code + "\n}\n"
 
 
-def _cas(reduce, tdt, wide_tag):
-    """The compare-exchange loop combining val into the word B0[a]."""
+def _cas(reduce, tdt, tag, wide_check):
+    """The compare-exchange loop combining val into the word B0[a] (tag: the dispatch's, for
+    INT64_RANGE when wide_check and for CONTENTION)."""
     if tdt in ("float32", "float16"):
         read, write = "bitcast<f32>(old)", "bitcast<u32>({})"
         comb = {"sum": "{a} + {b}", "prod": "{a} * {b}", "amax": "tw_maxf({a}, {b})",
@@ -208,13 +219,13 @@ def _cas(reduce, tdt, wide_tag):
     else:  # bool as 0/1: sum is or, prod is and
         read, write = "old", "{}"
         comb = {"sum": "({a} | {b})", "prod": "({a} & {b})", "amax": "max({a}, {b})", "amin": "min({a}, {b})"}[reduce]
-    if wide_tag is not None:   # int64 product: exact in 64 bits, refused past the 32 held
+    if wide_check:   # int64 product: exact in 64 bits, refused past the 32 held
         prelude = ["let w = tw_wmul(tw_w(bitcast<i32>(old)), tw_w(val));",
-                   f"if (!tw_wfits(w)) {{ {ERR.wgsl_raise(ERR.INT64_RANGE, wide_tag)} break; }}",
+                   f"if (!tw_wfits(w)) {{ {ERR.wgsl_raise(ERR.INT64_RANGE, tag)} break; }}",
                    "let nv = w.x;"]
     else:
         prelude = ["let nv = " + write.format(comb.format(a=read, b="val")) + ";"]
-    return cas_loop("B0[a]", "nv", prelude=prelude)
+    return cas_loop("B0[a]", "nv", tag, prelude=prelude)
 
 
 def _scatter_int64_sum(rt, dst, src, walk, indices, check):

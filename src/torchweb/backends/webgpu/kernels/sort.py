@@ -20,7 +20,8 @@ the bits: WGSL has no float atomics): the backward of sort, topk, cummax and fri
 import struct
 
 from .elementwise import WORKGROUP, coalesce, param
-from .wgsl import cas_add_f32, helpers_source, load, store
+from .. import errors as ERR
+from .wgsl import cas_add_f32, cas_key, helpers_source, load, store
 
 BLOCK = 1024
 
@@ -252,24 +253,27 @@ def scatter_add(rt, out, idx, src):
     n = rows * K
     if n == 0:
         return
-    params = [n, K, N, out._offset, idx._offset, src._offset]
+    tag = rt.errors.tag("the backward of sort/topk/kthvalue/cummax/cummin (a scatter_add of the gradient)",
+                        hint="Run it on the cpu device.")
+    params = [n, K, N, out._offset, idx._offset, src._offset, tag]
     tensors = [out, idx, src]
-    key = ("scatter_add", src.dtype.name)
+    key = ("scatter_add", src.dtype.name) + cas_key()
 
     def make_code():
         lines = ["enable f16;"] if src.dtype.gpu_storage == "f16" else []
         lines += [f"@group(0) @binding(0) var<uniform> P: array<vec4<u32>, {-(-len(params) // 4)}>;",
                   "@group(0) @binding(1) var<storage, read_write> B0: array<atomic<u32>>;",
                   "@group(0) @binding(2) var<storage, read> B1: array<i32>;",
-                  f"@group(0) @binding(3) var<storage, read> B2: array<{src.dtype.gpu_storage}>;"]
+                  f"@group(0) @binding(3) var<storage, read> B2: array<{src.dtype.gpu_storage}>;",
+                  f"@group(0) @binding(4) {ERR.WGSL_DECL}"]
         body = [f"  let i = (wid.y * nwg.x + wid.x) * {WORKGROUP}u + lid;",
                 f"  if (i >= {param(0)}) {{ return; }}",
                 f"  let row = i / {param(1)};",
                 f"  let a = {param(3)} + row * {param(2)} + u32(B1[{param(4)} + i]);",
                 f"  let v = {load(f'B2[{param(5)} + i]', src.dtype.gpu_storage, 'f32')};"]
-        body += cas_add_f32("B0[a]", "v", bounded=False)
+        body += cas_add_f32("B0[a]", "v", param(6))
         return "\n".join(lines) + "\n" + _MAIN.format(wg=WORKGROUP) + "\n".join(body) + "\n}\n"
 
-    pid = rt.pipeline(key, make_code, ["uniform", "write", "read", "read"])
-    buffers = [(tt._storage.buffer_id, tt._storage.size) for tt in tensors]
+    pid = rt.pipeline(key, make_code, ["uniform", "write", "read", "read", "write"])
+    buffers = [(tt._storage.buffer_id, tt._storage.size) for tt in tensors] + [rt.errors.binding]
     rt.dispatch(pid, rt.grid(-(-n // WORKGROUP)), buffers, struct.pack(f"<{len(params)}I", *params))
