@@ -12,8 +12,10 @@ async function main() {
   const program = [
     await fetchText(root + "driver_check.py"),
     await fetchText(root + "replay.py"),
+    await fetchText(root + "checkpoint_check.py"),
     "import json as _json",
     "_driver = _json.loads(await run_driver_checks())",
+    "_driver = await run_checkpoint_checks(_driver)",   // checkpoints loaded from served URLs
     "_cases = await replay_cases(CASES_JSON, CASE_FILTER)",
     "_json.dumps({'adapter': _driver['adapter'], 'driver': _driver, **_cases})",
   ].join("\n");

@@ -668,3 +668,59 @@ def test_pure_python_paths(monkeypatch):
     back = torch.load(io.BytesIO(ours_bytes(out)), weights_only=True)
     for k in sd:
         assert torch.equal(back[k], sd[k])
+
+
+# -- modules --------------------------------------------------------------------------------------
+def test_module_state_dicts_both_ways(device):
+    """A model's state_dict (with _metadata, BatchNorm's int64 counter) moves both ways."""
+    def build(nn):
+        return nn.Sequential(nn.Linear(4, 3), nn.BatchNorm1d(3), nn.ReLU(), nn.Linear(3, 2))
+    theirs = build(torch.nn)
+    theirs[1].running_mean.add_(0.5)
+    theirs[1].num_batches_tracked.add_(7)
+    ours = build(torchweb.nn).to(device)
+    ours.load_state_dict(torchweb.load(torch_bytes(theirs.state_dict()), map_location=device))
+    for k, v in theirs.state_dict().items():
+        assert_same_tensor(ours.state_dict()[k], v, device)
+    fresh = build(torch.nn)
+    fresh.load_state_dict(torch.load(io.BytesIO(ours_bytes(ours.state_dict())), weights_only=True))
+    for k, v in theirs.state_dict().items():
+        assert torch.equal(fresh.state_dict()[k], v), k
+    x = torch.randn(5, 4)
+    fresh.eval(), theirs.eval()
+    assert torch.allclose(fresh(x), theirs(x))
+
+
+# -- the browser tier's fixtures (tests/browser/checkpoint_check.py loads them from a URL) ---------
+FIXTURES = os.path.join(os.path.dirname(__file__), "browser", "fixtures")
+
+
+def test_browser_fixtures_current(device):
+    import json
+    with open(os.path.join(FIXTURES, "checkpoint.json")) as f:
+        want = json.load(f)
+    theirs = torch.load(os.path.join(FIXTURES, "checkpoint.pt"), weights_only=True)["model"]
+    ours = torchweb.load(os.path.join(FIXTURES, "checkpoint.pt"), map_location=device)["model"]
+    st = torchweb.safetensors.load_file(os.path.join(FIXTURES, "checkpoint.safetensors"), device=device)
+    for sd, spec in ((theirs, want["pt"]), (ours, want["pt"]), (st, want["safetensors"])):
+        assert sorted(sd) == sorted(spec)
+        for k, w in spec.items():
+            assert str(sd[k].dtype).replace("torch.", "") == w["dtype"] and sd[k].tolist() == w["values"], k
+            assert list(sd[k].stride()) == w["stride"] and sd[k].storage_offset() == w["offset"], k
+    for a, b in want["shared"]:
+        assert ours[a]._storage is ours[b]._storage
+
+
+def test_float16_without_shader_f16(monkeypatch):
+    """An adapter without 'shader-f16' (the browser tier's SwiftShader): float16 loads as float32."""
+    from torchweb.backends.webgpu.runtime import get_runtime
+    rt = get_runtime()
+    monkeypatch.setattr(rt, "features", set(rt.features) - {"shader-f16"})
+    t = torch.tensor([0.5, -2.0, 65504.0], dtype=torch.float16)
+    with pytest.warns(UserWarning, match="shader-f16"):
+        out = torchweb.load(torch_bytes({"t": t, "v": t[1:]}), map_location="webgpu")
+    assert out["t"].dtype is torchweb.float32 and out["t"].tolist() == t.float().tolist()
+    assert same_storage(out["t"], out["v"]) and out["v"].storage_offset() == 1
+    with pytest.warns(UserWarning, match="shader-f16"):
+        st = torchweb.safetensors.load(safetensors_torch.save({"t": t}), device="webgpu")
+    assert st["t"].dtype is torchweb.float32 and st["t"].tolist() == t.float().tolist()

@@ -19,8 +19,8 @@ import json
 import struct
 
 from .._tensor import Tensor
-from .storage_bytes import BY_ST_NAME, check_loadable, file_dtype_of, storage_from_file_bytes, \
-    storage_to_file_bytes
+from .storage_bytes import BY_ST_NAME, check_loadable, file_dtype_of, for_device, \
+    storage_from_file_bytes, storage_to_file_bytes
 
 MAX_HEADER = 100_000_000
 # safetensors' Dtype enum order (the writer puts larger ones first)
@@ -189,7 +189,9 @@ def _load(data, device):
     dev = _device(device)
     out = {}
     for name, fmt, shape, b, e in sorted(entries, key=lambda x: x[0]):
-        check_loadable(fmt, f"safetensors tensor '{name}'")
+        what = f"safetensors tensor '{name}'"
+        check_loadable(fmt, what)
+        fmt = for_device(fmt, dev, what)
         numel = (e - b) // fmt.itemsize
         storage = storage_from_file_bytes(data[base + b:base + e], fmt, numel, dev)
         out[name] = Tensor._make(storage, tuple(shape), None, 0, fmt.target, dev)

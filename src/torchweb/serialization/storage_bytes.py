@@ -79,6 +79,21 @@ def check_loadable(fmt, what):
                       UserWarning, stacklevel=4)
 
 
+# float16 on an adapter without 'shader-f16' (SwiftShader, some phones): loaded as float32
+_F16_AS_F32 = FileDtype("float16", "HalfStorage", "F16", 2, "e", D.float32, True)
+
+
+def for_device(fmt, device, what):
+    """fmt, or how it loads on a device that cannot hold it (float16 without 'shader-f16')."""
+    if fmt.target is D.float16 and device.type == "webgpu":
+        from ..backends.webgpu.runtime import get_runtime
+        if "shader-f16" not in get_runtime().features:
+            warnings.warn(f"{what} is torch.float16, which this WebGPU adapter cannot hold (it lacks "
+                          "the feature 'shader-f16'): loaded as torch.float32", UserWarning, stacklevel=4)
+            return _F16_AS_F32
+    return fmt
+
+
 def _np():
     try:
         import numpy

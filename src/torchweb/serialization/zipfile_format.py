@@ -20,8 +20,8 @@ import io
 import struct
 import zipfile
 
-from .storage_bytes import BY_STORAGE, check_loadable, file_dtype_of, storage_from_file_bytes, \
-    storage_to_file_bytes
+from .storage_bytes import BY_STORAGE, check_loadable, file_dtype_of, for_device, \
+    storage_from_file_bytes, storage_to_file_bytes
 
 ALIGN = 64
 # pickle of torch.serialization's MAGIC_NUMBER, how a legacy (pre-1.6) checkpoint starts
@@ -150,17 +150,20 @@ class LoadedStorage:
         if fmt is not self.fmt:   # a typed view of an untyped storage: numel counts bytes
             numel = self.numel * self.fmt.itemsize // fmt.itemsize
         _check_view(self.key, numel, offset, size, stride)
-        storage = self._made.get(fmt.name)
-        if storage is None:
-            check_loadable(fmt, f"storage '{self.key}' of the checkpoint")
+        made = self._made.get(fmt.name)
+        if made is None:
+            what = f"storage '{self.key}' of the checkpoint"
+            check_loadable(fmt, what)
+            file_fmt, fmt = fmt, for_device(fmt, self.device, what)
             data = self.archive.read(f"data/{self.key}")
             if len(data) < numel * fmt.itemsize:
                 raise RuntimeError(
                     f"corrupt checkpoint: storage '{self.key}' should hold {numel} elements of "
                     f"torch.{fmt.name} ({numel * fmt.itemsize} bytes) but its record has {len(data)} bytes")
-            storage = storage_from_file_bytes(data, fmt, numel, self.device, self.big_endian)
-            self._made[fmt.name] = storage
-        return Tensor._make(storage, size, stride, offset, fmt.target, self.device)
+            made = self._made[file_fmt.name] = (storage_from_file_bytes(
+                data, fmt, numel, self.device, self.big_endian), fmt.target)
+        storage, dtype = made
+        return Tensor._make(storage, size, stride, offset, dtype, self.device)
 
 
 def _check_view(key, numel, offset, size, stride):
