@@ -422,3 +422,24 @@ def test_subclass_calling_super_step_runs_hooks_once():
     opt.register_step_post_hook(lambda o, a, k: calls.append("post"))
     opt.step()
     assert calls == ["pre", "post"] and p.tolist() == [0.5, 0.5]
+
+
+def test_without_numpy_the_step_lives_on_the_parameters_device(monkeypatch):
+    """Pyodide without numpy: step and mu_product are 0-d tensors on the webgpu device, written
+    by uploads (no kernel, no readback), and the numbers do not change."""
+    from torchweb.optim import optimizer as O
+    a = _train(torchweb, "NAdam", dict(lr=0.01), "webgpu", steps=5)
+    monkeypatch.setattr(O, "_HAS_NUMPY", [False])
+    b = _train(torchweb, "NAdam", dict(lr=0.01), "webgpu", steps=5)
+    assert a[0] == b[0]
+    for s in b[2].state.values():
+        assert s["step"].device.type == "webgpu" and s["mu_product"].device.type == "webgpu"
+        assert s["step"].item() == 5.0
+    from torchweb.backends.webgpu.runtime import get_runtime
+    rt = get_runtime()
+    reads = []
+    monkeypatch.setattr(rt.driver, "read", lambda *args: reads.append(args))
+    rt.flush()
+    before = rt.stream.dispatches
+    b[2].step()
+    assert rt.stream.dispatches - before == 3 and reads == []
