@@ -283,6 +283,11 @@ def softmin(input, dim=None, _stacklevel=3, dtype=None):
 
     softmax(-input, dim)."""
     from ..activation import softmax
+    if dim is None:
+        import warnings
+        warnings.warn("Implicit dimension choice for softmin has been deprecated. Change the call to include "
+                      "dim=X as an argument.", stacklevel=2)
+        dim = 0 if input.dim() in (0, 1, 3) else 1  # PyTorch's legacy implicit dim
     if dtype is not None:
         input = input.to(dtype)
     return softmax(-input, dim)
