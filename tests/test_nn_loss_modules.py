@@ -408,3 +408,12 @@ def test_noncontiguous_inputs(device):
         expected.sum().backward()
         got.sum().backward()
         assert_close(wb.grad, tb.grad, rtol=1e-4, atol=1e-5)
+
+
+def test_triplet_with_distance_default_submodule():
+    m = torchweb.nn.TripletMarginWithDistanceLoss()
+    assert type(m.distance_function) is torchweb.nn.PairwiseDistance
+    assert [n for n, _ in m.named_children()] == ["distance_function"]
+    assert list(m.state_dict()) == []
+    f = lambda x, y: (x - y).abs().sum(-1)   # noqa: E731
+    assert torchweb.nn.TripletMarginWithDistanceLoss(distance_function=f).distance_function is f
