@@ -333,6 +333,26 @@ def test_long_text_is_truncated_to_256_tokens(ours_mod, ours_cpu, theirs, tok):
     assert (got * ref).sum(1).min().item() >= 0.9999
 
 
+@pytest.mark.parametrize("shape,transposed", [((3, 5, 8), False), ((2, 3, 4, 8), False), ((0, 4, 8), False),
+                                               ((4, 8, 5), True)])
+def test_matmul_folds_batch_into_rows(shape, transposed, device):
+    """[*, M, K] @ [K, N] (every Linear on [B, T, C]) is one [B*M, K] @ [K, N] product, as PyTorch
+    folds it: values and gradients of both operands, a non-contiguous (transposed) input too."""
+    from oracle import assert_close, ours
+    g = torch.Generator().manual_seed(3)
+    base = (torch.rand(shape, generator=g) - 0.5).requires_grad_(True)
+    w = (torch.rand(6, 8, generator=g) - 0.5).requires_grad_(True)
+    x, y = ours(base, device, requires_grad=True), ours(w, device, requires_grad=True)
+    ref = torch.nn.functional.linear(base.transpose(-1, -2) if transposed else base, w)
+    out = tw.nn.functional.linear(x.transpose(-1, -2) if transposed else x, y)
+    assert_close(out, ref, rtol=1e-5, atol=1e-6)
+    up = torch.rand(ref.shape, generator=g)
+    ref.backward(up)
+    out.backward(ours(up, device))
+    assert_close(x.grad, base.grad, rtol=1e-5, atol=1e-5)
+    assert_close(y.grad, w.grad, rtol=1e-5, atol=1e-5)
+
+
 BROWSER_SCRIPT = os.path.join(ROOT, "tests", "browser", "scripts", "minilm_tiny_bert.py")
 INLINED = ("tokenizer.py", "model.py")
 
