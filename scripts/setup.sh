@@ -23,8 +23,8 @@ fi
 if [ ! -x .venv/bin/python ]; then
   python3 -m venv .venv
 fi
-want="setuptools wheel pytest hypothesis numpy selenium wgpu==0.32.0"
-mods="setuptools, wheel, pytest, hypothesis, numpy, selenium, wgpu"
+want="setuptools wheel pytest hypothesis numpy selenium tokenizers wgpu==0.32.0"
+mods="setuptools, wheel, pytest, hypothesis, numpy, selenium, tokenizers, wgpu"
 if [ "${TORCHWEB_NO_TORCH:-0}" != 1 ]; then want="$want torch==2.13.0"; mods="$mods, torch"; fi
 if ! .venv/bin/python -c "import $mods" 2>/dev/null; then
   .venv/bin/python -m pip install -q --disable-pip-version-check $want

@@ -5,7 +5,7 @@ input, backward from the same upstream gradient (input and parameter .grad), buf
 import torch
 
 import torchweb
-from oracle import assert_close, make, ours, theirs
+from oracle import assert_close, make, ours, ours_layout, theirs
 
 
 def pair(build, device):
@@ -26,7 +26,7 @@ def _is_float(t):
 
 
 def run(mine, ref, inputs, device, *, grad=True, rtol=1e-4, atol=1e-5, kwargs=None, out_index=None,
-        mine_kwargs=None):
+        mine_kwargs=None, layout="contiguous"):
     """Forward (and backward when grad) of both modules on the torch tensors `inputs` (float ones
     require grad); returns (torchweb output, torch output)."""
     kwargs = kwargs or {}
@@ -34,6 +34,9 @@ def run(mine, ref, inputs, device, *, grad=True, rtol=1e-4, atol=1e-5, kwargs=No
             for x in inputs]
     w_in = [ours(x, device, requires_grad=grad and _is_float(x)) if isinstance(x, torch.Tensor) else x
             for x in inputs]
+    if layout != "contiguous":   # non-contiguous views of leaves (gradients compared on the leaves)
+        w_in = [ours_layout(x, device, layout).requires_grad_(grad and _is_float(x))
+                if isinstance(x, torch.Tensor) else x for x in inputs]
     expected = ref(*t_in, **kwargs)
     if mine_kwargs is None:
         mine_kwargs = {k: ours(v, device) if isinstance(v, torch.Tensor) else v for k, v in kwargs.items()}

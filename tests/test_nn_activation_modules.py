@@ -211,9 +211,43 @@ def test_in_a_model(device):
     assert list(mine.state_dict()) == ["0.weight", "0.bias", "1.weight", "3.weight", "3.bias"]
 
 
-def test_softmax_implicit_dim_warns(device):
-    m = torchweb.nn.Softmax()
-    x = make((2, 3))
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        assert_close(m(ours(x, device)), torch.nn.Softmax()(x), rtol=1e-5, atol=1e-6)
+
+ELEMENTWISE = ["Threshold", "ReLU", "RReLU", "Hardtanh", "ReLU6", "Sigmoid", "Hardsigmoid", "Tanh", "SiLU", "Mish",
+               "Hardswish", "ELU", "CELU", "SELU", "GELU", "Hardshrink", "LeakyReLU", "LogSigmoid", "Softplus",
+               "Softshrink", "PReLU", "Softsign", "Tanhshrink"]
+
+
+@pytest.mark.parametrize("name", ELEMENTWISE)
+def test_zero_dim_empty_noncontiguous(name, device):
+    build = CASES[name][0][0]
+    mine, ref = pair(build, device)
+    mine.eval()
+    ref.eval()
+    base = make((4, 6))
+    for x in (make(()), torch.zeros(0, 3), base.t(), base[:, ::2]):
+        if name == "PReLU" and x.dim() == 0:
+            continue
+        tx = x.clone().requires_grad_(True)
+        wx = ours(x, device)
+        if x.numel() and not x.is_contiguous():        # a real strided view on our side too
+            wx = ours(base, device).t() if x.shape == base.t().shape else ours(base, device)[:, ::2]
+            assert not wx.is_contiguous()
+        wx.requires_grad_(True)
+        expected, got = ref(tx), mine(wx)
+        assert_close(got, expected, rtol=1e-4, atol=1e-5)
+        if x.numel():
+            expected.sum().backward()
+            got.sum().backward()
+            assert_close(wx.grad, tx.grad, rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("name", ["Softmax", "Softmin", "LogSoftmax"])
+def test_implicit_dim_warns(name, device):
+    for shape in [(2, 3), (2, 3, 4), (5,)]:
+        x = make(shape)
+        with pytest.warns(UserWarning, match=f"Implicit dimension choice for {dict(LogSoftmax='log_softmax').get(name, name.lower())} has been deprecated"):
+            got = getattr(torchweb.nn, name)()(ours(x, device))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            expected = getattr(torch.nn, name)()(x)
+        assert_close(got, expected, rtol=1e-5, atol=1e-6)

@@ -478,3 +478,35 @@ def test_cnn_stack(device):
     ref.train()
     for _ in range(2):
         run(mine, ref, [make((2, 3, 6, 6))], device)
+
+
+@pytest.mark.parametrize("layout", ["transposed", "strided"])
+@pytest.mark.parametrize("name,args,kw,shape", [
+    ("Conv2d", (3, 4, 3), {"padding": 1}, (2, 3, 4, 5)),
+    ("Conv1d", (2, 3, 2), {"padding_mode": "reflect", "padding": 1}, (2, 2, 5)),
+    ("ConvTranspose2d", (3, 2, 2), {"stride": 2}, (2, 3, 3, 2)),
+    ("BatchNorm2d", (3,), {}, (2, 3, 2, 3)),
+    ("LayerNorm", (4,), {}, (3, 2, 4)),
+    ("GroupNorm", (2, 4), {}, (2, 4, 3)),
+    ("MaxPool2d", (2,), {}, (2, 3, 4, 4)),
+    ("AvgPool1d", (2,), {}, (2, 3, 4)),
+    ("AdaptiveAvgPool2d", (2,), {}, (2, 2, 5, 3)),
+    ("ReflectionPad2d", (1,), {}, (2, 2, 3, 3)),
+    ("Upsample", (), {"scale_factor": 2, "mode": "bilinear"}, (1, 2, 3, 3)),
+    ("Flatten", (), {}, (2, 3, 4)),
+])
+def test_non_contiguous_inputs(device, name, args, kw, shape, layout):
+    x = _distinct(shape)
+    mine, ref = pair(B(name, *args, **kw), device)
+    run(mine, ref, [x], device, layout=layout)
+
+
+def test_module_to_half_and_back(device):
+    m = torchweb.nn.Sequential(torchweb.nn.Conv2d(2, 3, 3), torchweb.nn.BatchNorm2d(3)).to(device)
+    m.half()
+    assert m[0].weight.dtype == torchweb.float16 and m[1].running_mean.dtype == torchweb.float16
+    assert m[1].num_batches_tracked.dtype == torchweb.int64
+    y = m(torchweb.ones((2, 2, 4, 4), dtype=torchweb.float16, device=device))
+    assert y.dtype == torchweb.float16 and tuple(y.shape) == (2, 3, 2, 2)
+    m.float()
+    assert m[1].running_var.dtype == torchweb.float32

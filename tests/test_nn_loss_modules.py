@@ -374,3 +374,46 @@ def test_functional_triplet_with_distance(device):
         F.triplet_margin_with_distance_loss(ours(a, device), ours(p, device), ours(n, device), reduction="x")
     with pytest.raises(TypeError):
         F.triplet_margin_with_distance_loss(ours(a, device), ours(p, device), ours(n, device), None)
+
+
+@pytest.mark.parametrize("name", ["L1Loss", "MSELoss", "SmoothL1Loss", "HuberLoss", "SoftMarginLoss", "BCEWithLogitsLoss",
+                                  "PoissonNLLLoss", "HingeEmbeddingLoss"])
+@pytest.mark.parametrize("reduction", ["none", "mean", "sum"])
+def test_empty_and_zero_dim(name, reduction, device):
+    m, ref = getattr(torchweb.nn, name)(reduction=reduction), getattr(torch.nn, name)(reduction=reduction)
+    for x, y in ((torch.zeros(0, 3), torch.zeros(0, 3)), (make(()), _prob(()))):
+        tx = x.clone().requires_grad_(True)
+        wx = ours(x, device, requires_grad=True)
+        expected, got = ref(tx, y), m(wx, ours(y, device))
+        assert_close(got, expected, rtol=1e-4, atol=1e-5)
+        if x.numel():
+            expected.sum().backward()
+            got.sum().backward()
+            assert_close(wx.grad, tx.grad, rtol=1e-4, atol=1e-5)
+
+
+def test_noncontiguous_inputs(device):
+    base = make((C, N))
+    target = _classes((N,))
+    for build in (lambda nn: nn.CrossEntropyLoss(label_smoothing=0.1), lambda nn: nn.MultiMarginLoss(),
+                  lambda nn: nn.MSELoss(reduction="none")):
+        mine, ref = pair(build, device)
+        tb = base.clone().requires_grad_(True)
+        wb = ours(base, device, requires_grad=True)
+        wx = wb.t()
+        assert not wx.is_contiguous()
+        t_target = target if not isinstance(ref, torch.nn.MSELoss) else make((N, C))
+        expected, got = ref(tb.t(), t_target), mine(wx, ours(t_target, device))
+        assert_close(got, expected, rtol=1e-4, atol=1e-5)
+        expected.sum().backward()
+        got.sum().backward()
+        assert_close(wb.grad, tb.grad, rtol=1e-4, atol=1e-5)
+
+
+def test_triplet_with_distance_default_submodule():
+    m = torchweb.nn.TripletMarginWithDistanceLoss()
+    assert type(m.distance_function) is torchweb.nn.PairwiseDistance
+    assert [n for n, _ in m.named_children()] == ["distance_function"]
+    assert list(m.state_dict()) == []
+    f = lambda x, y: (x - y).abs().sum(-1)   # noqa: E731
+    assert torchweb.nn.TripletMarginWithDistanceLoss(distance_function=f).distance_function is f

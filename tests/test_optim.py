@@ -318,8 +318,8 @@ def test_float16_parameters(name, kwargs, device):
 
 
 def test_one_kernel_per_parameter():
-    """The webgpu step is one dispatch per parameter, whatever the optimizer's options (the
-    first step also fills new state with zeros, except SGD's momentum buffer)."""
+    """The webgpu step is one dispatch per parameter, whatever the optimizer's options, the
+    first step included (new state is read as zeros by the kernel, never filled first)."""
     from torchweb.backends.webgpu.runtime import get_runtime
     rt = get_runtime()
     for name, kwargs in [("SGD", dict(lr=0.1, momentum=0.9, nesterov=True, weight_decay=0.1)),
@@ -330,8 +330,6 @@ def test_one_kernel_per_parameter():
         for p in params:
             p.grad = torchweb.full(p.shape, 0.5, device="webgpu")
         opt = getattr(torchweb.optim, name)(params, **kwargs)
-        if name != "SGD":
-            opt.step()
         for _ in range(2):
             rt.flush()
             before = rt.stream.dispatches
@@ -376,3 +374,72 @@ def test_step_counter_is_a_float32_0d_tensor(device):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         opt.state_dict()
+
+
+def _models(device):
+    g = torch.Generator().manual_seed(5)
+    tm = torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.Tanh(), torch.nn.Linear(8, 3))
+    with torch.no_grad():
+        for p in tm.parameters():
+            p.copy_(torch.randn(p.shape, generator=g) * 0.5)
+    m = torchweb.nn.Sequential(torchweb.nn.Linear(4, 8), torchweb.nn.Tanh(), torchweb.nn.Linear(8, 3)).to(device)
+    m.load_state_dict({k: ours(v, device) for k, v in tm.state_dict().items()})
+    return m, tm
+
+
+@pytest.mark.parametrize("name,kwargs", [("AdamW", dict(lr=0.01)), ("SGD", dict(lr=0.1, momentum=0.9, nesterov=True))])
+def test_nn_module_parameters(name, kwargs, device):
+    """model.parameters() (a generator of nn.Parameter) as PyTorch scripts pass it."""
+    m, tm = _models(device)
+    _, x, y = _data()
+    opt, topt = getattr(torchweb.optim, name)(m.parameters(), **kwargs), getattr(torch.optim, name)(tm.parameters(), **kwargs)
+    xo, yo = ours(x, device), ours(y, device)
+    for _ in range(10):
+        opt.zero_grad()
+        topt.zero_grad()
+        loss = ((m(xo) - yo) ** 2).mean()
+        tloss = ((tm(x) - y) ** 2).mean()
+        loss.backward()
+        tloss.backward()
+        opt.step()
+        topt.step()
+        assert loss.item() == pytest.approx(tloss.item(), rel=1e-5, abs=1e-6)
+    for (k, v), (tk, tv) in zip(m.state_dict().items(), tm.state_dict().items()):
+        assert k == tk
+        torch.testing.assert_close(theirs(v), tv, rtol=1e-5, atol=1e-6)
+
+
+def test_subclass_calling_super_step_runs_hooks_once():
+    class Clipped(torchweb.optim.SGD):
+        def step(self, closure=None):
+            return super().step(closure)
+
+    p = torchweb.ones(2, device="cpu", requires_grad=True)
+    p.grad = torchweb.ones(2, device="cpu")
+    opt = Clipped([p], lr=0.5)
+    calls = []
+    opt.register_step_pre_hook(lambda o, a, k: calls.append("pre"))
+    opt.register_step_post_hook(lambda o, a, k: calls.append("post"))
+    opt.step()
+    assert calls == ["pre", "post"] and p.tolist() == [0.5, 0.5]
+
+
+def test_without_numpy_the_step_lives_on_the_parameters_device(monkeypatch):
+    """Pyodide without numpy: step and mu_product are 0-d tensors on the webgpu device, written
+    by uploads (no kernel, no readback), and the numbers do not change."""
+    from torchweb.optim import optimizer as O
+    a = _train(torchweb, "NAdam", dict(lr=0.01), "webgpu", steps=5)
+    monkeypatch.setattr(O, "_HAS_NUMPY", [False])
+    b = _train(torchweb, "NAdam", dict(lr=0.01), "webgpu", steps=5)
+    assert a[0] == b[0]
+    for s in b[2].state.values():
+        assert s["step"].device.type == "webgpu" and s["mu_product"].device.type == "webgpu"
+        assert s["step"].item() == 5.0
+    from torchweb.backends.webgpu.runtime import get_runtime
+    rt = get_runtime()
+    reads = []
+    monkeypatch.setattr(rt.driver, "read", lambda *args: reads.append(args))
+    rt.flush()
+    before = rt.stream.dispatches
+    b[2].step()
+    assert rt.stream.dispatches - before == 3 and reads == []

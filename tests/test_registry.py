@@ -9,7 +9,7 @@ import torch
 
 import torchweb
 from torchweb.ops.elementwise_table import OPS as ROWS
-from torchweb.ops.registry import OPS
+from torchweb.ops.registry import ALL_DTYPES, OPS
 
 ENTRIES = sorted(OPS)
 
@@ -54,6 +54,64 @@ def test_every_public_row_is_registered():
     for name, row in ROWS.items():
         if row.api:
             assert name in OPS and OPS[name].differentiable == (row.grad is not None)
+
+
+def _required_positional(fn):
+    import inspect
+    try:
+        params = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError):
+        return None
+    return sum(1 for p in params if p.default is p.empty and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD))
+
+
+def _second_is_an_index(fn):
+    """fn(x, x) would pass x as an index or mask: the claim is about the input, not those."""
+    import inspect
+    second = list(inspect.signature(fn).parameters)[1]
+    return any(w in second for w in ("index", "indices", "mask"))
+
+
+def _dtype_sample(key):
+    """{dtype name: accepted?} for op `key` called as fn(x) or fn(x, x), x a small cpu tensor of
+    each dtype (values 1..3, no zeros: integer divisions stay defined); None when that call does
+    not fit the op (more required arguments, or no claimed dtype passes: it needs shapes or
+    arguments of its own)."""
+    import warnings
+    op = OPS[key]
+    n = _required_positional(op.fn)
+    if n not in (1, 2) or (n == 2 and _second_is_an_index(op.fn)):
+        return None
+    got = {}
+    for name in ALL_DTYPES:
+        x = torchweb.tensor([[1, 2, 3], [2, 1, 1]], device="cpu").to(getattr(torchweb, name))
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                op.fn(*([x] * n))
+            got[name] = True
+        except (RuntimeError, TypeError, NotImplementedError, ValueError, IndexError):
+            got[name] = False
+    if not any(got[d] for d in op.accepts):
+        return None
+    return got
+
+
+@pytest.mark.parametrize("key", ENTRIES)
+def test_claimed_dtypes_are_the_accepted_ones(key):
+    """docs/ops.md's dtypes column (OpDef.accepts) cannot lie: each claimed dtype runs and each
+    other one raises, sampled on the cpu device wherever a one- or two-tensor call fits."""
+    got = _dtype_sample(key)
+    if got is None:
+        return
+    claimed = OPS[key].accepts
+    assert [d for d in claimed if not got[d]] == [], f"{key}: claimed but refused"
+    assert [d for d in ALL_DTYPES if got[d] and d not in claimed] == [], f"{key}: accepted but not claimed"
+
+
+def test_dtype_claims_are_sampled_widely():
+    sampled = [k for k in ENTRIES if _dtype_sample(k) is not None]
+    assert len(sampled) >= 200, (len(sampled), len(ENTRIES))
 
 
 def test_ops_doc_is_up_to_date():

@@ -724,3 +724,32 @@ def test_float16_without_shader_f16(monkeypatch):
     with pytest.warns(UserWarning, match="shader-f16"):
         st = torchweb.safetensors.load(safetensors_torch.save({"t": t}), device="webgpu")
     assert st["t"].dtype is torchweb.float32 and st["t"].tolist() == t.float().tolist()
+
+
+def test_training_checkpoint_resumes_both_ways(device):
+    """nanoGPT's checkpoint: model, AdamW state, model_args, iter_num; resumed in the other library
+    and stepped once more in both, the weights agree."""
+    def step(model, opt, x):
+        opt.zero_grad()
+        model(x).square().sum().backward()
+        opt.step()
+    m = torchweb.nn.Linear(3, 2).to(device)
+    opt = torchweb.optim.AdamW(m.parameters(), lr=1e-2)
+    step(m, opt, torchweb.ones(4, 3, device=device))
+    ckpt = {"model": m.state_dict(), "optimizer": opt.state_dict(), "model_args": {"n_layer": 2},
+            "iter_num": 1, "best_val_loss": torchweb.tensor(1.5, device=device)}
+    back = torch.load(io.BytesIO(ours_bytes(ckpt)), weights_only=True)
+    assert back["model_args"] == {"n_layer": 2} and back["iter_num"] == 1
+    tm = torch.nn.Linear(3, 2)
+    tm.load_state_dict(back["model"])
+    topt = torch.optim.AdamW(tm.parameters(), lr=1e-2)
+    topt.load_state_dict(back["optimizer"])
+    step(tm, topt, torch.ones(4, 3))
+    ours = torchweb.load(torch_bytes({"model": tm.state_dict(), "optimizer": topt.state_dict()}),
+                         map_location=device)
+    m.load_state_dict(ours["model"])
+    opt.load_state_dict(ours["optimizer"])
+    step(m, opt, torchweb.ones(4, 3, device=device))
+    step(tm, topt, torch.ones(4, 3))
+    for a, b in ((m.weight, tm.weight), (m.bias, tm.bias)):
+        assert torch.allclose(torch.tensor(a.tolist()), b.detach(), rtol=1e-5, atol=1e-6)

@@ -203,6 +203,8 @@ def _compare_result(got, want, tol, where):
             if msg:
                 return msg
         return None
+    if isinstance(want, str) and want not in ("nan", "inf", "-inf"):
+        return None if got == want else f"{where}: got {got!r}, expected {want!r}"   # text (reprs, keys)
     if isinstance(want, (int, float, str)) and not isinstance(want, bool):
         if not _close(float(got), _num(want), *tol):
             return f"{where}: got {got!r}, expected {want!r}"

@@ -6,8 +6,9 @@ from .cpu import np, view
 _COMPILED = {}
 
 
-def fused_update(key, tensors, names, writes, body, scalar_names, scalars):
-    """Run body over contiguous tensors of one numel, in float32; store `writes` back."""
+def fused_update(key, tensors, names, writes, body, scalar_names, scalars, fresh=()):
+    """Run body over contiguous tensors of one numel, in float32; store `writes` back; the
+    names in fresh are read as zeros."""
     n = np()
     env = {"sqrt": n.sqrt, "abs": n.abs, "max": n.maximum, "min": n.minimum, "__builtins__": {}}
     for name, value in zip(scalar_names, scalars):
@@ -15,7 +16,7 @@ def fused_update(key, tensors, names, writes, body, scalar_names, scalars):
     arrays = {}
     for name, t in zip(names, tensors):
         arrays[name] = view(t)
-        env[name] = view(t).astype(n.float32)
+        env[name] = n.zeros(t.shape, n.float32) if name in fresh else view(t).astype(n.float32)
     with n.errstate(all="ignore"):
         for target, expr in body:
             code = _COMPILED.get(expr)

@@ -9,6 +9,7 @@ from ..ops.composite import losses_more  # noqa: F401,E402  (triplet_margin_with
 from ..ops import attention  # noqa: F401,E402  (scaled_dot_product_attention registers)
 from ..ops.composite import mha  # noqa: F401,E402  (multi_head_attention_forward registers)
 from ..ops.composite import ctc  # noqa: F401,E402  (ctc_loss registers)
+from ..ops.elementwise_table import OPS as ROWS, row_dtypes
 from ..ops.pointwise import call, call_inplace
 from ..ops.registry import define, functional_names
 
@@ -18,7 +19,7 @@ def _with_inplace(name, doc):
         return call_inplace(name, input) if inplace else call(name, input)
     fn.__name__ = fn.__qualname__ = name
     return define(name, "activation", torch=False, method=False, functional=True, key="F." + name,
-                  doc=f"{name}(input, inplace=False) -> Tensor\n\n{doc}")(fn)
+                  dtypes=row_dtypes(ROWS[name]), doc=f"{name}(input, inplace=False) -> Tensor\n\n{doc}")(fn)
 
 
 _with_inplace("relu", "max(input, 0), elementwise.")
@@ -26,18 +27,21 @@ _with_inplace("silu", "input * sigmoid(input), elementwise.")
 
 
 @define("relu_", "activation", torch=False, method=False, functional=True, key="F.relu_",
+        dtypes=row_dtypes(ROWS["relu"]),
         doc="relu_(input) -> Tensor\n\nrelu in place.")
 def relu_(input):
     return call_inplace("relu", input)
 
 
 @define("sigmoid", "activation", torch=False, method=False, functional=True, key="F.sigmoid",
+        dtypes=row_dtypes(ROWS["sigmoid"]),
         doc="sigmoid(input) -> Tensor\n\n1 / (1 + exp(-input)).")
 def sigmoid(input):
     return call("sigmoid", input)
 
 
 @define("tanh", "activation", torch=False, method=False, functional=True, key="F.tanh",
+        dtypes=row_dtypes(ROWS["tanh"]),
         doc="tanh(input) -> Tensor\n\nThe hyperbolic tangent.")
 def tanh(input):
     return call("tanh", input)

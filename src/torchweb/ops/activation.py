@@ -69,6 +69,9 @@ class _LogSoftmax(Function):
 
 def _prepare(x, dim, dtype, name):
     if dim is None:
+        import warnings
+        warnings.warn(f"Implicit dimension choice for {name} has been deprecated. Change the call to include "
+                      "dim=X as an argument.", stacklevel=3)
         dim = 0 if x.dim() in (0, 1, 3) else 1  # PyTorch's legacy implicit dim
     if dtype is not None:
         x = x.to(dtype)

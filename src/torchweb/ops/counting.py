@@ -369,7 +369,7 @@ def _bins_of(x, bins, lo, hi):
     return E.run("where", valid, pos, bins)
 
 
-@define("histc", "other", differentiable=False,
+@define("histc", "other", dtypes="floating", differentiable=False,
         doc="histc(input, bins=100, min=0, max=0) -> Tensor\n\n"
             "Counts of input's elements in `bins` equal-width bins over [min, max] (the data's own min "
             "and max when min == max); elements outside (and NaN) are ignored, max itself falls in the "

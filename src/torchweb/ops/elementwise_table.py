@@ -56,6 +56,22 @@ class ElementwiseOp:
 
 
 OPS = {}
+
+
+def row_dtypes(row):
+    """The input dtype names a row accepts, from its rule and refusals (ops/elementwise.py's
+    _plan raises for the others): docs/ops.md's column for the ops made from rows."""
+    names = ("bool", "uint8", "int32", "int64", "float16", "float32")
+    if row.rule == "intonly":
+        names = names[:4]
+    if row.rule not in ("logical", "pred") and row.name != "where":
+        if row.kernel and row.ints:
+            names = tuple(n for n in names if n.startswith("float"))
+        if row.kernel or row.no_bool or row.name in ("sub", "sub_alpha"):
+            names = tuple(n for n in names if n != "bool")
+    return names
+
+
 # the one int64 quotient that leaves 32 bits: -2^31 / -1
 _INT_MIN_BY_MINUS_ONE = "select(tw_w({}), vec2<u32>(0x80000000u, 0u), {{0}} == -2147483647i - 1i && {{1}} == -1i)"
 

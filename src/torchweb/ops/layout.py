@@ -306,7 +306,7 @@ def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     return _beta_alpha(input, sum_(L.bmm(batch1, batch2), 0), beta, alpha)
 
 
-@define("kron", "linalg")
+@define("kron", "linalg", dtypes="all")
 def kron(input, other):
     """kron(input, other) -> Tensor
 

@@ -122,7 +122,15 @@ def matmul(a, b):
                            f"[{a2.shape[0] if a2.dim() > 2 else 1}, {a2.shape[-1]}] but got: "
                            f"[{b2.shape[0] if b2.dim() > 2 else 1}, {b2.shape[-2]}].")
     broadcast_shapes(a2.shape[:-2], b2.shape[:-2])
-    out = _batched(a2, b2)
+    if a2.dim() > 2 and b2.dim() == 2:
+        # as PyTorch: the batch folds into the rows, one [B*M, K] @ [K, N] product (a linear layer
+        # on [B, T, C] is one matmul, not B products against a broadcast weight)
+        rows = 1
+        for s in a2.shape[:-1]:
+            rows *= s
+        out = S.reshape(_batched(S.reshape(a2, (rows, a2.shape[-1])), b2), a2.shape[:-1] + (b2.shape[-1],))
+    else:
+        out = _batched(a2, b2)
     if a.dim() == 1:
         out = S.squeeze(out, -2)
     if b.dim() == 1:

@@ -190,7 +190,7 @@ def cross(input, other, dim=None, *, out=None):
 _MODES = ("use_mm_for_euclid_dist_if_necessary", "use_mm_for_euclid_dist", "donot_use_mm_for_euclid_dist")
 
 
-@define("cdist", "linalg", method=False)
+@define("cdist", "linalg", dtypes="floating", method=False)
 def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
     """cdist(x1, x2, p=2.0, compute_mode='use_mm_for_euclid_dist_if_necessary') -> Tensor
 
@@ -234,7 +234,7 @@ def _euclidean_mm(a, b):
     return call("sqrt", call("clamp_min", d, 0.0))
 
 
-@define("trace", "linalg")
+@define("trace", "linalg", dtypes="all")
 def trace(input):
     """trace(input) -> Tensor
 

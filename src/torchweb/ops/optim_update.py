@@ -10,12 +10,16 @@ from .dispatch import common_device
 from .elementwise import _clone, copy_into
 
 
-def fused_update(key, tensors, names, writes, body, scalar_names=(), scalars=()):
+def fused_update(key, tensors, names, writes, body, scalar_names=(), scalars=(), fresh=()):
     """Run `body` ([(target, expression)] over the names, temporaries and scalars; + - * /,
     sqrt, abs, max, min) elementwise over `tensors`, storing the names in `writes` in place.
-    `key` names the update (it and the body's text key the compiled kernel)."""
+    `key` names the update (it and the body's text key the compiled kernel). The names in
+    `fresh` (written tensors just allocated) are read as zeros, so new state needs no fill."""
     dev = common_device(*tensors, what=key)
     n = tensors[0].numel()
+    for name in fresh:
+        if name not in writes:
+            raise RuntimeError(f"{key}: fresh operand {name} must be written")
     for t in tensors:
         if t.numel() != n:
             raise RuntimeError(f"{key}: expected tensors of {n} elements, got one of shape {list(t.shape)}")
@@ -23,7 +27,7 @@ def fused_update(key, tensors, names, writes, body, scalar_names=(), scalars=())
         return
     work = [t if t.is_contiguous() else _clone(t) for t in tensors]
     backend_for(dev.type).fused_update(key, work, list(names), list(writes), list(body),
-                                       list(scalar_names), [float(s) for s in scalars])
+                                       list(scalar_names), [float(s) for s in scalars], list(fresh))
     for t, w, name in zip(tensors, work, names):
         if name in writes:
             if w is not t:

@@ -4,7 +4,7 @@ ops whose signature needs more (alpha, rounding modes, bounds, conditions) are w
 
 from .. import _dtype as D
 from .dispatch import is_tensor
-from .elementwise_table import OPS
+from .elementwise_table import OPS, row_dtypes
 from .pointwise import call, call_inplace
 from .registry import define, register
 
@@ -66,7 +66,7 @@ def _register_rows():
         fn_.__doc__ = f"In-place {op.name}: {op.doc}"
         kind = "comparison" if op.rule in ("compare", "pred") else "elementwise"
         register(op.name, fn, kind, inplace=fn_ if op.inplace else None, aliases=op.aliases,
-                 differentiable=op.grad is not None)
+                 differentiable=op.grad is not None, dtypes=row_dtypes(op))
 
 
 _register_rows()
@@ -119,7 +119,7 @@ def _sub_(self, other, *, alpha=1):
     return call_inplace("sub" if alpha == 1 else "sub_alpha", self, other, *(() if alpha == 1 else (alpha,)))
 
 
-@define("sub", "elementwise", inplace=_sub_, aliases=("subtract",))
+@define("sub", "elementwise", dtypes="numeric", inplace=_sub_, aliases=("subtract",))
 def sub(input, other, *, alpha=1, out=None):
     """sub(input, other, *, alpha=1, out=None) -> Tensor
 
@@ -129,7 +129,7 @@ def sub(input, other, *, alpha=1, out=None):
     return _out(call("sub", input, other) if alpha == 1 else call("sub_alpha", input, other, alpha), out)
 
 
-@define("rsub", "elementwise", method=False)
+@define("rsub", "elementwise", dtypes="numeric", method=False)
 def rsub(input, other, *, alpha=1):
     """rsub(input, other, *, alpha=1) -> Tensor
 
@@ -165,7 +165,7 @@ def div(input, other, *, rounding_mode=None, out=None):
     return _out(call("div_" + rounding_mode, input, other), out)
 
 
-@define("floor_divide", "elementwise", inplace=lambda self, other: _div_(self, other, rounding_mode="floor"))
+@define("floor_divide", "elementwise", dtypes="numeric", inplace=lambda self, other: _div_(self, other, rounding_mode="floor"))
 def floor_divide(input, other):
     """floor_divide(input, other) -> Tensor
 
@@ -183,7 +183,7 @@ def _pow_(self, exponent):
     return call_inplace("pow", self, exponent)
 
 
-@define("pow", "elementwise", inplace=_pow_)
+@define("pow", "elementwise", dtypes="numeric", inplace=_pow_)
 def pow(input, exponent, *, out=None):
     """pow(input, exponent, *, out=None) -> Tensor
 
@@ -338,7 +338,7 @@ def gelu(input, approximate="none"):
     return call("gelu" if approximate == "none" else "gelu_tanh", input)
 
 
-@define("isclose", "comparison")
+@define("isclose", "comparison", dtypes="numeric")
 def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     """isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False) -> Tensor
 
@@ -350,7 +350,7 @@ def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     return r
 
 
-@define("allclose", "comparison")
+@define("allclose", "comparison", dtypes="numeric")
 def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     """allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False) -> bool
 

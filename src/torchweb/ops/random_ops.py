@@ -83,7 +83,7 @@ def _float_check(self, name):
         raise RuntimeError(f"{name} expects a floating point tensor, got {self.dtype.word}")
 
 
-@define("exponential_", "other", torch=False, differentiable=False,
+@define("exponential_", "other", dtypes="floating", torch=False, differentiable=False,
         doc="Tensor.exponential_(lambd=1, *, generator=None) -> Tensor\n\n"
             "Fills self with draws of Exp(lambd).")
 def exponential_(self, lambd=1.0, *, generator=None):
@@ -95,7 +95,7 @@ def exponential_(self, lambd=1.0, *, generator=None):
         return self.copy_(-(1 - u).log() / lambd)
 
 
-@define("log_normal_", "other", torch=False, differentiable=False,
+@define("log_normal_", "other", dtypes="floating", torch=False, differentiable=False,
         doc="Tensor.log_normal_(mean=1, std=2, *, generator=None) -> Tensor\n\n"
             "Fills self with exp(N(mean, std)) draws.")
 def log_normal_(self, mean=1.0, std=2.0, *, generator=None):
@@ -106,7 +106,7 @@ def log_normal_(self, mean=1.0, std=2.0, *, generator=None):
         return self.normal_(mean, std, generator=generator).exp_()
 
 
-@define("cauchy_", "other", torch=False, differentiable=False,
+@define("cauchy_", "other", dtypes="floating", torch=False, differentiable=False,
         doc="Tensor.cauchy_(median=0, sigma=1, *, generator=None) -> Tensor\n\n"
             "Fills self with Cauchy(median, sigma) draws.")
 def cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
@@ -129,7 +129,7 @@ def geometric_(self, p, *, generator=None):
         return self.copy_((u.log() / math.log1p(-p)).ceil().clamp_(min=1))
 
 
-@define("normal", "other", method=False,
+@define("normal", "other", dtypes="floating", method=False,
         doc="normal(mean, std=1.0, size=None, *, generator=None) -> Tensor\n\n"
             "Draws from N(mean, std); mean and std may be tensors (broadcast) or numbers (then "
             "`size` gives the shape). Differentiable in tensor mean and std.")

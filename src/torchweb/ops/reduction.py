@@ -99,7 +99,7 @@ def sum(x, dim=None, keepdim=False, dtype=None):
     return (_SumAll if dim is None else _Sum).apply(x, dims, keepdim, out_dtype)
 
 
-@define("mean", "reduction", doc='mean(input, dim=None, keepdim=False, *, dtype=None) -> Tensor\n\nThe mean over dim (floating dtypes only).')
+@define("mean", "reduction", dtypes="floating", doc='mean(input, dim=None, keepdim=False, *, dtype=None) -> Tensor\n\nThe mean over dim (floating dtypes only).')
 def mean(x, dim=None, keepdim=False, dtype=None):
     if dtype is not None and D.as_dtype(dtype) is D.float16 and x.dtype is D.float32:
         return mean(x, dim, keepdim).to(D.float16)   # accumulated in float, rounded once
@@ -317,12 +317,12 @@ def _arg(kind, x, dim, keepdim):
     return raw_reduce(kind, x, dims, keepdim, D.int64)
 
 
-@define("argmax", "reduction", doc='argmax(input, dim=None, keepdim=False) -> Tensor\n\nThe index of the first largest element (of the flattened input without dim).')
+@define("argmax", "reduction", dtypes="numeric", doc='argmax(input, dim=None, keepdim=False) -> Tensor\n\nThe index of the first largest element (of the flattened input without dim).')
 def argmax(x, dim=None, keepdim=False):
     return _arg("argmax", x, dim, keepdim)
 
 
-@define("argmin", "reduction", doc='argmin(input, dim=None, keepdim=False) -> Tensor\n\nThe index of the first smallest element (of the flattened input without dim).')
+@define("argmin", "reduction", dtypes="numeric", doc='argmin(input, dim=None, keepdim=False) -> Tensor\n\nThe index of the first smallest element (of the flattened input without dim).')
 def argmin(x, dim=None, keepdim=False):
     return _arg("argmin", x, dim, keepdim)
 
@@ -412,22 +412,22 @@ def _moments(x, dim, unbiased, keepdim, correction, want):
     return out
 
 
-@define("var", "reduction", doc="var(input, dim=None, *, correction=1, keepdim=False) -> Tensor\n\nThe variance over dim, with Bessel's correction by default (unbiased=False or correction=0 for none).")
+@define("var", "reduction", dtypes="floating", doc="var(input, dim=None, *, correction=1, keepdim=False) -> Tensor\n\nThe variance over dim, with Bessel's correction by default (unbiased=False or correction=0 for none).")
 def var(x, dim=None, unbiased=None, keepdim=False, *, correction=None):
     return _moments(x, dim, unbiased, keepdim, correction, "v")[0]
 
 
-@define("std", "reduction", doc="std(input, dim=None, *, correction=1, keepdim=False) -> Tensor\n\nThe standard deviation over dim, with Bessel's correction by default.")
+@define("std", "reduction", dtypes="floating", doc="std(input, dim=None, *, correction=1, keepdim=False) -> Tensor\n\nThe standard deviation over dim, with Bessel's correction by default.")
 def std(x, dim=None, unbiased=None, keepdim=False, *, correction=None):
     return _moments(x, dim, unbiased, keepdim, correction, "s")[0]
 
 
-@define("var_mean", "reduction", method=False, doc="var_mean(input, dim=None, *, correction=1, keepdim=False) -> (Tensor, Tensor)\n\nvar and mean together.")
+@define("var_mean", "reduction", dtypes="floating", method=False, doc="var_mean(input, dim=None, *, correction=1, keepdim=False) -> (Tensor, Tensor)\n\nvar and mean together.")
 def var_mean(x, dim=None, unbiased=None, keepdim=False, *, correction=None):
     return tuple(_moments(x, dim, unbiased, keepdim, correction, "vm"))
 
 
-@define("std_mean", "reduction", method=False, doc="std_mean(input, dim=None, *, correction=1, keepdim=False) -> (Tensor, Tensor)\n\nstd and mean together.")
+@define("std_mean", "reduction", dtypes="floating", method=False, doc="std_mean(input, dim=None, *, correction=1, keepdim=False) -> (Tensor, Tensor)\n\nstd and mean together.")
 def std_mean(x, dim=None, unbiased=None, keepdim=False, *, correction=None):
     return tuple(_moments(x, dim, unbiased, keepdim, correction, "sm"))
 
@@ -474,7 +474,7 @@ def any_empty(x, dims):
     return x.numel() == 0 and (not dims or 0 in [x.shape[d] for d in dims])
 
 
-@define("norm", "reduction", doc="norm(input, p='fro', dim=None, keepdim=False, dtype=None) -> Tensor\n\nThe p-norm over dim (p: a number, inf, -inf, 0 or 'fro').")
+@define("norm", "reduction", dtypes="floating", doc="norm(input, p='fro', dim=None, keepdim=False, dtype=None) -> Tensor\n\nThe p-norm over dim (p: a number, inf, -inf, 0 or 'fro').")
 def norm(x, p="fro", dim=None, keepdim=False, dtype=None):
     from .pointwise import call
     if dtype is not None:

@@ -15,6 +15,17 @@ from dataclasses import dataclass, field
 KINDS = ("elementwise", "reduction", "linalg", "shape", "join", "activation", "creation",
          "comparison", "indexing", "loss", "normalization", "convolution", "pooling", "other")
 
+# dtypes an op accepts (its input's, by name): `dtypes=` on define, else its kind's default.
+# docs/ops.md lists them; tests/test_registry.py calls each op on every dtype to check the claim.
+ALL_DTYPES = ("bool", "uint8", "int32", "int64", "float16", "float32")
+NUMERIC = ALL_DTYPES[1:]
+FLOATING = ("float16", "float32")
+INTEGRAL = ALL_DTYPES[:4]
+KIND_DTYPES = {"activation": FLOATING, "loss": FLOATING, "normalization": FLOATING, "convolution": FLOATING,
+               "pooling": FLOATING, "linalg": NUMERIC}
+DTYPE_SETS = {"all": ALL_DTYPES, "numeric": NUMERIC, "floating": FLOATING, "integral": INTEGRAL}
+DEVICES = ("cpu", "webgpu")    # every op has a kernel (or composition) on both
+
 
 @dataclass
 class OpDef:
@@ -28,10 +39,19 @@ class OpDef:
     aliases: tuple = ()             # other torch.* / Tensor.* names of the same op
     differentiable: bool = True     # has a backward (or is a composition of ops that do)
     extra: dict = field(default_factory=dict)
+    dtypes: object = None           # input dtype names it accepts, or a DTYPE_SETS name (None: by kind)
+    devices: tuple = DEVICES
 
     @property
     def doc(self):
         return (self.fn.__doc__ or "").strip()
+
+    @property
+    def accepts(self):
+        """The input dtype names this op accepts: its own claim or its kind's default."""
+        if isinstance(self.dtypes, str):
+            return DTYPE_SETS[self.dtypes]
+        return tuple(self.dtypes) if self.dtypes is not None else KIND_DTYPES.get(self.kind, ALL_DTYPES)
 
 
 OPS = {}

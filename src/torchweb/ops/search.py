@@ -77,7 +77,7 @@ def _search(seq, values, out_int32, right, sorter, name="torch.searchsorted()"):
     return out
 
 
-@define("searchsorted", "other", method=False, differentiable=False,
+@define("searchsorted", "other", dtypes="numeric", method=False, differentiable=False,
         doc="searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=None, sorter=None) -> Tensor\n\n"
             "For each value of input, the index where it would be inserted in sorted_sequence's (last-dim) row "
             "to keep it sorted: the first position whose element is >= the value (right/side='right': >). "

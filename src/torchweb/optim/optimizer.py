@@ -113,6 +113,16 @@ class _RemovableHandle:
 
 def _wrap_step(step):
     def wrapped(self, *args, **kwargs):
+        if self.__dict__.get("_tw_in_step"):
+            # a subclass's step calling super().step(): the hooks run once, around the outer one
+            return step(self, *args, **kwargs)
+        self._tw_in_step = True
+        try:
+            return _hooked(self, args, kwargs)
+        finally:
+            self._tw_in_step = False
+
+    def _hooked(self, args, kwargs):
         for hook in list(self._optimizer_step_pre_hooks.values()):
             result = hook(self, args, kwargs)
             if result is not None:
@@ -121,7 +131,6 @@ def _wrap_step(step):
                                        f"but got {result}.")
                 args, kwargs = result
         self._opt_called = True
-        self._step_count = getattr(self, "_step_count", 0) + 1
         out = step(self, *args, **kwargs)
         for hook in list(self._optimizer_step_post_hooks.values()):
             hook(self, args, kwargs)
@@ -389,12 +398,19 @@ def lerp(target, end, weight, scalars, name):
 
 def fused(key, tensors, names, writes, body, scalars):
     from ..ops.optim_update import fused_update
-    fused_update(key, tensors, names, writes, body, list(scalars), list(scalars.values()))
+    fresh = [n for t, n in zip(tensors, names) if t.__dict__.get("_tw_fresh")]
+    fused_update(key, tensors, names, writes, body, list(scalars), list(scalars.values()), fresh)
+    for t, n in zip(tensors, names):
+        if n in fresh:
+            del t.__dict__["_tw_fresh"]
 
 
 def zeros_state(p):
-    from .._creation import zeros_like
-    return zeros_like(p)
+    """New zero state, left unfilled: the step's own kernel reads it as zeros and writes it
+    (so a first step is one kernel too)."""
+    t = empty_state(p)
+    t.__dict__["_tw_fresh"] = True
+    return t
 
 
 def empty_state(p):

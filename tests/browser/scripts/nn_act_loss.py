@@ -70,7 +70,7 @@ for k, (m, inputs) in enumerate(losses):
     loss = m(x, *xs[1:])
     (loss * x_of(tuple(loss.shape), k, 1.0)).sum().backward()
     result[f"loss{k}:{m}"] = {"loss": loss.tolist(), "grad": x.grad.tolist(),
-                              "buffers": sorted(m.state_dict())}
+                              "buffers": {name: b.tolist() for name, b in m.state_dict().items()}}
 
 lce = nn.LinearCrossEntropyLoss(5, C, bias=True)
 with torch.no_grad():
@@ -80,4 +80,4 @@ lce.to(device)
 loss = lce(x_of((N, 5), 6), cls)
 loss.backward()
 result["linear_ce"] = {"loss": loss.item(), "weight_grad": lce.linear.weight.grad.tolist(),
-                       "keys": list(lce.state_dict())}
+                       "keys": {name: list(t.shape) for name, t in lce.state_dict().items()}}

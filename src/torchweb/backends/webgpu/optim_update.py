@@ -5,7 +5,8 @@ from .kernels import fused_update as fu_kernel
 from .runtime import get_runtime
 
 
-def fused_update(key, tensors, names, writes, body, scalar_names, scalars):
+def fused_update(key, tensors, names, writes, body, scalar_names, scalars, fresh=()):
     """Run body (assignments in the shared expression language) over contiguous tensors of one
-    numel, storing the names in writes back in place; scalars are f32 uniforms."""
-    fu_kernel.run(get_runtime(), key, tensors, names, writes, body, scalar_names, scalars)
+    numel, storing the names in writes back in place; scalars are f32 uniforms; the names in
+    fresh are read as zeros (new state, not filled)."""
+    fu_kernel.run(get_runtime(), key, tensors, names, writes, body, scalar_names, scalars, fresh)

@@ -21,3 +21,4 @@ from .multihead_attention import *  # noqa: F401,F403
 from .transformer import *  # noqa: F401,F403
 from .activation import *  # noqa: F401,F403
 from .loss import *  # noqa: F401,F403
+from .rnn import *  # noqa: F401,F403

@@ -9,6 +9,7 @@ import warnings
 
 from .. import _reduction as _Reduction
 from .. import functional as F
+from .distance import PairwiseDistance
 from .linear import Linear
 from .module import Module
 
@@ -355,31 +356,6 @@ class TripletMarginLoss(_Loss):
                                      swap=self.swap, reduction=self.reduction)
 
 
-class _PairwiseDistance(Module):
-    """Stand-in for nn.PairwiseDistance (same name in repr) while the distance modules are not there."""
-
-    __module__ = "torchweb.nn"
-    __constants__ = ["norm", "eps", "keepdim"]
-
-    def __init__(self, p=2.0, eps=1e-6, keepdim=False):
-        super().__init__()
-        self.norm = p
-        self.eps = eps
-        self.keepdim = keepdim
-
-    def forward(self, x1, x2):
-        return F.pairwise_distance(x1, x2, self.norm, self.eps, self.keepdim)
-
-    def _get_name(self):
-        return "PairwiseDistance"
-
-
-def _pairwise_distance_module():
-    import sys
-    cls = getattr(sys.modules[__package__], "PairwiseDistance", None)
-    return cls() if cls is not None else _PairwiseDistance()
-
-
 class TripletMarginWithDistanceLoss(_Loss):
     """max(0, d(a, p) - d(a, n) + margin) for any distance_function (nn.PairwiseDistance() by
     default, registered as a submodule as PyTorch does)."""
@@ -392,7 +368,7 @@ class TripletMarginWithDistanceLoss(_Loss):
         if margin <= 0:
             raise ValueError(f"TripletMarginWithDistanceLoss: expected margin to be greater than 0, got {margin} "
                              "instead")
-        self.distance_function = distance_function if distance_function is not None else _pairwise_distance_module()
+        self.distance_function = distance_function if distance_function is not None else PairwiseDistance()
         self.margin = margin
         self.swap = swap
 

@@ -10,7 +10,7 @@ they agree."""
 import math
 
 from ..pointwise import call
-from ..registry import define
+from ..registry import OPS, define
 from .. import shape as S
 
 
@@ -105,7 +105,7 @@ def leaky_relu(input, negative_slope=0.01, inplace=False):
     return _inplace(input, call("where", x > 0, x, x * negative_slope), inplace)
 
 
-@_F("hardtanh")
+@_F("hardtanh", dtypes="numeric")
 def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
     """hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False) -> Tensor
 
@@ -119,7 +119,7 @@ def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
     return _inplace(input, r, inplace)
 
 
-@_F("relu6")
+@_F("relu6", dtypes="numeric")
 def relu6(input, inplace=False):
     """relu6(input, inplace=False) -> Tensor
 
@@ -152,7 +152,7 @@ def hardsigmoid(input, inplace=False):
     return _inplace(input, r, inplace)
 
 
-@_F("softsign")
+@_F("softsign", dtypes="numeric")
 def softsign(input):
     """softsign(input) -> Tensor
 
@@ -160,7 +160,7 @@ def softsign(input):
     return input / (call("abs", input) + 1)
 
 
-@_F("tanhshrink")
+@_F("tanhshrink", dtypes="numeric")
 def tanhshrink(input):
     """tanhshrink(input) -> Tensor
 
@@ -283,12 +283,17 @@ def softmin(input, dim=None, _stacklevel=3, dtype=None):
 
     softmax(-input, dim)."""
     from ..activation import softmax
+    if dim is None:
+        import warnings
+        warnings.warn("Implicit dimension choice for softmin has been deprecated. Change the call to include "
+                      "dim=X as an argument.", stacklevel=2)
+        dim = 0 if input.dim() in (0, 1, 3) else 1  # PyTorch's legacy implicit dim
     if dtype is not None:
         input = input.to(dtype)
     return softmax(-input, dim)
 
 
-@_F("gumbel_softmax")
+@_F("gumbel_softmax", dtypes="all")
 def gumbel_softmax(logits, tau=1.0, hard=False, eps=1e-10, dim=-1):
     """gumbel_softmax(logits, tau=1, hard=False, eps=1e-10, dim=-1) -> Tensor
 
@@ -323,7 +328,7 @@ def _inplace_form(fn):
         return fn(input, *args, **kwargs, inplace=True)
     f.__name__ = f.__qualname__ = name
     f.__doc__ = f"{name}(input, ...) -> Tensor\n\n{fn.__name__} in place."
-    _F(name)(f)
+    _F(name, dtypes=OPS[fn.__name__].dtypes)(f)
 
 
 for _fn in (elu, selu, celu, leaky_relu, hardtanh, threshold, rrelu):

@@ -226,7 +226,7 @@ def _ctc(log_probs, targets, input_lengths, target_lengths, blank, reduction, ze
     return res if batched else S.squeeze(res, 0)
 
 
-@define("ctc_loss", "loss", method=False, torch=False, functional=True, key="F.ctc_loss",
+@define("ctc_loss", "loss", dtypes=("float32",), method=False, torch=False, functional=True, key="F.ctc_loss",
         doc="ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction='mean', "
             "zero_infinity=False) -> Tensor\n\n"
             "The Connectionist Temporal Classification loss: minus the log of the summed probability of "
@@ -239,7 +239,7 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
     return _ctc(log_probs, targets, input_lengths, target_lengths, blank, reduction_name(reduction), zero_infinity)
 
 
-@define("ctc_loss", "loss", method=False,
+@define("ctc_loss", "loss", dtypes=("float32",), method=False,
         doc="ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction=1, "
             "zero_infinity=False) -> Tensor\n\n"
             "torch.nn.functional.ctc_loss with ATen's arguments (reduction as PyTorch's int enum: "

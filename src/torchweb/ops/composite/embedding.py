@@ -17,7 +17,7 @@ from ..registry import define
 from .. import linalg as L, reduction as R, shape as S
 
 
-@define("one_hot", "indexing", method=False, torch=False, functional=True, differentiable=False,
+@define("one_hot", "indexing", dtypes=("int64",), method=False, torch=False, functional=True, differentiable=False,
         doc="one_hot(tensor, num_classes=-1) -> LongTensor\n\n"
             "A new last dim of num_classes holding 1 at each value's index and 0 elsewhere; "
             "num_classes=-1 takes the largest value plus one (a readback).")

@@ -203,7 +203,7 @@ l1_loss = define("l1_loss", "loss", method=False, torch=False, functional=True,
                      "|input - target|, reduced.")(_elementwise_loss("l1_loss", "", _l1))
 
 
-@define("smooth_l1_loss", "loss", method=False, torch=False, functional=True,
+@define("smooth_l1_loss", "loss", dtypes="numeric", method=False, torch=False, functional=True,
         doc="smooth_l1_loss(input, target, size_average=None, reduce=None, reduction='mean', beta=1.0) -> Tensor\n\n"
             "0.5 * d ** 2 / beta where |d| < beta, else |d| - 0.5 * beta (d = input - target).")
 def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
@@ -218,7 +218,7 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
     return reduce_loss(loss, red)
 
 
-@define("huber_loss", "loss", method=False, torch=False, functional=True,
+@define("huber_loss", "loss", dtypes="numeric", method=False, torch=False, functional=True,
         doc="huber_loss(input, target, reduction='mean', delta=1.0, weight=None) -> Tensor\n\n"
             "0.5 * d ** 2 where |d| < delta, else delta * (|d| - 0.5 * delta) (d = input - target).")
 def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
@@ -318,7 +318,7 @@ def _kl_div(input, target, red, log_target):
     return reduce_loss(loss, red)
 
 
-@define("kl_div", "loss", method=False, torch=False, functional=True, key="F.kl_div",
+@define("kl_div", "loss", dtypes="numeric", method=False, torch=False, functional=True, key="F.kl_div",
         doc="kl_div(input, target, size_average=None, reduce=None, reduction='mean', log_target=False) -> Tensor\n\n"
             "target * (log(target) - input) with input holding log-probabilities (target too with "
             "log_target); reduction 'batchmean' divides the sum by the batch size.")
@@ -336,7 +336,7 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
     return _kl_div(input, target, red, log_target)
 
 
-@define("kl_div", "loss", method=False,
+@define("kl_div", "loss", dtypes="numeric", method=False,
         doc="kl_div(input, target, reduction=1, *, log_target=False) -> Tensor\n\n"
             "torch.nn.functional.kl_div with ATen's int reduction.")
 def kl_div_aten(input, target, reduction=1, *, log_target=False):
@@ -365,7 +365,7 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-8):
     return R.sum((a / _clamped_norm(a, d, eps)) * (b / _clamped_norm(b, d, eps)), d)
 
 
-@define("pairwise_distance", "loss", method=False, functional=True,
+@define("pairwise_distance", "loss", dtypes="numeric", method=False, functional=True,
         doc="pairwise_distance(x1, x2, p=2.0, eps=1e-06, keepdim=False) -> Tensor\n\n"
             "The p-norm of x1 - x2 + eps over the last dim.")
 def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
@@ -469,14 +469,14 @@ def _hinge(input, target, margin, red):
     return reduce_loss(out, red)
 
 
-@define("hinge_embedding_loss", "loss", method=False, torch=False, functional=True, key="F.hinge_embedding_loss",
+@define("hinge_embedding_loss", "loss", dtypes="numeric", method=False, torch=False, functional=True, key="F.hinge_embedding_loss",
         doc="hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=None, reduction='mean') "
             "-> Tensor\n\ninput where target is 1, max(0, margin - input) where it is -1.")
 def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=None, reduction="mean"):
     return _hinge(input, target, margin, reduction_name(reduction, size_average, reduce))
 
 
-@define("hinge_embedding_loss", "loss", method=False,
+@define("hinge_embedding_loss", "loss", dtypes="numeric", method=False,
         doc="hinge_embedding_loss(input, target, margin=1.0, reduction=1) -> Tensor\n\n"
             "torch.nn.functional.hinge_embedding_loss with ATen's int reduction.")
 def hinge_embedding_loss_aten(input, target, margin=1.0, reduction=1):
@@ -494,7 +494,7 @@ def _poisson(input, target, log_input, full, eps, red):
     return reduce_loss(loss, red)
 
 
-@define("poisson_nll_loss", "loss", method=False, torch=False, functional=True, key="F.poisson_nll_loss",
+@define("poisson_nll_loss", "loss", dtypes="numeric", method=False, torch=False, functional=True, key="F.poisson_nll_loss",
         doc="poisson_nll_loss(input, target, log_input=True, full=False, size_average=None, eps=1e-08, reduce=None, "
             "reduction='mean') -> Tensor\n\n"
             "exp(input) - target * input (log_input), else input - target * log(input + eps); full "
@@ -504,7 +504,7 @@ def poisson_nll_loss(input, target, log_input=True, full=False, size_average=Non
     return _poisson(input, target, log_input, full, eps, reduction_name(reduction, size_average, reduce))
 
 
-@define("poisson_nll_loss", "loss", method=False,
+@define("poisson_nll_loss", "loss", dtypes="numeric", method=False,
         doc="poisson_nll_loss(input, target, log_input, full, eps, reduction) -> Tensor\n\n"
             "torch.nn.functional.poisson_nll_loss with ATen's arguments.")
 def poisson_nll_loss_aten(input, target, log_input, full, eps, reduction):
@@ -540,7 +540,7 @@ def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"
     return reduce_loss(loss, reduction)
 
 
-@define("soft_margin_loss", "loss", method=False, torch=False, functional=True,
+@define("soft_margin_loss", "loss", dtypes="numeric", method=False, torch=False, functional=True,
         doc="soft_margin_loss(input, target, size_average=None, reduce=None, reduction='mean') -> Tensor\n\n"
             "log(1 + exp(-target * input)).")
 def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):

@@ -33,9 +33,10 @@ def translate(expr, rename):
     return _NAME.sub(sub, expr)
 
 
-def run(rt, key, tensors, names, writes, body, scalar_names, scalars):
+def run(rt, key, tensors, names, writes, body, scalar_names, scalars, fresh=()):
     """tensors: contiguous, same numel, named `names`; writes: the names stored back;
-    body: [(target, expression)]; scalars: float values named `scalar_names`."""
+    body: [(target, expression)]; scalars: float values named `scalar_names`; fresh: names
+    whose buffers are new and read as zeros (no fill kernel before a first step)."""
     n = tensors[0].numel()
     if n == 0:
         return
@@ -45,7 +46,7 @@ def run(rt, key, tensors, names, writes, body, scalar_names, scalars):
     storage = [t.dtype.gpu_storage for t in tensors]
     nparams = 1 + len(tensors) + len(scalars)
     kkey = ("fused_update", key, tuple(names), tuple(writes), tuple(body), tuple(scalar_names),
-            tuple(storage), tuple(slots))
+            tuple(storage), tuple(slots), tuple(fresh))
 
     def make_code():
         slot_type = {}
@@ -63,7 +64,8 @@ def run(rt, key, tensors, names, writes, body, scalar_names, scalars):
             src.append(f"  let s_{sname} = bitcast<f32>({param(1 + len(tensors) + j)});")
         for k, (name, st) in enumerate(zip(names, storage)):
             rename[name] = f"v_{name}"
-            src.append(f"  var v_{name} = {load(f'B{slots[k]}[{param(1 + k)} + i]', st, 'f32')};")
+            value = "0.0" if name in fresh else load(f"B{slots[k]}[{param(1 + k)} + i]", st, "f32")
+            src.append(f"  var v_{name}: f32 = {value};")
         for target, expr in body:
             code = translate(expr, rename)
             if target in rename:
