@@ -26,6 +26,7 @@ from .kernels.elementwise import _narrowing
 ENABLED = os.environ.get("TORCHWEB_LAZY", "1") != "0"
 MAX_NODES = 48
 MAX_LEAF_BUFFERS = 6
+_pending = weakref.WeakSet()   # every pending storage alive, for synchronize()
 
 
 class Leaf:
@@ -99,6 +100,7 @@ def defer(op, out, operands, classes, cls, value_cls, compute_dtypes, checks):
     if len(node.storages) > MAX_LEAF_BUFFERS:
         return False
     s.pending = node
+    _pending.add(s)
     ref = weakref.ref(s)
     for leaf_storage in node.storages.values():
         if leaf_storage.readers is None:
@@ -122,6 +124,14 @@ def realize(storage):
     for leaf_storage in node.storages.values():
         if leaf_storage.readers:
             leaf_storage.readers.pop(id(storage), None)
+
+
+def realize_all():
+    """Write every pending storage (torchweb.webgpu.synchronize(): all work done, as eager)."""
+    for storage in list(_pending):
+        if storage.pending is not None:
+            realize(storage)
+    _pending.clear()
 
 
 def realize_readers(storage):
