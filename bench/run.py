@@ -16,6 +16,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "src"))
+sys.path.insert(0, os.path.dirname(__file__))
 os.environ.setdefault("XDG_RUNTIME_DIR", "/tmp")
 
 import torchweb  # noqa: E402
@@ -36,26 +37,14 @@ def _time(fn, sync, repeat, inner=10):
     return best
 
 
-def cases(smoke):
-    n = 64 if smoke else 4096
-    m = 1 << (10 if smoke else 24)
-    return [
-        ("matmul_f32", (n, n, n), 2 * n ** 3, lambda lib, dev: (lambda a, b: (lambda: a @ b))(
-            lib.randn(n, n, device=dev), lib.randn(n, n, device=dev))),
-        ("add_f32", (m,), m, lambda lib, dev: (lambda a, b: (lambda: a + b))(
-            lib.randn(m, device=dev), lib.randn(m, device=dev))),
-        ("sum_f32", (m,), m, lambda lib, dev: (lambda a: (lambda: a.sum()))(lib.randn(m, device=dev))),
-        ("softmax_f32", (256, 1024), 256 * 1024, lambda lib, dev: (lambda a: (lambda: a.softmax(-1)))(
-            lib.randn(256, 1024, device=dev))),
-    ]
-
-
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--smoke", action="store_true")
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--out", default=None)
+    ap.add_argument("--only", default="", help="run the cases whose name contains this")
     args = ap.parse_args()
+    from workloads import cases
 
     import importlib.util
     torch = None
@@ -63,22 +52,27 @@ def main():
         import torch
     tdev = "cuda" if torch is not None and torch.cuda.is_available() else "cpu"
     results = []
-    for name, shape, work, make in cases(args.smoke):
+    for name, shape, work, make, inner in cases(args.smoke):
+        if args.only not in name:
+            continue
+        torchweb.manual_seed(0)
         fn = make(torchweb, "webgpu")
-        ours = _time(fn, torchweb.webgpu.synchronize, 1 if args.smoke else args.repeat, 1 if args.smoke else 10)
+        ours = _time(fn, torchweb.webgpu.synchronize, 1 if args.smoke else args.repeat, 1 if args.smoke else inner)
         row = {"case": name, "shape": shape, "torchweb_s": ours}
         if torch is not None:
+            torch.manual_seed(0)
             tfn = make(torch, tdev)
             tsync = torch.cuda.synchronize if tdev == "cuda" else (lambda: None)
-            theirs = _time(tfn, tsync, 1 if args.smoke else args.repeat, 1 if args.smoke else 10)
+            theirs = _time(tfn, tsync, 1 if args.smoke else args.repeat, 1 if args.smoke else inner)
             row.update({"torch_device": tdev, "torch_s": theirs, "torch_over_torchweb": theirs / ours})
-        if "matmul" in name:
+        if work and any(k in name for k in ("matmul", "bmm", "linear")):
             row["torchweb_tflops"] = work / ours / 1e12
         results.append(row)
         print(json.dumps(row))
     report = {
         "machine": platform.node(), "platform": platform.platform(), "python": platform.python_version(),
         "adapter": torchweb.webgpu.adapter_info(), "torch": getattr(torch, "__version__", None),
+        "lazy_fusion": os.environ.get("TORCHWEB_LAZY", "1") != "0",
         "smoke": args.smoke, "results": results,
     }
     out = args.out or os.path.join(os.path.dirname(__file__), "results",

@@ -161,5 +161,7 @@ def _accumulate(node, g, capture, accumulate):
 def accumulate_grad(var, g):
     if var._grad is None:
         var._grad = g.detach().clone()  # the same gradient may flow to several leaves
+        # computed now, so that the graph's saved tensors it reads are freed with the graph
+        var._grad._backend().materialize(var._grad)
     else:
         var._grad.add_(g)  # in place, as PyTorch: references to .grad see the sum

@@ -2,7 +2,7 @@
 (see backends/__init__.py): storage, host transfer, elementwise, reduce, matmul, random,
 softmax."""
 
-from . import host
+from . import host, lazy
 from .kernels import elementwise as ew_kernel, matmul as mm_kernel, random as rand_kernel, reduction as red_kernel
 from .runtime import get_runtime
 from .storage import GPUStorage
@@ -77,7 +77,15 @@ async def read_values_async(t):
 
 
 def elementwise(op, out, operands, classes, cls, value_cls, compute_dtypes):
+    checks = ew_kernel._checks(op, out, operands, cls, value_cls)
+    if lazy.defer(op, out, operands, classes, cls, value_cls, compute_dtypes, checks):
+        return   # recorded as a pending expression (lazy.py), fused into what reads it
     ew_kernel.run(rt(), op, out, operands, classes, cls, value_cls, compute_dtypes)
+
+
+def materialize(t):
+    """Compute t's values now if they are a pending fused expression (lazy.py)."""
+    lazy.materialize(t._storage)
 
 
 # What the lowering step (ops/lowering.py) should do for this backend

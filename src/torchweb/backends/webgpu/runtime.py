@@ -136,7 +136,9 @@ class Runtime:
 
     def synchronize(self):
         """Flush, then wait for the GPU to finish (where the driver can block), raising what
-        the kernels reported (errors.py)."""
+        the kernels reported (errors.py). Pending fused expressions (lazy.py) run first."""
+        from . import lazy
+        lazy.realize_all()
         self.flush()
         if self.driver.can_block():
             if self.errors.pending():
@@ -145,6 +147,8 @@ class Runtime:
                 self.driver.wait()
 
     async def synchronize_async(self):
+        from . import lazy
+        lazy.realize_all()
         self.flush()
         if self.errors.pending():
             await self._check_errors_async()

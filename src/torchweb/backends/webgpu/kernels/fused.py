@@ -1,0 +1,140 @@
+"""The kernel of a fused elementwise expression (lazy.py): one thread per output element, each
+input buffer view loaded once, each op a `let`, the result stored once.
+
+The output is a fresh contiguous float32 buffer; inputs are any strided views over the output's
+shape (broadcasts included), indexed like kernels/elementwise.py does for a single op.
+"""
+
+import struct
+
+from .bindings import declarations
+from .elementwise import WGSL_TYPE, WORKGROUP, _HELPER_RE, coalesce, param
+from .wgsl import convert, helpers_source, load, scalar_bits, scalar_read
+
+
+class _Plan:
+    """The walk of an expression: distinct leaves, scalars in order, a structural key."""
+
+    def __init__(self, root):
+        self.leaves = {}      # leaf key -> index
+        self.leaf_list = []
+        self.order = []       # nodes in evaluation order (children first), each once
+        self.index = {}       # id(node) -> position in order
+        self.key = self._walk(root)
+        # parameters in the order the kernel evaluates the nodes (children first)
+        self.scalars = [(v, WGSL_TYPE[c]) for node in self.order
+                        for kind, v, c in node.args if kind == "s"]
+
+    def _walk(self, node):
+        if id(node) in self.index:
+            return ("m", self.index[id(node)])
+        parts = []
+        for kind, v, c in node.args:
+            if kind == "t":
+                k = v.key()
+                if k not in self.leaves:
+                    self.leaves[k] = len(self.leaf_list)
+                    self.leaf_list.append(v)
+                parts.append(("t", self.leaves[k], c, v.dtype.gpu_storage))
+            elif kind == "s":
+                parts.append(("s", c))
+            else:
+                parts.append(("n", self._walk(v), c))
+        self.index[id(node)] = len(self.order)
+        self.order.append(node)
+        return (node.op.name, node.cls, node.value_cls, tuple(parts))
+
+
+def run(rt, storage, root):
+    plan = _Plan(root)
+    leaves = plan.leaf_list
+    shape = root.shape
+    n = 1
+    for d in shape:
+        n *= d
+    # bind inputs first: touching their buffers realizes what they depend on (recorded before us)
+    slot_of, buffers = {}, []
+    leaf_slots = []
+    for leaf in leaves:
+        sid = id(leaf.storage)
+        if sid not in slot_of:
+            slot_of[sid] = len(buffers) + 1
+            buffers.append((leaf.storage.buffer_for_read(), leaf.storage.size))
+        leaf_slots.append(slot_of[sid])
+    buffers.insert(0, (storage._buffer_id, storage.size))
+    storage.touched = True
+
+    contiguous = []
+    acc = 1
+    for d in reversed(shape):
+        contiguous.insert(0, acc)
+        acc *= d
+    cshape, strides = coalesce(list(shape) or [1], [contiguous or [1]] +
+                               [list(leaf.stride) or [0] for leaf in leaves])
+    ndim = len(cshape)
+    params = [n] + list(cshape)
+    offsets = [0] + [leaf.offset for leaf in leaves]
+    for off, st in zip(offsets, strides):
+        params.append(off)
+        params.extend(st)
+    for value, wt in plan.scalars:
+        params.append(scalar_bits(value, wt))
+    storages = ["f32"] + [leaves[leaf_slots.index(s)].dtype.gpu_storage for s in range(1, len(buffers))]
+    key = ("fused", plan.key, ndim, tuple(leaf_slots), tuple(storages))
+    nparams = len(params)
+
+    def make_code():
+        return _source(plan, leaf_slots, storages, ndim, nparams)
+
+    pid = rt.pipeline(key, make_code, ["uniform", "write"] + ["read"] * (len(buffers) - 1))
+    rt.dispatch(pid, rt.grid(-(-n // WORKGROUP)), buffers, struct.pack(f"<{nparams}I", *params))
+
+
+def _source(plan, leaf_slots, storages, ndim, nparams):
+    leaves = plan.leaf_list
+    body = [f"  let i = (wid.y * nwg.x + wid.x) * {WORKGROUP}u + lid;",
+            f"  if (i >= {param(0)}) {{ return; }}",
+            "  var r = i;"]
+    ntensors = 1 + len(leaves)
+    base = 1 + ndim
+    for k in range(1, ntensors):
+        body.append(f"  var o{k} = {param(base + k * (ndim + 1))};")
+    for d in reversed(range(ndim)):
+        step = "let c = r;" if d == 0 else f"let c = r % {param(1 + d)}; r = r / {param(1 + d)};"
+        body.append(f"  {{ {step}")
+        for k in range(1, ntensors):
+            body.append(f"    o{k} = o{k} + c * {param(base + k * (ndim + 1) + 1 + d)};")
+        body.append("  }")
+    loaded = {}     # (leaf index, wgsl type) -> name
+
+    def leaf_expr(idx, wt):
+        name = loaded.get((idx, wt))
+        if name is None:
+            name = loaded[(idx, wt)] = f"a{idx}_{wt}"
+            st = leaves[idx].dtype.gpu_storage
+            body.append(f"  let {name} = {load(f'B{leaf_slots[idx]}[o{idx + 1}]', st, wt)};")
+        return name
+
+    sk = [base + ntensors * (ndim + 1)]
+    names = {}
+    for j, node in enumerate(plan.order):
+        args = []
+        for kind, v, c in node.args:
+            wt = WGSL_TYPE[c]
+            if kind == "t":
+                args.append(leaf_expr(plan.leaves[v.key()], wt))
+            elif kind == "s":
+                args.append(scalar_read(param(sk[0]), wt))
+                sk[0] += 1
+            else:
+                args.append(convert(names[id(v)], WGSL_TYPE[v.value_cls], wt))
+        names[id(node)] = f"v{j}"
+        body.append(f"  let v{j} = {node.op.wgsl[node.cls].format(*args)};")
+    root = plan.order[-1]   # a float32 value (lazy.py defers only those) into a float32 buffer
+    body.append(f"  B0[i] = {convert(names[id(root)], WGSL_TYPE[root.value_cls], 'f32')};")
+    decl = declarations(nparams, storages)
+    helpers = helpers_source(set(_HELPER_RE.findall("\n".join(body))))
+    return (decl + "\n" + helpers + "\n"
+            f"@compute @workgroup_size({WORKGROUP})\n"
+            "fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,\n"
+            "        @builtin(local_invocation_index) lid: u32) {\n" + "\n".join(body) + "\n}\n")

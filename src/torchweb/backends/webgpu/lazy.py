@@ -1,0 +1,144 @@
+"""Lazy elementwise fusion: an elementwise op whose output is a fresh float32 tensor is not
+dispatched; its storage becomes *pending*, holding the op as an expression over its operands.
+A later elementwise op that reads a pending storage whole (same shape, no broadcast) takes the
+expression into its own, so a chain of ops becomes one kernel, written when something needs
+the bytes.
+
+What keeps PyTorch's eager semantics:
+- Anything that touches a storage's buffer (every kernel binds buffers through
+  `GPUStorage.buffer_id`, readback and uploads too) first realizes the storage if it is
+  pending, and realizes every pending storage that reads it (so a write after a deferred read
+  sees the old values, as eager order would).
+- Only ops without device-side checks are deferred (integer division by zero and int64 range
+  checks stay eager, so their errors point at the op), and only float32 results (no rounding
+  of an intermediate is skipped).
+- Expressions are bounded (MAX_NODES ops, MAX_LEAF_BUFFERS distinct input buffers: WebGPU's
+  8 storage buffers per dispatch), and a node used twice is computed once per thread.
+
+TORCHWEB_LAZY=0 in the environment turns deferral off (every op dispatched as it comes).
+"""
+
+import os
+import weakref
+
+from .kernels.elementwise import _narrowing
+
+ENABLED = os.environ.get("TORCHWEB_LAZY", "1") != "0"
+MAX_NODES = 48
+MAX_LEAF_BUFFERS = 6
+_pending = weakref.WeakSet()   # every pending storage alive, for synchronize()
+
+
+class Leaf:
+    """A tensor operand read by an expression: its storage and view (as of when recorded)."""
+
+    __slots__ = ("storage", "stride", "offset", "dtype")
+
+    def __init__(self, t):
+        self.storage, self.stride, self.offset, self.dtype = t._storage, tuple(t._stride), t._offset, t.dtype
+
+    def key(self):
+        return (id(self.storage), self.stride, self.offset, self.dtype.name)
+
+
+class Node:
+    """One deferred op: args are ("t", Leaf, cls) | ("s", value, cls) | ("n", Node, cls), cls
+    being the compute class the op reads that argument in."""
+
+    __slots__ = ("op", "cls", "value_cls", "args", "size", "storages", "shape")
+
+    def __init__(self, op, cls, value_cls, args, shape):
+        self.op, self.cls, self.value_cls, self.args, self.shape = op, cls, value_cls, args, shape
+        self.size = 1 + sum(a[1].size for a in args if a[0] == "n")
+        storages = {}
+        for a in args:
+            if a[0] == "t":
+                storages[id(a[1].storage)] = a[1].storage
+            elif a[0] == "n":
+                storages.update(a[1].storages)
+        self.storages = storages   # every buffer the expression reads, inlined nodes included
+
+
+def _reads_whole(t, out):
+    """t reads its storage exactly as a fresh contiguous output of out's shape."""
+    s = t._storage
+    return (t._offset == 0 and tuple(t.shape) == tuple(out.shape) and s.numel == out.numel()
+            and t.is_contiguous())
+
+
+def defer(op, out, operands, classes, cls, value_cls, compute_dtypes, checks):
+    """Record out = op(operands) as pending instead of dispatching it; False when it must run now."""
+    if not ENABLED or checks or value_cls != "f" or out.dtype.name != "float32":
+        return False
+    s = out._storage
+    if s.touched or s.pending is not None or s.readers or not _reads_whole(out, out) or out.numel() == 0:
+        return False
+    s.rt.grid(-(-out.numel() // 256))   # past the adapter's grid: refused now, at the call
+    args = []
+    size = 1
+    for o, c, dt in zip(operands, classes, compute_dtypes):
+        if not hasattr(o, "_storage"):
+            if dt is not None and dt.name == "uint8":
+                return False
+            args.append(("s", o, c))
+            continue
+        if _narrowing(o, dt.name if dt is not None else ""):
+            return False   # operands rounded to float16 / wrapped to uint8 first: eager
+        child = o._storage.pending
+        # inlined only when read whole in the same shape: its leaves' strides index that shape
+        if child is not None and child.shape == tuple(out.shape) and o.dtype.name == "float32" \
+                and _reads_whole(o, out) and size + child.size <= MAX_NODES:
+            args.append(("n", child, c))
+            size += child.size
+        else:
+            if child is not None:
+                # written now: a pending leaf would keep its own inputs alive, and chains of
+                # them would grow memory without bound in loops that never read back
+                o._storage.buffer_for_read()
+            args.append(("t", Leaf(o), c))
+    node = Node(op, cls, value_cls, args, tuple(out.shape))
+    if len(node.storages) > MAX_LEAF_BUFFERS:
+        return False
+    s.pending = node
+    _pending.add(s)
+    ref = weakref.ref(s)
+    for leaf_storage in node.storages.values():
+        if leaf_storage.readers is None:
+            leaf_storage.readers = {}
+        leaf_storage.readers[id(s)] = ref
+    return True
+
+
+def materialize(storage):
+    """Run a storage's pending expression now (its inputs can then be freed)."""
+    if storage.pending is not None:
+        realize(storage)
+
+
+def realize(storage):
+    """Write a pending storage's values: one fused kernel for its whole expression."""
+    node = storage.pending
+    storage.pending = None
+    from .kernels import fused
+    fused.run(storage.rt, storage, node)
+    for leaf_storage in node.storages.values():
+        if leaf_storage.readers:
+            leaf_storage.readers.pop(id(storage), None)
+
+
+def realize_all():
+    """Write every pending storage (torchweb.webgpu.synchronize(): all work done, as eager)."""
+    for storage in list(_pending):
+        if storage.pending is not None:
+            realize(storage)
+    _pending.clear()
+
+
+def realize_readers(storage):
+    """Realize every pending expression that reads storage (before it is written or read)."""
+    readers = storage.readers
+    storage.readers = None
+    for ref in readers.values():
+        reader = ref()
+        if reader is not None and reader.pending is not None:
+            realize(reader)
