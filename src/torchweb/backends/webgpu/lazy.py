@@ -45,10 +45,11 @@ class Node:
     """One deferred op: args are ("t", Leaf, cls) | ("s", value, cls) | ("n", Node, cls), cls
     being the compute class the op reads that argument in."""
 
-    __slots__ = ("op", "cls", "value_cls", "args", "size", "storages", "shape")
+    __slots__ = ("op", "cls", "value_cls", "args", "size", "storages", "shape", "inlined")
 
     def __init__(self, op, cls, value_cls, args, shape):
         self.op, self.cls, self.value_cls, self.args, self.shape = op, cls, value_cls, args, shape
+        self.inlined = False   # taken into a consumer's expression already
         self.size = 1 + sum(a[1].size for a in args if a[0] == "n")
         storages = {}
         for a in args:
@@ -60,10 +61,9 @@ class Node:
 
 
 def _reads_whole(t, out):
-    """t reads its storage exactly as a fresh contiguous output of out's shape."""
-    s = t._storage
-    return (t._offset == 0 and tuple(t.shape) == tuple(out.shape) and s.numel == out.numel()
-            and t.is_contiguous())
+    """t reads its storage exactly as out (a fresh contiguous tensor) lays out its own."""
+    return (t._offset == 0 and t._stride == out._stride and t._shape == out._shape
+            and t._storage.numel == out._storage.numel)
 
 
 def defer(op, out, operands, classes, cls, value_cls, compute_dtypes, checks):
@@ -71,7 +71,8 @@ def defer(op, out, operands, classes, cls, value_cls, compute_dtypes, checks):
     if not ENABLED or checks or value_cls != "f" or out.dtype.name != "float32":
         return False
     s = out._storage
-    if s.touched or s.pending is not None or s.readers or not _reads_whole(out, out) or out.numel() == 0:
+    if s.touched or s.pending is not None or s.readers or out._offset != 0 \
+            or s.numel != out.numel() or out.numel() == 0 or not out.is_contiguous():
         return False
     s.rt.grid(-(-out.numel() // 256))   # past the adapter's grid: refused now, at the call
     args = []
@@ -85,9 +86,12 @@ def defer(op, out, operands, classes, cls, value_cls, compute_dtypes, checks):
         if _narrowing(o, dt.name if dt is not None else ""):
             return False   # operands rounded to float16 / wrapped to uint8 first: eager
         child = o._storage.pending
-        # inlined only when read whole in the same shape: its leaves' strides index that shape
-        if child is not None and child.shape == tuple(out.shape) and o.dtype.name == "float32" \
-                and _reads_whole(o, out) and size + child.size <= MAX_NODES:
+        # inlined only when read whole in the same shape (its leaves' strides index that
+        # shape), and into one consumer only: a second consumer reads it written, so fan-out
+        # never multiplies the work or the memory traffic
+        if child is not None and not child.inlined and child.shape == tuple(out.shape) \
+                and o.dtype.name == "float32" and _reads_whole(o, out) and size + child.size <= MAX_NODES:
+            child.inlined = True
             args.append(("n", child, c))
             size += child.size
         else:
