@@ -31,7 +31,12 @@ def test_cases_replay_against_pytorch(monkeypatch):
     with open(os.path.join(HERE, "replay.py")) as f:
         exec(compile(f.read(), "replay.py", "exec"), ns)
     ns["DEVICE"] = "cpu"
-    with open(os.path.join(HERE, "cases.json")) as f:
-        summary = asyncio.run(ns["replay_cases"](f.read(), ""))
+    try:
+        with open(os.path.join(HERE, "cases.json")) as f:
+            summary = asyncio.run(ns["replay_cases"](f.read(), ""))
+    finally:
+        # replay sets PyTorch's default device, a global mode that would change later tests
+        # (it turns off nn.TransformerEncoder's nested-tensor fast path, for one)
+        torch.set_default_device(None)
     assert summary["total"] >= 200
     assert summary["failed"] == [], summary["failed"][:10]
