@@ -8,6 +8,7 @@ cd "$(dirname "$0")/.."
 scripts/setup.sh
 .venv/bin/python scripts/wheel.py
 .venv/bin/python scripts/fetch_minilm.py || echo "all-MiniLM-L6-v2 not fetched: tests/test_minilm.py will skip"
+.venv/bin/python scripts/fetch_digits.py || echo "scikit-learn's digits not fetched: tests/test_digits_demo.py will skip"
 export VK_ICD_FILENAMES=/usr/share/vulkan/icd.d/lvp_icd.x86_64.json XDG_RUNTIME_DIR=${XDG_RUNTIME_DIR:-/tmp}
 start=$(date +%s)
 .venv/bin/python -m pytest -q -p no:cacheprovider tests "$@"
