@@ -59,7 +59,7 @@ def accuracy(model, x, y):
     return correct / len(y)
 
 
-def train(images, labels, epochs=4, lr=8e-3, batch_size=32, seed=0, device=None, progress=None):
+def train(images, labels, epochs=6, lr=8e-3, batch_size=32, seed=0, device=None, progress=None):
     """Train the CNN on a fixed split of (images, labels); progress(epoch, loss, test_accuracy)
     is called after each epoch (epoch counts from 1; loss is the epoch's mean training loss).
     Returns (model, history) with history a list of dicts {"epoch", "loss", "accuracy"}."""
