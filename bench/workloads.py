@@ -5,7 +5,6 @@ Sizes are the issue's; `smoke` shrinks them so that the scaffold runs in the tes
 
 import os
 import sys
-import types
 
 
 def _chain(lib, dev, n, ops):
@@ -36,22 +35,10 @@ def _mlp_step(lib, dev, batch):
 
 
 def _gpt_module(lib):
-    path = os.path.join(os.path.dirname(__file__), "..", "tests", "models", "nanogpt_model.py")
-    with open(path) as f:
-        source = f.read()
-    module = types.ModuleType("nanogpt_" + lib.__name__)
-    names = ("torch", "torch.nn", "torch.nn.functional")
-    saved = {k: sys.modules.get(k) for k in names}
-    sys.modules.update({"torch": lib, "torch.nn": lib.nn, "torch.nn.functional": lib.nn.functional})
-    try:
-        exec(compile(source, path, "exec"), module.__dict__)
-    finally:
-        for k, v in saved.items():
-            if v is None:
-                sys.modules.pop(k, None)
-            else:
-                sys.modules[k] = v
-    return module
+    tests = os.path.join(os.path.dirname(__file__), "..", "tests")
+    sys.path.insert(0, tests)
+    from model_files import load_file
+    return load_file(os.path.join(tests, "models", "nanogpt_model.py"), lib)
 
 
 def _gpt_step(lib, dev, smoke):

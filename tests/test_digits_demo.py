@@ -9,14 +9,13 @@ Skipped, saying why, only when the data cannot be fetched."""
 
 import importlib.util
 import os
-import sys
 import time
-import types
 
 import pytest
 import torch
 
 import torchweb as tw
+from model_files import load_file
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TRAIN_PY = os.path.join(ROOT, "site", "demos", "digits", "train.py")
@@ -35,23 +34,7 @@ fetch_digits = _import_path("fetch_digits", os.path.join(ROOT, "scripts", "fetch
 
 def load_train_file(lib):
     """Execute train.py unchanged with `import torch` (and its submodules) resolving to lib."""
-    aliases = {"torch": lib, "torch.nn": lib.nn, "torch.nn.functional": lib.nn.functional,
-               "torch.optim": lib.optim, "torch.optim.lr_scheduler": lib.optim.lr_scheduler,
-               "torch.utils": lib.utils, "torch.utils.data": lib.utils.data}
-    with open(TRAIN_PY) as f:
-        source = f.read()
-    module = types.ModuleType(f"digits_train_{lib.__name__}")
-    saved = {k: sys.modules.get(k) for k in aliases}
-    sys.modules.update(aliases)
-    try:
-        exec(compile(source, TRAIN_PY, "exec"), module.__dict__)
-    finally:
-        for k, v in saved.items():
-            if v is None:
-                sys.modules.pop(k, None)
-            else:
-                sys.modules[k] = v
-    return module
+    return load_file(TRAIN_PY, lib)
 
 
 @pytest.fixture(scope="module")

@@ -9,20 +9,18 @@ import importlib.util
 import json
 import os
 import random
-import sys
 import time
-import types
 import unicodedata
 
 import pytest
 import torch
 
 import torchweb as tw
+from model_files import load_file
 import torchweb.safetensors
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEMO = os.path.join(ROOT, "site", "demos", "minilm")
-ALIASES = ("torch", "torch.nn", "torch.nn.functional")
 
 
 def _import_path(name, path):
@@ -38,20 +36,7 @@ tokmod = _import_path("minilm_tokenizer", os.path.join(DEMO, "tokenizer.py"))
 
 def load_model_file(lib, path=os.path.join(DEMO, "model.py")):
     """Execute model.py unchanged with `import torch` resolving to lib (torchweb or torch)."""
-    with open(path) as f:
-        source = f.read()
-    module = types.ModuleType(f"minilm_model_{lib.__name__}")
-    saved = {k: sys.modules.get(k) for k in ALIASES}
-    sys.modules.update({"torch": lib, "torch.nn": lib.nn, "torch.nn.functional": lib.nn.functional})
-    try:
-        exec(compile(source, path, "exec"), module.__dict__)
-    finally:
-        for k, v in saved.items():
-            if v is None:
-                sys.modules.pop(k, None)
-            else:
-                sys.modules[k] = v
-    return module
+    return load_file(path, lib)
 
 
 @pytest.fixture(scope="module")

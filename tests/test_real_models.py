@@ -4,35 +4,19 @@ torchweb and once to PyTorch; the two models share weights through state_dict an
 outputs, loss, gradients and a few training steps."""
 
 import os
-import sys
-import types
 
 import pytest
 import torch
 
 import torchweb as tw
+from model_files import load_file
 
 MODELS = os.path.join(os.path.dirname(__file__), "models")
-ALIASES = ("torch", "torch.nn", "torch.nn.functional")
 
 
 def _load_model_file(lib, name="nanogpt_model.py"):
     """Execute an unchanged model file with `import torch` resolving to lib (torchweb or torch)."""
-    path = os.path.join(MODELS, name)
-    with open(path) as f:
-        source = f.read()
-    module = types.ModuleType(f"{name[:-3]}_{lib.__name__}")
-    saved = {k: sys.modules.get(k) for k in ALIASES}
-    sys.modules.update({"torch": lib, "torch.nn": lib.nn, "torch.nn.functional": lib.nn.functional})
-    try:
-        exec(compile(source, path, "exec"), module.__dict__)
-    finally:
-        for k, v in saved.items():
-            if v is None:
-                sys.modules.pop(k, None)
-            else:
-                sys.modules[k] = v
-    return module
+    return load_file(os.path.join(MODELS, name), lib)
 
 
 @pytest.fixture(scope="module")
