@@ -16,6 +16,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import serve  # noqa: E402
+import site_data  # noqa: E402
 import wheel  # noqa: E402
 
 REPO = wheel.REPO
@@ -108,6 +109,7 @@ def main():
     ensure_pyodide(SITE, args.pyodide_dir)
     if not args.no_build:
         wheel.publish(wheel.build())
+        site_data.publish(SITE)
     server, base = serve.start(SITE, args.port)
     driver = chrome()
     try:

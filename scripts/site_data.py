@@ -1,0 +1,40 @@
+"""Copy the demos' data from the gitignored .cache/ into the gitignored site/data/ (build step).
+
+    site/data/digits.json   the "Train" page's digits (scripts/fetch_digits.py fetches them
+                            into .cache/digits/ first when they are not there)
+
+Big data never goes in git: scripts/wheel.py and scripts/run_page.py call publish() when they
+ready site/. A demo whose data cannot be had is reported here and shows the reason on its page.
+"""
+
+import os
+import shutil
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import fetch_digits  # noqa: E402
+
+REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
+
+
+def publish_digits(site_dir=os.path.join(REPO, "site")):
+    """Path of site/data/digits.json, fetched and copied if needed; raises FetchError/OSError."""
+    src = fetch_digits.fetch()
+    dest = os.path.join(site_dir, "data", "digits.json")
+    if not (os.path.isfile(dest) and os.path.getsize(dest) == os.path.getsize(src)):
+        os.makedirs(os.path.dirname(dest), exist_ok=True)
+        shutil.copyfile(src, dest)
+    return dest
+
+
+def publish(site_dir=os.path.join(REPO, "site")):
+    """Ready every demo's data in site/data/; a failure is printed, not raised."""
+    try:
+        return publish_digits(site_dir)
+    except (fetch_digits.FetchError, OSError) as e:
+        print(f"site_data: the Train page's digits are unavailable: {e}", file=sys.stderr)
+        return None
+
+
+if __name__ == "__main__":
+    print(publish())
