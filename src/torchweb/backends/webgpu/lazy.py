@@ -21,12 +21,13 @@ TORCHWEB_LAZY=0 in the environment turns deferral off (every op dispatched as it
 import os
 import weakref
 
+from ..._size import numel as _numel
 from .kernels.elementwise import _narrowing
 
 ENABLED = os.environ.get("TORCHWEB_LAZY", "1") != "0"
 MAX_NODES = 48
 MAX_LEAF_BUFFERS = 6
-_pending = weakref.WeakSet()   # every pending storage alive, for synchronize()
+_pending = {}   # id -> weakref of every pending storage alive, for synchronize()
 
 
 class Leaf:
@@ -35,7 +36,7 @@ class Leaf:
     __slots__ = ("storage", "stride", "offset", "dtype")
 
     def __init__(self, t):
-        self.storage, self.stride, self.offset, self.dtype = t._storage, tuple(t._stride), t._offset, t.dtype
+        self.storage, self.stride, self.offset, self.dtype = t._storage, t._stride, t._offset, t.dtype
 
     def key(self):
         return (id(self.storage), self.stride, self.offset, self.dtype.name)
@@ -50,13 +51,15 @@ class Node:
     def __init__(self, op, cls, value_cls, args, shape):
         self.op, self.cls, self.value_cls, self.args, self.shape = op, cls, value_cls, args, shape
         self.inlined = False   # taken into a consumer's expression already
-        self.size = 1 + sum(a[1].size for a in args if a[0] == "n")
+        size = 1
         storages = {}
-        for a in args:
-            if a[0] == "t":
-                storages[id(a[1].storage)] = a[1].storage
-            elif a[0] == "n":
-                storages.update(a[1].storages)
+        for kind, v, _ in args:
+            if kind == "t":
+                storages[id(v.storage)] = v.storage
+            elif kind == "n":
+                size += v.size
+                storages.update(v.storages)
+        self.size = size
         self.storages = storages   # every buffer the expression reads, inlined nodes included
 
 
@@ -67,29 +70,36 @@ def _reads_whole(t, out):
 
 
 def defer(op, out, operands, classes, cls, value_cls, compute_dtypes, checks):
-    """Record out = op(operands) as pending instead of dispatching it; False when it must run now."""
+    """Record out = op(operands) as pending instead of dispatching it; False when it must run now.
+    The hot path of every float32 elementwise op: keep it lean."""
     if not ENABLED or checks or value_cls != "f" or out.dtype.name != "float32":
         return False
     s = out._storage
-    if s.touched or s.pending is not None or s.readers or out._offset != 0 \
-            or s.numel != out.numel() or out.numel() == 0 or not out.is_contiguous():
+    n = s.numel
+    if s.touched or s.pending is not None or s.readers or out._offset or n == 0:
         return False
-    s.rt.grid(-(-out.numel() // 256))   # past the adapter's grid: refused now, at the call
+    shape = out._shape
+    if not out.is_contiguous() or _numel(shape) != n:
+        return False
+    workgroups = -(-n // 256)
+    if workgroups > s.rt.max_workgroups:
+        s.rt.grid(workgroups)   # past what a folded grid holds: refused now, at the call
     args = []
     size = 1
     for o, c, dt in zip(operands, classes, compute_dtypes):
-        if not hasattr(o, "_storage"):
+        os_ = getattr(o, "_storage", None)
+        if os_ is None:
             if dt is not None and dt.name == "uint8":
                 return False
             args.append(("s", o, c))
             continue
-        if _narrowing(o, dt.name if dt is not None else ""):
+        if dt is not None and dt.name != o.dtype.name and _narrowing(o, dt.name):
             return False   # operands rounded to float16 / wrapped to uint8 first: eager
-        child = o._storage.pending
+        child = os_.pending
         # inlined only when read whole in the same shape (its leaves' strides index that
         # shape), and into one consumer only: a second consumer reads it written, so fan-out
         # never multiplies the work or the memory traffic
-        if child is not None and not child.inlined and child.shape == tuple(out.shape) \
+        if child is not None and not child.inlined and child.shape == shape \
                 and o.dtype.name == "float32" and _reads_whole(o, out) and size + child.size <= MAX_NODES:
             child.inlined = True
             args.append(("n", child, c))
@@ -98,19 +108,32 @@ def defer(op, out, operands, classes, cls, value_cls, compute_dtypes, checks):
             if child is not None:
                 # written now: a pending leaf would keep its own inputs alive, and chains of
                 # them would grow memory without bound in loops that never read back
-                o._storage.buffer_for_read()
+                os_.buffer_for_read()
             args.append(("t", Leaf(o), c))
-    node = Node(op, cls, value_cls, args, tuple(out.shape))
+    node = Node(op, cls, value_cls, args, shape)
     if len(node.storages) > MAX_LEAF_BUFFERS:
         return False
     s.pending = node
-    _pending.add(s)
     ref = weakref.ref(s)
+    key = id(s)
+    _pending[key] = ref
     for leaf_storage in node.storages.values():
         if leaf_storage.readers is None:
             leaf_storage.readers = {}
-        leaf_storage.readers[id(s)] = ref
+        leaf_storage.readers[key] = ref
     return True
+
+
+def forget(storage):
+    """A pending storage died unrealized: nothing will read it, drop it from the registries
+    (long-lived inputs, weights say, would otherwise collect dead entries without bound)."""
+    key = id(storage)
+    _pending.pop(key, None)
+    node = storage.pending
+    storage.pending = None
+    for leaf_storage in node.storages.values():
+        if leaf_storage.readers:
+            leaf_storage.readers.pop(key, None)
 
 
 def materialize(storage):
@@ -123,6 +146,7 @@ def realize(storage):
     """Write a pending storage's values: one fused kernel for its whole expression."""
     node = storage.pending
     storage.pending = None
+    _pending.pop(id(storage), None)
     from .kernels import fused
     fused.run(storage.rt, storage, node)
     for leaf_storage in node.storages.values():
@@ -132,8 +156,9 @@ def realize(storage):
 
 def realize_all():
     """Write every pending storage (torchweb.webgpu.synchronize(): all work done, as eager)."""
-    for storage in list(_pending):
-        if storage.pending is not None:
+    for ref in list(_pending.values()):
+        storage = ref()
+        if storage is not None and storage.pending is not None:
             realize(storage)
     _pending.clear()
 

@@ -45,6 +45,8 @@ class GPUStorage:
 
     def __del__(self):
         try:
+            if self.pending is not None:
+                lazy.forget(self)
             self.rt.free(self._buffer_id, self.size)
         except Exception:  # interpreter shutdown: the runtime may be gone already
             pass
