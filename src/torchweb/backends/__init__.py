@@ -10,12 +10,20 @@ a backend never calls up into ops:
 """
 
 
+_loaded = {}
+
+
 def backend_for(device_type):
-    if device_type == "webgpu":
-        from .webgpu import backend
-        return backend
-    from . import cpu
-    return cpu
+    """The backend module of a device type (imported on first use: the webgpu one needs a
+    driver, the cpu one numpy). Cached: every op asks."""
+    b = _loaded.get(device_type)
+    if b is None:
+        if device_type == "webgpu":
+            from .webgpu import backend as b
+        else:
+            from . import cpu as b
+        _loaded[device_type] = b
+    return b
 
 
 from . import cuda, cudnn, mps  # noqa: F401,E402  (PyTorch's torch.backends.* flag modules)

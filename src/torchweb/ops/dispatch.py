@@ -2,6 +2,7 @@
 
 from .. import _dtype as D
 from .._size import Size, contiguous_strides, numel
+from ..backends import backend_for
 
 
 from .._is_tensor import is_tensor  # noqa: F401  (re-exported for ops)
@@ -21,8 +22,7 @@ def common_device(*operands, what="op"):
 
 
 def empty(shape, dtype, device):
-    from .._tensor import Tensor
-    from ..backends import backend_for
+    from .._tensor import Tensor   # deferred: _tensor imports ops (a cycle at import time)
     shape = tuple(shape)
     for s in shape:
         if s < 0:
