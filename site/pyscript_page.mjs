@@ -15,8 +15,11 @@ const progress = (value, label) => {
 const secs = () => ((performance.now() - t0) / 1000).toFixed(2) + " s";
 
 function plot(losses) {
-  const w = 320, h = 120, max = Math.max(...losses), n = Math.max(losses.length - 1, 1);
-  const pts = losses.map((l, i) => `${(i / n * w).toFixed(1)},${(h - l / max * h).toFixed(1)}`);
+  // log scale: the loss falls by orders of magnitude
+  const w = 320, h = 120, n = Math.max(losses.length - 1, 1);
+  const logs = losses.map((l) => Math.log10(Math.max(l, 1e-12)));
+  const hi = Math.max(...logs), lo = Math.min(...logs), span = Math.max(hi - lo, 1e-6);
+  const pts = logs.map((l, i) => `${(i / n * w).toFixed(1)},${(4 + (hi - l) / span * (h - 8)).toFixed(1)}`);
   $("curve").innerHTML = `<polyline fill="none" stroke="#2a6" stroke-width="2" points="${pts.join(" ")}"/>`;
 }
 
