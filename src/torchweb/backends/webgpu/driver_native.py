@@ -76,15 +76,19 @@ class NativeDriver:
         key = tuple(binding_kinds)
         layout = self.layouts.get(key)
         if layout is None:
+            # the uniform takes a dynamic offset (every dispatch's params share one buffer at
+            # different offsets), so a bind group is reused across dispatches, as runtime.mjs does
             bgl = self.device.create_bind_group_layout(entries=[
-                {"binding": i, "visibility": wgpu.ShaderStage.COMPUTE, "buffer": {"type": types[k]}}
+                {"binding": i, "visibility": wgpu.ShaderStage.COMPUTE,
+                 "buffer": {"type": types[k], "has_dynamic_offset": k == "uniform"}}
                 for i, k in enumerate(binding_kinds)])
             layout = (bgl, self.device.create_pipeline_layout(bind_group_layouts=[bgl]))
             self.layouts[key] = layout
         module = self.device.create_shader_module(code=code)
         pipeline = self.device.create_compute_pipeline(layout=layout[1],
                                                        compute={"module": module, "entry_point": "main"})
-        self.pipelines[pipeline_id] = (pipeline, layout[0])
+        uniforms = tuple(k == "uniform" for k in binding_kinds)
+        self.pipelines[pipeline_id] = (pipeline, layout[0], uniforms)
 
     # -- the command stream ----------------------------------------------------------------
     def execute(self, words, blob):
@@ -99,13 +103,19 @@ class NativeDriver:
             op = words[i]
             if op == C.DISPATCH:
                 pid, x, y, z, nb = words[i + 1:i + 6]
-                pipeline, bgl = self.pipelines[pid]
+                pipeline, bgl, uniforms = self.pipelines[pid]
                 j = i + 6 + 3 * nb
                 if cpass is None:
                     encoder = encoder or dev.create_command_encoder()
                     cpass = encoder.begin_compute_pass()
                 cpass.set_pipeline(pipeline)
-                cpass.set_bind_group(0, self._bind_group(bgl, tuple(words[i + 6:j])))
+                rows = list(words[i + 6:j])
+                offsets = []
+                for k, is_uniform in enumerate(uniforms):
+                    if is_uniform:
+                        offsets.append(rows[3 * k + 1])
+                        rows[3 * k + 1] = 0   # bound at 0, moved by the dynamic offset
+                cpass.set_bind_group(0, self._bind_group(bgl, tuple(rows)), offsets)
                 cpass.dispatch_workgroups(x, y, z)
                 i = j
             elif op == C.COPY:
