@@ -5,7 +5,7 @@ run with the adapter's name, one loss/accuracy point per epoch, a test accuracy 
 chance, and no errors.
 
 SwiftShader trains at about one second per batch here, so the page runs a short version through
-its URL parameters (PAGE below: 1 epoch on 800 training images, about 50 s with Pyodide's load);
+its URL parameters (PAGE below: 1 epoch on 800 training images, 35 to 70 s here with the load);
 the full run (6 epochs on 1437 images, 97.2%) is tests/test_digits_demo.py's on lavapipe.
 Set TORCHWEB_TRAIN_SCREENSHOT=path.png to save a screenshot of the finished page."""
 
