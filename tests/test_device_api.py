@@ -60,8 +60,6 @@ def test_grad_scaler_matches_pytorch_scaling_and_skips_non_finite():
             scaler.update()
             out.append((round(scaler.get_scale(), 6), [round(v, 6) for v in w.tolist()]))
         return out
-    if not hasattr(tw, "optim"):
-        pytest.skip("torchweb.optim is not there yet")
     assert run(tw, tw.amp) == run(torch, torch.amp)
 
 
