@@ -1,6 +1,7 @@
 """Open site/minilm.html in headless Chromium twice (the second visit should read the weights from
 the browser's cache) and print what the page shows: adapter, device, weights source, load times,
-time to first result and the first search's ranking. A manual check, not a test.
+time to first result and the first search's ranking; then a second query typed in the search box,
+and the "Clear cache" button (the cache "torchweb-minilm" must be gone). A manual check, not a test.
 
     .venv/bin/python scripts/site_minilm.py          # weights into site/data/minilm/
     .venv/bin/python scripts/check_minilm_page.py [--no-build] [--visits N] [--timeout S]
@@ -11,6 +12,7 @@ import argparse
 import json
 import os
 import sys
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import run_page  # noqa: E402
@@ -19,6 +21,37 @@ import site_minilm  # noqa: E402
 import wheel  # noqa: E402
 
 SHOW = ("adapter", "device", "weights", "first", "times", "result-info")
+
+
+def second_query(driver, query, timeout=120):
+    """Type a query in the box, submit, wait for its ranking; print it."""
+    n = driver.execute_script("return globalThis.torchwebMiniLM.searches.length;")
+    driver.execute_script("const q = document.getElementById('query'); q.value = arguments[0];"
+                          "document.getElementById('search').click();", query)
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        s = driver.execute_script("return globalThis.torchwebMiniLM;")
+        if len(s["searches"]) > n:
+            last = s["searches"][-1]
+            print(f"second query {last['query']!r}: {last['seconds'] * 1000:.0f} ms, top 3: {last['top']}")
+            return last["query"] == query
+        if s["errors"]:
+            print(f"second query failed: {s['errors']}")
+            return False
+        time.sleep(0.25)
+    print("second query: timeout")
+    return False
+
+
+def clear_cache(driver):
+    """Click "Clear cache" and check that the Cache API no longer holds torchweb-minilm."""
+    before = driver.execute_async_script("caches.keys().then(arguments[0]);")
+    driver.execute_script("document.getElementById('clear').click();")
+    time.sleep(1.0)
+    after = driver.execute_async_script("caches.keys().then(arguments[0]);")
+    shown = driver.execute_script("return document.getElementById('cache-status').textContent;")
+    print(f"clear cache: caches before {before}, after {after}; page says: {shown}")
+    return "torchweb-minilm" in before and "torchweb-minilm" not in after
 
 
 def main():
@@ -52,6 +85,10 @@ def main():
                 print("   " + "  ".join(row))
             summary = driver.execute_script("return globalThis.torchwebMiniLM || null;")
             print("summary: " + json.dumps(summary))
+            if status == "DONE" and visit == 1:
+                ok &= second_query(driver, "Someone plays music.")
+            if status == "DONE" and visit == args.visits:
+                ok &= clear_cache(driver)
             if status != "DONE":
                 ok = False
                 print(driver.execute_script("return document.getElementById('output').textContent;"))
