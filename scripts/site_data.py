@@ -2,6 +2,8 @@
 
     site/data/digits.json   the "Train" page's digits (scripts/fetch_digits.py fetches them
                             into .cache/digits/ first when they are not there)
+    site/data/minilm/       the "Search" page's all-MiniLM-L6-v2 weights, config and vocab
+                            (scripts/site_minilm.py, from scripts/fetch_minilm.py's cache)
 
 Big data never goes in git: scripts/wheel.py and scripts/run_page.py call publish() when they
 ready site/. A demo whose data cannot be had is reported here and shows the reason on its page.
@@ -13,6 +15,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import fetch_digits  # noqa: E402
+import site_minilm  # noqa: E402
 
 REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
 
@@ -29,6 +32,10 @@ def publish_digits(site_dir=os.path.join(REPO, "site")):
 
 def publish(site_dir=os.path.join(REPO, "site")):
     """Ready every demo's data in site/data/; a failure is printed, not raised."""
+    try:
+        site_minilm.publish(site_dir)
+    except (site_minilm.fetch_minilm.FetchError, OSError) as e:
+        print(f"site_data: the Search page's MiniLM weights are unavailable: {e}", file=sys.stderr)
     try:
         return publish_digits(site_dir)
     except (fetch_digits.FetchError, OSError) as e:
