@@ -7,6 +7,8 @@ shape (broadcasts included), indexed like kernels/elementwise.py does for a sing
 
 import struct
 
+from ...._size import contiguous_strides, numel
+
 from .bindings import declarations
 from .elementwise import WGSL_TYPE, WORKGROUP, _HELPER_RE, coalesce, param
 from .wgsl import convert, helpers_source, load, scalar_bits, scalar_read
@@ -49,9 +51,7 @@ def run(rt, storage, root):
     plan = _Plan(root)
     leaves = plan.leaf_list
     shape = root.shape
-    n = 1
-    for d in shape:
-        n *= d
+    n = numel(shape)
     # bind inputs first: touching their buffers realizes what they depend on (recorded before us)
     slot_of, buffers = {}, []
     leaf_slots = []
@@ -64,11 +64,7 @@ def run(rt, storage, root):
     buffers.insert(0, (storage._buffer_id, storage.size))
     storage.touched = True
 
-    contiguous = []
-    acc = 1
-    for d in reversed(shape):
-        contiguous.insert(0, acc)
-        acc *= d
+    contiguous = list(contiguous_strides(shape))
     cshape, strides = coalesce(list(shape) or [1], [contiguous or [1]] +
                                [list(leaf.stride) or [0] for leaf in leaves])
     ndim = len(cshape)
