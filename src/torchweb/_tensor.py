@@ -319,6 +319,12 @@ class Tensor:
         from .backends.cpu import np
         return _to_numpy(np(), await self._flat_values_async(), self)
 
+    def __buffer__(self, flags):
+        # memoryview(t) on Python 3.12+ (PEP 688): a read-only copy of the values, see
+        # torchweb.webgpu.to_memoryview
+        from .webgpu import to_memoryview
+        return to_memoryview(self)
+
     def __repr__(self):
         from ._printing import tensor_repr
         return tensor_repr(self)

@@ -66,4 +66,29 @@ async def init_async():
     return await _init()
 
 
+def to_memoryview(tensor):
+    """The tensor's values as a memoryview shaped like it (format 'f' float32, 'e' float16,
+    'i' int32, 'q' int64, 'B' uint8, '?' bool), without making a Python number per element:
+    the fast readback where numpy is missing (Pyodide here). Blocks like `.tolist()`; in a
+    host that cannot block, use `await to_memoryview_async(t)`. `memoryview(t)` does the same
+    on Python 3.12+ (Pyodide included). An empty tensor gives an empty flat view."""
+    t = tensor.detach().contiguous()
+    if t.device.type == "cpu":
+        from .backends.cpu import view
+        from .backends.webgpu.host import shaped, view_format
+        fmt = view_format(t.dtype)   # a copy: the tensor may change after
+        return shaped(view(t).astype({"e": "float16", "f": "float32"}.get(fmt, view(t).dtype)).tobytes(),
+                      fmt, t.shape, t.numel())
+    from .backends.webgpu.backend import read_memoryview
+    return read_memoryview(t)
+
+
+async def to_memoryview_async(tensor):
+    t = tensor.detach().contiguous()
+    if t.device.type == "cpu":
+        return to_memoryview(t)
+    from .backends.webgpu.backend import read_memoryview_async
+    return await read_memoryview_async(t)
+
+
 from .backends.webgpu.errors import Int64RangeError  # noqa: E402,F401  (raised at readback)

@@ -68,6 +68,23 @@ def read_array(t, np):
     return raw != 0 if t.dtype.name == "bool" else raw.astype(dt)
 
 
+def read_memoryview(t):
+    """Contiguous t's elements as a memoryview shaped like t (host.as_memoryview): no Python
+    numbers are made, so a million floats cost one copy, not a list."""
+    if t.numel() == 0:
+        return host.as_memoryview(b"", 0, t.dtype, 0, t.shape)
+    bid, off, nbytes, skip = _read_range(t)
+    return host.as_memoryview(rt().read(bid, off, nbytes), skip, t.dtype, t.numel(), t.shape)
+
+
+async def read_memoryview_async(t):
+    if t.numel() == 0:
+        return host.as_memoryview(b"", 0, t.dtype, 0, t.shape)
+    bid, off, nbytes, skip = _read_range(t)
+    data = await rt().read_async(bid, off, nbytes)
+    return host.as_memoryview(data, skip, t.dtype, t.numel(), t.shape)
+
+
 async def read_values_async(t):
     if t.numel() == 0:
         return []
