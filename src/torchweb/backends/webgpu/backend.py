@@ -118,12 +118,20 @@ def reduce(kind, out, inp, nred, acc_cls, nchunks=1, divisor=None, index_from=No
 
 
 def matmul(out, a, b, acc_cls):
-    from .kernels import matmul_small
-    # tiny matrices: a thread per output beats a mostly idle 128x64 tile per batch entry
-    # (and int64, whose products only this kernel sums in 64 bits)
-    kernel = matmul_small if (matmul_small.fits(a.shape[-2], b.shape[-1], a.shape[-1])
-                              or out.dtype.name == "int64") else mm_kernel
-    kernel.run(rt(), out, a, b, "f32" if acc_cls == "f" else "i32")
+    from .kernels import matmul_small, matmul_tiles as tiles
+    compute = "f32" if acc_cls == "f" else "i32"
+    M, K, N = a.shape[-2], a.shape[-1], b.shape[-1]
+    # int64: only matmul_small sums its products in 64 bits; tiny matrices: a thread per output
+    # beats a mostly idle tile per batch entry (unless a test or the bench forces a variant)
+    if out.dtype.name == "int64" or (tiles.FORCED is None and matmul_small.fits(M, N, K)):
+        matmul_small.run(rt(), out, a, b, compute)
+        return
+    nbatch = out.numel() // max(1, M * N)
+    variant = tiles.choose(M, N, K, nbatch)   # by shape class: kernels/matmul_tiles.py TABLE
+    if variant == "mm2":
+        mm_kernel.run(rt(), out, a, b, compute)
+    else:
+        tiles.run(rt(), out, a, b, compute, variant)
 
 
 def softmax_fits(row, rows):

@@ -1,0 +1,183 @@
+"""Matmul kernel variants (kernels/matmul_tiles.py) timed per shape against PyTorch.
+
+    PYTHONPATH=src python3 bench/matmul_variants.py            # GPU machine: full shapes (< 4 min)
+    PYTHONPATH=src python3 bench/matmul_variants.py --quick    # lavapipe: small shapes, checks it runs
+    options: --variants a,b  --shapes 4096,bmm  (substrings)  --repeat 5
+
+For each (variant, shape): warm-up (compiles), then best of `repeat` runs of N calls and one
+sync; the result is checked against PyTorch (CUDA with TF32 off where present, else CPU) before
+its time counts. Prints ms, TFLOP/s and ratio = PyTorch time / ours (1.0 = parity), and the best
+variant per shape class; writes $OUT/matmul.json when $OUT is set.
+"""
+
+import argparse
+import json
+import math
+import os
+import sys
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "src"))
+os.environ.setdefault("XDG_RUNTIME_DIR", "/tmp")
+
+import numpy as np  # noqa: E402
+import torch  # noqa: E402
+
+import torchweb  # noqa: E402
+from torchweb.backends.webgpu.kernels import matmul_tiles as T  # noqa: E402
+
+# (label, batch, M, K, N, A transposed view?, B transposed view?, dtype)
+# Attention (B=16 x 6 heads, T=256, head 64): S = Q K^T, O = P V; backward dP = dO V^T,
+# dV = P^T dO, dQ = dS K, dK = dS^T Q. Linear 4096x384 -> 1536 (x W^T) and its backward.
+FULL = [
+    ("mm4096", 1, 4096, 4096, 4096, False, False, "f32"),
+    ("mm2048", 1, 2048, 2048, 2048, False, False, "f32"),
+    ("mm1024", 1, 1024, 1024, 1024, False, False, "f32"),
+    ("mm512", 1, 512, 512, 512, False, False, "f32"),
+    ("bmm96_256x64x256", 96, 256, 64, 256, False, False, "f32"),
+    ("bmm96_256x64x256_Bt", 96, 256, 64, 256, False, True, "f32"),      # Q K^T, dO V^T
+    ("bmm96_256x256x64", 96, 256, 256, 64, False, False, "f32"),        # P V, dS K
+    ("bmm96_256x256x64_At", 96, 256, 256, 64, True, False, "f32"),      # P^T dO, dS^T Q
+    ("bmm96_64x256x256", 96, 64, 256, 256, False, False, "f32"),
+    ("linear4096_384to1536", 1, 4096, 384, 1536, False, True, "f32"),   # x W^T
+    ("linear4096_1536to384", 1, 4096, 1536, 384, False, True, "f32"),
+    ("linear_dx_4096_1536to384", 1, 4096, 1536, 384, False, False, "f32"),  # g W
+    ("linear_dW_1536x4096x384", 1, 1536, 4096, 384, True, False, "f32"),  # g^T x (long K)
+    ("mm4096_f16", 1, 4096, 4096, 4096, False, False, "f16"),
+    ("mm1024_f16", 1, 1024, 1024, 1024, False, False, "f16"),
+    ("bmm96_256x64x256_Bt_f16", 96, 256, 64, 256, False, True, "f16"),
+]
+QUICK = [
+    ("mm256", 1, 256, 256, 256, False, False, "f32"),
+    ("mm130x200x70", 1, 130, 200, 70, False, False, "f32"),
+    ("bmm4_64x32x64_Bt", 4, 64, 32, 64, False, True, "f32"),
+    ("bmm4_64x64x32_At", 4, 64, 64, 32, True, False, "f32"),
+    ("linear256_96to64", 1, 256, 96, 64, False, True, "f32"),
+    ("linear_dW_64x1024x96", 1, 64, 1024, 96, True, False, "f32"),
+    ("mm128_f16", 1, 128, 128, 128, False, False, "f16"),
+]
+
+
+def _time(fn, sync, repeat, budget):
+    fn()
+    sync()                     # warm-up: pipelines compiled, buffers pooled
+    t0 = time.perf_counter()
+    fn()
+    sync()
+    one = time.perf_counter() - t0
+    inner = max(1, min(50, int(budget / max(one, 1e-6))))
+    best = float("inf")
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        for _ in range(inner):
+            fn()
+        sync()
+        best = min(best, (time.perf_counter() - t0) / inner)
+    return best
+
+
+def _operands(batch, M, K, N, at, bt, dtype, dev):
+    g = torch.Generator().manual_seed(M * 7 + K * 3 + N + batch)
+    shp = (lambda r, c: (batch, r, c) if batch > 1 else (r, c))
+    a = torch.randn(shp(K, M) if at else shp(M, K), generator=g)
+    b = torch.randn(shp(N, K) if bt else shp(K, N), generator=g)
+    td = torch.float16 if dtype == "f16" else torch.float32
+    a, b = a.to(td), b.to(td)
+    ours_a = torchweb.from_numpy(a.numpy()).to("webgpu")
+    ours_b = torchweb.from_numpy(b.numpy()).to("webgpu")
+    if at:
+        a, ours_a = a.transpose(-1, -2), ours_a.transpose(-1, -2)
+    if bt:
+        b, ours_b = b.transpose(-1, -2), ours_b.transpose(-1, -2)
+    return a.to(dev), b.to(dev), ours_a, ours_b
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--variants", default="")
+    ap.add_argument("--shapes", default="")
+    ap.add_argument("--repeat", type=int, default=5)
+    args = ap.parse_args()
+    cuda = torch.cuda.is_available()
+    dev = "cuda" if cuda else "cpu"
+    if cuda:
+        torch.backends.cuda.matmul.allow_tf32 = False
+        torch.backends.cudnn.allow_tf32 = False
+        tsync = torch.cuda.synchronize
+    else:
+        tsync = (lambda: None)
+    from torchweb.backends.webgpu import backend as G
+    features = sorted(G.rt().features)
+    info = torchweb.webgpu.adapter_info()
+    print(f"adapter: {info}\nfeatures: {features}\ntorch: {torch.__version__} on {dev}", flush=True)
+    shapes = QUICK if args.quick else FULL
+    shapes = [s for s in shapes if not args.shapes or any(x in s[0] for x in args.shapes.split(","))]
+    names = ["mm2"] + list(T.VARIANTS)
+    if args.variants:
+        names = [n for n in names if any(x in n for x in args.variants.split(","))]
+    repeat = 1 if args.quick else args.repeat
+    budget = 0.002 if args.quick else 0.03
+    results = []
+    t_start = time.perf_counter()
+    for label, batch, M, K, N, at, bt, dtype in shapes:
+        if dtype == "f16" and "shader-f16" not in features:
+            print(f"{label}: skipped (no shader-f16)", flush=True)
+            continue
+        a, b, oa, ob = _operands(batch, M, K, N, at, bt, dtype, dev)
+        flops = 2.0 * batch * M * N * K
+        ref = (a @ b)
+        tsync()
+        ref_ms = _time(lambda: a @ b, tsync, repeat, budget) * 1e3
+        ref_np = ref.float().cpu().numpy()
+        ref_ref = (a.float() @ b.float()).cpu().numpy() if dtype == "f16" else ref_np
+        scale = float(np.abs(ref_ref).max()) or 1.0
+        cls = T.shape_class(M, N, K, batch)
+        print(f"{label} [{cls}] torch {dev}: {ref_ms:.3f} ms {flops / ref_ms / 1e9:.1f} TFLOP/s", flush=True)
+        results.append(dict(shape=label, variant="torch_" + dev, ms=ref_ms, tflops=flops / ref_ms / 1e9,
+                            ratio=1.0, cls=cls, dtype=dtype))
+        for name in names:
+            if name.endswith("acc16") and dtype != "f16":
+                continue   # same code as the variant without acc16 for f32
+            T.FORCED = name
+            try:
+                got = (oa @ ob).numpy()
+                err = float(np.abs(got.astype(np.float32) - ref_ref).max()) / scale
+                tol = {"f32": 1e-4, "f16": 2e-3}[dtype] * (20 if name.endswith("acc16") else 1)
+                if not err <= tol:
+                    print(f"  {name:22s} WRONG: max error {err:.2e} of max |ref| (tolerance {tol:.0e})", flush=True)
+                    results.append(dict(shape=label, variant=name, error=f"wrong {err:.2e}", cls=cls, dtype=dtype))
+                    continue
+                ms = _time(lambda: oa @ ob, torchweb.webgpu.synchronize, repeat, budget) * 1e3
+            except Exception as e:  # a variant that fails to compile or run: reported, not fatal
+                msg = str(e).split("\n")[0][:200]
+                print(f"  {name:22s} FAILED: {msg}", flush=True)
+                results.append(dict(shape=label, variant=name, error=msg, cls=cls, dtype=dtype))
+                continue
+            finally:
+                T.FORCED = None
+            r = dict(shape=label, variant=name, ms=ms, tflops=flops / ms / 1e9, ratio=ref_ms / ms,
+                     err=err, cls=cls, dtype=dtype)
+            results.append(r)
+            print(f"  {name:22s} {ms:9.3f} ms {r['tflops']:7.2f} TFLOP/s  ratio {r['ratio']:.3f}  err {err:.1e}",
+                  flush=True)
+        del a, b, oa, ob, ref
+    print("\nbest per shape:")
+    best_by_shape = {}
+    for r in results:
+        if "ratio" in r and not r["variant"].startswith("torch"):
+            cur = best_by_shape.get(r["shape"])
+            if cur is None or r["ms"] < cur["ms"]:
+                best_by_shape[r["shape"]] = r
+    for s, r in best_by_shape.items():
+        print(f"  {s:28s} [{r['cls']}] {r['variant']:22s} ratio {r['ratio']:.3f} ({r['tflops']:.2f} TFLOP/s)")
+    print(f"total {time.perf_counter() - t_start:.1f} s")
+    out = os.environ.get("OUT")
+    if out:
+        with open(os.path.join(out, "matmul.json"), "w") as f:
+            json.dump(dict(adapter=str(info), features=features, torch=torch.__version__, device=dev,
+                           results=results, best=best_by_shape), f, indent=1)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,363 @@
+"""Batched matmul out[b] = A[b] @ B[b]: register-tiled kernels generated from a Variant.
+
+A variant fixes the workgroup's output tile (16x16 threads, RM x RN outputs each, so the tile is
+16*RM x 16*RN), the K step KT held in workgroup memory, double buffering (the next K step is read
+into registers while the current one is multiplied, one barrier per step), vec4 loads (used when
+an operand's contiguous stride is 1 and the sizes and offsets allow it; the scalar path
+otherwise) and split-K (K cut into slices that fill the GPU when M*N is small; a second kernel
+sums the slices). Every variant handles any M, N, K (edges masked), any strides, broadcast
+batches (stride 0), f32 or i32 compute, and grids past 65535 workgroups (several dispatches).
+Which variant runs for which shape class: TABLE, set from bench/matmul_variants.py's numbers.
+"""
+
+import struct
+from collections import namedtuple
+
+from .bindings import kinds
+from .elementwise import WORKGROUP, param
+
+Variant = namedtuple("Variant", "name rm rn kt db vec split acc16")
+# split: the most slices K may be cut into (1: never); acc16: float16 operands multiplied and
+# accumulated in f16 (where the adapter has shader-f16), instead of f32
+
+
+def _v(name, rm, rn, kt, db=False, vec=True, split=1, acc16=False):
+    return Variant(name, rm, rn, kt, db, vec, split, acc16)
+
+
+VARIANTS = {v.name: v for v in [
+    _v("t128x64_k16", 8, 4, 16),                       # today's shape, plus vec4 loads
+    _v("t128x64_k16_scalar", 8, 4, 16, vec=False),
+    _v("t128x64_k8_db", 8, 4, 8, db=True),
+    _v("t128x128_k8", 8, 8, 8),
+    _v("t128x128_k16", 8, 8, 16),
+    _v("t128x128_k8_db", 8, 8, 8, db=True),
+    _v("t64x64_k16", 4, 4, 16),
+    _v("t64x64_k32", 4, 4, 32),
+    _v("t64x64_k16_db", 4, 4, 16, db=True),
+    _v("t64x64_k16_split", 4, 4, 16, split=8),
+    _v("t128x64_k16_split", 8, 4, 16, split=8),
+    _v("t128x128_k16_acc16", 8, 8, 16, acc16=True),
+    _v("t128x64_k16_acc16", 8, 4, 16, acc16=True),
+]}
+
+# shape class -> variant name ("mm2": the original kernel in matmul.py). Set from the GPU numbers.
+TABLE = {
+    "large": "mm2",     # M*N*batch >= 4M outputs
+    "medium": "mm2",    # >= 1M outputs
+    "longk": "mm2",     # fewer outputs, K >= 1024: split-K candidates
+    "small": "mm2",     # the rest (tiny ones go to matmul_small.py)
+}
+FORCED = None   # a variant name that overrides TABLE (tests and the bench set it)
+
+
+def shape_class(M, N, K, nbatch):
+    outputs = M * N * nbatch
+    if outputs >= 4 << 20:
+        return "large"
+    if outputs >= 1 << 20:
+        return "medium"
+    if K >= 1024:
+        return "longk"
+    return "small"
+
+
+def choose(M, N, K, nbatch):
+    return FORCED or TABLE[shape_class(M, N, K, nbatch)]
+
+
+SPLIT_MIN_K = 256   # each slice of a split K keeps at least this many terms
+
+
+def run(rt, out, a, b, compute, variant):
+    """a: [*batch, M, K], b: [*batch, K, N] (batch dims broadcast, any strides); out: contiguous
+    [*batch, M, N]. compute: 'f32' or 'i32'. variant: a Variant or its name."""
+    from .. import storage as S_
+    from .... import _dtype as D
+    v = VARIANTS[variant] if isinstance(variant, str) else variant
+    M, K, N = a.shape[-2], a.shape[-1], b.shape[-1]
+    batch = out.shape[:-2]
+    nbatch = 1
+    for s in batch:
+        nbatch *= s
+    if M == 0 or N == 0 or nbatch == 0:
+        return
+    T = compute
+    if (v.acc16 and compute == "f32" and "shader-f16" in rt.features
+            and a.dtype.gpu_storage == b.dtype.gpu_storage == out.dtype.gpu_storage == "f16"):
+        T = "f16"
+    TM, TN, KT = 16 * v.rm, 16 * v.rn, v.kt
+    zmax = rt.max_workgroups
+    # split-K: slices of whole K steps, as many as the variant allows and K fills
+    ksteps = -(-K // KT)
+    nsplit = max(1, min(v.split, K // SPLIT_MIN_K, zmax))
+    kchunk = max(1, -(-ksteps // nsplit)) * KT
+    nsplit = max(1, -(-K // kchunk))
+    tmp = None
+    if nsplit > 1:   # the slices go to a temporary [nsplit, *batch, M, N], summed afterwards
+        tmp_numel = nsplit * nbatch * M * N
+        if tmp_numel * 4 > min(rt.max_binding, rt.max_buffer):
+            nsplit, kchunk = 1, max(1, ksteps) * KT
+        else:
+            tmp = S_.GPUStorage(rt, tmp_numel, D.float32 if T != "i32" else D.int32)
+    # bindings: slot 0 the output (or the slices), then one per distinct input buffer
+    dst = (tmp.buffer_id, tmp.size) if tmp is not None else (out._storage.buffer_id, out._storage.size)
+    bufs = [dst]
+    slot_of = {} if tmp is not None else {id(out._storage): 0}
+    slots = []
+    for t in (a, b):
+        s = slot_of.get(id(t._storage))
+        if s is None:
+            s = slot_of[id(t._storage)] = len(bufs)
+            bufs.append((t._storage.buffer_id, t._storage.size))
+        slots.append(s)
+    sa, sb = slots
+    amode = _mode(a, -2, -1, M, K, T, rt, v.vec and sa != sb and sa != 0)   # 'm' / 'k' (+ '4')
+    bmode = _mode(b, -1, -2, N, K, T, rt, v.vec and sa != sb and sb != 0)   # 'n' / 'k' (+ '4')
+    odt = (D.float32 if T != "i32" else D.int32) if tmp is not None else out.dtype
+    nb = len(batch)
+    head = [M, N, K, 0, nbatch, a._offset, a._stride[-2], a._stride[-1],
+            b._offset, b._stride[-2], b._stride[-1], 0 if tmp is not None else out._offset,
+            nsplit, kchunk, nbatch * M * N if tmp is not None else 0, 0, 0]
+    tail = list(batch) + list(a._stride[:-2]) + list(b._stride[:-2])
+    nparams = len(head) + len(tail)
+    key = ("mmt", v, a.dtype.name, b.dtype.name, odt.name, T, nb, sa, sb, len(bufs), amode, bmode)
+
+    def make_code():
+        return _source(v, a.dtype.gpu_storage, b.dtype.gpu_storage, odt, T, nb, nparams, sa, sb,
+                       len(bufs), amode, bmode)
+
+    pid = rt.pipeline(key, make_code, kinds(bufs))
+    gx, gy = -(-N // TN), -(-M // TM)
+    zper = max(1, zmax // nsplit)
+    for start in range(0, nbatch, zper):
+        head[3] = start
+        count = min(zper, nbatch - start)
+        for y0 in range(0, gy, zmax):
+            for x0 in range(0, gx, zmax):
+                head[15], head[16] = x0, y0
+                rt.dispatch(pid, (min(zmax, gx - x0), min(zmax, gy - y0), count * nsplit), bufs,
+                            struct.pack(f"<{nparams}I", *(head + tail)))
+    if tmp is not None:
+        _sum_slices(rt, out, tmp, nsplit, nbatch * M * N, T)
+
+
+def _mode(t, di, dk, size, K, T, rt, vec):
+    """How a tile of t is read: along its dim di ('m'/'n' for A/B) or along K ('k'), whichever
+    has stride 1 (coalesced); '4' added for vec4 loads, when the storage type allows it, the
+    contiguous size is a multiple of 4 and every other stride and the offset are too."""
+    sd, sk = t._stride[di], t._stride[dk]
+    along = "k" if sk == 1 or sd != 1 else "mn"
+    if not vec or t.dtype.gpu_storage not in ("f32", "f16", "i32"):
+        return along
+    if (t.dtype.gpu_storage == "i32") != (T == "i32"):
+        return along
+    length = K if along == "k" else size
+    others = [t._offset, sd if along == "k" else sk] + list(t._stride[:-2])
+    if (sk if along == "k" else sd) == 1 and length % 4 == 0 and all(o % 4 == 0 for o in others):
+        return along + "4"
+    return along
+
+
+def _lit(T, x):
+    return {"f32": f"{x}.0", "f16": f"{x}.0h", "i32": f"{x}i"}[T]
+
+
+def _cv(expr, src, T, vec=False):
+    """Convert a loaded value (scalar or vec4 of storage type src) to the compute type T."""
+    from .wgsl import load
+    if src == T:
+        return expr
+    if vec:
+        return f"vec4<{T}>({expr})"
+    return load(expr, src, T)
+
+
+def _source(v, ast, bst, odt, T, nb, nparams, sa, sb, nbuf, amode, bmode):
+    from .wgsl import store
+    TM, TN, KT, RM, RN = 16 * v.rm, 16 * v.rn, v.kt, v.rm, v.rn
+    nbufs = 2 if v.db else 1
+    types = {0: odt.gpu_storage}
+    types[sa] = f"vec4<{ast}>" if amode.endswith("4") else ast
+    types[sb] = f"vec4<{bst}>" if bmode.endswith("4") else bst
+    lines = ["enable f16;"] if "f16" in (ast, bst, odt.gpu_storage, T) else []
+    lines.append(f"@group(0) @binding(0) var<uniform> P: array<vec4<u32>, {-(-nparams // 4)}>;")
+    for s in range(nbuf):
+        acc = "read_write" if s == 0 else "read"
+        lines.append(f"@group(0) @binding({s + 1}) var<storage, {acc}> B{s}: array<{types[s]}>;")
+    decl = "\n".join(lines)
+    M, N, K, zbase = param(0), param(1), param(2), param(3)
+    a_off, sam, sak = param(5), param(6), param(7)
+    b_off, sbk, sbn = param(8), param(9), param(10)
+    o_off, nsplit, kchunk, sstride, xbase, ybase = (param(11 + i) for i in range(6))
+    bshape = [param(17 + d) for d in range(nb)]
+    astr = [param(17 + nb + d) for d in range(nb)]
+    bstr = [param(17 + 2 * nb + d) for d in range(nb)]
+    zero = _lit(T, 0)
+    pre = ["  let s = wid.z % " + nsplit + ";", "  let bi = wid.z / " + nsplit + " + " + zbase + ";",
+           "  var ab = " + a_off + ";", "  var bb = " + b_off + ";"]
+    if nb:
+        pre.append("  { var q = bi;")
+        for d in reversed(range(nb)):
+            pre.append(f"    {{ let c = q % {bshape[d]}; q = q / {bshape[d]}; ab = ab + c * {astr[d]}; bb = bb + c * {bstr[d]}; }}")
+        pre.append("  }")
+    pre.append(f"  let kbeg = s * {kchunk}; let kend = min({K}, kbeg + {kchunk});")
+
+    # Loads of one K step: each thread reads `per` elements (or vec4s) into registers ra*/rb*,
+    # then writes them to the workgroup tile. Positions relative to the tile are fixed per
+    # thread, so their global base addresses are computed once, before the K loop.
+    def plan(name, mode, tile, st, sdim, skk, base, lim):
+        """name 'a' (tile TM rows x KT) or 'b' (KT x TN cols); returns (setup, load, put)."""
+        vec = mode.endswith("4")
+        along_k = mode.startswith("k")
+        count = tile * KT // (4 if vec else 1)
+        per = -(-count // WORKGROUP)
+        setup, load, put = [], [], []
+        W = TM if name == "a" else TN
+        SH = "AS" if name == "a" else "BS"
+        slot = sa if name == "a" else sb
+        d0 = "row0" if name == "a" else "col0"
+        for j in range(per):
+            e = f"(lid + {j * WORKGROUP}u)"
+            guard = f"{e} < {count}u" if count % WORKGROUP else "true"
+            if along_k:     # consecutive threads: consecutive k
+                kw = KT // 4 if vec else KT
+                d, k = f"({e} / {kw}u)", f"({e} % {kw}u)" + (" * 4u" if vec else "")
+            else:           # consecutive threads: consecutive rows of A / columns of B
+                dw = W // 4 if vec else W
+                k, d = f"({e} / {dw}u)", f"({e} % {dw}u)" + (" * 4u" if vec else "")
+            setup.append(f"  let {name}d{j} = {d}; let {name}k{j} = {k};")
+            setup.append(f"  let {name}ok{j} = {guard} && {d0} + {name}d{j} < {lim};")
+            setup.append(f"  let {name}p{j} = {base} + ({d0} + {name}d{j}) * {sdim} + {name}k{j} * {skk};")
+            addr = f"{name}p{j} + k0 * {skk}"
+            if vec:
+                ty = f"vec4<{T}>"
+                load.append(f"    var r{name}{j} = {ty}({zero});\n"
+                            f"    if ({name}ok{j} && k0 + {name}k{j} < {K}) {{ r{name}{j} = {_cv(f'B{slot}[({addr}) / 4u]', st, T, True)}; }}")
+            else:
+                load.append(f"    var r{name}{j} = {T}({zero});\n"
+                            f"    if ({name}ok{j} && k0 + {name}k{j} < {K}) {{ r{name}{j} = {_cv(f'B{slot}[{addr}]', st, T)}; }}")
+            # workgroup tile layout: [buf][k][W / 4] vec4s
+            g = f"if ({guard}) " if count % WORKGROUP else ""
+            if vec and along_k:
+                put.append("    " + g + "{ " + " ".join(
+                    f"{SH}[nb_ + ({name}k{j} + {q}u) * {W // 4}u + {name}d{j} / 4u][{name}d{j} % 4u] = r{name}{j}[{q}];"
+                    for q in range(4)) + " }")
+            elif vec:
+                put.append(f"    {g}{{ {SH}[nb_ + {name}k{j} * {W // 4}u + {name}d{j} / 4u] = r{name}{j}; }}")
+            else:
+                put.append(f"    {g}{{ {SH}[nb_ + {name}k{j} * {W // 4}u + {name}d{j} / 4u][{name}d{j} % 4u] = r{name}{j}; }}")
+        return setup, load, put
+
+    asu, ald, aput = plan("a", amode, TM, ast, sam, sak, "ab", M)
+    bsu, bld, bput = plan("b", bmode, TN, bst, sbn, sbk, "bb", N)
+    HA, HB = RN // 4, RM // 4   # vec4s of B and of A per thread per k
+    accs = "\n".join(f"  var acc{i}_{h} = vec4<{T}>({zero});" for i in range(RM) for h in range(HA))
+    steps = []
+    for kk in range(KT):
+        s = ["    {"] + [f"      let a{q} = AS[ca_ + {kk * TM // 4}u + ty * {HB}u + {q}u];" for q in range(HB)]
+        s += [f"      let b{h} = BS[cb_ + {kk * TN // 4}u + {h * 16}u + tx];" for h in range(HA)]
+        s += [f"      acc{i}_{h} = acc{i}_{h} + a{i // 4}[{i % 4}] * b{h};" for i in range(RM) for h in range(HA)]
+        s.append("    }")
+        steps.append("\n".join(s))
+    rows = []
+    for i in range(RM):
+        for h in range(HA):
+            rows.append(f"""  {{ let gr = row0 + ty * {RM}u + {i}u; let gc = col0 + {h * 64}u + tx * 4u;
+    if (gr < {M}) {{
+      let o = {o_off} + s * {sstride} + (bi * {M} + gr) * {N} + gc;
+      for (var j = 0u; j < 4u; j = j + 1u) {{
+        if (gc + j < {N}) {{ B0[o + j] = {store(f"acc{i}_{h}[j]", T, odt)}; }}
+      }}
+    }}
+  }}""")
+    sizeA, sizeB = KT * TM // 4, KT * TN // 4
+    nl = "\n"
+    if v.db:
+        loop = f"""  var k0 = kbeg;
+  var cur = 0u;
+  if (k0 < kend) {{
+{nl.join(ald)}
+    let nb_ = 0u;
+{nl.join(aput)}
+{nl.join(bld)}
+{nl.join(bput)}
+  }}
+  workgroupBarrier();
+  loop {{
+    if (k0 >= kend) {{ break; }}
+    let ca_ = cur * {sizeA}u; let cb_ = cur * {sizeB}u;
+    let kn = k0 + {KT}u;
+    let more = kn < kend;
+    k0 = kn;
+{nl.join(ald)}
+{nl.join(bld)}
+{nl.join(steps)}
+    if (more) {{
+      let nb_ = (1u - cur) * {sizeA}u;
+{nl.join(aput)}
+    }}
+    if (more) {{
+      let nb_ = (1u - cur) * {sizeB}u;
+{nl.join(bput)}
+    }}
+    workgroupBarrier();
+    cur = 1u - cur;
+  }}"""
+    else:
+        loop = f"""  let ca_ = 0u; let cb_ = 0u; let nb_ = 0u;
+  for (var k0 = kbeg; k0 < kend; k0 = k0 + {KT}u) {{
+{nl.join(ald)}
+{nl.join(bld)}
+{nl.join(aput)}
+{nl.join(bput)}
+    workgroupBarrier();
+{nl.join(steps)}
+    workgroupBarrier();
+  }}"""
+    return decl + f"""
+var<workgroup> AS: array<vec4<{T}>, {sizeA * nbufs}>;   // [buf][k][m / 4]: A's tile, transposed
+var<workgroup> BS: array<vec4<{T}>, {sizeB * nbufs}>;   // [buf][k][n / 4]
+@compute @workgroup_size(16, 16)
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid3: vec3<u32>,
+        @builtin(local_invocation_index) lid: u32) {{
+  let tx = lid3.x; let ty = lid3.y;
+  let row0 = (wid.y + {ybase}) * {TM}u; let col0 = (wid.x + {xbase}) * {TN}u;
+{nl.join(pre)}
+{nl.join(asu)}
+{nl.join(bsu)}
+{accs}
+{loop}
+{nl.join(rows)}
+}}
+"""
+
+
+def _sum_slices(rt, out, tmp, nsplit, total, T):
+    """out = the sum of the split-K slices held in tmp ([nsplit, total])."""
+    from .wgsl import store
+    odt = out.dtype
+    bufs = [(out._storage.buffer_id, out._storage.size), (tmp.buffer_id, tmp.size)]
+    key = ("mmt_sum", odt.name, T)
+
+    def make_code():
+        pst = "i32" if T == "i32" else "f32"
+        enable = "enable f16;\n" if odt.gpu_storage == "f16" else ""
+        acc = "i32" if T == "i32" else "f32"
+        return enable + f"""@group(0) @binding(0) var<uniform> P: array<vec4<u32>, 1>;
+@group(0) @binding(1) var<storage, read_write> B0: array<{odt.gpu_storage}>;
+@group(0) @binding(2) var<storage, read> B1: array<{pst}>;
+@compute @workgroup_size({WORKGROUP})
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+        @builtin(local_invocation_index) lid: u32) {{
+  let i = (wid.y * nwg.x + wid.x) * {WORKGROUP}u + lid;
+  if (i >= {param(0)}) {{ return; }}
+  var acc = {acc}(0);
+  for (var s = 0u; s < {param(1)}; s = s + 1u) {{ acc = acc + B1[s * {param(0)} + i]; }}
+  B0[{param(2)} + i] = {store("acc", acc, odt)};
+}}
+"""
+
+    pid = rt.pipeline(key, make_code, kinds(bufs))
+    rt.dispatch(pid, rt.grid(-(-total // WORKGROUP)), bufs,
+                struct.pack("<4I", total, nsplit, out._offset, 0))
