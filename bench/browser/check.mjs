@@ -1,0 +1,22 @@
+// Checks a library's outputs against the expected results (PyTorch on the CPU, from run.py):
+// returns null when they match, else a short reason (the library is then reported "wrong").
+export function check(w, outputs, data) {
+  const e = w.expect;
+  if (!outputs.length) return "no checked output";
+  for (let rep = 0; rep < outputs.length; rep++) {
+    const o = outputs[rep];
+    if (e.losses) {
+      const want = e.losses[rep];
+      if (!(Math.abs(o - want) <= e.atol + e.rtol * Math.abs(want))) return `step ${rep + 1}: loss ${o}, expected ${want}`;
+      continue;
+    }
+    const want = data[e.array];
+    if (!o || o.length !== want.length) return `rep ${rep}: ${o ? o.length : o} values, expected ${want.length}`;
+    const plus = e.plus_rep ? rep : 0;
+    for (let i = 0; i < want.length; i++) {
+      const wv = Math.fround(want[i] + plus);
+      if (!(Math.abs(o[i] - wv) <= e.atol + e.rtol * Math.abs(wv))) return `rep ${rep}: [${i}] = ${o[i]}, expected ${wv}`;
+    }
+  }
+  return null;
+}

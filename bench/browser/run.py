@@ -1,0 +1,147 @@
+"""The browser suite of issue 9: torchweb (Pyodide + WebGPU) against TensorFlow.js (WebGPU backend),
+webgpu-torch and jax-js, in one headless Chromium session on one WebGPU adapter.
+
+    .venv/bin/python bench/browser/run.py [--smoke] [--out FILE] [--reps N] [--only NAME]
+
+It installs the npm peers into bench/browser/node_modules if missing, builds the torchweb wheel
+and copies Pyodide's core into bench/browser/build/ (gitignored), writes seeded inputs and
+PyTorch-CPU's expected results there (data.py), serves bench/browser/ on 127.0.0.1, opens
+index.html, and writes a JSON file (machine, Chromium, adapter, versions, per workload per
+library the median and min of the timed repetitions after warm-up, or "wrong"/"unsupported"
+with a reason) and prints a Markdown table. `--smoke`: tiny sizes, 1 repetition (CI)."""
+
+import argparse
+import datetime
+import json
+import os
+import platform
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.abspath(os.path.join(HERE, "..", ".."))
+BUILD = os.path.join(HERE, "build")
+sys.path.insert(0, os.path.join(REPO, "scripts"))
+sys.path.insert(0, HERE)
+os.environ.setdefault("XDG_RUNTIME_DIR", "/tmp")
+import run_page  # noqa: E402
+import serve  # noqa: E402
+import wheel  # noqa: E402
+
+PEERS = ("@tensorflow/tfjs", "@tensorflow/tfjs-backend-webgpu", "webgpu-torch", "@jax-js/jax")
+LIBS = ("torchweb", "tfjs", "jax-js", "webgpu-torch")
+
+
+def ensure_npm():
+    """npm install the pinned peers (package.json) unless node_modules has them."""
+    if all(os.path.exists(os.path.join(HERE, "node_modules", p, "package.json")) for p in PEERS):
+        return
+    subprocess.run(["npm", "install", "--no-audit", "--no-fund", "--prefix", HERE], check=True, cwd=HERE)
+
+
+def npm_versions():
+    out = {}
+    for p in PEERS:
+        with open(os.path.join(HERE, "node_modules", p, "package.json")) as f:
+            out[p] = json.load(f)["version"]
+    return out
+
+
+def machine():
+    model = ""
+    try:
+        with open("/proc/cpuinfo") as f:
+            model = next((ln.split(":", 1)[1].strip() for ln in f if ln.startswith("model name")), "")
+    except OSError:
+        pass
+    return {"host": platform.node(), "cpu": model or platform.processor(), "cores": os.cpu_count(),
+            "platform": platform.platform()}
+
+
+def table(report):
+    """Markdown: one row per workload, one column per library, and torchweb / fastest peer."""
+    libs = [lib for lib in LIBS if lib in report["libraries"]]
+    lines = ["| workload | " + " | ".join(libs) + " | torchweb / fastest peer |",
+             "| --- |" + " --- |" * (len(libs) + 1)]
+    for w in report["workloads"]:
+        cells = []
+        for lib in libs:
+            r = w["results"].get(lib, {})
+            cells.append(f"{r['median_ms']:.3g} ms" if r.get("status") == "ok" else r.get("status", "-"))
+        ratio = w.get("torchweb_over_fastest_peer")
+        cells.append(f"{ratio:.2f} ({w['fastest_peer']})" if ratio else "-")
+        lines.append(f"| {w['name']} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def summarize(page):
+    """Add the ratio torchweb / fastest checked peer (median times) to each workload."""
+    for w in page["workloads"]:
+        ok = {k: r["median_ms"] for k, r in w["results"].items() if r["status"] == "ok"}
+        peers = {k: v for k, v in ok.items() if k != "torchweb"}
+        if "torchweb" in ok and peers:
+            best = min(peers, key=peers.get)
+            w["fastest_peer"] = best
+            w["torchweb_over_fastest_peer"] = ok["torchweb"] / peers[best]
+    return page
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--smoke", action="store_true", help="tiny sizes, 1 repetition (CI)")
+    ap.add_argument("--reps", type=int, default=None, help="timed repetitions (default 5; smoke 1)")
+    ap.add_argument("--warm", type=int, default=None, help="warm-up repetitions (default 2; smoke 1)")
+    ap.add_argument("--only", default="", help="run the workloads whose name contains this")
+    ap.add_argument("--libs", default=",".join(LIBS))
+    ap.add_argument("--timeout", type=float, default=1800)
+    ap.add_argument("--out", default=None, help="results file (default bench/results/browser-<host>.json)")
+    args = ap.parse_args()
+    reps = args.reps or (1 if args.smoke else 5)
+    warm = args.warm or (1 if args.smoke else 2)
+
+    t_start = time.monotonic()
+    ensure_npm()
+    import data
+    manifest = data.make(BUILD, args.smoke)
+    run_page.ensure_pyodide(BUILD)
+    whl = wheel.publish(wheel.build(os.path.join(BUILD, "dist")), site_dir=BUILD)
+    server, base = serve.start(HERE)
+    driver = run_page.chrome()
+    try:
+        url = f"{base}index.html?reps={reps}&warm={warm}&only={args.only}&libs={args.libs}"
+        status, text = run_page.wait_for_page(driver, url, args.timeout, echo=True)
+        page = driver.execute_script("return globalThis.benchResult || null;")
+        chromium = driver.capabilities.get("browserVersion")
+        console = run_page.console_log(driver) if status != "DONE" else ""
+    finally:
+        run_page.quit_chrome(driver)
+        server.shutdown()
+    if status != "DONE" or not page:
+        print(f"\n[bench] page {status}\n{console}", file=sys.stderr)
+        sys.exit(1)
+
+    versions = {"torchweb": page["libraries"].get("torchweb", {}).get("torchweb"),
+                "torchweb_wheel": os.path.basename(whl),
+                "pyodide": page["libraries"].get("torchweb", {}).get("pyodide"),
+                **npm_versions()}
+    report = {
+        "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "machine": machine(), "browser": {"name": "Chromium", "version": chromium, "userAgent": page["userAgent"]},
+        "adapter": page["adapter"], "versions": versions, "smoke": args.smoke,
+        "repetitions": {"warm_up": warm, "timed": reps, "training_warm_up_checked": manifest["workloads"][-1].get("warm")},
+        "reference": f"PyTorch {manifest['torch_reference']} on the CPU, same seeded inputs (bench/browser/data.py)",
+        "libraries": page["libraries"], "workloads": summarize(page)["workloads"],
+        "seconds": round(time.monotonic() - t_start, 1),
+    }
+    out = args.out or os.path.join(REPO, "bench", "results",
+                                   ("smoke-" if args.smoke else "") + f"browser-{platform.node()}.json")
+    os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
+    with open(out, "w") as f:
+        json.dump(report, f, indent=1)
+    print(f"\n{table(report)}\n\nadapter: {report['adapter'].get('vendor')} / {report['adapter'].get('architecture')}"
+          f" (fallback {report['adapter'].get('fallback')}), Chromium {chromium}; written to {out}")
+
+
+if __name__ == "__main__":
+    main()
