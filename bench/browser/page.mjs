@@ -72,16 +72,19 @@ async function main() {
         r = { status: "unsupported", reason: "library did not start: " + result.libraries[m.name].error.split("\n")[0] };
       } else {
         try {
-          const res = m.measure ? await m.measure(w.kind, params, data, warm, REPS)
-                                : await measure(m.make(w.kind, params, data), warm, REPS);
+          const impl = m.measure ? null : m.make(w.kind, params, data);
+          const res = impl ? await measure(impl, warm, REPS) : await m.measure(w.kind, params, data, warm, REPS);
           const bad = check(w, res.outputs, data);
           r = bad ? { status: "wrong", reason: bad }
                   : { status: "ok", median_ms: median(res.times_ms), min_ms: Math.min(...res.times_ms), times_ms: res.times_ms };
+          if (impl && impl.note) r.note = impl.note;   // e.g. a fallback the library needed
         } catch (e) {
           let msg = String(e && e.message || e);
           if (msg.includes("Traceback")) msg = msg.trim().split("\n").slice(-4).join("\n");   // Python: the end says why
-          r = { status: msg.startsWith("unsupported:") ? "unsupported" : "error", reason: msg.replace(/^unsupported: /, "") };
-          if (r.status === "error") r.stack = String(e && e.stack || "");
+          // A library that cannot run a workload (by design, or it fails) is "unsupported", with why.
+          const declared = msg.startsWith("unsupported:");
+          r = { status: "unsupported", reason: declared ? msg.replace(/^unsupported: /, "") : "failed: " + msg.slice(0, 600) };
+          if (!declared) r.stack = String(e && e.stack || "").slice(0, 2000);
         }
       }
       row.results[m.name] = r;

@@ -1,0 +1,49 @@
+"""The browser suite (bench/browser/run.py --smoke) in headless Chromium with WebGPU (SwiftShader):
+every library (torchweb, TensorFlow.js, jax-js, webgpu-torch) gets a status for every workload,
+each one "ok" (its result matched PyTorch-CPU's on the same seeded inputs, then timed) or an
+explained "unsupported"/"wrong", and torchweb's are all "ok". Speed is reported, never asserted.
+About 40-80 s here (Pyodide load, wheel build, tiny sizes, one repetition)."""
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+LIBS = {"torchweb", "tfjs", "jax-js", "webgpu-torch"}
+KINDS = ("chain", "matmul", "matmul", "readback", "readback_list", "mlp", "gpt")
+
+
+@pytest.mark.browser
+def test_browser_bench_smoke(tmp_path):
+    if not os.path.exists(os.environ.get("TORCHWEB_CHROMIUM", "/usr/bin/chromium")):
+        pytest.fail("the browser bench needs Chromium (scripts/setup.sh installs it)")
+    out = tmp_path / "browser-smoke.json"
+    r = subprocess.run([sys.executable, os.path.join(ROOT, "bench", "browser", "run.py"), "--smoke",
+                        "--out", str(out)], capture_output=True, text=True, timeout=300, cwd=ROOT)
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+    report = json.loads(out.read_text())
+
+    assert report["smoke"] is True
+    assert report["adapter"]["architecture"], report["adapter"]
+    assert report["browser"]["version"] and report["machine"]["cores"]
+    for pkg in ("@tensorflow/tfjs", "@tensorflow/tfjs-backend-webgpu", "webgpu-torch", "@jax-js/jax",
+                "torchweb", "pyodide"):
+        assert report["versions"].get(pkg), (pkg, report["versions"])
+    assert set(report["libraries"]) == LIBS
+    assert tuple(w["kind"] for w in report["workloads"]) == KINDS
+
+    for w in report["workloads"]:
+        assert set(w["results"]) == LIBS, w
+        for lib, res in w["results"].items():
+            assert res["status"] in ("ok", "unsupported", "wrong"), (w["name"], lib, res)
+            if res["status"] == "ok":
+                assert len(res["times_ms"]) == 1 and res["min_ms"] > 0, (w["name"], lib, res)
+            else:
+                assert res["reason"], (w["name"], lib, res)
+        assert w["results"]["torchweb"]["status"] == "ok", (w["name"], w["results"]["torchweb"])
+    # the table printed at the end names every workload
+    for w in report["workloads"]:
+        assert f"| {w['name']} |" in r.stdout
