@@ -52,5 +52,44 @@ export function make(kind, p, d) {
       const v = (await loss.data())[0]; loss.dispose(); return v;
     } };
   }
-  throw new Error("unsupported: no GPT written for TensorFlow.js in this suite");
+  if (kind === "gpt") return gpt(p, d);
+  throw new Error(`unsupported: ${kind}`);
+}
+
+// nanoGPT (tests/models/nanogpt_model.py, bias=False, dropout 0) written for TensorFlow.js with the
+// same weights. tfjs has no AdamW: its Adam applies the gradients, and the decoupled weight decay
+// of the 2-D weights is applied first, to the weights the gradients were taken at (as torch does).
+function gpt(p, d) {
+  const g = p.gpt, B = g.batch, T = g.block_size, C = g.n_embd, H = g.n_head, V = g.vocab_size, D = C / H;
+  const P = Object.fromEntries(g.params.map((k) => [k, tf.variable(tf.tensor(d["gpt_" + k], p.shapes["gpt_" + k]), true, "gpt/" + k)]));
+  const decayed = g.params.filter((k) => p.shapes["gpt_" + k].length >= 2).map((k) => P[k]);
+  const idx = tf.tensor1d(d.gpt_idx, "int32"), tgt1h = tf.oneHot(tf.tensor1d(d.gpt_tgt, "int32"), V).toFloat();
+  const mask = tf.linalg.bandPart(tf.ones([T, T]), -1, 0).sub(1).mul(1e9);   // 0 on and below the diagonal, -1e9 above
+  const lin = (x, w) => tf.matMul(x.reshape([-1, x.shape[x.shape.length - 1]]), w, false, true).reshape([...x.shape.slice(0, -1), w.shape[0]]);
+  const ln = (x, w) => { const { mean, variance } = tf.moments(x, -1, true); return x.sub(mean).div(variance.add(1e-5).sqrt()).mul(w); };
+  const gelu = (x) => x.mul(0.5).mul(tf.erf(x.div(Math.SQRT2)).add(1));
+  const heads = (x) => x.reshape([B, T, H, D]).transpose([0, 2, 1, 3]);
+  const attn = (x, wqkv, wproj) => {
+    const [q, k, v] = tf.split(lin(x, wqkv), 3, -1).map(heads);
+    const att = tf.softmax(tf.matMul(q, k, false, true).mul(1 / Math.sqrt(D)).add(mask), -1);
+    return lin(tf.matMul(att, v).transpose([0, 2, 1, 3]).reshape([B, T, C]), wproj);
+  };
+  const h = (i, name) => P[`transformer.h.${i}.${name}`];
+  const lossFn = () => {
+    let x = tf.gather(P["transformer.wte.weight"], idx).reshape([B, T, C]).add(P["transformer.wpe.weight"]);
+    for (let i = 0; i < g.n_layer; i++) {
+      x = x.add(attn(ln(x, h(i, "ln_1.weight")), h(i, "attn.c_attn.weight"), h(i, "attn.c_proj.weight")));
+      x = x.add(lin(gelu(lin(ln(x, h(i, "ln_2.weight")), h(i, "mlp.c_fc.weight"))), h(i, "mlp.c_proj.weight")));
+    }
+    const logits = lin(ln(x, P["transformer.ln_f.weight"]).reshape([B * T, C]), P["transformer.wte.weight"]);
+    return tf.losses.softmaxCrossEntropy(tgt1h, logits);
+  };
+  const opt = tf.train.adam(g.lr, g.betas[0], g.betas[1], 1e-8);
+  return { run: async () => {
+    const { value, grads } = tf.variableGrads(lossFn);
+    tf.tidy(() => decayed.forEach((w) => w.assign(w.mul(1 - g.lr * g.weight_decay))));
+    opt.applyGradients(grads);
+    tf.dispose(grads);
+    const out = (await value.data())[0]; value.dispose(); return out;
+  } };
 }
