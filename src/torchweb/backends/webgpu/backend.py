@@ -128,6 +128,8 @@ def matmul(out, a, b, acc_cls):
         return
     nbatch = out.numel() // max(1, M * N)
     variant = tiles.choose(M, N, K, nbatch)   # by shape class: kernels/matmul_tiles.py TABLE
+    if variant == "mm2" and max(-(-M // mm_kernel.TM), -(-N // mm_kernel.TN)) > rt().max_workgroups:
+        variant = "t128x64_k16"   # mm2 has no split of a grid past the limit; this one has
     if variant == "mm2":
         mm_kernel.run(rt(), out, a, b, compute)
     else:
@@ -171,3 +173,14 @@ from .count import bincount, count_gather, count_scatter, search_sorted  # noqa:
 
 from .optim_update import fused_update  # noqa: E402,F401  (optimizer steps: one kernel per parameter)
 from .raw_bytes import read_storage_bytes, read_storage_bytes_async  # noqa: E402,F401  (serialization)
+
+
+def capturing():
+    """True while torchweb.compile records a call (capture.py): readbacks are not allowed."""
+    return rt().capture is not None
+
+
+def device_assert(bad, what, exc, message):
+    """Raise exc(message) at the next readback if any element of bool tensor bad is true."""
+    from .kernels import check
+    check.run(rt(), bad.contiguous(), what, exc, message)
