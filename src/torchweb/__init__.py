@@ -30,6 +30,7 @@ from ._settings import (set_float32_matmul_precision, get_float32_matmul_precisi
                         use_deterministic_algorithms, are_deterministic_algorithms_enabled,
                         is_deterministic_algorithms_warn_only_enabled, compile)
 from . import optim  # noqa: E402  (torch.optim, torch.optim.lr_scheduler)
+from . import compiler  # noqa: E402  (torch.compiler)
 from . import utils  # noqa: E402  (torchweb.utils.data)
 
 _tensor_methods.install()

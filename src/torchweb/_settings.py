@@ -32,7 +32,7 @@ def is_deterministic_algorithms_warn_only_enabled():
 
 def compile(model=None, *, fullgraph=False, dynamic=None, backend="inductor", mode=None,
             options=None, disable=False):
-    """torch.compile: runs the model or function eagerly for now (same results, no capture)."""
-    if model is None:
-        return lambda m: m
-    return model
+    """torch.compile: capture and replay on the webgpu device (torchweb/_compile.py)."""
+    from ._compile import compile as _compile
+    return _compile(model, fullgraph=fullgraph, dynamic=dynamic, backend=backend, mode=mode,
+                    options=options, disable=disable)

@@ -28,9 +28,13 @@ def _check_grad(node, i, g):
     return g
 
 
+BACKWARD_RUNS = [0]   # how many backward passes ran (torchweb.compile: did a call train?)
+
+
 def run_backward(roots, grad_roots, retain_graph, capture=None, accumulate=True):
     """roots: tensors; grad_roots: their gradients. capture: {(node, nr): None} slots of
     autograd.grad's inputs, filled in place. Returns nothing; leaves' .grad accumulate."""
+    BACKWARD_RUNS[0] += 1
     edges = []
     for t, g in zip(roots, grad_roots):
         if t.grad_fn is not None:

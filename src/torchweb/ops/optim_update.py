@@ -33,3 +33,11 @@ def fused_update(key, tensors, names, writes, body, scalar_names=(), scalars=(),
             if w is not t:
                 copy_into(t, w)
             t._bump_version()
+
+
+def recording():
+    """The capture.Recorder if torchweb.compile is recording a call on the webgpu device, else
+    None: the optimizer then registers how a replay recomputes its scalars."""
+    from ..backends.webgpu.runtime import _runtime
+    rt = _runtime[0]
+    return rt.capture if rt is not None else None

@@ -61,8 +61,12 @@ def _scalar_device(p):
 def _scalar_tensor(value, p):
     from .._creation import tensor
     from .. import _dtype
+    from ..ops.optim_update import recording
     t = tensor(_f32(value), dtype=_dtype.float32, device=_scalar_device(p))
     t.__dict__["_tw_value"] = (_f32(value), t._storage.version)
+    rec = recording()
+    if rec is not None and t.device.type == "webgpu":
+        rec.exempt.add(t._storage._buffer_id)   # a replay's scalar hook makes it again
     return t
 
 
@@ -344,6 +348,11 @@ class Optimizer:
 
     # -- the step loop shared by the subclasses --------------------------------------------
     def _run_step(self, closure):
+        rec = None if _SCALAR_SINK else _recording()
+        if rec is not None:
+            if self._optimizer_step_pre_hooks or self._optimizer_step_post_hooks or closure is not None:
+                rec.refuse("the optimizer has step hooks or a closure (Python a replay would skip)")
+            rec.hooks.append(self._replay_scalars)
         loss = None
         if closure is not None:
             with grad_mode.enable_grad():
@@ -371,6 +380,18 @@ class Optimizer:
     def _update(self, p, grad, state, group):
         raise NotImplementedError
 
+    def _replay_scalars(self):
+        """For a captured step's replay (torchweb.compile): run the step's Python again, which
+        advances the state's step counts, but collect each fused kernel's scalars instead of
+        dispatching it."""
+        sink = []
+        _SCALAR_SINK.append(sink)
+        try:
+            self._run_step(None)
+        finally:
+            _SCALAR_SINK.pop()
+        return sink
+
 
 # -- pieces of update bodies (the expression language of ops/optim_update.py) -----------------
 def grad_terms(group, scalars, wd_key="weight_decay", decoupled=False):
@@ -396,8 +417,20 @@ def lerp(target, end, weight, scalars, name):
     return (target, f"{end} - ({end} - {target}) * (1.0 - {name})")
 
 
+_SCALAR_SINK = []    # while a replay recomputes scalars: the list each fused call appends to
+
+
+def _recording():
+    from ..ops.optim_update import recording
+    return recording()
+
+
 def fused(key, tensors, names, writes, body, scalars):
     from ..ops.optim_update import fused_update
+    if _SCALAR_SINK:
+        if scalars and tensors[0].numel():
+            _SCALAR_SINK[-1].append(list(scalars.values()))
+        return
     fresh = [n for t, n in zip(tensors, names) if t.__dict__.get("_tw_fresh")]
     fused_update(key, tensors, names, writes, body, list(scalars), list(scalars.values()), fresh)
     for t, n in zip(tensors, names):

@@ -25,11 +25,46 @@ def wgsl_raise(kind, tag_expr):
     return f"atomicMin(&ERR[{kind}], {tag_expr});"
 
 
+# Tags of dispatches inside a captured graph (torchweb.compile) live in a block of their own,
+# fixed at capture, since a replay's dispatches carry the tags they were recorded with.
+BLOCK_BASE, BLOCK_SPAN = 1 << 31, 1 << 16
+
+
 class DeviceErrors:
     def __init__(self, stream_owner):
         self._rt = stream_owner
         self._pending = []        # (kind-independent) what each tag's dispatch was: op name
         self._created = False
+        self._blocks = {}         # block number -> its tags' entries (captured graphs)
+        self._recording = None    # (block number, entries) while a capture records
+        self._replayed = set()    # blocks run since the last check
+
+    def begin_block(self, n=None):
+        """Tag into block n (a new one if None; a compiled function's recordings reuse theirs,
+        so that two recordings of one call give the same tags): its number."""
+        if n is None:
+            n = next(i for i in range(1, 1 << 15) if i not in self._blocks)
+        self._blocks[n] = []
+        self._recording = (n, self._blocks[n])
+        self._replayed.add(n)     # the capturing call itself ran them
+        return n
+
+    def end_block(self, keep):
+        """Stop tagging into the block; forget it unless a graph keeps it (keep)."""
+        n, entries = self._recording
+        self._recording = None
+        if not keep and not entries:
+            del self._blocks[n]
+            self._replayed.discard(n)
+            return None
+        return n
+
+    def drop_block(self, n):
+        self._blocks.pop(n, None)
+
+    def replayed(self, n):
+        if n is not None and self._blocks.get(n):
+            self._replayed.add(n)
 
     def tag(self, what, exc=None, message=None, hint=None):
         """A tag for the next dispatch that may raise (its op's name, for the message); the
@@ -42,22 +77,33 @@ class DeviceErrors:
             rt.stream.create(ERROR_BUFFER_ID, 4 * NWORDS, 1)
             rt.stream.write(ERROR_BUFFER_ID, 0, CLEAR)
             self._created = True
+        if self._recording is not None:
+            n, entries = self._recording
+            entries.append((what, exc, message, hint))
+            if len(entries) >= BLOCK_SPAN:
+                raise RuntimeError("torchweb.compile: too many error-checked ops in one graph")
+            return BLOCK_BASE + n * BLOCK_SPAN + len(entries)
         self._pending.append((what, exc, message, hint))
         return len(self._pending)
 
     binding = (ERROR_BUFFER_ID, 4 * NWORDS)
 
     def pending(self):
-        return bool(self._pending)
+        return bool(self._pending) or any(self._blocks.get(n) for n in self._replayed)
 
     def check(self, words):
         """Raise the first recorded error, given ERR's words as read back; then forget it."""
         pending, self._pending = self._pending, []
+        self._replayed = set()
         hits = [(tag, kind) for kind, tag in enumerate(words) if tag != 0xFFFFFFFF]
         if not hits:
             return
         self._rt.stream.write(ERROR_BUFFER_ID, 0, CLEAR)
         tag, kind = min(hits)
+        if tag >= BLOCK_BASE:
+            n, i = divmod(tag - BLOCK_BASE, BLOCK_SPAN)
+            pending = self._blocks.get(n, [])
+            tag = i
         what, exc, message, hint = pending[tag - 1] if 0 < tag <= len(pending) else ("an op", None, None, None)
         raise _exception(kind, what, exc, message, hint)
 

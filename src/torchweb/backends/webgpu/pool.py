@@ -49,6 +49,17 @@ class BufferPool:
         self.free_bytes += size
         self.trim(self.max_free_bytes)
 
+    def take(self, bid):
+        """Take free buffer bid out of the pool for good (a captured graph reserves it): its
+        size, or None if bid is not free."""
+        size = self._lru.pop(bid, None)
+        if size is None:
+            return None
+        self._free[size].remove(bid)
+        self.free_bytes -= size
+        self.live_bytes += size
+        return size
+
     def trim(self, keep_bytes=0):
         while self.free_bytes > keep_bytes and self._lru:
             bid, size = self._lru.popitem(last=False)

@@ -33,6 +33,10 @@ class Runtime:
         self.pool = BufferPool(self._create_buffer, self.stream_destroy)
         self.errors = DeviceErrors(self)
         self.closed = False
+        self.pipeline_kinds = {}   # pipeline id -> its binding kinds (capture.py: what is written)
+        self.capture = None        # a capture.Recorder while torchweb.compile records a call
+        self.flushes = 0
+        self.last_dispatch = (0, 0)   # (flush count, uniform offset) of the last dispatch
 
     # -- buffers ---------------------------------------------------------------------------
     def _create_buffer(self, nbytes):
@@ -53,10 +57,15 @@ class Runtime:
                 f"torchweb: a {what} of {nbytes} bytes is larger than this WebGPU adapter's "
                 f"largest storage binding ({limit} bytes, maxStorageBufferBindingSize); "
                 f"split the tensor into smaller pieces")
-        return self.pool.acquire(nbytes)
+        bid, size = self.pool.acquire(nbytes)
+        if self.capture is not None:
+            self.capture.on_acquire(bid)
+        return bid, size
 
     def free(self, bid, size):
         if not self.closed:
+            if self.capture is not None:
+                self.capture.on_release(bid)
             self.pool.release(bid, size)
 
     def upload(self, bid, offset, data):
@@ -64,6 +73,8 @@ class Runtime:
         if pad:
             data = bytes(data) + b"\0" * pad
         self.stream.write(bid, offset, data)
+        if self.capture is not None:
+            self.capture.on_upload(bid)
         if len(self.stream.blob) > FLUSH_BLOB_BYTES:
             self.flush()
 
@@ -82,6 +93,7 @@ class Runtime:
             except Exception as e:  # a bug of ours: show the kernel that failed
                 raise RuntimeError(f"torchweb: WGSL kernel failed to compile: {e}\n{code}") from None
             self._pipelines[key] = pid
+            self.pipeline_kinds[pid] = list(binding_kinds)
         return pid
 
     def dispatch(self, pipeline_id, grid, buffers, params_words):
@@ -93,6 +105,7 @@ class Runtime:
         bindings = [(PARAMS_BUFFER_ID, off, max(16, -(-len(params_words) // 16) * 16))]
         bindings.extend((bid, 0, size) for bid, size in buffers)
         self.stream.dispatch(pipeline_id, grid, bindings)
+        self.last_dispatch = (self.flushes, off)
         if self.stream.dispatches >= FLUSH_DISPATCHES:
             self.flush()
 
@@ -127,11 +140,23 @@ class Runtime:
         # The head's blob goes first: shift the stream's WRITE offsets by its length.
         base = len(head.blob) + ((-len(head.blob)) % 4)
         words = head.words
+        head_len = len(words)
         body = stream.words
         if base:
             body = _shift_writes(body, base)
         words.extend(body)
         blob = head.blob + b"\0" * (base - len(head.blob)) + stream.blob
+        self.flushes += 1
+        if self.capture is not None:
+            self.capture.record(words, blob, head_len)
+        self.driver.execute(words, blob)
+
+    def run_program(self, words, blob):
+        """Execute a captured program (capture.Graph) after what is recorded so far."""
+        from . import lazy
+        lazy.realize_all()
+        self.flush()
+        self.flushes += 1
         self.driver.execute(words, blob)
 
     def synchronize(self):
@@ -156,6 +181,9 @@ class Runtime:
             await self.driver.wait_async()
 
     def read(self, bid, offset, nbytes):
+        if self.capture is not None:
+            self.capture.refuse("it reads values back (.item(), .tolist(), print, a Python "
+                                "branch on a tensor) inside the function")
         self.flush()
         if not self.driver.can_block():
             raise RuntimeError(
@@ -167,6 +195,8 @@ class Runtime:
         return self.driver.read(bid, offset, nbytes)
 
     async def read_async(self, bid, offset, nbytes):
+        if self.capture is not None:
+            self.capture.refuse("it reads values back inside the function")
         self.flush()
         if self.errors.pending():
             await self._check_errors_async()

@@ -28,6 +28,8 @@ class GPUStorage:
     @property
     def buffer_id(self):
         self.touched = True
+        if self.rt.capture is not None:
+            self.rt.capture.storages[self._buffer_id] = self
         if self.pending is not None:
             lazy.realize(self)
         if self.readers:
@@ -39,6 +41,8 @@ class GPUStorage:
         without realizing other pending readers of it, which may depend on work being recorded
         right now (their turn comes when they are read)."""
         self.touched = True
+        if self.rt.capture is not None:
+            self.rt.capture.storages[self._buffer_id] = self
         if self.pending is not None:
             lazy.realize(self)
         return self._buffer_id

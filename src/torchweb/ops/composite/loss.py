@@ -10,6 +10,7 @@ Targets are range-checked on the host, as PyTorch's CPU kernels do (a readback o
 import math
 import warnings
 
+from ...backends import backend_for
 from ... import _dtype as D
 from ..._creation import arange, zeros
 from ...autograd import grad_mode
@@ -53,6 +54,11 @@ def _check_targets(target, c, ignore_index, message=None):
     bad = call("logical_or", target < 0, target >= c)
     if ignore_index is not None:
         bad = call("logical_and", bad, target != ignore_index)
+    if target.device.type == "webgpu" and backend_for("webgpu").capturing():
+        # no readback inside a captured call: checked on the GPU, raised at the next readback
+        backend_for("webgpu").device_assert(bad, "cross_entropy/nll_loss", RuntimeError if message else IndexError,
+                                            message or f"Target out of bounds (a class index outside [0, {c}))")
+        return
     if bool(R.any(bad).item()):
         if message:
             raise RuntimeError(message)

@@ -1,0 +1,33 @@
+"""A device-side assert: raise error INDEX (the exception and message given) at the next
+readback if any element of a bool tensor is true. Used where an eager call would read the GPU
+back just to check its input, but a readback is not allowed (a call being captured by
+torchweb.compile): the check runs on the GPU and the exception surfaces later, as a CUDA
+device-side assert does."""
+
+import struct
+
+from .. import errors as ERR
+from .elementwise import WORKGROUP, param
+
+
+def run(rt, bad, what, exc, message):
+    """bad: contiguous bool tensor (u32 words)."""
+    n = bad.numel()
+    if n == 0:
+        return
+    tag = rt.errors.tag(what, exc, message)
+
+    def make_code():
+        return ("@group(0) @binding(0) var<uniform> P: array<vec4<u32>, 1>;\n"
+                "@group(0) @binding(1) var<storage, read> B0: array<u32>;\n"
+                f"@group(0) @binding(2) {ERR.WGSL_DECL}\n"
+                f"@compute @workgroup_size({WORKGROUP})\n"
+                "fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,\n"
+                "        @builtin(local_invocation_index) lid: u32) {\n"
+                f"  let i = (wid.y * nwg.x + wid.x) * {WORKGROUP}u + lid;\n"
+                f"  if (i >= {param(0)}) {{ return; }}\n"
+                f"  if (B0[{param(1)} + i] != 0u) {{ {ERR.wgsl_raise(ERR.INDEX, param(2))} }}\n}}\n")
+
+    pid = rt.pipeline(("device_assert",), make_code, ["uniform", "read", "write"])
+    rt.dispatch(pid, rt.grid(-(-n // WORKGROUP)), [(bad._storage.buffer_id, bad._storage.size), rt.errors.binding],
+                struct.pack("<4I", n, bad._offset, tag, 0))

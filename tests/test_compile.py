@@ -1,0 +1,225 @@
+"""torchweb.compile (issue 9): a call's GPU work captured once and replayed. Every replayed
+result is compared with PyTorch running the same code eagerly (same initial weights, same
+data), and the capture's statistics show that replays did happen where they should, and did not
+where a replay would be wrong (readbacks, random numbers, Python values that change)."""
+
+import os
+
+import pytest
+import torch
+
+import torchweb as tw
+from model_files import load_file
+
+MODELS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "models")
+
+
+def _pair(seed=0):
+    """The same MLP in PyTorch and torchweb (webgpu)."""
+    torch.manual_seed(seed)
+    theirs = torch.nn.Sequential(torch.nn.Linear(20, 32), torch.nn.ReLU(), torch.nn.Linear(32, 5))
+    ours = tw.nn.Sequential(tw.nn.Linear(20, 32), tw.nn.ReLU(), tw.nn.Linear(32, 5))
+    ours.load_state_dict({k: tw.tensor(v.tolist()) for k, v in theirs.state_dict().items()})
+    return ours.to("webgpu"), theirs
+
+
+def _data(n, seed=1):
+    g = torch.Generator().manual_seed(seed)
+    return [(torch.randn(8, 20, generator=g), torch.randint(0, 5, (8,), generator=g)) for _ in range(n)]
+
+
+def _ours(t, dtype=None):
+    return tw.tensor(t.tolist(), dtype=dtype, device="webgpu")
+
+
+def _train(lib, model, opt, data, compiled, sched=None):
+    F = lib.nn.functional
+
+    def step(x, y):
+        opt.zero_grad()
+        loss = F.cross_entropy(model(x), y)
+        loss.backward()
+        opt.step()
+        return loss
+    f = lib.compile(step) if compiled else step
+    losses = []
+    for x, y in data:
+        if lib is tw:
+            x, y = _ours(x), _ours(y, tw.int64)
+        losses.append(f(x, y))
+        if sched is not None:
+            sched.step()
+    return [float(l.item()) for l in losses], f
+
+
+@pytest.mark.parametrize("optim", ["Adam", "AdamW", "SGD"])
+def test_training_step_replays_and_matches_pytorch(optim):
+    ours, theirs = _pair()
+    kw = {"Adam": dict(lr=1e-2), "AdamW": dict(lr=1e-2, weight_decay=0.1),
+          "SGD": dict(lr=0.1, momentum=0.9, nesterov=True)}[optim]
+    o_opt = getattr(tw.optim, optim)(ours.parameters(), **kw)
+    t_opt = getattr(torch.optim, optim)(theirs.parameters(), **kw)
+    data = _data(10)
+    mine, f = _train(tw, ours, o_opt, data, True)
+    ref, _ = _train(torch, theirs, t_opt, data, False)
+    assert f.compile_stats["replays"] >= 6, f.compile_stats
+    assert mine == pytest.approx(ref, abs=2e-5)
+    for (k, v), (_, w) in zip(ours.state_dict().items(), theirs.state_dict().items()):
+        assert torch.allclose(torch.tensor(v.tolist()), w, atol=2e-5), k
+
+
+def test_scheduler_outside_the_step_is_followed():
+    ours, theirs = _pair()
+    o_opt, t_opt = tw.optim.Adam(ours.parameters(), lr=0.05), torch.optim.Adam(theirs.parameters(), lr=0.05)
+    o_s = tw.optim.lr_scheduler.StepLR(o_opt, step_size=3, gamma=0.1)
+    t_s = torch.optim.lr_scheduler.StepLR(t_opt, step_size=3, gamma=0.1)
+    data = _data(10)
+    mine, f = _train(tw, ours, o_opt, data, True, o_s)
+    ref, _ = _train(torch, theirs, t_opt, data, False, t_s)
+    assert f.compile_stats["replays"] >= 6
+    assert mine == pytest.approx(ref, abs=2e-5)
+    assert o_opt.state[ours[0].weight]["step"].item() == 10
+
+
+def test_held_outputs_keep_their_values():
+    ours, _ = _pair()
+    f = tw.compile(lambda x: (x @ x.t()).relu() * 2)
+    xs = [tw.randn(6, 6, device="webgpu") for _ in range(6)]
+    outs = [f(x) for x in xs]      # the later calls replay; earlier outputs must not change
+    for x, y in zip(xs, outs):
+        assert y.tolist() == ((x @ x.t()).relu() * 2).tolist()
+    assert f.compile_stats["replays"] == 3
+
+
+def test_inference_module_replays_with_new_inputs():
+    ours, theirs = _pair()
+    cm = tw.compile(ours)
+    assert list(cm.state_dict()) == list(torch.compile(theirs).state_dict())   # '_orig_mod.' keys
+    with tw.no_grad():
+        for x, _ in _data(5):
+            y = cm(_ours(x))
+            assert torch.allclose(torch.tensor(y.tolist()), theirs(x), atol=1e-5)
+    assert cm.compile_stats["replays"] == 2
+    cm.eval()
+    assert not ours.training
+
+
+def test_a_readback_inside_runs_eagerly():
+    ours, theirs = _pair()
+    o_opt, t_opt = tw.optim.SGD(ours.parameters(), lr=0.1), torch.optim.SGD(theirs.parameters(), lr=0.1)
+    seen = []
+
+    def step(lib, model, opt, x, y):
+        opt.zero_grad()
+        loss = lib.nn.functional.cross_entropy(model(x), y)
+        seen.append(loss.item())     # Python needs the value now: no replay possible
+        loss.backward()
+        opt.step()
+    f = tw.compile(step)
+    for x, y in _data(5):
+        f(tw, ours, o_opt, _ours(x), _ours(y, tw.int64))
+        step(torch, theirs, t_opt, x, y)
+    assert seen[0::2] == pytest.approx(seen[1::2], abs=1e-5)
+    assert f.compile_stats["replays"] == 0 and "reads values back" in f.compile_stats["reasons"][0]
+
+
+def test_random_numbers_run_eagerly():
+    f = tw.compile(lambda x: tw.nn.functional.dropout(x, 0.5, training=True))
+    x = tw.ones(1000, device="webgpu")
+    masks = [f(x).tolist() for _ in range(5)]
+    assert len({tuple(m) for m in masks}) == 5      # a new mask every call
+    assert f.compile_stats["replays"] == 0 and "random" in f.compile_stats["reasons"][0]
+
+
+SCALE = 2.0
+
+
+def test_a_changed_global_scalar_is_seen():
+    global SCALE
+
+    def g(x):
+        return x * SCALE
+    f = tw.compile(g)
+    x = tw.arange(4.0, device="webgpu")
+    for scale in (2.0, 2.0, 2.0, 2.0, 3.0, 3.0, 3.0, 3.0):
+        SCALE = scale
+        assert f(x).tolist() == [0.0, scale, 2 * scale, 3 * scale]
+    assert f.compile_stats["replays"] >= 2
+
+
+def test_a_python_value_changing_every_call_is_never_replayed():
+    box = {"k": 0.0}
+
+    def g(x):
+        box["k"] += 1.0
+        return x + box["k"]          # a value the guards cannot see: the recordings differ
+    f = tw.compile(g)
+    x = tw.zeros(3, device="webgpu")
+    for i in range(1, 8):
+        assert f(x).tolist() == [float(i)] * 3
+    assert f.compile_stats["replays"] == 0
+
+
+def test_a_replaced_parameter_is_seen():
+    ours, theirs = _pair()
+    f = tw.compile(lambda x: ours(x))
+    x, _ = _data(1)[0]
+    with tw.no_grad():
+        for _ in range(4):
+            f(_ours(x))
+        new = torch.nn.Linear(20, 32)
+        ours[0].weight = tw.nn.Parameter(_ours(new.weight.detach()))
+        theirs[0].weight = new.weight
+        y = f(_ours(x))
+    assert torch.allclose(torch.tensor(y.tolist()), theirs(x), atol=1e-5)
+
+
+def test_bad_target_in_a_replay_raises_at_the_next_readback():
+    ours, _ = _pair()
+    opt = tw.optim.SGD(ours.parameters(), lr=0.1)
+
+    def step(x, y):
+        opt.zero_grad()
+        loss = tw.nn.functional.cross_entropy(ours(x), y)
+        loss.backward()
+        opt.step()
+        return loss
+    f = tw.compile(step)
+    data = _data(4)
+    for x, y in data:
+        f(_ours(x), _ours(y, tw.int64)).item()
+    assert f.compile_stats["replays"] >= 1
+    bad = y.clone()
+    bad[2] = 7
+    loss = f(_ours(x), _ours(bad, tw.int64))
+    with pytest.raises(IndexError, match="out of bounds"):
+        loss.item()
+    assert f(_ours(x), _ours(y, tw.int64)).item() > 0       # the device is usable after
+
+
+def test_nanogpt_training_step_matches_pytorch():
+    ours_mod, theirs_mod = load_file(os.path.join(MODELS, "nanogpt_model.py"), tw), \
+        load_file(os.path.join(MODELS, "nanogpt_model.py"), torch)
+    kw = dict(block_size=16, vocab_size=61, n_layer=2, n_head=2, n_embd=16, dropout=0.0, bias=True)
+    tw.manual_seed(0)
+    g_ours, g_theirs = ours_mod.GPT(ours_mod.GPTConfig(**kw)), theirs_mod.GPT(theirs_mod.GPTConfig(**kw))
+    g_theirs.load_state_dict({k: torch.tensor(v.tolist()) for k, v in g_ours.state_dict().items()})
+    g_ours.to("webgpu")
+    o_opt = g_ours.configure_optimizers(0.1, 1e-3, (0.9, 0.95), "cpu")
+    t_opt = g_theirs.configure_optimizers(0.1, 1e-3, (0.9, 0.95), "cpu")
+
+    def step(model, opt, idx, tgt):
+        _, loss = model(idx, tgt)
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        opt.step()
+        return loss
+    f = tw.compile(step)
+    g = torch.Generator().manual_seed(3)
+    mine, ref = [], []
+    for _ in range(7):
+        idx, tgt = torch.randint(0, 61, (3, 16), generator=g), torch.randint(0, 61, (3, 16), generator=g)
+        mine.append(f(g_ours, o_opt, _ours(idx, tw.int64), _ours(tgt, tw.int64)))
+        ref.append(step(g_theirs, t_opt, idx, tgt).item())
+    assert f.compile_stats["replays"] >= 4, f.compile_stats
+    assert [l.item() for l in mine] == pytest.approx(ref, abs=1e-4)
