@@ -32,6 +32,7 @@ VARIANTS = {v.name: v for v in [
     _v("t128x128_k8", 8, 8, 8),
     _v("t128x128_k16", 8, 8, 16),
     _v("t128x128_k8_db", 8, 8, 8, db=True),
+    _v("t64x128_k16", 4, 8, 16),
     _v("t64x64_k16", 4, 4, 16),
     _v("t64x64_k32", 4, 4, 32),
     _v("t64x64_k16_db", 4, 4, 16, db=True),
@@ -121,11 +122,14 @@ def run(rt, out, a, b, compute, variant):
             nsplit, kchunk, nbatch * M * N if tmp is not None else 0, 0, 0]
     tail = list(batch) + list(a._stride[:-2]) + list(b._stride[:-2])
     nparams = len(head) + len(tail)
-    key = ("mmt", v, a.dtype.name, b.dtype.name, odt.name, T, nb, sa, sb, len(bufs), amode, bmode)
+    # vec4 stores of the output where rows are whole vec4s (coalesced, 4x fewer stores)
+    ovec = (odt.gpu_storage in ("f32", "f16", "i32") and (odt.gpu_storage == "i32") == (T == "i32")
+            and N % 4 == 0 and head[11] % 4 == 0)
+    key = ("mmt", v, a.dtype.name, b.dtype.name, odt.name, T, nb, sa, sb, len(bufs), amode, bmode, ovec)
 
     def make_code():
         return _source(v, a.dtype.gpu_storage, b.dtype.gpu_storage, odt, T, nb, nparams, sa, sb,
-                       len(bufs), amode, bmode)
+                       len(bufs), amode, bmode, ovec)
 
     pid = rt.pipeline(key, make_code, kinds(bufs))
     gx, gy = -(-N // TN), -(-M // TM)
@@ -173,11 +177,11 @@ def _cv(expr, src, T, vec=False):
     return load(expr, src, T)
 
 
-def _source(v, ast, bst, odt, T, nb, nparams, sa, sb, nbuf, amode, bmode):
+def _source(v, ast, bst, odt, T, nb, nparams, sa, sb, nbuf, amode, bmode, ovec=False):
     from .wgsl import store
     TM, TN, KT, RM, RN = 16 * v.rm, 16 * v.rn, v.kt, v.rm, v.rn
     nbufs = 2 if v.db else 1
-    types = {0: odt.gpu_storage}
+    types = {0: f"vec4<{odt.gpu_storage}>" if ovec else odt.gpu_storage}
     types[sa] = f"vec4<{ast}>" if amode.endswith("4") else ast
     types[sb] = f"vec4<{bst}>" if bmode.endswith("4") else bst
     lines = ["enable f16;"] if "f16" in (ast, bst, odt.gpu_storage, T) else []
@@ -263,12 +267,18 @@ def _source(v, ast, bst, odt, T, nb, nparams, sa, sb, nbuf, amode, bmode):
     rows = []
     for i in range(RM):
         for h in range(HA):
+            if ovec:
+                ost = odt.gpu_storage
+                val = f"acc{i}_{h}" if ost == T else f"vec4<{ost}>(acc{i}_{h})"
+                put = f"      if (gc < {N}) {{ B0[o / 4u] = {val}; }}"
+            else:
+                put = f"""      for (var j = 0u; j < 4u; j = j + 1u) {{
+        if (gc + j < {N}) {{ B0[o + j] = {store(f"acc{i}_{h}[j]", T, odt)}; }}
+      }}"""
             rows.append(f"""  {{ let gr = row0 + ty * {RM}u + {i}u; let gc = col0 + {h * 64}u + tx * 4u;
     if (gr < {M}) {{
       let o = {o_off} + s * {sstride} + (bi * {M} + gr) * {N} + gc;
-      for (var j = 0u; j < 4u; j = j + 1u) {{
-        if (gc + j < {N}) {{ B0[o + j] = {store(f"acc{i}_{h}[j]", T, odt)}; }}
-      }}
+{put}
     }}
   }}""")
     sizeA, sizeB = KT * TM // 4, KT * TN // 4
