@@ -22,7 +22,7 @@ FULL = dict(chain_n=1024, chain_ops=200, matmuls=(512, 1024), readback_n=1 << 20
             mlp=(784, 256, 10, 64),
             gpt=dict(n_layer=2, n_head=2, n_embd=64, block_size=32, vocab_size=65, batch=4))
 SMOKE = dict(chain_n=64, chain_ops=20, matmuls=(32, 64), readback_n=4096,
-             mlp=(784, 256, 10, 8),
+             mlp=(64, 32, 10, 8),
              gpt=dict(n_layer=1, n_head=2, n_embd=16, block_size=8, vocab_size=65, batch=2))
 CHECKED_STEPS = 3    # training: the losses of the first steps are compared, then the timed steps go on
 MLP_LR, GPT_LR, GPT_WD, GPT_BETAS = 1e-3, 6e-4, 0.1, (0.9, 0.95)

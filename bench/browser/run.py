@@ -48,6 +48,12 @@ def npm_versions():
     return out
 
 
+def git_state():
+    """The commit the wheel was built from, with "-dirty" when the working tree had changes."""
+    r = subprocess.run(["git", "describe", "--always", "--dirty"], capture_output=True, text=True, cwd=REPO)
+    return r.stdout.strip() or None
+
+
 def machine():
     model = ""
     try:
@@ -59,20 +65,30 @@ def machine():
             "platform": platform.platform()}
 
 
+def _ms(x):
+    return f"{x:.3g}" if x < 100 else f"{x:.0f}"
+
+
 def table(report):
-    """Markdown: one row per workload, one column per library, and torchweb / fastest peer."""
+    """Markdown: one row per workload, one column per library (median and min of the timed
+    repetitions, ms), and torchweb's median over the fastest checked peer's; notes below."""
     libs = [lib for lib in LIBS if lib in report["libraries"]]
-    lines = ["| workload | " + " | ".join(libs) + " | torchweb / fastest peer |",
+    lines = ["| workload | " + " | ".join(f"{lib} ms, median (min)" for lib in libs) + " | torchweb / fastest peer |",
              "| --- |" + " --- |" * (len(libs) + 1)]
+    notes = []
     for w in report["workloads"]:
         cells = []
         for lib in libs:
             r = w["results"].get(lib, {})
-            cells.append(f"{r['median_ms']:.3g} ms" if r.get("status") == "ok" else r.get("status", "-"))
+            cell = f"{_ms(r['median_ms'])} ({_ms(r['min_ms'])})" if r.get("status") == "ok" else r.get("status", "-")
+            if r.get("note") or r.get("status") in ("wrong", "unsupported"):
+                notes.append(f"{lib}, {w['name']}: {r.get('note') or r.get('reason')}")
+                cell += f" [{len(notes)}]"
+            cells.append(cell)
         ratio = w.get("torchweb_over_fastest_peer")
         cells.append(f"{ratio:.2f} ({w['fastest_peer']})" if ratio else "-")
         lines.append(f"| {w['name']} | " + " | ".join(cells) + " |")
-    return "\n".join(lines)
+    return "\n".join(lines + [""] + [f"[{i}] {n}" for i, n in enumerate(notes, 1)])
 
 
 def summarize(page):
@@ -96,7 +112,12 @@ def main():
     ap.add_argument("--libs", default=",".join(LIBS))
     ap.add_argument("--timeout", type=float, default=1800)
     ap.add_argument("--out", default=None, help="results file (default bench/results/browser-<host>.json)")
+    ap.add_argument("--table", metavar="FILE", help="only print the Markdown table of a results file")
     args = ap.parse_args()
+    if args.table:
+        with open(args.table) as f:
+            print(table(json.load(f)))
+        return
     reps = args.reps or (1 if args.smoke else 5)
     warm = args.warm or (1 if args.smoke else 2)
 
@@ -105,6 +126,7 @@ def main():
     import data
     manifest = data.make(BUILD, args.smoke)
     run_page.ensure_pyodide(BUILD)
+    built_from = git_state()
     whl = wheel.publish(wheel.build(os.path.join(BUILD, "dist")), site_dir=BUILD)
     server, base = serve.start(HERE)
     driver = run_page.chrome()
@@ -122,7 +144,7 @@ def main():
         sys.exit(1)
 
     versions = {"torchweb": page["libraries"].get("torchweb", {}).get("torchweb"),
-                "torchweb_wheel": os.path.basename(whl),
+                "torchweb_wheel": os.path.basename(whl), "torchweb_git": built_from,
                 "pyodide": page["libraries"].get("torchweb", {}).get("pyodide"),
                 **npm_versions()}
     report = {
