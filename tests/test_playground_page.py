@@ -227,3 +227,72 @@ def test_example_link_loads_the_example(page):
     s = driver.execute_script(STATE)
     assert s["runs"] == 0 and driver.find_element("id", "output").text == ""
     assert s["errors"] == []
+
+
+WEIGHTS_CODE = """import torch
+# WEIGHTS_URL comes from the link's &weights=
+state = torch.hub.load_state_dict_from_url(WEIGHTS_URL)
+model = torch.nn.Linear(3, 2)
+model.load_state_dict(state)
+print("out", [round(v, 5) for v in model(torch.tensor([[1.0, -2.0, 0.5]])).view(-1).tolist()])
+"""
+
+
+@pytest.mark.browser
+def test_weights_url_in_the_link(page):
+    """A link with &weights=URL: the field shows it, and the code loads the checkpoint (saved by
+    the host's PyTorch with torch.save) through WEIGHTS_URL, giving PyTorch's output."""
+    import torch
+    driver, url = page
+    torch.manual_seed(3)
+    ref = torch.nn.Linear(3, 2)
+    name = f"playground-test-weights-{os.getpid()}.pt"
+    path = os.path.join(run_page.SITE, "data", name)
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    torch.save(ref.state_dict(), path)
+    try:
+        weights = url.rsplit("/", 1)[0] + "/data/" + name
+        open_page(driver, url)
+        set_code(driver, WEIGHTS_CODE)
+        driver.find_element("id", "weights").send_keys(weights)
+        click(driver, "share")
+        link = wait(driver, "s.shared", 10)["shared"]
+        assert "&weights=" in link
+        open_page(driver, link)
+        assert driver.find_element("id", "editor").get_attribute("value") == WEIGHTS_CODE
+        assert driver.find_element("id", "weights").get_attribute("value") == weights
+        s, status, text = run_and_wait(driver)
+        assert status == "DONE", text
+        with torch.no_grad():
+            want = ref(torch.tensor([[1.0, -2.0, 0.5]])).view(-1).tolist()
+        assert_close(numbers(text), want)
+    finally:
+        os.remove(path)
+
+
+@pytest.mark.browser
+def test_without_webgpu_says_so_and_runs_plain_python():
+    """Chromium without --enable-unsafe-webgpu (no adapter in headless Linux): the page says
+    WebGPU is missing, names no device (numpy cannot load offline here), and plain Python runs."""
+    run_page.ensure_pyodide(run_page.SITE)
+    wheel.publish(wheel.build())
+    server, base = serve.start(run_page.SITE)
+    saved = run_page.CHROME_FLAGS
+    run_page.CHROME_FLAGS = tuple(f for f in saved if f != "--enable-unsafe-webgpu")
+    try:
+        driver = run_page.chrome()
+    finally:
+        run_page.CHROME_FLAGS = saved
+    try:
+        open_page(driver, base + "playground.html")
+        s = wait(driver, "s.ready", 60)
+        assert s["adapter"] is None and s["device"] is None
+        shown = driver.find_element("id", "adapter").text
+        assert "No WebGPU here" in shown and "numpy could not load" in shown
+        assert driver.find_element("id", "device").text == "none"
+        set_code(driver, "print(sum(i * i for i in range(10)))\n")
+        s, status, text = run_and_wait(driver)
+        assert status == "DONE" and text == "285\n", text
+    finally:
+        run_page.quit_chrome(driver)
+        server.shutdown()

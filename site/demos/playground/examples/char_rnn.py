@@ -19,11 +19,11 @@ TEXT = ("the quick brown fox jumps over the lazy dog. "
 chars = sorted(set(TEXT))
 stoi = {c: i for i, c in enumerate(chars)}
 data = torch.tensor([stoi[c] for c in TEXT])
-SEQ = 24
+SEQ = 16
 
 
 class CharModel(nn.Module):
-    def __init__(self, vocab, emb=16, hidden=48):
+    def __init__(self, vocab, emb=16, hidden=32):
         super().__init__()
         self.embed = nn.Embedding(vocab, emb)
         self.rnn = nn.LSTM(emb, hidden, batch_first=True)
@@ -52,7 +52,7 @@ model = CharModel(len(chars))
 same_start(model)
 optimizer = torch.optim.Adam(model.parameters(), lr=0.01)
 losses = []
-for step in range(1, 121):
+for step in range(1, 81):
     logits, _ = model(x)
     loss = F.cross_entropy(logits.reshape(-1, len(chars)), y.reshape(-1))
     optimizer.zero_grad()
@@ -60,7 +60,7 @@ for step in range(1, 121):
     nn.utils.clip_grad_norm_(model.parameters(), 1.0)
     optimizer.step()
     losses.append(loss.detach())
-    if step % 30 == 0:
+    if step % 20 == 0:
         curve = torch.stack(losses).tolist()
         plot(curve, title="cross-entropy per step")
         print(f"step {step}: loss {curve[-1]:.4f}")
@@ -71,7 +71,7 @@ with torch.no_grad():
     prompt = "the quick"
     logits, state = model(torch.tensor([[stoi[c] for c in prompt]]))
     out = prompt
-    for _ in range(40):
+    for _ in range(30):
         nxt = int(logits[0, -1].argmax().item())
         out += chars[nxt]
         logits, state = model(torch.tensor([[nxt]]), state)
