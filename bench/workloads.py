@@ -75,6 +75,26 @@ def _block_fwd_bwd(lib, dev, smoke):
     return run
 
 
+def _compiled(make):
+    """The same workload with its step under lib.compile for torchweb (capture and replay);
+    PyTorch runs it eagerly (the issue's bar: PyTorch CUDA eager)."""
+    def build(lib, dev):
+        fn = make(lib, dev)
+        return lib.compile(fn) if lib.__name__.startswith("torchweb") else fn
+    return build
+
+
+def _chain_compiled(lib, dev, n, ops):
+    x = lib.randn(n, device=dev)
+
+    def chain(y):
+        for _ in range(ops // 2):
+            y = y * 1.0001 + 0.0001
+        return y
+    f = lib.compile(chain) if lib.__name__.startswith("torchweb") else chain
+    return lambda: f(x).sum().item()
+
+
 def cases(smoke):
     """(name, shape, flops or elements, make(lib, dev), inner calls per timing)."""
     big = 1 << (10 if smoke else 26)            # 64M floats
@@ -107,5 +127,8 @@ def cases(smoke):
         ("transformer_block_fwd_bwd_B16_T256_C384", (16, 256, 384), 0,
          lambda lib, dev: _block_fwd_bwd(lib, dev, smoke), 2),
         ("gpt_train_step_6L_384_T256_B16", (16, 256), 0, lambda lib, dev: _gpt_step(lib, dev, smoke), 1),
+        ("compiled_chain200_f32_1024", (1024, 200), 200 * 1024, lambda lib, dev: _chain_compiled(lib, dev, 1024, 200), 10),
+        ("compiled_mlp_784_256_10_adam_step_b64", (64, 784), 0, _compiled(lambda lib, dev: _mlp_step(lib, dev, 64)), 5),
+        ("compiled_gpt_train_step_6L_384_T256_B16", (16, 256), 0, _compiled(lambda lib, dev: _gpt_step(lib, dev, smoke)), 1),
     ]
 
