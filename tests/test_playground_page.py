@@ -9,7 +9,10 @@
 3. an error in the code shows a Python traceback that starts in the person's code, and the same
    worker runs the next program; Stop ends a program that never ends and a fresh worker runs;
 4. #example=NAME loads that example, and nothing runs.
-Each test opens the page anew (Pyodide boots each time): about 15 to 60 s each here."""
+5. a link with &weights=URL hands the URL to the code as WEIGHTS_URL;
+6. without WebGPU (Chromium without --enable-unsafe-webgpu) the page says so plainly.
+Each test opens the page anew (Pyodide boots each time): about 15 to 60 s each here.
+Set TORCHWEB_PLAYGROUND_SCREENSHOT=path.png to save a screenshot after the tensor tour."""
 
 import contextlib
 import io
@@ -176,6 +179,10 @@ def test_example_autorun_matches_pytorch(page):
     assert [f["title"] for f in s["figures"]] == [f["title"] for f in want_figs]
     for got, want in zip(s["figures"], want_figs):
         assert_close(got["ys"], want["ys"])
+    shot = os.environ.get("TORCHWEB_PLAYGROUND_SCREENSHOT")
+    if shot:
+        driver.set_window_size(1100, 1500)
+        driver.save_screenshot(shot)
     print(f"\nplayground on {s['adapterName']}: page open -> worker ready {s['readySeconds']:.1f} s, "
           f"-> first output {s['firstOutputSeconds']:.1f} s ({s['firstOutputAfterRun']:.1f} s after Run), "
           f"run {s['last']['seconds']:.1f} s; wall {time.monotonic() - t0:.1f} s")
@@ -227,6 +234,15 @@ def test_example_link_loads_the_example(page):
     s = driver.execute_script(STATE)
     assert s["runs"] == 0 and driver.find_element("id", "output").text == ""
     assert s["errors"] == []
+    # the editor's keys: Tab inserts four spaces, Ctrl+Enter runs
+    from selenium.webdriver.common.keys import Keys
+    set_code(driver, "")
+    editor = driver.find_element("id", "editor")
+    editor.send_keys("if True:\n", Keys.TAB, "print(6 * 7)")
+    assert editor.get_attribute("value") == "if True:\n    print(6 * 7)"
+    editor.send_keys(Keys.CONTROL, Keys.ENTER)
+    s = wait(driver, "s.runs === 1 && !s.running", 30)
+    assert driver.find_element("id", "output").text == "42" and s["last"]["ok"]
 
 
 WEIGHTS_CODE = """import torch
