@@ -8,12 +8,12 @@ otherwise) and split-K (K cut into slices that fill the GPU when M*N is small; a
 sums the slices). Every variant handles any M, N, K (edges masked), any strides, broadcast
 batches (stride 0), f32 or i32 compute, and grids past 65535 workgroups (several dispatches).
 Which variant runs for which shape class: TABLE, set from bench/matmul_variants.py's numbers.
+Plans (pipeline, grids, parameter bytes) are cached per call signature: ~30 us less per call.
 """
 
 import struct
 from collections import namedtuple
 
-from .bindings import kinds
 from .elementwise import WORKGROUP, param
 
 Variant = namedtuple("Variant", "name rm rn kt db vec split acc16")
@@ -42,12 +42,16 @@ VARIANTS = {v.name: v for v in [
     _v("t128x64_k16_acc16", 8, 4, 16, acc16=True),
 ]}
 
-# shape class -> variant name ("mm2": the original kernel in matmul.py). Set from the GPU numbers.
+# shape class -> variant name ("mm2": the original kernel in matmul.py). From one H100 run of
+# bench/matmul_variants.py (bench/results/nvidia-h100-matmul-variants.json; ratio = PyTorch CUDA
+# f32 TF32-off time / ours): each class's winner by the geometric mean over its shapes.
 TABLE = {
-    "large": "mm2",     # M*N*batch >= 4M outputs
-    "medium": "mm2",    # >= 1M outputs
-    "longk": "mm2",     # fewer outputs, K >= 1024: split-K candidates
-    "small": "mm2",     # the rest (tiny ones go to matmul_small.py)
+    "huge": "t128x128_k16",      # >= 16M outputs, K >= 1024: 4096^3 0.68 (mm2 0.43)
+    "large": "t128x128_k8",      # >= 4M outputs, K >= 1024: 2048^3 0.54, 4096^3 0.62
+    "wide": "t128x64_k16",       # >= 4M outputs, shorter K: attention bmm 0.20-0.31, linear 0.44
+    "medium": "t64x64_k16_db",   # >= 1M outputs: 1024^3 0.30, bmm 0.19-0.23, linear 0.40
+    "longk": "t64x64_k16_split",  # fewer outputs, K >= 1024: linear weight grad 0.35 (mm2 0.24)
+    "small": "t64x64_k32",       # the rest (tiny ones go to matmul_small.py): 512^3 0.20
 }
 FORCED = None   # a variant name that overrides TABLE (tests and the bench set it)
 
@@ -55,7 +59,9 @@ FORCED = None   # a variant name that overrides TABLE (tests and the bench set i
 def shape_class(M, N, K, nbatch):
     outputs = M * N * nbatch
     if outputs >= 4 << 20:
-        return "large"
+        if K >= 1024:
+            return "huge" if outputs >= 16 << 20 else "large"
+        return "wide"
     if outputs >= 1 << 20:
         return "medium"
     if K >= 1024:
@@ -70,19 +76,55 @@ def choose(M, N, K, nbatch):
 SPLIT_MIN_K = 256   # each slice of a split K keeps at least this many terms
 
 
+_PLANS = {}   # call signature -> _Plan: repeated shapes (training steps) skip the planning
+
+
 def run(rt, out, a, b, compute, variant):
     """a: [*batch, M, K], b: [*batch, K, N] (batch dims broadcast, any strides); out: contiguous
     [*batch, M, N]. compute: 'f32' or 'i32'. variant: a Variant or its name."""
-    from .. import storage as S_
-    from .... import _dtype as D
     v = VARIANTS[variant] if isinstance(variant, str) else variant
+    so, sa_, sb_ = out._storage, a._storage, b._storage
+    sig = (v, compute, a.shape, a._stride, a._offset, b.shape, b._stride, b._offset, out.shape,
+           out._offset, a.dtype, b.dtype, out.dtype, sa_ is sb_, so is sa_, so is sb_,
+           rt.max_workgroups, id(rt))
+    plan = _PLANS.get(sig)
+    if plan is None:
+        if len(_PLANS) > 4096:
+            _PLANS.clear()
+        plan = _PLANS[sig] = _plan(rt, out, a, b, compute, v)
+    if plan is False:   # nothing to compute
+        return
+    pid, dispatches, tmp_numel, tmp_dtype, summing = plan
+    # bindings: slot 0 the output (or the slices), then one per distinct input buffer
+    tmp = None
+    if tmp_numel:
+        from ..storage import GPUStorage
+        tmp = GPUStorage(rt, tmp_numel, tmp_dtype)
+        bufs = [(tmp.buffer_id, tmp.size)]
+    else:
+        bufs = [(so.buffer_id, so.size)]
+    if tmp_numel or so is not sa_:
+        bufs.append((sa_.buffer_id, sa_.size))
+    if sb_ is not sa_ and (tmp_numel or so is not sb_):
+        bufs.append((sb_.buffer_id, sb_.size))
+    for grid, params in dispatches:
+        rt.dispatch(pid, grid, bufs, params)
+    if tmp is not None:
+        pid2, grid2, params2 = summing
+        rt.dispatch(pid2, grid2, [(so.buffer_id, so.size), (tmp.buffer_id, tmp.size)], params2)
+
+
+def _plan(rt, out, a, b, compute, v):
+    """(pipeline id, [(grid, params)], temporary's numel (0: none), its dtype, the summing
+    dispatch (pipeline id, grid, params) or None); False when the output is empty."""
+    from .... import _dtype as D
     M, K, N = a.shape[-2], a.shape[-1], b.shape[-1]
     batch = out.shape[:-2]
     nbatch = 1
     for s in batch:
         nbatch *= s
     if M == 0 or N == 0 or nbatch == 0:
-        return
+        return False
     T = compute
     if (v.acc16 and compute == "f32" and "shader-f16" in rt.features
             and a.dtype.gpu_storage == b.dtype.gpu_storage == out.dtype.gpu_storage == "f16"):
@@ -94,56 +136,52 @@ def run(rt, out, a, b, compute, variant):
     nsplit = max(1, min(v.split, K // SPLIT_MIN_K, zmax))
     kchunk = max(1, -(-ksteps // nsplit)) * KT
     nsplit = max(1, -(-K // kchunk))
-    tmp = None
+    tmp_numel, tmp_dtype = 0, None
     if nsplit > 1:   # the slices go to a temporary [nsplit, *batch, M, N], summed afterwards
         tmp_numel = nsplit * nbatch * M * N
+        tmp_dtype = D.float32 if T != "i32" else D.int32
         if tmp_numel * 4 > min(rt.max_binding, rt.max_buffer):
-            nsplit, kchunk = 1, max(1, ksteps) * KT
-        else:
-            tmp = S_.GPUStorage(rt, tmp_numel, D.float32 if T != "i32" else D.int32)
-    # bindings: slot 0 the output (or the slices), then one per distinct input buffer
-    dst = (tmp.buffer_id, tmp.size) if tmp is not None else (out._storage.buffer_id, out._storage.size)
-    bufs = [dst]
-    slot_of = {} if tmp is not None else {id(out._storage): 0}
-    slots = []
-    for t in (a, b):
-        s = slot_of.get(id(t._storage))
-        if s is None:
-            s = slot_of[id(t._storage)] = len(bufs)
-            bufs.append((t._storage.buffer_id, t._storage.size))
-        slots.append(s)
-    sa, sb = slots
+            nsplit, kchunk, tmp_numel, tmp_dtype = 1, max(1, ksteps) * KT, 0, None
+    # slots, as run() binds them
+    so, sa_, sb_ = out._storage, a._storage, b._storage
+    if tmp_numel:
+        sa, sb = 1, 1 if sb_ is sa_ else 2
+    else:
+        sa = 0 if so is sa_ else 1
+        sb = 0 if so is sb_ else (sa if sb_ is sa_ else (2 if sa else 1))
+    nbuf = 1 + len({x for x in (sa, sb) if x})
     amode = _mode(a, -2, -1, M, K, T, rt, v.vec and sa != sb and sa != 0)   # 'm' / 'k' (+ '4')
     bmode = _mode(b, -1, -2, N, K, T, rt, v.vec and sa != sb and sb != 0)   # 'n' / 'k' (+ '4')
-    odt = (D.float32 if T != "i32" else D.int32) if tmp is not None else out.dtype
+    odt = tmp_dtype if tmp_numel else out.dtype
     nb = len(batch)
     head = [M, N, K, 0, nbatch, a._offset, a._stride[-2], a._stride[-1],
-            b._offset, b._stride[-2], b._stride[-1], 0 if tmp is not None else out._offset,
-            nsplit, kchunk, nbatch * M * N if tmp is not None else 0, 0, 0]
+            b._offset, b._stride[-2], b._stride[-1], 0 if tmp_numel else out._offset,
+            nsplit, kchunk, nbatch * M * N if tmp_numel else 0, 0, 0]
     tail = list(batch) + list(a._stride[:-2]) + list(b._stride[:-2])
     nparams = len(head) + len(tail)
     # vec4 stores of the output where rows are whole vec4s (coalesced, 4x fewer stores)
     ovec = (odt.gpu_storage in ("f32", "f16", "i32") and (odt.gpu_storage == "i32") == (T == "i32")
             and N % 4 == 0 and head[11] % 4 == 0)
-    key = ("mmt", v, a.dtype.name, b.dtype.name, odt.name, T, nb, sa, sb, len(bufs), amode, bmode, ovec)
+    key = ("mmt", v, a.dtype.name, b.dtype.name, odt.name, T, nb, sa, sb, nbuf, amode, bmode, ovec)
 
     def make_code():
         return _source(v, a.dtype.gpu_storage, b.dtype.gpu_storage, odt, T, nb, nparams, sa, sb,
-                       len(bufs), amode, bmode, ovec)
+                       nbuf, amode, bmode, ovec)
 
-    pid = rt.pipeline(key, make_code, kinds(bufs))
+    pid = rt.pipeline(key, make_code, ["uniform", "write"] + ["read"] * (nbuf - 1))
     gx, gy = -(-N // TN), -(-M // TM)
     zper = max(1, zmax // nsplit)
+    dispatches = []
     for start in range(0, nbatch, zper):
         head[3] = start
         count = min(zper, nbatch - start)
         for y0 in range(0, gy, zmax):
             for x0 in range(0, gx, zmax):
                 head[15], head[16] = x0, y0
-                rt.dispatch(pid, (min(zmax, gx - x0), min(zmax, gy - y0), count * nsplit), bufs,
-                            struct.pack(f"<{nparams}I", *(head + tail)))
-    if tmp is not None:
-        _sum_slices(rt, out, tmp, nsplit, nbatch * M * N, T)
+                dispatches.append(((min(zmax, gx - x0), min(zmax, gy - y0), count * nsplit),
+                                   struct.pack(f"<{nparams}I", *(head + tail))))
+    summing = _sum_plan(rt, out, nsplit, nbatch * M * N, T) if tmp_numel else None
+    return pid, dispatches, tmp_numel, tmp_dtype, summing
 
 
 def _mode(t, di, dk, size, K, T, rt, vec):
@@ -343,11 +381,11 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
 """
 
 
-def _sum_slices(rt, out, tmp, nsplit, total, T):
-    """out = the sum of the split-K slices held in tmp ([nsplit, total])."""
+def _sum_plan(rt, out, nsplit, total, T):
+    """The dispatch (pipeline id, grid, params) that sums the split-K slices ([nsplit, total],
+    binding 2) into out (binding 1)."""
     from .wgsl import store
     odt = out.dtype
-    bufs = [(out._storage.buffer_id, out._storage.size), (tmp.buffer_id, tmp.size)]
     key = ("mmt_sum", odt.name, T)
 
     def make_code():
@@ -368,6 +406,5 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
 }}
 """
 
-    pid = rt.pipeline(key, make_code, kinds(bufs))
-    rt.dispatch(pid, rt.grid(-(-total // WORKGROUP)), bufs,
-                struct.pack("<4I", total, nsplit, out._offset, 0))
+    pid = rt.pipeline(key, make_code, ["uniform", "write", "read"])
+    return pid, rt.grid(-(-total // WORKGROUP)), struct.pack("<4I", total, nsplit, out._offset, 0)
