@@ -1,0 +1,186 @@
+"""Python cost of recording one op on the webgpu device (issue 9, "Overhead": at most 10 us per
+op in CPython, 25 us in Pyodide). Each case runs N ops, then synchronizes; the time per op is
+the best of R such runs (other processes share the CPU: the best is the least disturbed), as
+wall time and as this thread's CPU time (time.thread_time: what Python itself spent, less
+affected by a loaded machine; lavapipe's own threads are not counted).
+Then a cProfile of the elementwise loop, top 25 by own time.
+
+    VK_ICD_FILENAMES=/usr/share/vulkan/icd.d/lvp_icd.x86_64.json XDG_RUNTIME_DIR=/tmp PYTHONPATH=src \
+        python3 bench/op_overhead.py [--repeat R] [--no-profile] [--only CASE]
+
+Results on this repository's dev machine (lavapipe, 2 shared cores) are kept in
+bench/results/README.md ("Per-op overhead").
+"""
+
+import argparse
+import cProfile
+import io
+import pstats
+import time
+
+import torchweb as torch
+import torchweb.nn.functional as F
+
+DEV = "webgpu"
+
+
+def sync():
+    torch.webgpu.synchronize()
+
+
+def case_mul_scalar(n):
+    y = torch.ones(1024, device=DEV)
+    def run():
+        nonlocal y
+        for _ in range(n):
+            y = y * 1.0001
+    return run
+
+
+def case_add_tensor(n):
+    y = torch.ones(1024, device=DEV)
+    b = torch.full((1024,), 0.0001, device=DEV)
+    def run():
+        nonlocal y
+        for _ in range(n):
+            y = y + b
+    return run
+
+
+def case_chain(n):
+    """The brief's reference: y = y * 1.0001 + 0.0001 (two ops per iteration)."""
+    y = torch.ones(1024, device=DEV)
+    def run():
+        nonlocal y
+        for _ in range(n // 2):
+            y = y * 1.0001 + 0.0001
+    return run
+
+
+def case_matmul(n):
+    a = torch.ones(64, 64, device=DEV)
+    b = torch.ones(64, 64, device=DEV)
+    def run():
+        for _ in range(n):
+            a @ b
+    return run
+
+
+def case_reshape(n):
+    x = torch.ones(8, 128, device=DEV)
+    def run():
+        for _ in range(n):
+            x.reshape(128, 8)
+    return run
+
+
+def case_transpose(n):
+    x = torch.ones(8, 128, device=DEV)
+    def run():
+        for _ in range(n):
+            x.transpose(0, 1)
+    return run
+
+
+def case_slice(n):
+    x = torch.ones(8, 128, device=DEV)
+    def run():
+        for _ in range(n):
+            x[:, 1:5]
+    return run
+
+
+def case_sum_dim(n):
+    x = torch.ones(32, 32, device=DEV)
+    def run():
+        for _ in range(n):
+            x.sum(1)
+    return run
+
+
+def case_mul_grad(n):
+    """An elementwise op recorded for autograd (input requires grad)."""
+    w = torch.ones(1024, device=DEV, requires_grad=True)
+    def run():
+        for _ in range(n):
+            w * 1.0001
+    return run
+
+
+def case_mlp_step(n):
+    """F.linear + relu forward and backward of a 32-64-10 MLP; per op = per step / ops in it."""
+    torch.manual_seed(0)
+    x = torch.randn(16, 32, device=DEV)
+    w1 = torch.randn(64, 32, device=DEV, requires_grad=True)
+    b1 = torch.zeros(64, device=DEV, requires_grad=True)
+    w2 = torch.randn(10, 64, device=DEV, requires_grad=True)
+    b2 = torch.zeros(10, device=DEV, requires_grad=True)
+    def run():
+        for _ in range(n):
+            F.linear(F.relu(F.linear(x, w1, b1)), w2, b2).sum().backward()
+    return run
+
+
+# name -> (make(n) -> callable, ops per call of the loop body, N)
+CASES = {
+    "mul_scalar (y*s, lazy)": (case_mul_scalar, 1, 400),
+    "add_tensor (y+b, lazy)": (case_add_tensor, 1, 400),
+    "chain (y*s+s, lazy)": (case_chain, 1, 400),
+    "matmul 64x64": (case_matmul, 1, 200),
+    "reshape (view)": (case_reshape, 1, 1000),
+    "transpose (view)": (case_transpose, 1, 1000),
+    "slice x[:,1:5] (view)": (case_slice, 1, 1000),
+    "sum(dim=1) 32x32": (case_sum_dim, 1, 200),
+    "mul_scalar, requires_grad": (case_mul_grad, 1, 400),
+    "MLP linear+relu fwd+bwd (per step)": (case_mlp_step, None, 20),
+}
+
+
+def time_case(make, n, repeat):
+    run = make(n)
+    run()   # warm: kernels compiled, pools filled
+    sync()
+    best = cpu = float("inf")
+    for _ in range(repeat):
+        c0, t0 = time.thread_time(), time.perf_counter()
+        run()
+        sync()
+        best = min(best, time.perf_counter() - t0)
+        cpu = min(cpu, time.thread_time() - c0)
+    return best / n, cpu / n
+
+
+def profile(n=2000):
+    run = case_chain(n)
+    run()
+    sync()
+    pr = cProfile.Profile()
+    pr.enable()
+    run()
+    sync()
+    pr.disable()
+    s = io.StringIO()
+    pstats.Stats(pr, stream=s).sort_stats("tottime").print_stats(25)
+    return s.getvalue()
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--repeat", type=int, default=7)
+    ap.add_argument("--no-profile", action="store_true")
+    ap.add_argument("--only", help="substring of the case names to run")
+    a = ap.parse_args()
+    print(f"adapter: {torch.webgpu.adapter_info()}")
+    print(f"{'case':40s} {'wall':>9s} {'thread':>9s}  (best of {a.repeat}; thread: this thread's CPU time)")
+    for name, (make, _, n) in CASES.items():
+        if a.only and a.only not in name:
+            continue
+        wall, cpu = time_case(make, n, a.repeat)
+        unit = "us/step" if name.startswith("MLP") else "us/op"
+        print(f"{name:40s} {wall * 1e6:9.1f} {cpu * 1e6:9.1f}  {unit}")
+    if not a.no_profile:
+        print(profile())
+
+
+if __name__ == "__main__":
+    main()
