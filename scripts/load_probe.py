@@ -1,0 +1,168 @@
+"""What loading torchweb costs in a plain Pyodide page, phase by phase (issue 10).
+
+PROBE_HTML is a page with nothing but Pyodide and the wheel: it times, with performance.now(),
+importing pyodide.mjs, loadPyodide, loadPackage(wheel), `import torchweb`, the first
+`torchweb.webgpu.init_async()`, and a first and a second small matmul read back to Python
+(the first compiles the kernel, the second shows the warm cost). It is not a file of site/: the
+counting server below hands it out at PROBE_PATH, beside site/pyodide/ and site/wheels/.
+
+The server also counts the bytes it sends per path: pages that load Pyodide in a Web Worker
+fetch it there, where the page's own Resource Timing list does not see it.
+
+Used by scripts/measure_load.py (all pages) and tests/test_load_times.py (this probe only).
+"""
+
+import functools
+import http.server
+import json
+import os
+import sys
+import threading
+import time
+import urllib.parse
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import serve  # noqa: E402
+
+PROBE_PATH = "/_load_probe.html"
+
+# The matmul's inputs, as Python source run with `torch` bound to torchweb in the page and to
+# PyTorch on the host (tests/test_load_times.py), so both compute the same product.
+# Quarters and eighths of small integers: every product and sum is exact in float32.
+MATMUL_INPUTS = """
+a = torch.tensor([[((i * 5 + j * 3) % 11 - 5) / 4 for j in range(16)] for i in range(8)])
+b = torch.tensor([[((i * 7 + j) % 9 - 4) / 8 for j in range(12)] for i in range(16)])
+"""
+
+MATMUL = "import json\nimport torchweb as torch\n" + MATMUL_INPUTS + """
+c = a @ b
+json.dumps({"device": str(c.device), "shape": list(c.shape), "values": await c.tolist_async()})
+"""
+
+PROBE_HTML = """<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>torchweb load probe</title></head>
+<body><h1>torchweb load probe</h1><pre id="output" data-status="running"></pre>
+<script type="module">
+const out = document.getElementById("output");
+const R = globalThis.loadProbe = { phases: {}, ends: {}, errors: [] };
+const log = (s) => { out.textContent += s + "\\n"; };
+async function phase(name, f) {
+  const a = performance.now();
+  const v = await f();
+  R.phases[name] = (performance.now() - a) / 1000;   // seconds this phase took
+  R.ends[name] = performance.now() / 1000;            // seconds from navigation start
+  log(`${name}: ${R.phases[name].toFixed(3)} s`);
+  return v;
+}
+try {
+  R.scriptStart = performance.now() / 1000;
+  const indexURL = new URL("./pyodide/", location.href).href;
+  const { loadPyodide } = await phase("import_pyodide_mjs", () => import(indexURL + "pyodide.mjs"));
+  const py = await phase("loadPyodide", () => loadPyodide({ indexURL }));
+  R.pyodideVersion = py.version;
+  const wheel = (await (await fetch("./wheels/latest.json")).json()).wheel;
+  R.wheel = wheel;
+  await phase("loadPackage_wheel", () => py.loadPackage(new URL("./wheels/" + wheel, location.href).href,
+                                                         { messageCallback: () => {} }));
+  await phase("import_torchweb", () => py.runPythonAsync("import torchweb"));
+  await phase("webgpu_init", () => py.runPythonAsync("await torchweb.webgpu.init_async()"));
+  R.adapter = JSON.parse(py.runPython("import json; json.dumps(torchweb.webgpu.adapter_info())"));
+  R.modules = py.runPython("import sys; len([m for m in sys.modules if m.startswith('torchweb')])");
+  const MATMUL = __MATMUL__;
+  R.matmul = JSON.parse(await phase("first_matmul_readback", () => py.runPythonAsync(MATMUL)));
+  await phase("second_matmul_readback", () => py.runPythonAsync(MATMUL));
+  R.totalSeconds = performance.now() / 1000;
+  out.dataset.status = "DONE";
+} catch (e) {
+  R.errors.push(String((e && e.stack) || e));
+  log("ERROR " + e);
+  out.dataset.status = "ERROR";
+}
+</script></body></html>
+""".replace("__MATMUL__", json.dumps(MATMUL))
+
+PHASES = ("import_pyodide_mjs", "loadPyodide", "loadPackage_wheel", "import_torchweb", "webgpu_init",
+          "first_matmul_readback", "second_matmul_readback")
+
+
+class CountingHandler(serve.Handler):
+    """serve.Handler that also serves PROBE_HTML and counts the body bytes it sends per path."""
+
+    def do_GET(self):
+        if urllib.parse.urlsplit(self.path).path == PROBE_PATH:
+            body = PROBE_HTML.encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html; charset=utf-8")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+            self.server.count(self.path, len(body))
+            return
+        super().do_GET()
+
+    def copyfile(self, source, outputfile):
+        n = 0
+        while True:
+            chunk = source.read(1 << 16)
+            if not chunk:
+                break
+            outputfile.write(chunk)
+            n += len(chunk)
+        self.server.count(self.path, n)
+
+
+class CountingServer(http.server.ThreadingHTTPServer):
+    def __init__(self, *args, **kw):
+        super().__init__(*args, **kw)
+        self.lock = threading.Lock()
+        self.sent = {}
+
+    def count(self, path, n):
+        path = urllib.parse.urlsplit(path).path
+        with self.lock:
+            self.sent[path] = self.sent.get(path, 0) + n
+
+    def take(self):
+        """Bytes sent per path since the last take(), and reset."""
+        with self.lock:
+            sent, self.sent = self.sent, {}
+        return sent
+
+
+def start(directory, port=0):
+    """Serve directory (and the probe page) in a daemon thread: (server, base URL)."""
+    handler = functools.partial(CountingHandler, directory=os.fspath(directory))
+    server = CountingServer(("127.0.0.1", port), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server, f"http://127.0.0.1:{server.server_address[1]}/"
+
+
+# Resource Timing keeps 250 entries unless asked: raise it before any page script runs.
+RESOURCE_BUFFER_JS = "performance.setResourceTimingBufferSize(100000);"
+RESOURCE_BYTES_JS = """
+const nav = performance.getEntriesByType('navigation')[0];
+const res = performance.getEntriesByType('resource');
+return {transfer: (nav ? nav.transferSize : 0) + res.reduce((a, e) => a + e.transferSize, 0),
+        decoded: (nav ? nav.decodedBodySize : 0) + res.reduce((a, e) => a + e.decodedBodySize, 0),
+        count: res.length + (nav ? 1 : 0)};"""
+
+
+def prepare(driver):
+    """Ask Chromium to keep every Resource Timing entry of the pages it opens from now on."""
+    driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": RESOURCE_BUFFER_JS})
+
+
+def measure_plain(driver, base, timeout=120):
+    """Open the probe page in driver (a fresh profile) and return its timings (seconds)."""
+    prepare(driver)
+    driver.get(base + PROBE_PATH.lstrip("/"))
+    deadline = time.monotonic() + timeout
+    while True:
+        status = driver.execute_script("return document.getElementById('output').dataset.status;")
+        if status in ("DONE", "ERROR") or time.monotonic() > deadline:
+            break
+        time.sleep(0.1)
+    probe = driver.execute_script("return globalThis.loadProbe || null;") or {}
+    probe["status"] = status if status in ("DONE", "ERROR") else "TIMEOUT"
+    probe["resources"] = driver.execute_script(RESOURCE_BYTES_JS)
+    return probe
