@@ -1,0 +1,123 @@
+"""The "GPT" page (site/gpt.html, issue 10) in headless Chromium with WebGPU (SwiftShader):
+Pyodide and the torchweb wheel load in a module Web Worker, site/demos/chargpt/model.py (plain
+PyTorch code) trains a character-level GPT on the Sonnets, and then the page's own buttons:
+
+- the loss at the last step is clearly lower than at the first; samples have the requested
+  length and only characters of the text;
+- Save downloads a .pt file that the host's PyTorch loads with weights_only=True into the same
+  model class (model.py run with real torch): same state_dict keys and shapes, and real PyTorch's
+  greedy sample from those weights is the page's;
+- loading that file back through the page's file input gives the same greedy sample again.
+
+SwiftShader is slow on kernels with workgroup barriers (matmul tiles, reductions over short rows
+when there are few of them), so the page trains a tiny model for a few steps through its URL
+parameters (PAGE below); about 70 s here with the load. Set TORCHWEB_GPT_SCREENSHOT=path.png to
+save a screenshot of the finished page."""
+
+import os
+import sys
+import tempfile
+import time
+
+import pytest
+import torch
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "scripts"))
+import run_page  # noqa: E402
+import serve  # noqa: E402
+import wheel  # noqa: E402
+from model_files import load_file  # noqa: E402
+
+DEMO = os.path.join(ROOT, "site", "demos", "chargpt")
+STEPS, LENGTH, PROMPT = 6, 8, "Shall I "
+PAGE = (f"gpt.html?steps={STEPS}&batch=64&every=1&sampleEvery=0&length={LENGTH}&lr=0.01"
+        f"&layers=1&embd=32&heads=2&block=16")
+MIN_DROP = 0.5          # ln(61) = 4.11 at the start; this run ends near 3.2 (PyTorch: 3.22)
+
+
+def _wait(driver, script, timeout, what):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = driver.execute_script(script)
+        if value:
+            return value
+        time.sleep(0.25)
+    errors = driver.execute_script("return globalThis.torchwebGPT && globalThis.torchwebGPT.errors;")
+    raise AssertionError(f"timed out waiting for {what}; page errors: {errors}\n{run_page.console_log(driver)}")
+
+
+def _wait_download(folder, timeout):
+    path = os.path.join(folder, "chargpt.pt")
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if os.path.exists(path) and not any(f.endswith(".crdownload") for f in os.listdir(folder)):
+            return path
+        time.sleep(0.25)
+    raise AssertionError(f"no chargpt.pt downloaded into {folder}: {os.listdir(folder)}")
+
+
+@pytest.mark.browser
+def test_gpt_page():
+    if not os.path.exists(os.environ.get("TORCHWEB_CHROMIUM", "/usr/bin/chromium")):
+        pytest.fail("the GPT page test needs Chromium (scripts/setup.sh installs it)")
+    start = time.monotonic()
+    run_page.ensure_pyodide(run_page.SITE)
+    wheel.publish(wheel.build())
+    server, base = serve.start(run_page.SITE)
+    driver = run_page.chrome()
+    downloads = tempfile.mkdtemp(prefix="torchweb-gpt-")
+    try:
+        driver.execute_cdp_cmd("Browser.setDownloadBehavior", {"behavior": "allow", "downloadPath": downloads})
+        status, text = run_page.wait_for_page(driver, base + PAGE, 240, echo=False)
+        summary = driver.execute_script("return globalThis.torchwebGPT || null;")
+        console = run_page.console_log(driver) if status != "DONE" else ""
+        assert status == "DONE", f"page status {status}:\n{text[-4000:]}\n{console}"
+
+        from selenium.webdriver.common.by import By
+        driver.find_element(By.ID, "save-btn").click()
+        saved = _wait_download(downloads, 60)
+        driver.find_element(By.ID, "load-input").send_keys(saved)
+        loaded = _wait(driver, "return globalThis.torchwebGPT.loaded;", 90, "the page to load chargpt.pt")
+        final = driver.execute_script("return globalThis.torchwebGPT;")
+        shot = os.environ.get("TORCHWEB_GPT_SCREENSHOT")
+        if shot:
+            driver.set_window_size(1000, 1300)
+            driver.save_screenshot(shot)
+    finally:
+        run_page.quit_chrome(driver)
+        server.shutdown()
+    elapsed = time.monotonic() - start
+    print(f"\nGPT page: first loss point {summary['firstResultSeconds']:.1f} s after page open, "
+          f"training done {summary['totalSeconds']:.1f} s, whole test {elapsed:.1f} s")
+
+    # the training run
+    assert summary["finished"] and summary["errors"] == [], summary["errors"]
+    assert summary["adapter"] and "adapter: " + summary["adapter"] in text
+    assert summary["device"].startswith("webgpu")
+    assert [h["step"] for h in summary["history"]] == list(range(1, STEPS + 1))
+    first, last = summary["history"][0]["loss"], summary["history"][-1]["loss"]
+    assert last < first - MIN_DROP, summary["history"]
+    assert summary["firstResultSeconds"] > 0
+
+    # samples: the requested length, from the text's alphabet
+    with open(os.path.join(DEMO, "text.txt")) as f:
+        alphabet = set(f.read())
+    assert summary["vocab"] == "".join(sorted(alphabet))
+    for s in (summary["greedy"], summary["finalSample"], loaded["greedy"], loaded["sample"]):
+        assert len(s) == LENGTH and set(s) <= alphabet, repr(s)
+
+    # the saved file, in real PyTorch: the same model class, keys and shapes, and the same greedy text
+    assert final["saved"]["bytes"] == os.path.getsize(saved)
+    ckpt = torch.load(saved, weights_only=True)
+    gpt = load_file(os.path.join(DEMO, "model.py"), torch)
+    assert ckpt["vocab"] == summary["vocab"]
+    model = gpt.GPT(ckpt["vocab"], **ckpt["config"])
+    expected = {k: tuple(v.shape) for k, v in model.state_dict().items()}
+    assert {k: tuple(v.shape) for k, v in ckpt["state_dict"].items()} == expected
+    model.load_state_dict(ckpt["state_dict"])
+    assert gpt.sample(model, PROMPT, LENGTH, temperature=0) == summary["greedy"]
+
+    # the file loaded back into the page samples as the trained model did
+    assert loaded["greedy"] == summary["greedy"]
+    assert final["errors"] == [], final["errors"]
