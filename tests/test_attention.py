@@ -14,6 +14,23 @@ import torchweb.nn.functional as TF
 from oracle import OUR_DTYPE, assert_close, check, fast_ours
 
 
+@pytest.fixture(autouse=True)
+def _fused_kernels_for_every_size(monkeypatch):
+    # The webgpu device takes the composite below COMPOSITE_MAX_SCORES scores (faster there);
+    # these tests' small sizes must still reach the fused kernels.
+    from torchweb.backends.webgpu import attention
+    monkeypatch.setattr(attention, "COMPOSITE_MAX_SCORES", 0)
+
+
+def test_size_policy_takes_the_composite_for_small_score_matrices():
+    from torchweb.backends.webgpu import attention
+    assert attention.attention_fits(256, 256, 64, 64, batch=96)          # as the fixture sets it
+    attention.COMPOSITE_MAX_SCORES = 8 << 20
+    assert not attention.attention_fits(256, 256, 64, 64, batch=96)      # nanoGPT-sized: composite
+    assert attention.attention_fits(1024, 1024, 64, 64, batch=96)        # 96M scores: fused
+    assert not attention.attention_fits(1024, 1024, 200, 64, batch=96)   # head dim past 128
+
+
 def _ours(t, device, grad=False):
     r = fast_ours(t.detach().contiguous(), device) if t.numel() else torchweb.zeros(
         tuple(t.shape), dtype=OUR_DTYPE[t.dtype], device=device)

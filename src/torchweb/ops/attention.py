@@ -206,7 +206,7 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     for s in batch:
         nb *= s
     mask_grad = (mask is not None and mask.requires_grad and grad_mode.is_grad_enabled())
-    if (fits is None or not fits(L, S, E_, Ev) or dropout_p > 0 or mask_grad
+    if (fits is None or not fits(L, S, E_, Ev, batch=nb) or dropout_p > 0 or mask_grad
             or min(L, S, E_, Ev, nb) == 0):
         return _composite(q, k, v, mask, causal, scale, dropout_p)
     batch = tuple(batch)

@@ -6,9 +6,17 @@ from .kernels import attention as _attn
 from .runtime import get_runtime
 
 
-def attention_fits(L, S, E, Ev):
-    """Whether the fused kernels take these sizes (head dims up to 128, loops within lavapipe's)."""
-    return _attn.fits(L, S, E, Ev)
+# Up to this many scores (batch x L x S, float32) the composite softmax(q @ k^T) @ v is taken:
+# its batched matmuls beat the fused kernels by about 3x there (NVIDIA H100, B16 x 6 heads,
+# T 256: bench/kernel_profile.py), and the score matrix (32 MiB at most) is affordable. Past it,
+# the fused kernels keep memory at O(L) per query block.
+COMPOSITE_MAX_SCORES = 8 << 20
+
+
+def attention_fits(L, S, E, Ev, batch=1):
+    """Whether the fused kernels should run these sizes: head dims up to 128, loops within
+    lavapipe's, and more scores than the composite handles better (COMPOSITE_MAX_SCORES)."""
+    return _attn.fits(L, S, E, Ev) and batch * L * S > COMPOSITE_MAX_SCORES
 
 
 def attention_forward(out, lse, q, k, v, mask, causal, scale):

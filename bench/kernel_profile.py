@@ -1,0 +1,93 @@
+"""GPU time per kernel family of a captured GPT train step (issue 9's profile): the step is
+captured with torchweb.compile, then each dispatch of the captured program is run alone, R times
+in one submission, and timed to the GPU's completion; times are summed per kernel family (the
+first element of the pipeline's cache key) and per pipeline.
+
+    PYTHONPATH=src python3 bench/kernel_profile.py [--smoke] [--repeat R] [--out FILE]
+
+Per-dispatch times include one submission and wait spread over R runs: small kernels read a
+little high. The total is compared with the replayed step's measured GPU time.
+"""
+
+import argparse
+import json
+import os
+import sys
+import time
+from array import array
+
+sys.path.insert(0, os.path.dirname(__file__))
+import torchweb  # noqa: E402
+from torchweb.backends.webgpu import commands as C  # noqa: E402
+from torchweb.backends.webgpu.runtime import get_runtime  # noqa: E402
+from workloads import _gpt_step  # noqa: E402
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--smoke", action="store_true")
+    ap.add_argument("--repeat", type=int, default=20)
+    ap.add_argument("--out")
+    a = ap.parse_args()
+    torchweb.manual_seed(0)
+    step = torchweb.compile(_gpt_step(torchweb, "webgpu", a.smoke))
+    for _ in range(5):
+        step()
+    torchweb.webgpu.synchronize()
+    t0 = time.perf_counter()
+    for _ in range(5):
+        step()
+    torchweb.webgpu.synchronize()
+    step_s = (time.perf_counter() - t0) / 5
+    graph = next(e.graph for e in step.cache.values() if e.graph is not None)
+    rt = get_runtime()
+    names = {pid: key for key, pid in rt._pipelines.items()}
+    w, blob = graph.words, graph.blob
+    params_row = None
+    fam, per = {}, {}
+    i = 0
+    total = 0.0
+    while i < len(w):
+        op = w[i]
+        if op == C.WRITE:
+            params_row = w[i:i + 5]
+            i += 5
+        elif op == C.COPY:
+            i += 6
+        elif op == C.DISPATCH:
+            row = w[i:i + 6 + 3 * w[i + 5]]
+            i += len(row)
+            prog = array("I", params_row)
+            for _ in range(a.repeat):
+                prog.extend(row)
+            rt.driver.execute(prog, blob)
+            rt.driver.wait()
+            t0 = time.perf_counter()
+            rt.driver.execute(prog, blob)
+            rt.driver.wait()
+            dt = (time.perf_counter() - t0) / a.repeat
+            total += dt
+            key = names.get(row[1], ("?",))
+            f = str(key[0])
+            fam[f] = (fam.get(f, (0, 0.0))[0] + 1, fam.get(f, (0, 0.0))[1] + dt)
+            k = repr(key)[:160] + f" grid={tuple(row[2:5])}"
+            per[k] = (per.get(k, (0, 0.0))[0] + 1, per.get(k, (0, 0.0))[1] + dt)
+        else:
+            i += 4 if op == C.CREATE else 2
+    report = {"adapter": torchweb.webgpu.adapter_info(), "replayed_step_s": step_s,
+              "sum_of_dispatches_s": total,
+              "families": sorted(([k, n, s] for k, (n, s) in fam.items()), key=lambda r: -r[2]),
+              "top_pipelines": sorted(([k, n, s] for k, (n, s) in per.items()), key=lambda r: -r[2])[:25]}
+    print(f"replayed step {step_s * 1e3:.2f} ms; dispatches alone sum to {total * 1e3:.2f} ms")
+    for k, n, s in report["families"]:
+        print(f"  {k:28s} {n:5d} dispatches {s * 1e3:8.2f} ms")
+    print("top pipelines:")
+    for k, n, s in report["top_pipelines"]:
+        print(f"  {s * 1e3:8.2f} ms {n:4d}x {k}")
+    if a.out:
+        with open(a.out, "w") as f:
+            json.dump(report, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()
