@@ -12,7 +12,7 @@ import sys
 import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-LIBS = {"torchweb", "tfjs", "jax-js", "webgpu-torch"}
+LIBS = {"torchweb", "torchweb-compile", "tfjs", "jax-js", "webgpu-torch"}
 KINDS = ("chain", "matmul", "matmul", "readback", "readback_list", "mlp", "gpt")
 
 

@@ -5,14 +5,15 @@ import * as tfjs from "./peers/tfjs.mjs";
 import * as jaxjs from "./peers/jaxjs.mjs";
 import * as wgtorch from "./peers/webgpu_torch.mjs";
 import * as torchweb from "./peers/torchweb.mjs";
+import * as torchwebCompile from "./peers/torchweb_compile.mjs";
 import { check } from "./check.mjs";
 
 const out = document.getElementById("output");
 const log = (s) => { out.textContent += s + "\n"; };
 const q = new URLSearchParams(location.search);
 const REPS = +(q.get("reps") || 5), WARM = +(q.get("warm") || 2);
-const ONLY = q.get("only") || "", LIBS = (q.get("libs") || "torchweb,tfjs,jax-js,webgpu-torch").split(",");
-const PEERS = [torchweb, tfjs, jaxjs, wgtorch].filter((m) => LIBS.includes(m.name));
+const ONLY = q.get("only") || "", LIBS = (q.get("libs") || "torchweb,torchweb-compile,tfjs,jax-js,webgpu-torch").split(",");
+const PEERS = [torchweb, torchwebCompile, tfjs, jaxjs, wgtorch].filter((m) => LIBS.includes(m.name));
 const median = (a) => { const s = [...a].sort((x, y) => x - y), n = s.length; return n % 2 ? s[(n - 1) / 2] : (s[n / 2 - 1] + s[n / 2]) / 2; };
 
 async function loadArrays(manifest) {
@@ -77,7 +78,8 @@ async function main() {
           const bad = check(w, res.outputs, data);
           r = bad ? { status: "wrong", reason: bad }
                   : { status: "ok", median_ms: median(res.times_ms), min_ms: Math.min(...res.times_ms), times_ms: res.times_ms };
-          if (impl && impl.note) r.note = impl.note;   // e.g. a fallback the library needed
+          const note = impl ? impl.note : res.note;   // e.g. a fallback the library needed
+          if (note) r.note = note;
         } catch (e) {
           let msg = String(e && e.message || e);
           if (msg.includes("Traceback")) msg = msg.trim().split("\n").slice(-4).join("\n");   // Python: the end says why

@@ -43,15 +43,24 @@ def _out_bytes(out):
     return array.array("f", out).tobytes()
 
 
-def _chain(p, d):
+def _maybe_compile(fn, compiled):
+    # torch.compile as a PyTorch user writes it: the step without its readback (a readback
+    # inside cannot be captured); the first calls run eagerly, later ones replay.
+    return torch.compile(fn) if compiled else fn
+
+
+def _chain(p, d, compiled=False):
     x = _tensor(d["chain_x"], [p["n"]])
 
-    def run(rep):
-        y = x
+    def chain(y):
         for _ in range(p["ops"] // 2):
             y = y * 1.0001 + 0.0001
-        return readback_buffer(y)
-    return None, run
+        return y
+    step = _maybe_compile(chain, compiled)
+
+    def run(rep):
+        return readback_buffer(step(x))
+    return None, run, step
 
 
 def _matmul(p, d):
@@ -60,7 +69,7 @@ def _matmul(p, d):
 
     def run(rep):
         return readback_buffer(a @ b)
-    return None, run
+    return None, run, None
 
 
 def _readback(p, d, as_list):
@@ -73,10 +82,10 @@ def _readback(p, d, as_list):
 
     def run(rep):
         return held["y"].tolist() if as_list else readback_buffer(held["y"])
-    return prepare, run
+    return prepare, run, None
 
 
-def _mlp(p, d):
+def _mlp(p, d, compiled=False):
     i, h, o, b = p["sizes"]
     nn = torch.nn
     model = nn.Sequential(nn.Linear(i, h), nn.ReLU(), nn.Linear(h, o)).to(DEV)
@@ -85,16 +94,20 @@ def _mlp(p, d):
     opt = torch.optim.Adam(model.parameters(), lr=p["lr"])
     x, y = _tensor(d["mlp_x"], [b, i]), _tensor(d["mlp_y"], [b], torch.int64)
 
-    def run(rep):
+    def train_step(x, y):
         opt.zero_grad()
         loss = nn.functional.cross_entropy(model(x), y)
         loss.backward()
         opt.step()
-        return loss.item()
-    return None, run
+        return loss
+    step = _maybe_compile(train_step, compiled)
+
+    def run(rep):
+        return step(x, y).item()
+    return None, run, step
 
 
-def _gpt(p, d):
+def _gpt(p, d, compiled=False):
     from model_files import load_file   # tests/model_files.py, copied next to the model by run.py
     G = load_file("/home/pyodide/nanogpt_model.py", torch)
     g = p["gpt"]
@@ -108,22 +121,28 @@ def _gpt(p, d):
     bt = [g["batch"], g["block_size"]]
     idx, tgt = _tensor(d["gpt_idx"], bt, torch.int64), _tensor(d["gpt_tgt"], bt, torch.int64)
 
-    def run(rep):
+    def train_step(idx, tgt):
         _, loss = model(idx, tgt)
         opt.zero_grad(set_to_none=True)
         loss.backward()
         opt.step()
-        return loss.item()
-    return None, run
+        return loss
+    step = _maybe_compile(train_step, compiled)
+
+    def run(rep):
+        return step(idx, tgt).item()
+    return None, run, step
 
 
 MAKERS = {"chain": _chain, "matmul": _matmul, "readback": lambda p, d: _readback(p, d, False),
-          "readback_list": lambda p, d: _readback(p, d, True), "mlp": _mlp, "gpt": _gpt}
+          "readback_list": lambda p, d: _readback(p, d, True), "mlp": _mlp, "gpt": _gpt,
+          "chain_compiled": lambda p, d: _chain(p, d, True), "mlp_compiled": lambda p, d: _mlp(p, d, True),
+          "gpt_compiled": lambda p, d: _gpt(p, d, True)}
 
 
 def run_workload(kind, params, data, warm, reps):
     params, data = params.to_py(), data.as_object_map()
-    prepare, run = MAKERS[kind](params, data)
+    prepare, run, step = MAKERS[kind](params, data)
     outputs, times = [], []
     for rep in range(warm + reps):
         if prepare:
@@ -135,4 +154,8 @@ def run_workload(kind, params, data, warm, reps):
             outputs.append(_out_bytes(out))
         else:
             times.append(dt * 1000.0)
-    return {"outputs": outputs, "times_ms": times}
+    res = {"outputs": outputs, "times_ms": times}
+    stats = getattr(step, "compile_stats", None)
+    if stats is not None:   # how many calls replayed, and why any did not
+        res["compile_stats"] = {k: (list(map(str, v)) if k == "reasons" else v) for k, v in stats.items()}
+    return res
