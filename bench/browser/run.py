@@ -133,6 +133,7 @@ def main():
     run_page.ensure_pyodide(BUILD)
     built_from = git_state()
     whl = wheel.publish(wheel.build(os.path.join(BUILD, "dist")), site_dir=BUILD)
+    print(f"[bench] inputs, Pyodide and wheel ready in {time.monotonic() - t_start:.1f} s", flush=True)
     server, base = serve.start(HERE)
     driver = run_page.chrome()
     try:
