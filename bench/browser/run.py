@@ -114,7 +114,7 @@ def main():
     ap.add_argument("--only", default="", help="run the workloads whose name contains this")
     ap.add_argument("--libs", default=",".join(LIBS))
     ap.add_argument("--timeout", type=float, default=1800)
-    ap.add_argument("--out", default=None, help="results file (default bench/results/browser-<host>.json)")
+    ap.add_argument("--out", default=None, help="results file (default bench/results/browser-<adapter architecture>-<host>.json)")
     ap.add_argument("--table", metavar="FILE", help="only print the Markdown table of a results file")
     args = ap.parse_args()
     if args.table:
@@ -162,8 +162,9 @@ def main():
         "libraries": page["libraries"], "workloads": summarize(page)["workloads"],
         "seconds": round(time.monotonic() - t_start, 1),
     }
+    arch = "".join(c if c.isalnum() else "-" for c in (page["adapter"].get("architecture") or "adapter"))
     out = args.out or os.path.join(REPO, "bench", "results",
-                                   ("smoke-" if args.smoke else "") + f"browser-{platform.node()}.json")
+                                   ("smoke-" if args.smoke else "") + f"browser-{arch}-{platform.node()}.json")
     os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
     with open(out, "w") as f:
         json.dump(report, f, indent=1)
