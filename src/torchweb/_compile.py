@@ -269,44 +269,70 @@ def _roots(fn, args, kwargs):
     return objs, tuple(scalars)
 
 
+_KINDS = []
+
+
 def _kind(v):
-    from .optim.optimizer import Optimizer
-    from .optim.lr_scheduler import LRScheduler
-    if isinstance(v, Module):
-        return "module"
-    if isinstance(v, Optimizer):
-        return "optimizer"
-    if isinstance(v, LRScheduler):
-        return "scheduler"
+    if not _KINDS:    # imported on first use: optim imports this package's pieces
+        from .optim.optimizer import Optimizer
+        from .optim.lr_scheduler import LRScheduler
+        _KINDS.extend(((Module, "module"), (Optimizer, "optimizer"), (LRScheduler, "scheduler")))
+    for cls, name in _KINDS:
+        if isinstance(v, cls):
+            return name
     return None
 
 
-def _sid(t):
-    return None if t is None else (id(t._storage), t._offset, tuple(t.shape))
-
-
 def _world(roots):
-    """What a replay needs to be unchanged since the capture (see the module's docstring)."""
+    """What a replay needs to be unchanged since the capture (see the module's docstring): one
+    flat tuple, built with plain loops (it is computed on every call)."""
     objs, scalars = roots
     out = [scalars]
+    add = out.append
     for o in objs:
         k = _kind(o)
         if k == "module":
-            for m in o.modules():
-                out.append((id(m), m.training, len(m._forward_hooks), len(m._forward_pre_hooks),
-                            tuple((n, _sid(p), p is not None and p.requires_grad,
-                                   _sid(p.grad) if p is not None else None)
-                                  for n, p in m._parameters.items()),
-                            tuple((n, _sid(b)) for n, b in m._buffers.items())))
+            stack = [o]
+            while stack:
+                m = stack.pop()
+                d = m.__dict__
+                add(id(m))
+                add(d["training"])
+                add(len(d["_forward_hooks"]) + len(d["_forward_pre_hooks"]))
+                for n, p in d["_parameters"].items():
+                    add(n)
+                    if p is None:
+                        add(None)
+                        continue
+                    add(id(p._storage))
+                    add(p._offset)
+                    add(p._shape)
+                    add(p._requires_grad)
+                    g = p.grad
+                    add(None if g is None else id(g._storage))
+                for n, b in d["_buffers"].items():
+                    add(n)
+                    add(None if b is None else id(b._storage))
+                mods = d["_modules"]
+                add(len(mods))
+                stack.extend(c for c in mods.values() if c is not None)
         elif k == "optimizer":
             for g in o.param_groups:
-                out.append(tuple((n, v if isinstance(v, (bool, str, type(None))) else v == 0)
-                                 for n, v in g.items()
-                                 if n not in ("params", "lr", "initial_lr") and not isinstance(v, (list, dict))))
+                for n, v in g.items():
+                    if n in ("params", "lr", "initial_lr") or isinstance(v, (list, dict)):
+                        continue
+                    add(n)
+                    add(v if isinstance(v, (bool, str, type(None))) else v == 0)
                 for p in g["params"]:
+                    add(id(p._storage))
+                    gr = p.grad
+                    add(None if gr is None else id(gr._storage))
                     st = o.state.get(p)
-                    out.append((_sid(p), _sid(p.grad), tuple((n, _sid(v)) for n, v in (st or {}).items()
-                                                             if is_tensor(v) and n != "step")))
+                    if st:
+                        for n, v in st.items():
+                            if n != "step" and is_tensor(v):
+                                add(n)
+                                add(id(v._storage))
     return tuple(out)
 
 

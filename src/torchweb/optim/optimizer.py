@@ -87,8 +87,8 @@ def _set_scalar(state, key, value, p):
     value = _f32(value)
     t = state.get(key)
     if is_tensor(t) and t.device.type == "cpu" and t.dim() == 0:
-        with grad_mode.no_grad():
-            t.fill_(value)
+        t._storage.array[t._offset] = value    # fill_ without an op's dispatch: once per parameter and step
+        t._bump_version()
         t.__dict__["_tw_value"] = (value, t._storage.version)
     else:
         state[key] = _scalar_tensor(value, p)

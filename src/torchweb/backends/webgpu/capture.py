@@ -216,6 +216,7 @@ class Graph:
                 raise Refused("a buffer of unknown owner is used (internal)")
             self.held.append(st)
         self.words = words
+        self.prepared = None     # the driver's decoded form (driver_native.prepare)
         self.error_block = None
 
     @staticmethod
@@ -254,7 +255,7 @@ class Graph:
             blob = bytearray(blob)
             for (off, count), vals in zip(self.scalar_offsets, values):
                 struct.pack_into(f"<{count}I", blob, off, *[scalar_bits(v, "f32") for v in vals])
-        rt.run_program(pre + self.words + post, blob)
+        rt.run_program(pre, self, post, blob)
         rt.errors.replayed(self.error_block)
         return outs
 

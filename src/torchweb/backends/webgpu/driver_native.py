@@ -152,6 +152,75 @@ class NativeDriver:
         for buf in doomed:
             buf.destroy()
 
+    # -- captured programs (capture.py): decoded once, replayed without parsing ---------------
+    def prepare(self, words):
+        """A replayable form of a program of DISPATCH, COPY and WRITE rows whose buffers stay
+        alive: pipelines, bind groups and buffers looked up once."""
+        C_ = C
+        steps, used = [], {}
+        i, n = 0, len(words)
+        while i < n:
+            op = words[i]
+            if op == C_.DISPATCH:
+                pid, x, y, z, nb = words[i + 1:i + 6]
+                pipeline, bgl, uniforms = self.pipelines[pid]
+                j = i + 6 + 3 * nb
+                rows = list(words[i + 6:j])
+                offsets = []
+                for k, is_uniform in enumerate(uniforms):
+                    if is_uniform:
+                        offsets.append(rows[3 * k + 1])
+                        rows[3 * k + 1] = 0
+                for bid in rows[0::3]:
+                    used[bid] = self.buffers[bid]
+                steps.append((0, pipeline, self._bind_group(bgl, tuple(rows)), offsets, x, y, z))
+                i = j
+            elif op == C_.COPY:
+                src, so, dst, do, nbytes = words[i + 1:i + 6]
+                used[src], used[dst] = self.buffers[src], self.buffers[dst]
+                steps.append((1, self.buffers[src], so, self.buffers[dst], do, nbytes))
+                i += 6
+            elif op == C_.WRITE:
+                bid, dst_off, start, nbytes = words[i + 1:i + 5]
+                used[bid] = self.buffers[bid]
+                steps.append((2, self.buffers[bid], dst_off, start, nbytes))
+                i += 5
+            else:
+                raise RuntimeError(f"torchweb: a captured program holds opcode {op}")
+        return steps, list(used.items())
+
+    def run_prepared(self, prepared, blob):
+        """Run a prepare()d program; False (nothing run) if one of its buffers was remade since
+        (the caller prepares it again)."""
+        steps, used = prepared
+        buffers = self.buffers
+        for bid, obj in used:
+            if buffers.get(bid) is not obj:
+                return False
+        blob = memoryview(blob)
+        encoder = cpass = None
+        dev = self.device
+        for st in steps:
+            kind = st[0]
+            if kind == 0:
+                if cpass is None:
+                    encoder = encoder or dev.create_command_encoder()
+                    cpass = encoder.begin_compute_pass()
+                cpass.set_pipeline(st[1])
+                cpass.set_bind_group(0, st[2], st[3])
+                cpass.dispatch_workgroups(st[4], st[5], st[6])
+            elif kind == 1:
+                if cpass is not None:
+                    cpass.end()
+                    cpass = None
+                encoder = encoder or dev.create_command_encoder()
+                encoder.copy_buffer_to_buffer(st[1], st[2], st[3], st[4], st[5])
+            else:
+                encoder, cpass = self._submit(encoder, cpass)
+                self.queue.write_buffer(st[1], st[2], blob[st[3]:st[3] + st[4]])
+        self._submit(encoder, cpass)
+        return True
+
     def _bind_group(self, bgl, rows):
         """The bind group for rows of (buffer id, offset, size), cached: creating one is most
         of a small dispatch's cost in wgpu-py."""

@@ -151,13 +151,23 @@ class Runtime:
             self.capture.record(words, blob, head_len)
         self.driver.execute(words, blob)
 
-    def run_program(self, words, blob):
-        """Execute a captured program (capture.Graph) after what is recorded so far."""
+    def run_program(self, pre, graph, post, blob):
+        """Execute a captured program (capture.Graph) after what is recorded so far: the `pre`
+        copies, the graph's words, the `post` copies. A driver that can prepare programs (the
+        native one) decodes the graph's words once."""
         from . import lazy
         lazy.realize_all()
         self.flush()
         self.flushes += 1
-        self.driver.execute(words, blob)
+        prepare = getattr(self.driver, "prepare", None)
+        if prepare is None:
+            self.driver.execute(pre + graph.words + post, blob)
+            return
+        self.driver.execute(pre, b"")
+        if graph.prepared is None or not self.driver.run_prepared(graph.prepared, blob):
+            graph.prepared = prepare(graph.words)
+            self.driver.run_prepared(graph.prepared, blob)
+        self.driver.execute(post, b"")
 
     def synchronize(self):
         """Flush, then wait for the GPU to finish (where the driver can block), raising what
