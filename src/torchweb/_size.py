@@ -25,7 +25,23 @@ def numel(shape):
     return n
 
 
+_CONTIGUOUS = {}   # shape -> its contiguous strides: every new tensor asks
+
+
 def contiguous_strides(shape):
+    try:
+        return _CONTIGUOUS[shape]
+    except (KeyError, TypeError):   # (TypeError: a list)
+        pass
+    strides = _contiguous_strides(shape)
+    if type(shape) in (tuple, Size) and all(type(s) is int for s in shape):
+        if len(_CONTIGUOUS) > 4096:   # programs with ever new shapes: stay bounded
+            _CONTIGUOUS.clear()
+        _CONTIGUOUS[shape] = strides
+    return strides
+
+
+def _contiguous_strides(shape):
     strides = [1] * len(shape)
     acc = 1
     for i in range(len(shape) - 1, -1, -1):
@@ -61,6 +77,8 @@ def as_shape(args, what="size"):
 def broadcast_shapes(*shapes):
     """The broadcast shape, folded pairwise as PyTorch's infer_size does, with its error: dims
     are compared from the right, and "tensor a" is the shape broadcast so far."""
+    if len(shapes) == 2 and shapes[0] == shapes[1]:   # the common case, same shapes: no folding
+        return tuple(shapes[0])
     out = ()
     for i, s in enumerate(shapes):
         out = tuple(s) if i == 0 else _broadcast_pair(out, tuple(s))

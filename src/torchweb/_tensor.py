@@ -30,8 +30,10 @@ class Tensor:
     def _make(cls, storage, shape, stride=None, offset=0, dtype=None, device=None, base=None):
         t = object.__new__(cls)
         t._storage = storage
-        t._shape = Size(shape)
-        t._stride = tuple(stride) if stride is not None else contiguous_strides(shape)
+        # (a Size or tuple given is kept: both are immutable, and copying them is per-op time)
+        t._shape = shape if type(shape) is Size else Size(shape)
+        t._stride = (stride if type(stride) is tuple else tuple(stride)) if stride is not None \
+            else contiguous_strides(shape)
         t._offset = offset
         t.dtype = dtype if dtype is not None else storage.dtype
         t.device = device
@@ -92,7 +94,9 @@ class Tensor:
 
     def is_contiguous(self, memory_format=None):
         expected = 1
-        for size, st in zip(reversed(self._shape), reversed(self._stride)):
+        # reversed(tuple(...)): reversing the Size itself would index it through its Python
+        # __getitem__, element by element
+        for size, st in zip(reversed(tuple(self._shape)), reversed(self._stride)):
             if size != 1 and st != expected:
                 return False
             expected *= size

@@ -11,18 +11,26 @@ from .._is_tensor import is_tensor  # noqa: F401  (re-exported for ops)
 def common_device(*operands, what="op"):
     dev = None
     for o in operands:
-        if is_tensor(o):
+        if getattr(type(o), "_is_torchweb_tensor", False):   # is_tensor, inlined: every op asks
+            d = o.device
             if dev is None:
-                dev = o.device
-            elif o.device != dev:
+                dev = d
+            elif d is not dev and d != dev:
                 raise RuntimeError(
                     f"Expected all tensors to be on the same device, but found at least two "
-                    f"devices, {dev} and {o.device}! (in {what})")
+                    f"devices, {dev} and {d}! (in {what})")
     return dev
 
 
+_tensor_class = []
+
+
 def empty(shape, dtype, device):
-    from .._tensor import Tensor   # deferred: _tensor imports ops (a cycle at import time)
+    # Tensor is looked up once, not imported each call (_tensor imports ops: a cycle at import time)
+    if not _tensor_class:
+        from .._tensor import Tensor
+        _tensor_class.append(Tensor)
+    Tensor = _tensor_class[0]
     shape = tuple(shape)
     for s in shape:
         if s < 0:
@@ -33,7 +41,7 @@ def empty(shape, dtype, device):
 
 def expand_to(t, shape):
     """A stride-0 view of t broadcast to shape (no autograd: an op's internal operand)."""
-    if t.shape == tuple(shape):
+    if t._shape == shape or t._shape == tuple(shape):   # (shape may be a list)
         return t
     nd = len(shape)
     pad = nd - t.dim()

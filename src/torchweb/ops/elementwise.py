@@ -63,25 +63,57 @@ def _is_bool(o):
     return o.dtype is D.bool if is_tensor(o) else isinstance(o, bool)
 
 
-def run(name, *operands, out=None, out_dtype=None):
-    """out = op(operands) with broadcasting; out (a tensor) makes it in-place / out=."""
-    op = OPS[name]
-    dev = common_device(*operands, *(() if out is None else (out,)), what=name)
-    if dev is None:
-        raise TypeError(f"{name}(): expected at least one tensor operand")
+# Plans by what decides them (op, default float dtype, and per operand its dtype and whether it
+# is 0-d, or a Python number's type): every op call asks, and _plan is much of its Python time.
+_PLANS = {}
+_NUMBER_TYPES = (int, float, bool)
+
+
+def _cached_plan(op, operands):
+    """_plan with the float16 rule for 0-d operands applied, plus whether int64 is among the
+    compute dtypes (then Python int operands are range-checked); cached by _plan_key."""
+    key = [op.name, D._default_float[0]]
+    for o in operands:
+        t = type(o)
+        if getattr(t, "_is_torchweb_tensor", False):
+            key.append(o.dtype)
+            key.append(not o._shape)
+        elif t in _NUMBER_TYPES:
+            key.append(t)
+        else:
+            key = None   # anything else: planned each time (its dtype may depend on the value)
+            break
+    if key is not None:
+        key = tuple(key)
+        plan = _PLANS.get(key)
+        if plan is not None:
+            return plan
     compute, cls, classes, value_cls, result = _plan(op, operands)
     if D.float16 in compute:
         # PyTorch casts operands to a float16 common dtype first (70000 becomes inf), but keeps
         # 0-d tensors, like Python numbers, in float32 (its CPU scalars)
         compute = [D.float32 if d is D.float16 and is_tensor(o) and o.dim() == 0 else d
                    for o, d in zip(operands, compute)]
-    if dev.type == "webgpu":
+    plan = (tuple(compute), cls, tuple(classes), value_cls, result, D.int64 in compute)
+    if key is not None:
+        _PLANS[key] = plan
+    return plan
+
+
+def run(name, *operands, out=None, out_dtype=None):
+    """out = op(operands) with broadcasting; out (a tensor) makes it in-place / out=."""
+    op = OPS[name]
+    dev = common_device(*operands, *(() if out is None else (out,)), what=name)
+    if dev is None:
+        raise TypeError(f"{name}(): expected at least one tensor operand")
+    compute, cls, classes, value_cls, result, has_int64 = _cached_plan(op, operands)
+    if has_int64 and dev.type == "webgpu":
         _check_gpu_int_scalars(operands, compute)
     if op.divisor >= 0 and cls in ("i", "u") and not is_tensor(operands[op.divisor]) \
             and int(operands[op.divisor]) & (0xFF if compute[op.divisor] is D.uint8 else 0xFFFFFFFF) == 0:
         # a divisor known on the host, as the kernel would read it (uint8 keeps 8 bits); tensors: backends
         raise RuntimeError("ZeroDivisionError")
-    shape = broadcast_shapes(*(o.shape for o in operands if is_tensor(o)))
+    shape = broadcast_shapes(*[o._shape for o in operands if getattr(type(o), "_is_torchweb_tensor", False)])
     if out is None:
         out = empty(shape, out_dtype or result, dev)
     else:
@@ -91,11 +123,12 @@ def run(name, *operands, out=None, out_dtype=None):
         check_inplace_dtype(result, out.dtype)
         shape = out.shape
     ops = []
+    out_storage = out._storage
     for o in operands:
-        if is_tensor(o):
+        if getattr(type(o), "_is_torchweb_tensor", False):
             o = expand_to(o, shape)
             # an input overlapping the output in another layout would race: copy it first
-            if o._storage is out._storage and not same_view(o, out):
+            if o._storage is out_storage and not same_view(o, out):
                 o = _clone(o)
         ops.append(o)
     backend_for(dev.type).elementwise(op, out, ops, classes, cls, value_cls, compute)

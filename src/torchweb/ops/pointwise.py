@@ -76,9 +76,16 @@ def _make_function(name, backward_name, inplace):
                                     "_backward_name": backward_name})
 
 
+def _any_requires_grad(operands):
+    for o in operands:   # a loop, not any(generator): this runs for every op
+        if getattr(type(o), "_is_torchweb_tensor", False) and o.requires_grad:
+            return True
+    return False
+
+
 def call(name, *operands):
     """Run elementwise op `name`, recording it for autograd when an operand requires grad."""
-    if grad_mode.is_grad_enabled() and any(is_tensor(o) and o.requires_grad for o in operands):
+    if grad_mode.is_grad_enabled() and _any_requires_grad(operands):
         if OPS[name].grad is not None:
             return _function(name, operands).apply(*operands)
         out = E.run(name, *operands)

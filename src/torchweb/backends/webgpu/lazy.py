@@ -21,7 +21,7 @@ TORCHWEB_LAZY=0 in the environment turns deferral off (every op dispatched as it
 import os
 import weakref
 
-from ..._size import numel as _numel
+from ..._size import contiguous_strides, numel as _numel
 from .kernels.elementwise import _narrowing
 
 ENABLED = os.environ.get("TORCHWEB_LAZY", "1") != "0"
@@ -48,17 +48,19 @@ class Node:
 
     __slots__ = ("op", "cls", "value_cls", "args", "size", "storages", "shape", "inlined")
 
-    def __init__(self, op, cls, value_cls, args, shape):
+    def __init__(self, op, cls, value_cls, args, shape, size=None, storages=None):
+        """size and storages: as computed from args here, when the caller has them already."""
         self.op, self.cls, self.value_cls, self.args, self.shape = op, cls, value_cls, args, shape
         self.inlined = False   # taken into a consumer's expression already
-        size = 1
-        storages = {}
-        for kind, v, _ in args:
-            if kind == "t":
-                storages[id(v.storage)] = v.storage
-            elif kind == "n":
-                size += v.size
-                storages.update(v.storages)
+        if storages is None:
+            size = 1
+            storages = {}
+            for kind, v, _ in args:
+                if kind == "t":
+                    storages[id(v.storage)] = v.storage
+                elif kind == "n":
+                    size += v.size
+                    storages.update(v.storages)
         self.size = size
         self.storages = storages   # every buffer the expression reads, inlined nodes included
 
@@ -79,13 +81,16 @@ def defer(op, out, operands, classes, cls, value_cls, compute_dtypes, checks):
     if s.touched or s.pending is not None or s.readers or out._offset or n == 0:
         return False
     shape = out._shape
-    if not out.is_contiguous() or _numel(shape) != n:
+    stride = out._stride
+    # (contiguous strides are the common case: out is fresh; else the general test)
+    if (stride != contiguous_strides(shape) and not out.is_contiguous()) or _numel(shape) != n:
         return False
     workgroups = -(-n // 256)
     if workgroups > s.rt.max_workgroups:
         s.rt.grid(workgroups)   # past what a folded grid holds: refused now, at the call
     args = []
     size = 1
+    storages = {}   # every buffer the expression reads (Node.storages), built as we go
     for o, c, dt in zip(operands, classes, compute_dtypes):
         os_ = getattr(o, "_storage", None)
         if os_ is None:
@@ -93,34 +98,40 @@ def defer(op, out, operands, classes, cls, value_cls, compute_dtypes, checks):
                 return False
             args.append(("s", o, c))
             continue
-        if dt is not None and dt.name != o.dtype.name and _narrowing(o, dt.name):
+        odt = o.dtype.name
+        if dt is not None and dt.name != odt and _narrowing(o, dt.name):
             return False   # operands rounded to float16 / wrapped to uint8 first: eager
         child = os_.pending
         # inlined only when read whole in the same shape (its leaves' strides index that
         # shape), and into one consumer only: a second consumer reads it written, so fan-out
         # never multiplies the work or the memory traffic
-        if child is not None and not child.inlined and child.shape == shape \
-                and o.dtype.name == "float32" and _reads_whole(o, out) and size + child.size <= MAX_NODES:
+        if child is not None and not child.inlined and child.shape == shape and odt == "float32" \
+                and o._offset == 0 and o._stride == stride and o._shape == shape \
+                and os_.numel == n and size + child.size <= MAX_NODES:   # (_reads_whole, inlined)
             child.inlined = True
             args.append(("n", child, c))
             size += child.size
+            storages.update(child.storages)
         else:
             if child is not None:
                 # written now: a pending leaf would keep its own inputs alive, and chains of
                 # them would grow memory without bound in loops that never read back
                 os_.buffer_for_read()
             args.append(("t", Leaf(o), c))
-    node = Node(op, cls, value_cls, args, shape)
-    if len(node.storages) > MAX_LEAF_BUFFERS:
+            storages[id(os_)] = os_
+    if len(storages) > MAX_LEAF_BUFFERS:
         return False
+    node = Node(op, cls, value_cls, args, shape, size, storages)
     s.pending = node
     ref = weakref.ref(s)
     key = id(s)
     _pending[key] = ref
-    for leaf_storage in node.storages.values():
-        if leaf_storage.readers is None:
-            leaf_storage.readers = {}
-        leaf_storage.readers[key] = ref
+    for leaf_storage in storages.values():
+        readers = leaf_storage.readers
+        if readers is None:
+            leaf_storage.readers = {key: ref}
+        else:
+            readers[key] = ref
     return True
 
 
