@@ -147,6 +147,25 @@ return {transfer: (nav ? nav.transferSize : 0) + res.reduce((a, e) => a + e.tran
         count: res.length + (nav ? 1 : 0)};"""
 
 
+def poll(driver, script, *args):
+    """execute_script, or None when Chromium's renderer is too busy to answer in time (a page
+    compiling Pyodide on its main thread on a loaded machine): the caller just polls again."""
+    from selenium.common.exceptions import TimeoutException
+    try:
+        return driver.execute_script(script, *args)
+    except TimeoutException:
+        return None
+
+
+def open_url(driver, url):
+    """driver.get, tolerating the same renderer timeout: the page goes on loading."""
+    from selenium.common.exceptions import TimeoutException
+    try:
+        driver.get(url)
+    except TimeoutException:
+        pass
+
+
 def prepare(driver):
     """Ask Chromium to keep every Resource Timing entry of the pages it opens from now on."""
     driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": RESOURCE_BUFFER_JS})
@@ -155,14 +174,14 @@ def prepare(driver):
 def measure_plain(driver, base, timeout=120):
     """Open the probe page in driver (a fresh profile) and return its timings (seconds)."""
     prepare(driver)
-    driver.get(base + PROBE_PATH.lstrip("/"))
+    open_url(driver, base + PROBE_PATH.lstrip("/"))
     deadline = time.monotonic() + timeout
     while True:
-        status = driver.execute_script("return document.getElementById('output').dataset.status;")
+        status = poll(driver, "return document.getElementById('output').dataset.status;")
         if status in ("DONE", "ERROR") or time.monotonic() > deadline:
             break
         time.sleep(0.1)
-    probe = driver.execute_script("return globalThis.loadProbe || null;") or {}
+    probe = poll(driver, "return globalThis.loadProbe || null;") or {}
     probe["status"] = status if status in ("DONE", "ERROR") else "TIMEOUT"
     probe["resources"] = driver.execute_script(RESOURCE_BYTES_JS)
     return probe

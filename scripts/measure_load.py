@@ -1,0 +1,307 @@
+"""Load times of every page of site/ and of `import torchweb` in Pyodide, plus screenshots (issue 10).
+
+Builds and publishes what the tests build (wheel, digits, MiniLM weights, PyScript, JupyterLite),
+serves site/ (and the repo root for tests.html) on 127.0.0.1 through a server that counts the
+bytes it sends, and opens each page in headless Chromium with a fresh profile (nothing cached).
+For each page: seconds from navigation start to its first GPU result, polled from outside with
+performance.now() (the page's own figure beside it where it reports one), seconds to the end of
+its short run, bytes served (workers included) and bytes in the page's Resource Timing list
+(main thread only). minilm.html is visited twice in one profile: the second visit reads the
+weights from the Cache API. A plain Pyodide page (scripts/load_probe.py) times each phase.
+
+    .venv/bin/python scripts/measure_load.py [--out FILE] [--screenshots [DIR]] [--only a,b] [--no-build]
+
+Writes JSON (default bench/results/load-swiftshader.json) and prints Markdown tables.
+"""
+
+import argparse
+import datetime
+import json
+import os
+import platform
+import sys
+import time
+import zipfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import load_probe  # noqa: E402
+import run_page  # noqa: E402
+import wheel  # noqa: E402
+
+REPO, SITE = run_page.REPO, run_page.SITE
+OUT = os.path.join(REPO, "bench", "results", "load-swiftshader.json")
+SHOTS = os.path.join(REPO, "docs", "screenshots")
+WINDOW = (1000, 900)
+
+# JS expressions evaluated in the page; each is wrapped in try/catch (globals appear late).
+STATUS = "document.getElementById('output').dataset.status"
+TEXT = "document.getElementById('output').textContent"
+LITE_OUT = "[...document.querySelectorAll('.jp-OutputArea-output')].map(e => e.innerText).join('\\n')"
+LITE_IDLE = ("window.jupyterapp.shell.currentWidget.sessionContext.session.kernel.status === 'idle'"
+             " && document.querySelectorAll('.jp-OutputArea-output').length === 0")
+LITE_RUN = "window.jupyterapp.commands.execute('notebook:run-all-cells'); true"
+GPT_URL = ("gpt.html?steps=6&batch=64&every=1&sampleEvery=0&length=8&lr=0.01"
+           "&layers=1&embd=32&heads=2&block=16")   # tests/test_gpt_page.py's short run
+
+# name, file (skipped when missing), url, first result, the page's own figure, done, failed.
+PAGES = [
+    dict(name="index", file="index.html", url="index.html",
+         first=f"{TEXT}.includes('a @ b.T =')", own=None, done=f"{STATUS} === 'DONE'",
+         what="first matmul read back on the main thread (log line)"),
+    dict(name="train", file="train.html", url="train.html?epochs=1&train=400",
+         first="torchwebTrain.firstResultSeconds > 0", own="torchwebTrain.firstResultSeconds",
+         done=f"{STATUS} === 'DONE'", what="first epoch's loss and accuracy (1 epoch, 400 images)",
+         needs="digits"),
+    dict(name="minilm", file="minilm.html", url="minilm.html?q=A%20man%20is%20eating%20pasta.",
+         first="torchwebMiniLM.firstResultSeconds > 0", own="torchwebMiniLM.firstResultSeconds",
+         done=f"{STATUS} === 'DONE'", extra={"fromCache": "torchwebMiniLM.fromCache"},
+         what="first search ranked (weights downloaded into the Cache API)", needs="minilm", revisit=True),
+    dict(name="pyscript", file="pyscript.html", url="pyscript.html",
+         first="document.getElementById('first').textContent.endsWith(' s')",
+         own="parseFloat(document.getElementById('first').textContent)", done=f"{STATUS} === 'DONE'",
+         what="first training step's loss (PyScript, main thread)", needs="pyscript"),
+    dict(name="pyscript-worker", file="pyscript-worker.html", url="pyscript-worker.html",
+         first="document.getElementById('first').textContent.endsWith(' s')",
+         own="parseFloat(document.getElementById('first').textContent)", done=f"{STATUS} === 'DONE'",
+         what="first training step's loss (PyScript worker)", needs="pyscript"),
+    dict(name="jupyterlite", file="lite/lab/index.html", url="lite/lab/index.html?path=train.ipynb",
+         act=(LITE_IDLE, LITE_RUN), first=f"{LITE_OUT}.includes('adapter:')", own=None,
+         done=f"{LITE_OUT}.includes('weight:')", failed=f"{LITE_OUT}.includes('Traceback')",
+         what="adapter line of the notebook's first code cell, after Run All once the kernel is idle",
+         needs="jupyterlite", timeout=240),
+    dict(name="tests", file="tests.html", url="site/tests.html?filter=add/", root="repo",
+         first=f"{TEXT}.includes('adapter:')", own=None, done=f"{STATUS} === 'DONE'",
+         what="summary of the browser tier's driver checks and the add/ cases (logged at the end)"),
+    dict(name="gpt", file="gpt.html", url=GPT_URL,
+         first="torchwebGPT.firstResultSeconds > 0", own="torchwebGPT.firstResultSeconds",
+         done=f"{STATUS} === 'DONE'", what="first loss point (tiny model, 6 steps)", timeout=300),
+    dict(name="playground", file="playground.html", url="playground.html?autorun=1",
+         first="torchwebPlayground.firstOutputSeconds > 0", own="torchwebPlayground.firstOutputSeconds",
+         done=f"{STATUS} === 'DONE'", what="first output of the tensor tour example (?autorun=1)",
+         timeout=240),
+]
+
+
+def js(expr):
+    return f"(() => {{ try {{ return ({expr}); }} catch (e) {{ return null; }} }})()"
+
+
+def build(skip):
+    """Build what the pages need; returns {need: error text} for what could not be built."""
+    import site_data
+    import site_minilm
+    run_page.ensure_pyodide(SITE)
+    wheel.publish(wheel.build())
+    broken = {}
+    steps = {"digits": lambda: site_data.publish(SITE), "minilm": lambda: site_minilm.publish(SITE)}
+    if "pyscript" not in skip:
+        steps["pyscript"] = lambda: __import__("build_pyscript").build(build_wheel=False)
+    if "jupyterlite" not in skip:
+        steps["jupyterlite"] = lambda: __import__("build_jupyterlite").build(build_wheel=False)
+    for need, step in steps.items():
+        t = time.monotonic()
+        try:
+            step()
+            print(f"[build] {need}: {time.monotonic() - t:.1f} s", flush=True)
+        except (Exception, SystemExit) as e:   # the build scripts exit with a message
+            broken[need] = f"{type(e).__name__}: {e}"
+            print(f"[build] {need} FAILED: {broken[need][:300]}", flush=True)
+    return broken
+
+
+def wheel_info():
+    with open(os.path.join(SITE, "wheels", "latest.json")) as f:
+        name = json.load(f)["wheel"]
+    path = os.path.join(SITE, "wheels", name)
+    with zipfile.ZipFile(path) as z:
+        infos = z.infolist()
+    by_ext = {}
+    for i in infos:
+        ext = os.path.splitext(i.filename)[1] or "(none)"
+        by_ext[ext] = by_ext.get(ext, 0) + i.file_size
+    return {"name": name, "bytes": os.path.getsize(path), "files": len(infos),
+            "uncompressed_bytes": sum(i.file_size for i in infos), "uncompressed_by_ext": by_ext}
+
+
+def visit(driver, server, url, page, shot=None):
+    """Open url, poll until the first result and the end of the run; returns the measurements."""
+    server.take()
+    load_probe.open_url(driver, url)
+    probe = ("return [performance.now() / 1000, " + js(page["first"]) + ", " + js(page["done"]) + ", "
+             + js(page.get("failed", f"{STATUS} === 'ERROR'")) + ", "
+             + (js(page["act"][0]) if page.get("act") else "false") + "];")
+    r = {"url": url, "status": "TIMEOUT", "first_result_s": None, "done_s": None,
+         "loadavg_at_start": round(os.getloadavg()[0], 1)}
+    deadline = time.monotonic() + page.get("timeout", 180)
+    while time.monotonic() < deadline:
+        got = load_probe.poll(driver, probe)
+        if got is None:   # the renderer was busy: ask again
+            continue
+        now, first, done, failed, act = got
+        if first and r["first_result_s"] is None:
+            r["first_result_s"] = round(now, 2)
+        if act and "acted_s" not in r:   # JupyterLite: Run All once the kernel is idle
+            r["acted_s"] = round(now, 2)
+            driver.execute_script("return " + js(page["act"][1]) + ";")
+        if failed:
+            r["status"] = "ERROR"
+            break
+        if done:
+            r["status"], r["done_s"] = "DONE", round(now, 2)
+            break
+        time.sleep(0.1)
+    if page.get("own"):
+        own = driver.execute_script("return " + js(page["own"]) + ";")
+        r["page_reported_s"] = round(own, 2) if isinstance(own, (int, float)) else None
+    for key, expr in page.get("extra", {}).items():
+        r[key] = driver.execute_script("return " + js(expr) + ";")
+    r["resource_timing"] = driver.execute_script(load_probe.RESOURCE_BYTES_JS)
+    sent = server.take()
+    r["served_bytes"] = sum(sent.values())
+    r["served_top"] = dict(sorted(sent.items(), key=lambda kv: -kv[1])[:6])
+    if r["status"] != "DONE":
+        r["log_tail"] = (driver.execute_script("return " + js(TEXT) + ";") or "")[-1500:]
+        r["console_tail"] = run_page.console_log(driver)[-1500:]
+    if shot:
+        driver.save_screenshot(shot)
+        r["screenshot"] = os.path.relpath(shot, REPO)
+    return r
+
+
+def measure_page(page, servers, shots):
+    driver = run_page.chrome()
+    try:
+        # the viewport itself at WINDOW (a window's size would include the browser's frame)
+        driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
+            "width": WINDOW[0], "height": WINDOW[1], "deviceScaleFactor": 1, "mobile": False})
+        load_probe.prepare(driver)
+        server, base = servers[page.get("root", "site")]
+        shot = os.path.join(shots, page["name"] + ".png") if shots else None
+        result = {"name": page["name"], "what": page["what"]}
+        result.update(visit(driver, server, base + page["url"], page, shot))
+        if page.get("revisit"):   # same profile: what the Cache API saves
+            result["second_visit"] = visit(driver, server, base + page["url"], page)
+        return result
+    finally:
+        run_page.quit_chrome(driver)
+
+
+def measure_plain(server, base):
+    driver = run_page.chrome()
+    try:
+        server.take()
+        probe = load_probe.measure_plain(driver, base)
+        probe["served_bytes"] = sum(server.take().values())
+        probe["chromium"] = driver.capabilities.get("browserVersion")
+        probe["chromedriver"] = driver.capabilities.get("chrome", {}).get("chromedriverVersion", "").split(" ")[0]
+        return probe
+    finally:
+        run_page.quit_chrome(driver)
+
+
+def machine():
+    cpu = ""
+    try:
+        with open("/proc/cpuinfo") as f:
+            cpu = next((ln.split(":", 1)[1].strip() for ln in f if ln.startswith("model name")), "")
+    except OSError:
+        pass
+    return {"host": platform.node(), "platform": platform.platform(), "cpu": cpu,
+            "cpus": os.cpu_count(), "loadavg_at_start": [round(x, 2) for x in os.getloadavg()]}
+
+
+def mb(n):
+    return f"{n / 1e6:.2f}" if n else "-"
+
+
+def sec(x):
+    return f"{x:.1f}" if isinstance(x, (int, float)) else "-"
+
+
+def table(res):
+    p = res["plain"]
+    lines = [f"Chromium {p.get('chromium')}, adapter {res.get('adapter_name')}, {res['date']}, "
+             f"{res['machine']['cpu']} ({res['machine']['cpus']} CPUs, load {res['machine']['loadavg_at_start']})",
+             "", f"Wheel {res['wheel']['name']}: {res['wheel']['bytes']:,} bytes, {res['wheel']['files']} files "
+             f"({res['wheel']['uncompressed_bytes']:,} bytes unpacked)", "",
+             "| plain Pyodide page: phase | seconds |", "|---|---:|"]
+    for name in load_probe.PHASES:
+        lines.append(f"| {name} | {sec(p.get('phases', {}).get(name))} |")
+    lines += [f"| navigation start to first matmul result | {sec(p.get('ends', {}).get('first_matmul_readback'))} |",
+              f"| bytes served (MB) | {mb(p.get('served_bytes'))} |", "",
+              "| page | first GPU result (s from navigation) | page's own figure (s) | short run done (s) "
+              "| served (MB, workers included) | Resource Timing (MB, main thread) | status |",
+              "|---|---:|---:|---:|---:|---:|---|"]
+    for r in res["pages"]:
+        rows = [(r["name"], r)] + ([(r["name"] + " (second visit)", r["second_visit"])] if "second_visit" in r else [])
+        for name, v in rows:
+            if v.get("skipped"):
+                lines.append(f"| {name} | - | - | - | - | - | skipped: {v['skipped']} |")
+                continue
+            rt = v.get("resource_timing") or {}
+            note = v["status"] + (f", weights from cache: {v.get('fromCache')}" if "fromCache" in v else "")
+            lines.append(f"| {name} | {sec(v.get('first_result_s'))} | {sec(v.get('page_reported_s'))} | "
+                         f"{sec(v.get('done_s'))} | {mb(v.get('served_bytes'))} | {mb(rt.get('transfer'))} | {note} |")
+    return "\n".join(lines)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--out", default=OUT, help=f"JSON file (default {os.path.relpath(OUT, REPO)})")
+    ap.add_argument("--screenshots", nargs="?", const=SHOTS, default=None, metavar="DIR",
+                    help=f"save one PNG per page (default DIR {os.path.relpath(SHOTS, REPO)})")
+    ap.add_argument("--only", default="", help="comma-separated page names (plain = the probe only)")
+    ap.add_argument("--no-build", action="store_true", help="use what site/ has already")
+    args = ap.parse_args()
+    only = set(filter(None, args.only.split(",")))
+    pages = [p for p in PAGES if not only or p["name"] in only]
+    if args.screenshots:
+        os.makedirs(args.screenshots, exist_ok=True)
+
+    res = {"date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+           "machine": machine(), "git": os.popen(f"git -C {REPO} rev-parse --short HEAD").read().strip()}
+    skip = {p.get("needs") for p in PAGES} - {p.get("needs") for p in pages}
+    broken = {} if args.no_build else build(skip)
+    res["build_failures"] = broken
+    res["wheel"] = wheel_info()
+    site = load_probe.start(SITE)
+    repo = load_probe.start(REPO)
+    servers = {"site": site, "repo": repo}
+    try:
+        res["plain"] = measure_plain(*site)
+        res["chromium"] = res["plain"].get("chromium")
+        a = res["plain"].get("adapter") or {}
+        res["adapter"] = a
+        res["adapter_name"] = " / ".join(str(v) for v in (a.get("vendor"), a.get("architecture"),
+                                                          a.get("device"), a.get("description")) if v)
+        print(f"[plain] {res['plain']['status']}: {res['plain'].get('phases')}", flush=True)
+        res["pages"] = []
+        for page in pages:
+            path = os.path.join(SITE, page["file"])
+            if not os.path.exists(path) or page.get("needs") in broken:
+                why = (f"{os.path.relpath(path, REPO)} does not exist" if not os.path.exists(path)
+                       else f"its build ({page['needs']}) failed")
+                print(f"[{page['name']}] skipped: {why}", flush=True)
+                res["pages"].append({"name": page["name"], "skipped": why})
+                continue
+            t = time.monotonic()
+            r = measure_page(page, servers, args.screenshots)
+            print(f"[{page['name']}] {r['status']}: first result {r['first_result_s']} s, done {r['done_s']} s "
+                  f"({time.monotonic() - t:.0f} s wall)", flush=True)
+            res["pages"].append(r)
+    finally:
+        site[0].shutdown()
+        repo[0].shutdown()
+    os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
+    with open(args.out, "w") as f:
+        json.dump(res, f, indent=1)
+    print(table(res))
+    bad = [r["name"] for r in res["pages"] if not r.get("skipped") and r["status"] != "DONE"]
+    if res["plain"].get("status") != "DONE" or bad:
+        print(f"not DONE: {['plain'] * (res['plain'].get('status') != 'DONE') + bad}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
