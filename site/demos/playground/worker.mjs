@@ -102,9 +102,14 @@ async function start(pyodideURL) {
 async function run(code, weights) {
   await ready;
   // packages the code imports that Pyodide knows (matplotlib where it can be fetched)
+  const failed = [];
   try {
-    await pyodide.loadPackagesFromImports(code, { messageCallback: () => {}, errorCallback: () => {} });
-  } catch (e) { post("stderr", { text: `(could not load a package the code imports: ${e.message || e})\n` }); }
+    await pyodide.loadPackagesFromImports(code, { messageCallback: () => {}, errorCallback: (m) => failed.push(m) });
+  } catch (e) { failed.push(String(e.message || e)); }
+  if (failed.length) {
+    post("stderr", { text: `(Pyodide could not load a package this code imports: ${failed.join(" ").replace(/\s+/g, " ").slice(0, 300)}; ` +
+                           "plots need none: `from playground import plot`)\n" });
+  }
   pyodide.globals.set("CODE", code);
   pyodide.globals.set("WEIGHTS", weights || "");
   const result = JSON.parse(await pyodide.runPythonAsync("await _run(CODE, WEIGHTS)"));

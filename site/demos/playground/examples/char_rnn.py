@@ -19,7 +19,7 @@ TEXT = ("the quick brown fox jumps over the lazy dog. "
 chars = sorted(set(TEXT))
 stoi = {c: i for i, c in enumerate(chars)}
 data = torch.tensor([stoi[c] for c in TEXT])
-SEQ = 16
+SEQ = 8
 
 
 class CharModel(nn.Module):
@@ -50,9 +50,9 @@ y = torch.stack([data[s + 1:s + SEQ + 1] for s in starts])
 
 model = CharModel(len(chars))
 same_start(model)
-optimizer = torch.optim.Adam(model.parameters(), lr=0.01)
+optimizer = torch.optim.Adam(model.parameters(), lr=0.02)
 losses = []
-for step in range(1, 81):
+for step in range(1, 61):
     logits, _ = model(x)
     loss = F.cross_entropy(logits.reshape(-1, len(chars)), y.reshape(-1))
     optimizer.zero_grad()
@@ -60,7 +60,7 @@ for step in range(1, 81):
     nn.utils.clip_grad_norm_(model.parameters(), 1.0)
     optimizer.step()
     losses.append(loss.detach())
-    if step % 20 == 0:
+    if step % 10 == 0:
         curve = torch.stack(losses).tolist()
         plot(curve, title="cross-entropy per step")
         print(f"step {step}: loss {curve[-1]:.4f}")
