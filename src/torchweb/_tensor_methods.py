@@ -21,8 +21,20 @@ def _reflected(name):
     return op
 
 
+# With a tensor as `input` and the defaults (alpha=1, no rounding mode, no out=), these
+# torch.<name> functions come down to call(name, input, other): the operators go there directly
+# (the functions' own checks and the wrapping are per-op Python time)
+_DIRECT = ("add", "sub", "mul", "div")
+
+
 def _binop(name):
     fn = getattr(F, name)
+    if name in _DIRECT:
+        def op(self, other):
+            if not (is_tensor(other) or isinstance(other, (int, float, bool))):
+                return NotImplemented
+            return call(name, self, other)
+        return op
 
     def op(self, other):
         if not (is_tensor(other) or isinstance(other, (int, float, bool))):

@@ -160,11 +160,18 @@ class Function(metaclass=FunctionMeta):
     @classmethod
     def apply(cls, *args, **kwargs):
         ctx = FunctionCtx()
-        tracked = grad_mode.is_grad_enabled() and any(
-            _is_tensor(a) and a.requires_grad for a in args)
-        ctx.needs_input_grad = tuple(tracked and _is_tensor(a) and a.requires_grad for a in args)
-        # edges first: an in-place forward returns an input, whose history then changes
-        next_functions = tuple(_edge(a) if _is_tensor(a) else (None, 0) for a in args)
+        # which inputs need a gradient, each asked once (a loop: this runs for every op)
+        needs = []
+        tracked = False
+        if grad_mode.is_grad_enabled():
+            for a in args:
+                need = bool(getattr(type(a), "_is_torchweb_tensor", False) and a.requires_grad)
+                needs.append(need)
+                tracked = tracked or need
+        ctx.needs_input_grad = tuple(needs) if tracked else (False,) * len(args)
+        if tracked:
+            # edges first: an in-place forward returns an input, whose history then changes
+            next_functions = tuple(_edge(a) if need else (None, 0) for a, need in zip(args, needs))
         with grad_mode.no_grad():
             out = cls.forward(ctx, *args, **kwargs)
         if not tracked:
@@ -172,9 +179,10 @@ class Function(metaclass=FunctionMeta):
         outs = out if isinstance(out, tuple) else (out,)
         node = Node(cls, ctx, next_functions, len(outs))
         _alias_saved_outputs(ctx, outs, node)
-        nondiff = {id(t) for t in ctx._non_differentiable}
+        nondiff = ctx._non_differentiable
         for i, o in enumerate(outs):
-            if _is_tensor(o) and id(o) not in nondiff and o.dtype.is_floating_point:
+            if _is_tensor(o) and not (nondiff and any(o is t for t in nondiff)) \
+                    and o.dtype.is_floating_point:
                 o._set_history(node, i)
         node.metadata["inputs"] = tuple((a.shape, a.dtype) if _is_tensor(a) else None for a in args)
         node.metadata["outputs"] = tuple((o.shape, o.dtype, o.device) if _is_tensor(o) else None
@@ -186,6 +194,8 @@ def _alias_saved_outputs(ctx, outs, node):
     """Saved outputs are kept as detached aliases (same storage and version counter): an
     output holding its own node through ctx would be a reference cycle, keeping device
     memory alive until Python's cycle collector runs."""
+    if not any(s is o for s in ctx._saved if s is not None for o in outs):
+        return   # (most nodes save no output)
     saved, origins = list(ctx._saved), list(ctx._saved_origins)
     for j, s in enumerate(saved):
         for i, o in enumerate(outs):

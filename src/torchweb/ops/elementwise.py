@@ -76,8 +76,7 @@ def _cached_plan(op, operands):
     for o in operands:
         t = type(o)
         if getattr(t, "_is_torchweb_tensor", False):
-            key.append(o.dtype)
-            key.append(not o._shape)
+            key += (o.dtype, not o._shape)
         elif t in _NUMBER_TYPES:
             key.append(t)
         else:
@@ -103,7 +102,8 @@ def _cached_plan(op, operands):
 def run(name, *operands, out=None, out_dtype=None):
     """out = op(operands) with broadcasting; out (a tensor) makes it in-place / out=."""
     op = OPS[name]
-    dev = common_device(*operands, *(() if out is None else (out,)), what=name)
+    dev = common_device(*operands, what=name) if out is None else \
+        common_device(*operands, out, what=name)
     if dev is None:
         raise TypeError(f"{name}(): expected at least one tensor operand")
     compute, cls, classes, value_cls, result, has_int64 = _cached_plan(op, operands)

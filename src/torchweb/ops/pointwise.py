@@ -25,11 +25,15 @@ def _saves(op, operands, needs):
 
 
 _FUNCTIONS = {}
+_NODE_NAMES = {}   # op name -> its node's name (or the pair of names), as _function derives it
 
 
 def _function(name, operands, inplace=False):
     """The autograd Function of op `name` (in place: it writes operands[0])."""
-    names = OPS[name].node or "".join(p.capitalize() for p in name.split("_")) + "Backward0"
+    names = _NODE_NAMES.get(name)
+    if names is None:
+        names = _NODE_NAMES[name] = (OPS[name].node or
+                                     "".join(p.capitalize() for p in name.split("_")) + "Backward0")
     if isinstance(names, tuple):
         names = names[any(is_tensor(o) for o in operands[1:])]
     key = (name, names, inplace)
@@ -44,11 +48,13 @@ def _make_function(name, backward_name, inplace):
     rule = op.grad
 
     def forward(ctx, *operands):
+        tensors = [getattr(type(o), "_is_torchweb_tensor", False) for o in operands]  # is_tensor
         idx, keep_y = _saves(op, operands, ctx.needs_input_grad)
-        xs = list(operands)
+        xs = operands
         if inplace and 0 in idx:
+            xs = list(operands)
             xs[0] = E._clone(operands[0])  # the value before the write (PyTorch's original_self)
-        saved = [xs[i] if i in idx else None for i, o in enumerate(operands) if is_tensor(o)]
+        saved = [xs[i] if i in idx else None for i, t in enumerate(tensors) if t]
         # versions as before the write: an operand that is the target (y.mul_(y)) can't backward
         versions = tuple(t._version if t is not None else None for t in saved)
         if inplace:
@@ -58,7 +64,7 @@ def _make_function(name, backward_name, inplace):
             out = E.run(name, *operands)
         ctx.save_for_backward(*saved, out if keep_y else None)
         ctx._saved_versions = versions + ctx._saved_versions[-1:]
-        ctx.operands = tuple(None if is_tensor(o) else o for o in operands)
+        ctx.operands = tuple([None if t else o for o, t in zip(operands, tensors)])
         if op.saves != "" and any(o is not None for o in ctx.operands):
             ctx._saved_any = True  # PyTorch saves a number operand as a tensor (x * 2: MulBackward0)
         return out
@@ -78,7 +84,9 @@ def _make_function(name, backward_name, inplace):
 
 def _any_requires_grad(operands):
     for o in operands:   # a loop, not any(generator): this runs for every op
-        if getattr(type(o), "_is_torchweb_tensor", False) and o.requires_grad:
+        # (_requires_grad set: requires_grad is True whatever a view's refresh would do)
+        if getattr(type(o), "_is_torchweb_tensor", False) and (
+                o._requires_grad or (o._base is not None and o.requires_grad)):
             return True
     return False
 
