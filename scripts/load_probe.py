@@ -39,6 +39,17 @@ c = a @ b
 json.dumps({"device": str(c.device), "shape": list(c.shape), "values": await c.tolist_async()})
 """
 
+# Not a phase: after the run, the seconds to compile every .py of the installed wheel (the part
+# of `import torchweb` that a wheel of .py files pays in Pyodide on each fresh page).
+COMPILE = """
+import json, pathlib, time, torchweb
+files = sorted(pathlib.Path(torchweb.__file__).parent.rglob("*.py"))
+t = time.perf_counter()
+for f in files:
+    compile(f.read_bytes(), str(f), "exec")
+json.dumps({"files": len(files), "bytes": sum(f.stat().st_size for f in files), "seconds": time.perf_counter() - t})
+"""
+
 PROBE_HTML = """<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>torchweb load probe</title></head>
 <body><h1>torchweb load probe</h1><pre id="output" data-status="running"></pre>
@@ -68,10 +79,15 @@ try {
   await phase("webgpu_init", () => py.runPythonAsync("await torchweb.webgpu.init_async()"));
   R.adapter = JSON.parse(py.runPython("import json; json.dumps(torchweb.webgpu.adapter_info())"));
   R.modules = py.runPython("import sys; len([m for m in sys.modules if m.startswith('torchweb')])");
-  const MATMUL = __MATMUL__;
+  const MATMUL = __MATMUL__, COMPILE = __COMPILE__;
   R.matmul = JSON.parse(await phase("first_matmul_readback", () => py.runPythonAsync(MATMUL)));
   await phase("second_matmul_readback", () => py.runPythonAsync(MATMUL));
   R.totalSeconds = performance.now() / 1000;
+  // how much of the import is compiling source to bytecode: compile every file again, timed
+  R.compile = JSON.parse(await py.runPythonAsync(COMPILE));
+  // when each file arrived (localhost: download time is near zero; compile is what remains)
+  R.fetches = performance.getEntriesByType("resource").map((e) => ({ file: e.name.split("/").pop(),
+    start: e.startTime / 1000, end: e.responseEnd / 1000, bytes: e.transferSize }));
   out.dataset.status = "DONE";
 } catch (e) {
   R.errors.push(String((e && e.stack) || e));
@@ -79,7 +95,7 @@ try {
   out.dataset.status = "ERROR";
 }
 </script></body></html>
-""".replace("__MATMUL__", json.dumps(MATMUL))
+""".replace("__MATMUL__", json.dumps(MATMUL)).replace("__COMPILE__", json.dumps(COMPILE))
 
 PHASES = ("import_pyodide_mjs", "loadPyodide", "loadPackage_wheel", "import_torchweb", "webgpu_init",
           "first_matmul_readback", "second_matmul_readback")
