@@ -78,7 +78,7 @@ async function main() {
           const bad = check(w, res.outputs, data);
           r = bad ? { status: "wrong", reason: bad }
                   : { status: "ok", median_ms: median(res.times_ms), min_ms: Math.min(...res.times_ms), times_ms: res.times_ms };
-          const note = impl ? impl.note : res.note;   // e.g. a fallback the library needed
+          const note = impl ? impl.note : res.note;   // e.g. a fallback the library needed, or why it is wrong
           if (note) r.note = note;
         } catch (e) {
           let msg = String(e && e.message || e);

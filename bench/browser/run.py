@@ -83,7 +83,8 @@ def table(report):
             r = w["results"].get(lib, {})
             cell = f"{_ms(r['median_ms'])} ({_ms(r['min_ms'])})" if r.get("status") == "ok" else r.get("status", "-")
             if r.get("note") or r.get("status") in ("wrong", "unsupported"):
-                notes.append(f"{lib}, {w['name']}: {r.get('note') or r.get('reason')}")
+                why = "; ".join(filter(None, (r.get("reason"), r.get("note"))))
+                notes.append(f"{lib}, {w['name']}: {why}")
                 cell += f" [{len(notes)}]"
             cells.append(cell)
         ratio = w.get("torchweb_over_fastest_peer")

@@ -35,7 +35,11 @@ export function make(kind, p, d) {
   if (kind === "readback" || kind === "readback_list") {
     const x = gpu(d.rb_x, [p.n]);
     let y = null;
+    // Its elementwise kernels dispatch size/8 workgroups of 64 threads (opgen.js): past 65535
+    // workgroups in one dimension (n > 524280) WebGPU rejects the dispatch and the output stays zeros.
+    const note = p.n / 8 > 65535 ? `webgpu-torch's add dispatches ${p.n / 8} workgroups (size/8), over WebGPU's 65535 per dimension: the dispatch is rejected and the output stays zeros` : undefined;
     return {
+      note,
       prepare: async (rep) => { y = x.add(full(p.n, rep)); await y.storage.gpuDevice.queue.onSubmittedWorkDone(); },
       run: async () => (kind === "readback" ? readBuffer(y) : y.toArrayAsync()),
     };
