@@ -14,6 +14,13 @@ from .wgsl import helpers_source, load, scalar_bits, scalar_read, store
 
 WGSL_TYPE = {"f": "f32", "i": "i32", "u": "u32", "b": "bool"}
 WORKGROUP = 256
+# The contiguous fast path (every tensor operand laid out like out: same shape, stride 1, no
+# broadcast): no index arithmetic, `per` units a thread, a unit being a vec4 (`vec` 4, where
+# every offset is a multiple of 4 and no operand is float16) or one element (`vec` 1); `vec` 0
+# turns the path off. Below `min` elements the generic kernel does (small ops: one pipeline
+# fewer to compile, nothing to gain). bench/bandwidth.py sets these to compare variants;
+# pipelines are keyed on them.
+FAST = {"vec": 4, "per": 4, "wg": 256, "min": 16384}
 _HELPER_RE = re.compile(r"tw_(\w+)\(")
 
 
@@ -57,9 +64,18 @@ def run(rt, op, out, operands, classes, cls, value_cls, compute_dtypes=None):
     checks = _checks(op, out, operands, cls, value_cls)
     key = ("ew", op.name, cls, value_cls, out.dtype.name, ndim, tuple(desc), checks)
 
+    offsets = [t._offset for t in tensors]
+    if FAST["vec"] and ndim == 1 and n >= max(FAST["min"], 4) and _contiguous_alike(tensors, strides, offsets):
+        done = _run_fast(rt, op, out, operands, cls, value_cls, desc, buffers, checks, wrap8, offsets, n)
+        if done == n:
+            return
+        # the last n % 4 elements: the generic kernel below, from element `done` on
+        n = n - done
+        shape = [n]
+        offsets = [o + done for o in offsets]
     params = [n] + list(shape)
-    for t, st in zip(tensors, strides):
-        params.append(t._offset)
+    for off, st in zip(offsets, strides):
+        params.append(off)
         params.extend(st)
     for o, c, w in zip(operands, classes, wrap8):
         if not hasattr(o, "_storage"):
@@ -132,14 +148,27 @@ def _source(op, cls, value_cls, out_dtype, ndim, desc, nbuffers, nparams, checks
         for k in range(ntensors):
             body.append(f"    o{k} = o{k} + c * {param(base + k * (ndim + 1) + 1 + d)};")
         body.append("  }")
-    args = []
-    tk = 1
-    sk = base + ntensors * (ndim + 1)
+    lines, value = _element(op, cls, value_cls, out_dtype, desc, checks, param(nparams - 1),
+                            lambda tk, slot: f"B{slot}[o{tk}]", base + ntensors * (ndim + 1), "")
+    body += lines
+    body.append(f"  B0[o0] = {value};")
+    helpers = helpers_source(set(_HELPER_RE.findall("\n".join(body))))
+    return (decl + "\n" + helpers + "\n"
+            f"@compute @workgroup_size({WORKGROUP})\n"
+            "fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,\n"
+            "        @builtin(local_invocation_index) lid: u32) {\n" + "\n".join(body) + "\n}\n")
+
+
+def _element(op, cls, value_cls, out_dtype, desc, checks, tag, read, first_scalar, sfx):
+    """WGSL lines computing one output element, and the value to store (out's storage type).
+    read(tk, slot): the storage expression of tensor operand tk (1-based); scalars are params
+    from first_scalar on; sfx tells apart the names of several elements in one thread."""
+    body, args = [], []
+    tk, sk = 1, first_scalar
     for j, (kind, st, c, slot, w) in enumerate(desc):
         wt = WGSL_TYPE[c]
         if kind == "t":
-            storage = "u32" if st == "u32" else st
-            expr = load(f"B{slot}[o{tk}]", storage, wt)
+            expr = load(read(tk, slot), st, wt)
             if w == "u8":
                 expr = f"({expr} & 255u)"
             elif w == "f16":
@@ -148,26 +177,108 @@ def _source(op, cls, value_cls, out_dtype, ndim, desc, nbuffers, nparams, checks
         else:
             expr = scalar_read(param(sk), wt)
             sk += 1
-        body.append(f"  let a{j} = {expr};")
-        args.append(f"a{j}")
+        body.append(f"  let a{j}{sfx} = {expr};")
+        args.append(f"a{j}{sfx}")
     expr = op.wgsl[cls].format(*args)
     zero, wide = checks or (False, False)
-    tag = param(nparams - 1)
     if zero:
-        body.append(f"  if (a{op.divisor} == {'0i' if cls == 'i' else '0u'}) {{ {ERR.wgsl_raise(ERR.ZERO_DIVISION, tag)} }}")
+        body.append(f"  if (a{op.divisor}{sfx} == {'0i' if cls == 'i' else '0u'}) {{ {ERR.wgsl_raise(ERR.ZERO_DIVISION, tag)} }}")
     if wide and value_cls == "f":
         # float -> int64: values past int32 (and NaN) can't be held; PyTorch's int64 has them
-        body.append(f"  let v = {expr};")
-        body.append(f"  if (tw_isnan(v) || v < -2147483648.0 || v >= 2147483648.0) {{ {ERR.wgsl_raise(ERR.INT64_RANGE, tag)} }}")
-        expr = "v"
+        body.append(f"  let v{sfx} = {expr};")
+        body.append(f"  if (tw_isnan(v{sfx}) || v{sfx} < -2147483648.0 || v{sfx} >= 2147483648.0) {{ {ERR.wgsl_raise(ERR.INT64_RANGE, tag)} }}")
+        expr = f"v{sfx}"
     elif wide:
-        body.append(f"  let w = {op.wide.format(*args)};")
-        body.append(f"  if (!tw_wfits(w)) {{ {ERR.wgsl_raise(ERR.INT64_RANGE, tag)} }}")
-        expr = "bitcast<i32>(w.x)"
-    body.append(f"  B0[o0] = {store(expr, WGSL_TYPE[value_cls], out_dtype)};")
+        body.append(f"  let w{sfx} = {op.wide.format(*args)};")
+        body.append(f"  if (!tw_wfits(w{sfx})) {{ {ERR.wgsl_raise(ERR.INT64_RANGE, tag)} }}")
+        expr = f"bitcast<i32>(w{sfx}.x)"
+    return body, store(expr, WGSL_TYPE[value_cls], out_dtype)
 
-    helpers = helpers_source(set(_HELPER_RE.findall("\n".join(body))))
-    return (decl + "\n" + helpers + "\n"
-            f"@compute @workgroup_size({WORKGROUP})\n"
+
+def _contiguous_alike(tensors, strides, offsets):
+    """Every tensor is read and written as out is (coalesced to one dim of stride 1); an
+    operand in out's buffer only exactly in place (a shifted overlap keeps the generic order)."""
+    out_storage = tensors[0]._storage
+    for t, st, off in zip(tensors, strides, offsets):
+        if st[0] != 1 or (t._storage is out_storage and off != offsets[0]):
+            return False
+    return True
+
+
+def fast_unit(offsets, storages):
+    """The unit of the fast path: 4 (vec4 loads/stores) where FAST allows it, offsets are
+    multiples of 4 and no storage is float16; else 1."""
+    if FAST["vec"] == 4 and all(o % 4 == 0 for o in offsets) and "f16" not in storages:
+        return 4
+    return 1
+
+
+def fast_decl(nparams, storages, unit):
+    """declarations() with each buffer an array of vec4s when unit is 4."""
+    lines = ["enable f16;"] if "f16" in storages else []
+    lines.append(f"@group(0) @binding(0) var<uniform> P: array<vec4<u32>, {-(-nparams // 4)}>;")
+    for s, st in enumerate(storages):
+        access = "read_write" if s == 0 else "read"
+        el = f"vec4<{st}>" if unit == 4 else st
+        lines.append(f"@group(0) @binding({s + 1}) var<storage, {access}> B{s}: array<{el}>;")
+    return "\n".join(lines)
+
+
+def fast_main(body, wg, per):
+    """The entry point looping over a thread's `per` units (u: the unit index, coalesced:
+    the workgroup's threads take neighbouring units at each step); body uses u."""
+    return (f"@compute @workgroup_size({wg})\n"
             "fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,\n"
-            "        @builtin(local_invocation_index) lid: u32) {\n" + "\n".join(body) + "\n}\n")
+            "        @builtin(local_invocation_index) lid: u32) {\n"
+            f"  let g = (wid.y * nwg.x + wid.x) * {wg * per}u + lid;\n"
+            f"  for (var j = 0u; j < {per}u; j = j + 1u) {{\n"
+            f"    let u = g + j * {wg}u;\n"
+            f"    if (u >= {param(0)}) {{ return; }}\n" + "\n".join("  " + b for b in body) + "\n  }\n}\n")
+
+
+def _run_fast(rt, op, out, operands, cls, value_cls, desc, buffers, checks, wrap8, offsets, n):
+    """The contiguous fast path over the first n - n % unit elements; returns how many."""
+    storage_of = {0: out.dtype.gpu_storage}
+    for kind, st, _, slot, _w in desc:
+        if kind == "t":
+            storage_of.setdefault(slot, st)
+    storages = [storage_of[s] for s in range(len(buffers))]
+    unit = fast_unit(offsets, storages)
+    wg, per = FAST["wg"], FAST["per"]
+    units = n // unit
+    params = [units] + [o // unit for o in offsets]
+    for o, (kind, _, c, _, _), w in zip(operands, desc, wrap8):
+        if kind == "s":
+            params.append(scalar_bits(o, WGSL_TYPE[c]) & (0xFF if w else 0xFFFFFFFF))
+    binding_kinds = kinds(buffers)
+    if checks:
+        params.append(rt.errors.tag(_USER_NAME.get(op.name, op.name)))
+        buffers = buffers + [rt.errors.binding]
+        binding_kinds = binding_kinds + ["write"]
+    nparams = len(params)
+    key = ("ew_fast", op.name, cls, value_cls, out.dtype.name, tuple(desc), checks, unit, wg, per)
+
+    def make_code():
+        body = []
+        ntensors = len(offsets)
+        for tk in range(1, ntensors):
+            slot = [d[3] for d in desc if d[0] == "t"][tk - 1]
+            body.append(f"  let t{tk} = B{slot}[{param(1 + tk)} + u];")
+        comps = ("x", "y", "z", "w") if unit == 4 else ("",)
+        values = []
+        for c in comps:
+            lines, value = _element(op, cls, value_cls, out.dtype, desc, checks, param(nparams - 1),
+                                    lambda tk, slot: f"t{tk}{'.' + c if c else ''}", 1 + ntensors, "_" + (c or "s"))
+            body += lines
+            values.append(value)
+        st = storages[0]
+        body.append(f"  B0[{param(1)} + u] = " + (f"vec4<{st}>({', '.join(values)})" if unit == 4 else values[0]) + ";")
+        decl = fast_decl(nparams, storages, unit)
+        if checks:
+            decl += f"\n@group(0) @binding({len(storages) + 1}) " + ERR.WGSL_DECL
+        helpers = helpers_source(set(_HELPER_RE.findall("\n".join(body))))
+        return decl + "\n" + helpers + "\n" + fast_main(body, wg, per)
+
+    pid = rt.pipeline(key, make_code, binding_kinds)
+    rt.dispatch(pid, rt.grid(-(-units // (wg * per))), buffers, struct.pack(f"<{nparams}I", *params))
+    return units * unit

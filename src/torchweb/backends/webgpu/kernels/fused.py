@@ -10,7 +10,7 @@ import struct
 from ...._size import contiguous_strides, numel
 
 from .bindings import declarations
-from .elementwise import WGSL_TYPE, WORKGROUP, _HELPER_RE, coalesce, param
+from .elementwise import FAST, WGSL_TYPE, WORKGROUP, _HELPER_RE, coalesce, fast_decl, fast_main, fast_unit, param
 from .wgsl import convert, helpers_source, load, scalar_bits, scalar_read
 
 
@@ -76,19 +76,92 @@ def run(rt, storage, root):
     for value, wt in plan.scalars:
         params.append(scalar_bits(value, wt))
     storages = ["f32"] + [leaves[leaf_slots.index(s)].dtype.gpu_storage for s in range(1, len(buffers))]
+    kinds = ["uniform", "write"] + ["read"] * (len(buffers) - 1)
+    done = 0
+    if FAST["vec"] and ndim == 1 and n >= max(FAST["min"], 4) and all(st[0] == 1 for st in strides):
+        done = _run_fast(rt, plan, leaf_slots, storages, buffers, kinds, offsets, n)
+        if done == n:
+            return
+    params.append(done)   # the generic kernel starts at element `done` (the fast path's tail)
     key = ("fused", plan.key, ndim, tuple(leaf_slots), tuple(storages))
     nparams = len(params)
 
     def make_code():
         return _source(plan, leaf_slots, storages, ndim, nparams)
 
-    pid = rt.pipeline(key, make_code, ["uniform", "write"] + ["read"] * (len(buffers) - 1))
-    rt.dispatch(pid, rt.grid(-(-n // WORKGROUP)), buffers, struct.pack(f"<{nparams}I", *params))
+    pid = rt.pipeline(key, make_code, kinds)
+    rt.dispatch(pid, rt.grid(-(-(n - done) // WORKGROUP)), buffers, struct.pack(f"<{nparams}I", *params))
+
+
+def _run_fast(rt, plan, leaf_slots, storages, buffers, kinds, offsets, n):
+    """The contiguous fast path (elementwise.FAST) over the first n - n % unit elements."""
+    unit = fast_unit(offsets, storages)
+    wg, per = FAST["wg"], FAST["per"]
+    units = n // unit
+    params = [units] + [o // unit for o in offsets]
+    for value, wt in plan.scalars:
+        params.append(scalar_bits(value, wt))
+    nparams = len(params)
+    key = ("fused_fast", plan.key, tuple(leaf_slots), tuple(storages), unit, wg, per)
+
+    def make_code():
+        return _fast_source(plan, leaf_slots, storages, nparams, unit, wg, per)
+
+    pid = rt.pipeline(key, make_code, kinds)
+    rt.dispatch(pid, rt.grid(-(-units // (wg * per))), buffers, struct.pack(f"<{nparams}I", *params))
+    return units * unit
+
+
+def _fast_source(plan, leaf_slots, storages, nparams, unit, wg, per):
+    leaves = plan.leaf_list
+    body = []
+    for idx in range(len(leaves)):
+        body.append(f"  let t{idx} = B{leaf_slots[idx]}[{param(2 + idx)} + u];")
+    comps = ("x", "y", "z", "w") if unit == 4 else ("",)
+    values = []
+    for c in comps:
+        read = (lambda idx: f"t{idx}.{c}") if c else (lambda idx: f"t{idx}")
+        values.append(_element_lines(plan, body, read, 2 + len(leaves), "_" + (c or "s")))
+    body.append("  B0[u] = " + (f"vec4<f32>({', '.join(values)})" if unit == 4 else values[0]) + ";")
+    helpers = helpers_source(set(_HELPER_RE.findall("\n".join(body))))
+    return fast_decl(nparams, storages, unit) + "\n" + helpers + "\n" + fast_main(body, wg, per)
+
+
+def _element_lines(plan, body, read, first_scalar, sfx):
+    """Append to body the lines computing one output element; returns its f32 value.
+    read(leaf index): the storage expression of that leaf's element."""
+    leaves = plan.leaf_list
+    loaded = {}
+
+    def leaf_expr(idx, wt):
+        name = loaded.get((idx, wt))
+        if name is None:
+            name = loaded[(idx, wt)] = f"a{idx}_{wt}{sfx}"
+            body.append(f"  let {name} = {load(read(idx), leaves[idx].dtype.gpu_storage, wt)};")
+        return name
+
+    sk = first_scalar
+    names = {}
+    for j, node in enumerate(plan.order):
+        args = []
+        for kind, v, c in node.args:
+            wt = WGSL_TYPE[c]
+            if kind == "t":
+                args.append(leaf_expr(plan.leaves[v.key()], wt))
+            elif kind == "s":
+                args.append(scalar_read(param(sk), wt))
+                sk += 1
+            else:
+                args.append(convert(names[id(v)], WGSL_TYPE[v.value_cls], wt))
+        names[id(node)] = f"v{j}{sfx}"
+        body.append(f"  let v{j}{sfx} = {node.op.wgsl[node.cls].format(*args)};")
+    root = plan.order[-1]   # a float32 value (lazy.py defers only those) into a float32 buffer
+    return convert(names[id(root)], WGSL_TYPE[root.value_cls], "f32")
 
 
 def _source(plan, leaf_slots, storages, ndim, nparams):
     leaves = plan.leaf_list
-    body = [f"  let i = (wid.y * nwg.x + wid.x) * {WORKGROUP}u + lid;",
+    body = [f"  let i = {param(nparams - 1)} + (wid.y * nwg.x + wid.x) * {WORKGROUP}u + lid;",
             f"  if (i >= {param(0)}) {{ return; }}",
             "  var r = i;"]
     ntensors = 1 + len(leaves)
