@@ -111,8 +111,10 @@ def view(x, *shape):
 @define("reshape", "shape", doc='reshape(input, shape) -> Tensor\n\nA view with the new shape where the strides allow, else a copy.')
 def reshape(x, *shape):
     shape = _infer_shape(as_shape(shape), x.numel())
-    if _view_strides(x, shape) is not None:
-        return view(x, shape)
+    strides = _view_strides(x, shape)
+    if strides is not None:   # view(x, shape), without working the shape out a second time
+        in_shape = x.shape
+        return make_view("View", x, shape, strides, x._offset, lambda g: reshape(g, in_shape))
     return view(contiguous(x), shape)
 
 
