@@ -42,22 +42,25 @@ def samples(m, prompt, length, temperature):
 `;
 
 const TRAIN = `
-torch.manual_seed(A["seed"])
-model = gpt.GPT(gpt.make_vocab(TEXT), **{**gpt.CONFIG, **A["config"]}).to(DEVICE)
-report("ready", json.dumps(describe(model)))
-t0 = time.perf_counter()
-def progress(step, loss):
-    report("loss", json.dumps({"step": step, "loss": loss, "seconds": time.perf_counter() - t0}))
-    if A["sampleEvery"] and step % A["sampleEvery"] == 0 and step < A["steps"]:
-        text = gpt.sample(model, A["prompt"], A["length"], temperature=A["temperature"])
-        report("sample", json.dumps({"step": step, "text": text, "temperature": A["temperature"]}))
 if A["steps"] > 0:
+    torch.manual_seed(A["seed"])
+    model = gpt.GPT(gpt.make_vocab(TEXT), **{**gpt.CONFIG, **A["config"]}).to(DEVICE)
+    report("ready", json.dumps(describe(model)))
+    t0 = time.perf_counter()
+    def progress(step, loss):
+        report("loss", json.dumps({"step": step, "loss": loss, "seconds": time.perf_counter() - t0}))
+        if A["sampleEvery"] and step % A["sampleEvery"] == 0 and step < A["steps"]:
+            text = gpt.sample(model, A["prompt"], A["length"], temperature=A["temperature"])
+            report("sample", json.dumps({"step": step, "text": text, "temperature": A["temperature"]}))
     gpt.train(model, TEXT, steps=A["steps"], batch_size=A["batch"], lr=A["lr"], every=A["every"],
               seed=A["seed"], progress=progress)
-seconds = time.perf_counter() - t0
-greedy, sampled = samples(model, A["prompt"], A["length"], A["temperature"])
-report("done", json.dumps({"steps": A["steps"], "seconds": seconds, "greedy": greedy, "sample": sampled,
-                           "prompt": A["prompt"], "temperature": A["temperature"]}))
+    seconds = time.perf_counter() - t0
+    greedy, sampled = samples(model, A["prompt"], A["length"], A["temperature"])
+    report("done", json.dumps({"steps": A["steps"], "seconds": seconds, "greedy": greedy, "sample": sampled,
+                               "prompt": A["prompt"], "temperature": A["temperature"]}))
+else:   # ?steps=0: no model until a file is loaded
+    report("done", json.dumps({"steps": 0, "seconds": 0, "greedy": None, "sample": None,
+                               "prompt": A["prompt"], "temperature": A["temperature"]}))
 `;
 
 const SAMPLE = `
