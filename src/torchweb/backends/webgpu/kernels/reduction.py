@@ -13,6 +13,13 @@ from .wgsl import convert, helpers_source, load, store
 from .elementwise import coalesce
 from .. import errors as ERR
 
+# Fast paths, for a reduced extent contiguous in memory (one dim of stride 1 once coalesced):
+# its index is the loop counter (no division per element); with `vec` 4 a workgroup-per-output
+# sum/mean/prod/max/min reads vec4s where the input is 32-bit, is already the accumulator's type
+# and every start is a multiple of 4 (else scalars). `vec` 0 turns both off; `wg`: the threads
+# of a workgroup-per-output launch. bench/bandwidth.py sets these; pipelines are keyed on them.
+FAST = {"vec": 4, "wg": 256}
+
 # kind -> (accumulator class: 'acc' uses the compute type, 'bool'), combine, identity per type
 _IDENTITY = {
     "sum": {"f32": "0.0", "i32": "0i", "u32": "0u"},
@@ -80,8 +87,15 @@ def run(rt, kind, out, inp, nred, acc_cls, nchunks=1, divisor=None, index_from=N
     gather = index_from is not None
     wide = kind in ("sum", "prod") and t == "i32" and (out.dtype.name == "int64" or pairs_out)
     check = wide and not pairs_out
+    contig = bool(FAST["vec"]) and len(rshape) == 1 and rstrides == [1]
+    vec = 4 if (contig and FAST["vec"] == 4 and per_workgroup and kind in ("sum", "mean", "prod", "max", "min")
+                and not (wide or gather or pairs_in or pairs_out) and inp._storage is not out._storage
+                and inp.dtype.gpu_storage == t and t in ("f32", "i32", "u32")
+                and R % 4 == 0 and chunk % 4 == 0 and inp._offset % 4 == 0
+                and (n_out == 1 or all(st % 4 == 0 for st in ostrides))) else 1
+    wgs = FAST["wg"] if per_workgroup and contig else WORKGROUP
     key = ("red", kind, inp.dtype.name, out.dtype.name, t, len(oshape), len(rshape), per_workgroup, gather,
-           wide, pairs_in, pairs_out)
+           wide, pairs_in, pairs_out, contig, vec, wgs)
     params = [n_out, R] + list(oshape) + list(rshape) + [inp._offset] + list(ostrides) + list(rstrides) + [out._offset, nchunks, chunk, R if divisor is None else divisor]
     buffers = [(out._storage.buffer_id, out._storage.size)]
     same = inp._storage is out._storage
@@ -99,14 +113,15 @@ def run(rt, kind, out, inp, nred, acc_cls, nchunks=1, divisor=None, index_from=N
 
     def make_code():
         return _source(kind, inp.dtype, out.dtype, t, len(oshape), len(rshape), per_workgroup,
-                       len(params), same, gather, (wide, pairs_in, pairs_out, check))
+                       len(params), same, gather, (wide, pairs_in, pairs_out, check), contig, vec, wgs)
     pid = rt.pipeline(key, make_code, kinds)
     wg = n_out * nchunks if per_workgroup else -(-n_out // WORKGROUP)
     rt.dispatch(pid, rt.grid(wg), buffers, struct.pack(f"<{len(params)}I", *params))
 
 
 def _source(kind, in_dtype, out_dtype, t, no, nr, per_workgroup, nparams, same, gather=False,
-            wide_mode=(False, False, False, False)):
+            wide_mode=(False, False, False, False), contig=False, vec=1, wgs=WORKGROUP):
+    WORKGROUP = wgs   # noqa: N806 (the launch's size: the module's, or FAST's for a fast path)
     src = "B0" if same else "B1"
     gsrc = "B1" if same else "B2"
     arg = kind.startswith("arg")
@@ -116,7 +131,8 @@ def _source(kind, in_dtype, out_dtype, t, no, nr, per_workgroup, nparams, same, 
     lines = [f"@group(0) @binding(0) var<uniform> P: array<vec4<u32>, {-(-nparams // 4)}>;",
              f"@group(0) @binding(1) var<storage, read_write> B0: array<{out_dtype.gpu_storage}>;"]
     if not same:
-        lines.append(f"@group(0) @binding(2) var<storage, read> B1: array<{in_dtype.gpu_storage}>;")
+        el = f"vec4<{in_dtype.gpu_storage}>" if vec == 4 else in_dtype.gpu_storage
+        lines.append(f"@group(0) @binding(2) var<storage, read> B1: array<{el}>;")
     if gather:
         lines.append(f"@group(0) @binding({2 if same else 3}) var<storage, read> {gsrc}: array<i32>;")
     if check:
@@ -160,21 +176,22 @@ def _source(kind, in_dtype, out_dtype, t, no, nr, per_workgroup, nparams, same, 
     body.append(f"  var acc: {at} = {ident};")
     if arg:
         body.append("  var acci = 0u;")
-    body.append(f"  for (var r = {start}; r < r1; r = r + {step}) {{")
-    body += ["  " + line for line in offset("rb", "r", shape_r, str_r)]
-    val = load(f"{src}[{in_off} + ob + rb]", in_dtype.gpu_storage if in_dtype.gpu_storage != "u32" else "u32", "bool" if kind in ("all", "any") else t)
-    if kind in ("all", "any"):
-        val = convert(val, "bool", "u32")
-    if pairs_in:
-        val = f"vec2<u32>(bitcast<u32>({src}[2u * ({in_off} + ob + rb)]), bitcast<u32>({src}[2u * ({in_off} + ob + rb) + 1u]))"
-    elif wide:
-        val = f"tw_w({val})"
-    body.append(f"    let v = {val};")
-    if arg:
-        body.append("    if (" + better.format(av="acc", ai="acci", bv="v", bi="r") + ") { acc = v; acci = r; }")
-    else:
-        body.append("    acc = " + combine.format(a="acc", b="v") + ";")
-    body.append("  }")
+    if vec == 4:
+        # vec4 units: four accumulators, one per lane, folded at the end ((x, y), (z, w))
+        body.append(f"  let base4 = ({in_off} + ob) / 4u;")
+        body.append(f"  var acc4 = vec4<{t}>({ident}, {ident}, {ident}, {ident});")
+        body.append(f"  for (var r = r0 / 4u + lid; r < r1 / 4u; r = r + {WORKGROUP}u) {{")
+        body.append(f"    let v = B1[base4 + r];")
+        if kind in ("max", "min") and t == "f32":
+            lanes = ", ".join(combine.format(a=f"acc4.{c}", b=f"v.{c}") for c in "xyzw")
+            body.append(f"    acc4 = vec4<f32>({lanes});")
+        else:
+            body.append("    acc4 = " + combine.format(a="acc4", b="v") + ";")
+        body.append("  }")
+        pair = combine.format(a=combine.format(a="acc4.x", b="acc4.y"), b=combine.format(a="acc4.z", b="acc4.w"))
+        body.append(f"  acc = {pair};")
+    body += [] if vec == 4 else _scalar_loop(kind, in_dtype, t, src, in_off, start, step, contig, offset, shape_r,
+                                             str_r, arg, better, combine, pairs_in, wide)
     if per_workgroup:
         body.append("  SV[lid] = acc;")
         if arg:
@@ -222,3 +239,24 @@ def _source(kind, in_dtype, out_dtype, t, no, nr, per_workgroup, nparams, same, 
             f"@compute @workgroup_size({WORKGROUP})\n"
             "fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,\n"
             "        @builtin(local_invocation_index) lid: u32) {\n" + "\n".join(body) + "\n}\n")
+
+
+def _scalar_loop(kind, in_dtype, t, src, in_off, start, step, contig, offset, shape_r, str_r, arg, better,
+                 combine, pairs_in, wide):
+    """The loop over a thread's reduced elements, one at a time (contig: their index is r)."""
+    body = [f"  for (var r = {start}; r < r1; r = r + {step}) {{"]
+    body += ["  " + line for line in (["  let rb = r;"] if contig else offset("rb", "r", shape_r, str_r))]
+    val = load(f"{src}[{in_off} + ob + rb]", in_dtype.gpu_storage if in_dtype.gpu_storage != "u32" else "u32", "bool" if kind in ("all", "any") else t)
+    if kind in ("all", "any"):
+        val = convert(val, "bool", "u32")
+    if pairs_in:
+        val = f"vec2<u32>(bitcast<u32>({src}[2u * ({in_off} + ob + rb)]), bitcast<u32>({src}[2u * ({in_off} + ob + rb) + 1u]))"
+    elif wide:
+        val = f"tw_w({val})"
+    body.append(f"    let v = {val};")
+    if arg:
+        body.append("    if (" + better.format(av="acc", ai="acci", bv="v", bi="r") + ") { acc = v; acci = r; }")
+    else:
+        body.append("    acc = " + combine.format(a="acc", b="v") + ";")
+    body.append("  }")
+    return body
