@@ -139,7 +139,7 @@ class CompiledFunction:
         try:
             # Replay only what two calls in a row recorded identically (up to buffer renaming):
             # a Python value or uploaded data that changes between calls shows up here.
-            sig = rec.signature()
+            sig = rec.signature(in_storages)
             if not sig[0]:
                 raise capture.Refused("nothing ran on the GPU")
             same, entry.probe = sig == entry.probe, sig

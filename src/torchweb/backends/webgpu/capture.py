@@ -49,6 +49,8 @@ class Recorder:
         self.hooks = []          # callables run per replay, returning the patched scalars
         self.flushes0 = rt.flushes
         self.uploads = {}        # buffer id -> where it was uploaded (TORCHWEB_COMPILE_DEBUG)
+        self.acquisitions = {}   # buffer id -> positions where the pool handed it out
+        self.sites = []          # (word position, buffer id, stream position) of each reference
 
     # -- called by the runtime while recording ---------------------------------------------
     def refuse(self, why):
@@ -69,6 +71,7 @@ class Recorder:
 
     def on_acquire(self, bid):
         self.acquired.add(bid)
+        self.acquisitions.setdefault(bid, []).append(self.position())
 
     def on_release(self, bid):
         if bid not in self.acquired and bid not in self.released:
@@ -81,21 +84,32 @@ class Recorder:
         self.scalar_slots.append((flushes - self.flushes0, off + 4 * first_word, count))
 
     # -- building the graph ----------------------------------------------------------------
-    def signature(self):
+    def signature(self, inputs):
         """What must be equal between two calls for their recordings to be one program: the
-        words with buffer ids numbered by first appearance, and the blob (uniforms, uploads)
-        without the scalars that replay hooks recompute."""
+        words with each buffer named by what it is (the call's k-th input, a buffer that existed
+        before the call by its id, or the n-th buffer the pool handed out during the call: pool
+        reuse may differ between calls without changing the program), and the blob (uniforms,
+        uploads) without the scalars that replay hooks recompute."""
+        from bisect import bisect_right
         if self.refused:
             raise Refused(self.refused)
         words, blob, refs, _, _, scalar_offsets = self._merge()
         canon = array("I", words)
-        for n, positions in enumerate(sorted(refs.values(), key=min)):
-            for p in positions:
-                canon[p] = n
+        slot = {s._buffer_id: k for k, s in enumerate(inputs)}
+        names, numbered = [], {}
+        for pos, bid, where in self.sites:
+            canon[pos] = 0
+            if bid in slot:
+                names.append(("input", slot[bid]))
+            elif bid in self.acquisitions:
+                key = (bid, bisect_right(self.acquisitions[bid], where))
+                names.append(("made", numbered.setdefault(key, len(numbered))))
+            else:
+                names.append(("before", bid))
         blob = bytearray(blob)
         for off, count in scalar_offsets:
             blob[off:off + 4 * count] = bytes(4 * count)
-        return bytes(canon), bytes(blob)
+        return bytes(canon), tuple(names), bytes(blob)
 
     def finish(self, inputs, outputs):
         """The Graph for this recording, given the storages of the call's tensor inputs and
@@ -124,14 +138,11 @@ class Recorder:
         checked, blob offsets moved; refs: buffer id -> word positions naming it."""
         out, blob = array("I"), bytearray()
         refs, first, writes = {}, {}, set()
-        seg_base = []
+        self.sites = []
+        params_at = []     # per segment: where its uniforms' bytes start in the new blob
         kinds = self.rt.pipeline_kinds
         for k, (w, b, head_len) in enumerate(self.segments):
-            pad = (-len(blob)) % 4
-            blob.extend(b"\0" * pad)
-            base = len(blob)
-            seg_base.append(base)
-            blob.extend(b)
+            params_at.append(None)
             i, n = 0, len(w)
             while i < n:
                 op = w[i]
@@ -145,10 +156,16 @@ class Recorder:
                 elif op == C.WRITE:
                     bid, dst, start, nbytes = w[i + 1:i + 5]
                     if bid != ERROR_BUFFER_ID and bid not in self.exempt:
-                        # uploads are replayed as recorded: same_as() compares two calls' bytes
-                        out.extend((C.WRITE, bid, dst, start + base, nbytes))
+                        # uploads are replayed as recorded (signature() compares two calls'
+                        # bytes); only the kept uploads' bytes go into the program's blob
+                        blob.extend(b"\0" * ((-len(blob)) % 4))
+                        if bid == PARAMS_BUFFER_ID and params_at[k] is None:
+                            params_at[k] = len(blob) - start
+                        out.extend((C.WRITE, bid, dst, len(blob), nbytes))
+                        blob.extend(b[start:start + nbytes])
                         if bid != PARAMS_BUFFER_ID:
                             refs.setdefault(bid, []).append(len(out) - 4)
+                            self.sites.append((len(out) - 4, bid, where))
                             first.setdefault(bid, where)
                             writes.add(bid)
                     i += 5
@@ -162,6 +179,7 @@ class Recorder:
                         if bid in (PARAMS_BUFFER_ID, ERROR_BUFFER_ID):
                             continue
                         refs.setdefault(bid, []).append(start + 6 + 3 * j)
+                        self.sites.append((start + 6 + 3 * j, bid, where))
                         first.setdefault(bid, where)
                         if bk[j] != "read":
                             writes.add(bid)
@@ -171,12 +189,13 @@ class Recorder:
                     out.extend(w[i:i + 6])
                     for p in (start + 1, start + 3):
                         refs.setdefault(out[p], []).append(p)
+                        self.sites.append((p, out[p], where))
                         first.setdefault(out[p], where)
                     writes.add(out[start + 3])
                     i += 6
                 else:
                     raise Refused(f"unknown command {op} in the stream")
-        scalar_offsets = [(seg_base[s] + off, count) for s, off, count in self.scalar_slots]
+        scalar_offsets = [(params_at[s] + off, count) for s, off, count in self.scalar_slots]
         return out, blob, refs, first, writes, scalar_offsets
 
 
