@@ -15,6 +15,14 @@ from .wgsl import helpers_source, load, store
 # lavapipe silently ends a loop after 65535 trips: a thread visits at most this many elements
 MAX_ROW = WORKGROUP * 65535
 
+# The fast path, for float32 rows contiguous in both tensors (in and out in different buffers,
+# every row start a multiple of 4, the row a multiple of 4 long): vec4 loads and stores, `wg`
+# threads a row; with `cache`, a row of at most CACHE_UNITS vec4s a thread is read once into
+# registers (else read three times). `vec` 0 turns it off. bench/bandwidth.py sets these;
+# pipelines are keyed on them.
+FAST = {"vec": 4, "cache": 1, "wg": 256}
+CACHE_UNITS = 8
+
 
 def run(rt, out, inp, log):
     """out = softmax(inp, -1) (log_softmax if log); out: same shape as inp, any strides."""
@@ -28,6 +36,11 @@ def run(rt, out, inp, log):
     params = ([n_rows, R] + list(oshape) + [inp._offset] + istr + [inp._stride[-1], out._offset]
               + ostr + [out._stride[-1]])
     buffers, (slot,) = bind(out, inp)
+    if (FAST["vec"] == 4 and slot and inp.dtype.name == "float32" and out.dtype.name == "float32"
+            and inp._stride[-1] == 1 and out._stride[-1] == 1 and R % 4 == 0
+            and all(v % 4 == 0 for v in [inp._offset, out._offset] + istr + ostr)):
+        _run_vec(rt, out, inp, log, n_rows, R, oshape, istr, ostr, buffers)
+        return
     key = ("softmax", log, inp.dtype.name, out.dtype.name, no, slot)
 
     def make_code():
@@ -82,5 +95,88 @@ def _source(log, in_dtype, out_dtype, no, slot, nparams):
     return (declarations(nparams, storages) + "\n"
             f"var<workgroup> SV: array<f32, {WORKGROUP}>;\n" + helpers + "\n"
             f"@compute @workgroup_size({WORKGROUP})\n"
+            "fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,\n"
+            "        @builtin(local_invocation_index) lid: u32) {\n" + "\n".join(body) + "\n}\n")
+
+
+def _run_vec(rt, out, inp, log, n_rows, R, oshape, istr, ostr, buffers):
+    """The fast path: offsets and strides in vec4 units."""
+    no, wg = len(oshape), FAST["wg"]
+    units = R // 4
+    per = -(-units // wg)
+    k = 1
+    while k < per:
+        k *= 2
+    cache = k if FAST["cache"] and k <= CACHE_UNITS else 0
+    params = ([n_rows, units] + list(oshape) + [inp._offset // 4] + [v // 4 for v in istr] + [1, out._offset // 4]
+              + [v // 4 for v in ostr] + [1])
+    key = ("softmax_vec", log, no, wg, cache)
+
+    def make_code():
+        return _vec_source(log, no, len(params), wg, cache)
+
+    pid = rt.pipeline(key, make_code, kinds(buffers))
+    rt.dispatch(pid, rt.grid(n_rows), buffers, struct.pack(f"<{len(params)}I", *params))
+
+
+def _vec_source(log, no, nparams, wg, cache):
+    """The generic kernel's three passes on vec4s (lanes reduced apart, then folded); with
+    cache > 0 a thread's vec4s (at most cache of them) are kept in registers from the first."""
+    shape = [param(2 + d) for d in range(no)]
+    istr = [param(3 + no + d) for d in range(no)]
+    ostr = [param(5 + 2 * no + d) for d in range(no)]
+    U = param(1)
+    body = ["  let w = wid.y * nwg.x + wid.x;",
+            f"  if (w >= {param(0)}) {{ return; }}",
+            f"  var ib = {param(2 + no)}; var ob = {param(3 + 2 * no + 1)};",
+            "  { var q = w;"]
+    for d in reversed(range(no)):
+        body.append(f"    {{ let c = q % {shape[d]}; q = q / {shape[d]}; "
+                    f"ib = ib + c * {istr[d]}; ob = ob + c * {ostr[d]}; }}")
+    body.append("  }")
+    if cache:
+        body.append(f"  var xs: array<vec4<f32>, {cache}>;")
+
+    def each(first, stmt):
+        """stmt (on v, the vec4 at unit r) over the thread's units; `first` loads the cache."""
+        if not cache:
+            return [f"  for (var r = lid; r < {U}; r = r + {wg}u) {{ let v = B1[ib + r]; {stmt} }}"]
+        load = "let v = B1[ib + r]; xs[k] = v;" if first else "let v = xs[k];"
+        return [f"  for (var k = 0u; k < {cache}u; k = k + 1u) {{",
+                f"    let r = lid + k * {wg}u;",
+                f"    if (r < {U}) {{ {load} {stmt} }}",
+                "  }"]
+
+    def tree(name, local, combine):
+        return [f"  SV[lid] = {local};",
+                "  workgroupBarrier();",
+                f"  for (var s = {wg // 2}u; s > 0u; s = s >> 1u) {{",
+                f"    if (lid < s) {{ SV[lid] = {combine.format(a='SV[lid]', b='SV[lid + s]')}; }}",
+                "    workgroupBarrier();",
+                "  }",
+                f"  let {name} = SV[0];",
+                "  workgroupBarrier();"]
+
+    mx = "tw_maxf({a}, {b})"
+    lanes = ", ".join(mx.format(a=f"mv.{c}", b=f"v.{c}") for c in "xyzw")
+    body.append("  var mv = vec4<f32>(-tw_inf(), -tw_inf(), -tw_inf(), -tw_inf());")
+    body += each(True, f"mv = vec4<f32>({lanes});")
+    body += tree("m", mx.format(a=mx.format(a="mv.x", b="mv.y"), b=mx.format(a="mv.z", b="mv.w")), mx)
+    ex = ", ".join(f"tw_exp(v.{c} - m)" for c in "xyzw")
+    body.append("  var sv = vec4<f32>(0.0, 0.0, 0.0, 0.0);")
+    body += each(False, f"sv = sv + vec4<f32>({ex});")
+    body += tree("sm", "(sv.x + sv.y) + (sv.z + sv.w)", "{a} + {b}")
+    if log:
+        body.append("  let ls = tw_log(sm);")
+        res = ", ".join(f"(v.{c} - m) - ls" for c in "xyzw")
+    else:
+        res = ", ".join(f"tw_exp(v.{c} - m) / sm" for c in "xyzw")
+    body += each(False, f"B0[ob + r] = vec4<f32>({res});")
+    helpers = helpers_source({"inf", "maxf", "exp"} | ({"log"} if log else set()))
+    decl = (f"@group(0) @binding(0) var<uniform> P: array<vec4<u32>, {-(-nparams // 4)}>;\n"
+            "@group(0) @binding(1) var<storage, read_write> B0: array<vec4<f32>>;\n"
+            "@group(0) @binding(2) var<storage, read> B1: array<vec4<f32>>;")
+    return (decl + "\n" f"var<workgroup> SV: array<f32, {wg}>;\n" + helpers + "\n"
+            f"@compute @workgroup_size({wg})\n"
             "fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,\n"
             "        @builtin(local_invocation_index) lid: u32) {\n" + "\n".join(body) + "\n}\n")
