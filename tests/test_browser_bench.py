@@ -2,7 +2,8 @@
 every library (torchweb, TensorFlow.js, jax-js, webgpu-torch) gets a status for every workload,
 each one "ok" (its result matched PyTorch-CPU's on the same seeded inputs, then timed) or an
 explained "unsupported"/"wrong", and torchweb's are all "ok". Speed is reported, never asserted.
-About 40-80 s here (Pyodide load, wheel build, tiny sizes, one repetition)."""
+About 100 s here with the 2 cores busy (Pyodide load ~25 s of it, the wheel build, tiny sizes,
+one repetition), up to 240 s under a load average of 14."""
 
 import json
 import os
@@ -40,7 +41,9 @@ def test_browser_bench_smoke(tmp_path):
         for lib, res in w["results"].items():
             assert res["status"] in ("ok", "unsupported", "wrong"), (w["name"], lib, res)
             if res["status"] == "ok":
-                assert len(res["times_ms"]) == 1 and res["min_ms"] > 0, (w["name"], lib, res)
+                # >= 0: performance.now() is coarse in a page without cross-origin isolation, and
+                # a 4096-float readback can take less than one tick
+                assert len(res["times_ms"]) == 1 and res["median_ms"] >= res["min_ms"] >= 0, (w["name"], lib, res)
             else:
                 assert res["reason"], (w["name"], lib, res)
         assert w["results"]["torchweb"]["status"] == "ok", (w["name"], w["results"]["torchweb"])
