@@ -19,7 +19,6 @@ printed with -s. Set TORCHWEB_GPT_SCREENSHOT=path.png to save a screenshot of th
 
 import os
 import sys
-import tempfile
 import time
 
 import pytest
@@ -62,7 +61,7 @@ def _wait_download(folder, timeout):
 
 
 @pytest.mark.browser
-def test_gpt_page():
+def test_gpt_page(tmp_path):
     if not os.path.exists(os.environ.get("TORCHWEB_CHROMIUM", "/usr/bin/chromium")):
         pytest.fail("the GPT page test needs Chromium (scripts/setup.sh installs it)")
     start = time.monotonic()
@@ -70,7 +69,7 @@ def test_gpt_page():
     wheel.publish(wheel.build())
     server, base = serve.start(run_page.SITE)
     driver = run_page.chrome()
-    downloads = tempfile.mkdtemp(prefix="torchweb-gpt-")
+    downloads = str(tmp_path)
     try:
         driver.execute_cdp_cmd("Browser.setDownloadBehavior", {"behavior": "allow", "downloadPath": downloads})
         status, text = run_page.wait_for_page(driver, base + PAGE, 240, echo=False)
@@ -103,7 +102,9 @@ def test_gpt_page():
         run_page.quit_chrome(driver)
         server.shutdown()
     elapsed = time.monotonic() - start
-    print(f"\nGPT page: first loss point {summary['firstResultSeconds']:.1f} s after page open, "
+    stages = [line for line in text.splitlines() if line.startswith(("[", "step ", "pyodide "))]
+    print("\n" + "\n".join(stages))
+    print(f"GPT page: first loss point {summary['firstResultSeconds']:.1f} s after page open, "
           f"training done {summary['totalSeconds']:.1f} s, whole test {elapsed:.1f} s")
 
     # the training run
