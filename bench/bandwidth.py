@@ -51,6 +51,10 @@ RED_VARIANTS = {
     "v4": {"red.vec": 4},
     "v4wg512": {"red.vec": 4, "red.wg": 512},
     "v4wg128": {"red.vec": 4, "red.wg": 128},
+    "cols_off": {"red.col_rows": 0},             # x.sum(0): a workgroup per output, strided
+    "cols4": {"red.col_rows": 4},                # 64 outputs a workgroup, 4 row groups
+    "cols16": {"red.col_rows": 16},
+    "cols32": {"red.col_rows": 32},
 }
 SM_VARIANTS = {
     "default": {},

@@ -18,7 +18,10 @@ from .. import errors as ERR
 # sum/mean/prod/max/min reads vec4s where the input is 32-bit, is already the accumulator's type
 # and every start is a multiple of 4 (else scalars). `vec` 0 turns both off; `wg`: the threads
 # of a workgroup-per-output launch. bench/bandwidth.py sets these; pipelines are keyed on them.
-FAST = {"vec": 4, "wg": 256}
+FAST = {"vec": 4, "wg": 256, "col_rows": 8}
+# col_rows: for a strided reduced dim over outputs that are neighbours in memory (x.sum(0) of a
+# row-major matrix), a workgroup takes 256 / col_rows neighbouring outputs, its threads
+# reading whole rows of them (coalesced) in col_rows groups, folded in workgroup memory; 0: off.
 
 # kind -> (accumulator class: 'acc' uses the compute type, 'bool'), combine, identity per type
 _IDENTITY = {
@@ -94,6 +97,12 @@ def run(rt, kind, out, inp, nred, acc_cls, nchunks=1, divisor=None, index_from=N
                 and R % 4 == 0 and chunk % 4 == 0 and inp._offset % 4 == 0
                 and (n_out == 1 or all(st % 4 == 0 for st in ostrides))) else 1
     wgs = FAST["wg"] if per_workgroup and contig else WORKGROUP
+    if (FAST["vec"] and FAST["col_rows"] and len(rshape) == 1 and rstrides[0] != 1 and len(oshape) == 1
+            and ostrides[0] == 1 and nchunks == 1 and kind in _IDENTITY and not arg_kind(kind)
+            and not (wide or gather or pairs_in or pairs_out) and inp._storage is not out._storage
+            and n_out >= 32):
+        _run_columns(rt, kind, out, inp, t, n_out, R, rstrides[0], divisor)
+        return
     key = ("red", kind, inp.dtype.name, out.dtype.name, t, len(oshape), len(rshape), per_workgroup, gather,
            wide, pairs_in, pairs_out, contig, vec, wgs)
     params = [n_out, R] + list(oshape) + list(rshape) + [inp._offset] + list(ostrides) + list(rstrides) + [out._offset, nchunks, chunk, R if divisor is None else divisor]
@@ -260,3 +269,68 @@ def _scalar_loop(kind, in_dtype, t, src, in_off, start, step, contig, offset, sh
         body.append("    acc = " + combine.format(a="acc", b="v") + ";")
     body.append("  }")
     return body
+
+
+def arg_kind(kind):
+    return kind.startswith("arg")
+
+
+def _run_columns(rt, kind, out, inp, t, n_out, R, rstride, divisor):
+    rows = FAST["col_rows"]
+    cols = WORKGROUP // rows
+    params = [n_out, R, inp._offset, rstride, out._offset, R if divisor is None else divisor]
+    key = ("red_cols", kind, inp.dtype.name, out.dtype.name, t, rows)
+
+    def make_code():
+        return _col_source(kind, inp.dtype, out.dtype, t, len(params), rows, cols)
+
+    buffers = [(out._storage.buffer_id, out._storage.size), (inp._storage.buffer_id, inp._storage.size)]
+    pid = rt.pipeline(key, make_code, ["uniform", "write", "read"])
+    rt.dispatch(pid, rt.grid(-(-n_out // cols)), buffers, struct.pack(f"<{len(params)}I", *params))
+
+
+def _col_source(kind, in_dtype, out_dtype, t, nparams, rows, cols):
+    """Outputs col (neighbours in memory) of a workgroup, each summed by `rows` threads that
+    take every rows-th element of it (4 loads in flight a trip), then folded in SV."""
+    ident = _IDENTITY[kind][t]
+    combine = _combine(kind, t)
+    logical = kind in ("all", "any")
+
+    def val(r):
+        v = load(f"B1[{param(2)} + col + ({r}) * {param(3)}]", in_dtype.gpu_storage, "bool" if logical else t)
+        return convert(v, "bool", "u32") if logical else v
+
+    body = ["  let w = wid.y * nwg.x + wid.x;",
+            f"  let col = w * {cols}u + lid % {cols}u;",
+            f"  let g = lid / {cols}u;",
+            f"  let R = {param(1)};",
+            f"  var acc: {t} = {ident};",
+            f"  if (col < {param(0)}) {{",
+            "    var r = g;",
+            f"    for (; r + {3 * rows}u < R; r = r + {4 * rows}u) {{",
+            f"      let v0 = {val('r')}; let v1 = {val(f'r + {rows}u')};",
+            f"      let v2 = {val(f'r + {2 * rows}u')}; let v3 = {val(f'r + {3 * rows}u')};",
+            "      acc = " + combine.format(a=combine.format(a="acc", b=combine.format(a="v0", b="v1")),
+                                         b=combine.format(a="v2", b="v3")) + ";",
+            "    }",
+            f"    for (; r < R; r = r + {rows}u) {{ let v = {val('r')}; acc = {combine.format(a='acc', b='v')}; }}",
+            "  }",
+            "  SV[lid] = acc;",
+            "  workgroupBarrier();",
+            f"  for (var s = {rows // 2}u; s > 0u; s = s >> 1u) {{",
+            f"    if (g < s) {{ SV[lid] = {combine.format(a='SV[lid]', b=f'SV[lid + s * {cols}u]')}; }}",
+            "    workgroupBarrier();",
+            "  }",
+            f"  if (g != 0u || col >= {param(0)}) {{ return; }}"]
+    result = f"SV[lid] / f32({param(5)})" if kind == "mean" else "SV[lid]"
+    body.append(f"  B0[{param(4)} + col] = {store(result, t, out_dtype)};")
+    code = "\n".join(body)
+    need = {k for k in ("inf", "isnan", "maxf", "minf") if f"tw_{k}" in code}
+    enable = "enable f16;\n" if "f16" in (in_dtype.gpu_storage, out_dtype.gpu_storage) else ""
+    return (enable + f"@group(0) @binding(0) var<uniform> P: array<vec4<u32>, {-(-nparams // 4)}>;\n"
+            f"@group(0) @binding(1) var<storage, read_write> B0: array<{out_dtype.gpu_storage}>;\n"
+            f"@group(0) @binding(2) var<storage, read> B1: array<{in_dtype.gpu_storage}>;\n"
+            f"var<workgroup> SV: array<{t}, {WORKGROUP}>;\n" + helpers_source(need) + "\n"
+            f"@compute @workgroup_size({WORKGROUP})\n"
+            "fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,\n"
+            "        @builtin(local_invocation_index) lid: u32) {\n" + code + "\n}\n")
