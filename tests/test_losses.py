@@ -213,10 +213,14 @@ def test_loss_bad_input(device, i):
                 return
             with pytest.raises(type(theirs)) as mine:
                 BAD[i](torchweb)
+                # class indices are checked on the GPU (as CUDA's device-side assert): raised
+                # at the next readback or synchronize, with PyTorch's words first
+                torchweb.webgpu.synchronize()
         finally:
             torchweb.set_default_device(old)
     if isinstance(theirs, (ValueError, IndexError)):
-        assert str(mine.value) == str(theirs)
+        assert str(mine.value) == str(theirs) or (
+            device == "webgpu" and str(mine.value).startswith(str(theirs) + " (in cross_entropy/nll_loss on webgpu"))
 
 
 @pytest.mark.parametrize("name", ["multilabel_soft_margin_loss", "binary_cross_entropy_with_logits",

@@ -351,6 +351,7 @@ def test_forward_errors(device):
             build(torch.nn)(*xs)
         with pytest.raises(exc):
             build(torchweb.nn).to(device)(*[ours(x, device) for x in xs])
+            torchweb.webgpu.synchronize()   # class indices are checked on the GPU: raised here
     both(lambda nn: nn.CrossEntropyLoss(), [make((N, C)), torch.tensor([0, 1, 4])], IndexError)
     both(lambda nn: nn.NLLLoss(), [make((N, C)), torch.tensor([0, 1])], ValueError)
     both(lambda nn: nn.CrossEntropyLoss(label_smoothing=0.1), [make((N, C)), make((N, C + 1))], RuntimeError)

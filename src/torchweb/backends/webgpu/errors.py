@@ -129,4 +129,9 @@ def _exception(kind, what, exc=None, message=None, hint=None):
             f"an int64 result is outside [-2147483648, 2147483647] {where}: WebGPU has no 64-bit "
             f"integers, so int64 tensors hold 32 bits on the GPU. Use the cpu device, or float32, "
             f"for values past that range")
+    if callable(message):    # words that need the data (read now, while raising)
+        try:
+            message = message()
+        except Exception:
+            message = None
     return (exc or IndexError)(f"{message or 'index out of range'} {where}")

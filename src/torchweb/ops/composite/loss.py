@@ -48,32 +48,42 @@ def _onehot_mask(target, c, class_dim, dtype):
 
 def _check_targets(target, c, ignore_index, message=None):
     """IndexError for a class index outside [0, C) (ignore_index aside), as PyTorch's CPU kernel
-    (or RuntimeError(message) where PyTorch raises that)."""
+    (or RuntimeError(message) where PyTorch raises that). On the webgpu device the check runs on
+    the GPU and raises at the next readback, as CUDA's device-side assert does: a loss call never
+    waits for the GPU (and a call being captured by torch.compile may not)."""
     if target.numel() == 0:
         return
     bad = call("logical_or", target < 0, target >= c)
     if ignore_index is not None:
         bad = call("logical_and", bad, target != ignore_index)
-    if target.device.type == "webgpu" and backend_for("webgpu").capturing():
-        # no readback inside a captured call: checked on the GPU, raised at the next readback
-        backend_for("webgpu").device_assert(bad, "cross_entropy/nll_loss", RuntimeError if message else IndexError,
-                                            message or f"Target out of bounds (a class index outside [0, {c}))")
+    if target.device.type == "webgpu":
+        be = backend_for("webgpu")
+        if message or be.capturing():   # a replay's targets are not this call's: no values named
+            text = message or f"Target out of bounds (a class index outside [0, {c}))"
+        else:
+            def text():      # PyTorch's message names the first bad value: read when raised
+                return _first_bad_target(target.tolist() if target.dim() else [target.item()], c, ignore_index)
+        be.device_assert(bad, "cross_entropy/nll_loss", RuntimeError if message else IndexError, text)
         return
     if bool(R.any(bad).item()):
         if message:
             raise RuntimeError(message)
-        vals = target.tolist() if target.dim() else [target.item()]
-        flat = []
+        raise IndexError(_first_bad_target(target.tolist() if target.dim() else [target.item()], c, ignore_index))
 
-        def walk(v):
-            if isinstance(v, list):
-                for u in v:
-                    walk(u)
-            else:
-                flat.append(v)
-        walk(vals)
-        first = next(v for v in flat if (v < 0 or v >= c) and v != ignore_index)
-        raise IndexError(f"Target {first} is out of bounds.")
+
+def _first_bad_target(vals, c, ignore_index):
+    """PyTorch's message for the first class index outside [0, c) in nested lists vals."""
+    flat = []
+
+    def walk(v):
+        if isinstance(v, list):
+            for u in v:
+                walk(u)
+        else:
+            flat.append(v)
+    walk(vals)
+    first = next(v for v in flat if (v < 0 or v >= c) and v != ignore_index)
+    return f"Target {first} is out of bounds."
 
 
 def _nll(logp, target, weight, ignore_index, reduction):
