@@ -41,7 +41,7 @@ let initInfo = null;
 // so only one runtime at a time should be used). After a device loss it starts afresh.
 export async function init() {
   if (device && !lost) return initInfo;
-  buffers.clear(); pipelines.clear(); layouts.clear(); bindCache.clear();
+  buffers.clear(); pipelines.clear(); layouts.clear(); bindCache.clear(); dropStaging();
   errors.length = 0; lost = null;
   const gpu = globalThis.navigator && globalThis.navigator.gpu;
   if (!gpu) throw new Error("this browser has no WebGPU (navigator.gpu is missing)");
@@ -249,29 +249,90 @@ export function execute(wordsArg, blobArg) {
   }
 }
 
+// Staging buffers for read(), kept for reuse: creating (and clearing) a MAP_READ buffer per read
+// costs more than the copy itself on a software adapter. Sizes are rounded up to a power of two
+// (at least 256 bytes) so reads of similar sizes share one; at most STAGING_KEEP idle buffers and
+// STAGING_BUDGET bytes are kept, oldest dropped first; a read larger than the budget gets a
+// buffer of its own, destroyed after. Buffers of an older (lost) device are never reused.
+const STAGING_KEEP = 8, STAGING_BUDGET = 64 << 20, STAGING_MIN = 256;
+const stagingFree = [];   // idle, unmapped: {buf, size, dev}, oldest first
+let stagingBytes = 0;     // sum of stagingFree's sizes
+
+function takeStaging(size) {
+  const cls = size <= STAGING_MIN ? STAGING_MIN : 2 ** Math.ceil(Math.log2(size));
+  for (let i = stagingFree.length - 1; i >= 0; i--) {
+    const s = stagingFree[i];
+    if (s.size === cls && s.dev === device) {
+      stagingFree.splice(i, 1);
+      stagingBytes -= s.size;
+      return s;
+    }
+  }
+  const buf = device.createBuffer({ size: cls, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST });
+  return { buf, size: cls, dev: device };
+}
+
+function giveStaging(s) {
+  if (s.dev !== device || lost || s.size > STAGING_BUDGET) { s.buf.destroy(); return; }
+  stagingFree.push(s);
+  stagingBytes += s.size;
+  while (stagingFree.length > STAGING_KEEP || stagingBytes > STAGING_BUDGET) {
+    const old = stagingFree.shift();
+    stagingBytes -= old.size;
+    old.buf.destroy();
+  }
+}
+
+function dropStaging() {   // at init after a device loss
+  for (const s of stagingFree) s.buf.destroy();
+  stagingFree.length = 0;
+  stagingBytes = 0;
+}
+
 // Copy nbytes at offset of buffer `id` (multiples of 4) out through a MAP_READ staging buffer.
-// Resolves to a Uint8Array of its own (not a view of the mapped range).
-export async function read(id, offset, nbytes) {
+// With `dest` (a PyProxy of a writable Python buffer of at least nbytes, e.g. a bytearray's
+// memoryview) the mapped bytes are copied straight into it (the only copy) and the promise
+// resolves to nbytes; without it, to a Uint8Array of its own. dest's memory is taken only after
+// mapping: Pyodide's heap may grow (and move) while this awaits.
+export async function read(id, offset, nbytes, dest) {
   const b = buffers.get(id);
   if (!b) throw new Error(`torchweb: read of unknown buffer ${id}`);
   const size = Math.max(4, (nbytes + 3) & ~3);
-  const staging = device.createBuffer({ size, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST });
+  const staging = takeStaging(size);
+  let mapped = false;
   try {
     const encoder = device.createCommandEncoder();
-    encoder.copyBufferToBuffer(b.buf, offset, staging, 0, size);
+    encoder.copyBufferToBuffer(b.buf, offset, staging.buf, 0, size);
     queue.submit([encoder.finish()]);
     try {
-      await staging.mapAsync(GPUMapMode.READ);
+      await staging.buf.mapAsync(GPUMapMode.READ, 0, size);
+      mapped = true;
     } catch (e) {
       throw new Error(lost ? `the WebGPU device was lost (${lost})` : `mapAsync failed: ${e.message}`);
     }
-    const out = new Uint8Array(staging.getMappedRange(0, size).slice(0, nbytes));
-    staging.unmap();
+    const src = new Uint8Array(staging.buf.getMappedRange(0, size), 0, nbytes);
+    let out = nbytes;
+    if (dest) {
+      const pb = dest.getBuffer("u8");
+      try {
+        if (pb.data.byteLength < nbytes) throw new Error(`torchweb: read into ${pb.data.byteLength} bytes, needs ${nbytes}`);
+        pb.data.set(src);
+      } finally {
+        pb.release();
+      }
+    } else {
+      out = src.slice();
+    }
     // Errors raised by earlier work (invalid bind groups, ...) surface here, not as zeros.
     if (errors.length) throw new Error(`WebGPU reported errors: ${takeErrors().join("\n")}`);
     return out;
   } finally {
-    staging.destroy();
+    if (mapped) {
+      staging.buf.unmap();
+      giveStaging(staging);
+    } else {
+      staging.buf.destroy();   // a failed map (device lost, ...): not worth keeping
+    }
   }
 }
 
@@ -280,5 +341,6 @@ export async function sync() { await queue.onSubmittedWorkDone(); }
 
 // How many GPU objects are alive: for leak checks in tests.
 export function stats() {
-  return { buffers: buffers.size, pipelines: pipelines.size, layouts: layouts.size, bindGroups: bindCache.size };
+  return { buffers: buffers.size, pipelines: pipelines.size, layouts: layouts.size, bindGroups: bindCache.size,
+           staging: stagingFree.length, stagingBytes };
 }

@@ -104,20 +104,31 @@ class BrowserDriver:
 
     # -- readback ---------------------------------------------------------------------------
     def read(self, buffer_id, offset, nbytes):
-        """Blocking readback (JSPI) of nbytes at offset (both multiples of 4)."""
+        """Blocking readback (JSPI) of nbytes at offset (both multiples of 4), as a bytearray:
+        JS copies the mapped range straight into it (one copy, no bytes object in between)."""
         _check_can_block("reading a tensor")
         ffi = _ffi()
+        out = bytearray(nbytes)
+        dest = ffi.create_proxy(memoryview(out))   # JS takes its memory only once mapped
         try:
-            return ffi.run_sync(self._mod.read(buffer_id, offset, nbytes)).to_bytes()
+            ffi.run_sync(self._mod.read(buffer_id, offset, nbytes, dest))
         except ffi.JsException as e:
             raise _js_error(e) from None
+        finally:
+            dest.destroy()
+        return out
 
     async def read_async(self, buffer_id, offset, nbytes):
         ffi = _ffi()
+        out = bytearray(nbytes)
+        dest = ffi.create_proxy(memoryview(out))
         try:
-            return (await self._mod.read(buffer_id, offset, nbytes)).to_bytes()
+            await self._mod.read(buffer_id, offset, nbytes, dest)
         except ffi.JsException as e:
             raise _js_error(e) from None
+        finally:
+            dest.destroy()
+        return out
 
     def wait(self):
         """Block until the GPU has finished everything submitted (JSPI)."""
