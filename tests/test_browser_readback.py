@@ -104,3 +104,11 @@ def test_staging_buffers_bounded(page):
     assert after["stagingBytes"] <= STAGING_BUDGET, after
     assert max(v["staging_seen"]) <= STAGING_KEEP, v["staging_seen"]   # bounded all along
     print("memoryview(t) of 1M float32 in the page, ms (sorted):", page["ms_1M"])
+
+
+@pytest.mark.browser
+def test_webgpu_error_surfaces_at_read(page):
+    errs = dict((k, v) for k, v in page["errors"])
+    for form in ("sync", "async"):
+        assert errs[form] and "WebGPU reported errors" in errs[form], errs
+        assert errs[form + " after"] is True, errs
