@@ -47,10 +47,11 @@ def run_backward(roots, grad_roots, retain_graph, capture=None, accumulate=True)
     # with capture (autograd.grad, backward(inputs=...)), as PyTorch, only the nodes on a path
     # to an input get gradients (needed), and only those with an input further on run
     # (through); the others keep their saved tensors for a later backward
-    needed = through = _Everything()
+    # (None: every node; a set's `in` beats a Python __contains__ on each edge of the walk)
+    needed = through = None
     if capture is not None:
         needed, through = _needed([e[0] for e in edges], {k[0] for k in capture})
-    edges = [e for e in edges if id(e[0]) in needed]
+        edges = [e for e in edges if id(e[0]) in needed]
     # dependencies: how many edges lead into each node from the part of the graph we run
     deps = {}
     seen = set()
@@ -61,7 +62,7 @@ def run_backward(roots, grad_roots, retain_graph, capture=None, accumulate=True)
             continue
         seen.add(id(node))
         for nxt, _ in node.next_functions:
-            if nxt is not None and id(nxt) in needed:
+            if nxt is not None and (needed is None or id(nxt) in needed):
                 deps[id(nxt)] = deps.get(id(nxt), 0) + 1
                 stack.append(nxt)
 
@@ -92,7 +93,7 @@ def run_backward(roots, grad_roots, retain_graph, capture=None, accumulate=True)
                     for i in range(node.noutputs):
                         if (id(node), i) in capture:
                             capture[(id(node), i)] = outs[i]
-                if id(node) not in through:
+                if through is not None and id(node) not in through:
                     continue
                 ran.append(node)
                 if all(o is None for o in outs):
@@ -106,7 +107,7 @@ def run_backward(roots, grad_roots, retain_graph, capture=None, accumulate=True)
                 for hook in node._hooks:
                     hook(results, outs)
                 for i, ((nxt, nr), g) in enumerate(zip(node.next_functions, results)):
-                    if nxt is None or id(nxt) not in needed:
+                    if nxt is None or (needed is not None and id(nxt) not in needed):
                         continue
                     if g is not None:
                         _add(buffers, nxt, nr, _check_grad(node, i, g))
@@ -117,11 +118,6 @@ def run_backward(roots, grad_roots, retain_graph, capture=None, accumulate=True)
         if not retain_graph:
             for node in ran:
                 node.ctx._free()
-
-
-class _Everything:
-    def __contains__(self, item):
-        return True
 
 
 def _needed(roots, targets):
