@@ -73,18 +73,27 @@ def _consumes(i):
 
 def _normalize(x, index):
     items = []
+    consumed = ellipses = 0
     for i in _as_tuple(_host_index(index)):
-        i = _host_index(i)
-        if _is_seq(i):
-            i = _list_index(i, x)
-        elif is_tensor(i) and i.dim() == 0 and i.dtype is D.bool:
-            i = bool(i.item())   # a 0-d mask is a Python bool (one readback)
+        k = type(i)
+        if k is slice or k is int:   # the common items, taken as below without the calls
+            consumed += 1
+        elif i is Ellipsis:
+            ellipses += 1
+        elif i is not None:
+            i = _host_index(i)
+            if _is_seq(i):
+                i = _list_index(i, x)
+            elif is_tensor(i) and i.dim() == 0 and i.dtype is D.bool:
+                i = bool(i.item())   # a 0-d mask is a Python bool (one readback)
+            consumed += _consumes(i)
         items.append(i)
-    consumed = sum(_consumes(i) for i in items)
-    if sum(1 for i in items if i is Ellipsis) > 1:
+    if ellipses > 1:
         raise IndexError("an index can only have a single ellipsis ('...')")
     if consumed > x.dim():
         raise IndexError(f"too many indices for tensor of dimension {x.dim()}")
+    if not ellipses:
+        return items
     out = []
     for i in items:
         if i is Ellipsis:
@@ -110,7 +119,17 @@ def _basic(x, items):
     d = 0
     adv = []
     for it in items:
-        if it is None:
+        if type(it) is slice:   # first: the commonest item (none of the others is a slice)
+            step = 1 if it.step is None else int(it.step)
+            if step <= 0:
+                raise ValueError("step must be greater than zero")
+            size = t.shape[d]
+            start, stop, _ = slice(it.start, it.stop, step).indices(size)
+            stop = max(stop, start)
+            if not (start == 0 and stop == size and step == 1):
+                t = S._slice(t, d, start, stop, step)
+            d += 1
+        elif it is None:
             t = S.unsqueeze(t, d)
             d += 1
         elif isinstance(it, bool):
@@ -124,16 +143,6 @@ def _basic(x, items):
             if not -size <= i < size:
                 raise IndexError(f"index {i} is out of bounds for dimension {d} with size {size}")
             t = S.select(t, d, i)
-        elif isinstance(it, slice):
-            step = 1 if it.step is None else int(it.step)
-            if step <= 0:
-                raise ValueError("step must be greater than zero")
-            size = t.shape[d]
-            start, stop, _ = slice(it.start, it.stop, step).indices(size)
-            stop = max(stop, start)
-            if not (start == 0 and stop == size and step == 1):
-                t = S._slice(t, d, start, stop, step)
-            d += 1
         elif is_tensor(it):
             if it.device != x.device:
                 raise RuntimeError(f"indices should be either on cpu or on the same device as the indexed "
