@@ -3,13 +3,17 @@
 from ._is_tensor import is_tensor
 
 
+_tuple_getitem = tuple.__getitem__
+
+
 class Size(tuple):
     def __repr__(self):
         return f"torch.Size({list(self)})"
 
     def __getitem__(self, key):
-        item = tuple.__getitem__(self, key)
-        return Size(item) if isinstance(key, slice) else item  # torch.Size slices are Sizes
+        if type(key) is slice:   # torch.Size slices are Sizes (slice has no subclasses)
+            return Size(_tuple_getitem(self, key))
+        return _tuple_getitem(self, key)   # (every shape[i] comes here: kept short)
 
     def numel(self):
         n = 1

@@ -28,21 +28,24 @@ class _Plan:
                         for kind, v, c in node.args if kind == "s"]
 
     def _walk(self, node):
-        if id(node) in self.index:
-            return ("m", self.index[id(node)])
+        index = self.index   # (names bound once: this runs for every recorded op)
+        nid = id(node)
+        if nid in index:
+            return ("m", index[nid])
         parts = []
         for kind, v, c in node.args:
             if kind == "t":
                 k = v.key()
-                if k not in self.leaves:
-                    self.leaves[k] = len(self.leaf_list)
+                i = self.leaves.get(k)
+                if i is None:
+                    i = self.leaves[k] = len(self.leaf_list)
                     self.leaf_list.append(v)
-                parts.append(("t", self.leaves[k], c, v.dtype.gpu_storage))
+                parts.append(("t", i, c, v.dtype.gpu_storage))
             elif kind == "s":
                 parts.append(("s", c))
             else:
                 parts.append(("n", self._walk(v), c))
-        self.index[id(node)] = len(self.order)
+        index[nid] = len(self.order)
         self.order.append(node)
         return (node.op.name, node.cls, node.value_cls, tuple(parts))
 

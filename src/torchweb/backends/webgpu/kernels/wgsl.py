@@ -1,6 +1,10 @@
 """WGSL building blocks shared by the kernel generators: type conversions and helper functions."""
 
+import struct
+
 from ..errors import CONTENTION, wgsl_raise
+
+_F32, _U32 = struct.Struct("<f"), struct.Struct("<I")   # scalar_bits: every scalar operand
 
 
 def convert(expr, src, dst):
@@ -39,10 +43,9 @@ def store(expr, value_type, dtype):
 
 def scalar_bits(value, compute):
     """The u32 parameter word for a Python scalar that a kernel reads as `compute`."""
-    import struct
     if compute in ("f32", "f16"):
         try:
-            return struct.unpack("<I", struct.pack("<f", float(value)))[0]
+            return _U32.unpack(_F32.pack(float(value)))[0]
         except OverflowError:   # past float32's range: inf, as a C cast to float gives
             return 0x7F800000 if value > 0 else 0xFF800000
     if compute == "bool":
