@@ -29,7 +29,24 @@ import torch  # noqa: E402
 import torchweb  # noqa: E402
 from torchweb.backends.webgpu.kernels import elementwise as EW, reduction as RED, softmax as SM  # noqa: E402
 
-MODULES = {"ew": EW, "red": RED, "sm": SM}
+
+
+class _PoolKnob:
+    """The buffer pool's cap on free bytes as a knob (pool.py: free buffers past it are
+    destroyed, so a workload with several 256 MB temporaries re-creates them every call)."""
+
+    class _Fast(dict):
+        def __setitem__(self, k, v):
+            super().__setitem__(k, v)
+            from torchweb.backends.webgpu import backend as G
+            G.rt().pool.max_free_bytes = v
+
+    def __init__(self):
+        from torchweb.backends.webgpu import backend as G
+        self.FAST = self._Fast(max_free=G.rt().pool.max_free_bytes)
+
+
+MODULES = {"ew": EW, "red": RED, "sm": SM, "pool": _PoolKnob()}
 
 # name -> knob settings ("module.key": value); a knob a module lacks makes the variant n/a
 EW_VARIANTS = {
@@ -43,6 +60,7 @@ EW_VARIANTS = {
     "v4p8": {"ew.vec": 4, "ew.per": 8},
     "v4p2wg128": {"ew.vec": 4, "ew.per": 2, "ew.wg": 128},
     "v4p4wg512": {"ew.vec": 4, "ew.per": 4, "ew.wg": 512},
+    "pool2G": {"pool.max_free": 2 << 30},       # shipped kernels, a pool keeping 2 GB free
 }
 RED_VARIANTS = {
     "default": {},
@@ -55,6 +73,9 @@ RED_VARIANTS = {
     "cols4": {"red.col_rows": 4},                # 64 outputs a workgroup, 4 row groups
     "cols16": {"red.col_rows": 16},
     "cols32": {"red.col_rows": 32},
+    "short0": {"red.short": 0},                  # short rows: a workgroup each (as before)
+    "short255": {"red.short": 255},
+    "pool2G": {"pool.max_free": 2 << 30},
 }
 SM_VARIANTS = {
     "default": {},
@@ -62,6 +83,8 @@ SM_VARIANTS = {
     "v4": {"sm.vec": 4, "sm.cache": 0},          # vec4 loads, three passes over the row
     "v4cache": {"sm.vec": 4, "sm.cache": 1},     # the row held in registers: read once
     "v4cachewg512": {"sm.vec": 4, "sm.cache": 1, "sm.wg": 512},
+    "short0": {"sm.short": 0},                   # short rows: a workgroup each (as before)
+    "short256": {"sm.short": 256},               # rows up to 256: a thread each
 }
 
 
@@ -69,6 +92,7 @@ def _cases(quick):
     n = (1 << 16) + 4 if quick else 1 << 26
     rr, rc = (96, 260) if quick else (8192, 8192)
     sr, sc = (64, 1000) if quick else (4096, 4096)
+    ar = 96 if quick else 24576
     g = torch.Generator().manual_seed(0)
 
     def rnd(*shape):
@@ -88,6 +112,13 @@ def _cases(quick):
         (f"rowvar_f32_{rr}x{rc}", lambda: (rnd(rr, rc),), lambda L, a: a.var(1), 4 * rr * rc, RED_VARIANTS, "sum"),
         (f"softmax_f32_{sr}x{sc}", lambda: (rnd(sr, sc),), lambda L, a: a.softmax(-1), 8 * sr * sc,
          SM_VARIANTS, "close"),
+        # attention-shaped rows, and short rows (a thread per row below softmax.FAST["short"])
+        (f"softmax_f32_{ar}x256", lambda: (rnd(ar, 256),), lambda L, a: a.softmax(-1), 8 * ar * 256,
+         SM_VARIANTS, "close"),
+        ("softmax_f32_2048x16", lambda: (rnd(2048, 16),), lambda L, a: a.softmax(-1), 8 * 2048 * 16,
+         SM_VARIANTS, "close"),
+        ("rowsum_f32_4096x64", lambda: (rnd(4096, 64),), lambda L, a: a.sum(-1), 4 * 4096 * 64,
+         RED_VARIANTS, "sum"),
     ]
 
 

@@ -175,8 +175,8 @@ def test_fused_unaligned_broadcast_strided(ew_knobs, n):
 
 # -- reductions -------------------------------------------------------------------------------
 
-RED_KNOBS = [dict(vec=4, wg=256, col_rows=8), dict(vec=1, wg=256, col_rows=4), dict(vec=4, wg=128, col_rows=32),
-             dict(vec=4, wg=64, col_rows=16)]
+RED_KNOBS = [dict(vec=4, wg=256, col_rows=8, short=64), dict(vec=1, wg=256, col_rows=4, short=0),
+             dict(vec=4, wg=128, col_rows=32, short=255), dict(vec=4, wg=64, col_rows=16, short=64)]
 
 
 @pytest.fixture(params=range(len(RED_KNOBS)), ids=lambda i: "red" + "_".join(f"{k}{v}" for k, v in RED_KNOBS[i].items()))
@@ -255,6 +255,21 @@ def test_column_reductions(red_knobs, keys, shape):
         assert "red_cols" in keys
 
 
+@pytest.mark.parametrize("shape", [(512, 64), (5, 63), (700, 65), (3, 4, 9)])
+def test_short_row_reductions(red_knobs, shape):
+    """Rows up to FAST["short"] long over few outputs: a thread per output (no barriers)."""
+    g = _gen(sum(shape))
+    x = torch.randn(*shape, generator=g)
+    wx = _w(x)
+    _sum_close(wx.sum(-1), x, x.sum(-1), -1)
+    for fn in ("amax", "argmax", "argmin"):
+        assert_close(getattr(wx, fn)(-1), getattr(x, fn)(-1), rtol=0, atol=0)
+    i = torch.randint(-1000, 1000, shape, dtype=torch.int32, generator=g)
+    assert_close(_w(i).sum(-1), i.sum(-1), rtol=0, atol=0)
+    b = x > 0.3
+    assert_close(_w(b).any(-1), b.any(-1))
+
+
 def test_reduction_zero_d_and_empty(red_knobs):
     assert_close(_w(torch.tensor(3.5)).sum(), torch.tensor(3.5))
     e = torch.empty(0, 5)
@@ -264,8 +279,8 @@ def test_reduction_zero_d_and_empty(red_knobs):
 
 # -- softmax ----------------------------------------------------------------------------------
 
-SM_KNOBS = [dict(vec=4, cache=1, wg=256), dict(vec=4, cache=0, wg=256), dict(vec=4, cache=1, wg=128),
-            dict(vec=0, cache=0, wg=256)]
+SM_KNOBS = [dict(vec=4, cache=1, wg=256, short=64), dict(vec=4, cache=0, wg=256, short=0),
+            dict(vec=4, cache=1, wg=128, short=256), dict(vec=0, cache=0, wg=256, short=0)]
 
 
 @pytest.fixture(params=range(len(SM_KNOBS)), ids=lambda i: "sm" + "_".join(f"{k}{v}" for k, v in SM_KNOBS[i].items()))
@@ -286,8 +301,18 @@ def test_softmax_rows(sm_knobs, keys, fn, cols):
         assert_close(getattr(wx[:, 4:], fn)(-1), getattr(x[:, 4:], fn)(-1), rtol=1e-5, atol=1e-6)
         assert_close(getattr(wx[:, 1:], fn)(-1), getattr(x[:, 1:], fn)(-1), rtol=1e-5, atol=1e-6)
     assert_close(getattr(wx.t(), fn)(-1), getattr(x.t(), fn)(-1), rtol=1e-5, atol=1e-6)
-    if SM.FAST["vec"] and cols % 4 == 0:
+    if SM.FAST["vec"] and cols % 4 == 0 and cols > SM.FAST["short"]:
         assert "softmax_vec" in keys
+
+
+@pytest.mark.parametrize("shape", [(2048, 16), (5, 64), (3, 65), (4, 3, 7)])
+def test_softmax_short_rows(sm_knobs, shape):
+    """Rows up to FAST["short"] long: a thread per row (no barriers)."""
+    x = torch.randn(*shape, generator=_gen(sum(shape))) * 4
+    wx = _w(x)
+    for fn in ("softmax", "log_softmax"):
+        assert_close(getattr(wx, fn)(-1), getattr(x, fn)(-1), rtol=1e-5, atol=1e-6)
+        assert_close(getattr(wx.transpose(0, -1), fn)(-1), getattr(x.transpose(0, -1), fn)(-1), rtol=1e-5, atol=1e-6)
 
 
 def test_softmax_special_values(sm_knobs):

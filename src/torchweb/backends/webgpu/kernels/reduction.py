@@ -18,7 +18,7 @@ from .. import errors as ERR
 # sum/mean/prod/max/min reads vec4s where the input is 32-bit, is already the accumulator's type
 # and every start is a multiple of 4 (else scalars). `vec` 0 turns both off; `wg`: the threads
 # of a workgroup-per-output launch. bench/bandwidth.py sets these; pipelines are keyed on them.
-FAST = {"vec": 4, "wg": 256, "col_rows": 8}
+FAST = {"vec": 4, "wg": 256, "col_rows": 8, "short": 64}
 # col_rows: for a strided reduced dim over outputs that are neighbours in memory (x.sum(0) of a
 # row-major matrix), a workgroup takes 256 / col_rows neighbouring outputs, its threads
 # reading whole rows of them (coalesced) in col_rows groups, folded in workgroup memory; 0: off.
@@ -84,7 +84,9 @@ def run(rt, kind, out, inp, nred, acc_cls, nchunks=1, divisor=None, index_from=N
     R = 1
     for s in rshape_in:
         R *= s
-    per_workgroup = R >= 256 or n_out < 1024 or nchunks > 1
+    # a thread per output for short reductions: a workgroup's barriers cost milliseconds each on
+    # a CPU adapter (SwiftShader, the browser's fallback), and buy nothing over FAST["short"]
+    per_workgroup = nchunks > 1 or R >= 256 or (n_out < 1024 and R > FAST["short"])
     chunk = -(-R // nchunks)
     t = "u32" if kind in ("all", "any") else WGSL_TYPE[acc_cls]
     gather = index_from is not None

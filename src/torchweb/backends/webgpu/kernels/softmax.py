@@ -20,7 +20,9 @@ MAX_ROW = WORKGROUP * 65535
 # threads a row; with `cache`, a row of at most CACHE_UNITS vec4s a thread is read once into
 # registers (else read three times). `vec` 0 turns it off. bench/bandwidth.py sets these;
 # pipelines are keyed on them.
-FAST = {"vec": 4, "cache": 1, "wg": 256}
+FAST = {"vec": 4, "cache": 1, "wg": 256, "short": 64}
+# short: rows at most this long take a thread each (no workgroup barriers: on a CPU adapter,
+# SwiftShader, each workgroup with barriers costs milliseconds); 0 turns it off.
 CACHE_UNITS = 8
 
 
@@ -36,21 +38,23 @@ def run(rt, out, inp, log):
     params = ([n_rows, R] + list(oshape) + [inp._offset] + istr + [inp._stride[-1], out._offset]
               + ostr + [out._stride[-1]])
     buffers, (slot,) = bind(out, inp)
-    if (FAST["vec"] == 4 and slot and inp.dtype.name == "float32" and out.dtype.name == "float32"
+    short = R <= FAST["short"]
+    if (FAST["vec"] == 4 and not short and slot and inp.dtype.name == "float32" and out.dtype.name == "float32"
             and inp._stride[-1] == 1 and out._stride[-1] == 1 and R % 4 == 0
             and all(v % 4 == 0 for v in [inp._offset, out._offset] + istr + ostr)):
         _run_vec(rt, out, inp, log, n_rows, R, oshape, istr, ostr, buffers)
         return
-    key = ("softmax", log, inp.dtype.name, out.dtype.name, no, slot)
+    key = ("softmax", log, inp.dtype.name, out.dtype.name, no, slot, short)
 
     def make_code():
-        return _source(log, inp.dtype, out.dtype, no, slot, len(params))
+        return _source(log, inp.dtype, out.dtype, no, slot, len(params), short)
 
     pid = rt.pipeline(key, make_code, kinds(buffers))
-    rt.dispatch(pid, rt.grid(n_rows), buffers, struct.pack(f"<{len(params)}I", *params))
+    rt.dispatch(pid, rt.grid(-(-n_rows // WORKGROUP) if short else n_rows), buffers,
+                struct.pack(f"<{len(params)}I", *params))
 
 
-def _source(log, in_dtype, out_dtype, no, slot, nparams):
+def _source(log, in_dtype, out_dtype, no, slot, nparams, short=False):
     storages = [out_dtype.gpu_storage] + ([in_dtype.gpu_storage] if slot else [])
     shape = [param(2 + d) for d in range(no)]
     in_off, out_off = param(2 + no), param(3 + 2 * no + 1)
@@ -60,7 +64,7 @@ def _source(log, in_dtype, out_dtype, no, slot, nparams):
     out_rs = param(5 + 3 * no)
     R = param(1)
 
-    body = ["  let w = wid.y * nwg.x + wid.x;",
+    body = ["  let w = wid.y * nwg.x + wid.x;" if not short else f"  let w = (wid.y * nwg.x + wid.x) * {WORKGROUP}u + lid;",
             # w is uniform in the workgroup: the whole excess workgroup of a folded grid leaves
             f"  if (w >= {param(0)}) {{ return; }}",
             f"  var ib = {in_off}; var ob = {out_off};",
@@ -70,6 +74,21 @@ def _source(log, in_dtype, out_dtype, no, slot, nparams):
                     f"ib = ib + c * {istr[d]}; ob = ob + c * {ostr[d]}; }}")
     body.append("  }")
     x = load(f"B{slot}[ib + r * {in_rs}]", in_dtype.gpu_storage, "f32")
+    if short:   # a thread per row: the same three passes, no workgroup memory
+        body += [f"  var m = -tw_inf();",
+                 f"  for (var r = 0u; r < {R}; r = r + 1u) {{ let v = {x}; m = tw_maxf(m, v); }}",
+                 "  var sm = 0.0;",
+                 f"  for (var r = 0u; r < {R}; r = r + 1u) {{ let v = {x}; sm = sm + tw_exp(v - m); }}"]
+        result = "(v - m) - ls" if log else "tw_exp(v - m) / sm"
+        if log:
+            body.append("  let ls = tw_log(sm);")
+        body.append(f"  for (var r = 0u; r < {R}; r = r + 1u) {{ let v = {x}; "
+                    f"B0[ob + r * {out_rs}] = {store(result, 'f32', out_dtype)}; }}")
+        helpers = helpers_source({"inf", "maxf", "exp"} | ({"log"} if log else set()))
+        return (declarations(nparams, storages) + "\n" + helpers + "\n"
+                f"@compute @workgroup_size({WORKGROUP})\n"
+                "fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,\n"
+                "        @builtin(local_invocation_index) lid: u32) {\n" + "\n".join(body) + "\n}\n")
 
     def row_reduce(name, ident, step, combine):
         """acc over the row (step updates acc from v), then a tree in SV; every thread gets it."""
