@@ -18,7 +18,7 @@ from .. import errors as ERR
 # sum/mean/prod/max/min reads vec4s where the input is 32-bit, is already the accumulator's type
 # and every start is a multiple of 4 (else scalars). `vec` 0 turns both off; `wg`: the threads
 # of a workgroup-per-output launch. bench/bandwidth.py sets these; pipelines are keyed on them.
-FAST = {"vec": 4, "wg": 256, "col_rows": 8, "short": 64}
+FAST = {"vec": 4, "wg": 256, "col_rows": 16, "short": 64}   # col_rows 16: best of 4/8/16/32 on an H100
 # col_rows: for a strided reduced dim over outputs that are neighbours in memory (x.sum(0) of a
 # row-major matrix), a workgroup takes 256 / col_rows neighbouring outputs, its threads
 # reading whole rows of them (coalesced) in col_rows groups, folded in workgroup memory; 0: off.
