@@ -39,7 +39,7 @@ TEXT = "document.getElementById('output').textContent"
 LITE_OUT = "[...document.querySelectorAll('.jp-OutputArea-output')].map(e => e.innerText).join('\\n')"
 LITE_IDLE = ("window.jupyterapp.shell.currentWidget.sessionContext.session.kernel.status === 'idle'"
              " && document.querySelectorAll('.jp-OutputArea-output').length === 0")
-LITE_RUN = "window.jupyterapp.commands.execute('notebook:run-all-cells'); true"
+LITE_RUN = "(window.jupyterapp.commands.execute('notebook:run-all-cells'), true)"
 GPT_URL = ("gpt.html?steps=6&batch=64&every=1&sampleEvery=0&length=8&lr=0.01"
            "&layers=1&embd=32&heads=2&block=16")   # tests/test_gpt_page.py's short run
 
@@ -190,7 +190,9 @@ def measure_plain(server, base):
     driver = run_page.chrome()
     try:
         server.take()
+        load = round(os.getloadavg()[0], 1)
         probe = load_probe.measure_plain(driver, base)
+        probe["loadavg_at_start"] = load
         probe["served_bytes"] = sum(server.take().values())
         probe["chromium"] = driver.capabilities.get("browserVersion")
         probe["chromedriver"] = driver.capabilities.get("chrome", {}).get("chromedriverVersion", "").split(" ")[0]
@@ -243,24 +245,34 @@ def table(res):
              f"{res['machine']['cpu']} ({res['machine']['cpus']} CPUs, load {res['machine']['loadavg_at_start']})",
              "", f"Wheel {res['wheel']['name']}: {res['wheel']['bytes']:,} bytes, {res['wheel']['files']} files "
              f"({res['wheel']['uncompressed_bytes']:,} bytes unpacked)", "",
-             f"| plain Pyodide page: phase ({len(res['plain_runs'])} runs) | median s | min s |", "|---|---:|---:|"]
+             f"| plain Pyodide page: phase ({len(res['plain_runs'])} runs, load avg "
+             f"{[r.get('loadavg_at_start') for r in res['plain_runs']]}) | median s | min s |", "|---|---:|---:|"]
     for name, v in res["plain_summary"].items():
         lines.append(f"| {name} | {v['median']:.2f} | {v['min']:.2f} |")
     lines += [f"| bytes served (MB) | {mb(p.get('served_bytes'))} | |", "",
               "| page | first GPU result (s from navigation) | page's own figure (s) | short run done (s) "
-              "| served (MB, workers included) | Resource Timing (MB, main thread) | status |",
-              "|---|---:|---:|---:|---:|---:|---|"]
+              "| served (MB, workers included) | Resource Timing (MB, main thread) | load avg | status |",
+              "|---|---:|---:|---:|---:|---:|---:|---|"]
     for r in res["pages"]:
         rows = [(r["name"], r)] + ([(r["name"] + " (second visit)", r["second_visit"])] if "second_visit" in r else [])
         for name, v in rows:
             if v.get("skipped"):
-                lines.append(f"| {name} | - | - | - | - | - | skipped: {v['skipped']} |")
+                lines.append(f"| {name} | - | - | - | - | - | - | skipped: {v['skipped']} |")
                 continue
             rt = v.get("resource_timing") or {}
             note = v["status"] + (f", weights from cache: {v.get('fromCache')}" if "fromCache" in v else "")
             lines.append(f"| {name} | {sec(v.get('first_result_s'))} | {sec(v.get('page_reported_s'))} | "
-                         f"{sec(v.get('done_s'))} | {mb(v.get('served_bytes'))} | {mb(rt.get('transfer'))} | {note} |")
+                         f"{sec(v.get('done_s'))} | {mb(v.get('served_bytes'))} | {mb(rt.get('transfer'))} | "
+                         f"{v.get('loadavg_at_start', '-')} | {note} |")
     return "\n".join(lines)
+
+
+def save(res, out):
+    order = [p["name"] for p in PAGES]
+    res["pages"].sort(key=lambda r: order.index(r["name"]) if r["name"] in order else len(order))
+    os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
+    with open(out, "w") as f:
+        json.dump(res, f, indent=1)
 
 
 def main():
@@ -271,6 +283,8 @@ def main():
     ap.add_argument("--only", default="", help="comma-separated page names (plain = the probe only)")
     ap.add_argument("--no-build", action="store_true", help="use what site/ has already")
     ap.add_argument("--plain-runs", type=int, default=3, help="runs of the plain Pyodide probe (default 3)")
+    ap.add_argument("--merge", action="store_true",
+                    help="keep the other pages of an existing --out file (to re-run some pages)")
     ap.add_argument("--table", metavar="JSON", help="print the tables of an earlier run's JSON, and exit")
     args = ap.parse_args()
     if args.table:
@@ -302,6 +316,10 @@ def main():
                                                           a.get("device"), a.get("description")) if v)
         print(f"[plain] {res['plain']['status']}: {res['plain'].get('phases')}", flush=True)
         res["pages"] = []
+        if args.merge and os.path.exists(args.out):
+            with open(args.out) as f:
+                names = {p["name"] for p in pages}
+                res["pages"] = [r for r in json.load(f).get("pages", []) if r["name"] not in names]
         for page in pages:
             path = os.path.join(SITE, page["file"])
             if not os.path.exists(path) or page.get("needs") in broken:
@@ -311,16 +329,19 @@ def main():
                 res["pages"].append({"name": page["name"], "skipped": why})
                 continue
             t = time.monotonic()
-            r = measure_page(page, servers, args.screenshots)
+            try:
+                r = measure_page(page, servers, args.screenshots)
+            except Exception as e:   # a driver error on one page: record it, measure the rest
+                r = {"name": page["name"], "status": "ERROR", "first_result_s": None, "done_s": None,
+                     "error": f"{type(e).__name__}: {str(e)[:500]}"}
             print(f"[{page['name']}] {r['status']}: first result {r['first_result_s']} s, done {r['done_s']} s "
                   f"({time.monotonic() - t:.0f} s wall)", flush=True)
             res["pages"].append(r)
+            save(res, args.out)   # after each page: a later failure keeps what was measured
     finally:
         site[0].shutdown()
         repo[0].shutdown()
-    os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
-    with open(args.out, "w") as f:
-        json.dump(res, f, indent=1)
+    save(res, args.out)
     print(table(res))
     bad = [r["name"] for r in res["pages"] if not r.get("skipped") and r["status"] != "DONE"]
     plain_bad = any(r.get("status") != "DONE" for r in res["plain_runs"])
