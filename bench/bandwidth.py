@@ -85,6 +85,7 @@ SM_VARIANTS = {
     "v4cachewg512": {"sm.vec": 4, "sm.cache": 1, "sm.wg": 512},
     "short0": {"sm.short": 0},                   # short rows: a workgroup each (as before)
     "short256": {"sm.short": 256},               # rows up to 256: a thread each
+    "nofit": {"sm.fit": 0},                      # the full workgroup for short rows too
 }
 
 

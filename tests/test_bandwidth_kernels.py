@@ -279,8 +279,8 @@ def test_reduction_zero_d_and_empty(red_knobs):
 
 # -- softmax ----------------------------------------------------------------------------------
 
-SM_KNOBS = [dict(vec=4, cache=1, wg=256, short=64), dict(vec=4, cache=0, wg=256, short=0),
-            dict(vec=4, cache=1, wg=128, short=256), dict(vec=0, cache=0, wg=256, short=0)]
+SM_KNOBS = [dict(vec=4, cache=1, wg=256, short=64, fit=1), dict(vec=4, cache=0, wg=256, short=0, fit=0),
+            dict(vec=4, cache=1, wg=128, short=256, fit=0), dict(vec=0, cache=0, wg=256, short=0, fit=1)]
 
 
 @pytest.fixture(params=range(len(SM_KNOBS)), ids=lambda i: "sm" + "_".join(f"{k}{v}" for k, v in SM_KNOBS[i].items()))
@@ -291,7 +291,7 @@ def sm_knobs(request, monkeypatch):
 
 
 @pytest.mark.parametrize("fn", ["softmax", "log_softmax"])
-@pytest.mark.parametrize("cols", [1, 3, 4, 5, 255, 256, 1020, 1024, 4096, 8192, 12000])
+@pytest.mark.parametrize("cols", [1, 3, 4, 5, 128, 255, 256, 512, 1020, 1024, 4096, 8192, 12000])
 def test_softmax_rows(sm_knobs, keys, fn, cols):
     g = _gen(cols)
     x = torch.randn(3, cols, generator=g) * 4

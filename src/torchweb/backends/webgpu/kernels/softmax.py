@@ -20,7 +20,10 @@ MAX_ROW = WORKGROUP * 65535
 # threads a row; with `cache`, a row of at most CACHE_UNITS vec4s a thread is read once into
 # registers (else read three times). `vec` 0 turns it off. bench/bandwidth.py sets these;
 # pipelines are keyed on them.
-FAST = {"vec": 4, "cache": 1, "wg": 256, "short": 64}
+FAST = {"vec": 4, "cache": 1, "wg": 256, "short": 64, "fit": 1}
+# fit: the fast path's workgroup shrinks (halving, down to 32) while it still has a thread for
+# every vec4 of the row: attention rows of 256 floats are 64 vec4s, and 256 threads would
+# leave 192 idle through every barrier.
 # short: rows at most this long take a thread each (no workgroup barriers: on a CPU adapter,
 # SwiftShader, each workgroup with barriers costs milliseconds); 0 turns it off.
 CACHE_UNITS = 8
@@ -122,6 +125,8 @@ def _run_vec(rt, out, inp, log, n_rows, R, oshape, istr, ostr, buffers):
     """The fast path: offsets and strides in vec4 units."""
     no, wg = len(oshape), FAST["wg"]
     units = R // 4
+    while FAST["fit"] and wg > 32 and wg // 2 >= units:
+        wg //= 2
     per = -(-units // wg)
     k = 1
     while k < per:
