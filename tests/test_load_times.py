@@ -3,8 +3,8 @@ WebGPU (SwiftShader): scripts/load_probe.py's page times loadPyodide, loadPackag
 `import torchweb`, the first `torchweb.webgpu.init_async()` and a first small matmul read back.
 The test checks that each phase was measured, that torchweb imported and found a WebGPU
 adapter, and that the matmul's values equal PyTorch's for the same inputs (exact: the inputs are
-quarters and eighths, so every float32 product and sum is exact). About 25 s here on an idle
-machine; scripts/measure_load.py runs the same probe plus every page."""
+quarters and eighths, so every float32 product and sum is exact). About 15 s here at load 5,
+45 s at load 13; scripts/measure_load.py runs the same probe plus every page."""
 
 import os
 import sys
