@@ -127,7 +127,7 @@ def matmul(out, a, b, acc_cls):
         matmul_small.run(rt(), out, a, b, compute)
         return
     nbatch = out.numel() // max(1, M * N)
-    variant = tiles.choose(M, N, K, nbatch)   # by shape class: kernels/matmul_tiles.py TABLE
+    variant = tiles.choose(M, N, K, nbatch, rt().software_adapter)   # kernels/matmul_tiles.py TABLE
     if variant == "mm2" and max(-(-M // mm_kernel.TM), -(-N // mm_kernel.TN)) > rt().max_workgroups:
         variant = "t128x64_k16"   # mm2 has no split of a grid past the limit; this one has
     if variant == "mm2":

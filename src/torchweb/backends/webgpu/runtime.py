@@ -30,6 +30,10 @@ class Runtime:
         self.max_buffer = driver.limit("max-buffer-size")
         self.max_workgroups = driver.limit("max-compute-workgroups-per-dimension")
         self.features = set(driver.features)
+        info = getattr(driver, "adapter_info", {}) or {}
+        # a CPU pretending to be a GPU (SwiftShader, lavapipe): kernels pick CPU-friendly shapes
+        self.software_adapter = bool(info.get("is_fallback_adapter") or info.get("adapter_type") in ("CPU", "fallback")
+                                     or info.get("architecture") == "swiftshader")
         self.pool = BufferPool(self._create_buffer, self.stream_destroy)
         self.errors = DeviceErrors(self)
         self.closed = False

@@ -53,6 +53,10 @@ TABLE = {
     "longk": "t64x64_k16_split",  # fewer outputs, K >= 1024: linear weight grad 0.35 (mm2 0.24)
     "small": "t64x64_k32",       # the rest (tiny ones go to matmul_small.py): 512^3 0.20
 }
+# Software adapters (SwiftShader in the browser, lavapipe): a workgroup barrier costs much more
+# on a CPU, so the largest tile wins every class there (SwiftShader, bench/matmul_variants.py:
+# 512^3 129 ms vs 223 for t64x64_k32; 1024^3 649 ms vs 1328 for t64x64_k16_db).
+SOFTWARE_VARIANT = "t128x128_k8_db"
 FORCED = None   # a variant name that overrides TABLE (tests and the bench set it)
 
 
@@ -69,8 +73,9 @@ def shape_class(M, N, K, nbatch):
     return "small"
 
 
-def choose(M, N, K, nbatch):
-    return FORCED or TABLE[shape_class(M, N, K, nbatch)]
+def choose(M, N, K, nbatch, software=False):
+    """The variant for this product; software: the adapter is a CPU (SOFTWARE_VARIANT)."""
+    return FORCED or (SOFTWARE_VARIANT if software else TABLE[shape_class(M, N, K, nbatch)])
 
 
 SPLIT_MIN_K = 256   # each slice of a split K keeps at least this many terms
