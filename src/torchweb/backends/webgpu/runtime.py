@@ -7,6 +7,7 @@ torchweb.webgpu.synchronize()), and then in one call.
 
 import struct
 import sys
+from time import perf_counter
 
 from . import commands as C
 from .errors import DeviceErrors
@@ -15,7 +16,8 @@ from .pool import BufferPool
 PARAMS_BUFFER_ID = 1          # the uniform buffer holding every dispatch's parameters
 UNIFORM_ALIGN = 256           # minUniformBufferOffsetAlignment
 FLUSH_DISPATCHES = 1024       # flush after this many recorded dispatches...
-FLUSH_BLOB_BYTES = 64 << 20   # ...or this many bytes of pending uploads
+FLUSH_BLOB_BYTES = 64 << 20   # ...or this many bytes of pending uploads...
+FLUSH_AFTER_S = 0.001         # ...or once recording has gone on this long: the GPU works meanwhile
 
 
 class Runtime:
@@ -41,6 +43,7 @@ class Runtime:
         self.capture = None        # a capture.Recorder while torchweb.compile records a call
         self.flushes = 0
         self.last_dispatch = (0, 0)   # (flush count, uniform offset) of the last dispatch
+        self._stream_since = 0.0      # when the unflushed stream got its first dispatch
 
     # -- buffers ---------------------------------------------------------------------------
     def _create_buffer(self, nbytes):
@@ -108,9 +111,14 @@ class Runtime:
         self.params.extend(b"\0" * pad)
         bindings = [(PARAMS_BUFFER_ID, off, max(16, -(-len(params_words) // 16) * 16))]
         bindings.extend((bid, 0, size) for bid, size in buffers)
-        self.stream.dispatch(pipeline_id, grid, bindings)
+        stream = self.stream
+        stream.dispatch(pipeline_id, grid, bindings)
         self.last_dispatch = (self.flushes, off)
-        if self.stream.dispatches >= FLUSH_DISPATCHES:
+        if stream.dispatches == 1:
+            self._stream_since = perf_counter()
+        elif stream.dispatches >= FLUSH_DISPATCHES or (
+                self.capture is None and perf_counter() - self._stream_since > FLUSH_AFTER_S):
+            # (not while torch.compile records: two recordings must split alike)
             self.flush()
 
     def grid(self, workgroups):
