@@ -11,6 +11,6 @@ scripts/setup.sh
 .venv/bin/python scripts/fetch_digits.py || echo "scikit-learn's digits not fetched: tests/test_digits_demo.py will skip"
 export VK_ICD_FILENAMES=/usr/share/vulkan/icd.d/lvp_icd.x86_64.json XDG_RUNTIME_DIR=${XDG_RUNTIME_DIR:-/tmp}
 start=$(date +%s)
-.venv/bin/python -m pytest -q -p no:cacheprovider tests "$@"
+.venv/bin/python -m pytest -q -p no:cacheprovider --durations=15 tests "$@"
 .venv/bin/python bench/run.py --smoke
 echo "all tiers passed in $(( $(date +%s) - start )) s"
