@@ -42,7 +42,8 @@ def test_settings_round_trip_like_pytorch():
         tw.set_float32_matmul_precision("fast")
     assert tw.get_float32_matmul_precision() == "highest"
     f = lambda x: x * 2  # noqa: E731
-    assert tw.compile(f) is f
+    assert tw.compile(f, disable=True) is f          # as torch.compile(disable=True)
+    assert tw.compile(f)(tw.tensor([1.5])).tolist() == [3.0]   # capture: tests/test_compile.py
 
 
 def test_grad_scaler_matches_pytorch_scaling_and_skips_non_finite():
