@@ -51,6 +51,7 @@ class Recorder:
         self.uploads = {}        # buffer id -> where it was uploaded (TORCHWEB_COMPILE_DEBUG)
         self.acquisitions = {}   # buffer id -> positions where the pool handed it out
         self.sites = []          # (word position, buffer id, stream position) of each reference
+        self._merged = None      # _merge()'s result
 
     # -- called by the runtime while recording ---------------------------------------------
     def refuse(self, why):
@@ -135,7 +136,13 @@ class Recorder:
 
     def _merge(self):
         """All segments as one program: CREATE/DESTROY dropped (the buffers exist), uploads
-        checked, blob offsets moved; refs: buffer id -> word positions naming it."""
+        checked, blob offsets moved; refs: buffer id -> word positions naming it. Made once
+        (signature() and finish() both need it; the recording has stopped by then)."""
+        if self._merged is None:
+            self._merged = self._merge_segments()
+        return self._merged
+
+    def _merge_segments(self):
         out, blob = array("I"), bytearray()
         refs, first, writes = {}, {}, set()
         self.sites = []

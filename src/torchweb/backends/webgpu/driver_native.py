@@ -102,22 +102,13 @@ class NativeDriver:
         while i < n:
             op = words[i]
             if op == C.DISPATCH:
-                pid, x, y, z, nb = words[i + 1:i + 6]
-                pipeline, bgl, uniforms = self.pipelines[pid]
-                j = i + 6 + 3 * nb
+                pipeline, group, offsets, (x, y, z), _, i = self._decode_dispatch(words, i)
                 if cpass is None:
                     encoder = encoder or dev.create_command_encoder()
                     cpass = encoder.begin_compute_pass()
                 cpass.set_pipeline(pipeline)
-                rows = list(words[i + 6:j])
-                offsets = []
-                for k, is_uniform in enumerate(uniforms):
-                    if is_uniform:
-                        offsets.append(rows[3 * k + 1])
-                        rows[3 * k + 1] = 0   # bound at 0, moved by the dynamic offset
-                cpass.set_bind_group(0, self._bind_group(bgl, tuple(rows)), offsets)
+                cpass.set_bind_group(0, group, offsets)
                 cpass.dispatch_workgroups(x, y, z)
-                i = j
             elif op == C.COPY:
                 src, so, dst, do, nbytes = words[i + 1:i + 6]
                 if cpass is not None:
@@ -162,19 +153,10 @@ class NativeDriver:
         while i < n:
             op = words[i]
             if op == C_.DISPATCH:
-                pid, x, y, z, nb = words[i + 1:i + 6]
-                pipeline, bgl, uniforms = self.pipelines[pid]
-                j = i + 6 + 3 * nb
-                rows = list(words[i + 6:j])
-                offsets = []
-                for k, is_uniform in enumerate(uniforms):
-                    if is_uniform:
-                        offsets.append(rows[3 * k + 1])
-                        rows[3 * k + 1] = 0
-                for bid in rows[0::3]:
+                pipeline, group, offsets, (x, y, z), bids, i = self._decode_dispatch(words, i)
+                for bid in bids:
                     used[bid] = self.buffers[bid]
-                steps.append((0, pipeline, self._bind_group(bgl, tuple(rows)), offsets, x, y, z))
-                i = j
+                steps.append((0, pipeline, group, offsets, x, y, z))
             elif op == C_.COPY:
                 src, so, dst, do, nbytes = words[i + 1:i + 6]
                 used[src], used[dst] = self.buffers[src], self.buffers[dst]
@@ -220,6 +202,20 @@ class NativeDriver:
                 self.queue.write_buffer(st[1], st[2], blob[st[3]:st[3] + st[4]])
         self._submit(encoder, cpass)
         return True
+
+    def _decode_dispatch(self, words, i):
+        """The DISPATCH row at words[i]: (pipeline, bind group, dynamic offsets, grid, the
+        buffer ids it binds, the next row's index)."""
+        pid, x, y, z, nb = words[i + 1:i + 6]
+        pipeline, bgl, uniforms = self.pipelines[pid]
+        j = i + 6 + 3 * nb
+        rows = list(words[i + 6:j])
+        offsets = []
+        for k, is_uniform in enumerate(uniforms):
+            if is_uniform:
+                offsets.append(rows[3 * k + 1])
+                rows[3 * k + 1] = 0   # bound at 0, moved by the dynamic offset
+        return pipeline, self._bind_group(bgl, tuple(rows)), offsets, (x, y, z), rows[0::3], j
 
     def _bind_group(self, bgl, rows):
         """The bind group for rows of (buffer id, offset, size), cached: creating one is most
