@@ -25,6 +25,7 @@ import torch  # noqa: E402
 
 import torchweb  # noqa: E402
 from torchweb.backends.webgpu.kernels import matmul_tiles as T  # noqa: E402
+from timing import best_of, calls_for_budget, warm_up  # noqa: E402  (bench/, the script's folder)
 
 # (label, batch, M, K, N, A transposed view?, B transposed view?, dtype)
 # Attention (B=16 x 6 heads, T=256, head 64): S = Q K^T, O = P V; backward dP = dO V^T,
@@ -59,21 +60,8 @@ QUICK = [
 
 
 def _time(fn, sync, repeat, budget):
-    fn()
-    sync()                     # warm-up: pipelines compiled, buffers pooled
-    t0 = time.perf_counter()
-    fn()
-    sync()
-    one = time.perf_counter() - t0
-    inner = max(1, min(50, int(budget / max(one, 1e-6))))
-    best = float("inf")
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        for _ in range(inner):
-            fn()
-        sync()
-        best = min(best, (time.perf_counter() - t0) / inner)
-    return best
+    warm_up(fn, sync)
+    return best_of(fn, sync, repeat, calls_for_budget(fn, sync, budget))[0]
 
 
 def _operands(batch, M, K, N, at, bt, dtype, dev):
