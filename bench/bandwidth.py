@@ -28,6 +28,7 @@ import torch  # noqa: E402
 
 import torchweb  # noqa: E402
 from torchweb.backends.webgpu.kernels import elementwise as EW, reduction as RED, softmax as SM  # noqa: E402
+from timing import best_of, warm_up  # noqa: E402  (bench/, the script's folder)
 
 
 
@@ -133,22 +134,11 @@ def _realized(lib, y):
 def _time(fn, sync, repeat, inner=10):
     """(best of `repeat` timings of `inner` calls and one sync, per call; the marginal time of a
     call: (best time of 4 * inner calls - best of inner) / (3 * inner), which leaves out what a
-    timing pays once, the sync's round trip say)."""
-    fn()
-    sync()                     # warm-up: pipelines compiled, buffers pooled
-    best = {}
-    record = float("inf")
-    for k in (inner, 4 * inner):
-        best[k] = float("inf")
-        for _ in range(repeat):
-            t0 = time.perf_counter()
-            for _ in range(k):
-                fn()
-            t1 = time.perf_counter()
-            sync()
-            best[k] = min(best[k], time.perf_counter() - t0)
-            record = min(record, (t1 - t0) / k)
-    return best[inner] / inner, (best[4 * inner] - best[inner]) / (3 * inner), record
+    timing pays once, the sync's round trip say; the best host time per call before the sync)."""
+    warm_up(fn, sync)
+    per_call, record = best_of(fn, sync, repeat, inner)
+    per_call_4, record_4 = best_of(fn, sync, repeat, 4 * inner)
+    return per_call, (4 * per_call_4 - per_call) / 3, min(record, record_4)
 
 
 def _apply(settings):

@@ -13,13 +13,14 @@ import argparse
 import json
 import os
 import sys
-import time
 from array import array
+from functools import partial
 
 sys.path.insert(0, os.path.dirname(__file__))
 import torchweb  # noqa: E402
 from torchweb.backends.webgpu import commands as C  # noqa: E402
 from torchweb.backends.webgpu.runtime import get_runtime  # noqa: E402
+from timing import best_of, warm_up  # noqa: E402
 from workloads import _gpt_step  # noqa: E402
 
 
@@ -31,14 +32,8 @@ def main():
     a = ap.parse_args()
     torchweb.manual_seed(0)
     step = torchweb.compile(_gpt_step(torchweb, "webgpu", a.smoke))
-    for _ in range(5):
-        step()
-    torchweb.webgpu.synchronize()
-    t0 = time.perf_counter()
-    for _ in range(5):
-        step()
-    torchweb.webgpu.synchronize()
-    step_s = (time.perf_counter() - t0) / 5
+    warm_up(step, torchweb.webgpu.synchronize, calls=5)
+    step_s = best_of(step, torchweb.webgpu.synchronize, 1, 5)[0]
     graph = next(e.graph for e in step.cache.values() if e.graph is not None)
     rt = get_runtime()
     names = {pid: key for key, pid in rt._pipelines.items()}
@@ -60,12 +55,9 @@ def main():
             prog = array("I", params_row)
             for _ in range(a.repeat):
                 prog.extend(row)
-            rt.driver.execute(prog, blob)
-            rt.driver.wait()
-            t0 = time.perf_counter()
-            rt.driver.execute(prog, blob)
-            rt.driver.wait()
-            dt = (time.perf_counter() - t0) / a.repeat
+            run = partial(rt.driver.execute, prog, blob)
+            warm_up(run, rt.driver.wait)
+            dt = best_of(run, rt.driver.wait, 1, 1)[0] / a.repeat   # one submission of R runs
             total += dt
             key = names.get(row[1], ("?",))
             f = str(key[0])
