@@ -1,0 +1,35 @@
+// What the worker demo pages (gpt.html, train.html) share: a module worker of demos/ sends
+// "log", "stage" and "adapter" messages while it sets up, shown in #stage, #setup-bar (4 steps),
+// #adapter and the log; errors go into the summary object the page tests read.
+export const $ = (id) => document.getElementById(id);
+export const secs = (t) => (t / 1000).toFixed(1) + " s";
+
+export function startWorker(path, fail) {
+  const w = new Worker(new URL(path, import.meta.url), { type: "module" });
+  w.onerror = (e) => fail(`worker: ${e.message || "failed to start"}`);
+  return w;
+}
+
+// Uncaught errors and rejections count as the run's errors too.
+export function collectErrors(errors) {
+  window.addEventListener("error", (e) => errors.push(String(e.message)));
+  window.addEventListener("unhandledrejection", (e) => errors.push(String(e.reason)));
+}
+
+export function showError(text) {
+  $("stage").innerHTML = "";
+  const s = document.createElement("span"); s.className = "error"; s.textContent = text; $("stage").append(s);
+}
+
+export function showStage(m, log, t0) {
+  $("stage").textContent = m.text; $("setup-bar").value = m.done; log(`[${secs(performance.now() - t0)}] ${m.text}`);
+}
+
+// The adapter message (its fields are the adapter's info): shown and logged; returns its name.
+export function showAdapter(info, log) {
+  const name = ([info.vendor, info.architecture, info.device, info.description].filter(Boolean).join(" / ") || "(unnamed adapter)") +
+               (info.is_fallback_adapter ? " (software fallback adapter)" : "");
+  $("adapter").textContent = "WebGPU: " + name; log("adapter: " + name);
+  $("setup-bar").value = 4;
+  return name;
+}
