@@ -147,6 +147,18 @@ def forget(storage):
             leaf_storage.readers.pop(key, None)
 
 
+def unallocated_bytes(pool):
+    """Bytes the pending storages of this pool's runtime would hold had they their buffers
+    (memory_allocated() counts a tensor whether or not its buffer was taken yet)."""
+    from .pool import rounded_size
+    total = 0
+    for ref in _pending.values():
+        s = ref()
+        if s is not None and not s.touched and s.rt.pool is pool:
+            total += rounded_size(max(4, (s.numel * (2 if s.dtype.gpu_storage == "f16" else 4) + 3) & ~3))
+    return total
+
+
 def materialize(storage):
     """Run a storage's pending expression now (its inputs can then be freed)."""
     if storage.pending is not None:

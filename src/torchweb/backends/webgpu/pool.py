@@ -28,8 +28,15 @@ class BufferPool:
         self._free = {}            # size -> [ids]
         self._lru = OrderedDict()  # id -> size, free buffers, oldest first
         self.free_bytes = 0
-        self.live_bytes = 0
+        self._live = 0             # bytes of the buffers handed out and not yet released
         self.peak_bytes = 0
+
+    @property
+    def live_bytes(self):
+        """Bytes held by live storages: the buffers handed out, plus what the pending storages
+        that have no buffer yet (lazy.py allocates them when realized) will take."""
+        from . import lazy
+        return self._live + lazy.unallocated_bytes(self)
 
     def acquire(self, nbytes):
         size = rounded_size(nbytes)
@@ -45,12 +52,13 @@ class BufferPool:
             self.free_bytes -= size
         else:
             bid = self._create(size)
-        self.live_bytes += size
-        self.peak_bytes = max(self.peak_bytes, self.live_bytes)
+        self._live += size
+        if self._live > self.peak_bytes:
+            self.peak_bytes = self._live
         return bid, size
 
     def release(self, bid, size):
-        self.live_bytes -= size
+        self._live -= size
         self._free.setdefault(size, []).append(bid)
         self._lru[bid] = size
         self.free_bytes += size
@@ -64,7 +72,7 @@ class BufferPool:
             return None
         self._free[size].remove(bid)
         self.free_bytes -= size
-        self.live_bytes += size
+        self._live += size
         return size
 
     def trim(self, keep_bytes=0):

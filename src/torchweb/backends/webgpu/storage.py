@@ -3,12 +3,19 @@
 A storage may be *pending* (lazy.py): its values are an elementwise expression not yet run.
 Reading `buffer_id` is how every kernel, readback and upload reaches the buffer, so it is where
 pending work is realized: the storage's own expression, and every pending expression that reads
-this storage (which must see its values before anything writes them)."""
+this storage (which must see its values before anything writes them).
+
+The buffer itself is taken from the pool only when first needed (`_buffer_id` or `size` read):
+most pending storages are fused into a consumer's kernel and die without ever needing one, and
+a pool acquire and release per op is a good part of an op's Python time."""
 
 from . import lazy
 
+_CHECK_NUMEL = 1 << 24   # storages this big check the adapter's buffer limit when made
+
 
 class GPUStorage:
+    # _buffer_id and size stay unset until the buffer is allocated (__getattr__ does it)
     __slots__ = ("rt", "_buffer_id", "size", "numel", "dtype", "version", "pending", "readers",
                  "touched", "__weakref__")
 
@@ -16,18 +23,38 @@ class GPUStorage:
 
     def __init__(self, rt, numel, dtype):
         self.rt = rt
-        elem = 2 if dtype.gpu_storage == "f16" else 4
-        self._buffer_id, self.size = rt.alloc(numel * elem)
         self.numel = numel
         self.dtype = dtype
         self.version = 0   # autograd's version counter, shared by every view of this storage
         self.pending = None    # a lazy.Node: the expression whose values this buffer will hold
         self.readers = None    # {id: weakref} of pending storages whose expressions read this one
-        self.touched = False   # the buffer has been bound, written or read (no longer fresh)
+        self.touched = False   # it has a buffer, bound, written or read since (no longer fresh)
+        if numel > _CHECK_NUMEL:
+            nbytes = numel * (2 if dtype.gpu_storage == "f16" else 4)
+            if nbytes > rt.max_binding or nbytes > rt.max_buffer:
+                rt.alloc(nbytes)   # raises its "larger than this adapter's binding" error, at the op
+
+    def _allocate(self):
+        """Take the buffer from the pool. touched is True from here on: a storage is touched
+        exactly when it has a buffer (what __del__ and lazy.unallocated_bytes go by)."""
+        bid, self.size = self.rt.alloc(self.numel * (2 if self.dtype.gpu_storage == "f16" else 4))
+        self._buffer_id = bid
+        self.touched = True
+        return bid
+
+    def __getattr__(self, name):
+        """Called for unset slots only: _buffer_id and size before the buffer exists."""
+        if name == "_buffer_id":
+            return self._allocate()
+        if name == "size":
+            self._allocate()
+            return self.size
+        raise AttributeError(f"'GPUStorage' object has no attribute '{name}'")
 
     @property
     def buffer_id(self):
-        self.touched = True
+        if not self.touched:
+            self._allocate()
         if self.rt.capture is not None:
             self.rt.capture.storages[self._buffer_id] = self
         if self.pending is not None:
@@ -40,7 +67,8 @@ class GPUStorage:
         """The buffer, for a fused kernel that only reads it (lazy.py): realized if pending, but
         without realizing other pending readers of it, which may depend on work being recorded
         right now (their turn comes when they are read)."""
-        self.touched = True
+        if not self.touched:
+            self._allocate()
         if self.rt.capture is not None:
             self.rt.capture.storages[self._buffer_id] = self
         if self.pending is not None:
@@ -51,6 +79,7 @@ class GPUStorage:
         try:
             if self.pending is not None:
                 lazy.forget(self)
-            self.rt.free(self._buffer_id, self.size)
+            if self.touched:   # untouched: no buffer was ever taken, none to give back
+                self.rt.free(self._buffer_id, self.size)
         except Exception:  # interpreter shutdown: the runtime may be gone already
             pass
