@@ -23,16 +23,17 @@ os.environ.setdefault("XDG_RUNTIME_DIR", "/tmp")
 import torchweb  # noqa: E402
 from torchweb.backends.webgpu import runtime as R  # noqa: E402
 
-# name -> (FLUSH_WORK_BYTES, FLUSH_AFTER_S, raw C calls for a pass's dispatches, SUBMIT_EVERY)
+# name -> (FLUSH_WORK_BYTES, IDLE_START_BYTES, FLUSH_AFTER_S, raw C calls per dispatch,
+# SUBMIT_EVERY)
 POLICIES = {
-    "before": (1 << 62, 1e-3, False, 1 << 30),
-    "raw": (1 << 62, 1e-3, True, 1 << 30),
-    "raw_sub64": (1 << 62, 1e-3, True, 64),
-    "raw_sub64_work64M": (64 << 20, 1e-3, True, 64),
-    "raw_sub64_work64M_250us": (64 << 20, 2.5e-4, True, 64),
-    "raw_sub256_work64M": (64 << 20, 1e-3, True, 256),
+    "before": (1 << 62, 1 << 62, 1e-3, False, 1 << 30),
+    "raw_sub64": (1 << 62, 1 << 62, 1e-3, True, 64),
+    "raw_sub64_work64M": (64 << 20, 1 << 62, 1e-3, True, 64),
+    "raw_sub64_work512M_idle16M": (512 << 20, 16 << 20, 1e-3, True, 64),
+    "raw_sub64_work256M_idle16M": (256 << 20, 16 << 20, 1e-3, True, 64),
+    "raw_sub64_work1G_idle16M": (1 << 30, 16 << 20, 1e-3, True, 64),
 }
-DEFAULT = "raw_sub64_work64M"
+DEFAULT = "raw_sub64_work512M_idle16M"
 CASES = ("add_f32_64M", "sum_f32_64M", "rowsum_f32_8192x8192", "softmax_f32_4096x4096",
          "matmul_f32_1024", "bmm_96x256x64x256", "linear_4096x384_1536",
          "chain200_f32_1024", "mlp_784_256_10_adam_step_b64", "compiled_mlp_784_256_10_adam_step_b64",
@@ -41,8 +42,8 @@ CASES = ("add_f32_64M", "sum_f32_64M", "rowsum_f32_8192x8192", "softmax_f32_4096
 
 def _apply(policy):
     from torchweb.backends.webgpu import driver_native as DN
-    work, after, raw, submit = POLICIES[policy]
-    R.FLUSH_WORK_BYTES, R.FLUSH_AFTER_S, DN.SUBMIT_EVERY = work, after, submit
+    work, idle, after, raw, submit = POLICIES[policy]
+    R.FLUSH_WORK_BYTES, R.IDLE_START_BYTES, R.FLUSH_AFTER_S, DN.SUBMIT_EVERY = work, idle, after, submit
     drv = R.get_runtime().driver
     if not hasattr(drv, "_saved_pass_calls"):
         drv._saved_pass_calls = drv._pass_calls
@@ -56,9 +57,9 @@ def _flush_costs(repeat):
     rt = R.get_runtime()
     x = torchweb.randn(64, 64, device="webgpu")
     out = {}
-    for policy in ("before", "raw", "raw_sub64"):
+    for policy in ("before", "raw_sub64"):
         _apply(policy)
-        R.FLUSH_WORK_BYTES, R.FLUSH_AFTER_S = 1 << 62, 1e9
+        R.FLUSH_WORK_BYTES, R.IDLE_START_BYTES, R.FLUSH_AFTER_S = 1 << 62, 1 << 62, 1e9
         for n in (1, 10, 100, 1000):
             best = float("inf")
             for _ in range(repeat + 1):
@@ -91,8 +92,8 @@ def _best(fn, sync, inner, repeat):
 def _split(fn, inner, repeat):
     """Per call: (record, flush, wait) seconds with every flush held until the sync."""
     rt = R.get_runtime()
-    saved = R.FLUSH_WORK_BYTES, R.FLUSH_AFTER_S
-    R.FLUSH_WORK_BYTES, R.FLUSH_AFTER_S = 1 << 62, 1e9
+    saved = R.FLUSH_WORK_BYTES, R.IDLE_START_BYTES, R.FLUSH_AFTER_S
+    R.FLUSH_WORK_BYTES, R.IDLE_START_BYTES, R.FLUSH_AFTER_S = 1 << 62, 1 << 62, 1e9
     try:
         fn()
         torchweb.webgpu.synchronize()
@@ -113,7 +114,7 @@ def _split(fn, inner, repeat):
                 best = row
         return best
     finally:
-        R.FLUSH_WORK_BYTES, R.FLUSH_AFTER_S = saved
+        R.FLUSH_WORK_BYTES, R.IDLE_START_BYTES, R.FLUSH_AFTER_S = saved
 
 
 def main():

@@ -18,9 +18,12 @@ UNIFORM_ALIGN = 256           # minUniformBufferOffsetAlignment
 FLUSH_DISPATCHES = 1024       # flush after this many recorded dispatches...
 FLUSH_BLOB_BYTES = 64 << 20   # ...or this many bytes of pending uploads...
 FLUSH_AFTER_S = 0.001         # ...or once recording has gone on this long: the GPU works meanwhile
-FLUSH_WORK_BYTES = 64 << 20   # ...or once the recorded kernels bind this many bytes of storage:
-# big kernels go to the GPU at once, so that it runs them while Python records the next calls
-# (a submit costs tens of microseconds; 64 MiB of traffic takes ~20 us even on an H100)
+FLUSH_WORK_BYTES = 512 << 20  # ...or once the recorded kernels' work reaches this many bytes
+IDLE_START_BYTES = 16 << 20   # ...or at once, for a kernel this big when the GPU is idle
+# Work: the bytes a kernel binds (or what it says, e.g. a matmul's flops / 16). Big kernels go
+# to the GPU early, so that it runs them while Python records the next calls; a flush costs
+# ~100 us of CPU on an H100's host (bench/flush_policy.py), as long as ~300 MB of traffic there,
+# so work is batched up to a few of those.
 
 
 class Runtime:
@@ -47,7 +50,8 @@ class Runtime:
         self.flushes = 0
         self.last_dispatch = (0, 0)   # (flush count, uniform offset) of the last dispatch
         self._stream_since = 0.0      # when the unflushed stream got its first dispatch
-        self._stream_work = 0         # bytes bound by the unflushed stream's dispatches
+        self._stream_work = 0         # work (bytes) of the unflushed stream's dispatches
+        self._gpu_idle = True         # nothing submitted since the last wait or readback
 
     # -- buffers ---------------------------------------------------------------------------
     def _create_buffer(self, nbytes):
@@ -107,17 +111,19 @@ class Runtime:
             self.pipeline_kinds[pid] = list(binding_kinds)
         return pid
 
-    def dispatch(self, pipeline_id, grid, buffers, params_words):
-        """Record one dispatch. buffers: [(id, nbytes)] bound whole after the params uniform."""
+    def dispatch(self, pipeline_id, grid, buffers, params_words, work=0):
+        """Record one dispatch. buffers: [(id, nbytes)] bound whole after the params uniform.
+        work: the kernel's cost in bytes of traffic, if more than the bytes it binds."""
         off = len(self.params)
         self.params.extend(params_words)
         pad = (-len(self.params)) % UNIFORM_ALIGN
         self.params.extend(b"\0" * pad)
         bindings = [(PARAMS_BUFFER_ID, off, max(16, -(-len(params_words) // 16) * 16))]
-        work = 0
+        bound = 0
         for bid, size in buffers:
             bindings.append((bid, 0, size))
-            work += size
+            bound += size
+        work = max(work, bound)
         stream = self.stream
         stream.dispatch(pipeline_id, grid, bindings)
         self.last_dispatch = (self.flushes, off)
@@ -128,6 +134,7 @@ class Runtime:
             self._stream_work += work
         if stream.dispatches >= FLUSH_DISPATCHES or self.capture is None and (
                 self._stream_work >= FLUSH_WORK_BYTES
+                or (self._gpu_idle and work >= IDLE_START_BYTES)
                 or perf_counter() - self._stream_since > FLUSH_AFTER_S):
             # (the size and time rules not while torch.compile records: two recordings must
             # split alike)
@@ -171,6 +178,7 @@ class Runtime:
         words.extend(body)
         blob = head.blob + b"\0" * (base - len(head.blob)) + stream.blob
         self.flushes += 1
+        self._gpu_idle = False
         if self.capture is not None:
             self.capture.record(words, blob, head_len)
         self.driver.execute(words, blob)
@@ -204,6 +212,7 @@ class Runtime:
                 self._check_errors()
             else:
                 self.driver.wait()
+            self._gpu_idle = True
 
     async def synchronize_async(self):
         from . import lazy
@@ -213,6 +222,7 @@ class Runtime:
             await self._check_errors_async()
         else:
             await self.driver.wait_async()
+        self._gpu_idle = True
 
     def read(self, bid, offset, nbytes):
         if self.capture is not None:
@@ -226,7 +236,9 @@ class Runtime:
                 "`await t.tolist_async()`, `await t.item_async()` or `await t.numpy_async()`")
         if self.errors.pending():
             self._check_errors()
-        return self.driver.read(bid, offset, nbytes)
+        data = self.driver.read(bid, offset, nbytes)
+        self._gpu_idle = True
+        return data
 
     async def read_async(self, bid, offset, nbytes):
         if self.capture is not None:
@@ -234,7 +246,9 @@ class Runtime:
         self.flush()
         if self.errors.pending():
             await self._check_errors_async()
-        return await self.driver.read_async(bid, offset, nbytes)
+        data = await self.driver.read_async(bid, offset, nbytes)
+        self._gpu_idle = True
+        return data
 
     def _check_errors(self):
         bid, nbytes = self.errors.binding
