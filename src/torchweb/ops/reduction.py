@@ -2,12 +2,14 @@
 any, var/std, logsumexp, norm. The kernel reduces the trailing dims of a permuted view; var,
 std, logsumexp and most norms are compositions, so autograd comes with them."""
 
+import builtins
 from collections import namedtuple
 
 from .. import _dtype as D
 from .._size import numel, wrap_dim
 from ..autograd import grad_mode
 from ..autograd.function import Function
+from ..backends import backend_for
 from . import lowering
 from .dispatch import compute_class, empty, is_tensor
 from . import elementwise as E
@@ -344,11 +346,8 @@ def any(x, dim=None, keepdim=False):
     return _all_any("any", x, dim, keepdim)
 
 
-def _var_parts(x, dim, unbiased, correction):
-    """(v, m, scale, dims): var = v * scale * scale, std = sqrt(v) * scale and mean = m * scale,
-    with v and m the variance and mean of x / scale (keepdim shapes). The scale is the largest
-    |x| of each slice (constant for autograd), so squares and sums of values near 1e30 don't
-    overflow float32 where PyTorch, which accumulates in double (Welford), stays finite."""
+def _var_args(x, dim, unbiased, correction):
+    """(dim, correction) from var/std's overloads; refuses non-float input."""
     if not (isinstance(unbiased, bool) or unbiased is None) and dim is None:
         dim, unbiased = unbiased, None  # var(x, dims) positional, as PyTorch allows
     if isinstance(dim, bool):
@@ -357,7 +356,14 @@ def _var_parts(x, dim, unbiased, correction):
         correction = 1 if unbiased is None or unbiased else 0
     if not x.dtype.is_floating_point:
         raise RuntimeError("std and var only support floating point and complex dtypes")
-    dims = _dims(x, dim)
+    return dim, correction
+
+
+def _var_parts(x, dims, correction):
+    """(v, m, scale): var = v * scale * scale, std = sqrt(v) * scale and mean = m * scale,
+    with v and m the variance and mean of x / scale (keepdim shapes). The scale is the largest
+    |x| of each slice (constant for autograd), so squares and sums of values near 1e30 don't
+    overflow float32 where PyTorch, which accumulates in double (Welford), stays finite."""
     n = numel([x.shape[d] for d in dims])
     scale = None
     if x.numel():   # (an empty slice has numel 0 too)
@@ -369,47 +375,113 @@ def _var_parts(x, dim, unbiased, correction):
     centered = x - m
     ss = sum(centered * centered, dims, keepdim=True)
     denom = n - correction if n > correction else 0  # PyTorch clamps: fewer samples than correction gives inf/NaN
-    return (ss / denom if denom > 0 else ss / 0.0), m, scale, dims
+    return (ss / denom if denom > 0 else ss / 0.0), m, scale
 
 
 def _drop_dims(t, dims, keepdim):
     return t if keepdim else S.reshape(t, [s for i, s in enumerate(t.shape) if i not in dims])
 
 
-class _StdSqrt(Function):
-    """sqrt for std: PyTorch's std backward gives 0 where std is 0 (not g / 0)."""
-    _backward_name = "StdBackward0"
+def _rows_view(x, dims):
+    """x with the kept dims first and the reduced ones merged into one last dim of stride 1
+    (a contiguous copy of the permuted view where they don't merge so)."""
+    keep = [d for d in range(x.dim()) if d not in dims]
+    order = keep + dims
+    xp = x._view(tuple(x.shape[d] for d in order), tuple(x._stride[d] for d in order), x._offset)
+    expected = 1
+    for d in reversed(dims):
+        if x.shape[d] != 1 and x._stride[d] != expected:
+            xp = E._clone(xp)
+            break
+        expected *= x.shape[d]
+    n = numel([x.shape[d] for d in dims])
+    return xp._view(tuple(xp.shape[:len(keep)]) + (n,), tuple(xp._stride[:len(keep)]) + (1,), xp._offset)
+
+
+def _moments_kernel(x, dims, keepdim, correction, std, with_mean):
+    """(var or std,) or (var or std, mean) of x over dims from the backend's one kernel, or
+    None where it has none that fits (the cpu device, empty slices, few very long rows)."""
+    be = backend_for(x.device.type)
+    if not hasattr(be, "moments") or x.dtype not in (D.float32, D.float16) or x.numel() == 0:
+        return None
+    n = numel([x.shape[d] for d in dims])
+    if not be.moments_fits(n, x.numel() // n):
+        return None
+    rows = _rows_view(x, dims)
+    n_rows = rows.numel() // n
+    out = empty((n_rows * (2 if with_mean else 1),), x.dtype, x.device)
+    be.moments(out, rows, builtins.max(0.0, n - correction), std, with_mean)
+    shape = _keepdim_shape(x, dims) if keepdim else tuple(s for d, s in enumerate(x.shape) if d not in dims)
+    return tuple(out._view(shape, _contig_like(shape), k * n_rows) for k in range(2 if with_mean else 1))
+
+
+def _moments_composite(x, dims, keepdim, correction, std, with_mean):
+    """The same from reductions, in float32 for float16 input (PyTorch accumulates half in
+    float and rounds once)."""
+    half = x.dtype is D.float16
+    v, m, scale = _var_parts(x.to(D.float32) if half else x, dims, correction)
+    r = E.run("sqrt", v) if std else v
+    if scale is not None:
+        r, m = (r * scale if std else r * scale * scale), m * scale
+    outs = (r, m) if with_mean else (r,)
+    return tuple(_drop_dims(t, dims, keepdim).to(D.float16) if half else _drop_dims(t, dims, keepdim) for t in outs)
+
+
+def _moments_forward(x, dims, keepdim, correction, std, with_mean):
+    outs = _moments_kernel(x, dims, keepdim, correction, std, with_mean)
+    return outs if outs is not None else _moments_composite(x, dims, keepdim, correction, std, with_mean)
+
+
+class _Moments(Function):
+    """var/std (and mean); backward: PyTorch's var_backward / std_backward (and the mean's),
+    on a mean of x computed again."""
 
     @staticmethod
-    def forward(ctx, v):
-        y = E.run("sqrt", v)
-        ctx.save_for_backward(y)
-        return y
+    def forward(ctx, x, dims, keepdim, correction, std, with_mean, dim_given):
+        outs = _moments_forward(x, dims, keepdim, correction, std, with_mean)
+        ctx.save_for_backward(x, outs[0])
+        ctx.meta = (dims, keepdim, correction, std, dim_given)
+        ctx.set_materialize_grads(False)
+        return outs if with_mean else outs[0]
 
     @staticmethod
-    def backward(ctx, g):
-        (y,) = ctx.saved_tensors
-        return E.run("where", y == 0, 0.0, g / (y * 2))
+    def backward(ctx, g, gm=None):
+        x, r = ctx.saved_tensors
+        dims, keepdim, correction, std, dim_given = ctx.meta
+        n = numel([x.shape[d] for d in dims])
+        grad = None
+        if g is not None:
+            g = _expand_back(g, x, dims, keepdim)
+            if std:   # d std = d var / (2 std), 0 where std is 0
+                r = _expand_back(r, x, dims, keepdim)
+                g = E.run("where", r == 0, 0.0, g / (r * 2))
+            centered = x - _expand_back(mean(x, dims, keepdim=True), x, dims, True) if x.numel() else x
+            dof = n - correction
+            if (not dim_given or x.dim() == 0) and dof <= 0:   # PyTorch: NaN where x is its mean, else inf
+                grad = E.run("where", centered == 0, g * float("nan"), g * float("inf"))
+            else:
+                grad = g * (2.0 / dof if dof else float("inf")) * centered
+        if gm is not None:
+            gm = _expand_back(gm, x, dims, keepdim) / n
+            grad = gm if grad is None else grad + gm
+        return grad, None, None, None, None, None, None
+
+
+# PyTorch's node names, by (std, with_mean)
+_MOMENTS = {(False, False): _named(_Moments, "VarBackward0"), (True, False): _named(_Moments, "StdBackward0"),
+            (False, True): _named(_Moments, "VarMeanBackward0"), (True, True): _named(_Moments, "StdMeanBackward0")}
 
 
 def _moments(x, dim, unbiased, keepdim, correction, want):
-    """var and/or std and/or mean (want: a string of 'v', 's', 'm'), in float32 for float16
-    input (PyTorch accumulates half in float and rounds once)."""
-    from .pointwise import call
-    half = x.dtype is D.float16
-    v, m, scale, dims = _var_parts(x.to(D.float32) if half else x, dim, unbiased, correction)
-    out = []
-    for w in want:
-        if w == "v":
-            r = v if scale is None else v * scale * scale
-        elif w == "s":
-            r = _StdSqrt.apply(v)
-            r = r if scale is None else r * scale
-        else:
-            r = m if scale is None else m * scale
-        r = _drop_dims(r, dims, keepdim)
-        out.append(r.to(D.float16) if half else r)
-    return out
+    """var or std (want 'v' or 's'), with the mean after if want ends in 'm': one kernel where
+    the backend has one that fits (kernels/moments.py), else a composite of reductions."""
+    dim, correction = _var_args(x, dim, unbiased, correction)
+    dims = _dims(x, dim)
+    std, with_mean = want[0] == "s", want.endswith("m")
+    if grad_mode.is_grad_enabled() and x.requires_grad:
+        outs = _MOMENTS[(std, with_mean)].apply(x, dims, keepdim, correction, std, with_mean, dim is not None)
+        return list(outs) if with_mean else [outs]
+    return list(_moments_forward(x, dims, keepdim, correction, std, with_mean))
 
 
 @define("var", "reduction", dtypes="floating", doc="var(input, dim=None, *, correction=1, keepdim=False) -> Tensor\n\nThe variance over dim, with Bessel's correction by default (unbiased=False or correction=0 for none).")

@@ -150,6 +150,19 @@ def softmax(out, inp, log):
     sm_kernel.run(rt(), out, inp, log)
 
 
+def moments_fits(row, rows):
+    """Whether var/std (and mean) of rows of length `row` go in one kernel (kernels/moments.py)."""
+    from .kernels import moments
+    return moments.fits(row, rows)
+
+
+def moments(out, inp, denom, std, with_mean):
+    """var (std) of each row of inp (its last dim, stride 1) into out[:rows], the mean into
+    out[rows:] if with_mean; denom: n - correction, at least 0."""
+    from .kernels import moments as mo_kernel
+    mo_kernel.run(rt(), out, inp, denom, std, with_mean)
+
+
 def random(kind, out, seed, call, a, b):
     rand_kernel.run(rt(), kind, out, seed, call, a, b)
 
