@@ -18,18 +18,13 @@ the saved file. Timings swing with the machine's load (a shared 2-core box): see
 printed with -s. Set TORCHWEB_GPT_SCREENSHOT=path.png to save a screenshot of the trained page."""
 
 import os
-import sys
 import time
 
 import pytest
 import torch
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.join(ROOT, "scripts"))
-import run_page  # noqa: E402
-import serve  # noqa: E402
-import wheel  # noqa: E402
-from model_files import load_file  # noqa: E402
+from model_files import load_file
+from page_helpers import ROOT, finished_page, publish_site, require_chromium, run_page, served_chromium
 
 DEMO = os.path.join(ROOT, "site", "demos", "chargpt")
 STEPS, LENGTH, PROMPT = 4, 8, "Shall I "
@@ -62,19 +57,13 @@ def _wait_download(folder, timeout):
 
 @pytest.mark.browser
 def test_gpt_page(tmp_path):
-    if not os.path.exists(os.environ.get("TORCHWEB_CHROMIUM", "/usr/bin/chromium")):
-        pytest.fail("the GPT page test needs Chromium (scripts/setup.sh installs it)")
+    require_chromium("the GPT page test")
     start = time.monotonic()
-    run_page.ensure_pyodide(run_page.SITE)
-    wheel.publish(wheel.build())
-    server, base = serve.start(run_page.SITE)
-    driver = run_page.chrome()
+    publish_site()
     downloads = str(tmp_path)
-    try:
+    with served_chromium() as (driver, base):
         driver.execute_cdp_cmd("Browser.setDownloadBehavior", {"behavior": "allow", "downloadPath": downloads})
-        status, text = run_page.wait_for_page(driver, base + PAGE, 240, echo=False)
-        summary = driver.execute_script("return globalThis.torchwebGPT || null;")
-        console = run_page.console_log(driver) if status != "DONE" else ""
+        status, text, summary, console = finished_page(driver, base + PAGE, 240, "torchwebGPT")
         assert status == "DONE", f"page status {status}:\n{text[-4000:]}\n{console}"
 
         from selenium.webdriver.common.by import By
@@ -98,9 +87,6 @@ def test_gpt_page(tmp_path):
         if shot:
             driver.set_window_size(1000, 1300)
             driver.save_screenshot(shot)
-    finally:
-        run_page.quit_chrome(driver)
-        server.shutdown()
     elapsed = time.monotonic() - start
     stages = [line for line in text.splitlines() if line.startswith(("[", "step ", "pyodide "))]
     print("\n" + "\n".join(stages))

@@ -4,18 +4,12 @@ offline: opens site/notebooks/train.ipynb, runs all cells through window.jupyter
 the outputs (WebGPU adapter, webgpu device, decreasing loss, fitted weights). About 30 s in the
 browser after a ~15 s build. Deselect with -m "not browser"."""
 
-import os
-import sys
 import time
 
 import pytest
 
-SCRIPTS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "scripts")
-sys.path.insert(0, SCRIPTS)
-
-import build_jupyterlite  # noqa: E402
-import run_page  # noqa: E402
-import serve  # noqa: E402
+from page_helpers import require_chromium, run_page, served_chromium
+import build_jupyterlite  # scripts/, on the path through page_helpers
 
 KERNEL_STATUS = """
 const app = window.jupyterapp; if (!app) return 'no app';
@@ -36,12 +30,10 @@ def _wait(driver, script, done, timeout):
 
 @pytest.mark.browser
 def test_jupyterlite_notebook_trains_on_webgpu():
-    if not os.path.exists(os.environ.get("TORCHWEB_CHROMIUM", "/usr/bin/chromium")):
-        pytest.fail("the JupyterLite site needs Chromium (scripts/setup.sh installs it)")
+    require_chromium("the JupyterLite site")
     build_jupyterlite.build()
-    server, base = serve.start(build_jupyterlite.SITE)   # no COOP/COEP headers: see the build script
-    driver = run_page.chrome()
-    try:
+    # no COOP/COEP headers: see the build script
+    with served_chromium(build_jupyterlite.SITE) as (driver, base):
         driver.get(base + "lite/lab/index.html?path=train.ipynb")
         status = _wait(driver, KERNEL_STATUS, lambda s: s == "idle", 90)
         assert status == "idle", f"kernel not idle after 90 s: {status}\n{run_page.console_log(driver)[-5000:]}"
@@ -57,6 +49,3 @@ def test_jupyterlite_notebook_trains_on_webgpu():
         losses = [float(v) for v in lines["losses"].split()]
         assert len(losses) == 30 and all(b < a for a, b in zip(losses, losses[1:])), losses
         assert losses[-1] < 1e-3 * losses[0], losses
-    finally:
-        run_page.quit_chrome(driver)
-        server.shutdown()

@@ -24,12 +24,9 @@ import time
 
 import pytest
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-PLAYGROUND = os.path.join(ROOT, "site", "demos", "playground")
-sys.path.insert(0, os.path.join(ROOT, "scripts"))
-import run_page  # noqa: E402
-import serve  # noqa: E402
-import wheel  # noqa: E402
+from page_helpers import SITE, publish_site, require_chromium, run_page, served_chromium
+
+PLAYGROUND = os.path.join(SITE, "demos", "playground")
 
 NUMBER = re.compile(r"[-+]?\d+(?:\.\d+)?(?:e[-+]?\d+)?")
 STATE = "return globalThis.torchwebPlayground || null;"
@@ -79,17 +76,10 @@ def assert_close(got, want, tol=1e-4):
 
 @pytest.fixture(scope="module")
 def page():
-    if not os.path.exists(os.environ.get("TORCHWEB_CHROMIUM", "/usr/bin/chromium")):
-        pytest.fail("the Playground page test needs Chromium (scripts/setup.sh installs it)")
-    run_page.ensure_pyodide(run_page.SITE)
-    wheel.publish(wheel.build())
-    server, base = serve.start(run_page.SITE)
-    driver = run_page.chrome()
-    try:
+    require_chromium("the Playground page test")
+    publish_site()
+    with served_chromium() as (driver, base):
         yield driver, base + "playground.html"
-    finally:
-        run_page.quit_chrome(driver)
-        server.shutdown()
 
 
 def open_page(driver, url):
@@ -290,16 +280,8 @@ def test_weights_url_in_the_link(page):
 def test_without_webgpu_says_so_and_runs_plain_python():
     """Chromium without --enable-unsafe-webgpu (no adapter in headless Linux): the page says
     WebGPU is missing, names no device (numpy cannot load offline here), and plain Python runs."""
-    run_page.ensure_pyodide(run_page.SITE)
-    wheel.publish(wheel.build())
-    server, base = serve.start(run_page.SITE)
-    saved = run_page.CHROME_FLAGS
-    run_page.CHROME_FLAGS = tuple(f for f in saved if f != "--enable-unsafe-webgpu")
-    try:
-        driver = run_page.chrome()
-    finally:
-        run_page.CHROME_FLAGS = saved
-    try:
+    publish_site()
+    with served_chromium(webgpu=False) as (driver, base):
         open_page(driver, base + "playground.html")
         s = wait(driver, "s.ready", 60)
         assert s["adapter"] is None and s["device"] is None
@@ -309,6 +291,3 @@ def test_without_webgpu_says_so_and_runs_plain_python():
         set_code(driver, "print(sum(i * i for i in range(10)))\n")
         s, status, text = run_and_wait(driver)
         assert status == "DONE" and text == "285\n", text
-    finally:
-        run_page.quit_chrome(driver)
-        server.shutdown()

@@ -5,32 +5,22 @@ torch.optim.SGD on WebGPU; the test checks the adapter, the device and a decreas
 About 40 s. Deselect with -m "not browser"."""
 
 import json
-import os
-import sys
 
 import pytest
 
-SCRIPTS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "scripts")
-sys.path.insert(0, SCRIPTS)
-
-import build_pyscript  # noqa: E402
-import run_page  # noqa: E402
-import serve  # noqa: E402
+from page_helpers import finished_page, require_chromium, served_chromium
+import build_pyscript  # scripts/, on the path through page_helpers
 
 PAGES = (("pyscript.html", False), ("pyscript-worker.html", True))
 
 
 @pytest.mark.browser
 def test_pyscript_pages_train_on_webgpu():
-    if not os.path.exists(os.environ.get("TORCHWEB_CHROMIUM", "/usr/bin/chromium")):
-        pytest.fail("the PyScript pages need Chromium (scripts/setup.sh installs it)")
+    require_chromium("the PyScript pages")
     build_pyscript.build()
-    server, base = serve.start(build_pyscript.SITE)
-    driver = run_page.chrome()
-    try:
+    with served_chromium(build_pyscript.SITE) as (driver, base):
         for page, worker in PAGES:
-            status, text = run_page.wait_for_page(driver, base + page, 90, echo=False)
-            console = run_page.console_log(driver) if status != "DONE" else ""
+            status, text, _, console = finished_page(driver, base + page, 90)
             assert status == "DONE", f"{page}: {status}\n{text[-5000:]}\nconsole:\n{console[-5000:]}"
             shown = driver.execute_script(
                 "const g = (id) => document.getElementById(id).textContent;"
@@ -49,6 +39,3 @@ def test_pyscript_pages_train_on_webgpu():
             assert losses[-1] < 1e-3 * losses[0], losses
             for got, want in zip(r["weight"][0] + r["bias"], [2.0, -3.0, 0.5, 1.0]):
                 assert abs(got - want) < 1e-2, (r["weight"], r["bias"])
-    finally:
-        run_page.quit_chrome(driver)
-        server.shutdown()
