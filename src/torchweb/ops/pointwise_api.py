@@ -3,6 +3,7 @@
 ops whose signature needs more (alpha, rounding modes, bounds, conditions) are written below."""
 
 from .. import _dtype as D
+from .._size import contiguous_strides, numel
 from .dispatch import is_tensor
 from .elementwise_table import OPS, row_dtypes
 from .pointwise import call, call_inplace
@@ -12,8 +13,32 @@ from .registry import define, register
 def _out(result, out):
     if out is None:
         return result
-    out.copy_(result)
+    if not _write_direct(result, out):
+        out.copy_(result)
     return out
+
+
+def _write_direct(result, out):
+    """(result: the fresh tensor an op just made, seen by no one else.) out= without the copy: a result not yet computed (a pending fused expression of the
+    webgpu backend) is computed straight into out's buffer, when out is laid out as the
+    result would be and autograd has nothing to record. False: nothing done, copy instead."""
+    storage = result._storage
+    if getattr(storage, "pending", None) is None or not is_tensor(out):
+        return False
+    dst = out._storage
+    shape = out._shape
+    if (out.dtype is not result.dtype or shape != result._shape or out._offset
+            or getattr(dst, "pending", False) is False or dst is storage
+            or result.requires_grad or out.requires_grad):
+        return False
+    stride = contiguous_strides(shape)
+    if out._stride != stride:
+        return False
+    from ..backends.webgpu import lazy
+    if not lazy.write_into(storage, dst, stride, dst.numel == numel(shape)):
+        return False
+    out._bump_version()   # written in place, as copy_ would
+    return True
 
 
 def _unary(op):
@@ -297,8 +322,8 @@ def clamp_max(input, max):
 
 
 @define("where", "elementwise", method=False)
-def where(condition, input=None, other=None):
-    """where(condition, input, other) -> Tensor
+def where(condition, input=None, other=None, *, out=None):
+    """where(condition, input, other, *, out=None) -> Tensor
 
     input where condition is true, else other (either may be a number)."""
     if input is None and other is None:
@@ -306,7 +331,7 @@ def where(condition, input=None, other=None):
     if condition.dtype is not D.bool:
         raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor with dtype {condition.dtype.word}")
     _check_fits(D.result_type(input, other), input, other)
-    return call("where", condition, input, other)
+    return _out(call("where", condition, input, other), out)
 
 
 def _nan_to_num_(self, nan=0.0, posinf=None, neginf=None):

@@ -177,6 +177,45 @@ def realize(storage):
             leaf_storage.readers.pop(id(storage), None)
 
 
+def write_into(src, dst, stride, whole):
+    """Run pending src's expression with dst's buffer as its output (an op's out=): one kernel
+    instead of the op's then a copy's. dst: a float32 storage whose first numel elements, in
+    contiguous `stride`, are the output (whole: that is all of dst). False (nothing done) when
+    the expression reads dst in another layout: an element would be read after another thread
+    wrote it."""
+    node = src.pending
+    if id(dst) in node.storages and not _reads_in_place(node, dst, stride):
+        return False
+    key = id(src)
+    readers = dst.readers
+    if readers:
+        readers.pop(key, None)   # src reads dst's old values itself, element by element
+    if dst.pending is not None and whole:
+        # overwritten whole: its expression is never needed (consumers that took it into
+        # theirs compute it from its inputs)
+        forget(dst)
+    dst.buffer_id   # its other pending readers run now, on the old values (a partial pending dst too)
+    src.pending = None
+    _pending.pop(key, None)
+    from .kernels import fused
+    fused.run(dst.rt, dst, node)
+    for leaf_storage in node.storages.values():
+        if leaf_storage.readers:
+            leaf_storage.readers.pop(key, None)
+    return True
+
+
+def _reads_in_place(node, dst, stride):
+    """Every read of dst in node's expression is element i for output element i."""
+    for kind, v, _ in node.args:
+        if kind == "t":
+            if v.storage is dst and (v.offset or v.stride != stride or v.dtype.name != "float32"):
+                return False
+        elif kind == "n" and not _reads_in_place(v, dst, stride):
+            return False
+    return True
+
+
 def realize_all():
     """Write every pending storage (torchweb.webgpu.synchronize(): all work done, as eager)."""
     for ref in list(_pending.values()):

@@ -55,8 +55,10 @@ def run(rt, storage, root):
     leaves = plan.leaf_list
     shape = root.shape
     n = numel(shape)
-    # bind inputs first: touching their buffers realizes what they depend on (recorded before us)
-    slot_of, buffers = {}, []
+    # bind inputs first: touching their buffers realizes what they depend on (recorded before us).
+    # A leaf over the output's own storage (lazy.write_into: out=, read in the same layout)
+    # reads the output binding B0: one buffer bound both read-only and writable is invalid.
+    slot_of, buffers = {id(storage): 0}, []
     leaf_slots = []
     for leaf in leaves:
         sid = id(leaf.storage)
