@@ -62,8 +62,36 @@ def _better(kind, t):
             "(!tw_isnan({av}) && !tw_isnan({bv}) && " + plain + "))")
 
 
+_PLANS = {}   # call signature -> (pipeline id, grid, params bytes): repeated calls skip planning
+
+
 def run(rt, kind, out, inp, nred, acc_cls, nchunks=1, divisor=None, index_from=None,
         pairs_in=False, pairs_out=False):
+    """Reduce inp's last nred dims into out: see _run. A call whose signature was seen before
+    (same shapes, strides, offsets, dtypes, options) reuses its plan: ~25 us less per call."""
+    so, si = out._storage, inp._storage
+    sig = (kind, nred, acc_cls, nchunks, divisor, pairs_in, pairs_out, si is so, inp.shape,
+           inp._stride, inp._offset, inp.dtype, out.shape, out._offset, out.dtype,
+           FAST["vec"], FAST["wg"], FAST["col_rows"], FAST["short"], id(rt))
+    plan = _PLANS.get(sig) if index_from is None else None
+    if plan is None:
+        plan = _run(rt, kind, out, inp, nred, acc_cls, nchunks, divisor, index_from, pairs_in, pairs_out)
+        if plan is not None and index_from is None:
+            if len(_PLANS) > 4096:
+                _PLANS.clear()
+            _PLANS[sig] = plan
+        return
+    if plan is False:
+        return
+    pid, grid, params = plan
+    buffers = [(so.buffer_id, so.size)]
+    if si is not so:
+        buffers.append((si.buffer_id, si.size))
+    rt.dispatch(pid, grid, buffers, params)
+
+
+def _run(rt, kind, out, inp, nred, acc_cls, nchunks=1, divisor=None, index_from=None,
+         pairs_in=False, pairs_out=False):
     """Reduce inp's last nred dims into out (contiguous, numel = product of the other dims).
     nchunks > 1 splits each reduction into chunks, one workgroup each, writing nchunks partial
     results per output (out then holds n_out * nchunks values); mean divides by `divisor`.
@@ -71,10 +99,12 @@ def run(rt, kind, out, inp, nred, acc_cls, nchunks=1, divisor=None, index_from=N
     inp, whose element at the winner is written instead of the winner's position.
     Integer sums and products into int64 accumulate 64 bits (vec2<u32>) and refuse results past
     the 32 bits held (errors.py); pairs_out writes each partial as two int32 words (lo, hi),
-    pairs_in reads inp's elements as such pairs (the second pass of a split reduction)."""
+    pairs_in reads inp's elements as such pairs (the second pass of a split reduction).
+    Returns the plan that run() may reuse (pipeline, grid, params), False for an empty output,
+    or None where the dispatch must be planned each time (error-checked, column kernel)."""
     n_out = out.numel() // nchunks // (2 if pairs_out else 1)
     if n_out == 0:
-        return
+        return False
     oshape, ostrides = coalesce(inp.shape[:len(inp.shape) - nred] or (1,),
                                 [list(inp._stride[:len(inp.shape) - nred]) or [0]])
     rshape_in = inp.shape[len(inp.shape) - nred:] or (1,)
@@ -103,8 +133,7 @@ def run(rt, kind, out, inp, nred, acc_cls, nchunks=1, divisor=None, index_from=N
             and ostrides[0] == 1 and nchunks == 1 and kind in _IDENTITY and not arg_kind(kind)
             and not (wide or gather or pairs_in or pairs_out) and inp._storage is not out._storage
             and n_out >= 32):
-        _run_columns(rt, kind, out, inp, t, n_out, R, rstrides[0], divisor)
-        return
+        return _run_columns(rt, kind, out, inp, t, n_out, R, rstrides[0], divisor)
     key = ("red", kind, inp.dtype.name, out.dtype.name, t, len(oshape), len(rshape), per_workgroup, gather,
            wide, pairs_in, pairs_out, contig, vec, wgs)
     params = [n_out, R] + list(oshape) + list(rshape) + [inp._offset] + list(ostrides) + list(rstrides) + [out._offset, nchunks, chunk, R if divisor is None else divisor]
@@ -127,7 +156,9 @@ def run(rt, kind, out, inp, nred, acc_cls, nchunks=1, divisor=None, index_from=N
                        len(params), same, gather, (wide, pairs_in, pairs_out, check), contig, vec, wgs)
     pid = rt.pipeline(key, make_code, kinds)
     wg = n_out * nchunks if per_workgroup else -(-n_out // WORKGROUP)
-    rt.dispatch(pid, rt.grid(wg), buffers, struct.pack(f"<{len(params)}I", *params))
+    grid, packed = rt.grid(wg), struct.pack(f"<{len(params)}I", *params)
+    rt.dispatch(pid, grid, buffers, packed)
+    return None if check else (pid, grid, packed)
 
 
 def _source(kind, in_dtype, out_dtype, t, no, nr, per_workgroup, nparams, same, gather=False,
@@ -288,7 +319,9 @@ def _run_columns(rt, kind, out, inp, t, n_out, R, rstride, divisor):
 
     buffers = [(out._storage.buffer_id, out._storage.size), (inp._storage.buffer_id, inp._storage.size)]
     pid = rt.pipeline(key, make_code, ["uniform", "write", "read"])
-    rt.dispatch(pid, rt.grid(-(-n_out // cols)), buffers, struct.pack(f"<{len(params)}I", *params))
+    grid, packed = rt.grid(-(-n_out // cols)), struct.pack(f"<{len(params)}I", *params)
+    rt.dispatch(pid, grid, buffers, packed)
+    return pid, grid, packed
 
 
 def _col_source(kind, in_dtype, out_dtype, t, nparams, rows, cols):
