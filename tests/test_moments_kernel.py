@@ -51,6 +51,47 @@ def test_many_rows_and_long_rows(device, shape):
     _both(lambda m, a: m.std(a, -1), x, device, {"rtol": 1e-4, "atol": 1e-5})
 
 
+# few long rows go in chunks (kernels/moments.py SPLIT_MIN, CHUNK), merged by a second kernel
+@pytest.mark.parametrize("shape", [(1, 65536), (3, 100003), (2, 70001), (1, 300000)])
+def test_chunked_rows(device, shape):
+    x = _rand(*shape, seed=12)
+    tol = {"rtol": 1e-4, "atol": 1e-5}
+    for correction in (0, 1):
+        _both(lambda m, a: m.var_mean(a, -1, correction=correction), x, device, tol)
+        _both(lambda m, a: m.std_mean(a, -1, correction=correction, keepdim=True), x, device, tol)
+    _both(lambda m, a: m.var(a), x, device, tol)
+    _both(lambda m, a: m.std(a[:, 1:]), x, device, tol)   # rows at an odd offset
+
+
+def test_chunked_special_values(device):
+    x = _rand(9, 70000, seed=13)
+    x[0, 40000] = nan
+    x[1, 30000] = inf              # an infinity in a middle chunk: mean NaN
+    x[2, -1] = -inf                # the last element, alone: mean -inf
+    x[3, 5], x[3, -1] = inf, inf
+    x[4] = 3e38                    # constant: var 0 exactly
+    x[5, :35000] *= 1e30           # chunks of very different scales
+    x[6, 35000:] *= 1e-30
+    x[7] = 1e-3
+    x[7, 69999] = 2e-3
+    x[8, :] = -2.5
+    for correction in (0, 1, 70000, 70001):
+        _both(lambda m, a: m.var(a, 1, correction=correction), x, device, {"rtol": 1e-4, "atol": 0.0})
+        _both(lambda m, a: m.std(a, 1, correction=correction), x, device, {"rtol": 1e-4, "atol": 0.0})
+    if device == "webgpu":   # the composite's mean is NaN for every row with an infinity
+        _both(lambda m, a: m.var_mean(a, 1), x, device, {"rtol": 1e-4, "atol": 0.0})
+
+
+def test_chunked_float16(device):
+    if device == "webgpu" and "shader-f16" not in torchweb.webgpu.features():
+        pytest.skip("adapter lacks shader-f16")
+    x = (_rand(2, 80000, seed=14) * 100).half()
+    want_v, want_m = torch.var_mean(x.float(), 1)
+    got_v, got_m = torchweb.var_mean(fast_ours(x, device), 1)
+    assert_close(got_v, want_v.half(), rtol=2e-3, atol=2e-3)
+    assert_close(got_m, want_m.half(), rtol=2e-3, atol=2e-3)
+
+
 DIMS = [None, 0, 1, -1, (0, 2), (1, 2), (0, 1), (2, 0), (0, 1, 2), ()]
 
 
@@ -265,3 +306,5 @@ def test_one_dispatch(monkeypatch):
     assert _dispatches(monkeypatch, lambda: torchweb.std_mean(x, -1, keepdim=True)) == 1
     assert _dispatches(monkeypatch, lambda: x.var()) == 1
     assert _dispatches(monkeypatch, lambda: x.var(0)) == 2   # a contiguous copy of the columns, then the kernel
+    big = torchweb.randn(300, 1000, device="webgpu")
+    assert _dispatches(monkeypatch, lambda: torchweb.var_mean(big)) == 2   # chunks, then their merge

@@ -16,6 +16,8 @@ deviation is 0). Computed in f32; float16 rows are read as f16 and the results r
 
 import struct
 
+from .... import _dtype as D
+from ..storage import GPUStorage
 from .bindings import bind, kinds
 from .elementwise import WORKGROUP, coalesce, param
 from .wgsl import helpers_source, load, store
@@ -30,33 +32,53 @@ MAX_ROW = WORKGROUP * 65535
 # on these, as softmax's FAST (kernels/softmax.py).
 FAST = {"vec": 4, "cache": 1, "wg": 256, "short": 64, "fit": 1}
 CACHE_UNITS = 8
+# Few long rows (and rows past MAX_ROW) go in chunks of about CHUNK elements, a workgroup each,
+# whose partial moments a second kernel merges (ops/lowering.py's thresholds for reductions)
+SPLIT_MIN, SPLIT_MAX_ROWS, CHUNK, MAX_CHUNKS = 65536, 256, 8192, 1024
 
 _INF_BITS = "0x7f800000u"
 
 
 def fits(row, rows):
-    """Whether one kernel does better than the composite (ops/reduction.py): not for an empty
-    or too long row, nor for few long rows, which one workgroup each would leave most of the
-    GPU idle (the composite's reductions split them)."""
-    return 0 < row <= MAX_ROW and not (row >= 65536 and rows < 256)
+    """Whether the kernel takes these rows (ops/reduction.py composes reductions otherwise):
+    every length but 0 (long rows go in chunks)."""
+    return row > 0
+
+
+def _chunks(R, n_rows):
+    """(chunks a row, elements a chunk: a multiple of 4); one chunk: no split."""
+    if R <= MAX_ROW and not (R >= SPLIT_MIN and n_rows < SPLIT_MAX_ROWS):
+        return 1, R
+    size = -(-R // min(MAX_CHUNKS, -(-R // CHUNK)))
+    size += -size % 4
+    return -(-R // size), size
 
 
 def run(rt, out, inp, denom, std, with_mean):
     """Reduce each row of inp (its last dim, of stride 1; other dims any strides) into out
     (contiguous): out[w] = var of row w (std if std), out[n_rows + w] = its mean if with_mean.
-    denom: the divisor of the sum of squares, n - correction clamped at 0."""
+    denom: the divisor of the sum of squares, n - correction clamped at 0. Few long rows go in
+    chunks: partial moments (4 floats a chunk) in a scratch buffer, then _merge."""
     R = inp.shape[-1]
     n_rows = inp.numel() // R if R else 0
     if n_rows == 0:
         return
     assert inp._stride[-1] == 1 or R == 1
     oshape, (istr,) = coalesce(inp.shape[:-1] or (1,), [list(inp._stride[:-1]) or [0]])
-    buffers, (slot,) = bind(out, inp)
-    assert slot, "out must be a fresh tensor"
+    nch, size = _chunks(R, n_rows)
+    split = nch > 1
+    if split:
+        partial = GPUStorage(rt, n_rows * nch * 4, D.float32)
+        buffers, slot = [(partial.buffer_id, partial.size), (inp._storage.buffer_id, inp._storage.size)], 1
+        out_dtype, out_off = D.float32, 0
+    else:
+        buffers, (slot,) = bind(out, inp)
+        assert slot, "out must be a fresh tensor"
+        out_dtype, out_off = out.dtype, out._offset
     short = R <= FAST["short"]
     lanes = 4 if (FAST["vec"] == 4 and not short and slot and inp.dtype.name == "float32" and R % 4 == 0
                   and all(v % 4 == 0 for v in [inp._offset] + istr)) else 1
-    units = R // lanes
+    units = size // lanes   # a workgroup's: a row's or a chunk's
     wg = 1 if short else FAST["wg"] if lanes == 4 else WORKGROUP
     while not short and FAST["fit"] and wg > 32 and wg // 2 >= units:
         wg //= 2
@@ -65,30 +87,36 @@ def run(rt, out, inp, denom, std, with_mean):
     while k < per:
         k *= 2
     cache = k if FAST["cache"] and k <= CACHE_UNITS else 0
-    params = ([n_rows, units] + list(oshape) + [inp._offset // lanes] + [v // lanes for v in istr]
-              + [out._offset, struct.unpack("<I", struct.pack("<f", float(denom)))[0]])
-    key = ("moments", inp.dtype.name, out.dtype.name, len(oshape), slot, short, lanes, wg, cache, std, with_mean)
+    denom_bits = struct.unpack("<I", struct.pack("<f", float(denom)))[0]
+    params = ([n_rows * nch, R // lanes] + list(oshape) + [inp._offset // lanes] + [v // lanes for v in istr]
+              + [out_off, denom_bits, nch, units])
+    key = ("moments", inp.dtype.name, out_dtype.name, len(oshape), short, lanes, wg, cache, std, with_mean, split)
 
     def make_code():
-        return _source(inp.dtype, out.dtype, len(oshape), slot, len(params), short, lanes, wg, cache, std,
-                       with_mean)
+        return _source(inp.dtype, out_dtype, len(oshape), len(params), short, lanes, wg, cache, std,
+                       with_mean, split)
 
     pid = rt.pipeline(key, make_code, kinds(buffers))
-    groups = -(-n_rows // WORKGROUP) if short else n_rows
+    groups = -(-n_rows // WORKGROUP) if short else n_rows * nch
     rt.dispatch(pid, rt.grid(groups), buffers, struct.pack(f"<{len(params)}I", *params))
+    if split:
+        _merge(rt, out, inp, partial, nch, size, oshape, istr, denom_bits, std, with_mean)
 
 
-def _source(in_dtype, out_dtype, no, slot, nparams, short, lanes, wg, cache, std, with_mean):
-    vec = lanes == 4
+def _source(in_dtype, out_dtype, no, nparams, short, lanes, wg, cache, std, with_mean, split):
+    """The kernel of a row (split: of a chunk of a row, writing e, the mean of x / 2^e, the sum
+    of squared deviations and a state: 0, the count of infinities, or -1 for NaN)."""
+    vec, slot = lanes == 4, 1
     T, U = ("vec4<f32>", "vec4<u32>") if vec else ("f32", "u32")
     n_rows, units = param(0), param(1)
     shape = [param(2 + d) for d in range(no)]
     in_off = param(2 + no)
     istr = [param(3 + no + d) for d in range(no)]
     out_off, denom = param(3 + 2 * no), f"bitcast<f32>({param(4 + 2 * no)})"
+    nch, chunk_units = param(5 + 2 * no), param(6 + 2 * no)
     src = f"B{slot}"
     unit = f"{src}[ib + r]" if vec else load(f"{src}[ib + r]", in_dtype.gpu_storage, "f32")
-    last = f"{src}[ib + {units} - 1u].w" if vec else load(f"{src}[ib + {units} - 1u]", in_dtype.gpu_storage, "f32")
+    last = f"{src}[ib + nu - 1u].w" if vec else load(f"{src}[ib + nu - 1u]", in_dtype.gpu_storage, "f32")
     first = f"{src}[ib].x" if vec else load(f"{src}[ib]", in_dtype.gpu_storage, "f32")
 
     if short:
@@ -97,23 +125,29 @@ def _source(in_dtype, out_dtype, no, slot, nparams, short, lanes, wg, cache, std
         body = ["  let w = wid.y * nwg.x + wid.x;"]   # uniform: a folded grid's excess group leaves whole
     body += [f"  if (w >= {n_rows}) {{ return; }}",
              f"  var ib = {in_off};",
-             "  { var q = w;"]
+             f"  {{ var q = w{f' / {nch}' if split else ''};"]
     for d in reversed(range(no)):
         body.append(f"    {{ let c = q % {shape[d]}; q = q / {shape[d]}; ib = ib + c * {istr[d]}; }}")
     body.append("  }")
+    if split:
+        body += [f"  let chunk = w % {nch};",
+                 f"  ib = ib + chunk * {chunk_units};",
+                 f"  let nu = min({chunk_units}, {units} - chunk * {chunk_units});"]
+    else:
+        body.append(f"  let nu = {units};")
     if cache:
         body.append(f"  var xs: array<{T}, {cache}>;")
 
     def each(first, stmt):
         """stmt (on v, the unit at r) over the thread's units; `first` fills the cache."""
         if short:
-            return [f"  for (var r = 0u; r < {units}; r = r + 1u) {{ let v = {unit}; {stmt} }}"]
+            return [f"  for (var r = 0u; r < nu; r = r + 1u) {{ let v = {unit}; {stmt} }}"]
         if not cache:
-            return [f"  for (var r = lid; r < {units}; r = r + {wg}u) {{ let v = {unit}; {stmt} }}"]
+            return [f"  for (var r = lid; r < nu; r = r + {wg}u) {{ let v = {unit}; {stmt} }}"]
         get = f"let v = {unit}; xs[k] = v;" if first else "let v = xs[k];"
         return [f"  for (var k = 0u; k < {cache}u; k = k + 1u) {{",
                 f"    let r = lid + k * {wg}u;",
-                f"    if (r < {units}) {{ {get} {stmt} }}",
+                f"    if (r < nu) {{ {get} {stmt} }}",
                 "  }"]
 
     def fold(x, op):
@@ -153,7 +187,7 @@ def _source(in_dtype, out_dtype, no, slot, nparams, short, lanes, wg, cache, std
     body += ["  " + s for s in each(False, f"a = a + (v * inv - {T}(p));")]
     body.append("  }")
     body += tree("sa", fold("a", add), "SV", add)
-    body.append(f"  let m = sa / f32({units} * {lanes}u);")
+    body.append(f"  let m = sa / f32(nu * {lanes}u);")
     # 3. the sum of squared deviations
     body += [f"  var q = {T}(0.0);",
              "  if (!special) {"]
@@ -162,6 +196,14 @@ def _source(in_dtype, out_dtype, no, slot, nparams, short, lanes, wg, cache, std
     body += tree("ss", fold("q", add), "SV", add)
     if not short:
         body.append("  if (lid != 0u) { return; }")
+    if split:
+        body += [f"  let state = select(0.0, select(sa, -1.0, su > {_INF_BITS}), special);",
+                 f"  B0[{out_off} + 4u * w] = f32(e);",
+                 f"  B0[{out_off} + 4u * w + 1u] = p + m;",
+                 f"  B0[{out_off} + 4u * w + 2u] = ss;",
+                 f"  B0[{out_off} + 4u * w + 3u] = state;"]
+        return _module(body, [out_dtype.gpu_storage, T if vec else in_dtype.gpu_storage], nparams,
+                       short, wg, {"inf", "nan", "isinf"})
     res = "tw_sqrt(v0) * scale" if std else "v0 * scale * scale"
     body += ["  var r = tw_nan(); var mean = tw_nan();",
              f"  if (su > {_INF_BITS}) {{",
@@ -178,16 +220,96 @@ def _source(in_dtype, out_dtype, no, slot, nparams, short, lanes, wg, cache, std
     if with_mean:
         body.append(f"  B0[{out_off} + {n_rows} + w] = {store('mean', 'f32', out_dtype)};")
 
-    storages = [out_dtype.gpu_storage] + ([T if vec else in_dtype.gpu_storage] if slot else [])
+    return _module(body, [out_dtype.gpu_storage, T if vec else in_dtype.gpu_storage], nparams, short, wg,
+                   {"inf", "nan", "isinf"} | ({"sqrt"} if std else set()))
+
+
+def _module(body, storages, nparams, short, wg, helpers):
+    """The WGSL module around a kernel body: bindings (B0 written), workgroup arrays, helpers."""
     lines = ["enable f16;"] if "f16" in storages else []
     lines.append(f"@group(0) @binding(0) var<uniform> P: array<vec4<u32>, {-(-nparams // 4)}>;")
     for s, st in enumerate(storages):
         lines.append(f"@group(0) @binding({s + 1}) var<storage, {'read_write' if s == 0 else 'read'}> B{s}: array<{st}>;")
     if not short:
         lines += [f"var<workgroup> SU: array<u32, {wg}>;", f"var<workgroup> SV: array<f32, {wg}>;"]
-    helpers = helpers_source({"inf", "nan", "isinf"} | ({"sqrt"} if std else set()))
     size = WORKGROUP if short else wg
-    return ("\n".join(lines) + "\n" + helpers + "\n"
+    return ("\n".join(lines) + "\n" + helpers_source(helpers) + "\n"
             f"@compute @workgroup_size({size})\n"
             "fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,\n"
             "        @builtin(local_invocation_index) lid: u32) {\n" + "\n".join(body) + "\n}\n")
+
+
+def _merge(rt, out, inp, partial, nch, size, oshape, istr, denom_bits, std, with_mean):
+    """A thread a row merges its chunks' partial moments into out (as run's)."""
+    R = inp.shape[-1]
+    n_rows = inp.numel() // R
+    buffers = [(out._storage.buffer_id, out._storage.size), (partial.buffer_id, partial.size),
+               (inp._storage.buffer_id, inp._storage.size)]
+    params = [n_rows, nch, R, size] + list(oshape) + [inp._offset] + list(istr) + [out._offset, denom_bits]
+    key = ("moments_merge", inp.dtype.name, out.dtype.name, len(oshape), std, with_mean)
+
+    def make_code():
+        return _merge_source(inp.dtype, out.dtype, len(oshape), len(params), std, with_mean)
+
+    pid = rt.pipeline(key, make_code, kinds(buffers))
+    rt.dispatch(pid, rt.grid(-(-n_rows // WORKGROUP)), buffers, struct.pack(f"<{len(params)}I", *params))
+
+
+def _merge_source(in_dtype, out_dtype, no, nparams, std, with_mean):
+    """Chunk c holds n_c elements, e_c, M_c (its mean / 2^e_c), S_c (squared deviations / 4^e_c)
+    and its state. With E the largest e_c, each chunk's mean in units of 2^E is exact (a power of
+    two); deviations are taken from the first chunk's (p), so a constant row's are 0:
+    mean = (p + m) 2^E, m = sum n_c (M_c' - p) / n, var = (sum S_c' + n_c (M_c' - p - m)^2) / denom 4^E."""
+    n_rows, nch, R, size = (param(k) for k in range(4))
+    shape = [param(4 + d) for d in range(no)]
+    in_off = param(4 + no)
+    istr = [param(5 + no + d) for d in range(no)]
+    out_off, denom = param(5 + 2 * no), f"bitcast<f32>({param(6 + 2 * no)})"
+    last = load(f"B2[ib + {R} - 1u]", in_dtype.gpu_storage, "f32")
+    body = [f"  let w = (wid.y * nwg.x + wid.x) * {WORKGROUP}u + lid;",
+            f"  if (w >= {n_rows}) {{ return; }}",
+            f"  var ib = {in_off};",
+            "  { var q = w;"]
+    for d in reversed(range(no)):
+        body.append(f"    {{ let c = q % {shape[d]}; q = q / {shape[d]}; ib = ib + c * {istr[d]}; }}")
+    res = "tw_sqrt(v0) * scale" if std else "v0 * scale * scale"
+    body += ["  }",
+             f"  let pb = w * {nch} * 4u;",
+             "  var E = -126; var nan_ = false; var ninf = 0.0;",
+             f"  for (var c = 0u; c < {nch}; c = c + 1u) {{",
+             "    let st = B1[pb + 4u * c + 3u];",
+             "    if (st < 0.0) { nan_ = true; }",
+             "    ninf = ninf + max(st, 0.0);",
+             "    E = max(E, i32(B1[pb + 4u * c]));",
+             "  }",
+             "  var r = tw_nan(); var mean = tw_nan();",
+             "  if (nan_) {",
+             "  } else if (ninf > 0.0) {",
+             f"    let xl = {last};",
+             "    if (ninf == 1.0 && tw_isinf(xl)) { mean = xl; }",
+             "  } else {",
+             "    let piv = ldexp(B1[pb + 1u], i32(B1[pb]) - E);",
+             "    var s = 0.0;",
+             f"    for (var c = 0u; c < {nch}; c = c + 1u) {{",
+             f"      let n = f32(min({size}, {R} - c * {size}));",
+             "      s = s + n * (ldexp(B1[pb + 4u * c + 1u], i32(B1[pb + 4u * c]) - E) - piv);",
+             "    }",
+             f"    let m = s / f32({R});",
+             "    var ss = 0.0;",
+             f"    for (var c = 0u; c < {nch}; c = c + 1u) {{",
+             f"      let n = f32(min({size}, {R} - c * {size}));",
+             "      let ec = i32(B1[pb + 4u * c]) - E;",
+             "      let d = (ldexp(B1[pb + 4u * c + 1u], ec) - piv) - m;",
+             "      ss = ss + ldexp(B1[pb + 4u * c + 2u], 2 * ec) + n * d * d;",
+             "    }",
+             "    let scale = ldexp(1.0, E);",
+             "    var v0 = tw_nan();",
+             f"    if ({denom} > 0.0) {{ v0 = ss / {denom}; }} else if (ss > 0.0) {{ v0 = tw_inf(); }}",
+             f"    r = {res};",
+             "    mean = (piv + m) * scale;",
+             "  }",
+             f"  B0[{out_off} + w] = {store('r', 'f32', out_dtype)};"]
+    if with_mean:
+        body.append(f"  B0[{out_off} + {n_rows} + w] = {store('mean', 'f32', out_dtype)};")
+    return _module(body, [out_dtype.gpu_storage, "f32", in_dtype.gpu_storage], nparams, True, WORKGROUP,
+                   {"inf", "nan", "isinf"} | ({"sqrt"} if std else set()))
