@@ -6,7 +6,10 @@ affected by a loaded machine; lavapipe's own threads are not counted).
 Then a cProfile of the elementwise loop, top 25 by own time.
 
     VK_ICD_FILENAMES=/usr/share/vulkan/icd.d/lvp_icd.x86_64.json XDG_RUNTIME_DIR=/tmp PYTHONPATH=src \
-        python3 bench/op_overhead.py [--repeat R] [--no-profile] [--only CASE]
+        python3 bench/op_overhead.py [--repeat R] [--no-profile] [--only CASE] [--by-function CASE]
+
+--by-function CASE: instead, the bytecodes per op of the first case whose name contains CASE,
+by function (where the Python work of an op goes, undisturbed by the machine's load).
 
 Results on this repository's dev machine (lavapipe, 2 shared cores) are kept in
 bench/results/README.md ("Per-op overhead").
@@ -153,9 +156,10 @@ def time_case(make, n, repeat):
     return best / n, cpu / n
 
 
-def count_bytecodes(make, n):
+def count_bytecodes(make, n, by_function=None):
     """Python bytecodes executed per op (sys.settrace opcode events): a measure of the Python
-    work that a loaded machine does not disturb (C calls count as the one opcode calling them)."""
+    work that a loaded machine does not disturb (C calls count as the one opcode calling them).
+    by_function: a dict to fill with (file, line, function) -> bytecodes per op."""
     run = make(n)
     run()
     sync()
@@ -166,6 +170,10 @@ def count_bytecodes(make, n):
         frame.f_trace_opcodes = True
         if event == "opcode":
             count += 1
+            if by_function is not None:
+                code = frame.f_code
+                where = (code.co_filename.rsplit("/src/", 1)[-1], code.co_firstlineno, code.co_name)
+                by_function[where] = by_function.get(where, 0) + 1 / n
         return tracer
 
     sys.settrace(tracer)
@@ -196,7 +204,16 @@ def main():
     ap.add_argument("--repeat", type=int, default=40)
     ap.add_argument("--no-profile", action="store_true")
     ap.add_argument("--only", help="substring of the case names to run")
+    ap.add_argument("--by-function", metavar="CASE", help="bytecodes per op of one case, by function")
     a = ap.parse_args()
+    if a.by_function:
+        name, (make, _, n) = next((k, v) for k, v in CASES.items() if a.by_function in k)
+        where = {}
+        total = count_bytecodes(make, n, where)
+        print(f"{name}: {total:.0f} bytecodes per op")
+        for (path, line, fn), count in sorted(where.items(), key=lambda kv: -kv[1])[:30]:
+            print(f"{count:8.1f}  {fn} ({path}:{line})")
+        return
     print(f"adapter: {torch.webgpu.adapter_info()}")
     print(f"{'case':40s} {'wall':>9s} {'thread':>9s} {'bytecodes':>9s}  (best of {a.repeat}; thread: "
           "this thread's CPU time; bytecodes: Python opcodes run per op)")

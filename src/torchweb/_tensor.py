@@ -44,7 +44,7 @@ class Tensor:
         t._view_version = storage.version if base is not None else None
         t._output_nr = 0
         t._acc = None
-        t._hooks = []
+        t._hooks = ()   # (a list once a hook is registered: most tensors never get one)
         return t
 
     def _backend(self):
@@ -263,6 +263,8 @@ class Tensor:
         if not self.requires_grad:
             raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
         if self.grad_fn is None:
+            if type(self._hooks) is tuple:
+                self._hooks = []
             self._hooks.append(hook)
             return _Handle(self._hooks, hook)
         hooks = self.grad_fn._pre_hooks.setdefault(self._output_nr, [])

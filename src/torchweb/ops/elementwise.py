@@ -2,9 +2,11 @@
 No autograd here: ops/pointwise.py wraps these in autograd Functions."""
 
 from .. import _dtype as D
-from .._size import broadcast_shapes
+from math import prod
+
+from .._size import broadcast_shapes, contiguous_strides
 from ..backends import backend_for
-from .dispatch import (check_inplace_dtype, common_device, compute_class, empty, expand_to,
+from .dispatch import (check_inplace_dtype, compute_class, empty, expand_to,
                        is_tensor, same_view)
 from .elementwise_table import OPS
 
@@ -69,21 +71,11 @@ _PLANS = {}
 _NUMBER_TYPES = (int, float, bool)
 
 
-def _cached_plan(op, operands):
+def _cached_plan(op, operands, key=None):
     """_plan with the float16 rule for 0-d operands applied, plus whether int64 is among the
-    compute dtypes (then Python int operands are range-checked); cached by _plan_key."""
-    key = [op.name, D._default_float[0]]
-    for o in operands:
-        t = type(o)
-        if getattr(t, "_is_torchweb_tensor", False):
-            key += (o.dtype, not o._shape)
-        elif t in _NUMBER_TYPES:
-            key.append(t)
-        else:
-            key = None   # anything else: planned each time (its dtype may depend on the value)
-            break
+    compute dtypes (then Python int operands are range-checked); cached by key (run() builds
+    it: see there), planned each time without one."""
     if key is not None:
-        key = tuple(key)
         plan = _PLANS.get(key)
         if plan is not None:
             return plan
@@ -99,40 +91,96 @@ def _cached_plan(op, operands):
     return plan
 
 
+def _device_error(a, b, what):
+    raise RuntimeError(f"Expected all tensors to be on the same device, but found at least two "
+                       f"devices, {a} and {b}! (in {what})")
+
+
 def run(name, *operands, out=None, out_dtype=None):
     """out = op(operands) with broadcasting; out (a tensor) makes it in-place / out=."""
     op = OPS[name]
-    dev = common_device(*operands, what=name) if out is None else \
-        common_device(*operands, out, what=name)
+    # One pass over the operands (every op comes here: its Python time counts): their common
+    # device (as dispatch.common_device), the plan's cache key (per operand its dtype and
+    # whether it is 0-d, or a Python number's type; None: planned each time, its dtype may
+    # depend on the value) and their shape, broadcast below only where they differ.
+    dev = shape = None
+    same = True
+    key = [name, D._default_float[0]]
+    for o in operands:
+        t = type(o)
+        if getattr(t, "_is_torchweb_tensor", False):
+            d = o.device
+            if dev is None:
+                dev = d
+            elif d is not dev and d != dev:
+                _device_error(dev, d, name)
+            s = o._shape
+            if shape is None:
+                shape = s
+            elif s != shape:
+                same = False
+            if key is not None:
+                key += (o.dtype, not s)
+        elif key is not None:
+            if t in _NUMBER_TYPES:
+                key.append(t)
+            else:
+                key = None
+    if out is not None:
+        d = out.device
+        if dev is None:
+            dev = d
+        elif d is not dev and d != dev:
+            _device_error(dev, d, name)
     if dev is None:
         raise TypeError(f"{name}(): expected at least one tensor operand")
-    compute, cls, classes, value_cls, result, has_int64 = _cached_plan(op, operands)
+    compute, cls, classes, value_cls, result, has_int64 = _cached_plan(
+        op, operands, None if key is None else tuple(key))
     if has_int64 and dev.type == "webgpu":
         _check_gpu_int_scalars(operands, compute)
     if op.divisor >= 0 and cls in ("i", "u") and not is_tensor(operands[op.divisor]) \
             and int(operands[op.divisor]) & (0xFF if compute[op.divisor] is D.uint8 else 0xFFFFFFFF) == 0:
         # a divisor known on the host, as the kernel would read it (uint8 keeps 8 bits); tensors: backends
         raise RuntimeError("ZeroDivisionError")
-    shape = broadcast_shapes(*[o._shape for o in operands if getattr(type(o), "_is_torchweb_tensor", False)])
+    if not same:
+        shape = broadcast_shapes(*[o._shape for o in operands if getattr(type(o), "_is_torchweb_tensor", False)])
+    backend = backend_for(dev.type)
     if out is None:
-        out = empty(shape, out_dtype or result, dev)
+        dt = out_dtype or result
+        # (dispatch.empty without its checks: a broadcast shape is valid already)
+        out = _tensor_class()._make(backend.empty_storage(prod(shape), dt), shape,
+                                    contiguous_strides(shape), 0, dt, dev)
+        # a fresh output overlaps no operand: each is only broadcast to the shape
+        ops = [expand_to(o, shape) if getattr(type(o), "_is_torchweb_tensor", False) else o
+               for o in operands] if not same else operands
     else:
         if broadcast_shapes(shape, out.shape) != tuple(out.shape):
             raise RuntimeError(f"output with shape {list(out.shape)} doesn't match the broadcast "
                                f"shape {list(shape)}")
         check_inplace_dtype(result, out.dtype)
         shape = out.shape
-    ops = []
-    out_storage = out._storage
-    for o in operands:
-        if getattr(type(o), "_is_torchweb_tensor", False):
-            o = expand_to(o, shape)
-            # an input overlapping the output in another layout would race: copy it first
-            if o._storage is out_storage and not same_view(o, out):
-                o = _clone(o)
-        ops.append(o)
-    backend_for(dev.type).elementwise(op, out, ops, classes, cls, value_cls, compute)
+        ops = []
+        out_storage = out._storage
+        for o in operands:
+            if getattr(type(o), "_is_torchweb_tensor", False):
+                o = expand_to(o, shape)
+                # an input overlapping the output in another layout would race: copy it first
+                if o._storage is out_storage and not same_view(o, out):
+                    o = _clone(o)
+            ops.append(o)
+    backend.elementwise(op, out, ops, classes, cls, value_cls, compute)
     return out
+
+
+_tensor_classes = []
+
+
+def _tensor_class():
+    # Tensor, looked up once (_tensor imports ops: a cycle at import time)
+    if not _tensor_classes:
+        from .._tensor import Tensor
+        _tensor_classes.append(Tensor)
+    return _tensor_classes[0]
 
 
 def _clone(t):

@@ -21,13 +21,17 @@ TORCHWEB_LAZY=0 in the environment turns deferral off (every op dispatched as it
 import os
 import weakref
 
-from ..._size import contiguous_strides, numel as _numel
+from math import prod
+
+from ... import _dtype
+from ..._size import _CONTIGUOUS
 from .kernels.elementwise import _narrowing
 
 ENABLED = os.environ.get("TORCHWEB_LAZY", "1") != "0"
 MAX_NODES = 48
 MAX_LEAF_BUFFERS = 6
 _pending = {}   # id -> weakref of every pending storage alive, for synchronize()
+_F32, _U8 = _dtype.float32, _dtype.uint8
 
 
 class Leaf:
@@ -44,25 +48,16 @@ class Leaf:
 
 class Node:
     """One deferred op: args are ("t", Leaf, cls) | ("s", value, cls) | ("n", Node, cls), cls
-    being the compute class the op reads that argument in."""
+    being the compute class the op reads that argument in. Its value is float32 ("f"): only
+    those are deferred."""
 
-    __slots__ = ("op", "cls", "value_cls", "args", "size", "storages", "shape", "inlined")
+    __slots__ = ("op", "cls", "args", "size", "storages", "shape", "inlined")
+    value_cls = "f"
 
-    def __init__(self, op, cls, value_cls, args, shape, size=None, storages=None):
-        """size and storages: as computed from args here, when the caller has them already."""
-        self.op, self.cls, self.value_cls, self.args, self.shape = op, cls, value_cls, args, shape
-        self.inlined = False   # taken into a consumer's expression already
-        if storages is None:
-            size = 1
-            storages = {}
-            for kind, v, _ in args:
-                if kind == "t":
-                    storages[id(v.storage)] = v.storage
-                elif kind == "n":
-                    size += v.size
-                    storages.update(v.storages)
-        self.size = size
+    def __init__(self, op, cls, args, shape, size, storages):
+        self.op, self.cls, self.args, self.shape, self.size = op, cls, args, shape, size
         self.storages = storages   # every buffer the expression reads, inlined nodes included
+        self.inlined = False       # taken into a consumer's expression already
 
 
 def _reads_whole(t, out):
@@ -74,38 +69,37 @@ def _reads_whole(t, out):
 def defer(op, out, operands, classes, cls, value_cls, compute_dtypes, checks):
     """Record out = op(operands) as pending instead of dispatching it; False when it must run now.
     The hot path of every float32 elementwise op: keep it lean."""
-    if not ENABLED or checks or value_cls != "f" or out.dtype.name != "float32":
+    if checks or value_cls != "f" or out.dtype is not _F32 or not ENABLED:
         return False
     s = out._storage
-    n = s.numel
-    if s.touched or s.pending is not None or s.readers or out._offset or n == 0:
+    if s.touched or s.pending is not None or s.readers or out._offset:
         return False
+    n = s.numel
     shape = out._shape
     stride = out._stride
     # (contiguous strides are the common case: out is fresh; else the general test)
-    if (stride != contiguous_strides(shape) and not out.is_contiguous()) or _numel(shape) != n:
+    if n == 0 or (stride != _CONTIGUOUS.get(shape) and not out.is_contiguous()) or prod(shape) != n:
         return False
-    workgroups = -(-n // 256)
-    if workgroups > s.rt.max_workgroups:
-        s.rt.grid(workgroups)   # past what a folded grid holds: refused now, at the call
+    if n > s.rt.max_workgroups << 8:
+        s.rt.grid(-(-n // 256))   # past what a folded grid holds: refused now, at the call
     args = []
     size = 1
     storages = {}   # every buffer the expression reads (Node.storages), built as we go
     for o, c, dt in zip(operands, classes, compute_dtypes):
         os_ = getattr(o, "_storage", None)
         if os_ is None:
-            if dt is not None and dt.name == "uint8":
+            if dt is _U8:
                 return False
             args.append(("s", o, c))
             continue
-        odt = o.dtype.name
-        if dt is not None and dt.name != odt and _narrowing(o, dt.name):
+        odt = o.dtype
+        if dt is not odt and dt is not None and _narrowing(o, dt.name):
             return False   # operands rounded to float16 / wrapped to uint8 first: eager
         child = os_.pending
         # inlined only when read whole in the same shape (its leaves' strides index that
         # shape), and into one consumer only: a second consumer reads it written, so fan-out
         # never multiplies the work or the memory traffic
-        if child is not None and not child.inlined and child.shape == shape and odt == "float32" \
+        if child is not None and not child.inlined and child.shape == shape and odt is _F32 \
                 and o._offset == 0 and o._stride == stride and o._shape == shape \
                 and os_.numel == n and size + child.size <= MAX_NODES:   # (_reads_whole, inlined)
             child.inlined = True
@@ -121,8 +115,7 @@ def defer(op, out, operands, classes, cls, value_cls, compute_dtypes, checks):
             storages[id(os_)] = os_
     if len(storages) > MAX_LEAF_BUFFERS:
         return False
-    node = Node(op, cls, value_cls, args, shape, size, storages)
-    s.pending = node
+    s.pending = Node(op, cls, args, shape, size, storages)
     ref = weakref.ref(s)
     key = id(s)
     _pending[key] = ref
@@ -143,8 +136,9 @@ def forget(storage):
     node = storage.pending
     storage.pending = None
     for leaf_storage in node.storages.values():
-        if leaf_storage.readers:
-            leaf_storage.readers.pop(key, None)
+        readers = leaf_storage.readers
+        if readers:
+            readers.pop(key, None)
 
 
 def unallocated_bytes(pool):

@@ -22,10 +22,8 @@ class _Plan:
         self.leaf_list = []
         self.order = []       # nodes in evaluation order (children first), each once
         self.index = {}       # id(node) -> position in order
+        self.scalars = []     # parameters in the order the kernel evaluates the nodes
         self.key = self._walk(root)
-        # parameters in the order the kernel evaluates the nodes (children first)
-        self.scalars = [(v, WGSL_TYPE[c]) for node in self.order
-                        for kind, v, c in node.args if kind == "s"]
 
     def _walk(self, node):
         index = self.index   # (names bound once: this runs for every recorded op)
@@ -33,21 +31,26 @@ class _Plan:
         if nid in index:
             return ("m", index[nid])
         parts = []
+        scalars = []
         for kind, v, c in node.args:
-            if kind == "t":
+            if kind == "n":
+                parts.append(("n", self._walk(v), c))
+            elif kind == "s":
+                parts.append(("s", c))
+                scalars.append((v, WGSL_TYPE[c]))
+            else:
                 k = v.key()
                 i = self.leaves.get(k)
                 if i is None:
                     i = self.leaves[k] = len(self.leaf_list)
                     self.leaf_list.append(v)
                 parts.append(("t", i, c, v.dtype.gpu_storage))
-            elif kind == "s":
-                parts.append(("s", c))
-            else:
-                parts.append(("n", self._walk(v), c))
-        index[nid] = len(self.order)
-        self.order.append(node)
-        return (node.op.name, node.cls, node.value_cls, tuple(parts))
+        order = self.order
+        index[nid] = len(order)
+        order.append(node)
+        if scalars:   # after the children's: they are evaluated first
+            self.scalars.extend(scalars)
+        return (node.op.name, node.cls, tuple(parts))   # (value classes: all "f", lazy.Node)
 
 
 def run(rt, storage, root):
