@@ -1,6 +1,8 @@
 """Reductions: sum, mean, prod, max/min (values and indices), amax/amin, argmax/argmin, all,
-any, var/std, logsumexp, norm. The kernel reduces the trailing dims of a permuted view; var,
-std, logsumexp and most norms are compositions, so autograd comes with them."""
+any, var/std, logsumexp, norm. The kernel reduces the trailing dims of a permuted view;
+logsumexp and most norms are compositions, so autograd comes with them. var/std/var_mean/
+std_mean run as one kernel where the backend has one (webgpu: kernels/moments.py), else as a
+composite, with PyTorch's backward formulas either way."""
 
 import builtins
 from collections import namedtuple
@@ -362,7 +364,7 @@ def _var_args(x, dim, unbiased, correction):
 def _var_parts(x, dims, correction):
     """(v, m, scale): var = v * scale * scale, std = sqrt(v) * scale and mean = m * scale,
     with v and m the variance and mean of x / scale (keepdim shapes). The scale is the largest
-    |x| of each slice (constant for autograd), so squares and sums of values near 1e30 don't
+    |x| of each slice, so squares and sums of values near 1e30 don't
     overflow float32 where PyTorch, which accumulates in double (Welford), stays finite."""
     n = numel([x.shape[d] for d in dims])
     scale = None
@@ -400,7 +402,7 @@ def _rows_view(x, dims):
 
 def _moments_kernel(x, dims, keepdim, correction, std, with_mean):
     """(var or std,) or (var or std, mean) of x over dims from the backend's one kernel, or
-    None where it has none that fits (the cpu device, empty slices, few very long rows)."""
+    None where it has none that fits (the cpu device, empty inputs or slices, other dtypes)."""
     be = backend_for(x.device.type)
     if not hasattr(be, "moments") or x.dtype not in (D.float32, D.float16) or x.numel() == 0:
         return None
