@@ -98,10 +98,11 @@ def defer(op, out, operands, classes, cls, value_cls, compute_dtypes, checks):
         child = os_.pending
         # inlined only when read whole in the same shape (its leaves' strides index that
         # shape), and into one consumer only: a second consumer reads it written, so fan-out
-        # never multiplies the work or the memory traffic
+        # never multiplies the work or the memory traffic. (_reads_whole, inlined: a pending
+        # storage holds exactly its node's shape, so equal shapes mean equal numels.)
         if child is not None and not child.inlined and child.shape == shape and odt is _F32 \
                 and o._offset == 0 and o._stride == stride and o._shape == shape \
-                and os_.numel == n and size + child.size <= MAX_NODES:   # (_reads_whole, inlined)
+                and size + child.size <= MAX_NODES:
             child.inlined = True
             args.append(("n", child, c))
             size += child.size
