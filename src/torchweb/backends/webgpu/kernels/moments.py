@@ -76,7 +76,7 @@ def run(rt, out, inp, denom, std, with_mean):
         assert slot, "out must be a fresh tensor"
         out_dtype, out_off = out.dtype, out._offset
     short = R <= FAST["short"]
-    lanes = 4 if (FAST["vec"] == 4 and not short and slot and inp.dtype.name == "float32" and R % 4 == 0
+    lanes = 4 if (FAST["vec"] == 4 and not short and inp.dtype.name == "float32" and R % 4 == 0
                   and all(v % 4 == 0 for v in [inp._offset] + istr)) else 1
     units = size // lanes   # a workgroup's: a row's or a chunk's
     wg = 1 if short else FAST["wg"] if lanes == 4 else WORKGROUP
@@ -182,7 +182,8 @@ def _source(in_dtype, out_dtype, no, nparams, short, lanes, wg, cache, std, with
              f"  let p = {first} * inv;",   # the pivot: deviations from a row element, 0 in a constant row
              f"  var a = {T}(0.0);",
              "  if (special) {"]
-    body += ["  " + s for s in each(False, f"a = a + select({T}(0.0), {T}(1.0), (bitcast<{U}>(v) & {U}(0x7fffffffu)) == {U}({_INF_BITS}));")]
+    is_inf = f"(bitcast<{U}>(v) & {U}(0x7fffffffu)) == {U}({_INF_BITS})"
+    body += ["  " + s for s in each(False, f"a = a + select({T}(0.0), {T}(1.0), {is_inf});")]
     body.append("  } else {")
     body += ["  " + s for s in each(False, f"a = a + (v * inv - {T}(p));")]
     body.append("  }")
