@@ -4,7 +4,7 @@ from .. import _dtype as D
 from .._size import broadcast_shapes
 from ..autograd.function import Function
 from . import lowering
-from .dispatch import common_device, empty
+from .dispatch import common_device, empty, expand_to
 from . import shape as S
 from .registry import define
 
@@ -32,7 +32,6 @@ def raw_matmul(a, b):
 
 
 def _expand(t, shape):
-    from .dispatch import expand_to
     return expand_to(t, shape)
 
 

@@ -63,12 +63,12 @@ def matmul(out, a, b, acc_cls):
     """out = a @ b ([*B, M, K] @ [*B, K, N], batch dims already broadcast). A K longer than the
     backend's MAX_MATMUL_K goes in slices whose products are added (one invocation's loop stays
     short: lavapipe silently stops loops after 65535 iterations)."""
-    from . import elementwise as E
     be = backend_for(out.device.type)
     K, limit = a.shape[-1], be.MAX_MATMUL_K
     if limit is None or K <= limit:
         be.matmul(out, a, b, acc_cls)
         return
+    from . import elementwise as E
     acc_dtype = D.float32 if acc_cls == "f" else out.dtype   # int64: each slice checked
     acc = out if out.dtype is acc_dtype else empty(out.shape, acc_dtype, out.device)
     part = empty(out.shape, acc_dtype, out.device)

@@ -4,6 +4,7 @@ softmax."""
 
 from . import host, lazy
 from .kernels import elementwise as ew_kernel, matmul as mm_kernel, random as rand_kernel, reduction as red_kernel
+from .kernels import check, matmul_small, matmul_tiles as tiles, moments as mo_kernel, softmax as sm_kernel
 from .runtime import get_runtime
 from .storage import GPUStorage
 
@@ -118,7 +119,6 @@ def reduce(kind, out, inp, nred, acc_cls, nchunks=1, divisor=None, index_from=No
 
 
 def matmul(out, a, b, acc_cls):
-    from .kernels import matmul_small, matmul_tiles as tiles
     compute = "f32" if acc_cls == "f" else "i32"
     M, K, N = a.shape[-2], a.shape[-1], b.shape[-1]
     # int64: only matmul_small sums its products in 64 bits; tiny matrices: a thread per output
@@ -140,26 +140,22 @@ def softmax_fits(row, rows):
     """Whether the fused kernel does better than the composite: not for a row too long for one
     workgroup's loop on lavapipe, nor for few long rows, which one workgroup each would leave
     most of the GPU idle (the composite splits them)."""
-    from .kernels import softmax as sm_kernel
     return row <= sm_kernel.MAX_ROW and not (row >= 65536 and rows < 256)
 
 
 def softmax(out, inp, log):
     """Fused softmax (log: log_softmax) over inp's last dim into out."""
-    from .kernels import softmax as sm_kernel
     sm_kernel.run(rt(), out, inp, log)
 
 
 def moments_fits(row, rows):
     """Whether var/std (and mean) of rows of length `row` go in one kernel (kernels/moments.py)."""
-    from .kernels import moments
-    return moments.fits(row, rows)
+    return mo_kernel.fits(row, rows)
 
 
 def moments(out, inp, denom, std, with_mean):
     """var (std) of each row of inp (its last dim, stride 1) into out[:rows], the mean into
     out[rows:] if with_mean; denom: n - correction, at least 0."""
-    from .kernels import moments as mo_kernel
     mo_kernel.run(rt(), out, inp, denom, std, with_mean)
 
 
@@ -195,5 +191,4 @@ def capturing():
 
 def device_assert(bad, what, exc, message):
     """Raise exc(message) at the next readback if any element of bool tensor bad is true."""
-    from .kernels import check
     check.run(rt(), bad.contiguous(), what, exc, message)

@@ -26,6 +26,8 @@ from math import prod
 from ... import _dtype
 from ..._size import _CONTIGUOUS
 from .kernels.elementwise import _narrowing
+from .kernels import fused
+from .pool import rounded_size
 
 ENABLED = os.environ.get("TORCHWEB_LAZY", "1") != "0"
 MAX_NODES = 48
@@ -145,7 +147,6 @@ def forget(storage):
 def unallocated_bytes(pool):
     """Bytes the pending storages of this pool's runtime would hold had they their buffers
     (memory_allocated() counts a tensor whether or not its buffer was taken yet)."""
-    from .pool import rounded_size
     total = 0
     for ref in _pending.values():
         s = ref()
@@ -165,7 +166,6 @@ def realize(storage):
     node = storage.pending
     storage.pending = None
     _pending.pop(id(storage), None)
-    from .kernels import fused
     fused.run(storage.rt, storage, node)
     for leaf_storage in node.storages.values():
         if leaf_storage.readers:
@@ -192,7 +192,6 @@ def write_into(src, dst, stride, whole):
     dst.buffer_id   # its other pending readers run now, on the old values (a partial pending dst too)
     src.pending = None
     _pending.pop(key, None)
-    from .kernels import fused
     fused.run(dst.rt, dst, node)
     for leaf_storage in node.storages.values():
         if leaf_storage.readers:
