@@ -29,6 +29,19 @@ def _raw_pass_calls():
         return None
 
 
+def _raw_bind_group_calls():
+    """(ffi, wgpuDeviceCreateBindGroup with wgpu-py's error capture, the GPUBindGroup class),
+    or None where this wgpu-py does not have them as expected."""
+    try:
+        from wgpu.backends.wgpu_native._ffi import ffi
+        from wgpu.backends.wgpu_native import _api
+        ffi.new("WGPUBindGroupEntry[]", 1)[0].buffer   # the fields used, as named here
+        ffi.new("WGPUBindGroupDescriptor *").entryCount
+        return ffi, _api.libf.wgpuDeviceCreateBindGroup, _api.GPUBindGroup
+    except (ImportError, AttributeError, TypeError):
+        return None
+
+
 class NativeDriver:
     name = "native"
 
@@ -63,6 +76,7 @@ class NativeDriver:
         self._bind_groups = {}       # (layout, rows) -> bind group
         self._groups_of_buffer = {}  # buffer id -> keys of the bind groups that use it
         self._pass_calls = _raw_pass_calls()
+        self._raw_bind_group = _raw_bind_group_calls()
 
     @staticmethod
     def _limits_to_request(adapter_limits):
@@ -259,13 +273,35 @@ class NativeDriver:
             if len(self._bind_groups) > 4096:
                 self._bind_groups.clear()
                 self._groups_of_buffer.clear()
-            entries = [{"binding": k, "resource": {"buffer": self.buffers[rows[3 * k]],
-                                                   "offset": rows[3 * k + 1], "size": rows[3 * k + 2]}}
-                       for k in range(len(rows) // 3)]
-            group = self._bind_groups[key] = self.device.create_bind_group(layout=bgl, entries=entries)
+            group = self._bind_groups[key] = self._create_bind_group(bgl, rows)
             for bid in rows[0::3]:
                 self._groups_of_buffer.setdefault(bid, set()).add(key)
         return group
+
+    def _create_bind_group(self, bgl, rows):
+        """A bind group of whole-buffer rows: straight through wgpu-native's C descriptor where
+        wgpu-py's internals are as expected (its create_bind_group checks and converts each entry
+        as a dict: ~3x the cost, paid for every new combination of buffers in eager code)."""
+        n = len(rows) // 3
+        raw = self._raw_bind_group
+        if raw is not None:
+            ffi, create, wrap = raw
+            entries = ffi.new("WGPUBindGroupEntry[]", n)
+            for k in range(n):
+                e = entries[k]
+                e.binding = k
+                e.buffer = self.buffers[rows[3 * k]]._internal
+                e.offset = rows[3 * k + 1]
+                e.size = rows[3 * k + 2]
+            desc = ffi.new("WGPUBindGroupDescriptor *")
+            desc.layout = bgl._internal
+            desc.entryCount = n
+            desc.entries = entries
+            return wrap("", create(self.device._internal, desc), self.device)
+        entries = [{"binding": k, "resource": {"buffer": self.buffers[rows[3 * k]],
+                                               "offset": rows[3 * k + 1], "size": rows[3 * k + 2]}}
+                   for k in range(n)]
+        return self.device.create_bind_group(layout=bgl, entries=entries)
 
     def _forget_bind_groups(self, bid):
         for key in self._groups_of_buffer.pop(bid, ()):
