@@ -21,6 +21,7 @@ sys.path.insert(0, os.path.dirname(__file__))
 os.environ.setdefault("XDG_RUNTIME_DIR", "/tmp")
 
 import torchweb  # noqa: E402
+from timing import best_of, warm_up  # noqa: E402
 from torchweb.backends.webgpu import runtime as R  # noqa: E402
 
 # name -> (FLUSH_WORK_BYTES, IDLE_START_BYTES, FLUSH_AFTER_S, raw C calls per dispatch,
@@ -32,6 +33,7 @@ POLICIES = {
     "raw_sub64_work512M_idle16M": (512 << 20, 16 << 20, 1e-3, True, 64),
     "raw_sub64_work256M_idle16M": (256 << 20, 16 << 20, 1e-3, True, 64),
     "raw_sub64_work1G_idle16M": (1 << 30, 16 << 20, 1e-3, True, 64),
+    "raw_sub64_work512M_idle16M_4ms": (512 << 20, 16 << 20, 4e-3, True, 64),
 }
 DEFAULT = "raw_sub64_work512M_idle16M"
 CASES = ("add_f32_64M", "sum_f32_64M", "rowsum_f32_8192x8192", "softmax_f32_4096x4096",
@@ -77,16 +79,8 @@ def _flush_costs(repeat):
 
 
 def _best(fn, sync, inner, repeat):
-    fn()
-    sync()
-    best = float("inf")
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        for _ in range(inner):
-            fn()
-        sync()
-        best = min(best, (time.perf_counter() - t0) / inner)
-    return best
+    warm_up(fn, sync)
+    return best_of(fn, sync, repeat, inner)[0]
 
 
 def _split(fn, inner, repeat):

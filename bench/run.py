@@ -13,28 +13,20 @@ import json
 import os
 import platform
 import sys
-import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "src"))
 sys.path.insert(0, os.path.dirname(__file__))
 os.environ.setdefault("XDG_RUNTIME_DIR", "/tmp")
 
 import torchweb  # noqa: E402
+from timing import best_of, warm_up  # noqa: E402
 
 
 def _time(fn, sync, repeat, inner=10):
     """Best over `repeat` runs of the mean time of `inner` calls followed by one sync, so
     that the cost of a sync is spread as it is in a real program."""
-    fn()
-    sync()  # warm-up: pipelines compiled, buffers pooled
-    best = float("inf")
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        for _ in range(inner):
-            fn()
-        sync()
-        best = min(best, (time.perf_counter() - t0) / inner)
-    return best
+    warm_up(fn, sync)   # pipelines compiled, buffers pooled
+    return best_of(fn, sync, repeat, inner)[0]
 
 
 def main():
