@@ -3,6 +3,9 @@
     PYTHONPATH=src python3 bench/matmul_variants.py            # GPU machine: full shapes (< 4 min)
     PYTHONPATH=src python3 bench/matmul_variants.py --quick    # lavapipe: small shapes, checks it runs
     options: --variants a,b  --shapes 4096,bmm  (substrings)  --repeat 5
+    SwiftShader (CPU; the barrier-free d* variants run on software adapters, or when named):
+    VK_ICD_FILENAMES=/usr/lib/chromium/vk_swiftshader_icd.json python3 bench/matmul_variants.py \
+        --shapes mm512,mm1024 --variants t128x128_k8_db,_w --repeat 3
 
 For each (variant, shape): warm-up (compiles), then best of `repeat` runs of N calls and one
 sync; the result is checked against PyTorch (CUDA with TF32 off where present, else CPU) before
@@ -102,8 +105,10 @@ def main():
     shapes = QUICK if args.quick else FULL
     shapes = [s for s in shapes if not args.shapes or any(x in s[0] for x in args.shapes.split(","))]
     names = ["mm2"] + list(T.VARIANTS)
+    if not G.rt().software_adapter:   # the barrier-free ones (d...) are for CPUs: named only
+        names = [n for n in names if n == "mm2" or not T.VARIANTS[n].wx]
     if args.variants:
-        names = [n for n in names if any(x in n for x in args.variants.split(","))]
+        names = [n for n in ["mm2"] + list(T.VARIANTS) if any(x in n for x in args.variants.split(","))]
     repeat = 1 if args.quick else args.repeat
     budget = 0.002 if args.quick else 0.03
     results = []

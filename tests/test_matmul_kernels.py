@@ -1,7 +1,7 @@
-"""Every matmul kernel variant (kernels/matmul_tiles.py, and 'mm2', the original), forced on
-awkward shapes against PyTorch CPU: sizes around the tiles, K=0, transposed and offset views
-(vec4 and scalar loads), broadcast batches, grids split over several dispatches, split-K,
-int32 and float16."""
+"""Every matmul kernel variant (kernels/matmul_tiles.py, its barrier-free ones in
+matmul_direct.py, and 'mm2', the original), forced on awkward shapes against PyTorch CPU: sizes
+around the tiles, K=0, transposed and offset views (vec4 and scalar loads), broadcast batches,
+grids split over several dispatches, split-K, int32 and float16."""
 
 import pytest
 import torch
@@ -12,9 +12,12 @@ from torchweb.backends.webgpu import backend as G
 from torchweb.backends.webgpu.kernels import matmul_tiles as T
 
 NAMES = ["mm2"] + list(T.VARIANTS)
+# barrier-free kernels (matmul_direct.py): the one SwiftShader runs, and a smaller one with the
+# same generator paths that lavapipe compiles in a tenth of the time (used past test_variant)
+DIRECT = [T.SOFTWARE_VARIANTS["swiftshader"], "d8x8_w4x4_k4"]
 # The tests past the first run on a subset that still covers every code path of the generator:
 # each tile shape, scalar and vec4 loads, double buffering, split-K and f16 accumulation.
-SOME = ["mm2", "t128x128_k8_db", "t64x64_k16_split"]
+SOME = ["mm2", "t128x128_k8_db", "t64x64_k16_split", "d8x8_w4x4_k4"]
 TOL = {"rtol": 1e-5, "atol": 1e-4}
 
 
@@ -53,6 +56,33 @@ def test_variant(variant):
     assert_close(x[:, 1:] @ y[1:, ::3], a[:, 1:] @ b[1:, ::3], **TOL)      # stride 3
     e, f = make((33, 1101)), make((1101, 47))
     assert_close(gpu(e) @ gpu(f), e @ f, rtol=1e-5, atol=5e-4)           # long K
+
+
+@pytest.mark.parametrize("variant", DIRECT)
+def test_direct_edges(variant):
+    """The barrier-free kernel takes K in steps of 4 (the last K % 4 one at a time) and clamps
+    the rows and columns it reads into the matrix for blocks past its last row or column."""
+    force(variant)
+    for m, k, n in [(8, 7, 12), (17, 6, 70), (70, 9, 17)]:
+        a, b = make((m, k)), make((k, n))
+        assert_close(gpu(a) @ gpu(b), a @ b, **TOL)
+        assert_close(gpu(a.t().contiguous()).t() @ gpu(b.t().contiguous()).t(), a @ b, **TOL)
+
+
+def test_software_variant_by_adapter():
+    """SwiftShader (native or in Chromium) gets the barrier-free kernel, other CPUs the tile."""
+    from types import SimpleNamespace
+    for info, want in [({"architecture": "swiftshader", "vendor": "google"}, "swiftshader"),
+                       ({"vendor": "SwiftShader driver", "device": "SwiftShader Device (Subzero)"}, "swiftshader"),
+                       ({"vendor": "Mesa", "device": "llvmpipe (LLVM 19.1.7, 256 bits)"}, "other"),
+                       ({}, "other")]:
+        rt = SimpleNamespace(driver=SimpleNamespace(adapter_info=info))
+        assert T.software_variant(rt) == T.SOFTWARE_VARIANTS[want], info
+        assert bool(T.VARIANTS[T.software_variant(rt)].wx) == (want == "swiftshader")   # barrier-free
+    assert T.choose(512, 512, 512, 1, software=True) == T.SOFTWARE_VARIANT
+    force(T.SOFTWARE_VARIANT)   # run() resolves it for this adapter
+    a, b = make((40, 30)), make((30, 50))
+    assert_close(gpu(a) @ gpu(b), a @ b, **TOL)
 
 
 @pytest.mark.parametrize("variant", SOME)

@@ -8,6 +8,7 @@ otherwise) and split-K (K cut into slices that fill the GPU when M*N is small; a
 sums the slices). Every variant handles any M, N, K (edges masked), any strides, broadcast
 batches (stride 0), f32 or i32 compute, and grids past 65535 workgroups (several dispatches).
 Which variant runs for which shape class: TABLE, set from bench/matmul_variants.py's numbers.
+Variants with wx, wy set are barrier-free kernels (matmul_direct.py) for SwiftShader, a CPU.
 Plans (pipeline, grids, parameter bytes) are cached per call signature: ~30 us less per call.
 """
 
@@ -16,13 +17,25 @@ from collections import namedtuple
 
 from .elementwise import WORKGROUP, param
 
-Variant = namedtuple("Variant", "name rm rn kt db vec split acc16")
+Variant = namedtuple("Variant", "name rm rn kt db vec split acc16 wx wy", defaults=(0, 0))
 # split: the most slices K may be cut into (1: never); acc16: float16 operands multiplied and
-# accumulated in f16 (where the adapter has shader-f16), instead of f32
+# accumulated in f16 (where the adapter has shader-f16), instead of f32; wx, wy: 0 for the
+# tiles above, else a barrier-free kernel (matmul_direct.py) of wx x wy threads, each computing
+# rm x rn outputs, kt K steps per loop trip (vec off: it reads scalars)
 
 
 def _v(name, rm, rn, kt, db=False, vec=True, split=1, acc16=False):
     return Variant(name, rm, rn, kt, db, vec, split, acc16)
+
+
+def _direct(rm, rn, wx, wy, kt=1):
+    name = f"d{rm}x{rn}_w{wx}x{wy}" + (f"_k{kt}" if kt > 1 else "")
+    return Variant(name, rm, rn, kt, False, False, 1, False, wx, wy)
+
+
+def tile(v):
+    """(rows, columns) of the output one workgroup of variant v computes."""
+    return (v.wy or 16) * v.rm, (v.wx or 16) * v.rn
 
 
 VARIANTS = {v.name: v for v in [
@@ -40,6 +53,11 @@ VARIANTS = {v.name: v for v in [
     _v("t128x64_k16_split", 8, 4, 16, split=8),
     _v("t128x128_k16_acc16", 8, 8, 16, acc16=True),
     _v("t128x64_k16_acc16", 8, 4, 16, acc16=True),
+    # barrier-free (matmul_direct.py), for SwiftShader. Also measured there, no faster than
+    # d16x16_w4x4_k4: K steps of 1, 2, 8; blocks 8x16, 8x32, 16x32, 32x16, 32x32; workgroups
+    # 2x2, 2x8, 8x2 (fewer than 4 threads leave SIMD lanes idle). Blocks past 16x16 take Subzero
+    # seconds to compile (16x32: ~4 s, 32x32: ~9 s a pipeline), lavapipe's LLVM longer.
+    _direct(8, 8, 4, 4, 4), _direct(16, 16, 4, 4, 4),
 ]}
 
 # shape class -> variant name ("mm2": the original kernel in matmul.py). From one H100 run of
@@ -53,10 +71,14 @@ TABLE = {
     "longk": "t64x64_k16_split",  # fewer outputs, K >= 1024: linear weight grad 0.35 (mm2 0.24)
     "small": "t64x64_k32",       # the rest (tiny ones go to matmul_small.py): 512^3 0.20
 }
-# Software adapters (SwiftShader in the browser, lavapipe): a workgroup barrier costs much more
-# on a CPU, so the largest tile wins every class there (SwiftShader, bench/matmul_variants.py:
-# 512^3 129 ms vs 223 for t64x64_k32; 1024^3 649 ms vs 1328 for t64x64_k16_db).
-SOFTWARE_VARIANT = "t128x128_k8_db"
+# Software adapters (a CPU): a workgroup barrier costs much more there. SwiftShader (Chromium's
+# WebGPU without a GPU) pays milliseconds per barrier: the barrier-free kernel with 16x16 outputs
+# per invocation wins (bench/matmul_variants.py there: 512^3 about 100 ms of CPU against 185 for
+# t128x128_k8_db, 1024^3 1.1 s against 2.1). lavapipe (llvmpipe) keeps the largest tile: the
+# barrier-free kernels are no faster there and take LLVM seconds to compile.
+SOFTWARE_VARIANTS = {"swiftshader": "d16x16_w4x4_k4", "other": "t128x128_k8_db"}
+SOFTWARE_VARIANT = "software"   # what choose() returns for a CPU adapter; run() picks by adapter
+_SOFTWARE_CHOICE = {}           # id(runtime) -> its SOFTWARE_VARIANTS entry
 FORCED = None   # a variant name that overrides TABLE (tests and the bench set it)
 
 
@@ -78,6 +100,13 @@ def choose(M, N, K, nbatch, software=False):
     return FORCED or (SOFTWARE_VARIANT if software else TABLE[shape_class(M, N, K, nbatch)])
 
 
+def software_variant(rt):
+    """The variant for every product on software adapter rt: by SwiftShader or not."""
+    info = getattr(rt.driver, "adapter_info", None) or {}
+    swiftshader = any("swiftshader" in str(x).lower() for x in info.values())
+    return SOFTWARE_VARIANTS["swiftshader" if swiftshader else "other"]
+
+
 SPLIT_MIN_K = 256   # each slice of a split K keeps at least this many terms
 
 
@@ -87,6 +116,8 @@ _PLANS = {}   # call signature -> _Plan: repeated shapes (training steps) skip t
 def run(rt, out, a, b, compute, variant):
     """a: [*batch, M, K], b: [*batch, K, N] (batch dims broadcast, any strides); out: contiguous
     [*batch, M, N]. compute: 'f32' or 'i32'. variant: a Variant or its name."""
+    if variant == SOFTWARE_VARIANT:
+        variant = _SOFTWARE_CHOICE.get(id(rt)) or _SOFTWARE_CHOICE.setdefault(id(rt), software_variant(rt))
     v = VARIANTS[variant] if isinstance(variant, str) else variant
     so, sa_, sb_ = out._storage, a._storage, b._storage
     sig = (v, compute, a.shape, a._stride, a._offset, b.shape, b._stride, b._offset, out.shape,
@@ -134,7 +165,7 @@ def _plan(rt, out, a, b, compute, v):
     if (v.acc16 and compute == "f32" and "shader-f16" in rt.features
             and a.dtype.gpu_storage == b.dtype.gpu_storage == out.dtype.gpu_storage == "f16"):
         T = "f16"
-    TM, TN, KT = 16 * v.rm, 16 * v.rn, v.kt
+    (TM, TN), KT = tile(v), v.kt
     zmax = rt.max_workgroups
     # split-K: slices of whole K steps, as many as the variant allows and K fills
     ksteps = -(-K // KT)
@@ -170,6 +201,10 @@ def _plan(rt, out, a, b, compute, v):
     key = ("mmt", v, a.dtype.name, b.dtype.name, odt.name, T, nb, sa, sb, nbuf, amode, bmode, ovec)
 
     def make_code():
+        if v.wx:
+            from . import matmul_direct
+            return matmul_direct.source(v, a.dtype.gpu_storage, b.dtype.gpu_storage, odt, T, nb,
+                                        nparams, sa, sb, nbuf, amode, bmode, ovec)
         return _source(v, a.dtype.gpu_storage, b.dtype.gpu_storage, odt, T, nb, nparams, sa, sb,
                        nbuf, amode, bmode, ovec)
 
@@ -220,10 +255,10 @@ def _cv(expr, src, T, vec=False):
     return load(expr, src, T)
 
 
-def _source(v, ast, bst, odt, T, nb, nparams, sa, sb, nbuf, amode, bmode, ovec=False):
-    from .wgsl import store
-    TM, TN, KT, RM, RN = 16 * v.rm, 16 * v.rn, v.kt, v.rm, v.rn
-    nbufs = 2 if v.db else 1
+def _header(ast, bst, odt, T, nb, nparams, sa, sb, nbuf, amode, bmode, ovec):
+    """What every generated matmul kernel starts with: (declarations, P: the parameter
+    expressions by name, prelude: WGSL lines giving s (the K slice), bi (the batch entry), ab/bb
+    (A's and B's offsets for it) and kbeg/kend (the slice's K range), from wid)."""
     types = {0: f"vec4<{odt.gpu_storage}>" if ovec else odt.gpu_storage}
     types[sa] = f"vec4<{ast}>" if amode.endswith("4") else ast
     types[sb] = f"vec4<{bst}>" if bmode.endswith("4") else bst
@@ -232,23 +267,32 @@ def _source(v, ast, bst, odt, T, nb, nparams, sa, sb, nbuf, amode, bmode, ovec=F
     for s in range(nbuf):
         acc = "read_write" if s == 0 else "read"
         lines.append(f"@group(0) @binding({s + 1}) var<storage, {acc}> B{s}: array<{types[s]}>;")
-    decl = "\n".join(lines)
-    M, N, K, zbase = param(0), param(1), param(2), param(3)
-    a_off, sam, sak = param(5), param(6), param(7)
-    b_off, sbk, sbn = param(8), param(9), param(10)
-    o_off, nsplit, kchunk, sstride, xbase, ybase = (param(11 + i) for i in range(6))
+    names = ("M N K zbase nbatch a_off sam sak b_off sbk sbn o_off nsplit kchunk sstride xbase "
+             "ybase").split()
+    P = namedtuple("Params", names)(*(param(i) for i in range(len(names))))
     bshape = [param(17 + d) for d in range(nb)]
     astr = [param(17 + nb + d) for d in range(nb)]
     bstr = [param(17 + 2 * nb + d) for d in range(nb)]
-    zero = _lit(T, 0)
-    pre = ["  let s = wid.z % " + nsplit + ";", "  let bi = wid.z / " + nsplit + " + " + zbase + ";",
-           "  var ab = " + a_off + ";", "  var bb = " + b_off + ";"]
+    pre = ["  let s = wid.z % " + P.nsplit + ";", "  let bi = wid.z / " + P.nsplit + " + " + P.zbase + ";",
+           "  var ab = " + P.a_off + ";", "  var bb = " + P.b_off + ";"]
     if nb:
         pre.append("  { var q = bi;")
         for d in reversed(range(nb)):
             pre.append(f"    {{ let c = q % {bshape[d]}; q = q / {bshape[d]}; ab = ab + c * {astr[d]}; bb = bb + c * {bstr[d]}; }}")
         pre.append("  }")
-    pre.append(f"  let kbeg = s * {kchunk}; let kend = min({K}, kbeg + {kchunk});")
+    pre.append(f"  let kbeg = s * {P.kchunk}; let kend = min({P.K}, kbeg + {P.kchunk});")
+    return "\n".join(lines), P, pre
+
+
+def _source(v, ast, bst, odt, T, nb, nparams, sa, sb, nbuf, amode, bmode, ovec=False):
+    from .wgsl import store
+    TM, TN, KT, RM, RN = 16 * v.rm, 16 * v.rn, v.kt, v.rm, v.rn
+    nbufs = 2 if v.db else 1
+    decl, P, pre = _header(ast, bst, odt, T, nb, nparams, sa, sb, nbuf, amode, bmode, ovec)
+    M, N, K = P.M, P.N, P.K
+    sam, sak, sbk, sbn = P.sam, P.sak, P.sbk, P.sbn
+    o_off, sstride, xbase, ybase = P.o_off, P.sstride, P.xbase, P.ybase
+    zero = _lit(T, 0)
 
     # Loads of one K step: each thread reads `per` elements (or vec4s) into registers ra*/rb*,
     # then writes them to the workgroup tile. Positions relative to the tile are fixed per
