@@ -167,7 +167,7 @@ class Recorder:
                         # bytes); only the kept uploads' bytes go into the program's blob
                         blob.extend(b"\0" * ((-len(blob)) % 4))
                         if bid == PARAMS_BUFFER_ID and params_at[k] is None:
-                            params_at[k] = len(blob) - start
+                            params_at[k] = len(blob)   # the uniforms start here in the new blob
                         out.extend((C.WRITE, bid, dst, len(blob), nbytes))
                         blob.extend(b[start:start + nbytes])
                         if bid != PARAMS_BUFFER_ID:

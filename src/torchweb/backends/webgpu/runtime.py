@@ -168,15 +168,15 @@ class Runtime:
                 self._params_capacity = cap
             head.write(PARAMS_BUFFER_ID, 0, self.params)
             self.params = bytearray()
-        # The head's blob goes first: shift the stream's WRITE offsets by its length.
-        base = len(head.blob) + ((-len(head.blob)) % 4)
+        # The head's rows run first but its blob goes last: only its own few WRITE offsets
+        # move (by the stream's blob length), not every row of the stream.
+        base = len(stream.blob) + ((-len(stream.blob)) % 4)
         words = head.words
+        if base and head.blob:
+            words = _shift_writes(words, base)
         head_len = len(words)
-        body = stream.words
-        if base:
-            body = _shift_writes(body, base)
-        words.extend(body)
-        blob = head.blob + b"\0" * (base - len(head.blob)) + stream.blob
+        words.extend(stream.words)
+        blob = stream.blob + b"\0" * (base - len(stream.blob)) + head.blob if head.blob else stream.blob
         self.flushes += 1
         self._gpu_idle = False
         if self.capture is not None:
