@@ -63,11 +63,12 @@ class NativeDriver:
             "adapter_type": info.get("adapter_type", ""),
         }
         self.features = set(adapter.features)
-        want = {f for f in ("shader-f16", "subgroups", "timestamp-query") if f in self.features}
+        # wgpu-py names the subgroup feature "subgroup"; the runtime knows WebGPU's "subgroups"
+        want = {f for f in ("shader-f16", "subgroup", "subgroups", "timestamp-query") if f in self.features}
         self.limits = self._limits_to_request(dict(adapter.limits))
         self.device = adapter.request_device_sync(required_features=list(want),
                                                   required_limits=self.limits)
-        self.features = want
+        self.features = {"subgroups" if f == "subgroup" else f for f in want}
         self.queue = self.device.queue
         self.buffers = {}
         self.pipelines = {}

@@ -18,6 +18,7 @@ import struct
 
 from .... import _dtype as D
 from ..storage import GPUStorage
+from . import subgroups as SG
 from .bindings import bind, kinds
 from .elementwise import WORKGROUP, coalesce, param
 from .wgsl import helpers_source, load, store
@@ -90,11 +91,13 @@ def run(rt, out, inp, denom, std, with_mean):
     denom_bits = struct.unpack("<I", struct.pack("<f", float(denom)))[0]
     params = ([n_rows * nch, R // lanes] + list(oshape) + [inp._offset // lanes] + [v // lanes for v in istr]
               + [out_off, denom_bits, nch, units])
-    key = ("moments", inp.dtype.name, out_dtype.name, len(oshape), short, lanes, wg, cache, std, with_mean, split)
+    sg = not short and SG.use(rt)
+    key = ("moments", inp.dtype.name, out_dtype.name, len(oshape), short, lanes, wg, cache, std, with_mean, split,
+           sg)
 
     def make_code():
         return _source(inp.dtype, out_dtype, len(oshape), len(params), short, lanes, wg, cache, std,
-                       with_mean, split)
+                       with_mean, split, sg)
 
     pid = rt.pipeline(key, make_code, kinds(buffers))
     groups = -(-n_rows // WORKGROUP) if short else n_rows * nch
@@ -103,7 +106,7 @@ def run(rt, out, inp, denom, std, with_mean):
         _merge(rt, out, inp, partial, nch, size, oshape, istr, denom_bits, std, with_mean)
 
 
-def _source(in_dtype, out_dtype, no, nparams, short, lanes, wg, cache, std, with_mean, split):
+def _source(in_dtype, out_dtype, no, nparams, short, lanes, wg, cache, std, with_mean, split, sg=False):
     """The kernel of a row (split: of a chunk of a row, writing e, the mean of x / 2^e, the sum
     of squared deviations and a state: 0, the count of infinities, or -1 for NaN)."""
     vec, slot = lanes == 4, 1
@@ -155,10 +158,14 @@ def _source(in_dtype, out_dtype, no, nparams, short, lanes, wg, cache, std, with
             return x
         return op.format(a=op.format(a=f"{x}.x", b=f"{x}.y"), b=op.format(a=f"{x}.z", b=f"{x}.w"))
 
-    def tree(name, local, array, op):
-        """`let name` = local combined over the workgroup (op), seen by every thread."""
+    def tree(name, local, array, op, last=False):
+        """`let name` = local combined over the workgroup (op), seen by every thread (last: the
+        array is not used again)."""
         if short:
             return [f"  let {name} = {local};"]
+        if sg:
+            kind, t = ("max", "u32") if op == mx else ("add", "f32")
+            return SG.reduce_lines(name, local, kind, t, array, wg, op, reuse=not last)
         return [f"  {array}[lid] = {local};",
                 "  workgroupBarrier();",
                 f"  for (var s = {wg // 2}u; s > 0u; s = s >> 1u) {{",
@@ -194,7 +201,7 @@ def _source(in_dtype, out_dtype, no, nparams, short, lanes, wg, cache, std, with
              "  if (!special) {"]
     body += ["  " + s for s in each(False, f"let d = (v * inv - {T}(p)) - {T}(m); q = q + d * d;")]
     body.append("  }")
-    body += tree("ss", fold("q", add), "SV", add)
+    body += tree("ss", fold("q", add), "SV", add, last=True)
     if not short:
         body.append("  if (lid != 0u) { return; }")
     if split:
@@ -204,7 +211,7 @@ def _source(in_dtype, out_dtype, no, nparams, short, lanes, wg, cache, std, with
                  f"  B0[{out_off} + 4u * w + 2u] = ss;",
                  f"  B0[{out_off} + 4u * w + 3u] = state;"]
         return _module(body, [out_dtype.gpu_storage, T if vec else in_dtype.gpu_storage], nparams,
-                       short, wg, {"inf", "nan", "isinf"})
+                       short, wg, {"inf", "nan", "isinf"}, sg)
     res = "tw_sqrt(v0) * scale" if std else "v0 * scale * scale"
     body += ["  var r = tw_nan(); var mean = tw_nan();",
              f"  if (su > {_INF_BITS}) {{",
@@ -222,12 +229,16 @@ def _source(in_dtype, out_dtype, no, nparams, short, lanes, wg, cache, std, with
         body.append(f"  B0[{out_off} + {n_rows} + w] = {store('mean', 'f32', out_dtype)};")
 
     return _module(body, [out_dtype.gpu_storage, T if vec else in_dtype.gpu_storage], nparams, short, wg,
-                   {"inf", "nan", "isinf"} | ({"sqrt"} if std else set()))
+                   {"inf", "nan", "isinf"} | ({"sqrt"} if std else set()), sg)
 
 
-def _module(body, storages, nparams, short, wg, helpers):
-    """The WGSL module around a kernel body: bindings (B0 written), workgroup arrays, helpers."""
+def _module(body, storages, nparams, short, wg, helpers, sg=False):
+    """The WGSL module around a kernel body: bindings (B0 written), workgroup arrays, helpers
+    (sg: the subgroup builtins, subgroups.py)."""
     lines = ["enable f16;"] if "f16" in storages else []
+    if sg:
+        lines.append(SG.enable_line().strip())
+        helpers = helpers | SG.HELPERS
     lines.append(f"@group(0) @binding(0) var<uniform> P: array<vec4<u32>, {-(-nparams // 4)}>;")
     for s, st in enumerate(storages):
         lines.append(f"@group(0) @binding({s + 1}) var<storage, {'read_write' if s == 0 else 'read'}> B{s}: array<{st}>;")
@@ -237,7 +248,8 @@ def _module(body, storages, nparams, short, wg, helpers):
     return ("\n".join(lines) + "\n" + helpers_source(helpers) + "\n"
             f"@compute @workgroup_size({size})\n"
             "fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,\n"
-            "        @builtin(local_invocation_index) lid: u32) {\n" + "\n".join(body) + "\n}\n")
+            f"        @builtin(local_invocation_index) lid: u32{', ' + SG.BUILTINS if sg else ''}) {{\n"
+            + "\n".join(body) + "\n}\n")
 
 
 def _merge(rt, out, inp, partial, nch, size, oshape, istr, denom_bits, std, with_mean):

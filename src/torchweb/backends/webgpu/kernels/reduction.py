@@ -8,6 +8,7 @@ output when there are many short ones.
 
 import struct
 
+from . import subgroups as SG
 from .elementwise import WORKGROUP, param, WGSL_TYPE
 from .wgsl import convert, helpers_source, load, store
 from .elementwise import coalesce
@@ -72,7 +73,7 @@ def run(rt, kind, out, inp, nred, acc_cls, nchunks=1, divisor=None, index_from=N
     so, si = out._storage, inp._storage
     sig = (kind, nred, acc_cls, nchunks, divisor, pairs_in, pairs_out, si is so, inp.shape,
            inp._stride, inp._offset, inp.dtype, out.shape, out._offset, out.dtype,
-           FAST["vec"], FAST["wg"], FAST["col_rows"], FAST["short"], id(rt))
+           FAST["vec"], FAST["wg"], FAST["col_rows"], FAST["short"], SG.ENABLED, SG.MIN_SIZE, id(rt))
     plan = _PLANS.get(sig) if index_from is None else None
     if plan is None:
         plan = _run(rt, kind, out, inp, nred, acc_cls, nchunks, divisor, index_from, pairs_in, pairs_out)
@@ -134,8 +135,11 @@ def _run(rt, kind, out, inp, nred, acc_cls, nchunks=1, divisor=None, index_from=
             and not (wide or gather or pairs_in or pairs_out) and inp._storage is not out._storage
             and n_out >= 32):
         return _run_columns(rt, kind, out, inp, t, n_out, R, rstrides[0], divisor)
+    # the workgroup's tree as subgroup operations, for the plain sums, means, maxima and minima
+    sg = (per_workgroup and kind in ("sum", "mean", "max", "min")
+          and not (wide or gather or pairs_in or pairs_out) and SG.use(rt))
     key = ("red", kind, inp.dtype.name, out.dtype.name, t, len(oshape), len(rshape), per_workgroup, gather,
-           wide, pairs_in, pairs_out, contig, vec, wgs)
+           wide, pairs_in, pairs_out, contig, vec, wgs, sg)
     params = [n_out, R] + list(oshape) + list(rshape) + [inp._offset] + list(ostrides) + list(rstrides) + [out._offset, nchunks, chunk, R if divisor is None else divisor]
     buffers = [(out._storage.buffer_id, out._storage.size)]
     same = inp._storage is out._storage
@@ -153,7 +157,7 @@ def _run(rt, kind, out, inp, nred, acc_cls, nchunks=1, divisor=None, index_from=
 
     def make_code():
         return _source(kind, inp.dtype, out.dtype, t, len(oshape), len(rshape), per_workgroup,
-                       len(params), same, gather, (wide, pairs_in, pairs_out, check), contig, vec, wgs)
+                       len(params), same, gather, (wide, pairs_in, pairs_out, check), contig, vec, wgs, sg)
     pid = rt.pipeline(key, make_code, kinds)
     wg = n_out * nchunks if per_workgroup else -(-n_out // WORKGROUP)
     grid, packed = rt.grid(wg), struct.pack(f"<{len(params)}I", *params)
@@ -162,7 +166,7 @@ def _run(rt, kind, out, inp, nred, acc_cls, nchunks=1, divisor=None, index_from=
 
 
 def _source(kind, in_dtype, out_dtype, t, no, nr, per_workgroup, nparams, same, gather=False,
-            wide_mode=(False, False, False, False), contig=False, vec=1, wgs=WORKGROUP):
+            wide_mode=(False, False, False, False), contig=False, vec=1, wgs=WORKGROUP, sg=False):
     WORKGROUP = wgs   # noqa: N806 (the launch's size: the module's, or FAST's for a fast path)
     src = "B0" if same else "B1"
     gsrc = "B1" if same else "B2"
@@ -234,7 +238,12 @@ def _source(kind, in_dtype, out_dtype, t, no, nr, per_workgroup, nparams, same, 
         body.append(f"  acc = {pair};")
     body += [] if vec == 4 else _scalar_loop(kind, in_dtype, t, src, in_off, start, step, contig, offset, shape_r,
                                              str_r, arg, better, combine, pairs_in, wide)
-    if per_workgroup:
+    if sg:
+        body += SG.reduce_lines("red", "acc", "add" if kind in ("sum", "mean") else kind, t, "SV", WORKGROUP,
+                                combine, reuse=False)
+        body.append("  if (lid != 0u) { return; }")
+        body.append("  acc = red;")
+    elif per_workgroup:
         body.append("  SV[lid] = acc;")
         if arg:
             body.append("  SI[lid] = acci;")
@@ -270,17 +279,20 @@ def _source(kind, in_dtype, out_dtype, t, no, nr, per_workgroup, nparams, same, 
             result, rtype = "acc", t
         body.append(f"  B0[{out_off} + w] = {store(result, rtype, out_dtype)};")
     code = "\n".join(lines) + "\n" + "\n".join(body)
-    need = {"inf"} if "tw_inf" in code else set()
+    need = ({"inf"} if "tw_inf" in code else set()) | (SG.HELPERS if sg else set())
     if "tw_isnan" in code:
         need.add("isnan")
     for k in ("maxf", "minf", "w", "wadd", "wmul", "wfits"):
         if f"tw_{k}" in code:
             need.add(k)
     enable = "enable f16;\n" if "f16" in (in_dtype.gpu_storage, out_dtype.gpu_storage) else ""
+    if sg:
+        enable += SG.enable_line()
     return (enable + "\n".join(lines) + "\n" + helpers_source(need) + "\n"
             f"@compute @workgroup_size({WORKGROUP})\n"
             "fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,\n"
-            "        @builtin(local_invocation_index) lid: u32) {\n" + "\n".join(body) + "\n}\n")
+            f"        @builtin(local_invocation_index) lid: u32{', ' + SG.BUILTINS if sg else ''}) {{\n"
+            + "\n".join(body) + "\n}\n")
 
 
 def _scalar_loop(kind, in_dtype, t, src, in_off, start, step, contig, offset, shape_r, str_r, arg, better,

@@ -8,6 +8,7 @@ Computed in f32 (float16 is read and written as f16, like PyTorch's float accumu
 
 import struct
 
+from . import subgroups as SG
 from .bindings import bind, declarations, kinds
 from .elementwise import WORKGROUP, coalesce, param
 from .wgsl import helpers_source, load, store
@@ -47,17 +48,18 @@ def run(rt, out, inp, log):
             and all(v % 4 == 0 for v in [inp._offset, out._offset] + istr + ostr)):
         _run_vec(rt, out, inp, log, n_rows, R, oshape, istr, ostr, buffers)
         return
-    key = ("softmax", log, inp.dtype.name, out.dtype.name, no, slot, short)
+    sg = not short and SG.use(rt)
+    key = ("softmax", log, inp.dtype.name, out.dtype.name, no, slot, short, sg)
 
     def make_code():
-        return _source(log, inp.dtype, out.dtype, no, slot, len(params), short)
+        return _source(log, inp.dtype, out.dtype, no, slot, len(params), short, sg)
 
     pid = rt.pipeline(key, make_code, kinds(buffers))
     rt.dispatch(pid, rt.grid(-(-n_rows // WORKGROUP) if short else n_rows), buffers,
                 struct.pack(f"<{len(params)}I", *params))
 
 
-def _source(log, in_dtype, out_dtype, no, slot, nparams, short=False):
+def _source(log, in_dtype, out_dtype, no, slot, nparams, short=False, sg=False):
     storages = [out_dtype.gpu_storage] + ([in_dtype.gpu_storage] if slot else [])
     shape = [param(2 + d) for d in range(no)]
     in_off, out_off = param(2 + no), param(3 + 2 * no + 1)
@@ -93,32 +95,37 @@ def _source(log, in_dtype, out_dtype, no, slot, nparams, short=False):
                 "fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,\n"
                 "        @builtin(local_invocation_index) lid: u32) {\n" + "\n".join(body) + "\n}\n")
 
-    def row_reduce(name, ident, step, combine):
-        """acc over the row (step updates acc from v), then a tree in SV; every thread gets it."""
-        return [f"  var {name} = {ident};",
-                f"  for (var r = lid; r < {R}; r = r + {WORKGROUP}u) {{ let v = {x}; {step} }}",
-                f"  SV[lid] = {name};",
-                "  workgroupBarrier();",
-                f"  for (var s = {WORKGROUP // 2}u; s > 0u; s = s >> 1u) {{",
-                f"    if (lid < s) {{ SV[lid] = {combine.format(a='SV[lid]', b='SV[lid + s]')}; }}",
-                "    workgroupBarrier();",
-                "  }",
-                f"  {name} = SV[0];",
-                "  workgroupBarrier();"]  # before SV is written again
+    def row_reduce(name, ident, step, combine, op):
+        """acc over the row (step: acc's update from v, a format of {acc}), then a tree in SV or
+        subgroup operations (op: add, max); every thread gets it."""
+        acc = f"{name}_t" if sg else name
+        loop = [f"  var {acc} = {ident};",
+                f"  for (var r = lid; r < {R}; r = r + {WORKGROUP}u) {{ let v = {x}; {step.format(acc=acc)} }}"]
+        if sg:
+            return loop + SG.reduce_lines(name, acc, op, "f32", "SV", WORKGROUP, combine)
+        return loop + [f"  SV[lid] = {name};",
+                       "  workgroupBarrier();",
+                       f"  for (var s = {WORKGROUP // 2}u; s > 0u; s = s >> 1u) {{",
+                       f"    if (lid < s) {{ SV[lid] = {combine.format(a='SV[lid]', b='SV[lid + s]')}; }}",
+                       "    workgroupBarrier();",
+                       "  }",
+                       f"  {name} = SV[0];",
+                       "  workgroupBarrier();"]  # before SV is written again
 
-    body += row_reduce("m", "-tw_inf()", "m = tw_maxf(m, v);", "tw_maxf({a}, {b})")
-    body += row_reduce("sm", "0.0", "sm = sm + tw_exp(v - m);", "{a} + {b}")
+    body += row_reduce("m", "-tw_inf()", "{acc} = tw_maxf({acc}, v);", "tw_maxf({a}, {b})", "max")
+    body += row_reduce("sm", "0.0", "{acc} = {acc} + tw_exp(v - m);", "{a} + {b}", "add")
     result = "(v - m) - ls" if log else "tw_exp(v - m) / sm"
     if log:
         body.append("  let ls = tw_log(sm);")
     body.append(f"  for (var r = lid; r < {R}; r = r + {WORKGROUP}u) {{ let v = {x}; "
                 f"B0[ob + r * {out_rs}] = {store(result, 'f32', out_dtype)}; }}")
-    helpers = helpers_source({"inf", "maxf", "exp"} | ({"log"} if log else set()))
-    return (declarations(nparams, storages) + "\n"
+    helpers = helpers_source({"inf", "maxf", "exp"} | ({"log"} if log else set()) | (SG.HELPERS if sg else set()))
+    return ((SG.enable_line() if sg else "") + declarations(nparams, storages) + "\n"
             f"var<workgroup> SV: array<f32, {WORKGROUP}>;\n" + helpers + "\n"
             f"@compute @workgroup_size({WORKGROUP})\n"
             "fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,\n"
-            "        @builtin(local_invocation_index) lid: u32) {\n" + "\n".join(body) + "\n}\n")
+            f"        @builtin(local_invocation_index) lid: u32{', ' + SG.BUILTINS if sg else ''}) {{\n"
+            + "\n".join(body) + "\n}\n")
 
 
 def _run_vec(rt, out, inp, log, n_rows, R, oshape, istr, ostr, buffers):
@@ -134,16 +141,17 @@ def _run_vec(rt, out, inp, log, n_rows, R, oshape, istr, ostr, buffers):
     cache = k if FAST["cache"] and k <= CACHE_UNITS else 0
     params = ([n_rows, units] + list(oshape) + [inp._offset // 4] + [v // 4 for v in istr] + [1, out._offset // 4]
               + [v // 4 for v in ostr] + [1])
-    key = ("softmax_vec", log, no, wg, cache)
+    sg = SG.use(rt)
+    key = ("softmax_vec", log, no, wg, cache, sg)
 
     def make_code():
-        return _vec_source(log, no, len(params), wg, cache)
+        return _vec_source(log, no, len(params), wg, cache, sg)
 
     pid = rt.pipeline(key, make_code, kinds(buffers))
     rt.dispatch(pid, rt.grid(n_rows), buffers, struct.pack(f"<{len(params)}I", *params))
 
 
-def _vec_source(log, no, nparams, wg, cache):
+def _vec_source(log, no, nparams, wg, cache, sg=False):
     """The generic kernel's three passes on vec4s (lanes reduced apart, then folded); with
     cache > 0 a thread's vec4s (at most cache of them) are kept in registers from the first."""
     shape = [param(2 + d) for d in range(no)]
@@ -171,7 +179,9 @@ def _vec_source(log, no, nparams, wg, cache):
                 f"    if (r < {U}) {{ {load} {stmt} }}",
                 "  }"]
 
-    def tree(name, local, combine):
+    def tree(name, local, combine, op):
+        if sg:
+            return SG.reduce_lines(name, local, op, "f32", "SV", wg, combine)
         return [f"  SV[lid] = {local};",
                 "  workgroupBarrier();",
                 f"  for (var s = {wg // 2}u; s > 0u; s = s >> 1u) {{",
@@ -185,22 +195,23 @@ def _vec_source(log, no, nparams, wg, cache):
     lanes = ", ".join(mx.format(a=f"mv.{c}", b=f"v.{c}") for c in "xyzw")
     body.append("  var mv = vec4<f32>(-tw_inf(), -tw_inf(), -tw_inf(), -tw_inf());")
     body += each(True, f"mv = vec4<f32>({lanes});")
-    body += tree("m", mx.format(a=mx.format(a="mv.x", b="mv.y"), b=mx.format(a="mv.z", b="mv.w")), mx)
+    body += tree("m", mx.format(a=mx.format(a="mv.x", b="mv.y"), b=mx.format(a="mv.z", b="mv.w")), mx, "max")
     ex = ", ".join(f"tw_exp(v.{c} - m)" for c in "xyzw")
     body.append("  var sv = vec4<f32>(0.0, 0.0, 0.0, 0.0);")
     body += each(False, f"sv = sv + vec4<f32>({ex});")
-    body += tree("sm", "(sv.x + sv.y) + (sv.z + sv.w)", "{a} + {b}")
+    body += tree("sm", "(sv.x + sv.y) + (sv.z + sv.w)", "{a} + {b}", "add")
     if log:
         body.append("  let ls = tw_log(sm);")
         res = ", ".join(f"(v.{c} - m) - ls" for c in "xyzw")
     else:
         res = ", ".join(f"tw_exp(v.{c} - m) / sm" for c in "xyzw")
     body += each(False, f"B0[ob + r] = vec4<f32>({res});")
-    helpers = helpers_source({"inf", "maxf", "exp"} | ({"log"} if log else set()))
-    decl = (f"@group(0) @binding(0) var<uniform> P: array<vec4<u32>, {-(-nparams // 4)}>;\n"
+    helpers = helpers_source({"inf", "maxf", "exp"} | ({"log"} if log else set()) | (SG.HELPERS if sg else set()))
+    decl = ((SG.enable_line() if sg else "") + f"@group(0) @binding(0) var<uniform> P: array<vec4<u32>, {-(-nparams // 4)}>;\n"
             "@group(0) @binding(1) var<storage, read_write> B0: array<vec4<f32>>;\n"
             "@group(0) @binding(2) var<storage, read> B1: array<vec4<f32>>;")
     return (decl + "\n" f"var<workgroup> SV: array<f32, {wg}>;\n" + helpers + "\n"
             f"@compute @workgroup_size({wg})\n"
             "fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,\n"
-            "        @builtin(local_invocation_index) lid: u32) {\n" + "\n".join(body) + "\n}\n")
+            f"        @builtin(local_invocation_index) lid: u32{', ' + SG.BUILTINS if sg else ''}) {{\n"
+            + "\n".join(body) + "\n}\n")

@@ -1,0 +1,98 @@
+"""Workgroup-wide sums and maxima through subgroup operations (subgroupAdd, subgroupMax), where
+the adapter has the "subgroups" feature: a subgroup combines its values without workgroup
+memory, so a 256-thread reduction takes 1 to 3 barriers (subgroups of 32 to 4) where the tree
+takes 9.
+
+The subgroup size is known only when the kernel runs (@builtin(subgroup_size)): kernels test
+it and take the tree where it is under MIN_SIZE or does not divide the workgroup. Subgroup k is
+taken to hold invocations k * size .. (k + 1) * size - 1 (local_invocation_index order), the
+layout of 1-D workgroups on Vulkan, Metal and D3D drivers.
+
+Native wgpu (Naga) refuses `enable subgroups;` but takes the builtins once the device has the
+feature; browsers (Tint) require the directive: ENABLE gives it in the browser only.
+"""
+
+from ..runtime import in_browser
+
+# the switch that benchmarks and tests flip: kernels use subgroups only while it is on (read
+# at generation time; pipelines are keyed on use(rt))
+ENABLED = True
+# smaller subgroups take the tree (at 1, as some drivers report, the levels would not shrink);
+# tests raise it past any size to run the tree branch
+MIN_SIZE = 4
+
+# the entry point's extra parameters
+BUILTINS = "@builtin(subgroup_size) sgs: u32, @builtin(subgroup_invocation_id) sid: u32"
+
+# WGSL helpers (wgsl.py's) that reduce_lines' code calls: a caller adds them to its own
+HELPERS = {"isnan", "inf", "nan"}
+
+
+def use(rt):
+    """Whether kernels generated now may use subgroup operations on rt's device: 0 if not, else
+    MIN_SIZE (what their code depends on, for pipeline keys)."""
+    return MIN_SIZE if ENABLED and "subgroups" in rt.features else 0
+
+
+def enable_line():
+    """The module's first line for subgroup builtins: needed by browsers, refused by Naga."""
+    return "enable subgroups;\n" if in_browser() else ""
+
+
+def _subgroup_op(op, t, x):
+    """op (add, max, min) of x over the subgroup, for x of WGSL type t."""
+    if op == "add":
+        return f"subgroupAdd({x})"
+    fn = "subgroupMax" if op == "max" else "subgroupMin"
+    if t != "f32":
+        return f"{fn}({x})"
+    # a NaN anywhere wins, as in tw_maxf / tw_minf (the float max of NaN is undefined in
+    # SPIR-V's group operations): NaNs are set aside, then the result is NaN if there was one
+    away = "-tw_inf()" if op == "max" else "tw_inf()"
+    return (f"select({fn}(select({x}, {away}, tw_isnan({x}))), tw_nan(), "
+            f"subgroupAny(tw_isnan({x})))")
+
+
+def reduce_lines(name, local, op, t, array, wg, combine, reuse=True, indent="  "):
+    """WGSL lines declaring `var name: t`, local (an expression of each invocation) combined
+    over the workgroup of wg threads by op (add, max, min): every invocation gets it.
+    array: a workgroup array<t, wg> used for the partials (free again afterwards if reuse,
+    else not read again: no closing barrier); combine: op as a format of {a}, {b} for the tree
+    taken where the subgroup size does not fit. Needs BUILTINS in the entry point, HELPERS,
+    and a workgroup-uniform control flow (every invocation reaches these lines)."""
+    half = wg // 2
+    ident = {"add": {"f32": "0.0", "u32": "0u", "i32": "0i"},
+             "max": {"f32": "-tw_inf()", "u32": "0u", "i32": "-2147483647i - 1i"},
+             "min": {"f32": "tw_inf()", "u32": "4294967295u", "i32": "2147483647i"}}[op][t]
+    # partials of subgroups go to one half of `array`, then the other (a level writes the half
+    # that the previous level did not read: one barrier a level)
+    lines = [f"var {name}: {t};",
+             f"if (sgs >= {MIN_SIZE}u && {wg}u % sgs == 0u) {{",
+             f"  let sg_l = {local};",
+             f"  var sg_v = {_subgroup_op(op, t, 'sg_l')};",
+             f"  var sg_n = {wg}u / sgs;",   # partials still to combine
+             "  var sg_base = 0u;",
+             "  loop {",
+             "    if (sg_n <= 1u) { break; }",
+             f"    if (sid == 0u) {{ {array}[sg_base + lid / sgs] = sg_v; }}",
+             "    workgroupBarrier();",
+             # the last level: every subgroup combines all partials, so that all get the result
+             "    let sg_i = select(lid, sid, sg_n <= sgs);",
+             f"    let sg_x = select({ident}, {array}[sg_base + min(sg_i, sg_n - 1u)], sg_i < sg_n);",
+             f"    sg_v = {_subgroup_op(op, t, 'sg_x')};",
+             "    sg_n = (sg_n + sgs - 1u) / sgs;",
+             f"    sg_base = {half}u - sg_base;",
+             "  }",
+             f"  {name} = sg_v;",
+             "} else {",
+             f"  {array}[lid] = {local};",
+             "  workgroupBarrier();",
+             f"  for (var s = {half}u; s > 0u; s = s >> 1u) {{",
+             f"    if (lid < s) {{ {array}[lid] = {combine.format(a=f'{array}[lid]', b=f'{array}[lid + s]')}; }}",
+             "    workgroupBarrier();",
+             "  }",
+             f"  {name} = {array}[0];",
+             "}"]
+    if reuse:
+        lines.append("workgroupBarrier();")   # every read done before the array is written again
+    return [indent + line for line in lines]
