@@ -59,7 +59,11 @@ def _chain(p, d, compiled=False):
     step = _maybe_compile(chain, compiled)
 
     def run(rep):
-        return readback_buffer(step(x))
+        t0 = time.perf_counter()
+        y = step(x)
+        # the overhead target: Python time to record one op (before the readback)
+        _RECORD_US.append((time.perf_counter() - t0) * 1e6 / p["ops"])
+        return readback_buffer(y)
     return None, run, step
 
 
@@ -140,8 +144,12 @@ MAKERS = {"chain": _chain, "matmul": _matmul, "readback": lambda p, d: _readback
           "gpt_compiled": lambda p, d: _gpt(p, d, True)}
 
 
+_RECORD_US = []   # per timed chain repetition: microseconds of Python per op before the readback
+
+
 def run_workload(kind, params, data, warm, reps):
     params, data = params.to_py(), data.as_object_map()
+    _RECORD_US.clear()
     prepare, run, step = MAKERS[kind](params, data)
     outputs, times = [], []
     for rep in range(warm + reps):
@@ -155,6 +163,10 @@ def run_workload(kind, params, data, warm, reps):
         else:
             times.append(dt * 1000.0)
     res = {"outputs": outputs, "times_ms": times}
+    timed = sorted(_RECORD_US[warm:])
+    if timed:
+        res["note"] = (f"recording: {timed[len(timed) // 2]:.1f} us an op (median; min {timed[0]:.1f}), "
+                       f"Python time before the readback")
     stats = getattr(step, "compile_stats", None)
     if stats is not None:   # how many calls replayed, and why any did not
         res["compile_stats"] = {k: (list(map(str, v)) if k == "reasons" else v) for k, v in stats.items()}
