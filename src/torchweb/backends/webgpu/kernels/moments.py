@@ -158,14 +158,14 @@ def _source(in_dtype, out_dtype, no, nparams, short, lanes, wg, cache, std, with
             return x
         return op.format(a=op.format(a=f"{x}.x", b=f"{x}.y"), b=op.format(a=f"{x}.z", b=f"{x}.w"))
 
-    def tree(name, local, array, op, last=False):
-        """`let name` = local combined over the workgroup (op), seen by every thread (last: the
-        array is not used again)."""
+    def tree(name, local, array, op, part=0, last=False):
+        """`let name` = local combined over the workgroup (op), seen by every thread (with
+        subgroups: partials in half `part` of the array; last: the array is not used again)."""
         if short:
             return [f"  let {name} = {local};"]
         if sg:
             kind, t = ("max", "u32") if op == mx else ("add", "f32")
-            return SG.reduce_lines(name, local, kind, t, array, wg, op, reuse=not last)
+            return SG.reduce_lines(name, local, kind, t, array, wg, op, part, reuse=not last)
         return [f"  {array}[lid] = {local};",
                 "  workgroupBarrier();",
                 f"  for (var s = {wg // 2}u; s > 0u; s = s >> 1u) {{",
@@ -201,7 +201,7 @@ def _source(in_dtype, out_dtype, no, nparams, short, lanes, wg, cache, std, with
              "  if (!special) {"]
     body += ["  " + s for s in each(False, f"let d = (v * inv - {T}(p)) - {T}(m); q = q + d * d;")]
     body.append("  }")
-    body += tree("ss", fold("q", add), "SV", add, last=True)
+    body += tree("ss", fold("q", add), "SV", add, part=1, last=True)
     if not short:
         body.append("  if (lid != 0u) { return; }")
     if split:

@@ -95,14 +95,14 @@ def _source(log, in_dtype, out_dtype, no, slot, nparams, short=False, sg=False):
                 "fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,\n"
                 "        @builtin(local_invocation_index) lid: u32) {\n" + "\n".join(body) + "\n}\n")
 
-    def row_reduce(name, ident, step, combine, op):
+    def row_reduce(name, ident, step, combine, op, part):
         """acc over the row (step: acc's update from v, a format of {acc}), then a tree in SV or
         subgroup operations (op: add, max); every thread gets it."""
         acc = f"{name}_t" if sg else name
         loop = [f"  var {acc} = {ident};",
                 f"  for (var r = lid; r < {R}; r = r + {WORKGROUP}u) {{ let v = {x}; {step.format(acc=acc)} }}"]
         if sg:
-            return loop + SG.reduce_lines(name, acc, op, "f32", "SV", WORKGROUP, combine)
+            return loop + SG.reduce_lines(name, acc, op, "f32", "SV", WORKGROUP, combine, part)
         return loop + [f"  SV[lid] = {name};",
                        "  workgroupBarrier();",
                        f"  for (var s = {WORKGROUP // 2}u; s > 0u; s = s >> 1u) {{",
@@ -112,8 +112,8 @@ def _source(log, in_dtype, out_dtype, no, slot, nparams, short=False, sg=False):
                        f"  {name} = SV[0];",
                        "  workgroupBarrier();"]  # before SV is written again
 
-    body += row_reduce("m", "-tw_inf()", "{acc} = tw_maxf({acc}, v);", "tw_maxf({a}, {b})", "max")
-    body += row_reduce("sm", "0.0", "{acc} = {acc} + tw_exp(v - m);", "{a} + {b}", "add")
+    body += row_reduce("m", "-tw_inf()", "{acc} = tw_maxf({acc}, v);", "tw_maxf({a}, {b})", "max", 0)
+    body += row_reduce("sm", "0.0", "{acc} = {acc} + tw_exp(v - m);", "{a} + {b}", "add", 1)
     result = "(v - m) - ls" if log else "tw_exp(v - m) / sm"
     if log:
         body.append("  let ls = tw_log(sm);")
@@ -179,9 +179,9 @@ def _vec_source(log, no, nparams, wg, cache, sg=False):
                 f"    if (r < {U}) {{ {load} {stmt} }}",
                 "  }"]
 
-    def tree(name, local, combine, op):
+    def tree(name, local, combine, op, part):
         if sg:
-            return SG.reduce_lines(name, local, op, "f32", "SV", wg, combine)
+            return SG.reduce_lines(name, local, op, "f32", "SV", wg, combine, part)
         return [f"  SV[lid] = {local};",
                 "  workgroupBarrier();",
                 f"  for (var s = {wg // 2}u; s > 0u; s = s >> 1u) {{",
@@ -195,11 +195,11 @@ def _vec_source(log, no, nparams, wg, cache, sg=False):
     lanes = ", ".join(mx.format(a=f"mv.{c}", b=f"v.{c}") for c in "xyzw")
     body.append("  var mv = vec4<f32>(-tw_inf(), -tw_inf(), -tw_inf(), -tw_inf());")
     body += each(True, f"mv = vec4<f32>({lanes});")
-    body += tree("m", mx.format(a=mx.format(a="mv.x", b="mv.y"), b=mx.format(a="mv.z", b="mv.w")), mx, "max")
+    body += tree("m", mx.format(a=mx.format(a="mv.x", b="mv.y"), b=mx.format(a="mv.z", b="mv.w")), mx, "max", 0)
     ex = ", ".join(f"tw_exp(v.{c} - m)" for c in "xyzw")
     body.append("  var sv = vec4<f32>(0.0, 0.0, 0.0, 0.0);")
     body += each(False, f"sv = sv + vec4<f32>({ex});")
-    body += tree("sm", "(sv.x + sv.y) + (sv.z + sv.w)", "{a} + {b}", "add")
+    body += tree("sm", "(sv.x + sv.y) + (sv.z + sv.w)", "{a} + {b}", "add", 1)
     if log:
         body.append("  let ls = tw_log(sm);")
         res = ", ".join(f"(v.{c} - m) - ls" for c in "xyzw")

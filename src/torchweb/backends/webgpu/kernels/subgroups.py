@@ -1,7 +1,6 @@
 """Workgroup-wide sums and maxima through subgroup operations (subgroupAdd, subgroupMax), where
 the adapter has the "subgroups" feature: a subgroup combines its values without workgroup
-memory, so a 256-thread reduction takes 1 to 3 barriers (subgroups of 32 to 4) where the tree
-takes 9.
+memory, so a 256-thread reduction takes one barrier where the tree takes 9.
 
 The subgroup size is known only when the kernel runs (@builtin(subgroup_size)): kernels test
 it and take the tree where it is under MIN_SIZE or does not divide the workgroup. Subgroup k is
@@ -53,46 +52,42 @@ def _subgroup_op(op, t, x):
             f"subgroupAny(tw_isnan({x})))")
 
 
-def reduce_lines(name, local, op, t, array, wg, combine, reuse=True, indent="  "):
+def reduce_lines(name, local, op, t, array, wg, combine, part=0, reuse=True, indent="  "):
     """WGSL lines declaring `var name: t`, local (an expression of each invocation) combined
     over the workgroup of wg threads by op (add, max, min): every invocation gets it.
-    array: a workgroup array<t, wg> used for the partials (free again afterwards if reuse,
-    else not read again: no closing barrier); combine: op as a format of {a}, {b} for the tree
-    taken where the subgroup size does not fit. Needs BUILTINS in the entry point, HELPERS,
-    and a workgroup-uniform control flow (every invocation reaches these lines)."""
-    half = wg // 2
+
+    Each subgroup combines its values, its first invocation writes the result to half `part`
+    (0 or 1) of `array` (a workgroup array<t, wg>), and after one barrier every subgroup
+    combines those partials (each invocation folding every sgs-th one first): one barrier in
+    all. A later reduction on the same array takes the other half, which needs no barrier in
+    between. Where the subgroup size does not fit, the tree over the whole array (combine: op
+    as a format of {a}, {b}), closed by a barrier if reuse (the array is used again).
+    Needs BUILTINS in the entry point, HELPERS, and workgroup-uniform control flow."""
+    base = part * (wg // 2)
     ident = {"add": {"f32": "0.0", "u32": "0u", "i32": "0i"},
              "max": {"f32": "-tw_inf()", "u32": "0u", "i32": "-2147483647i - 1i"},
              "min": {"f32": "tw_inf()", "u32": "4294967295u", "i32": "2147483647i"}}[op][t]
-    # partials of subgroups go to one half of `array`, then the other (a level writes the half
-    # that the previous level did not read: one barrier a level)
     lines = [f"var {name}: {t};",
              f"if (sgs >= {MIN_SIZE}u && {wg}u % sgs == 0u) {{",
              f"  let sg_l = {local};",
-             f"  var sg_v = {_subgroup_op(op, t, 'sg_l')};",
-             f"  var sg_n = {wg}u / sgs;",   # partials still to combine
-             "  var sg_base = 0u;",
-             "  loop {",
-             "    if (sg_n <= 1u) { break; }",
-             f"    if (sid == 0u) {{ {array}[sg_base + lid / sgs] = sg_v; }}",
+             f"  let sg_p = {_subgroup_op(op, t, 'sg_l')};",
+             f"  if (sgs == {wg}u) {{ {name} = sg_p; }} else {{",   # one subgroup: no partials
+             f"    if (sid == 0u) {{ {array}[{base}u + lid / sgs] = sg_p; }}",
              "    workgroupBarrier();",
-             # the last level: every subgroup combines all partials, so that all get the result
-             "    let sg_i = select(lid, sid, sg_n <= sgs);",
-             f"    let sg_x = select({ident}, {array}[sg_base + min(sg_i, sg_n - 1u)], sg_i < sg_n);",
-             f"    sg_v = {_subgroup_op(op, t, 'sg_x')};",
-             "    sg_n = (sg_n + sgs - 1u) / sgs;",
-             f"    sg_base = {half}u - sg_base;",
+             f"    var sg_x = {ident};",
+             f"    for (var sg_i = sid; sg_i < {wg}u / sgs; sg_i = sg_i + sgs) {{",
+             f"      sg_x = {combine.format(a='sg_x', b=f'{array}[{base}u + sg_i]')};",
+             "    }",
+             f"    {name} = {_subgroup_op(op, t, 'sg_x')};",
              "  }",
-             f"  {name} = sg_v;",
              "} else {",
              f"  {array}[lid] = {local};",
              "  workgroupBarrier();",
-             f"  for (var s = {half}u; s > 0u; s = s >> 1u) {{",
+             f"  for (var s = {wg // 2}u; s > 0u; s = s >> 1u) {{",
              f"    if (lid < s) {{ {array}[lid] = {combine.format(a=f'{array}[lid]', b=f'{array}[lid + s]')}; }}",
              "    workgroupBarrier();",
              "  }",
              f"  {name} = {array}[0];",
+             "  workgroupBarrier();" if reuse else "",   # every read done before the array is written again
              "}"]
-    if reuse:
-        lines.append("workgroupBarrier();")   # every read done before the array is written again
-    return [indent + line for line in lines]
+    return [indent + line for line in lines if line]
