@@ -8,7 +8,7 @@ taken to hold invocations k * size .. (k + 1) * size - 1 (local_invocation_index
 layout of 1-D workgroups on Vulkan, Metal and D3D drivers.
 
 Native wgpu (Naga) refuses `enable subgroups;` but takes the builtins once the device has the
-feature; browsers (Tint) require the directive: ENABLE gives it in the browser only.
+feature; browsers (Tint) require the directive: enable_line() gives it in the browser only.
 """
 
 from ..runtime import in_browser
@@ -16,8 +16,9 @@ from ..runtime import in_browser
 # the switch that benchmarks and tests flip: kernels use subgroups only while it is on (read
 # at generation time; pipelines are keyed on use(rt))
 ENABLED = True
-# smaller subgroups take the tree (at 1, as some drivers report, the levels would not shrink);
-# tests raise it past any size to run the tree branch
+# smaller subgroups take the tree (with 1 or 2, as some drivers report, each invocation would
+# fold wg / size^2 partials, and at 1 they would not fit half the array); tests raise it past
+# any size to run the tree branch
 MIN_SIZE = 4
 
 # the entry point's extra parameters
