@@ -170,6 +170,10 @@ def test_single_infinity(device):
             _both(lambda m, a: m.var_mean(a, 0), x, device)
 
 
+def _flushes_subnormals():
+    return (torchweb.tensor([1e-44], device="webgpu") * 2.0).tolist()[0] == 0.0
+
+
 @pytest.mark.parametrize("row", [3, 300, 1001])
 def test_large_and_small_magnitudes(device, row):
     x = _rand(6, row, seed=7, scale=1.0)
@@ -179,7 +183,9 @@ def test_large_and_small_magnitudes(device, row):
     x[3, ::2] = 3e38
     x[3, 1::2] = -1e38     # (a mean far from 0: PyTorch's Welford leaves 1e20 of error at 0)
     x[4] *= 1e19
-    x[5, :] = 1e-44        # subnormal
+    # subnormal; WGSL lets an adapter flush subnormals to zero in arithmetic (NVIDIA's does):
+    # there the row holds the smallest normal values instead
+    x[5, :] = 1e-37 if device == "webgpu" and _flushes_subnormals() else 1e-44
     tol = {"rtol": 1e-5, "atol": 0.0}
     for correction in (0, 1):
         _both(lambda m, a: m.var(a, 1, correction=correction), x, device, tol)

@@ -185,21 +185,23 @@ def _source(in_dtype, out_dtype, no, nparams, short, lanes, wg, cache, std, with
     body += [f"  let special = su >= {_INF_BITS};",
              "  let e = clamp(i32(su >> 23u) - 127, -126, 126);",
              "  let scale = bitcast<f32>(u32(127 + e) << 23u);",
-             "  let inv = bitcast<f32>(u32(127 - e) << 23u);",
-             f"  let p = {first} * inv;",   # the pivot: deviations from a row element, 0 in a constant row
+             # x / 2^e by ldexp, not x * 2^-e: NVIDIA's compiler rewrote v * inv - first * inv as
+             # (v - first) * inv, which overflows for values of opposite signs near 3e38
+             f"  let ne = {'vec4<i32>(-e)' if vec else '-e'};",
+             f"  let p = ldexp({first}, -e);",   # the pivot: deviations from a row element, 0 in a constant row
              f"  var a = {T}(0.0);",
              "  if (special) {"]
     is_inf = f"(bitcast<{U}>(v) & {U}(0x7fffffffu)) == {U}({_INF_BITS})"
     body += ["  " + s for s in each(False, f"a = a + select({T}(0.0), {T}(1.0), {is_inf});")]
     body.append("  } else {")
-    body += ["  " + s for s in each(False, f"a = a + (v * inv - {T}(p));")]
+    body += ["  " + s for s in each(False, f"a = a + (ldexp(v, ne) - {T}(p));")]
     body.append("  }")
     body += tree("sa", fold("a", add), "SV", add)
     body.append(f"  let m = sa / f32(nu * {lanes}u);")
     # 3. the sum of squared deviations
     body += [f"  var q = {T}(0.0);",
              "  if (!special) {"]
-    body += ["  " + s for s in each(False, f"let d = (v * inv - {T}(p)) - {T}(m); q = q + d * d;")]
+    body += ["  " + s for s in each(False, f"let d = (ldexp(v, ne) - {T}(p)) - {T}(m); q = q + d * d;")]
     body.append("  }")
     body += tree("ss", fold("q", add), "SV", add, part=1, last=True)
     if not short:
@@ -212,7 +214,7 @@ def _source(in_dtype, out_dtype, no, nparams, short, lanes, wg, cache, std, with
                  f"  B0[{out_off} + 4u * w + 3u] = state;"]
         return _module(body, [out_dtype.gpu_storage, T if vec else in_dtype.gpu_storage], nparams,
                        short, wg, {"inf", "nan", "isinf"}, sg)
-    res = "tw_sqrt(v0) * scale" if std else "v0 * scale * scale"
+    res = "tw_sqrt(v0) * scale" if std else "tw_scale2(v0, e)"
     body += ["  var r = tw_nan(); var mean = tw_nan();",
              f"  if (su > {_INF_BITS}) {{",
              "  } else if (special) {",   # var NaN; the mean: PyTorch's Welford keeps a last, lone infinity
@@ -232,6 +234,20 @@ def _source(in_dtype, out_dtype, no, nparams, short, lanes, wg, cache, std, with
                    {"inf", "nan", "isinf"} | ({"sqrt"} if std else set()), sg)
 
 
+# v * 2^(2e) for a variance v >= 0 of values scaled by 2^-e (|e| <= 126): `v * scale * scale`
+# may be computed as v * (scale * scale), which overflows to inf (0 * inf = NaN for a constant
+# row) where NVIDIA's compiler reassociates; one ldexp by 2e is indeterminate past 128 in WGSL.
+# So: the overflow decided from v's exponent, then two exact steps of at most 126 each.
+_SCALE2 = """
+fn tw_scale2(v: f32, e: i32) -> f32 {
+  let b = bitcast<u32>(v) & 0x7fffffffu;
+  if (b == 0u || b >= 0x7f800000u) { return v; }
+  if (i32(b >> 23u) - 127 + 2 * e > 127) { return tw_inf(); }
+  return ldexp(ldexp(v, e), e);
+}
+"""
+
+
 def _module(body, storages, nparams, short, wg, helpers, sg=False):
     """The WGSL module around a kernel body: bindings (B0 written), workgroup arrays, helpers
     (sg: the subgroup builtins, subgroups.py)."""
@@ -245,7 +261,7 @@ def _module(body, storages, nparams, short, wg, helpers, sg=False):
     if not short:
         lines += [f"var<workgroup> SU: array<u32, {wg}>;", f"var<workgroup> SV: array<f32, {wg}>;"]
     size = WORKGROUP if short else wg
-    return ("\n".join(lines) + "\n" + helpers_source(helpers) + "\n"
+    return ("\n".join(lines) + "\n" + helpers_source(helpers) + "\n" + _SCALE2 + "\n"
             f"@compute @workgroup_size({size})\n"
             "fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,\n"
             f"        @builtin(local_invocation_index) lid: u32{', ' + SG.BUILTINS if sg else ''}) {{\n"
@@ -285,7 +301,7 @@ def _merge_source(in_dtype, out_dtype, no, nparams, std, with_mean):
             "  { var q = w;"]
     for d in reversed(range(no)):
         body.append(f"    {{ let c = q % {shape[d]}; q = q / {shape[d]}; ib = ib + c * {istr[d]}; }}")
-    res = "tw_sqrt(v0) * scale" if std else "v0 * scale * scale"
+    res = "tw_sqrt(v0) * scale" if std else "tw_scale2(v0, E)"
     body += ["  }",
              f"  let pb = w * {nch} * 4u;",
              "  var E = -126; var nan_ = false; var ninf = 0.0;",
