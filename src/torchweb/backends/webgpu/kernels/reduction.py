@@ -73,7 +73,8 @@ def run(rt, kind, out, inp, nred, acc_cls, nchunks=1, divisor=None, index_from=N
     so, si = out._storage, inp._storage
     sig = (kind, nred, acc_cls, nchunks, divisor, pairs_in, pairs_out, si is so, inp.shape,
            inp._stride, inp._offset, inp.dtype, out.shape, out._offset, out.dtype,
-           FAST["vec"], FAST["wg"], FAST["col_rows"], FAST["short"], SG.ENABLED, SG.MIN_SIZE, id(rt))
+           FAST["vec"], FAST["wg"], FAST["col_rows"], FAST["short"], SG.ENABLED, SG.MIN_SIZE,
+           rt.max_workgroups, id(rt))   # (the grid is folded to the adapter's limit: part of the plan)
     plan = _PLANS.get(sig) if index_from is None else None
     if plan is None:
         plan = _run(rt, kind, out, inp, nred, acc_cls, nchunks, divisor, index_from, pairs_in, pairs_out)
