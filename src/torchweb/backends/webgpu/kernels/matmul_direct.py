@@ -18,11 +18,10 @@ clamped into the matrix, so the K loop has no branch; what the clamped reads fee
 stored.
 """
 
-from .matmul_tiles import _cv, _header, _lit
+from .matmul_tiles import _cv, _header, _lit, store_acc
 
 
 def source(v, ast, bst, odt, T, nb, nparams, sa, sb, nbuf, amode, bmode, ovec=False):
-    from .wgsl import store
     RM, RN, WX, WY = v.rm, v.rn, v.wx, v.wy
     assert RN % 4 == 0 and "4" not in amode + bmode, "scalar reads, vec4 accumulators"
     decl, P, pre = _header(ast, bst, odt, T, nb, nparams, sa, sb, nbuf, amode, bmode, ovec)
@@ -51,14 +50,7 @@ def source(v, ast, bst, odt, T, nb, nparams, sa, sb, nbuf, amode, bmode, ovec=Fa
     rows = []
     for i in range(RM):
         for h in range(HB):
-            if ovec:
-                ost = odt.gpu_storage
-                val = f"acc{i}_{h}" if ost == T else f"vec4<{ost}>(acc{i}_{h})"
-                put = f"      if (gc < {N}) {{ B0[o / 4u] = {val}; }}"
-            else:
-                put = f"""      for (var j = 0u; j < 4u; j = j + 1u) {{
-        if (gc + j < {N}) {{ B0[o + j] = {store(f"acc{i}_{h}[j]", T, odt)}; }}
-      }}"""
+            put = store_acc(f"acc{i}_{h}", ovec, odt, T, N)
             rows.append(f"""  {{ let gr = row0 + {i}u; let gc = col0 + {4 * h}u;
     if (gr < {M}) {{
       let o = {P.o_off} + s * {P.sstride} + (bi * {M} + gr) * {N} + gc;

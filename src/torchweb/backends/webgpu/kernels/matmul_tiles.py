@@ -16,6 +16,7 @@ import struct
 from collections import namedtuple
 
 from .elementwise import WORKGROUP, param
+from .wgsl import store
 
 Variant = namedtuple("Variant", "name rm rn kt db vec split acc16 wx wy", defaults=(0, 0))
 # split: the most slices K may be cut into (1: never); acc16: float16 operands multiplied and
@@ -258,6 +259,18 @@ def _cv(expr, src, T, vec=False):
     return load(expr, src, T)
 
 
+def store_acc(acc, ovec, odt, T, N):
+    """The WGSL storing accumulator `acc` (a vec4 of T, outputs gc..gc+3 of a row) at B0[o]:
+    one vec4 store (ovec) or four masked scalar ones."""
+    if ovec:
+        ost = odt.gpu_storage
+        val = acc if ost == T else f"vec4<{ost}>({acc})"
+        return f"      if (gc < {N}) {{ B0[o / 4u] = {val}; }}"
+    return f"""      for (var j = 0u; j < 4u; j = j + 1u) {{
+        if (gc + j < {N}) {{ B0[o + j] = {store(f"{acc}[j]", T, odt)}; }}
+      }}"""
+
+
 def _header(ast, bst, odt, T, nb, nparams, sa, sb, nbuf, amode, bmode, ovec):
     """What every generated matmul kernel starts with: (declarations, P: the parameter
     expressions by name, prelude: WGSL lines giving s (the K slice), bi (the batch entry), ab/bb
@@ -288,7 +301,6 @@ def _header(ast, bst, odt, T, nb, nparams, sa, sb, nbuf, amode, bmode, ovec):
 
 
 def _source(v, ast, bst, odt, T, nb, nparams, sa, sb, nbuf, amode, bmode, ovec=False):
-    from .wgsl import store
     TM, TN, KT, RM, RN = 16 * v.rm, 16 * v.rn, v.kt, v.rm, v.rn
     nbufs = 2 if v.db else 1
     decl, P, pre = _header(ast, bst, odt, T, nb, nparams, sa, sb, nbuf, amode, bmode, ovec)
@@ -357,14 +369,7 @@ def _source(v, ast, bst, odt, T, nb, nparams, sa, sb, nbuf, amode, bmode, ovec=F
     rows = []
     for i in range(RM):
         for h in range(HA):
-            if ovec:
-                ost = odt.gpu_storage
-                val = f"acc{i}_{h}" if ost == T else f"vec4<{ost}>(acc{i}_{h})"
-                put = f"      if (gc < {N}) {{ B0[o / 4u] = {val}; }}"
-            else:
-                put = f"""      for (var j = 0u; j < 4u; j = j + 1u) {{
-        if (gc + j < {N}) {{ B0[o + j] = {store(f"acc{i}_{h}[j]", T, odt)}; }}
-      }}"""
+            put = store_acc(f"acc{i}_{h}", ovec, odt, T, N)
             rows.append(f"""  {{ let gr = row0 + ty * {RM}u + {i}u; let gc = col0 + {h * 64}u + tx * 4u;
     if (gr < {M}) {{
       let o = {o_off} + s * {sstride} + (bi * {M} + gr) * {N} + gc;
@@ -436,7 +441,6 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
 def _sum_plan(rt, out, nsplit, total, T):
     """The dispatch (pipeline id, grid, params) that sums the split-K slices ([nsplit, total],
     binding 2) into out (binding 1)."""
-    from .wgsl import store
     odt = out.dtype
     key = ("mmt_sum", odt.name, T)
 

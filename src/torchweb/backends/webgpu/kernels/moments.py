@@ -21,6 +21,7 @@ from ..storage import GPUStorage
 from . import subgroups as SG
 from .bindings import bind, kinds
 from .elementwise import WORKGROUP, coalesce, param
+from .softmax import row_launch
 from .wgsl import helpers_source, load, store
 
 # lavapipe silently ends a loop after 65535 trips: a thread visits at most this many elements
@@ -80,14 +81,8 @@ def run(rt, out, inp, denom, std, with_mean):
     lanes = 4 if (FAST["vec"] == 4 and not short and inp.dtype.name == "float32" and R % 4 == 0
                   and all(v % 4 == 0 for v in [inp._offset] + istr)) else 1
     units = size // lanes   # a workgroup's: a row's or a chunk's
-    wg = 1 if short else FAST["wg"] if lanes == 4 else WORKGROUP
-    while not short and FAST["fit"] and wg > 32 and wg // 2 >= units:
-        wg //= 2
-    per = -(-units // wg)
-    k = 1
-    while k < per:
-        k *= 2
-    cache = k if FAST["cache"] and k <= CACHE_UNITS else 0
+    wg, per, cache = row_launch(units, 1 if short else FAST["wg"] if lanes == 4 else WORKGROUP,
+                                not short and FAST["fit"], FAST["cache"], CACHE_UNITS)
     denom_bits = struct.unpack("<I", struct.pack("<f", float(denom)))[0]
     params = ([n_rows * nch, R // lanes] + list(oshape) + [inp._offset // lanes] + [v // lanes for v in istr]
               + [out_off, denom_bits, nch, units])

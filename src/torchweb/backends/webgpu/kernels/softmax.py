@@ -128,17 +128,24 @@ def _source(log, in_dtype, out_dtype, no, slot, nparams, short=False, sg=False):
             + "\n".join(body) + "\n}\n")
 
 
-def _run_vec(rt, out, inp, log, n_rows, R, oshape, istr, ostr, buffers):
-    """The fast path: offsets and strides in vec4 units."""
-    no, wg = len(oshape), FAST["wg"]
-    units = R // 4
-    while FAST["fit"] and wg > 32 and wg // 2 >= units:
+def row_launch(units, wg, fit, cache_on, cache_units=CACHE_UNITS):
+    """(threads, units a thread, registers a thread caches (0: none)) for a workgroup per row of
+    `units` units: the workgroup halved while it would leave threads idle (fit), and a thread's
+    share (rounded up to a power of two) held in registers when small enough (cache_on)."""
+    while fit and wg > 32 and wg // 2 >= units:
         wg //= 2
     per = -(-units // wg)
     k = 1
     while k < per:
         k *= 2
-    cache = k if FAST["cache"] and k <= CACHE_UNITS else 0
+    return wg, per, (k if cache_on and k <= cache_units else 0)
+
+
+def _run_vec(rt, out, inp, log, n_rows, R, oshape, istr, ostr, buffers):
+    """The fast path: offsets and strides in vec4 units."""
+    no = len(oshape)
+    units = R // 4
+    wg, per, cache = row_launch(units, FAST["wg"], FAST["fit"], FAST["cache"])
     params = ([n_rows, units] + list(oshape) + [inp._offset // 4] + [v // 4 for v in istr] + [1, out._offset // 4]
               + [v // 4 for v in ostr] + [1])
     sg = SG.use(rt)
