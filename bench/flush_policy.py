@@ -43,13 +43,13 @@ CASES = ("add_f32_64M", "sum_f32_64M", "rowsum_f32_8192x8192", "softmax_f32_4096
 
 
 def _apply(policy):
-    from torchweb.backends.webgpu import driver_native as DN
+    from torchweb.backends.webgpu import native_encoding as NE
     work, idle, after, raw, submit = POLICIES[policy]
-    R.FLUSH_WORK_BYTES, R.IDLE_START_BYTES, R.FLUSH_AFTER_S, DN.SUBMIT_EVERY = work, idle, after, submit
+    R.FLUSH_WORK_BYTES, R.IDLE_START_BYTES, R.FLUSH_AFTER_S, NE.SUBMIT_EVERY = work, idle, after, submit
     drv = R.get_runtime().driver
-    if not hasattr(drv, "_saved_pass_calls"):
-        drv._saved_pass_calls = drv._pass_calls
-    drv._pass_calls = drv._saved_pass_calls if raw else None
+    if not hasattr(drv, "_c_encoding"):
+        drv._c_encoding = drv._encoding
+    drv._encoding = drv._c_encoding if raw else (lambda: NE.PyEncoding(drv.device))
 
 
 def _flush_costs(repeat):

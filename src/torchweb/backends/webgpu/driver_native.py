@@ -7,26 +7,7 @@ Everything above it is shared with the browser driver.
 import os
 
 from . import commands as C
-
-
-# A long program is submitted in pieces, so that the GPU starts on the first kernels while the
-# CPU still encodes the rest (a captured GPT step: ~900 dispatches, milliseconds to encode).
-SUBMIT_EVERY = 64
-
-
-def _raw_pass_calls():
-    """wgpu-native's compute-pass entry points and a dynamic-offsets array, or None where this
-    wgpu-py does not expose them as expected."""
-    try:
-        from wgpu.backends.wgpu_native._ffi import ffi, lib
-        from wgpu.backends.wgpu_native import _api
-        for cls in (_api.GPUComputePassEncoder, _api.GPUComputePipeline, _api.GPUBindGroup):
-            if not hasattr(cls, "_release_function"):
-                return None
-        return (lib.wgpuComputePassEncoderSetPipeline, lib.wgpuComputePassEncoderSetBindGroup,
-                lib.wgpuComputePassEncoderDispatchWorkgroups, ffi.new("uint32_t[16]"))
-    except (ImportError, AttributeError):
-        return None
+from .native_encoding import encoding_factory
 
 
 def _raw_bind_group_calls():
@@ -76,7 +57,7 @@ class NativeDriver:
         self._fence = None
         self._bind_groups = {}       # (layout, rows) -> bind group
         self._groups_of_buffer = {}  # buffer id -> keys of the bind groups that use it
-        self._pass_calls = _raw_pass_calls()
+        self._encoding = encoding_factory(self.device)   # native_encoding.py: C calls where possible
         self._raw_bind_group = _raw_bind_group_calls()
 
     @staticmethod
@@ -130,42 +111,22 @@ class NativeDriver:
     def execute(self, words, blob):
         wgpu = self._wgpu
         dev = self.device
-        encoder = None
-        cpass = None
+        enc = self._encoding()
         doomed = []
         blob = memoryview(blob)
         i, n = 0, len(words)
-        queued = 0   # dispatches encoded since the last submit
-        record = None
         while i < n:
             op = words[i]
             if op == C.DISPATCH:
                 pipeline, group, offsets, (x, y, z), _, i = self._decode_dispatch(words, i)
-                if cpass is None:
-                    if queued >= SUBMIT_EVERY:
-                        encoder, cpass = self._submit(encoder, cpass)
-                        queued = 0
-                    encoder = encoder or dev.create_command_encoder()
-                    cpass = encoder.begin_compute_pass()
-                    record = self._pass_recorder(cpass)
-                record(pipeline, group, offsets, x, y, z)
-                queued += 1
-                if queued >= SUBMIT_EVERY:
-                    encoder, cpass = self._submit(encoder, cpass)
-                    queued = 0
+                enc.dispatch(pipeline, group, offsets, x, y, z)
             elif op == C.COPY:
                 src, so, dst, do, nbytes = words[i + 1:i + 6]
-                if cpass is not None:
-                    cpass.end()
-                    cpass = None
-                encoder = encoder or dev.create_command_encoder()
-                encoder.copy_buffer_to_buffer(self.buffers[src], so, self.buffers[dst], do, nbytes)
+                enc.copy(self.buffers[src], so, self.buffers[dst], do, nbytes)
                 i += 6
             elif op == C.WRITE:
                 bid, dst_off, start, nbytes = words[i + 1:i + 5]
-                # writeBuffer runs on the queue timeline: submit what came before it first.
-                encoder, cpass = self._submit(encoder, cpass)
-                self.queue.write_buffer(self.buffers[bid], dst_off, blob[start:start + nbytes])
+                enc.write(self.buffers[bid], dst_off, blob[start:start + nbytes])
                 i += 5
             elif op == C.CREATE:
                 bid, nbytes, usage = words[i + 1:i + 4]
@@ -183,7 +144,7 @@ class NativeDriver:
                 i += 2
             else:
                 raise RuntimeError(f"torchweb: corrupt command stream (opcode {op} at word {i})")
-        self._submit(encoder, cpass)
+        enc.submit()
         for buf in doomed:
             buf.destroy()
 
@@ -224,31 +185,16 @@ class NativeDriver:
             if buffers.get(bid) is not obj:
                 return False
         blob = memoryview(blob)
-        encoder = cpass = record = None
-        dev = self.device
-        queued = 0
+        enc = self._encoding()
         for st in steps:
             kind = st[0]
             if kind == 0:
-                if cpass is None:
-                    encoder = encoder or dev.create_command_encoder()
-                    cpass = encoder.begin_compute_pass()
-                    record = self._pass_recorder(cpass)
-                record(st[1], st[2], st[3], st[4], st[5], st[6])
-                queued += 1
-                if queued >= SUBMIT_EVERY:
-                    encoder, cpass = self._submit(encoder, cpass)
-                    queued = 0
+                enc.dispatch(st[1], st[2], st[3], st[4], st[5], st[6])
             elif kind == 1:
-                if cpass is not None:
-                    cpass.end()
-                    cpass = None
-                encoder = encoder or dev.create_command_encoder()
-                encoder.copy_buffer_to_buffer(st[1], st[2], st[3], st[4], st[5])
+                enc.copy(st[1], st[2], st[3], st[4], st[5])
             else:
-                encoder, cpass = self._submit(encoder, cpass)
-                self.queue.write_buffer(st[1], st[2], blob[st[3]:st[3] + st[4]])
-        self._submit(encoder, cpass)
+                enc.write(st[1], st[2], blob[st[3]:st[3] + st[4]])
+        enc.submit()
         return True
 
     def _decode_dispatch(self, words, i):
@@ -307,38 +253,6 @@ class NativeDriver:
     def _forget_bind_groups(self, bid):
         for key in self._groups_of_buffer.pop(bid, ()):
             self._bind_groups.pop(key, None)
-
-    def _pass_recorder(self, cpass):
-        """record(pipeline, group, offsets, x, y, z) for one compute pass: set the pipeline and
-        bind group, dispatch. Straight to wgpu-native's C functions where wgpu-py's internals are
-        as expected (its wrappers check errors per call, ~2-5 us each; a pass's errors surface at
-        encoder.finish() anyway, which still goes through wgpu-py), else wgpu-py's methods."""
-        calls = self._pass_calls
-        if calls is None:
-            def record(pipeline, group, offsets, x, y, z):
-                cpass.set_pipeline(pipeline)
-                cpass.set_bind_group(0, group, offsets)
-                cpass.dispatch_workgroups(x, y, z)
-            return record
-        set_pipeline, set_group, dispatch, c_offsets = calls
-        handle = cpass._internal
-
-        def record(pipeline, group, offsets, x, y, z):
-            set_pipeline(handle, pipeline._internal)
-            n = 0
-            for v in offsets:
-                c_offsets[n] = v
-                n += 1
-            set_group(handle, 0, group._internal, n, c_offsets)
-            dispatch(handle, x, y, z)
-        return record
-
-    def _submit(self, encoder, cpass):
-        if cpass is not None:
-            cpass.end()
-        if encoder is not None:
-            self.queue.submit([encoder.finish()])
-        return None, None
 
     def read(self, buffer_id, offset, nbytes):
         """Blocking readback of nbytes at offset (both multiples of 4)."""
