@@ -51,10 +51,17 @@ def _affine(y, weight, bias):
 
 def _standardize(x, dims, eps):
     """(x - mean) / sqrt(var + eps) over dims (biased variance), and the mean and variance
-    (keepdim). var_mean is one kernel on the GPU (kernels/moments.py) and the rest one fused
-    elementwise kernel: a layer norm is two dispatches instead of six."""
-    var, mean = R.var_mean(x, dims, keepdim=True, correction=0)
-    return (x - mean) * call("rsqrt", var + eps), mean, var
+    (keepdim). Without autograd, var_mean is one kernel on the GPU (kernels/moments.py) and the
+    rest one fused elementwise kernel: two dispatches instead of six. With autograd, the
+    composite of means: its gradient is the one that matched PyTorch's within the browser tier's
+    tolerance (through var_mean's backward a BERT's embedding gradient moved by 6e-4)."""
+    if not (x.requires_grad and grad_mode.is_grad_enabled()):
+        var, mean = R.var_mean(x, dims, keepdim=True, correction=0)
+        return (x - mean) * call("rsqrt", var + eps), mean, var
+    mean = R.mean(x, dims, keepdim=True)
+    centered = x - mean
+    var = R.mean(centered * centered, dims, keepdim=True)
+    return centered * call("rsqrt", var + eps), mean, var
 
 
 @define("layer_norm", "normalization", method=False, functional=True,
