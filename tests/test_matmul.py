@@ -5,7 +5,7 @@ import pytest
 import torch
 
 import torchweb
-from oracle import LAYOUTS, assert_close, check, make, ours_layout
+from oracle import LAYOUTS, assert_close, check, make, ours, ours_layout
 
 # float32 dot products of up to ~200 terms in another order: a few ulp of the sum of |terms|
 TOL = {"rtol": 1e-5, "atol": 1e-4}
@@ -133,3 +133,27 @@ def test_matmul_nan_inf(device):
     a = torch.tensor([[1.0, float("nan")], [float("inf"), 1.0], [0.0, 1.0]])
     b = torch.tensor([[1.0, 0.0], [2.0, float("-inf")]])
     check(lambda M, x, y: x @ y, a, b, device=device)
+
+
+def test_matmul_common_case_path(device):
+    """matmul's common-case path (ops/linalg._matmul_fast): a batch folded into the rows of one
+    product from a view with an offset, equal batches, and both under autograd (which takes the
+    general path for the fold), against PyTorch's values and gradients."""
+    big, w, bb = make((3, 4, 5, 6)), make((6, 7)), make((4, 6, 2))
+    check(lambda M, x, y: x[1] @ y, big, w, device=device, **TOL)
+    check(lambda M, x, y: x[2, 1:3] @ y, big, w, device=device, **TOL)
+    check(lambda M, x, y: x[1] @ y, big, bb, device=device, **TOL)
+    for other in (w, bb):
+        x, y = ours(big, device, requires_grad=True), ours(other, device, requires_grad=True)
+        tx, ty = big.clone().requires_grad_(), other.clone().requires_grad_()
+        out = x[1] @ y
+        tout = tx[1] @ ty
+        assert_close(out, tout, **TOL)
+        assert out.grad_fn is not None
+        (out * out).sum().backward()
+        (tout * tout).sum().backward()
+        assert_close(x.grad, tx.grad, rtol=1e-4, atol=1e-3)
+        assert_close(y.grad, ty.grad, rtol=1e-4, atol=1e-3)
+    with torchweb.no_grad():
+        x = ours(big, device, requires_grad=True)
+        assert (x[1] @ ours(w, device)).grad_fn is None

@@ -64,7 +64,11 @@ def as_device(d):
         return d
     if isinstance(d, int):
         return WEBGPU
-    return device(d)
+    d = device(d)
+    # the shared instances where they mean the same: ops compare devices first by identity
+    if d.type == "webgpu":
+        return WEBGPU
+    return CPU if d.index is None else d
 
 
 def get_default_device():

@@ -1,10 +1,15 @@
 """matmul and its family: mm, bmm, mv, dot, matmul with batch broadcasting, addmm, linear."""
 
+from math import prod
+
 from .. import _dtype as D
-from .._size import broadcast_shapes
+from .._size import broadcast_shapes, contiguous_strides
+from ..autograd import grad_mode
 from ..autograd.function import Function
+from ..backends import backend_for
 from . import lowering
 from .dispatch import common_device, empty, expand_to
+from .elementwise import _tensor_class
 from . import shape as S
 from .registry import define
 
@@ -19,6 +24,10 @@ def _check_dtypes(a, b, kernel="addmm_impl_cpu_"):
 
 def raw_matmul(a, b):
     """[*Ba, M, K] @ [*Bb, K, N] -> contiguous [*B, M, N], batch dims broadcast. No autograd."""
+    *ba, M, K = a._shape
+    *bb, _, N = b._shape
+    if ba == bb and K:   # (the common case, without broadcasting's steps)
+        return _product(a, b, (*ba, M, N))
     batch = broadcast_shapes(a.shape[:-2], b.shape[:-2])
     out = empty(batch + (a.shape[-2], b.shape[-1]), a.dtype, a.device)
     ae = _expand(a, batch + a.shape[-2:])
@@ -33,6 +42,53 @@ def raw_matmul(a, b):
 
 def _expand(t, shape):
     return expand_to(t, shape)
+
+
+def _product(a, b, shape, a_view=None):
+    """A fresh contiguous `shape` = a @ b, batch dims equal (no broadcasting), K > 0, no
+    autograd; a_view: a's rows folded into one matrix, `shape`'s batch then folded likewise."""
+    dt, dev = a.dtype, a.device
+    out = _tensor_class()._make(backend_for(dev.type).empty_storage(prod(shape), dt), shape,
+                                 contiguous_strides(shape), 0, dt, dev)
+    acc = "f" if dt.is_floating_point else "i"
+    if a_view is None:
+        lowering.matmul(out, a, b, acc)
+    else:
+        N = shape[-1]
+        lowering.matmul(out._view((a_view._shape[0], N), (N, 1), 0), a_view, b, acc)
+    return out
+
+
+def _matmul_fast(a, b):
+    """a @ b in few Python steps for the common case (every linear layer and attention product
+    comes here): float tensors of one dtype and device, both at least 2-D, K matching and
+    nonzero, equal batch dims or b a matrix. None: the general path decides (PyTorch's rules
+    and errors for everything else)."""
+    try:
+        sa, sb, dt = a._shape, b._shape, a.dtype
+    except AttributeError:
+        return None
+    na, nb = len(sa), len(sb)
+    if na < 2 or nb < 2 or dt is not b.dtype or not dt.is_floating_point:
+        return None
+    da, db = a.device, b.device
+    if da is not db and da != db:
+        return None
+    *ba, M, K = sa
+    *bb, K2, N = sb
+    if K != K2 or not K:
+        return None
+    tracked = grad_mode.is_grad_enabled() and (a.requires_grad or b.requires_grad)
+    if na == nb and ba == bb:
+        if tracked:
+            return (_Mm if na == 2 else _Matmul).apply(a, b)
+        return _product(a, b, (*ba, M, N))
+    if nb == 2 and not tracked and a._stride == contiguous_strides(sa):
+        # the batch folded into the rows, as PyTorch does: one [B*M, K] @ [K, N] product,
+        # written into the [*B, M, N] output through a matrix view of it
+        rows = prod(sa) // K
+        return _product(a, b, (*ba, M, N), a._view((rows, K), (K, 1), a._offset))
+    return None
 
 
 class _Matmul(Function):
@@ -101,6 +157,9 @@ def bmm(a, b):
 
 @define("matmul", "linalg", doc="matmul(input, other) -> Tensor\n\nThe matrix product with PyTorch's rules: 1-D operands, batch dims broadcast.")
 def matmul(a, b):
+    out = _matmul_fast(a, b)
+    if out is not None:
+        return out
     common_device(a, b, what="matmul")
     if a.dim() == 0 or b.dim() == 0:
         raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are "

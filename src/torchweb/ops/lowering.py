@@ -64,7 +64,8 @@ def matmul(out, a, b, acc_cls):
     backend's MAX_MATMUL_K goes in slices whose products are added (one invocation's loop stays
     short: lavapipe silently stops loops after 65535 iterations)."""
     be = backend_for(out.device.type)
-    K, limit = a.shape[-1], be.MAX_MATMUL_K
+    *_, K = a._shape   # (unpacked: indexing a Size runs Python code)
+    limit = be.MAX_MATMUL_K
     if limit is None or K <= limit:
         be.matmul(out, a, b, acc_cls)
         return

@@ -118,22 +118,39 @@ def reduce(kind, out, inp, nred, acc_cls, nchunks=1, divisor=None, index_from=No
                    index_from=index_from, pairs_in=pairs_in, pairs_out=pairs_out)
 
 
+_MATMUL_CHOICE = {}   # (output shape, K, dtype, forced variant, runtime) -> kernel: asked per call
+
+
 def matmul(out, a, b, acc_cls):
     compute = "f32" if acc_cls == "f" else "i32"
+    r = rt()
+    *_, K = a._shape   # (unpacked: indexing a Size runs Python code)
+    key = (out._shape, K, out.dtype, tiles.FORCED, id(r))
+    kernel = _MATMUL_CHOICE.get(key)
+    if kernel is None:
+        if len(_MATMUL_CHOICE) > 4096:
+            _MATMUL_CHOICE.clear()
+        kernel = _MATMUL_CHOICE[key] = _choose_matmul(r, out, a, b)
+    if kernel == "small":
+        matmul_small.run(r, out, a, b, compute)
+    elif kernel == "mm2":
+        mm_kernel.run(r, out, a, b, compute)
+    else:
+        tiles.run(r, out, a, b, compute, kernel)
+
+
+def _choose_matmul(r, out, a, b):
+    """'small', 'mm2' or a matmul_tiles variant name for this product."""
     M, K, N = a.shape[-2], a.shape[-1], b.shape[-1]
     # int64: only matmul_small sums its products in 64 bits; tiny matrices: a thread per output
     # beats a mostly idle tile per batch entry (unless a test or the bench forces a variant)
     if out.dtype.name == "int64" or (tiles.FORCED is None and matmul_small.fits(M, N, K)):
-        matmul_small.run(rt(), out, a, b, compute)
-        return
+        return "small"
     nbatch = out.numel() // max(1, M * N)
-    variant = tiles.choose(M, N, K, nbatch, rt().software_adapter)   # kernels/matmul_tiles.py TABLE
-    if variant == "mm2" and max(-(-M // mm_kernel.TM), -(-N // mm_kernel.TN)) > rt().max_workgroups:
+    variant = tiles.choose(M, N, K, nbatch, r.software_adapter)   # kernels/matmul_tiles.py TABLE
+    if variant == "mm2" and max(-(-M // mm_kernel.TM), -(-N // mm_kernel.TN)) > r.max_workgroups:
         variant = "t128x64_k16"   # mm2 has no split of a grid past the limit; this one has
-    if variant == "mm2":
-        mm_kernel.run(rt(), out, a, b, compute)
-    else:
-        tiles.run(rt(), out, a, b, compute, variant)
+    return variant
 
 
 def softmax_fits(row, rows):

@@ -19,7 +19,8 @@ USAGE_STORAGE, USAGE_UNIFORM = 1, 2
 
 
 class CommandStream:
-    """Words and the byte blob they point into, up to the next flush."""
+    """Words and the byte blob they point into, up to the next flush. (DISPATCH rows are
+    written by Runtime.dispatch itself, on the hot path of every kernel.)"""
 
     __slots__ = ("words", "blob", "dispatches")
 
@@ -45,12 +46,6 @@ class CommandStream:
         start = len(self.blob)
         self.blob.extend(data)
         self.words.extend((WRITE, buffer_id, dst_offset, start, len(data)))
-
-    def dispatch(self, pipeline_id, grid, bindings):
-        self.dispatches += 1
-        self.words.extend((DISPATCH, pipeline_id, grid[0], grid[1], grid[2], len(bindings)))
-        for b in bindings:
-            self.words.extend(b)
 
     def copy(self, src_id, src_offset, dst_id, dst_offset, nbytes):
         self.words.extend((COPY, src_id, src_offset, dst_id, dst_offset, nbytes))

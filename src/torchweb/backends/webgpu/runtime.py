@@ -15,6 +15,7 @@ from .pool import BufferPool
 
 PARAMS_BUFFER_ID = 1          # the uniform buffer holding every dispatch's parameters
 UNIFORM_ALIGN = 256           # minUniformBufferOffsetAlignment
+_ZEROS = bytes(UNIFORM_ALIGN)
 FLUSH_DISPATCHES = 1024       # flush after this many recorded dispatches...
 FLUSH_BLOB_BYTES = 64 << 20   # ...or this many bytes of pending uploads...
 FLUSH_AFTER_S = 0.001         # ...or once recording has gone on this long: the GPU works meanwhile
@@ -113,19 +114,26 @@ class Runtime:
 
     def dispatch(self, pipeline_id, grid, buffers, params_words, work=0):
         """Record one dispatch. buffers: [(id, nbytes)] bound whole after the params uniform.
-        work: the kernel's cost in bytes of traffic, if more than the bytes it binds."""
-        off = len(self.params)
-        self.params.extend(params_words)
-        pad = (-len(self.params)) % UNIFORM_ALIGN
-        self.params.extend(b"\0" * pad)
-        bindings = [(PARAMS_BUFFER_ID, off, max(16, -(-len(params_words) // 16) * 16))]
+        work: the kernel's cost in bytes of traffic, if more than the bytes it binds.
+        (Every kernel of every op comes here: the stream's DISPATCH row is written inline.)"""
+        params = self.params
+        off = len(params)
+        params += params_words
+        pad = (-len(params)) % UNIFORM_ALIGN
+        if pad:
+            params += _ZEROS[:pad]
+        stream = self.stream
+        words = stream.words
+        gx, gy, gz = grid
+        words.extend((C.DISPATCH, pipeline_id, gx, gy, gz, len(buffers) + 1,
+                      PARAMS_BUFFER_ID, off, max(16, (len(params_words) + 15) & ~15)))
         bound = 0
         for bid, size in buffers:
-            bindings.append((bid, 0, size))
+            words.extend((bid, 0, size))
             bound += size
-        work = max(work, bound)
-        stream = self.stream
-        stream.dispatch(pipeline_id, grid, bindings)
+        if bound > work:
+            work = bound
+        stream.dispatches += 1
         self.last_dispatch = (self.flushes, off)
         if stream.dispatches == 1:
             self._stream_since = perf_counter()

@@ -121,17 +121,22 @@ def run(rt, out, a, b, compute, variant):
         variant = _SOFTWARE_CHOICE.get(id(rt)) or _SOFTWARE_CHOICE.setdefault(id(rt), software_variant(rt))
     v = VARIANTS[variant] if isinstance(variant, str) else variant
     so, sa_, sb_ = out._storage, a._storage, b._storage
-    sig = (v, compute, a.shape, a._stride, a._offset, b.shape, b._stride, b._offset, out.shape,
-           out._offset, a.dtype, b.dtype, out.dtype, sa_ is sb_, so is sa_, so is sb_,
-           rt.max_workgroups, id(rt))
+    # (out's shape follows from a's and b's: their batch dims are broadcast already)
+    sig = (v, compute, a._shape, a._stride, a._offset, b._shape, b._stride, b._offset,
+           out._offset, a.dtype, b.dtype, out.dtype, sa_ is sb_, so is sa_, so is sb_, id(rt))
     plan = _PLANS.get(sig)
     if plan is None:
         if len(_PLANS) > 4096:
             _PLANS.clear()
-        plan = _PLANS[sig] = _plan(rt, out, a, b, compute, v)
+        plan = _plan(rt, out, a, b, compute, v)
+        if plan is not False:
+            # the GPU work, for the runtime's flush rule: 2 flops a term, counted as 1/16 byte
+            # each (an H100's f32 rate over its memory bandwidth)
+            plan += ((out.numel() * a.shape[-1]) >> 3,)
+        _PLANS[sig] = plan
     if plan is False:   # nothing to compute
         return
-    pid, dispatches, tmp_numel, tmp_dtype, summing = plan
+    pid, dispatches, tmp_numel, tmp_dtype, summing, work = plan
     # bindings: slot 0 the output (or the slices), then one per distinct input buffer
     tmp = None
     if tmp_numel:
@@ -144,9 +149,6 @@ def run(rt, out, a, b, compute, variant):
         bufs.append((sa_.buffer_id, sa_.size))
     if sb_ is not sa_ and (tmp_numel or so is not sb_):
         bufs.append((sb_.buffer_id, sb_.size))
-    # the GPU work, for the runtime's flush rule: 2 flops a term, counted as 1/16 byte each
-    # (an H100's f32 rate over its memory bandwidth)
-    work = (out.numel() * a.shape[-1]) >> 3
     for grid, params in dispatches:
         rt.dispatch(pid, grid, bufs, params, work)
     if tmp is not None:
