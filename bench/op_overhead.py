@@ -9,7 +9,8 @@ Then a cProfile of the elementwise loop, top 25 by own time.
         python3 bench/op_overhead.py [--repeat R] [--no-profile] [--only CASE] [--by-function CASE]
 
 --by-function CASE: instead, the bytecodes per op of the first case whose name contains CASE,
-by function (where the Python work of an op goes, undisturbed by the machine's load).
+by function (where the Python work of an op goes, undisturbed by the machine's load); --top N
+lists N functions (30).
 
 Results on this repository's dev machine (lavapipe, 2 shared cores) are kept in
 bench/results/README.md ("Per-op overhead").
@@ -102,6 +103,46 @@ def case_sum_dim(n):
     return run
 
 
+def case_sum_all(n):
+    x = torch.ones(32, 32, device=DEV)
+    def run():
+        for _ in range(n):
+            x.sum()
+    return run
+
+
+def case_mean_last(n):
+    x = torch.ones(32, 32, device=DEV)
+    def run():
+        for _ in range(n):
+            x.mean(-1)
+    return run
+
+
+def case_amax_dim(n):
+    x = torch.ones(32, 32, device=DEV)
+    def run():
+        for _ in range(n):
+            x.amax(1)
+    return run
+
+
+def case_softmax(n):
+    x = torch.ones(32, 32, device=DEV)
+    def run():
+        for _ in range(n):
+            torch.softmax(x, -1)
+    return run
+
+
+def case_log_softmax(n):
+    x = torch.ones(32, 32, device=DEV)
+    def run():
+        for _ in range(n):
+            F.log_softmax(x, -1)
+    return run
+
+
 def case_mul_grad(n):
     """An elementwise op recorded for autograd (input requires grad)."""
     w = torch.ones(1024, device=DEV, requires_grad=True)
@@ -137,6 +178,11 @@ CASES = {
     "transpose (view)": (case_transpose, 1, 200),
     "slice x[:,1:5] (view)": (case_slice, 1, 200),
     "sum(dim=1) 32x32": (case_sum_dim, 1, 50),
+    "sum() 32x32": (case_sum_all, 1, 50),
+    "mean(-1) 32x32": (case_mean_last, 1, 50),
+    "amax(1) 32x32": (case_amax_dim, 1, 50),
+    "torch.softmax(x, -1) 32x32": (case_softmax, 1, 50),
+    "F.log_softmax(x, -1) 32x32": (case_log_softmax, 1, 50),
     "mul_scalar, requires_grad": (case_mul_grad, 1, 192),
     "MLP linear+relu fwd+bwd (per step)": (case_mlp_step, None, 5),
 }
@@ -205,13 +251,14 @@ def main():
     ap.add_argument("--no-profile", action="store_true")
     ap.add_argument("--only", help="substring of the case names to run")
     ap.add_argument("--by-function", metavar="CASE", help="bytecodes per op of one case, by function")
+    ap.add_argument("--top", type=int, default=30, help="functions --by-function lists")
     a = ap.parse_args()
     if a.by_function:
         name, (make, _, n) = next((k, v) for k, v in CASES.items() if a.by_function in k)
         where = {}
         total = count_bytecodes(make, n, where)
         print(f"{name}: {total:.0f} bytecodes per op")
-        for (path, line, fn), count in sorted(where.items(), key=lambda kv: -kv[1])[:30]:
+        for (path, line, fn), count in sorted(where.items(), key=lambda kv: -kv[1])[:a.top]:
             print(f"{count:8.1f}  {fn} ({path}:{line})")
         return
     print(f"adapter: {torch.webgpu.adapter_info()}")

@@ -1,24 +1,51 @@
 """softmax and log_softmax, computed stably (shifted by the max) with PyTorch's backward."""
 
 from .. import _dtype as D
-from .._size import wrap_dim
+from .._size import contiguous_strides, numel, wrap_dim
 from ..autograd import grad_mode
 from ..autograd.function import Function
 from . import lowering
 from . import elementwise as E
-from .dispatch import empty
-from .reduction import raw_reduce
+from .reduction import new_tensor, raw_reduce
 from .registry import define
 
 
-def _softmax_raw(x, d, log):
+# A softmax's layout, decided once per call signature (x's shape, strides, dim: the user's int or
+# the wrapped one) for tensors with a dim and elements: (d wrapped; the shape of the views with d
+# moved last, x's strides and the result's in them, None where d is already last; the result's
+# strides and numel). Only ints are keys (as keys, True and 1.0 are 1, and they must meet
+# _prepare's checks).
+_LAYOUTS = {}
+
+
+def _layout(x, d):
+    key = (x._shape, x._stride, d)
+    lay = _LAYOUTS.get(key)
+    if lay is None:
+        shape = tuple(x._shape)
+        strides = contiguous_strides(shape)
+        if d == len(shape) - 1:
+            lay = (d, None, None, None, strides, numel(shape))
+        else:
+            perm = [k for k in range(len(shape)) if k != d] + [d]
+            lay = (d, tuple(shape[k] for k in perm), tuple(x._stride[k] for k in perm),
+                   tuple(strides[k] for k in perm), strides, numel(shape))
+        if len(_LAYOUTS) > 4096:   # programs with ever new shapes: stay bounded
+            _LAYOUTS.clear()
+        _LAYOUTS[key] = lay
+    return lay
+
+
+def _softmax_raw(x, lay, log):
     # One fused kernel where the backend has one: dim d moved last in views of x and of a
     # contiguous result (the composite's layout), so no copy either way. Where the backend
     # declines, the composite's last op writes into the same result.
-    out = empty(x.shape, x.dtype, x.device)
-    perm = [k for k in range(x.dim()) if k != d] + [d]
-    xp = x._view(tuple(x.shape[k] for k in perm), tuple(x._stride[k] for k in perm), x._offset)
-    outp = out._view(xp.shape, tuple(out._stride[k] for k in perm), out._offset)
+    d, pshape, pstride, ostride, strides, n = lay
+    out = new_tensor(x._shape, strides, n, x.dtype, x.device)
+    if pshape is None:
+        xp, outp = x, out
+    else:
+        xp, outp = x._view(pshape, pstride, x._offset), out._view(pshape, ostride, 0)
     if lowering.fused_softmax(outp, xp, log):
         return out
     # shifted by the max, unguarded like PyTorch's kernel: a row holding +inf or only -inf is NaN.
@@ -37,10 +64,10 @@ class _Softmax(Function):
     _backward_name = "SoftmaxBackward0"
 
     @staticmethod
-    def forward(ctx, x, d):
-        y = _softmax_raw(x, d, False)
+    def forward(ctx, x, lay):
+        y = _softmax_raw(x, lay, False)
         ctx.save_for_backward(y)
-        ctx.d = d
+        ctx.d = lay[0]
         return y
 
     @staticmethod
@@ -54,10 +81,10 @@ class _LogSoftmax(Function):
     _backward_name = "LogSoftmaxBackward0"
 
     @staticmethod
-    def forward(ctx, x, d):
-        y = _softmax_raw(x, d, True)
+    def forward(ctx, x, lay):
+        y = _softmax_raw(x, lay, True)
         ctx.save_for_backward(y)
-        ctx.d = d
+        ctx.d = lay[0]
         return y
 
     @staticmethod
@@ -71,7 +98,7 @@ def _prepare(x, dim, dtype, name):
     if dim is None:
         import warnings
         warnings.warn(f"Implicit dimension choice for {name} has been deprecated. Change the call to include "
-                      "dim=X as an argument.", stacklevel=3)
+                      "dim=X as an argument.", stacklevel=4)   # (the caller of softmax, past _call)
         dim = 0 if x.dim() in (0, 1, 3) else 1  # PyTorch's legacy implicit dim
     if dtype is not None:
         x = x.to(dtype)
@@ -80,24 +107,35 @@ def _prepare(x, dim, dtype, name):
     return x, (wrap_dim(dim, x.dim()) if x.dim() else wrap_dim(dim, 0) * 0)   # 0-d: -1 and 0 only
 
 
-def _run(fn, x, d):
+def _call(fn, x, dim, dtype, name):
+    if dtype is None and type(dim) is int:   # the common call: its layout holds the checks' outcome
+        lay = _LAYOUTS.get((x._shape, x._stride, dim))
+        if lay is not None and x.dtype.category == 2:
+            return _run(fn, x, lay)
+    x, d = _prepare(x, dim, dtype, name)
     if x.dim() == 0:
         from . import shape as S
-        return S.reshape(_run(fn, S.reshape(x, 1), 0), ())
+        x1 = S.reshape(x, 1)
+        return S.reshape(_run(fn, x1, _layout(x1, 0)), ())
     if x.numel() == 0:
         return x.clone()
-    if grad_mode.is_grad_enabled() and x.requires_grad:
-        return fn.apply(x, d)
-    return _softmax_raw(x, d, fn is _LogSoftmax)
+    lay = _layout(x, d)
+    if dtype is None and type(dim) is int and dim != d:
+        _LAYOUTS[(x._shape, x._stride, dim)] = lay   # the user's dim (-1) finds it too
+    return _run(fn, x, lay)
+
+
+def _run(fn, x, lay):
+    if x.requires_grad and grad_mode.is_grad_enabled():
+        return fn.apply(x, lay)
+    return _softmax_raw(x, lay, fn is _LogSoftmax)
 
 
 @define("softmax", "activation", functional=True, doc='softmax(input, dim=None, dtype=None) -> Tensor\n\nexp(input) / sum(exp(input), dim), computed stably.')
 def softmax(x, dim=None, dtype=None, _stacklevel=3):
-    x, d = _prepare(x, dim, dtype, "softmax")
-    return _run(_Softmax, x, d)
+    return _call(_Softmax, x, dim, dtype, "softmax")
 
 
 @define("log_softmax", "activation", functional=True, doc='log_softmax(input, dim=None, dtype=None) -> Tensor\n\ninput - logsumexp(input, dim), computed stably.')
 def log_softmax(x, dim=None, dtype=None, _stacklevel=3):
-    x, d = _prepare(x, dim, dtype, "log_softmax")
-    return _run(_LogSoftmax, x, d)
+    return _call(_LogSoftmax, x, dim, dtype, "log_softmax")

@@ -8,7 +8,7 @@ import builtins
 from collections import namedtuple
 
 from .. import _dtype as D
-from .._size import numel, wrap_dim
+from .._size import Size, contiguous_strides, numel, wrap_dim
 from ..autograd import grad_mode
 from ..autograd.function import Function
 from ..backends import backend_for
@@ -33,23 +33,79 @@ def _dims(x, dim):
     return [d] if x.dim() else []
 
 
-def raw_reduce(kind, x, dims, keepdim, out_dtype, acc_cls=None):
-    """The kernel call, no autograd: reduce x over dims (a sorted list of wrapped dims)."""
-    keep = [d for d in range(x.dim()) if d not in dims]
-    xp = x._view(tuple(x.shape[d] for d in keep + dims), tuple(x._stride[d] for d in keep + dims), x._offset)
-    out = empty(tuple(x.shape[d] for d in keep), out_dtype, x.device)
+# A reduction's layout, decided once per call signature (a loop calls an op with the same shapes
+# again and again): (x's shape, strides, dim, keepdim) -> (dims, the permuted view's shape and
+# strides (None: x itself, its reduced dims already last and in order), the result's shape,
+# strides and numel, the number of reduced dims, x's numel). dim in a key is None, an int (the user's, not
+# wrapped) or a tuple of wrapped, sorted dims; keys with other dims (lists, bools, floats equal
+# to an int) are never made, so no call skips _dims' checks.
+_LAYOUTS = {}
+
+
+def _layout(x, dim, keepdim):
+    """The layout of a reduction of x over dim as the ops take it (None, int, tuple, list)."""
+    if dim is None or type(dim) is int:
+        key = (x._shape, x._stride, dim, keepdim)
+        lay = _LAYOUTS.get(key)
+        return lay if lay is not None else _make_layout(key, x, _dims(x, dim), keepdim)
+    return _layout_dims(x, _dims(x, dim), keepdim)
+
+
+def _layout_dims(x, dims, keepdim):
+    """The layout for dims already wrapped and sorted (a list or tuple)."""
+    key = (x._shape, x._stride, tuple(dims), keepdim)
+    lay = _LAYOUTS.get(key)
+    return lay if lay is not None else _make_layout(key, x, dims, keepdim)
+
+
+def _make_layout(key, x, dims, keepdim):
+    shape, stride = tuple(x._shape), x._stride
+    keep = [d for d in range(len(shape)) if d not in dims]
+    order = keep + list(dims)
+    if order == list(range(len(shape))):
+        vshape = vstride = None
+    else:
+        vshape, vstride = Size(shape[d] for d in order), tuple(stride[d] for d in order)
+    oshape = Size(1 if d in dims else s for d, s in enumerate(shape)) if keepdim else Size(shape[d] for d in keep)
+    lay = (tuple(dims), vshape, vstride, oshape, contiguous_strides(oshape), numel(oshape), len(dims), numel(shape))
+    if len(_LAYOUTS) > 4096:   # programs with ever new shapes: stay bounded
+        _LAYOUTS.clear()
+    _LAYOUTS[key] = lay
+    return lay
+
+
+def _reduce(kind, x, lay, out_dtype, acc_cls=None):
+    """The kernel call for a layout from _layout: no autograd."""
+    _, vshape, vstride, oshape, ostride, n, nred, _ = lay
+    xp = x if vstride is None else x._view(vshape, vstride, x._offset)
+    # (a keepdim result is made in its shape: the kernel writes the same contiguous values)
+    out = new_tensor(oshape, ostride, n, out_dtype, x.device)
     if acc_cls is None:
-        acc_cls = compute_class(x.dtype if kind in ("max", "min", "argmax", "argmin") else out_dtype,
-                                logical=kind in ("all", "any"))
-    lowering.reduce(kind, out, xp, len(dims), acc_cls)
-    if keepdim:
-        shape = tuple(1 if d in dims else s for d, s in enumerate(x.shape))
-        out = out._view(shape, _contig_like(shape), out._offset)
+        acc_cls = compute_class(x.dtype if kind in _BY_INPUT else out_dtype, logical=kind in _LOGICAL)
+    lowering.reduce(kind, out, xp, nred, acc_cls)
     return out
 
 
+_BY_INPUT = frozenset(("max", "min", "argmax", "argmin"))   # accumulate in the input's class
+_LOGICAL = frozenset(("all", "any"))
+_Tensor = []   # the Tensor class, once imported (_tensor imports ops: a cycle at import time)
+
+
+def new_tensor(shape, strides, n, dtype, device):
+    """dispatch.empty for a shape already checked, its contiguous strides and numel at hand (a
+    cached layout's): the result of a reduction or softmax, made without recomputing them."""
+    if not _Tensor:
+        from .._tensor import Tensor
+        _Tensor.append(Tensor)
+    return _Tensor[0]._make(backend_for(device.type).empty_storage(n, dtype), shape, strides, 0, dtype, device)
+
+
+def raw_reduce(kind, x, dims, keepdim, out_dtype, acc_cls=None):
+    """The kernel call, no autograd: reduce x over dims (a sorted list of wrapped dims)."""
+    return _reduce(kind, x, _layout_dims(x, dims, keepdim), out_dtype, acc_cls)
+
+
 def _contig_like(shape):
-    from .._size import contiguous_strides
     return contiguous_strides(shape)
 
 
@@ -96,26 +152,33 @@ _SumAll = _named(_Sum, "SumBackward0")
 
 @define("sum", "reduction", doc='sum(input, dim=None, keepdim=False, *, dtype=None) -> Tensor\n\nThe sum over dim (an int or tuple; all dims by default). Integers and bool sum to int64.')
 def sum(x, dim=None, keepdim=False, dtype=None):
-    if dtype is not None and D.as_dtype(dtype) is D.float16 and x.dtype is D.float32:
-        return sum(x, dim, keepdim).to(D.float16)   # accumulated in float, rounded once
-    dims = _dims(x, dim)
-    out_dtype = _sum_dtype(x, dtype)
-    return (_SumAll if dim is None else _Sum).apply(x, dims, keepdim, out_dtype)
+    if dtype is not None:
+        if D.as_dtype(dtype) is D.float16 and x.dtype is D.float32:
+            return sum(x, dim, keepdim).to(D.float16)   # accumulated in float, rounded once
+        dtype = D.as_dtype(dtype)
+    lay = _layout(x, dim, keepdim)
+    out_dtype = dtype or (x.dtype if x.dtype.category == 2 else D.int64)   # integers and bool: int64
+    if x.requires_grad and grad_mode.is_grad_enabled():
+        return (_SumAll if dim is None else _Sum).apply(x, lay[0], keepdim, out_dtype)
+    if out_dtype is not x.dtype:   # summed in the result's dtype (a contiguous copy: its own layout)
+        x = E.copy_into(empty(x.shape, out_dtype, x.device), x)
+        lay = _layout_dims(x, lay[0], keepdim)
+    return _reduce("sum", x, lay, out_dtype)
 
 
 @define("mean", "reduction", dtypes="floating", doc='mean(input, dim=None, keepdim=False, *, dtype=None) -> Tensor\n\nThe mean over dim (floating dtypes only).')
 def mean(x, dim=None, keepdim=False, dtype=None):
-    if dtype is not None and D.as_dtype(dtype) is D.float16 and x.dtype is D.float32:
-        return mean(x, dim, keepdim).to(D.float16)   # accumulated in float, rounded once
     if dtype is not None:
+        if D.as_dtype(dtype) is D.float16 and x.dtype is D.float32:
+            return mean(x, dim, keepdim).to(D.float16)   # accumulated in float, rounded once
         x = x.to(dtype)
-    if not x.dtype.is_floating_point:
+    if x.dtype.category != 2:
         raise RuntimeError("mean(): could not infer output dtype. Input dtype must be either a "
                            f"floating point or complex dtype. Got: {x.dtype.word}")
-    dims = _dims(x, dim)
-    if grad_mode.is_grad_enabled() and x.requires_grad:
-        return (_MeanAll if dim is None else _Mean).apply(x, dims, keepdim)
-    return raw_reduce("mean", x, dims, keepdim, x.dtype)
+    lay = _layout(x, dim, keepdim)
+    if x.requires_grad and grad_mode.is_grad_enabled():
+        return (_MeanAll if dim is None else _Mean).apply(x, lay[0], keepdim)
+    return _reduce("mean", x, lay, x.dtype)
 
 
 class _Mean(Function):
@@ -286,20 +349,22 @@ def _given(dim):
 
 @define("amax", "reduction", doc='amax(input, dim=(), keepdim=False) -> Tensor\n\nThe largest element over dim (all dims by default); the gradient is shared among ties.')
 def amax(x, dim=(), keepdim=False):
-    dims = _dims(x, dim)
-    _check_nonempty(x, dims, "amax", _given(dim))
-    if grad_mode.is_grad_enabled() and x.requires_grad:
-        return _AMAX_AMIN["max"].apply(x, "max", dims, keepdim)
-    return raw_reduce("max", x, dims, keepdim, x.dtype)
+    lay = _layout(x, dim, keepdim)
+    if not lay[7]:
+        _check_nonempty(x, lay[0], "amax", _given(dim))
+    if x.requires_grad and grad_mode.is_grad_enabled():
+        return _AMAX_AMIN["max"].apply(x, "max", lay[0], keepdim)
+    return _reduce("max", x, lay, x.dtype)
 
 
 @define("amin", "reduction", doc='amin(input, dim=(), keepdim=False) -> Tensor\n\nThe smallest element over dim (all dims by default); the gradient is shared among ties.')
 def amin(x, dim=(), keepdim=False):
-    dims = _dims(x, dim)
-    _check_nonempty(x, dims, "amin", _given(dim))
-    if grad_mode.is_grad_enabled() and x.requires_grad:
-        return _AMAX_AMIN["min"].apply(x, "min", dims, keepdim)
-    return raw_reduce("min", x, dims, keepdim, x.dtype)
+    lay = _layout(x, dim, keepdim)
+    if not lay[7]:
+        _check_nonempty(x, lay[0], "amin", _given(dim))
+    if x.requires_grad and grad_mode.is_grad_enabled():
+        return _AMAX_AMIN["min"].apply(x, "min", lay[0], keepdim)
+    return _reduce("min", x, lay, x.dtype)
 
 
 def _arg(kind, x, dim, keepdim):

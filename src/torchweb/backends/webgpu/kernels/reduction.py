@@ -64,6 +64,7 @@ def _better(kind, t):
 
 
 _PLANS = {}   # call signature -> (pipeline id, grid, params bytes): repeated calls skip planning
+_PLANS_MADE = [None, None]   # the FAST settings and runtime that _PLANS' plans were made for
 
 
 def run(rt, kind, out, inp, nred, acc_cls, nchunks=1, divisor=None, index_from=None,
@@ -71,10 +72,11 @@ def run(rt, kind, out, inp, nred, acc_cls, nchunks=1, divisor=None, index_from=N
     """Reduce inp's last nred dims into out: see _run. A call whose signature was seen before
     (same shapes, strides, offsets, dtypes, options) reuses its plan: ~25 us less per call."""
     so, si = out._storage, inp._storage
-    sig = (kind, nred, acc_cls, nchunks, divisor, pairs_in, pairs_out, si is so, inp.shape,
-           inp._stride, inp._offset, inp.dtype, out.shape, out._offset, out.dtype,
-           FAST["vec"], FAST["wg"], FAST["col_rows"], FAST["short"], SG.ENABLED, SG.MIN_SIZE,
-           rt.max_workgroups, id(rt))   # (the grid is folded to the adapter's limit: part of the plan)
+    if FAST != _PLANS_MADE[0] or id(rt) != _PLANS_MADE[1]:   # (plans depend on both: forget them)
+        _PLANS.clear()
+        _PLANS_MADE[:] = [dict(FAST), id(rt)]
+    sig = (kind, nred, acc_cls, nchunks, divisor, pairs_in, pairs_out, si is so, inp._shape,
+           inp._stride, inp._offset, inp.dtype, out._shape, out._offset, out.dtype, SG.ENABLED, SG.MIN_SIZE)
     plan = _PLANS.get(sig) if index_from is None else None
     if plan is None:
         plan = _run(rt, kind, out, inp, nred, acc_cls, nchunks, divisor, index_from, pairs_in, pairs_out)
@@ -85,11 +87,10 @@ def run(rt, kind, out, inp, nred, acc_cls, nchunks=1, divisor=None, index_from=N
         return
     if plan is False:
         return
-    pid, grid, params = plan
-    buffers = [(so.buffer_id, so.size)]
-    if si is not so:
-        buffers.append((si.buffer_id, si.size))
-    rt.dispatch(pid, grid, buffers, params)
+    if si is so:
+        rt.dispatch(plan[0], plan[1], [(so.buffer_id, so.size)], plan[2])
+    else:
+        rt.dispatch(plan[0], plan[1], [(so.buffer_id, so.size), (si.buffer_id, si.size)], plan[2])
 
 
 def _run(rt, kind, out, inp, nred, acc_cls, nchunks=1, divisor=None, index_from=None,

@@ -9,7 +9,7 @@ Computed in f32 (float16 is read and written as f16, like PyTorch's float accumu
 import struct
 
 from . import subgroups as SG
-from .bindings import bind, declarations, kinds
+from .bindings import declarations, kinds
 from .elementwise import WORKGROUP, coalesce, param
 from .wgsl import helpers_source, load, store
 
@@ -30,33 +30,60 @@ FAST = {"vec": 4, "cache": 1, "wg": 256, "short": 64, "fit": 1}
 CACHE_UNITS = 8
 
 
+_PLANS = {}   # call signature -> (pipeline id, grid, params bytes): repeated calls skip planning
+_PLANS_MADE = [None, None]   # the FAST settings and runtime that _PLANS' plans were made for
+
+
 def run(rt, out, inp, log):
-    """out = softmax(inp, -1) (log_softmax if log); out: same shape as inp, any strides."""
+    """out = softmax(inp, -1) (log_softmax if log); out: same shape as inp, any strides. A call
+    whose signature was seen before (shapes, strides, offsets, dtypes) reuses its plan."""
+    so, si = out._storage, inp._storage
+    if FAST != _PLANS_MADE[0] or id(rt) != _PLANS_MADE[1]:   # (plans depend on both: forget them)
+        _PLANS.clear()
+        _PLANS_MADE[:] = [dict(FAST), id(rt)]
+    sig = (log, si is so, inp._shape, inp._stride, inp._offset, inp.dtype, out._stride, out._offset, out.dtype,
+           SG.ENABLED, SG.MIN_SIZE)
+    plan = _PLANS.get(sig)
+    if plan is None:
+        plan = _plan(rt, out, inp, log)
+        if len(_PLANS) > 4096:
+            _PLANS.clear()
+        _PLANS[sig] = plan
+    if plan is False:
+        return
+    # (bindings.bind's buffers: the output's, then the input's unless they share a storage)
+    if si is so:
+        rt.dispatch(plan[0], plan[1], [(so.buffer_id, so.size)], plan[2])
+    else:
+        rt.dispatch(plan[0], plan[1], [(so.buffer_id, so.size), (si.buffer_id, si.size)], plan[2])
+
+
+def _plan(rt, out, inp, log):
+    """(pipeline id, grid, params) of the call, False where there is nothing to compute."""
     R = inp.shape[-1]
     n_rows = inp.numel() // R if R else 0
     if n_rows == 0:
-        return
+        return False
     oshape, (istr, ostr) = coalesce(inp.shape[:-1] or (1,),
                                     [list(inp._stride[:-1]) or [0], list(out._stride[:-1]) or [0]])
     no = len(oshape)
     params = ([n_rows, R] + list(oshape) + [inp._offset] + istr + [inp._stride[-1], out._offset]
               + ostr + [out._stride[-1]])
-    buffers, (slot,) = bind(out, inp)
+    slot = int(inp._storage is not out._storage)
+    bkinds = kinds([None] * (1 + slot))
     short = R <= FAST["short"]
     if (FAST["vec"] == 4 and not short and slot and inp.dtype.name == "float32" and out.dtype.name == "float32"
             and inp._stride[-1] == 1 and out._stride[-1] == 1 and R % 4 == 0
             and all(v % 4 == 0 for v in [inp._offset, out._offset] + istr + ostr)):
-        _run_vec(rt, out, inp, log, n_rows, R, oshape, istr, ostr, buffers)
-        return
+        return _plan_vec(rt, log, n_rows, R, oshape, inp._offset, istr, out._offset, ostr, bkinds)
     sg = not short and SG.use(rt)
     key = ("softmax", log, inp.dtype.name, out.dtype.name, no, slot, short, sg)
 
     def make_code():
         return _source(log, inp.dtype, out.dtype, no, slot, len(params), short, sg)
 
-    pid = rt.pipeline(key, make_code, kinds(buffers))
-    rt.dispatch(pid, rt.grid(-(-n_rows // WORKGROUP) if short else n_rows), buffers,
-                struct.pack(f"<{len(params)}I", *params))
+    pid = rt.pipeline(key, make_code, bkinds)
+    return (pid, rt.grid(-(-n_rows // WORKGROUP) if short else n_rows), struct.pack(f"<{len(params)}I", *params))
 
 
 def _source(log, in_dtype, out_dtype, no, slot, nparams, short=False, sg=False):
@@ -141,12 +168,12 @@ def row_launch(units, wg, fit, cache_on, cache_units=CACHE_UNITS):
     return wg, per, (k if cache_on and k <= cache_units else 0)
 
 
-def _run_vec(rt, out, inp, log, n_rows, R, oshape, istr, ostr, buffers):
-    """The fast path: offsets and strides in vec4 units."""
+def _plan_vec(rt, log, n_rows, R, oshape, in_off, istr, out_off, ostr, bkinds):
+    """The fast path's plan: offsets and strides in vec4 units."""
     no = len(oshape)
     units = R // 4
     wg, per, cache = row_launch(units, FAST["wg"], FAST["fit"], FAST["cache"])
-    params = ([n_rows, units] + list(oshape) + [inp._offset // 4] + [v // 4 for v in istr] + [1, out._offset // 4]
+    params = ([n_rows, units] + list(oshape) + [in_off // 4] + [v // 4 for v in istr] + [1, out_off // 4]
               + [v // 4 for v in ostr] + [1])
     sg = SG.use(rt)
     key = ("softmax_vec", log, no, wg, cache, sg)
@@ -154,8 +181,8 @@ def _run_vec(rt, out, inp, log, n_rows, R, oshape, istr, ostr, buffers):
     def make_code():
         return _vec_source(log, no, len(params), wg, cache, sg)
 
-    pid = rt.pipeline(key, make_code, kinds(buffers))
-    rt.dispatch(pid, rt.grid(n_rows), buffers, struct.pack(f"<{len(params)}I", *params))
+    pid = rt.pipeline(key, make_code, bkinds)
+    return pid, rt.grid(n_rows), struct.pack(f"<{len(params)}I", *params)
 
 
 def _vec_source(log, no, nparams, wg, cache, sg=False):
