@@ -6,7 +6,7 @@ SUBMIT_EVERY), and, with flushes held back, the split into recording (Python), f
 submit through the driver) and wait (the GPU finishing). PyTorch on the same device in the same
 run. First, the driver's cost of one flush of n dispatches per policy.
 
-    python3 bench/flush_policy.py [--only NAME] [--out FILE]     # on the GPU machine
+    python3 bench/flush_policy.py [--only NAME,NAME] [--out FILE]     # on the GPU machine
 """
 
 import argparse
@@ -34,6 +34,9 @@ POLICIES = {
     "raw_sub64_work256M_idle16M": (256 << 20, 16 << 20, 1e-3, True, 64),
     "raw_sub64_work1G_idle16M": (1 << 30, 16 << 20, 1e-3, True, 64),
     "raw_sub64_work512M_idle16M_4ms": (512 << 20, 16 << 20, 4e-3, True, 64),
+    "raw_sub64_work128M_idle16M": (128 << 20, 16 << 20, 1e-3, True, 64),
+    "raw_sub64_work64M_idle16M": (64 << 20, 16 << 20, 1e-3, True, 64),
+    "raw_sub64_work32M_idle16M": (32 << 20, 16 << 20, 1e-3, True, 64),
 }
 DEFAULT = "raw_sub64_work512M_idle16M"
 CASES = ("add_f32_64M", "sum_f32_64M", "rowsum_f32_8192x8192", "softmax_f32_4096x4096",
@@ -113,7 +116,7 @@ def _split(fn, inner, repeat):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--only", default="")
+    ap.add_argument("--only", default="", help="comma-separated substrings of case names")
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--out", default=None)
     args = ap.parse_args()
@@ -124,7 +127,7 @@ def main():
     rows = []
     costs = _flush_costs(args.repeat)
     for name, shape, work, make, inner in cases(False):
-        if name not in CASES or args.only not in name:
+        if name not in CASES or not any(o in name for o in args.only.split(",")):
             continue
         torchweb.manual_seed(0)
         _apply(DEFAULT)
