@@ -11,7 +11,8 @@ import builtins
 
 class dtype:
     __slots__ = ("name", "itemsize", "category", "gpu_storage", "gpu_compute", "numpy_name",
-                 "struct_code", "min", "max", "word", "c_name", "c_int", "c_scalar", "scalar_range")
+                 "struct_code", "min", "max", "word", "c_name", "c_int", "c_scalar", "scalar_range",
+                 "is_floating_point", "is_complex", "is_signed")
 
     def __init__(self, name, itemsize, category, gpu_storage, gpu_compute, numpy_name,
                  struct_code, lo=None, hi=None):
@@ -24,18 +25,10 @@ class dtype:
         self.struct_code = struct_code    # array/struct code of the host transfer format
         self.min = lo
         self.max = hi
-
-    @property
-    def is_floating_point(self):
-        return self.category == 2
-
-    @property
-    def is_complex(self):
-        return False
-
-    @property
-    def is_signed(self):
-        return self.name not in ("bool", "uint8")
+        # plain attributes, as PyTorch's (every op asks: a property would run Python each time)
+        self.is_floating_point = category == 2
+        self.is_complex = False
+        self.is_signed = name not in ("bool", "uint8")
 
     def __repr__(self):
         return "torch." + self.name

@@ -11,23 +11,27 @@ class FunctionCtx:
     """The `ctx` of forward/backward: saved tensors (checked against in-place changes),
     needs_input_grad, and whatever the user sets on it."""
 
-    def __init__(self):
-        self._saved = ()
-        self._saved_versions = ()
-        self._saved_origins = ()
-        self._saved_any = False
-        self._freed = False
-        self.needs_input_grad = ()
-        self.materialize_grads = True
-        self._non_differentiable = ()
-        self._dirty = ()
+    # the defaults are class attributes: a ctx is made for every op recorded with autograd, and
+    # most set few of them
+    _saved = _saved_versions = _saved_origins = _non_differentiable = _dirty = ()
+    _saved_any = _freed = False
+    needs_input_grad = ()
+    materialize_grads = True
 
     def save_for_backward(self, *tensors):
         self._saved = tensors
-        self._saved_versions = tuple(t._version if t is not None else None for t in tensors)
+        versions = []
+        any_saved = False
+        for t in tensors:
+            if t is None:
+                versions.append(None)
+            else:
+                versions.append(t._version)
+                any_saved = True
+        self._saved_versions = tuple(versions)
         self._saved_origins = (None,) * len(tensors)  # (output_nr, node name) of saved outputs
         # a node that saved nothing can run again after its graph is freed (PyTorch's AddBackward0)
-        self._saved_any = any(t is not None for t in tensors)
+        self._saved_any = any_saved
 
     def mark_non_differentiable(self, *tensors):
         self._non_differentiable = tensors
@@ -160,33 +164,49 @@ class Function(metaclass=FunctionMeta):
     @classmethod
     def apply(cls, *args, **kwargs):
         ctx = FunctionCtx()
-        # which inputs need a gradient, each asked once (a loop: this runs for every op)
-        needs = []
+        # One pass over the inputs (this runs for every op recorded with autograd): which need
+        # a gradient, their graph edges (taken before forward: an in-place forward returns an
+        # input, whose history then changes) and their metadata.
+        state = grad_mode._state
         tracked = False
-        if grad_mode.is_grad_enabled():
+        if state["enabled"]:
+            needs, edges, in_meta = [], [], []
             for a in args:
-                need = bool(getattr(type(a), "_is_torchweb_tensor", False) and a.requires_grad)
-                needs.append(need)
-                tracked = tracked or need
+                if getattr(type(a), "_is_torchweb_tensor", False):
+                    in_meta.append((a._shape, a.dtype))
+                    if a.requires_grad:
+                        needs.append(True)
+                        edges.append(_edge(a))
+                        tracked = True
+                        continue
+                else:
+                    in_meta.append(None)
+                needs.append(False)
+                edges.append((None, 0))
         ctx.needs_input_grad = tuple(needs) if tracked else (False,) * len(args)
-        if tracked:
-            # edges first: an in-place forward returns an input, whose history then changes
-            next_functions = tuple(_edge(a) if need else (None, 0) for a, need in zip(args, needs))
-        with grad_mode.no_grad():
+        # forward runs without recording (no_grad, without its context manager's calls)
+        prev, state["enabled"] = state["enabled"], False
+        try:
             out = cls.forward(ctx, *args, **kwargs)
+        finally:
+            state["enabled"] = prev
         if not tracked:
             return out
         outs = out if isinstance(out, tuple) else (out,)
-        node = Node(cls, ctx, next_functions, len(outs))
-        _alias_saved_outputs(ctx, outs, node)
+        node = Node(cls, ctx, tuple(edges), len(outs))
+        if ctx._saved:
+            _alias_saved_outputs(ctx, outs, node)
         nondiff = ctx._non_differentiable
+        out_meta = []
         for i, o in enumerate(outs):
-            if _is_tensor(o) and not (nondiff and any(o is t for t in nondiff)) \
-                    and o.dtype.is_floating_point:
-                o._set_history(node, i)
-        node.metadata["inputs"] = tuple((a.shape, a.dtype) if _is_tensor(a) else None for a in args)
-        node.metadata["outputs"] = tuple((o.shape, o.dtype, o.device) if _is_tensor(o) else None
-                                         for o in outs)
+            if getattr(type(o), "_is_torchweb_tensor", False):
+                if o.dtype.is_floating_point and not (nondiff and any(o is t for t in nondiff)):
+                    o._set_history(node, i)
+                out_meta.append((o._shape, o.dtype, o.device))
+            else:
+                out_meta.append(None)
+        node.metadata["inputs"] = tuple(in_meta)
+        node.metadata["outputs"] = tuple(out_meta)
         return out
 
 
@@ -194,7 +214,11 @@ def _alias_saved_outputs(ctx, outs, node):
     """Saved outputs are kept as detached aliases (same storage and version counter): an
     output holding its own node through ctx would be a reference cycle, keeping device
     memory alive until Python's cycle collector runs."""
-    if not any(s is o for s in ctx._saved if s is not None for o in outs):
+    out_ids = [id(o) for o in outs]   # (identity: `in outs` would compare tensors by value)
+    for s in ctx._saved:
+        if s is not None and id(s) in out_ids:
+            break
+    else:
         return   # (most nodes save no output)
     saved, origins = list(ctx._saved), list(ctx._saved_origins)
     for j, s in enumerate(saved):
