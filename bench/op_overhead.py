@@ -143,6 +143,14 @@ def case_log_softmax(n):
     return run
 
 
+def case_var_mean(n):
+    x = torch.ones(32, 32, device=DEV)
+    def run():
+        for _ in range(n):
+            torch.var_mean(x, -1)
+    return run
+
+
 def case_mul_grad(n):
     """An elementwise op recorded for autograd (input requires grad)."""
     w = torch.ones(1024, device=DEV, requires_grad=True)
@@ -183,6 +191,7 @@ CASES = {
     "amax(1) 32x32": (case_amax_dim, 1, 50),
     "torch.softmax(x, -1) 32x32": (case_softmax, 1, 50),
     "F.log_softmax(x, -1) 32x32": (case_log_softmax, 1, 50),
+    "var_mean(x, -1) 32x32": (case_var_mean, 1, 50),
     "mul_scalar, requires_grad": (case_mul_grad, 1, 192),
     "MLP linear+relu fwd+bwd (per step)": (case_mlp_step, None, 5),
 }

@@ -105,10 +105,6 @@ def raw_reduce(kind, x, dims, keepdim, out_dtype, acc_cls=None):
     return _reduce(kind, x, _layout_dims(x, dims, keepdim), out_dtype, acc_cls)
 
 
-def _contig_like(shape):
-    return contiguous_strides(shape)
-
-
 def _keepdim_shape(x, dims):
     return tuple(1 if d in dims else s for d, s in enumerate(x.shape))
 
@@ -314,18 +310,21 @@ def _maxmin(kind, x, dim=None, keepdim=False, other=None):
         from .pointwise import call
         return call("maximum" if kind == "max" else "minimum", x, other if other is not None else dim)
     if dim is None:
-        dims = list(range(x.dim()))
-        _check_nonempty(x, dims, kind, specified=False)
-        if grad_mode.is_grad_enabled() and x.requires_grad:
-            return _MAX_MIN_ALL[kind].apply(x, kind, dims, False)
-        return raw_reduce(kind, x, dims, False, x.dtype)
+        lay = _layout(x, None, False)
+        if not lay[7]:
+            _check_nonempty(x, lay[0], kind, specified=False)
+        if x.requires_grad and grad_mode.is_grad_enabled():
+            return _MAX_MIN_ALL[kind].apply(x, kind, lay[0], False)
+        return _reduce(kind, x, lay, x.dtype)
     d = _dims(x, dim)
     _check_nonempty(x, d, kind)
     d = d[0] if d else 0
     if x.dim() == 0:
         return _values_indices(x.clone(), _zeros_like_int(x))
-    v, i = _MAX_MIN_DIM[kind].apply(x, kind, d, keepdim)
-    return _values_indices(v, i)
+    if x.requires_grad and grad_mode.is_grad_enabled():
+        return _values_indices(*_MAX_MIN_DIM[kind].apply(x, kind, d, keepdim))
+    lay = _layout_dims(x, (d,), keepdim)
+    return _values_indices(_reduce(kind, x, lay, x.dtype), _reduce("arg" + kind, x, lay, D.int64))
 
 
 def _zeros_like_int(x):
@@ -449,37 +448,60 @@ def _drop_dims(t, dims, keepdim):
     return t if keepdim else S.reshape(t, [s for i, s in enumerate(t.shape) if i not in dims])
 
 
-def _rows_view(x, dims):
-    """x with the kept dims first and the reduced ones merged into one last dim of stride 1
-    (a contiguous copy of the permuted view where they don't merge so)."""
-    keep = [d for d in range(x.dim()) if d not in dims]
-    order = keep + dims
-    xp = x._view(tuple(x.shape[d] for d in order), tuple(x._stride[d] for d in order), x._offset)
-    expected = 1
+_ROWS = {}   # (x's shape, strides, dims, keepdim) -> _rows_layout's answer (as _LAYOUTS)
+
+
+def _rows_layout(x, dims, keepdim):
+    """How the moments kernel sees x: (n, rows, the permuted view's shape and strides (kept dims
+    first), whether the reduced dims must be copied to merge, the rows view's shape and strides
+    (None: x itself), the result's shape and strides)."""
+    key = (x._shape, x._stride, dims, keepdim)
+    lay = _ROWS.get(key)
+    if lay is not None:
+        return lay
+    shape, stride = tuple(x._shape), x._stride
+    keep = [d for d in range(len(shape)) if d not in dims]
+    order = keep + list(dims)
+    vshape, vstride = tuple(shape[d] for d in order), tuple(stride[d] for d in order)
+    expected, clone = 1, False
     for d in reversed(dims):
-        if x.shape[d] != 1 and x._stride[d] != expected:
-            xp = E._clone(xp)
+        if shape[d] != 1 and stride[d] != expected:
+            clone = True
             break
-        expected *= x.shape[d]
-    n = numel([x.shape[d] for d in dims])
-    return xp._view(tuple(xp.shape[:len(keep)]) + (n,), tuple(xp._stride[:len(keep)]) + (1,), xp._offset)
+        expected *= shape[d]
+    n = numel([shape[d] for d in dims])
+    rshape, rstride = vshape[:len(keep)] + (n,), vstride[:len(keep)] + (1,)
+    if rshape == shape and rstride == stride:
+        rshape = rstride = None
+    oshape = _keepdim_shape(x, dims) if keepdim else tuple(s for d, s in enumerate(shape) if d not in dims)
+    lay = (n, numel(shape) // n if n else 0, vshape, vstride, clone, rshape, rstride, Size(oshape),
+           contiguous_strides(oshape))
+    if len(_ROWS) > 4096:
+        _ROWS.clear()
+    _ROWS[key] = lay
+    return lay
 
 
 def _moments_kernel(x, dims, keepdim, correction, std, with_mean):
     """(var or std,) or (var or std, mean) of x over dims from the backend's one kernel, or
     None where it has none that fits (the cpu device, empty inputs or slices, other dtypes)."""
     be = backend_for(x.device.type)
-    if not hasattr(be, "moments") or x.dtype not in (D.float32, D.float16) or x.numel() == 0:
+    if not hasattr(be, "moments") or (x.dtype is not D.float32 and x.dtype is not D.float16):
         return None
-    n = numel([x.shape[d] for d in dims])
-    if not be.moments_fits(n, x.numel() // n):
+    n, n_rows, vshape, vstride, clone, rshape, rstride, oshape, ostride = _rows_layout(x, tuple(dims), keepdim)
+    if not n_rows or not be.moments_fits(n, n_rows):
         return None
-    rows = _rows_view(x, dims)
-    n_rows = rows.numel() // n
+    if clone:   # the reduced dims don't merge into one of stride 1: a contiguous copy's do
+        xp = E._clone(x._view(vshape, vstride, x._offset))
+        rows = xp._view(vshape[:len(vshape) - len(dims)] + (n,), tuple(xp._stride[:len(vshape) - len(dims)]) + (1,),
+                        xp._offset)
+    else:
+        rows = x if rshape is None else x._view(rshape, rstride, x._offset)
     out = empty((n_rows * (2 if with_mean else 1),), x.dtype, x.device)
     be.moments(out, rows, builtins.max(0.0, n - correction), std, with_mean)
-    shape = _keepdim_shape(x, dims) if keepdim else tuple(s for d, s in enumerate(x.shape) if d not in dims)
-    return tuple(out._view(shape, _contig_like(shape), k * n_rows) for k in range(2 if with_mean else 1))
+    if not with_mean:
+        return (out._view(oshape, ostride, 0),)
+    return out._view(oshape, ostride, 0), out._view(oshape, ostride, n_rows)
 
 
 def _moments_composite(x, dims, keepdim, correction, std, with_mean):
@@ -543,9 +565,9 @@ def _moments(x, dim, unbiased, keepdim, correction, want):
     """var or std (want 'v' or 's'), with the mean after if want ends in 'm': one kernel where
     the backend has one that fits (kernels/moments.py), else a composite of reductions."""
     dim, correction = _var_args(x, dim, unbiased, correction)
-    dims = _dims(x, dim)
-    std, with_mean = want[0] == "s", want.endswith("m")
-    if grad_mode.is_grad_enabled() and x.requires_grad:
+    dims = _layout(x, dim, keepdim)[0]
+    std, with_mean = want[0] == "s", want[-1] == "m"
+    if x.requires_grad and grad_mode.is_grad_enabled():
         outs = _MOMENTS[(std, with_mean)].apply(x, dims, keepdim, correction, std, with_mean, dim is not None)
         return list(outs) if with_mean else [outs]
     return list(_moments_forward(x, dims, keepdim, correction, std, with_mean))
