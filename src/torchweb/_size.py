@@ -90,14 +90,16 @@ def broadcast_shapes(*shapes):
 
 
 def _broadcast_pair(a, b):
-    ndim = max(len(a), len(b))
-    out = [1] * ndim
-    for i in range(ndim - 1, -1, -1):
-        off = ndim - 1 - i
-        sa = a[len(a) - 1 - off] if off < len(a) else 1
-        sb = b[len(b) - 1 - off] if off < len(b) else 1
+    # (plain tuples, walked by zip: indexing a Size runs Python code). From the right, as
+    # PyTorch, whose error names the last mismatching dim.
+    la, lb = len(a), len(b)
+    if la < lb:
+        a = (1,) * (lb - la) + a
+    elif lb < la:
+        b = (1,) * (la - lb) + b
+    for i in range(len(a) - 1, -1, -1):
+        sa, sb = a[i], b[i]
         if sa != sb and sa != 1 and sb != 1:
             raise RuntimeError(f"The size of tensor a ({sa}) must match the size of tensor b ({sb}) at "
                                f"non-singleton dimension {i}")
-        out[i] = sb if sa == 1 else sa
-    return tuple(out)
+    return tuple(sb if sa == 1 else sa for sa, sb in zip(a, b))

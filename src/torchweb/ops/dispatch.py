@@ -41,17 +41,14 @@ def empty(shape, dtype, device):
 
 def expand_to(t, shape):
     """A stride-0 view of t broadcast to shape (no autograd: an op's internal operand)."""
-    if t._shape == shape or t._shape == tuple(shape):   # (shape may be a list)
+    ts = t._shape
+    if ts == shape or ts == tuple(shape):   # (shape may be a list)
         return t
-    nd = len(shape)
-    pad = nd - t.dim()
-    strides = []
-    for i in range(nd):
-        if i < pad:
-            strides.append(0)
-        else:
-            s, st = t.shape[i - pad], t._stride[i - pad]
-            strides.append(0 if s == 1 and shape[i] != 1 else st)
+    pad = len(shape) - len(ts)
+    strides = [0] * pad
+    # (zip over plain tuples: indexing a Size runs Python code)
+    for s, st, want in zip(ts, t._stride, tuple(shape)[pad:]):
+        strides.append(0 if s == 1 and want != 1 else st)
     return t._view(Size(shape), tuple(strides), t._offset)
 
 

@@ -233,7 +233,15 @@ def linear(input, weight, bias=None):
         raise RuntimeError(f"linear(): weight must be 1-D or 2-D, got {weight.dim()}-D")
     if input.dim() == 2 and bias is not None and weight.dim() != 2:  # PyTorch's addmm path
         raise RuntimeError(f"mat2 must be a matrix, got {weight.dim()}-D tensor")
-    out = matmul(input, S.t(weight) if weight.dim() == 2 else weight)
+    if weight.dim() == 2:
+        if grad_mode.is_grad_enabled() and weight.requires_grad:
+            weight_t = S.t(weight)
+        else:   # (no gradient to record: the transposed view made directly)
+            (o, i), (so, si) = weight._shape, weight._stride
+            weight_t = weight._view((i, o), (si, so), weight._offset)
+    else:
+        weight_t = weight
+    out = matmul(input, weight_t)
     if bias is not None:
         out = out + bias
     return out
