@@ -81,13 +81,20 @@ def _reduce(kind, x, lay, out_dtype, acc_cls=None):
     # (a keepdim result is made in its shape: the kernel writes the same contiguous values)
     out = new_tensor(oshape, ostride, n, out_dtype, x.device)
     if acc_cls is None:
-        acc_cls = compute_class(x.dtype if kind in _BY_INPUT else out_dtype, logical=kind in _LOGICAL)
+        acc_cls = _ACC.get((kind, x.dtype, out_dtype)) or _acc_class(kind, x.dtype, out_dtype)
     lowering.reduce(kind, out, xp, nred, acc_cls)
     return out
 
 
-_BY_INPUT = frozenset(("max", "min", "argmax", "argmin"))   # accumulate in the input's class
-_LOGICAL = frozenset(("all", "any"))
+_ACC = {}   # (kind, input dtype, result dtype) -> the class the kernel accumulates in
+
+
+def _acc_class(kind, in_dtype, out_dtype):
+    acc = _ACC[(kind, in_dtype, out_dtype)] = compute_class(
+        in_dtype if kind in ("max", "min", "argmax", "argmin") else out_dtype, logical=kind in ("all", "any"))
+    return acc
+
+
 _Tensor = []   # the Tensor class, once imported (_tensor imports ops: a cycle at import time)
 
 
