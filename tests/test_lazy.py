@@ -62,7 +62,8 @@ def test_unread_results_leave_no_registry_entries():
     for _ in range(500):
         w * 2                          # dies unread
     gc.collect()
-    assert not w._storage.readers
+    # (the entries of dead readers are dropped in bulk, every 64 added: lazy._prune)
+    assert len([r for r in (w._storage.readers or {}).values() if r() is None]) < 64
     assert len(lazy._pending) < 10
 
 

@@ -5,7 +5,7 @@ from . import _dtype as D
 from ._tensor import Tensor
 from .ops import convert, indexing, shape as S
 from .ops.dispatch import is_tensor
-from .ops.pointwise import call, call_inplace
+from .ops.pointwise import binary, call, call_inplace
 from .ops.registry import method_names
 
 
@@ -30,11 +30,7 @@ _DIRECT = ("add", "sub", "mul", "div")
 def _binop(name):
     fn = getattr(F, name)
     if name in _DIRECT:
-        def op(self, other):
-            if not (is_tensor(other) or isinstance(other, (int, float, bool))):
-                return NotImplemented
-            return call(name, self, other)
-        return op
+        return lambda self, other: binary(name, self, other)   # (NotImplemented for other types)
 
     def op(self, other):
         if not (is_tensor(other) or isinstance(other, (int, float, bool))):

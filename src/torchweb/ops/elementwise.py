@@ -65,30 +65,47 @@ def _is_bool(o):
     return o.dtype is D.bool if is_tensor(o) else isinstance(o, bool)
 
 
-# Plans by what decides them (op, default float dtype, and per operand its dtype and whether it
-# is 0-d, or a Python number's type): every op call asks, and _plan is much of its Python time.
+class Plan:
+    """What an op's signature decides (planned once per key: see run): the dtype each operand
+    is computed in, the template's class, each operand's class, the value class, the result
+    dtype; host_checks: Python numbers to check on the host (int64 range, a zero integer
+    divisor); and what each call then needs, looked up once: the op's row, the device's
+    empty_storage, Tensor._make, and fresh(op, out, operands, plan), the backend's elementwise
+    for an output just made (webgpu defers it: lazy.py); lazy: that backend's own decision
+    for this plan, None until it makes it."""
+
+    __slots__ = ("op", "compute", "cls", "classes", "value_cls", "result", "host_checks",
+                 "empty", "make", "fresh", "lazy")
+
+    def __init__(self, op, operands, backend):
+        self.op = op
+        compute, self.cls, classes, self.value_cls, self.result = _plan(op, operands)
+        if D.float16 in compute:
+            # PyTorch casts operands to a float16 common dtype first (70000 becomes inf), but
+            # keeps 0-d tensors, like Python numbers, in float32 (its CPU scalars)
+            compute = [D.float32 if d is D.float16 and is_tensor(o) and o.dim() == 0 else d
+                       for o, d in zip(operands, compute)]
+        self.compute, self.classes = tuple(compute), tuple(classes)
+        self.host_checks = D.int64 in compute or (op.divisor >= 0 and self.cls in ("i", "u")
+                                                  and not is_tensor(operands[op.divisor]))
+        self.empty = backend.empty_storage
+        self.make = _tensor_class()._make
+        self.fresh = getattr(backend, "elementwise_fresh", None) or _elementwise_fresh(backend)
+        self.lazy = None
+
+
+def _elementwise_fresh(backend):
+    """Plan.fresh for a backend without its own: its elementwise."""
+    def fresh(op, out, operands, plan):
+        backend.elementwise(op, out, operands, plan.classes, plan.cls, plan.value_cls, plan.compute)
+    return fresh
+
+
+# Plans by what decides them (op, default float dtype, per operand its dtype and whether it is
+# 0-d, or a Python number's type, and the device type): every op call asks, and planning is
+# much of its Python time.
 _PLANS = {}
 _NUMBER_TYPES = (int, float, bool)
-
-
-def _cached_plan(op, operands, key=None):
-    """_plan with the float16 rule for 0-d operands applied, plus whether int64 is among the
-    compute dtypes (then Python int operands are range-checked); cached by key (run() builds
-    it: see there), planned each time without one."""
-    if key is not None:
-        plan = _PLANS.get(key)
-        if plan is not None:
-            return plan
-    compute, cls, classes, value_cls, result = _plan(op, operands)
-    if D.float16 in compute:
-        # PyTorch casts operands to a float16 common dtype first (70000 becomes inf), but keeps
-        # 0-d tensors, like Python numbers, in float32 (its CPU scalars)
-        compute = [D.float32 if d is D.float16 and is_tensor(o) and o.dim() == 0 else d
-                   for o, d in zip(operands, compute)]
-    plan = (tuple(compute), cls, tuple(classes), value_cls, result, D.int64 in compute)
-    if key is not None:
-        _PLANS[key] = plan
-    return plan
 
 
 def _device_error(a, b, what):
@@ -96,9 +113,18 @@ def _device_error(a, b, what):
                        f"devices, {a} and {b}! (in {what})")
 
 
+def _host_checks(op, operands, plan, dev):
+    if dev.type == "webgpu" and D.int64 in plan.compute:
+        _check_gpu_int_scalars(operands, plan.compute)
+    d = op.divisor
+    if d >= 0 and plan.cls in ("i", "u") and not is_tensor(operands[d]) \
+            and int(operands[d]) & (0xFF if plan.compute[d] is D.uint8 else 0xFFFFFFFF) == 0:
+        # a divisor known on the host, as the kernel would read it (uint8 keeps 8 bits); tensors: backends
+        raise RuntimeError("ZeroDivisionError")
+
+
 def run(name, *operands, out=None, out_dtype=None):
     """out = op(operands) with broadcasting; out (a tensor) makes it in-place / out=."""
-    op = OPS[name]
     # One pass over the operands (every op comes here: its Python time counts): their common
     # device (as dispatch.common_device), the plan's cache key (per operand its dtype and
     # whether it is 0-d, or a Python number's type; None: planned each time, its dtype may
@@ -134,30 +160,34 @@ def run(name, *operands, out=None, out_dtype=None):
             _device_error(dev, d, name)
     if dev is None:
         raise TypeError(f"{name}(): expected at least one tensor operand")
-    compute, cls, classes, value_cls, result, has_int64 = _cached_plan(
-        op, operands, None if key is None else tuple(key))
-    if has_int64 and dev.type == "webgpu":
-        _check_gpu_int_scalars(operands, compute)
-    if op.divisor >= 0 and cls in ("i", "u") and not is_tensor(operands[op.divisor]) \
-            and int(operands[op.divisor]) & (0xFF if compute[op.divisor] is D.uint8 else 0xFFFFFFFF) == 0:
-        # a divisor known on the host, as the kernel would read it (uint8 keeps 8 bits); tensors: backends
-        raise RuntimeError("ZeroDivisionError")
+    op = OPS[name]
+    if key is None:
+        plan = Plan(op, operands, backend_for(dev.type))
+    else:
+        key.append(dev.type)
+        key = tuple(key)
+        plan = _PLANS.get(key)
+        if plan is None:
+            plan = _PLANS[key] = Plan(op, operands, backend_for(dev.type))
+    if plan.host_checks:
+        _host_checks(op, operands, plan, dev)
     if not same:
         shape = broadcast_shapes(*[o._shape for o in operands if getattr(type(o), "_is_torchweb_tensor", False)])
-    backend = backend_for(dev.type)
     if out is None:
-        dt = out_dtype or result
+        dt = out_dtype or plan.result
         # (dispatch.empty without its checks: a broadcast shape is valid already)
-        out = _tensor_class()._make(backend.empty_storage(prod(shape), dt), shape,
-                                    contiguous_strides(shape), 0, dt, dev)
+        out = plan.make(plan.empty(prod(shape), dt), shape, contiguous_strides(shape), 0, dt, dev)
         # a fresh output overlaps no operand: each is only broadcast to the shape
         ops = [expand_to(o, shape) if getattr(type(o), "_is_torchweb_tensor", False) else o
                for o in operands] if not same else operands
+        if dt is plan.result:
+            plan.fresh(op, out, ops, plan)
+            return out
     else:
         if broadcast_shapes(shape, out.shape) != tuple(out.shape):
             raise RuntimeError(f"output with shape {list(out.shape)} doesn't match the broadcast "
                                f"shape {list(shape)}")
-        check_inplace_dtype(result, out.dtype)
+        check_inplace_dtype(plan.result, out.dtype)
         shape = out.shape
         ops = []
         out_storage = out._storage
@@ -168,7 +198,41 @@ def run(name, *operands, out=None, out_dtype=None):
                 if o._storage is out_storage and not same_view(o, out):
                     o = _clone(o)
             ops.append(o)
-    backend.elementwise(op, out, ops, classes, cls, value_cls, compute)
+    backend_for(dev.type).elementwise(op, out, ops, plan.classes, plan.cls, plan.value_cls, plan.compute)
+    return out
+
+
+def binary(name, a, b):
+    """run(name, a, b) for a tensor a, a tensor or Python number b and no out= (the operators'
+    path): the same steps, with the operand loop unrolled and a known signature's plan used
+    as is; anything else goes through run."""
+    tb = type(b)
+    dev = a.device
+    shape = a._shape
+    if tb in _NUMBER_TYPES:
+        plan = _PLANS.get((name, D._default_float[0], a.dtype, not shape, tb, dev.type))
+        if plan is None:
+            return run(name, a, b)
+        if plan.host_checks:
+            _host_checks(plan.op, (a, b), plan, dev)
+    elif getattr(tb, "_is_torchweb_tensor", False):
+        d = b.device
+        if d is not dev and d != dev:
+            _device_error(dev, d, name)
+        bshape = b._shape
+        plan = _PLANS.get((name, D._default_float[0], a.dtype, not shape, b.dtype, not bshape, dev.type))
+        if plan is None:
+            return run(name, a, b)
+        if plan.host_checks:
+            _host_checks(plan.op, (a, b), plan, dev)
+        if bshape != shape:
+            shape = broadcast_shapes(shape, bshape)
+            a, b = expand_to(a, shape), expand_to(b, shape)
+    else:
+        return run(name, a, b)
+    dt = plan.result
+    out = plan.make(plan.empty(prod(shape), dt), shape, contiguous_strides(shape), 0, dt, dev)
+    plan.fresh(plan.op, out, (a, b), plan)
     return out
 
 

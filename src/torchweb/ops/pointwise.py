@@ -4,7 +4,7 @@ Gradients for broadcast operands are summed back to their shapes by the autograd
 PyTorch's does."""
 
 from ..autograd.function import Function
-from ..autograd import grad_mode
+from ..autograd.grad_mode import _state as _grad
 from .dispatch import is_tensor
 from . import elementwise as E
 from .elementwise_table import OPS
@@ -93,14 +93,37 @@ def _any_requires_grad(operands):
 
 def call(name, *operands):
     """Run elementwise op `name`, recording it for autograd when an operand requires grad."""
-    if grad_mode.is_grad_enabled() and _any_requires_grad(operands):
-        if OPS[name].grad is not None:
-            return _function(name, operands).apply(*operands)
-        out = E.run(name, *operands)
-        if out.dtype.is_floating_point:   # a float result would silently drop the gradient
-            raise NotImplementedError(f"the derivative for '{name}' is not implemented")
-        return out
+    if _grad["enabled"] and _any_requires_grad(operands):
+        return _call_grad(name, operands)
     return E.run(name, *operands)
+
+
+def _call_grad(name, operands):
+    if OPS[name].grad is not None:
+        return _function(name, operands).apply(*operands)
+    out = E.run(name, *operands)
+    if out.dtype.is_floating_point:   # a float result would silently drop the gradient
+        raise NotImplementedError(f"the derivative for '{name}' is not implemented")
+    return out
+
+
+_NUMBERS = (int, float, bool)
+
+
+def binary(name, a, b):
+    """call(name, a, b) for the operators (a: a tensor), with the operand checks unrolled;
+    NotImplemented where b is neither a tensor nor a number (Python then asks b)."""
+    tb = type(b)
+    if getattr(tb, "_is_torchweb_tensor", False):
+        if _grad["enabled"] and (a._requires_grad or b._requires_grad or (a._base is not None and a.requires_grad)
+                                 or (b._base is not None and b.requires_grad)):
+            return _call_grad(name, (a, b))
+    elif tb in _NUMBERS or isinstance(b, _NUMBERS):
+        if _grad["enabled"] and (a._requires_grad or (a._base is not None and a.requires_grad)):
+            return _call_grad(name, (a, b))
+    else:
+        return NotImplemented
+    return E.binary(name, a, b)
 
 
 def inplace_function(name, operands):

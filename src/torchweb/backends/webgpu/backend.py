@@ -101,6 +101,11 @@ def elementwise(op, out, operands, classes, cls, value_cls, compute_dtypes):
     ew_kernel.run(rt(), op, out, operands, classes, cls, value_cls, compute_dtypes)
 
 
+# elementwise(op, out, operands, plan) for an output the op just made, with the op's cached
+# dtype plan (ops/elementwise.py Plan): deferred where the plan allows, decided once per plan
+elementwise_fresh = lazy.elementwise_fresh
+
+
 def materialize(t):
     """Compute t's values now if they are a pending fused expression (lazy.py)."""
     lazy.materialize(t._storage)

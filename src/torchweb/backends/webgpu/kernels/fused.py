@@ -14,48 +14,51 @@ from .elementwise import FAST, WGSL_TYPE, WORKGROUP, _HELPER_RE, coalesce, fast_
 from .wgsl import convert, helpers_source, load, scalar_bits, scalar_read
 
 
+OPS = {}   # op name -> its elementwise table row (lazy.template registers those it defers)
+
+
 class _Plan:
-    """The walk of an expression: distinct leaves, scalars in order, a structural key."""
+    """The walk of an expression's key (lazy.Node), for generating its kernel's code (a cache
+    miss only): distinct leaves (the order of lazy.Node.leaves' first occurrences), and the
+    nodes in evaluation order (children first), each (op, class, args), an arg being ("t",
+    distinct leaf index, class), ("s", None, class) or ("n", position in order, class)."""
 
-    def __init__(self, root):
-        self.leaves = {}      # leaf key -> index
-        self.leaf_list = []
-        self.order = []       # nodes in evaluation order (children first), each once
-        self.index = {}       # id(node) -> position in order
-        self.scalars = []     # parameters in the order the kernel evaluates the nodes
-        self.key = self._walk(root)
+    def __init__(self, root, leaf_list, occurrences):
+        self.leaf_list = leaf_list
+        self.order = []
+        self._occurrences = iter(occurrences)
+        self._walk(root.key)
 
-    def _walk(self, node):
-        index = self.index   # (names bound once: this runs for every recorded op)
-        nid = id(node)
-        if nid in index:
-            return ("m", index[nid])
-        parts = []
-        scalars = []
-        for kind, v, c in node.args:
-            if kind == "n":
-                parts.append(("n", self._walk(v), c))
-            elif kind == "s":
-                parts.append(("s", c))
-                scalars.append((v, WGSL_TYPE[c]))
+    def _walk(self, key):
+        name, cls = key[0]
+        args = []
+        for part in key[1:]:
+            if type(part[0]) is not str:      # an inlined child's key
+                args.append(("n", self._walk(part), part[0][1]))
+            elif part[0] == "t":
+                args.append(("t", next(self._occurrences), part[1]))
             else:
-                k = v.key()
-                i = self.leaves.get(k)
-                if i is None:
-                    i = self.leaves[k] = len(self.leaf_list)
-                    self.leaf_list.append(v)
-                parts.append(("t", i, c, v.dtype.gpu_storage))
-        order = self.order
-        index[nid] = len(order)
-        order.append(node)
-        if scalars:   # after the children's: they are evaluated first
-            self.scalars.extend(scalars)
-        return (node.op.name, node.cls, tuple(parts))   # (value classes: all "f", lazy.Node)
+                args.append(("s", None, part[1]))
+        self.order.append((OPS[name], cls, args))
+        return len(self.order) - 1
+
+
+def _pack(ints, root, tail):
+    """The parameter words: ints, root's scalars (lazy.Node.sfmt: "f", a value read as f32;
+    "I", its bits already), tail."""
+    fmt = f"<{len(ints)}I{root.sfmt}{len(tail)}I"
+    try:
+        return struct.pack(fmt, *ints, *root.scalars, *tail)
+    except OverflowError:   # a float past float32's range: scalar_bits gives inf, as a C cast
+        bits = [scalar_bits(v, "f32") if f == "f" else v for v, f in zip(root.scalars, root.sfmt)]
+        return struct.pack(f"<{len(ints) + len(bits) + len(tail)}I", *ints, *bits, *tail)
 
 
 def run(rt, storage, root):
-    plan = _Plan(root)
-    leaves = plan.leaf_list
+    # distinct leaves, and which one each leaf read of the expression is (part of the key)
+    index = {}
+    occurrences = tuple([index.setdefault(leaf, len(index)) for leaf in root.leaves])
+    leaves = list(index)
     shape = root.shape
     n = numel(shape)
     # bind inputs first: touching their buffers realizes what they depend on (recorded before us).
@@ -64,59 +67,57 @@ def run(rt, storage, root):
     slot_of, buffers = {id(storage): 0}, []
     leaf_slots = []
     for leaf in leaves:
-        sid = id(leaf.storage)
+        ls = leaf[0]
+        sid = id(ls)
         if sid not in slot_of:
             slot_of[sid] = len(buffers) + 1
-            buffers.append((leaf.storage.buffer_for_read(), leaf.storage.size))
+            buffers.append((ls.buffer_for_read(), ls.size))
         leaf_slots.append(slot_of[sid])
     buffers.insert(0, (storage._buffer_id, storage.size))
     storage.touched = True
 
     contiguous = list(contiguous_strides(shape))
     cshape, strides = coalesce(list(shape) or [1], [contiguous or [1]] +
-                               [list(leaf.stride) or [0] for leaf in leaves])
+                               [list(leaf[1]) or [0] for leaf in leaves])
     ndim = len(cshape)
     params = [n] + list(cshape)
-    offsets = [0] + [leaf.offset for leaf in leaves]
+    offsets = [0] + [leaf[2] for leaf in leaves]
     for off, st in zip(offsets, strides):
         params.append(off)
         params.extend(st)
-    for value, wt in plan.scalars:
-        params.append(scalar_bits(value, wt))
-    storages = ["f32"] + [leaves[leaf_slots.index(s)].dtype.gpu_storage for s in range(1, len(buffers))]
+    storages = ["f32"] + [leaves[leaf_slots.index(s)][3].gpu_storage for s in range(1, len(buffers))]
     kinds = ["uniform", "write"] + ["read"] * (len(buffers) - 1)
     done = 0
+    structure = (root.key, occurrences)
     if FAST["vec"] and ndim == 1 and n >= max(FAST["min"], 4) and all(st[0] == 1 for st in strides):
-        done = _run_fast(rt, plan, leaf_slots, storages, buffers, kinds, offsets, n)
+        done = _run_fast(rt, root, structure, leaves, leaf_slots, storages, buffers, kinds, offsets, n)
         if done == n:
             return
-    params.append(done)   # the generic kernel starts at element `done` (the fast path's tail)
-    key = ("fused", plan.key, ndim, tuple(leaf_slots), tuple(storages))
-    nparams = len(params)
+    # the generic kernel starts at element `done` (the fast path's tail): its last parameter
+    key = ("fused", structure, ndim, tuple(leaf_slots), tuple(storages))
+    nparams = len(params) + len(root.sfmt) + 1
 
     def make_code():
-        return _source(plan, leaf_slots, storages, ndim, nparams)
+        return _source(_Plan(root, leaves, occurrences), leaf_slots, storages, ndim, nparams)
 
     pid = rt.pipeline(key, make_code, kinds)
-    rt.dispatch(pid, rt.grid(-(-(n - done) // WORKGROUP)), buffers, struct.pack(f"<{nparams}I", *params))
+    rt.dispatch(pid, rt.grid(-(-(n - done) // WORKGROUP)), buffers, _pack(params, root, (done,)))
 
 
-def _run_fast(rt, plan, leaf_slots, storages, buffers, kinds, offsets, n):
+def _run_fast(rt, root, structure, leaves, leaf_slots, storages, buffers, kinds, offsets, n):
     """The contiguous fast path (elementwise.FAST) over the first n - n % unit elements."""
     unit = fast_unit(offsets, storages)
     wg, per = FAST["wg"], FAST["per"]
     units = n // unit
     params = [units] + [o // unit for o in offsets]
-    for value, wt in plan.scalars:
-        params.append(scalar_bits(value, wt))
-    nparams = len(params)
-    key = ("fused_fast", plan.key, tuple(leaf_slots), tuple(storages), unit, wg, per)
+    nparams = len(params) + len(root.sfmt)
+    key = ("fused_fast", structure, tuple(leaf_slots), tuple(storages), unit, wg, per)
 
     def make_code():
-        return _fast_source(plan, leaf_slots, storages, nparams, unit, wg, per)
+        return _fast_source(_Plan(root, leaves, structure[1]), leaf_slots, storages, nparams, unit, wg, per)
 
     pid = rt.pipeline(key, make_code, kinds)
-    rt.dispatch(pid, rt.grid(-(-units // (wg * per))), buffers, struct.pack(f"<{nparams}I", *params))
+    rt.dispatch(pid, rt.grid(-(-units // (wg * per))), buffers, _pack(params, root, ()))
     return units * unit
 
 
@@ -145,26 +146,24 @@ def _element_lines(plan, body, read, first_scalar, sfx):
         name = loaded.get((idx, wt))
         if name is None:
             name = loaded[(idx, wt)] = f"a{idx}_{wt}{sfx}"
-            body.append(f"  let {name} = {load(read(idx), leaves[idx].dtype.gpu_storage, wt)};")
+            body.append(f"  let {name} = {load(read(idx), leaves[idx][3].gpu_storage, wt)};")
         return name
 
     sk = first_scalar
-    names = {}
-    for j, node in enumerate(plan.order):
-        args = []
-        for kind, v, c in node.args:
+    for j, (op, cls, args) in enumerate(plan.order):
+        values = []
+        for kind, v, c in args:
             wt = WGSL_TYPE[c]
             if kind == "t":
-                args.append(leaf_expr(plan.leaves[v.key()], wt))
+                values.append(leaf_expr(v, wt))
             elif kind == "s":
-                args.append(scalar_read(param(sk), wt))
+                values.append(scalar_read(param(sk), wt))
                 sk += 1
             else:
-                args.append(convert(names[id(v)], WGSL_TYPE[v.value_cls], wt))
-        names[id(node)] = f"v{j}{sfx}"
-        body.append(f"  let v{j}{sfx} = {node.op.wgsl[node.cls].format(*args)};")
-    root = plan.order[-1]   # a float32 value (lazy.py defers only those) into a float32 buffer
-    return convert(names[id(root)], WGSL_TYPE[root.value_cls], "f32")
+                values.append(convert(f"v{v}{sfx}", "f32", wt))
+        body.append(f"  let v{j}{sfx} = {op.wgsl[cls].format(*values)};")
+    # the root: a float32 value (lazy.py defers only those) into a float32 buffer
+    return f"v{len(plan.order) - 1}{sfx}"
 
 
 def _source(plan, leaf_slots, storages, ndim, nparams):
@@ -182,33 +181,8 @@ def _source(plan, leaf_slots, storages, ndim, nparams):
         for k in range(1, ntensors):
             body.append(f"    o{k} = o{k} + c * {param(base + k * (ndim + 1) + 1 + d)};")
         body.append("  }")
-    loaded = {}     # (leaf index, wgsl type) -> name
-
-    def leaf_expr(idx, wt):
-        name = loaded.get((idx, wt))
-        if name is None:
-            name = loaded[(idx, wt)] = f"a{idx}_{wt}"
-            st = leaves[idx].dtype.gpu_storage
-            body.append(f"  let {name} = {load(f'B{leaf_slots[idx]}[o{idx + 1}]', st, wt)};")
-        return name
-
-    sk = [base + ntensors * (ndim + 1)]
-    names = {}
-    for j, node in enumerate(plan.order):
-        args = []
-        for kind, v, c in node.args:
-            wt = WGSL_TYPE[c]
-            if kind == "t":
-                args.append(leaf_expr(plan.leaves[v.key()], wt))
-            elif kind == "s":
-                args.append(scalar_read(param(sk[0]), wt))
-                sk[0] += 1
-            else:
-                args.append(convert(names[id(v)], WGSL_TYPE[v.value_cls], wt))
-        names[id(node)] = f"v{j}"
-        body.append(f"  let v{j} = {node.op.wgsl[node.cls].format(*args)};")
-    root = plan.order[-1]   # a float32 value (lazy.py defers only those) into a float32 buffer
-    body.append(f"  B0[i] = {convert(names[id(root)], WGSL_TYPE[root.value_cls], 'f32')};")
+    read = lambda idx: f"B{leaf_slots[idx]}[o{idx + 1}]"   # noqa: E731
+    body.append(f"  B0[i] = {_element_lines(plan, body, read, base + ntensors * (ndim + 1), '')};")
     decl = declarations(nparams, storages)
     helpers = helpers_source(set(_HELPER_RE.findall("\n".join(body))))
     return (decl + "\n" + helpers + "\n"
