@@ -139,6 +139,30 @@ def test_arange(device, args):
     assert_close(torchweb.arange(*args, dtype=torchweb.float32, device=device), torch.arange(*args, dtype=torch.float32))
 
 
+@pytest.mark.parametrize("dtype", ["int32", "int64", "float32", "float16"])
+def test_arange_dtypes(device, dtype):
+    """Integer ranges (packed from a Python range, ends range-checked) in every dtype."""
+    # (float16 ranges stay where its integers are exact: PyTorch's CPU kernel computes a half
+    # arange in half precision, rounding larger values its own way)
+    for args in [(5,), (3, 20, 4), (20, 3, -4), (-7, 2000 if dtype == "float16" else 100000, 3)]:
+        assert_close(torchweb.arange(*args, dtype=getattr(torchweb, dtype), device=device),
+                     torch.arange(*args, dtype=getattr(torch, dtype)))
+
+
+def test_tensor_float16_rounds_to_max_below_65520(device):
+    check = [65519.0, 65520.0, 65510.0, -65519.0, -65520.0]
+    assert_close(torchweb.tensor(check, dtype=torchweb.float16, device=device),
+                 torch.tensor(check, dtype=torch.float16))
+
+
+def test_arange_past_int32_on_webgpu():
+    with pytest.raises(RuntimeError, match="out of range for torch.int64 on webgpu"):
+        torchweb.arange(2**31 - 2, 2**31 + 2, device="webgpu")
+    with pytest.raises(RuntimeError, match="out of range for torch.int64 on webgpu"):
+        torchweb.arange(-2**31 + 1, -2**31 - 3, -1, device="webgpu")
+    assert torchweb.arange(2**31 - 3, 2**31 - 1, device="webgpu").tolist() == [2**31 - 3, 2**31 - 2]
+
+
 def test_arange_errors(device):
     for args in [(0, 5, 0), (5, 0, 1), (0, 5, -1)]:
         with pytest.raises(RuntimeError):

@@ -62,7 +62,8 @@ def _convert(flat, dtype, device):
     if dtype.is_floating_point:
         out = [float(v) for v in flat]
         if dtype is D.float16:
-            out = [v if abs(v) <= 65504 or not math.isfinite(v) else math.copysign(math.inf, v) for v in out]
+            # rounded to nearest: below 65520 a value rounds to at most 65504, from it to inf
+            out = [v if abs(v) < 65520 or not math.isfinite(v) else math.copysign(math.inf, v) for v in out]
         return out
     if dtype is D.bool:
         return [bool(v) for v in flat]
@@ -227,9 +228,23 @@ def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=Fa
     n = max(0, math.ceil((end - start) / step))
     if dtype is None:
         dtype = D.default_float() if any(isinstance(v, float) for v in (start, end, step)) else D.int64
-    values = [start + i * step for i in range(n)]
-    return tensor(values, dtype=dtype, device=device, requires_grad=requires_grad) if n else \
-        _factory((0,), dtype, device, requires_grad, None)
+    if not n:
+        return _factory((0,), dtype, device, requires_grad, None)
+    dtype, device = D.as_dtype(dtype), as_device(device)
+    if all(isinstance(v, int) for v in (start, end, step)) and dtype not in (D.bool, D.uint8, D.float16):
+        # integers: a range, packed in C (models make index ranges in every step), its ends
+        # range-checked as tensor() checks every value
+        values = range(start, start + n * step, step)
+        if not dtype.is_floating_point and (device.type == "webgpu" or dtype is D.int32):
+            for v in (values[0], values[-1]):
+                if not D.int32.min <= v <= D.int32.max:
+                    raise _range_error(v, dtype, device)
+    else:
+        values = _convert([start + i * step for i in range(n)], dtype, device)
+    t = Tensor._make(backend_for(device.type).storage_from_values(values, dtype), (n,), None, 0, dtype, device)
+    if requires_grad:
+        t._set_requires_grad(True, "Only Tensors of floating point and complex dtype can require gradients")
+    return t
 
 
 def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False, out=None):
