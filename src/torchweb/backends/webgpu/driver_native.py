@@ -10,15 +10,21 @@ from . import commands as C
 from .native_encoding import encoding_factory
 
 
+_MAX_BINDINGS = 32   # a dispatch's bindings: the params uniform and the storage buffers
+
+
 def _raw_bind_group_calls():
-    """(ffi, wgpuDeviceCreateBindGroup with wgpu-py's error capture, the GPUBindGroup class),
-    or None where this wgpu-py does not have them as expected."""
+    """(the entry array, the descriptor, wgpuDeviceCreateBindGroup with wgpu-py's error
+    capture, the GPUBindGroup class), or None where this wgpu-py does not have them as expected."""
     try:
         from wgpu.backends.wgpu_native._ffi import ffi
         from wgpu.backends.wgpu_native import _api
-        ffi.new("WGPUBindGroupEntry[]", 1)[0].buffer   # the fields used, as named here
-        ffi.new("WGPUBindGroupDescriptor *").entryCount
-        return ffi, _api.libf.wgpuDeviceCreateBindGroup, _api.GPUBindGroup
+        # one descriptor and entry array, refilled for each bind group (create copies them)
+        entries = ffi.new("WGPUBindGroupEntry[]", _MAX_BINDINGS)
+        desc = ffi.new("WGPUBindGroupDescriptor *")
+        entries[0].buffer, desc.entryCount   # the fields used, as named here
+        desc.entries = entries
+        return entries, desc, _api.libf.wgpuDeviceCreateBindGroup, _api.GPUBindGroup
     except (ImportError, AttributeError, TypeError):
         return None
 
@@ -105,7 +111,10 @@ class NativeDriver:
         pipeline = self.device.create_compute_pipeline(layout=layout[1],
                                                        compute={"module": module, "entry_point": "main"})
         uniforms = tuple(k == "uniform" for k in binding_kinds)
-        self.pipelines[pipeline_id] = (pipeline, layout[0], uniforms)
+        # the runtime's layout (its params uniform first, storage buffers after): execute()
+        # decodes these dispatches on a short path
+        params_first = bool(uniforms) and uniforms[0] and not any(uniforms[1:])
+        self.pipelines[pipeline_id] = (pipeline, layout[0], uniforms, params_first)
 
     # -- the command stream ----------------------------------------------------------------
     def execute(self, words, blob):
@@ -114,10 +123,26 @@ class NativeDriver:
         enc = self._encoding()
         doomed = []
         blob = memoryview(blob)
+        pipelines, groups = self.pipelines, self._bind_groups
         i, n = 0, len(words)
         while i < n:
             op = words[i]
             if op == C.DISPATCH:
+                pid, x, y, z, nb = words[i + 1:i + 6]
+                pipeline, bgl, _, params_first = pipelines[pid]
+                j = i + 6 + 3 * nb
+                if params_first:
+                    # (the params binding's offset is dynamic: the bind group is keyed by its
+                    # size and the storage buffers' rows)
+                    key = (id(bgl), words[i + 8], tuple(words[i + 9:j]))
+                    group = groups.get(key)
+                    if group is None:
+                        rows = list(words[i + 6:j])
+                        rows[1] = 0
+                        group = self._bind_group(bgl, tuple(rows), key)
+                    enc.dispatch(pipeline, group, (words[i + 7],), x, y, z)
+                    i = j
+                    continue
                 pipeline, group, offsets, (x, y, z), _, i = self._decode_dispatch(words, i)
                 enc.dispatch(pipeline, group, offsets, x, y, z)
             elif op == C.COPY:
@@ -201,7 +226,7 @@ class NativeDriver:
         """The DISPATCH row at words[i]: (pipeline, bind group, dynamic offsets, grid, the
         buffer ids it binds, the next row's index)."""
         pid, x, y, z, nb = words[i + 1:i + 6]
-        pipeline, bgl, uniforms = self.pipelines[pid]
+        pipeline, bgl, uniforms, _ = self.pipelines[pid]
         j = i + 6 + 3 * nb
         rows = list(words[i + 6:j])
         offsets = []
@@ -211,10 +236,11 @@ class NativeDriver:
                 rows[3 * k + 1] = 0   # bound at 0, moved by the dynamic offset
         return pipeline, self._bind_group(bgl, tuple(rows)), offsets, (x, y, z), rows[0::3], j
 
-    def _bind_group(self, bgl, rows):
-        """The bind group for rows of (buffer id, offset, size), cached: creating one is most
-        of a small dispatch's cost in wgpu-py."""
-        key = (id(bgl), rows)
+    def _bind_group(self, bgl, rows, key=None):
+        """The bind group for rows of (buffer id, offset, size), cached (under key if given):
+        creating one is most of a small dispatch's cost in wgpu-py."""
+        if key is None:
+            key = (id(bgl), rows)
         group = self._bind_groups.get(key)
         if group is None:
             if len(self._bind_groups) > 4096:
@@ -231,19 +257,17 @@ class NativeDriver:
         as a dict: ~3x the cost, paid for every new combination of buffers in eager code)."""
         n = len(rows) // 3
         raw = self._raw_bind_group
-        if raw is not None:
-            ffi, create, wrap = raw
-            entries = ffi.new("WGPUBindGroupEntry[]", n)
+        if raw is not None and n <= _MAX_BINDINGS:
+            entries, desc, create, wrap = raw
+            buffers = self.buffers
             for k in range(n):
                 e = entries[k]
                 e.binding = k
-                e.buffer = self.buffers[rows[3 * k]]._internal
+                e.buffer = buffers[rows[3 * k]]._internal
                 e.offset = rows[3 * k + 1]
                 e.size = rows[3 * k + 2]
-            desc = ffi.new("WGPUBindGroupDescriptor *")
             desc.layout = bgl._internal
             desc.entryCount = n
-            desc.entries = entries
             return wrap("", create(self.device._internal, desc), self.device)
         entries = [{"binding": k, "resource": {"buffer": self.buffers[rows[3 * k]],
                                                "offset": rows[3 * k + 1], "size": rows[3 * k + 2]}}
