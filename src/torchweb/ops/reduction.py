@@ -504,7 +504,8 @@ def _moments_kernel(x, dims, keepdim, correction, std, with_mean):
                         xp._offset)
     else:
         rows = x if rshape is None else x._view(rshape, rstride, x._offset)
-    out = empty((n_rows * (2 if with_mean else 1),), x.dtype, x.device)
+    m = n_rows * 2 if with_mean else n_rows
+    out = new_tensor((m,), (1,), m, x.dtype, x.device)
     be.moments(out, rows, builtins.max(0.0, n - correction), std, with_mean)
     if not with_mean:
         return (out._view(oshape, ostride, 0),)
