@@ -1,5 +1,7 @@
 """torch.Size and shape helpers shared by views, broadcasting and reductions."""
 
+from math import prod
+
 from ._is_tensor import is_tensor
 
 
@@ -16,17 +18,11 @@ class Size(tuple):
         return _tuple_getitem(self, key)   # (every shape[i] comes here: kept short)
 
     def numel(self):
-        n = 1
-        for s in self:
-            n *= s
-        return n
+        return prod(self)
 
 
 def numel(shape):
-    n = 1
-    for s in shape:
-        n *= s
-    return n
+    return prod(shape)
 
 
 _CONTIGUOUS = {}   # shape -> its contiguous strides: every new tensor asks
@@ -68,6 +64,11 @@ def as_shape(args, what="size"):
     """Shapes given as f(2, 3), f((2, 3)), f([2, 3]) or f(torch.Size)."""
     if len(args) == 1 and isinstance(args[0], (tuple, list)):
         args = args[0]
+    for s in args:   # (the common case, plain ints, checked without the conversions below)
+        if type(s) is not int:
+            break
+    else:
+        return tuple(args)
     out = []
     for s in args:
         if is_tensor(s):

@@ -71,53 +71,77 @@ def run_backward(roots, grad_roots, retain_graph, capture=None, accumulate=True)
         _add(buffers, node, nr, g)
     ready = [node for node in {id(e[0]): e[0] for e in edges}.values() if deps.get(id(node), 0) == 0]
     ran = []
+    # (the loop below runs once per node of the graph: names bound once, the common cases
+    # without helper calls)
+    empty = {}
     try:
         with grad_mode.set_grad_enabled(False):
             while ready:
                 node = ready.pop()
-                grads = buffers.pop(id(node), {})
-                if isinstance(node, AccumulateGrad):
+                grads = buffers.pop(id(node), empty)
+                if type(node) is AccumulateGrad:
                     _accumulate(node, grads.get(0), capture, accumulate)
                     continue
-                outs = [grads.get(i) for i in range(node.noutputs)]
-                for i, hooks in node._pre_hooks.items():
-                    for h in hooks:
-                        r = h(outs[i])
-                        if r is not None:
-                            outs[i] = r
-                for i, ref in node._retained.items():
-                    t = ref()
-                    if t is not None and outs[i] is not None:
-                        accumulate_grad(t, outs[i])
+                n_out = node.noutputs
+                outs = [grads.get(0)] if n_out == 1 else [grads.get(i) for i in range(n_out)]
+                if node._pre_hooks:
+                    for i, hooks in node._pre_hooks.items():
+                        for h in hooks:
+                            r = h(outs[i])
+                            if r is not None:
+                                outs[i] = r
+                if node._retained:
+                    for i, ref in node._retained.items():
+                        t = ref()
+                        if t is not None and outs[i] is not None:
+                            accumulate_grad(t, outs[i])
                 if capture is not None:
-                    for i in range(node.noutputs):
+                    for i in range(n_out):
                         if (id(node), i) in capture:
                             capture[(id(node), i)] = outs[i]
                 if through is not None and id(node) not in through:
                     continue
                 ran.append(node)
-                if all(o is None for o in outs):
-                    results = (None,) * len(node.next_functions)
+                nexts = node.next_functions
+                if _all_none(outs):
+                    results = (None,) * len(nexts)
                 else:
                     results = node.apply(outs)
-                if len(results) != len(node.next_functions):
+                if len(results) != len(nexts):
                     raise RuntimeError(
                         f"function {node.name()} returned an incorrect number of gradients "
-                        f"(expected {len(node.next_functions)}, got {len(results)})")
+                        f"(expected {len(nexts)}, got {len(results)})")
                 for hook in node._hooks:
                     hook(results, outs)
-                for i, ((nxt, nr), g) in enumerate(zip(node.next_functions, results)):
+                meta = node.metadata.get("inputs")
+                for i, ((nxt, nr), g) in enumerate(zip(nexts, results)):
                     if nxt is None or (needed is not None and id(nxt) not in needed):
                         continue
+                    key = id(nxt)
                     if g is not None:
-                        _add(buffers, nxt, nr, _check_grad(node, i, g))
-                    deps[id(nxt)] -= 1
-                    if deps[id(nxt)] == 0:
+                        if meta and meta[i] is not None and (g._shape != meta[i][0] or g.dtype is not meta[i][1]):
+                            g = _check_grad(node, i, g)
+                        slot = buffers.get(key)
+                        if slot is None:
+                            buffers[key] = {nr: g}
+                        else:
+                            prev = slot.get(nr)
+                            slot[nr] = g if prev is None else prev + g
+                    left = deps[key] - 1
+                    deps[key] = left
+                    if left == 0:
                         ready.append(nxt)
     finally:
         if not retain_graph:
             for node in ran:
                 node.ctx._free()
+
+
+def _all_none(outs):
+    for o in outs:
+        if o is not None:
+            return False
+    return True
 
 
 def _needed(roots, targets):

@@ -97,7 +97,7 @@ class Node:
 
     def apply(self, grads):
         ctx = self.ctx
-        if ctx.materialize_grads and any(g is None for g in grads):
+        if ctx.materialize_grads and (grads[0] is None if len(grads) == 1 else any(g is None for g in grads)):
             from .. import _creation
             grads = tuple(g if g is not None or m is None else
                           _creation.zeros(m[0], dtype=m[1], device=m[2])
