@@ -57,16 +57,16 @@ def _chunks(R, n_rows):
 
 
 _PLANS = {}   # call signature -> (pipeline id, grid, params bytes): repeated calls skip planning
-_PLANS_MADE = [None, None]   # the FAST settings and runtime that _PLANS' plans were made for
+_PLANS_MADE = [None, None, None]   # the FAST settings, runtime and grid limit of _PLANS' plans
 
 
 def run(rt, out, inp, denom, std, with_mean):
     """_run, its plan reused by a call whose signature was seen before (shapes, strides,
     offsets, dtypes, options); not for the rows that go in chunks (a scratch buffer each)."""
     so, si = out._storage, inp._storage
-    if FAST != _PLANS_MADE[0] or id(rt) != _PLANS_MADE[1]:   # (plans depend on both: forget them)
-        _PLANS.clear()
-        _PLANS_MADE[:] = [dict(FAST), id(rt)]
+    if FAST != _PLANS_MADE[0] or id(rt) != _PLANS_MADE[1] or rt.max_workgroups != _PLANS_MADE[2]:
+        _PLANS.clear()   # (plans depend on these: another setting forgets them)
+        _PLANS_MADE[:] = [dict(FAST), id(rt), rt.max_workgroups]
     sig = (denom, std, with_mean, inp._shape, inp._stride, inp._offset, inp.dtype, out._offset, out.dtype,
            si is so, SG.ENABLED, SG.MIN_SIZE)
     plan = _PLANS.get(sig)

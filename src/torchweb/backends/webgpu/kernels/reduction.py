@@ -64,7 +64,7 @@ def _better(kind, t):
 
 
 _PLANS = {}   # call signature -> (pipeline id, grid, params bytes): repeated calls skip planning
-_PLANS_MADE = [None, None]   # the FAST settings and runtime that _PLANS' plans were made for
+_PLANS_MADE = [None, None, None]   # the FAST settings, runtime and grid limit of _PLANS' plans
 
 
 def run(rt, kind, out, inp, nred, acc_cls, nchunks=1, divisor=None, index_from=None,
@@ -72,9 +72,9 @@ def run(rt, kind, out, inp, nred, acc_cls, nchunks=1, divisor=None, index_from=N
     """Reduce inp's last nred dims into out: see _run. A call whose signature was seen before
     (same shapes, strides, offsets, dtypes, options) reuses its plan: ~25 us less per call."""
     so, si = out._storage, inp._storage
-    if FAST != _PLANS_MADE[0] or id(rt) != _PLANS_MADE[1]:   # (plans depend on both: forget them)
-        _PLANS.clear()
-        _PLANS_MADE[:] = [dict(FAST), id(rt)]
+    if FAST != _PLANS_MADE[0] or id(rt) != _PLANS_MADE[1] or rt.max_workgroups != _PLANS_MADE[2]:
+        _PLANS.clear()   # (plans depend on these: another setting forgets them)
+        _PLANS_MADE[:] = [dict(FAST), id(rt), rt.max_workgroups]
     sig = (kind, nred, acc_cls, nchunks, divisor, pairs_in, pairs_out, si is so, inp._shape,
            inp._stride, inp._offset, inp.dtype, out._shape, out._offset, out.dtype, SG.ENABLED, SG.MIN_SIZE)
     plan = _PLANS.get(sig) if index_from is None else None
