@@ -20,6 +20,16 @@ def rounded_size(nbytes):
     return -(-nbytes // step) * step
 
 
+_ROUNDED = {}   # nbytes -> rounded_size(nbytes): every buffer taken asks
+
+
+def _rounded_cached(nbytes):
+    if len(_ROUNDED) > 4096:
+        _ROUNDED.clear()
+    size = _ROUNDED[nbytes] = rounded_size(nbytes)
+    return size
+
+
 class BufferPool:
     def __init__(self, create, destroy, max_free_bytes=256 << 20):
         self._create = create      # (nbytes) -> buffer id
@@ -39,7 +49,7 @@ class BufferPool:
         return self._live + lazy.unallocated_bytes(self)
 
     def acquire(self, nbytes):
-        size = rounded_size(nbytes)
+        size = _ROUNDED.get(nbytes) or _rounded_cached(nbytes)
         if 2 * size > self.max_free_bytes and 2 * size <= GROW_LIMIT:
             # keep room for two buffers of the largest size in use: a program that makes and
             # drops a big temporary each call would otherwise create and destroy it every time
@@ -62,7 +72,8 @@ class BufferPool:
         self._free.setdefault(size, []).append(bid)
         self._lru[bid] = size
         self.free_bytes += size
-        self.trim(self.max_free_bytes)
+        if self.free_bytes > self.max_free_bytes:
+            self.trim(self.max_free_bytes)
 
     def take(self, bid):
         """Take free buffer bid out of the pool for good (a captured graph reserves it): its

@@ -67,8 +67,8 @@ class Runtime:
     def alloc(self, nbytes, what="tensor"):
         """A buffer of at least nbytes (4-aligned), from the pool: (id, size)."""
         nbytes = max(4, (nbytes + 3) & ~3)
-        limit = min(self.max_binding, self.max_buffer)
-        if nbytes > limit:
+        if nbytes > self.max_binding or nbytes > self.max_buffer:
+            limit = min(self.max_binding, self.max_buffer)
             raise RuntimeError(
                 f"torchweb: a {what} of {nbytes} bytes is larger than this WebGPU adapter's "
                 f"largest storage binding ({limit} bytes, maxStorageBufferBindingSize); "
