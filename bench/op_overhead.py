@@ -25,6 +25,7 @@ import time
 
 import torchweb as torch
 import torchweb.nn.functional as F
+from torchweb.backends.webgpu import runtime as RT
 
 DEV = "webgpu"
 
@@ -231,12 +232,18 @@ def count_bytecodes(make, n, by_function=None):
                 by_function[where] = by_function.get(where, 0) + 1 / n
         return tracer
 
+    # Tracing slows Python ~50x: the runtime's rule that flushes once recording has gone on for
+    # FLUSH_AFTER_S would flush after almost every op, as untraced runs don't; off here, the
+    # count is the same from run to run (flushes: by dispatch count or work, and the sync's).
+    saved = RT.FLUSH_AFTER_S
+    RT.FLUSH_AFTER_S = float("inf")
     sys.settrace(tracer)
     try:
         run()
         sync()
     finally:
         sys.settrace(None)
+        RT.FLUSH_AFTER_S = saved
     return count / n
 
 
