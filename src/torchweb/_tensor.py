@@ -32,8 +32,8 @@ class Tensor:
         t._storage = storage
         # (a Size or tuple given is kept: both are immutable, and copying them is per-op time)
         t._shape = shape if type(shape) is Size else Size(shape)
-        t._stride = (stride if type(stride) is tuple else tuple(stride)) if stride is not None \
-            else contiguous_strides(shape)
+        t._stride = stride if type(stride) is tuple else \
+            contiguous_strides(shape) if stride is None else tuple(stride)
         t._offset = offset
         t.dtype = dtype if dtype is not None else storage.dtype
         t.device = device

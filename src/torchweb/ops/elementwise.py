@@ -178,8 +178,8 @@ def run(name, *operands, out=None, out_dtype=None):
         # (dispatch.empty without its checks: a broadcast shape is valid already)
         out = plan.make(plan.empty(prod(shape), dt), shape, contiguous_strides(shape), 0, dt, dev)
         # a fresh output overlaps no operand: each is only broadcast to the shape
-        ops = [expand_to(o, shape) if getattr(type(o), "_is_torchweb_tensor", False) else o
-               for o in operands] if not same else operands
+        ops = tuple([expand_to(o, shape) if getattr(type(o), "_is_torchweb_tensor", False) else o
+                     for o in operands]) if not same else operands
         if dt is plan.result:
             plan.fresh(op, out, ops, plan)
             return out
@@ -234,6 +234,30 @@ def binary(name, a, b):
     out = plan.make(plan.empty(prod(shape), dt), shape, contiguous_strides(shape), 0, dt, dev)
     plan.fresh(plan.op, out, (a, b), plan)
     return out
+
+
+def unary(name, a):
+    """run(name, a) for a tensor a and no out= (binary's one-operand twin)."""
+    dev = a.device
+    shape = a._shape
+    plan = _PLANS.get((name, D._default_float[0], a.dtype, not shape, dev.type))
+    if plan is None:
+        return run(name, a)
+    if plan.host_checks:
+        _host_checks(plan.op, (a,), plan, dev)
+    dt = plan.result
+    out = plan.make(plan.empty(prod(shape), dt), shape, contiguous_strides(shape), 0, dt, dev)
+    plan.fresh(plan.op, out, (a,), plan)
+    return out
+
+
+def apply(name, operands):
+    """run(name, *operands) without out=, through unary or binary where they apply (one or
+    two operands, a tensor first)."""
+    n = len(operands)
+    if n <= 2 and getattr(type(operands[0]), "_is_torchweb_tensor", False):
+        return binary(name, *operands) if n == 2 else unary(name, operands[0])
+    return run(name, *operands)
 
 
 _tensor_classes = []

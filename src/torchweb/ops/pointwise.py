@@ -43,30 +43,46 @@ def _function(name, operands, inplace=False):
     return fn
 
 
+def _spec(op, operands, needs):
+    """What forward does for operands of these types and these needed grads: (positions of
+    the tensor operands, positions of those saved, whether the result is saved, ctx.operands
+    when no operand is a number (else None), whether a number counts as saved)."""
+    tensors = tuple(i for i, o in enumerate(operands) if is_tensor(o))
+    idx, keep_y = _saves(op, operands, needs)
+    numbers = len(tensors) < len(operands)
+    # (PyTorch saves a number operand as a tensor: x * 2's MulBackward0 has saved something)
+    return tensors, idx, keep_y, None if numbers else (None,) * len(operands), numbers and op.saves != ""
+
+
 def _make_function(name, backward_name, inplace):
     op = OPS[name]
     rule = op.grad
+    specs = {}   # (needs_input_grad, operand types) -> _spec: the same for every call of a signature
 
     def forward(ctx, *operands):
-        tensors = [getattr(type(o), "_is_torchweb_tensor", False) for o in operands]  # is_tensor
-        idx, keep_y = _saves(op, operands, ctx.needs_input_grad)
-        xs = operands
-        if inplace and 0 in idx:
-            xs = list(operands)
-            xs[0] = E._clone(operands[0])  # the value before the write (PyTorch's original_self)
-        saved = [xs[i] if i in idx else None for i, t in enumerate(tensors) if t]
-        # versions as before the write: an operand that is the target (y.mul_(y)) can't backward
-        versions = tuple(t._version if t is not None else None for t in saved)
+        key = (ctx.needs_input_grad, *map(type, operands))
+        spec = specs.get(key)
+        if spec is None:
+            spec = specs[key] = _spec(op, operands, ctx.needs_input_grad)
+        tensors, idx, keep_y, nones, number_saved = spec
         if inplace:
+            xs = operands
+            if 0 in idx:
+                xs = list(operands)
+                xs[0] = E._clone(operands[0])  # the value before the write (PyTorch's original_self)
+            saved = [xs[i] if i in idx else None for i in tensors]
+            # versions as before the write: an operand that is the target (y.mul_(y)) can't backward
+            versions = tuple(t._version if t is not None else None for t in saved)
             out = E.run(name, *operands, out=operands[0])
             out._bump_version()
+            ctx.save_for_backward(*saved, out if keep_y else None)
+            ctx._saved_versions = versions + ctx._saved_versions[-1:]
         else:
-            out = E.run(name, *operands)
-        ctx.save_for_backward(*saved, out if keep_y else None)
-        ctx._saved_versions = versions + ctx._saved_versions[-1:]
-        ctx.operands = tuple([None if t else o for o, t in zip(operands, tensors)])
-        if op.saves != "" and any(o is not None for o in ctx.operands):
-            ctx._saved_any = True  # PyTorch saves a number operand as a tensor (x * 2: MulBackward0)
+            out = E.apply(name, operands)
+            ctx.save_for_backward(*[operands[i] if i in idx else None for i in tensors], out if keep_y else None)
+        ctx.operands = nones or tuple([None if i in tensors else o for i, o in enumerate(operands)])
+        if number_saved:
+            ctx._saved_any = True
         return out
 
     def backward(ctx, g):
@@ -95,13 +111,13 @@ def call(name, *operands):
     """Run elementwise op `name`, recording it for autograd when an operand requires grad."""
     if _grad["enabled"] and _any_requires_grad(operands):
         return _call_grad(name, operands)
-    return E.run(name, *operands)
+    return E.apply(name, operands)
 
 
 def _call_grad(name, operands):
     if OPS[name].grad is not None:
         return _function(name, operands).apply(*operands)
-    out = E.run(name, *operands)
+    out = E.apply(name, operands)
     if out.dtype.is_floating_point:   # a float result would silently drop the gradient
         raise NotImplementedError(f"the derivative for '{name}' is not implemented")
     return out

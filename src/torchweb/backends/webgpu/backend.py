@@ -5,7 +5,7 @@ softmax."""
 from . import host, lazy
 from .kernels import elementwise as ew_kernel, matmul as mm_kernel, random as rand_kernel, reduction as red_kernel
 from .kernels import check, matmul_small, matmul_tiles as tiles, moments as mo_kernel, softmax as sm_kernel
-from .runtime import get_runtime
+from .runtime import _runtime, get_runtime
 from .storage import GPUStorage
 
 name = "webgpu"
@@ -16,10 +16,13 @@ def rt():
 
 
 def empty_storage(numel, dtype):
-    if dtype.gpu_storage == "f16" and "shader-f16" not in rt().features:
+    r = _runtime[0]   # (get_runtime() without its call where the runtime is made: every op asks)
+    if r is None:
+        r = get_runtime()
+    if dtype.gpu_storage == "f16" and "shader-f16" not in r.features:
         raise TypeError("torch.float16 on webgpu needs the adapter feature 'shader-f16', which this "
                         "adapter lacks; use torch.float32")
-    return GPUStorage(rt(), numel, dtype)
+    return GPUStorage(r, numel, dtype)
 
 
 def storage_from_values(values, dtype):

@@ -31,7 +31,7 @@ from math import prod
 
 from ... import _dtype
 from ..._size import _CONTIGUOUS
-from .kernels.elementwise import WGSL_TYPE, _checks, _narrowing, run as _run_eager
+from .kernels.elementwise import _checks, _narrowing, run as _run_eager
 from .kernels import fused
 from .pool import rounded_size
 
@@ -40,51 +40,47 @@ MAX_NODES = 48
 MAX_LEAF_BUFFERS = 6
 _pending = {}   # id -> weakref of every pending storage alive, for synchronize()
 _F32, _U8 = _dtype.float32, _dtype.uint8
-_F32_TENSOR, _TENSOR, _FLOAT, _BITS = range(4)   # operand kinds (template)
 
 
 class Node:
     """One deferred op, and what the kernel of the expression rooted here needs, built from its
     children's as ops are recorded. key: its structure, (op name, class) then per argument a
-    token, ("t", class, storage type) for a tensor read, ("s", class) for a scalar, or an
-    inlined child's key (class: the compute class the op reads that argument in); leaves:
-    every tensor read (storage, stride, offset, dtype), in the order of a depth-first walk
-    of the key's arguments (a tensor read twice appears twice); scalars: the scalar values
-    in evaluation order (children's first; a tuple), packed with struct format sfmt. Its value is
-    float32: only those are deferred."""
+    token, ("t", class, storage type) for a tensor read, ("s", "f") for a scalar (always read
+    as f32), or an inlined child's key (class: the compute class the op reads that argument
+    in); leaves: every tensor read (storage, stride, offset, dtype), in the order of a
+    depth-first walk of the key's arguments (a tensor read twice appears twice); scalars:
+    the scalar values in evaluation order (children's first; a tuple). Its value is float32:
+    only those are deferred. Nodes never change their leaves, scalars or storages once made
+    (consumers share them)."""
 
-    __slots__ = ("key", "leaves", "scalars", "sfmt", "shape", "size", "storages", "inlined")
+    __slots__ = ("key", "leaves", "scalars", "shape", "size", "storages", "inlined")
 
-    def __init__(self, key, leaves, scalars, sfmt, shape, size, storages):
-        self.key, self.leaves, self.scalars, self.sfmt = key, leaves, scalars, sfmt
-        self.shape, self.size = shape, size
+    def __init__(self, key, leaves, scalars, shape, size, storages):
+        self.key, self.leaves, self.scalars, self.shape, self.size = key, leaves, scalars, shape, size
         self.storages = storages   # every buffer the expression reads, inlined nodes included
         self.inlined = False       # taken into a consumer's expression already
 
 
 class Template:
     """What recording an op needs that its dtype plan decides (template()): opkey, (op name,
-    class); entries, per operand (kind, class, key token), kind _F32_TENSOR (may be an inlined
-    child), _TENSOR, _FLOAT (a scalar packed as a float) or _BITS (a scalar packed as its
-    bits). For the common ops with one tensor operand and _FLOAT scalars (unary ops, a tensor
-    and a number), single: that operand's position (else -1), whether it may be an inlined
-    child (f32), the key's parts around its token (pre, post), the key when it is a leaf
-    (leaf_key), and the scalars' positions (spos) and struct format (sfmt)."""
+    class); tokens, each operand's key token; f32, per operand whether it is a float32 tensor
+    (which may be an inlined child); tensors, the positions of the tensor operands; scalars,
+    the positions of the scalar ones, and their slice of the operands if they are contiguous
+    (spans); pre and post: the key's parts around the token of the first tensor operand.
+    Ops with one tensor operand (unary ops, a tensor and numbers) are recorded by _single, two
+    and no numbers by _pair, others by _general."""
 
-    __slots__ = ("opkey", "entries", "single", "f32", "pre", "post", "leaf_key", "spos", "sfmt")
+    __slots__ = ("opkey", "tokens", "f32", "tensors", "scalars", "spans", "pre", "post", "record")
 
-    def __init__(self, opkey, entries):
-        self.opkey, self.entries = opkey, entries
-        tensors = [i for i, e in enumerate(entries) if e[0] <= _TENSOR]
-        self.single = tensors[0] if len(tensors) == 1 and all(e[0] != _BITS for e in entries) else -1
-        if self.single >= 0:
-            i = self.single
-            self.f32 = entries[i][0] == _F32_TENSOR
-            self.pre = (opkey,) + tuple(e[2] for e in entries[:i])
-            self.post = tuple(e[2] for e in entries[i + 1:])
-            self.leaf_key = self.pre + (entries[i][2],) + self.post
-            self.spos = tuple(j for j in range(len(entries)) if j != i)
-            self.sfmt = "f" * len(self.spos)
+    def __init__(self, opkey, tokens, f32):
+        self.opkey, self.tokens, self.f32 = opkey, tokens, f32
+        self.tensors = tuple(i for i, t in enumerate(tokens) if t[0] == "t")
+        self.scalars = sc = tuple(i for i, t in enumerate(tokens) if t[0] == "s")
+        self.spans = slice(sc[0], sc[-1] + 1) if sc and sc[-1] - sc[0] == len(sc) - 1 else None
+        i = self.tensors[0] if self.tensors else 0
+        self.pre, self.post = (opkey,) + tokens[:i], tokens[i + 1:]
+        self.record = (_single if len(self.tensors) == 1 else
+                       _pair if len(self.tensors) == 2 and not self.scalars else _general)
 
 
 def template(op, operands, classes, cls, value_cls, compute_dtypes, out_dtype, checks):
@@ -92,29 +88,30 @@ def template(op, operands, classes, cls, value_cls, compute_dtypes, out_dtype, c
     must run now."""
     if checks or value_cls != "f" or out_dtype is not _F32 or not ENABLED:
         return False
-    entries = []
+    tokens, f32 = [], []
     for o, c, dt in zip(operands, classes, compute_dtypes):
         if getattr(o, "_storage", None) is None:
-            if dt is _U8:
-                return False
-            entries.append((_FLOAT if c == "f" else _BITS, c, ("s", c)))
+            if dt is _U8 or c != "f":
+                return False   # (scalars are passed as float32: deferred ops compute in f32)
+            tokens.append(("s", c))
         elif dt is not o.dtype and dt is not None and _narrowing(o, dt.name):
             return False   # operands rounded to float16 / wrapped to uint8 first: eager
         else:
-            entries.append((_F32_TENSOR if o.dtype is _F32 else _TENSOR, c, ("t", c, o.dtype.gpu_storage)))
+            tokens.append(("t", c, o.dtype.gpu_storage))
+        f32.append(getattr(o, "dtype", None) is _F32)
     fused.OPS[op.name] = op
-    return Template((op.name, cls), tuple(entries))
+    return Template((op.name, cls), tuple(tokens), tuple(f32))
 
 
 def elementwise_fresh(op, out, operands, plan):
     """backend.elementwise for an output the op just made (contiguous, fresh, read by no one),
-    with its cached dtype plan (ops/elementwise.py): recorded as pending where the plan allows,
-    else run now."""
+    with its cached dtype plan (ops/elementwise.py; operands: a tuple): recorded as pending
+    where the plan allows, else run now."""
     tpl = plan.lazy
     if tpl is None:
         tpl = plan.lazy = template(op, operands, plan.classes, plan.cls, plan.value_cls, plan.compute,
                                    plan.result, _checks(op, out, operands, plan.cls, plan.value_cls))
-    if tpl and out._storage.numel and _record(out, operands, tpl):
+    if tpl and _record(out, operands, tpl):
         return
     _run_eager(out._storage.rt, op, out, operands, plan.classes, plan.cls, plan.value_cls, plan.compute)
 
@@ -133,23 +130,21 @@ def defer(op, out, operands, classes, cls, value_cls, compute_dtypes, checks):
     if n == 0 or (out._stride != _CONTIGUOUS.get(shape) and not out.is_contiguous()) or prod(shape) != n:
         return False
     tpl = template(op, operands, classes, cls, value_cls, compute_dtypes, out.dtype, checks)
-    return bool(tpl) and _record(out, operands, tpl)
+    return bool(tpl) and _record(out, tuple(operands), tpl)
 
 
 def _record(out, operands, tpl):
-    """out's storage (fresh, contiguous, numel > 0) becomes pending with the op's node.
-    operands: broadcast to out's shape already."""
+    """out's storage (fresh, contiguous) becomes pending with the op's node; False if it is
+    empty or the inputs are too many buffers. operands: a tuple, broadcast to out's shape."""
     s = out._storage
     n = s.numel
+    if not n:
+        return False
     if n > s.rt.max_workgroups << 8:
         s.rt.grid(-(-n // 256))   # past what a folded grid holds: refused now, at the call
-    shape = out._shape
-    if tpl.single >= 0:
-        node = _single(out, operands, tpl, shape)
-    else:
-        node = _general(out, operands, tpl, shape)
-        if node is None:
-            return False
+    node = tpl.record(out, operands, tpl)
+    if node is None:
+        return False
     s.pending = node
     ref = weakref.ref(s)
     key = id(s)
@@ -161,98 +156,112 @@ def _record(out, operands, tpl):
         else:
             readers[key] = ref
             if not len(readers) & 63:
-                _prune(readers)
+                _prune(leaf_storage)
     return True
 
 
-def _single(out, operands, tpl, shape):
-    """The node of an op with one tensor operand (Template.single)."""
-    o = operands[tpl.single]
+# The recorders: the node of out = op(operands), or None where its inputs are too many buffers.
+# An operand that is a pending float32 storage read whole in out's shape is inlined (its
+# expression taken into the node: its leaves' strides index that shape), into one consumer
+# only: a second consumer reads it written, so fan-out never multiplies the work or the memory
+# traffic. (A pending storage holds exactly its node's shape; operands have out's shape,
+# broadcast already.) A pending operand not inlined is written now: a pending leaf would keep
+# its own inputs alive, and chains of them would grow memory without bound in loops that
+# never read back.
+
+def _single(out, operands, tpl):
+    """One tensor operand (unary ops, a tensor and numbers)."""
+    i = tpl.tensors[0]
+    o = operands[i]
     os_ = o._storage
     child = os_.pending
-    # inlined only when read whole in the same shape (its leaves' strides index that shape),
-    # and into one consumer only: a second consumer reads it written, so fan-out never
-    # multiplies the work or the memory traffic. (A pending storage holds exactly its node's
-    # shape; o has out's shape, broadcast already.)
-    if child is not None and tpl.f32 and not child.inlined and child.shape == shape \
+    shape = out._shape
+    if child is not None and tpl.f32[i] and not child.inlined and child.shape == shape \
             and o._offset == 0 and o._stride == out._stride and child.size < MAX_NODES:
         child.inlined = True
-        # (its leaves and storages are shared, not copied: nodes never change them)
-        leaves, storages, size = child.leaves, child.storages, child.size + 1
-        key = tpl.pre + (child.key,) + tpl.post
-        scalars, sfmt = child.scalars, child.sfmt
+        part, leaves, storages, size, scalars = child.key, child.leaves, child.storages, child.size + 1, child.scalars
     else:
         if child is not None:
-            # written now: a pending leaf would keep its own inputs alive, and chains of them
-            # would grow memory without bound in loops that never read back
             os_.buffer_for_read()
-        leaves, storages, size = [(os_, o._stride, o._offset, o.dtype)], {id(os_): os_}, 1
-        key = tpl.leaf_key
-        scalars, sfmt = (), ""
-    spos = tpl.spos
-    if spos:
-        scalars = scalars + ((operands[spos[0]],) if len(spos) == 1 else tuple([operands[j] for j in spos]))
-        sfmt += tpl.sfmt
-    return Node(key, leaves, scalars, sfmt, shape, size, storages)
+        part, leaves, storages, size, scalars = tpl.tokens[i], [(os_, o._stride, o._offset, o.dtype)], {id(os_): os_}, 1, ()
+    if tpl.scalars:
+        span = tpl.spans
+        scalars = scalars + (operands[span] if span is not None else tuple([operands[j] for j in tpl.scalars]))
+    return Node(tpl.pre + (part,) + tpl.post, leaves, scalars, shape, size, storages)
 
 
-def _general(out, operands, tpl, shape):
-    """The node of any other op; None where its inputs are too many buffers."""
+def _pair(out, operands, tpl):
+    """Two tensor operands, no numbers (binary ops of tensors): _general unrolled."""
+    a, b = operands
+    shape = out._shape
+    stride = out._stride
+    sa, sb = a._storage, b._storage
+    ca = sa.pending
+    if ca is not None and tpl.f32[0] and not ca.inlined and ca.shape == shape \
+            and a._offset == 0 and a._stride == stride and ca.size < MAX_NODES:
+        ca.inlined = True
+        pa, la, sta, sca, size = ca.key, ca.leaves, ca.storages, ca.scalars, ca.size + 1
+    else:
+        if ca is not None:
+            sa.buffer_for_read()
+        pa, la, sta, sca, size = tpl.tokens[0], [(sa, a._stride, a._offset, a.dtype)], {id(sa): sa}, (), 1
+    cb = sb.pending   # (after a's: b may be a, inlined or written just now)
+    if cb is not None and tpl.f32[1] and not cb.inlined and cb.shape == shape \
+            and b._offset == 0 and b._stride == stride and size + cb.size <= MAX_NODES:
+        cb.inlined = True
+        pb, lb, stb, scb, size = cb.key, cb.leaves, cb.storages, cb.scalars, size + cb.size
+    else:
+        if cb is not None:
+            sb.buffer_for_read()
+        pb, lb, stb, scb = tpl.tokens[1], [(sb, b._stride, b._offset, b.dtype)], {id(sb): sb}, ()
+    storages = sta | stb
+    if len(storages) > MAX_LEAF_BUFFERS:
+        return None
+    return Node((tpl.opkey, pa, pb), la + lb, sca + scb, shape, size, storages)
+
+
+def _general(out, operands, tpl):
+    """Any operands."""
+    shape = out._shape
     stride = out._stride
     key = [tpl.opkey]
     leaves = []
     scalars = []
-    sfmt = ""
-    own = None      # this node's scalars (after its children's) and their formats
+    own = []        # this node's scalars (after its children's)
     size = 1
     storages = {}   # every buffer the expression reads (Node.storages), built as we go
-    for o, (kind, c, token) in zip(operands, tpl.entries):
-        if kind >= _FLOAT:
+    for o, token, f32 in zip(operands, tpl.tokens, tpl.f32):
+        if token[0] == "s":
             key.append(token)
-            if own is None:
-                own, ownfmt = [], ""
-            if kind == _FLOAT:
-                own.append(o)
-                ownfmt += "f"
-            else:
-                own.append(fused.scalar_bits(o, WGSL_TYPE[c]))
-                ownfmt += "I"
+            own.append(o)
             continue
         os_ = o._storage
         child = os_.pending
-        # (inlined as in _single)
-        if child is not None and kind == _F32_TENSOR and not child.inlined and child.shape == shape \
+        if child is not None and f32 and not child.inlined and child.shape == shape \
                 and o._offset == 0 and o._stride == stride and size + child.size <= MAX_NODES:
             child.inlined = True
             key.append(child.key)
             leaves += child.leaves
-            if child.sfmt:
-                scalars += child.scalars
-                sfmt += child.sfmt
+            scalars += child.scalars
             size += child.size
             storages.update(child.storages)
         else:
             if child is not None:
-                os_.buffer_for_read()   # (as in _single)
+                os_.buffer_for_read()
             key.append(token)
             leaves.append((os_, o._stride, o._offset, o.dtype))
             storages[id(os_)] = os_
     if len(storages) > MAX_LEAF_BUFFERS:
         return None
-    if own is not None:
-        scalars += own
-        sfmt += ownfmt
-    return Node(tuple(key), leaves, tuple(scalars), sfmt, shape, size, storages)
+    return Node(tuple(key), leaves, tuple(scalars + own), shape, size, storages)
 
 
-def _prune(readers):
-    """Drop the entries of readers that died pending. A pending storage that dies leaves its
-    entries in the readers of what it read (dropping them at every death costs each op more
-    than this, every 64 entries added): long-lived inputs never written (weights in
-    inference, say) would otherwise collect them without bound."""
-    for key, ref in list(readers.items()):
-        if ref() is None:
-            del readers[key]
+def _prune(storage):
+    """Drop the entries of storage.readers whose storage died pending. A pending storage that
+    dies leaves its entries in the readers of what it read (dropping them at every death
+    costs each op more than this, every 64 entries added): long-lived inputs never written
+    (weights in inference, say) would otherwise collect them without bound."""
+    storage.readers = {key: ref for key, ref in storage.readers.items() if ref() is not None}
 
 
 def forget(storage):

@@ -44,13 +44,11 @@ class _Plan:
 
 
 def _pack(ints, root, tail):
-    """The parameter words: ints, root's scalars (lazy.Node.sfmt: "f", a value read as f32;
-    "I", its bits already), tail."""
-    fmt = f"<{len(ints)}I{root.sfmt}{len(tail)}I"
+    """The parameter words: ints, root's scalars as float32, tail."""
     try:
-        return struct.pack(fmt, *ints, *root.scalars, *tail)
-    except OverflowError:   # a float past float32's range: scalar_bits gives inf, as a C cast
-        bits = [scalar_bits(v, "f32") if f == "f" else v for v, f in zip(root.scalars, root.sfmt)]
+        return struct.pack(f"<{len(ints)}I{len(root.scalars)}f{len(tail)}I", *ints, *root.scalars, *tail)
+    except OverflowError:   # a number past float32's range: scalar_bits gives inf, as a C cast
+        bits = [scalar_bits(v, "f32") for v in root.scalars]
         return struct.pack(f"<{len(ints) + len(bits) + len(tail)}I", *ints, *bits, *tail)
 
 
@@ -95,7 +93,7 @@ def run(rt, storage, root):
             return
     # the generic kernel starts at element `done` (the fast path's tail): its last parameter
     key = ("fused", structure, ndim, tuple(leaf_slots), tuple(storages))
-    nparams = len(params) + len(root.sfmt) + 1
+    nparams = len(params) + len(root.scalars) + 1
 
     def make_code():
         return _source(_Plan(root, leaves, occurrences), leaf_slots, storages, ndim, nparams)
@@ -110,7 +108,7 @@ def _run_fast(rt, root, structure, leaves, leaf_slots, storages, buffers, kinds,
     wg, per = FAST["wg"], FAST["per"]
     units = n // unit
     params = [units] + [o // unit for o in offsets]
-    nparams = len(params) + len(root.sfmt)
+    nparams = len(params) + len(root.scalars)
     key = ("fused_fast", structure, tuple(leaf_slots), tuple(storages), unit, wg, per)
 
     def make_code():
