@@ -41,13 +41,22 @@ def _gpt_module(lib):
     return load_file(os.path.join(tests, "models", "nanogpt_model.py"), lib)
 
 
-def _gpt_step(lib, dev, smoke):
+# the browser suite's GPT (bench/browser/data.py FULL): SwiftShader-sized
+BROWSER_GPT = dict(n_layer=2, n_head=2, n_embd=64, block_size=32, batch=4)
+
+
+def _gpt_step(lib, dev, smoke, sizes=None):
+    """sizes: n_layer, n_head, n_embd, block_size, batch (e.g. BROWSER_GPT) instead of the
+    nanoGPT-shaped default."""
     g = _gpt_module(lib)
     cfg = dict(block_size=256, vocab_size=65, n_layer=6, n_head=6, n_embd=384, dropout=0.0, bias=False)
     b, t = 16, 256
     if smoke:
         cfg.update(block_size=16, n_layer=1, n_head=2, n_embd=16)
         b, t = 2, 16
+    if sizes:
+        cfg.update({k: v for k, v in sizes.items() if k != "batch"})
+        b, t = sizes["batch"], sizes["block_size"]
     model = g.GPT(g.GPTConfig(**cfg)).to(dev)
     opt = model.configure_optimizers(0.1, 6e-4, (0.9, 0.95), "cuda" if dev == "cuda" else "cpu")
     idx = lib.randint(0, 65, (b, t), device=dev)

@@ -43,6 +43,9 @@ class Runtime:
         # a CPU pretending to be a GPU (SwiftShader, lavapipe): kernels pick CPU-friendly shapes
         self.software_adapter = bool(info.get("is_fallback_adapter") or info.get("adapter_type") in ("CPU", "fallback")
                                      or info.get("architecture") == "swiftshader")
+        # SwiftShader runs a workgroup's invocations as SIMD lanes, switching at each barrier:
+        # reductions and softmax avoid barriers there (kernels/reduction.py few_barriers)
+        self.barriers_costly = any("swiftshader" in str(v).lower() for v in info.values())
         self.pool = BufferPool(self._create_buffer, self.stream_destroy)
         self.errors = DeviceErrors(self)
         self.closed = False

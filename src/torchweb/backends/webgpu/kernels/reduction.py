@@ -19,7 +19,19 @@ from .. import errors as ERR
 # sum/mean/prod/max/min reads vec4s where the input is 32-bit, is already the accumulator's type
 # and every start is a multiple of 4 (else scalars). `vec` 0 turns both off; `wg`: the threads
 # of a workgroup-per-output launch. bench/bandwidth.py sets these; pipelines are keyed on them.
-FAST = {"vec": 4, "wg": 256, "col_rows": 16, "short": 64}   # col_rows 16: best of 4/8/16/32 on an H100
+FAST = {"vec": 4, "wg": 256, "col_rows": 16, "short": 64,   # col_rows 16: best of 4/8/16/32 on an H100
+        "few_barriers": None}
+# few_barriers: on SwiftShader (the browser's CPU fallback) every workgroup barrier costs tens
+# of microseconds: reductions (and softmax rows) up to SOFTWARE_SHORT long take a thread per
+# output, without barriers (a browser GPT step's cross-entropy sums over 65 classes took 57 ms as
+# workgroup trees). None: by adapter; True/False force it (tests run it on lavapipe).
+SOFTWARE_SHORT = 4096
+
+
+def few_barriers(rt):
+    """Whether this adapter's kernels should avoid workgroup barriers where they can."""
+    forced = FAST["few_barriers"]
+    return rt.barriers_costly if forced is None else forced
 # col_rows: for a strided reduced dim over outputs that are neighbours in memory (x.sum(0) of a
 # row-major matrix), a workgroup takes 256 / col_rows neighbouring outputs, its threads
 # reading whole rows of them (coalesced) in col_rows groups, folded in workgroup memory; 0: off.
@@ -119,7 +131,11 @@ def _run(rt, kind, out, inp, nred, acc_cls, nchunks=1, divisor=None, index_from=
         R *= s
     # a thread per output for short reductions: a workgroup's barriers cost milliseconds each on
     # a CPU adapter (SwiftShader, the browser's fallback), and buy nothing over FAST["short"]
-    per_workgroup = nchunks > 1 or R >= 256 or (n_out < 1024 and R > FAST["short"])
+    cpu = few_barriers(rt)
+    if cpu:
+        per_workgroup = nchunks > 1 or R > SOFTWARE_SHORT
+    else:
+        per_workgroup = nchunks > 1 or R >= 256 or (n_out < 1024 and R > FAST["short"])
     chunk = -(-R // nchunks)
     t = "u32" if kind in ("all", "any") else WGSL_TYPE[acc_cls]
     gather = index_from is not None
@@ -135,7 +151,7 @@ def _run(rt, kind, out, inp, nred, acc_cls, nchunks=1, divisor=None, index_from=
     if (FAST["vec"] and FAST["col_rows"] and len(rshape) == 1 and rstrides[0] != 1 and len(oshape) == 1
             and ostrides[0] == 1 and nchunks == 1 and kind in _IDENTITY and not arg_kind(kind)
             and not (wide or gather or pairs_in or pairs_out) and inp._storage is not out._storage
-            and n_out >= 32):
+            and n_out >= 32 and not cpu):   # (its tree's barriers: see few_barriers)
         return _run_columns(rt, kind, out, inp, t, n_out, R, rstrides[0], divisor)
     # the workgroup's tree as subgroup operations, for the plain sums, means, maxima and minima
     sg = (per_workgroup and kind in ("sum", "mean", "max", "min")

@@ -11,6 +11,7 @@ import struct
 from . import subgroups as SG
 from .bindings import declarations, kinds
 from .elementwise import WORKGROUP, coalesce, param
+from .reduction import SOFTWARE_SHORT, few_barriers
 from .wgsl import helpers_source, load, store
 
 # lavapipe silently ends a loop after 65535 trips: a thread visits at most this many elements
@@ -42,7 +43,7 @@ def run(rt, out, inp, log):
         _PLANS.clear()   # (plans depend on these: another setting forgets them)
         _PLANS_MADE[:] = [dict(FAST), id(rt), rt.max_workgroups]
     sig = (log, si is so, inp._shape, inp._stride, inp._offset, inp.dtype, out._stride, out._offset, out.dtype,
-           SG.ENABLED, SG.MIN_SIZE)
+           SG.ENABLED, SG.MIN_SIZE, few_barriers(rt))
     plan = _PLANS.get(sig)
     if plan is None:
         plan = _plan(rt, out, inp, log)
@@ -71,7 +72,8 @@ def _plan(rt, out, inp, log):
               + ostr + [out._stride[-1]])
     slot = int(inp._storage is not out._storage)
     bkinds = kinds([None] * (1 + slot))
-    short = R <= FAST["short"]
+    # (SwiftShader: rows up to reduction.SOFTWARE_SHORT long, a thread each, no barriers)
+    short = R <= (SOFTWARE_SHORT if FAST["short"] and few_barriers(rt) else FAST["short"])
     if (FAST["vec"] == 4 and not short and slot and inp.dtype.name == "float32" and out.dtype.name == "float32"
             and inp._stride[-1] == 1 and out._stride[-1] == 1 and R % 4 == 0
             and all(v % 4 == 0 for v in [inp._offset, out._offset] + istr + ostr)):
