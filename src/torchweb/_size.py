@@ -52,6 +52,8 @@ def _contiguous_strides(shape):
 
 def wrap_dim(dim, ndim, what="dim"):
     """PyTorch's dim wrapping: -1 is the last; a 0-d tensor accepts -1 and 0."""
+    if type(dim) is int and -ndim <= dim < ndim:   # (the common case first: every dim= asks)
+        return dim + ndim if dim < 0 else dim
     if not isinstance(dim, int) or isinstance(dim, bool):
         raise TypeError(f"{what} must be an int, got {type(dim).__name__}")
     n = max(ndim, 1)

@@ -3,6 +3,8 @@
 Every view goes through ViewFn so that autograd sees one node per view (named as PyTorch
 names them: ViewBackward0, PermuteBackward0, ...), and writes through views reach the base."""
 
+from math import prod
+
 from .. import _dtype as D
 from .._size import Size, as_shape, contiguous_strides, numel, wrap_dim
 from ..autograd import grad_mode
@@ -49,6 +51,8 @@ def _scatter_back(in_shape, redo):
 
 # -- reshaping ---------------------------------------------------------------------------
 def _infer_shape(shape, n):
+    if -1 not in shape and min(shape, default=0) >= 0 and prod(shape) == n:
+        return tuple(shape)   # (the common case: nothing to infer, nothing negative)
     shape = list(shape)
     neg = [i for i, s in enumerate(shape) if s == -1]
     if len(neg) > 1:
@@ -68,7 +72,7 @@ def _infer_shape(shape, n):
 
 def _view_strides(x, shape):
     """Strides that show x's elements in `shape` without a copy, or None (PyTorch's computeStride)."""
-    if x.numel() <= 1 or x.is_contiguous():
+    if x._stride == contiguous_strides(x._shape) or x.numel() <= 1 or x.is_contiguous():
         return contiguous_strides(shape)
     old = [(s, st) for s, st in zip(x.shape, x._stride)]
     new_strides = [0] * len(shape)
@@ -186,11 +190,12 @@ def transpose(x, dim0, dim1):
     if x.dim() == 0:
         wrap_dim(dim0, 0), wrap_dim(dim1, 0)
         return make_view("Transpose", x, (), (), x._offset, lambda g: g)
-    a, b = wrap_dim(dim0, x.dim()), wrap_dim(dim1, x.dim())
-    dims = list(range(x.dim()))
-    dims[a], dims[b] = dims[b], dims[a]
-    return make_view("Transpose", x, [x.shape[d] for d in dims], [x._stride[d] for d in dims], x._offset,
-                     lambda g: transpose(g, a, b))
+    nd = len(x._shape)
+    a, b = wrap_dim(dim0, nd), wrap_dim(dim1, nd)
+    shape, stride = list(x._shape), list(x._stride)   # (lists: indexing a Size runs Python code)
+    shape[a], shape[b] = shape[b], shape[a]
+    stride[a], stride[b] = stride[b], stride[a]
+    return make_view("Transpose", x, shape, stride, x._offset, lambda g: transpose(g, a, b))
 
 
 @define("t", "shape", doc='t(input) -> Tensor\n\nThe transpose of a tensor of at most 2 dims.')
