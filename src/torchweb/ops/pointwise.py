@@ -80,7 +80,12 @@ def _make_function(name, backward_name, inplace):
         else:
             out = E.apply(name, operands)
             ctx.save_for_backward(*[operands[i] if i in idx else None for i in tensors], out if keep_y else None)
-        ctx.operands = nones or tuple([None if i in tensors else o for i, o in enumerate(operands)])
+        if nones is None:   # the numbers, with None for the tensors
+            nones = list(operands)
+            for i in tensors:
+                nones[i] = None
+            nones = tuple(nones)
+        ctx.operands = nones
         if number_saved:
             ctx._saved_any = True
         return out

@@ -51,13 +51,17 @@ class Node:
     depth-first walk of the key's arguments (a tensor read twice appears twice); scalars:
     the scalar values in evaluation order (children's first; a tuple). Its value is float32:
     only those are deferred. Nodes never change their leaves, scalars or storages once made
-    (consumers share them)."""
+    (consumers share them).
+    storages: every buffer the expression reads, inlined nodes included (id -> storage); a
+    node that reads no buffer its inlined child does not shares the child's dict, and its
+    group: the weakrefs of the pending storages whose nodes share that dict, registered as
+    one entry in each of those buffers' readers (so a chain of ops registers once)."""
 
-    __slots__ = ("key", "leaves", "scalars", "shape", "size", "storages", "inlined")
+    __slots__ = ("key", "leaves", "scalars", "shape", "size", "storages", "group", "inlined")
 
-    def __init__(self, key, leaves, scalars, shape, size, storages):
+    def __init__(self, key, leaves, scalars, shape, size, storages, group=None):
         self.key, self.leaves, self.scalars, self.shape, self.size = key, leaves, scalars, shape, size
-        self.storages = storages   # every buffer the expression reads, inlined nodes included
+        self.storages, self.group = storages, group
         self.inlined = False       # taken into a consumer's expression already
 
 
@@ -147,14 +151,19 @@ def _record(out, operands, tpl):
         return False
     s.pending = node
     ref = weakref.ref(s)
-    key = id(s)
-    _pending[key] = ref
+    _pending[id(s)] = ref
+    group = node.group
+    if group is not None:   # registered already, by the child whose inputs it shares
+        group.append(ref)
+        return True
+    node.group = group = [ref]
+    gid = id(group)
     for leaf_storage in node.storages.values():
         readers = leaf_storage.readers
         if readers is None:
-            leaf_storage.readers = {key: ref}
+            leaf_storage.readers = {gid: group}
         else:
-            readers[key] = ref
+            readers[gid] = group
             if not len(readers) & 63:
                 _prune(leaf_storage)
     return True
@@ -179,15 +188,17 @@ def _single(out, operands, tpl):
     if child is not None and tpl.f32[i] and not child.inlined and child.shape == shape \
             and o._offset == 0 and o._stride == out._stride and child.size < MAX_NODES:
         child.inlined = True
-        part, leaves, storages, size, scalars = child.key, child.leaves, child.storages, child.size + 1, child.scalars
+        part, leaves, scalars, size, storages, group = \
+            child.key, child.leaves, child.scalars, child.size + 1, child.storages, child.group
     else:
         if child is not None:
             os_.buffer_for_read()
-        part, leaves, storages, size, scalars = tpl.tokens[i], [(os_, o._stride, o._offset, o.dtype)], {id(os_): os_}, 1, ()
+        part, leaves, scalars, size, storages, group = \
+            tpl.tokens[i], [(os_, o._stride, o._offset, o.dtype)], (), 1, {id(os_): os_}, None
     if tpl.scalars:
         span = tpl.spans
         scalars = scalars + (operands[span] if span is not None else tuple([operands[j] for j in tpl.scalars]))
-    return Node(tpl.pre + (part,) + tpl.post, leaves, scalars, shape, size, storages)
+    return Node(tpl.pre + (part,) + tpl.post, leaves, scalars, shape, size, storages, group)
 
 
 def _pair(out, operands, tpl):
@@ -200,24 +211,29 @@ def _pair(out, operands, tpl):
     if ca is not None and tpl.f32[0] and not ca.inlined and ca.shape == shape \
             and a._offset == 0 and a._stride == stride and ca.size < MAX_NODES:
         ca.inlined = True
-        pa, la, sta, sca, size = ca.key, ca.leaves, ca.storages, ca.scalars, ca.size + 1
+        pa, la, sca, size, storages, group = ca.key, ca.leaves, ca.scalars, ca.size + 1, ca.storages, ca.group
     else:
         if ca is not None:
             sa.buffer_for_read()
-        pa, la, sta, sca, size = tpl.tokens[0], [(sa, a._stride, a._offset, a.dtype)], {id(sa): sa}, (), 1
+        pa, la, sca, size, storages, group = tpl.tokens[0], [(sa, a._stride, a._offset, a.dtype)], (), 1, {id(sa): sa}, None
     cb = sb.pending   # (after a's: b may be a, inlined or written just now)
     if cb is not None and tpl.f32[1] and not cb.inlined and cb.shape == shape \
             and b._offset == 0 and b._stride == stride and size + cb.size <= MAX_NODES:
         cb.inlined = True
-        pb, lb, stb, scb, size = cb.key, cb.leaves, cb.storages, cb.scalars, size + cb.size
+        pb, lb, scb, size = cb.key, cb.leaves, cb.scalars, size + cb.size
+        if group is None and id(sa) in cb.storages:   # (a a leaf that b's expression reads too)
+            storages, group = cb.storages, cb.group
+        else:
+            storages, group = storages | cb.storages, None
     else:
         if cb is not None:
             sb.buffer_for_read()
-        pb, lb, stb, scb = tpl.tokens[1], [(sb, b._stride, b._offset, b.dtype)], {id(sb): sb}, ()
-    storages = sta | stb
+        pb, lb, scb = tpl.tokens[1], [(sb, b._stride, b._offset, b.dtype)], ()
+        if id(sb) not in storages:   # (else, y + w in a loop: w is among y's inputs, shared)
+            storages, group = storages | {id(sb): sb}, None
     if len(storages) > MAX_LEAF_BUFFERS:
         return None
-    return Node((tpl.opkey, pa, pb), la + lb, sca + scb, shape, size, storages)
+    return Node((tpl.opkey, pa, pb), la + lb, sca + scb, shape, size, storages, group)
 
 
 def _general(out, operands, tpl):
@@ -257,24 +273,24 @@ def _general(out, operands, tpl):
 
 
 def _prune(storage):
-    """Drop the entries of storage.readers whose storage died pending. A pending storage that
-    dies leaves its entries in the readers of what it read (dropping them at every death
-    costs each op more than this, every 64 entries added): long-lived inputs never written
-    (weights in inference, say) would otherwise collect them without bound."""
-    storage.readers = {key: ref for key, ref in storage.readers.items() if ref() is not None}
+    """Drop the groups of storage.readers with no storage pending any more. A pending storage
+    that dies or is realized leaves its group's entry in the readers of what it read (dropping
+    them each time costs each op more than this, every 64 groups added): long-lived inputs
+    never written (weights in inference, say) would otherwise collect them without bound."""
+    storage.readers = {gid: group for gid, group in storage.readers.items()
+                       if _pending_in(group[-1]) or len(group) > 1 and any(map(_pending_in, group))}
+
+
+def _pending_in(ref):
+    s = ref()
+    return s is not None and s.pending is not None
 
 
 def forget(storage):
     """A pending storage's expression will never be needed (it is overwritten whole): drop it
     from the registries."""
-    key = id(storage)
-    _pending.pop(key, None)
-    node = storage.pending
-    storage.pending = None
-    for leaf_storage in node.storages.values():
-        readers = leaf_storage.readers
-        if readers:
-            readers.pop(key, None)
+    _pending.pop(id(storage), None)
+    storage.pending = None   # (its group's entries in its inputs' readers now skip it)
 
 
 def unallocated_bytes(pool):
@@ -297,13 +313,9 @@ def materialize(storage):
 def realize(storage):
     """Write a pending storage's values: one fused kernel for its whole expression."""
     node = storage.pending
-    storage.pending = None
-    key = id(storage)
-    _pending.pop(key, None)
+    storage.pending = None   # (its group's entries in its inputs' readers now skip it)
+    _pending.pop(id(storage), None)
     fused.run(storage.rt, storage, node)
-    for leaf_storage in node.storages.values():
-        if leaf_storage.readers:
-            leaf_storage.readers.pop(key, None)
 
 
 def write_into(src, dst, stride, whole):
@@ -315,21 +327,14 @@ def write_into(src, dst, stride, whole):
     node = src.pending
     if id(dst) in node.storages and not _reads_in_place(node, dst, stride):
         return False
-    key = id(src)
-    readers = dst.readers
-    if readers:
-        readers.pop(key, None)   # src reads dst's old values itself, element by element
+    src.pending = None   # (not a pending reader of dst: it reads dst's old values itself, element by element)
+    _pending.pop(id(src), None)
     if dst.pending is not None and whole:
         # overwritten whole: its expression is never needed (consumers that took it into
         # theirs compute it from its inputs)
         forget(dst)
     dst.buffer_id   # its other pending readers run now, on the old values (a partial pending dst too)
-    src.pending = None
-    _pending.pop(key, None)
     fused.run(dst.rt, dst, node)
-    for leaf_storage in node.storages.values():
-        if leaf_storage.readers:
-            leaf_storage.readers.pop(key, None)
     return True
 
 
@@ -354,7 +359,8 @@ def realize_readers(storage):
     """Realize every pending expression that reads storage (before it is written or read)."""
     readers = storage.readers
     storage.readers = None
-    for ref in readers.values():
-        reader = ref()
-        if reader is not None and reader.pending is not None:
-            realize(reader)
+    for group in readers.values():
+        for ref in group:
+            reader = ref()
+            if reader is not None and reader.pending is not None:
+                realize(reader)

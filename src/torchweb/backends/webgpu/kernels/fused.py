@@ -47,7 +47,7 @@ def _pack(ints, root, tail):
     """The parameter words: ints, root's scalars as float32, tail."""
     try:
         return struct.pack(f"<{len(ints)}I{len(root.scalars)}f{len(tail)}I", *ints, *root.scalars, *tail)
-    except OverflowError:   # a number past float32's range: scalar_bits gives inf, as a C cast
+    except (OverflowError, struct.error):   # past float32's range: scalar_bits gives inf, as a C cast
         bits = [scalar_bits(v, "f32") for v in root.scalars]
         return struct.pack(f"<{len(ints) + len(bits) + len(tail)}I", *ints, *bits, *tail)
 
