@@ -10,6 +10,8 @@ Each backend says what it wants through attributes: SPLIT_REDUCTIONS, MAX_MATMUL
 softmax_fits(row, rows) (backends/__init__.py).
 """
 
+from math import prod
+
 from .. import _dtype as D
 from ..backends import backend_for
 from .dispatch import empty
@@ -24,10 +26,9 @@ CHUNK = 8192                # elements per chunk (and at most 1024 chunks)
 def reduce(kind, out, inp, nred, acc_cls):
     """Reduce inp's last nred dims into out."""
     be = backend_for(out.device.type)
-    R = 1
-    for s in inp.shape[inp.dim() - nred:]:
-        R *= s
-    n_out = out.numel()
+    shape = inp._shape
+    R = prod(tuple(shape)[len(shape) - nred:])   # (a plain tuple's slice: a Size's runs Python)
+    n_out = prod(out._shape)
     if not be.SPLIT_REDUCTIONS or kind not in _SPLITTABLE or n_out > SPLIT_MAX_OUTPUTS or R < SPLIT_MIN:
         be.reduce(kind, out, inp, nred, acc_cls)
         return
@@ -88,8 +89,8 @@ def fused_softmax(out, inp, log):
     """softmax (or log_softmax) over inp's last dim into out in one kernel; False where the
     backend has none or it would do worse (the caller composes max, exp, sum)."""
     be = backend_for(out.device.type)
-    R = inp.shape[-1]
-    if not be.softmax_fits(R, inp.numel() // R):
+    *_, R = inp._shape
+    if not be.softmax_fits(R, prod(inp._shape) // R):
         return False
     be.softmax(out, inp, log)
     return True
