@@ -10,7 +10,7 @@ import torch
 
 import torchweb
 import torchweb.nn.functional  # noqa: F401
-from oracle import check
+from oracle import assert_close, check
 from test_autograd_ops import NoGrad, run_case
 
 
@@ -234,3 +234,31 @@ def test_log_sigmoid_losses_gradient_at_zero(device, name):
     mine = torchweb.tensor(x.detach().tolist(), device=device, requires_grad=True)
     getattr(torchweb.nn.functional, name)(mine, torchweb.tensor(t.tolist(), device=device)).backward()
     assert torch.allclose(torch.tensor(mine.grad.tolist()), x.grad, atol=1e-6)
+
+
+def test_nll_picks_the_target_without_touching_other_classes(device):
+    """-inf log-probabilities of other classes (a masked vocabulary) leave the loss finite, as
+    PyTorch's gather does (a one-hot product would give 0 * -inf = NaN); ignored targets count
+    nothing even where class 0 is -inf; with class weights; gradients too."""
+    import torch.nn.functional as TF
+    ninf = float("-inf")
+    logits = torch.tensor([[0.5, ninf, 1.0, ninf], [ninf, 2.0, 0.1, 0.3], [ninf, 0.2, 0.4, ninf]])
+    target = torch.tensor([2, 1, -100])
+    weight = torch.tensor([1.0, 2.0, 0.5, 3.0])
+    for reduction in ("mean", "sum", "none"):
+        for w in (None, weight):
+            def ce(M, x, t, *w_):
+                F_ = TF if M is torch else torchweb.nn.functional
+                return F_.cross_entropy(x, t, *w_, reduction=reduction)
+
+            def nll(M, x, t, *w_):
+                F_ = TF if M is torch else torchweb.nn.functional
+                return F_.nll_loss(F_.log_softmax(x, 1), t, *w_, reduction=reduction)
+            args = (logits, target) if w is None else (logits, target, w)
+            check(ce, *args, device=device)
+            check(nll, *args, device=device)
+    x = torchweb.tensor(logits.tolist(), device=device, requires_grad=True)
+    torchweb.nn.functional.cross_entropy(x, torchweb.tensor(target.tolist(), device=device)).backward()
+    xt = logits.clone().requires_grad_()
+    TF.cross_entropy(xt, target).backward()
+    assert_close(x.grad, xt.grad, rtol=1e-5, atol=1e-6)

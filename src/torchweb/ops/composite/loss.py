@@ -16,6 +16,7 @@ from ..._creation import arange, zeros
 from ...autograd import grad_mode
 from ...autograd.function import Function
 from ..activation import log_softmax
+from ..index_ops import gather
 from ..pointwise import call
 from ..registry import define
 from .. import linalg as L, reduction as R, shape as S
@@ -111,10 +112,14 @@ def _nll(logp, target, weight, ignore_index, reduction):
                            f"weight tensor of shape: {shape_str(weight.shape)}")
     _check_targets(target, c, ignore_index)
     class_dim = 0 if unbatched else 1
-    onehot = _onehot_mask(target, c, class_dim, logp.dtype)
-    valid = (target != ignore_index).to(logp.dtype)
-    picked = R.sum(logp * onehot, class_dim)
-    w = valid if weight is None else R.sum(onehot * _class_view(weight, logp), class_dim) * valid
+    # The target's log-probability gathered (as PyTorch's kernel reads it): no (N, C) one-hot
+    # mask, which for a language model's vocabulary would be gigabytes, and no 0 * -inf = NaN
+    # from the other classes. Ignored entries read class 0 and count exactly nothing.
+    keep = target != ignore_index
+    valid = keep.to(logp.dtype)
+    safe = call("where", keep, target, 0)
+    picked = call("where", keep, S.squeeze(gather(logp, class_dim, S.unsqueeze(safe, class_dim)), class_dim), 0.0)
+    w = valid if weight is None else gather(weight, 0, S.reshape(safe, (-1,))).reshape(safe.shape) * valid
     loss = -(picked * w)
     if reduction == "none":
         return loss
