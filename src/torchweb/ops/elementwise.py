@@ -203,33 +203,51 @@ def run(name, *operands, out=None, out_dtype=None):
 
 
 def binary(name, a, b):
-    """run(name, a, b) for a tensor a, a tensor or Python number b and no out= (the operators'
-    path): the same steps, with the operand loop unrolled and a known signature's plan used
-    as is; anything else goes through run."""
+    """run(name, a, b) for a tensor a and no out= (the operators' path): binary_number or
+    binary_tensor where b is a Python number or a tensor, else run."""
     tb = type(b)
+    if tb in _NUMBER_TYPES:
+        return binary_number(name, a, b)
+    if getattr(tb, "_is_torchweb_tensor", False):
+        return binary_tensor(name, a, b)
+    return run(name, a, b)
+
+
+# binary_number, binary_tensor, unary: run's steps for one signature shape, the operand loop
+# unrolled and a known signature's plan used as is (an unknown one goes through run, which
+# plans it). Output made inline, not by a helper: these run for every op.
+
+def binary_number(name, a, b):
+    """run(name, a, b) for a tensor a and b of type int, float or bool."""
     dev = a.device
     shape = a._shape
-    if tb in _NUMBER_TYPES:
-        plan = _PLANS.get((name, D._default_float[0], a.dtype, not shape, tb, dev.type))
-        if plan is None:
-            return run(name, a, b)
-        if plan.host_checks:
-            _host_checks(plan.op, (a, b), plan, dev)
-    elif getattr(tb, "_is_torchweb_tensor", False):
-        d = b.device
-        if d is not dev and d != dev:
-            _device_error(dev, d, name)
-        bshape = b._shape
-        plan = _PLANS.get((name, D._default_float[0], a.dtype, not shape, b.dtype, not bshape, dev.type))
-        if plan is None:
-            return run(name, a, b)
-        if plan.host_checks:
-            _host_checks(plan.op, (a, b), plan, dev)
-        if bshape != shape:
-            shape = broadcast_shapes(shape, bshape)
-            a, b = expand_to(a, shape), expand_to(b, shape)
-    else:
+    plan = _PLANS.get((name, D._default_float[0], a.dtype, not shape, type(b), dev.type))
+    if plan is None:
         return run(name, a, b)
+    if plan.host_checks:
+        _host_checks(plan.op, (a, b), plan, dev)
+    dt = plan.result
+    out = plan.make(plan.empty(prod(shape), dt), shape, contiguous_strides(shape), 0, dt, dev)
+    plan.fresh(plan.op, out, (a, b), plan)
+    return out
+
+
+def binary_tensor(name, a, b):
+    """run(name, a, b) for tensors a and b."""
+    dev = a.device
+    d = b.device
+    if d is not dev and d != dev:
+        _device_error(dev, d, name)
+    shape = a._shape
+    bshape = b._shape
+    plan = _PLANS.get((name, D._default_float[0], a.dtype, not shape, b.dtype, not bshape, dev.type))
+    if plan is None:
+        return run(name, a, b)
+    if plan.host_checks:
+        _host_checks(plan.op, (a, b), plan, dev)
+    if bshape != shape:
+        shape = broadcast_shapes(shape, bshape)
+        a, b = expand_to(a, shape), expand_to(b, shape)
     dt = plan.result
     out = plan.make(plan.empty(prod(shape), dt), shape, contiguous_strides(shape), 0, dt, dev)
     plan.fresh(plan.op, out, (a, b), plan)
@@ -249,6 +267,18 @@ def unary(name, a):
     out = plan.make(plan.empty(prod(shape), dt), shape, contiguous_strides(shape), 0, dt, dev)
     plan.fresh(plan.op, out, (a,), plan)
     return out
+
+
+def runner(operands):
+    """What apply runs for operands of these types: run(name, *operands) or its unrolled twin."""
+    if len(operands) <= 2 and is_tensor(operands[0]):
+        if len(operands) == 1:
+            return unary
+        if type(operands[1]) in _NUMBER_TYPES:
+            return binary_number
+        if is_tensor(operands[1]):
+            return binary_tensor
+    return run
 
 
 def apply(name, operands):

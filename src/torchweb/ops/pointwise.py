@@ -46,12 +46,14 @@ def _function(name, operands, inplace=False):
 def _spec(op, operands, needs):
     """What forward does for operands of these types and these needed grads: (positions of
     the tensor operands, positions of those saved, whether the result is saved, ctx.operands
-    when no operand is a number (else None), whether a number counts as saved)."""
+    when no operand is a number (else None), whether a number counts as saved, the op's
+    runner for these operand types: elementwise.runner)."""
     tensors = tuple(i for i, o in enumerate(operands) if is_tensor(o))
     idx, keep_y = _saves(op, operands, needs)
     numbers = len(tensors) < len(operands)
     # (PyTorch saves a number operand as a tensor: x * 2's MulBackward0 has saved something)
-    return tensors, idx, keep_y, None if numbers else (None,) * len(operands), numbers and op.saves != ""
+    return (tensors, idx, keep_y, None if numbers else (None,) * len(operands), numbers and op.saves != "",
+            E.runner(operands))
 
 
 def _make_function(name, backward_name, inplace):
@@ -64,7 +66,7 @@ def _make_function(name, backward_name, inplace):
         spec = specs.get(key)
         if spec is None:
             spec = specs[key] = _spec(op, operands, ctx.needs_input_grad)
-        tensors, idx, keep_y, nones, number_saved = spec
+        tensors, idx, keep_y, nones, number_saved, run = spec
         if inplace:
             xs = operands
             if 0 in idx:
@@ -78,7 +80,7 @@ def _make_function(name, backward_name, inplace):
             ctx.save_for_backward(*saved, out if keep_y else None)
             ctx._saved_versions = versions + ctx._saved_versions[-1:]
         else:
-            out = E.apply(name, operands)
+            out = run(name, *operands)
             ctx.save_for_backward(*[operands[i] if i in idx else None for i in tensors], out if keep_y else None)
         if nones is None:   # the numbers, with None for the tensors
             nones = list(operands)
@@ -135,16 +137,18 @@ def binary(name, a, b):
     """call(name, a, b) for the operators (a: a tensor), with the operand checks unrolled;
     NotImplemented where b is neither a tensor nor a number (Python then asks b)."""
     tb = type(b)
+    if tb in _NUMBERS:
+        if _grad["enabled"] and (a._requires_grad or (a._base is not None and a.requires_grad)):
+            return _call_grad(name, (a, b))
+        return E.binary_number(name, a, b)
     if getattr(tb, "_is_torchweb_tensor", False):
         if _grad["enabled"] and (a._requires_grad or b._requires_grad or (a._base is not None and a.requires_grad)
                                  or (b._base is not None and b.requires_grad)):
             return _call_grad(name, (a, b))
-    elif tb in _NUMBERS or isinstance(b, _NUMBERS):
-        if _grad["enabled"] and (a._requires_grad or (a._base is not None and a.requires_grad)):
-            return _call_grad(name, (a, b))
-    else:
-        return NotImplemented
-    return E.binary(name, a, b)
+        return E.binary_tensor(name, a, b)
+    if isinstance(b, _NUMBERS):   # (a subclass: numpy's float64, say)
+        return call(name, a, b)
+    return NotImplemented
 
 
 def inplace_function(name, operands):

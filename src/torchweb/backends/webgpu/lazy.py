@@ -38,7 +38,10 @@ from .pool import rounded_size
 ENABLED = os.environ.get("TORCHWEB_LAZY", "1") != "0"
 MAX_NODES = 48
 MAX_LEAF_BUFFERS = 6
-_pending = {}   # id -> weakref of every pending storage alive, for synchronize()
+# id -> group (Node.group) of every group with a storage pending, for synchronize() and
+# memory_allocated(): a pending storage is in exactly one group (groups whose storages all died
+# or were realized are pruned in bulk, every 64 groups made)
+_groups = {}
 _F32, _U8 = _dtype.float32, _dtype.uint8
 
 
@@ -151,13 +154,15 @@ def _record(out, operands, tpl):
         return False
     s.pending = node
     ref = weakref.ref(s)
-    _pending[id(s)] = ref
     group = node.group
     if group is not None:   # registered already, by the child whose inputs it shares
         group.append(ref)
         return True
     node.group = group = [ref]
     gid = id(group)
+    _groups[gid] = group
+    if not len(_groups) & 63:
+        _prune_groups()
     for leaf_storage in node.storages.values():
         readers = leaf_storage.readers
         if readers is None:
@@ -278,7 +283,8 @@ def _prune(storage):
     them each time costs each op more than this, every 64 groups added): long-lived inputs
     never written (weights in inference, say) would otherwise collect them without bound."""
     storage.readers = {gid: group for gid, group in storage.readers.items()
-                       if _pending_in(group[-1]) or len(group) > 1 and any(map(_pending_in, group))}
+                       if (s := group[-1]()) is not None and s.pending is not None or
+                       len(group) > 1 and _has_pending(group)}
 
 
 def _pending_in(ref):
@@ -286,20 +292,43 @@ def _pending_in(ref):
     return s is not None and s.pending is not None
 
 
+def _has_pending(group):
+    """Any storage of the group pending (its last one, most often: a dead group reads its
+    last reference only unless it is a chain)."""
+    return (s := group[-1]()) is not None and s.pending is not None or \
+        len(group) > 1 and any(map(_pending_in, group))
+
+
+def _prune_groups():
+    global _groups
+    _groups = {gid: group for gid, group in _groups.items()
+               if (s := group[-1]()) is not None and s.pending is not None or
+               len(group) > 1 and _has_pending(group)}
+
+
+def pending_storages():
+    """Every pending storage alive."""
+    found = []
+    for group in _groups.values():
+        for ref in group:
+            s = ref()
+            if s is not None and s.pending is not None:
+                found.append(s)
+    return found
+
+
 def forget(storage):
     """A pending storage's expression will never be needed (it is overwritten whole): drop it
     from the registries."""
-    _pending.pop(id(storage), None)
-    storage.pending = None   # (its group's entries in its inputs' readers now skip it)
+    storage.pending = None   # (its group's entries now skip it)
 
 
 def unallocated_bytes(pool):
     """Bytes the pending storages of this pool's runtime would hold had they their buffers
     (memory_allocated() counts a tensor whether or not its buffer was taken yet)."""
     total = 0
-    for ref in _pending.values():
-        s = ref()
-        if s is not None and not s.touched and s.rt.pool is pool:
+    for s in pending_storages():
+        if not s.touched and s.rt.pool is pool:
             total += rounded_size(max(4, (s.numel * (2 if s.dtype.gpu_storage == "f16" else 4) + 3) & ~3))
     return total
 
@@ -313,8 +342,7 @@ def materialize(storage):
 def realize(storage):
     """Write a pending storage's values: one fused kernel for its whole expression."""
     node = storage.pending
-    storage.pending = None   # (its group's entries in its inputs' readers now skip it)
-    _pending.pop(id(storage), None)
+    storage.pending = None   # (its group's entries now skip it)
     fused.run(storage.rt, storage, node)
 
 
@@ -328,7 +356,6 @@ def write_into(src, dst, stride, whole):
     if id(dst) in node.storages and not _reads_in_place(node, dst, stride):
         return False
     src.pending = None   # (not a pending reader of dst: it reads dst's old values itself, element by element)
-    _pending.pop(id(src), None)
     if dst.pending is not None and whole:
         # overwritten whole: its expression is never needed (consumers that took it into
         # theirs compute it from its inputs)
@@ -348,11 +375,11 @@ def _reads_in_place(node, dst, stride):
 
 def realize_all():
     """Write every pending storage (torchweb.webgpu.synchronize(): all work done, as eager)."""
-    for ref in list(_pending.values()):
-        storage = ref()
-        if storage is not None and storage.pending is not None:
+    global _groups
+    for storage in pending_storages():
+        if storage.pending is not None:
             realize(storage)
-    _pending.clear()
+    _groups = {}
 
 
 def realize_readers(storage):

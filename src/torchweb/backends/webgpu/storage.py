@@ -77,10 +77,8 @@ class GPUStorage:
 
     def __del__(self):
         try:
-            if self.pending is not None:
-                # died unrealized: nothing will read it (its entries in its inputs' readers
-                # are dropped in bulk later: lazy._prune)
-                lazy._pending.pop(id(self), None)
+            # (died pending: nothing will read it; its group's registrations are dropped in
+            # bulk once nothing in the group is pending: lazy._prune)
             if self.touched:   # untouched: no buffer was ever taken, none to give back
                 self.rt.free(self._buffer_id, self.size)
         except Exception:  # interpreter shutdown: the runtime may be gone already

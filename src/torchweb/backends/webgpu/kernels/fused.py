@@ -54,9 +54,11 @@ def _pack(ints, root, tail):
 
 def run(rt, storage, root):
     # distinct leaves, and which one each leaf read of the expression is (part of the key)
-    index = {}
-    occurrences = tuple([index.setdefault(leaf, len(index)) for leaf in root.leaves])
-    leaves = list(index)
+    leaves = list(dict.fromkeys(root.leaves))
+    if len(leaves) == len(root.leaves):
+        occurrences = tuple(range(len(leaves)))
+    else:   # (no Python loop over the reads: a chain of y + w reads w once per op)
+        occurrences = tuple(map({leaf: i for i, leaf in enumerate(leaves)}.__getitem__, root.leaves))
     shape = root.shape
     n = numel(shape)
     # bind inputs first: touching their buffers realizes what they depend on (recorded before us).
