@@ -88,6 +88,20 @@ def test_gradients_through_softmax_and_sum():
     assert_close(mine.grad, xt.grad, rtol=1e-4, atol=1e-6)
 
 
+@pytest.mark.parametrize("row", [1, 2, 65, 256, 257, 4097])
+def test_moments_and_layer_norm(row):
+    """var/std/var_mean (kernels/moments.py) and layer_norm's statistics: a thread per row up
+    to moments.SOFTWARE_SHORT, workgroups past it."""
+    x = _rand(6, row)
+    _same(lambda a: a.var(-1), x, rtol=1e-4, atol=1e-4)
+    _same(lambda a: a.std(-1, correction=0), x, rtol=1e-4, atol=1e-4)
+    _same(lambda a: torch.var_mean(a, -1) if isinstance(a, torch.Tensor) else torchweb.var_mean(a, -1), x,
+          rtol=1e-4, atol=1e-4)
+    F = torchweb.nn.functional
+    _same(lambda a: (torch.nn.functional if isinstance(a, torch.Tensor) else F).layer_norm(a, (row,)), x,
+          rtol=1e-4, atol=1e-4)
+
+
 def test_default_is_by_adapter(monkeypatch):
     from torchweb.backends.webgpu.runtime import get_runtime
     monkeypatch.setitem(RK.FAST, "few_barriers", None)

@@ -21,6 +21,7 @@ from ..storage import GPUStorage
 from . import subgroups as SG
 from .bindings import bind, kinds
 from .elementwise import WORKGROUP, coalesce, param
+from .reduction import few_barriers
 from .softmax import row_launch
 from .wgsl import helpers_source, load, store
 
@@ -37,6 +38,7 @@ CACHE_UNITS = 8
 # Few long rows (and rows past MAX_ROW) go in chunks of about CHUNK elements, a workgroup each,
 # whose partial moments a second kernel merges (ops/lowering.py's thresholds for reductions)
 SPLIT_MIN, SPLIT_MAX_ROWS, CHUNK, MAX_CHUNKS = 65536, 256, 8192, 1024
+SOFTWARE_SHORT = 256   # a thread per row up to this long where barriers are costly (SwiftShader)
 
 _INF_BITS = "0x7f800000u"
 
@@ -68,7 +70,7 @@ def run(rt, out, inp, denom, std, with_mean):
         _PLANS.clear()   # (plans depend on these: another setting forgets them)
         _PLANS_MADE[:] = [dict(FAST), id(rt), rt.max_workgroups]
     sig = (denom, std, with_mean, inp._shape, inp._stride, inp._offset, inp.dtype, out._offset, out.dtype,
-           si is so, SG.ENABLED, SG.MIN_SIZE)
+           si is so, SG.ENABLED, SG.MIN_SIZE, few_barriers(rt))
     plan = _PLANS.get(sig)
     if plan is None:
         plan = _run(rt, out, inp, denom, std, with_mean)
@@ -103,7 +105,10 @@ def _run(rt, out, inp, denom, std, with_mean):
         buffers, (slot,) = bind(out, inp)
         assert slot, "out must be a fresh tensor"
         out_dtype, out_off = out.dtype, out._offset
-    short = R <= FAST["short"]
+    # (SwiftShader: rows up to SOFTWARE_SHORT long, a thread each, no barriers; shorter than
+    # reductions' limit: one thread's running sums of shifted values drift with the row's
+    # length, a mean 3.6e-4 off at 4096 where the workgroup's tree is 4e-7 off)
+    short = R <= (SOFTWARE_SHORT if FAST["short"] and few_barriers(rt) else FAST["short"])
     lanes = 4 if (FAST["vec"] == 4 and not short and inp.dtype.name == "float32" and R % 4 == 0
                   and all(v % 4 == 0 for v in [inp._offset] + istr)) else 1
     units = size // lanes   # a workgroup's: a row's or a chunk's
