@@ -13,13 +13,17 @@ What keeps PyTorch's eager semantics:
   checks stay eager, so their errors point at the op), and only float32 results (no rounding
   of an intermediate is skipped).
 - Expressions are bounded (MAX_NODES ops, MAX_LEAF_BUFFERS distinct input buffers: WebGPU's
-  8 storage buffers per dispatch), and a node used twice is computed once per thread.
+  8 storage buffers per dispatch), and a pending storage is taken into one consumer's
+  expression only (a second consumer reads it written: fan-out never repeats work).
 
 Recording is the hot path of every float32 elementwise op, so what depends only on the op's
 dtype plan (whether it may be deferred, its operands' parts of the kernel's cache key) is
 decided once per plan (`template`), and each node carries what realizing its expression needs
 (its structural key, leaves and scalars in kernel order), built from its children's as ops are
-recorded: the realize does not walk the expression unless it compiles a kernel.
+recorded: the realize does not walk the expression unless it compiles a kernel. The pending
+readers of a buffer are registered by group (Node.group): a chain of ops over the same inputs
+registers once, and nothing is unregistered when a pending storage dies or is realized
+(entries with nothing pending left are dropped in bulk).
 
 TORCHWEB_LAZY=0 in the environment turns deferral off (every op dispatched as it comes).
 """
@@ -73,19 +77,22 @@ class Template:
     class); tokens, each operand's key token; f32, per operand whether it is a float32 tensor
     (which may be an inlined child); tensors, the positions of the tensor operands; scalars,
     the positions of the scalar ones, and their slice of the operands if they are contiguous
-    (spans); pre and post: the key's parts around the token of the first tensor operand.
+    (spans); pre and post: the key's parts around the token of the first tensor operand,
+    leaf_key: the key where that operand is a leaf and the only tensor.
     Ops with one tensor operand (unary ops, a tensor and numbers) are recorded by _single, two
     and no numbers by _pair, others by _general."""
 
-    __slots__ = ("opkey", "tokens", "f32", "tensors", "scalars", "spans", "pre", "post", "record")
+    __slots__ = ("opkey", "tokens", "f32", "tensors", "scalars", "spans", "pre", "post", "leaf_key",
+                 "record")
 
     def __init__(self, opkey, tokens, f32):
         self.opkey, self.tokens, self.f32 = opkey, tokens, f32
         self.tensors = tuple(i for i, t in enumerate(tokens) if t[0] == "t")
         self.scalars = sc = tuple(i for i, t in enumerate(tokens) if t[0] == "s")
-        self.spans = slice(sc[0], sc[-1] + 1) if sc and sc[-1] - sc[0] == len(sc) - 1 else None
+        self.spans = slice(0, 0) if not sc else slice(sc[0], sc[-1] + 1) if sc[-1] - sc[0] == len(sc) - 1 else None
         i = self.tensors[0] if self.tensors else 0
         self.pre, self.post = (opkey,) + tokens[:i], tokens[i + 1:]
+        self.leaf_key = self.pre + tokens[i:i + 1] + self.post
         self.record = (_single if len(self.tensors) == 1 else
                        _pair if len(self.tensors) == 2 and not self.scalars else _general)
 
@@ -190,20 +197,16 @@ def _single(out, operands, tpl):
     os_ = o._storage
     child = os_.pending
     shape = out._shape
+    span = tpl.spans
+    scalars = operands[span] if span is not None else tuple([operands[j] for j in tpl.scalars])
     if child is not None and tpl.f32[i] and not child.inlined and child.shape == shape \
             and o._offset == 0 and o._stride == out._stride and child.size < MAX_NODES:
         child.inlined = True
-        part, leaves, scalars, size, storages, group = \
-            child.key, child.leaves, child.scalars, child.size + 1, child.storages, child.group
-    else:
-        if child is not None:
-            os_.buffer_for_read()
-        part, leaves, scalars, size, storages, group = \
-            tpl.tokens[i], [(os_, o._stride, o._offset, o.dtype)], (), 1, {id(os_): os_}, None
-    if tpl.scalars:
-        span = tpl.spans
-        scalars = scalars + (operands[span] if span is not None else tuple([operands[j] for j in tpl.scalars]))
-    return Node(tpl.pre + (part,) + tpl.post, leaves, scalars, shape, size, storages, group)
+        return Node(tpl.pre + (child.key,) + tpl.post, child.leaves, child.scalars + scalars, shape,
+                    child.size + 1, child.storages, child.group)
+    if child is not None:
+        os_.buffer_for_read()
+    return Node(tpl.leaf_key, [(os_, o._stride, o._offset, o.dtype)], scalars, shape, 1, {id(os_): os_}, None)
 
 
 def _pair(out, operands, tpl):
@@ -281,29 +284,24 @@ def _prune(storage):
     """Drop the groups of storage.readers with no storage pending any more. A pending storage
     that dies or is realized leaves its group's entry in the readers of what it read (dropping
     them each time costs each op more than this, every 64 groups added): long-lived inputs
-    never written (weights in inference, say) would otherwise collect them without bound."""
+    never written (weights in inference, say) would otherwise collect them without bound.
+    (The test inline: most groups are one op, whose storage is checked without a call.)"""
     storage.readers = {gid: group for gid, group in storage.readers.items()
                        if (s := group[-1]()) is not None and s.pending is not None or
-                       len(group) > 1 and _has_pending(group)}
+                       len(group) > 1 and any(map(_pending_in, group))}
+
+
+def _prune_groups():
+    """Drop the groups with no storage pending any more from _groups (as _prune)."""
+    global _groups
+    _groups = {gid: group for gid, group in _groups.items()
+               if (s := group[-1]()) is not None and s.pending is not None or
+               len(group) > 1 and any(map(_pending_in, group))}
 
 
 def _pending_in(ref):
     s = ref()
     return s is not None and s.pending is not None
-
-
-def _has_pending(group):
-    """Any storage of the group pending (its last one, most often: a dead group reads its
-    last reference only unless it is a chain)."""
-    return (s := group[-1]()) is not None and s.pending is not None or \
-        len(group) > 1 and any(map(_pending_in, group))
-
-
-def _prune_groups():
-    global _groups
-    _groups = {gid: group for gid, group in _groups.items()
-               if (s := group[-1]()) is not None and s.pending is not None or
-               len(group) > 1 and _has_pending(group)}
 
 
 def pending_storages():
@@ -315,12 +313,6 @@ def pending_storages():
             if s is not None and s.pending is not None:
                 found.append(s)
     return found
-
-
-def forget(storage):
-    """A pending storage's expression will never be needed (it is overwritten whole): drop it
-    from the registries."""
-    storage.pending = None   # (its group's entries now skip it)
 
 
 def unallocated_bytes(pool):
@@ -342,7 +334,7 @@ def materialize(storage):
 def realize(storage):
     """Write a pending storage's values: one fused kernel for its whole expression."""
     node = storage.pending
-    storage.pending = None   # (its group's entries now skip it)
+    storage.pending = None   # (the entries of its group now skip it)
     fused.run(storage.rt, storage, node)
 
 
@@ -356,10 +348,10 @@ def write_into(src, dst, stride, whole):
     if id(dst) in node.storages and not _reads_in_place(node, dst, stride):
         return False
     src.pending = None   # (not a pending reader of dst: it reads dst's old values itself, element by element)
-    if dst.pending is not None and whole:
-        # overwritten whole: its expression is never needed (consumers that took it into
-        # theirs compute it from its inputs)
-        forget(dst)
+    if whole:
+        # overwritten whole: a pending expression of dst is never needed (consumers that took
+        # it into theirs compute it from its inputs)
+        dst.pending = None
     dst.buffer_id   # its other pending readers run now, on the old values (a partial pending dst too)
     fused.run(dst.rt, dst, node)
     return True
