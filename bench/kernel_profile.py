@@ -3,11 +3,11 @@ captured with torchweb.compile, then each dispatch of the captured program is ru
 in one submission, and timed to the GPU's completion; times are summed per kernel family (the
 first element of the pipeline's cache key) and per pipeline.
 
-    PYTHONPATH=src python3 bench/kernel_profile.py [--smoke | --browser-gpt] [--repeat R] [--out FILE]
+    PYTHONPATH=src python3 bench/kernel_profile.py [--smoke | --browser-gpt | --mlp] [--repeat R] [--out FILE]
 
 --browser-gpt: the browser suite's small GPT (2 layers, width 64, T 32, batch 4), e.g. on
 SwiftShader natively (VK_ICD_FILENAMES=/usr/lib/chromium/vk_swiftshader_icd.json): where the
-browser's training step spends its time.
+browser's training step spends its time. --mlp: the MLP 784-256-10 Adam step (batch 64) instead.
 
 Per-dispatch times include one submission and wait spread over R runs: small kernels read a
 little high. The total is compared with the replayed step's measured GPU time.
@@ -25,18 +25,20 @@ import torchweb  # noqa: E402
 from torchweb.backends.webgpu import commands as C  # noqa: E402
 from torchweb.backends.webgpu.runtime import get_runtime  # noqa: E402
 from timing import best_of, warm_up  # noqa: E402
-from workloads import BROWSER_GPT, _gpt_step  # noqa: E402
+from workloads import BROWSER_GPT, _gpt_step, _mlp_step  # noqa: E402
 
 
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--smoke", action="store_true")
     ap.add_argument("--browser-gpt", action="store_true")
+    ap.add_argument("--mlp", action="store_true")
     ap.add_argument("--repeat", type=int, default=20)
     ap.add_argument("--out")
     a = ap.parse_args()
     torchweb.manual_seed(0)
-    step = torchweb.compile(_gpt_step(torchweb, "webgpu", a.smoke, BROWSER_GPT if a.browser_gpt else None))
+    step = torchweb.compile(_mlp_step(torchweb, "webgpu", 64) if a.mlp else
+                            _gpt_step(torchweb, "webgpu", a.smoke, BROWSER_GPT if a.browser_gpt else None))
     warm_up(step, torchweb.webgpu.synchronize, calls=5)
     step_s = best_of(step, torchweb.webgpu.synchronize, 1, 5)[0]
     graph = next(e.graph for e in step.cache.values() if e.graph is not None)

@@ -127,9 +127,39 @@ async def check_without_jspi(rt):
     assert await (t.ones(3, device="webgpu") * 2).tolist_async() == [2.0, 2.0, 2.0]
 
 
+async def check_gradient_ownership(rt):
+    # autograd/engine.py takes a leaf's unshared first gradient without a copy, judging
+    # "unshared" by sys.getrefcount, whose counts differ across Python versions: on this
+    # Python (Pyodide's) the unshared ones must be taken and the shared one copied.
+    import torchweb as t
+    from torchweb.autograd import engine
+    assert engine._ONE_HOLDER is not None, "refcounts do not tell one holder from two here"
+    copied = []
+    orig = engine.accumulate_grad
+
+    def counting(var, g):
+        copied.append(var)
+        return orig(var, g)
+    engine.accumulate_grad = counting
+    try:
+        x = t.ones(2, 3, device="webgpu", requires_grad=True)
+        w = t.ones(3, 2, device="webgpu", requires_grad=True)
+        (x @ w).sum().backward()
+        assert not copied, "matmul gradients were copied"
+        a = t.ones(4, device="webgpu", requires_grad=True)
+        b = t.ones(4, device="webgpu", requires_grad=True)
+        (a + b).sum().backward()   # one tensor given to both: copied
+        assert len(copied) == 2, len(copied)
+    finally:
+        engine.accumulate_grad = orig
+    a.grad.add_(1.0)
+    assert await b.grad.tolist_async() == [1.0] * 4
+    assert await w.grad.tolist_async() == [[2.0, 2.0]] * 3
+
+
 CHECKS = [check_roundtrip, check_write_order, check_many_dispatches, check_odd_write,
           check_2d_grid, check_bad_wgsl, check_device_state, check_no_leaks,
-          check_without_jspi]
+          check_without_jspi, check_gradient_ownership]
 
 
 async def run_driver_checks():

@@ -1,6 +1,9 @@
 """The backward engine: walks the graph from the roots in dependency order, each node once
 however many paths reach it, and accumulates into leaves (or captures, for autograd.grad)."""
 
+import sys
+
+from .._size import contiguous_strides
 from . import grad_mode
 from .function import AccumulateGrad
 
@@ -71,8 +74,11 @@ def run_backward(roots, grad_roots, retain_graph, capture=None, accumulate=True)
         _add(buffers, node, nr, g)
     ready = [node for node in {id(e[0]): e[0] for e in edges}.values() if deps.get(id(node), 0) == 0]
     ran = []
-    # (the loop below runs once per node of the graph: names bound once, the common cases
-    # without helper calls)
+    # Gradients this pass made that nothing else holds (id -> the tensor): a leaf whose .grad
+    # is unset takes one as it is instead of a copy (_accumulate), as PyTorch's AccumulateGrad
+    # steals a gradient no one else references. (the loop below runs once per node of the
+    # graph: names bound once, the common cases without helper calls)
+    owned = {}
     empty = {}
     try:
         with grad_mode.set_grad_enabled(False):
@@ -80,7 +86,7 @@ def run_backward(roots, grad_roots, retain_graph, capture=None, accumulate=True)
                 node = ready.pop()
                 grads = buffers.pop(id(node), empty)
                 if type(node) is AccumulateGrad:
-                    _accumulate(node, grads.get(0), capture, accumulate)
+                    _accumulate(node, grads.get(0), capture, accumulate, owned)
                     continue
                 n_out = node.noutputs
                 outs = [grads.get(0)] if n_out == 1 else [grads.get(i) for i in range(n_out)]
@@ -114,19 +120,30 @@ def run_backward(roots, grad_roots, retain_graph, capture=None, accumulate=True)
                 for hook in node._hooks:
                     hook(results, outs)
                 meta = node.metadata.get("inputs")
+                # the library's own backward formulas make fresh results (a user's Function or
+                # node hook may keep theirs); an incoming gradient passed on, or one result
+                # given to two inputs, is shared
+                ours = node.fn.__module__.startswith("torchweb.") and not node._hooks
                 for i, ((nxt, nr), g) in enumerate(zip(nexts, results)):
                     if nxt is None or (needed is not None and id(nxt) not in needed):
                         continue
                     key = id(nxt)
                     if g is not None:
+                        mine = ours and g._base is None and _fresh(g, outs, results)
                         if meta and meta[i] is not None and (g._shape != meta[i][0] or g.dtype is not meta[i][1]):
-                            g = _check_grad(node, i, g)
+                            g2 = _check_grad(node, i, g)
+                            mine, g = mine or g2 is not g, g2
                         slot = buffers.get(key)
+                        prev = None if slot is None else slot.get(nr)
+                        if prev is not None:
+                            owned.pop(id(prev), None)
+                            g, mine = prev + g, True
+                        if mine:
+                            owned[id(g)] = g
                         if slot is None:
                             buffers[key] = {nr: g}
                         else:
-                            prev = slot.get(nr)
-                            slot[nr] = g if prev is None else prev + g
+                            slot[nr] = g
                     left = deps[key] - 1
                     deps[key] = left
                     if left == 0:
@@ -135,6 +152,18 @@ def run_backward(roots, grad_roots, retain_graph, capture=None, accumulate=True)
         if not retain_graph:
             for node in ran:
                 node.ctx._free()
+
+
+def _fresh(g, outs, results):
+    """g is not one of the node's incoming gradients and is given to one input only."""
+    for o in outs:
+        if o is g:
+            return False
+    n = 0
+    for r in results:
+        if r is g:
+            n += 1
+    return n == 1
 
 
 def _all_none(outs):
@@ -168,18 +197,49 @@ def _add(buffers, node, nr, g):
     slot[nr] = g if prev is None else prev + g
 
 
-def _accumulate(node, g, capture, accumulate):
+def _accumulate(node, g, capture, accumulate, owned=None):
     var = node.variable
     if g is None:
         return
+    mine = owned is not None and owned.pop(id(g), None) is g
     for h in var._hooks:
+        mine = False   # (a hook may keep the gradient it is given)
         r = h(g)
         if r is not None:
             g = r
     if capture is not None and (id(node), 0) in capture:
         capture[(id(node), 0)] = g
+        mine = False
     if accumulate:
-        accumulate_grad(var, g)
+        if mine and var._grad is None and _can_take(var, g):
+            var._grad = g
+            g._backend().materialize(g)
+        else:
+            accumulate_grad(var, g)
+
+
+def _one_holder():
+    """What sys.getrefcount reports for a slot attribute's value (as Tensor._storage) held by
+    that attribute alone; None (never take a gradient) where one holder and two read alike."""
+    class Holder:
+        __slots__ = ("value",)
+    a, b = Holder(), Holder()
+    a.value = object()
+    one = sys.getrefcount(a.value)
+    b.value = a.value
+    return one if sys.getrefcount(a.value) == one + 1 else None
+
+
+_ONE_HOLDER = _one_holder()
+
+
+def _can_take(var, g):
+    """g may become var.grad as it is: a gradient of var's shape, dtype and device, in the
+    contiguous layout a copy would have, whose storage no other tensor (no view, no detached
+    alias, no pending expression) holds."""
+    return (g._shape == var._shape and g.dtype is var.dtype and g.device == var.device
+            and g._base is None and g._offset == 0 and g._stride == contiguous_strides(g._shape)
+            and not g._requires_grad and sys.getrefcount(g._storage) == _ONE_HOLDER)
 
 
 def accumulate_grad(var, g):
