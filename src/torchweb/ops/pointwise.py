@@ -24,22 +24,28 @@ def _saves(op, operands, needs):
     return idx, op.result_for >= 0 and needs[op.result_for]
 
 
-_FUNCTIONS = {}
+_FUNCTIONS = {}   # (name, node name, inplace) -> Function; (name, inplace) where the name is one
 _NODE_NAMES = {}   # op name -> its node's name (or the pair of names), as _function derives it
 
 
 def _function(name, operands, inplace=False):
     """The autograd Function of op `name` (in place: it writes operands[0])."""
+    fn = _FUNCTIONS.get((name, inplace))   # (most ops: one node name, whatever the operands)
+    if fn is not None:
+        return fn
     names = _NODE_NAMES.get(name)
     if names is None:
         names = _NODE_NAMES[name] = (OPS[name].node or
                                      "".join(p.capitalize() for p in name.split("_")) + "Backward0")
-    if isinstance(names, tuple):
+    pair = isinstance(names, tuple)
+    if pair:
         names = names[any(is_tensor(o) for o in operands[1:])]
     key = (name, names, inplace)
     fn = _FUNCTIONS.get(key)
     if fn is None:
         fn = _FUNCTIONS[key] = _make_function(name, names, inplace)
+    if not pair:
+        _FUNCTIONS[name, inplace] = fn
     return fn
 
 
