@@ -206,3 +206,18 @@ def test_numbers_past_float32_and_special_values_in_fused_kernels():
     for f in (lambda t: t * 1e300, lambda t: (t + float("inf")) * 0.5, lambda t: t * -3.5e38,
               lambda t: (t + 1) * True + False, lambda t: t / 3.4028235677973366e38 * 2.0 ** 127):
         assert_close((f(x) - 1).abs(), (f(a) - 1).abs())
+
+
+def test_wide_expressions_and_ops_of_three_operands():
+    ts = [make((5,)) for _ in range(9)]
+    xs = [ours(t, "webgpu") for t in ts]
+    acc, want = xs[0] * 1, ts[0] * 1
+    for x, t in zip(xs[1:], ts[1:]):
+        acc, want = acc + x, want + t      # past MAX_LEAF_BUFFERS inputs: the op runs at once
+    assert_close(acc, want)
+    c = ts[0] > 0
+    a, b = xs[1] * 2, xs[2] + 1            # both taken into where's expression
+    assert_close(tw.where(ours(c, "webgpu"), a, b) * 3, torch.where(c, ts[1] * 2, ts[2] + 1) * 3)
+    assert_close(tw.where(ours(c, "webgpu"), 0.5, xs[3] - 1), torch.where(c, 0.5, ts[3] - 1))
+    assert_close(tw.add(xs[4] * 2, xs[5] / 3, alpha=2.5) - 1, torch.add(ts[4] * 2, ts[5] / 3, alpha=2.5) - 1)
+    assert_close(tw.clamp(xs[6] * 3, -1.5, 2.0) + 1, torch.clamp(ts[6] * 3, -1.5, 2.0) + 1)
