@@ -31,6 +31,8 @@ TORCHWEB_LAZY=0 in the environment turns deferral off (every op dispatched as it
 import os
 import weakref
 
+from operator import call
+
 from math import prod
 
 from ... import _dtype
@@ -308,9 +310,8 @@ def pending_storages():
     """Every pending storage alive."""
     found = []
     for group in _groups.values():
-        for ref in group:
-            s = ref()
-            if s is not None and s.pending is not None:
+        for s in filter(None, map(call, group)):   # (its live storages, the dead skipped in C)
+            if s.pending is not None:
                 found.append(s)
     return found
 
@@ -379,7 +380,6 @@ def realize_readers(storage):
     readers = storage.readers
     storage.readers = None
     for group in readers.values():
-        for ref in group:
-            reader = ref()
-            if reader is not None and reader.pending is not None:
+        for reader in filter(None, map(call, group)):
+            if reader.pending is not None:
                 realize(reader)
