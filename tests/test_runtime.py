@@ -33,6 +33,52 @@ def test_pool_is_bounded_and_reuses():
     assert destroyed and destroyed[0] == a
 
 
+def test_pool_hands_out_the_lowest_free_id():
+    """Whatever order buffers come back in, the same ones are handed out next: a training
+    loop's steps then bind the same buffer combinations (bind groups are made once)."""
+    created = []
+    pool = BufferPool(lambda size: created.append(size) or len(created), lambda bid: None)
+    first = [pool.acquire(1000)[0] for _ in range(4)]
+    for order in ([3, 1, 0, 2], [2, 3, 0, 1]):
+        for i in order:
+            pool.release(first[i], rounded_size(1000))
+        assert [pool.acquire(1000)[0] for _ in range(4)] == sorted(first)
+    pool.release(first[2], rounded_size(1000))
+    assert pool.take(first[2]) == rounded_size(1000) and pool.free_bytes == 0
+    assert len(created) == 4
+
+
+def test_training_steps_make_no_new_bind_groups():
+    """After a few steps of a small MLP's training, a step makes no bind group (native driver)."""
+    rt = get_runtime()
+    drv = rt.driver
+    if not hasattr(drv, "_create_bind_group"):
+        pytest.skip("not the native driver")
+    torchweb.manual_seed(0)
+    model = torchweb.nn.Sequential(torchweb.nn.Linear(20, 32), torchweb.nn.ReLU(), torchweb.nn.Linear(32, 5))
+    model = model.to("webgpu")
+    opt = torchweb.optim.Adam(model.parameters(), lr=1e-3)
+    x, y = torchweb.randn(16, 20, device="webgpu"), torchweb.randint(0, 5, (16,), device="webgpu")
+
+    def step():
+        opt.zero_grad()
+        torchweb.nn.functional.cross_entropy(model(x), y).backward()
+        opt.step()
+        torchweb.webgpu.synchronize()
+    made = []
+    orig = drv._create_bind_group
+    drv._create_bind_group = lambda *a: made.append(1) or orig(*a)
+    try:
+        for _ in range(6):
+            step()
+        made.clear()
+        step()
+        step()
+    finally:
+        del drv._create_bind_group
+    assert not made, f"{len(made)} bind groups made in two steps"
+
+
 def test_buffers_return_when_tensors_die():
     rt = get_runtime()
     gc.collect()

@@ -7,6 +7,7 @@ the largest buffer handed out (up to GROW_LIMIT).
 """
 
 from collections import OrderedDict
+from heapq import heapify, heappop, heappush
 
 MIN_BYTES = 256
 GROW_LIMIT = 1 << 30   # the free bytes a pool may keep, at most, after growing for big buffers
@@ -18,6 +19,11 @@ def rounded_size(nbytes):
     top = 1 << (nbytes - 1).bit_length()      # next power of two
     step = top // 8                           # quarter steps of the lower power of two
     return -(-nbytes // step) * step
+
+
+def _heap_remove(heap, item):
+    heap.remove(item)
+    heapify(heap)
 
 
 _ROUNDED = {}   # nbytes -> rounded_size(nbytes): every buffer taken asks
@@ -57,7 +63,10 @@ class BufferPool:
             self.max_free_bytes = 2 * size
         ids = self._free.get(size)
         if ids:
-            bid = ids.pop()
+            # the lowest free id, whatever order buffers came back in: a training loop then gets
+            # the same buffers at the same points every step, and the bind groups made for them
+            # (one per combination of buffers, cached by the drivers) are made once
+            bid = heappop(ids)
             del self._lru[bid]
             self.free_bytes -= size
         else:
@@ -69,7 +78,7 @@ class BufferPool:
 
     def release(self, bid, size):
         self._live -= size
-        self._free.setdefault(size, []).append(bid)
+        heappush(self._free.setdefault(size, []), bid)
         self._lru[bid] = size
         self.free_bytes += size
         if self.free_bytes > self.max_free_bytes:
@@ -81,7 +90,7 @@ class BufferPool:
         size = self._lru.pop(bid, None)
         if size is None:
             return None
-        self._free[size].remove(bid)
+        _heap_remove(self._free[size], bid)
         self.free_bytes -= size
         self._live += size
         return size
@@ -89,6 +98,6 @@ class BufferPool:
     def trim(self, keep_bytes=0):
         while self.free_bytes > keep_bytes and self._lru:
             bid, size = self._lru.popitem(last=False)
-            self._free[size].remove(bid)
+            _heap_remove(self._free[size], bid)
             self.free_bytes -= size
             self._destroy(bid)
