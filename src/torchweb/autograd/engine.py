@@ -129,15 +129,18 @@ def run_backward(roots, grad_roots, retain_graph, capture=None, accumulate=True)
                         continue
                     key = id(nxt)
                     if g is not None:
-                        mine = ours and g._base is None and _fresh(g, outs, results)
+                        # (only gradients bound for a leaf are tracked: `owned` must not keep
+                        # intermediate gradients alive past the nodes that consume them)
+                        mine = ours and type(nxt) is AccumulateGrad and g._base is None \
+                            and _fresh(g, outs, results)
                         if meta and meta[i] is not None and (g._shape != meta[i][0] or g.dtype is not meta[i][1]):
                             g2 = _check_grad(node, i, g)
-                            mine, g = mine or g2 is not g, g2
+                            mine, g = mine or (g2 is not g and type(nxt) is AccumulateGrad), g2
                         slot = buffers.get(key)
                         prev = None if slot is None else slot.get(nr)
                         if prev is not None:
                             owned.pop(id(prev), None)
-                            g, mine = prev + g, True
+                            g, mine = prev + g, type(nxt) is AccumulateGrad
                         if mine:
                             owned[id(g)] = g
                         if slot is None:
