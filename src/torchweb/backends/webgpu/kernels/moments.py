@@ -19,6 +19,7 @@ import struct
 from .... import _dtype as D
 from ..storage import GPUStorage
 from . import subgroups as SG
+from .plans import PlanCache, dispatch_plan
 from .bindings import bind, kinds
 from .elementwise import WORKGROUP, coalesce, param
 from .reduction import few_barriers
@@ -58,29 +59,23 @@ def _chunks(R, n_rows):
     return -(-R // size), size
 
 
-_PLANS = {}   # call signature -> (pipeline id, grid, params bytes): repeated calls skip planning
-_PLANS_MADE = [None, None, None]   # the FAST settings, runtime and grid limit of _PLANS' plans
+_PLANS = PlanCache(FAST)
 
 
 def run(rt, out, inp, denom, std, with_mean):
     """_run, its plan reused by a call whose signature was seen before (shapes, strides,
     offsets, dtypes, options); not for the rows that go in chunks (a scratch buffer each)."""
     so, si = out._storage, inp._storage
-    if FAST != _PLANS_MADE[0] or id(rt) != _PLANS_MADE[1] or rt.max_workgroups != _PLANS_MADE[2]:
-        _PLANS.clear()   # (plans depend on these: another setting forgets them)
-        _PLANS_MADE[:] = [dict(FAST), id(rt), rt.max_workgroups]
     sig = (denom, std, with_mean, inp._shape, inp._stride, inp._offset, inp.dtype, out._offset, out.dtype,
            si is so, SG.ENABLED, SG.MIN_SIZE, few_barriers(rt))
-    plan = _PLANS.get(sig)
+    plan = _PLANS.get(rt, sig)
     if plan is None:
         plan = _run(rt, out, inp, denom, std, with_mean)
         if plan is not None:
-            if len(_PLANS) > 4096:
-                _PLANS.clear()
-            _PLANS[sig] = plan
+            _PLANS.put(sig, plan)
         return
     if plan is not False:   # (bind's buffers: out, then inp, which is never out's storage)
-        rt.dispatch(plan[0], plan[1], [(so.buffer_id, so.size), (si.buffer_id, si.size)], plan[2])
+        dispatch_plan(rt, plan, so, si)
 
 
 def _run(rt, out, inp, denom, std, with_mean):

@@ -9,6 +9,7 @@ output when there are many short ones.
 import struct
 
 from . import subgroups as SG
+from .plans import PlanCache, dispatch_plan
 from .elementwise import WORKGROUP, param, WGSL_TYPE
 from .wgsl import convert, helpers_source, load, store
 from .elementwise import coalesce
@@ -75,8 +76,7 @@ def _better(kind, t):
             "(!tw_isnan({av}) && !tw_isnan({bv}) && " + plain + "))")
 
 
-_PLANS = {}   # call signature -> (pipeline id, grid, params bytes): repeated calls skip planning
-_PLANS_MADE = [None, None, None]   # the FAST settings, runtime and grid limit of _PLANS' plans
+_PLANS = PlanCache(FAST)
 
 
 def run(rt, kind, out, inp, nred, acc_cls, nchunks=1, divisor=None, index_from=None,
@@ -84,25 +84,16 @@ def run(rt, kind, out, inp, nred, acc_cls, nchunks=1, divisor=None, index_from=N
     """Reduce inp's last nred dims into out: see _run. A call whose signature was seen before
     (same shapes, strides, offsets, dtypes, options) reuses its plan: ~25 us less per call."""
     so, si = out._storage, inp._storage
-    if FAST != _PLANS_MADE[0] or id(rt) != _PLANS_MADE[1] or rt.max_workgroups != _PLANS_MADE[2]:
-        _PLANS.clear()   # (plans depend on these: another setting forgets them)
-        _PLANS_MADE[:] = [dict(FAST), id(rt), rt.max_workgroups]
     sig = (kind, nred, acc_cls, nchunks, divisor, pairs_in, pairs_out, si is so, inp._shape,
            inp._stride, inp._offset, inp.dtype, out._shape, out._offset, out.dtype, SG.ENABLED, SG.MIN_SIZE)
-    plan = _PLANS.get(sig) if index_from is None else None
+    plan = _PLANS.get(rt, sig) if index_from is None else None
     if plan is None:
         plan = _run(rt, kind, out, inp, nred, acc_cls, nchunks, divisor, index_from, pairs_in, pairs_out)
         if plan is not None and index_from is None:
-            if len(_PLANS) > 4096:
-                _PLANS.clear()
-            _PLANS[sig] = plan
+            _PLANS.put(sig, plan)
         return
-    if plan is False:
-        return
-    if si is so:
-        rt.dispatch(plan[0], plan[1], [(so.buffer_id, so.size)], plan[2])
-    else:
-        rt.dispatch(plan[0], plan[1], [(so.buffer_id, so.size), (si.buffer_id, si.size)], plan[2])
+    if plan is not False:
+        dispatch_plan(rt, plan, so, si)
 
 
 def _run(rt, kind, out, inp, nred, acc_cls, nchunks=1, divisor=None, index_from=None,

@@ -9,6 +9,7 @@ Computed in f32 (float16 is read and written as f16, like PyTorch's float accumu
 import struct
 
 from . import subgroups as SG
+from .plans import PlanCache, dispatch_plan
 from .bindings import declarations, kinds
 from .elementwise import WORKGROUP, coalesce, param
 from .reduction import SOFTWARE_SHORT, few_barriers
@@ -31,32 +32,21 @@ FAST = {"vec": 4, "cache": 1, "wg": 256, "short": 64, "fit": 1}
 CACHE_UNITS = 8
 
 
-_PLANS = {}   # call signature -> (pipeline id, grid, params bytes): repeated calls skip planning
-_PLANS_MADE = [None, None, None]   # the FAST settings, runtime and grid limit of _PLANS' plans
+_PLANS = PlanCache(FAST)
 
 
 def run(rt, out, inp, log):
     """out = softmax(inp, -1) (log_softmax if log); out: same shape as inp, any strides. A call
     whose signature was seen before (shapes, strides, offsets, dtypes) reuses its plan."""
     so, si = out._storage, inp._storage
-    if FAST != _PLANS_MADE[0] or id(rt) != _PLANS_MADE[1] or rt.max_workgroups != _PLANS_MADE[2]:
-        _PLANS.clear()   # (plans depend on these: another setting forgets them)
-        _PLANS_MADE[:] = [dict(FAST), id(rt), rt.max_workgroups]
     sig = (log, si is so, inp._shape, inp._stride, inp._offset, inp.dtype, out._stride, out._offset, out.dtype,
            SG.ENABLED, SG.MIN_SIZE, few_barriers(rt))
-    plan = _PLANS.get(sig)
+    plan = _PLANS.get(rt, sig)
     if plan is None:
         plan = _plan(rt, out, inp, log)
-        if len(_PLANS) > 4096:
-            _PLANS.clear()
-        _PLANS[sig] = plan
-    if plan is False:
-        return
-    # (bindings.bind's buffers: the output's, then the input's unless they share a storage)
-    if si is so:
-        rt.dispatch(plan[0], plan[1], [(so.buffer_id, so.size)], plan[2])
-    else:
-        rt.dispatch(plan[0], plan[1], [(so.buffer_id, so.size), (si.buffer_id, si.size)], plan[2])
+        _PLANS.put(sig, plan)
+    if plan is not False:   # (bindings.bind's buffers: as dispatch_plan binds them)
+        dispatch_plan(rt, plan, so, si)
 
 
 def _plan(rt, out, inp, log):
