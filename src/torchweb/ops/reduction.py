@@ -355,22 +355,21 @@ def _given(dim):
 
 @define("amax", "reduction", doc='amax(input, dim=(), keepdim=False) -> Tensor\n\nThe largest element over dim (all dims by default); the gradient is shared among ties.')
 def amax(x, dim=(), keepdim=False):
-    lay = _layout(x, dim, keepdim)
-    if not lay[7]:
-        _check_nonempty(x, lay[0], "amax", _given(dim))
-    if x.requires_grad and grad_mode.is_grad_enabled():
-        return _AMAX_AMIN["max"].apply(x, "max", lay[0], keepdim)
-    return _reduce("max", x, lay, x.dtype)
+    return _amax_amin("max", x, dim, keepdim)
 
 
 @define("amin", "reduction", doc='amin(input, dim=(), keepdim=False) -> Tensor\n\nThe smallest element over dim (all dims by default); the gradient is shared among ties.')
 def amin(x, dim=(), keepdim=False):
+    return _amax_amin("min", x, dim, keepdim)
+
+
+def _amax_amin(kind, x, dim, keepdim):
     lay = _layout(x, dim, keepdim)
     if not lay[7]:
-        _check_nonempty(x, lay[0], "amin", _given(dim))
+        _check_nonempty(x, lay[0], "a" + kind, _given(dim))
     if x.requires_grad and grad_mode.is_grad_enabled():
-        return _AMAX_AMIN["min"].apply(x, "min", lay[0], keepdim)
-    return _reduce("min", x, lay, x.dtype)
+        return _AMAX_AMIN[kind].apply(x, kind, lay[0], keepdim)
+    return _reduce(kind, x, lay, x.dtype)
 
 
 def _arg(kind, x, dim, keepdim):
