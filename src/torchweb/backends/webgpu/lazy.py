@@ -46,8 +46,9 @@ MAX_NODES = 48
 MAX_LEAF_BUFFERS = 6
 # id -> group (Node.group) of every group with a storage pending, for synchronize() and
 # memory_allocated(): a pending storage is in exactly one group (groups whose storages all died
-# or were realized are pruned in bulk, every 64 groups made)
+# or were realized are pruned in bulk when the dict outgrows _groups_limit[0]: _prune)
 _groups = {}
+_groups_limit = [64]
 _F32, _U8 = _dtype.float32, _dtype.uint8
 
 
@@ -170,15 +171,16 @@ def _record(out, operands, tpl):
     node.group = group = [ref]
     gid = id(group)
     _groups[gid] = group
-    if not len(_groups) & 63:
+    if len(_groups) > _groups_limit[0]:
         _prune_groups()
     for leaf_storage in node.storages.values():
         readers = leaf_storage.readers
         if readers is None:
             leaf_storage.readers = {gid: group}
+            leaf_storage.readers_limit = 64
         else:
             readers[gid] = group
-            if not len(readers) & 63:
+            if len(readers) > leaf_storage.readers_limit:
                 _prune(leaf_storage)
     return True
 
@@ -285,12 +287,15 @@ def _general(out, operands, tpl):
 def _prune(storage):
     """Drop the groups of storage.readers with no storage pending any more. A pending storage
     that dies or is realized leaves its group's entry in the readers of what it read (dropping
-    them each time costs each op more than this, every 64 groups added): long-lived inputs
-    never written (weights in inference, say) would otherwise collect them without bound.
-    (The test inline: most groups are one op, whose storage is checked without a call.)"""
-    storage.readers = {gid: group for gid, group in storage.readers.items()
-                       if (s := group[-1]()) is not None and s.pending is not None or
-                       len(group) > 1 and any(map(_pending_in, group))}
+    them each time costs each op more than this): long-lived inputs never written (weights in
+    inference, say) would otherwise collect them without bound. Run when the dict outgrows
+    storage.readers_limit, then twice what is left (at least 64): each entry is tested a
+    bounded number of times however many stay pending. (The test inline: most groups are
+    one op, whose storage is checked without a call.)"""
+    storage.readers = readers = {gid: group for gid, group in storage.readers.items()
+                                 if (s := group[-1]()) is not None and s.pending is not None or
+                                 len(group) > 1 and any(map(_pending_in, group))}
+    storage.readers_limit = max(64, 2 * len(readers))
 
 
 def _prune_groups():
@@ -299,6 +304,7 @@ def _prune_groups():
     _groups = {gid: group for gid, group in _groups.items()
                if (s := group[-1]()) is not None and s.pending is not None or
                len(group) > 1 and any(map(_pending_in, group))}
+    _groups_limit[0] = max(64, 2 * len(_groups))
 
 
 def _pending_in(ref):
@@ -373,6 +379,7 @@ def realize_all():
         if storage.pending is not None:
             realize(storage)
     _groups = {}
+    _groups_limit[0] = 64
 
 
 def realize_readers(storage):

@@ -15,9 +15,10 @@ _CHECK_NUMEL = 1 << 24   # storages this big check the adapter's buffer limit wh
 
 
 class GPUStorage:
-    # _buffer_id and size stay unset until the buffer is allocated (__getattr__ does it)
+    # _buffer_id and size stay unset until the buffer is allocated (__getattr__ does it);
+    # readers_limit is set with readers (lazy._record, lazy._prune)
     __slots__ = ("rt", "_buffer_id", "size", "numel", "dtype", "version", "pending", "readers",
-                 "touched", "__weakref__")
+                 "readers_limit", "touched", "__weakref__")
 
     device_type = "webgpu"
 
@@ -27,7 +28,7 @@ class GPUStorage:
         self.dtype = dtype
         self.version = 0   # autograd's version counter, shared by every view of this storage
         self.pending = None    # a lazy.Node: the expression whose values this buffer will hold
-        self.readers = None    # {id: weakref} of pending storages whose expressions read this one
+        self.readers = None    # {id: group} of groups of pending storages that read this one (lazy.Node.group)
         self.touched = False   # it has a buffer, bound, written or read since (no longer fresh)
         if numel > _CHECK_NUMEL:
             nbytes = numel * (2 if dtype.gpu_storage == "f16" else 4)
