@@ -221,3 +221,13 @@ def test_wide_expressions_and_ops_of_three_operands():
     assert_close(tw.where(ours(c, "webgpu"), 0.5, xs[3] - 1), torch.where(c, 0.5, ts[3] - 1))
     assert_close(tw.add(xs[4] * 2, xs[5] / 3, alpha=2.5) - 1, torch.add(ts[4] * 2, ts[5] / 3, alpha=2.5) - 1)
     assert_close(tw.clamp(xs[6] * 3, -1.5, 2.0) + 1, torch.clamp(ts[6] * 3, -1.5, 2.0) + 1)
+
+
+def test_many_pending_readers_of_one_buffer_then_a_write():
+    w = tw.tensor([1.0, 2.0, 3.0], device="webgpu")
+    outs = [w * (i + 1) for i in range(300)]   # all pending and alive: the registries stay bounded
+    dead = [w + i for i in range(300)]
+    del dead
+    w.add_(1)                                  # every live reader runs first, on the old w
+    assert all(o.tolist() == [1.0 * (i + 1), 2.0 * (i + 1), 3.0 * (i + 1)] for i, o in enumerate(outs))
+    assert len(w._storage.readers or ()) == 0 and len(lazy._groups) <= 2 * 300 + 64
