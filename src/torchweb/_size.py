@@ -81,11 +81,26 @@ def as_shape(args, what="size"):
     return tuple(out)
 
 
+_BROADCAST = {}   # (shape, shape) -> their broadcast shape (errors are not cached)
+
+
 def broadcast_shapes(*shapes):
     """The broadcast shape, folded pairwise as PyTorch's infer_size does, with its error: dims
     are compared from the right, and "tensor a" is the shape broadcast so far."""
-    if len(shapes) == 2 and shapes[0] == shapes[1]:   # the common case, same shapes: no folding
-        return tuple(shapes[0])
+    if len(shapes) == 2:
+        a, b = shapes
+        if a == b:   # the common case, same shapes: no folding
+            return tuple(a)
+        try:
+            return _BROADCAST[a, b]   # (every broadcasting op asks: bias adds, norms, masks)
+        except (KeyError, TypeError):   # (TypeError: a list)
+            pass
+        out = _broadcast_pair(tuple(a), tuple(b))
+        if type(a) in (tuple, Size) and type(b) in (tuple, Size):
+            if len(_BROADCAST) > 4096:
+                _BROADCAST.clear()
+            _BROADCAST[a, b] = out
+        return out
     out = ()
     for i, s in enumerate(shapes):
         out = tuple(s) if i == 0 else _broadcast_pair(out, tuple(s))
