@@ -42,14 +42,24 @@ def empty(shape, dtype, device):
 def expand_to(t, shape):
     """A stride-0 view of t broadcast to shape (no autograd: an op's internal operand)."""
     ts = t._shape
-    if ts == shape or ts == tuple(shape):   # (shape may be a list)
+    shape = tuple(shape)   # (shape may be a list)
+    if ts == shape:
         return t
-    pad = len(shape) - len(ts)
-    strides = [0] * pad
-    # (zip over plain tuples: indexing a Size runs Python code)
-    for s, st, want in zip(ts, t._stride, tuple(shape)[pad:]):
-        strides.append(0 if s == 1 and want != 1 else st)
-    return t._view(Size(shape), tuple(strides), t._offset)
+    key = (ts, t._stride, shape)
+    strides = _EXPANDED.get(key)
+    if strides is None:
+        pad = len(shape) - len(ts)
+        strides = [0] * pad
+        # (zip over plain tuples: indexing a Size runs Python code)
+        for s, st, want in zip(ts, t._stride, shape[pad:]):
+            strides.append(0 if s == 1 and want != 1 else st)
+        if len(_EXPANDED) > 4096:
+            _EXPANDED.clear()
+        strides = _EXPANDED[key] = tuple(strides)
+    return t._view(Size(shape), strides, t._offset)
+
+
+_EXPANDED = {}   # (shape, strides, target shape) -> the broadcast view's strides
 
 
 def same_view(a, b):
