@@ -292,19 +292,22 @@ def _prune(storage):
     storage.readers_limit, then twice what is left (at least 64): each entry is tested a
     bounded number of times however many stay pending. (The test inline: most groups are
     one op, whose storage is checked without a call.)"""
-    storage.readers = readers = {gid: group for gid, group in storage.readers.items()
-                                 if (s := group[-1]()) is not None and s.pending is not None or
-                                 len(group) > 1 and any(map(_pending_in, group))}
+    storage.readers = readers = _with_pending(storage.readers)
     storage.readers_limit = max(64, 2 * len(readers))
 
 
 def _prune_groups():
     """Drop the groups with no storage pending any more from _groups (as _prune)."""
     global _groups
-    _groups = {gid: group for gid, group in _groups.items()
-               if (s := group[-1]()) is not None and s.pending is not None or
-               len(group) > 1 and any(map(_pending_in, group))}
+    _groups = _with_pending(_groups)
     _groups_limit[0] = max(64, 2 * len(_groups))
+
+
+def _with_pending(groups):
+    """The entries of groups (id -> group) with a storage still pending."""
+    return {gid: group for gid, group in groups.items()
+            if (s := group[-1]()) is not None and s.pending is not None or
+            len(group) > 1 and any(map(_pending_in, group))}
 
 
 def _pending_in(ref):
