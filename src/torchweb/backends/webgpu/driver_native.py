@@ -226,15 +226,18 @@ class NativeDriver:
         """The DISPATCH row at words[i]: (pipeline, bind group, dynamic offsets, grid, the
         buffer ids it binds, the next row's index)."""
         pid, x, y, z, nb = words[i + 1:i + 6]
-        pipeline, bgl, uniforms, _ = self.pipelines[pid]
+        pipeline, bgl, uniforms, params_first = self.pipelines[pid]
         j = i + 6 + 3 * nb
         rows = list(words[i + 6:j])
+        # execute()'s key where it has one, so that a captured program and eager flushes share
+        # the bind group of the same buffers
+        key = (id(bgl), words[i + 8], tuple(words[i + 9:j])) if params_first else None
         offsets = []
         for k, is_uniform in enumerate(uniforms):
             if is_uniform:
                 offsets.append(rows[3 * k + 1])
                 rows[3 * k + 1] = 0   # bound at 0, moved by the dynamic offset
-        return pipeline, self._bind_group(bgl, tuple(rows)), offsets, (x, y, z), rows[0::3], j
+        return pipeline, self._bind_group(bgl, tuple(rows), key), offsets, (x, y, z), rows[0::3], j
 
     def _bind_group(self, bgl, rows, key=None):
         """The bind group for rows of (buffer id, offset, size), cached (under key if given):
