@@ -111,9 +111,7 @@ def _call(fn, x, dim, dtype, name):
     if dtype is None and type(dim) is int:   # the common call: its layout holds the checks' outcome
         lay = _LAYOUTS.get((x._shape, x._stride, dim))
         if lay is not None and x.dtype.category == 2:
-            if x.requires_grad and grad_mode.is_grad_enabled():
-                return fn.apply(x, lay)
-            return _softmax_raw(x, lay, fn is _LogSoftmax)
+            return _run(fn, x, lay)
     x, d = _prepare(x, dim, dtype, name)
     if x.dim() == 0:
         from . import shape as S
