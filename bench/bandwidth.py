@@ -84,6 +84,9 @@ SM_VARIANTS = {
     "v4": {"sm.vec": 4, "sm.cache": 0},          # vec4 loads, three passes over the row
     "v4cache": {"sm.vec": 4, "sm.cache": 1},     # the row held in registers: read once
     "v4cachewg512": {"sm.vec": 4, "sm.cache": 1, "sm.wg": 512},
+    "v4cachewg128": {"sm.vec": 4, "sm.cache": 1, "sm.wg": 128},   # 8 vec4s a thread at 4096
+    "two_exps": {"sm.vec": 4, "sm.cache": 1, "sm.keep_exp": 0},    # exp(x - max) again to write
+    "v4cachewg1024": {"sm.vec": 4, "sm.cache": 1, "sm.wg": 1024}, # (past a browser's 256)
     "short0": {"sm.short": 0},                   # short rows: a workgroup each (as before)
     "short256": {"sm.short": 256},               # rows up to 256: a thread each
     "nofit": {"sm.fit": 0},                      # the full workgroup for short rows too

@@ -2,7 +2,8 @@
 
 For cases of bench/workloads.py: the time of `inner` calls plus a sync under several policies
 (runtime.FLUSH_WORK_BYTES / FLUSH_AFTER_S; the native driver's raw C calls per dispatch and
-SUBMIT_EVERY), and, with flushes held back, the split into recording (Python), flush (encoding +
+SUBMIT_EVERY; runtime.REUSE_PARAMS, uniforms uploaded only when they changed; feed.FEED_GPU,
+flushing as the GPU is estimated to run dry), and, with flushes held back, the split into recording (Python), flush (encoding +
 submit through the driver) and wait (the GPU finishing). PyTorch on the same device in the same
 run. First, the driver's cost of one flush of n dispatches per policy.
 
@@ -25,20 +26,17 @@ from timing import best_of, warm_up  # noqa: E402
 from torchweb.backends.webgpu import runtime as R  # noqa: E402
 
 # name -> (FLUSH_WORK_BYTES, IDLE_START_BYTES, FLUSH_AFTER_S, raw C calls per dispatch,
-# SUBMIT_EVERY)
+# SUBMIT_EVERY, runtime.REUSE_PARAMS, feed.FEED_GPU)
 POLICIES = {
-    "before": (1 << 62, 1 << 62, 1e-3, False, 1 << 30),
-    "raw_sub64": (1 << 62, 1 << 62, 1e-3, True, 64),
-    "raw_sub64_work64M": (64 << 20, 1 << 62, 1e-3, True, 64),
-    "raw_sub64_work512M_idle16M": (512 << 20, 16 << 20, 1e-3, True, 64),
-    "raw_sub64_work256M_idle16M": (256 << 20, 16 << 20, 1e-3, True, 64),
-    "raw_sub64_work1G_idle16M": (1 << 30, 16 << 20, 1e-3, True, 64),
-    "raw_sub64_work512M_idle16M_4ms": (512 << 20, 16 << 20, 4e-3, True, 64),
-    "raw_sub64_work128M_idle16M": (128 << 20, 16 << 20, 1e-3, True, 64),
-    "raw_sub64_work64M_idle16M": (64 << 20, 16 << 20, 1e-3, True, 64),
-    "raw_sub64_work32M_idle16M": (32 << 20, 16 << 20, 1e-3, True, 64),
+    "before": (1 << 62, 1 << 62, 1e-3, False, 1 << 30, False, False),
+    "raw_sub64_work512M_idle16M": (512 << 20, 16 << 20, 1e-3, True, 64, False, False),
+    "raw_sub64_work128M_idle16M": (128 << 20, 16 << 20, 1e-3, True, 64, False, False),
+    "reuse": (512 << 20, 16 << 20, 1e-3, True, 64, True, False),
+    "reuse_feed": (512 << 20, 16 << 20, 1e-3, True, 64, True, True),
+    "reuse_feed_work128M": (128 << 20, 16 << 20, 1e-3, True, 64, True, True),
+    "reuse_feed_work2G": (2 << 30, 16 << 20, 1e-3, True, 64, True, True),
 }
-DEFAULT = "raw_sub64_work512M_idle16M"
+DEFAULT = "reuse_feed"
 CASES = ("add_f32_64M", "sum_f32_64M", "rowsum_f32_8192x8192", "softmax_f32_4096x4096",
          "matmul_f32_1024", "bmm_96x256x64x256", "linear_4096x384_1536",
          "chain200_f32_1024", "mlp_784_256_10_adam_step_b64", "compiled_mlp_784_256_10_adam_step_b64",
@@ -47,8 +45,10 @@ CASES = ("add_f32_64M", "sum_f32_64M", "rowsum_f32_8192x8192", "softmax_f32_4096
 
 def _apply(policy):
     from torchweb.backends.webgpu import native_encoding as NE
-    work, idle, after, raw, submit = POLICIES[policy]
+    from torchweb.backends.webgpu import feed
+    work, idle, after, raw, submit, reuse, feeding = POLICIES[policy]
     R.FLUSH_WORK_BYTES, R.IDLE_START_BYTES, R.FLUSH_AFTER_S, NE.SUBMIT_EVERY = work, idle, after, submit
+    R.REUSE_PARAMS, feed.FEED_GPU = reuse, feeding
     drv = R.get_runtime().driver
     if not hasattr(drv, "_c_encoding"):
         drv._c_encoding = drv._encoding
@@ -62,7 +62,7 @@ def _flush_costs(repeat):
     rt = R.get_runtime()
     x = torchweb.randn(64, 64, device="webgpu")
     out = {}
-    for policy in ("before", "raw_sub64"):
+    for policy in ("before", "raw_sub64_work512M_idle16M", "reuse"):
         _apply(policy)
         R.FLUSH_WORK_BYTES, R.IDLE_START_BYTES, R.FLUSH_AFTER_S = 1 << 62, 1 << 62, 1e9
         for n in (1, 10, 100, 1000):

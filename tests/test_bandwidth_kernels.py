@@ -279,8 +279,10 @@ def test_reduction_zero_d_and_empty(red_knobs):
 
 # -- softmax ----------------------------------------------------------------------------------
 
-SM_KNOBS = [dict(vec=4, cache=1, wg=256, short=64, fit=1), dict(vec=4, cache=0, wg=256, short=0, fit=0),
-            dict(vec=4, cache=1, wg=128, short=256, fit=0), dict(vec=0, cache=0, wg=256, short=0, fit=1)]
+SM_KNOBS = [dict(vec=4, cache=1, wg=256, short=64, fit=1, keep_exp=1),
+            dict(vec=4, cache=0, wg=256, short=0, fit=0, keep_exp=1),
+            dict(vec=4, cache=1, wg=128, short=256, fit=0, keep_exp=0),
+            dict(vec=0, cache=0, wg=256, short=0, fit=1, keep_exp=1)]
 
 
 @pytest.fixture(params=range(len(SM_KNOBS)), ids=lambda i: "sm" + "_".join(f"{k}{v}" for k, v in SM_KNOBS[i].items()))

@@ -16,6 +16,13 @@ from array import array
 
 CREATE, DESTROY, WRITE, DISPATCH, COPY = 1, 2, 3, 4, 5
 USAGE_STORAGE, USAGE_UNIFORM = 1, 2
+_LENGTH = {CREATE: 4, DESTROY: 2, WRITE: 5, COPY: 6}
+
+
+def row_length(words, i):
+    """The number of words of the row starting at words[i]."""
+    op = words[i]
+    return 6 + 3 * words[i + 5] if op == DISPATCH else _LENGTH[op]
 
 
 class CommandStream:

@@ -44,6 +44,7 @@ class CEncoding:
         self.c = c
         self.encoder = self.cpass = None
         self.queued = 0
+        self.bound = (None, None, None)   # the pass's pipeline, bind group and offsets
 
     def dispatch(self, pipeline, group, offsets, x, y, z):
         c = self.c
@@ -52,13 +53,19 @@ class CEncoding:
             if self.encoder is None:
                 self.encoder = c.create_encoder(c.device, c.null)
             cpass = self.cpass = c.begin_pass(self.encoder, c.null)
-        c.set_pipeline(cpass, pipeline._internal)
-        buf = c.offsets
-        n = 0
-        for v in offsets:
-            buf[n] = v
-            n += 1
-        c.set_group(cpass, 0, group._internal, n, buf)
+        # a pass keeps its pipeline and bind group between dispatches: a loop of one op (equal
+        # uniforms share a slot, runtime.REUSE_PARAMS) sets them once
+        bound = self.bound
+        if bound[0] is not pipeline:
+            c.set_pipeline(cpass, pipeline._internal)
+        if bound[1] is not group or bound[2] != offsets:
+            buf = c.offsets
+            n = 0
+            for v in offsets:
+                buf[n] = v
+                n += 1
+            c.set_group(cpass, 0, group._internal, n, buf)
+        self.bound = (pipeline, group, offsets)
         c.dispatch(cpass, x, y, z)
         self.queued += 1
         if self.queued >= SUBMIT_EVERY:
@@ -69,6 +76,7 @@ class CEncoding:
             self.c.end_pass(self.cpass)
             self.c.release_pass(self.cpass)
             self.cpass = None
+            self.bound = (None, None, None)
 
     def copy(self, src, src_off, dst, dst_off, nbytes):
         c = self.c

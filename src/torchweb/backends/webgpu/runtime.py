@@ -11,6 +11,7 @@ from time import perf_counter
 
 from . import commands as C
 from .errors import DeviceErrors
+from .feed import Feed
 from .pool import BufferPool
 
 PARAMS_BUFFER_ID = 1          # the uniform buffer holding every dispatch's parameters
@@ -20,11 +21,15 @@ FLUSH_DISPATCHES = 1024       # flush after this many recorded dispatches...
 FLUSH_BLOB_BYTES = 64 << 20   # ...or this many bytes of pending uploads...
 FLUSH_AFTER_S = 0.001         # ...or once recording has gone on this long: the GPU works meanwhile
 FLUSH_WORK_BYTES = 512 << 20  # ...or once the recorded kernels' work reaches this many bytes
-IDLE_START_BYTES = 16 << 20   # ...or at once, for a kernel this big when the GPU is idle
+IDLE_START_BYTES = 16 << 20   # ...or at once, for a kernel this big when the GPU is idle,
+# ...or when the GPU is about to run dry and enough work is queued (feed.py)
 # Work: the bytes a kernel binds (or what it says, e.g. a matmul's flops / 16). Big kernels go
 # to the GPU early, so that it runs them while Python records the next calls; a flush costs
 # ~100 us of CPU on an H100's host (bench/flush_policy.py), as long as ~300 MB of traffic there,
 # so work is batched up to a few of those.
+REUSE_PARAMS = True           # identical uniforms share a slot; a flush whose uniforms the
+# buffer already holds skips their upload (each upload costs ~10 us of wgpu-native on an H100's
+# host, and more in its submit). Not while torch.compile records: replay hooks patch slots.
 
 
 class Runtime:
@@ -33,6 +38,8 @@ class Runtime:
         self.stream = C.CommandStream()
         self.params = bytearray()
         self._params_capacity = 0
+        self._param_slots = {}        # params bytes -> offset in self.params (this flush)
+        self._params_held = b""       # what the params buffer holds from offset 0 (REUSE_PARAMS)
         self._next_id = 2
         self._pipelines = {}
         self.max_binding = driver.limit("max-storage-buffer-binding-size")
@@ -56,6 +63,8 @@ class Runtime:
         self._stream_since = 0.0      # when the unflushed stream got its first dispatch
         self._stream_work = 0         # work (bytes) of the unflushed stream's dispatches
         self._gpu_idle = True         # nothing submitted since the last wait or readback
+        self.feed = Feed(IDLE_START_BYTES)
+        self._feed_bytes, self._feed_at = self.feed.due()
 
     # -- buffers ---------------------------------------------------------------------------
     def _create_buffer(self, nbytes):
@@ -120,11 +129,18 @@ class Runtime:
         work: the kernel's cost in bytes of traffic, if more than the bytes it binds.
         (Every kernel of every op comes here: the stream's DISPATCH row is written inline.)"""
         params = self.params
-        off = len(params)
-        params += params_words
-        pad = (-len(params)) % UNIFORM_ALIGN
-        if pad:
-            params += _ZEROS[:pad]
+        try:
+            off = self._param_slots.get(params_words)
+        except TypeError:   # (a bytearray: not hashable, not shared)
+            off = None
+        if off is None:
+            off = len(params)
+            params += params_words
+            pad = (-len(params)) % UNIFORM_ALIGN
+            if pad:
+                params += _ZEROS[:pad]
+            if REUSE_PARAMS and self.capture is None and type(params_words) is bytes:
+                self._param_slots[params_words] = off
         stream = self.stream
         words = stream.words
         gx, gy, gz = grid
@@ -146,6 +162,7 @@ class Runtime:
         if stream.dispatches >= FLUSH_DISPATCHES or self.capture is None and (
                 self._stream_work >= FLUSH_WORK_BYTES
                 or (self._gpu_idle and work >= IDLE_START_BYTES)
+                or self._stream_work >= self._feed_bytes and perf_counter() >= self._feed_at
                 or perf_counter() - self._stream_since > FLUSH_AFTER_S):
             # (the size and time rules not while torch.compile records: two recordings must
             # split alike)
@@ -170,15 +187,21 @@ class Runtime:
         self.stream = C.CommandStream()
         head = C.CommandStream()
         if self.params:
-            need = len(self.params)
+            params = self.params
+            need = len(params)
             if need > self._params_capacity:
                 if self._params_capacity:
                     head.destroy(PARAMS_BUFFER_ID)
                 cap = max(need, 64 << 10)
                 head.create(PARAMS_BUFFER_ID, cap, C.USAGE_UNIFORM)
                 self._params_capacity = cap
-            head.write(PARAMS_BUFFER_ID, 0, self.params)
+                self._params_held = b""
+            # (a capture replays what it recorded: its flushes always upload)
+            if not (REUSE_PARAMS and self.capture is None and self._params_held.startswith(params)):
+                head.write(PARAMS_BUFFER_ID, 0, params)
+                self._params_held = bytes(params) if REUSE_PARAMS else b""
             self.params = bytearray()
+            self._param_slots = {}
         # The head's rows run first but its blob goes last: only its own few WRITE offsets
         # move (by the stream's blob length), not every row of the stream.
         base = len(stream.blob) + ((-len(stream.blob)) % 4)
@@ -192,7 +215,10 @@ class Runtime:
         self._gpu_idle = False
         if self.capture is not None:
             self.capture.record(words, blob, head_len)
+        t0 = perf_counter()
         self.driver.execute(words, blob)
+        self._feed_bytes, self._feed_at = self.feed.flushed(
+            self._stream_work if stream.dispatches else 0, t0, perf_counter())
 
     def run_program(self, pre, graph, post, blob):
         """Execute a captured program (capture.Graph) after what is recorded so far: the `pre`
@@ -202,6 +228,7 @@ class Runtime:
         lazy.realize_all()
         self.flush()
         self.flushes += 1
+        self._params_held = b""   # the program uploads its own uniforms
         prepare = getattr(self.driver, "prepare", None)
         if prepare is None:
             self.driver.execute(pre + graph.words + post, blob)
@@ -223,7 +250,7 @@ class Runtime:
                 self._check_errors()
             else:
                 self.driver.wait()
-            self._gpu_idle = True
+            self._idle()
 
     async def synchronize_async(self):
         from . import lazy
@@ -233,7 +260,7 @@ class Runtime:
             await self._check_errors_async()
         else:
             await self.driver.wait_async()
-        self._gpu_idle = True
+        self._idle()
 
     def read(self, bid, offset, nbytes):
         if self.capture is not None:
@@ -248,7 +275,7 @@ class Runtime:
         if self.errors.pending():
             self._check_errors()
         data = self.driver.read(bid, offset, nbytes)
-        self._gpu_idle = True
+        self._idle()
         return data
 
     async def read_async(self, bid, offset, nbytes):
@@ -258,8 +285,13 @@ class Runtime:
         if self.errors.pending():
             await self._check_errors_async()
         data = await self.driver.read_async(bid, offset, nbytes)
-        self._gpu_idle = True
+        self._idle()
         return data
+
+    def _idle(self):
+        """The GPU has finished what was submitted (a wait or a readback just returned)."""
+        self._gpu_idle = True
+        self._feed_bytes, self._feed_at = self.feed.idle(perf_counter())
 
     def _check_errors(self):
         bid, nbytes = self.errors.binding
@@ -276,18 +308,9 @@ def _shift_writes(words, base):
     out = words[:]  # copy: rows are variable length, walk them
     i, n = 0, len(out)
     while i < n:
-        op = out[i]
-        if op == C.WRITE:
+        if out[i] == C.WRITE:
             out[i + 3] += base
-            i += 5
-        elif op == C.DISPATCH:
-            i += 6 + 3 * out[i + 5]
-        elif op == C.COPY:
-            i += 6
-        elif op == C.CREATE:
-            i += 4
-        else:
-            i += 2
+        i += C.row_length(out, i)
     return out
 
 

@@ -23,7 +23,7 @@ MAX_ROW = WORKGROUP * 65535
 # threads a row; with `cache`, a row of at most CACHE_UNITS vec4s a thread is read once into
 # registers (else read three times). `vec` 0 turns it off. bench/bandwidth.py sets these;
 # pipelines are keyed on them.
-FAST = {"vec": 4, "cache": 1, "wg": 256, "short": 64, "fit": 1}
+FAST = {"vec": 4, "cache": 1, "wg": 256, "short": 64, "fit": 1, "keep_exp": 1}
 # fit: the fast path's workgroup shrinks (halving, down to 32) while it still has a thread for
 # every vec4 of the row: attention rows of 256 floats are 64 vec4s, and 256 threads would
 # leave 192 idle through every barrier.
@@ -168,7 +168,7 @@ def _plan_vec(rt, log, n_rows, R, oshape, in_off, istr, out_off, ostr, bkinds):
     params = ([n_rows, units] + list(oshape) + [in_off // 4] + [v // 4 for v in istr] + [1, out_off // 4]
               + [v // 4 for v in ostr] + [1])
     sg = SG.use(rt)
-    key = ("softmax_vec", log, no, wg, cache, sg)
+    key = ("softmax_vec", log, no, wg, cache, sg, FAST["keep_exp"])
 
     def make_code():
         return _vec_source(log, no, len(params), wg, cache, sg)
@@ -224,11 +224,16 @@ def _vec_source(log, no, nparams, wg, cache, sg=False):
     body += tree("m", mx.format(a=mx.format(a="mv.x", b="mv.y"), b=mx.format(a="mv.z", b="mv.w")), mx, "max", 0)
     ex = ", ".join(f"tw_exp(v.{c} - m)" for c in "xyzw")
     body.append("  var sv = vec4<f32>(0.0, 0.0, 0.0, 0.0);")
-    body += each(False, f"sv = sv + vec4<f32>({ex});")
+    # softmax with the row in registers keeps exp(x - max) there for the write: one exp an
+    # element instead of two (the same values, so the same result)
+    keep_exp = bool(cache) and not log and FAST["keep_exp"]
+    body += each(False, f"let e = vec4<f32>({ex}); sv = sv + e;" + (" xs[k] = e;" if keep_exp else ""))
     body += tree("sm", "(sv.x + sv.y) + (sv.z + sv.w)", "{a} + {b}", "add", 1)
     if log:
         body.append("  let ls = tw_log(sm);")
         res = ", ".join(f"(v.{c} - m) - ls" for c in "xyzw")
+    elif keep_exp:
+        res = ", ".join(f"v.{c} / sm" for c in "xyzw")
     else:
         res = ", ".join(f"tw_exp(v.{c} - m) / sm" for c in "xyzw")
     body += each(False, f"B0[ob + r] = vec4<f32>({res});")
