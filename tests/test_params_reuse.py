@@ -97,6 +97,27 @@ def test_compiled_steps_still_upload_their_uniforms():
         assert_close(_flushed(x.sum(0)), a.sum(0))
 
 
+def _count_state_sets(monkeypatch, drv):
+    """A list that gets "pipeline", "group" and "dispatch" for each such C call of the native
+    driver's encoding."""
+    sets = []
+    real = drv._encoding
+
+    def counting():
+        enc = real()
+        c = enc.c
+        calls = NE.CCalls.__new__(NE.CCalls)
+        calls.__dict__.update(c.__dict__)
+        calls.set_pipeline = lambda *a: (sets.append("pipeline"), c.set_pipeline(*a))[1]
+        calls.set_group = lambda *a: (sets.append("group"), c.set_group(*a))[1]
+        calls.dispatch = lambda *a: (sets.append("dispatch"), c.dispatch(*a))[1]
+        enc.c = calls
+        return enc
+
+    monkeypatch.setattr(drv, "_encoding", counting)
+    return sets
+
+
 @pytest.mark.parametrize("which", ["c", "py"])
 def test_one_op_in_a_loop_sets_its_state_once_and_stays_right(monkeypatch, which):
     drv = R.get_runtime().driver
@@ -106,21 +127,7 @@ def test_one_op_in_a_loop_sets_its_state_once_and_stays_right(monkeypatch, which
         monkeypatch.setattr(drv, "_encoding", lambda: NE.PyEncoding(drv.device))
     elif not isinstance(drv._encoding(), NE.CEncoding):
         pytest.fail("wgpu-py's internals changed: the C encoding is off")
-    sets = []
-    if which == "c":
-        real = drv._encoding
-
-        def counting():
-            enc = real()
-            c = enc.c
-            calls = NE.CCalls.__new__(NE.CCalls)
-            calls.__dict__.update(c.__dict__)
-            calls.set_pipeline = lambda *a: (sets.append("pipeline"), c.set_pipeline(*a))[1]
-            calls.set_group = lambda *a: (sets.append("group"), c.set_group(*a))[1]
-            enc.c = calls
-            return enc
-
-        monkeypatch.setattr(drv, "_encoding", counting)
+    sets = _count_state_sets(monkeypatch, drv) if which == "c" else []
     a, b = torch.randn(50), torch.randn(50)
     x = torchweb.tensor(a.tolist(), device="webgpu")
     y = torchweb.tensor(b.tolist(), device="webgpu")
@@ -135,3 +142,32 @@ def test_one_op_in_a_loop_sets_its_state_once_and_stays_right(monkeypatch, which
     assert_close(z2, b * want)
     if which == "c":
         assert sets.count("pipeline") <= 3 and sets.count("group") <= 4, sets
+
+
+def test_a_new_pipeline_keeps_the_bound_group_it_shares(monkeypatch):
+    # in-place ops on the same operands: each a different pipeline, one bind group and one
+    # uniform slot between them; the pass keeps the group across the pipeline changes
+    drv = R.get_runtime().driver
+    if drv.name != "native":
+        pytest.skip("native driver only")
+    if not isinstance(drv._encoding(), NE.CEncoding):
+        pytest.fail("wgpu-py's internals changed: the C encoding is off")
+    sets = _count_state_sets(monkeypatch, drv)
+    a, b = torch.randn(64) + 3, torch.randn(64)
+    x = torchweb.tensor(a.tolist(), device="webgpu")
+    y = torchweb.tensor(b.tolist(), device="webgpu")
+    torchweb.webgpu.synchronize()
+    want = a.clone()
+    for _ in range(3):
+        x.mul_(y)
+        x.add_(y)
+        x.div_(y)
+        x.sub_(y)
+        want.mul_(b)
+        want.add_(b)
+        want.div_(b)
+        want.sub_(b)
+    torchweb.webgpu.synchronize()
+    n = sets.count("dispatch")
+    assert n >= 12 and sets.count("pipeline") >= 12 and sets.count("group") < n, sets
+    assert_close(x, want, rtol=1e-5, atol=1e-5)
