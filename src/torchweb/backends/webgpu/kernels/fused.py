@@ -10,6 +10,7 @@ import struct
 from ...._size import contiguous_strides, numel
 
 from .bindings import declarations
+from .plans import PlanCache
 from .elementwise import FAST, WGSL_TYPE, WORKGROUP, _HELPER_RE, coalesce, fast_decl, fast_main, fast_unit, param
 from .wgsl import convert, helpers_source, load, scalar_bits, scalar_read
 
@@ -52,6 +53,9 @@ def _pack(ints, root, tail):
         return struct.pack(f"<{len(ints) + len(bits) + len(tail)}I", *ints, *bits, *tail)
 
 
+_PLANS = PlanCache(FAST)
+
+
 def run(rt, storage, root):
     # distinct leaves, and which one each leaf read of the expression is (part of the key)
     leaves = list(dict.fromkeys(root.leaves))
@@ -59,8 +63,6 @@ def run(rt, storage, root):
         occurrences = tuple(range(len(leaves)))
     else:   # (no Python loop over the reads: a chain of y + w reads w once per op)
         occurrences = tuple(map({leaf: i for i, leaf in enumerate(leaves)}.__getitem__, root.leaves))
-    shape = root.shape
-    n = numel(shape)
     # bind inputs first: touching their buffers realizes what they depend on (recorded before us).
     # A leaf over the output's own storage (lazy.write_into: out=, read in the same layout)
     # reads the output binding B0: one buffer bound both read-only and writable is invalid.
@@ -75,7 +77,22 @@ def run(rt, storage, root):
         leaf_slots.append(slot_of[sid])
     buffers.insert(0, (storage._buffer_id, storage.size))
     storage.touched = True
+    # a training step realizes the same expressions over the same layouts every time: their
+    # dispatches (pipeline, grid, parameter words but the scalars) are planned once
+    sig = (root.key, occurrences, root.shape, tuple(leaf_slots), tuple([leaf[1:] for leaf in leaves]))
+    plan = _PLANS.get(rt, sig)
+    if plan is None:
+        plan = _plan(rt, root, leaves, occurrences, leaf_slots)
+        _PLANS.put(sig, plan)
+    for pid, grid, ints, tail in plan:
+        rt.dispatch(pid, grid, buffers, _pack(ints, root, tail))
 
+
+def _plan(rt, root, leaves, occurrences, leaf_slots):
+    """The call's dispatches: [(pipeline id, grid, parameter words before the scalars, after)]."""
+    shape = root.shape
+    n = numel(shape)
+    nbuf = 1 + max(leaf_slots, default=0)
     contiguous = list(contiguous_strides(shape))
     cshape, strides = coalesce(list(shape) or [1], [contiguous or [1]] +
                                [list(leaf[1]) or [0] for leaf in leaves])
@@ -85,14 +102,15 @@ def run(rt, storage, root):
     for off, st in zip(offsets, strides):
         params.append(off)
         params.extend(st)
-    storages = ["f32"] + [leaves[leaf_slots.index(s)][3].gpu_storage for s in range(1, len(buffers))]
-    kinds = ["uniform", "write"] + ["read"] * (len(buffers) - 1)
+    storages = ["f32"] + [leaves[leaf_slots.index(s)][3].gpu_storage for s in range(1, nbuf)]
+    kinds = ["uniform", "write"] + ["read"] * (nbuf - 1)
+    plan = []
     done = 0
     structure = (root.key, occurrences)
     if FAST["vec"] and ndim == 1 and n >= max(FAST["min"], 4) and all(st[0] == 1 for st in strides):
-        done = _run_fast(rt, root, structure, leaves, leaf_slots, storages, buffers, kinds, offsets, n)
+        done = _plan_fast(rt, root, structure, leaves, leaf_slots, storages, kinds, offsets, n, plan)
         if done == n:
-            return
+            return plan
     # the generic kernel starts at element `done` (the fast path's tail): its last parameter
     key = ("fused", structure, ndim, tuple(leaf_slots), tuple(storages))
     nparams = len(params) + len(root.scalars) + 1
@@ -101,11 +119,13 @@ def run(rt, storage, root):
         return _source(_Plan(root, leaves, occurrences), leaf_slots, storages, ndim, nparams)
 
     pid = rt.pipeline(key, make_code, kinds)
-    rt.dispatch(pid, rt.grid(-(-(n - done) // WORKGROUP)), buffers, _pack(params, root, (done,)))
+    plan.append((pid, rt.grid(-(-(n - done) // WORKGROUP)), params, (done,)))
+    return plan
 
 
-def _run_fast(rt, root, structure, leaves, leaf_slots, storages, buffers, kinds, offsets, n):
-    """The contiguous fast path (elementwise.FAST) over the first n - n % unit elements."""
+def _plan_fast(rt, root, structure, leaves, leaf_slots, storages, kinds, offsets, n, plan):
+    """The contiguous fast path (elementwise.FAST) over the first n - n % unit elements: its
+    dispatch appended to plan; returns how many elements it covers."""
     unit = fast_unit(offsets, storages)
     wg, per = FAST["wg"], FAST["per"]
     units = n // unit
@@ -117,7 +137,7 @@ def _run_fast(rt, root, structure, leaves, leaf_slots, storages, buffers, kinds,
         return _fast_source(_Plan(root, leaves, structure[1]), leaf_slots, storages, nparams, unit, wg, per)
 
     pid = rt.pipeline(key, make_code, kinds)
-    rt.dispatch(pid, rt.grid(-(-units // (wg * per))), buffers, _pack(params, root, ()))
+    plan.append((pid, rt.grid(-(-units // (wg * per))), params, ()))
     return units * unit
 
 
