@@ -105,7 +105,7 @@ def test_long_pending_loop_keeps_pool_bounded():
     tw.webgpu.synchronize()
     gc.collect()
     assert rt.pool._live == live
-    assert rt.pool.free_bytes <= rt.pool.max_free_bytes
+    assert rt.pool.free_bytes <= rt.pool.limit
     want = torch.zeros(2048)
     for _ in range(300):
         want = want * 0.5 + 1.0

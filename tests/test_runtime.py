@@ -20,7 +20,8 @@ def test_rounded_size_steps():
 
 def test_pool_is_bounded_and_reuses():
     created, destroyed = [], []
-    pool = BufferPool(lambda size: created.append(size) or len(created), destroyed.append, max_free_bytes=4096)
+    pool = BufferPool(lambda size: created.append(size) or len(created), destroyed.append, max_free_bytes=4096,
+                      keep_working_set=False)
     a, sa = pool.acquire(1000)
     pool.release(a, sa)
     b, sb = pool.acquire(900)           # same rounded size: reused, nothing created
@@ -31,6 +32,23 @@ def test_pool_is_bounded_and_reuses():
         pool.release(bid, size)
     assert pool.free_bytes <= 4096       # the rest was destroyed, oldest first
     assert destroyed and destroyed[0] == a
+
+
+def test_pool_keeps_the_working_set_it_needs_again():
+    """A step that holds more than max_free_bytes at once and frees it at its end gets the same
+    buffers in the next step (none destroyed and made again); the bound is the peak of live
+    bytes, and empty_cache-style forgetting brings back max_free_bytes."""
+    created, destroyed = [], []
+    pool = BufferPool(lambda size: created.append(size) or len(created), destroyed.append, max_free_bytes=4096)
+    for step in range(3):
+        held = [pool.acquire(2048) for _ in range(6)]     # 12 KiB live at once
+        for bid, size in held:
+            pool.release(bid, size)
+        assert len(created) == 6 and not destroyed, (step, created, destroyed)
+    assert pool.working_set == 6 * 2048 and pool.limit == 6 * 2048 and pool.free_bytes == 6 * 2048
+    pool.forget_working_set()
+    pool.trim(pool.limit)
+    assert pool.free_bytes <= 4096 and len(destroyed) == 4
 
 
 def test_pool_hands_out_the_lowest_free_id():
@@ -104,7 +122,7 @@ def test_long_loop_keeps_memory_flat():
     x.sum().item()
     gc.collect()
     assert rt.pool.live_bytes == base
-    assert rt.pool.free_bytes <= rt.pool.max_free_bytes
+    assert rt.pool.free_bytes <= rt.pool.limit
 
 
 def test_many_ops_between_reads_cross_flush_threshold():

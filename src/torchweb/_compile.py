@@ -148,11 +148,11 @@ class CompiledFunction:
                 if entry.mismatches > 2:
                     raise capture.Refused("its GPU work differs from call to call (a Python value "
                                           "or uploaded data that changes: pass it as an argument)")
-                rt.pool.trim(rt.pool.max_free_bytes)
+                rt.pool.trim(rt.pool.limit)
                 return out
             graph = capture.build(rt, rec, in_storages, _unique_storages(out_tensors))
         except capture.Refused as e:
-            rt.pool.trim(rt.pool.max_free_bytes)
+            rt.pool.trim(rt.pool.limit)
             self._give_up(entry, str(e))
             return out
         entry.graph, entry.spec, entry.world = graph, spec, _world(roots)

@@ -50,9 +50,11 @@ def max_memory_allocated():
 
 
 def empty_cache():
-    """Destroy the pool's free buffers."""
+    """Destroy the pool's free buffers (and stop keeping a working set of the size of the
+    program's peak so far: the pool keeps what it needs from here on)."""
     rt = get_runtime()
     rt.pool.trim(0)
+    rt.pool.forget_working_set()
     rt.flush()
 
 

@@ -333,4 +333,4 @@ def build(rt, rec, inputs, outputs):
         graph.error_block = rec.error_block
         return graph
     finally:
-        rt.pool.trim(rt.pool.max_free_bytes)
+        rt.pool.trim(rt.pool.limit)
