@@ -117,6 +117,11 @@ GRAD_CASES = {
     "layer_norm": (lambda T, x, w, b: F(T).layer_norm(x, (4,), w, b), lambda: (rn(3, 4), rn(4), rn(4))),
     "layer_norm_2d": (lambda T, x, w, b: F(T).layer_norm(x, (3, 4), w, b, 1e-3), lambda: (rn(2, 3, 4), rn(3, 4), rn(3, 4))),
     "layer_norm_noaffine": (lambda T, x: F(T).layer_norm(x, (5,)), lambda: (rn(2, 3, 5),)),
+    # (its own backward, composite/layer_norm_grad.py: no batch dims, weight only, a frozen input)
+    "layer_norm_no_batch": (lambda T, x, w, b: F(T).layer_norm(x, (6,), w, b), lambda: (rn(6), rn(6), rn(6))),
+    "layer_norm_weight_only": (lambda T, x, w: F(T).layer_norm(x, (4,), w), lambda: (rn(2, 5, 4) * 3 + 1, rn(4))),
+    "layer_norm_frozen_input": (lambda T, x, w, b: F(T).layer_norm(x, (2, 4), w, b),
+                                lambda: (NoGrad(rn(3, 2, 4)), rn(2, 4), rn(2, 4))),
     "rms_norm": (lambda T, x, w: F(T).rms_norm(x, (4,), w), lambda: (rn(3, 4), rn(4))),
     "group_norm": (lambda T, x, w, b: F(T).group_norm(x, 2, w, b), lambda: (rn(2, 4, 3), rn(4), rn(4))),
     "batch_norm_train": (lambda T, x, rm, rv, w, b: F(T).batch_norm(x, rm, rv, w, b, training=True),
