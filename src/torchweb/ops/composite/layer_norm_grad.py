@@ -9,8 +9,9 @@ the backward is
     dx = rstd * gw + b * x + c
     dweight = sum(g * xhat),  dbias = sum(g)                   (sums over the other dims)
 
-two row reductions, two column ones and fused elementwise kernels: about half the dispatches of
-the composite's gradient (a transformer's training step runs two layer norms a block).
+two row reductions, two column ones and fused elementwise kernels: with the forward, five
+dispatches fewer per layer norm than the composite and its gradient (a small GPT's eager step:
+234 -> 209; a transformer's step runs two layer norms a block).
 """
 
 import math

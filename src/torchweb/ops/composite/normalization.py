@@ -1,7 +1,7 @@
 """Normalization written from primitives (means, variances, rsqrt, broadcasting), so the
 backward comes from theirs: layer_norm, rms_norm, group_norm, batch_norm, instance_norm,
 local_response_norm, normalize. layer_norm under autograd has PyTorch's own backward formula
-instead (layer_norm_grad.py: half the kernels of the composite's gradient in a transformer). Variances used to normalize are biased, as PyTorch's; the
+instead (layer_norm_grad.py: five kernels fewer per layer norm). Variances used to normalize are biased, as PyTorch's; the
 running variances that batch_norm and instance_norm keep are unbiased."""
 
 import math
