@@ -19,6 +19,7 @@ bench/results/README.md ("Per-op overhead").
 import argparse
 import cProfile
 import io
+import os
 import pstats
 import sys
 import time
@@ -175,6 +176,20 @@ def case_mlp_step(n):
     return run
 
 
+def case_gpt_step(n):
+    """A small nanoGPT (tests/models' model.py unchanged: 2 layers, width 32, 2 heads, T 16,
+    batch 2) AdamW training step, eagerly: the Python of a whole transformer step."""
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from workloads import _gpt_step
+    torch.manual_seed(0)
+    step = _gpt_step(torch, DEV, False, dict(n_layer=2, n_head=2, n_embd=32, block_size=16, batch=2))
+
+    def run():
+        for _ in range(n):
+            step()
+    return run
+
+
 # name -> (make(n) -> callable, ops per call of the loop body, N). Short runs, many repeats:
 # on a shared machine the best of many short runs is the one least disturbed. 192 lazy ops
 # make 4 fused kernels (MAX_NODES 48), so each run pays its realizations in the same share.
@@ -195,6 +210,7 @@ CASES = {
     "var_mean(x, -1) 32x32": (case_var_mean, 1, 50),
     "mul_scalar, requires_grad": (case_mul_grad, 1, 192),
     "MLP linear+relu fwd+bwd (per step)": (case_mlp_step, None, 5),
+    "nanoGPT 2L w32 AdamW step (per step)": (case_gpt_step, None, 3),
 }
 
 
@@ -285,7 +301,7 @@ def main():
             continue
         wall, cpu = time_case(make, n, a.repeat)
         codes = count_bytecodes(make, n)
-        unit = "us/step" if name.startswith("MLP") else "us/op"
+        unit = "us/step" if "(per step)" in name else "us/op"
         print(f"{name:40s} {wall * 1e6:9.1f} {cpu * 1e6:9.1f} {codes:9.0f}  {unit}")
     if not a.no_profile:
         print(profile())
