@@ -171,3 +171,28 @@ def test_a_new_pipeline_keeps_the_bound_group_it_shares(monkeypatch):
     n = sets.count("dispatch")
     assert n >= 12 and sets.count("pipeline") >= 12 and sets.count("group") < n, sets
     assert_close(x, want, rtol=1e-5, atol=1e-5)
+
+
+def test_a_failed_flush_forgets_what_the_buffer_held(monkeypatch):
+    # if the driver raises during a flush, the uniforms may not have been uploaded: the next
+    # flush must upload them rather than trust the buffer
+    rt = R.get_runtime()
+    a = torch.randn(10, 6)
+    x = torchweb.tensor(a.tolist(), device="webgpu")
+    torchweb.webgpu.synchronize()
+    execute = rt.driver.execute
+
+    def failing(words, blob):
+        raise RuntimeError("device lost (simulated)")
+
+    y = x.sum(1)   # (its values are lost with the failed flush: it is dropped below)
+    lazy.realize_all()
+    monkeypatch.setattr(rt.driver, "execute", failing)
+    with pytest.raises(RuntimeError, match="simulated"):
+        rt.flush()
+    monkeypatch.setattr(rt.driver, "execute", execute)
+    assert rt._params_held == b""
+    uploads = _params_uploads(monkeypatch)
+    assert_close(_flushed(x.sum(1)), a.sum(1))
+    assert uploads[0] > 0
+    del y

@@ -25,8 +25,8 @@ IDLE_START_BYTES = 16 << 20   # ...or at once, for a kernel this big when the GP
 # ...or when the GPU is about to run dry and enough work is queued (feed.py)
 # Work: the bytes a kernel binds (or what it says, e.g. a matmul's flops / 16). Big kernels go
 # to the GPU early, so that it runs them while Python records the next calls; a flush costs
-# ~100 us of CPU on an H100's host (bench/flush_policy.py), as long as ~300 MB of traffic there,
-# so work is batched up to a few of those.
+# ~50-100 us of CPU on an H100's host (bench/flush_policy.py), as long as ~150-300 MB of traffic
+# there, so work is batched up to a few of those.
 REUSE_PARAMS = True           # identical uniforms share a slot; a flush whose uniforms the
 # buffer already holds skips their upload (each upload costs ~10 us of wgpu-native on an H100's
 # host, and more in its submit). Not while torch.compile records: replay hooks patch slots.
@@ -216,7 +216,11 @@ class Runtime:
         if self.capture is not None:
             self.capture.record(words, blob, head_len)
         t0 = perf_counter()
-        self.driver.execute(words, blob)
+        try:
+            self.driver.execute(words, blob)
+        except BaseException:
+            self._params_held = b""   # (whether the upload happened is unknown now)
+            raise
         self._feed_bytes, self._feed_at = self.feed.flushed(
             self._stream_work if stream.dispatches else 0, t0, perf_counter())
 
