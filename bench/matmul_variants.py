@@ -47,6 +47,13 @@ FULL = [
     ("linear4096_1536to384", 1, 4096, 1536, 384, False, True, "f32"),
     ("linear_dx_4096_1536to384", 1, 4096, 1536, 384, False, False, "f32"),  # g W
     ("linear_dW_1536x4096x384", 1, 1536, 4096, 384, True, False, "f32"),  # g^T x (long K)
+    # nanoGPT's step (B16 T256 C384): attention's and the MLP's projections, forward and backward
+    ("gpt_proj_4096x384x384", 1, 4096, 384, 384, False, True, "f32"),        # x W^T, c_proj
+    ("gpt_qkv_4096x384x1152", 1, 4096, 384, 1152, False, True, "f32"),       # c_attn
+    ("gpt_dx_qkv_4096x1152x384", 1, 4096, 1152, 384, False, False, "f32"),   # g W
+    ("gpt_dW_qkv_1152x4096x384", 1, 1152, 4096, 384, True, False, "f32"),    # g^T x
+    ("gpt_dW_proj_384x4096x384", 1, 384, 4096, 384, True, False, "f32"),
+    ("gpt_lmhead_4096x384x65", 1, 4096, 384, 65, False, True, "f32"),
     ("mm4096_f16", 1, 4096, 4096, 4096, False, False, "f16"),
     ("mm1024_f16", 1, 1024, 1024, 1024, False, False, "f16"),
     ("bmm96_256x64x256_Bt_f16", 96, 256, 64, 256, False, True, "f16"),

@@ -70,7 +70,9 @@ TABLE = {
     "wide": "t128x64_k16",       # >= 4M outputs, shorter K: attention bmm 0.20-0.31, linear 0.44
     "medium": "t64x64_k16_db",   # >= 1M outputs: 1024^3 0.30, bmm 0.19-0.23, linear 0.40
     "longk": "t64x64_k16_split",  # fewer outputs, K >= 1024: linear weight grad 0.35 (mm2 0.24)
-    "small": "t64x64_k32",       # the rest (tiny ones go to matmul_small.py): 512^3 0.20
+    "small": "t64x64_k16_db",    # the rest (tiny ones go to matmul_small.py): 512^3 0.38 (t64x64_k32
+    # as good there, 0.38), nanoGPT's lm head 4096x384 @ 384x65 0.76 (k32 0.57;
+    # nvidia-h100-matmul-variants-session4-gpt.json)
 }
 # Software adapters (a CPU): a workgroup barrier costs much more there. SwiftShader (Chromium's
 # WebGPU without a GPU) pays milliseconds per barrier: the barrier-free kernel with 16x16 outputs
