@@ -168,7 +168,7 @@ def _plan_vec(rt, log, n_rows, R, oshape, in_off, istr, out_off, ostr, bkinds):
     params = ([n_rows, units] + list(oshape) + [in_off // 4] + [v // 4 for v in istr] + [1, out_off // 4]
               + [v // 4 for v in ostr] + [1])
     sg = SG.use(rt)
-    key = ("softmax_vec", log, no, wg, cache, sg, FAST["keep_exp"])
+    key = ("softmax_vec", log, no, wg, cache, FAST["keep_exp"], sg)   # (sg last: test_subgroup_kernels)
 
     def make_code():
         return _vec_source(log, no, len(params), wg, cache, sg)
