@@ -1,4 +1,4 @@
-"""Uniform reuse (runtime.REUSE_PARAMS) and the pass state the C encoding keeps between
+"""Uniform reuse (runtime.REUSE_PARAMS, SHARE_PARAMS) and the pass state the C encoding keeps between
 dispatches (native_encoding.CEncoding): equal uniforms share one slot, a flush whose uniforms
 the params buffer already holds skips their upload, and a loop of one op sets its pipeline
 and bind group once. Every case is checked against PyTorch, across flushes that do and do not
@@ -71,6 +71,22 @@ def test_a_prefix_is_reused_and_other_uniforms_are_uploaded(monkeypatch):
     for g, w in ((first, a.sum(1)), (second, b.amax(0)), (again, a.sum(1)),
                  (other, b.amax(0)), (last, a.sum(1))):
         assert_close(g, w)
+
+
+def test_unshared_slots_are_reused_as_a_prefix(monkeypatch):
+    # without shared slots (the browser's setting) equal uniforms take a slot each; a flush of
+    # fewer of them still finds its bytes at the front of the buffer
+    monkeypatch.setattr(R.get_runtime(), "share_params", False)
+    a = torch.randn(12, 7)
+    x = torchweb.tensor(a.tolist(), device="webgpu")
+    torchweb.webgpu.synchronize()
+    uploads = _params_uploads(monkeypatch)
+    ys = [x.sum(1) for _ in range(3)]
+    _flushed(ys[-1])
+    one = _flushed(x.sum(1))
+    assert uploads[0] >= 3 * R.UNIFORM_ALIGN and uploads[1] == 0, uploads
+    for g in ys + [one]:
+        assert_close(g, a.sum(1))
 
 
 def test_reuse_off_uploads_every_flush(monkeypatch):

@@ -54,7 +54,7 @@ class CEncoding:
                 self.encoder = c.create_encoder(c.device, c.null)
             cpass = self.cpass = c.begin_pass(self.encoder, c.null)
         # a pass keeps its pipeline and bind group between dispatches: a loop of one op (equal
-        # uniforms share a slot, runtime.REUSE_PARAMS) sets them once
+        # uniforms share a slot, runtime.SHARE_PARAMS) sets them once
         bound = self.bound
         if bound[0] is not pipeline:
             c.set_pipeline(cpass, pipeline._internal)

@@ -27,9 +27,13 @@ IDLE_START_BYTES = 16 << 20   # ...or at once, for a kernel this big when the GP
 # to the GPU early, so that it runs them while Python records the next calls; a flush costs
 # ~50-100 us of CPU on an H100's host (bench/flush_policy.py), as long as ~150-300 MB of traffic
 # there, so work is batched up to a few of those.
-REUSE_PARAMS = True           # identical uniforms share a slot; a flush whose uniforms the
-# buffer already holds skips their upload (each upload costs ~10 us of wgpu-native on an H100's
-# host, and more in its submit). Not while torch.compile records: replay hooks patch slots.
+REUSE_PARAMS = True           # a flush whose uniforms the buffer already holds skips their
+# upload (each upload costs ~10 us of wgpu-native on an H100's host, and more in its submit)...
+SHARE_PARAMS = None           # ...and identical uniforms of a flush share one slot; None: where
+# the driver gains from it (native: a loop of one op binds one slot, set once a pass). In
+# Chromium on SwiftShader, shared slots made a 200-op eager chain's recording ~2x slower
+# (median 35-38 against 19-23 us an op, bench/browser/run.py --only chain200), so not there.
+# Neither while torch.compile records: replay hooks patch a dispatch's own slot.
 
 
 class Runtime:
@@ -40,6 +44,8 @@ class Runtime:
         self._params_capacity = 0
         self._param_slots = {}        # params bytes -> offset in self.params (this flush)
         self._params_held = b""       # what the params buffer holds from offset 0 (REUSE_PARAMS)
+        self.share_params = (SHARE_PARAMS if SHARE_PARAMS is not None
+                             else getattr(driver, "name", "") == "native")
         self._next_id = 2
         self._pipelines = {}
         self.max_binding = driver.limit("max-storage-buffer-binding-size")
@@ -139,7 +145,7 @@ class Runtime:
             pad = (-len(params)) % UNIFORM_ALIGN
             if pad:
                 params += _ZEROS[:pad]
-            if REUSE_PARAMS and self.capture is None and type(params_words) is bytes:
+            if self.share_params and self.capture is None and type(params_words) is bytes:
                 self._param_slots[params_words] = off
         stream = self.stream
         words = stream.words
