@@ -19,6 +19,7 @@ import math
 from ...autograd.function import Function
 from ..pointwise import call
 from .. import reduction as R
+from .normalization import _affine
 
 
 class LayerNorm(Function):
@@ -33,11 +34,7 @@ class LayerNorm(Function):
         # into a buffer, one kernel more than recomputing it inside each consumer's)
         mean = R.mean(x, dims, keepdim=True)
         rstd = call("rsqrt", R.mean((x - mean) * (x - mean), dims, keepdim=True) + eps)
-        y = (x - mean) * rstd
-        if weight is not None:
-            y = y * weight
-        if bias is not None:
-            y = y + bias
+        y = _affine((x - mean) * rstd, weight, bias)
         ctx.save_for_backward(x, weight, mean, rstd)
         ctx.dims = dims
         return y
@@ -47,7 +44,6 @@ class LayerNorm(Function):
         x, weight, mean, rstd = ctx.saved_tensors
         dims = ctx.dims
         need_x, need_w, need_b = ctx.needs_input_grad[:3]
-        xhat = (x - mean) * rstd
         dx = dw = db = None
         if need_x:
             # in PyTorch's order of operations (its CPU kernel: sums over x itself, then
@@ -61,7 +57,8 @@ class LayerNorm(Function):
             dx = rstd * gw + b * x + c
         batch = tuple(range(x.dim() - len(dims)))
         if need_w:
-            dw = R.sum(g * xhat, batch) if batch else g * xhat
+            gx = g * ((x - mean) * rstd)
+            dw = R.sum(gx, batch) if batch else gx
         if need_b:
             db = R.sum(g, batch) if batch else g
         return dx, dw, db, None, None

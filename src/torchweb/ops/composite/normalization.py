@@ -1,8 +1,9 @@
 """Normalization written from primitives (means, variances, rsqrt, broadcasting), so the
 backward comes from theirs: layer_norm, rms_norm, group_norm, batch_norm, instance_norm,
 local_response_norm, normalize. layer_norm under autograd has PyTorch's own backward formula
-instead (layer_norm_grad.py: five kernels fewer per layer norm). Variances used to normalize are biased, as PyTorch's; the
-running variances that batch_norm and instance_norm keep are unbiased."""
+instead (layer_norm_grad.py: five kernels fewer per layer norm). Variances used to normalize
+are biased, as PyTorch's; the running variances that batch_norm and instance_norm keep are
+unbiased."""
 
 import math
 
@@ -76,7 +77,7 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5, cudnn_
     if input.numel() == 0:
         return _affine(input * 1.0, weight, bias)
     if grad_mode.is_grad_enabled() and any(t is not None and t.requires_grad for t in (input, weight, bias)):
-        from .layer_norm_grad import LayerNorm   # PyTorch's backward formula: half the kernels
+        from .layer_norm_grad import LayerNorm   # (it imports _affine from here)
         return LayerNorm.apply(input, weight, bias, dims, eps)
     y, _, _ = _standardize(input, dims, eps)
     return _affine(y, weight, bias)
