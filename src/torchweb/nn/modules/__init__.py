@@ -22,3 +22,4 @@ from .transformer import *  # noqa: F401,F403
 from .activation import *  # noqa: F401,F403
 from .loss import *  # noqa: F401,F403
 from .rnn import *  # noqa: F401,F403
+from .adaptive import *  # noqa: F401,F403
