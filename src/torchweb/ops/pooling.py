@@ -256,7 +256,28 @@ def _register(r):
         name = f"{base}{r}d"
         fn.__name__ = fn.__qualname__ = name
         define(name, "pooling", torch=False, method=False, functional=True, doc=docs[base])(fn)
+    _register_with_indices(r)
     return fns
+
+
+def _register_with_indices(r):
+    """F.max_pool{r}d_with_indices / F.adaptive_max_pool{r}d_with_indices: PyTorch's forms that
+    return (values, indices) whatever return_indices says."""
+    def max_pool_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+                              return_indices=False):
+        return _max_pool(r, input, kernel_size, stride, padding, dilation, ceil_mode, True)
+
+    def adaptive_max_pool_with_indices(input, output_size, return_indices=False):
+        return _adaptive_max(r, input, output_size, True)
+
+    for fn, sig, base in ((max_pool_with_indices, "kernel_size, stride=None, padding=0, dilation=1, "
+                           "ceil_mode=False, return_indices=False", f"max_pool{r}d"),
+                          (adaptive_max_pool_with_indices, "output_size, return_indices=False",
+                           f"adaptive_max_pool{r}d")):
+        name = f"{base}_with_indices"
+        fn.__name__ = fn.__qualname__ = name
+        define(name, "pooling", torch=False, method=False, functional=True,
+               doc=f"{name}(input, {sig}) -> (Tensor, Tensor)\n\n{base} with its indices, always.")(fn)
 
 
 _FNS = {r: _register(r) for r in (1, 2, 3)}
