@@ -1,7 +1,7 @@
 """torch.nn: parameters, modules, init and the functional namespace."""
 
 from . import functional
-from .parameter import Parameter, Buffer
+from .parameter import Parameter, Buffer, UninitializedParameter, UninitializedBuffer
 from .modules import *  # noqa: F401,F403
 from .modules import Module, Sequential, ModuleList, ModuleDict, ParameterList, ParameterDict
 from . import init  # noqa: E402

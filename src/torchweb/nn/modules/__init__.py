@@ -23,3 +23,4 @@ from .activation import *  # noqa: F401,F403
 from .loss import *  # noqa: F401,F403
 from .rnn import *  # noqa: F401,F403
 from .adaptive import *  # noqa: F401,F403
+from .lazy import *  # noqa: F401,F403
