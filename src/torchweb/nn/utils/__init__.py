@@ -9,3 +9,7 @@ from .clip_grad import (clip_grad_norm, clip_grad_norm_, clip_grad_value_, clip_
 from .convert_parameters import parameters_to_vector, vector_to_parameters
 from .spectral_norm import remove_spectral_norm, spectral_norm
 from .weight_norm import remove_weight_norm, weight_norm
+from . import fusion, memory_format  # noqa: E402
+from .fusion import fuse_conv_bn_eval, fuse_conv_bn_weights, fuse_linear_bn_eval, fuse_linear_bn_weights  # noqa: E402
+from .init import skip_init  # noqa: E402
+from .memory_format import convert_conv2d_weight_memory_format, convert_conv3d_weight_memory_format  # noqa: E402
