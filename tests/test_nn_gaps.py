@@ -131,3 +131,123 @@ def test_boolean_dispatch_and_assert_int_or_pair():
     for F in (TF, WF):
         with pytest.raises(RuntimeError, match="only one function can have a docstring"):
             F.boolean_dispatch("flag", 0, False, a, b, None, None)
+
+
+# -- nn leftovers: Container, DataParallel, factory_kwargs, LinearCrossEntropyOptions -----------
+def test_container_and_data_parallel(device):
+    for nn in (torch.nn, torchweb.nn):
+        with pytest.warns(FutureWarning, match="`nn.Container` is deprecated"):
+            c = nn.Container(a=nn.Linear(2, 3), b=nn.ReLU())
+        assert [n for n, _ in c.named_children()] == ["a", "b"]
+    with pytest.warns(FutureWarning):
+        assert repr(torchweb.nn.Container(a=torchweb.nn.ReLU())) == repr(torch.nn.Container(a=torch.nn.ReLU()))
+    ref = torch.nn.DataParallel(torch.nn.Linear(3, 2))
+    mine = torchweb.nn.DataParallel(torchweb.nn.Linear(3, 2)).to(device)
+    assert repr(mine) == repr(ref) and list(mine.state_dict()) == list(ref.state_dict()) == ["module.weight", "module.bias"]
+    mine.load_state_dict({k: ours(v, device) for k, v in ref.state_dict().items()})
+    x = make((4, 3))
+    assert_close(mine(ours(x, device)), ref(x).detach())
+    assert mine.device_ids == ref.device_ids == []
+    # (PyTorch's data_parallel needs a CUDA device: on one it gives module(input) on it, as here)
+    assert_close(torchweb.nn.parallel.data_parallel(mine.module, ours(x, device)), ref.module(x).detach())
+
+
+def test_factory_kwargs():
+    for nn in (torch.nn, torchweb.nn):
+        assert nn.factory_kwargs(None) == {}
+        assert nn.factory_kwargs({"device": "cpu", "factory_kwargs": {"dtype": 1}}) == {"device": "cpu", "dtype": 1}
+        with pytest.raises(TypeError, match="unexpected kwargs"):
+            nn.factory_kwargs({"bogus": 1})
+        with pytest.raises(TypeError, match="device specified twice, in \\*\\*kwargs and in factory_kwargs"):
+            nn.factory_kwargs({"device": "cpu", "factory_kwargs": {"device": "cpu"}})
+
+
+def test_linear_cross_entropy_options(device):
+    o = torchweb.nn.LinearCrossEntropyOptions(batch_chunk_size=4)
+    r = torch.nn.LinearCrossEntropyOptions(batch_chunk_size=4)
+    assert repr(o).replace("torchweb", "torch") == repr(r)
+    for kw in ({"acc_policy": "fast"}, {"chunking_method": "aspect_ratio:0"}, {"batch_chunk_size": 0},
+               {"chunking_method": "bogus"}):
+        with pytest.raises(ValueError) as info:
+            torch.nn.LinearCrossEntropyOptions(**kw)
+        with pytest.raises(ValueError) as mine:
+            torchweb.nn.LinearCrossEntropyOptions(**kw)
+        assert str(mine.value) == str(info.value)
+    x, w, t = make((5, 4)), make((7, 4)), torch.tensor([0, 3, 6, 1, 2])
+    e = TF.linear_cross_entropy(x, w, t, options=r)
+    g = WF.linear_cross_entropy(ours(x, device), ours(w, device), ours(t, device), options=o)
+    assert_close(g, e, rtol=1e-5, atol=1e-5)
+
+
+# -- nn.utils.stateless.functional_call -----------------------------------------------------------
+def _mlp(nn):
+    return nn.Sequential(nn.Linear(3, 4), nn.BatchNorm1d(4), nn.Tanh(), nn.Linear(4, 2))
+
+
+def test_functional_call(device):
+    ref = _mlp(torch.nn).eval()
+    mine = _mlp(torchweb.nn).to(device).eval()
+    mine.load_state_dict({k: ours(v, device) for k, v in ref.state_dict().items()})
+    new = {"0.weight": make((4, 3)), "3.bias": make((2,)), "1.running_mean": make((4,))}
+    t_new = {k: v.clone().requires_grad_(k != "1.running_mean") for k, v in new.items()}
+    w_new = {k: ours(v, device, requires_grad=k != "1.running_mean") for k, v in new.items()}
+    x = make((5, 3))
+    with pytest.warns(FutureWarning):
+        g = torchweb.nn.utils.stateless.functional_call(mine, w_new, (ours(x, device),))
+    with pytest.warns(FutureWarning):
+        e = torch.nn.utils.stateless.functional_call(ref, t_new, (x,))
+    assert_close(g, e.detach(), rtol=1e-5, atol=1e-5)
+    e.sum().backward()
+    g.sum().backward()
+    for k in ("0.weight", "3.bias"):
+        assert_close(w_new[k].grad, t_new[k].grad, rtol=1e-5, atol=1e-5)
+    # the module's own tensors are back, untouched; those not replaced got their gradients
+    for (k, a), (_, b) in zip(mine.state_dict().items(), ref.state_dict().items()):
+        assert_close(a, b)
+    for (k, a), (_, b) in zip(mine.named_parameters(), ref.named_parameters()):
+        assert (a.grad is None) == (b.grad is None), k
+        if b.grad is not None:
+            assert_close(a.grad, b.grad, rtol=1e-5, atol=1e-5)
+    assert type(mine[0].weight) is torchweb.nn.Parameter
+    # args as one tensor, kwargs
+    g2 = torchweb.nn.utils.stateless._functional_call(mine[3], {"weight": ours(make((2, 4)), device)},
+                                                       kwargs={"input": ours(make((1, 4)), device)})
+    assert tuple(g2.shape) == (1, 2)
+
+
+def test_functional_call_strict_and_tied(device):
+    for nn, stateless, conv in ((torch.nn, torch.nn.utils.stateless, lambda t: t),
+                                (torchweb.nn, torchweb.nn.utils.stateless, lambda t: ours(t, device))):
+        dev = {} if nn is torch.nn else {"device": device}
+        m = nn.Linear(2, 2, **dev)
+        with pytest.raises(RuntimeError, match="Unexpected key\\(s\\): 'foo'.\n\tMissing key\\(s\\): 'bias'."):
+            stateless._functional_call(m, {"weight": conv(make((2, 2))), "foo": conv(make((2,)))},
+                                       (conv(make((1, 2))),), strict=True)
+        tied = nn.Sequential(nn.Linear(2, 2, bias=False, **dev), nn.Linear(2, 2, bias=False, **dev))
+        tied[1].weight = tied[0].weight
+        w = conv(torch.eye(2))
+        x = conv(torch.tensor([[1.0, 2.0]]))
+        out = stateless._functional_call(tied, {"0.weight": w}, (x,))
+        assert out.tolist() == [[1.0, 2.0]]                       # the tied 1.weight took w too
+        with pytest.raises(ValueError, match="which are tied"):
+            stateless._functional_call(tied, {"0.weight": w, "1.weight": conv(torch.zeros(2, 2))}, (x,))
+        out2 = stateless._functional_call(tied, {"0.weight": w}, (x,), tie_weights=False)
+        assert out2.tolist() != [[1.0, 2.0]]
+    with pytest.raises(RuntimeError, match="can't be used with nn.DataParallel"):
+        torchweb.nn.utils.stateless._functional_call(torchweb.nn.DataParallel(torchweb.nn.Linear(2, 2)), {}, ())
+
+
+def test_named_member_accessor(device):
+    from torchweb.nn.utils._named_member_accessor import NamedMemberAccessor
+    m = _mlp(torchweb.nn).to(device)
+    acc = NamedMemberAccessor(m)
+    w = acc.get_tensor("0.weight")
+    assert w is m[0].weight and acc.get_submodule("3") is m[3]
+    new = ours(make((4, 3)), device)
+    old = acc.swap_tensor("0.weight", new)
+    assert old is w and m[0].weight is new
+    assert acc.check_keys(["0.weight", "nope"])[1] == ["nope"]
+    with pytest.raises(AttributeError, match="Linear has no attribute `0.nope`"):
+        acc.get_tensor("0.nope")
+    with pytest.raises(RuntimeError, match="Missing key\\(s\\): '0.nope'."):
+        acc.swap_tensors_dict({"0.nope": new})
