@@ -131,3 +131,36 @@ def test_not_a_tensor(name):
         getattr(TS, name)([1.0])
     with pytest.raises(TypeError):
         getattr(WS, name)([1.0])
+
+
+# -- the regularized incomplete gamma functions -------------------------------------------------
+_A = torch.tensor([0, 1e-3, 0.1, 0.5, 1, 2, 5, 10, 19, 21, 30, 50, 100, 150, 199, 201, 250, 500, 1000, 1e4, 1e5,
+                   float("inf"), float("nan"), -1])
+_X = torch.tensor([0, 1e-5, 0.1, 0.3, 0.5, 0.7, 1, 1.05, 1.2, 2, 5, 9, 10, 11, 20, 25, 30, 45, 50, 100, 140, 150,
+                   160, 200, 250, 240, 260, 500, 1000, 1010, 1e4, 9900, 1e5, float("inf"), float("nan"), -1])
+
+
+@pytest.mark.parametrize("name", ["gammainc", "gammaincc"])
+def test_incomplete_gamma(device, name):
+    a, x = torch.meshgrid(_A, _X, indexing="ij")   # every regime: series, continued fraction, Temme's expansion
+    e = getattr(TS, name)(a, x)
+    g = getattr(WS, name)(ours(a, device), ours(x, device))
+    assert_close(g, e, rtol=1e-5, atol=1e-6)
+    # broadcasting, and the gradient in `other` (PyTorch has none in `input`)
+    a2 = torch.tensor([[0.5], [3.0], [40.0]])
+    x2 = torch.tensor([0.2, 2.0, 35.0, 41.0]).requires_grad_(True)
+    wx2 = ours(x2.detach(), device, requires_grad=True)
+    e2 = getattr(TS, name)(a2, x2)
+    g2 = getattr(WS, name)(ours(a2, device), wx2)
+    assert_close(g2, e2.detach(), rtol=1e-5, atol=1e-6)
+    up = torch.linspace(-1, 1, 12).reshape(3, 4)
+    e2.backward(up)
+    g2.backward(ours(up, device))
+    assert_close(wx2.grad, x2.grad, rtol=1e-4, atol=1e-6)
+    wa = ours(a2, device, requires_grad=True)
+    with pytest.raises(NotImplementedError, match="is not implemented"):
+        getattr(TS, name)(a2.clone().requires_grad_(True), x2.detach()).sum().backward()
+    with pytest.raises(NotImplementedError, match="is not implemented"):
+        getattr(WS, name)(wa, ours(x2.detach(), device)).sum().backward()
+    with pytest.raises(TypeError):
+        getattr(WS, name)(1.0, ours(x2.detach(), device))

@@ -149,3 +149,27 @@ hermite_polynomial_he = _polynomial("hermite_polynomial_he", "The probabilists' 
                                                              "n = 128, as PyTorch for float32).")
 laguerre_polynomial_l = _polynomial("laguerre_polynomial_l", "The Laguerre polynomial L_n.")
 legendre_polynomial_p = _polynomial("legendre_polynomial_p", "The Legendre polynomial P_n.")
+
+
+def _gamma_inc(name, kernel, doc):
+    def fn(input, other, *, out=None):
+        import torchweb
+        from . import _dtype as D
+        for arg, pos in ((input, 1), (other, 2)):
+            if not torchweb.is_tensor(arg):
+                what = "input" if pos == 1 else "other"
+                raise TypeError(f"special_{name}(): argument '{what}' (position {pos}) must be Tensor, not "
+                                f"{type(arg).__name__}")
+        dt = D.result_type(input, other)
+        if not dt.is_floating_point:   # (float16 is computed, as PyTorch)
+            raise NotImplementedError(f"\"{kernel}_cpu\" not implemented for '{dt.word}'")
+        return _out(_call("special_" + name, input, other), out)
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = f"{name}(input, other, *, out=None) -> Tensor\n\n{doc}"
+    return fn
+
+
+gammainc = _gamma_inc("gammainc", "igamma", "The regularized lower incomplete gamma function P(input, other) (differentiable "
+                                  "in other only, as PyTorch).")
+gammaincc = _gamma_inc("gammaincc", "igammac", "The regularized upper incomplete gamma function Q(input, other) = 1 - P "
+                                    "(differentiable in other only, as PyTorch).")

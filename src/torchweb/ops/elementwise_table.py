@@ -422,7 +422,13 @@ op("polygamma", 2, "float", {"f": "tw_polygamma({1}, {0})"}, lambda np, a, n: _f
    promote=1, grad=G.d_polygamma)
 op("special_i1", 1, "float", {"f": "tw_bessel(1.0, {0})"}, lambda np, a: _f64(np, lambda np, x: _SP.bessel(np, 1, x), a),
    grad=G.d_i1, node="SpecialI1Backward0")
-op("special_zeta", 2, "float", {"f": "tw_zeta({0}, {1})"}, lambda np, a, b: _f64(np, _SP.zeta, a, b))
+op("special_zeta", 2, "float", {"f": "tw_zeta({0}, {1})"}, lambda np, a, b: _f64(np, _SP.zeta, a, b),
+   grad=lambda g, x, y: _zeta_grad(g, x, y), node="SpecialZetaBackward0")
+
+
+def _zeta_grad(g, x, y):
+    from .special_grads import d_zeta   # (special_grads imports elementwise, which imports this table)
+    return d_zeta(g, x, y)
 
 # torch.special's Cephes-derived functions (torchweb/special.py): WGSL in kernels/wgsl_cephes.py,
 # numpy in special_cephes_np.py; PyTorch differentiates i0e, i1e, erfcx, ndtri and log_ndtr only
@@ -433,7 +439,7 @@ def _cephes(name, wgsl, fn, nin=1, **kw):
     if nin == 1:
         body = _CE.vectorize(getattr(_CE, fn))
         np_fn = lambda np, *a: _f64(np, body, *a)  # noqa: E731
-    else:   # the polynomials' recurrences in float32, as PyTorch's
+    else:   # the polynomials' recurrences and the incomplete gammas in float32, as PyTorch's
         body = _CE.vectorize(getattr(_CE, fn), "float32")
         np_fn = lambda np, *a: body(np, *a).astype(a[0].dtype)  # noqa: E731
     op("special_" + name, nin, "float", {"f": wgsl}, np_fn, **kw)
@@ -461,6 +467,8 @@ for _kind, _thr, _sthr in (("t", 6, 6), ("u", 8, 6), ("v", 8, 6), ("w", 8, 4)):
             f"chebyshev_polynomial_{_kind}", nin=2)
     _cephes(f"shifted_chebyshev_polynomial_{_kind}", f"tw_cheb{_kind}({{0}} + {{0}} - 1.0, tw_degree({{1}}), {_sthr}.0)",
             f"shifted_chebyshev_polynomial_{_kind}", nin=2)
+_cephes("gammainc", "tw_igam({0}, {1})", "gammainc", nin=2, grad=_SG.d_gammainc, node="IgammaBackward0")
+_cephes("gammaincc", "tw_igamc({0}, {1})", "gammaincc", nin=2, grad=_SG.d_gammaincc, node="IgammacBackward0")
 _cephes("hermite_polynomial_h", "tw_hermiteh({0}, {1})", "hermite_polynomial_h", nin=2)
 _cephes("hermite_polynomial_he", "tw_hermitehe({0}, {1})", "hermite_polynomial_he", nin=2)
 _cephes("laguerre_polynomial_l", "tw_laguerre({0}, {1})", "laguerre_polynomial_l", nin=2)
