@@ -125,6 +125,22 @@ class UninitializedTensorMixin:
         return (self.__class__, (self.requires_grad,))
 
 
+def _refuse_operator(name):
+    def op(self, *args, **kwargs):
+        raise ValueError(_USE_ERROR.format(f"<method '{name}' of 'Tensor' objects>"))
+    op.__name__ = name
+    return op
+
+
+# operators are looked up on the type, past __getattribute__: each refuses as the methods do
+for _name in ("__add__", "__radd__", "__iadd__", "__sub__", "__rsub__", "__isub__", "__mul__", "__rmul__",
+              "__imul__", "__truediv__", "__rtruediv__", "__itruediv__", "__floordiv__", "__rfloordiv__",
+              "__mod__", "__rmod__", "__pow__", "__rpow__", "__matmul__", "__rmatmul__", "__neg__", "__pos__",
+              "__abs__", "__invert__", "__and__", "__or__", "__xor__", "__lt__", "__le__", "__gt__", "__ge__",
+              "__getitem__", "__setitem__", "__len__", "__iter__", "__bool__", "__float__", "__int__", "__index__"):
+    setattr(UninitializedTensorMixin, _name, _refuse_operator(_name))
+
+
 class UninitializedParameter(UninitializedTensorMixin, Parameter):
     """A Parameter whose shape a lazy module infers from its first input."""
 
