@@ -251,3 +251,63 @@ def test_named_member_accessor(device):
         acc.get_tensor("0.nope")
     with pytest.raises(RuntimeError, match="Missing key\\(s\\): '0.nope'."):
         acc.swap_tensors_dict({"0.nope": new})
+
+
+# -- F.grouped_mm ---------------------------------------------------------------------------------
+@pytest.mark.parametrize("a_shape,b_shape,offs", [
+    ((6, 8), (2, 8, 4), [2, 5]),           # rows of a by group (row 5 past the last group)
+    ((6, 8), (3, 8, 4), [0, 3, 6]),        # an empty group
+    ((3, 8), (2, 8, 12), None),            # placeholder replaced below
+    ((2, 3, 8), (8, 12), [4, 8]),          # columns of b by group
+    ((3, 8), (8, 4), [4, 8]),              # K by group
+    ((2, 3, 8), (2, 8, 4), None),          # bmm
+])
+def test_grouped_mm(device, a_shape, b_shape, offs):
+    if a_shape == (3, 8) and offs is None:
+        a_shape, b_shape, offs = (4, 8), (1, 8, 4), [4]
+    a, b = make(a_shape), make(b_shape)
+    o = torch.tensor(offs, dtype=torch.int32) if offs is not None else None
+    ta, tb = a.clone().requires_grad_(True), b.clone().requires_grad_(True)
+    wa, wb = ours(a, device, requires_grad=True), ours(b, device, requires_grad=True)
+    e = TF.grouped_mm(ta, tb, offs=o)
+    g = WF.grouped_mm(wa, wb, offs=ours(o, device) if o is not None else None)
+    # PyTorch leaves what lies past the last offset unset: compare the groups' part
+    keep = [slice(None)] * e.dim()
+    if offs is not None and len(b_shape) == 3 and len(a_shape) == 2:
+        keep[0] = slice(0, offs[-1])
+    if offs is not None and len(a_shape) == 3:
+        keep[1] = slice(0, offs[-1])
+    keep = tuple(keep)
+    assert tuple(g.shape) == tuple(e.shape)
+    assert_close(g[keep], e[keep].detach(), rtol=1e-5, atol=1e-5)
+    up = torch.zeros(e.shape)
+    up[keep] = make(tuple(e[keep].shape))
+    e.backward(up)
+    g.backward(ours(up, device))
+    ka = list(keep)[:a.dim()] if len(a_shape) == 2 and len(b_shape) == 3 else [slice(None)] * a.dim()
+    assert_close(wa.grad[tuple(ka)], ta.grad[tuple(ka)], rtol=1e-4, atol=1e-5)
+    if not (len(a_shape) == 3 and len(b_shape) == 2):
+        assert_close(wb.grad, tb.grad, rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("args,kw", [
+    (((6, 8), (2, 8, 4)), {}),
+    (((2, 3, 8), (2, 8, 4)), {"offs": [2, 5]}),
+    (((6, 8), (2, 7, 4)), {"offs": [2, 5]}),
+    (((6, 8), (3, 8, 4)), {"offs": [2, 5]}),
+    (((6,), (3, 8, 4)), {"offs": [2, 5]}),
+    (((6, 8), (2, 8, 4)), {"offs": [2, 5], "bias": True}),
+    (((6, 8), (2, 8, 4)), {"offs": [2, 5], "long_offs": True}),
+])
+def test_grouped_mm_errors(device, args, kw):
+    a, b = make(args[0]), make(args[1])
+    offs = None
+    if "offs" in kw:
+        offs = torch.tensor(kw["offs"], dtype=torch.int64 if kw.get("long_offs") else torch.int32)
+    bias = make((4,)) if kw.get("bias") else None
+    with pytest.raises(RuntimeError) as info:
+        TF.grouped_mm(a, b, offs=offs, bias=bias)
+    with pytest.raises(RuntimeError) as mine:
+        WF.grouped_mm(ours(a, device), ours(b, device), offs=ours(offs, device) if offs is not None else None,
+                      bias=ours(bias, device) if bias is not None else None)
+    assert str(mine.value) == str(info.value)
