@@ -164,3 +164,8 @@ def test_incomplete_gamma(device, name):
         getattr(WS, name)(wa, ours(x2.detach(), device)).sum().backward()
     with pytest.raises(TypeError):
         getattr(WS, name)(1.0, ours(x2.detach(), device))
+
+
+def test_doc_tables():
+    assert set(WS.common_args) == set(TS.common_args)
+    assert set(WS.multi_dim_common) == set(TS.multi_dim_common)

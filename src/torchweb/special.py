@@ -173,3 +173,25 @@ gammainc = _gamma_inc("gammainc", "igamma", "The regularized lower incomplete ga
                                   "in other only, as PyTorch).")
 gammaincc = _gamma_inc("gammaincc", "igammac", "The regularized upper incomplete gamma function Q(input, other) = 1 - P "
                                     "(differentiable in other only, as PyTorch).")
+
+
+# the argument descriptions torch.special's docstrings are formatted with (torch/_torch_docs.py)
+common_args = {
+    "input": "input (Tensor): the input tensor.",
+    "generator": "generator (torch.Generator, optional): a pseudorandom number generator for sampling",
+    "out": "out (Tensor, optional): the output tensor.",
+    "memory_format": "memory_format (torch.memory_format, optional): the desired memory format of returned "
+                     "tensor. Default: torch.preserve_format.",
+}
+multi_dim_common = dict(common_args, **{
+    "dtype": "dtype (torch.dtype, optional): the desired data type of returned tensor. If specified, the input "
+             "tensor is casted to dtype before the operation is performed. Default: None.",
+    "keepdim": "keepdim (bool): whether the output tensor has dim retained or not.",
+    "opt_keepdim": "\n    keepdim (bool, optional): whether the output tensor has dim retained or not. Default: False.\n",
+    "dim": "dim (int or tuple of ints): the dimension or dimensions to reduce.",
+    "keepdim_details": "\nIf keepdim is True, the output tensor is of the same size as input except in the "
+                       "dimension(s) dim where it is of size 1. Otherwise, dim is squeezed.\n",
+    "opt_dim": "\n    dim (int or tuple of ints, optional): the dimension or dimensions to reduce.\n",
+    "opt_dim_all_reduce": "\n    dim (int or tuple of ints, optional): the dimension or dimensions to reduce. If None, "
+                          "all dimensions are reduced.\n",
+})
