@@ -3,7 +3,6 @@ ndtri, log_ndtr (values and gradients), the Bessel functions J0, J1, Y0, Y1, I0,
 scaled K0, K1, spherical j0, Airy Ai (values; PyTorch does not differentiate them), and the
 orthogonal polynomials of degree n (tensor and number n)."""
 
-import math
 
 import pytest
 import torch
