@@ -5,6 +5,7 @@ import sys
 
 from .._size import contiguous_strides
 from . import grad_mode
+from .double_backward import apply_with_graph
 from .function import AccumulateGrad
 
 
@@ -34,9 +35,11 @@ def _check_grad(node, i, g):
 BACKWARD_RUNS = [0]   # how many backward passes ran (torchweb.compile: did a call train?)
 
 
-def run_backward(roots, grad_roots, retain_graph, capture=None, accumulate=True):
+def run_backward(roots, grad_roots, retain_graph, capture=None, accumulate=True, create_graph=False):
     """roots: tensors; grad_roots: their gradients. capture: {(node, nr): None} slots of
-    autograd.grad's inputs, filled in place. Returns nothing; leaves' .grad accumulate."""
+    autograd.grad's inputs, filled in place. Returns nothing; leaves' .grad accumulate.
+    create_graph: the backward rules run with grad mode on, so that the gradients they make
+    carry a graph of their own (higher-order gradients; double_backward.py)."""
     BACKWARD_RUNS[0] += 1
     edges = []
     for t, g in zip(roots, grad_roots):
@@ -81,12 +84,12 @@ def run_backward(roots, grad_roots, retain_graph, capture=None, accumulate=True)
     owned = {}
     empty = {}
     try:
-        with grad_mode.set_grad_enabled(False):
+        with grad_mode.set_grad_enabled(create_graph):
             while ready:
                 node = ready.pop()
                 grads = buffers.pop(id(node), empty)
                 if type(node) is AccumulateGrad:
-                    _accumulate(node, grads.get(0), capture, accumulate, owned)
+                    _accumulate(node, grads.get(0), capture, accumulate, None if create_graph else owned)
                     continue
                 n_out = node.noutputs
                 outs = [grads.get(0)] if n_out == 1 else [grads.get(i) for i in range(n_out)]
@@ -112,7 +115,7 @@ def run_backward(roots, grad_roots, retain_graph, capture=None, accumulate=True)
                 if _all_none(outs):
                     results = (None,) * len(nexts)
                 else:
-                    results = node.apply(outs)
+                    results = node.apply(outs) if not create_graph else apply_with_graph(node, outs)
                 if len(results) != len(nexts):
                     raise RuntimeError(
                         f"function {node.name()} returned an incorrect number of gradients "
@@ -246,6 +249,12 @@ def _can_take(var, g):
 
 
 def accumulate_grad(var, g):
+    if g._requires_grad or g.grad_fn is not None:
+        # a gradient with a graph (create_graph): .grad keeps it, as PyTorch's AccumulateGrad
+        # under grad mode (a clone first, the sum out of place after: an in-place add into
+        # the existing .grad would cut the graph)
+        var._grad = g.clone() if var._grad is None else var._grad + g
+        return
     if var._grad is None:
         var._grad = g.detach().clone()  # the same gradient may flow to several leaves
         # computed now, so that the graph's saved tensors it reads are freed with the graph

@@ -70,9 +70,14 @@ class _Softmax(Function):
         ctx.d = lay[0]
         return y
 
+    _double_backward = True   # (under grad mode, create_graph: the same rule in Tensor ops)
+
     @staticmethod
     def backward(ctx, g):
         (y,) = ctx.saved_tensors
+        if grad_mode._state["enabled"]:
+            gy = g * y
+            return gy - y * gy.sum(ctx.d, keepdim=True), None
         gy = E.run("mul", g, y)
         return E.run("sub", gy, E.run("mul", y, raw_reduce("sum", gy, [ctx.d], True, gy.dtype))), None
 
@@ -87,9 +92,13 @@ class _LogSoftmax(Function):
         ctx.d = lay[0]
         return y
 
+    _double_backward = True
+
     @staticmethod
     def backward(ctx, g):
         (y,) = ctx.saved_tensors
+        if grad_mode._state["enabled"]:
+            return g - y.exp() * g.sum(ctx.d, keepdim=True), None
         s = raw_reduce("sum", g, [ctx.d], True, g.dtype)
         return E.run("sub", g, E.run("mul", E.run("exp", y), s)), None
 

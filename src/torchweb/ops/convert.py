@@ -40,6 +40,7 @@ def _convert_raw(x, dtype, device):
 
 class _ToCopy(Function):
     _backward_name = "ToCopyBackward0"
+    _double_backward = True
 
     @staticmethod
     def forward(ctx, x, dtype, device):
@@ -49,6 +50,8 @@ class _ToCopy(Function):
     @staticmethod
     def backward(ctx, g):
         dtype, device = ctx.src
+        if g.requires_grad:   # create_graph: the conversion back, recorded
+            return _ToCopy.apply(g, dtype, device), None, None
         return _convert_raw(g, dtype, device), None, None
 
 

@@ -19,6 +19,7 @@ from . import elementwise as E
 from . import lowering
 from . import shape as S
 from .dispatch import common_device, empty, expand_to, is_tensor
+from .adjoint import linear_backward
 from .inplace import apply_function_inplace
 from .registry import define
 
@@ -164,6 +165,7 @@ def _same_dtype(name, x, src):
 # -- gather ---------------------------------------------------------------------------------------
 class _Gather(Function):
     _backward_name = "GatherBackward0"
+    _double_backward = True   # (ops/adjoint.py)
 
     @staticmethod
     def forward(ctx, x, d, index, wrap):
@@ -173,9 +175,9 @@ class _Gather(Function):
     @staticmethod
     def backward(ctx, g):
         shape, d, index, wrap = ctx.meta
-        z = _zeros(shape, g.dtype, g.device)
         idx = index if not wrap else _wrapped(index, shape[d] if shape else 1)
-        return raw_scatter(z, d, idx, g, "sum", GATHER), None, None, None
+        return linear_backward(g, lambda g: raw_scatter(_zeros(shape, g.dtype, g.device), d, idx, g, "sum", GATHER),
+                               lambda gg: _Gather.apply(gg, d, index, wrap), "GatherBackwardBackward0"), None, None, None
 
 
 def _wrapped(index, size):
@@ -444,6 +446,7 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
 # -- index_select, take, put ----------------------------------------------------------------
 class _IndexSelect(Function):
     _backward_name = "IndexSelectBackward0"
+    _double_backward = True
 
     @staticmethod
     def forward(ctx, x, d, index):
@@ -453,8 +456,9 @@ class _IndexSelect(Function):
     @staticmethod
     def backward(ctx, g):
         shape, d, index = ctx.meta
-        z = _zeros(shape, g.dtype, g.device)
-        return raw_index_scatter(z, d, index, g, "sum", INDEX_SELECT), None, None
+        return linear_backward(
+            g, lambda g: raw_index_scatter(_zeros(shape, g.dtype, g.device), d, index, g, "sum", INDEX_SELECT),
+            lambda gg: _IndexSelect.apply(gg, d, index), "IndexSelectBackwardBackward0"), None, None
 
 
 @define("index_select", "indexing", doc="index_select(input, dim, index) -> Tensor\n\n"

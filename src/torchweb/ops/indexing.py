@@ -20,6 +20,7 @@ from ..autograd.function import Function
 from . import elementwise as E
 from . import lowering
 from . import shape as S
+from .adjoint import linear_backward
 from .dispatch import empty, expand_to, is_tensor
 from .registry import define
 
@@ -198,6 +199,7 @@ def plan(t, adv):
 
 class _Index(Function):
     _backward_name = "IndexBackward0"
+    _double_backward = True   # (ops/adjoint.py)
 
     @staticmethod
     def forward(ctx, t, p):
@@ -209,10 +211,14 @@ class _Index(Function):
 
     @staticmethod
     def backward(ctx, g):
-        shape, (walk, indices, _) = ctx.meta
-        z = E._fill(empty(shape, g.dtype, g.device), 0)
-        lowering.index_scatter(z, g, walk, indices, "sum", INDEX)
-        return z, None
+        shape, p = ctx.meta
+        walk, indices, _ = p
+
+        def scatter(g):
+            z = E._fill(empty(shape, g.dtype, g.device), 0)
+            lowering.index_scatter(z, g, walk, indices, "sum", INDEX)
+            return z
+        return linear_backward(g, scatter, lambda gg: _Index.apply(gg, p), "IndexBackwardBackward0"), None
 
 
 def getitem(x, index):

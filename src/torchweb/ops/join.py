@@ -12,6 +12,7 @@ from .registry import define
 
 class _Cat(Function):
     _backward_name = "CatBackward0"
+    _double_backward = True
 
     @staticmethod
     def forward(ctx, d, *tensors):

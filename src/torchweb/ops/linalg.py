@@ -99,11 +99,15 @@ class _Matmul(Function):
         ctx.save_for_backward(a, b)
         return raw_matmul(a, b)
 
+    _double_backward = True
+
     @staticmethod
     def backward(ctx, g):
         a, b = ctx.saved_tensors
-        ga = raw_matmul(g, S.transpose(b, -1, -2)) if ctx.needs_input_grad[0] else None
-        gb = raw_matmul(S.transpose(a, -1, -2), g) if ctx.needs_input_grad[1] else None
+        # (create_graph: grad mode is on, and the products are recorded)
+        mm = _Matmul.apply if grad_mode._state["enabled"] else raw_matmul
+        ga = mm(g, S.transpose(b, -1, -2)) if ctx.needs_input_grad[0] else None
+        gb = mm(S.transpose(a, -1, -2), g) if ctx.needs_input_grad[1] else None
         return ga, gb
 
 

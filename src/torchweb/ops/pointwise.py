@@ -108,7 +108,8 @@ def _make_function(name, backward_name, inplace):
                      for gr, o, need in zip(grads, ctx.operands, ctx.needs_input_grad))
 
     return type(name, (Function,), {"forward": staticmethod(forward), "backward": staticmethod(backward),
-                                    "_backward_name": backward_name})
+                                    "_backward_name": backward_name,
+                                    "_double_backward": True})   # the rules are Tensor ops
 
 
 def _any_requires_grad(operands):

@@ -10,6 +10,7 @@ from ..backends import backend_for
 from .conv import ntuple, _shape_str
 from .dispatch import empty, is_tensor
 from .pointwise import call
+from .adjoint import linear_backward
 from .registry import define
 
 
@@ -96,6 +97,7 @@ def _contig(t):
 
 class _MaxPool(Function):
     _backward_name = "MaxPool2DWithIndicesBackward0"
+    _double_backward = True   # (ops/adjoint.py)
 
     @staticmethod
     def forward(ctx, x, geom, adaptive):
@@ -113,13 +115,28 @@ class _MaxPool(Function):
     def backward(ctx, g, _gi):
         (idx,) = ctx.saved_tensors
         shape, geom, adaptive = ctx.meta
-        gin = empty(shape, g.dtype, g.device)
-        _be(g).pool_backward("max", gin, _contig(g), idx, geom, adaptive)
-        return gin, None, None
+
+        def scatter(g):
+            gin = empty(shape, g.dtype, g.device)
+            _be(g).pool_backward("max", gin, _contig(g), idx, geom, adaptive)
+            return gin
+        return linear_backward(g, scatter, lambda gg: _gather_at(gg, idx, len(geom[0])),
+                               "MaxPoolBackwardBackward0"), None, None
+
+
+def _gather_at(x, idx, r):
+    """x's values at a max pooling's indices (flat positions in each plane of the last r
+    dims): the pooling's output for an input x (PyTorch's max_pool double backward)."""
+    from .index_ops import gather
+    lead = tuple(x.shape[:x.dim() - r])
+    flat = x.reshape(lead + (-1,))
+    out = gather(flat, -1, idx.reshape(lead + (-1,)))
+    return out.reshape(idx.shape)
 
 
 class _AvgPool(Function):
     _backward_name = "AvgPool2DBackward0"
+    _double_backward = True
 
     @staticmethod
     def forward(ctx, x, geom, adaptive, count_include_pad, divisor_override):
@@ -133,9 +150,14 @@ class _AvgPool(Function):
     @staticmethod
     def backward(ctx, g):
         shape, geom, adaptive, cip, override = ctx.meta
-        gin = empty(shape, g.dtype, g.device)
-        _be(g).pool_backward("avg", gin, _contig(g), None, geom, adaptive, cip, override)
-        return gin, None, None, None, None
+
+        def scatter(g):
+            gin = empty(shape, g.dtype, g.device)
+            _be(g).pool_backward("avg", gin, _contig(g), None, geom, adaptive, cip, override)
+            return gin
+        # average pooling is linear: the adjoint of its backward is itself
+        return linear_backward(g, scatter, lambda gg: _AvgPool.apply(gg, geom, adaptive, cip, override),
+                               "AvgPoolBackwardBackward0"), None, None, None, None
 
 
 def _named(base, name):

@@ -130,6 +130,7 @@ def _sum_dtype(x, dtype):
 
 class _Sum(Function):
     _backward_name = "SumBackward1"
+    _double_backward = True
 
     @staticmethod
     def forward(ctx, x, dims, keepdim, dtype):
@@ -186,6 +187,7 @@ def mean(x, dim=None, keepdim=False, dtype=None):
 
 class _Mean(Function):
     _backward_name = "MeanBackward1"
+    _double_backward = True
 
     @staticmethod
     def forward(ctx, x, dims, keepdim):
@@ -205,6 +207,7 @@ _MeanAll = _named(_Mean, "MeanBackward0")
 
 class _Prod(Function):
     _backward_name = "ProdBackward1"
+    _double_backward = True
 
     @staticmethod
     def forward(ctx, x, dims, keepdim, dtype):
@@ -221,9 +224,15 @@ class _Prod(Function):
         out = _expand_back(out, x, dims, keepdim)
         zero = x == 0
         nz = _expand_back(raw_reduce("sum", zero, dims, True, D.int64), x, dims, False) if dims else zero.to(D.int64)
-        others = _expand_back(raw_reduce("prod", E.run("where", zero, 1.0, x), dims, True, x.dtype), x, dims, False)
-        grad = E.run("where", nz == 0, out / E.run("where", zero, 1.0, x),
-                     E.run("where", E.run("logical_and", nz == 1, zero), others, 0.0))
+        nonzero = _where(zero, 1.0, x)
+        if grad_mode._state["enabled"]:   # create_graph: the product of the others recorded
+            others = nonzero
+            for d in dims:
+                others = prod(others, d, keepdim=True)
+        else:
+            others = raw_reduce("prod", nonzero, dims, True, x.dtype)
+        others = _expand_back(others, x, dims, False)
+        grad = _where(nz == 0, out / nonzero, _where(E.run("logical_and", nz == 1, zero), others, 0.0))
         return g * grad, None, None, None
 
 
@@ -259,7 +268,16 @@ def _check_nonempty(x, dims, name, specified=True):
             raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
 
 
+def _where(cond, a, b):
+    """where for a backward rule: recorded under grad mode (create_graph)."""
+    if grad_mode._state["enabled"]:
+        from .pointwise import call
+        return call("where", cond, a, b)
+    return E.run("where", cond, a, b)
+
+
 class _MaxMinDim(Function):
+    _double_backward = True
     @staticmethod
     def forward(ctx, x, kind, d, keepdim):
         values = raw_reduce(kind, x, [d], keepdim, x.dtype)
@@ -277,7 +295,7 @@ class _MaxMinDim(Function):
             g = S.unsqueeze(g, d)
             indices = S.unsqueeze(indices, d)
         iota = _iota_along(shape, d, g.device)
-        return E.run("where", iota == indices, g, 0.0), None, None, None
+        return _where(iota == indices, g, 0.0), None, None, None
 
 
 def _iota_along(shape, d, device):
@@ -288,6 +306,7 @@ def _iota_along(shape, d, device):
 
 
 class _AmaxAmin(Function):
+    _double_backward = True
     @staticmethod
     def forward(ctx, x, kind, dims, keepdim):
         out = raw_reduce(kind, x, dims, keepdim, x.dtype)
@@ -531,6 +550,7 @@ def _moments_forward(x, dims, keepdim, correction, std, with_mean):
 class _Moments(Function):
     """var/std (and mean); backward: PyTorch's var_backward / std_backward (and the mean's),
     on a mean of x computed again."""
+    _double_backward = True
 
     @staticmethod
     def forward(ctx, x, dims, keepdim, correction, std, with_mean, dim_given):
@@ -550,11 +570,11 @@ class _Moments(Function):
             g = _expand_back(g, x, dims, keepdim)
             if std:   # d std = d var / (2 std), 0 where std is 0
                 r = _expand_back(r, x, dims, keepdim)
-                g = E.run("where", r == 0, 0.0, g / (r * 2))
+                g = _where(r == 0, 0.0, g / (r * 2))
             centered = x - _expand_back(mean(x, dims, keepdim=True), x, dims, True) if x.numel() else x
             dof = n - correction
             if (not dim_given or x.dim() == 0) and dof <= 0:   # PyTorch: NaN where x is its mean, else inf
-                grad = E.run("where", centered == 0, g * float("nan"), g * float("inf"))
+                grad = _where(centered == 0, g * float("nan"), g * float("inf"))
             else:
                 grad = g * (2.0 / dof if dof else float("inf")) * centered
         if gm is not None:
@@ -617,6 +637,7 @@ def logsumexp(x, dim, keepdim=False):
 
 class _Norm2(Function):
     _backward_name = "LinalgVectorNormBackward0"
+    _double_backward = True
 
     @staticmethod
     def forward(ctx, x, dims, keepdim):
@@ -634,7 +655,7 @@ class _Norm2(Function):
         dims, keepdim = ctx.meta
         out = _expand_back(out, x, dims, keepdim)
         g = _expand_back(g, x, dims, keepdim)
-        return E.run("where", out == 0, 0.0, g * x / out), None, None
+        return _where(out == 0, 0.0, g * x / out), None, None
 
 
 def any_empty(x, dims):

@@ -14,6 +14,7 @@ from ..autograd.function import Function
 from ..backends import backend_for
 from . import elementwise as E
 from .dispatch import compute_class, empty
+from .adjoint import linear_backward
 from .registry import define
 
 cummax_t = namedtuple("cummax", ["values", "indices"])
@@ -94,6 +95,7 @@ def _rev_cumsum(g, d):
 
 class _Cumsum(Function):
     _backward_name = "CumsumBackward0"
+    _double_backward = True   # (ops/adjoint.py)
 
     @staticmethod
     def forward(ctx, x, d, out_dtype):
@@ -103,7 +105,8 @@ class _Cumsum(Function):
     @staticmethod
     def backward(ctx, g):
         d, in_dtype = ctx.meta
-        r = _rev_cumsum(g, d)
+        # the reversed cumsum's adjoint is the cumsum
+        r = linear_backward(g, lambda g: _rev_cumsum(g, d), lambda gg: cumsum(gg, d), "CumsumBackwardBackward0")
         return (r if r.dtype is in_dtype else r.to(in_dtype)), None, None
 
 
@@ -171,6 +174,7 @@ def _inplace(x, r):
 
 
 class _CumMaxMin(Function):
+    _double_backward = True   # (scatter_add_along)
     @staticmethod
     def forward(ctx, x, kind, d):
         values, indices = raw_scan(kind, x, d, x.dtype, compute_class(x.dtype))
@@ -190,9 +194,16 @@ def scatter_add_along(g, indices, d, shape):
     """zeros(shape).scatter_add(d, indices, g): the gradient of an op that picked elements
     (cummax, sort, topk, ...) sent back to where they came from. g and indices have the same
     shape (shape with dim d of any length)."""
-    be = backend_for(g.device.type)
     if g.dim() == 0:
         return g.clone() if g.dtype is D.float32 else g.to(g.dtype)
+    # its adjoint (create_graph): the values at the indices again
+    from .index_ops import gather
+    return linear_backward(g, lambda g: _scatter_add_along(g, indices, d, shape),
+                           lambda gg: gather(gg, d, indices), "ScatterAddAlongBackward0")
+
+
+def _scatter_add_along(g, indices, d, shape):
+    be = backend_for(g.device.type)
     gm, im = _moved(g, d), _moved(indices, d)
     K = gm.shape[-1]
     N = shape[d]

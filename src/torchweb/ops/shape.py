@@ -27,8 +27,11 @@ def _view_fn(name):
             return ctx.back(g), None, None, None, None
 
         backward_name = name if "Backward" in name else name + "Backward0"
+        # the backs are views, reshapes, sums and _scatter_back: differentiable, but for the
+        # storage-level scatters of as_strided and unfold
         fn = type(name, (Function,), {"forward": staticmethod(forward), "backward": staticmethod(backward),
-                                      "_backward_name": backward_name})
+                                      "_backward_name": backward_name,
+                                      "_double_backward": name not in ("AsStrided", "UnfoldBackward0")})
         _VIEW_FUNCTIONS[name] = fn
     return fn
 
@@ -42,11 +45,32 @@ def make_view(name, x, shape, stride, offset, back):
 def _scatter_back(in_shape, redo):
     """Backward of an indexing view: the gradient placed into zeros of the input's shape."""
     def back(g):
-        z = empty(in_shape, g.dtype, g.device)
-        E._fill(z, 0)
-        E.copy_into(redo(z), g)
-        return z
+        if grad_mode._state["enabled"] and g.requires_grad:   # create_graph: recorded
+            return _ViewScatter.apply(g, in_shape, redo)
+        return _scatter_raw(g, in_shape, redo)
     return back
+
+
+def _scatter_raw(g, in_shape, redo):
+    z = empty(in_shape, g.dtype, g.device)
+    E._fill(z, 0)
+    E.copy_into(redo(z), g)
+    return z
+
+
+class _ViewScatter(Function):
+    """g placed into zeros at a view (the backward of select, slicing, diagonal): its own
+    backward takes the view again (PyTorch's SliceBackwardBackward0, ...)."""
+    _double_backward = True
+
+    @staticmethod
+    def forward(ctx, g, in_shape, redo):
+        ctx.redo = redo
+        return _scatter_raw(g, in_shape, redo)
+
+    @staticmethod
+    def backward(ctx, gg):
+        return ctx.redo(gg), None, None
 
 
 # -- reshaping ---------------------------------------------------------------------------
@@ -382,6 +406,7 @@ def unbind(x, dim=0):
 # -- copies ------------------------------------------------------------------------------
 class _Clone(Function):
     _backward_name = "CloneBackward0"
+    _double_backward = True
 
     @staticmethod
     def forward(ctx, x):

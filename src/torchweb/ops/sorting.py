@@ -75,6 +75,7 @@ def _dim(x, dim):
 class _Pick(Function):
     """values and indices picked from x along d (indices computed in forward); the gradient
     goes back to the indices."""
+    _double_backward = True   # (scatter_add_along)
 
     @staticmethod
     def forward(ctx, x, d, fn):

@@ -263,6 +263,7 @@ from ...autograd.function import Function  # noqa: E402
 
 
 class _LogSigmoid(Function):
+    _double_backward = True
     _backward_name = "LogSigmoidBackward0"
 
     @staticmethod

@@ -278,6 +278,7 @@ class _BinaryCrossEntropy(Function):
     """Elementwise BCE with PyTorch's backward: (input - target) / max(input * (1 - input),
     1e-12) for input and log(1 - input) - log(input) for target, which the clamped logs of the
     forward would not give at 0 and 1."""
+    _double_backward = True
     _backward_name = "BinaryCrossEntropyBackward0"
 
     @staticmethod
