@@ -281,3 +281,15 @@ def test_custom_function_backward_runs_under_grad_mode(device):
         g, = T.autograd.grad(CubeFn.apply(x).sum(), x, create_graph=True)
         return g, T.autograd.grad(g.sum(), x)[0]
     both(scenario, device)
+
+
+def test_scatter_masked_fill_index_add_second_derivative(device):
+    def f(T, a, b):
+        idx = T.tensor([[0, 1, 2, 0], [2, 2, 1, 0]], device=a.device)
+        mask = T.tensor([[True, False, False, True]] * 3, device=a.device)
+        s = T.zeros(3, 4, device=a.device).scatter_add(0, idx, b[:2] ** 2)
+        s = s + a.scatter(0, idx, b[:2].sin())
+        s = s + a.masked_fill(mask, 0.5).exp()
+        s = s + a.index_add(1, T.tensor([3, 0], device=a.device), b[:, :2] * a[:, :2])
+        return s
+    both(second_order(f, values((3, 4)), values((3, 4), 0.7, 0.2)), device)

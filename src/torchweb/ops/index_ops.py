@@ -229,6 +229,7 @@ def take_along_dim(input, indices, dim=None):
 # -- scatter ----------------------------------------------------------------------------------------
 class _Scatter(Function):
     """scatter(src or value), no reduce."""
+    _double_backward = True   # (create_graph: gather / scatter, recorded)
 
     @staticmethod
     def forward(ctx, x, d, index, src, inplace):
@@ -240,6 +241,9 @@ class _Scatter(Function):
     @staticmethod
     def backward(ctx, g):
         d, index, has_src = ctx.meta
+        if g.requires_grad:   # create_graph: recorded
+            return (scatter(g, d, index, value=0.0), None, None,
+                    (gather(g, d, index) if has_src else None), None)
         gself = raw_scatter(E._clone(g), d, index, 0)
         return gself, None, None, (raw_gather(g, d, index) if has_src else None), None
 
@@ -312,6 +316,7 @@ def scatter(input, dim, index, src=None, value=None, *, reduce=None):
 
 class _ScatterAdd(Function):
     _backward_name = "ScatterAddBackward0"
+    _double_backward = True   # (create_graph: gather / index_select / scatter, recorded)
 
     @staticmethod
     def forward(ctx, x, d, index, src, inplace):
@@ -323,6 +328,8 @@ class _ScatterAdd(Function):
     @staticmethod
     def backward(ctx, g):
         d, index = ctx.meta
+        if g.requires_grad:   # create_graph: recorded
+            return g, None, None, gather(g, d, index), None
         return g, None, None, raw_gather(g, d, index), None
 
 
@@ -587,6 +594,7 @@ def _index_args(name, x, d, index, source=None):
 
 class _IndexAdd(Function):
     _backward_name = "IndexAddBackward0"
+    _double_backward = True   # (create_graph: gather / index_select / scatter, recorded)
 
     @staticmethod
     def forward(ctx, x, d, index, source, alpha, inplace):
@@ -599,7 +607,7 @@ class _IndexAdd(Function):
     @staticmethod
     def backward(ctx, g):
         d, index, alpha, sshape = ctx.meta
-        gs = raw_index_select(g, d, index, INDEX_ADD)
+        gs = index_select(g, d, index) if g.requires_grad else raw_index_select(g, d, index, INDEX_ADD)
         if alpha != 1:
             gs = gs * alpha
         return g, None, None, S.reshape(gs, sshape), None, None
@@ -850,6 +858,7 @@ def masked_scatter(input, mask, source):
 
 class _MaskedFill(Function):
     _backward_name = "MaskedFillBackward0"
+    _double_backward = True
 
     @staticmethod
     def forward(ctx, x, mask, value, inplace):
@@ -862,6 +871,10 @@ class _MaskedFill(Function):
     @staticmethod
     def backward(ctx, g):
         (mask,) = ctx.meta
+        if g.requires_grad:   # create_graph: recorded
+            from .pointwise import call
+            gv = call("where", mask, g, 0.0).sum() if ctx.needs_input_grad[2] else None
+            return call("where", mask, 0.0, g), None, gv, None
         gself = E.run("where", mask, 0.0, g)
         gv = E.run("where", mask, g, 0.0).sum() if ctx.needs_input_grad[2] else None
         return gself, None, gv, None
