@@ -1,9 +1,17 @@
-"""torch.autograd: backward, grad, Function and the grad-mode switches."""
+"""torch.autograd: backward, grad (create_graph for higher-order gradients), Function, the
+grad-mode switches, gradcheck, autograd.functional, anomaly detection and autograd.graph."""
 
 from .function import Function, FunctionCtx, once_differentiable
 from .grad_mode import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
 from . import engine
 from .._is_tensor import is_tensor
+from . import anomaly_mode, function, functional, grad_mode, graph
+from .anomaly_mode import detect_anomaly, set_detect_anomaly
+from .gradcheck import gradcheck, gradgradcheck
+from .variable import Variable, variable
+from .settings import (enforce_grad_layout_policy, handle_torch_function, has_torch_function,
+                       is_multithreading_enabled, is_tensor_like, is_view_replay_enabled,
+                       kineto_available, set_multithreading_enabled)
 
 
 def _make_grads(outputs, grads):
@@ -119,4 +127,27 @@ def _grad_batched(outputs, inputs, grad_outputs, retain_graph, create_graph, all
 
 
 __all__ = ["Function", "FunctionCtx", "backward", "grad", "no_grad", "enable_grad",
-           "set_grad_enabled", "inference_mode", "is_grad_enabled", "once_differentiable"]
+           "set_grad_enabled", "inference_mode", "is_grad_enabled", "once_differentiable", "Variable",
+           "detect_anomaly", "set_detect_anomaly", "gradcheck", "gradgradcheck", "functional", "graph",
+           "is_tensor_like", "enforce_grad_layout_policy", "set_multithreading_enabled",
+           "is_multithreading_enabled", "is_view_replay_enabled", "kineto_available"]
+
+
+# PyTorch names torchweb does not have, and why (hasattr stays False; asking says so)
+_REFUSED = {
+    **dict.fromkeys(("ProfilerActivity", "ProfilerConfig", "ProfilerEvent", "ProfilerState", "DeviceType",
+                     "profiler", "profiler_legacy", "profiler_util"),
+                    "the autograd profiler (Kineto) is not part of torchweb; time GPU work with "
+                    "torch.webgpu.synchronize() around the code instead"),
+    "forward_ad": "forward-mode AD (dual tensors) is not implemented by torchweb; "
+                  "torch.autograd.functional.jvp gives Jacobian-vector products by the double-vjp trick",
+    "SavedTensor": "torchweb's saved tensors are plain tensors on the node; there is no SavedTensor type",
+    "NestedIOFunction": "NestedIOFunction is PyTorch's legacy Function interface; subclass "
+                        "torch.autograd.Function instead",
+}
+
+
+def __getattr__(name):
+    if name in _REFUSED:
+        raise AttributeError(f"module 'torch.autograd' has no attribute '{name}': {_REFUSED[name]}")
+    raise AttributeError(f"module 'torch.autograd' has no attribute '{name}'")

@@ -4,7 +4,7 @@ however many paths reach it, and accumulates into leaves (or captures, for autog
 import sys
 
 from .._size import contiguous_strides
-from . import grad_mode
+from . import anomaly_mode, grad_mode
 from .double_backward import apply_with_graph
 from .function import AccumulateGrad
 
@@ -83,6 +83,7 @@ def run_backward(roots, grad_roots, retain_graph, capture=None, accumulate=True,
     # graph: names bound once, the common cases without helper calls)
     owned = {}
     empty = {}
+    slow = create_graph or anomaly_mode._state["enabled"]   # (decided once: the loop tests one local)
     try:
         with grad_mode.set_grad_enabled(create_graph):
             while ready:
@@ -115,7 +116,7 @@ def run_backward(roots, grad_roots, retain_graph, capture=None, accumulate=True,
                 if _all_none(outs):
                     results = (None,) * len(nexts)
                 else:
-                    results = node.apply(outs) if not create_graph else apply_with_graph(node, outs)
+                    results = node.apply(outs) if not slow else _apply_slow(node, outs, create_graph)
                 if len(results) != len(nexts):
                     raise RuntimeError(
                         f"function {node.name()} returned an incorrect number of gradients "
@@ -158,6 +159,14 @@ def run_backward(roots, grad_roots, retain_graph, capture=None, accumulate=True,
         if not retain_graph:
             for node in ran:
                 node.ctx._free()
+
+
+def _apply_slow(node, outs, create_graph):
+    """node.apply with create_graph (double_backward.py) and/or anomaly detection's NaN check."""
+    results = apply_with_graph(node, outs) if create_graph else node.apply(outs)
+    if anomaly_mode._state["enabled"] and anomaly_mode._state["check_nan"]:
+        anomaly_mode.check_nan(node, results)
+    return results
 
 
 def _fresh(g, outs, results):
