@@ -293,3 +293,16 @@ def test_scatter_masked_fill_index_add_second_derivative(device):
         s = s + a.index_add(1, T.tensor([3, 0], device=a.device), b[:, :2] * a[:, :2])
         return s
     both(second_order(f, values((3, 4)), values((3, 4), 0.7, 0.2)), device)
+
+
+def test_embedding_second_derivative(device):
+    def scenario(T, dev):
+        w = leaf(T, dev, values((5, 3)))
+        idx = T.tensor([[0, 2, 4], [2, 1, 0]], device=dev)
+        out = []
+        for padding in (None, 2):
+            y = fn(T).embedding(idx, w, padding_idx=padding)
+            g, = T.autograd.grad((y.sin() * y).sum(), w, create_graph=True)
+            out += [g, T.autograd.grad((g * g).sum(), w)[0]]
+        return out
+    both(scenario, device)
