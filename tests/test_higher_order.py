@@ -306,3 +306,32 @@ def test_embedding_second_derivative(device):
             out += [g, T.autograd.grad((g * g).sum(), w)[0]]
         return out
     both(scenario, device)
+
+
+def test_index_put_second_derivative(device):
+    def f(T, a, b):
+        rows = T.tensor([0, 2], device=a.device)
+        put = a.index_put((rows,), b[:2] * b[:2])
+        acc = a.index_put((rows,), b[1:] ** 3, accumulate=True)
+        return put.sin() + acc * a
+    both(second_order(f, values((3, 4)), values((3, 4), 0.7, 0.2)), device)
+
+
+def test_normalization_layers_second_derivative(device):
+    def f(T, x, w, b):
+        F_ = fn(T)
+        y = F_.batch_norm(x, None, None, w, b, training=True) + F_.group_norm(x, 1, w, b)
+        return y + F_.instance_norm(x.sin(), weight=w, bias=b) + F_.normalize(x, dim=1)
+    both(second_order(f, values((4, 3, 2)), values((3,), 0.5, 1.0), values((3,), 0.2)), device)
+
+
+@pytest.mark.parametrize("masking", ["none", "causal", "bool"])
+def test_attention_second_derivative(masking, device, monkeypatch):
+    # webgpu: the fused kernels even at this size (their backward recorded from primitives)
+    from torchweb.backends.webgpu import attention
+    monkeypatch.setattr(attention, "COMPOSITE_MAX_SCORES", 0)
+    def f(T, q, k, v):
+        mask = T.tensor([[True, False, True], [True, True, False], [False, True, True], [True, True, True]],
+                        device=q.device) if masking == "bool" else None
+        return fn(T).scaled_dot_product_attention(q, k, v, attn_mask=mask, is_causal=masking == "causal").sin()
+    both(second_order(f, values((2, 4, 8)), values((2, 3, 8), 0.8, 0.1), values((2, 3, 8), 0.6, -0.2)), device)

@@ -248,6 +248,7 @@ def _values(values, t, shape):
 
 class _IndexPut(Function):
     _backward_name = "IndexPutBackward0"
+    _double_backward = True   # (create_graph: an index_put of zeros and an index, recorded)
 
     @staticmethod
     def forward(ctx, t, values, p, accumulate, inplace):
@@ -263,6 +264,17 @@ class _IndexPut(Function):
     @staticmethod
     def backward(ctx, g):
         (walk, indices, shape), accumulate, vshape = ctx.meta
+        if g.requires_grad:   # create_graph
+            p = (walk, indices, shape)
+            gself = g if accumulate else _IndexPut.apply(g, 0.0, p, False, False)
+            gv = None
+            if vshape is not None and ctx.needs_input_grad[1]:
+                gv = _Index.apply(g, p)
+                extra = len(vshape) - len(shape)
+                if extra > 0:
+                    gv = S.reshape(gv, (1,) * extra + tuple(shape))
+                gv = S.sum_to_size(gv, vshape)
+            return gself, gv, None, None, None
         gself = g
         if not accumulate:
             gself = E._clone(g)
