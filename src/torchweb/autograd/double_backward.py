@@ -17,6 +17,32 @@ its gradient would need a graph, rather than give a silently detached second gra
 
 from .._is_tensor import is_tensor
 
+# Switches the ops layer registers (ops/pointwise_grads.K): on while a create_graph backward
+# runs, so that helpers the rules share run recorded ops then and raw kernels otherwise.
+_SWITCHES = []
+_DEPTH = [0]
+
+
+def on_recording(switch):
+    _SWITCHES.append(switch)
+
+
+class recording:
+    """Context manager around a create_graph backward pass (nested passes count)."""
+
+    def __enter__(self):
+        _DEPTH[0] += 1
+        if _DEPTH[0] == 1:
+            for s in _SWITCHES:
+                s(True)
+
+    def __exit__(self, *exc):
+        _DEPTH[0] -= 1
+        if _DEPTH[0] == 0:
+            for s in _SWITCHES:
+                s(False)
+        return False
+
 
 def _needs_graph(outs, saved):
     for o in outs:

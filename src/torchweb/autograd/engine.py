@@ -5,7 +5,7 @@ import sys
 
 from .._size import contiguous_strides
 from . import anomaly_mode, grad_mode
-from .double_backward import apply_with_graph
+from .double_backward import apply_with_graph, recording
 from .function import AccumulateGrad
 
 
@@ -32,6 +32,15 @@ def _check_grad(node, i, g):
     return g
 
 
+class _NoSwitch:
+    def __enter__(self):
+        pass
+
+    def __exit__(self, *exc):
+        return False
+
+
+_NO_SWITCH = _NoSwitch()
 BACKWARD_RUNS = [0]   # how many backward passes ran (torchweb.compile: did a call train?)
 
 
@@ -85,7 +94,7 @@ def run_backward(roots, grad_roots, retain_graph, capture=None, accumulate=True,
     empty = {}
     slow = create_graph or anomaly_mode._state["enabled"]   # (decided once: the loop tests one local)
     try:
-        with grad_mode.set_grad_enabled(create_graph):
+        with grad_mode.set_grad_enabled(create_graph), (recording() if create_graph else _NO_SWITCH):
             while ready:
                 node = ready.pop()
                 grads = buffers.pop(id(node), empty)
@@ -258,7 +267,7 @@ def _can_take(var, g):
 
 
 def accumulate_grad(var, g):
-    if g._requires_grad or g.grad_fn is not None:
+    if g._requires_grad:
         # a gradient with a graph (create_graph): .grad keeps it, as PyTorch's AccumulateGrad
         # under grad mode (a clone first, the sum out of place after: an in-place add into
         # the existing .grad would cut the graph)

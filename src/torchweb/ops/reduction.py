@@ -15,6 +15,7 @@ from ..backends import backend_for
 from . import lowering
 from .dispatch import compute_class, empty, is_tensor
 from . import elementwise as E
+from .pointwise_grads import K   # (the rules' kernel runner: recorded under create_graph)
 from . import shape as S
 from .registry import define
 
@@ -224,7 +225,7 @@ class _Prod(Function):
         out = _expand_back(out, x, dims, keepdim)
         zero = x == 0
         nz = _expand_back(raw_reduce("sum", zero, dims, True, D.int64), x, dims, False) if dims else zero.to(D.int64)
-        nonzero = _where(zero, 1.0, x)
+        nonzero = K.run("where", zero, 1.0, x)
         if grad_mode._state["enabled"]:   # create_graph: the product of the others recorded
             others = nonzero
             for d in dims:
@@ -232,7 +233,7 @@ class _Prod(Function):
         else:
             others = raw_reduce("prod", nonzero, dims, True, x.dtype)
         others = _expand_back(others, x, dims, False)
-        grad = _where(nz == 0, out / nonzero, _where(E.run("logical_and", nz == 1, zero), others, 0.0))
+        grad = K.run("where", nz == 0, out / nonzero, K.run("where", E.run("logical_and", nz == 1, zero), others, 0.0))
         return g * grad, None, None, None
 
 
@@ -268,12 +269,6 @@ def _check_nonempty(x, dims, name, specified=True):
             raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
 
 
-def _where(cond, a, b):
-    """where for a backward rule: recorded under grad mode (create_graph)."""
-    if grad_mode._state["enabled"]:
-        from .pointwise import call
-        return call("where", cond, a, b)
-    return E.run("where", cond, a, b)
 
 
 class _MaxMinDim(Function):
@@ -295,7 +290,7 @@ class _MaxMinDim(Function):
             g = S.unsqueeze(g, d)
             indices = S.unsqueeze(indices, d)
         iota = _iota_along(shape, d, g.device)
-        return _where(iota == indices, g, 0.0), None, None, None
+        return K.run("where", iota == indices, g, 0.0), None, None, None
 
 
 def _iota_along(shape, d, device):
@@ -570,11 +565,11 @@ class _Moments(Function):
             g = _expand_back(g, x, dims, keepdim)
             if std:   # d std = d var / (2 std), 0 where std is 0
                 r = _expand_back(r, x, dims, keepdim)
-                g = _where(r == 0, 0.0, g / (r * 2))
+                g = K.run("where", r == 0, 0.0, g / (r * 2))
             centered = x - _expand_back(mean(x, dims, keepdim=True), x, dims, True) if x.numel() else x
             dof = n - correction
             if (not dim_given or x.dim() == 0) and dof <= 0:   # PyTorch: NaN where x is its mean, else inf
-                grad = _where(centered == 0, g * float("nan"), g * float("inf"))
+                grad = K.run("where", centered == 0, g * float("nan"), g * float("inf"))
             else:
                 grad = g * (2.0 / dof if dof else float("inf")) * centered
         if gm is not None:
@@ -655,7 +650,7 @@ class _Norm2(Function):
         dims, keepdim = ctx.meta
         out = _expand_back(out, x, dims, keepdim)
         g = _expand_back(g, x, dims, keepdim)
-        return _where(out == 0, 0.0, g * x / out), None, None
+        return K.run("where", out == 0, 0.0, g * x / out), None, None
 
 
 def any_empty(x, dims):
