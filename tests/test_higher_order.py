@@ -335,3 +335,13 @@ def test_attention_second_derivative(masking, device, monkeypatch):
                         device=q.device) if masking == "bool" else None
         return fn(T).scaled_dot_product_attention(q, k, v, attn_mask=mask, is_causal=masking == "causal").sin()
     both(second_order(f, values((2, 4, 8)), values((2, 3, 8), 0.8, 0.1), values((2, 3, 8), 0.6, -0.2)), device)
+
+
+def test_take_masked_select_index_fill_copy_second_derivative(device):
+    def f(T, a, b):
+        dev = a.device
+        idx = T.tensor([0, 2], device=dev)
+        y = a.index_fill(1, idx, 0.5) * b + a.index_copy(0, idx, b[1:] ** 2)
+        y = y + T.take(a * b, T.tensor([[1, 5], [11, 0], [3, 3]], device=dev)).sum(1, keepdim=True)
+        return y.sin() + (a.masked_select(b > 0.3) ** 3).sum()
+    both(second_order(f, values((3, 4)), values((3, 4), 0.7, 0.2)), device)

@@ -494,6 +494,7 @@ def _flat_of(x):
 
 class _Take(Function):
     _backward_name = "TakeBackward0"
+    _double_backward = True   # (ops/adjoint.py)
 
     @staticmethod
     def forward(ctx, x, index):
@@ -505,9 +506,12 @@ class _Take(Function):
     @staticmethod
     def backward(ctx, g):
         shape, index = ctx.meta
-        z = _zeros(shape, g.dtype, g.device)
-        lowering.index_scatter(_flat(z), g, [None] * index.dim(), [(index, 0, True)], "sum", TAKE)
-        return z, None
+
+        def scatter(g):
+            z = _zeros(shape, g.dtype, g.device)
+            lowering.index_scatter(_flat(z), g, [None] * index.dim(), [(index, 0, True)], "sum", TAKE)
+            return z
+        return linear_backward(g, scatter, lambda gg: _Take.apply(gg, index), "TakeBackwardBackward0"), None
 
 
 @define("take", "indexing", doc="take(input, index) -> Tensor\n\n"
@@ -638,6 +642,7 @@ def index_add(input, dim, index, source, *, alpha=1):
 
 class _IndexCopy(Function):
     _backward_name = "IndexCopyBackward0"
+    _double_backward = True   # (create_graph: index_fill and index_select, recorded)
 
     @staticmethod
     def forward(ctx, x, d, index, source, inplace):
@@ -649,6 +654,9 @@ class _IndexCopy(Function):
     @staticmethod
     def backward(ctx, g):
         d, index, sshape = ctx.meta
+        if g.requires_grad:
+            return (_IndexFill.apply(g, d, index, 0.0, False), None, None,
+                    S.reshape(index_select(g, d, index), sshape), None)
         gself = raw_index_scatter(E._clone(g), d, index, 0, None, INDEX_COPY)
         return gself, None, None, S.reshape(raw_index_select(g, d, index, INDEX_COPY), sshape), None
 
@@ -677,6 +685,7 @@ def index_copy(input, dim, index, source):
 
 class _IndexFill(Function):
     _backward_name = "IndexFillBackward0"
+    _double_backward = True   # (create_graph: index_fill and index_select, recorded)
 
     @staticmethod
     def forward(ctx, x, d, index, value, inplace):
@@ -689,6 +698,11 @@ class _IndexFill(Function):
     @staticmethod
     def backward(ctx, g):
         d, index = ctx.meta
+        if g.requires_grad:
+            gv = None
+            if ctx.needs_input_grad[3]:
+                gv = index_select(g, d, _wrapped(index, g.shape[d] if g.dim() else 1)).sum()
+            return _IndexFill.apply(g, d, index, 0.0, False), None, None, gv, None
         gself = raw_index_scatter(E._clone(g), d, index, 0, None, INDEX_FILL, wrap=True)
         gv = raw_index_select(g, d, index, INDEX_FILL, wrap=True).sum() if ctx.needs_input_grad[3] else None
         return gself, None, None, gv, None
@@ -762,6 +776,7 @@ def argwhere(input):
 
 class _MaskedSelect(Function):
     _backward_name = "MaskedSelectBackward0"
+    _double_backward = True   # (ops/adjoint.py)
 
     @staticmethod
     def forward(ctx, x, mask):
@@ -777,9 +792,13 @@ class _MaskedSelect(Function):
     @staticmethod
     def backward(ctx, g):
         me, pos, shape = ctx.meta
-        out = _zeros(shape, g.dtype, g.device)
-        backend_for(g.device.type).masked_scatter(out, me, pos, _flat_of(g), MASKED_SCATTER)
-        return out, None
+
+        def scatter(g):
+            out = _zeros(shape, g.dtype, g.device)
+            backend_for(g.device.type).masked_scatter(out, me, pos, _flat_of(g), MASKED_SCATTER)
+            return out
+        return linear_backward(g, scatter, lambda gg: _MaskedSelect.apply(gg, me),
+                               "MaskedSelectBackwardBackward0"), None
 
 
 @define("masked_select", "indexing", doc="masked_select(input, mask) -> Tensor\n\n"
