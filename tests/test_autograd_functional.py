@@ -236,7 +236,28 @@ def test_graph_namespace(device):
 
 
 def test_refused_names_say_why():
-    for name in ("ProfilerActivity", "forward_ad", "profiler", "NestedIOFunction"):
+    for name in ("ProfilerActivity", "profiler", "NestedIOFunction"):
         assert not hasattr(tw.autograd, name)
         with pytest.raises(AttributeError, match=name):
             getattr(tw.autograd, name)
+
+
+def test_forward_ad_dual_tensors(device):
+    def scenario(T, dev):
+        fwAD = T.autograd.forward_ad
+        x = const(T, dev, values((3,)))
+        w = const(T, dev, values((2, 3), 0.5))
+        tx, tw_ = const(T, dev, values((3,), 1.0, 0.3)), const(T, dev, values((2, 3), 0.2))
+        errors = [error_of(lambda: fwAD.make_dual(x, tx))]
+        with fwAD.dual_level():
+            errors.append(error_of(lambda: fwAD.make_dual(x, w)))
+            errors.append(error_of(lambda: fwAD.enter_dual_level()))
+            dx, dw = fwAD.make_dual(x, tx), fwAD.make_dual(w, tw_)
+            y = T.nn.functional.softmax(dw @ dx.sin(), 0) * (dx * dx).sum()
+            p, t = fwAD.unpack_dual(y)
+            same = fwAD.unpack_dual(dx).tangent
+            plain = fwAD.unpack_dual(x).tangent
+            const_only = fwAD.unpack_dual(x * 2).tangent
+        after = fwAD.unpack_dual(y).tangent
+        return errors, p, t, same, plain, const_only, after, type(fwAD.unpack_dual(y)).__name__
+    both(scenario, device)

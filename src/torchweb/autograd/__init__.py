@@ -5,7 +5,7 @@ from .function import Function, FunctionCtx, once_differentiable
 from .grad_mode import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
 from . import engine
 from .._is_tensor import is_tensor
-from . import anomaly_mode, function, functional, grad_mode, graph
+from . import anomaly_mode, forward_ad, function, functional, grad_mode, graph
 from .anomaly_mode import detect_anomaly, set_detect_anomaly
 from .gradcheck import gradcheck, gradgradcheck
 from .variable import Variable, variable
@@ -129,6 +129,7 @@ def _grad_batched(outputs, inputs, grad_outputs, retain_graph, create_graph, all
 __all__ = ["Function", "FunctionCtx", "backward", "grad", "no_grad", "enable_grad",
            "set_grad_enabled", "inference_mode", "is_grad_enabled", "once_differentiable", "Variable",
            "detect_anomaly", "set_detect_anomaly", "gradcheck", "gradgradcheck", "functional", "graph",
+           "forward_ad",
            "is_tensor_like", "enforce_grad_layout_policy", "set_multithreading_enabled",
            "is_multithreading_enabled", "is_view_replay_enabled", "kineto_available"]
 
@@ -139,8 +140,6 @@ _REFUSED = {
                      "profiler", "profiler_legacy", "profiler_util"),
                     "the autograd profiler (Kineto) is not part of torchweb; time GPU work with "
                     "torch.webgpu.synchronize() around the code instead"),
-    "forward_ad": "forward-mode AD (dual tensors) is not implemented by torchweb; "
-                  "torch.autograd.functional.jvp gives Jacobian-vector products by the double-vjp trick",
     "SavedTensor": "torchweb's saved tensors are plain tensors on the node; there is no SavedTensor type",
     "NestedIOFunction": "NestedIOFunction is PyTorch's legacy Function interface; subclass "
                         "torch.autograd.Function instead",
