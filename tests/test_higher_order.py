@@ -97,6 +97,21 @@ OPS = {
     "pad_interpolate": (lambda T, x: fn(T).pad(x, (1, 2, 1, 1)).sin()[..., :4, :4] * fn(T).interpolate(x, scale_factor=2)[..., :4, :4].sin(),
                         [(1, 1, 2, 2)]),
     "cumsum_sort": (lambda T, a: a.cumsum(1) ** 2 + a.sort(1).values.sin(), [(3, 4)]),
+    "where_clamp_abs_minmax": (lambda T, a, b: T.where(a > 0, a * b, b.exp()) + a.clamp(-0.5, 0.5) * b
+                               + a.abs() * b + T.maximum(a, b) ** 2 + T.minimum(a * a, b), [(3, 4), (3, 4)]),
+    "more_losses": (lambda T, a, b: (fn(T).l1_loss(a * b, b) + fn(T).smooth_l1_loss(a ** 3, b)
+                                     + fn(T).huber_loss(a * 2, b, delta=0.5)
+                                     + fn(T).kl_div(fn(T).log_softmax(a, 1), fn(T).softmax(b, 1), reduction="batchmean")
+                                     + fn(T).binary_cross_entropy(a.sigmoid(), b.sigmoid())).reshape(1),
+                    [(3, 4), (3, 4)]),
+    "einsum_addmm_lerp": (lambda T, a, b, c: T.einsum("ij,kj->ik", a, b).tanh().sum(1)
+                          + T.addmm(c[:3, :3], a, b.t()).sin().sum(1) + T.lerp(a, b[:3], 0.3).exp().sum(1),
+                          [(3, 4), (3, 4), (4, 4)]),
+    "shape_ops": (lambda T, a: a.repeat(2, 1).flip(0)[:3] * a.roll(1, 1) + a.tril().t().reshape(3, 4) ** 2
+                  + T.cat(a.chunk(2, 1)[::-1], 1).sin() + a.expand(2, 3, 4).sum(0) * a.diagonal().sum(),
+                  [(3, 4)]),
+    "hardtanh_dropout0": (lambda T, a: fn(T).hardtanh(a * 2) * a + fn(T).dropout(a.exp(), 0.0)
+                          + fn(T).mish(a) + fn(T).hardswish(a) * a, [(3, 4)]),
 }
 
 
