@@ -11,8 +11,9 @@ The engine calls apply_with_graph instead of node.apply when create_graph is on;
 
 The library's own Functions say whether their backward is built from differentiable ops
 (`_double_backward = True` on the class, or a rule that checks grad mode and switches to a
-differentiable formula). One that does not say so raises a RuntimeError naming the op when
-its gradient would need a graph, rather than give a silently detached second gradient.
+differentiable formula; "unchecked" where some gradients are constant zeros or a user hook's
+own result). One that does not say so raises a RuntimeError naming the op when its gradient
+would need a graph, rather than give a silently detached second gradient.
 """
 
 from .._is_tensor import is_tensor
@@ -86,7 +87,8 @@ def apply_with_graph(node, outs):
         results = node.apply(outs)
     finally:
         ctx._saved = saved
-    if ours and fn._double_backward is True:   # ("zeros": constant zero gradients, no graph)
+    # ("unchecked": gradients that are constant zeros, or come from a user's hook as they are)
+    if ours and fn._double_backward is True:
         _check_results(node, outs, results)
     return results
 

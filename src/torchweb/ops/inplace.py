@@ -68,7 +68,7 @@ class _Copy(Function):
     """target.copy_(src): target's old values get no gradient, src gets all of it."""
 
     _backward_name = "torch::autograd::CopyBackwards"
-    _double_backward = "zeros"   # (the target's zero gradient has no graph: it needs none)
+    _double_backward = "unchecked"   # (the target's zero gradient has no graph: it needs none)
 
     @staticmethod
     def forward(ctx, target, src):
@@ -83,7 +83,7 @@ class _Copy(Function):
 
 class _Fill(Function):
     _backward_name = "FillBackward2"
-    _double_backward = "zeros"
+    _double_backward = "unchecked"
 
     @staticmethod
     def forward(ctx, target, value):
