@@ -360,3 +360,23 @@ def test_take_masked_select_index_fill_copy_second_derivative(device):
         y = y + T.take(a * b, T.tensor([[1, 5], [11, 0], [3, 3]], device=dev)).sum(1, keepdim=True)
         return y.sin() + (a.masked_select(b > 0.3) ** 3).sum()
     both(second_order(f, values((3, 4)), values((3, 4), 0.7, 0.2)), device)
+
+
+def test_inplace_activations_and_module_hooks_under_create_graph(device):
+    def scenario(T, dev):
+        net = T.nn.Sequential(T.nn.Linear(4, 6), T.nn.LeakyReLU(0.2, inplace=True), T.nn.Linear(6, 6),
+                              T.nn.ReLU(inplace=True), T.nn.Linear(6, 1))
+        if T is tw:
+            net = net.to(dev)
+        with T.no_grad():
+            for k, p in enumerate(net.parameters()):
+                p.copy_(leaf(T, dev, values(tuple(p.shape), 0.5, 0.1 * k), False))
+        seen = []
+        net[4].register_full_backward_hook(lambda m, gi, go: seen.append(go[0].shape[-1]))
+        x = leaf(T, dev, values((5, 4)))
+        g, = T.autograd.grad(net(x).sum(), x, create_graph=True)
+        # (the first bias reaches the penalty only through the activations' masks: PyTorch gives it
+        # a zero gradient there, torchweb none; the critic term gives it one in both)
+        (((g.norm(2, dim=1) - 1) ** 2).mean() + net(x * 0.5).mean()).backward()
+        return [g, seen] + [p.grad for p in net.parameters()]
+    both(scenario, device)
