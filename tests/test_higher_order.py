@@ -380,3 +380,12 @@ def test_inplace_activations_and_module_hooks_under_create_graph(device):
         (((g.norm(2, dim=1) - 1) ** 2).mean() + net(x * 0.5).mean()).backward()
         return [g, seen] + [p.grad for p in net.parameters()]
     both(scenario, device)
+
+
+def test_writes_through_views_second_derivative(device):
+    def f(T, a, b):
+        h = a * 1.5
+        h[:, 1] = b[:, 0] ** 2          # CopySlices
+        h[1:, 2:] *= b[1:, :2].sin()    # in place through a view
+        return h.exp()
+    both(second_order(f, values((3, 4)), values((3, 4), 0.7, 0.2)), device)

@@ -56,12 +56,19 @@ def _needs_graph(outs, saved):
 
 
 def _reattached(ctx, node):
-    """ctx._saved with each saved output replaced by an alias that has the output's history."""
+    """ctx._saved with each saved output replaced by an alias that has the output's history,
+    and each copy an op saved of a value it then overwrote (ctx.saved_edges: position ->
+    the value's graph edge then, as an in-place op's original self) given that history."""
     saved = list(ctx._saved)
     for j, (s, origin) in enumerate(zip(saved, ctx._saved_origins)):
         if s is not None and origin is not None and s.dtype.is_floating_point:
             alias = s.detach()
             alias._set_history(node, origin[0])
+            saved[j] = alias
+    for j, (edge_node, nr) in getattr(ctx, "saved_edges", {}).items():
+        if saved[j] is not None and edge_node is not None:
+            alias = saved[j].detach()
+            alias._set_history(edge_node, nr)
             saved[j] = alias
     return tuple(saved)
 
@@ -81,7 +88,7 @@ def apply_with_graph(node, outs):
             f"double backward through {_op_name(node)} ({node.name()}) is not supported by torchweb: "
             "its backward is a dedicated kernel without a derivative of its own. Compute this "
             "part of the model with ops that have one, or leave create_graph off.")
-    if any(o is not None for o in ctx._saved_origins):
+    if any(o is not None for o in ctx._saved_origins) or "saved_edges" in ctx.__dict__:
         ctx._saved = _reattached(ctx, node)
     try:
         results = node.apply(outs)

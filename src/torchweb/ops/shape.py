@@ -27,11 +27,11 @@ def _view_fn(name):
             return ctx.back(g), None, None, None, None
 
         backward_name = name if "Backward" in name else name + "Backward0"
-        # the backs are views, reshapes, sums and _scatter_back: differentiable, but for the
-        # storage-level scatters of as_strided and unfold
+        # the backs are views, reshapes, sums, _scatter_back and as_strided's _spread (recorded
+        # with create_graph): differentiable, but for unfold's col2im
         fn = type(name, (Function,), {"forward": staticmethod(forward), "backward": staticmethod(backward),
                                       "_backward_name": backward_name,
-                                      "_double_backward": name not in ("AsStrided", "UnfoldBackward0")})
+                                      "_double_backward": name != "UnfoldBackward0"})
         _VIEW_FUNCTIONS[name] = fn
     return fn
 
@@ -353,11 +353,37 @@ def as_strided(x, size, stride, storage_offset=None):
     out_geometry = (tuple(size), tuple(stride), offset)
 
     def back(g):
-        # through the storage: elements the view reads more than once sum their gradients
-        _, at = storage_scratch(g, in_geometry, out_geometry)
-        add_into(at(out_geometry), g)
-        return at(in_geometry).clone()
+        if g._requires_grad:   # create_graph
+            return _spread_recorded(g, in_geometry, out_geometry)
+        return _spread(g, in_geometry, out_geometry)
     return make_view("AsStrided", x, tuple(size), tuple(stride), offset, back)
+
+
+def _spread(g, in_geometry, out_geometry):
+    """as_strided's backward: through the storage, elements the view reads more than once
+    summing their gradients."""
+    _, at = storage_scratch(g, in_geometry, out_geometry)
+    add_into(at(out_geometry), g)
+    return at(in_geometry).clone()
+
+
+def _read(t, in_geometry, out_geometry):
+    """The adjoint of _spread: t (at in_geometry) read at out_geometry."""
+    _, at = storage_scratch(t, in_geometry, out_geometry)
+    E.copy_into(at(in_geometry), t)
+    return at(out_geometry).clone()
+
+
+def _spread_recorded(g, in_geometry, out_geometry):
+    from .adjoint import linear_backward
+    return linear_backward(g, lambda g: _spread(g, in_geometry, out_geometry),
+                           lambda gg: _read_recorded(gg, in_geometry, out_geometry), "AsStridedBackwardBackward0")
+
+
+def _read_recorded(t, in_geometry, out_geometry):
+    from .adjoint import linear_backward
+    return linear_backward(t, lambda t: _read(t, in_geometry, out_geometry),
+                           lambda gg: _spread_recorded(gg, in_geometry, out_geometry), "AsStridedReadBackward")
 
 
 def storage_scratch(like, *geometries):
