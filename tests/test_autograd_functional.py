@@ -202,9 +202,13 @@ def test_detect_anomaly_names_the_node_with_nan(device):
                 y = x.sqrt() * 0     # sqrt's backward: 0 / 0 at x = 0
                 err = error_of(lambda: y.sum().backward())
         T.autograd.set_detect_anomaly(True, check_nan=False)
+        flags = [T.is_anomaly_enabled(), T.is_anomaly_check_nan_enabled()]
         (x.sqrt() * 0).sum().backward()
         T.autograd.set_detect_anomaly(False)
-        return err, x.grad.isnan().tolist()
+        T.set_anomaly_enabled(True)
+        flags += [T.is_anomaly_enabled(), T.is_anomaly_check_nan_enabled()]
+        T.set_anomaly_enabled(False)
+        return err, x.grad.isnan().tolist(), flags, T.is_anomaly_enabled()
     both(scenario, device)
 
 

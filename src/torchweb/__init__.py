@@ -20,6 +20,7 @@ from ._functions import *  # noqa: F401,F403  (the torch.* op namespace)
 from ._functions import sum, max, min, all, any, abs, pow, round  # shadow the builtins on purpose
 from ._printing import set_printoptions
 from .autograd import no_grad, enable_grad, set_grad_enabled, inference_mode, is_grad_enabled
+from .autograd.anomaly_mode import is_anomaly_check_nan_enabled, is_anomaly_enabled, set_anomaly_enabled
 from . import autograd, linalg, nn, special, webgpu
 from .serialization import save, load  # noqa: E402  (torch.save / torch.load)
 from . import safetensors, hub  # noqa: E402,F401

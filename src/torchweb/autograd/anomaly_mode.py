@@ -17,8 +17,13 @@ def is_anomaly_check_nan_enabled():
     return _state["check_nan"]
 
 
-def _set(mode, check_nan):
+def set_anomaly_enabled(mode, check_nan=True):
+    """torch.set_anomaly_enabled: anomaly detection on or off (as set_detect_anomaly, without
+    restoring)."""
     _state["enabled"], _state["check_nan"] = bool(mode), bool(check_nan)
+
+
+_set = set_anomaly_enabled
 
 
 class detect_anomaly:
