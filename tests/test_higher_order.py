@@ -110,6 +110,10 @@ OPS = {
     "shape_ops": (lambda T, a: a.repeat(2, 1).flip(0)[:3] * a.roll(1, 1) + a.tril().t().reshape(3, 4) ** 2
                   + T.cat(a.chunk(2, 1)[::-1], 1).sin() + a.expand(2, 3, 4).sum(0) * a.diagonal().sum(),
                   [(3, 4)]),
+    "cumprod": (lambda T, a: (a + 2).cumprod(1) + (a * T.tensor([1.0, 0.0, 1.0, 1.0], device=a.device)).cumprod(1),
+                [(3, 4)]),
+    "unfold_fold": (lambda T, x: fn(T).fold(fn(T).unfold(x, 2, padding=1).sin() * 2, (3, 3), 2, padding=1) ** 2,
+                    [(1, 2, 3, 3)]),
     "hardtanh_dropout0": (lambda T, a: fn(T).hardtanh(a * 2) * a + fn(T).dropout(a.exp(), 0.0)
                           + fn(T).mish(a) + fn(T).hardswish(a) * a, [(3, 4)]),
 }

@@ -496,6 +496,7 @@ conv3d, conv_transpose3d = _make_conv(3)
 # -- unfold / fold --------------------------------------------------------------------------
 class _Unfold(Function):
     _backward_name = "Im2ColBackward0"
+    _double_backward = True   # (create_graph: fold and unfold are each other's adjoint)
 
     @staticmethod
     def forward(ctx, x, g):
@@ -505,11 +506,14 @@ class _Unfold(Function):
     @staticmethod
     def backward(ctx, gc):
         C, g = ctx.meta
+        if gc._requires_grad:
+            return _Fold.apply(gc, C, g), None
         return raw_col2im(gc, C, g), None
 
 
 class _Fold(Function):
     _backward_name = "Col2ImBackward0"
+    _double_backward = True
 
     @staticmethod
     def forward(ctx, cols, C, g):
@@ -518,6 +522,8 @@ class _Fold(Function):
 
     @staticmethod
     def backward(ctx, gx):
+        if gx._requires_grad:
+            return _Unfold.apply(gx, ctx.meta), None, None
         return raw_im2col(gx, ctx.meta), None, None
 
 

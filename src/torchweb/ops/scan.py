@@ -14,7 +14,9 @@ from ..autograd.function import Function
 from ..backends import backend_for
 from . import elementwise as E
 from .dispatch import compute_class, empty
+from ..autograd import grad_mode
 from .adjoint import linear_backward
+from .pointwise_grads import K
 from .registry import define
 
 cummax_t = namedtuple("cummax", ["values", "indices"])
@@ -93,6 +95,10 @@ def _rev_cumsum(g, d):
     return raw_scan("sum", g, d, g.dtype, "f", reverse=True)
 
 
+def _rev_cumsum_recorded(g, d):
+    return linear_backward(g, lambda g: _rev_cumsum(g, d), lambda gg: cumsum(gg, d), "CumsumBackwardBackward0")
+
+
 class _Cumsum(Function):
     _backward_name = "CumsumBackward0"
     _double_backward = True   # (ops/adjoint.py)
@@ -106,12 +112,13 @@ class _Cumsum(Function):
     def backward(ctx, g):
         d, in_dtype = ctx.meta
         # the reversed cumsum's adjoint is the cumsum
-        r = linear_backward(g, lambda g: _rev_cumsum(g, d), lambda gg: cumsum(gg, d), "CumsumBackwardBackward0")
+        r = _rev_cumsum_recorded(g, d)
         return (r if r.dtype is in_dtype else r.to(in_dtype)), None, None
 
 
 class _Cumprod(Function):
     _backward_name = "CumprodBackward0"
+    _double_backward = True   # (create_graph: the same formula recorded, K.run)
 
     @staticmethod
     def forward(ctx, x, d, out_dtype):
@@ -133,11 +140,15 @@ class _Cumprod(Function):
         nz = raw_scan("sum", zero, d, D.int64, "i")
         before = E.run("eq", nz, 0)
         first = E.run("logical_and", zero, E.run("eq", nz, 1))
-        part1 = E.run("where", before, E.run("div", _rev_cumsum(E.run("mul", g, outs), d),
-                                             E.run("where", before, xs, 1.0)), 0.0)
-        skip = raw_scan("prod", E.run("where", first, 1.0, xs), d, g.dtype, "f")
-        part2 = E.run("where", first, _rev_cumsum(E.run("mul", g, skip), d), 0.0)
-        r = E.run("add", part1, part2)
+        # (K.run: raw kernels, or recorded ops while a create_graph backward runs)
+        recording = grad_mode._state["enabled"]
+        rev = _rev_cumsum_recorded if recording else _rev_cumsum
+        part1 = K.run("where", before, K.run("div", rev(K.run("mul", g, outs), d),
+                                             K.run("where", before, xs, 1.0)), 0.0)
+        kept = K.run("where", first, 1.0, xs)
+        skip = cumprod(kept, d) if recording else raw_scan("prod", kept, d, g.dtype, "f")
+        part2 = K.run("where", first, rev(K.run("mul", g, skip), d), 0.0)
+        r = K.run("add", part1, part2)
         return (r if r.dtype is x.dtype else r.to(x.dtype)), None, None
 
 
