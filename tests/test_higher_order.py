@@ -112,6 +112,8 @@ OPS = {
                   [(3, 4)]),
     "cumprod": (lambda T, a: (a + 2).cumprod(1) + (a * T.tensor([1.0, 0.0, 1.0, 1.0], device=a.device)).cumprod(1),
                 [(3, 4)]),
+    "max_unpool_median": (lambda T, x: fn(T).max_unpool2d(*fn(T).max_pool2d(x * x, 2, return_indices=True), 2).sin()
+                          + x.median() * x, [(1, 2, 4, 4)]),
     "unfold_fold": (lambda T, x: fn(T).fold(fn(T).unfold(x, 2, padding=1).sin() * 2, (3, 3), 2, padding=1) ** 2,
                     [(1, 2, 3, 3)]),
     "hardtanh_dropout0": (lambda T, a: fn(T).hardtanh(a * 2) * a + fn(T).dropout(a.exp(), 0.0)

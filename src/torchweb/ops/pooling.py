@@ -292,6 +292,7 @@ lp_pool1d, lp_pool2d, lp_pool3d = (_FNS[r]["lp_pool"] for r in (1, 2, 3))
 # -- max_unpool ----------------------------------------------------------------------------------
 class _MaxUnpool(Function):
     _backward_name = "MaxUnpool2DBackward0"
+    _double_backward = True   # (ops/adjoint.py: the unpooling is the adjoint of its backward)
 
     @staticmethod
     def forward(ctx, x, indices, out_size, what):
@@ -312,18 +313,25 @@ class _MaxUnpool(Function):
             _be(x).unpool(flat(out, L_out), flat(xc, L_in), flat(ic, L_in), what)
         ctx.save_for_backward(indices)
         ctx.meta = (x.shape, B, L_in, L_out, what)
+        ctx.out_size = tuple(out_size)
         return out
 
     @staticmethod
     def backward(ctx, g):
         (indices,) = ctx.saved_tensors
         shape, B, L_in, L_out, what = ctx.meta
-        gin = empty(shape, g.dtype, g.device)
-        gc, ic = _contig(g), _contig(indices)
-        if gin.numel():
-            _be(g).unpool_backward(gin._view((B, L_in), (L_in, 1), 0), gc._view((B, L_out), (L_out, 1), gc._offset),
-                                   ic._view((B, L_in), (L_in, 1), ic._offset), what)
-        return gin, None, None, None
+
+        def gather(g):
+            gin = empty(shape, g.dtype, g.device)
+            gc, ic = _contig(g), _contig(indices)
+            if gin.numel():
+                _be(g).unpool_backward(gin._view((B, L_in), (L_in, 1), 0),
+                                       gc._view((B, L_out), (L_out, 1), gc._offset),
+                                       ic._view((B, L_in), (L_in, 1), ic._offset), what)
+            return gin
+        out_size = ctx.out_size
+        return linear_backward(g, gather, lambda gg: _MaxUnpool.apply(gg, indices, out_size, what),
+                               "MaxUnpoolBackwardBackward0"), None, None, None
 
 
 _UNPOOL = {2: _MaxUnpool, 3: _named(_MaxUnpool, "MaxUnpool3DBackward0")}

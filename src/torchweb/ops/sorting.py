@@ -18,6 +18,7 @@ from . import elementwise as E
 from . import shape as S
 from .dispatch import compute_class, empty
 from .registry import define
+from .pointwise_grads import K
 from .scan import _moved, raw_scan, scatter_add_along
 
 _RT = {n: namedtuple(n, ["values", "indices"]) for n in ("sort", "topk", "kthvalue", "median", "nanmedian", "mode")}
@@ -219,6 +220,7 @@ def _median_dim(name, input, dim, keepdim, ignore_nan):
 class _MedianAll(Function):
     """median()/nanmedian() of all elements; the gradient is shared among the elements equal to
     the result (NaN ones where it is NaN), as PyTorch's."""
+    _double_backward = True
 
     @staticmethod
     def forward(ctx, x, ignore_nan):
@@ -239,7 +241,7 @@ class _MedianAll(Function):
         hit = E.run("logical_or", E.run("eq", x, r), E.run("logical_and", E.run("isnan", x), E.run("isnan", r)))
         hitf = hit.to(g.dtype)
         count = raw_reduce("sum", hitf, list(range(x.dim())), False, g.dtype)
-        return E.run("div", E.run("mul", hitf, g), count), None
+        return K.run("div", K.run("mul", hitf, g), count), None   # (recorded under create_graph)
 
 
 _MEDIAN_ALL = {False: type("_MedianAll0", (_MedianAll,), {"_backward_name": "MedianBackward0"}),
