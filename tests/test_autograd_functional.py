@@ -265,3 +265,13 @@ def test_forward_ad_dual_tensors(device):
         after = fwAD.unpack_dual(y).tangent
         return errors, p, t, same, plain, const_only, after, type(fwAD.unpack_dual(y)).__name__
     both(scenario, device)
+
+
+def test_grad_is_grads_batched(device):
+    def scenario(T, dev):
+        x = const(T, dev, values((3,))).requires_grad_(True)
+        y = x.sin() * x.sum()
+        basis = const(T, dev, torch.eye(3))
+        rows, = T.autograd.grad(y, x, basis, is_grads_batched=True)
+        return rows, T.autograd.functional.jacobian(lambda a: a.sin() * a.sum(), x.detach())
+    both(scenario, device)
