@@ -198,7 +198,7 @@ def gather(input, dim, index, *, sparse_grad=False, out=None):
     return r
 
 
-@define("take_along_dim", "indexing", doc="take_along_dim(input, indices, dim=None) -> Tensor\n\n"
+@define("take_along_dim", "indexing", out=True, doc="take_along_dim(input, indices, dim=None) -> Tensor\n\n"
         "gather along dim after broadcasting input and indices (apart from dim); dim=None: over "
         "the flattened input. Negative indices count from the end.")
 def take_along_dim(input, indices, dim=None):
@@ -300,7 +300,7 @@ def scatter_(x, dim, index, src=None, value=None, *, reduce=None):
     return _scatter(x, dim, index, src, value, reduce, inplace=True)
 
 
-@define("scatter", "indexing", inplace=scatter_, doc="scatter(input, dim, index, src, *, reduce=None) -> Tensor\n\n"
+@define("scatter", "indexing", out=True, inplace=scatter_, doc="scatter(input, dim, index, src, *, reduce=None) -> Tensor\n\n"
         "A copy of input with src's values (or one number) written at the positions index gives along "
         "dim (the inverse of gather); reduce='add' or 'multiply' combines instead (no gradient, as "
         "PyTorch). With duplicate indices and no reduce, which value wins is not defined.")
@@ -337,7 +337,7 @@ def scatter_add_(x, dim, index, src):
     return _scatter_add(x, dim, index, src, True)
 
 
-@define("scatter_add", "indexing", inplace=scatter_add_, doc="scatter_add(input, dim, index, src) -> Tensor\n\n"
+@define("scatter_add", "indexing", out=True, inplace=scatter_add_, doc="scatter_add(input, dim, index, src) -> Tensor\n\n"
         "A copy of input with src's values added at the positions index gives along dim "
         "(duplicates add up; on the GPU in no fixed order, so float sums may differ in the last bits).")
 def scatter_add(input, dim, index, src):
@@ -432,7 +432,7 @@ def scatter_reduce_(x, dim, index, src, reduce, *, include_self=True):
     return _scatter_reduce(x, dim, index, src, reduce, include_self, True)
 
 
-@define("scatter_reduce", "indexing", inplace=scatter_reduce_,
+@define("scatter_reduce", "indexing", out=True, inplace=scatter_reduce_,
         doc="scatter_reduce(input, dim, index, src, reduce, *, include_self=True) -> Tensor\n\n"
         "A copy of input with src reduced into the positions index gives along dim: reduce 'sum', "
         "'prod', 'mean', 'amax' or 'amin'; include_self=False leaves input's values out where "
@@ -499,7 +499,7 @@ class _Take(Function):
         return z, None
 
 
-@define("take", "indexing", doc="take(input, index) -> Tensor\n\n"
+@define("take", "indexing", out=True, doc="take(input, index) -> Tensor\n\n"
         "The elements of the flattened input at index (int64; negatives count from the end), in "
         "index's shape.")
 def take(input, index):
@@ -618,7 +618,7 @@ def index_add_(x, dim, index, source, *, alpha=1):
     return _index_add(x, dim, index, source, alpha, True)
 
 
-@define("index_add", "indexing", inplace=index_add_, doc="index_add(input, dim, index, source, *, alpha=1) -> Tensor\n\n"
+@define("index_add", "indexing", out=True, inplace=index_add_, doc="index_add(input, dim, index, source, *, alpha=1) -> Tensor\n\n"
         "A copy of input with alpha * source's slices added into the slices index gives along dim.")
 def index_add(input, dim, index, source, *, alpha=1):
     return _index_add(input, dim, index, source, alpha, False)
@@ -657,7 +657,7 @@ def index_copy_(x, dim, index, source):
     return _index_copy(x, dim, index, source, True)
 
 
-@define("index_copy", "indexing", inplace=index_copy_, doc="index_copy(input, dim, index, source) -> Tensor\n\n"
+@define("index_copy", "indexing", out=True, inplace=index_copy_, doc="index_copy(input, dim, index, source) -> Tensor\n\n"
         "A copy of input with source's slices written into the slices index (int64) gives along dim.")
 def index_copy(input, dim, index, source):
     return _index_copy(input, dim, index, source, False)
@@ -770,7 +770,7 @@ class _MaskedSelect(Function):
         return out, None
 
 
-@define("masked_select", "indexing", doc="masked_select(input, mask) -> Tensor\n\n"
+@define("masked_select", "indexing", out=True, doc="masked_select(input, mask) -> Tensor\n\n"
         "The elements of input where the bool mask is True (both broadcast), in row-major order, "
         "as a vector. Reads the count back (a sync).")
 def masked_select(input, mask):

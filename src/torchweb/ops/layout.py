@@ -105,10 +105,12 @@ def roll(input, shifts, dims=None):
 
 
 @define("repeat", "shape", torch=False)
-def repeat(input, *sizes):
+def repeat(input, *sizes, repeats=None):
     """repeat(*sizes) -> Tensor
 
     The tensor tiled sizes[i] times along each dim (leading dims added as needed)."""
+    if repeats is not None:
+        sizes = (repeats,)
     if len(sizes) == 1 and not isinstance(sizes[0], int):
         sizes = tuple(sizes[0])
     if len(sizes) < input.dim():
@@ -255,7 +257,7 @@ def diagonal(input, offset=0, dim1=0, dim2=1):
     return S.make_view("Diagonal", input, shape, stride, off, back)
 
 
-@define("outer", "linalg", aliases=("ger",))
+@define("outer", "linalg", out=True, aliases=("ger",))
 def outer(input, vec2):
     """outer(input, vec2) -> Tensor
 
@@ -306,7 +308,7 @@ def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     return _beta_alpha(input, sum_(L.bmm(batch1, batch2), 0), beta, alpha)
 
 
-@define("kron", "linalg", dtypes="all")
+@define("kron", "linalg", out=True, dtypes="all")
 def kron(input, other):
     """kron(input, other) -> Tensor
 
@@ -390,7 +392,7 @@ def _atleast(tensors, k):
     return tuple(out) if many else out[0]
 
 
-@define("column_stack", "join", method=False)
+@define("column_stack", "join", out=True, method=False)
 def column_stack(tensors):
     """column_stack(tensors) -> Tensor
 
@@ -399,7 +401,7 @@ def column_stack(tensors):
     return J.cat(cols, 1)
 
 
-@define("dstack", "join", method=False)
+@define("dstack", "join", out=True, method=False)
 def dstack(tensors):
     """dstack(tensors) -> Tensor
 

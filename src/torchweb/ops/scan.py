@@ -152,14 +152,14 @@ def _sum_prod(fn, x, dim, dtype):
     return fn.apply(x, d, out_dtype)
 
 
-@define("cumsum", "reduction", inplace=lambda x, dim, dtype=None: _inplace(x, cumsum(x, dim, dtype=dtype)),
+@define("cumsum", "reduction", out=True, inplace=lambda x, dim, dtype=None: _inplace(x, cumsum(x, dim, dtype=dtype)),
         doc="cumsum(input, dim, *, dtype=None) -> Tensor\n\nThe cumulative sum along dim. Integers and "
             "bool give int64 (exact; on webgpu past int32 raises Int64RangeError).")
 def cumsum(input, dim, *, dtype=None):
     return _sum_prod(_Cumsum, input, dim, dtype)
 
 
-@define("cumprod", "reduction", inplace=lambda x, dim, dtype=None: _inplace(x, cumprod(x, dim, dtype=dtype)),
+@define("cumprod", "reduction", out=True, inplace=lambda x, dim, dtype=None: _inplace(x, cumprod(x, dim, dtype=dtype)),
         doc="cumprod(input, dim, *, dtype=None) -> Tensor\n\nThe cumulative product along dim. Integers "
             "and bool give int64 (exact; on webgpu past int32 raises Int64RangeError).")
 def cumprod(input, dim, *, dtype=None):
@@ -239,13 +239,13 @@ def _cummaxmin(kind, x, dim):
     return (cummax_t if kind == "max" else cummin_t)(v, i)
 
 
-@define("cummax", "reduction", doc="cummax(input, dim) -> (values, indices)\n\nThe running maximum along "
+@define("cummax", "reduction", out=True, doc="cummax(input, dim) -> (values, indices)\n\nThe running maximum along "
         "dim and where it was found: NaN propagates, ties take the latest index.")
 def cummax(input, dim):
     return _cummaxmin("max", input, dim)
 
 
-@define("cummin", "reduction", doc="cummin(input, dim) -> (values, indices)\n\nThe running minimum along "
+@define("cummin", "reduction", out=True, doc="cummin(input, dim) -> (values, indices)\n\nThe running minimum along "
         "dim and where it was found: NaN propagates, ties take the latest index.")
 def cummin(input, dim):
     return _cummaxmin("min", input, dim)
@@ -276,7 +276,7 @@ class _Logcumsumexp(Function):
         return E.run("sub", E.run("exp", E.run("add", rp, x)), E.run("exp", E.run("add", rn, x))), None
 
 
-@define("logcumsumexp", "reduction", doc="logcumsumexp(input, dim) -> Tensor\n\nlog(cumsum(exp(input), "
+@define("logcumsumexp", "reduction", out=True, doc="logcumsumexp(input, dim) -> Tensor\n\nlog(cumsum(exp(input), "
         "dim)), computed stably (floating dtypes).")
 def logcumsumexp(input, dim):
     d = _dim(input, dim)

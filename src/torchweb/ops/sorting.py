@@ -104,7 +104,7 @@ def _picked(node, x, d, fn):
     return v, i
 
 
-@define("sort", "other", doc="sort(input, dim=-1, descending=False, stable=False) -> (values, indices)\n\n"
+@define("sort", "other", out=True, doc="sort(input, dim=-1, descending=False, stable=False) -> (values, indices)\n\n"
         "The elements along dim in order, and where each came from. Always stable (ties keep their "
         "order); NaN sorts as the largest value.")
 def sort(input, dim=-1, descending=False, stable=False):
@@ -112,13 +112,13 @@ def sort(input, dim=-1, descending=False, stable=False):
     return _RT["sort"](*_picked("SortBackward0", input, d, lambda: raw_sort(input, d, descending)))
 
 
-@define("argsort", "other", doc="argsort(input, dim=-1, descending=False, stable=False) -> Tensor\n\n"
+@define("argsort", "other", out=True, doc="argsort(input, dim=-1, descending=False, stable=False) -> Tensor\n\n"
         "The indices that sort input along dim (stable).")
 def argsort(input, dim=-1, descending=False, stable=False):
     return raw_sort(input, _dim(input, dim), descending)[1]
 
 
-@define("msort", "other", doc="msort(input) -> Tensor\n\nsort(input, dim=0).values.")
+@define("msort", "other", out=True, doc="msort(input) -> Tensor\n\nsort(input, dim=0).values.")
 def msort(input):
     return sort(input, 0).values
 
@@ -137,7 +137,7 @@ def _contig(t):
     return c
 
 
-@define("topk", "other", doc="topk(input, k, dim=-1, largest=True, sorted=True) -> (values, indices)\n\n"
+@define("topk", "other", out=True, doc="topk(input, k, dim=-1, largest=True, sorted=True) -> (values, indices)\n\n"
         "The k largest (or smallest) elements along dim, in order (NaN counts as the largest).")
 def topk(input, k, dim=-1, largest=True, sorted=True):
     d = _dim(input, dim)
@@ -171,7 +171,7 @@ def _select(t, d, pos, keepdim):
     return r
 
 
-@define("kthvalue", "other", doc="kthvalue(input, k, dim=-1, keepdim=False) -> (values, indices)\n\n"
+@define("kthvalue", "other", out=True, doc="kthvalue(input, k, dim=-1, keepdim=False) -> (values, indices)\n\n"
         "The k-th smallest element along dim (k from 1) and its index.")
 def kthvalue(input, k, dim=-1, keepdim=False):
     d = _dim(input, dim)
@@ -245,7 +245,7 @@ _MEDIAN_ALL = {False: type("_MedianAll0", (_MedianAll,), {"_backward_name": "Med
                True: type("_NanmedianAll0", (_MedianAll,), {"_backward_name": "NanmedianBackward0"})}
 
 
-@define("median", "reduction", doc="median(input) -> Tensor; median(input, dim, keepdim=False) -> (values, indices)\n\n"
+@define("median", "reduction", out=True, doc="median(input) -> Tensor; median(input, dim, keepdim=False) -> (values, indices)\n\n"
         "The lower median (of all elements, or along dim with its index); NaN if there is any NaN.")
 def median(input, dim=None, keepdim=False):
     if dim is None:
@@ -253,7 +253,7 @@ def median(input, dim=None, keepdim=False):
     return _median_dim("median", input, dim, keepdim, False)
 
 
-@define("nanmedian", "reduction", doc="nanmedian(input) -> Tensor; nanmedian(input, dim, keepdim=False) -> (values, indices)\n\n"
+@define("nanmedian", "reduction", out=True, doc="nanmedian(input) -> Tensor; nanmedian(input, dim, keepdim=False) -> (values, indices)\n\n"
         "median ignoring NaN (NaN only where all are NaN).")
 def nanmedian(input, dim=None, keepdim=False):
     if dim is None:
@@ -261,7 +261,7 @@ def nanmedian(input, dim=None, keepdim=False):
     return _median_dim("nanmedian", input, dim, keepdim, True)
 
 
-@define("mode", "reduction", doc="mode(input, dim=-1, keepdim=False) -> (values, indices)\n\n"
+@define("mode", "reduction", out=True, doc="mode(input, dim=-1, keepdim=False) -> (values, indices)\n\n"
         "The most frequent value along dim (the smallest among equally frequent ones) and the last "
         "index where it occurs.")
 def mode(input, dim=-1, keepdim=False):

@@ -184,7 +184,7 @@ def softshrink(input, lambd=0.5):
     return call("where", call("isnan", input), input, r)
 
 
-@define("hardshrink", "activation", method=True, functional=True)
+@define("hardshrink", "activation", out=True, method=True, functional=True)
 def hardshrink(input, lambd=0.5):
     """hardshrink(input, lambd=0.5) -> Tensor
 
@@ -194,7 +194,7 @@ def hardshrink(input, lambd=0.5):
     return call("where", inside, 0.0, input)
 
 
-@define("threshold", "activation", method=False, functional=True)
+@define("threshold", "activation", out=True, method=False, functional=True)
 def threshold(input, threshold, value, inplace=False):
     """threshold(input, threshold, value, inplace=False) -> Tensor
 
