@@ -1,6 +1,8 @@
 """Creation functions: tensor, as_tensor, from_numpy, zeros/ones/full/empty (+ _like), arange,
 linspace, eye, rand/randn/randint/randperm."""
 
+import array as _array
+import collections.abc as _abc
 import math
 
 from . import _dtype as D
@@ -15,10 +17,23 @@ from . import _random
 
 
 # -- from Python data ----------------------------------------------------------------------
+def _other_sequence(data):
+    """A sequence PyTorch reads as one besides list and tuple: range, deque, array.array, any
+    collections.abc.Sequence, a numpy array of one or more dims (not str or bytes: PyTorch
+    refuses those)."""
+    if isinstance(data, (str, bytes, bytearray, Tensor)):
+        return False
+    if isinstance(data, (_abc.Sequence, _array.array)):
+        return True
+    return getattr(data, "ndim", 0) > 0 and hasattr(data, "tolist")
+
+
 def _flatten(data, shape, flat, depth=0, leaf=None):
     """Flatten nested sequences, checking they are rectangular; returns the shape.
     leaf[0]: the depth at which numbers were found (every number must sit at the same depth)."""
     leaf = [None] if leaf is None else leaf
+    if not isinstance(data, (list, tuple)) and _other_sequence(data):
+        data = data.tolist() if hasattr(data, "tolist") else list(data)
     if isinstance(data, (list, tuple)):
         if leaf[0] is not None and depth >= leaf[0]:
             raise TypeError(f"'{type(data).__name__}' object cannot be interpreted as a number")
@@ -40,7 +55,9 @@ def _flatten(data, shape, flat, depth=0, leaf=None):
             raise ValueError("only one element tensors can be converted to Python scalars")
         flat.append(data.item())
         return shape
-    if isinstance(data, str):
+    if isinstance(data, str):   # (PyTorch: a string alone is no data; inside a list, a dim too many)
+        if depth == 0:
+            raise TypeError("new(): invalid data type 'str'")
         raise ValueError("too many dimensions 'str'")
     if hasattr(data, "item") and not isinstance(data, (int, float, bool)):
         data = data.item()  # numpy scalars
@@ -153,12 +170,12 @@ def as_tensor(data, dtype=None, device=None):
     return tensor(data, dtype=dtype, device=device)
 
 
-def from_numpy(arr):
+def from_numpy(ndarray):
     from .backends.cpu import np
-    if not isinstance(arr, np().ndarray):
-        raise TypeError(f"expected np.ndarray (got {type(arr).__name__})")
+    if not isinstance(ndarray, np().ndarray):
+        raise TypeError(f"expected np.ndarray (got {type(ndarray).__name__})")
     from ._device import CPU
-    return _from_numpy_array(arr, None, CPU)
+    return _from_numpy_array(ndarray, None, CPU)
 
 
 # -- filled ------------------------------------------------------------------------------

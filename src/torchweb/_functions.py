@@ -30,8 +30,13 @@ def is_floating_point(input):
     return input.dtype.is_floating_point
 
 
-def result_type(tensor1, tensor2):
-    return D.result_type(tensor1, tensor2)
+def result_type(tensor=None, other=None, *, scalar=None, scalar1=None, scalar2=None):
+    """torch.result_type(tensor, other): the dtype an op on the two would give (PyTorch's
+    overloads name a number operand scalar, or scalar1 and scalar2)."""
+    operands = [v for v in (scalar, tensor, other, scalar1, scalar2) if v is not None]
+    if len(operands) != 2:
+        raise TypeError("result_type() takes exactly two operands (tensor, other)")
+    return D.result_type(*operands)
 
 
 def can_cast(from_, to):

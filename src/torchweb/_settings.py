@@ -31,8 +31,11 @@ def is_deterministic_algorithms_warn_only_enabled():
 
 
 def compile(model=None, *, fullgraph=False, dynamic=None, backend="inductor", mode=None,
-            options=None, disable=False):
-    """torch.compile: capture and replay on the webgpu device (torchweb/_compile.py)."""
+            options=None, disable=False, name=None, recompile_limit=None, isolate_recompiles=False,
+            shapes_spec=None):
+    """torch.compile: capture and replay on the webgpu device (torchweb/_compile.py).
+    (name, recompile_limit, isolate_recompiles, shapes_spec steer PyTorch's Dynamo
+    recompilation; a replay here is guarded per call signature, so they change nothing.)"""
     from ._compile import compile as _compile
     return _compile(model, fullgraph=fullgraph, dynamic=dynamic, backend=backend, mode=mode,
                     options=options, disable=disable)

@@ -141,7 +141,7 @@ class Tensor:
                  "int32": "IntTensor", "bool": "BoolTensor", "uint8": "ByteTensor"}
         return f"torch.{names[self.dtype.name]}"
 
-    def type(self, dtype=None):
+    def type(self, dtype=None, non_blocking=False):
         if dtype is None:
             return self._type_name()
         return self.to(dtype)

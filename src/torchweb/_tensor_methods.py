@@ -80,8 +80,8 @@ OPERATORS = {
 }
 
 
-def _copy_(self, src, non_blocking=False):
-    return call_inplace("copy", self, src)
+def _copy_(self, other, non_blocking=False):
+    return call_inplace("copy", self, other)
 
 
 def _fill_(self, value):
@@ -95,7 +95,9 @@ def _zero_(self):
 
 
 def _random_(kind):
-    def op(self, a=None, b=None, *, generator=None):
+    def op(self, a=None, b=None, *, generator=None, **names):
+        # PyTorch's keyword names: uniform_(from=0, to=1), normal_(mean=0, std=1)
+        a, b = _random_names(kind, a, b, names)
         from . import _random
         if not self.dtype.is_floating_point:  # PyTorch's kernels have no integer forms
             raise NotImplementedError(f'"{"check_uniform_bounds" if kind == "uniform" else "normal_kernel_cpu"}" '
@@ -110,6 +112,14 @@ def _random_(kind):
             raise RuntimeError(f"normal expects std >= 0.0, but found std {float(std):g}")
         return _random.fill(self, "normal", 0.0 if a is None else a, std, generator)
     return op
+
+
+def _random_names(kind, a, b, names):
+    first, second = ("from", "to") if kind == "uniform" else ("mean", "std")
+    for key in names:
+        if key not in (first, second):
+            raise TypeError(f"{kind}_() got an unexpected keyword argument '{key}'")
+    return names.get(first, a), names.get(second, b)
 
 
 def _in_place(name):
@@ -130,7 +140,7 @@ INPLACE = {
 # Tensor methods that are not ops of the registry (conversions, constructors)
 METHODS = {
     "to": convert.to,
-    "cpu": lambda self: convert.to(self, "cpu"),
+    "cpu": lambda self, memory_format=None: convert.to(self, "cpu"),
     "webgpu": lambda self: convert.to(self, "webgpu"),
     "float": lambda self: convert.to(self, D.float32),
     "half": lambda self: convert.to(self, D.float16),
@@ -140,16 +150,17 @@ METHODS = {
     "byte": lambda self: convert.to(self, D.uint8),
     "double": lambda self: convert.to(self, D.as_dtype("float64")),  # a TypeError that says why
     "where": lambda self, condition, other: F.where(condition, self, other),
-    "new_tensor": lambda self, data, dtype=None, device=None, requires_grad=False: _new("tensor", self, data, dtype=dtype, device=device, requires_grad=requires_grad),
-    "new_zeros": lambda self, *size, dtype=None, device=None, requires_grad=False: _new("zeros", self, size, dtype=dtype, device=device, requires_grad=requires_grad),
-    "new_ones": lambda self, *size, dtype=None, device=None, requires_grad=False: _new("ones", self, size, dtype=dtype, device=device, requires_grad=requires_grad),
-    "new_empty": lambda self, *size, dtype=None, device=None, requires_grad=False: _new("zeros", self, size, dtype=dtype, device=device, requires_grad=requires_grad),
-    "new_full": lambda self, size, fill_value, dtype=None, device=None, requires_grad=False: _new("full", self, size, fill_value, dtype=dtype, device=device, requires_grad=requires_grad),
+    "new_tensor": lambda self, data, dtype=None, device=None, requires_grad=False, pin_memory=False: _new("tensor", self, data, dtype=dtype, device=device, requires_grad=requires_grad),
+    "new_zeros": lambda self, *size_args, size=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False: _new("zeros", self, size_args if size is None else (size,), dtype=dtype, layout=layout, device=device, requires_grad=requires_grad),
+    "new_ones": lambda self, *size_args, size=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False: _new("ones", self, size_args if size is None else (size,), dtype=dtype, layout=layout, device=device, requires_grad=requires_grad),
+    "new_empty": lambda self, *size_args, size=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False: _new("zeros", self, size_args if size is None else (size,), dtype=dtype, layout=layout, device=device, requires_grad=requires_grad),
+    "new_full": lambda self, size, fill_value, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False: _new("full", self, size, fill_value, dtype=dtype, layout=layout, device=device, requires_grad=requires_grad),
 }
 
 
-def _new(kind, self, *args, dtype=None, device=None, requires_grad=False):
+def _new(kind, self, *args, dtype=None, layout=None, device=None, requires_grad=False):
     from . import _creation as C
+    C._options("new_" + kind, layout)
     fn = getattr(C, kind)
     if kind in ("zeros", "ones") and len(args[0]) == 1 and isinstance(args[0][0], (tuple, list)):
         args = (args[0][0],)

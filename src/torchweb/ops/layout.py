@@ -292,10 +292,12 @@ def addr(input, vec1, vec2, *, beta=1, alpha=1, out=None):
 
 
 @define("baddbmm", "linalg")
-def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
+def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out_dtype=None, out=None):
     """baddbmm(input, batch1, batch2, *, beta=1, alpha=1) -> Tensor
 
     beta * input + alpha * bmm(batch1, batch2)."""
+    if out_dtype is not None and out_dtype is not batch1.dtype:   # (a wider result: the operands widened first)
+        return baddbmm(input.to(out_dtype), batch1.to(out_dtype), batch2.to(out_dtype), beta=beta, alpha=alpha, out=out)
     return _beta_alpha(input, L.bmm(batch1, batch2), beta, alpha)
 
 

@@ -129,7 +129,9 @@ def _shape_str(t):
 
 
 @define("mm", "linalg", out=True, doc='mm(input, mat2) -> Tensor\n\nThe matrix product of two 2-D tensors.')
-def mm(input, mat2):
+def mm(input, mat2, *, out_dtype=None):
+    if out_dtype is not None and out_dtype is not input.dtype:   # (a wider result: the operands widened first)
+        return mm(input.to(out_dtype), mat2.to(out_dtype))
     common_device(input, mat2, what="mm")
     if input.dim() != 2:
         raise RuntimeError("self must be a matrix")
@@ -142,7 +144,9 @@ def mm(input, mat2):
 
 
 @define("bmm", "linalg", out=True, doc='bmm(input, mat2) -> Tensor\n\nBatched matrix products of two 3-D tensors.')
-def bmm(input, mat2):
+def bmm(input, mat2, *, out_dtype=None):
+    if out_dtype is not None and out_dtype is not input.dtype:   # (a wider result: the operands widened first)
+        return bmm(input.to(out_dtype), mat2.to(out_dtype))
     common_device(input, mat2, what="bmm")
     if input.dim() != 3:
         raise RuntimeError("batch1 must be a 3D tensor")
@@ -211,7 +215,9 @@ def dot(input, tensor):
 
 
 @define("addmm", "linalg", out=True, doc='addmm(input, mat1, mat2, *, beta=1, alpha=1) -> Tensor\n\nbeta * input + alpha * (mat1 @ mat2); input is ignored when beta is 0, the product when alpha is 0.')
-def addmm(input, mat1, mat2, *, beta=1, alpha=1):
+def addmm(input, mat1, mat2, *, beta=1, alpha=1, out_dtype=None):
+    if out_dtype is not None and out_dtype is not mat1.dtype:   # (a wider result: the operands widened first)
+        return addmm(input.to(out_dtype), mat1.to(out_dtype), mat2.to(out_dtype), beta=beta, alpha=alpha)
     if not mat1.dtype.is_floating_point:   # integer results stay integers: the scalars truncate
         alpha, beta = int(alpha), int(beta)
     prod = mm(mat1, mat2)
