@@ -193,12 +193,21 @@ def _wanted(theirs, name, stub, method):
         except (TypeError, ValueError):
             return set()
         return {p.name for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
-    return set(stub.get(name, ()))
+    names = set(stub.get(name, ()))
+    # PyTorch's argument parser takes NumPy's names for dim and keepdim in every builtin
+    # (torch/csrc/utils/python_arg_parser.cpp; its aliases of input and other, x/a/x1/x2,
+    # are left out: no real program we found uses them)
+    if "dim" in names:
+        names.add("axis")
+    if "keepdim" in names:
+        names.add("keepdims")
+    return names
 
 
 # keywords PyTorch 2.13's stubs list that its bindings refuse (checked by calling PyTorch):
-# x.floor_divide(y, out=...) and x.requires_grad_(mode=...) raise TypeError there
-_STUB_QUIRKS = {"Tensor.floor_divide": {"out"}, "Tensor.requires_grad_": {"mode"}}
+# x.floor_divide(y, out=...), x.requires_grad_(mode=...), set_num_threads(num=...) raise TypeError there
+_STUB_QUIRKS = {"Tensor.floor_divide": {"out"}, "Tensor.requires_grad_": {"mode"},
+                "torch.set_num_threads": {"num"}, "torch.set_num_interop_threads": {"num"}}
 
 
 def keyword_misses():

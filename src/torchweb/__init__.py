@@ -15,7 +15,7 @@ from . import _tensor_methods
 from ._creation import (tensor, as_tensor, from_numpy, zeros, ones, full, empty, zeros_like, ones_like,
                         full_like, empty_like, arange, linspace, logspace, eye, rand, randn, rand_like,
                         randn_like, randint, randint_like, randperm)
-from ._random import manual_seed, seed, initial_seed, Generator
+from ._random import manual_seed, seed, initial_seed, Generator, get_rng_state, set_rng_state
 from ._functions import *  # noqa: F401,F403  (the torch.* op namespace)
 from ._functions import sum, max, min, all, any, abs, pow, round  # shadow the builtins on purpose
 from ._printing import set_printoptions
@@ -28,7 +28,11 @@ from .amp import autocast  # noqa: E402
 from ._torch_alias import install_torch_alias, uninstall_torch_alias  # noqa: E402
 from ._settings import (set_float32_matmul_precision, get_float32_matmul_precision,  # noqa: E402
                         use_deterministic_algorithms, are_deterministic_algorithms_enabled,
-                        is_deterministic_algorithms_warn_only_enabled, compile)
+                        is_deterministic_algorithms_warn_only_enabled, compile,
+                        get_num_threads, set_num_threads, get_num_interop_threads,
+                        set_num_interop_threads, init_num_threads, set_warn_always,
+                        is_warn_always_enabled, set_flush_denormal, set_deterministic_debug_mode,
+                        get_deterministic_debug_mode, compiled_with_cxx11_abi, is_vulkan_available)
 from . import optim  # noqa: E402  (torch.optim, torch.optim.lr_scheduler)
 from . import compiler  # noqa: E402  (torch.compiler)
 from . import utils  # noqa: E402  (torchweb.utils.data)
@@ -41,3 +45,8 @@ bfloat16 = _UnsupportedDtype("bfloat16")
 complex64 = _UnsupportedDtype("complex64")
 int16 = short = _UnsupportedDtype("int16")
 int8 = _UnsupportedDtype("int8")
+
+
+# PyTorch names torchweb refuses: AttributeError with the reason (_refused.py)
+from ._refused import module_getattr as _module_getattr  # noqa: E402
+__getattr__ = _module_getattr("torch", "torchweb")

@@ -62,6 +62,8 @@ def _flatten(data, shape, flat, depth=0, leaf=None):
     if hasattr(data, "item") and not isinstance(data, (int, float, bool)):
         data = data.item()  # numpy scalars
     if not isinstance(data, (int, float, bool)):
+        if not isinstance(data, (bytes, bytearray)):   # (PyTorch's two messages)
+            raise RuntimeError(f"Could not infer dtype of {type(data).__name__}")
         raise TypeError(f"new(): invalid data type '{type(data).__name__}'")
     flat.append(data)
     return shape
@@ -205,6 +207,13 @@ def _sized(size_args, size):
     return size_args if size is None else (size,)
 
 
+def _like_out(out, dtype, device):
+    """dtype and device default to out's, when out= is given (PyTorch makes the result there)."""
+    if out is None:
+        return dtype, device
+    return (dtype if dtype is not None else out.dtype), (device if device is not None else out.device)
+
+
 def _into(out, t, what):
     """A factory's result, written into out= when given (PyTorch fills and resizes out)."""
     return t if out is None else write_out(t, out, what)
@@ -213,6 +222,7 @@ def _into(out, t, what):
 def empty(*size_args, size=None, out=None, dtype=None, layout=None, device=None, requires_grad=False,
           pin_memory=False, memory_format=None):
     _options("empty", layout)
+    dtype, device = _like_out(out, dtype, device)
     # zeroed: pooled buffers hold old data
     return _into(out, _factory(_sized(size_args, size), dtype, device, requires_grad, 0), "empty")
 
@@ -220,18 +230,21 @@ def empty(*size_args, size=None, out=None, dtype=None, layout=None, device=None,
 def zeros(*size_args, size=None, out=None, dtype=None, layout=None, device=None, requires_grad=False,
           pin_memory=False):
     _options("zeros", layout)
+    dtype, device = _like_out(out, dtype, device)
     return _into(out, _factory(_sized(size_args, size), dtype, device, requires_grad, 0), "zeros")
 
 
 def ones(*size_args, size=None, out=None, dtype=None, layout=None, device=None, requires_grad=False,
          pin_memory=False):
     _options("ones", layout)
+    dtype, device = _like_out(out, dtype, device)
     return _into(out, _factory(_sized(size_args, size), dtype, device, requires_grad, 1), "ones")
 
 
 def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None, requires_grad=False,
          pin_memory=False, names=None):
     _options("full", layout, names)
+    dtype, device = _like_out(out, dtype, device)
     if hasattr(fill_value, "item"):
         fill_value = fill_value.item()
     default = D.scalar_dtype(fill_value)
@@ -367,16 +380,16 @@ def _random_factory(size, kind, a, b, dtype, device, requires_grad, generator, d
 def rand(*size_args, size=None, generator=None, out=None, dtype=None, layout=None, device=None,
          requires_grad=False, pin_memory=False):
     _options("rand", layout)
-    t = _random_factory(_sized(size_args, size), "uniform", 0.0, 1.0, dtype or (out.dtype if out is not None else None),
-                        device, requires_grad, generator)
+    dtype, device = _like_out(out, dtype, device)
+    t = _random_factory(_sized(size_args, size), "uniform", 0.0, 1.0, dtype, device, requires_grad, generator)
     return _into(out, t, "rand")
 
 
 def randn(*size_args, size=None, generator=None, out=None, dtype=None, layout=None, device=None,
           requires_grad=False, pin_memory=False):
     _options("randn", layout)
-    t = _random_factory(_sized(size_args, size), "normal", 0.0, 1.0, dtype or (out.dtype if out is not None else None),
-                        device, requires_grad, generator)
+    dtype, device = _like_out(out, dtype, device)
+    t = _random_factory(_sized(size_args, size), "normal", 0.0, 1.0, dtype, device, requires_grad, generator)
     return _into(out, t, "randn")
 
 

@@ -55,13 +55,17 @@ class Tensor:
     def shape(self):
         return self._shape
 
-    def size(self, dim=None):
+    def size(self, dim=None, *, axis=None):
+        if axis is not None:   # (NumPy's name, which PyTorch accepts)
+            dim = axis
         if dim is None:
             return self._shape
         from ._size import wrap_dim
         return self._shape[wrap_dim(dim, len(self._shape))]
 
-    def stride(self, dim=None):
+    def stride(self, dim=None, *, axis=None):
+        if axis is not None:   # (NumPy's name, which PyTorch accepts)
+            dim = axis
         if dim is None:
             return self._stride
         from ._size import wrap_dim

@@ -2,6 +2,7 @@
 
 from . import _functions as F
 from . import _dtype as D
+from ._refused import install_tensor_refusals
 from ._tensor import Tensor
 from .ops import convert, indexing, shape as S
 from .ops.dispatch import is_tensor
@@ -175,6 +176,7 @@ def install():
     Tensor.mT = property(lambda self: S.transpose(self, -2, -1))
     Tensor.__iter__ = lambda self: iter(S.unbind(self, 0)) if self.dim() else _iter_0d()
     Tensor.__hash__ = lambda self: id(self)
+    install_tensor_refusals(Tensor)   # (last: only names nothing above defined)
 
 
 def _iter_0d():

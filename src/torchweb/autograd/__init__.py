@@ -96,3 +96,8 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
 
 __all__ = ["Function", "FunctionCtx", "backward", "grad", "no_grad", "enable_grad",
            "set_grad_enabled", "inference_mode", "is_grad_enabled", "once_differentiable"]
+
+
+# PyTorch names torchweb refuses: AttributeError with the reason (_refused.py)
+from .._refused import module_getattr as _module_getattr  # noqa: E402
+__getattr__ = _module_getattr("autograd", "torchweb.autograd")

@@ -59,7 +59,9 @@ class _Stack(_Cat):
 
 
 @define("cat", "join", method=False, aliases=('concat', 'concatenate'), doc='cat(tensors, dim=0, *, out=None) -> Tensor\n\nThe tensors joined along an existing dim (1-D empty tensors are skipped, as PyTorch).')
-def cat(tensors, dim=0, *, out=None, _fn=_Cat):
+def cat(tensors, dim=0, *, out=None, _fn=_Cat, axis=None):
+    if axis is not None:   # (NumPy's name, which PyTorch accepts)
+        dim = axis
     tensors = list(tensors)
     if not tensors:
         raise ValueError("torch.cat(): expected a non-empty list of Tensors")
@@ -97,7 +99,9 @@ concat = concatenate = cat
 
 
 @define("stack", "join", method=False, doc='stack(tensors, dim=0, *, out=None) -> Tensor\n\nThe tensors joined along a new dim.')
-def stack(tensors, dim=0, *, out=None):
+def stack(tensors, dim=0, *, out=None, axis=None):
+    if axis is not None:   # (NumPy's name, which PyTorch accepts)
+        dim = axis
     tensors = list(tensors)
     if not tensors:
         raise RuntimeError("stack expects a non-empty TensorList")
@@ -148,7 +152,9 @@ def split(tensor, split_size_or_sections=None, dim=0, *, split_size=None):
 
 
 @define("chunk", "join", doc='chunk(input, chunks, dim=0) -> tuple of Tensors\n\nViews of at most `chunks` equal pieces.')
-def chunk(input, chunks, dim=0):
+def chunk(input, chunks, dim=0, *, axis=None):
+    if axis is not None:   # (NumPy's name, which PyTorch accepts)
+        dim = axis
     if chunks <= 0:
         raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
     d = wrap_dim(dim, input.dim())
@@ -161,7 +167,9 @@ def chunk(input, chunks, dim=0):
 
 @define("tensor_split", "join", doc='tensor_split(input, indices_or_sections, dim=0) -> tuple of Tensors\n\nViews split into n near-equal pieces, or at the given indices.')
 def tensor_split(input, indices_or_sections=None, dim=0, *, sections=None, indices=None,
-                 tensor_indices_or_sections=None):
+                 tensor_indices_or_sections=None, axis=None):
+    if axis is not None:   # (NumPy's name, which PyTorch accepts)
+        dim = axis
     for given in (sections, indices, tensor_indices_or_sections):   # (PyTorch's overloads' names)
         if given is not None:
             indices_or_sections = given

@@ -137,14 +137,20 @@ def flatten(input, start_dim=0, end_dim=-1):
 
 
 @define("unflatten", "shape", doc='unflatten(input, dim, sizes) -> Tensor\n\nDim `dim` split into `sizes`.')
-def unflatten(input, dim, sizes):
+def unflatten(input, dim=None, sizes=None, *, axis=None):
+    if dim is None and axis is None:
+        raise TypeError("unflatten() missing 1 required positional argument: 'dim'")
+    if axis is not None:   # (NumPy's name, which PyTorch accepts)
+        dim = axis
     d = wrap_dim(dim, input.dim())
     sizes = _infer_shape(sizes, input.shape[d])
     return view(input, input.shape[:d] + tuple(sizes) + input.shape[d + 1:])
 
 
 @define("squeeze", "shape", doc='squeeze(input, dim=None) -> Tensor\n\nA view without the size-1 dims (or only the given ones).')
-def squeeze(input, dim=None):
+def squeeze(input, dim=None, *, axis=None):
+    if axis is not None:   # (NumPy's name, which PyTorch accepts)
+        dim = axis
     if dim is None:
         dims = [i for i, s in enumerate(input.shape) if s == 1]
     else:
@@ -159,7 +165,11 @@ def squeeze(input, dim=None):
 
 
 @define("unsqueeze", "shape", doc='unsqueeze(input, dim) -> Tensor\n\nA view with a size-1 dim inserted at dim.')
-def unsqueeze(input, dim):
+def unsqueeze(input, dim=None, *, axis=None):
+    if dim is None and axis is None:
+        raise TypeError("unsqueeze() missing 1 required positional argument: 'dim'")
+    if axis is not None:   # (NumPy's name, which PyTorch accepts)
+        dim = axis
     d = wrap_dim(dim, input.dim() + 1)
     shape = list(input.shape)
     stride = list(input._stride)
@@ -293,7 +303,11 @@ def sum_to_size(g, *shape, size=None):
 
 # -- indexing views ------------------------------------------------------------------------
 @define("narrow", "shape", doc='narrow(input, dim, start, length) -> Tensor\n\nA view of `length` entries of dim from start.')
-def narrow(input, dim, start, length, _name="Slice"):
+def narrow(input, dim=None, start=None, length=None, _name="Slice", *, axis=None):
+    if dim is None and axis is None:
+        raise TypeError("narrow() missing 1 required positional argument: 'dim'")
+    if axis is not None:   # (NumPy's name, which PyTorch accepts)
+        dim = axis
     d = wrap_dim(dim, input.dim())
     size = input.shape[d]
     if hasattr(start, "item"):
@@ -319,7 +333,11 @@ def _slice(x, d, start, stop, step, name="Slice"):
 
 
 @define("select", "shape", doc='select(input, dim, index) -> Tensor\n\nA view of one index of dim, the dim removed.')
-def select(input, dim, index, _name="Select"):
+def select(input, dim=None, index=None, _name="Select", *, axis=None):
+    if dim is None and axis is None:
+        raise TypeError("select() missing 1 required positional argument: 'dim'")
+    if axis is not None:   # (NumPy's name, which PyTorch accepts)
+        dim = axis
     if input.dim() == 0:
         raise IndexError("select() cannot be applied to a 0-dim tensor.")
     d = wrap_dim(dim, input.dim())
@@ -387,7 +405,9 @@ def _raw_select(t, d, i):
 
 
 @define("unbind", "shape", doc='unbind(input, dim=0) -> tuple of Tensors\n\nViews of every index of dim, the dim removed.')
-def unbind(input, dim=0):
+def unbind(input, dim=0, *, axis=None):
+    if axis is not None:   # (NumPy's name, which PyTorch accepts)
+        dim = axis
     d = wrap_dim(dim, input.dim())
     return tuple(select(input, d, i, "Unbind") for i in range(input.shape[d]))
 

@@ -1,0 +1,122 @@
+"""PyTorch names torchweb refuses, each with the reason a user needs.
+
+A refused name is not there (`hasattr` is False, so code that probes for a feature takes its
+fallback, as it does on a PyTorch build without it), but asking for it raises an AttributeError
+that says why and what to use instead: through a module-level `__getattr__` (PEP 562) for the
+modules, and a descriptor for Tensor methods (a Tensor `__getattr__` would slow every attribute
+read). scripts/api_census.py counts these as *refused*; tests/test_api_census.py checks each.
+"""
+
+import re
+
+REASONS = {
+    "quantization": "quantized tensors and their kernels are not part of torchweb (WebGPU kernels "
+                    "here compute in float32/float16/int32); keep the model in float32 or float16",
+    "vendor": "a kernel of one PyTorch backend (cuDNN, MIOpen, MKL-DNN, FBGEMM, ...) or an ATen "
+              "internal; call the public op (e.g. torch.nn.functional.*) instead",
+    "jit": "TorchScript's compiler internals are not part of torchweb; torch.compile captures "
+           "and replays instead",
+    "symbolic": "symbolic shapes belong to torch.fx/Dynamo tracing, which torchweb does not have",
+    "storage": "torchweb tensors keep their data in device buffers, without PyTorch's Storage "
+               "classes; use tensors (torch.save/load handle checkpoints)",
+    "dtype": "this dtype is not supported on WebGPU; use torch.float32, float16, int32, int64, "
+             "uint8 or bool",
+    "complex": "complex tensors are not supported yet (planned: issue 20); work on real and "
+               "imaginary parts as separate float tensors",
+    "linalg": "this linear-algebra decomposition is not implemented yet (planned: issue 20); "
+              "torch.linalg has norms, cross and matrix products today",
+    "sparse": "sparse layouts other than COO are not supported; use torch.sparse_coo_tensor or a "
+              "dense tensor",
+    "distributed": "torch.distributed (several processes or devices) does not exist in a web page",
+    "cuda_stream": "CUDA streams, events and graphs have no WebGPU counterpart here; torchweb "
+                   "orders work on one queue (torch.webgpu.synchronize() waits for it)",
+    "func": "torch.func / vmap are not implemented yet (planned: issue 20)",
+    "nested": "nested (jagged) tensors are not supported",
+    "datapipes": "DataPipes were deprecated and removed from PyTorch's supported API; use "
+                 "Dataset / IterableDataset with DataLoader",
+    "profiler": "PyTorch's profiler is not part of torchweb; use bench/ or the browser's "
+                "performance tools",
+    "legacy": "a legacy PyTorch API kept only for backward compatibility, not carried by torchweb",
+    "dlpack": "DLPack exchange needs shared host memory; use tensor.tolist(), numpy() or "
+              "torch.webgpu.to_memoryview()",
+    "rnn_internal": "the fused RNN kernels behind nn.RNN/LSTM/GRU; use those modules (or "
+                    "nn.LSTMCell etc.) instead",
+}
+
+# namespace -> [(pattern over names, reason key)]: checked after NAMES (not for Tensor, whose
+# refusals are installed as descriptors, one per name listed)
+PATTERNS = {
+    "torch": [
+        (r"^(q_|quantize|quantized_|dequantize|fake_quantize|qint|quint|qscheme|per_tensor_|"
+         r"per_channel_|choose_qparams|fused_moving_avg_obs|int_repr|Q(U)?Int\w*Storage)", "quantization"),
+        (r"^(cudnn_|miopen_|mkldnn_|fbgemm_|native_|batch_norm_(backward|elemt|gather|stats|update)|"
+         r"_?cufft|conv_tbc$)", "vendor"),
+        (r"^sym_|^Sym", "symbolic"),
+        (r"Storage$|^StorageBase$", "storage"),
+        (r"^(float8_|float4_|int[1-7]$|uint(1|2|3|4|5|6|7|16|32|64)$|bits\w+$|complex32$|chalf$)", "dtype"),
+        (r"^(sparse_(csr|csc|bsr|bsc|compressed)|sspaddmm|hspmm|dsmm|hsmm|smm|saddmm|spmm)", "sparse"),
+        (r"^(rnn_(relu|tanh)|lstm|gru)(_cell)?$", "rnn_internal"),
+    ],
+}
+
+# namespace -> {name: reason key}: the names no pattern covers
+NAMES = {
+    "torch": {},
+    "Tensor": {},
+    "nn": {},
+    "nn.functional": {},
+    "nn.init": {},
+    "nn.utils": {},
+    "optim.lr_scheduler": {},
+    "autograd": {},
+    "utils.data": {},
+    "special": {},
+}
+
+_COMPILED = {ns: [(re.compile(p), key) for p, key in pats] for ns, pats in PATTERNS.items()}
+
+
+def reason(namespace, name):
+    """The reason torchweb refuses namespace.name, or None if it does not refuse it."""
+    key = NAMES.get(namespace, {}).get(name)
+    if key is None:
+        for pattern, k in _COMPILED.get(namespace, ()):
+            if pattern.search(name):
+                key = k
+                break
+    return None if key is None else REASONS[key]
+
+
+def _qualified(namespace, name):
+    return f"torch.{name}" if namespace == "torch" else f"torch.{namespace}.{name}"
+
+
+def message(namespace, name):
+    why = reason(namespace, name)
+    return None if why is None else f"{_qualified(namespace, name)} is not supported by torchweb: {why}"
+
+
+def module_getattr(namespace, module_name):
+    """A module's __getattr__: refused names raise their reason, others the usual error."""
+    def __getattr__(name):
+        msg = message(namespace, name) if not name.startswith("__") else None
+        raise AttributeError(msg or f"module '{module_name}' has no attribute '{name}'")
+    return __getattr__
+
+
+class _RefusedAttribute:
+    """A Tensor attribute torchweb refuses: reading it (on the class or a tensor) raises
+    AttributeError with the reason, so hasattr() is False."""
+
+    def __init__(self, name):
+        self.name = name
+
+    def __get__(self, obj, owner=None):
+        raise AttributeError(message("Tensor", self.name))
+
+
+def install_tensor_refusals(tensor_cls):
+    """A refusing descriptor on Tensor for each refused name it lacks."""
+    for name in NAMES["Tensor"]:
+        if name not in tensor_cls.__dict__ and not any(name in k.__dict__ for k in tensor_cls.__mro__):
+            setattr(tensor_cls, name, _RefusedAttribute(name))
