@@ -15,6 +15,7 @@ from . import _tensor_methods
 from ._creation import (tensor, as_tensor, from_numpy, zeros, ones, full, empty, zeros_like, ones_like,
                         full_like, empty_like, arange, linspace, logspace, eye, rand, randn, rand_like,
                         randn_like, randint, randint_like, randperm)
+from . import _random as _random_module
 from ._random import manual_seed, seed, initial_seed, Generator, get_rng_state, set_rng_state
 from ._functions import *  # noqa: F401,F403  (the torch.* op namespace)
 from ._functions import sum, max, min, all, any, abs, pow, round  # shadow the builtins on purpose
@@ -34,6 +35,20 @@ from ._settings import (set_float32_matmul_precision, get_float32_matmul_precisi
                         is_warn_always_enabled, set_flush_denormal, set_deterministic_debug_mode,
                         get_deterministic_debug_mode, compiled_with_cxx11_abi, is_vulkan_available)
 from . import optim  # noqa: E402  (torch.optim, torch.optim.lr_scheduler)
+from ._control_flow import cond, while_loop  # noqa: E402
+from ._errors import OutOfMemoryError, AcceleratorError  # noqa: E402
+from ._introspection import (typename, is_storage, is_complex, is_conj, is_neg, is_inference,  # noqa: E402
+                             is_distributed, get_device, get_device_module, detach)
+from .autograd.grad_mode import is_inference_mode_enabled  # noqa: E402
+from .amp import (GradScaler, is_autocast_enabled, get_autocast_dtype, set_autocast_dtype,  # noqa: E402
+                  set_autocast_enabled, get_autocast_cpu_dtype, get_autocast_gpu_dtype,
+                  set_autocast_cpu_dtype, set_autocast_gpu_dtype, is_autocast_cpu_enabled,
+                  set_autocast_cpu_enabled, is_autocast_cache_enabled, set_autocast_cache_enabled,
+                  clear_autocast_cache, autocast_increment_nesting, autocast_decrement_nesting)
+from ._device import CPU as _CPU  # noqa: E402
+default_generator = _random_module.default_generator(_CPU)   # (torch.default_generator: the cpu generator)
+# Builds of PyTorch say what they were linked with; torchweb links nothing of the kind.
+has_lapack = has_mkl = has_openmp = has_spectral = False
 from . import compiler  # noqa: E402  (torch.compiler)
 from . import utils  # noqa: E402  (torchweb.utils.data)
 

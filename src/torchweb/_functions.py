@@ -16,6 +16,7 @@ from .ops import counting, search  # noqa: F401,E402  (unique, bincount, histc, 
 from .ops import einsum, linalg_more  # noqa: F401,E402  (einsum, diag, cross, cdist, ... register)
 from .ops import special_ops  # noqa: F401,E402  (polygamma, mvlgamma register)
 from .ops.composite import ctc  # noqa: F401,E402  (ctc_loss registers)
+from .ops.composite import aten_forms  # noqa: F401,E402  (torch.convolution, grid_sampler, ... register)
 from .ops import random_ops  # noqa: F401,E402  (multinomial, bernoulli, normal register)
 from .ops.registry import torch_names
 
