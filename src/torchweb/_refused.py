@@ -41,6 +41,10 @@ REASONS = {
               "torch.webgpu.to_memoryview()",
     "rnn_internal": "the fused RNN kernels behind nn.RNN/LSTM/GRU; use those modules (or "
                     "nn.LSTMCell etc.) instead",
+    "internal": "an internal of PyTorch's C++ core (dispatcher, __torch_function__ machinery, "
+                "monitoring, library loading), not part of the API torchweb follows",
+    "other_backend": "a switch of another PyTorch backend (IPU, XLA); torchweb's device is webgpu",
+    "sampler": "Poisson and binomial sampling are planned with torch.distributions (issue 20)",
 }
 
 # namespace -> [(pattern over names, reason key)]: checked after NAMES (not for Tensor, whose
@@ -60,8 +64,50 @@ PATTERNS = {
 }
 
 # namespace -> {name: reason key}: the names no pattern covers
+def _names(text, key):
+    return dict.fromkeys(text.split(), key)
+
+
 NAMES = {
-    "torch": {},
+    "torch": {
+        **_names("""AliasDb AnyType Argument ArgumentSpec AwaitType Block BoolType BufferDict CallStack
+            Capsule ClassType Code CompilationUnit CompleteArgumentSpec ComplexType ConcreteModuleType
+            ConcreteModuleTypeBuilder DeepCopyMemoTable DeviceObjType DictType EnumType ErrorReport
+            ExecutionPlan FileCheck FloatType FunctionSchema Future FutureType Gradient Graph
+            GraphExecutorState InferredType IntType InterfaceType JITException ListType
+            LiteScriptModule ModuleDict Node NoneType NumberType OptionalType ParameterDict
+            PyObjectType RRefType ScriptClass ScriptClassFunction ScriptDict ScriptDictIterator
+            ScriptDictKeyIterator ScriptFunction ScriptList ScriptListIterator ScriptMethod
+            ScriptModule ScriptModuleSerializer ScriptObject ScriptObjectProperty StaticModule
+            StreamObjType StringType TensorType TracingState TupleType Type UnionType Use Value
+            fork wait import_ir_module import_ir_module_from_buffer merge_type_from_type_comment
+            parse_ir parse_schema parse_type_comment unify_type_list""", "jit"),
+        **_names("""AVG SUM AggregationType BenchmarkConfig BenchmarkExecutionStats ThroughputBenchmark
+            DisableTorchFunction DisableTorchFunctionSubclass DispatchKey DispatchKeySet
+            ExcludeDispatchKeyGuard FatalError IODescriptor LockingLogger LoggerBase NoopLogger
+            OperatorInfo PRIVATE_OPS Tag USE_GLOBAL_DEPS USE_RTLD_GLOBAL_WITH_LIBTORCH classproperty
+            thread_safe_generator slice_inverse segment_reduce hash_tensor
+            DeserializationStorageContext SerializationStorageContext PyTorchFileReader
+            PyTorchFileWriter""", "internal"),
+        **_names("Event Stream profiler_allow_cudagraph_cupti_lazy_reinit_cuda12", "cuda_stream"),
+        **_names("prepare_multiprocessing_environment", "distributed"),
+        **_names("""get_autocast_ipu_dtype get_autocast_xla_dtype is_autocast_ipu_enabled
+            is_autocast_xla_enabled set_autocast_ipu_dtype set_autocast_ipu_enabled
+            set_autocast_xla_dtype set_autocast_xla_enabled""", "other_backend"),
+        **_names("empty_quantized", "quantization"),
+        **_names("bit", "dtype"),
+        **_names("""complex polar view_as_real view_as_complex view_as_real_copy view_as_complex_copy
+            stft istft""", "complex"),
+        **_names("""cholesky cholesky_inverse cholesky_solve det eig geqrf inverse lobpcg lstsq lu
+            lu_solve lu_unpack matrix_exp matrix_power matrix_rank nuclear_norm orgqr ormqr
+            pca_lowrank pinverse qr slogdet solve svd svd_lowrank symeig triangular_solve""", "linalg"),
+        **_names("jagged", "nested"),
+        **_names("vmap", "func"),
+        **_names("from_dlpack to_dlpack", "dlpack"),
+        **_names("binomial poisson", "sampler"),
+        **_names("resize_as_sparse_ ccol_indices_copy col_indices_copy crow_indices_copy "
+                 "row_indices_copy", "sparse"),
+    },
     "Tensor": {},
     "nn": {},
     "nn.functional": {},
