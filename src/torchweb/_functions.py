@@ -17,6 +17,7 @@ from .ops import einsum, linalg_more  # noqa: F401,E402  (einsum, diag, cross, c
 from .ops import special_ops  # noqa: F401,E402  (polygamma, mvlgamma register)
 from .ops.composite import ctc  # noqa: F401,E402  (ctc_loss registers)
 from .ops import random_ops  # noqa: F401,E402  (multinomial, bernoulli, normal register)
+from .ops import real_complex  # noqa: F401,E402  (conj, real, imag, angle, adjoint register)
 from .ops.registry import torch_names
 
 globals().update(torch_names())
