@@ -10,6 +10,9 @@ from ._dtype import (bool, uint8, int32, int64, float16, float32, half, float, i
 from ._dtype import _UnsupportedDtype
 from ._device import device, get_default_device, set_default_device
 from ._size import Size
+from ._layout import (layout, strided, sparse_coo, sparse_csr, sparse_csc, sparse_bsr, sparse_bsc,  # noqa: F401
+                      jagged, memory_format, contiguous_format, channels_last, channels_last_3d,
+                      preserve_format)
 from ._tensor import Tensor, is_tensor
 from . import _tensor_methods
 from ._creation import (tensor, as_tensor, from_numpy, zeros, ones, full, empty, zeros_like, ones_like,

@@ -443,8 +443,24 @@ class _Clone(Function):
         return g
 
 
-@define("clone", "shape", doc='clone(input) -> Tensor\n\nA copy with its own storage (differentiable).')
+def _format_copy(x, memory_format, what):
+    """A copy of x with the strides of a channels_last format (an NHWC-ordered copy seen
+    through the inverse permutation), or None where the format is the contiguous one."""
+    from .._layout import check_format, dims_order
+    check_format(memory_format, x.dim(), what)
+    order = dims_order(memory_format)
+    if order is None:
+        return None
+    inv = [order.index(d) for d in range(len(order))]
+    return permute(clone(permute(x, order)), inv)
+
+
+@define("clone", "shape", doc='clone(input, *, memory_format=torch.preserve_format) -> Tensor\n\nA copy with its own storage (differentiable), contiguous unless memory_format is channels_last.')
 def clone(input, memory_format=None):
+    if memory_format is not None:
+        out = _format_copy(input, memory_format, "clone")
+        if out is not None:
+            return out
     if grad_mode.is_grad_enabled() and input.requires_grad:
         return _Clone.apply(input)
     return _Clone.forward(None, input)
@@ -452,6 +468,14 @@ def clone(input, memory_format=None):
 
 @define("contiguous", "shape", torch=False, doc='contiguous() -> Tensor\n\nself if already contiguous, else a contiguous copy.')
 def contiguous(x, memory_format=None):
+    if memory_format is not None and x.is_contiguous(memory_format):
+        from .._layout import check_format
+        check_format(memory_format, x.dim(), "contiguous")
+        return x
+    if memory_format is not None:
+        out = _format_copy(x, memory_format, "contiguous")
+        if out is not None:
+            return out
     if x.is_contiguous():
         return x
     return clone(x)
