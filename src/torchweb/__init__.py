@@ -41,6 +41,9 @@ from . import compiler  # noqa: E402  (torch.compiler)
 from . import utils  # noqa: E402  (torchweb.utils.data)
 
 _tensor_methods.install()
+from ._sparse_coo import install as _install_sparse, sparse_coo_tensor  # noqa: E402
+_install_sparse()   # (after every Tensor method exists: it refuses the rest on sparse tensors)
+from . import sparse  # noqa: E402,F401  (torch.sparse)
 
 # PyTorch names we refuse with an explanation rather than an AttributeError.
 float64 = double = _UnsupportedDtype("float64")

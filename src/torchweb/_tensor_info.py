@@ -12,7 +12,7 @@ def _false(self):
 
 # PyTorch's getset descriptors: tensors of these backends and kinds never exist here
 FALSE_PROPERTIES = ("is_xpu", "is_mps", "is_meta", "is_mkldnn", "is_vulkan", "is_xla", "is_ipu",
-                    "is_maia", "is_mtia", "is_quantized", "is_nested", "is_sparse", "is_sparse_csr")
+                    "is_maia", "is_mtia", "is_quantized", "is_nested", "is_sparse_csr")   # (is_sparse: _sparse_coo.py)
 
 
 def get_device(self):
