@@ -106,8 +106,16 @@ class SparseCOOTensor(Tensor):
 
     @property
     def grad(self):
+        """The gradient with respect to the tensor as a whole: at each of its indices, the
+        gradient there (entries sharing an index each got it: taken once), coalesced."""
         g = self._sp_values._grad
-        return None if g is None else _make(self._sp_indices, g, self._shape, self._sp_coalesced)
+        if g is None:
+            return None
+        if self._sp_coalesced:
+            return _make(self._sp_indices, g, self._shape, True)
+        idx, first, _ = self._unique_entries()
+        from ._creation import tensor
+        return _make(idx, g.index_select(0, tensor(first, dtype=D.int64, device=g.device)), self._shape, True)
 
     @grad.setter
     def grad(self, value):
@@ -176,18 +184,31 @@ class SparseCOOTensor(Tensor):
         """Entries sorted by index, duplicates summed (their gradients flow back to each)."""
         if self._sp_coalesced:
             return self
-        cols = self._sp_indices.tolist()   # (on the host: sorting tuples of int64 exactly)
-        keys = list(zip(*cols)) if cols else []
-        order = sorted(set(keys))
-        where = {k: i for i, k in enumerate(order)}
-        dev = self._sp_indices.device
-        from ._creation import tensor
-        inverse = tensor([where[k] for k in keys], dtype=D.int64, device=dev)
+        idx, first, inverse = self._unique_entries()
         v = self._sp_values
-        values = v.new_zeros((len(order),) + tuple(v.shape[1:])).index_add(0, inverse, v)
-        idx = tensor([list(c) for c in zip(*order)] if order else [[]] * self.sparse_dim(),
-                     dtype=D.int64, device=dev).view(self.sparse_dim(), len(order))
+        values = v.new_zeros((idx.shape[1],) + tuple(v.shape[1:])).index_add(0, inverse, v)
         return _make(idx, values, self._shape, True)
+
+    def _unique_entries(self):
+        """(the distinct indices sorted [sparse_dim, n], the first entry at each as a list, each
+        entry's place among them as a tensor), worked out on the host: int64 sorted exactly."""
+        from ._creation import tensor
+        cols = self._sp_indices.tolist()
+        keys = list(zip(*cols)) if self._nnz() else []
+        where, first = {}, []
+        for i, k in enumerate(keys):
+            if k not in where:
+                where[k] = None
+                first.append(i)
+        order = sorted(where)
+        for i, k in enumerate(order):
+            where[k] = i
+        first.sort(key=lambda i: where[keys[i]])
+        dev = self._sp_indices.device
+        inverse = tensor([where[k] for k in keys], dtype=D.int64, device=dev)
+        idx = tensor([list(c) for c in zip(*order)] if order else [],
+                     dtype=D.int64, device=dev).view(self.sparse_dim(), len(order))
+        return idx, first, inverse
 
     # -- arithmetic --------------------------------------------------------------------------
     def mm(self, mat2):
