@@ -215,7 +215,8 @@ def install():
     for name, fn in _tensor_info.PROPERTIES.items():
         setattr(Tensor, name, property(fn))
     Tensor.T = property(lambda self: S.permute(self, list(range(self.dim() - 1, -1, -1))))
-    Tensor.mT = Tensor.mH = property(RC.m_transpose)
+    Tensor.mT = property(RC.m_transpose)
+    Tensor.mH = property(lambda self: RC.m_transpose(self, "mH"))
     Tensor.H = property(RC.h_transpose)
     Tensor.real = property(RC.real)
     Tensor.imag = property(RC.imag)
