@@ -448,3 +448,27 @@ def test_post_accumulate_grad_hook(device):
     a, b = results["torch"], results["torchweb"]
     assert a[0] == b[0]
     assert torch.allclose(torch.tensor(a[1]), torch.tensor(b[1])) and a[2] == b[2]
+
+
+# -- the torch.* forms and PyTorch's keyword names ---------------------------------------------
+def test_torch_functions_of_the_methods(device):
+    t, x = torch.zeros(6), torchweb.zeros(6, device=device)
+    assert torchweb.get_device(x) == x.get_device() and torch.get_device(t) == -1
+    assert torchweb.is_inference(x) is torch.is_inference(t) is False
+    assert torchweb.is_distributed(x) is torch.is_distributed(t) is False
+    assert torchweb.resize_as_(x, torchweb.zeros(2, 3)).shape == torch.resize_as_(t, torch.zeros(2, 3)).shape
+    assert torchweb.as_strided_(x, (3,), (2,)).stride() == torch.as_strided_(t, (3,), (2,)).stride()
+    assert torchweb.conj_physical_(x) is x and torch.conj_physical_(t) is t
+    assert torchweb.legacy_contiguous_format is torchweb.contiguous_format
+
+
+def test_keyword_forms(device):
+    t, x = torch.arange(6.0), ours(torch.arange(6.0), device)
+    assert x.new(size=(2, 3)).shape == t.new(size=(2, 3)).shape
+    assert x.new(other=x).data_ptr() == x.data_ptr()
+    assert x.new(x.untyped_storage()).shape == t.new(t.untyped_storage()).shape
+    assert x.resize_(size=(2, 2)).shape == t.resize_(size=(2, 2)).shape
+    x.map_(other=ours(torch.ones(2, 2), device), callable=lambda a, b: a + b)
+    t.map_(other=torch.ones(2, 2), callable=lambda a, b: a + b)
+    assert_close(x, t)
+    x.record_stream(s=None)

@@ -44,6 +44,11 @@ _tensor_methods.install()
 from ._sparse_coo import install as _install_sparse, sparse_coo_tensor  # noqa: E402
 _install_sparse()   # (after every Tensor method exists: it refuses the rest on sparse tensors)
 from . import sparse  # noqa: E402,F401  (torch.sparse)
+from ._tensor_info import get_device, is_inference, is_distributed  # noqa: E402,F401  (torch.* forms)
+from ._tensor_storage import resize_as_  # noqa: E402,F401
+from ._layout import legacy_contiguous_format  # noqa: E402,F401
+conj_physical_ = Tensor.conj_physical_   # (the registry's in-place forms, as torch.* functions)
+as_strided_ = Tensor.as_strided_
 
 # PyTorch names we refuse with an explanation rather than an AttributeError.
 float64 = double = _UnsupportedDtype("float64")

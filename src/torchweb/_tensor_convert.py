@@ -42,11 +42,22 @@ def _unsupported(dtype_name, method):
     return m
 
 
-def new(self, *args, device=None):
+def new(self, *args, device=None, **kwargs):
     """The legacy constructor: new() is empty, new(*sizes) or new(torch.Size) uninitialized,
-    new(sequence) the data, new(tensor) an alias of it; self's dtype (and device unless given)."""
+    new(sequence) the data, new(tensor) an alias of it; self's dtype (and device unless given).
+    Keywords as PyTorch's overloads name them: size=, other=, storage=."""
     from . import _creation as C
     from ._size import Size
+    if "size" in kwargs:
+        return C.empty(Size(kwargs.pop("size")), dtype=self.dtype, device=device or self.device)
+    for key in ("other", "storage"):
+        if key in kwargs:
+            args = args + (kwargs.pop(key),)
+    if kwargs:
+        raise TypeError(f"new() got an unexpected keyword argument '{next(iter(kwargs))}'")
+    if len(args) == 1 and hasattr(args[0], "_storage") and not isinstance(args[0], Tensor):
+        st = args[0]   # a storage object (untyped_storage()/storage()): a tensor over all of it
+        return C.empty(0, dtype=self.dtype, device=st.device).set_(st)
     dev = device if device is not None else self.device
     if not args:
         return C.empty(0, dtype=self.dtype, device=dev)
@@ -103,9 +114,9 @@ def apply_(self, callable):
     return _host_map("apply_", self, callable, ())
 
 
-def map_(self, tensor, callable):
-    """Replace each element x by callable(x, y), y the element of tensor broadcast to self."""
-    return _host_map("map_", self, callable, (tensor,))
+def map_(self, other, callable):
+    """Replace each element x by callable(x, y), y the element of other broadcast to self."""
+    return _host_map("map_", self, callable, (other,))
 
 
 def map2_(self, x, y, callable):

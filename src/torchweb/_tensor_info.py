@@ -15,9 +15,9 @@ FALSE_PROPERTIES = ("is_xpu", "is_mps", "is_meta", "is_mkldnn", "is_vulkan", "is
                     "is_maia", "is_mtia", "is_quantized", "is_nested", "is_sparse_csr")   # (is_sparse: _sparse_coo.py)
 
 
-def get_device(self):
+def get_device(input):
     """-1 for a cpu tensor, else the accelerator's index (webgpu has one device: 0)."""
-    return -1 if self.device.type == "cpu" else 0
+    return -1 if input.device.type == "cpu" else 0
 
 
 def is_pinned(self, device=None):
@@ -40,16 +40,16 @@ def share_memory_(self):
     return self
 
 
-def record_stream(self, stream):
+def record_stream(self, s):
     """There are no CUDA streams: webgpu work is ordered by its one queue."""
 
 
-def is_inference(self):
+def is_inference(input):
     """torchweb's inference_mode is no_grad: it makes no inference tensors."""
     return False
 
 
-def is_distributed(self):
+def is_distributed(input):
     return False
 
 

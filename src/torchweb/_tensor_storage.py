@@ -194,12 +194,12 @@ def is_set_to(self, tensor):
             and self._shape == tensor._shape and self._stride == tensor._stride)
 
 
-def resize_(self, *sizes, memory_format=None):
+def resize_(self, *sizes, size=None, memory_format=None):
     """PyTorch's resize_: the given sizes over the same storage, contiguous from the offset;
     grown storage (see the module's docstring) holds the old values first, the rest unset."""
     if self.requires_grad:
         raise RuntimeError("cannot resize variables that require grad")
-    shape = as_shape(sizes)
+    shape = as_shape(sizes if size is None else (size,))
     for s in shape:
         if s < 0:
             raise RuntimeError(f"Trying to create tensor with negative dimension {s}: {list(shape)}")
@@ -235,8 +235,9 @@ def _grown(self, need):
     return new._storage
 
 
-def resize_as_(self, the_template, memory_format=None):
-    return resize_(self, the_template.shape, memory_format=memory_format)
+def resize_as_(input, the_template, *, memory_format=None):
+    """resize_ to the_template's sizes."""
+    return resize_(input, the_template.shape, memory_format=memory_format)
 
 
 def resize(self, *sizes):

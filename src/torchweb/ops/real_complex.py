@@ -37,9 +37,9 @@ def resolve_neg(input):
     return input
 
 
-def _conj_physical_(self):
+def _conj_physical_(input):
     """In-place conj_physical: nothing to change on a real tensor."""
-    return self
+    return input
 
 
 @define("conj_physical", "elementwise", inplace=_conj_physical_)
