@@ -264,11 +264,9 @@ def test_save_load_both_ways(device):
         assert torch.equal(got[key].to_dense(), ref.to_dense())
     buf = io.BytesIO()
     torch.save({"s": t, "c": t.coalesce()}, buf)
-    # (to the cpu first: PyTorch's coalesced indices are a view of a storage with unset slack
-    # elements, which the int64 range check of a load to webgpu reads: see serialization)
-    back = torchweb.load(io.BytesIO(buf.getvalue()), map_location="cpu")
-    _same_sparse(back["s"].to(device), t)
-    _same_sparse(back["c"].to(device), t.coalesce())
+    back = torchweb.load(io.BytesIO(buf.getvalue()), map_location=device)
+    _same_sparse(back["s"], t)
+    _same_sparse(back["c"], t.coalesce())
     _same_sparse(pickle.loads(pickle.dumps(x)), t)
     _same_sparse(copy.deepcopy(x), t)
 
@@ -282,3 +280,17 @@ def test_other_ops_are_refused_naming_the_layout(device, op):
     with pytest.raises(RuntimeError, match="sparse COO tensor \\(layout torch.sparse_coo\\)"):
         op(x)
     assert hash(x) == id(x)
+
+
+def test_int64_slack_outside_int32_loads_to_webgpu():
+    """PyTorch's coalesced indices view a storage with unset slack elements (any int64): a load
+    to webgpu checks the elements its tensors view, not the whole storage."""
+    base = torch.tensor([[1, 2 ** 40, 3], [4, -2 ** 40, 5]])
+    buf = io.BytesIO()
+    torch.save({"view": base[:, ::2]}, buf)
+    got = torchweb.load(io.BytesIO(buf.getvalue()), map_location="webgpu")["view"]
+    assert got.tolist() == [[1, 3], [4, 5]]
+    buf = io.BytesIO()
+    torch.save({"all": base}, buf)
+    with pytest.raises(RuntimeError, match="value -?1099511627776 is out of range for torch.int64 on webgpu"):
+        torchweb.load(io.BytesIO(buf.getvalue()), map_location="webgpu")

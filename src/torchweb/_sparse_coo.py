@@ -17,9 +17,8 @@ is untouched: Tensor.is_sparse is a class attribute that mm/matmul read."""
 
 from . import _dtype as D
 from . import _layout
-from ._size import Size, as_shape, contiguous_strides
+from ._size import Size, as_shape
 from ._tensor import Tensor
-from .autograd import grad_mode
 
 _LAYOUT = "layout torch.sparse_coo"
 

@@ -6,7 +6,7 @@ gradients reach the values and the dense operands."""
 import builtins
 
 from .._size import wrap_dim
-from .._sparse_coo import SparseCOOTensor, _make, _refusal, sparse_coo_tensor  # noqa: F401
+from .._sparse_coo import _make, _refusal
 
 __all__ = ["mm", "addmm", "sum", "softmax", "log_softmax"]
 
