@@ -294,3 +294,16 @@ def test_int64_slack_outside_int32_loads_to_webgpu():
     torch.save({"all": base}, buf)
     with pytest.raises(RuntimeError, match="value -?1099511627776 is out of range for torch.int64 on webgpu"):
         torchweb.load(io.BytesIO(buf.getvalue()), map_location="webgpu")
+
+
+def test_sparse_mask(device):
+    t, x = _pair(device)
+    d = torch.arange(9.0).view(3, 3).requires_grad_()
+    y = ours(d.detach(), device, requires_grad=True)
+    r, z = d.sparse_mask(t), y.sparse_mask(x)
+    _same_sparse(z, r)
+    d.sparse_mask(t.coalesce()).to_dense().sum().backward()
+    y.sparse_mask(x.coalesce()).to_dense().sum().backward()
+    assert_close(y.grad, d.grad)
+    with pytest.raises(NotImplementedError, match="sparse_mask"):
+        y.sparse_mask(y)

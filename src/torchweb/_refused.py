@@ -41,6 +41,11 @@ REASONS = {
               "torch.webgpu.to_memoryview()",
     "rnn_internal": "the fused RNN kernels behind nn.RNN/LSTM/GRU; use those modules (or "
                     "nn.LSTMCell etc.) instead",
+    "sparse_op": "this sparse operation is not implemented: torchweb's sparse COO tensors support "
+                 "construction, conversion, coalesce, products with dense tensors (torch.sparse.mm), "
+                 "sum and softmax (docs/sparse.md); use to_dense()",
+    "first_class_dims": "first-class dimensions (functorch.dim) are not supported; index with "
+                        "ordinary dims",
 }
 
 # namespace -> [(pattern over names, reason key)]: checked after NAMES (not for Tensor, whose
@@ -54,7 +59,8 @@ PATTERNS = {
         (r"^sym_|^Sym", "symbolic"),
         (r"Storage$|^StorageBase$", "storage"),
         (r"^(float8_|float4_|int[1-7]$|uint(1|2|3|4|5|6|7|16|32|64)$|bits\w+$|complex32$|chalf$)", "dtype"),
-        (r"^(sparse_(csr|csc|bsr|bsc|compressed)|sspaddmm|hspmm|dsmm|hsmm|smm|saddmm|spmm)", "sparse"),
+        (r"^sparse_(csr|csc|bsr|bsc|compressed)", "sparse"),
+        (r"^(sspaddmm|hspmm|dsmm|hsmm|smm|saddmm|spmm|resize_as_sparse_)$", "sparse_op"),
         (r"^(rnn_(relu|tanh)|lstm|gru)(_cell)?$", "rnn_internal"),
     ],
 }
@@ -62,7 +68,13 @@ PATTERNS = {
 # namespace -> {name: reason key}: the names no pattern covers
 NAMES = {
     "torch": {},
-    "Tensor": {},
+    "Tensor": {
+        **dict.fromkeys(("ccol_indices", "col_indices", "crow_indices", "row_indices", "to_sparse_csr",
+                         "to_sparse_csc", "to_sparse_bsr", "to_sparse_bsc"), "sparse"),
+        **dict.fromkeys(("smm", "sspaddmm", "sparse_resize_", "sparse_resize_and_clear_",
+                         "resize_as_sparse_"), "sparse_op"),
+        "index": "first_class_dims", "to_mkldnn": "vendor", "to_padded_tensor": "nested",
+    },
     "nn": {},
     "nn.functional": {},
     "nn.init": {},

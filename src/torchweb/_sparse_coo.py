@@ -393,6 +393,19 @@ def to_sparse(self, *args, layout=None, sparse_dim=None, blocksize=None, dense_d
     return _make(idx.contiguous(), self[tuple(idx)], self.shape, True)
 
 
+def sparse_mask(self, mask):
+    """The entries of this dense tensor at a sparse tensor's indices, as a sparse tensor with
+    mask's indices (differentiable with respect to this tensor)."""
+    if not mask.is_sparse:
+        raise NotImplementedError("Could not run 'aten::sparse_mask' with a strided mask: mask must be "
+                                  "a sparse COO tensor (layout torch.sparse_coo)")
+    if mask.shape != self.shape:
+        raise RuntimeError(f"sparse_mask(): operands have incompatible sizes; self has size "
+                           f"{list(self.shape)} but mask has size {list(mask.shape)}")
+    idx = mask._sp_indices.to(self.device)
+    return _make(idx, self[tuple(idx)], self.shape, mask._sp_coalesced)
+
+
 def _dense_only(op, message, exc=RuntimeError):
     def method(self, *args, **kwargs):
         raise exc(message)
@@ -407,6 +420,7 @@ def _no_sparse_kernel(op):
 
 DENSE_METHODS = {
     "to_sparse": to_sparse,
+    "sparse_mask": sparse_mask,
     "to_sparse_coo": lambda self: to_sparse(self),
     "to_dense": lambda self, dtype=None, *, masked_grad=None: self if dtype is None else self.to(dtype),
     "sparse_dim": lambda self: 0,
