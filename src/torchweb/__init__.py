@@ -10,6 +10,9 @@ from ._dtype import (bool, uint8, int32, int64, float16, float32, half, float, i
 from ._dtype import _UnsupportedDtype
 from ._device import device, get_default_device, set_default_device
 from ._size import Size
+from ._layout import (layout, strided, sparse_coo, sparse_csr, sparse_csc, sparse_bsr, sparse_bsc,  # noqa: F401
+                      jagged, memory_format, contiguous_format, channels_last, channels_last_3d,
+                      preserve_format)
 from ._tensor import Tensor, is_tensor
 from . import _tensor_methods
 from ._creation import (tensor, as_tensor, from_numpy, zeros, ones, full, empty, zeros_like, ones_like,
@@ -53,6 +56,14 @@ from . import compiler  # noqa: E402  (torch.compiler)
 from . import utils  # noqa: E402  (torchweb.utils.data)
 
 _tensor_methods.install()
+from ._sparse_coo import install as _install_sparse, sparse_coo_tensor  # noqa: E402
+_install_sparse()   # (after every Tensor method exists: it refuses the rest on sparse tensors)
+from . import sparse  # noqa: E402,F401  (torch.sparse)
+from ._tensor_info import get_device, is_inference, is_distributed  # noqa: E402,F401  (torch.* forms)
+from ._tensor_storage import resize_as_  # noqa: E402,F401
+from ._layout import legacy_contiguous_format  # noqa: E402,F401
+conj_physical_ = Tensor.conj_physical_   # (the registry's in-place forms, as torch.* functions)
+as_strided_ = Tensor.as_strided_
 
 # PyTorch names we refuse with an explanation rather than an AttributeError.
 float64 = double = _UnsupportedDtype("float64")

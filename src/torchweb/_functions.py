@@ -18,6 +18,7 @@ from .ops import special_ops  # noqa: F401,E402  (polygamma, mvlgamma register)
 from .ops.composite import ctc  # noqa: F401,E402  (ctc_loss registers)
 from .ops.composite import aten_forms  # noqa: F401,E402  (torch.convolution, grid_sampler, ... register)
 from .ops import random_ops  # noqa: F401,E402  (multinomial, bernoulli, normal register)
+from .ops import real_complex  # noqa: F401,E402  (conj, real, imag, angle, adjoint register)
 from .ops.registry import torch_names
 
 globals().update(torch_names())

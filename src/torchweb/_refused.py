@@ -45,6 +45,11 @@ REASONS = {
                 "monitoring, library loading), not part of the API torchweb follows",
     "other_backend": "a switch of another PyTorch backend (IPU, XLA); torchweb's device is webgpu",
     "sampler": "Poisson and binomial sampling are planned with torch.distributions (issue 20)",
+    "sparse_op": "this sparse operation is not implemented: torchweb's sparse COO tensors support "
+                 "construction, conversion, coalesce, products with dense tensors (torch.sparse.mm), "
+                 "sum and softmax (docs/sparse.md); use to_dense()",
+    "first_class_dims": "first-class dimensions (functorch.dim) are not supported; index with "
+                        "ordinary dims",
 }
 
 # namespace -> [(pattern over names, reason key)]: checked after NAMES (not for Tensor, whose
@@ -58,7 +63,8 @@ PATTERNS = {
         (r"^sym_|^Sym", "symbolic"),
         (r"Storage$|^StorageBase$", "storage"),
         (r"^(float8_|float4_|int[1-7]$|uint(1|2|3|4|5|6|7|16|32|64)$|bits\w+$|complex32$|chalf$)", "dtype"),
-        (r"^(sparse_(csr|csc|bsr|bsc|compressed)|sspaddmm|hspmm|dsmm|hsmm|smm|saddmm|spmm)", "sparse"),
+        (r"^sparse_(csr|csc|bsr|bsc|compressed)", "sparse"),
+        (r"^(sspaddmm|hspmm|dsmm|hsmm|smm|saddmm|spmm|resize_as_sparse_)$", "sparse_op"),
         (r"^(rnn_(relu|tanh)|lstm|gru)(_cell)?$", "rnn_internal"),
     ],
 }
@@ -105,10 +111,16 @@ NAMES = {
         **_names("vmap", "func"),
         **_names("from_dlpack to_dlpack", "dlpack"),
         **_names("binomial poisson", "sampler"),
-        **_names("resize_as_sparse_ ccol_indices_copy col_indices_copy crow_indices_copy "
+        **_names("ccol_indices_copy col_indices_copy crow_indices_copy "
                  "row_indices_copy", "sparse"),
     },
-    "Tensor": {},
+    "Tensor": {
+        **dict.fromkeys(("ccol_indices", "col_indices", "crow_indices", "row_indices", "to_sparse_csr",
+                         "to_sparse_csc", "to_sparse_bsr", "to_sparse_bsc"), "sparse"),
+        **dict.fromkeys(("smm", "sspaddmm", "sparse_resize_", "sparse_resize_and_clear_",
+                         "resize_as_sparse_"), "sparse_op"),
+        "index": "first_class_dims", "to_mkldnn": "vendor", "to_padded_tensor": "nested",
+    },
     "nn": {},
     "nn.functional": {},
     "nn.init": {},

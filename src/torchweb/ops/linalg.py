@@ -132,6 +132,9 @@ def _shape_str(t):
 def mm(input, mat2, *, out_dtype=None):
     if out_dtype is not None and out_dtype is not input.dtype:   # (a wider result: the operands widened first)
         return mm(input.to(out_dtype), mat2.to(out_dtype))
+    if input.is_sparse or mat2.is_sparse:   # (a class attribute: _sparse_coo.py)
+        from ..sparse import mm as sparse_mm
+        return sparse_mm(input, mat2)
     common_device(input, mat2, what="mm")
     if input.dim() != 2:
         raise RuntimeError("self must be a matrix")
@@ -161,6 +164,9 @@ def bmm(input, mat2, *, out_dtype=None):
 
 @define("matmul", "linalg", out=True, doc="matmul(input, other) -> Tensor\n\nThe matrix product with PyTorch's rules: 1-D operands, batch dims broadcast.")
 def matmul(input, other):
+    if input.is_sparse or other.is_sparse:   # (a class attribute: _sparse_coo.py)
+        from ..sparse import mm as sparse_mm
+        return sparse_mm(input, other)
     out = _matmul_fast(input, other)
     if out is not None:
         return out

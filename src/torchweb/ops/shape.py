@@ -39,6 +39,23 @@ def make_view(name, x, shape, stride, offset, back):
     return x._view(Size(shape), tuple(stride), offset)
 
 
+def _in_place_view(name):
+    """Tensor.<name>_: view op `name` (of this module) applied to the tensor's own metadata
+    (shape, strides, offset), its history moved to the view's node, as PyTorch's t_,
+    transpose_ and squeeze_ do."""
+    def inplace(self, *args, **kwargs):
+        if grad_mode.is_grad_enabled() and self.requires_grad and self.grad_fn is None:
+            raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
+        v = globals()[name](self, *args, **kwargs)
+        self._shape, self._stride, self._offset = v._shape, v._stride, v._offset
+        if v._grad_fn is not None:
+            self._set_history(v._grad_fn, v._output_nr)
+        return self
+    inplace.__name__ = name + "_"
+    inplace.__doc__ = f"In-place {name}: changes this tensor's shape and strides, not its values."
+    return inplace
+
+
 def _scatter_back(in_shape, redo):
     """Backward of an indexing view: the gradient placed into zeros of the input's shape."""
     def back(g):
@@ -147,7 +164,7 @@ def unflatten(input, dim=None, sizes=None, *, axis=None):
     return view(input, input.shape[:d] + tuple(sizes) + input.shape[d + 1:])
 
 
-@define("squeeze", "shape", doc='squeeze(input, dim=None) -> Tensor\n\nA view without the size-1 dims (or only the given ones).')
+@define("squeeze", "shape", inplace=_in_place_view("squeeze"), doc='squeeze(input, dim=None) -> Tensor\n\nA view without the size-1 dims (or only the given ones).')
 def squeeze(input, dim=None, *, axis=None):
     if axis is not None:   # (NumPy's name, which PyTorch accepts)
         dim = axis
@@ -164,7 +181,7 @@ def squeeze(input, dim=None, *, axis=None):
     return make_view(name, input, shape, stride, input._offset, lambda g: reshape(g, in_shape))
 
 
-@define("unsqueeze", "shape", doc='unsqueeze(input, dim) -> Tensor\n\nA view with a size-1 dim inserted at dim.')
+@define("unsqueeze", "shape", inplace=_in_place_view("unsqueeze"), doc='unsqueeze(input, dim) -> Tensor\n\nA view with a size-1 dim inserted at dim.')
 def unsqueeze(input, dim=None, *, axis=None):
     if dim is None and axis is None:
         raise TypeError("unsqueeze() missing 1 required positional argument: 'dim'")
@@ -198,7 +215,7 @@ def permute(input, *dims_args, dims=None):
                      lambda g: permute(g, inv))
 
 
-@define("transpose", "shape", doc='transpose(input, dim0, dim1) -> Tensor\n\nA view with two dims swapped.')
+@define("transpose", "shape", inplace=_in_place_view("transpose"), doc='transpose(input, dim0, dim1) -> Tensor\n\nA view with two dims swapped.')
 def transpose(input, dim0, dim1):
     if input.dim() == 0:
         wrap_dim(dim0, 0), wrap_dim(dim1, 0)
@@ -211,7 +228,7 @@ def transpose(input, dim0, dim1):
     return make_view("Transpose", input, shape, stride, input._offset, lambda g: transpose(g, a, b))
 
 
-@define("t", "shape", doc='t(input) -> Tensor\n\nThe transpose of a tensor of at most 2 dims.')
+@define("t", "shape", inplace=_in_place_view("t"), doc='t(input) -> Tensor\n\nThe transpose of a tensor of at most 2 dims.')
 def t(input):
     if input.dim() > 2:
         raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {input.dim()}D")
@@ -234,12 +251,12 @@ def movedim(input, source, destination):
     return permute(input, order)
 
 
-@define("swapaxes", "shape", doc='swapaxes(input, axis0, axis1) -> Tensor\n\ntranspose, with NumPy\'s argument names.')
+@define("swapaxes", "shape", inplace=_in_place_view("swapaxes"), doc='swapaxes(input, axis0, axis1) -> Tensor\n\ntranspose, with NumPy\'s argument names.')
 def swapaxes(input, axis0, axis1):
     return transpose(input, axis0, axis1)
 
 
-@define("swapdims", "shape", doc='swapdims(input, dim0, dim1) -> Tensor\n\ntranspose under another name.')
+@define("swapdims", "shape", inplace=_in_place_view("swapdims"), doc='swapdims(input, dim0, dim1) -> Tensor\n\ntranspose under another name.')
 def swapdims(input, dim0, dim1):
     return transpose(input, dim0, dim1)
 
@@ -353,7 +370,7 @@ def select(input, dim=None, index=None, _name="Select", *, axis=None):
                      _scatter_back(in_shape, lambda z: select(z, d, index)))
 
 
-@define("as_strided", "shape", doc="as_strided(input, size, stride, storage_offset=None) -> Tensor\n\nA view with explicit sizes, strides and offset over input's storage.")
+@define("as_strided", "shape", inplace=_in_place_view("as_strided"), doc="as_strided(input, size, stride, storage_offset=None) -> Tensor\n\nA view with explicit sizes, strides and offset over input's storage.")
 def as_strided(input, size, stride, storage_offset=None):
     offset = input._offset if storage_offset is None else storage_offset
     in_geometry = (input.shape, input._stride, input._offset)
@@ -426,8 +443,24 @@ class _Clone(Function):
         return g
 
 
-@define("clone", "shape", doc='clone(input) -> Tensor\n\nA copy with its own storage (differentiable).')
+def _format_copy(x, memory_format, what):
+    """A copy of x with the strides of a channels_last format (an NHWC-ordered copy seen
+    through the inverse permutation), or None where the format is the contiguous one."""
+    from .._layout import check_format, dims_order
+    check_format(memory_format, x.dim(), what)
+    order = dims_order(memory_format)
+    if order is None:
+        return None
+    inv = [order.index(d) for d in range(len(order))]
+    return permute(clone(permute(x, order)), inv)
+
+
+@define("clone", "shape", doc='clone(input, *, memory_format=torch.preserve_format) -> Tensor\n\nA copy with its own storage (differentiable), contiguous unless memory_format is channels_last.')
 def clone(input, memory_format=None):
+    if memory_format is not None:
+        out = _format_copy(input, memory_format, "clone")
+        if out is not None:
+            return out
     if grad_mode.is_grad_enabled() and input.requires_grad:
         return _Clone.apply(input)
     return _Clone.forward(None, input)
@@ -435,6 +468,14 @@ def clone(input, memory_format=None):
 
 @define("contiguous", "shape", torch=False, doc='contiguous() -> Tensor\n\nself if already contiguous, else a contiguous copy.')
 def contiguous(x, memory_format=None):
+    if memory_format is not None and x.is_contiguous(memory_format):
+        from .._layout import check_format
+        check_format(memory_format, x.dim(), "contiguous")
+        return x
+    if memory_format is not None:
+        out = _format_copy(x, memory_format, "contiguous")
+        if out is not None:
+            return out
     if x.is_contiguous():
         return x
     return clone(x)
