@@ -96,14 +96,22 @@ feature_alpha_dropout_ = _in_place_dropout("feature_alpha_dropout_", feature=Tru
 
 @define("frobenius_norm", "reduction", method=False, out=True, dtypes="floating",
         doc="frobenius_norm(input, dim, keepdim=False) -> Tensor\n\nsqrt(sum(input ** 2)) over dim.")
-def frobenius_norm(input, dim, keepdim=False):
+def frobenius_norm(input, dim=None, keepdim=False, *, axis=None, keepdims=None):
+    if dim is None and axis is None:
+        raise TypeError("frobenius_norm() missing 1 required positional argument: 'dim'")
+    if axis is not None:   # (NumPy's name, which PyTorch accepts)
+        dim = axis
+    if keepdims is not None:
+        keepdim = keepdims
     return (input * input).sum(dim, keepdim=keepdim).sqrt()
 
 
 @define("norm_except_dim", "reduction", method=False, dtypes="floating",
         doc="norm_except_dim(v, pow=2, dim=0) -> Tensor\n\nThe pow-norm of v over every dim but "
             "`dim` (kept, size 1 elsewhere): weight_norm's g. dim=-1: over all of v.")
-def norm_except_dim(v, pow=2, dim=0):
+def norm_except_dim(v, pow=2, dim=0, *, axis=None):
+    if axis is not None:   # (NumPy's name, which PyTorch accepts)
+        dim = axis
     if dim == -1:
         return v.norm(pow)
     d = dim % v.dim()
@@ -111,7 +119,7 @@ def norm_except_dim(v, pow=2, dim=0):
     return v.norm(pow, dim=others, keepdim=True)
 
 
-@define("nonzero_static", "indexing", dtypes="all",
+@define("nonzero_static", "indexing", dtypes="all", out=True,
         doc="nonzero_static(input, *, size, fill_value=-1) -> Tensor\n\nnonzero's (n, input.dim()) "
             "indices with exactly `size` rows: cut to size, or padded with fill_value.")
 def nonzero_static(input, *, size, fill_value=-1):
