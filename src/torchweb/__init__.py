@@ -40,8 +40,7 @@ from ._settings import (set_float32_matmul_precision, get_float32_matmul_precisi
 from . import optim  # noqa: E402  (torch.optim, torch.optim.lr_scheduler)
 from ._control_flow import cond, while_loop  # noqa: E402
 from ._errors import OutOfMemoryError, AcceleratorError  # noqa: E402
-from ._introspection import (typename, is_storage, is_complex, is_conj, is_neg, is_inference,  # noqa: E402
-                             is_distributed, get_device, get_device_module, detach)
+from ._introspection import typename, is_storage, is_complex, get_device_module, detach  # noqa: E402
 from .autograd.grad_mode import is_inference_mode_enabled  # noqa: E402
 from .amp import (GradScaler, is_autocast_enabled, get_autocast_dtype, set_autocast_dtype,  # noqa: E402
                   set_autocast_enabled, get_autocast_cpu_dtype, get_autocast_gpu_dtype,

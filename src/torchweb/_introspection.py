@@ -1,5 +1,6 @@
-"""torch.* questions scripts ask about objects: typename, is_storage, is_complex, is_conj,
-is_neg, is_inference, get_device, is_distributed, get_device_module, detach."""
+"""torch.* questions scripts ask about objects: typename, is_storage, is_complex,
+get_device_module, detach (the Tensor-flag forms, is_conj, get_device, ..., are in
+_tensor_info.py and the op registry)."""
 
 from ._is_tensor import is_tensor
 
@@ -20,27 +21,6 @@ def is_storage(obj, /):
 
 def is_complex(input):
     return input.dtype.is_complex
-
-
-def is_conj(input):
-    return False   # (no complex tensors, so never a lazy conjugate)
-
-
-def is_neg(input):
-    return False
-
-
-def is_inference(input):
-    return False
-
-
-def is_distributed(input):
-    return False
-
-
-def get_device(input):
-    """-1 for a cpu tensor, the device index (0) otherwise, as PyTorch's."""
-    return -1 if input.device.type == "cpu" else (input.device.index or 0)
 
 
 def get_device_module(device=None):
