@@ -70,6 +70,15 @@ def _is_reexport(obj, name):
     return type(obj).__module__ in ("typing", "typing_extensions")
 
 
+def _foreign_class(obj, torch_ns):
+    """A class a submodule imported from elsewhere (nn.functional's Tensor, autograd's
+    Mapping): not that namespace's own API."""
+    home = getattr(torch_ns, "__name__", "")
+    if not inspect.isclass(obj) or not inspect.ismodule(torch_ns) or home == "torch":
+        return False
+    return not (getattr(obj, "__module__", "") or "").startswith(home)
+
+
 def public_names(torch_ns):
     names = []
     for name in sorted(dir(torch_ns)):
@@ -79,7 +88,9 @@ def public_names(torch_ns):
             obj = getattr(torch_ns, name)
         except Exception:   # (a few deprecated names warn or raise on access)
             continue
-        if inspect.ismodule(obj) or _is_reexport(obj, name):
+        if inspect.ismodule(obj) or _is_reexport(obj, name) or _foreign_class(obj, torch_ns):
+            continue
+        if isinstance(obj, dict):   # docstring fragments (reproducibility_notes, common_args, ...)
             continue
         names.append(name)
     return names
