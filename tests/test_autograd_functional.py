@@ -275,3 +275,20 @@ def test_grad_is_grads_batched(device):
         rows, = T.autograd.grad(y, x, basis, is_grads_batched=True)
         return rows, T.autograd.functional.jacobian(lambda a: a.sin() * a.sum(), x.detach())
     both(scenario, device)
+
+
+class _Overrides:
+    @classmethod
+    def __torch_function__(cls, func, types, args=(), kwargs=None):
+        return ("handled", func.__name__, len(args), [t.__name__ for t in types])
+
+
+def test_torch_function_helpers(device):
+    def scenario(T, dev):
+        def api(a, b):
+            return a
+        t = const(T, dev, values((2,)))
+        o = _Overrides()
+        return (T.autograd.has_torch_function((t,)), T.autograd.has_torch_function((t, o)),
+                T.autograd.handle_torch_function(api, (o,), o, 3))
+    both(scenario, device)

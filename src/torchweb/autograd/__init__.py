@@ -129,24 +129,10 @@ def _grad_batched(outputs, inputs, grad_outputs, retain_graph, create_graph, all
 __all__ = ["Function", "FunctionCtx", "backward", "grad", "no_grad", "enable_grad",
            "set_grad_enabled", "inference_mode", "is_grad_enabled", "once_differentiable", "Variable",
            "detect_anomaly", "set_detect_anomaly", "gradcheck", "gradgradcheck", "functional", "graph",
-           "forward_ad",
-           "is_tensor_like", "enforce_grad_layout_policy", "set_multithreading_enabled",
+           "forward_ad", "is_tensor_like", "enforce_grad_layout_policy", "set_multithreading_enabled",
            "is_multithreading_enabled", "is_view_replay_enabled", "kineto_available"]
 
 
-# PyTorch names torchweb does not have, and why (hasattr stays False; asking says so)
-_REFUSED = {
-    **dict.fromkeys(("ProfilerActivity", "ProfilerConfig", "ProfilerEvent", "ProfilerState", "DeviceType",
-                     "profiler", "profiler_legacy", "profiler_util"),
-                    "the autograd profiler (Kineto) is not part of torchweb; time GPU work with "
-                    "torch.webgpu.synchronize() around the code instead"),
-    "SavedTensor": "torchweb's saved tensors are plain tensors on the node; there is no SavedTensor type",
-    "NestedIOFunction": "NestedIOFunction is PyTorch's legacy Function interface; subclass "
-                        "torch.autograd.Function instead",
-}
-
-
-def __getattr__(name):
-    if name in _REFUSED:
-        raise AttributeError(f"module 'torch.autograd' has no attribute '{name}': {_REFUSED[name]}")
-    raise AttributeError(f"module 'torch.autograd' has no attribute '{name}'")
+# PyTorch names torchweb refuses: AttributeError with the reason (_refused.py)
+from .._refused import module_getattr as _module_getattr  # noqa: E402
+__getattr__ = _module_getattr("autograd", "torchweb.autograd")

@@ -240,6 +240,9 @@ def _accumulate(node, g, capture, accumulate, owned=None):
             g._backend().materialize(g)
         else:
             accumulate_grad(var, g)
+        if var._post_accumulate_grad_hooks:
+            for h in tuple(var._post_accumulate_grad_hooks):
+                h(var)
 
 
 def _one_holder():

@@ -91,19 +91,7 @@ class disable_saved_tensors_hooks:
         return fn
 
 
-_REFUSED = {
-    "register_multi_grad_hook": "not implemented by torchweb; register a hook on each tensor "
-                                "(Tensor.register_hook) instead",
-    "allow_mutation_on_saved_tensors": "not implemented by torchweb: an in-place change to a saved tensor "
-                                       "raises at backward; clone the tensor before changing it",
-    "region_activation_memory_budget": "activation memory budgets belong to torch.compile's partitioner, "
-                                       "which torchweb does not have",
-    "set_override_stale_capture_stream": "CUDA streams are not part of torchweb",
-    "set_warn_on_accumulate_grad_stream_mismatch": "CUDA streams are not part of torchweb",
-}
 
-
-def __getattr__(name):
-    if name in _REFUSED:
-        raise AttributeError(f"module 'torch.autograd.graph' has no attribute '{name}': {_REFUSED[name]}")
-    raise AttributeError(f"module 'torch.autograd.graph' has no attribute '{name}'")
+# PyTorch names torchweb refuses: AttributeError with the reason (_refused.py)
+from .._refused import module_getattr as _module_getattr  # noqa: E402
+__getattr__ = _module_getattr("autograd.graph", "torchweb.autograd.graph")

@@ -140,11 +140,15 @@ def _run(fn, x, lay):
     return _softmax_raw(x, lay, fn is _LogSoftmax)
 
 
-@define("softmax", "activation", functional=True, doc='softmax(input, dim=None, dtype=None) -> Tensor\n\nexp(input) / sum(exp(input), dim), computed stably.')
-def softmax(x, dim=None, dtype=None, _stacklevel=3):
-    return _call(_Softmax, x, dim, dtype, "softmax")
+@define("softmax", "activation", out=True, functional=True, doc='softmax(input, dim=None, dtype=None) -> Tensor\n\nexp(input) / sum(exp(input), dim), computed stably.')
+def softmax(input, dim=None, dtype=None, _stacklevel=3, *, axis=None):
+    if axis is not None:   # (NumPy's name, which PyTorch accepts)
+        dim = axis
+    return _call(_Softmax, input, dim, dtype, "softmax")
 
 
-@define("log_softmax", "activation", functional=True, doc='log_softmax(input, dim=None, dtype=None) -> Tensor\n\ninput - logsumexp(input, dim), computed stably.')
-def log_softmax(x, dim=None, dtype=None, _stacklevel=3):
-    return _call(_LogSoftmax, x, dim, dtype, "log_softmax")
+@define("log_softmax", "activation", out=True, functional=True, doc='log_softmax(input, dim=None, dtype=None) -> Tensor\n\ninput - logsumexp(input, dim), computed stably.')
+def log_softmax(input, dim=None, dtype=None, _stacklevel=3, *, axis=None):
+    if axis is not None:   # (NumPy's name, which PyTorch accepts)
+        dim = axis
+    return _call(_LogSoftmax, input, dim, dtype, "log_softmax")

@@ -188,7 +188,11 @@ def _wrapped(index, size):
 @define("gather", "indexing", doc="gather(input, dim, index, *, sparse_grad=False) -> Tensor\n\n"
         "out[i][j][k] = input[index[i][j][k]][j][k] (for dim=0): values picked along dim by index, "
         "which has input's rank and is no larger apart from dim. Indices must be in [0, size).")
-def gather(input, dim, index, *, sparse_grad=False, out=None):
+def gather(input, dim=None, index=None, *, sparse_grad=False, out=None, axis=None):
+    if dim is None and axis is None:
+        raise TypeError("gather() missing 1 required positional argument: 'dim'")
+    if axis is not None:   # (NumPy's name, which PyTorch accepts)
+        dim = axis
     _index_dtype("gather", index)
     common_device(input, index, what="gather")
     d = wrap_dim(dim, input.dim())
@@ -200,10 +204,12 @@ def gather(input, dim, index, *, sparse_grad=False, out=None):
     return r
 
 
-@define("take_along_dim", "indexing", doc="take_along_dim(input, indices, dim=None) -> Tensor\n\n"
+@define("take_along_dim", "indexing", out=True, doc="take_along_dim(input, indices, dim=None) -> Tensor\n\n"
         "gather along dim after broadcasting input and indices (apart from dim); dim=None: over "
         "the flattened input. Negative indices count from the end.")
-def take_along_dim(input, indices, dim=None):
+def take_along_dim(input, indices, dim=None, *, axis=None):
+    if axis is not None:   # (NumPy's name, which PyTorch accepts)
+        dim = axis
     if not is_tensor(indices) or indices.dtype is not D.int64:
         raise RuntimeError(f"torch.take_along_dim(): dtype of indices should be Long but got "
                            f"{indices.dtype.word if is_tensor(indices) else type(indices).__name__}")
@@ -302,15 +308,23 @@ def _scatter(x, dim, index, src=None, value=None, reduce=None, inplace=False):
     return _run(_Scatter if is_tensor(src) else _ScatterValue, inplace, x, d, index, src)
 
 
-def scatter_(x, dim, index, src=None, value=None, *, reduce=None):
+def scatter_(x, dim=None, index=None, src=None, value=None, *, reduce=None, axis=None):
+    if dim is None and axis is None:
+        raise TypeError("scatter_() missing 1 required positional argument: 'dim'")
+    if axis is not None:   # (NumPy's name, which PyTorch accepts)
+        dim = axis
     return _scatter(x, dim, index, src, value, reduce, inplace=True)
 
 
-@define("scatter", "indexing", inplace=scatter_, doc="scatter(input, dim, index, src, *, reduce=None) -> Tensor\n\n"
+@define("scatter", "indexing", out=True, inplace=scatter_, doc="scatter(input, dim, index, src, *, reduce=None) -> Tensor\n\n"
         "A copy of input with src's values (or one number) written at the positions index gives along "
         "dim (the inverse of gather); reduce='add' or 'multiply' combines instead (no gradient, as "
         "PyTorch). With duplicate indices and no reduce, which value wins is not defined.")
-def scatter(input, dim, index, src=None, value=None, *, reduce=None):
+def scatter(input, dim=None, index=None, src=None, value=None, *, reduce=None, axis=None):
+    if dim is None and axis is None:
+        raise TypeError("scatter() missing 1 required positional argument: 'dim'")
+    if axis is not None:   # (NumPy's name, which PyTorch accepts)
+        dim = axis
     return _scatter(input, dim, index, src, value, reduce)
 
 
@@ -342,14 +356,22 @@ def _scatter_add(x, dim, index, src, inplace):
     return _run(_ScatterAdd, inplace, x, d, index, src)
 
 
-def scatter_add_(x, dim, index, src):
+def scatter_add_(x, dim=None, index=None, src=None, *, axis=None):
+    if dim is None and axis is None:
+        raise TypeError("scatter_add_() missing 1 required positional argument: 'dim'")
+    if axis is not None:   # (NumPy's name, which PyTorch accepts)
+        dim = axis
     return _scatter_add(x, dim, index, src, True)
 
 
-@define("scatter_add", "indexing", inplace=scatter_add_, doc="scatter_add(input, dim, index, src) -> Tensor\n\n"
+@define("scatter_add", "indexing", out=True, inplace=scatter_add_, doc="scatter_add(input, dim, index, src) -> Tensor\n\n"
         "A copy of input with src's values added at the positions index gives along dim "
         "(duplicates add up; on the GPU in no fixed order, so float sums may differ in the last bits).")
-def scatter_add(input, dim, index, src):
+def scatter_add(input, dim=None, index=None, src=None, *, axis=None):
+    if dim is None and axis is None:
+        raise TypeError("scatter_add() missing 1 required positional argument: 'dim'")
+    if axis is not None:   # (NumPy's name, which PyTorch accepts)
+        dim = axis
     return _scatter_add(input, dim, index, src, False)
 
 
@@ -437,16 +459,24 @@ def _scatter_reduce(x, dim, index, src, reduce, include_self, inplace):
     return _run(_ScatterReduce, inplace, x, d, index, src, reduce, bool(include_self))
 
 
-def scatter_reduce_(x, dim, index, src, reduce, *, include_self=True):
+def scatter_reduce_(x, dim=None, index=None, src=None, reduce=None, *, include_self=True, axis=None):
+    if dim is None and axis is None:
+        raise TypeError("scatter_reduce_() missing 1 required positional argument: 'dim'")
+    if axis is not None:   # (NumPy's name, which PyTorch accepts)
+        dim = axis
     return _scatter_reduce(x, dim, index, src, reduce, include_self, True)
 
 
-@define("scatter_reduce", "indexing", inplace=scatter_reduce_,
+@define("scatter_reduce", "indexing", out=True, inplace=scatter_reduce_,
         doc="scatter_reduce(input, dim, index, src, reduce, *, include_self=True) -> Tensor\n\n"
         "A copy of input with src reduced into the positions index gives along dim: reduce 'sum', "
         "'prod', 'mean', 'amax' or 'amin'; include_self=False leaves input's values out where "
         "something is scattered. Integer means round down, as PyTorch.")
-def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
+def scatter_reduce(input, dim=None, index=None, src=None, reduce=None, *, include_self=True, axis=None):
+    if dim is None and axis is None:
+        raise TypeError("scatter_reduce() missing 1 required positional argument: 'dim'")
+    if axis is not None:   # (NumPy's name, which PyTorch accepts)
+        dim = axis
     return _scatter_reduce(input, dim, index, src, reduce, include_self, False)
 
 
@@ -471,7 +501,11 @@ class _IndexSelect(Function):
 @define("index_select", "indexing", doc="index_select(input, dim, index) -> Tensor\n\n"
         "The slices of input along dim at the positions of index (a vector of int32/int64 in "
         "[0, size)).")
-def index_select(input, dim, index, *, out=None):
+def index_select(input, dim=None, index=None, *, out=None, axis=None):
+    if dim is None and axis is None:
+        raise TypeError("index_select() missing 1 required positional argument: 'dim'")
+    if axis is not None:   # (NumPy's name, which PyTorch accepts)
+        dim = axis
     _index_dtype("index_select", index, exc=IndexError,
                  msg="index_select(): Expected dtype int32 or int64 for index")
     common_device(input, index, what="index_select")
@@ -514,7 +548,7 @@ class _Take(Function):
         return linear_backward(g, scatter, lambda gg: _Take.apply(gg, index), "TakeBackwardBackward0"), None
 
 
-@define("take", "indexing", doc="take(input, index) -> Tensor\n\n"
+@define("take", "indexing", out=True, doc="take(input, index) -> Tensor\n\n"
         "The elements of the flattened input at index (int64; negatives count from the end), in "
         "index's shape.")
 def take(input, index):
@@ -630,13 +664,21 @@ def _index_add(x, dim, index, source, alpha, inplace):
     return _run(_IndexAdd, inplace, x, d, index, source, alpha)
 
 
-def index_add_(x, dim, index, source, *, alpha=1):
+def index_add_(x, dim=None, index=None, source=None, *, alpha=1, axis=None):
+    if dim is None and axis is None:
+        raise TypeError("index_add_() missing 1 required positional argument: 'dim'")
+    if axis is not None:   # (NumPy's name, which PyTorch accepts)
+        dim = axis
     return _index_add(x, dim, index, source, alpha, True)
 
 
-@define("index_add", "indexing", inplace=index_add_, doc="index_add(input, dim, index, source, *, alpha=1) -> Tensor\n\n"
+@define("index_add", "indexing", out=True, inplace=index_add_, doc="index_add(input, dim, index, source, *, alpha=1) -> Tensor\n\n"
         "A copy of input with alpha * source's slices added into the slices index gives along dim.")
-def index_add(input, dim, index, source, *, alpha=1):
+def index_add(input, dim=None, index=None, source=None, *, alpha=1, axis=None):
+    if dim is None and axis is None:
+        raise TypeError("index_add() missing 1 required positional argument: 'dim'")
+    if axis is not None:   # (NumPy's name, which PyTorch accepts)
+        dim = axis
     return _index_add(input, dim, index, source, alpha, False)
 
 
@@ -673,13 +715,21 @@ def _index_copy(x, dim, index, source, inplace):
     return _run(_IndexCopy, inplace, x, d, index, source)
 
 
-def index_copy_(x, dim, index, source):
+def index_copy_(x, dim=None, index=None, source=None, *, axis=None):
+    if dim is None and axis is None:
+        raise TypeError("index_copy_() missing 1 required positional argument: 'dim'")
+    if axis is not None:   # (NumPy's name, which PyTorch accepts)
+        dim = axis
     return _index_copy(x, dim, index, source, True)
 
 
-@define("index_copy", "indexing", inplace=index_copy_, doc="index_copy(input, dim, index, source) -> Tensor\n\n"
+@define("index_copy", "indexing", out=True, inplace=index_copy_, doc="index_copy(input, dim, index, source) -> Tensor\n\n"
         "A copy of input with source's slices written into the slices index (int64) gives along dim.")
-def index_copy(input, dim, index, source):
+def index_copy(input, dim=None, index=None, source=None, *, axis=None):
+    if dim is None and axis is None:
+        raise TypeError("index_copy() missing 1 required positional argument: 'dim'")
+    if axis is not None:   # (NumPy's name, which PyTorch accepts)
+        dim = axis
     return _index_copy(input, dim, index, source, False)
 
 
@@ -724,14 +774,22 @@ def _index_fill(x, dim, index, value, inplace):
     return _run(_IndexFillTensor if is_tensor(value) else _IndexFill, inplace, x, d, index, value)
 
 
-def index_fill_(x, dim, index, value):
+def index_fill_(x, dim=None, index=None, value=None, *, axis=None):
+    if dim is None and axis is None:
+        raise TypeError("index_fill_() missing 1 required positional argument: 'dim'")
+    if axis is not None:   # (NumPy's name, which PyTorch accepts)
+        dim = axis
     return _index_fill(x, dim, index, value, True)
 
 
 @define("index_fill", "indexing", inplace=index_fill_, doc="index_fill(input, dim, index, value) -> Tensor\n\n"
         "A copy of input with the slices index (int64, negatives from the end) gives along dim set "
         "to value (a number or a 0-d tensor).")
-def index_fill(input, dim, index, value):
+def index_fill(input, dim=None, index=None, value=None, *, axis=None):
+    if dim is None and axis is None:
+        raise TypeError("index_fill() missing 1 required positional argument: 'dim'")
+    if axis is not None:   # (NumPy's name, which PyTorch accepts)
+        dim = axis
     return _index_fill(input, dim, index, value, False)
 
 
@@ -801,7 +859,7 @@ class _MaskedSelect(Function):
                                "MaskedSelectBackwardBackward0"), None
 
 
-@define("masked_select", "indexing", doc="masked_select(input, mask) -> Tensor\n\n"
+@define("masked_select", "indexing", out=True, doc="masked_select(input, mask) -> Tensor\n\n"
         "The elements of input where the bool mask is True (both broadcast), in row-major order, "
         "as a vector. Reads the count back (a sync).")
 def masked_select(input, mask):

@@ -166,17 +166,25 @@ def _sum_prod(fn, x, dim, dtype):
     return fn.apply(x, d, out_dtype)
 
 
-@define("cumsum", "reduction", inplace=lambda x, dim, dtype=None: _inplace(x, cumsum(x, dim, dtype=dtype)),
+@define("cumsum", "reduction", out=True, inplace=lambda x, dim=None, dtype=None, *, axis=None: _inplace(x, cumsum(x, dim, dtype=dtype, axis=axis)),
         doc="cumsum(input, dim, *, dtype=None) -> Tensor\n\nThe cumulative sum along dim. Integers and "
             "bool give int64 (exact; on webgpu past int32 raises Int64RangeError).")
-def cumsum(input, dim, *, dtype=None):
+def cumsum(input, dim=None, *, dtype=None, axis=None):
+    if dim is None and axis is None:
+        raise TypeError("cumsum() missing 1 required positional argument: 'dim'")
+    if axis is not None:   # (NumPy's name, which PyTorch accepts)
+        dim = axis
     return _sum_prod(_Cumsum, input, dim, dtype)
 
 
-@define("cumprod", "reduction", inplace=lambda x, dim, dtype=None: _inplace(x, cumprod(x, dim, dtype=dtype)),
+@define("cumprod", "reduction", out=True, inplace=lambda x, dim=None, dtype=None, *, axis=None: _inplace(x, cumprod(x, dim, dtype=dtype, axis=axis)),
         doc="cumprod(input, dim, *, dtype=None) -> Tensor\n\nThe cumulative product along dim. Integers "
             "and bool give int64 (exact; on webgpu past int32 raises Int64RangeError).")
-def cumprod(input, dim, *, dtype=None):
+def cumprod(input, dim=None, *, dtype=None, axis=None):
+    if dim is None and axis is None:
+        raise TypeError("cumprod() missing 1 required positional argument: 'dim'")
+    if axis is not None:   # (NumPy's name, which PyTorch accepts)
+        dim = axis
     return _sum_prod(_Cumprod, input, dim, dtype)
 
 
@@ -261,15 +269,23 @@ def _cummaxmin(kind, x, dim):
     return (cummax_t if kind == "max" else cummin_t)(v, i)
 
 
-@define("cummax", "reduction", doc="cummax(input, dim) -> (values, indices)\n\nThe running maximum along "
+@define("cummax", "reduction", out=True, doc="cummax(input, dim) -> (values, indices)\n\nThe running maximum along "
         "dim and where it was found: NaN propagates, ties take the latest index.")
-def cummax(input, dim):
+def cummax(input, dim=None, *, axis=None):
+    if dim is None and axis is None:
+        raise TypeError("cummax() missing 1 required positional argument: 'dim'")
+    if axis is not None:   # (NumPy's name, which PyTorch accepts)
+        dim = axis
     return _cummaxmin("max", input, dim)
 
 
-@define("cummin", "reduction", doc="cummin(input, dim) -> (values, indices)\n\nThe running minimum along "
+@define("cummin", "reduction", out=True, doc="cummin(input, dim) -> (values, indices)\n\nThe running minimum along "
         "dim and where it was found: NaN propagates, ties take the latest index.")
-def cummin(input, dim):
+def cummin(input, dim=None, *, axis=None):
+    if dim is None and axis is None:
+        raise TypeError("cummin() missing 1 required positional argument: 'dim'")
+    if axis is not None:   # (NumPy's name, which PyTorch accepts)
+        dim = axis
     return _cummaxmin("min", input, dim)
 
 
@@ -298,9 +314,13 @@ class _Logcumsumexp(Function):
         return E.run("sub", E.run("exp", E.run("add", rp, x)), E.run("exp", E.run("add", rn, x))), None
 
 
-@define("logcumsumexp", "reduction", doc="logcumsumexp(input, dim) -> Tensor\n\nlog(cumsum(exp(input), "
+@define("logcumsumexp", "reduction", out=True, doc="logcumsumexp(input, dim) -> Tensor\n\nlog(cumsum(exp(input), "
         "dim)), computed stably (floating dtypes).")
-def logcumsumexp(input, dim):
+def logcumsumexp(input, dim=None, *, axis=None):
+    if dim is None and axis is None:
+        raise TypeError("logcumsumexp() missing 1 required positional argument: 'dim'")
+    if axis is not None:   # (NumPy's name, which PyTorch accepts)
+        dim = axis
     d = _dim(input, dim)
     if not input.dtype.is_floating_point:
         raise NotImplementedError(f'"logcumsumexp_out_cpu" not implemented for \'{input.dtype.word}\'')
