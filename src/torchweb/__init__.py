@@ -64,6 +64,11 @@ from ._layout import legacy_contiguous_format  # noqa: E402,F401
 conj_physical_ = Tensor.conj_physical_   # (the registry's in-place forms, as torch.* functions)
 as_strided_ = Tensor.as_strided_
 
+# PyTorch's constants (torch.inf is math.inf; torch.newaxis is None, as numpy's)
+from math import inf, nan, pi, e  # noqa: E402
+newaxis = None
+from ._type_info import finfo, iinfo  # noqa: E402
+
 # PyTorch names we refuse with an explanation rather than an AttributeError.
 float64 = double = _UnsupportedDtype("float64")
 bfloat16 = _UnsupportedDtype("bfloat16")

@@ -1,0 +1,83 @@
+"""What real scripts touch besides the op namespaces (issue 18, item 6), each used the way
+scripts use it and compared with PyTorch: constants, finfo/iinfo, the legacy tensor types,
+torch.nn.attention, torch._dynamo / torch.jit / torch.compiler, versions, and "cuda" under the
+torch alias (that part in fresh interpreters: the alias cannot coexist with the real torch)."""
+
+import math
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+import torch
+
+import torchweb as tw
+from oracle import assert_close, ours
+
+_SRC = os.path.join(os.path.dirname(__file__), "..", "src")
+
+
+# -- constants ------------------------------------------------------------------------------
+def test_constants_are_pytorchs():
+    for name in ("inf", "pi", "e"):
+        assert getattr(tw, name) == getattr(torch, name), name
+    assert math.isnan(tw.nan) and tw.newaxis is torch.newaxis is None
+
+
+def test_constants_in_masking_and_indexing(device):
+    x = torch.randn(3, 4)
+    mask = torch.tensor([[True, False, True, False]] * 3)
+    got = ours(x, device).masked_fill(ours(mask, device), -tw.inf).softmax(-1)
+    assert_close(got, x.masked_fill(mask, -torch.inf).softmax(-1))
+    assert_close(ours(x, device)[:, tw.newaxis] * tw.pi, x[:, torch.newaxis] * torch.pi)
+    assert_close(tw.full((2,), tw.nan, device=device).isnan(), torch.full((2,), torch.nan).isnan())
+
+
+# -- finfo / iinfo --------------------------------------------------------------------------
+FLOATS = ["float16", "float32", "float64", "bfloat16"]
+INTS = ["uint8", "int8", "int16", "int32", "int64"]
+
+
+@pytest.mark.parametrize("name", FLOATS)
+def test_finfo_fields_are_pytorchs(name):
+    got, want = tw.finfo(getattr(tw, name)), torch.finfo(getattr(torch, name))
+    for field in ("bits", "eps", "max", "min", "tiny", "smallest_normal", "resolution", "dtype"):
+        assert getattr(got, field) == getattr(want, field), (name, field)
+    assert repr(got) == repr(want)
+    assert got == tw.finfo(getattr(tw, name))
+
+
+def test_finfo_default_is_the_default_dtype():
+    assert repr(tw.finfo()) == repr(torch.finfo())
+
+
+@pytest.mark.parametrize("name", INTS)
+def test_iinfo_fields_are_pytorchs(name):
+    got, want = tw.iinfo(getattr(tw, name)), torch.iinfo(getattr(torch, name))
+    for field in ("bits", "max", "min", "dtype"):
+        assert getattr(got, field) == getattr(want, field), (name, field)
+    assert repr(got) == repr(want)
+
+
+def test_finfo_iinfo_refuse_the_wrong_kind_as_pytorch():
+    for ours_call, theirs_call in ((lambda: tw.finfo(tw.int32), lambda: torch.finfo(torch.int32)),
+                                   (lambda: tw.iinfo(tw.float32), lambda: torch.iinfo(torch.float32)),
+                                   (lambda: tw.iinfo(tw.bool), lambda: torch.iinfo(torch.bool))):
+        with pytest.raises(TypeError) as want:
+            theirs_call()
+        with pytest.raises(TypeError) as got:
+            ours_call()
+        assert str(got.value) == str(want.value)
+
+
+def test_finfo_as_scripts_use_it(device):
+    # attention masks with the dtype's most negative value, clamping away from zero
+    x = torch.randn(2, 5)
+    m = torch.tensor([[False, True, False, False, True]] * 2)
+    got = ours(x, device).masked_fill(ours(m, device), tw.finfo(tw.float32).min).softmax(-1)
+    assert_close(got, x.masked_fill(m, torch.finfo(x.dtype).min).softmax(-1))
+    got = ours(x, device).abs().clamp(min=tw.finfo(ours(x, device).dtype).eps).log()
+    assert_close(got, x.abs().clamp(min=torch.finfo(x.dtype).eps).log())
+    i = torch.tensor([3, -7])
+    assert_close(ours(i, device).clamp(max=tw.iinfo(tw.int32).max), i.clamp(max=torch.iinfo(torch.int32).max))
