@@ -144,14 +144,14 @@ class Tensor:
         self._storage.version += 1
 
     def _type_name(self):
-        names = {"float32": "FloatTensor", "float16": "HalfTensor", "int64": "LongTensor",
-                 "int32": "IntTensor", "bool": "BoolTensor", "uint8": "ByteTensor"}
-        return f"torch.{names[self.dtype.name]}"
+        from ._legacy_types import type_name
+        return type_name(self)
 
     def type(self, dtype=None, non_blocking=False):
+        from . import _legacy_types
         if dtype is None:
-            return self._type_name()
-        return self.to(dtype)
+            return _legacy_types.type_name(self)
+        return _legacy_types.convert(self, dtype, non_blocking)
 
     def _view(self, shape, stride, offset):
         """A tensor sharing this one's storage (autograd is handled by the caller)."""

@@ -55,3 +55,8 @@ def _amp_namespace():
 
 
 amp = _amp_namespace()  # torch.cuda.amp.GradScaler(enabled=False), as nanoGPT's train.py calls it
+
+
+from ._legacy_types import CUDA_TYPES as _LEGACY  # noqa: E402  (torch.cuda.FloatTensor, ...)
+(FloatTensor, DoubleTensor, HalfTensor, BFloat16Tensor, ByteTensor, CharTensor, ShortTensor,
+ IntTensor, LongTensor, BoolTensor) = (_LEGACY[n] for n in _LEGACY)
