@@ -152,3 +152,141 @@ def test_module_type_with_a_legacy_type(device):
     assert all(isinstance(p, tw.HalfTensor) for p in m.parameters())
     m.type(tw.FloatTensor)
     assert all(p.type() == "torch.FloatTensor" for p in m.parameters())
+
+
+# -- torch.nn.attention ---------------------------------------------------------------------
+def test_sdpbackend_is_pytorchs():
+    from torch.nn.attention import SDPBackend as Theirs
+    from torchweb.nn.attention import SDPBackend
+    assert {k: int(v) for k, v in SDPBackend.__members__.items()} == \
+        {k: int(v) for k, v in Theirs.__members__.items()}
+
+
+@pytest.mark.parametrize("backends", ["FLASH_ATTENTION", ["MATH", "EFFICIENT_ATTENTION"]])
+def test_sdpa_kernel_runs_attention_with_torchwebs_kernel(backends, device):
+    from torch.nn.attention import SDPBackend as TB, sdpa_kernel as theirs_kernel
+    from torchweb.nn.attention import SDPBackend, sdpa_kernel
+    q, k, v = (torch.randn(2, 3, 5, 8) for _ in range(3))
+    pick = (lambda E: getattr(E, backends)) if isinstance(backends, str) else \
+        (lambda E: [getattr(E, b) for b in backends])
+    with theirs_kernel(pick(TB) if "FLASH" not in str(backends) else TB.MATH):
+        want = torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=True)
+    with sdpa_kernel(pick(SDPBackend)):
+        got = tw.nn.functional.scaled_dot_product_attention(ours(q, device), ours(k, device),
+                                                            ours(v, device), is_causal=True)
+    assert_close(got, want, atol=1e-5, rtol=1e-4)
+    with tw.backends.cuda.sdp_kernel(enable_flash=False, enable_math=True):
+        assert_close(tw.nn.functional.scaled_dot_product_attention(
+            ours(q, device), ours(k, device), ours(v, device)),
+            torch.nn.functional.scaled_dot_product_attention(q, k, v), atol=1e-5, rtol=1e-4)
+
+
+def test_sdpa_kernel_checks_its_argument_as_pytorch():
+    from torch.nn.attention import sdpa_kernel as theirs_kernel
+    from torchweb.nn.attention import sdpa_kernel
+    with pytest.raises(AssertionError) as want:
+        with theirs_kernel("flash"):
+            pass
+    with pytest.raises(AssertionError) as got:
+        with sdpa_kernel("flash"):
+            pass
+    assert str(got.value) == str(want.value)
+
+
+# -- torch.jit, torch._dynamo, torch.compiler -----------------------------------------------
+def _scripted_pair(T):
+    """The same decorated module for torch and torchweb: jit decorators on methods, a scripted
+    function, is_scripting branches."""
+    class Block(T.nn.Module):
+        scale: T.jit.Final[float]
+
+        def __init__(self):
+            super().__init__()
+            self.lin = T.nn.Linear(4, 3)
+            self.scale = 2.0
+
+        @T.jit.ignore
+        def debug(self, x):
+            return x
+
+        @T.jit.unused
+        def unused_path(self, x):
+            return x * 0
+
+        @T.jit.export
+        def double(self, x):
+            return x * self.scale
+
+        def forward(self, x):
+            x = T.jit.annotate(T.Tensor, self.lin(x))
+            if T.jit.is_scripting() or T.jit.is_tracing():
+                return x
+            return self.double(self.debug(x)).relu()
+
+    @T.jit.script
+    def gelu_ish(x):
+        return x * T.sigmoid(1.702 * x)
+    T.manual_seed(0)
+    return T.jit.script(Block()) if T is tw else Block(), gelu_ish
+
+
+@pytest.mark.filterwarnings("ignore:`torch.jit.script` is deprecated")
+def test_jit_script_trace_and_decorators_run_eagerly(device):
+    theirs_m, theirs_f = _scripted_pair(torch)
+    ours_m, ours_f = _scripted_pair(tw)
+    ours_m.to(device).load_state_dict({k: ours(v, device) for k, v in theirs_m.state_dict().items()})
+    x = torch.randn(5, 4)
+    want = theirs_f(theirs_m(x))
+    assert_close(ours_f(ours_m(ours(x, device))), want, atol=1e-5, rtol=1e-5)
+    traced = tw.jit.trace(ours_m, (ours(x, device),))
+    assert traced is ours_m
+    assert_close(traced(ours(x, device)), theirs_m(x), atol=1e-5, rtol=1e-5)
+    assert tw.jit.is_scripting() is torch.jit.is_scripting() is False
+    assert tw.jit.Attribute(3, int) == torch.jit.Attribute(3, int)
+    assert tw.jit.Final is torch.jit.Final
+
+
+def test_jit_refuses_torchscript_with_a_reason():
+    assert not hasattr(tw.jit, "save") and not hasattr(tw.jit, "ScriptModule")
+    with pytest.raises(AttributeError, match="TorchScript is not part of"):
+        tw.jit.load("model.pt")
+
+
+def test_dynamo_entry_points_are_eager_identities(device):
+    f = lambda x: x * 3  # noqa: E731
+    for deco in (tw._dynamo.allow_in_graph, tw._dynamo.disable, tw._dynamo.disable(),
+                 tw.compiler.disable, tw.compiler.allow_in_graph):
+        assert deco(f) is f
+    x = ours(torch.arange(6.0).reshape(2, 3), device)
+    assert tw._dynamo.mark_dynamic(x, 0) is None and tw._dynamo.maybe_mark_dynamic(x, 1) is None
+    for name in ("suppress_errors", "capture_scalar_outputs", "cache_size_limit",
+                 "automatic_dynamic_shapes", "accumulated_cache_size_limit"):
+        assert getattr(tw._dynamo.config, name) == getattr(torch._dynamo.config, name), name
+    tw._dynamo.config.suppress_errors = True
+    assert tw._dynamo.config.suppress_errors is True
+    tw._dynamo.config.suppress_errors = False
+    with pytest.raises(AttributeError):
+        tw._dynamo.config.no_such_setting
+    tw._dynamo.reset()
+    assert not tw.compiler.is_compiling() and not tw._dynamo.is_compiling()
+    assert tw.compiler.is_dynamo_compiling() is torch.compiler.is_dynamo_compiling() is False
+
+
+def test_is_compiling_is_true_while_torch_compile_captures():
+    # the usual pattern: a readback for logging kept out of the compiled program
+    seen, flags = [], []
+
+    def step(x):
+        y = x * 2 + 1
+        flags.append(tw.compiler.is_compiling())
+        if not tw.compiler.is_compiling():
+            seen.append(y.sum().item())
+        return y
+    compiled = tw.compile(step)
+    x = torch.randn(8)
+    for _ in range(5):
+        got = compiled(ours(x, "webgpu"))
+    assert_close(got, x * 2 + 1)
+    assert compiled.compile_stats["replays"] >= 1, compiled.compile_stats
+    assert flags[0] is False and all(flags[1:]) and len(seen) == 1
+    assert not tw.compiler.is_compiling()

@@ -52,6 +52,7 @@ default_generator = _random_module.default_generator(_CPU)   # (torch.default_ge
 # Builds of PyTorch say what they were linked with; torchweb links nothing of the kind.
 has_lapack = has_mkl = has_openmp = has_spectral = False
 from . import compiler  # noqa: E402  (torch.compiler)
+from . import jit, _dynamo  # noqa: E402,F401  (eager meanings of torch.jit's and torch._dynamo's calls)
 from . import utils  # noqa: E402  (torchweb.utils.data)
 
 _tensor_methods.install()
