@@ -290,3 +290,133 @@ def test_is_compiling_is_true_while_torch_compile_captures():
     assert compiled.compile_stats["replays"] >= 1, compiled.compile_stats
     assert flags[0] is False and all(flags[1:]) and len(seen) == 1
     assert not tw.compiler.is_compiling()
+
+
+# -- versions -------------------------------------------------------------------------------
+VERSION_CASES = ["2.0", "2.2", "2.13", "2.13.0", "2.13.1", "2.14.0a0", "1.13.1", "3", "2.13.0+cpu",
+                 "2.13.0.dev20260101", "2.13.0rc1", "2.13.0.post1", (2, 0), (2, 13), (2, 13, 0),
+                 [1, 9], (2, 14), "parrot"]
+
+
+@pytest.mark.parametrize("version", ["2.13.0", "2.13.0+cpu", "1.10.0a0", "2.1.0.dev20230101"])
+def test_torch_version_compares_as_pytorchs(version):
+    from packaging.version import Version
+    from torch.torch_version import TorchVersion as Theirs
+    from torchweb.torch_version import TorchVersion
+    import operator
+    ours_v, theirs_v = TorchVersion(version), Theirs(version)
+    assert isinstance(ours_v, str) and ours_v == version and hash(ours_v) == hash(version)
+    ops = (operator.lt, operator.le, operator.gt, operator.ge, operator.eq, operator.ne)
+    for other in VERSION_CASES:
+        for op in ops:
+            assert op(ours_v, other) == op(theirs_v, other), (version, op, other)
+    for other in (Version("2.0"), Version("2.13.0"), Version("2.13.0a1")):
+        # (torch compares with its vendored packaging only; packaging's own Version's answer here)
+        for op in ops[:5]:   # (!= is str's, as PyTorch's)
+            assert op(ours_v, other) == op(Version(version), other), (version, op, other)
+
+
+def test_version_module_without_the_alias():
+    assert tw.version.__version__ == "2.13.0" == torch.__version__.split("+")[0]
+    assert tw.version.cuda is None and tw.version.hip is None
+    assert tw.__version__ == tw.version.torchweb
+    with open(os.path.join(_SRC, "..", "pyproject.toml")) as f:
+        assert f'version = "{tw.version.torchweb}"' in f.read()
+
+
+def _fresh(code):
+    """Run code in a new interpreter (the alias needs one without the real torch); its stdout."""
+    env = dict(os.environ, PYTHONPATH=os.path.abspath(_SRC))
+    r = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True,
+                       text=True, env=env, cwd="/", timeout=120)
+    assert r.returncode == 0, r.stderr
+    return r.stdout.splitlines()
+
+
+def test_version_checks_under_the_alias():
+    out = _fresh("""
+        import torchweb
+        torchweb.install_torch_alias()
+        import torch
+        from packaging import version
+        assert torch.__version__ == "2.13.0" and torch.version.__version__ == "2.13.0"
+        assert torch.__version__ >= "2.0" and torch.__version__ > "2.2" and torch.__version__ < (3, 0)
+        assert version.parse(torch.__version__) >= version.parse("2.0")
+        assert tuple(int(p) for p in torch.__version__.split("+")[0].split(".")[:2]) >= (2, 0)
+        assert torch.version.cuda is None and torch.version.hip is None
+        print(torch.version.torchweb, type(torch.__version__).__name__)
+        torchweb.uninstall_torch_alias()
+        print(torchweb.__version__)
+    """)
+    assert out == [f"{tw.version.torchweb} TorchVersion", tw.version.torchweb]
+
+
+# -- "cuda" under the alias -----------------------------------------------------------------
+def test_cuda_without_the_alias_is_absent():
+    assert tw.cuda.is_available() is False and tw.cuda.device_count() == 0
+    assert not tw.ones(2).is_cuda
+    for call in (lambda: tw.device("cuda"), lambda: tw.ones(2).cuda(), tw.cuda.synchronize,
+                 lambda: tw.nn.Linear(2, 2).cuda(), lambda: tw.zeros(2, device="cuda:0")):
+        with pytest.raises(RuntimeError, match="install_torch_alias|webgpu"):
+            call()
+    assert tw.cuda.memory_allocated() == 0
+    tw.cuda.manual_seed_all(0)      # no CUDA generator: nothing to do, as in PyTorch
+    assert not hasattr(tw.cuda, "Stream")
+
+
+_SCRIPT = """
+    import json, torchweb
+    torchweb.install_torch_alias({flag})
+    import torch, torch.nn as nn
+    device = "cuda" if torch.cuda.is_available() else "cpu"
+    torch.manual_seed(0)
+    w = [[0.5, -1.0, 2.0], [1.5, 0.25, -0.75]]
+    model = nn.Linear(3, 2)
+    with torch.no_grad():
+        model.weight.copy_(torch.tensor(w)); model.bias.fill_(0.1)
+    model = model.to(device)
+    x = torch.tensor([[1.0, 2.0, 3.0], [-1.0, 0.5, 2.0]], device=device)
+    loss = model(x).pow(2).mean()
+    loss.backward()
+    out = dict(device=device, type=x.device.type, is_cuda=x.is_cuda, grad=model.weight.grad.tolist(),
+               loss=loss.item())
+    if torch.cuda.is_available():
+        torch.cuda.synchronize()
+        y = torch.ones(4).cuda()
+        out.update(moved=str(y.device), same=y.device == torch.device("cuda"),
+                   eq_str=y.device == "cuda:0", count=torch.cuda.device_count(),
+                   current=torch.cuda.current_device(), name=torch.cuda.get_device_name(0),
+                   allocated=torch.cuda.memory_allocated() > 0,
+                   peak=torch.cuda.max_memory_allocated() >= torch.cuda.memory_allocated(),
+                   bf16=torch.cuda.is_bf16_supported(), module=str(nn.Linear(2, 2).cuda().weight.device))
+        torch.cuda.manual_seed_all(3); a = torch.rand(3, device="cuda").tolist()
+        torch.cuda.manual_seed(3); b = torch.rand(3, device="cuda").tolist()
+        out.update(seeded=a == b)
+        torch.cuda.set_device(0); torch.cuda.empty_cache()
+        with torch.cuda.amp.autocast(enabled=False):
+            pass
+    print(json.dumps(out))
+"""
+
+
+def test_cuda_names_webgpu_under_the_alias():
+    import json
+    out = json.loads(_fresh(_SCRIPT.format(flag=""))[-1])
+    model = torch.nn.Linear(3, 2)
+    with torch.no_grad():
+        model.weight.copy_(torch.tensor([[0.5, -1.0, 2.0], [1.5, 0.25, -0.75]]))
+        model.bias.fill_(0.1)
+    loss = model(torch.tensor([[1.0, 2.0, 3.0], [-1.0, 0.5, 2.0]])).pow(2).mean()
+    loss.backward()
+    assert out["device"] == "cuda" and out["type"] == "webgpu" and out["is_cuda"] is True
+    assert out["loss"] == pytest.approx(loss.item(), rel=1e-6)
+    torch.testing.assert_close(torch.tensor(out["grad"]), model.weight.grad)
+    assert out["moved"] == "webgpu:0" and out["same"] and out["eq_str"] and out["module"] == "webgpu:0"
+    assert out["count"] == 1 and out["current"] == 0 and out["name"]
+    assert out["allocated"] and out["peak"] and out["bf16"] is False and out["seeded"]
+
+
+def test_cuda_alias_switched_off_takes_the_cpu_branch():
+    import json
+    out = json.loads(_fresh(_SCRIPT.format(flag="cuda=False"))[-1])
+    assert out["device"] == "cpu" and out["type"] == "cpu" and out["is_cuda"] is False

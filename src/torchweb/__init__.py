@@ -3,7 +3,7 @@
     import torchweb as torch
 """
 
-__version__ = "0.1.0"
+from .version import torchweb as __version__  # torchweb's own (the torch alias answers PyTorch's)
 
 from ._dtype import (bool, uint8, int32, int64, float16, float32, half, float, int, long,
                      promote_types, get_default_dtype, set_default_dtype, dtype)
@@ -52,6 +52,7 @@ default_generator = _random_module.default_generator(_CPU)   # (torch.default_ge
 # Builds of PyTorch say what they were linked with; torchweb links nothing of the kind.
 has_lapack = has_mkl = has_openmp = has_spectral = False
 from . import compiler  # noqa: E402  (torch.compiler)
+from . import version, torch_version  # noqa: E402,F401  (torch.version: cuda None, ...)
 from . import jit, _dynamo  # noqa: E402,F401  (eager meanings of torch.jit's and torch._dynamo's calls)
 from . import utils  # noqa: E402  (torchweb.utils.data)
 

@@ -7,6 +7,7 @@ every tensor is: metadata, views, device moves, autograd bookkeeping and readbac
 import weakref
 
 from . import _dtype
+from . import _device as _device_mod
 from ._device import device as _device_cls
 from ._size import Size, contiguous_strides, numel as _numel
 from .autograd import grad_mode
@@ -111,7 +112,8 @@ class Tensor:
 
     @property
     def is_cuda(self):
-        return False
+        # True on the webgpu device where "cuda" names it (install_torch_alias, cuda.py)
+        return self.device.type == "webgpu" and _device_mod.CUDA_IS_WEBGPU[0]
 
     @property
     def is_webgpu(self):

@@ -180,6 +180,7 @@ METHODS = {
     "to": convert.to,
     "cpu": lambda self, memory_format=None: convert.to(self, "cpu"),
     "webgpu": lambda self: convert.to(self, "webgpu"),
+    "cuda": lambda self, device=None, non_blocking=False, memory_format=None: convert.to(self, _cuda(device)),
     "float": lambda self: convert.to(self, D.float32),
     "half": lambda self: convert.to(self, D.float16),
     "int": lambda self: convert.to(self, D.int32),
@@ -194,6 +195,14 @@ METHODS = {
     "new_empty": lambda self, *size_args, size=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False: _new("zeros", self, size_args if size is None else (size,), dtype=dtype, layout=layout, device=device, requires_grad=requires_grad),
     "new_full": lambda self, size, fill_value, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False: _new("full", self, size, fill_value, dtype=dtype, layout=layout, device=device, requires_grad=requires_grad),
 }
+
+
+def _cuda(device):
+    """Tensor.cuda()'s target: the webgpu device where "cuda" names it (cuda.py), else refused."""
+    from . import cuda
+    cuda._require()
+    cuda._check_index(device)
+    return "webgpu"
 
 
 def _new(kind, self, *args, dtype=None, layout=None, device=None, requires_grad=False):

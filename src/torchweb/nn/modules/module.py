@@ -365,8 +365,8 @@ class Module:
         return self._apply(lambda t: t.cpu())
 
     def cuda(self, device=None):
-        raise RuntimeError("torchweb has no CUDA device: use module.to('webgpu') (or "
-                           "torch.accelerator.current_accelerator())")
+        # the webgpu device where "cuda" names it (install_torch_alias), else Tensor.cuda's error
+        return self._apply(lambda t: t.cuda(device))
 
     def _cast_floats(self, dtype):
         return self._apply(lambda t: t.to(dtype) if t.is_floating_point() else t)
