@@ -75,7 +75,9 @@ from ._legacy_types import TYPES as _LEGACY  # noqa: E402  (torch.FloatTensor, .
  IntTensor, LongTensor, BoolTensor) = (_LEGACY[n] for n in _LEGACY)
 
 # PyTorch names we refuse with an explanation rather than an AttributeError.
-float64 = double = _UnsupportedDtype("float64")
+from ._dtype import float64, double  # noqa: E402  (held on the host: torchweb/host64/)
+from . import host64 as _host64  # noqa: E402
+_host64.install(globals())
 bfloat16 = _UnsupportedDtype("bfloat16")
 complex64 = _UnsupportedDtype("complex64")
 int16 = short = _UnsupportedDtype("int16")

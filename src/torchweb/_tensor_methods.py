@@ -187,7 +187,7 @@ METHODS = {
     "long": lambda self: convert.to(self, D.int64),
     "bool": lambda self: convert.to(self, D.bool),
     "byte": lambda self: convert.to(self, D.uint8),
-    "double": lambda self: convert.to(self, D.as_dtype("float64")),  # a TypeError that says why
+    "double": lambda self, memory_format=None: convert.to(self, D.float64),  # onto the host
     "where": lambda self, condition, other: F.where(condition, self, other),
     "new_tensor": lambda self, data, dtype=None, device=None, requires_grad=False, pin_memory=False: _new("tensor", self, data, dtype=dtype, device=device, requires_grad=requires_grad),
     "new_zeros": lambda self, *size_args, size=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False: _new("zeros", self, size_args if size is None else (size,), dtype=dtype, layout=layout, device=device, requires_grad=requires_grad),

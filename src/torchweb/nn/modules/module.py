@@ -380,8 +380,8 @@ class Module:
         return self._cast_floats(_dtype.float16)
 
     def double(self):
-        from ... import _dtype
-        return self._cast_floats(_dtype.as_dtype(_dtype._UnsupportedDtype("float64")))
+        from ...host64.tensor import refusal
+        raise refusal("Module.double() (float64 parameters)")
 
     def bfloat16(self):
         from ... import _dtype
