@@ -140,6 +140,8 @@ def _from_numpy_array(arr, dtype, device):
             if not dtype.min <= v <= dtype.max and dtype is not D.uint8:
                 raise _range_error(v, dtype, device)
     storage_np = {"f32": n.float32, "f16": n.float16, "i32": n.int32, "u32": n.uint32}[dtype.gpu_storage]
+    if dtype is D.float16 and arr.dtype != n.float16:
+        arr = n.asarray(arr).astype(n.float16)   # rounded to half (also where held in f32 words)
     data = n.ascontiguousarray(arr).astype(storage_np).tobytes()
     storage = backend_for("webgpu").storage_from_bytes(data, arr.size, dtype)
     return Tensor._make(storage, shape, None, 0, dtype, device)

@@ -3,7 +3,8 @@
 A dtype knows three representations: the name the user sees (int64), how the GPU stores it
 (`gpu_storage`, a WGSL element type; int64 is held as i32 and range-checked on upload), and
 which WGSL type kernels compute in (`gpu_compute`; float16 is computed in f32 as PyTorch's
-CPU path does).
+CPU path does). float16's storage is f16, or f32 words on an adapter without 'shader-f16'
+(backends/webgpu/runtime.py decides it when the adapter is known).
 """
 
 import builtins
