@@ -122,6 +122,17 @@ def test_legacy_types_in_isinstance_follow_the_dtype(device):
     assert repr(tw.FloatTensor) == repr(torch.FloatTensor) and repr(tw.cuda.LongTensor) == repr(torch.cuda.LongTensor)
 
 
+def test_legacy_types_of_dtypes_held_elsewhere_or_refused():
+    got, want = tw.DoubleTensor([[0.1, 2.0]]), torch.DoubleTensor([[0.1, 2.0]])
+    assert got.dtype is tw.float64 and got.tolist() == want.tolist()     # on the host
+    assert isinstance(got, tw.DoubleTensor) and not isinstance(got, tw.FloatTensor)
+    assert got.type() == want.type() == "torch.DoubleTensor"
+    for name in ("CharTensor", "ShortTensor", "BFloat16Tensor"):
+        assert not isinstance(tw.zeros(2), getattr(tw, name)) and getattr(torch, name)(2).dim() == 1
+        with pytest.raises(TypeError, match="not supported"):
+            getattr(tw, name)(2)
+
+
 def test_legacy_types_in_annotations():
     import typing
 
@@ -355,10 +366,13 @@ def test_version_checks_under_the_alias():
 def test_cuda_without_the_alias_is_absent():
     assert tw.cuda.is_available() is False and tw.cuda.device_count() == 0
     assert not tw.ones(2).is_cuda
-    for call in (lambda: tw.device("cuda"), lambda: tw.ones(2).cuda(), tw.cuda.synchronize,
-                 lambda: tw.nn.Linear(2, 2).cuda(), lambda: tw.zeros(2, device="cuda:0")):
+    for call in (lambda: tw.device("cuda"), tw.cuda.synchronize, tw.cuda.current_device,
+                 lambda: tw.zeros(2, device="cuda:0")):
         with pytest.raises(RuntimeError, match="install_torch_alias|webgpu"):
             call()
+    # .cuda() names no device string: it moves to the GPU torchweb has, alias or not
+    assert tw.ones(2, device="cpu").cuda().device.type == "webgpu"
+    assert tw.nn.Linear(2, 2).to("cpu").cuda().weight.device.type == "webgpu"
     assert tw.cuda.memory_allocated() == 0
     tw.cuda.manual_seed_all(0)      # no CUDA generator: nothing to do, as in PyTorch
     assert not hasattr(tw.cuda, "Stream")

@@ -198,10 +198,8 @@ METHODS = {
 
 
 def _cuda(device):
-    """Tensor.cuda()'s target: the webgpu device where "cuda" names it (cuda.py), else refused."""
-    from . import cuda
-    cuda._require()
-    cuda._check_index(device)
+    """Tensor.cuda()'s target: webgpu, the GPU torchweb has (with or without the torch alias;
+    "cuda" as a device string names it only under the alias, cuda.py)."""
     return "webgpu"
 
 

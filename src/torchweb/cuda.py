@@ -6,7 +6,7 @@ branch, and "cuda" is refused with a hint (use 'webgpu' or torch.accelerator).
 Under `torchweb.install_torch_alias()` (unless `cuda=False`), "cuda" names the GPU torchweb
 has, so `device = "cuda" if torch.cuda.is_available() else "cpu"` lands on the GPU: every
 "cuda", "cuda:0" and torch.device("cuda") resolves to the webgpu device (whose tensors report
-device.type 'webgpu' and is_cuda True), `.cuda()` moves there, and the calls below answer
+device.type 'webgpu' and is_cuda True), and the calls below answer
 with the webgpu device's: synchronize, the memory counters, the generator, the name."""
 
 from . import _device

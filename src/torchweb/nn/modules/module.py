@@ -365,7 +365,7 @@ class Module:
         return self._apply(lambda t: t.cpu())
 
     def cuda(self, device=None):
-        # the webgpu device where "cuda" names it (install_torch_alias), else Tensor.cuda's error
+        # webgpu, the GPU torchweb has (Tensor.cuda)
         return self._apply(lambda t: t.cuda(device))
 
     def _cast_floats(self, dtype):
