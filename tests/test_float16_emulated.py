@@ -4,14 +4,12 @@ round_f16), and computed in float32, so every kernel runs unchanged. Tested on l
 has the feature) with TORCHWEB_NO_SHADER_F16=1, in a fresh interpreter (the runtime decides at
 start), against PyTorch's float16."""
 
-import io
 import json
 import os
 import subprocess
 import sys
 import textwrap
 
-import pytest
 import torch
 
 _SRC = os.path.join(os.path.dirname(__file__), "..", "src")

@@ -96,9 +96,7 @@ def _methods():
              cuda=lambda self, device=None, non_blocking=False, memory_format=None: self.to(_cuda(device)),
              webgpu=lambda self: self.to("webgpu"),
              view_as=lambda self, other: S.reshape(self, tuple(other.shape)),
-             reshape_as=lambda self, other: S.reshape(self, tuple(other.shape)),
-             expand_as=None)
-    del m["expand_as"]
+             reshape_as=lambda self, other: S.reshape(self, tuple(other.shape)))
     return m
 
 

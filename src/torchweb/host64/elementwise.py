@@ -6,7 +6,7 @@ import math
 from array import array
 
 from .._size import Size
-from .tensor import from_values, is_host64, make, values_of
+from .tensor import from_values, values_of
 
 inf, nan = math.inf, math.nan
 
@@ -251,4 +251,4 @@ def write(x, result):
 
 
 __all__ = ["UNARY", "BINARY", "COMPARE", "PREDICATES", "unary", "binary", "compare", "predicate",
-           "clamp", "lerp", "where", "write", "expand", "broadcast_shapes", "make", "array", "is_host64"]
+           "clamp", "lerp", "where", "write", "expand", "broadcast_shapes", "array"]

@@ -5,7 +5,6 @@ reductions, indexing, cat/stack, casts, printing); every other op of Tensor is r
 message that names float64 and says to cast with .float(). Indexing copies (a float64 tensor
 never shares its array with another): writes go through `x[...] = v` and in-place methods."""
 
-import math
 from array import array
 
 from .. import _dtype as D
@@ -169,4 +168,4 @@ def is_host64(x):
     return type(x) is HostFloat64Tensor
 
 
-__all__ = ["HostFloat64Tensor", "make", "from_values", "values_of", "refusal", "math"]
+__all__ = ["HostFloat64Tensor", "make", "from_values", "values_of", "refusal", "is_host64"]
