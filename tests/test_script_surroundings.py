@@ -434,3 +434,17 @@ def test_cuda_alias_switched_off_takes_the_cpu_branch():
     import json
     out = json.loads(_fresh(_SCRIPT.format(flag="cuda=False"))[-1])
     assert out["device"] == "cpu" and out["type"] == "cpu" and out["is_cuda"] is False
+
+
+def test_torch_tensor_as_the_legacy_constructor(device):
+    # nn.Parameter(torch.Tensor(out, in)) then an init: older layers' idiom
+    got, want = tw.Tensor(3, 2), torch.Tensor(3, 2)
+    assert tuple(got.shape) == tuple(want.shape) and got.dtype is tw.float32
+    assert_close(tw.Tensor([[1, 2], [3, 4]]), torch.Tensor([[1, 2], [3, 4]]))
+    assert tuple(tw.Tensor().shape) == tuple(torch.Tensor().shape)
+    w = tw.nn.Parameter(tw.Tensor(4, 3).to(device))
+    tw.nn.init.constant_(w, 0.5)
+    assert_close(w.detach(), torch.full((4, 3), 0.5))
+    assert isinstance(w, tw.Tensor) and isinstance(w, tw.FloatTensor)
+    with pytest.raises(TypeError):
+        tw.Tensor(2.5)

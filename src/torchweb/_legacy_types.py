@@ -73,6 +73,12 @@ TYPES = _make("torch", False)
 CUDA_TYPES = _make("torch.cuda", True)
 
 
+def default_type():
+    """torch.Tensor(...)'s type: the default dtype's (torch.FloatTensor unless changed)."""
+    from . import _dtype as D
+    return TYPES[_TYPE_OF[D.get_default_dtype().name]]
+
+
 def type_name(t):
     """x.type(): 'torch.FloatTensor' for a float32 tensor, on either device."""
     return f"torch.{_TYPE_OF[t.dtype.name]}"

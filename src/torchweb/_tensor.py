@@ -23,9 +23,16 @@ class Tensor:
     __module__ = "torchweb"
     _is_torchweb_tensor = True   # what is_tensor() looks for
 
+    def __new__(cls, *args, **kwargs):
+        if cls is not Tensor:   # (subclasses make themselves: nn.Parameter's __new__)
+            return object.__new__(cls)
+        # torch.Tensor(2, 3) / torch.Tensor([1, 2]): PyTorch's legacy constructor, the default
+        # dtype's legacy type (torch.FloatTensor): uninitialized of a shape, or from data
+        from ._legacy_types import default_type
+        return default_type()(*args, **kwargs)
+
     def __init__(self, *args, **kwargs):
-        raise TypeError("use torch.tensor(data), torch.empty(shape) or another creation function "
-                        "to make a tensor")
+        pass   # (made by __new__)
 
     @classmethod
     def _make(cls, storage, shape, stride=None, offset=0, dtype=None, device=None, base=None):
