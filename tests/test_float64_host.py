@@ -318,3 +318,81 @@ def test_heavier_float64_work_is_refused_with_the_cast_to_use(call):
     X = h(sample(2, 2))
     with pytest.raises(RuntimeError, match=r"float64.*\.float\(\)"):
         call(X)
+
+
+# -- a diffusion model's schedule, as a script written for PyTorch runs it --------------------
+_DIFFUSION = '''
+import math
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+def cosine_beta_schedule(timesteps, s=0.008):
+    steps = timesteps + 1
+    t = torch.linspace(0, timesteps, steps, dtype=torch.float64) / timesteps
+    alphas_cumprod = torch.cos((t + s) / (1 + s) * math.pi * 0.5) ** 2
+    alphas_cumprod = alphas_cumprod / alphas_cumprod[0]
+    betas = 1 - (alphas_cumprod[1:] / alphas_cumprod[:-1])
+    return torch.clip(betas, 0, 0.999)
+
+def extract(a, t, x_shape):
+    b, *_ = t.shape
+    out = a.gather(-1, t)
+    return out.reshape(b, *((1,) * (len(x_shape) - 1)))
+
+class Diffusion(nn.Module):
+    def __init__(self, model, timesteps=100):
+        super().__init__()
+        self.model = model
+        betas = cosine_beta_schedule(timesteps)
+        alphas_cumprod = torch.cumprod(1.0 - betas, dim=0)
+        alphas_cumprod_prev = F.pad(alphas_cumprod[:-1], (1, 0), value=1.0)
+        register_buffer = lambda name, val: self.register_buffer(name, val.to(torch.float32))
+        register_buffer("sqrt_alphas_cumprod", torch.sqrt(alphas_cumprod))
+        register_buffer("sqrt_one_minus_alphas_cumprod", torch.sqrt(1.0 - alphas_cumprod))
+        posterior_variance = betas * (1.0 - alphas_cumprod_prev) / (1.0 - alphas_cumprod)
+        register_buffer("posterior_log_variance_clipped", torch.log(posterior_variance.clamp(min=1e-20)))
+
+    def forward(self, x0, t, noise):
+        x = extract(self.sqrt_alphas_cumprod, t, x0.shape) * x0 + \\
+            extract(self.sqrt_one_minus_alphas_cumprod, t, x0.shape) * noise
+        return F.mse_loss(self.model(x), noise)
+
+def run(x0, t, noise, w):
+    device = "cuda" if torch.cuda.is_available() else "cpu"
+    model = nn.Linear(4, 4)
+    with torch.no_grad():
+        model.weight.copy_(torch.tensor(w)); model.bias.zero_()
+    d = Diffusion(model).to(device)
+    loss = d(torch.tensor(x0, device=device), torch.tensor(t, device=device), torch.tensor(noise, device=device))
+    loss.backward()
+    return {"device": str(d.sqrt_alphas_cumprod.device), "loss": loss.item(),
+            "grad": model.weight.grad.tolist(),
+            "buffers": {k: v.tolist() for k, v in d.named_buffers()}}
+'''
+
+
+def test_a_diffusion_script_runs_under_the_torch_alias_on_the_gpu():
+    import json
+    import os
+    import subprocess
+    import sys
+    g = torch.Generator().manual_seed(0)
+    x0, noise = torch.randn(3, 4, generator=g).tolist(), torch.randn(3, 4, generator=g).tolist()
+    w, t = torch.randn(4, 4, generator=g).tolist(), [5, 50, 99]
+    args = f"{x0!r}, {t!r}, {noise!r}, {w!r}"
+    code = ("import json, torchweb\ntorchweb.install_torch_alias()\n" + _DIFFUSION +
+            f"\nprint(json.dumps(run({args})))\n")
+    env = dict(os.environ, PYTHONPATH=os.path.join(os.path.dirname(__file__), "..", "src"))
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
+                       timeout=120, cwd=os.path.dirname(__file__))
+    assert r.returncode == 0, r.stderr
+    got = json.loads(r.stdout.splitlines()[-1])
+    scope = {}
+    exec(compile(_DIFFUSION, "diffusion", "exec"), scope)     # the same script on PyTorch's CPU
+    want = scope["run"](x0, t, noise, w)
+    assert got["device"] == "webgpu:0" and want["device"] == "cpu"
+    assert got["loss"] == pytest.approx(want["loss"], rel=1e-5)
+    torch.testing.assert_close(torch.tensor(got["grad"]), torch.tensor(want["grad"]), rtol=1e-5, atol=1e-6)
+    for k, v in want["buffers"].items():
+        torch.testing.assert_close(torch.tensor(got["buffers"][k]), torch.tensor(v), rtol=0, atol=0)
