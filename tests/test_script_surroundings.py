@@ -8,6 +8,7 @@ import os
 import subprocess
 import sys
 import textwrap
+import warnings
 
 import pytest
 import torch
@@ -448,3 +449,26 @@ def test_torch_tensor_as_the_legacy_constructor(device):
     assert isinstance(w, tw.Tensor) and isinstance(w, tw.FloatTensor)
     with pytest.raises(TypeError):
         tw.Tensor(2.5)
+
+
+def test_set_default_tensor_type_as_old_scripts_call_it():
+    try:
+        for t in ("torch.FloatTensor", "HalfTensor", "torch.cuda.FloatTensor"):
+            ours_t = getattr(tw, t) if "." not in t else t
+            theirs_t = getattr(torch, t) if "." not in t else t
+            with pytest.warns(UserWarning, match="deprecated"):
+                tw.set_default_tensor_type(ours_t)
+            if "cuda" not in t:
+                with warnings.catch_warnings():   # (PyTorch warns once a process)
+                    warnings.simplefilter("ignore")
+                    torch.set_default_tensor_type(theirs_t)
+                assert repr(tw.get_default_dtype()) == repr(torch.get_default_dtype())
+                assert repr(tw.tensor([1.5]).dtype) == repr(torch.tensor([1.5]).dtype)
+        assert tw.get_default_device().type == "webgpu" and tw.get_default_dtype() is tw.float32
+        for bad in (tw.LongTensor, tw.DoubleTensor):
+            with pytest.raises(TypeError), pytest.warns(UserWarning):
+                tw.set_default_tensor_type(bad)
+    finally:
+        torch.set_default_dtype(torch.float32)
+        tw.set_default_dtype(tw.float32)
+        tw.set_default_device(None)

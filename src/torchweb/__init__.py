@@ -70,7 +70,7 @@ as_strided_ = Tensor.as_strided_
 from math import inf, nan, pi, e  # noqa: E402
 newaxis = None
 from ._type_info import finfo, iinfo  # noqa: E402
-from ._legacy_types import TYPES as _LEGACY  # noqa: E402  (torch.FloatTensor, ...)
+from ._legacy_types import TYPES as _LEGACY, set_default_tensor_type  # noqa: E402  (torch.FloatTensor, ...)
 (FloatTensor, DoubleTensor, HalfTensor, BFloat16Tensor, ByteTensor, CharTensor, ShortTensor,
  IntTensor, LongTensor, BoolTensor) = (_LEGACY[n] for n in _LEGACY)
 

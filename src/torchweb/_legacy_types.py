@@ -95,3 +95,27 @@ def convert(t, dtype, non_blocking=False):
     if isinstance(dtype, _TensorType):
         return t.to(dtype.dtype, device="webgpu") if dtype.is_cuda else t.to(dtype.dtype)
     return t.to(dtype)
+
+
+def set_default_tensor_type(t):
+    """torch.set_default_tensor_type (deprecated in PyTorch 2.1, with its warning): the type's
+    dtype becomes the default; a torch.cuda type also makes the GPU (webgpu) the default device."""
+    import warnings
+    from . import _dtype as D
+    from ._device import set_default_device
+    warnings.warn("torch.set_default_tensor_type() is deprecated as of PyTorch 2.1, please use "
+                  "torch.set_default_dtype() and torch.set_default_device() as alternatives.",
+                  UserWarning, stacklevel=2)
+    if isinstance(t, str):
+        module, _, name = t.rpartition(".")
+        table = {"torch": TYPES, "torch.cuda": CUDA_TYPES}.get(module)
+        if table is None or name not in table:
+            raise AttributeError(f"module '{module or t}' has no attribute '{name}'")
+        t = table[name]
+    if not isinstance(t, _TensorType):
+        raise TypeError(f"invalid type: {t!r}")
+    if not D.as_dtype(t._dtype_name).is_floating_point:
+        raise TypeError("only floating-point types are supported as the default type")
+    D.set_default_dtype(t.dtype)
+    if t.is_cuda:
+        set_default_device("webgpu")
