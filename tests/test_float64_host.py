@@ -396,3 +396,24 @@ def test_a_diffusion_script_runs_under_the_torch_alias_on_the_gpu():
     torch.testing.assert_close(torch.tensor(got["grad"]), torch.tensor(want["grad"]), rtol=1e-5, atol=1e-6)
     for k, v in want["buffers"].items():
         torch.testing.assert_close(torch.tensor(got["buffers"][k]), torch.tensor(v), rtol=0, atol=0)
+
+
+@pytest.mark.filterwarnings("ignore:To copy construct")
+def test_statistics_and_transposes_for_data_preparation():
+    x = sample(5, 3)
+    X = h(x)
+    close64((X - X.mean(0)) / X.std(0), (x - x.mean(0)) / x.std(0))        # standardizing columns
+    close64(X.var(), x.var())
+    close64(X.var(1, keepdim=True, correction=0), x.var(1, keepdim=True, correction=0))
+    close64(X.std(unbiased=False), x.std(unbiased=False))
+    assert_close(X.argmax(), x.argmax())
+    assert_close(X.argmin(dim=1), x.argmin(dim=1))
+    close64(X.t(), x.t())
+    close64(X.T, x.T)
+    close64(X.transpose(0, 1), x.transpose(0, 1))
+    y = sample(2, 3, 4)
+    close64(h(y).permute(2, 0, 1), y.permute(2, 0, 1))
+    close64(tw.permute(h(y), (1, 2, 0)), torch.permute(y, (1, 2, 0)))
+    close64(h(y).mT, y.mT)
+    close64(tw.tensor(X), torch.tensor(x))          # a copy keeps float64
+    assert tw.tensor(X) is not X

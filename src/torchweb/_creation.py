@@ -148,7 +148,7 @@ def _from_numpy_array(arr, dtype, device):
 
 
 def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False):
-    if dtype is not None and D.as_dtype(dtype) is D.float64:
+    if (D.as_dtype(dtype) if dtype is not None else getattr(data, "dtype", None)) is D.float64:
         from .host64.creation import tensor as host_tensor
         return host_tensor(data, requires_grad)   # held on the host (torchweb/host64/)
     device = as_device(device)

@@ -3,8 +3,9 @@ model's noise schedule, data preparation) run, with no numpy needed.
 
 A float64 tensor (tensor.py) holds Python's array('d') on the host and reports the cpu device.
 It supports creation (tensor, zeros/ones/full/empty/arange/linspace, the _like forms), the
-elementwise math of Python's floats (elementwise.py), cumsum/cumprod and sum/mean/prod/max/min
-(reduce.py), indexing, reshapes, cat/stack and constant padding (shape.py), casts
+elementwise math of Python's floats (elementwise.py), cumsum/cumprod and sum/mean/prod/max/min/
+var/std/argmax (reduce.py), indexing, reshapes, transposes, cat/stack and constant padding
+(shape.py), casts
 (convert.py: .float() and .to(device) give float32 on the GPU), printing, .tolist()/.item().
 Anything heavier (matmul, convolution, autograd, ...) is refused with a RuntimeError naming
 float64 and saying to cast with .float().
@@ -82,7 +83,9 @@ def _methods():
              lerp=E.lerp, lerp_=_inplace(E.lerp),
              where=lambda self, condition, other: E.where(condition, self, other),
              sum=R.sum, mean=R.mean, prod=R.prod, max=R.max, min=R.min, amax=R.amax, amin=R.amin,
+             var=R.var, std=R.std, argmax=R.argmax, argmin=R.argmin,
              cumsum=R.cumsum, cumprod=R.cumprod, cumsum_=_inplace(R.cumsum), cumprod_=_inplace(R.cumprod),
+             permute=S.permute, transpose=S.transpose, swapaxes=S.transpose, t=S.t,
              reshape=S.reshape, view=S.reshape, flatten=S.flatten, unsqueeze=S.unsqueeze,
              squeeze=S.squeeze, __getitem__=S.getitem, __setitem__=S.setitem,
              fill_=lambda self, value: _fill(self, value), zero_=lambda self: _fill(self, 0.0),
@@ -135,6 +138,8 @@ def _torch_forms():
     f.update({name: (lambda n: lambda input: E.predicate(n, input))(name) for name in E.PREDICATES})
     f.update(clamp=E.clamp, clip=E.clamp, lerp=E.lerp, where=E.where,
              sum=R.sum, mean=R.mean, prod=R.prod, max=R.max, min=R.min, amax=R.amax, amin=R.amin,
+             var=R.var, std=R.std, argmax=R.argmax, argmin=R.argmin, permute=S.permute,
+             transpose=S.transpose, t=S.t,
              cumsum=R.cumsum, cumprod=R.cumprod, reshape=S.reshape, flatten=S.flatten,
              unsqueeze=S.unsqueeze, squeeze=S.squeeze, cat=S.cat, concat=S.cat,
              concatenate=S.cat, stack=S.stack)
@@ -183,6 +188,9 @@ def install(namespace):
         if callable(orig):
             namespace[name] = _dispatching(orig, host, name in _SEQUENCE_FIRST)
     F.pad = _dispatching(F.pad, S.pad, False)
+    # properties: the transposes
+    H.T = property(lambda self: S.permute(self, list(range(self.dim() - 1, -1, -1))))
+    H.mT = property(lambda self: S.transpose(self, -2, -1))
 
 
 def _refusing(name):

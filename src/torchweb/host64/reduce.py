@@ -2,6 +2,7 @@
 tensors along dims, with PyTorch's NaN rules (max/min propagate NaN)."""
 
 import math
+from array import array
 from collections import namedtuple
 
 from .._size import Size
@@ -154,3 +155,44 @@ def cumsum(x, dim=None, *, dtype=None):
 
 def cumprod(x, dim=None, *, dtype=None):
     return _scan(x, dim, lambda a, b: a * b, "cumprod")
+
+
+def var(x, dim=None, *, correction=1, keepdim=False, unbiased=None):
+    """(sum of squared deviations from the mean) / (n - correction), over dim."""
+    if unbiased is not None:
+        correction = 1 if unbiased else 0
+
+    def v(g):
+        n = len(g)
+        if n - correction <= 0:
+            return math.nan
+        m = _fsum(g) / n
+        return _fsum((a - m) * (a - m) for a in g) / (n - correction)
+    if isinstance(dim, bool):      # var(unbiased) as a positional, PyTorch's older form
+        dim, correction = None, 1 if dim else 0
+    return _reduce(x, dim, keepdim, v, "var")
+
+
+def std(x, dim=None, *, correction=1, keepdim=False, unbiased=None):
+    out = var(x, dim, correction=correction, keepdim=keepdim, unbiased=unbiased)
+    out._data[:] = array("d", (math.sqrt(v) if v >= 0 else math.nan for v in out._data))
+    return out
+
+
+def _arg(name, better):
+    def f(x, dim=None, keepdim=False):
+        from .._creation import tensor
+        from .. import _dtype as D
+        if dim is None:
+            at = _extreme(list(x._data), better, name)[1]
+            r = tensor(at, dtype=D.int64)
+            return r.reshape((1,) * x.dim()) if keepdim else r
+        dims = _dims(dim, x.dim())
+        groups, keep = _groups(x, dims)
+        shape = _out_shape(x, dims, keep, keepdim)
+        return tensor([_extreme(g, better, name)[1] for g in groups], dtype=D.int64).reshape(tuple(shape))
+    return f
+
+
+argmax = _arg("argmax", lambda a, b: a > b)
+argmin = _arg("argmin", lambda a, b: a < b)

@@ -206,3 +206,34 @@ def setitem(x, key, value):
     data = x._data
     for p, v in zip(positions, vals):
         data[p] = v
+
+
+def permute(x, *dims):
+    dims = tuple(dims[0]) if len(dims) == 1 and isinstance(dims[0], (tuple, list)) else dims
+    n = x.dim()
+    dims = tuple(_wrap(d, max(n, 1)) for d in dims)
+    if sorted(dims) != list(range(n)):
+        raise RuntimeError(f"permute(sparse_coo): number of dimensions in the tensor input does not "
+                           f"match the length of the desired ordering of dimensions i.e. input.dim() = "
+                           f"{n} is not equal to len(dims) = {len(dims)}" if len(dims) != n else
+                           f"permute(): duplicate dims are not allowed: {list(dims)}")
+    shape = [x._shape[d] for d in dims]
+    strides = [x._stride[d] for d in dims]
+    data = x._data
+    return make(array("d", (data[sum(i * s for i, s in zip(idx, strides))]
+                            for idx in itertools.product(*(range(s) for s in shape)))), Size(shape))
+
+
+def transpose(x, dim0, dim1):
+    n = max(x.dim(), 1)
+    order = list(range(x.dim()))
+    if x.dim():
+        a, b = _wrap(dim0, n), _wrap(dim1, n)
+        order[a], order[b] = order[b], order[a]
+    return permute(x, order)
+
+
+def t(x):
+    if x.dim() > 2:
+        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {x.dim()}D")
+    return transpose(x, 0, 1) if x.dim() == 2 else x
