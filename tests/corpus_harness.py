@@ -1,0 +1,214 @@
+"""The machinery of tests/test_corpus.py: running a vendored program (tests/corpus/*.py) against
+torchweb and against PyTorch on the same weights and batches.
+
+A program file is executed as a fresh module whose `import torch...` statements resolve to the
+library under test (through the module's own `__import__`, so nothing in sys.modules changes).
+Imports of the program's own package (torchvision's `from ..ops.misc import ...`, whisper's
+`from .decoding import ...`) and of small third-party helpers resolve to vendored files or shims
+named in IMPORTS, loaded once per library."""
+
+import builtins
+import contextlib
+import importlib
+import os
+import types
+
+import numpy as np
+import torch
+
+import torchweb as tw
+
+CORPUS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "corpus")
+
+# (import level, module name) -> vendored file in tests/corpus; level 0 names of files in
+# tests/corpus (torchvision_shims, ...) resolve there too
+IMPORTS = {
+    (1, "_api"): "torchvision_models_api.py", (1, "_utils"): "torchvision_models_utils.py",
+    (1, "_meta"): "torchvision_shims.py", (2, "_utils"): "torchvision_shims.py",
+    (2, "utils"): "torchvision_shims.py", (2, "transforms._presets"): "torchvision_shims.py",
+    (2, "_internally_replaced_utils"): "torchvision_shims.py",
+    (2, "ops.misc"): "torchvision_ops_misc.py",
+    (2, "ops.stochastic_depth"): "torchvision_ops_stochastic_depth.py",
+    (0, "torchvision.ops"): "torchvision_ops_stochastic_depth.py",
+    (0, "torchvision"): "torchvision_package.py",
+    (0, "torchvision.datasets"): "torchvision_shims.py",
+    (0, "torchvision.transforms"): "torchvision_shims.py",
+    (0, "torchvision.utils"): "torchvision_shims.py",
+    (0, "mingpt.utils"): "mingpt_utils.py", (0, "mingpt.model"): "mingpt_model.py",
+    (0, "mingpt.trainer"): "mingpt_trainer.py",
+}
+# third-party modules only the left-out parts of a program use (plots, environments, downloads)
+STUBS = {"matplotlib", "matplotlib.pyplot", "gymnasium", "requests"}
+
+_cache = {}
+
+
+class _Stub(types.ModuleType):
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return _Stub(f"{self.__name__}.{name}")
+
+    def __call__(self, *args, **kwargs):
+        return self
+
+
+def _importer(lib):
+    real_import = builtins.__import__
+
+    def imp(name, globals=None, locals=None, fromlist=(), level=0):
+        if (level, name) in IMPORTS:
+            module = load(IMPORTS[level, name], lib)
+            return module if fromlist or level else load("torchvision_package.py", lib) \
+                if name.startswith("torchvision") else module
+        if level == 0 and os.path.exists(os.path.join(CORPUS, name + ".py")):
+            return load(name + ".py", lib)
+        if level == 0 and name in STUBS:
+            return _Stub(name)
+        if level == 0 and lib is tw and (name == "torch" or name.startswith("torch.")):
+            module = importlib.import_module("torchweb" + name[len("torch"):])
+            return module if fromlist else tw
+        return real_import(name, globals, locals, fromlist, level)
+    return imp
+
+
+def load(filename, lib, fresh=False, preset=None):
+    """The vendored file tests/corpus/<filename> executed with `torch` bound to lib (cached unless
+    fresh); preset: globals set before it runs (what a script's left-out setup would define)."""
+    key = (filename, lib.__name__)
+    if key in _cache and not fresh:
+        return _cache[key]
+    path = os.path.join(CORPUS, filename)
+    with open(path) as f:
+        source = f.read()
+    module = types.ModuleType(f"corpus_{os.path.splitext(filename)[0]}_{lib.__name__}")
+    module.__file__ = path
+    module.__dict__["__builtins__"] = dict(vars(builtins), __import__=_importer(lib))
+    module.__dict__.update(preset or {})
+    if not fresh:
+        _cache[key] = module
+    try:
+        exec(compile(source, path, "exec"), module.__dict__)
+    except BaseException:
+        _cache.pop(key, None)
+        raise
+    return module
+
+
+# -- moving values between the libraries ------------------------------------------------------
+def to_ours(t, device):
+    if isinstance(t, torch.Tensor):
+        return tw.tensor(t.detach().numpy(), device=device)
+    if isinstance(t, (list, tuple)):
+        return type(t)(to_ours(v, device) for v in t)
+    if isinstance(t, dict):
+        return {k: to_ours(v, device) for k, v in t.items()}
+    return t
+
+
+def to_torch(t):
+    return torch.from_numpy(np.array(t.detach().cpu().numpy()))
+
+
+def copy_weights(ours, theirs):
+    """PyTorch's model takes our model's parameters and buffers (the same state_dict keys)."""
+    sd = ours.state_dict()
+    assert list(sd) == list(theirs.state_dict()), "state_dict keys differ"
+    theirs.load_state_dict({k: to_torch(v) for k, v in sd.items()})
+
+
+def no_dropout(model):
+    """Dropout off in both models: the libraries' random streams differ."""
+    for m in model.modules():
+        if "Dropout" in type(m).__name__:
+            m.p = 0.0
+    return model
+
+
+def assert_same(got, want, rtol, atol, what="output"):
+    """got (torchweb values, nested) equals want (PyTorch's)."""
+    if isinstance(want, torch.Tensor):
+        assert isinstance(got, tw.Tensor), f"{what}: expected a tensor, got {type(got).__name__}"
+        assert tuple(got.shape) == tuple(want.shape), f"{what}: shape {tuple(got.shape)} != {tuple(want.shape)}"
+        g = to_torch(got)
+        if want.dtype.is_floating_point:
+            torch.testing.assert_close(g.to(want.dtype), want.detach(), rtol=rtol, atol=atol, msg=lambda m: f"{what}: {m}")
+        else:
+            assert torch.equal(g.to(want.dtype), want), f"{what}: {g} != {want}"
+    elif isinstance(want, (list, tuple)):
+        assert len(got) == len(want), f"{what}: length {len(got)} != {len(want)}"
+        for i, (g, w) in enumerate(zip(got, want)):
+            assert_same(g, w, rtol, atol, f"{what}[{i}]")
+    elif isinstance(want, dict):
+        assert sorted(got) == sorted(want), what
+        for k in want:
+            assert_same(got[k], want[k], rtol, atol, f"{what}[{k!r}]")
+    elif isinstance(want, float):
+        assert abs(got - want) <= atol + rtol * abs(want), f"{what}: {got} != {want}"
+    else:
+        assert got == want, f"{what}: {got!r} != {want!r}"
+
+
+def assert_same_grads(ours, theirs, rtol, atol):
+    grads = dict(ours.named_parameters())
+    for name, p in theirs.named_parameters():
+        if p.grad is None:
+            assert grads[name].grad is None, f"{name}: a gradient PyTorch has none of"
+            continue
+        assert grads[name].grad is not None, f"{name}: no gradient"
+        assert_same(grads[name].grad, p.grad, rtol, atol, f"grad of {name}")
+
+
+def assert_same_state(ours, theirs, rtol, atol):
+    sd = ours.state_dict()
+    for name, v in theirs.state_dict().items():
+        assert_same(sd[name], v, rtol, atol, f"state {name}")
+
+
+# -- one stream of random numbers for both libraries ------------------------------------------
+class SharedNoise:
+    """While active, torch.randn/randn_like/rand/rand_like/multinomial in both libraries draw from
+    one numpy stream in call order, so that a program that samples noise (a VAE's
+    reparameterization, a diffusion step, a policy's action) sees the same numbers in both runs.
+    Enter it once per library run with the same seed."""
+
+    def __init__(self, seed=0):
+        self.seed = seed
+
+    @contextlib.contextmanager
+    def active(self, lib):
+        rng = np.random.default_rng(self.seed)
+
+        def make(shape, draw, like=None, **kw):
+            shape = tuple(shape[0]) if len(shape) == 1 and isinstance(shape[0], (tuple, list, torch.Size)) else tuple(shape)
+            data = draw(shape).astype(np.float32)
+            device = kw.get("device", None if like is None else like.device)
+            out = lib.tensor(data, device=device) if lib is tw else torch.from_numpy(data)
+            if kw.get("dtype") is not None:
+                out = out.to(kw["dtype"])
+            elif like is not None:
+                out = out.to(like.dtype)
+            return out
+
+        def multinomial(probs, num_samples=1, replacement=False, **kw):
+            p = (to_torch(probs) if lib is tw else probs).detach().double()
+            p = p / p.sum(-1, keepdim=True)
+            u = torch.from_numpy(rng.random(p.shape[:-1] + (num_samples,)))
+            idx = torch.searchsorted(p.cumsum(-1), u.contiguous()).clamp(max=p.shape[-1] - 1)
+            return lib.tensor(idx.numpy(), device=probs.device) if lib is tw else idx
+
+        patches = {
+            "randn": lambda *s, **kw: make(s, rng.standard_normal, **kw),
+            "rand": lambda *s, **kw: make(s, rng.random, **kw),
+            "randn_like": lambda x, **kw: make(tuple(x.shape), rng.standard_normal, like=x, **kw),
+            "rand_like": lambda x, **kw: make(tuple(x.shape), rng.random, like=x, **kw),
+            "multinomial": multinomial,
+        }
+        saved = {k: getattr(lib, k) for k in patches}
+        for k, v in patches.items():
+            setattr(lib, k, v)
+        try:
+            yield
+        finally:
+            for k, v in saved.items():
+                setattr(lib, k, v)

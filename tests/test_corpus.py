@@ -1,0 +1,288 @@
+"""The corpus of real programs: public PyTorch programs and model files (tests/corpus/, license
+headers kept, only their data replaced) run against torchweb and against PyTorch on the same
+weights and batches (docs/testing.md, "The corpus of real programs", lists them).
+
+Each PROGRAMS entry builds the program's model with both libraries (the file executed once with
+`torch` bound to each), gives PyTorch's model torchweb's weights through state_dict, and then
+either compares forward output, loss, parameter gradients and a few optimizer steps (`batch`,
+`loss`, `optim`), or runs the program's own training code (`train`) and compares what it returns
+and the weights it leaves. Dropout is set to p=0 and random draws (torch.randn, multinomial, ...)
+come from one stream shared by both runs (corpus_harness.SharedNoise): the two libraries'
+generators differ."""
+
+import argparse
+import math
+from dataclasses import dataclass, field
+from typing import Callable, Optional
+
+import pytest
+import torch
+
+import torchweb as tw
+from corpus_harness import (SharedNoise, assert_same, assert_same_grads, assert_same_state,
+                            copy_weights, load, no_dropout, to_ours)
+
+
+@dataclass
+class Program:
+    id: str
+    file: str
+    build: Callable                      # (module, lib) -> model
+    batch: Optional[Callable] = None     # (step) -> tuple of torch tensors: the model's inputs
+    loss: Optional[Callable] = None      # (module, lib, output, *batch) -> scalar
+    forward: Optional[Callable] = None   # (model, *batch) -> output; default model(*batch)
+    optim: Callable = field(default=lambda lib, params: lib.optim.SGD(params, lr=0.01, momentum=0.9))
+    steps: int = 3
+    train: Optional[Callable] = None     # (module, lib, model, device) -> values to compare
+    tol: tuple = (2e-4, 2e-5)            # rtol, atol
+    xfail: Optional[str] = None
+    eval: bool = False                   # compare in eval mode (BatchNorm running statistics)
+    preset: dict = field(default_factory=dict)   # globals the program's left-out setup would set
+    devices: tuple = ("cpu", "webgpu")   # the heaviest run on one device only, to keep the file fast
+
+
+def _g(step):
+    return torch.Generator().manual_seed(1000 + step)
+
+
+_RANDN, _RANDINT, _RAND = torch.randn, torch.randint, torch.rand   # not SharedNoise's
+
+
+def randn(*shape, step=0, scale=1.0):
+    return _RANDN(*shape, generator=_g(step)) * scale
+
+
+def rand(*shape, step=0):
+    return _RAND(*shape, generator=_g(step))
+
+
+def randint(high, *shape, step=0):
+    return _RANDINT(0, high, shape, generator=_g(step))
+
+
+def _floats(out):
+    if isinstance(out, (tuple, list)):
+        return [t for o in out for t in _floats(o)]
+    if isinstance(out, dict):
+        return [t for o in out.values() for t in _floats(o)]
+    return [out] if hasattr(out, "dtype") and out.dtype.is_floating_point else []
+
+
+def default_loss(mod, lib, out, *batch):
+    """A loss that reaches every output: the mean of each float output's squares, summed."""
+    return sum(t.float().pow(2).mean() for t in _floats(out))
+
+
+def _forward(p, model, batch):
+    return p.forward(model, *batch) if p.forward else model(*batch)
+
+
+def _args(**kw):
+    return argparse.Namespace(**kw)
+
+
+# -- pytorch/examples ---------------------------------------------------------------------------
+def mnist_train(mod, lib, model, device):
+    """mnist/main.py's train() and test() on 2 batches of 28x28 images."""
+    x, y = randn(4, 1, 28, 28), randint(10, 4)
+    data = lib.utils.data.TensorDataset(*to_lib(lib, (x, y), "cpu"))
+    loader = lib.utils.data.DataLoader(data, batch_size=2)
+    opt = lib.optim.Adadelta(model.parameters(), lr=1.0)
+    sched = lib.optim.lr_scheduler.StepLR(opt, step_size=1, gamma=0.7)
+    args = _args(log_interval=1, dry_run=False)
+    mod.train(args, model, device, loader, opt, 1)
+    sched.step()
+    if "args" in mod.test.__code__.co_varnames[:1]:
+        mod.test(args, model, device, loader)
+    else:
+        mod.test(model, device, loader)
+    with lib.no_grad():
+        return model(to_lib(lib, x, device))
+
+
+def to_lib(lib, t, device):
+    return to_ours(t, device) if lib is tw else t
+
+
+def graph(n=6, features=5, classes=3, normalize=True):
+    """A small graph: node features, a symmetric adjacency with self loops (D^-1/2 A D^-1/2 when
+    normalize), labels and train/validation masks."""
+    a = torch.zeros(n, n)
+    for i in range(n):
+        a[i, i] = 1.0
+        a[i, (i + 1) % n] = a[(i + 1) % n, i] = 1.0
+    a[0, 3] = a[3, 0] = 1.0
+    if normalize:
+        d = a.sum(1).rsqrt()
+        a = d[:, None] * a * d[None, :]
+    mask = torch.tensor([True, True, False, True, False, True])
+    return randn(n, features), a, randint(classes, n), mask, ~mask
+
+
+def graph_train(mod, lib, model, device):
+    """gcn/gat main.py's train_iter() for 3 epochs and test() (Adam, NLLLoss / CrossEntropyLoss)."""
+    x, adj, y, m_train, m_val = to_lib(lib, graph(normalize="gcn" in mod.__name__), device)
+    opt = lib.optim.Adam(model.parameters(), lr=0.01, weight_decay=5e-4)
+    criterion = lib.nn.NLLLoss()
+    for epoch in range(3):
+        mod.train_iter(epoch + 1, model, opt, criterion, (x, adj), y, m_train, m_val, print_every=1)
+    return mod.test(model, criterion, (x, adj), y, m_val)
+
+
+def vae_train(mod, lib, model, device):
+    """vae/main.py's train(epoch): its globals (model, optimizer, train_loader, ...) as its setup
+    would set them, on 2 batches of 4 images."""
+    x = rand(8, 1, 28, 28)
+    data = lib.utils.data.TensorDataset(*to_lib(lib, (x, randint(10, 8)), "cpu"))
+    mod.model, mod.device = model, device
+    mod.optimizer = lib.optim.Adam(model.parameters(), lr=1e-3)
+    mod.train_loader = lib.utils.data.DataLoader(data, batch_size=4)
+    mod.args = _args(log_interval=1, batch_size=4)
+    mod.train(1)
+    with lib.no_grad():
+        return model(to_lib(lib, x[:4], device))
+
+
+def policy_train(mod, lib, model, device):
+    """reinforce.py/actor_critic.py: select_action() on fixed CartPole-like states, rewards, then
+    finish_episode() (the policy-gradient update), for 2 episodes."""
+    import numpy as np
+    mod.policy = mod.model = model
+    mod.optimizer = lib.optim.Adam(model.parameters(), lr=1e-2)
+    mod.args = _args(gamma=0.99, log_interval=1)
+    actions = []
+    for episode in range(2):
+        for t in range(4):
+            state = np.array([math.sin(t + episode), 0.1 * t, math.cos(t), -0.2 * episode], dtype=np.float64)
+            actions.append(mod.select_action(state))
+            model.rewards.append(1.0 if t % 2 else 0.5)
+        mod.finish_episode()
+    return actions
+
+
+def forward_forward_train(mod, lib, model, device):
+    """mnist_forward_forward/main.py: Net.train(x_pos, x_neg) (each Layer's own Adam loop) and
+    Net.predict, on 6 flattened images with their labels overlaid."""
+    x, y = rand(6, 784), randint(10, 6)
+    y_neg = (y + 3) % 10
+    x, y, y_neg = to_lib(lib, (x, y, y_neg), device)
+    x_pos, x_neg = mod.overlay_y_on_x(x, y), mod.overlay_y_on_x(x, y_neg)
+    model.train(x_pos, x_neg)
+    return model.predict(x), model.layers[0](x_pos)
+
+
+class _FFNet:
+    """Builds mnist_forward_forward's Net with the globals its __main__ would set."""
+    def __call__(self, mod, lib):
+        mod.args = _args(lr=0.03, threshold=2.0, epochs=3, log_interval=1)
+        mod.device = "cpu"
+        net = mod.Net([784, 16, 16])
+        holder = lib.nn.Module()          # a module over the layers, so that state_dict covers them
+        holder.layers = lib.nn.ModuleList(net.layers)
+        holder.net = net
+        return holder
+
+
+def llama_args(mod):
+    return mod.ModelArgs(dim=16, n_layers=2, n_heads=4, n_kv_heads=2, vocab_size=23, multiple_of=8,
+                         max_seq_len=8)
+
+
+PROGRAMS = [
+    Program("examples/mnist", "examples_mnist.py", lambda m, lib: m.Net(), train=mnist_train),
+    Program("examples/mnist_rnn", "examples_mnist_rnn.py", lambda m, lib: m.Net(), train=mnist_train),
+    Program("examples/super_resolution", "examples_super_resolution.py", lambda m, lib: m.Net(2),
+            batch=lambda s: (randn(2, 1, 8, 8, step=s),),
+            loss=lambda m, lib, out, x: lib.nn.MSELoss()(out, lib.ones_like(out) * 0.5),
+            optim=lambda lib, params: lib.optim.Adam(params, lr=1e-3)),
+    Program("examples/fast_neural_style", "examples_fast_neural_style.py", lambda m, lib: m.TransformerNet(),
+            batch=lambda s: (randn(1, 3, 16, 16, step=s),),
+            optim=lambda lib, params: lib.optim.Adam(params, lr=1e-3)),
+    Program("examples/language_translation", "examples_language_translation.py",
+            lambda m, lib: m.Translator(1, 1, 8, 2, 11, 13, 16, 0.0),
+            batch=lambda s: (randint(11, 5, 2, step=s), randint(13, 4, 2, step=s)),
+            forward=lambda model, src, tgt: model(src, tgt, None, None, None, None, None),
+            loss=lambda m, lib, out, src, tgt: lib.nn.CrossEntropyLoss()(out.reshape(-1, 13), tgt.reshape(-1))),
+    Program("examples/gcn", "examples_gcn.py", lambda m, lib: m.GCN(5, 8, 3), train=graph_train,
+            xfail="needs torch.spmm: issue 18 item 2 (sparse COO)"),
+    Program("examples/gat", "examples_gat.py", lambda m, lib: m.GAT(5, 8, 2, 3, concat=True), train=graph_train,
+            xfail="needs torch.empty(size=...): issue 18 item 3 (argument names)"),
+    Program("examples/vae", "examples_vae.py", lambda m, lib: m.VAE(), train=vae_train,
+            preset={"device": "cpu"}),
+    Program("examples/reinforce", "examples_reinforce.py", lambda m, lib: m.Policy(), train=policy_train,
+            xfail="needs torch.distributions (Categorical): not in issue 18's namespaces"),
+    Program("examples/actor_critic", "examples_actor_critic.py", lambda m, lib: m.Policy(), train=policy_train,
+            xfail="needs torch.distributions (Categorical): not in issue 18's namespaces"),
+    Program("examples/mnist_forward_forward", "examples_forward_forward.py", _FFNet(), train=lambda m, lib, model, d:
+            forward_forward_train(m, lib, model.net, d)),
+    Program("examples/llama2 (tensor_parallelism)", "examples_llama2.py",
+            lambda m, lib: m.Transformer.from_model_args(llama_args(m)),
+            batch=lambda s: (randint(23, 2, 6, step=s),),
+            loss=lambda m, lib, out, tok: lib.nn.functional.cross_entropy(out.flatten(0, 1), tok.roll(-1, 1).flatten()),
+            optim=lambda lib, params: lib.optim.AdamW(params, lr=1e-3),
+            xfail="needs complex tensors (torch.polar, view_as_complex) for its rotary embedding: not in issue 18"),
+    Program("examples/siamese_network", "examples_siamese_network.py", lambda m, lib: m.SiameseNetwork(),
+            batch=lambda s: (randn(2, 1, 16, 16, step=s), randn(2, 1, 16, 16, step=s + 50)),
+            loss=lambda m, lib, out, a, b: lib.nn.BCELoss()(out.squeeze(), lib.tensor([1.0, 0.0], device=out.device)),
+            optim=lambda lib, params: lib.optim.Adadelta(params, lr=1.0), steps=2, eval=True),
+    Program("torchvision/resnet18", "torchvision_models_resnet.py",
+            lambda m, lib: m.resnet18(num_classes=5), batch=lambda s: (randn(2, 3, 64, 64, step=s),), steps=2, tol=(1e-3, 1e-4),
+            loss=lambda m, lib, out, x: lib.nn.functional.cross_entropy(out, lib.tensor([1, 3], device=out.device))),
+]
+
+
+def _params():
+    for p in PROGRAMS:
+        marks = [pytest.mark.xfail(strict=True, reason=p.xfail)] if p.xfail else []
+        for device in p.devices:
+            yield pytest.param(p, device, id=f"{device}-{p.id}", marks=marks)
+
+
+@pytest.mark.parametrize("program,device", list(_params()))
+def test_program_matches_pytorch(program, device):
+    p = program
+    if device == "webgpu" and not tw.webgpu.is_available():
+        pytest.fail("no WebGPU adapter: install mesa-vulkan-drivers (lavapipe) and wgpu")
+    mod_ours, mod_theirs = load(p.file, tw, preset=p.preset), load(p.file, torch, preset=p.preset)
+    tw.manual_seed(0)
+    torch.manual_seed(0)
+    ours = no_dropout(p.build(mod_ours, tw))
+    theirs = no_dropout(p.build(mod_theirs, torch))
+    copy_weights(ours, theirs)
+    ours.to(device)
+    rtol, atol = p.tol
+    if p.eval:
+        ours.eval()
+        theirs.eval()
+    if p.train:
+        noise = SharedNoise(0)
+        with noise.active(tw):
+            got = p.train(mod_ours, tw, ours, device)
+        with noise.active(torch):
+            want = p.train(mod_theirs, torch, theirs, "cpu")
+        assert_same(got, want, rtol, atol, "result")
+        assert_same_state(ours, theirs, rtol, atol)
+        return
+    loss_fn = p.loss or default_loss
+    opt_ours, opt_theirs = p.optim(tw, list(ours.parameters())), p.optim(torch, list(theirs.parameters()))
+    for step in range(p.steps):
+        batch = p.batch(step)
+        noise = SharedNoise(step)
+        with noise.active(tw):
+            out = _forward(p, ours, to_ours(batch, device))
+            loss = loss_fn(mod_ours, tw, out, *to_ours(batch, device))
+        with noise.active(torch):
+            t_out = _forward(p, theirs, batch)
+            t_loss = loss_fn(mod_theirs, torch, t_out, *batch)
+        if step == 0:
+            assert_same(out, t_out, rtol, atol, "output")
+        assert_same(loss.item(), t_loss.item(), rtol, atol, f"loss at step {step}")
+        opt_ours.zero_grad()
+        opt_theirs.zero_grad()
+        loss.backward()
+        t_loss.backward()
+        if step == 0:
+            assert_same_grads(ours, theirs, rtol * 5, atol * 5)
+        opt_ours.step()
+        opt_theirs.step()
+    assert_same_state(ours, theirs, rtol * 5, atol * 5)
