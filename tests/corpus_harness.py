@@ -112,9 +112,11 @@ def to_torch(t):
 
 def copy_weights(ours, theirs):
     """PyTorch's model takes our model's parameters and buffers (the same state_dict keys)."""
-    sd = ours.state_dict()
-    assert list(sd) == list(theirs.state_dict()), "state_dict keys differ"
-    theirs.load_state_dict({k: to_torch(v) for k, v in sd.items()})
+    sd, want = ours.state_dict(), theirs.state_dict()
+    assert list(sd) == list(want), "state_dict keys differ"
+    copied = type(want)((k, to_torch(v)) for k, v in sd.items())
+    copied._metadata = want._metadata       # module versions (MNASNet checks its own)
+    theirs.load_state_dict(copied)
 
 
 def no_dropout(model):

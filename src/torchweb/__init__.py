@@ -35,6 +35,11 @@ from . import utils  # noqa: E402  (torchweb.utils.data)
 
 _tensor_methods.install()
 
+
+def _assert(condition, message):
+    """torch._assert: the assert statement as a function (model code written for tracing uses it)."""
+    assert condition, message
+
 # PyTorch names we refuse with an explanation rather than an AttributeError.
 float64 = double = _UnsupportedDtype("float64")
 bfloat16 = _UnsupportedDtype("bfloat16")
