@@ -36,6 +36,10 @@ IMPORTS = {
     (0, "torchvision.utils"): "torchvision_shims.py",
     (0, "mingpt.utils"): "mingpt_utils.py", (0, "mingpt.model"): "mingpt_model.py",
     (0, "mingpt.trainer"): "mingpt_trainer.py",
+    (0, "layers"): "pygat_layers.py", (0, "pygcn.layers"): "pygcn_layers.py",
+    (0, "mambapy.pscan"): "mambapy_pscan.py",
+    (1, "fp16_util"): "improved_diffusion_fp16_util.py", (1, "nn"): "improved_diffusion_nn.py",
+    (1, "decoding"): "whisper_shims.py", (1, "transcribe"): "whisper_shims.py",
 }
 # third-party modules only the left-out parts of a program use (plots, environments, downloads)
 STUBS = {"matplotlib", "matplotlib.pyplot", "gymnasium", "requests"}

@@ -188,6 +188,61 @@ def llama_args(mod):
                          max_seq_len=8)
 
 
+def gpt_config(mod, vocab=17, block=8):
+    c = mod.GPT.get_default_config()
+    c.model_type, c.n_layer, c.n_head, c.n_embd = None, 2, 2, 16
+    c.vocab_size, c.block_size = vocab, block
+    c.embd_pdrop = c.resid_pdrop = c.attn_pdrop = 0.0
+    return c
+
+
+def mingpt_trainer(mod, lib, model, device):
+    """minGPT's Trainer.run(): its DataLoader with a RandomSampler, AdamW from the model's
+    configure_optimizers, grad-norm clipping, and an on_batch_end callback that stops after 3
+    iterations. One-item dataset: every sampled index is the same in both libraries."""
+    trainer_mod = load("mingpt_trainer.py", lib)
+    idx, targets = randint(17, 8), randint(17, 8)
+
+    class OneSequence(lib.utils.data.Dataset):
+        def __len__(self):
+            return 1
+
+        def __getitem__(self, i):
+            return to_lib(lib, idx, "cpu"), to_lib(lib, targets, "cpu")
+
+    config = trainer_mod.Trainer.get_default_config()
+    config.device, config.num_workers, config.max_iters, config.batch_size = device, 0, 3, 2
+    config.learning_rate = 1e-2
+    trainer = trainer_mod.Trainer(config, model, OneSequence())
+    losses = []
+    trainer.set_callback("on_batch_end", lambda t: losses.append(t.loss.item()))
+    trainer.run()
+    return losses
+
+
+def whisper_dims(mod):
+    return mod.ModelDimensions(n_mels=8, n_audio_ctx=6, n_audio_state=16, n_audio_head=2, n_audio_layer=2,
+                               n_vocab=29, n_text_ctx=5, n_text_state=16, n_text_head=2, n_text_layer=2)
+
+
+def whisper_loss(mod, lib, logits, mel, tokens):
+    return lib.nn.functional.cross_entropy(logits[:, :-1].reshape(-1, 29), tokens[:, 1:].reshape(-1))
+
+
+def graph_step(mod, lib, out, x, adj, y):
+    """pygat/pygcn train.py's loss: nll_loss of the log-softmax output on the training nodes."""
+    return lib.nn.functional.nll_loss(out[:4], y[:4])
+
+
+def llama2c_args(mod):
+    return mod.ModelArgs(dim=16, n_layers=2, n_heads=4, n_kv_heads=2, vocab_size=31, multiple_of=8,
+                         max_seq_len=8, dropout=0.0)
+
+
+def mamba_config(mod, **kw):
+    return mod.MambaConfig(d_model=8, n_layers=2, d_state=4, d_conv=3, **kw)
+
+
 PROGRAMS = [
     Program("examples/mnist", "examples_mnist.py", lambda m, lib: m.Net(), train=mnist_train),
     Program("examples/mnist_rnn", "examples_mnist_rnn.py", lambda m, lib: m.Net(), train=mnist_train),
@@ -225,6 +280,46 @@ PROGRAMS = [
             batch=lambda s: (randn(2, 1, 16, 16, step=s), randn(2, 1, 16, 16, step=s + 50)),
             loss=lambda m, lib, out, a, b: lib.nn.BCELoss()(out.squeeze(), lib.tensor([1.0, 0.0], device=out.device)),
             optim=lambda lib, params: lib.optim.Adadelta(params, lr=1.0), steps=2, eval=True),
+    Program("minGPT/model", "mingpt_model.py", lambda m, lib: m.GPT(gpt_config(m)),
+            batch=lambda s: (randint(17, 2, 8, step=s), randint(17, 2, 8, step=s + 50)),
+            loss=lambda m, lib, out, idx, tgt: out[1],
+            optim=lambda lib, params: lib.optim.AdamW(params, lr=1e-3, betas=(0.9, 0.95))),
+    Program("minGPT/trainer (Trainer, callbacks)", "mingpt_model.py", lambda m, lib: m.GPT(gpt_config(m)),
+            train=mingpt_trainer),
+    Program("llama2.c/model", "llama2c_model.py", lambda m, lib: m.Transformer(llama2c_args(m)),
+            batch=lambda s: (randint(31, 2, 8, step=s), randint(31, 2, 8, step=s + 50)),
+            forward=lambda model, tok, tgt: (model(tok, tgt), model.last_loss),
+            loss=lambda m, lib, out, tok, tgt: out[1],
+            optim=lambda lib, params: lib.optim.AdamW(params, lr=1e-3),
+            xfail="needs Tensor.type_as: issue 18 item 2"),
+    Program("whisper/model", "whisper_model.py", lambda m, lib: m.Whisper(whisper_dims(m)),
+            batch=lambda s: (randn(2, 8, 12, step=s), randint(29, 2, 5, step=s)), loss=whisper_loss,
+            optim=lambda lib, params: lib.optim.AdamW(params, lr=1e-3),
+            xfail="needs Tensor.to_sparse (its alignment_heads buffer): issue 18 item 2 (sparse COO)"),
+    Program("mamba.py/mamba (parallel scan)", "mambapy_mamba.py", lambda m, lib: m.Mamba(mamba_config(m)),
+            batch=lambda s: (randn(2, 8, 8, step=s),), optim=lambda lib, params: lib.optim.AdamW(params, lr=1e-3)),
+    Program("mamba.py/mamba (sequential scan)", "mambapy_mamba.py",
+            lambda m, lib: m.Mamba(mamba_config(m, pscan=False)),
+            batch=lambda s: (randn(2, 5, 8, step=s),), devices=("webgpu",)),
+    Program("pyGAT/GAT", "pygat_models.py", lambda m, lib: m.GAT(5, 4, 3, dropout=0.0, alpha=0.2, nheads=2),
+            batch=lambda s: graph()[:2] + graph()[2:3], loss=graph_step,
+            optim=lambda lib, params: lib.optim.Adam(params, lr=5e-3, weight_decay=5e-4),
+            xfail="needs torch.empty(size=...): issue 18 item 3 (argument names)"),
+    Program("pyGAT/SpGAT (sparse, custom autograd.Function)", "pygat_models.py",
+            lambda m, lib: m.SpGAT(5, 4, 3, dropout=0.0, alpha=0.2, nheads=2),
+            batch=lambda s: graph()[:2] + graph()[2:3], loss=graph_step,
+            optim=lambda lib, params: lib.optim.Adam(params, lr=5e-3, weight_decay=5e-4),
+            xfail="needs torch.sparse_coo_tensor: issue 18 item 2 (sparse COO)"),
+    Program("pygcn/GCN", "pygcn_models.py", lambda m, lib: m.GCN(5, 8, 3, dropout=0.0),
+            batch=lambda s: graph()[:2] + graph()[2:3], loss=graph_step,
+            optim=lambda lib, params: lib.optim.Adam(params, lr=0.01, weight_decay=5e-4),
+            xfail="needs torch.spmm: issue 18 item 2 (sparse COO)"),
+    Program("improved-diffusion/UNetModel", "improved_diffusion_unet.py",
+            lambda m, lib: m.UNetModel(3, 32, 3, num_res_blocks=1, attention_resolutions=(2,), channel_mult=(1, 2),
+                                       num_heads=2, use_scale_shift_norm=True),
+            batch=lambda s: (randn(2, 3, 8, 8, step=s), randint(1000, 2, step=s)),
+            loss=lambda m, lib, out, x, t: (out - x).pow(2).mean(),
+            optim=lambda lib, params: lib.optim.AdamW(params, lr=1e-4), steps=2, devices=("webgpu",)),
     Program("torchvision/resnet18", "torchvision_models_resnet.py",
             lambda m, lib: m.resnet18(num_classes=5), batch=lambda s: (randn(2, 3, 64, 64, step=s),),
             loss=lambda m, lib, out, x: lib.nn.functional.cross_entropy(out, lib.tensor([1, 3], device=out.device)),

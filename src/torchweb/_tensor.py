@@ -21,6 +21,9 @@ class Tensor:
 
     __module__ = "torchweb"
     _is_torchweb_tensor = True   # what is_tensor() looks for
+    # numpy defers to our operators (np.float64 * tensor is a tensor, as in PyTorch), not the
+    # other way round (an object ndarray of elementwise products)
+    __array_priority__ = 1000
 
     def __init__(self, *args, **kwargs):
         raise TypeError("use torch.tensor(data), torch.empty(shape) or another creation function "
