@@ -37,12 +37,12 @@ IMPORTS = {
     (0, "mingpt.utils"): "mingpt_utils.py", (0, "mingpt.model"): "mingpt_model.py",
     (0, "mingpt.trainer"): "mingpt_trainer.py",
     (0, "layers"): "pygat_layers.py", (0, "pygcn.layers"): "pygcn_layers.py",
-    (0, "mambapy.pscan"): "mambapy_pscan.py",
+    (0, "mambapy.pscan"): "mambapy_pscan.py", (0, "datautils"): "examples_ddp_series_datautils.py",
     (1, "fp16_util"): "improved_diffusion_fp16_util.py", (1, "nn"): "improved_diffusion_nn.py",
     (1, "decoding"): "whisper_shims.py", (1, "transcribe"): "whisper_shims.py",
 }
 # third-party modules only the left-out parts of a program use (plots, environments, downloads)
-STUBS = {"matplotlib", "matplotlib.pyplot", "gymnasium", "requests"}
+STUBS = {"matplotlib", "matplotlib.pyplot", "gymnasium", "gym", "requests"}
 
 _cache = {}
 
@@ -176,10 +176,12 @@ class SharedNoise:
     """While active, torch.randn/randn_like/rand/rand_like/multinomial in both libraries draw from
     one numpy stream in call order, so that a program that samples noise (a VAE's
     reparameterization, a diffusion step, a policy's action) sees the same numbers in both runs.
-    Enter it once per library run with the same seed."""
+    With init=True, Tensor.uniform_/normal_ (what nn.init and the layers' default initialization
+    call), F.dropout/dropout2d's masks and the DataLoader's shuffling draw from it too: a whole
+    script then builds the same weights and batches, and drops the same units, in both libraries. Enter it once per library run with the same seed."""
 
-    def __init__(self, seed=0):
-        self.seed = seed
+    def __init__(self, seed=0, init=False):
+        self.seed, self.init = seed, init
 
     @contextlib.contextmanager
     def active(self, lib):
@@ -210,11 +212,95 @@ class SharedNoise:
             "rand_like": lambda x, **kw: make(tuple(x.shape), rng.random, like=x, **kw),
             "multinomial": multinomial,
         }
-        saved = {k: getattr(lib, k) for k in patches}
-        for k, v in patches.items():
-            setattr(lib, k, v)
+        targets = [(lib, k, v) for k, v in patches.items()]
+        if self.init:
+            def fill(t, values):
+                values = values.astype(np.float32)
+                with lib.no_grad():
+                    t.copy_(lib.tensor(values, device=t.device) if lib is tw else torch.from_numpy(values))
+                return t
+
+            def uniform_(t, a=0.0, b=1.0, *, generator=None):
+                return fill(t, rng.uniform(a, b, tuple(t.shape)))
+
+            def normal_(t, mean=0.0, std=1.0, *, generator=None):
+                return fill(t, rng.normal(mean, std, tuple(t.shape)))
+
+            def dropout_mask(input, p, shape):
+                keep = (rng.random(shape) >= p).astype(np.float32) / (1.0 - p)
+                return lib.tensor(keep, device=input.device) if lib is tw else torch.from_numpy(keep)
+
+            def dropout(input, p=0.5, training=True, inplace=False):
+                if not training or p == 0.0:
+                    return input
+                return input * dropout_mask(input, p, tuple(input.shape))
+
+            def dropout2d(input, p=0.5, training=True, inplace=False):
+                if not training or p == 0.0:
+                    return input
+                shape = tuple(input.shape)
+                # whole channels of (N, C, H, W) or unbatched (C, H, W); elementwise for 2-D input
+                mask = shape[:2] + (1,) * (len(shape) - 2) if len(shape) == 4 else \
+                    shape[:1] + (1,) * (len(shape) - 1) if len(shape) == 3 else shape
+                return input * dropout_mask(input, p, mask)
+
+            targets += [(lib.Tensor, "uniform_", uniform_), (lib.Tensor, "normal_", normal_),
+                        (lib.nn.functional, "dropout", dropout), (lib.nn.functional, "dropout2d", dropout2d)]
+            if lib is tw:
+                from torchweb.utils.data import sampler
+                targets.append((sampler, "_randperm", lambda n, generator: [int(i) for i in rng.permutation(n)]))
+            else:
+                targets.append((torch, "randperm", lambda n, **kw: torch.from_numpy(rng.permutation(n))))
+        saved = [(obj, k, obj.__dict__[k] if k in obj.__dict__ else getattr(obj, k)) for obj, k, _ in targets]
+        for obj, k, v in targets:
+            setattr(obj, k, v)
         try:
             yield
         finally:
-            for k, v in saved.items():
-                setattr(lib, k, v)
+            for obj, k, v in saved:
+                if obj is torch.Tensor and k in ("uniform_", "normal_"):
+                    delattr(obj, k)      # back to the C method of its base
+                else:
+                    setattr(obj, k, v)
+
+
+@contextlib.contextmanager
+def script_run(lib, device, argv, cwd):
+    """A whole script's surroundings: sys.argv, the working directory, torchweb's default device.
+    When torchweb runs on webgpu, the script takes its accelerator path; PyTorch's run then takes
+    the same path (loader options, shuffling) with the CPU as its "accelerator"."""
+    import sys
+    saved_argv, saved_cwd = sys.argv, os.getcwd()
+    saved_device = tw.get_default_device()
+    saved_accel = torch.accelerator.is_available, torch.accelerator.current_accelerator
+    sys.argv = list(argv)
+    os.chdir(cwd)
+    if lib is tw:
+        tw.set_default_device(device)
+    elif device == "webgpu":
+        torch.accelerator.is_available = lambda: True
+        torch.accelerator.current_accelerator = lambda check_available=False: torch.device("cpu")
+    saved_loader = torch.utils.data.DataLoader
+    if lib is torch:
+        torch.utils.data.DataLoader = _InProcessLoader   # no workers, no pinning: same batches
+    try:
+        yield
+    finally:
+        sys.argv = saved_argv
+        os.chdir(saved_cwd)
+        tw.set_default_device(saved_device)
+        torch.accelerator.is_available, torch.accelerator.current_accelerator = saved_accel
+        torch.utils.data.DataLoader = saved_loader
+
+
+class _InProcessLoader(torch.utils.data.DataLoader):
+    def __init__(self, *args, **kwargs):
+        kwargs.update(num_workers=0, persistent_workers=False, pin_memory=False)
+        super().__init__(*args, **kwargs)
+
+
+def run_script(filename, lib, device, argv, cwd, seed=0, preset=None):
+    """Execute the vendored script as __main__ with argv, every random draw (initialization,
+    noise, shuffling) from SharedNoise(seed, init=True); returns its globals."""
+    with script_run(lib, device, argv, cwd), SharedNoise(seed, init=True).active(lib):
+        return load(filename, lib, fresh=True, preset=dict(preset or {}, __name__="__main__"))

@@ -72,19 +72,37 @@ class FakeData:
         return torch.tensor(values).reshape(self.image_size), index % self.num_classes
 
 
-class _Transforms(types.SimpleNamespace):
-    def __getattr__(self, name):
-        return lambda *args, **kwargs: None
-
-
-datasets = types.SimpleNamespace(FakeData=FakeData, MNIST=FakeData, CIFAR10=FakeData)
-transforms = _Transforms()
-utils = types.SimpleNamespace(save_image=save_image)
 
 
 def _no_transform(*args, **kwargs):
     return None
 
 
-MNIST = CIFAR10 = FakeData
+class MNIST:
+    """torchvision.datasets.MNIST's interface over 8 training (4 test) images from a formula,
+    values in [0, 1] as ToTensor gives them; nothing is downloaded."""
+
+    def __init__(self, root, train=True, transform=None, target_transform=None, download=False):
+        self.size, self.shift = (8, 0) if train else (4, 100)
+
+    def __len__(self):
+        return self.size
+
+    def __getitem__(self, index):
+        k = index + self.shift
+        values = [math.sin(0.11 * i * (1 + k % 3) + k) * 0.5 + 0.5 for i in range(784)]
+        return torch.tensor(values).reshape(1, 28, 28), (3 * k + 1) % 10
+
+
+CIFAR10 = FakeData
 Compose = ToTensor = Normalize = Lambda = Resize = CenterCrop = _no_transform
+
+
+class _Transforms(types.SimpleNamespace):
+    def __getattr__(self, name):
+        return lambda *args, **kwargs: None
+
+
+datasets = types.SimpleNamespace(FakeData=FakeData, MNIST=MNIST, CIFAR10=FakeData)
+transforms = _Transforms()
+utils = types.SimpleNamespace(save_image=save_image)
