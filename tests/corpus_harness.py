@@ -10,6 +10,7 @@ named in IMPORTS, loaded once per library."""
 import builtins
 import contextlib
 import importlib
+import inspect
 import os
 import types
 
@@ -220,10 +221,26 @@ class SharedNoise:
                     t.copy_(lib.tensor(values, device=t.device) if lib is tw else torch.from_numpy(values))
                 return t
 
-            def uniform_(t, a=0.0, b=1.0, *, generator=None):
-                return fill(t, rng.uniform(a, b, tuple(t.shape)))
+            def parsed(method, names, defaults):
+                # the library's own argument handling (torchweb's signature; PyTorch's names)
+                # decides what is accepted: a keyword torchweb lacks still fails here
+                def parse(t, *args, generator=None, **kwargs):
+                    if lib is tw:
+                        inspect.signature(method).bind(t, *args, **kwargs)
+                        method(t.new_empty(0), *args, **kwargs)  # its own checks, on no elements
+                    values = dict(zip(names, args), **kwargs)
+                    return [values.get(n, d) for n, d in zip(names, defaults)]
+                return parse
 
-            def normal_(t, mean=0.0, std=1.0, *, generator=None):
+            parse_uniform = parsed(lib.Tensor.uniform_, ("from", "to"), (0.0, 1.0))
+            parse_normal = parsed(lib.Tensor.normal_, ("mean", "std"), (0.0, 1.0))
+
+            def uniform_(t, *args, **kwargs):
+                lo, hi = parse_uniform(t, *args, **kwargs)
+                return fill(t, rng.uniform(lo, hi, tuple(t.shape)))
+
+            def normal_(t, *args, **kwargs):
+                mean, std = parse_normal(t, *args, **kwargs)
                 return fill(t, rng.normal(mean, std, tuple(t.shape)))
 
             def dropout_mask(input, p, shape):

@@ -18,6 +18,8 @@ def _flatten(data, shape, flat, depth=0, leaf=None):
     """Flatten nested sequences, checking they are rectangular; returns the shape.
     leaf[0]: the depth at which numbers were found (every number must sit at the same depth)."""
     leaf = [None] if leaf is None else leaf
+    if getattr(data, "ndim", 0) and not isinstance(data, Tensor) and hasattr(data, "tolist"):
+        data = data.tolist()  # numpy arrays inside a list (a replay buffer's states), as PyTorch takes them
     if isinstance(data, (list, tuple)):
         if leaf[0] is not None and depth >= leaf[0]:
             raise TypeError(f"'{type(data).__name__}' object cannot be interpreted as a number")

@@ -95,8 +95,13 @@ def _zero_(self):
 
 
 def _random_(kind):
-    def op(self, a=None, b=None, *, generator=None):
+    names = ("mean", "std") if kind == "normal" else ("from", "to")   # PyTorch's keyword names
+
+    def op(self, a=None, b=None, *, generator=None, **kwargs):
         from . import _random
+        a, b = kwargs.pop(names[0], a), kwargs.pop(names[1], b)
+        if kwargs:
+            raise TypeError(f"{kind}_() got an unexpected keyword argument '{next(iter(kwargs))}'")
         if not self.dtype.is_floating_point:  # PyTorch's kernels have no integer forms
             raise NotImplementedError(f'"{"check_uniform_bounds" if kind == "uniform" else "normal_kernel_cpu"}" '
                                       f"not implemented for '{self.dtype.word}'")
