@@ -74,6 +74,12 @@ def default_loss(mod, lib, out, *batch):
     return sum(t.float().pow(2).mean() for t in _floats(out))
 
 
+def cls_loss(mod, lib, out, *batch):
+    """An image classifier's loss: cross-entropy against fixed labels."""
+    labels = lib.tensor([(3 * i + 1) % out.shape[1] for i in range(out.shape[0])], device=out.device)
+    return lib.nn.functional.cross_entropy(out, labels)
+
+
 def _forward(p, model, batch):
     return p.forward(model, *batch) if p.forward else model(*batch)
 
@@ -297,11 +303,34 @@ def ddp_series_trainer(mod, lib, model, device):
             os.chdir(cwd)
 
 
+def time_sequence_train(mod, lib, model, device):
+    """time_sequence_prediction/train.py's loop: the model in double precision, MSELoss, LBFGS
+    with a closure for 2 steps, then a prediction 5 steps into the future."""
+    t = torch.arange(12.0)
+    data = torch.stack([torch.sin((t + 3 * k) / 4.0) for k in range(4)]).double()
+    data = to_lib(lib, data, device)
+    model.double()
+    criterion = lib.nn.MSELoss()
+    optimizer = lib.optim.LBFGS(model.parameters(), lr=0.8)
+    for _ in range(2):
+        def closure():
+            optimizer.zero_grad()
+            loss = criterion(model(data[:, :-1]), data[:, 1:])
+            loss.backward()
+            return loss
+        optimizer.step(closure)
+    with lib.no_grad():
+        return model(data[:1, :-1], future=5)
+
+
 PROGRAMS = [
     Program("examples/super_resolution", "examples_super_resolution.py", lambda m, lib: m.Net(2),
             batch=lambda s: (randn(2, 1, 8, 8, step=s),),
             loss=lambda m, lib, out, x: lib.nn.MSELoss()(out, lib.ones_like(out) * 0.5),
             optim=lambda lib, params: lib.optim.Adam(params, lr=1e-3)),
+    Program("examples/time_sequence_prediction", "examples_time_sequence_prediction.py", lambda m, lib: m.Sequence(),
+            train=time_sequence_train,
+            xfail="needs float64 on the device (issue 18 item 6) and optim.LBFGS (not in issue 18)"),
     Program("examples/fast_neural_style", "examples_fast_neural_style.py", lambda m, lib: m.TransformerNet(),
             batch=lambda s: (randn(1, 3, 16, 16, step=s),)),
     Program("examples/language_translation", "examples_language_translation.py",
@@ -351,16 +380,16 @@ PROGRAMS = [
             lambda m, lib: m.Mamba(mamba_config(m, pscan=False)),
             batch=lambda s: (randn(2, 5, 8, step=s),), devices=("webgpu",)),
     Program("pyGAT/GAT", "pygat_models.py", lambda m, lib: m.GAT(5, 4, 3, dropout=0.0, alpha=0.2, nheads=2),
-            batch=lambda s: graph()[:2] + graph()[2:3], loss=graph_step,
+            batch=lambda s: graph()[:3], loss=graph_step, forward=lambda model, x, adj, y: model(x, adj),
             optim=lambda lib, params: lib.optim.Adam(params, lr=5e-3, weight_decay=5e-4),
             xfail="needs torch.empty(size=...): issue 18 item 3 (argument names)"),
     Program("pyGAT/SpGAT (sparse, custom autograd.Function)", "pygat_models.py",
             lambda m, lib: m.SpGAT(5, 4, 3, dropout=0.0, alpha=0.2, nheads=2),
-            batch=lambda s: graph()[:2] + graph()[2:3], loss=graph_step,
+            batch=lambda s: graph()[:3], loss=graph_step, forward=lambda model, x, adj, y: model(x, adj),
             optim=lambda lib, params: lib.optim.Adam(params, lr=5e-3, weight_decay=5e-4),
             xfail="needs torch.sparse_coo_tensor: issue 18 item 2 (sparse COO)"),
     Program("pygcn/GCN", "pygcn_models.py", lambda m, lib: m.GCN(5, 8, 3, dropout=0.0),
-            batch=lambda s: graph()[:2] + graph()[2:3], loss=graph_step,
+            batch=lambda s: graph()[:3], loss=graph_step, forward=lambda model, x, adj, y: model(x, adj),
             optim=lambda lib, params: lib.optim.Adam(params, lr=0.01, weight_decay=5e-4),
             xfail="needs torch.spmm: issue 18 item 2 (sparse COO)"),
     Program("improved-diffusion/UNetModel", "improved_diffusion_unet.py",
@@ -385,43 +414,43 @@ PROGRAMS = [
     Program("torchvision/resnet (Bottleneck, groups)", "torchvision_models_resnet.py",
             lambda m, lib: m.ResNet(m.Bottleneck, [1, 1, 1, 1], num_classes=4, groups=2, width_per_group=8,
                                     zero_init_residual=True),
-            batch=lambda s: (randn(2, 3, 32, 32, step=s),), eval=True, steps=2, devices=("webgpu",)),
+            loss=cls_loss, batch=lambda s: (randn(2, 3, 32, 32, step=s),), eval=True, steps=2, devices=("webgpu",)),
     Program("torchvision/mobilenet_v2", "torchvision_models_mobilenetv2.py",
-            lambda m, lib: m.mobilenet_v2(num_classes=5, width_mult=0.25), batch=lambda s: (randn(2, 3, 32, 32, step=s),),
+            lambda m, lib: m.mobilenet_v2(num_classes=5, width_mult=0.25), loss=cls_loss, batch=lambda s: (randn(2, 3, 32, 32, step=s),),
             eval=True, steps=2),
     Program("torchvision/mobilenet_v3_small", "torchvision_models_mobilenetv3.py",
-            lambda m, lib: m.mobilenet_v3_small(num_classes=5, width_mult=0.25), batch=lambda s: (randn(2, 3, 32, 32, step=s),),
+            lambda m, lib: m.mobilenet_v3_small(num_classes=5, width_mult=0.25), loss=cls_loss, batch=lambda s: (randn(2, 3, 32, 32, step=s),),
             eval=True, steps=2, devices=("webgpu",)),
     Program("torchvision/squeezenet1_1", "torchvision_models_squeezenet.py",
-            lambda m, lib: m.squeezenet1_1(num_classes=5), batch=lambda s: (randn(1, 3, 48, 48, step=s),), steps=2,
+            lambda m, lib: m.squeezenet1_1(num_classes=5), loss=cls_loss, batch=lambda s: (randn(1, 3, 48, 48, step=s),), steps=2,
             devices=("webgpu",)),
     Program("torchvision/shufflenet_v2_x0_5", "torchvision_models_shufflenetv2.py",
-            lambda m, lib: m.shufflenet_v2_x0_5(num_classes=5), batch=lambda s: (randn(2, 3, 32, 32, step=s),),
+            lambda m, lib: m.shufflenet_v2_x0_5(num_classes=5), loss=cls_loss, batch=lambda s: (randn(2, 3, 32, 32, step=s),),
             eval=True, steps=2, devices=("webgpu",)),
     Program("torchvision/densenet", "torchvision_models_densenet.py",
             lambda m, lib: m.DenseNet(growth_rate=4, block_config=(2, 2), num_init_features=8, bn_size=2, num_classes=5),
-            batch=lambda s: (randn(2, 3, 32, 32, step=s),), eval=True, steps=2,
+            loss=cls_loss, batch=lambda s: (randn(2, 3, 32, 32, step=s),), eval=True, steps=2,
             xfail="needs torch.jit (torch.jit.unused at class definition): issue 18 item 6"),
     Program("torchvision/efficientnet_b0", "torchvision_models_efficientnet.py",
-            lambda m, lib: m.efficientnet_b0(num_classes=5), batch=lambda s: (randn(1, 3, 32, 32, step=s),),
+            lambda m, lib: m.efficientnet_b0(num_classes=5), loss=cls_loss, batch=lambda s: (randn(1, 3, 32, 32, step=s),),
             eval=True, steps=2, devices=("webgpu",),
             xfail="needs torch.fx.wrap (ops/stochastic_depth.py registers with fx at import): fx is refused in issue 18"),
     Program("torchvision/convnext", "torchvision_models_convnext.py",
             lambda m, lib: m.ConvNeXt([m.CNBlockConfig(8, 16, 1), m.CNBlockConfig(16, None, 1)], num_classes=5),
-            batch=lambda s: (randn(2, 3, 32, 32, step=s),), steps=2,
+            loss=cls_loss, batch=lambda s: (randn(2, 3, 32, 32, step=s),), steps=2,
             xfail="needs torch.fx.wrap (ops/stochastic_depth.py registers with fx at import): fx is refused in issue 18"),
     Program("torchvision/vision_transformer", "torchvision_models_vision_transformer.py",
             lambda m, lib: m.VisionTransformer(image_size=16, patch_size=8, num_layers=2, num_heads=2, hidden_dim=8,
                                                mlp_dim=16, num_classes=5),
-            batch=lambda s: (randn(2, 3, 16, 16, step=s),), optim=lambda lib, params: lib.optim.AdamW(params, lr=1e-3)),
+            loss=cls_loss, batch=lambda s: (randn(2, 3, 16, 16, step=s),), optim=lambda lib, params: lib.optim.AdamW(params, lr=1e-3)),
     Program("torchvision/regnet", "torchvision_models_regnet.py",
             lambda m, lib: m.RegNet(m.BlockParams.from_init_params(depth=2, w_0=8, w_a=8.0, w_m=2.0, group_width=4,
                                                                     se_ratio=0.25), num_classes=5),
-            batch=lambda s: (randn(2, 3, 32, 32, step=s),), eval=True, steps=2,
+            loss=cls_loss, batch=lambda s: (randn(2, 3, 32, 32, step=s),), eval=True, steps=2,
             xfail="needs torch.diff: issue 18 item 2"),
     Program("torchvision/googlenet", "torchvision_models_googlenet.py",
             lambda m, lib: m.GoogLeNet(num_classes=5, aux_logits=False, init_weights=True),
-            batch=lambda s: (randn(1, 3, 32, 32, step=s),), eval=True, steps=2, devices=("webgpu",),
+            loss=cls_loss, batch=lambda s: (randn(1, 3, 32, 32, step=s),), eval=True, steps=2, devices=("webgpu",),
             xfail="needs torch.jit (torch.jit.unused at class definition): issue 18 item 6"),
 ]
 
