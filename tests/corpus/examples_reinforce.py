@@ -1,6 +1,6 @@
 # Vendored for torchweb's corpus test (tests/test_corpus.py) from https://github.com/pytorch/examples @ 77f55b9, reinforcement_learning/reinforce.py
 # License: BSD-3-Clause, Copyright (c) 2017, Pytorch contributors (full text in tests/corpus/LICENSES.md).
-# The imports (gymnasium's dropped), Policy, select_action and finish_episode unchanged; the argparse,
+# The imports (gymnasium resolves to a stub), Policy, select_action and finish_episode unchanged; the argparse,
 # the gym environment and main() are left out: the harness sets the globals they would
 # (args, policy, optimizer, eps) and plays fixed episodes.
 
