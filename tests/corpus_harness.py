@@ -40,7 +40,7 @@ IMPORTS = {
     (0, "layers"): "pygat_layers.py", (0, "pygcn.layers"): "pygcn_layers.py",
     (0, "mambapy.pscan"): "mambapy_pscan.py", (0, "datautils"): "examples_ddp_series_datautils.py",
     (1, "fp16_util"): "improved_diffusion_fp16_util.py", (1, "nn"): "improved_diffusion_nn.py",
-    (1, "decoding"): "whisper_shims.py", (1, "transcribe"): "whisper_shims.py",
+    (1, "decoding"): "whisper_shims.py", (1, "transcribe"): "whisper_shims.py", (1, "utils"): "whisper_utils.py",
 }
 # third-party modules only the left-out parts of a program use (plots, environments, downloads)
 STUBS = {"matplotlib", "matplotlib.pyplot", "gymnasium", "gym", "requests"}

@@ -323,6 +323,15 @@ def time_sequence_train(mod, lib, model, device):
         return model(data[:1, :-1], future=5)
 
 
+def whisper_front_end(mod, lib, model, device):
+    """whisper/audio.py: pad_or_trim and log_mel_spectrogram (Hann window, STFT, the mel filter
+    bank from its assets, log10 and dynamic-range clamp) on 0.1 s of a two-tone signal."""
+    t = torch.arange(1600.0) / mod.SAMPLE_RATE
+    audio = to_lib(lib, 0.5 * torch.sin(2 * math.pi * 440 * t) + 0.2 * torch.sin(2 * math.pi * 1250 * t), device)
+    audio = mod.pad_or_trim(audio, 1800)
+    return mod.log_mel_spectrogram(audio, n_mels=80)
+
+
 PROGRAMS = [
     Program("examples/super_resolution", "examples_super_resolution.py", lambda m, lib: m.Net(2),
             batch=lambda s: (randn(2, 1, 8, 8, step=s),),
@@ -374,6 +383,8 @@ PROGRAMS = [
             batch=lambda s: (randn(2, 8, 12, step=s), randint(29, 2, 5, step=s)), loss=whisper_loss,
             optim=lambda lib, params: lib.optim.AdamW(params, lr=1e-3),
             xfail="needs Tensor.to_sparse (its alignment_heads buffer): issue 18 item 2 (sparse COO)"),
+    Program("whisper/audio (log-mel front end)", "whisper_audio.py", lambda m, lib: lib.nn.Module(),
+            train=whisper_front_end, xfail="needs torch.hann_window (issue 18 item 2) and torch.stft"),
     Program("mamba.py/mamba (parallel scan)", "mambapy_mamba.py", lambda m, lib: m.Mamba(mamba_config(m)),
             batch=lambda s: (randn(2, 8, 8, step=s),), optim=lambda lib, params: lib.optim.AdamW(params, lr=1e-3)),
     Program("mamba.py/mamba (sequential scan)", "mambapy_mamba.py",
