@@ -300,3 +300,29 @@ def whisper_front_end(mod, lib, model, device):
     audio = to_lib(lib, 0.5 * torch.sin(2 * math.pi * 440 * t) + 0.2 * torch.sin(2 * math.pi * 1250 * t), device)
     audio = mod.pad_or_trim(audio, 1800)
     return mod.log_mel_spectrogram(audio, n_mels=80)
+
+
+def char_rnn_train(mod, lib, model, device):
+    """char-rnn.pytorch: the model stepped one character at a time over a batch of chunks with
+    a summed CrossEntropyLoss and Adam (its train.py's loop, whose module runs argparse at import),
+    then generate.py's generate(): priming, temperature, torch.multinomial, tensor indices into
+    a string."""
+    text = "When forty winters shall besiege thy brow, and dig deep trenches in thy beauty's field"
+    chunks = [text[i:i + 9] for i in (0, 20, 41)]
+    inp = lib.stack([mod.char_tensor(c[:-1]) for c in chunks]).to(device)
+    target = lib.stack([mod.char_tensor(c[1:]) for c in chunks]).to(device)
+    optimizer = lib.optim.Adam(model.parameters(), lr=0.01)
+    criterion = lib.nn.CrossEntropyLoss()
+    losses = []
+    for _ in range(2):
+        hidden = model.init_hidden(3)
+        hidden = tuple(h.to(device) for h in hidden) if isinstance(hidden, tuple) else hidden.to(device)
+        model.zero_grad()
+        loss = 0
+        for c in range(8):
+            output, hidden = model(inp[:, c], hidden)
+            loss += criterion(output.view(3, -1), target[:, c])
+        loss.backward()
+        optimizer.step()
+        losses.append(loss.item() / 8)
+    return losses, mod.generate(model, "Wh", 6)

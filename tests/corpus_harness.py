@@ -38,12 +38,13 @@ IMPORTS = {
     (0, "mingpt.utils"): "mingpt_utils.py", (0, "mingpt.model"): "mingpt_model.py",
     (0, "mingpt.trainer"): "mingpt_trainer.py",
     (0, "layers"): "pygat_layers.py", (0, "pygcn.layers"): "pygcn_layers.py",
+    (0, "helpers"): "char_rnn_helpers.py", (0, "model"): "char_rnn_model.py",
     (0, "mambapy.pscan"): "mambapy_pscan.py", (0, "datautils"): "examples_ddp_series_datautils.py",
     (1, "fp16_util"): "improved_diffusion_fp16_util.py", (1, "nn"): "improved_diffusion_nn.py",
     (1, "decoding"): "whisper_shims.py", (1, "transcribe"): "whisper_shims.py", (1, "utils"): "whisper_utils.py",
 }
 # third-party modules only the left-out parts of a program use (plots, environments, downloads)
-STUBS = {"matplotlib", "matplotlib.pyplot", "gymnasium", "gym", "requests"}
+STUBS = {"matplotlib", "matplotlib.pyplot", "gymnasium", "gym", "requests", "unidecode"}
 
 _cache = {}
 
@@ -139,7 +140,8 @@ def assert_same(got, want, rtol, atol, what="output"):
         assert tuple(got.shape) == tuple(want.shape), f"{what}: shape {tuple(got.shape)} != {tuple(want.shape)}"
         g = to_torch(got)
         if want.dtype.is_floating_point:
-            torch.testing.assert_close(g.to(want.dtype), want.detach(), rtol=rtol, atol=atol, msg=lambda m: f"{what}: {m}")
+            torch.testing.assert_close(g.to(want.dtype), want.detach(), rtol=rtol, atol=atol,
+                                       msg=lambda m: f"{what}: {m}")
         else:
             assert torch.equal(g.to(want.dtype), want), f"{what}: {g} != {want}"
     elif isinstance(want, (list, tuple)):
@@ -179,7 +181,8 @@ class SharedNoise:
     reparameterization, a diffusion step, a policy's action) sees the same numbers in both runs.
     With init=True, Tensor.uniform_/normal_ (what nn.init and the layers' default initialization
     call), F.dropout/dropout2d's masks and the DataLoader's shuffling draw from it too: a whole
-    script then builds the same weights and batches, and drops the same units, in both libraries. Enter it once per library run with the same seed."""
+    script then builds the same weights and batches, and drops the same units, in both libraries.
+    Enter it once per library run with the same seed."""
 
     def __init__(self, seed=0, init=False):
         self.seed, self.init = seed, init
@@ -189,7 +192,9 @@ class SharedNoise:
         rng = np.random.default_rng(self.seed)
 
         def make(shape, draw, like=None, **kw):
-            shape = tuple(shape[0]) if len(shape) == 1 and isinstance(shape[0], (tuple, list, torch.Size)) else tuple(shape)
+            if len(shape) == 1 and isinstance(shape[0], (tuple, list, torch.Size)):
+                shape = shape[0]
+            shape = tuple(shape)
             data = draw(shape).astype(np.float32)
             device = kw.get("device", None if like is None else like.device)
             out = lib.tensor(data, device=device) if lib is tw else torch.from_numpy(data)

@@ -21,11 +21,12 @@ import torch
 import torchweb as tw
 from corpus_harness import (SharedNoise, assert_same, assert_same_grads, assert_same_state,
                             copy_weights, load, no_dropout, run_script, to_ours)
-from corpus_drivers import (ForwardForwardNet, run_forward, networks, cls_loss, ddp_series_trainer, ddpg_train,
-                            default_loss, dqn_train, forward_forward_train, gpt_config, graph,
-                            graph_step, graph_train, llama2c_args, llama_args, mamba_config,
-                            mingpt_trainer, policy_train, ppo_train, randint, randn,
-                            time_sequence_train, whisper_dims, whisper_front_end, whisper_loss)
+from corpus_drivers import (ForwardForwardNet, char_rnn_train, cls_loss, ddp_series_trainer,
+                            ddpg_train, default_loss, dqn_train, forward_forward_train, gpt_config,
+                            graph, graph_step, graph_train, llama2c_args, llama_args, mamba_config,
+                            mingpt_trainer, networks, policy_train, ppo_train, randint, randn,
+                            run_forward, time_sequence_train, whisper_dims, whisper_front_end,
+                            whisper_loss)
 
 
 @dataclass
@@ -45,6 +46,8 @@ class Program:
     preset: dict = field(default_factory=dict)   # globals the program's left-out setup would set
     devices: tuple = ("cpu", "webgpu")   # the heaviest run on one device only, to keep the file fast
 
+
+FX_WRAP = "needs torch.fx.wrap (ops/stochastic_depth.py registers with fx at import): fx is refused in issue 18"
 
 PROGRAMS = [
     Program("examples/super_resolution", "examples_super_resolution.py", lambda m, lib: m.Net(2),
@@ -69,8 +72,8 @@ PROGRAMS = [
             xfail="needs torch.distributions (Categorical): not in issue 18's namespaces"),
     Program("examples/actor_critic", "examples_actor_critic.py", lambda m, lib: m.Policy(), train=policy_train,
             xfail="needs torch.distributions (Categorical): not in issue 18's namespaces"),
-    Program("examples/mnist_forward_forward", "examples_forward_forward.py", ForwardForwardNet(), train=lambda m, lib, model, d:
-            forward_forward_train(m, lib, model.net, d)),
+    Program("examples/mnist_forward_forward", "examples_forward_forward.py", ForwardForwardNet(),
+            train=lambda m, lib, model, d: forward_forward_train(m, lib, model.net, d)),
     Program("examples/llama2 (tensor_parallelism)", "examples_llama2.py",
             lambda m, lib: m.Transformer.from_model_args(llama_args(m)),
             batch=lambda s: (randint(23, 2, 6, step=s),),
@@ -123,6 +126,14 @@ PROGRAMS = [
             batch=lambda s: (randn(2, 3, 8, 8, step=s), randint(1000, 2, step=s)),
             loss=lambda m, lib, out, x, t: (out - x).pow(2).mean(),
             optim=lambda lib, params: lib.optim.AdamW(params, lr=1e-4), steps=2, devices=("webgpu",)),
+    Program("char-rnn.pytorch (GRU, generate)", "char_rnn_generate.py",
+            lambda m, lib: m.CharRNN(m.n_characters, 16, m.n_characters, model="gru", n_layers=2),
+            train=char_rnn_train, tol=(1e-3, 1e-4),
+            xfail="needs torch.autograd.Variable (legacy, issue 18 item 2: autograd namespace)"),
+    Program("char-rnn.pytorch (LSTM, generate)", "char_rnn_generate.py",
+            lambda m, lib: m.CharRNN(m.n_characters, 16, m.n_characters, model="lstm", n_layers=1),
+            train=char_rnn_train, tol=(1e-3, 1e-4), devices=("webgpu",),
+            xfail="needs torch.autograd.Variable (legacy, issue 18 item 2: autograd namespace)"),
     Program("minimalRL/dqn", "minimalrl_dqn.py", networks(q=lambda m: m.Qnet(), q_target=lambda m: m.Qnet()),
             train=dqn_train),
     Program("minimalRL/ddpg", "minimalrl_ddpg.py",
@@ -141,33 +152,40 @@ PROGRAMS = [
                                     zero_init_residual=True),
             loss=cls_loss, batch=lambda s: (randn(2, 3, 32, 32, step=s),), eval=True, steps=2, devices=("webgpu",)),
     Program("torchvision/mobilenet_v2", "torchvision_models_mobilenetv2.py",
-            lambda m, lib: m.mobilenet_v2(num_classes=5, width_mult=0.25), loss=cls_loss, batch=lambda s: (randn(2, 3, 32, 32, step=s),),
+            lambda m, lib: m.mobilenet_v2(num_classes=5, width_mult=0.25), loss=cls_loss,
+            batch=lambda s: (randn(2, 3, 32, 32, step=s),),
             eval=True, steps=2),
     Program("torchvision/mobilenet_v3_small", "torchvision_models_mobilenetv3.py",
-            lambda m, lib: m.mobilenet_v3_small(num_classes=5, width_mult=0.25), loss=cls_loss, batch=lambda s: (randn(2, 3, 32, 32, step=s),),
+            lambda m, lib: m.mobilenet_v3_small(num_classes=5, width_mult=0.25), loss=cls_loss,
+            batch=lambda s: (randn(2, 3, 32, 32, step=s),),
             eval=True, steps=2, devices=("webgpu",)),
     Program("torchvision/squeezenet1_1", "torchvision_models_squeezenet.py",
-            lambda m, lib: m.squeezenet1_1(num_classes=5), loss=cls_loss, batch=lambda s: (randn(1, 3, 48, 48, step=s),), steps=2,
+            lambda m, lib: m.squeezenet1_1(num_classes=5), loss=cls_loss,
+            batch=lambda s: (randn(1, 3, 48, 48, step=s),), steps=2,
             devices=("webgpu",)),
     Program("torchvision/shufflenet_v2_x0_5", "torchvision_models_shufflenetv2.py",
-            lambda m, lib: m.shufflenet_v2_x0_5(num_classes=5), loss=cls_loss, batch=lambda s: (randn(2, 3, 32, 32, step=s),),
+            lambda m, lib: m.shufflenet_v2_x0_5(num_classes=5), loss=cls_loss,
+            batch=lambda s: (randn(2, 3, 32, 32, step=s),),
             eval=True, steps=2, devices=("webgpu",)),
     Program("torchvision/densenet", "torchvision_models_densenet.py",
-            lambda m, lib: m.DenseNet(growth_rate=4, block_config=(2, 2), num_init_features=8, bn_size=2, num_classes=5),
+            lambda m, lib: m.DenseNet(growth_rate=4, block_config=(2, 2), num_init_features=8, bn_size=2,
+                                       num_classes=5),
             loss=cls_loss, batch=lambda s: (randn(2, 3, 32, 32, step=s),), eval=True, steps=2,
             xfail="needs torch.jit (torch.jit.unused at class definition): issue 18 item 6"),
     Program("torchvision/efficientnet_b0", "torchvision_models_efficientnet.py",
-            lambda m, lib: m.efficientnet_b0(num_classes=5), loss=cls_loss, batch=lambda s: (randn(1, 3, 32, 32, step=s),),
+            lambda m, lib: m.efficientnet_b0(num_classes=5), loss=cls_loss,
+            batch=lambda s: (randn(1, 3, 32, 32, step=s),),
             eval=True, steps=2, devices=("webgpu",),
-            xfail="needs torch.fx.wrap (ops/stochastic_depth.py registers with fx at import): fx is refused in issue 18"),
+            xfail=FX_WRAP),
     Program("torchvision/convnext", "torchvision_models_convnext.py",
             lambda m, lib: m.ConvNeXt([m.CNBlockConfig(8, 16, 1), m.CNBlockConfig(16, None, 1)], num_classes=5),
             loss=cls_loss, batch=lambda s: (randn(2, 3, 32, 32, step=s),), steps=2,
-            xfail="needs torch.fx.wrap (ops/stochastic_depth.py registers with fx at import): fx is refused in issue 18"),
+            xfail=FX_WRAP),
     Program("torchvision/vision_transformer", "torchvision_models_vision_transformer.py",
             lambda m, lib: m.VisionTransformer(image_size=16, patch_size=8, num_layers=2, num_heads=2, hidden_dim=8,
                                                mlp_dim=16, num_classes=5),
-            loss=cls_loss, batch=lambda s: (randn(2, 3, 16, 16, step=s),), optim=lambda lib, params: lib.optim.AdamW(params, lr=1e-3)),
+            loss=cls_loss, batch=lambda s: (randn(2, 3, 16, 16, step=s),),
+            optim=lambda lib, params: lib.optim.AdamW(params, lr=1e-3)),
     Program("torchvision/regnet", "torchvision_models_regnet.py",
             lambda m, lib: m.RegNet(m.BlockParams.from_init_params(depth=2, w_0=8, w_a=8.0, w_m=2.0, group_width=4,
                                                                     se_ratio=0.25), num_classes=5),
