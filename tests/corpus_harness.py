@@ -21,8 +21,9 @@ import torchweb as tw
 
 CORPUS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "corpus")
 
-# (import level, module name) -> vendored file in tests/corpus; level 0 names of files in
-# tests/corpus (torchvision_shims, ...) resolve there too
+# (import level, module name) -> vendored file in tests/corpus, for every program alike (the
+# names do not collide within the corpus); level 0 names of files in tests/corpus
+# (torchvision_shims, ...) resolve there too
 IMPORTS = {
     (1, "_api"): "torchvision_models_api.py", (1, "_utils"): "torchvision_models_utils.py",
     (1, "_meta"): "torchvision_shims.py", (2, "_utils"): "torchvision_shims.py",
@@ -41,7 +42,8 @@ IMPORTS = {
     (0, "helpers"): "char_rnn_helpers.py", (0, "model"): "char_rnn_model.py",
     (0, "mambapy.pscan"): "mambapy_pscan.py", (0, "datautils"): "examples_ddp_series_datautils.py",
     (1, "fp16_util"): "improved_diffusion_fp16_util.py", (1, "nn"): "improved_diffusion_nn.py",
-    (1, "decoding"): "whisper_shims.py", (1, "transcribe"): "whisper_shims.py", (1, "utils"): "whisper_utils.py",
+    (1, "decoding"): "whisper_shims.py", (1, "transcribe"): "whisper_shims.py",
+    (1, "utils"): "whisper_utils.py",
 }
 # third-party modules only the left-out parts of a program use (plots, environments, downloads)
 STUBS = {"matplotlib", "matplotlib.pyplot", "gymnasium", "gym", "requests", "unidecode"}
@@ -65,8 +67,9 @@ def _importer(lib):
     def imp(name, globals=None, locals=None, fromlist=(), level=0):
         if (level, name) in IMPORTS:
             module = load(IMPORTS[level, name], lib)
-            return module if fromlist or level else load("torchvision_package.py", lib) \
-                if name.startswith("torchvision") else module
+            if level == 0 and not fromlist and name.startswith("torchvision."):
+                return load("torchvision_package.py", lib)   # `import torchvision.x` binds torchvision
+            return module
         if level == 0 and os.path.exists(os.path.join(CORPUS, name + ".py")):
             return load(name + ".py", lib)
         if level == 0 and name in STUBS:
