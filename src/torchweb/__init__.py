@@ -75,6 +75,11 @@ from ._legacy_types import TYPES as _LEGACY, set_default_tensor_type  # noqa: E4
 (FloatTensor, DoubleTensor, HalfTensor, BFloat16Tensor, ByteTensor, CharTensor, ShortTensor,
  IntTensor, LongTensor, BoolTensor) = (_LEGACY[n] for n in _LEGACY)
 
+
+def _assert(condition, message):
+    """torch._assert: the assert statement as a function (model code written for tracing uses it)."""
+    assert condition, message
+
 # PyTorch names we refuse with an explanation rather than an AttributeError.
 from ._dtype import float64, double  # noqa: E402  (held on the host: torchweb/host64/)
 from . import host64 as _host64  # noqa: E402

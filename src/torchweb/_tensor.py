@@ -22,6 +22,9 @@ class Tensor:
 
     __module__ = "torchweb"
     _is_torchweb_tensor = True   # what is_tensor() looks for
+    # numpy defers to our operators (np.float64 * tensor is a tensor, as in PyTorch), not the
+    # other way round (an object ndarray of elementwise products)
+    __array_priority__ = 1000
 
     def __new__(cls, *args, **kwargs):
         if cls is not Tensor:   # (subclasses make themselves: nn.Parameter's __new__)
