@@ -107,8 +107,7 @@ PROGRAMS = [
             batch=lambda s: (randn(2, 5, 8, step=s),), devices=("webgpu",)),
     Program("pyGAT/GAT", "pygat_models.py", lambda m, lib: m.GAT(5, 4, 3, dropout=0.0, alpha=0.2, nheads=2),
             batch=lambda s: graph()[:3], loss=graph_step, forward=lambda model, x, adj, y: model(x, adj),
-            optim=lambda lib, params: lib.optim.Adam(params, lr=5e-3, weight_decay=5e-4),
-            xfail="needs torch.empty(size=...): issue 18 item 3 (argument names)"),
+            optim=lambda lib, params: lib.optim.Adam(params, lr=5e-3, weight_decay=5e-4)),
     Program("pyGAT/SpGAT (sparse, custom autograd.Function)", "pygat_models.py",
             lambda m, lib: m.SpGAT(5, 4, 3, dropout=0.0, alpha=0.2, nheads=2),
             batch=lambda s: graph()[:3], loss=graph_step, forward=lambda model, x, adj, y: model(x, adj),
@@ -189,8 +188,7 @@ PROGRAMS = [
             xfail="needs torch.diff: issue 18 item 2"),
     Program("torchvision/googlenet", "torchvision_models_googlenet.py",
             lambda m, lib: m.GoogLeNet(num_classes=5, aux_logits=False, init_weights=True),
-            loss=cls_loss, batch=lambda s: (randn(1, 3, 32, 32, step=s),), eval=True, steps=2, devices=("webgpu",),
-            xfail="needs torch.jit (torch.jit.unused at class definition): issue 18 item 6"),
+            loss=cls_loss, batch=lambda s: (randn(1, 3, 32, 32, step=s),), eval=True, steps=2, devices=("webgpu",)),
 ]
 
 
