@@ -128,3 +128,22 @@ def test_autocast_state_and_exceptions():
     g.manual_seed(5)
     assert g.initial_seed() == 5 == torchweb.initial_seed()
     assert torchweb.has_lapack is False and torchweb.has_spectral is False
+
+
+def test_fx_wrap_is_a_no_op_and_tracing_is_refused():
+    def stochastic_depth(x):
+        return x
+    assert torchweb.fx.wrap("stochastic_depth") == "stochastic_depth"
+    assert torchweb.fx.wrap(stochastic_depth) is stochastic_depth
+    assert not hasattr(torchweb.fx, "symbolic_trace")
+    with pytest.raises(AttributeError, match="torch.fx.symbolic_trace is not supported by torchweb"):
+        torchweb.fx.symbolic_trace
+
+
+def test_tensorboard_and_export_are_refused_as_on_a_build_without_them():
+    with pytest.raises(ImportError, match="tensorboard is not supported by torchweb"):
+        import torchweb.utils.tensorboard  # noqa: F401
+    for name in ("onnx", "distributions", "fft", "func"):
+        assert not hasattr(torchweb, name)
+        with pytest.raises(AttributeError, match=f"torch.{name} is not supported by torchweb"):
+            getattr(torchweb, name)
