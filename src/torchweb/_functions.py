@@ -17,9 +17,13 @@ from .ops import einsum, linalg_more  # noqa: F401,E402  (einsum, diag, cross, c
 from .ops import special_ops  # noqa: F401,E402  (polygamma, mvlgamma register)
 from .ops.composite import ctc  # noqa: F401,E402  (ctc_loss registers)
 from .ops import random_ops  # noqa: F401,E402  (multinomial, bernoulli, normal register)
+from .ops.composite import statistics, windows  # noqa: F401,E402  (nansum, quantile, cov, diff, *_window register)
+from .ops.composite import indices, scatter_views, sets  # noqa: F401,E402  (tril_indices, *_scatter, isin register)
 from .ops.registry import torch_names
 
 globals().update(torch_names())
+from ._inplace_functions import *  # noqa: F401,F403,E402  (torch.celu_, torch.fill_, ...: not op entries)
+from . import _inplace_functions  # noqa: E402
 
 
 def numel(input):
@@ -38,4 +42,4 @@ def can_cast(from_, to):
     return from_.category <= to.category
 
 
-__all__ = sorted(torch_names()) + ["numel", "is_floating_point", "result_type", "can_cast"]
+__all__ = sorted(torch_names()) + _inplace_functions.__all__ + ["numel", "is_floating_point", "result_type", "can_cast"]

@@ -56,6 +56,16 @@ class OpDef:
 
 OPS = {}
 
+# Ops whose in-place form PyTorch also has as a torch.* function (torch.relu_(x), torch.abs_(x),
+# ...): torch_names() adds torch.<name>_ from the entry's `inplace`. tests/test_registry.py checks
+# that each is an op with an in-place form and that PyTorch has the name.
+TORCH_INPLACE = frozenset((
+    "abs", "acos", "acosh", "arccos", "arccosh", "arcsin", "arcsinh", "arctan", "arctanh", "asin", "asinh",
+    "atan", "atanh", "ceil", "clamp", "clamp_max", "clamp_min", "clip", "cos", "cosh", "deg2rad", "erf",
+    "erfc", "exp", "exp2", "expm1", "fix", "floor", "frac", "gcd", "i0", "index_put", "lcm", "ldexp", "log",
+    "log10", "log1p", "log2", "logit", "nan_to_num", "neg", "negative", "rad2deg", "reciprocal", "relu",
+    "round", "rsqrt", "sigmoid", "sin", "sinc", "sinh", "sqrt", "square", "tan", "tanh", "trunc", "xlogy"))
+
 
 def register(name, fn, kind, key=None, **kw):
     """key: the entry's name in OPS where it differs from the op's (an nn.functional form whose
@@ -88,6 +98,10 @@ def torch_names():
             out[op.name] = op.fn
             for a in op.aliases:
                 out[a] = op.fn
+            if op.inplace is not None:
+                for n in (op.name,) + op.aliases:
+                    if n in TORCH_INPLACE:
+                        out[n + "_"] = op.inplace
     return out
 
 
