@@ -19,6 +19,9 @@ from .ops.composite import ctc  # noqa: F401,E402  (ctc_loss registers)
 from .ops import random_ops  # noqa: F401,E402  (multinomial, bernoulli, normal register)
 from .ops.composite import statistics, windows  # noqa: F401,E402  (nansum, quantile, cov, diff, *_window register)
 from .ops.composite import indices, scatter_views, sets  # noqa: F401,E402  (tril_indices, *_scatter, isin register)
+from .ops.composite import number_parts  # noqa: F401,E402  (lcm, frexp, ldexp register)
+from .ops.composite import index_reduce, integration, matrix_builders  # noqa: F401,E402  (index_reduce, trapezoid, vander register)
+from .ops.composite import pad_nd, predicates, splits, view_copies  # noqa: F401,E402  (constant_pad_nd, is_*, *split, *_copy register)
 from .ops.registry import torch_names
 
 globals().update(torch_names())

@@ -114,7 +114,7 @@ def hstack(tensors):
     return cat(tensors, 0 if tensors[0].dim() == 1 else 1)
 
 
-@define("vstack", "join", method=False, doc='vstack(tensors) -> Tensor\n\nThe tensors joined row-wise (1-D ones as rows).')
+@define("vstack", "join", method=False, aliases=("row_stack",), doc='vstack(tensors) -> Tensor\n\nThe tensors joined row-wise (1-D ones as rows).')
 def vstack(tensors):
     return cat([t if t.dim() > 1 else S.reshape(t, (1, -1)) for t in tensors], 0)
 
