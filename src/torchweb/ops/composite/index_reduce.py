@@ -27,7 +27,8 @@ def _index_reduce(input, dim, index, source, reduce, include_self):
         raise IndexError("index_reduce_(): Source/destination tensor must have same number of dimensions")
     source = source.reshape(1) if source.dim() == 0 else source
     if source.shape[d] != index.numel():
-        raise IndexError("index_reduce_(): Number of indices should be equal to source.size(dim)")
+        raise RuntimeError(f"index_reduce_(): Number of indices ({index.numel()}) should be equal to "
+                           f"source.size(dim): ({source.shape[d]}), for dim: {d}")
     for i in range(input.dim()):
         if i != d and source.shape[i] != input.shape[i]:
             raise RuntimeError(f"index_reduce_(): Source/destination tensor must have same slice shapes. "

@@ -22,12 +22,14 @@ def _check(name, y, x, dx):
         raise RuntimeError(f"{name}: received a bool input for `y`, but bool is not supported")
     if isinstance(dx, bool):
         raise RuntimeError(f"{name}: Currently, we only support dx as a real number.")
+    if y.dim() == 0:
+        raise IndexError("Dimension specified as -1 but tensor has no dimensions")
 
 
 def _pairs(y, d):
     """y's neighbours along d summed: y[1:] + y[:-1]."""
     n = y.shape[d]
-    return y.narrow(d, 1, max(n - 1, 0)) + y.narrow(d, 0, max(n - 1, 0))
+    return y.narrow(d, min(n, 1), max(n - 1, 0)) + y.narrow(d, 0, max(n - 1, 0))
 
 
 def _spacing(name, y, x, d):

@@ -33,6 +33,12 @@ def lcm(input, other, *, out=None):
     return r if out is None else out.copy_(r)
 
 
+def _times_pow2(v, k):
+    """v * 2**k with 2**k in two halves: 2**-128 alone is subnormal, and GPUs flush those to zero."""
+    half = call("floor", k * 0.5)
+    return v * call("exp2", half) * call("exp2", k - half)
+
+
 @define("frexp", "elementwise", dtypes="floating",
         doc="frexp(input, *, out=None) -> (mantissa, exponent)\n\ninput = mantissa * 2**exponent with "
             "|mantissa| in [0.5, 1) (0, inf and NaN: mantissa input, exponent 0); exponent is int32.")
@@ -45,10 +51,10 @@ def frexp(input, *, out=None):
     safe = call("where", special, 1.0, a).float()
     e = call("floor", call("log2", safe)) + 1
     # log2 can be off by one next to a power of two: bring |m| into [0.5, 1)
-    m = safe * call("exp2", -e)
+    m = _times_pow2(safe, -e)
     e = call("where", m >= 1, e + 1, call("where", m < 0.5, e - 1, e))
     e = call("where", special, 0.0, e)
-    mantissa = input * call("exp2", -e).to(input.dtype)
+    mantissa = _times_pow2(input, -e.to(input.dtype))
     exponent = e.to(D.int32)
     if out is not None:
         out[0].copy_(mantissa)
