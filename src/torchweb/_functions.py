@@ -27,6 +27,8 @@ from .ops.registry import torch_names
 globals().update(torch_names())
 from ._inplace_functions import *  # noqa: F401,F403,E402  (torch.celu_, torch.fill_, ...: not op entries)
 from . import _inplace_functions  # noqa: E402
+from ._creation_more import *  # noqa: F401,F403,E402  (scalar_tensor, range, frombuffer, asarray, ...)
+from . import _creation_more  # noqa: E402
 
 
 def numel(input):
@@ -45,4 +47,4 @@ def can_cast(from_, to):
     return from_.category <= to.category
 
 
-__all__ = sorted(torch_names()) + _inplace_functions.__all__ + ["numel", "is_floating_point", "result_type", "can_cast"]
+__all__ = sorted(torch_names()) + _inplace_functions.__all__ + _creation_more.__all__ + ["numel", "is_floating_point", "result_type", "can_cast"]
