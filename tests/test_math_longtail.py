@@ -290,3 +290,21 @@ def test_isin_large_takes_the_sorted_path(device):
     check(lambda m, a, b: m.isin(a, b, invert=True), e.reshape(30, 100), t.float(), device=device)
     nan = torch.tensor([float("nan"), 1.0] * 1500)
     check(lambda m, a, b: m.isin(a, b), nan, torch.cat([nan, torch.arange(3000.0)]), device=device)
+
+
+@pytest.mark.parametrize("fn", ["cummax", "cummin"])
+def test_cummax_cummin_out(device, fn):
+    x = make((3, 4), special=True)
+    v, i = ours(torch.zeros(3, 4), device), ours(torch.zeros(3, 4, dtype=torch.int64), device)
+    r = getattr(torchweb, fn)(ours(x, device), 1, out=(v, i))
+    assert r[0] is v and r[1] is i and type(r).__name__ == fn
+    e = getattr(torch, fn)(x, 1)
+    assert_close(v, e.values)
+    assert_close(i, e.indices)
+
+
+def test_logcumsumexp_out(device):
+    x = make((3, 4))
+    o = ours(torch.zeros(3, 4), device)
+    assert torchweb.logcumsumexp(ours(x, device), 0, out=o) is o
+    assert_close(o, torch.logcumsumexp(x, 0))

@@ -239,16 +239,16 @@ def _cummaxmin(kind, x, dim):
     return (cummax_t if kind == "max" else cummin_t)(v, i)
 
 
-@define("cummax", "reduction", doc="cummax(input, dim) -> (values, indices)\n\nThe running maximum along "
+@define("cummax", "reduction", doc="cummax(input, dim, *, out=None) -> (values, indices)\n\nThe running maximum along "
         "dim and where it was found: NaN propagates, ties take the latest index.")
-def cummax(input, dim):
-    return _cummaxmin("max", input, dim)
+def cummax(input, dim, *, out=None):
+    return _write_out(_cummaxmin("max", input, dim), out)
 
 
-@define("cummin", "reduction", doc="cummin(input, dim) -> (values, indices)\n\nThe running minimum along "
+@define("cummin", "reduction", doc="cummin(input, dim, *, out=None) -> (values, indices)\n\nThe running minimum along "
         "dim and where it was found: NaN propagates, ties take the latest index.")
-def cummin(input, dim):
-    return _cummaxmin("min", input, dim)
+def cummin(input, dim, *, out=None):
+    return _write_out(_cummaxmin("min", input, dim), out)
 
 
 class _Logcumsumexp(Function):
@@ -276,10 +276,21 @@ class _Logcumsumexp(Function):
         return E.run("sub", E.run("exp", E.run("add", rp, x)), E.run("exp", E.run("add", rn, x))), None
 
 
-@define("logcumsumexp", "reduction", doc="logcumsumexp(input, dim) -> Tensor\n\nlog(cumsum(exp(input), "
+@define("logcumsumexp", "reduction", doc="logcumsumexp(input, dim, *, out=None) -> Tensor\n\nlog(cumsum(exp(input), "
         "dim)), computed stably (floating dtypes).")
-def logcumsumexp(input, dim):
+def logcumsumexp(input, dim, *, out=None):
     d = _dim(input, dim)
     if not input.dtype.is_floating_point:
         raise NotImplementedError(f'"logcumsumexp_out_cpu" not implemented for \'{input.dtype.word}\'')
-    return _Logcumsumexp.apply(input, d)
+    return _write_out(_Logcumsumexp.apply(input, d), out)
+
+
+def _write_out(result, out):
+    """out= (a tensor, or a (values, indices) pair): the result copied in."""
+    if out is None:
+        return result
+    if isinstance(result, tuple):
+        for o, r in zip(out, result):
+            o.copy_(r)
+        return type(result)(*out)
+    return out.copy_(result)
