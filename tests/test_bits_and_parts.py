@@ -123,3 +123,35 @@ def test_ldexp(device, name):
         run_case(device, lambda T, x: LDEXP[name](T, x, T.tensor(e.tolist()).to(x.device)), lambda: (make((3, 4)),))
         run_case(device, lambda T, x: T.ldexp(x, T.tensor(b.tolist(), dtype=T.float32).to(x.device)),
                  lambda: (make((3, 4)),))
+
+
+IGAMMA = {
+    "igamma": lambda m, a, x: m.igamma(a, x),
+    "igammac": lambda m, a, x: m.igammac(a, x),
+    "method": lambda m, a, x: a.igamma(x),
+    "method_c": lambda m, a, x: a.igammac(x),
+    "inplace": lambda m, a, x: a.clone().igamma_(x),
+    "inplace_c": lambda m, a, x: a.clone().igammac_(x),
+    "gammainc": lambda m, a, x: m.special.gammainc(a, x),
+    "gammaincc": lambda m, a, x: m.special.gammaincc(a, x),
+    "broadcast": lambda m, a, x: m.igamma(a[:1], x),
+    "int": lambda m, a, x: m.igamma(a[:8].round().long(), x[:8].round().long()),
+}
+
+
+@pytest.mark.parametrize("name", IGAMMA)
+def test_igamma(device, name):
+    a = torch.tensor([0.5, 1.0, 2.5, 5.0, 10.0, 20.0, 0.1, 3.0, 0.0, 0.0, -1.0, float("inf"), 2.0, 7.5, 15.0,
+                      1.0, float("nan"), 4.0])
+    x = torch.tensor([0.3, 2.0, 2.5, 1.0, 12.0, 25.0, 5.0, 0.0, 1.0, 0.0, 1.0, 3.0, float("inf"), 7.0, 3.0,
+                      30.0, 1.0, -2.0])
+    check(IGAMMA[name], a, x, device=device, rtol=1e-4, atol=1e-6)
+    check(IGAMMA[name], make((3, 4), low=0.1, high=12), make((3, 4), low=0.01, high=20), device=device,
+          rtol=1e-4, atol=1e-6)
+
+
+def test_igamma_backward(device):
+    from test_autograd_ops import NoGrad
+    for fn in ("igamma", "igammac"):
+        run_case(device, lambda T, a, x: getattr(T, fn)(a, x),
+                 lambda: (NoGrad(make((3, 4), low=0.5, high=8)), make((3, 4), low=0.1, high=10)), rtol=1e-3)

@@ -394,3 +394,17 @@ def d_i1(g, x, y):
     a = x[0]
     d = E.run("i0", a) - E.run("special_i1", a) / a
     return (E.run("where", a == 0, 0.5, d) * g,)
+
+
+def _igamma_density(a, x):
+    """d/dx P(a, x) = x^(a-1) e^-x / Gamma(a)."""
+    return E.run("exp", (a - 1) * E.run("log", x) - x - E.run("lgamma", a))
+
+
+def d_igamma(g, x, y):
+    # PyTorch has no derivative in a (its backward raises): none is given here either
+    return (None, g * _igamma_density(*x))
+
+
+def d_igammac(g, x, y):
+    return (None, -g * _igamma_density(*x))
