@@ -154,3 +154,30 @@ def test_index_reduce(device, name):
 def test_index_reduce_max_backward_without_ties(device):
     run_case(device, lambda T, a, b, j: T.index_reduce(a, 0, j, b, "amax"),
              lambda: (make((5, 3)), make((4, 3)), torch.tensor([0, 2, 1, 4])))
+
+
+HISTDD = {
+    "int_bins": lambda m, x, w: m.histogramdd(x, 4),
+    "list_bins": lambda m, x, w: m.histogramdd(x, [2, 3, 4]),
+    "range": lambda m, x, w: m.histogramdd(x, 3, range=[-1, 1, -2, 2, 0, 1]),
+    "weight": lambda m, x, w: m.histogramdd(x, [3, 1, 2], weight=w),
+    "density": lambda m, x, w: m.histogramdd(x, 3, density=True),
+    "weight_density": lambda m, x, w: m.histogramdd(x, 2, weight=w, density=True),
+    "edges": lambda m, x, w: m.histogramdd(x, [m.tensor(e).to(x.device) for e in ([-3.0, 0, 3], [-1.0, 1],
+                                                                                  [-2.0, -1, 0, 5])]),
+    "batched": lambda m, x, w: m.histogramdd(x.reshape(2, 15, 3), 2),
+    "empty": lambda m, x, w: m.histogramdd(x[:0], 2),
+    "bad_bins": lambda m, x, w: m.histogramdd(x, [3]),
+    "bad_range": lambda m, x, w: m.histogramdd(x, 3, range=[0, 1]),
+    "bad_weight": lambda m, x, w: m.histogramdd(x, 3, weight=w[:4]),
+    "bad_1d": lambda m, x, w: m.histogramdd(x[:, 0], 3),
+    "bad_int": lambda m, x, w: m.histogramdd(x.long(), 3),
+}
+
+
+@pytest.mark.parametrize("name", HISTDD)
+def test_histogramdd(device, name):
+    x, w = make((30, 3)), make((30,), low=0, high=1)
+    got = check(HISTDD[name], x, w, device=device, rtol=1e-5)
+    if got is not None:
+        assert type(got).__name__ == "histogramdd" and isinstance(got.bin_edges, tuple)
