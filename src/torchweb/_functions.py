@@ -22,7 +22,7 @@ from .ops.composite import indices, scatter_views, sets  # noqa: F401,E402  (tri
 from .ops.composite import number_parts  # noqa: F401,E402  (lcm, frexp, ldexp register)
 from .ops.composite import index_reduce, integration, matrix_builders  # noqa: F401,E402  (index_reduce, trapezoid, vander register)
 from .ops.composite import pad_nd, predicates, splits, view_copies  # noqa: F401,E402  (constant_pad_nd, is_*, *split, *_copy register)
-from .ops.composite import histogramdd  # noqa: F401,E402  (registers)
+from .ops.composite import embedding_bag_torch, histogramdd  # noqa: F401,E402  (register)
 from .ops.registry import torch_names
 
 globals().update(torch_names())

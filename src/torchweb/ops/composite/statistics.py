@@ -19,7 +19,8 @@ def _T():
 
 
 def write_out(result, out):
-    """out= as PyTorch: the result copied into out (resized first when it is empty)."""
+    """out= as PyTorch: the result copied into out (an empty out resized first, where Tensor.resize_
+    exists)."""
     if out is None:
         return result
     if isinstance(out, (tuple, list)):
@@ -27,7 +28,7 @@ def write_out(result, out):
             write_out(r, o)
         return type(result)(*out) if hasattr(result, "_fields") else tuple(out)
     if tuple(out.shape) != tuple(result.shape):
-        if out.numel() != 0:
+        if out.numel() != 0 or not hasattr(out, "resize_"):
             raise RuntimeError(f"out= has shape {list(out.shape)} but the result has shape {list(result.shape)}")
         out.resize_(result.shape)
     return out.copy_(result)
@@ -36,7 +37,7 @@ def write_out(result, out):
 def _floating(name, x):
     if not x.dtype.is_floating_point:
         raise RuntimeError(f"{name}(): expected input to have floating point or complex dtype but got "
-                           f"{x.dtype.c_name if hasattr(x.dtype, 'c_name') else x.dtype}")
+                           f"{x.dtype.word}")
 
 
 def _no_nan(x):
@@ -231,10 +232,10 @@ def _check_weights(kind, w, n, integral):
         raise RuntimeError(f"cov(): expected {kind} to have one or fewer dimensions but got {kind} with "
                            f"{w.dim()} dimensions")
     if integral and (w.dtype.is_floating_point or w.dtype.name == "bool"):
-        raise RuntimeError(f"cov(): expected {kind} to have integral dtype but got {kind} with {w.dtype} dtype")
+        raise RuntimeError(f"cov(): expected {kind} to have integral dtype but got {kind} with {w.dtype.word} dtype")
     if not integral and not w.dtype.is_floating_point:
         raise RuntimeError(f"cov(): expected {kind} to have floating point dtype but got {kind} with "
-                           f"{w.dtype} dtype")
+                           f"{w.dtype.word} dtype")
     if w.numel() != n:
         raise RuntimeError(f"cov(): expected {kind} to have the same numel as there are observations in the "
                            f"input but got {w.numel()} != {n}")
