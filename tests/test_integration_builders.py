@@ -5,7 +5,7 @@ import pytest
 import torch
 
 import torchweb
-from oracle import assert_close, check, make, ours
+from oracle import check, make, ours
 from test_autograd_ops import run_case
 
 TRAP = {

@@ -17,19 +17,16 @@ from .ops import einsum, linalg_more  # noqa: F401,E402  (einsum, diag, cross, c
 from .ops import special_ops  # noqa: F401,E402  (polygamma, mvlgamma register)
 from .ops.composite import ctc  # noqa: F401,E402  (ctc_loss registers)
 from .ops import random_ops  # noqa: F401,E402  (multinomial, bernoulli, normal register)
-from .ops.composite import statistics, windows  # noqa: F401,E402  (nansum, quantile, cov, diff, *_window register)
-from .ops.composite import indices, scatter_views, sets  # noqa: F401,E402  (tril_indices, *_scatter, isin register)
-from .ops.composite import number_parts  # noqa: F401,E402  (lcm, frexp, ldexp register)
-from .ops.composite import index_reduce, integration, matrix_builders  # noqa: F401,E402  (index_reduce, trapezoid, vander register)
-from .ops.composite import pad_nd, predicates, splits, view_copies  # noqa: F401,E402  (constant_pad_nd, is_*, *split, *_copy register)
-from .ops.composite import embedding_bag_torch, histogramdd  # noqa: F401,E402  (register)
+# the torch.* math long tail (issue 18): statistics, windows, index math, scatters, number parts, ...
+from .ops.composite import (statistics, windows, indices, scatter_views, sets, number_parts,  # noqa: F401,E402
+                            index_reduce, integration, matrix_builders, pad_nd, predicates, splits,
+                            view_copies, embedding_bag_torch, histogramdd)
 from .ops.registry import torch_names
 
 globals().update(torch_names())
+from . import _creation_more, _inplace_functions  # noqa: E402
 from ._inplace_functions import *  # noqa: F401,F403,E402  (torch.celu_, torch.fill_, ...: not op entries)
-from . import _inplace_functions  # noqa: E402
 from ._creation_more import *  # noqa: F401,F403,E402  (scalar_tensor, range, frombuffer, asarray, ...)
-from . import _creation_more  # noqa: E402
 
 
 def numel(input):
@@ -48,4 +45,5 @@ def can_cast(from_, to):
     return from_.category <= to.category
 
 
-__all__ = sorted(torch_names()) + _inplace_functions.__all__ + _creation_more.__all__ + ["numel", "is_floating_point", "result_type", "can_cast"]
+__all__ = (sorted(torch_names()) + _inplace_functions.__all__ + _creation_more.__all__
+           + ["numel", "is_floating_point", "result_type", "can_cast"])
