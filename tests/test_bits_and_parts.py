@@ -155,3 +155,31 @@ def test_igamma_backward(device):
     for fn in ("igamma", "igammac"):
         run_case(device, lambda T, a, x: getattr(T, fn)(a, x),
                  lambda: (NoGrad(make((3, 4), low=0.5, high=8)), make((3, 4), low=0.1, high=10)), rtol=1e-3)
+
+
+def test_igamma_has_no_derivative_in_a(device):
+    for fn in ("igamma", "igammac"):
+        a = torch.tensor([1.5, 2.0], requires_grad=True)
+        with pytest.raises(NotImplementedError):
+            getattr(torch, fn)(a, torch.tensor([1.0, 3.0])).sum().backward()
+        b = ours(a.detach(), device, requires_grad=True)
+        with pytest.raises(NotImplementedError, match=fn):
+            getattr(torchweb, fn)(b, ours(torch.tensor([1.0, 3.0]), device)).sum().backward()
+
+
+def test_zeta_gradient_in_q(device):
+    from test_autograd_ops import NoGrad
+    run_case(device, lambda T, s, q: T.special.zeta(s, q),
+             lambda: (NoGrad(make((3, 4), low=1.5, high=4)), make((3, 4), low=0.5, high=3)), rtol=1e-3)
+    run_case(device, lambda T, q: T.special.zeta(2.5, q), lambda: (make((5,), low=0.5, high=3),), rtol=1e-3)
+    s = ours(torch.tensor([2.5]), device, requires_grad=True)
+    with pytest.raises(NotImplementedError):
+        torchweb.special.zeta(s, ours(torch.tensor([1.5]), device)).sum().backward()
+
+
+def test_polygamma_takes_a_one_element_integer_tensor_as_n(device):
+    x = make((4,), low=0.5, high=3)
+    check(lambda m, t: m.polygamma(m.tensor(1), t), x, device=device, rtol=1e-4)
+    check(lambda m, t: t.polygamma(m.tensor(2)), x, device=device, rtol=1e-4)
+    check(lambda m, t: m.polygamma(m.tensor(1.5), t), x, device=device)
+    check(lambda m, t: m.polygamma(m.tensor([1, 2]), t), x, device=device)

@@ -446,7 +446,8 @@ op("polygamma", 2, "float", {"f": "tw_polygamma({1}, {0})"}, lambda np, a, n: _f
    promote=1, grad=G.d_polygamma)
 op("special_i1", 1, "float", {"f": "tw_bessel(1.0, {0})"}, lambda np, a: _f64(np, lambda np, x: _SP.bessel(np, 1, x), a),
    grad=G.d_i1, node="SpecialI1Backward0")
-op("special_zeta", 2, "float", {"f": "tw_zeta({0}, {1})"}, lambda np, a, b: _f64(np, _SP.zeta, a, b))
+op("special_zeta", 2, "float", {"f": "tw_zeta({0}, {1})"}, lambda np, a, b: _f64(np, _SP.zeta, a, b),
+   grad=G.d_zeta)
 _math2("igamma", "tw_igamma({0}, {1}, false)", lambda np, a, b: _f64(np, _SP.igamma, a, b), G.d_igamma,
        "The regularized lower incomplete gamma function P(input, other) (differentiable in other only).",
        kernel="igamma_cpu", ints=True)

@@ -402,9 +402,15 @@ def _igamma_density(a, x):
 
 
 def d_igamma(g, x, y):
-    # PyTorch has no derivative in a (its backward raises): none is given here either
-    return (None, g * _igamma_density(*x))
+    # PyTorch has no derivative in a: its backward raises, and so does ours (NotImplemented)
+    return (NotImplemented, g * _igamma_density(*x))
 
 
 def d_igammac(g, x, y):
-    return (None, -g * _igamma_density(*x))
+    return (NotImplemented, -g * _igamma_density(*x))
+
+
+def d_zeta(g, x, y):
+    # d/dq zeta(s, q) = -s zeta(s + 1, q); PyTorch has no derivative in s
+    s, q = x
+    return (NotImplemented, -g * s * E.run("special_zeta", s + 1, q))
