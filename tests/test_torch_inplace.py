@@ -15,6 +15,7 @@ ARGS = {
     "xlogy_": ("other",), "logit_": (1e-3,), "gcd_": ("other",), "lcm_": ("other",), "ldexp_": ("other",),
     "celu_": (0.7,), "threshold_": (0.1, 20.0), "fill_": (2.5,), "addmv_": ("mat", "vec"),
     "dropout_": (0.0, True), "alpha_dropout_": (0.3, False), "feature_alpha_dropout_": (0.3, False),
+    "feature_dropout_": (0.5, False),
     "rrelu_": (0.1, 0.3, False),
 }
 INTEGER = {"gcd_", "lcm_"}
@@ -38,10 +39,9 @@ def test_the_registry_list_is_pytorchs():
 
 def test_every_pytorch_inplace_function_is_covered_or_known():
     missing = [n for n in dir(torch) if n.endswith("_") and not n.startswith("_") and not hasattr(torchweb, n)]
-    # as_strided_ (restriding in place), resize_as_ / resize_as_sparse_ (storage resizing), conj_physical_
-    # (complex, issue 20) and feature_dropout_ (no torch.feature_dropout here) are not provided
-    assert set(missing) <= {"as_strided_", "conj_physical_", "feature_dropout_", "resize_as_",
-                            "resize_as_sparse_"}, missing
+    # as_strided_ (restriding in place), resize_as_ / resize_as_sparse_ (storage resizing) and
+    # conj_physical_ (complex, issue 20) are not provided
+    assert set(missing) <= {"as_strided_", "conj_physical_", "resize_as_", "resize_as_sparse_"}, missing
 
 
 def _inputs(name, device):
@@ -111,6 +111,15 @@ def test_index_put_and_embedding_renorm(device):
 
 def test_inplace_dropout_in_training_changes_the_input(device):
     x = ours(torch.ones(200), device)
-    torchweb.dropout_(x, 0.5, True)
+    assert torchweb.dropout_(x, 0.5, True) is x
     vals = set(x.tolist())
     assert vals <= {0.0, 2.0} and len(vals) == 2
+    f = ours(torch.ones(50, 4, 3), device)
+    assert torchweb.feature_dropout_(f, 0.5, True) is f
+    per_channel = f.reshape(200, 3).tolist()
+    assert all(len(set(row)) == 1 and row[0] in (0.0, 2.0) for row in per_channel)
+    with pytest.raises(RuntimeError):
+        torch.feature_dropout(torch.ones(3), 0.5, True)
+    with pytest.raises(RuntimeError):
+        torchweb.feature_dropout(ours(torch.ones(3), device), 0.5, True)
+    assert_close(torchweb.feature_dropout(ours(torch.ones(2, 3), device), 0.5, False), torch.ones(2, 3))

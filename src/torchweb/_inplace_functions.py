@@ -25,23 +25,25 @@ def threshold_(input, threshold, value):
     return _F().threshold_(input, threshold, value)
 
 
-def _dropout_(fn, input, p, train):
-    return input.copy_(fn(input, p, train)) if train and p else input
+def _dropout_(input, p, train, **kind):
+    from .ops.composite.dropout import _dropout_impl
+    return _dropout_impl(input, p, train, True, **kind)
 
 
 def dropout_(input, p, train):
-    from . import dropout
-    return _dropout_(dropout, input, p, train)
+    return _dropout_(input, p, train)
 
 
 def alpha_dropout_(input, p, train):
-    from . import alpha_dropout
-    return _dropout_(alpha_dropout, input, p, train)
+    return _dropout_(input, p, train, alpha=True)
+
+
+def feature_dropout_(input, p, train):
+    return _dropout_(input, p, train, feature=True)
 
 
 def feature_alpha_dropout_(input, p, train):
-    from . import feature_alpha_dropout
-    return _dropout_(feature_alpha_dropout, input, p, train)
+    return _dropout_(input, p, train, feature=True, alpha=True)
 
 
 def fill_(input, value):
@@ -69,5 +71,5 @@ def embedding_renorm_(input, indices, max_norm, norm_type):
     return input
 
 
-__all__ = ["celu_", "selu_", "rrelu_", "threshold_", "dropout_", "alpha_dropout_", "feature_alpha_dropout_",
-           "fill_", "zero_", "detach_", "addmv_", "embedding_renorm_"]
+__all__ = ["celu_", "selu_", "rrelu_", "threshold_", "dropout_", "alpha_dropout_", "feature_dropout_",
+           "feature_alpha_dropout_", "fill_", "zero_", "detach_", "addmv_", "embedding_renorm_"]
