@@ -18,9 +18,9 @@ from .ops import special_ops  # noqa: F401,E402  (polygamma, mvlgamma register)
 from .ops.composite import ctc  # noqa: F401,E402  (ctc_loss registers)
 from .ops import random_ops  # noqa: F401,E402  (multinomial, bernoulli, normal register)
 # the torch.* math long tail (issue 18): statistics, windows, index math, scatters, number parts, ...
-from .ops.composite import (statistics, windows, indices, scatter_views, sets, number_parts,  # noqa: F401,E402
-                            index_reduce, integration, matrix_builders, pad_nd, predicates, splits,
-                            view_copies, embedding_bag_torch, histogramdd)
+from .ops.composite import (statistics, quantiles, differences, norms, windows, indices,  # noqa: F401,E402
+                            scatter_views, sets, number_parts, index_reduce, integration, matrix_builders,
+                            pad_nd, predicates, splits, view_copies, embedding_bag_torch, histogramdd)
 from .ops.registry import torch_names
 
 globals().update(torch_names())

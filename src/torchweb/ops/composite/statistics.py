@@ -1,6 +1,6 @@
-"""Statistics written from reductions, sort, gather and elementwise rows, so their gradients come
-from those: nansum, nanmean, quantile, nanquantile, count_nonzero, aminmax, diff, cov, corrcoef
-and dist."""
+"""Statistics written from reductions, matmul and elementwise rows, so their gradients come from
+those: nansum, nanmean, count_nonzero, aminmax, cov and corrcoef. write_out is out= for the
+long-tail composites (quantiles.py, differences.py, norms.py use it too)."""
 
 import warnings
 from collections import namedtuple
@@ -61,92 +61,6 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None, out=None):
     return write_out(total / count, out)
 
 
-# -- quantiles --------------------------------------------------------------------------------
-_INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")
-
-
-def _quantile_checks(name, input, q):
-    if not is_tensor(input):
-        raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
-    if input.numel() == 0:
-        raise RuntimeError(f"{name}() input tensor must be non-empty")
-    if is_tensor(q) and q.dim() > 1:
-        raise RuntimeError(f"{name}() q must be a scalar or 1D tensor")
-    if input.dtype.name != "float32":
-        raise RuntimeError(f"{name}() input tensor must be either float or double dtype")
-    if is_tensor(q):
-        if q.dtype is not input.dtype:
-            raise RuntimeError(f"{name}() q tensor must be same dtype as the input tensor")
-        if q.device != input.device:
-            raise RuntimeError(f"{name}() q tensor must be on the same device as the input tensor")
-        if q.numel() and bool(((q < 0) | (q > 1)).any()):
-            raise RuntimeError(f"{name}() q values must be in the range [0, 1]")
-    elif not 0 <= q <= 1:
-        raise RuntimeError(f"{name}() q must be in the range [0, 1] but got {q}")
-
-
-def _quantile(name, input, q, dim, keepdim, interpolation, ignore_nan):
-    """PyTorch's algorithm: sort (NaN last), a fractional rank per q, then the neighbours at
-    floor and ceil of the rank gathered and blended as `interpolation` says."""
-    if interpolation not in _INTERPOLATIONS:
-        raise RuntimeError(f"{name}() interpolation must be one of linear, lower, higher, midpoint or nearest, "
-                           f"but got {interpolation}")
-    _quantile_checks(name, input, q)
-    T = _T()
-    scalar_q = not is_tensor(q) or q.dim() == 0
-    qt = (q.reshape(-1) if is_tensor(q) else T.tensor([float(q)], dtype=input.dtype, device=input.device))
-    if dim is None:
-        x = input.reshape(-1)
-    else:
-        d = wrap_dim(dim, max(input.dim(), 1))
-        x = input.reshape(1) if input.dim() == 0 else T.movedim(input, d, -1)
-    srt = T.sort(x, -1).values                      # NaN sorts last
-    n = x.shape[-1]
-    nq = qt.shape[0]
-    if ignore_nan:
-        count = T.sum(call("logical_not", call("isnan", srt)), -1, keepdim=True)
-        ranks = call("clamp_min", qt * (count - 1).to(input.dtype), 0.0)
-    else:
-        ranks = (qt * float(n - 1)).expand(*srt.shape[:-1], nq)
-        last_is_nan = call("isnan", srt.narrow(-1, n - 1, 1))
-        ranks = call("where", last_is_nan, float(n - 1), ranks)
-    ranks = ranks.expand(*srt.shape[:-1], nq)
-    if interpolation in ("lower", "higher", "nearest"):
-        pick = {"lower": "floor", "higher": "ceil", "nearest": "round"}[interpolation]
-        r = T.gather(srt, -1, call(pick, ranks).long())
-    else:
-        below = call("floor", ranks)
-        above = call("ceil", ranks)
-        lo = T.gather(srt, -1, below.long())
-        hi = T.gather(srt, -1, above.long())
-        weights = (T.full_like(ranks, 0.5) if interpolation == "midpoint" else ranks - below)
-        r = T.lerp(lo, hi, weights)
-    # r: [..., nq] -> (nq, ...) or (...)
-    r = r.squeeze(-1) if scalar_q else T.movedim(r, -1, 0)
-    if keepdim:
-        lead = () if scalar_q else (nq,)
-        if dim is None:
-            r = r.reshape(lead + (1,) * input.dim())
-        elif input.dim() > 0:
-            r = r.unsqueeze(len(lead) + d)
-    return r
-
-
-@define("quantile", "reduction", dtypes=("float32",),
-        doc="quantile(input, q, dim=None, keepdim=False, *, interpolation='linear', out=None) -> Tensor\n\n"
-            "The q-th quantiles (q a number or a 1-D tensor in [0, 1]) over dim (the flattened input by "
-            "default); interpolation: linear, lower, higher, midpoint or nearest. NaN in a row gives NaN.")
-def quantile(input, q, dim=None, keepdim=False, *, interpolation="linear", out=None):
-    return write_out(_quantile("quantile", input, q, dim, keepdim, interpolation, False), out)
-
-
-@define("nanquantile", "reduction", dtypes=("float32",),
-        doc="nanquantile(input, q, dim=None, keepdim=False, *, interpolation='linear', out=None) -> Tensor\n\n"
-            "quantile ignoring NaN (a row of NaN only gives NaN).")
-def nanquantile(input, q, dim=None, keepdim=False, *, interpolation="linear", out=None):
-    return write_out(_quantile("nanquantile", input, q, dim, keepdim, interpolation, True), out)
-
-
 # -- counts and extremes ----------------------------------------------------------------------
 def _dim_tuple(dim, ndim):
     dims = (dim,) if isinstance(dim, int) else tuple(dim)
@@ -187,43 +101,6 @@ def aminmax(input, *, dim=None, keepdim=False, out=None):
         else:
             lo, hi = T.amin(input, d, keepdim), T.amax(input, d, keepdim)
     return write_out(aminmax_t(lo, hi), out)
-
-
-# -- differences ------------------------------------------------------------------------------
-def _diff_part(input, other, d):
-    if other.dim() != input.dim():
-        raise RuntimeError("diff expects prepend or append to be the same dimension as input")
-    for i in range(input.dim()):
-        if i != d and other.shape[i] != input.shape[i]:
-            raise RuntimeError("diff expects the shape of tensor to prepend or append to match that of input "
-                               f"except along the differencing dimension; input.size({i}) = {input.shape[i]}, "
-                               f"but got tensor.size({i}) = {other.shape[i]}")
-    return other
-
-
-@define("diff", "shape",
-        doc="diff(input, n=1, dim=-1, prepend=None, append=None, *, out=None) -> Tensor\n\n"
-            "The n-th forward difference along dim (bool: logical xor), after concatenating prepend "
-            "and append along dim.")
-def diff(input, n=1, dim=-1, prepend=None, append=None, *, out=None):
-    T = _T()
-    if input.dim() == 0:
-        raise RuntimeError("diff expects input to be at least one-dimensional")
-    if n < 0:
-        raise RuntimeError(f"order must be non-negative but got {n}")
-    d = wrap_dim(dim, input.dim())
-    parts = ([_diff_part(input, prepend, d)] if prepend is not None else []) + [input] + \
-            ([_diff_part(input, append, d)] if append is not None else [])
-    x = T.cat(parts, d) if len(parts) > 1 else input
-    for _ in range(n):
-        m = x.shape[d]
-        if m == 0:
-            break
-        a, b = x.narrow(d, 1, m - 1), x.narrow(d, 0, m - 1)
-        x = call("logical_xor", a, b) if x.dtype.name == "bool" else a - b
-    if x is input:
-        x = input.clone()
-    return write_out(x, out)
 
 
 # -- covariance -------------------------------------------------------------------------------
@@ -296,35 +173,3 @@ def corrcoef(input):
     c = c / sd.reshape(-1, 1)
     c = c / sd.reshape(1, -1)
     return T.clamp(c, -1, 1)
-
-
-@define("dist", "reduction", dtypes="floating",
-        doc="dist(input, other, p=2) -> Tensor\n\nThe p-norm of input - other (broadcast).")
-def dist(input, other, p=2):
-    return _T().norm(input - other, p)
-
-
-def _renorm_(self, p, dim, maxnorm):
-    """In-place renorm."""
-    return self.copy_(renorm(self, p, dim, maxnorm))
-
-
-@define("renorm", "normalization", inplace=_renorm_,
-        doc="renorm(input, p, dim, maxnorm) -> Tensor\n\nEach slice of input along dim scaled, where its p-norm "
-            "exceeds maxnorm, to norm maxnorm (by maxnorm / (norm + 1e-7), as PyTorch).")
-def renorm(input, p, dim, maxnorm, *, out=None):
-    T = _T()
-    if p <= 0:
-        raise RuntimeError("renorm: non-positive-norm not supported")
-    if maxnorm < 0:
-        raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got {maxnorm}")
-    if input.dim() <= 1:
-        raise RuntimeError(f"renorm: input needs at least 2 dimensions, got {input.dim()} dimensions")
-    if not input.dtype.is_floating_point:
-        raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
-                           f"{input.dtype}")
-    d = wrap_dim(dim, input.dim())
-    others = tuple(i for i in range(input.dim()) if i != d)
-    norm = T.norm(input, p, others, keepdim=True)
-    factor = call("where", norm > maxnorm, maxnorm / (norm + 1e-7), 1.0)
-    return write_out(input * factor, out)
