@@ -21,7 +21,7 @@ def test_entry_is_reachable_under_pytorchs_names(key):
     names = (op.name,) + op.aliases
     for n in names:
         if op.torch:
-            assert getattr(torchweb, n) is op.fn
+            assert getattr(torchweb, n) is op.torch_fn
             assert hasattr(torch, n), f"torch.{n} does not exist in PyTorch"
         if op.method:
             assert getattr(torchweb.Tensor, n) is op.fn
@@ -30,7 +30,7 @@ def test_entry_is_reachable_under_pytorchs_names(key):
             assert getattr(torchweb.Tensor, n + "_") is op.inplace
             assert hasattr(torch.Tensor, n + "_"), f"Tensor.{n}_ does not exist in PyTorch"
     if op.functional:
-        assert getattr(torchweb.nn.functional, op.name) is op.fn
+        assert getattr(torchweb.nn.functional, op.name) is op.torch_fn
         assert hasattr(torch.nn.functional, op.name)
 
 

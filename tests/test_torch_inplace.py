@@ -34,7 +34,7 @@ def test_the_registry_list_is_pytorchs():
     for n in TORCH_INPLACE:
         assert hasattr(torch, n + "_"), n
         assert any(op.inplace is not None and n in (op.name,) + op.aliases for op in OPS.values()), n
-        assert getattr(torchweb, n + "_") is getattr(torchweb.Tensor, n + "_")
+        assert getattr(torchweb, n + "_").__wrapped__ is getattr(torchweb.Tensor, n + "_")
 
 
 def test_every_pytorch_inplace_function_is_covered_or_known():
@@ -83,6 +83,9 @@ def test_torch_inplace_function(device, name):
     expected = getattr(torch, name)(x, *t_args)
     got = getattr(torchweb, name)(mine, *w_args)
     assert got is mine, f"torch.{name} must return its input"
+    if name in (n + "_" for n in TORCH_INPLACE) and not w_args:      # PyTorch's keyword: input=
+        again = ours(x, device)
+        assert getattr(torchweb, name)(input=again, *w_args) is again
     assert_close(mine, x, rtol=1e-4, atol=1e-5)
     assert expected is x
 

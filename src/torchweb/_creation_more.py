@@ -18,7 +18,8 @@ def scalar_tensor(s, *, dtype=None, layout=None, device=None, pin_memory=False, 
     return tensor(s, dtype=dtype or D.default_float(), device=device, requires_grad=requires_grad)
 
 
-def range(start, end, step=1, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
+def range(start, end, step=1, *, out=None, dtype=None, layout=None, device=None, requires_grad=False,
+          pin_memory=False):
     """Deprecated: start, start + step, ..., up to and including end, in the default float dtype."""
     from ._creation import tensor
     warnings.warn("torch.range is deprecated and will be removed in a future release because its behavior is "

@@ -79,5 +79,5 @@ def get_default_device():
     return _default[0]
 
 
-def set_default_device(d):
-    _default[0] = None if d is None else as_device(d)
+def set_default_device(device):
+    _default[0] = None if device is None else as_device(device)

@@ -128,8 +128,9 @@ def as_dtype(d, what="dtype"):
     raise TypeError(f"{what} must be a torch dtype, got {d!r}")
 
 
-def promote_types(a, b):
+def promote_types(type1, type2):
     """torch.promote_types for our dtypes: the smallest type both fit in."""
+    a, b = type1, type2
     if a is b:
         return a
     if a.category != b.category:

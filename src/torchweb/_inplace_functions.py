@@ -1,7 +1,8 @@
 """torch.* in-place functions that are not an op entry's `inplace` (ops/registry.py TORCH_INPLACE
-covers those): PyTorch has them as torch.<name>_ but not as Tensor.<name>_ (celu_, selu_,
-rrelu_, threshold_, the dropouts, embedding_renorm_), or they are Tensor methods of the core
-(fill_, zero_, detach_). Each forwards to the one definition."""
+covers those; the dropouts are in ops/composite/aten_forms.py): PyTorch has them as
+torch.<name>_ but not as Tensor.<name>_ (celu_, selu_, rrelu_, threshold_, embedding_renorm_),
+or they are Tensor methods of the core (fill_, zero_, detach_). Each forwards to the one
+definition."""
 
 
 def _F():
@@ -23,27 +24,6 @@ def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False, generator=None):
 
 def threshold_(input, threshold, value):
     return _F().threshold_(input, threshold, value)
-
-
-def _dropout_(input, p, train, **kind):
-    from .ops.composite.dropout import _dropout_impl
-    return _dropout_impl(input, p, train, True, **kind)
-
-
-def dropout_(input, p, train):
-    return _dropout_(input, p, train)
-
-
-def alpha_dropout_(input, p, train):
-    return _dropout_(input, p, train, alpha=True)
-
-
-def feature_dropout_(input, p, train):
-    return _dropout_(input, p, train, feature=True)
-
-
-def feature_alpha_dropout_(input, p, train):
-    return _dropout_(input, p, train, feature=True, alpha=True)
 
 
 def fill_(input, value):
@@ -71,5 +51,4 @@ def embedding_renorm_(input, indices, max_norm, norm_type):
     return input
 
 
-__all__ = ["celu_", "selu_", "rrelu_", "threshold_", "dropout_", "alpha_dropout_", "feature_dropout_",
-           "feature_alpha_dropout_", "fill_", "zero_", "detach_", "addmv_", "embedding_renorm_"]
+__all__ = ["celu_", "selu_", "rrelu_", "threshold_", "fill_", "zero_", "detach_", "addmv_", "embedding_renorm_"]

@@ -55,13 +55,17 @@ class Tensor:
     def shape(self):
         return self._shape
 
-    def size(self, dim=None):
+    def size(self, dim=None, *, axis=None):
+        if axis is not None:   # (NumPy's name, which PyTorch accepts)
+            dim = axis
         if dim is None:
             return self._shape
         from ._size import wrap_dim
         return self._shape[wrap_dim(dim, len(self._shape))]
 
-    def stride(self, dim=None):
+    def stride(self, dim=None, *, axis=None):
+        if axis is not None:   # (NumPy's name, which PyTorch accepts)
+            dim = axis
         if dim is None:
             return self._stride
         from ._size import wrap_dim
@@ -93,6 +97,9 @@ class Tensor:
         return self._shape[0]
 
     def is_contiguous(self, memory_format=None):
+        if memory_format is not None:   # channels_last(_3d): its dims order (_layout.py)
+            from ._layout import is_contiguous_as
+            return is_contiguous_as(self._shape, self._stride, memory_format)
         expected = 1
         # reversed(tuple(...)): reversing the Size itself would index it through its Python
         # __getitem__, element by element
@@ -141,7 +148,7 @@ class Tensor:
                  "int32": "IntTensor", "bool": "BoolTensor", "uint8": "ByteTensor"}
         return f"torch.{names[self.dtype.name]}"
 
-    def type(self, dtype=None):
+    def type(self, dtype=None, non_blocking=False):
         if dtype is None:
             return self._type_name()
         return self.to(dtype)
@@ -270,6 +277,20 @@ class Tensor:
         hooks = self.grad_fn._pre_hooks.setdefault(self._output_nr, [])
         hooks.append(hook)
         return _Handle(hooks, hook)
+
+    _post_accumulate_grad_hooks = None   # (a list in the instance's __dict__ once one is registered)
+
+    def register_post_accumulate_grad_hook(self, hook):
+        """hook(tensor) runs after backward has accumulated this leaf's .grad."""
+        from .autograd.function import _Handle
+        if not self.requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        if self.grad_fn is not None:
+            raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
+        if self._post_accumulate_grad_hooks is None:
+            self._post_accumulate_grad_hooks = []
+        self._post_accumulate_grad_hooks.append(hook)
+        return _Handle(self._post_accumulate_grad_hooks, hook)
 
     def detach(self):
         # shares the storage (and version counter) but is no autograd view: base None

@@ -67,3 +67,8 @@ def xlog1py(input, other, *, out=None):
 def zeta(input, other, *, out=None):
     """The Hurwitz zeta function: sum over k >= 0 of (other + k) ** -input."""
     return _out(_call("special_zeta", input, other), out)
+
+
+# PyTorch names torchweb refuses: AttributeError with the reason (_refused.py)
+from ._refused import module_getattr as _module_getattr  # noqa: E402
+__getattr__ = _module_getattr("special", "torchweb.special")

@@ -8,3 +8,8 @@ from . import init  # noqa: E402
 from .utils import rnn as _rnn  # noqa: E402,F401
 import sys as _sys  # noqa: E402
 utils = _sys.modules[__name__ + ".utils"]  # nn.utils, not the nn.modules.utils the star import binds
+
+
+# PyTorch names torchweb refuses: AttributeError with the reason (_refused.py)
+from .._refused import module_getattr as _module_getattr  # noqa: E402
+__getattr__ = _module_getattr("nn", "torchweb.nn")

@@ -186,7 +186,7 @@ op("trunc", 1, "arith", {"f": "trunc({0})", "i": "{0}", "u": "{0}"}, lambda np, 
 op("round", 1, "arith", {"f": "round({0})", "i": "{0}", "u": "{0}"}, lambda np, a: np.round(a) if a.dtype.kind == "f" else a,
    kernel="round_vml_cpu",
    grad=G.d_round, saves="",
-   api="unary", doc='input rounded to the nearest integer, halves to even.')
+   doc='input rounded to the nearest integer, halves to even.')   # public form: math_api.round (decimals=)
 
 # -- float functions ---------------------------------------------------------------------
 op("exp", 1, "float", "tw_exp({0})", lambda np, a: np.exp(a),

@@ -105,10 +105,12 @@ def roll(input, shifts, dims=None):
 
 
 @define("repeat", "shape", torch=False)
-def repeat(input, *sizes):
+def repeat(input, *sizes, repeats=None):
     """repeat(*sizes) -> Tensor
 
     The tensor tiled sizes[i] times along each dim (leading dims added as needed)."""
+    if repeats is not None:
+        sizes = (repeats,)
     if len(sizes) == 1 and not isinstance(sizes[0], int):
         sizes = tuple(sizes[0])
     if len(sizes) < input.dim():
@@ -136,12 +138,14 @@ def tile(input, dims):
 
 
 @define("repeat_interleave", "shape")
-def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
+def repeat_interleave(input, repeats=None, dim=None, *, output_size=None, axis=None):
     """repeat_interleave(input, repeats, dim=None, *, output_size=None) -> Tensor
 
     Each element repeated `repeats` times (an int, or a tensor: one count per index of dim) along
     dim (the flattened input by default); repeat_interleave(repeats) repeats 0, 1, 2, ...
     (a tensor's counts are read back to the host to size the output, as PyTorch does)."""
+    if axis is not None:   # (NumPy's name, which PyTorch accepts)
+        dim = axis
     if repeats is None:
         return _repeat_counts(input, output_size)
     if is_tensor(repeats) and (repeats.dim() > 0 and repeats.numel() != 1 or output_size is not None):
@@ -255,7 +259,7 @@ def diagonal(input, offset=0, dim1=0, dim2=1):
     return S.make_view("Diagonal", input, shape, stride, off, back)
 
 
-@define("outer", "linalg", aliases=("ger",))
+@define("outer", "linalg", out=True, aliases=("ger",))
 def outer(input, vec2):
     """outer(input, vec2) -> Tensor
 
@@ -290,10 +294,12 @@ def addr(input, vec1, vec2, *, beta=1, alpha=1, out=None):
 
 
 @define("baddbmm", "linalg")
-def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
+def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out_dtype=None, out=None):
     """baddbmm(input, batch1, batch2, *, beta=1, alpha=1) -> Tensor
 
     beta * input + alpha * bmm(batch1, batch2)."""
+    if out_dtype is not None and out_dtype is not batch1.dtype:   # (a wider result: the operands widened first)
+        return baddbmm(input.to(out_dtype), batch1.to(out_dtype), batch2.to(out_dtype), beta=beta, alpha=alpha, out=out)
     return _beta_alpha(input, L.bmm(batch1, batch2), beta, alpha)
 
 
@@ -306,7 +312,7 @@ def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     return _beta_alpha(input, sum_(L.bmm(batch1, batch2), 0), beta, alpha)
 
 
-@define("kron", "linalg", dtypes="all")
+@define("kron", "linalg", out=True, dtypes="all")
 def kron(input, other):
     """kron(input, other) -> Tensor
 
@@ -390,7 +396,7 @@ def _atleast(tensors, k):
     return tuple(out) if many else out[0]
 
 
-@define("column_stack", "join", method=False)
+@define("column_stack", "join", out=True, method=False)
 def column_stack(tensors):
     """column_stack(tensors) -> Tensor
 
@@ -399,7 +405,7 @@ def column_stack(tensors):
     return J.cat(cols, 1)
 
 
-@define("dstack", "join", method=False)
+@define("dstack", "join", out=True, method=False)
 def dstack(tensors):
     """dstack(tensors) -> Tensor
 

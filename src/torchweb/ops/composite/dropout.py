@@ -155,10 +155,3 @@ def feature_alpha_dropout(input, p=0.5, training=False, inplace=False):
             "torch.nn.functional.feature_alpha_dropout with ATen's arguments.")
 def feature_alpha_dropout_aten(input, p, train):
     return _dropout_impl(input, p, train, False, feature=True, alpha=True)
-
-
-@define("feature_dropout", "other", method=False,
-        doc="feature_dropout(input, p, train) -> Tensor\n\n"
-            "Whole channels of input (N, C, *) zeroed with probability p, the rest scaled by 1 / (1 - p).")
-def feature_dropout_aten(input, p, train):
-    return _dropout_impl(input, p, train, False, feature=True)

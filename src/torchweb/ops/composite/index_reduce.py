@@ -41,8 +41,9 @@ def _index_reduce(input, dim, index, source, reduce, include_self):
     return T.scatter_reduce(input, d, idx, source, reduce, include_self=include_self)
 
 
-def _index_reduce_(self, dim, index, source, reduce, *, include_self=True):
+def _index_reduce_(self, dim=None, index=None, source=None, reduce=None, *, include_self=True, axis=None):
     """In-place index_reduce."""
+    dim = dim if axis is None else axis
     return self.copy_(_index_reduce(self, dim, index, source, reduce, include_self).reshape(self.shape))
 
 
@@ -50,6 +51,8 @@ def _index_reduce_(self, dim, index, source, reduce, *, include_self=True):
         doc="index_reduce(input, dim, index, source, reduce, *, include_self=True) -> Tensor\n\nA copy of input "
             "with source's slices reduced ('prod', 'mean', 'amax', 'amin') into the positions index gives "
             "along dim; include_self=False leaves input's values out where something is reduced.")
-def index_reduce(input, dim, index, source, reduce, *, include_self=True, out=None):
+def index_reduce(input, dim=None, index=None, source=None, reduce=None, *, include_self=True, out=None, axis=None):
+    if axis is not None:   # (NumPy's name, which PyTorch accepts)
+        dim = axis
     r = _index_reduce(input, dim, index, source, reduce, include_self).reshape(input.shape)
     return r if out is None else out.copy_(r)

@@ -32,7 +32,8 @@ def _triangle(name, row, col, offset, dtype, device, lower):
         doc="tril_indices(row, col, offset=0, *, dtype=torch.long, device=None, layout=torch.strided) -> Tensor\n\n"
             "The (2, N) coordinates of the lower triangle (on and below diagonal `offset`) of a row x col "
             "matrix, row by row.")
-def tril_indices(row, col, offset=0, *, dtype=None, device=None, layout=None):
+def tril_indices(row, col, offset=0, *, dtype=None, device=None, layout=None, pin_memory=False,
+                 requires_grad=False):
     return _triangle("tril_indices", row, col, offset, dtype, device, True)
 
 
@@ -40,7 +41,8 @@ def tril_indices(row, col, offset=0, *, dtype=None, device=None, layout=None):
         doc="triu_indices(row, col, offset=0, *, dtype=torch.long, device=None, layout=torch.strided) -> Tensor\n\n"
             "The (2, N) coordinates of the upper triangle (on and above diagonal `offset`) of a row x col "
             "matrix, row by row.")
-def triu_indices(row, col, offset=0, *, dtype=None, device=None, layout=None):
+def triu_indices(row, col, offset=0, *, dtype=None, device=None, layout=None, pin_memory=False,
+                 requires_grad=False):
     return _triangle("triu_indices", row, col, offset, dtype, device, False)
 
 

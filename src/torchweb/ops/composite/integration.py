@@ -62,21 +62,22 @@ def _trapezoid(name, y, x, dx, dim):
 @define("trapezoid", "reduction", method=False, dtypes="numeric",
         doc="trapezoid(y, x=None, *, dx=None, dim=-1) -> Tensor\n\nThe trapezoid rule along dim: samples y "
             "at points x (a tensor), or spaced dx apart (1 by default).")
-def trapezoid(y, x=None, *, dx=None, dim=-1):
-    return _trapezoid("trapezoid", y, x, dx, dim)
+def trapezoid(y, x=None, *, dx=None, dim=-1, axis=None):
+    return _trapezoid("trapezoid", y, x, dx, dim if axis is None else axis)
 
 
 @define("trapz", "reduction", method=False, dtypes="numeric",
         doc="trapz(y, x=None, *, dx=None, dim=-1) -> Tensor\n\ntrapezoid's older name.")
-def trapz(y, x=None, *, dx=None, dim=-1):
-    return _trapezoid("trapezoid", y, x, dx, dim)
+def trapz(y, x=None, *, dx=None, dim=-1, axis=None):
+    return _trapezoid("trapezoid", y, x, dx, dim if axis is None else axis)
 
 
 @define("cumulative_trapezoid", "reduction", method=False, dtypes="numeric",
         doc="cumulative_trapezoid(y, x=None, *, dx=None, dim=-1) -> Tensor\n\nThe running trapezoid rule along "
             "dim (one fewer element than y there).")
-def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):
+def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1, axis=None):
     import torchweb as T
+    dim = dim if axis is None else axis
     _check("cumulative_trapezoid", y, x, dx)
     d = wrap_dim(dim, y.dim())
     if x is not None:

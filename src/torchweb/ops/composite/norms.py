@@ -18,15 +18,19 @@ def dist(input, other, p=2):
     return _T().norm(input - other, p)
 
 
-def _renorm_(self, p, dim, maxnorm):
+def _renorm_(self, p, dim=None, maxnorm=None, *, axis=None):
     """In-place renorm."""
-    return self.copy_(renorm(self, p, dim, maxnorm))
+    return self.copy_(renorm(self, p, dim, maxnorm, axis=axis))
 
 
 @define("renorm", "normalization", inplace=_renorm_,
         doc="renorm(input, p, dim, maxnorm) -> Tensor\n\nEach slice of input along dim scaled, where its p-norm "
             "exceeds maxnorm, to norm maxnorm (by maxnorm / (norm + 1e-7), as PyTorch).")
-def renorm(input, p, dim, maxnorm, *, out=None):
+def renorm(input, p, dim=None, maxnorm=None, *, out=None, axis=None):
+    if axis is not None:   # (NumPy's name, which PyTorch accepts)
+        dim = axis
+    if dim is None or maxnorm is None:
+        raise TypeError("renorm() missing required arguments: 'dim' and 'maxnorm'")
     T = _T()
     if p <= 0:
         raise RuntimeError("renorm: non-positive-norm not supported")

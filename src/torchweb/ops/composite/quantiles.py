@@ -88,12 +88,21 @@ def _quantile(name, input, q, dim, keepdim, interpolation, ignore_nan):
         doc="quantile(input, q, dim=None, keepdim=False, *, interpolation='linear', out=None) -> Tensor\n\n"
             "The q-th quantiles (q a number or a 1-D tensor in [0, 1]) over dim (the flattened input by "
             "default); interpolation: linear, lower, higher, midpoint or nearest. NaN in a row gives NaN.")
-def quantile(input, q, dim=None, keepdim=False, *, interpolation="linear", out=None):
+def quantile(input, q, dim=None, keepdim=False, *, interpolation="linear", out=None, axis=None, keepdims=None):
+    if axis is not None:   # (NumPy's name, which PyTorch accepts)
+        dim = axis
+    if keepdims is not None:
+        keepdim = keepdims
     return write_out(_quantile("quantile", input, q, dim, keepdim, interpolation, False), out)
 
 
 @define("nanquantile", "reduction", dtypes=("float32",),
         doc="nanquantile(input, q, dim=None, keepdim=False, *, interpolation='linear', out=None) -> Tensor\n\n"
             "quantile ignoring NaN (a row of NaN only gives NaN).")
-def nanquantile(input, q, dim=None, keepdim=False, *, interpolation="linear", out=None):
+def nanquantile(input, q, dim=None, keepdim=False, *, interpolation="linear", out=None, axis=None,
+                keepdims=None):
+    if axis is not None:   # (NumPy's name, which PyTorch accepts)
+        dim = axis
+    if keepdims is not None:
+        keepdim = keepdims
     return write_out(_quantile("nanquantile", input, q, dim, keepdim, interpolation, True), out)

@@ -5,6 +5,7 @@ gradient flows to input outside the view and to src inside it, as PyTorch's."""
 from ..._size import wrap_dim
 from ..dispatch import is_tensor
 from ..registry import define
+from ..out_arg import write_out
 from . import shape_str
 
 
@@ -23,18 +24,22 @@ def _scatter_into(name, input, src, view_of):
 @define("slice_scatter", "indexing",
         doc="slice_scatter(input, src, dim=0, start=None, end=None, step=1) -> Tensor\n\n"
             "input with input[..., start:end:step, ...] (along dim) replaced by src.")
-def slice_scatter(input, src, dim=0, start=None, end=None, step=1):
+def slice_scatter(input, src, dim=0, start=None, end=None, step=1, *, out=None, axis=None):
+    if axis is not None:   # (NumPy's name, which PyTorch accepts)
+        dim = axis
     d = wrap_dim(dim, max(input.dim(), 1))
     if step <= 0:
         raise RuntimeError("slice step must be positive")
-    return _scatter_into("slice_scatter", input, src,
-                         lambda t: t[(slice(None),) * d + (slice(start, end, step),)])
+    r = _scatter_into("slice_scatter", input, src, lambda t: t[(slice(None),) * d + (slice(start, end, step),)])
+    return r if out is None else write_out(r, out, "slice_scatter")
 
 
 @define("select_scatter", "indexing",
         doc="select_scatter(input, src, dim, index) -> Tensor\n\ninput with input.select(dim, index) "
             "replaced by src.")
-def select_scatter(input, src, dim, index):
+def select_scatter(input, src, dim=None, index=None, *, axis=None):
+    if axis is not None:   # (NumPy's name, which PyTorch accepts)
+        dim = axis
     return _scatter_into("select_scatter", input, src, lambda t: t.select(dim, index))
 
 

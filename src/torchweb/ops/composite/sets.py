@@ -4,6 +4,7 @@ once; big ones sort test_elements and look each element up with searchsorted, as
 from ... import _dtype as D
 from ..dispatch import is_tensor
 from ..pointwise import call
+from ..out_arg import write_out
 from ..registry import define
 
 _PAIRWISE_LIMIT = 1 << 22     # elements x test_elements compared at once up to this many pairs
@@ -22,10 +23,19 @@ def _isin_tensors(elements, test):
 
 
 @define("isin", "comparison", method=False, dtypes="numeric", differentiable=False,
-        doc="isin(elements, test_elements, *, assume_unique=False, invert=False) -> Tensor\n\n"
+        doc="isin(elements, test_elements, *, assume_unique=False, invert=False, out=None) -> Tensor\n\n"
             "Whether each element of `elements` is in `test_elements` (either may be a number); invert "
             "gives the opposite.")
-def isin(elements, test_elements, *, assume_unique=False, invert=False):
+def isin(elements=None, test_elements=None, *, assume_unique=False, invert=False, out=None, element=None,
+         test_element=None):
+    # (PyTorch's overloads name a number argument element / test_element)
+    elements = element if element is not None else elements
+    test_elements = test_element if test_element is not None else test_elements
+    r = _isin(elements, test_elements, invert)
+    return r if out is None else write_out(r, out, "isin")
+
+
+def _isin(elements, test_elements, invert):
     import torchweb as T
     if not is_tensor(elements) and not is_tensor(test_elements):
         raise TypeError(f"isin() received an invalid combination of arguments - got "
