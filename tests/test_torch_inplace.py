@@ -126,3 +126,29 @@ def test_inplace_dropout_in_training_changes_the_input(device):
     with pytest.raises(RuntimeError):
         torchweb.feature_dropout(ours(torch.ones(3), device), 0.5, True)
     assert_close(torchweb.feature_dropout(ours(torch.ones(2, 3), device), 0.5, False), torch.ones(2, 3))
+
+
+BLENDS = {
+    "addmv_": lambda m, x, a, b: x[0].clone().addmv_(a, b[0], beta=0.5, alpha=2),
+    "addmm_": lambda m, x, a, b: x.clone().addmm_(a, b.t(), alpha=3),
+    "addr_": lambda m, x, a, b: x.clone().addr_(a[:, 0], b[:, 1], beta=2),
+    "baddbmm_": lambda m, x, a, b: x.clone().unsqueeze(0).baddbmm_(a.unsqueeze(0), b.t().unsqueeze(0)),
+    "addbmm_": lambda m, x, a, b: x.clone().addbmm_(a.unsqueeze(0).expand(2, 3, 5), b.t().unsqueeze(0).expand(2, 5, 3)),
+    "bad_shape": lambda m, x, a, b: x[:1].clone().addmm_(a, b.t()),
+}
+
+
+@pytest.mark.parametrize("name", BLENDS)
+def test_tensor_inplace_blends(device, name):
+    from oracle import check
+    check(BLENDS[name], make((3, 3)), make((3, 5)), make((3, 5)), device=device, rtol=1e-4, atol=1e-5)
+
+
+def test_inplace_blends_take_pytorchs_keywords(device):
+    from oracle import check
+    check(lambda m, x, a, b: x[0].clone().addmv_(mat=a, vec=b[0]), make((3, 3)), make((3, 5)), make((3, 5)),
+          device=device, rtol=1e-4)
+    check(lambda m, x, a, b: x.clone().addr_(a[:, 0], vec2=b[:, 1], alpha=2), make((3, 3)), make((3, 5)),
+          make((3, 5)), device=device, rtol=1e-4)
+    check(lambda m, x, a, b: m.addmv_(x[0].clone(), a, b[0]), make((3, 3)), make((3, 5)), make((3, 5)),
+          device=device, rtol=1e-4)

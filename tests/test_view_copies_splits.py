@@ -138,3 +138,19 @@ def test_isposinf_out(device):
     o = ours(torch.zeros(3, 4, dtype=torch.bool), device)
     assert torchweb.isposinf(ours(x, device), out=o) is o
     assert_close(o, torch.isposinf(x))
+
+
+def test_unsafe_split_with_sizes(device):
+    check(lambda m, x: m.unsafe_split_with_sizes(x, [1, 3], 1), make((2, 4)), device=device)
+    check(lambda m, x: x.unsafe_split_with_sizes([2, 2], dim=-1), make((2, 4)), device=device)
+
+
+def test_fill(device):
+    for dt in (torch.float32, torch.int64, torch.bool):
+        check(lambda m, x: m.fill(x, 2.5), make((2, 3), dtype=dt), device=device)
+    check(lambda m, x: m.fill(x, m.tensor(3.0)), make((2, 3)), device=device)
+    check(lambda m, x: m.fill(x, m.tensor([3.0, 4.0])), make((2, 3)), device=device)
+    x = make((2, 3))
+    a = ours(x, device)
+    torchweb.fill(a, 9.0)
+    assert_close(a, x)       # a copy: input untouched

@@ -1,4 +1,4 @@
-"""More tensor factories PyTorch has: scalar_tensor, range (deprecated, end-inclusive),
+"""More tensor factories PyTorch has: fill (a filled copy), scalar_tensor, range (deprecated, end-inclusive),
 broadcast_shapes, frombuffer, asarray, empty_strided and empty_permuted."""
 
 import builtins
@@ -126,4 +126,13 @@ def empty_permuted(size, physical_layout, *, dtype=None, layout=None, device=Non
     return t.requires_grad_(True) if requires_grad else t
 
 
-__all__ = ["scalar_tensor", "range", "broadcast_shapes", "frombuffer", "asarray", "empty_strided", "empty_permuted"]
+def fill(input, value):
+    """A new tensor of input's shape, dtype and device holding value (a number or a 0-d tensor)."""
+    from ._tensor import Tensor
+    if isinstance(value, Tensor) and value.dim() != 0:
+        raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with {value.dim()} "
+                           f"dimensions.")
+    return input.clone().fill_(value)
+
+
+__all__ = ["fill", "scalar_tensor", "range", "broadcast_shapes", "frombuffer", "asarray", "empty_strided", "empty_permuted"]

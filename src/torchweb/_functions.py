@@ -22,7 +22,8 @@ from .ops import real_complex  # noqa: F401,E402  (conj, real, imag, angle, adjo
 # the torch.* math long tail (issue 18): statistics, windows, index math, scatters, number parts, ...
 from .ops.composite import (statistics, quantiles, differences, norms, windows, indices,  # noqa: F401,E402
                             scatter_views, sets, number_parts, index_reduce, integration, matrix_builders,
-                            pad_nd, predicates, splits, view_copies, embedding_bag_torch, histogramdd)
+                            pad_nd, predicates, splits, view_copies, embedding_bag_torch, histogramdd,
+                            numeric_gradient)
 from .ops.registry import torch_names
 
 globals().update(torch_names())

@@ -38,11 +38,6 @@ def detach_(input):
     return input.detach_()
 
 
-def addmv_(input, mat, vec, *, beta=1, alpha=1):
-    from . import addmv
-    return input.copy_(addmv(input, mat, vec, beta=beta, alpha=alpha))
-
-
 def embedding_renorm_(input, indices, max_norm, norm_type):
     """The rows of input (an embedding weight) that indices name, scaled in place to norm <= max_norm."""
     from .ops.composite.embedding import _renorm
@@ -51,4 +46,4 @@ def embedding_renorm_(input, indices, max_norm, norm_type):
     return input
 
 
-__all__ = ["celu_", "selu_", "rrelu_", "threshold_", "fill_", "zero_", "detach_", "addmv_", "embedding_renorm_"]
+__all__ = ["celu_", "selu_", "rrelu_", "threshold_", "fill_", "zero_", "detach_", "embedding_renorm_"]

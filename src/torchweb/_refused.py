@@ -114,13 +114,13 @@ NAMES = {
             stft istft""", "complex"),
         **_names("""cholesky cholesky_inverse cholesky_solve det eig geqrf inverse lobpcg lstsq lu
             lu_solve lu_unpack matrix_exp matrix_power matrix_rank nuclear_norm orgqr ormqr
-            pca_lowrank pinverse qr slogdet solve svd svd_lowrank symeig triangular_solve""", "linalg"),
+            pca_lowrank pinverse qr logdet slogdet solve svd svd_lowrank symeig triangular_solve""", "linalg"),
         **_names("jagged", "nested"),
         **_names("vmap", "func"),
         **_names("from_dlpack to_dlpack", "dlpack"),
         **_names("binomial poisson", "sampler"),
         **_names("ccol_indices_copy col_indices_copy crow_indices_copy "
-                 "row_indices_copy", "sparse"),
+                 "row_indices_copy indices_copy values_copy", "sparse"),
     },
     "Tensor": {
         **dict.fromkeys(("ccol_indices", "col_indices", "crow_indices", "row_indices", "to_sparse_csr",

@@ -72,7 +72,7 @@ OPS = {}
 # ...): torch_names() adds torch.<name>_ from the entry's `inplace`. tests/test_registry.py checks
 # that each is an op with an in-place form and that PyTorch has the name.
 TORCH_INPLACE = frozenset((
-    "abs", "acos", "acosh", "arccos", "arccosh", "arcsin", "arcsinh", "arctan", "arctanh", "asin", "asinh",
+    "abs", "acos", "acosh", "addmv", "arccos", "arccosh", "arcsin", "arcsinh", "arctan", "arctanh", "asin", "asinh",
     "atan", "atanh", "ceil", "clamp", "clamp_max", "clamp_min", "clip", "cos", "cosh", "deg2rad", "erf",
     "erfc", "exp", "exp2", "expm1", "fix", "floor", "frac", "gcd", "i0", "index_put", "lcm", "ldexp", "log",
     "log10", "log1p", "log2", "logit", "nan_to_num", "neg", "negative", "rad2deg", "reciprocal", "relu",

@@ -10,7 +10,7 @@ def _J():
     return join
 
 
-@define("split_with_sizes", "join",
+@define("split_with_sizes", "join", aliases=("unsafe_split_with_sizes",),
         doc="split_with_sizes(input, split_sizes, dim=0) -> tuple of Tensors\n\nViews of the given sizes "
             "along dim (they must sum to its size).")
 def split_with_sizes(input, split_sizes, dim=0, *, axis=None):
