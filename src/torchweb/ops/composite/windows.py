@@ -3,6 +3,7 @@ kaiser_window), computed as PyTorch computes them: from arange in the requested 
 periodic window being the symmetric window one longer with its last sample dropped."""
 
 import math
+import operator
 
 from ..pointwise import call
 from ..registry import define
@@ -26,10 +27,14 @@ def _window(name, window_length, periodic, dtype, device, requires_grad, body):
 
 
 def _length(name, window_length):
-    if not isinstance(window_length, int) or isinstance(window_length, bool):
+    """window_length as an int (anything with __index__: a numpy integer, a 0-d integer tensor)."""
+    try:
+        if isinstance(window_length, bool):
+            raise TypeError
+        return operator.index(window_length)
+    except TypeError:
         raise TypeError(f"{name}(): argument 'window_length' (position 1) must be int, not "
-                        f"{type(window_length).__name__}")
-    return window_length
+                        f"{type(window_length).__name__}") from None
 
 
 def _hamming_body(alpha, beta):
