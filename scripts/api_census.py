@@ -283,6 +283,8 @@ def _title(label):
 
 def main(argv):
     result = census()
+    with open(os.path.join(ROOT, "docs", "api.md"), "w") as f:
+        f.write(render(result))
     for label, path, covered in NAMESPACES:
         c = collections.Counter(s for _, s, _ in result[label])
         print(f"{_title(label):26} {len(result[label]):4} names: works {c['works']:4}  untested "
@@ -295,8 +297,6 @@ def main(argv):
     if "--keywords" in argv:
         for k, v in sorted(keyword_misses().items()):
             print(k, v)
-    with open(os.path.join(ROOT, "docs", "api.md"), "w") as f:
-        f.write(render(result))
 
 
 if __name__ == "__main__":

@@ -3,7 +3,7 @@
     import torchweb as torch
 """
 
-__version__ = "0.1.0"
+from .version import torchweb as __version__  # torchweb's own (the torch alias answers PyTorch's)
 
 from ._dtype import (bool, uint8, int32, int64, float16, float32, half, float, int, long,
                      promote_types, get_default_dtype, set_default_dtype, dtype)
@@ -53,6 +53,8 @@ default_generator = _random_module.default_generator(_CPU)   # (torch.default_ge
 # Builds of PyTorch say what they were linked with; torchweb links nothing of the kind.
 has_lapack = has_mkl = has_openmp = has_spectral = False
 from . import compiler  # noqa: E402  (torch.compiler)
+from . import version, torch_version  # noqa: E402,F401  (torch.version: cuda None, ...)
+from . import jit, _dynamo  # noqa: E402,F401  (eager meanings of torch.jit's and torch._dynamo's calls)
 from . import utils  # noqa: E402  (torchweb.utils.data)
 
 _tensor_methods.install()
@@ -65,8 +67,23 @@ from ._layout import legacy_contiguous_format  # noqa: E402,F401
 conj_physical_ = Tensor.conj_physical_   # (the registry's in-place forms, as torch.* functions)
 as_strided_ = Tensor.as_strided_
 
+# PyTorch's constants (torch.inf is math.inf; torch.newaxis is None, as numpy's)
+from math import inf, nan, pi, e  # noqa: E402
+newaxis = None
+from ._type_info import finfo, iinfo  # noqa: E402
+from ._legacy_types import TYPES as _LEGACY, set_default_tensor_type  # noqa: E402  (torch.FloatTensor, ...)
+(FloatTensor, DoubleTensor, HalfTensor, BFloat16Tensor, ByteTensor, CharTensor, ShortTensor,
+ IntTensor, LongTensor, BoolTensor) = (_LEGACY[n] for n in _LEGACY)
+
+
+def _assert(condition, message):
+    """torch._assert: the assert statement as a function (model code written for tracing uses it)."""
+    assert condition, message
+
 # PyTorch names we refuse with an explanation rather than an AttributeError.
-float64 = double = _UnsupportedDtype("float64")
+from ._dtype import float64, double  # noqa: E402  (held on the host: torchweb/host64/)
+from . import host64 as _host64  # noqa: E402
+_host64.install(globals())
 bfloat16 = _UnsupportedDtype("bfloat16")
 complex64 = _UnsupportedDtype("complex64")
 int16 = short = _UnsupportedDtype("int16")

@@ -140,12 +140,17 @@ def _from_numpy_array(arr, dtype, device):
             if not dtype.min <= v <= dtype.max and dtype is not D.uint8:
                 raise _range_error(v, dtype, device)
     storage_np = {"f32": n.float32, "f16": n.float16, "i32": n.int32, "u32": n.uint32}[dtype.gpu_storage]
+    if dtype is D.float16 and arr.dtype != n.float16:
+        arr = n.asarray(arr).astype(n.float16)   # rounded to half (also where held in f32 words)
     data = n.ascontiguousarray(arr).astype(storage_np).tobytes()
     storage = backend_for("webgpu").storage_from_bytes(data, arr.size, dtype)
     return Tensor._make(storage, shape, None, 0, dtype, device)
 
 
 def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False):
+    if (D.as_dtype(dtype) if dtype is not None else getattr(data, "dtype", None)) is D.float64:
+        from .host64.creation import tensor as host_tensor
+        return host_tensor(data, requires_grad)   # held on the host (torchweb/host64/)
     device = as_device(device)
     if dtype is not None:
         dtype = D.as_dtype(dtype)
@@ -184,6 +189,9 @@ def from_numpy(ndarray):
 def _factory(size, dtype, device, requires_grad, value, default=None):
     shape = as_shape(size)
     dtype = D.as_dtype(dtype) if dtype is not None else (default or D.default_float())
+    if dtype is D.float64:
+        from .host64.creation import full as host_full
+        return host_full(shape, 0 if value is None else value, requires_grad)
     t = _empty(shape, dtype, as_device(device))
     if value is not None:
         E._fill(t, value)
@@ -301,6 +309,9 @@ def arange(start, end=None, step=1, *, out=None, dtype=None, layout=None, device
     if not n:
         return _factory((0,), dtype, device, requires_grad, None)
     dtype, device = D.as_dtype(dtype), as_device(device)
+    if dtype is D.float64:
+        from .host64.creation import from_list
+        return from_list([start + i * step for i in range(n)], (n,), requires_grad)
     if all(isinstance(v, int) for v in (start, end, step)) and dtype not in (D.bool, D.uint8, D.float16):
         # integers: a range, packed in C (models make index ranges in every step), its ends
         # range-checked as tensor() checks every value
@@ -326,6 +337,9 @@ def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=Non
     start, end = _num(start), _num(end)
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
+    if dtype is not None and steps and D.as_dtype(dtype) is D.float64:
+        from .host64.creation import linspace as host_linspace
+        return host_linspace(start, end, steps, requires_grad)
     if steps == 1:
         values = [float(start)]
     else:

@@ -185,13 +185,14 @@ METHODS = {
     "to": convert.to,
     "cpu": lambda self, memory_format=None: convert.to(self, "cpu"),
     "webgpu": lambda self: convert.to(self, "webgpu"),
+    "cuda": lambda self, device=None, non_blocking=False, memory_format=None: convert.to(self, _cuda(device)),
     "float": lambda self: convert.to(self, D.float32),
     "half": lambda self: convert.to(self, D.float16),
     "int": lambda self: convert.to(self, D.int32),
     "long": lambda self: convert.to(self, D.int64),
     "bool": lambda self: convert.to(self, D.bool),
     "byte": lambda self: convert.to(self, D.uint8),
-    "double": lambda self: convert.to(self, D.as_dtype("float64")),  # a TypeError that says why
+    "double": lambda self, memory_format=None: convert.to(self, D.float64),  # onto the host
     "where": lambda self, condition, other: F.where(condition, self, other),
     "new_tensor": lambda self, data, dtype=None, device=None, requires_grad=False, pin_memory=False: _new("tensor", self, data, dtype=dtype, device=device, requires_grad=requires_grad),
     "new_zeros": lambda self, *size_args, size=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False: _new("zeros", self, size_args if size is None else (size,), dtype=dtype, layout=layout, device=device, requires_grad=requires_grad),
@@ -199,6 +200,12 @@ METHODS = {
     "new_empty": lambda self, *size_args, size=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False: _new("zeros", self, size_args if size is None else (size,), dtype=dtype, layout=layout, device=device, requires_grad=requires_grad),
     "new_full": lambda self, size, fill_value, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False: _new("full", self, size, fill_value, dtype=dtype, layout=layout, device=device, requires_grad=requires_grad),
 }
+
+
+def _cuda(device):
+    """Tensor.cuda()'s target: webgpu, the GPU torchweb has (with or without the torch alias;
+    "cuda" as a device string names it only under the alias, cuda.py)."""
+    return "webgpu"
 
 
 def _new(kind, self, *args, dtype=None, layout=None, device=None, requires_grad=False):

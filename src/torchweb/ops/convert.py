@@ -76,6 +76,9 @@ def to(x, *args, **kwargs):
         elif a is not None:
             raise TypeError(f"to() received an invalid combination of arguments: {a!r}")
     dtype = D.as_dtype(dtype) if dtype is not None else x.dtype
+    if dtype is D.float64:   # read back onto the host (torchweb/host64/)
+        from ..host64.convert import to_float64
+        return to_float64(x)
     dev = as_device(dev) if dev is not None else x.device
     if dtype is x.dtype and dev == x.device:
         out = x.clone() if copy else x

@@ -79,18 +79,8 @@ def check_loadable(fmt, what):
                       UserWarning, stacklevel=4)
 
 
-# float16 on an adapter without 'shader-f16' (SwiftShader, some phones): loaded as float32
-_F16_AS_F32 = FileDtype("float16", "HalfStorage", "F16", 2, "e", D.float32, True)
-
-
 def for_device(fmt, device, what):
-    """fmt, or how it loads on a device that cannot hold it (float16 without 'shader-f16')."""
-    if fmt.target is D.float16 and device.type == "webgpu":
-        from ..backends.webgpu.runtime import get_runtime
-        if "shader-f16" not in get_runtime().features:
-            warnings.warn(f"{what} is torch.float16, which this WebGPU adapter cannot hold (it lacks "
-                          "the feature 'shader-f16'): loaded as torch.float32", UserWarning, stacklevel=4)
-            return _F16_AS_F32
+    """How fmt loads on device: as itself (float16 without 'shader-f16' too: held in f32 words)."""
     return fmt
 
 
@@ -136,7 +126,8 @@ def _to_numpy(np, data, fmt, big_endian):
 def _gpu_bytes(np, data, fmt, numel, big_endian, wrap=False):
     """data (numel elements of fmt) in the GPU storage format of fmt.target."""
     dtype = fmt.target
-    if dtype.gpu_storage in ("f32", "f16") and not fmt.convert and big_endian == (not _LITTLE):
+    if ((dtype.gpu_storage, fmt.code) in (("f32", "f"), ("f16", "e")) and not fmt.convert
+            and big_endian == (not _LITTLE)):
         return data                                   # f32/f16 bytes are the GPU's already
     if np is not None:
         arr = _to_numpy(np, data, fmt, big_endian)
@@ -229,6 +220,10 @@ def storage_to_file_bytes(storage):
 
 
 def gpu_to_file_bytes(raw, dtype):
+    if dtype is D.float16 and dtype.gpu_storage == "f32":   # held in f32 words (no shader-f16)
+        import struct
+        words = memoryview(raw).cast("f")
+        return struct.pack(("<" if _LITTLE else ">") + f"{len(words)}e", *words)
     if dtype.gpu_storage in ("f32", "f16") or dtype is D.int32:
         return raw if _LITTLE else _swap(raw, dtype)
     if dtype.name in ("bool", "uint8"):

@@ -38,7 +38,19 @@ def store(expr, value_type, dtype):
         return f"({convert(expr, value_type, 'u32')} & 255u)"
     if dtype.name == "bool":
         return convert(convert(expr, value_type, "bool"), "bool", "u32")
+    if dtype.name == "float16" and dtype.gpu_storage == "f32":
+        return round_f16(convert(expr, value_type, "f32"))   # (no shader-f16: see runtime.py)
     return convert(expr, value_type, dtype.gpu_storage)
+
+
+def round_f16(x):
+    """f32 value x rounded to the nearest float16, as an f32 (float16 held in f32 words):
+    pack2x16float rounds within float16's range; past 65520 it is an infinity, NaN stays NaN
+    (pack2x16float leaves both indeterminate, so they are decided on the bits)."""
+    a = f"(bitcast<u32>({x}) & 0x7fffffffu)"
+    rounded = f"unpack2x16float(pack2x16float(vec2<f32>(clamp({x}, -65504.0, 65504.0), 0.0))).x"
+    inf = f"bitcast<f32>((bitcast<u32>({x}) & 0x80000000u) | 0x7f800000u)"
+    return f"select(select({rounded}, {inf}, {a} >= 0x477ff000u), {x}, {a} > 0x7f800000u)"
 
 
 def scalar_bits(value, compute):
