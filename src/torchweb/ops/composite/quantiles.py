@@ -24,7 +24,7 @@ def _quantile_checks(name, input, q):
         raise RuntimeError(f"{name}() input tensor must be non-empty")
     if is_tensor(q) and q.dim() > 1:
         raise RuntimeError(f"{name}() q must be a scalar or 1D tensor")
-    if input.dtype.name != "float32":
+    if input.dtype.name not in ("float32", "float64"):   # (float64, on the host, meets its own refusal)
         raise RuntimeError(f"{name}() input tensor must be either float or double dtype")
     if is_tensor(q):
         if q.dtype is not input.dtype:
