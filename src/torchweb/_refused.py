@@ -117,7 +117,7 @@ NAMES = {
             stft istft""", "complex"),
         **_names("""cholesky cholesky_inverse cholesky_solve det eig geqrf inverse lobpcg lstsq lu
             lu_solve lu_unpack matrix_exp matrix_power matrix_rank nuclear_norm orgqr ormqr
-            pca_lowrank pinverse qr slogdet solve svd svd_lowrank symeig triangular_solve""", "linalg"),
+            pca_lowrank pinverse qr logdet slogdet solve svd svd_lowrank symeig triangular_solve""", "linalg"),
         **_names("jagged", "nested"),
         **_names("vmap func", "func"),
         **_names("onnx export", "export"),
@@ -126,7 +126,7 @@ NAMES = {
         **_names("from_dlpack to_dlpack", "dlpack"),
         **_names("binomial poisson", "sampler"),
         **_names("ccol_indices_copy col_indices_copy crow_indices_copy "
-                 "row_indices_copy", "sparse"),
+                 "row_indices_copy indices_copy values_copy", "sparse"),
     },
     "Tensor": {
         **dict.fromkeys(("ccol_indices", "col_indices", "crow_indices", "row_indices", "to_sparse_csr",
@@ -134,6 +134,10 @@ NAMES = {
         **dict.fromkeys(("smm", "sspaddmm", "sparse_resize_", "sparse_resize_and_clear_",
                          "resize_as_sparse_"), "sparse_op"),
         "index": "first_class_dims", "to_mkldnn": "vendor", "to_padded_tensor": "nested",
+        **dict.fromkeys(("cholesky", "cholesky_inverse", "cholesky_solve", "det", "eig", "geqrf", "inverse",
+                         "logdet", "lstsq", "lu", "lu_solve", "matrix_exp", "matrix_power", "orgqr", "ormqr",
+                         "pinverse", "qr", "slogdet", "solve", "svd", "symeig", "triangular_solve"), "linalg"),
+        **dict.fromkeys(("stft", "istft"), "complex"),
     },
     "nn": {},
     "nn.functional": {},
