@@ -148,3 +148,26 @@ def test_tensorboard_and_export_are_refused_as_on_a_build_without_them():
         assert not hasattr(torchweb, name)
         with pytest.raises(AttributeError, match=f"torch.{name} is not supported by torchweb"):
             getattr(torchweb, name)
+
+
+def test_from_file(tmp_path, device):
+    path = tmp_path / "values.bin"
+    a = torch.arange(10, dtype=torch.float32)
+    a.numpy().tofile(path)
+    assert_close(torchweb.from_file(str(path), size=6, dtype=torchweb.float32, device=device),
+                 torch.from_file(str(path), size=6, dtype=torch.float32))
+    assert_close(torchweb.from_file(str(path), False, 0), torch.from_file(str(path), False, 0))
+    with pytest.raises(RuntimeError):
+        torch.from_file(str(path), size=100, dtype=torch.float32)
+    with pytest.raises(RuntimeError):
+        torchweb.from_file(str(path), size=100, dtype=torchweb.float32)
+    with pytest.raises(RuntimeError, match="shared=True"):
+        torchweb.from_file(str(path), True, 2)
+
+
+def test_complex_dtypes_exist_and_are_refused_when_used():
+    for name in ("complex64", "cfloat", "complex128", "cdouble"):
+        d = getattr(torchweb, name)
+        assert d != torchweb.float32
+        with pytest.raises(TypeError, match="complex"):
+            torchweb.zeros(2, dtype=d)

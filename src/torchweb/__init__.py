@@ -85,7 +85,8 @@ from ._dtype import float64, double  # noqa: E402  (held on the host: torchweb/h
 from . import host64 as _host64  # noqa: E402
 _host64.install(globals())
 bfloat16 = _UnsupportedDtype("bfloat16")
-complex64 = _UnsupportedDtype("complex64")
+complex64 = cfloat = _UnsupportedDtype("complex64")
+complex128 = cdouble = _UnsupportedDtype("complex128")
 int16 = short = _UnsupportedDtype("int16")
 int8 = _UnsupportedDtype("int8")
 

@@ -81,6 +81,28 @@ def frombuffer(buffer, *, dtype, count=-1, offset=0, requires_grad=False):
     return tensor(list(values), dtype=dtype, requires_grad=requires_grad)
 
 
+def from_file(filename, shared=None, size=0, *, dtype=None, layout=None, device=None,
+              pin_memory=False, requires_grad=False):
+    """`size` elements of dtype read from the start of a file (in the page: Pyodide's file
+    system). shared=True (writes to the tensor changing the file, through mmap) is refused:
+    device memory cannot map a file."""
+    if shared:
+        raise RuntimeError("from_file(shared=True) is not supported by torchweb: a tensor on the GPU "
+                           "cannot map a file; read it with shared=False (a copy)")
+    dtype = D.as_dtype(dtype) if dtype is not None else D.get_default_dtype()
+    nbytes = size * dtype.itemsize
+    with open(filename, "rb") as f:
+        data = f.read(nbytes)
+    if len(data) < nbytes:
+        raise RuntimeError(f"from_file: trying to read {nbytes} bytes from {filename}, which holds "
+                           f"only {len(data)}")
+    if size == 0:
+        from ._creation import empty
+        return empty(0, dtype=dtype, device=device, requires_grad=requires_grad)
+    t = frombuffer(data, dtype=dtype, requires_grad=requires_grad)
+    return t if device is None else t.to(device)
+
+
 def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False):
     """obj as a tensor: a tensor itself when no dtype or device change (or copy=True) asks for a new
     one; anything tensor() takes otherwise."""
@@ -135,4 +157,5 @@ def fill(input, value):
     return input.clone().fill_(value)
 
 
-__all__ = ["fill", "scalar_tensor", "range", "broadcast_shapes", "frombuffer", "asarray", "empty_strided", "empty_permuted"]
+__all__ = ["fill", "scalar_tensor", "range", "broadcast_shapes", "frombuffer", "from_file", "asarray",
+           "empty_strided", "empty_permuted"]

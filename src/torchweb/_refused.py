@@ -124,11 +124,16 @@ NAMES = {
         **_names("distributions", "distributions"),
         **_names("fft", "complex"),
         **_names("from_dlpack to_dlpack", "dlpack"),
+        **_names("get_file_path", "internal"),
         **_names("binomial poisson", "sampler"),
         **_names("ccol_indices_copy col_indices_copy crow_indices_copy "
                  "row_indices_copy indices_copy values_copy", "sparse"),
     },
     "Tensor": {
+        **_names("""dequantize int_repr q_per_channel_axis q_per_channel_scales q_per_channel_zero_points
+            q_scale q_zero_point qscheme""", "quantization"),
+        **_names("hash_tensor slice_inverse", "internal"),
+        **_names("reinforce", "legacy"),
         **dict.fromkeys(("ccol_indices", "col_indices", "crow_indices", "row_indices", "to_sparse_csr",
                          "to_sparse_csc", "to_sparse_bsr", "to_sparse_bsc"), "sparse"),
         **dict.fromkeys(("smm", "sspaddmm", "sparse_resize_", "sparse_resize_and_clear_",
