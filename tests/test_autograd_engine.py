@@ -811,7 +811,11 @@ def test_requires_grad_on_integer_tensor(device):
     assert got[1] == ("RuntimeError", "only Tensors of floating point and complex dtype can require gradients")
 
 
-def test_create_graph_is_refused_clearly(device):
-    x = ours(A, device, requires_grad=True)
-    with pytest.raises(NotImplementedError, match="create_graph"):
-        (x * x).sum().backward(create_graph=True)
+def test_create_graph_gives_grad_a_graph(device):
+    # (higher-order gradients in depth: tests/test_higher_order.py)
+    def scenario(T, dev):
+        x = leaf(T, dev, A)
+        (x * x * x).sum().backward(create_graph=True)
+        g = x.grad
+        return g.requires_grad, g, T.autograd.grad(g.sum(), x)[0]
+    both(scenario, device)

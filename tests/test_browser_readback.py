@@ -75,10 +75,7 @@ def test_readback_values(page):
     for name, expr in mod["CASES"]:
         view, values, list_sha = _expected(eval(expr, {"torch": torch, "D": D}), mod["LIST_MAX"])
         got = page["cases"][name]
-        if name.startswith("f16") and not page["shader_f16"]:
-            if "shader-f16" not in (got["error"] or ""):
-                failures.append(f"{name}: without shader-f16 expected torchweb's TypeError, got {got}")
-            continue
+        # (float16 without shader-f16 is held in f32 words: the same values either way)
         for form in ("memoryview", "to_memoryview", "to_memoryview_async"):
             if got[form] != view:
                 failures.append(f"{name} {form}: {got[form]} != {view}")

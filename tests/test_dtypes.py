@@ -1,6 +1,6 @@
 """dtypes against PyTorch: type promotion between tensors, 0-d tensors and Python scalars;
-int64 held in 32 bits on webgpu (out-of-range values refused); float64 refused with TypeError;
-float16 on webgpu gated on the adapter feature 'shader-f16'."""
+int64 held in 32 bits on webgpu (out-of-range values refused); float64 held on the host (tests/test_float64_host.py), bfloat16 and int16 refused with TypeError;
+float16 on webgpu stored as f16 where the adapter has 'shader-f16', else in f32 words."""
 
 import pytest
 import torch
@@ -128,28 +128,40 @@ def test_int32_out_of_range_refused(device):
         torchweb.tensor([2**31], dtype=torchweb.int32, device=device)
 
 
-# -- float64 ----------------------------------------------------------------------------------------
+# -- float64 (held on the host: tests/test_float64_host.py) ----------------------------------------
 @pytest.mark.parametrize("make_it", [
     lambda d: torchweb.tensor([1.0], dtype=torchweb.float64, device=d),
-    lambda d: torchweb.zeros(2, dtype=torchweb.float64, device=d),
-    lambda d: torchweb.ones(2, dtype=torchweb.double, device=d),
-    lambda d: torchweb.arange(3, dtype=torchweb.float64, device=d),
+    lambda d: torchweb.zeros(1, dtype=torchweb.float64, device=d) + 1,
+    lambda d: torchweb.ones(1, dtype=torchweb.double, device=d),
+    lambda d: torchweb.arange(1, 2, dtype=torchweb.float64, device=d),
     lambda d: torchweb.tensor([1.0], device=d).to(torchweb.float64),
     lambda d: torchweb.tensor([1.0], device=d).double(),
     lambda d: torchweb.tensor([1.0], device=d).to(dtype=torchweb.float64),
-    lambda d: torchweb.tensor([1.0], device=d).sum(dtype=torchweb.float64),
-    lambda d: torchweb.full((2,), 1.0, dtype=torchweb.float64, device=d),
-    lambda d: torchweb.set_default_dtype(torchweb.float64),
+    lambda d: torchweb.full((1,), 1.0, dtype=torchweb.float64, device=d),
     lambda d: torchweb.tensor([1.0], dtype="float64", device=d),
+], ids=range(9))
+def test_float64_is_held_on_the_host(device, make_it):
+    t = make_it(device)
+    assert t.dtype is torchweb.float64 and t.device.type == "cpu" and t.tolist() == [1.0]
+    assert repr(t.dtype) == repr(torch.tensor([1.0], dtype=torch.float64).dtype)
+
+
+@pytest.mark.parametrize("make_it", [
+    lambda d: torchweb.set_default_dtype(torchweb.float64),
     lambda d: torchweb.tensor([1], dtype=torchweb.bfloat16, device=d),
     lambda d: torchweb.tensor([1], dtype=torchweb.int16, device=d),
-], ids=range(13))
-def test_float64_refused_with_type_error(device, make_it):
-    with pytest.raises(TypeError, match="not supported"):
+], ids=range(3))
+def test_unsupported_dtypes_refused_with_type_error(device, make_it):
+    with pytest.raises(TypeError, match="not supported|float64"):
         make_it(device)
     # PyTorch has these: a refusal of ours, with a clear message, not a PyTorch behaviour
-    assert torch.tensor([1.0], dtype=torch.float64).dtype == torch.float64
     assert_close(torchweb.tensor([1.5], device=device) * 2, torch.tensor([3.0]))  # still works
+
+
+def test_float64_results_of_gpu_ops_refused(device):
+    # a float64 result of a GPU (or numpy cpu) op would need a float64 kernel: refused
+    with pytest.raises(RuntimeError, match=r"float64.*\.float\(\)"):
+        torchweb.tensor([1.0], device=device).sum(dtype=torchweb.float64)
 
 
 # -- float16 --------------------------------------------------------------------------------------
@@ -173,13 +185,8 @@ def test_float16_on_webgpu():
     assert_close(ours(torch.tensor([1e5]), "webgpu").half(), torch.tensor([1e5]).half())
 
 
-def test_float16_gated_on_adapter_feature(monkeypatch):
-    rt = torchweb.backends.webgpu.runtime.get_runtime()
-    monkeypatch.setattr(rt, "features", rt.features - {"shader-f16"})
-    with pytest.raises(TypeError, match="shader-f16"):
-        torchweb.zeros(3, dtype=torchweb.float16, device="webgpu")
-    with pytest.raises(TypeError, match="shader-f16"):
-        torchweb.tensor([1.0], device="webgpu").half()
-    # float16 stays available on the cpu device, and float32 on webgpu
-    assert_close(torchweb.ones(2, dtype=torchweb.float16, device="cpu"), torch.ones(2, dtype=torch.float16))
-    assert_close(torchweb.ones(2, device="webgpu") * 3, torch.full((2,), 3.0))
+def test_float16_storage_follows_the_adapter():
+    # shader-f16 (lavapipe): stored as f16; without it float16 is held in f32 words, rounded to
+    # half at every store (tests/test_float16_emulated.py runs that path)
+    assert torchweb.float16.gpu_storage == "f16"
+    assert torchweb.float16.itemsize == 2 and torchweb.float16.gpu_compute == "f32"

@@ -29,6 +29,7 @@ import os
 import warnings
 
 from ._is_tensor import is_tensor
+from .compiler import _CAPTURING
 from .nn.modules.module import Module
 
 CACHE_LIMIT = 8       # signatures per compiled function (torch._dynamo's recompile limit)
@@ -123,9 +124,11 @@ class CompiledFunction:
         effects, rng, backward = _effects(roots), _rng_state(), BACKWARD_RUNS[0]
         rec = capture.start(rt, entry.block)
         entry.block = rec.error_block
+        _CAPTURING[0] += 1    # torch.compiler.is_compiling() is True while the Python records
         try:
             out = self.fn(*args, **kwargs)
         finally:
+            _CAPTURING[0] -= 1
             capture.stop(rt, rec)
         out_tensors, spec = _flatten_out(out)
         reason = _refusal(out_tensors, roots, BACKWARD_RUNS[0] != backward)

@@ -1,6 +1,8 @@
 """Creation functions: tensor, as_tensor, from_numpy, zeros/ones/full/empty (+ _like), arange,
 linspace, eye, rand/randn/randint/randperm."""
 
+import array as _array
+import collections.abc as _abc
 import math
 
 from . import _dtype as D
@@ -10,14 +12,28 @@ from ._tensor import Tensor
 from .backends import backend_for
 from .ops.dispatch import empty as _empty
 from .ops import elementwise as E
+from .ops.out_arg import write_out
 from . import _random
 
 
 # -- from Python data ----------------------------------------------------------------------
+def _other_sequence(data):
+    """A sequence PyTorch reads as one besides list and tuple: range, deque, array.array, any
+    collections.abc.Sequence, a numpy array of one or more dims (not str or bytes: PyTorch
+    refuses those)."""
+    if isinstance(data, (str, bytes, bytearray, Tensor)):
+        return False
+    if isinstance(data, (_abc.Sequence, _array.array)):
+        return True
+    return getattr(data, "ndim", 0) > 0 and hasattr(data, "tolist")
+
+
 def _flatten(data, shape, flat, depth=0, leaf=None):
     """Flatten nested sequences, checking they are rectangular; returns the shape.
     leaf[0]: the depth at which numbers were found (every number must sit at the same depth)."""
     leaf = [None] if leaf is None else leaf
+    if not isinstance(data, (list, tuple)) and _other_sequence(data):
+        data = data.tolist() if hasattr(data, "tolist") else list(data)
     if isinstance(data, (list, tuple)):
         if leaf[0] is not None and depth >= leaf[0]:
             raise TypeError(f"'{type(data).__name__}' object cannot be interpreted as a number")
@@ -39,11 +55,15 @@ def _flatten(data, shape, flat, depth=0, leaf=None):
             raise ValueError("only one element tensors can be converted to Python scalars")
         flat.append(data.item())
         return shape
-    if isinstance(data, str):
+    if isinstance(data, str):   # (PyTorch: a string alone is no data; inside a list, a dim too many)
+        if depth == 0:
+            raise TypeError("new(): invalid data type 'str'")
         raise ValueError("too many dimensions 'str'")
     if hasattr(data, "item") and not isinstance(data, (int, float, bool)):
         data = data.item()  # numpy scalars
     if not isinstance(data, (int, float, bool)):
+        if not isinstance(data, (bytes, bytearray)):   # (PyTorch's two messages)
+            raise RuntimeError(f"Could not infer dtype of {type(data).__name__}")
         raise TypeError(f"new(): invalid data type '{type(data).__name__}'")
     flat.append(data)
     return shape
@@ -120,12 +140,17 @@ def _from_numpy_array(arr, dtype, device):
             if not dtype.min <= v <= dtype.max and dtype is not D.uint8:
                 raise _range_error(v, dtype, device)
     storage_np = {"f32": n.float32, "f16": n.float16, "i32": n.int32, "u32": n.uint32}[dtype.gpu_storage]
+    if dtype is D.float16 and arr.dtype != n.float16:
+        arr = n.asarray(arr).astype(n.float16)   # rounded to half (also where held in f32 words)
     data = n.ascontiguousarray(arr).astype(storage_np).tobytes()
     storage = backend_for("webgpu").storage_from_bytes(data, arr.size, dtype)
     return Tensor._make(storage, shape, None, 0, dtype, device)
 
 
 def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False):
+    if (D.as_dtype(dtype) if dtype is not None else getattr(data, "dtype", None)) is D.float64:
+        from .host64.creation import tensor as host_tensor
+        return host_tensor(data, requires_grad)   # held on the host (torchweb/host64/)
     device = as_device(device)
     if dtype is not None:
         dtype = D.as_dtype(dtype)
@@ -152,18 +177,21 @@ def as_tensor(data, dtype=None, device=None):
     return tensor(data, dtype=dtype, device=device)
 
 
-def from_numpy(arr):
+def from_numpy(ndarray):
     from .backends.cpu import np
-    if not isinstance(arr, np().ndarray):
-        raise TypeError(f"expected np.ndarray (got {type(arr).__name__})")
+    if not isinstance(ndarray, np().ndarray):
+        raise TypeError(f"expected np.ndarray (got {type(ndarray).__name__})")
     from ._device import CPU
-    return _from_numpy_array(arr, None, CPU)
+    return _from_numpy_array(ndarray, None, CPU)
 
 
 # -- filled ------------------------------------------------------------------------------
 def _factory(size, dtype, device, requires_grad, value, default=None):
     shape = as_shape(size)
     dtype = D.as_dtype(dtype) if dtype is not None else (default or D.default_float())
+    if dtype is D.float64:
+        from .host64.creation import full as host_full
+        return host_full(shape, 0 if value is None else value, requires_grad)
     t = _empty(shape, dtype, as_device(device))
     if value is not None:
         E._fill(t, value)
@@ -172,44 +200,89 @@ def _factory(size, dtype, device, requires_grad, value, default=None):
     return t
 
 
-def empty(*size, dtype=None, device=None, requires_grad=False, out=None, memory_format=None, pin_memory=False):
-    return _factory(size, dtype, device, requires_grad, 0)  # zeroed: pooled buffers hold old data
+def _options(what, layout=None, names=None):
+    """The factory keywords torchweb takes as PyTorch does but has one answer for: a strided
+    layout (sparse ones are built by torch.sparse_coo_tensor), and no dimension names.
+    (pin_memory: WebGPU has no pinned host memory, so it changes nothing.)"""
+    if layout is not None and str(layout) != "torch.strided":
+        raise RuntimeError(f"{what}(): layout={layout} is not supported by torchweb's factories; only "
+                           "torch.strided tensors are made this way")
+    if names is not None:
+        raise RuntimeError(f"{what}(): named tensors (names=) are not supported by torchweb")
 
 
-def zeros(*size, dtype=None, device=None, requires_grad=False, out=None):
-    return _factory(size, dtype, device, requires_grad, 0)
+def _sized(size_args, size):
+    return size_args if size is None else (size,)
 
 
-def ones(*size, dtype=None, device=None, requires_grad=False, out=None):
-    return _factory(size, dtype, device, requires_grad, 1)
+def _like_out(out, dtype, device):
+    """dtype and device default to out's, when out= is given (PyTorch makes the result there)."""
+    if out is None:
+        return dtype, device
+    return (dtype if dtype is not None else out.dtype), (device if device is not None else out.device)
 
 
-def full(size, fill_value, *, dtype=None, device=None, requires_grad=False, out=None):
+def _into(out, t, what):
+    """A factory's result, written into out= when given (PyTorch fills and resizes out)."""
+    return t if out is None else write_out(t, out, what)
+
+
+def empty(*size_args, size=None, out=None, dtype=None, layout=None, device=None, requires_grad=False,
+          pin_memory=False, memory_format=None):
+    _options("empty", layout)
+    dtype, device = _like_out(out, dtype, device)
+    # zeroed: pooled buffers hold old data
+    return _into(out, _factory(_sized(size_args, size), dtype, device, requires_grad, 0), "empty")
+
+
+def zeros(*size_args, size=None, out=None, dtype=None, layout=None, device=None, requires_grad=False,
+          pin_memory=False):
+    _options("zeros", layout)
+    dtype, device = _like_out(out, dtype, device)
+    return _into(out, _factory(_sized(size_args, size), dtype, device, requires_grad, 0), "zeros")
+
+
+def ones(*size_args, size=None, out=None, dtype=None, layout=None, device=None, requires_grad=False,
+         pin_memory=False):
+    _options("ones", layout)
+    dtype, device = _like_out(out, dtype, device)
+    return _into(out, _factory(_sized(size_args, size), dtype, device, requires_grad, 1), "ones")
+
+
+def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None, requires_grad=False,
+         pin_memory=False, names=None):
+    _options("full", layout, names)
+    dtype, device = _like_out(out, dtype, device)
     if hasattr(fill_value, "item"):
         fill_value = fill_value.item()
     default = D.scalar_dtype(fill_value)
-    return _factory(size, dtype, device, requires_grad, fill_value, default)
+    return _into(out, _factory(size, dtype, device, requires_grad, fill_value, default), "full")
 
 
-def _like(fn, t, dtype, device, requires_grad, *args):
-    return fn(t.shape, *args, dtype=dtype or t.dtype, device=device or t.device, requires_grad=requires_grad)
+def _like(fn, input, dtype, device, requires_grad, layout, *args):
+    _options(fn.__name__ + "_like", layout)
+    return fn(input.shape, *args, dtype=dtype or input.dtype, device=device or input.device,
+              requires_grad=requires_grad)
 
 
-def empty_like(t, *, dtype=None, device=None, requires_grad=False, memory_format=None):
-    return _like(zeros, t, dtype, device, requires_grad)
+def empty_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None,
+               pin_memory=False):
+    return _like(zeros, input, dtype, device, requires_grad, layout)
 
 
-def zeros_like(t, *, dtype=None, device=None, requires_grad=False, memory_format=None):
-    return _like(zeros, t, dtype, device, requires_grad)
+def zeros_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None,
+               pin_memory=False):
+    return _like(zeros, input, dtype, device, requires_grad, layout)
 
 
-def ones_like(t, *, dtype=None, device=None, requires_grad=False, memory_format=None):
-    return _like(ones, t, dtype, device, requires_grad)
+def ones_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None,
+              pin_memory=False):
+    return _like(ones, input, dtype, device, requires_grad, layout)
 
 
-def full_like(t, fill_value, *, dtype=None, device=None, requires_grad=False, memory_format=None):
-    return full(t.shape, fill_value, dtype=dtype or t.dtype, device=device or t.device,
-                requires_grad=requires_grad)
+def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requires_grad=False,
+              memory_format=None, pin_memory=False):
+    return _like(full, input, dtype, device, requires_grad, layout, fill_value)
 
 
 # -- ranges ------------------------------------------------------------------------------
@@ -217,7 +290,12 @@ def _num(x):
     return x.item() if isinstance(x, Tensor) else x
 
 
-def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=False, out=None):
+def arange(start, end=None, step=1, *, out=None, dtype=None, layout=None, device=None,
+           requires_grad=False, pin_memory=False):
+    _options("arange", layout)
+    if out is not None:
+        return write_out(arange(start, end, step, dtype=dtype or out.dtype, device=device or out.device,
+                                requires_grad=requires_grad), out, "arange")
     if end is None:
         start, end = 0, start
     start, end, step = _num(start), _num(end), _num(step)
@@ -231,6 +309,9 @@ def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=Fa
     if not n:
         return _factory((0,), dtype, device, requires_grad, None)
     dtype, device = D.as_dtype(dtype), as_device(device)
+    if dtype is D.float64:
+        from .host64.creation import from_list
+        return from_list([start + i * step for i in range(n)], (n,), requires_grad)
     if all(isinstance(v, int) for v in (start, end, step)) and dtype not in (D.bool, D.uint8, D.float16):
         # integers: a range, packed in C (models make index ranges in every step), its ends
         # range-checked as tensor() checks every value
@@ -247,10 +328,18 @@ def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=Fa
     return t
 
 
-def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False, out=None):
+def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=None,
+             requires_grad=False, pin_memory=False):
+    _options("linspace", layout)
+    if out is not None:
+        return write_out(linspace(start, end, steps, dtype=dtype or out.dtype, device=device or out.device,
+                                  requires_grad=requires_grad), out, "linspace")
     start, end = _num(start), _num(end)
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
+    if dtype is not None and steps and D.as_dtype(dtype) is D.float64:
+        from .host64.creation import linspace as host_linspace
+        return host_linspace(start, end, steps, requires_grad)
     if steps == 1:
         values = [float(start)]
     else:
@@ -265,12 +354,22 @@ def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False,
     return tensor(values, dtype=dtype, device=device, requires_grad=requires_grad)
 
 
-def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_grad=False):
+def logspace(start, end, steps, base=10.0, *, out=None, dtype=None, layout=None, device=None,
+             requires_grad=False, pin_memory=False):
+    _options("logspace", layout)
+    if out is not None:
+        return write_out(logspace(start, end, steps, base, dtype=dtype or out.dtype,
+                                  device=device or out.device, requires_grad=requires_grad), out, "logspace")
     return tensor([base ** v for v in linspace(start, end, steps, dtype=D.float32, device=device).tolist()],
                   dtype=dtype or D.default_float(), device=device, requires_grad=requires_grad)
 
 
-def eye(n, m=None, *, dtype=None, device=None, requires_grad=False, out=None):
+def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_grad=False,
+        pin_memory=False):
+    _options("eye", layout)
+    if out is not None:
+        return write_out(eye(n, m, dtype=dtype or out.dtype, device=device or out.device,
+                             requires_grad=requires_grad), out, "eye")
     m = n if m is None else m
     if n < 0 or m < 0:
         raise RuntimeError(f"n must be greater or equal to 0, got {min(n, m)}")
@@ -292,23 +391,42 @@ def _random_factory(size, kind, a, b, dtype, device, requires_grad, generator, d
     return t
 
 
-def rand(*size, generator=None, dtype=None, device=None, requires_grad=False, out=None):
-    return _random_factory(size, "uniform", 0.0, 1.0, dtype, device, requires_grad, generator)
+def rand(*size_args, size=None, generator=None, out=None, dtype=None, layout=None, device=None,
+         requires_grad=False, pin_memory=False):
+    _options("rand", layout)
+    dtype, device = _like_out(out, dtype, device)
+    t = _random_factory(_sized(size_args, size), "uniform", 0.0, 1.0, dtype, device, requires_grad, generator)
+    return _into(out, t, "rand")
 
 
-def randn(*size, generator=None, dtype=None, device=None, requires_grad=False, out=None):
-    return _random_factory(size, "normal", 0.0, 1.0, dtype, device, requires_grad, generator)
+def randn(*size_args, size=None, generator=None, out=None, dtype=None, layout=None, device=None,
+          requires_grad=False, pin_memory=False):
+    _options("randn", layout)
+    dtype, device = _like_out(out, dtype, device)
+    t = _random_factory(_sized(size_args, size), "normal", 0.0, 1.0, dtype, device, requires_grad, generator)
+    return _into(out, t, "randn")
 
 
-def rand_like(t, *, dtype=None, device=None, requires_grad=False):
-    return rand(t.shape, dtype=dtype or t.dtype, device=device or t.device, requires_grad=requires_grad)
+def rand_like(input, *, generator=None, dtype=None, layout=None, device=None, requires_grad=False,
+              memory_format=None, pin_memory=False):
+    _options("rand_like", layout)
+    return rand(input.shape, generator=generator, dtype=dtype or input.dtype, device=device or input.device,
+                requires_grad=requires_grad)
 
 
-def randn_like(t, *, dtype=None, device=None, requires_grad=False):
-    return randn(t.shape, dtype=dtype or t.dtype, device=device or t.device, requires_grad=requires_grad)
+def randn_like(input, *, generator=None, dtype=None, layout=None, device=None, requires_grad=False,
+               memory_format=None, pin_memory=False):
+    _options("randn_like", layout)
+    return randn(input.shape, generator=generator, dtype=dtype or input.dtype, device=device or input.device,
+                 requires_grad=requires_grad)
 
 
-def randint(low=0, high=None, size=None, *, generator=None, dtype=None, device=None, requires_grad=False):
+def randint(low=0, high=None, size=None, *, generator=None, out=None, dtype=None, layout=None, device=None,
+            requires_grad=False, pin_memory=False):
+    _options("randint", layout)
+    if out is not None:
+        return write_out(randint(low, high, size, generator=generator, dtype=dtype or out.dtype,
+                                 device=device or out.device, requires_grad=requires_grad), out, "randint")
     if size is None:
         low, high, size = 0, low, high
     if high is None or size is None:
@@ -319,13 +437,21 @@ def randint(low=0, high=None, size=None, *, generator=None, dtype=None, device=N
                            generator, D.int64)
 
 
-def randint_like(t, low=0, high=None, *, dtype=None, device=None):
+def randint_like(input, low=0, high=None, *, generator=None, dtype=None, layout=None, device=None,
+                 requires_grad=False, memory_format=None, pin_memory=False):
+    _options("randint_like", layout)
     if high is None:
         low, high = 0, low
-    return randint(low, high, t.shape, dtype=dtype or t.dtype, device=device or t.device)
+    return randint(low, high, input.shape, generator=generator, dtype=dtype or input.dtype,
+                   device=device or input.device, requires_grad=requires_grad)
 
 
-def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False):
+def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False,
+             pin_memory=False):
+    _options("randperm", layout)
+    if out is not None:
+        return write_out(randperm(n, generator=generator, dtype=dtype or out.dtype, device=device or out.device),
+                         out, "randperm")
     dtype = D.as_dtype(dtype) if dtype is not None else D.int64
     return tensor(_random.permutation(n, generator, device), dtype=dtype, device=device) if n else \
         _factory((0,), dtype, device, False, None)

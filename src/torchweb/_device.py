@@ -2,6 +2,9 @@
 
 _KNOWN_TYPES = ("cpu", "webgpu")
 
+# Whether "cuda" names the webgpu device: set by install_torch_alias() (cuda=True), see cuda.py
+CUDA_IS_WEBGPU = [False]
+
 
 class device:
     __slots__ = ("type", "index")
@@ -21,7 +24,7 @@ class device:
                 index = int(idx)
             except ValueError:
                 raise RuntimeError(f"Invalid device string: '{type}'") from None
-        if name == "gpu":
+        if name == "gpu" or (name == "cuda" and CUDA_IS_WEBGPU[0]):
             name = "webgpu"
         if name not in _KNOWN_TYPES:
             hint = " (torchweb runs on 'webgpu' or 'cpu')" if name in ("cuda", "mps", "xpu") else ""
@@ -79,5 +82,5 @@ def get_default_device():
     return _default[0]
 
 
-def set_default_device(d):
-    _default[0] = None if d is None else as_device(d)
+def set_default_device(device):
+    _default[0] = None if device is None else as_device(device)

@@ -3,7 +3,8 @@
 A dtype knows three representations: the name the user sees (int64), how the GPU stores it
 (`gpu_storage`, a WGSL element type; int64 is held as i32 and range-checked on upload), and
 which WGSL type kernels compute in (`gpu_compute`; float16 is computed in f32 as PyTorch's
-CPU path does).
+CPU path does). float16's storage is f16, or f32 words on an adapter without 'shader-f16'
+(backends/webgpu/runtime.py decides it when the adapter is known).
 """
 
 import builtins
@@ -47,7 +48,13 @@ float16 = dtype("float16", 2, 2, "f16", "f32", "float16", "f", -65504.0, 65504.0
 float32 = dtype("float32", 4, 2, "f32", "f32", "float32", "f",
                 -3.4028234663852886e38, 3.4028234663852886e38)
 
+# float64 has no GPU form (WebGPU has no 64-bit floats): its tensors are held on the host
+# (torchweb/host64/), and GPU kernels never see it (ops/dispatch.py refuses it at allocation).
+float64 = dtype("float64", 8, 2, None, None, "float64", "d",
+                -1.7976931348623157e308, 1.7976931348623157e308)
+
 half = float16
+double = float64
 float = float32
 int = int32
 long = int64
@@ -65,15 +72,14 @@ for _d, _facts in {
     int64: ("Long", "long int", "int64_t", "long", (-2**63, 2**63 - 1)),
     float16: ("Half", "c10::Half", None, None, None),
     float32: ("Float", "float", None, None, None),
+    float64: ("Double", "double", None, None, None),
 }.items():
     _d.word, _d.c_name, _d.c_int, _d.c_scalar, _d.scalar_range = _facts
-_BY_NAME = {d.name: d for d in ALL}
-_ORDER = {bool: 0, uint8: 1, int32: 2, int64: 3, float16: 4, float32: 5}
+_BY_NAME = {d.name: d for d in ALL + (float64,)}
+_ORDER = {bool: 0, uint8: 1, int32: 2, int64: 3, float16: 4, float32: 5, float64: 6}
 
 # Names PyTorch has that we refuse, with the reason the user needs.
 UNSUPPORTED = {
-    "float64": "WebGPU has no 64-bit floats; use torch.float32",
-    "double": "WebGPU has no 64-bit floats; use torch.float32",
     "bfloat16": "WebGPU has no bfloat16; use torch.float16 or torch.float32",
     "complex64": "complex tensors are not supported",
     "complex128": "complex tensors are not supported",
@@ -121,6 +127,8 @@ def as_dtype(d, what="dtype"):
             return float16
         if name in ("long",):
             return int64
+        if name in ("double",):
+            return float64
         if name in ("int",):
             return int32
         if name in UNSUPPORTED:
@@ -128,8 +136,9 @@ def as_dtype(d, what="dtype"):
     raise TypeError(f"{what} must be a torch dtype, got {d!r}")
 
 
-def promote_types(a, b):
+def promote_types(type1, type2):
     """torch.promote_types for our dtypes: the smallest type both fit in."""
+    a, b = type1, type2
     if a is b:
         return a
     if a.category != b.category:
@@ -150,6 +159,9 @@ def set_default_dtype(d):
     d = as_dtype(d)
     if not d.is_floating_point:
         raise TypeError(f"only floating-point types are supported as the default type, got {d}")
+    if d is float64:
+        raise TypeError("torch.float64 cannot be torchweb's default dtype: float64 tensors are held "
+                        "on the host for small computations (WebGPU has no 64-bit floats)")
     _default_float[0] = d
 
 

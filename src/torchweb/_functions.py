@@ -17,10 +17,20 @@ from .ops import einsum, linalg_more  # noqa: F401,E402  (einsum, diag, cross, c
 from .ops import pdist, conv_tbc  # noqa: F401,E402  (register)
 from .ops import special_ops  # noqa: F401,E402  (polygamma, mvlgamma register)
 from .ops.composite import ctc  # noqa: F401,E402  (ctc_loss registers)
+from .ops.composite import aten_forms  # noqa: F401,E402  (torch.convolution, grid_sampler, ... register)
 from .ops import random_ops  # noqa: F401,E402  (multinomial, bernoulli, normal register)
+from .ops import real_complex  # noqa: F401,E402  (conj, real, imag, angle, adjoint register)
+# the torch.* math long tail (issue 18): statistics, windows, index math, scatters, number parts, ...
+from .ops.composite import (statistics, quantiles, differences, norms, windows, indices,  # noqa: F401,E402
+                            scatter_views, sets, number_parts, index_reduce, integration, matrix_builders,
+                            pad_nd, predicates, splits, view_copies, embedding_bag_torch, histogramdd,
+                            numeric_gradient)
 from .ops.registry import torch_names
 
 globals().update(torch_names())
+from . import _creation_more, _inplace_functions  # noqa: E402
+from ._inplace_functions import *  # noqa: F401,F403,E402  (torch.celu_, torch.fill_, ...: not op entries)
+from ._creation_more import *  # noqa: F401,F403,E402  (scalar_tensor, range, frombuffer, asarray, ...)
 
 
 def numel(input):
@@ -31,12 +41,18 @@ def is_floating_point(input):
     return input.dtype.is_floating_point
 
 
-def result_type(tensor1, tensor2):
-    return D.result_type(tensor1, tensor2)
+def result_type(tensor=None, other=None, *, scalar=None, scalar1=None, scalar2=None):
+    """torch.result_type(tensor, other): the dtype an op on the two would give (PyTorch's
+    overloads name a number operand scalar, or scalar1 and scalar2)."""
+    operands = [v for v in (scalar, tensor, other, scalar1, scalar2) if v is not None]
+    if len(operands) != 2:
+        raise TypeError("result_type() takes exactly two operands (tensor, other)")
+    return D.result_type(*operands)
 
 
 def can_cast(from_, to):
     return from_.category <= to.category
 
 
-__all__ = sorted(torch_names()) + ["numel", "is_floating_point", "result_type", "can_cast"]
+__all__ = (sorted(torch_names()) + _inplace_functions.__all__ + _creation_more.__all__
+           + ["numel", "is_floating_point", "result_type", "can_cast"])

@@ -139,7 +139,8 @@ def tensor_repr(t, prefix="tensor("):
         summarize = t.numel() > PRINT_OPTS.threshold
         src = t.detach()
         if summarize:
-            src = _edge_view(src, PRINT_OPTS.edgeitems)
+            edges = getattr(src, "_edges", None)   # (a float64 tensor: its own, on the host)
+            src = edges(PRINT_OPTS.edgeitems) if edges else _edge_view(src, PRINT_OPTS.edgeitems)
         values = src.tolist()
         fmt = _Formatter(_flatten(values, []) if t.dim() else [values], t.dtype.is_floating_point)
         body = _tensor_str(values, tuple(t.shape), indent, summarize, fmt)

@@ -90,3 +90,29 @@ def permutation(n, generator=None, device=None):
     order = list(range(n))
     rng.shuffle(order)
     return order
+
+
+def get_rng_state():
+    """torch.get_rng_state: the default generators' state as a uint8 tensor (the seed and the
+    call counter of the cpu and the webgpu generator, 32 bytes; PyTorch's CPU generator has a
+    larger state, and its CUDA one is torch.cuda.get_rng_state)."""
+    from ._creation import tensor
+    from ._device import CPU, WEBGPU
+    from ._dtype import uint8
+    data = b""
+    for d in (CPU, WEBGPU):
+        s, c = default_generator(d).get_state()
+        data += s.to_bytes(8, "little") + c.to_bytes(8, "little")
+    return tensor(list(data), dtype=uint8)
+
+
+def set_rng_state(new_state):
+    """Restores the state get_rng_state returned."""
+    from ._device import CPU, WEBGPU
+    data = bytes(new_state.tolist())
+    if len(data) != 32:
+        raise RuntimeError(f"RNG state is wrong size: expected 32 bytes (a torchweb state from "
+                           f"torch.get_rng_state()), got {len(data)}")
+    for i, d in enumerate((CPU, WEBGPU)):
+        part = data[16 * i:16 * i + 16]
+        default_generator(d).set_state((int.from_bytes(part[:8], "little"), int.from_bytes(part[8:], "little")))

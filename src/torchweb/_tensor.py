@@ -7,6 +7,7 @@ every tensor is: metadata, views, device moves, autograd bookkeeping and readbac
 import weakref
 
 from . import _dtype
+from . import _device as _device_mod
 from ._device import device as _device_cls
 from ._size import Size, contiguous_strides, numel as _numel
 from .autograd import grad_mode
@@ -21,10 +22,20 @@ class Tensor:
 
     __module__ = "torchweb"
     _is_torchweb_tensor = True   # what is_tensor() looks for
+    # numpy defers to our operators (np.float64 * tensor is a tensor, as in PyTorch), not the
+    # other way round (an object ndarray of elementwise products)
+    __array_priority__ = 1000
+
+    def __new__(cls, *args, **kwargs):
+        if cls is not Tensor:   # (subclasses make themselves: nn.Parameter's __new__)
+            return object.__new__(cls)
+        # torch.Tensor(2, 3) / torch.Tensor([1, 2]): PyTorch's legacy constructor, the default
+        # dtype's legacy type (torch.FloatTensor): uninitialized of a shape, or from data
+        from ._legacy_types import default_type
+        return default_type()(*args, **kwargs)
 
     def __init__(self, *args, **kwargs):
-        raise TypeError("use torch.tensor(data), torch.empty(shape) or another creation function "
-                        "to make a tensor")
+        pass   # (made by __new__)
 
     @classmethod
     def _make(cls, storage, shape, stride=None, offset=0, dtype=None, device=None, base=None):
@@ -55,13 +66,17 @@ class Tensor:
     def shape(self):
         return self._shape
 
-    def size(self, dim=None):
+    def size(self, dim=None, *, axis=None):
+        if axis is not None:   # (NumPy's name, which PyTorch accepts)
+            dim = axis
         if dim is None:
             return self._shape
         from ._size import wrap_dim
         return self._shape[wrap_dim(dim, len(self._shape))]
 
-    def stride(self, dim=None):
+    def stride(self, dim=None, *, axis=None):
+        if axis is not None:   # (NumPy's name, which PyTorch accepts)
+            dim = axis
         if dim is None:
             return self._stride
         from ._size import wrap_dim
@@ -93,6 +108,9 @@ class Tensor:
         return self._shape[0]
 
     def is_contiguous(self, memory_format=None):
+        if memory_format is not None:   # channels_last(_3d): its dims order (_layout.py)
+            from ._layout import is_contiguous_as
+            return is_contiguous_as(self._shape, self._stride, memory_format)
         expected = 1
         # reversed(tuple(...)): reversing the Size itself would index it through its Python
         # __getitem__, element by element
@@ -104,7 +122,8 @@ class Tensor:
 
     @property
     def is_cuda(self):
-        return False
+        # True on the webgpu device where "cuda" names it (install_torch_alias, cuda.py)
+        return self.device.type == "webgpu" and _device_mod.CUDA_IS_WEBGPU[0]
 
     @property
     def is_webgpu(self):
@@ -137,14 +156,14 @@ class Tensor:
         self._storage.version += 1
 
     def _type_name(self):
-        names = {"float32": "FloatTensor", "float16": "HalfTensor", "int64": "LongTensor",
-                 "int32": "IntTensor", "bool": "BoolTensor", "uint8": "ByteTensor"}
-        return f"torch.{names[self.dtype.name]}"
+        from ._legacy_types import type_name
+        return type_name(self)
 
-    def type(self, dtype=None):
+    def type(self, dtype=None, non_blocking=False):
+        from . import _legacy_types
         if dtype is None:
-            return self._type_name()
-        return self.to(dtype)
+            return _legacy_types.type_name(self)
+        return _legacy_types.convert(self, dtype, non_blocking)
 
     def _view(self, shape, stride, offset):
         """A tensor sharing this one's storage (autograd is handled by the caller)."""
@@ -270,6 +289,20 @@ class Tensor:
         hooks = self.grad_fn._pre_hooks.setdefault(self._output_nr, [])
         hooks.append(hook)
         return _Handle(hooks, hook)
+
+    _post_accumulate_grad_hooks = None   # (a list in the instance's __dict__ once one is registered)
+
+    def register_post_accumulate_grad_hook(self, hook):
+        """hook(tensor) runs after backward has accumulated this leaf's .grad."""
+        from .autograd.function import _Handle
+        if not self.requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        if self.grad_fn is not None:
+            raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
+        if self._post_accumulate_grad_hooks is None:
+            self._post_accumulate_grad_hooks = []
+        self._post_accumulate_grad_hooks.append(hook)
+        return _Handle(self._post_accumulate_grad_hooks, hook)
 
     def detach(self):
         # shares the storage (and version counter) but is no autograd view: base None

@@ -43,19 +43,31 @@ class _TorchAliasFinder(importlib.abc.MetaPathFinder):
 _finder = _TorchAliasFinder()
 
 
-def install_torch_alias():
-    """Make `import torch` (and torch.nn, torch.optim, ...) give torchweb's modules."""
+def install_torch_alias(cuda=True):
+    """Make `import torch` (and torch.nn, torch.optim, ...) give torchweb's modules.
+
+    `torch.__version__` then answers the PyTorch version whose API torchweb follows (a
+    TorchVersion, "2.13.0"), for the scripts that check it; torchweb's own version stays in
+    `torch.version.torchweb`. With cuda=True, "cuda" names the webgpu device and
+    torch.cuda answers for it (torchweb/cuda.py); cuda=False keeps torch.cuda unavailable."""
     existing = sys.modules.get("torch")
     if existing is not None and not getattr(existing, "__name__", "").startswith("torchweb"):
         raise RuntimeError("install_torch_alias(): the real torch is already imported in this "
                            "process; call it before anything imports torch")
     if _finder not in sys.meta_path:
         sys.meta_path.insert(0, _finder)
-    sys.modules["torch"] = importlib.import_module("torchweb")
+    torchweb = importlib.import_module("torchweb")
+    sys.modules["torch"] = torchweb
+    torchweb.__version__ = torchweb.version.__version__
+    torchweb._device.CUDA_IS_WEBGPU[0] = bool(cuda)
 
 
 def uninstall_torch_alias():
-    """Undo install_torch_alias(): forget the torch.* aliases."""
+    """Undo install_torch_alias(): forget the torch.* aliases ("cuda" is refused again)."""
+    torchweb = sys.modules.get("torchweb")
+    if torchweb is not None:
+        torchweb.__version__ = torchweb.version.torchweb
+        torchweb._device.CUDA_IS_WEBGPU[0] = False
     if _finder in sys.meta_path:
         sys.meta_path.remove(_finder)
     for name in [n for n in sys.modules if n == "torch" or n.startswith("torch.")]:

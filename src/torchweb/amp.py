@@ -129,3 +129,76 @@ class GradScaler:
         self._backoff_factor = state_dict["backoff_factor"]
         self._growth_interval = state_dict["growth_interval"]
         self._growth_tracker = state_dict["_growth_tracker"]
+
+
+# -- torch.* autocast state (PyTorch's per-device switches, which libraries query) -------------
+# autocast regions run in the tensors' own dtypes here (see above), so autocast is never on;
+# the dtypes set are remembered and reported back.
+_autocast_dtypes = {"cpu": "bfloat16", "cuda": "float16", "webgpu": "float16"}
+_autocast_cache = [True]
+
+
+def is_autocast_enabled(device_type=None):
+    return False
+
+
+def _dtype_of(device_type):
+    from . import _dtype
+    name = _autocast_dtypes.get(device_type, "float16")
+    return getattr(_dtype, name, None) if name != "bfloat16" else _dtype._UnsupportedDtype("bfloat16")
+
+
+def get_autocast_dtype(device_type):
+    return _dtype_of(device_type)
+
+
+def set_autocast_dtype(device_type, dtype):
+    _autocast_dtypes[device_type] = str(dtype).replace("torch.", "")
+
+
+def set_autocast_enabled(device_type, enabled=None):
+    """Accepted and without effect: autocast regions here keep the tensors' dtypes."""
+
+
+def get_autocast_cpu_dtype():
+    return _dtype_of("cpu")
+
+
+def get_autocast_gpu_dtype():
+    return _dtype_of("cuda")
+
+
+def set_autocast_cpu_dtype(dtype):
+    set_autocast_dtype("cpu", dtype)
+
+
+def set_autocast_gpu_dtype(dtype):
+    set_autocast_dtype("cuda", dtype)
+
+
+def is_autocast_cpu_enabled():
+    return False
+
+
+def set_autocast_cpu_enabled(enabled):
+    """Accepted and without effect (see set_autocast_enabled)."""
+
+
+def is_autocast_cache_enabled():
+    return _autocast_cache[0]
+
+
+def set_autocast_cache_enabled(enabled):
+    _autocast_cache[0] = bool(enabled)
+
+
+def clear_autocast_cache():
+    return None
+
+
+def autocast_increment_nesting():
+    return 1
+
+
+def autocast_decrement_nesting():
+    return 0

@@ -1,51 +1,126 @@
-"""torch.cuda as seen from a web page: no CUDA device. Scripts that test
-`torch.cuda.is_available()` take their CPU branch; use torch.accelerator or 'webgpu' for the GPU."""
+"""torch.cuda as seen from a web page.
+
+Plain torchweb has no CUDA device: is_available() is False, so scripts take their CPU
+branch, and "cuda" is refused with a hint (use 'webgpu' or torch.accelerator).
+
+Under `torchweb.install_torch_alias()` (unless `cuda=False`), "cuda" names the GPU torchweb
+has, so `device = "cuda" if torch.cuda.is_available() else "cpu"` lands on the GPU: every
+"cuda", "cuda:0" and torch.device("cuda") resolves to the webgpu device (whose tensors report
+device.type 'webgpu' and is_cuda True), and the calls below answer
+with the webgpu device's: synchronize, the memory counters, the generator, the name."""
+
+from . import _device
 
 _WHY = ("torchweb has no CUDA device: it runs on WebGPU. Use device 'webgpu' "
-        "(or torch.accelerator.current_accelerator())")
+        "(or torch.accelerator.current_accelerator()), or let 'cuda' name the webgpu device "
+        "with torchweb.install_torch_alias()")
+
+
+def _on():
+    """Whether "cuda" means the webgpu device now (the alias is installed with cuda=True)."""
+    return _device.CUDA_IS_WEBGPU[0]
+
+
+def _require():
+    if not _on():
+        raise RuntimeError(_WHY)
+    if not is_available():
+        raise RuntimeError("torch.cuda (the webgpu device): no WebGPU adapter is available")
+
+
+def _check_index(device):
+    if device is None or not _on():
+        return
+    d = device if isinstance(device, int) else _device.device(device).index
+    if d not in (None, 0, -1):
+        raise RuntimeError(f"Invalid device index {d}: torchweb has one GPU (cuda:0, the webgpu device)")
 
 
 def is_available():
-    return False
+    if not _on():
+        return False
+    from .backends.webgpu import is_available as webgpu_available
+    return webgpu_available()
 
 
 def device_count():
-    return 0
+    return 1 if is_available() else 0
 
 
 def is_initialized():
-    return False
+    return is_available()
 
 
-def is_bf16_supported(including_emulation=True):
-    return False
-
-
-def manual_seed(seed):
-    """No CUDA generator to seed (PyTorch does nothing either when CUDA is absent)."""
-
-
-manual_seed_all = manual_seed
-
-
-def empty_cache():
-    """Nothing to release: there is no CUDA caching allocator."""
+def init():
+    _require()
 
 
 def current_device():
-    raise RuntimeError(_WHY)
-
-
-def get_device_name(device=None):
-    raise RuntimeError(_WHY)
+    _require()
+    return 0
 
 
 def set_device(device):
-    raise RuntimeError(_WHY)
+    _require()
+    _check_index(device)
+
+
+def get_device_name(device=None):
+    _require()
+    _check_index(device)
+    from .webgpu import adapter_info
+    info = adapter_info()
+    return info.get("device") or info.get("description") or info.get("vendor") or "WebGPU adapter"
+
+
+def is_bf16_supported(including_emulation=True):
+    return False   # WebGPU has no bfloat16
 
 
 def synchronize(device=None):
-    raise RuntimeError(_WHY)
+    _require()
+    _check_index(device)
+    from .webgpu import synchronize as _sync
+    _sync()
+
+
+def memory_allocated(device=None):
+    if not _on():
+        return 0   # no CUDA memory (as PyTorch answers for an uninitialized device)
+    from .webgpu import memory_allocated as f
+    return f()
+
+
+def max_memory_allocated(device=None):
+    if not _on():
+        return 0
+    from .webgpu import max_memory_allocated as f
+    return f()
+
+
+def memory_reserved(device=None):
+    if not _on():
+        return 0
+    from .webgpu import memory_reserved as f
+    return f()
+
+
+def empty_cache():
+    """Releases the webgpu device's pooled free buffers (under the alias); else nothing to do."""
+    if _on() and is_available():
+        from .webgpu import empty_cache as f
+        f()
+
+
+def manual_seed(seed):
+    """Seeds the webgpu device's generator under the alias (PyTorch seeds the CUDA one);
+    without it there is no CUDA generator, and PyTorch does nothing either."""
+    if _on():
+        from ._random import default_generator
+        default_generator(_device.WEBGPU).manual_seed(seed)
+
+
+manual_seed_all = manual_seed
 
 
 def _amp_namespace():
@@ -55,3 +130,15 @@ def _amp_namespace():
 
 
 amp = _amp_namespace()  # torch.cuda.amp.GradScaler(enabled=False), as nanoGPT's train.py calls it
+
+
+def __getattr__(name):
+    if name.startswith("__"):
+        raise AttributeError(name)
+    raise AttributeError(f"torch.cuda.{name} is not available in torchweb: CUDA streams, events, "
+                         "graphs and device properties have no WebGPU counterpart here")
+
+
+from ._legacy_types import CUDA_TYPES as _LEGACY  # noqa: E402  (torch.cuda.FloatTensor, ...)
+(FloatTensor, DoubleTensor, HalfTensor, BFloat16Tensor, ByteTensor, CharTensor, ShortTensor,
+ IntTensor, LongTensor, BoolTensor) = (_LEGACY[n] for n in _LEGACY)

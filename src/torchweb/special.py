@@ -21,6 +21,8 @@ digamma = psi = _F.digamma
 gammaln = _F.lgamma
 polygamma = _F.polygamma
 multigammaln = _F.mvlgamma
+gammainc = _F.igamma
+gammaincc = _F.igammac
 i0 = _F.i0
 logsumexp = _F.logsumexp
 softmax = _F.softmax
@@ -151,30 +153,6 @@ laguerre_polynomial_l = _polynomial("laguerre_polynomial_l", "The Laguerre polyn
 legendre_polynomial_p = _polynomial("legendre_polynomial_p", "The Legendre polynomial P_n.")
 
 
-def _gamma_inc(name, kernel, doc):
-    def fn(input, other, *, out=None):
-        import torchweb
-        from . import _dtype as D
-        for arg, pos in ((input, 1), (other, 2)):
-            if not torchweb.is_tensor(arg):
-                what = "input" if pos == 1 else "other"
-                raise TypeError(f"special_{name}(): argument '{what}' (position {pos}) must be Tensor, not "
-                                f"{type(arg).__name__}")
-        dt = D.result_type(input, other)
-        if not dt.is_floating_point:   # (float16 is computed, as PyTorch)
-            raise NotImplementedError(f"\"{kernel}_cpu\" not implemented for '{dt.word}'")
-        return _out(_call("special_" + name, input, other), out)
-    fn.__name__ = fn.__qualname__ = name
-    fn.__doc__ = f"{name}(input, other, *, out=None) -> Tensor\n\n{doc}"
-    return fn
-
-
-gammainc = _gamma_inc("gammainc", "igamma", "The regularized lower incomplete gamma function P(input, other) (differentiable "
-                                  "in other only, as PyTorch).")
-gammaincc = _gamma_inc("gammaincc", "igammac", "The regularized upper incomplete gamma function Q(input, other) = 1 - P "
-                                    "(differentiable in other only, as PyTorch).")
-
-
 # the argument descriptions torch.special's docstrings are formatted with (torch/_torch_docs.py)
 common_args = {
     "input": "input (Tensor): the input tensor.",
@@ -195,3 +173,8 @@ multi_dim_common = dict(common_args, **{
     "opt_dim_all_reduce": "\n    dim (int or tuple of ints, optional): the dimension or dimensions to reduce. If None, "
                           "all dimensions are reduced.\n",
 })
+
+
+# PyTorch names torchweb refuses: AttributeError with the reason (_refused.py)
+from ._refused import module_getattr as _module_getattr  # noqa: E402
+__getattr__ = _module_getattr("special", "torchweb.special")

@@ -25,15 +25,10 @@ async def _expected():
     return json.loads(await resp.string())
 
 
-def _has_f16():
-    from torchweb.backends.webgpu.runtime import get_runtime
-    return "shader-f16" in get_runtime().features
-
-
 def _compare(got, want, name):
     assert torchweb.is_tensor(got), f"{name}: got {type(got).__name__}"
     assert got.device.type == "webgpu", f"{name}: on {got.device}"
-    dtype = want["dtype"] if want["dtype"] != "float16" or _has_f16() else "float32"  # (warned)
+    dtype = want["dtype"]   # (float16 too: held in f32 words without shader-f16)
     assert got.dtype.name == dtype, f"{name}: dtype {got.dtype}, expected {dtype}"
     assert list(got.shape) == want["shape"], f"{name}: shape {list(got.shape)}"
     assert list(got.stride()) == want["stride"], f"{name}: stride {list(got.stride())}"
@@ -83,9 +78,8 @@ async def check_safetensors_from_url():
 async def check_save_load_roundtrip():
     w = torchweb.arange(12, dtype=torchweb.float32, device="webgpu").reshape(3, 4) / 4
     obj = {"w": w, "view": w[1:, ::2], "ids": torchweb.tensor([5, -6], device="webgpu"),
-           "mask": torchweb.tensor([True, False], device="webgpu")}
-    if _has_f16():
-        obj["half"] = torchweb.tensor([1.5, -2.0], dtype=torchweb.float16, device="webgpu")
+           "mask": torchweb.tensor([True, False], device="webgpu"),
+           "half": torchweb.tensor([1.5, -2.0], dtype=torchweb.float16, device="webgpu")}
     buf = io.BytesIO()
     torchweb.save(obj, buf)
     assert zipfile.ZipFile(io.BytesIO(buf.getvalue())).namelist()[0] == "archive/data.pkl"
@@ -118,7 +112,7 @@ async def run_checkpoint_checks(summary):
     for check in CHECKPOINT_CHECKS:
         try:
             with warnings.catch_warnings():
-                warnings.simplefilter("ignore")   # float16 -> float32 on adapters without shader-f16
+                warnings.simplefilter("ignore")
                 await check()
             summary["passed"].append(check.__name__)
         except Exception:

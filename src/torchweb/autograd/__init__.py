@@ -1,9 +1,17 @@
-"""torch.autograd: backward, grad, Function and the grad-mode switches."""
+"""torch.autograd: backward, grad (create_graph for higher-order gradients), Function, the
+grad-mode switches, gradcheck, autograd.functional, anomaly detection and autograd.graph."""
 
 from .function import Function, FunctionCtx, once_differentiable
 from .grad_mode import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
 from . import engine
 from .._is_tensor import is_tensor
+from . import anomaly_mode, forward_ad, function, functional, grad_mode, graph
+from .anomaly_mode import detect_anomaly, set_detect_anomaly
+from .gradcheck import gradcheck, gradgradcheck
+from .variable import Variable, variable
+from .settings import (enforce_grad_layout_policy, handle_torch_function, has_torch_function,
+                       is_multithreading_enabled, is_tensor_like, is_view_replay_enabled,
+                       kineto_available, set_multithreading_enabled)
 
 
 def _make_grads(outputs, grads):
@@ -33,9 +41,12 @@ def _as_list(x):
     return list(x) if isinstance(x, (list, tuple)) else [x]
 
 
-def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None):
-    if create_graph:
-        raise NotImplementedError("create_graph=True (higher-order gradients) is not supported by torchweb yet")
+def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None,
+             grad_variables=None):
+    if grad_variables is not None and grad_tensors is None:
+        grad_tensors = grad_variables
+    if retain_graph is None:
+        retain_graph = create_graph
     tensors = _as_list(tensors)
     grads = _as_list(grad_tensors) or [None] * len(tensors)
     for t in tensors:
@@ -43,13 +54,14 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
             raise RuntimeError("element 0 of tensors does not require grad and does not have a grad_fn")
     grads = _make_grads(tensors, grads)
     if inputs is None:
-        engine.run_backward(tensors, grads, bool(retain_graph))
+        engine.run_backward(tensors, grads, bool(retain_graph), create_graph=create_graph)
         return
     inputs = _as_list(inputs)
     if not inputs:
         raise RuntimeError("'inputs' argument to backward() cannot be empty.")
     capture, keys = _capture_slots(inputs)
-    engine.run_backward(tensors, grads, bool(retain_graph), capture=capture, accumulate=False)
+    engine.run_backward(tensors, grads, bool(retain_graph), capture=capture, accumulate=False,
+                        create_graph=create_graph)
     for t, (key, _node) in zip(inputs, keys):  # only these accumulate, leaves or not
         if capture[key] is not None:
             engine.accumulate_grad(t, capture[key])
@@ -71,8 +83,11 @@ def _capture_slots(inputs):
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
          only_inputs=True, allow_unused=None, is_grads_batched=False, materialize_grads=False):
-    if create_graph:
-        raise NotImplementedError("create_graph=True (higher-order gradients) is not supported by torchweb yet")
+    if retain_graph is None:
+        retain_graph = create_graph
+    if is_grads_batched:
+        return _grad_batched(outputs, inputs, grad_outputs, retain_graph, create_graph, allow_unused,
+                             materialize_grads)
     outputs = _as_list(outputs)
     inputs_l = _as_list(inputs)
     grads = _make_grads(outputs, _as_list(grad_outputs) or [None] * len(outputs))
@@ -80,7 +95,8 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         if not o.requires_grad:
             raise RuntimeError("element 0 of tensors does not require grad and does not have a grad_fn")
     capture, keys = _capture_slots(inputs_l)
-    engine.run_backward(outputs, grads, bool(retain_graph), capture=capture, accumulate=False)
+    engine.run_backward(outputs, grads, bool(retain_graph), capture=capture, accumulate=False,
+                        create_graph=create_graph)
     result = []
     for i, (key, _node) in enumerate(keys):
         g = capture[key]
@@ -94,5 +110,29 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     return tuple(result)
 
 
+def _grad_batched(outputs, inputs, grad_outputs, retain_graph, create_graph, allow_unused,
+                  materialize_grads):
+    """is_grads_batched: grad_outputs carry a leading batch dim; one backward per entry (PyTorch
+    vmaps it), the gradients stacked."""
+    from ..ops.join import stack
+    outs = _as_list(outputs)
+    gos = _as_list(grad_outputs)
+    if gos is None or any(g is None for g in gos):
+        raise RuntimeError("is_grads_batched=True requires grad_outputs")
+    n = gos[0].shape[0]
+    per = [grad(outs, inputs, [g[i] for g in gos], retain_graph=True, create_graph=create_graph,
+                allow_unused=allow_unused, materialize_grads=materialize_grads) for i in range(n)]
+    return tuple(None if per[0][k] is None else stack([p[k] for p in per])
+                 for k in range(len(per[0])))
+
+
 __all__ = ["Function", "FunctionCtx", "backward", "grad", "no_grad", "enable_grad",
-           "set_grad_enabled", "inference_mode", "is_grad_enabled", "once_differentiable"]
+           "set_grad_enabled", "inference_mode", "is_grad_enabled", "once_differentiable", "Variable",
+           "detect_anomaly", "set_detect_anomaly", "gradcheck", "gradgradcheck", "functional", "graph",
+           "forward_ad", "is_tensor_like", "enforce_grad_layout_policy", "set_multithreading_enabled",
+           "is_multithreading_enabled", "is_view_replay_enabled", "kineto_available"]
+
+
+# PyTorch names torchweb refuses: AttributeError with the reason (_refused.py)
+from .._refused import module_getattr as _module_getattr  # noqa: E402
+__getattr__ = _module_getattr("autograd", "torchweb.autograd")

@@ -4,7 +4,8 @@ however many paths reach it, and accumulates into leaves (or captures, for autog
 import sys
 
 from .._size import contiguous_strides
-from . import grad_mode
+from . import anomaly_mode, grad_mode
+from .double_backward import apply_with_graph, recording
 from .function import AccumulateGrad
 
 
@@ -31,12 +32,23 @@ def _check_grad(node, i, g):
     return g
 
 
+class _NoSwitch:
+    def __enter__(self):
+        pass
+
+    def __exit__(self, *exc):
+        return False
+
+
+_NO_SWITCH = _NoSwitch()
 BACKWARD_RUNS = [0]   # how many backward passes ran (torchweb.compile: did a call train?)
 
 
-def run_backward(roots, grad_roots, retain_graph, capture=None, accumulate=True):
+def run_backward(roots, grad_roots, retain_graph, capture=None, accumulate=True, create_graph=False):
     """roots: tensors; grad_roots: their gradients. capture: {(node, nr): None} slots of
-    autograd.grad's inputs, filled in place. Returns nothing; leaves' .grad accumulate."""
+    autograd.grad's inputs, filled in place. Returns nothing; leaves' .grad accumulate.
+    create_graph: the backward rules run with grad mode on, so that the gradients they make
+    carry a graph of their own (higher-order gradients; double_backward.py)."""
     BACKWARD_RUNS[0] += 1
     edges = []
     for t, g in zip(roots, grad_roots):
@@ -80,13 +92,14 @@ def run_backward(roots, grad_roots, retain_graph, capture=None, accumulate=True)
     # graph: names bound once, the common cases without helper calls)
     owned = {}
     empty = {}
+    slow = create_graph or anomaly_mode._state["enabled"]   # (decided once: the loop tests one local)
     try:
-        with grad_mode.set_grad_enabled(False):
+        with grad_mode.set_grad_enabled(create_graph), (recording() if create_graph else _NO_SWITCH):
             while ready:
                 node = ready.pop()
                 grads = buffers.pop(id(node), empty)
                 if type(node) is AccumulateGrad:
-                    _accumulate(node, grads.get(0), capture, accumulate, owned)
+                    _accumulate(node, grads.get(0), capture, accumulate, None if create_graph else owned)
                     continue
                 n_out = node.noutputs
                 outs = [grads.get(0)] if n_out == 1 else [grads.get(i) for i in range(n_out)]
@@ -112,7 +125,7 @@ def run_backward(roots, grad_roots, retain_graph, capture=None, accumulate=True)
                 if _all_none(outs):
                     results = (None,) * len(nexts)
                 else:
-                    results = node.apply(outs)
+                    results = node.apply(outs) if not slow else _apply_slow(node, outs, create_graph)
                 if len(results) != len(nexts):
                     raise RuntimeError(
                         f"function {node.name()} returned an incorrect number of gradients "
@@ -155,6 +168,14 @@ def run_backward(roots, grad_roots, retain_graph, capture=None, accumulate=True)
         if not retain_graph:
             for node in ran:
                 node.ctx._free()
+
+
+def _apply_slow(node, outs, create_graph):
+    """node.apply with create_graph (double_backward.py) and/or anomaly detection's NaN check."""
+    results = apply_with_graph(node, outs) if create_graph else node.apply(outs)
+    if anomaly_mode._state["enabled"] and anomaly_mode._state["check_nan"]:
+        anomaly_mode.check_nan(node, results)
+    return results
 
 
 def _fresh(g, outs, results):
@@ -219,6 +240,9 @@ def _accumulate(node, g, capture, accumulate, owned=None):
             g._backend().materialize(g)
         else:
             accumulate_grad(var, g)
+        if var._post_accumulate_grad_hooks:
+            for h in tuple(var._post_accumulate_grad_hooks):
+                h(var)
 
 
 def _one_holder():
@@ -246,6 +270,12 @@ def _can_take(var, g):
 
 
 def accumulate_grad(var, g):
+    if g._requires_grad:
+        # a gradient with a graph (create_graph): .grad keeps it, as PyTorch's AccumulateGrad
+        # under grad mode (a clone first, the sum out of place after: an in-place add into
+        # the existing .grad would cut the graph)
+        var._grad = g.clone() if var._grad is None else var._grad + g
+        return
     if var._grad is None:
         var._grad = g.detach().clone()  # the same gradient may flow to several leaves
         # computed now, so that the graph's saved tensors it reads are freed with the graph

@@ -10,6 +10,10 @@ def is_grad_enabled():
     return _state["enabled"]
 
 
+def is_inference_mode_enabled():
+    return _state.get("inference", False)
+
+
 class _GradMode:
     mode = True
 
@@ -60,6 +64,15 @@ class set_grad_enabled(_GradMode):
 class inference_mode(_GradMode):
     def __init__(self, mode=True):
         self.mode = not mode
+
+    def __enter__(self):
+        super().__enter__()
+        self._prev_inference = _state.get("inference", False)
+        _state["inference"] = not self.mode
+
+    def __exit__(self, *exc):
+        _state["inference"] = self._prev_inference
+        return super().__exit__(*exc)
 
     def __call__(self, fn):
         mode = self.mode

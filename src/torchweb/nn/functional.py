@@ -51,3 +51,8 @@ def tanh(input):
 
 
 globals().update(functional_names())
+
+
+# PyTorch names torchweb refuses: AttributeError with the reason (_refused.py)
+from .._refused import module_getattr as _module_getattr  # noqa: E402
+__getattr__ = _module_getattr("nn.functional", "torchweb.nn.functional")

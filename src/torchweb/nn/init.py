@@ -309,3 +309,8 @@ kaiming_uniform = _make_deprecate(kaiming_uniform_)
 kaiming_normal = _make_deprecate(kaiming_normal_)
 orthogonal = _make_deprecate(orthogonal_)
 sparse = _make_deprecate(sparse_)
+
+
+# PyTorch names torchweb refuses: AttributeError with the reason (_refused.py)
+from .._refused import module_getattr as _module_getattr  # noqa: E402
+__getattr__ = _module_getattr("nn.init", "torchweb.nn.init")

@@ -70,9 +70,14 @@ class _Softmax(Function):
         ctx.d = lay[0]
         return y
 
+    _double_backward = True   # (under grad mode, create_graph: the same rule in Tensor ops)
+
     @staticmethod
     def backward(ctx, g):
         (y,) = ctx.saved_tensors
+        if grad_mode._state["enabled"]:
+            gy = g * y
+            return gy - y * gy.sum(ctx.d, keepdim=True), None
         gy = E.run("mul", g, y)
         return E.run("sub", gy, E.run("mul", y, raw_reduce("sum", gy, [ctx.d], True, gy.dtype))), None
 
@@ -87,9 +92,13 @@ class _LogSoftmax(Function):
         ctx.d = lay[0]
         return y
 
+    _double_backward = True
+
     @staticmethod
     def backward(ctx, g):
         (y,) = ctx.saved_tensors
+        if grad_mode._state["enabled"]:
+            return g - y.exp() * g.sum(ctx.d, keepdim=True), None
         s = raw_reduce("sum", g, [ctx.d], True, g.dtype)
         return E.run("sub", g, E.run("mul", E.run("exp", y), s)), None
 
@@ -131,11 +140,15 @@ def _run(fn, x, lay):
     return _softmax_raw(x, lay, fn is _LogSoftmax)
 
 
-@define("softmax", "activation", functional=True, doc='softmax(input, dim=None, dtype=None) -> Tensor\n\nexp(input) / sum(exp(input), dim), computed stably.')
-def softmax(x, dim=None, dtype=None, _stacklevel=3):
-    return _call(_Softmax, x, dim, dtype, "softmax")
+@define("softmax", "activation", out=True, functional=True, doc='softmax(input, dim=None, dtype=None) -> Tensor\n\nexp(input) / sum(exp(input), dim), computed stably.')
+def softmax(input, dim=None, dtype=None, _stacklevel=3, *, axis=None):
+    if axis is not None:   # (NumPy's name, which PyTorch accepts)
+        dim = axis
+    return _call(_Softmax, input, dim, dtype, "softmax")
 
 
-@define("log_softmax", "activation", functional=True, doc='log_softmax(input, dim=None, dtype=None) -> Tensor\n\ninput - logsumexp(input, dim), computed stably.')
-def log_softmax(x, dim=None, dtype=None, _stacklevel=3):
-    return _call(_LogSoftmax, x, dim, dtype, "log_softmax")
+@define("log_softmax", "activation", out=True, functional=True, doc='log_softmax(input, dim=None, dtype=None) -> Tensor\n\ninput - logsumexp(input, dim), computed stably.')
+def log_softmax(input, dim=None, dtype=None, _stacklevel=3, *, axis=None):
+    if axis is not None:   # (NumPy's name, which PyTorch accepts)
+        dim = axis
+    return _call(_LogSoftmax, input, dim, dtype, "log_softmax")

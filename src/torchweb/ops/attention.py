@@ -89,6 +89,16 @@ def _causal_mask(L, S, device):
 
 
 def _composite(q, k, v, mask, causal, scale, dropout_p):
+    from .linalg import matmul
+    attn = _weights(q, k, mask, causal, scale)
+    if dropout_p > 0:
+        from .composite.dropout import _dropout_impl
+        attn = _dropout_impl(attn, dropout_p, True, False)
+    return matmul(attn, v)
+
+
+def _weights(q, k, mask, causal, scale):
+    """softmax(q @ k^T * scale + mask) from the primitives (rows with every key masked: 0)."""
     from .activation import softmax
     from .linalg import matmul
     L, S = q.shape[-2], k.shape[-2]
@@ -108,10 +118,18 @@ def _composite(q, k, v, mask, causal, scale, dropout_p):
     attn = softmax(attn, -1)
     if dead is not None:
         attn = PW.call("where", dead, 0.0, attn)
-    if dropout_p > 0:
-        from .composite.dropout import _dropout_impl
-        attn = _dropout_impl(attn, dropout_p, True, False)
-    return matmul(attn, v)
+    return attn
+
+
+def _backward_recorded(q, k, v, mask, causal, scale, g):
+    """The fused kernel's gradients from the primitives, for create_graph: the weights computed
+    again, then FlashAttention's formulas as recorded ops."""
+    from .linalg import matmul
+    p = _weights(q, k, mask, causal, scale)
+    dv = matmul(p.transpose(-2, -1), g)
+    dp = matmul(g, v.transpose(-2, -1))
+    ds = p * (dp - (dp * p).sum(-1, keepdim=True))
+    return matmul(ds, k) * scale, matmul(ds.transpose(-2, -1), q) * scale, dv
 
 
 def _fused_forward(q, k, v, mask, causal, scale, batch):
@@ -128,6 +146,7 @@ def _fused_forward(q, k, v, mask, causal, scale, batch):
 class _FusedAttention(Function):
     # PyTorch's node for its fused CPU kernel
     _backward_name = "ScaledDotProductFlashAttentionForCpuBackward0"
+    _double_backward = True   # (create_graph: _backward_recorded)
 
     @staticmethod
     def forward(ctx, q, k, v, mask, causal, scale, batch):
@@ -140,6 +159,11 @@ class _FusedAttention(Function):
     def backward(ctx, g):
         q, k, v, mask, out, lse = ctx.saved_tensors
         causal, scale, batch = ctx.meta
+        if grad_mode._state["enabled"]:   # create_graph
+            dq, dk, dv = _backward_recorded(q, k, v, mask, causal, scale, g)
+            need = ctx.needs_input_grad
+            return (dq if need[0] else None, dk if need[1] else None, dv if need[2] else None,
+                    None, None, None, None)
         L, E_ = q.shape[-2], q.shape[-1]
         S, Ev = k.shape[-2], v.shape[-1]
         NB = 1

@@ -268,11 +268,15 @@ class _Conv(Function):
                                       (b._stride[0],) + (0,) * (out.dim() - 2), b._offset), out=out)
         return out
 
+    _double_backward = True
+
     @staticmethod
     def backward(ctx, gout):
         x, w = ctx.saved_tensors
         g, groups, transposed, has_bias = ctx.meta
         need_x, need_w, need_b = ctx.needs_input_grad[:3]
+        if grad_mode._state["enabled"]:
+            return _conv_backward_recorded(x, w, gout, ctx.meta, ctx.needs_input_grad)
         gx = gw = gb = None
         if transposed:
             # out = conv^T(x): x's gradient is conv(gout), w's is conv's weight gradient with
@@ -289,6 +293,43 @@ class _Conv(Function):
         if need_b and has_bias:
             gb = _bias_grad(gout)
         return gx, gw, gb, None, None, None
+
+
+def _conv_backward_recorded(x, w, gout, meta, needs):
+    """_Conv's backward under grad mode (create_graph): each gradient is itself a
+    convolution (x's: the transposed one over the same geometry) or a _ConvWeightGrad, both
+    with backwards of their own."""
+    g, groups, transposed, has_bias = meta
+    gx = gw = gb = None
+    if needs[0]:
+        gx = _Conv.apply(gout, w, None, g, groups, not transposed)
+    if needs[1]:
+        gw = _ConvWeightGrad.apply(gout, x, g, groups, w.shape) if transposed else \
+            _ConvWeightGrad.apply(x, gout, g, groups, w.shape)
+    if needs[2] and has_bias:
+        gb = gout.sum([0] + list(range(2, gout.dim())))
+    return gx, gw, gb, None, None, None
+
+
+class _ConvWeightGrad(Function):
+    """The weight's gradient of conv(x, w) for the output gradient gout: bilinear in x and
+    gout, so its own gradients are convolutions again (PyTorch's convolution double backward)."""
+    _backward_name = "ConvolutionBackwardBackward0"
+    _double_backward = True
+
+    @staticmethod
+    def forward(ctx, x, gout, g, groups, wshape):
+        ctx.save_for_backward(x, gout)
+        ctx.meta = (g, groups)
+        return conv_weight_grad(x, gout, g, groups, wshape)
+
+    @staticmethod
+    def backward(ctx, ggw):
+        x, gout = ctx.saved_tensors
+        g, groups = ctx.meta
+        gx = _Conv.apply(gout, ggw, None, g, groups, True) if ctx.needs_input_grad[0] else None
+        ggout = _Conv.apply(x, ggw, None, g, groups, False) if ctx.needs_input_grad[1] else None
+        return gx, ggout, None, None, None
 
 
 def _check_float(x, w, b):
@@ -455,6 +496,7 @@ conv3d, conv_transpose3d = _make_conv(3)
 # -- unfold / fold --------------------------------------------------------------------------
 class _Unfold(Function):
     _backward_name = "Im2ColBackward0"
+    _double_backward = True   # (create_graph: fold and unfold are each other's adjoint)
 
     @staticmethod
     def forward(ctx, x, g):
@@ -464,11 +506,14 @@ class _Unfold(Function):
     @staticmethod
     def backward(ctx, gc):
         C, g = ctx.meta
+        if gc._requires_grad:
+            return _Fold.apply(gc, C, g), None
         return raw_col2im(gc, C, g), None
 
 
 class _Fold(Function):
     _backward_name = "Col2ImBackward0"
+    _double_backward = True
 
     @staticmethod
     def forward(ctx, cols, C, g):
@@ -477,6 +522,8 @@ class _Fold(Function):
 
     @staticmethod
     def backward(ctx, gx):
+        if gx._requires_grad:
+            return _Unfold.apply(gx, ctx.meta), None, None
         return raw_im2col(gx, ctx.meta), None, None
 
 

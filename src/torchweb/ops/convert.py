@@ -40,6 +40,7 @@ def _convert_raw(x, dtype, device):
 
 class _ToCopy(Function):
     _backward_name = "ToCopyBackward0"
+    _double_backward = True
 
     @staticmethod
     def forward(ctx, x, dtype, device):
@@ -49,6 +50,8 @@ class _ToCopy(Function):
     @staticmethod
     def backward(ctx, g):
         dtype, device = ctx.src
+        if g.requires_grad:   # create_graph: the conversion back, recorded
+            return _ToCopy.apply(g, dtype, device), None, None
         return _convert_raw(g, dtype, device), None, None
 
 
@@ -58,7 +61,7 @@ def to(x, *args, **kwargs):
     dev = kwargs.pop("device", None)
     copy = kwargs.pop("copy", False)
     kwargs.pop("non_blocking", None)
-    kwargs.pop("memory_format", None)
+    memory_format = kwargs.pop("memory_format", None)
     if kwargs:
         raise TypeError(f"to() got an unexpected keyword argument '{next(iter(kwargs))}'")
     for a in args:
@@ -73,9 +76,17 @@ def to(x, *args, **kwargs):
         elif a is not None:
             raise TypeError(f"to() received an invalid combination of arguments: {a!r}")
     dtype = D.as_dtype(dtype) if dtype is not None else x.dtype
+    if dtype is D.float64:   # read back onto the host (torchweb/host64/)
+        from ..host64.convert import to_float64
+        return to_float64(x)
     dev = as_device(dev) if dev is not None else x.device
     if dtype is x.dtype and dev == x.device:
-        return x.clone() if copy else x
-    if grad_mode.is_grad_enabled() and x.requires_grad and dtype.is_floating_point:
-        return _ToCopy.apply(x, dtype, dev)
-    return _convert_raw(x, dtype, dev)
+        out = x.clone() if copy else x
+    elif grad_mode.is_grad_enabled() and x.requires_grad and dtype.is_floating_point:
+        out = _ToCopy.apply(x, dtype, dev)
+    else:
+        out = _convert_raw(x, dtype, dev)
+    if memory_format is not None and memory_format.name != "preserve_format":
+        from .shape import contiguous   # (channels_last: a copy with its strides, _layout.py)
+        out = contiguous(out, memory_format)
+    return out

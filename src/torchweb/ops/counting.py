@@ -369,7 +369,7 @@ def _bins_of(x, bins, lo, hi):
     return E.run("where", valid, pos, bins)
 
 
-@define("histc", "other", dtypes="floating", differentiable=False,
+@define("histc", "other", out=True, dtypes="floating", differentiable=False,
         doc="histc(input, bins=100, min=0, max=0) -> Tensor\n\n"
             "Counts of input's elements in `bins` equal-width bins over [min, max] (the data's own min "
             "and max when min == max); elements outside (and NaN) are ignored, max itself falls in the "
@@ -410,7 +410,7 @@ def _linspace_f32(lo, hi, steps):
             for i in range(steps)]
 
 
-@define("histogram", "other", differentiable=False,
+@define("histogram", "other", out=True, differentiable=False,
         doc="histogram(input, bins, *, range=None, weight=None, density=False) -> (hist, bin_edges)\n\n"
             "A histogram of input's elements: bins an int (equal widths over range, or the data's "
             "min and max) or a 1-D tensor of increasing edges. weight: each element's weight; density: "

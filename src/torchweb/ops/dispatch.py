@@ -35,6 +35,9 @@ def empty(shape, dtype, device):
     for s in shape:
         if s < 0:
             raise RuntimeError(f"Trying to create tensor with negative dimension {s}: {list(shape)}")
+    if dtype is D.float64:
+        from ..host64.tensor import refusal
+        raise refusal("this operation")
     storage = backend_for(device.type).empty_storage(numel(shape), dtype)
     return Tensor._make(storage, shape, contiguous_strides(shape), 0, dtype, device)
 

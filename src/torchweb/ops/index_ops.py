@@ -19,6 +19,7 @@ from . import elementwise as E
 from . import lowering
 from . import shape as S
 from .dispatch import common_device, empty, expand_to, is_tensor
+from .adjoint import linear_backward
 from .inplace import apply_function_inplace
 from .registry import define
 
@@ -164,6 +165,7 @@ def _same_dtype(name, x, src):
 # -- gather ---------------------------------------------------------------------------------------
 class _Gather(Function):
     _backward_name = "GatherBackward0"
+    _double_backward = True   # (ops/adjoint.py)
 
     @staticmethod
     def forward(ctx, x, d, index, wrap):
@@ -173,9 +175,9 @@ class _Gather(Function):
     @staticmethod
     def backward(ctx, g):
         shape, d, index, wrap = ctx.meta
-        z = _zeros(shape, g.dtype, g.device)
         idx = index if not wrap else _wrapped(index, shape[d] if shape else 1)
-        return raw_scatter(z, d, idx, g, "sum", GATHER), None, None, None
+        return linear_backward(g, lambda g: raw_scatter(_zeros(shape, g.dtype, g.device), d, idx, g, "sum", GATHER),
+                               lambda gg: _Gather.apply(gg, d, index, wrap), "GatherBackwardBackward0"), None, None, None
 
 
 def _wrapped(index, size):
@@ -186,7 +188,11 @@ def _wrapped(index, size):
 @define("gather", "indexing", doc="gather(input, dim, index, *, sparse_grad=False) -> Tensor\n\n"
         "out[i][j][k] = input[index[i][j][k]][j][k] (for dim=0): values picked along dim by index, "
         "which has input's rank and is no larger apart from dim. Indices must be in [0, size).")
-def gather(input, dim, index, *, sparse_grad=False, out=None):
+def gather(input, dim=None, index=None, *, sparse_grad=False, out=None, axis=None):
+    if dim is None and axis is None:
+        raise TypeError("gather() missing 1 required positional argument: 'dim'")
+    if axis is not None:   # (NumPy's name, which PyTorch accepts)
+        dim = axis
     _index_dtype("gather", index)
     common_device(input, index, what="gather")
     d = wrap_dim(dim, input.dim())
@@ -198,10 +204,12 @@ def gather(input, dim, index, *, sparse_grad=False, out=None):
     return r
 
 
-@define("take_along_dim", "indexing", doc="take_along_dim(input, indices, dim=None) -> Tensor\n\n"
+@define("take_along_dim", "indexing", out=True, doc="take_along_dim(input, indices, dim=None) -> Tensor\n\n"
         "gather along dim after broadcasting input and indices (apart from dim); dim=None: over "
         "the flattened input. Negative indices count from the end.")
-def take_along_dim(input, indices, dim=None):
+def take_along_dim(input, indices, dim=None, *, axis=None):
+    if axis is not None:   # (NumPy's name, which PyTorch accepts)
+        dim = axis
     if not is_tensor(indices) or indices.dtype is not D.int64:
         raise RuntimeError(f"torch.take_along_dim(): dtype of indices should be Long but got "
                            f"{indices.dtype.word if is_tensor(indices) else type(indices).__name__}")
@@ -227,6 +235,7 @@ def take_along_dim(input, indices, dim=None):
 # -- scatter ----------------------------------------------------------------------------------------
 class _Scatter(Function):
     """scatter(src or value), no reduce."""
+    _double_backward = True   # (create_graph: gather / scatter, recorded)
 
     @staticmethod
     def forward(ctx, x, d, index, src, inplace):
@@ -238,6 +247,9 @@ class _Scatter(Function):
     @staticmethod
     def backward(ctx, g):
         d, index, has_src = ctx.meta
+        if g.requires_grad:   # create_graph: recorded
+            return (scatter(g, d, index, value=0.0), None, None,
+                    (gather(g, d, index) if has_src else None), None)
         gself = raw_scatter(E._clone(g), d, index, 0)
         return gself, None, None, (raw_gather(g, d, index) if has_src else None), None
 
@@ -296,20 +308,29 @@ def _scatter(x, dim, index, src=None, value=None, reduce=None, inplace=False):
     return _run(_Scatter if is_tensor(src) else _ScatterValue, inplace, x, d, index, src)
 
 
-def scatter_(x, dim, index, src=None, value=None, *, reduce=None):
+def scatter_(x, dim=None, index=None, src=None, value=None, *, reduce=None, axis=None):
+    if dim is None and axis is None:
+        raise TypeError("scatter_() missing 1 required positional argument: 'dim'")
+    if axis is not None:   # (NumPy's name, which PyTorch accepts)
+        dim = axis
     return _scatter(x, dim, index, src, value, reduce, inplace=True)
 
 
-@define("scatter", "indexing", inplace=scatter_, doc="scatter(input, dim, index, src, *, reduce=None) -> Tensor\n\n"
+@define("scatter", "indexing", out=True, inplace=scatter_, doc="scatter(input, dim, index, src, *, reduce=None) -> Tensor\n\n"
         "A copy of input with src's values (or one number) written at the positions index gives along "
         "dim (the inverse of gather); reduce='add' or 'multiply' combines instead (no gradient, as "
         "PyTorch). With duplicate indices and no reduce, which value wins is not defined.")
-def scatter(input, dim, index, src=None, value=None, *, reduce=None):
+def scatter(input, dim=None, index=None, src=None, value=None, *, reduce=None, axis=None):
+    if dim is None and axis is None:
+        raise TypeError("scatter() missing 1 required positional argument: 'dim'")
+    if axis is not None:   # (NumPy's name, which PyTorch accepts)
+        dim = axis
     return _scatter(input, dim, index, src, value, reduce)
 
 
 class _ScatterAdd(Function):
     _backward_name = "ScatterAddBackward0"
+    _double_backward = True   # (create_graph: gather / index_select / scatter, recorded)
 
     @staticmethod
     def forward(ctx, x, d, index, src, inplace):
@@ -321,6 +342,8 @@ class _ScatterAdd(Function):
     @staticmethod
     def backward(ctx, g):
         d, index = ctx.meta
+        if g.requires_grad:   # create_graph: recorded
+            return g, None, None, gather(g, d, index), None
         return g, None, None, raw_gather(g, d, index), None
 
 
@@ -333,14 +356,22 @@ def _scatter_add(x, dim, index, src, inplace):
     return _run(_ScatterAdd, inplace, x, d, index, src)
 
 
-def scatter_add_(x, dim, index, src):
+def scatter_add_(x, dim=None, index=None, src=None, *, axis=None):
+    if dim is None and axis is None:
+        raise TypeError("scatter_add_() missing 1 required positional argument: 'dim'")
+    if axis is not None:   # (NumPy's name, which PyTorch accepts)
+        dim = axis
     return _scatter_add(x, dim, index, src, True)
 
 
-@define("scatter_add", "indexing", inplace=scatter_add_, doc="scatter_add(input, dim, index, src) -> Tensor\n\n"
+@define("scatter_add", "indexing", out=True, inplace=scatter_add_, doc="scatter_add(input, dim, index, src) -> Tensor\n\n"
         "A copy of input with src's values added at the positions index gives along dim "
         "(duplicates add up; on the GPU in no fixed order, so float sums may differ in the last bits).")
-def scatter_add(input, dim, index, src):
+def scatter_add(input, dim=None, index=None, src=None, *, axis=None):
+    if dim is None and axis is None:
+        raise TypeError("scatter_add() missing 1 required positional argument: 'dim'")
+    if axis is not None:   # (NumPy's name, which PyTorch accepts)
+        dim = axis
     return _scatter_add(input, dim, index, src, False)
 
 
@@ -428,22 +459,31 @@ def _scatter_reduce(x, dim, index, src, reduce, include_self, inplace):
     return _run(_ScatterReduce, inplace, x, d, index, src, reduce, bool(include_self))
 
 
-def scatter_reduce_(x, dim, index, src, reduce, *, include_self=True):
+def scatter_reduce_(x, dim=None, index=None, src=None, reduce=None, *, include_self=True, axis=None):
+    if dim is None and axis is None:
+        raise TypeError("scatter_reduce_() missing 1 required positional argument: 'dim'")
+    if axis is not None:   # (NumPy's name, which PyTorch accepts)
+        dim = axis
     return _scatter_reduce(x, dim, index, src, reduce, include_self, True)
 
 
-@define("scatter_reduce", "indexing", inplace=scatter_reduce_,
+@define("scatter_reduce", "indexing", out=True, inplace=scatter_reduce_,
         doc="scatter_reduce(input, dim, index, src, reduce, *, include_self=True) -> Tensor\n\n"
         "A copy of input with src reduced into the positions index gives along dim: reduce 'sum', "
         "'prod', 'mean', 'amax' or 'amin'; include_self=False leaves input's values out where "
         "something is scattered. Integer means round down, as PyTorch.")
-def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
+def scatter_reduce(input, dim=None, index=None, src=None, reduce=None, *, include_self=True, axis=None):
+    if dim is None and axis is None:
+        raise TypeError("scatter_reduce() missing 1 required positional argument: 'dim'")
+    if axis is not None:   # (NumPy's name, which PyTorch accepts)
+        dim = axis
     return _scatter_reduce(input, dim, index, src, reduce, include_self, False)
 
 
 # -- index_select, take, put ----------------------------------------------------------------
 class _IndexSelect(Function):
     _backward_name = "IndexSelectBackward0"
+    _double_backward = True
 
     @staticmethod
     def forward(ctx, x, d, index):
@@ -453,14 +493,19 @@ class _IndexSelect(Function):
     @staticmethod
     def backward(ctx, g):
         shape, d, index = ctx.meta
-        z = _zeros(shape, g.dtype, g.device)
-        return raw_index_scatter(z, d, index, g, "sum", INDEX_SELECT), None, None
+        return linear_backward(
+            g, lambda g: raw_index_scatter(_zeros(shape, g.dtype, g.device), d, index, g, "sum", INDEX_SELECT),
+            lambda gg: _IndexSelect.apply(gg, d, index), "IndexSelectBackwardBackward0"), None, None
 
 
 @define("index_select", "indexing", doc="index_select(input, dim, index) -> Tensor\n\n"
         "The slices of input along dim at the positions of index (a vector of int32/int64 in "
         "[0, size)).")
-def index_select(input, dim, index, *, out=None):
+def index_select(input, dim=None, index=None, *, out=None, axis=None):
+    if dim is None and axis is None:
+        raise TypeError("index_select() missing 1 required positional argument: 'dim'")
+    if axis is not None:   # (NumPy's name, which PyTorch accepts)
+        dim = axis
     _index_dtype("index_select", index, exc=IndexError,
                  msg="index_select(): Expected dtype int32 or int64 for index")
     common_device(input, index, what="index_select")
@@ -483,6 +528,7 @@ def _flat_of(x):
 
 class _Take(Function):
     _backward_name = "TakeBackward0"
+    _double_backward = True   # (ops/adjoint.py)
 
     @staticmethod
     def forward(ctx, x, index):
@@ -494,12 +540,15 @@ class _Take(Function):
     @staticmethod
     def backward(ctx, g):
         shape, index = ctx.meta
-        z = _zeros(shape, g.dtype, g.device)
-        lowering.index_scatter(_flat(z), g, [None] * index.dim(), [(index, 0, True)], "sum", TAKE)
-        return z, None
+
+        def scatter(g):
+            z = _zeros(shape, g.dtype, g.device)
+            lowering.index_scatter(_flat(z), g, [None] * index.dim(), [(index, 0, True)], "sum", TAKE)
+            return z
+        return linear_backward(g, scatter, lambda gg: _Take.apply(gg, index), "TakeBackwardBackward0"), None
 
 
-@define("take", "indexing", doc="take(input, index) -> Tensor\n\n"
+@define("take", "indexing", out=True, doc="take(input, index) -> Tensor\n\n"
         "The elements of the flattened input at index (int64; negatives count from the end), in "
         "index's shape.")
 def take(input, index):
@@ -583,6 +632,7 @@ def _index_args(name, x, d, index, source=None):
 
 class _IndexAdd(Function):
     _backward_name = "IndexAddBackward0"
+    _double_backward = True   # (create_graph: gather / index_select / scatter, recorded)
 
     @staticmethod
     def forward(ctx, x, d, index, source, alpha, inplace):
@@ -595,7 +645,7 @@ class _IndexAdd(Function):
     @staticmethod
     def backward(ctx, g):
         d, index, alpha, sshape = ctx.meta
-        gs = raw_index_select(g, d, index, INDEX_ADD)
+        gs = index_select(g, d, index) if g.requires_grad else raw_index_select(g, d, index, INDEX_ADD)
         if alpha != 1:
             gs = gs * alpha
         return g, None, None, S.reshape(gs, sshape), None, None
@@ -614,18 +664,27 @@ def _index_add(x, dim, index, source, alpha, inplace):
     return _run(_IndexAdd, inplace, x, d, index, source, alpha)
 
 
-def index_add_(x, dim, index, source, *, alpha=1):
+def index_add_(x, dim=None, index=None, source=None, *, alpha=1, axis=None):
+    if dim is None and axis is None:
+        raise TypeError("index_add_() missing 1 required positional argument: 'dim'")
+    if axis is not None:   # (NumPy's name, which PyTorch accepts)
+        dim = axis
     return _index_add(x, dim, index, source, alpha, True)
 
 
-@define("index_add", "indexing", inplace=index_add_, doc="index_add(input, dim, index, source, *, alpha=1) -> Tensor\n\n"
+@define("index_add", "indexing", out=True, inplace=index_add_, doc="index_add(input, dim, index, source, *, alpha=1) -> Tensor\n\n"
         "A copy of input with alpha * source's slices added into the slices index gives along dim.")
-def index_add(input, dim, index, source, *, alpha=1):
+def index_add(input, dim=None, index=None, source=None, *, alpha=1, axis=None):
+    if dim is None and axis is None:
+        raise TypeError("index_add() missing 1 required positional argument: 'dim'")
+    if axis is not None:   # (NumPy's name, which PyTorch accepts)
+        dim = axis
     return _index_add(input, dim, index, source, alpha, False)
 
 
 class _IndexCopy(Function):
     _backward_name = "IndexCopyBackward0"
+    _double_backward = True   # (create_graph: index_fill and index_select, recorded)
 
     @staticmethod
     def forward(ctx, x, d, index, source, inplace):
@@ -637,6 +696,9 @@ class _IndexCopy(Function):
     @staticmethod
     def backward(ctx, g):
         d, index, sshape = ctx.meta
+        if g.requires_grad:
+            return (_IndexFill.apply(g, d, index, 0.0, False), None, None,
+                    S.reshape(index_select(g, d, index), sshape), None)
         gself = raw_index_scatter(E._clone(g), d, index, 0, None, INDEX_COPY)
         return gself, None, None, S.reshape(raw_index_select(g, d, index, INDEX_COPY), sshape), None
 
@@ -653,18 +715,27 @@ def _index_copy(x, dim, index, source, inplace):
     return _run(_IndexCopy, inplace, x, d, index, source)
 
 
-def index_copy_(x, dim, index, source):
+def index_copy_(x, dim=None, index=None, source=None, *, axis=None):
+    if dim is None and axis is None:
+        raise TypeError("index_copy_() missing 1 required positional argument: 'dim'")
+    if axis is not None:   # (NumPy's name, which PyTorch accepts)
+        dim = axis
     return _index_copy(x, dim, index, source, True)
 
 
-@define("index_copy", "indexing", inplace=index_copy_, doc="index_copy(input, dim, index, source) -> Tensor\n\n"
+@define("index_copy", "indexing", out=True, inplace=index_copy_, doc="index_copy(input, dim, index, source) -> Tensor\n\n"
         "A copy of input with source's slices written into the slices index (int64) gives along dim.")
-def index_copy(input, dim, index, source):
+def index_copy(input, dim=None, index=None, source=None, *, axis=None):
+    if dim is None and axis is None:
+        raise TypeError("index_copy() missing 1 required positional argument: 'dim'")
+    if axis is not None:   # (NumPy's name, which PyTorch accepts)
+        dim = axis
     return _index_copy(input, dim, index, source, False)
 
 
 class _IndexFill(Function):
     _backward_name = "IndexFillBackward0"
+    _double_backward = True   # (create_graph: index_fill and index_select, recorded)
 
     @staticmethod
     def forward(ctx, x, d, index, value, inplace):
@@ -677,6 +748,11 @@ class _IndexFill(Function):
     @staticmethod
     def backward(ctx, g):
         d, index = ctx.meta
+        if g.requires_grad:
+            gv = None
+            if ctx.needs_input_grad[3]:
+                gv = index_select(g, d, _wrapped(index, g.shape[d] if g.dim() else 1)).sum()
+            return _IndexFill.apply(g, d, index, 0.0, False), None, None, gv, None
         gself = raw_index_scatter(E._clone(g), d, index, 0, None, INDEX_FILL, wrap=True)
         gv = raw_index_select(g, d, index, INDEX_FILL, wrap=True).sum() if ctx.needs_input_grad[3] else None
         return gself, None, None, gv, None
@@ -698,14 +774,22 @@ def _index_fill(x, dim, index, value, inplace):
     return _run(_IndexFillTensor if is_tensor(value) else _IndexFill, inplace, x, d, index, value)
 
 
-def index_fill_(x, dim, index, value):
+def index_fill_(x, dim=None, index=None, value=None, *, axis=None):
+    if dim is None and axis is None:
+        raise TypeError("index_fill_() missing 1 required positional argument: 'dim'")
+    if axis is not None:   # (NumPy's name, which PyTorch accepts)
+        dim = axis
     return _index_fill(x, dim, index, value, True)
 
 
 @define("index_fill", "indexing", inplace=index_fill_, doc="index_fill(input, dim, index, value) -> Tensor\n\n"
         "A copy of input with the slices index (int64, negatives from the end) gives along dim set "
         "to value (a number or a 0-d tensor).")
-def index_fill(input, dim, index, value):
+def index_fill(input, dim=None, index=None, value=None, *, axis=None):
+    if dim is None and axis is None:
+        raise TypeError("index_fill() missing 1 required positional argument: 'dim'")
+    if axis is not None:   # (NumPy's name, which PyTorch accepts)
+        dim = axis
     return _index_fill(input, dim, index, value, False)
 
 
@@ -750,6 +834,7 @@ def argwhere(input):
 
 class _MaskedSelect(Function):
     _backward_name = "MaskedSelectBackward0"
+    _double_backward = True   # (ops/adjoint.py)
 
     @staticmethod
     def forward(ctx, x, mask):
@@ -765,12 +850,16 @@ class _MaskedSelect(Function):
     @staticmethod
     def backward(ctx, g):
         me, pos, shape = ctx.meta
-        out = _zeros(shape, g.dtype, g.device)
-        backend_for(g.device.type).masked_scatter(out, me, pos, _flat_of(g), MASKED_SCATTER)
-        return out, None
+
+        def scatter(g):
+            out = _zeros(shape, g.dtype, g.device)
+            backend_for(g.device.type).masked_scatter(out, me, pos, _flat_of(g), MASKED_SCATTER)
+            return out
+        return linear_backward(g, scatter, lambda gg: _MaskedSelect.apply(gg, me),
+                               "MaskedSelectBackwardBackward0"), None
 
 
-@define("masked_select", "indexing", doc="masked_select(input, mask) -> Tensor\n\n"
+@define("masked_select", "indexing", out=True, doc="masked_select(input, mask) -> Tensor\n\n"
         "The elements of input where the bool mask is True (both broadcast), in row-major order, "
         "as a vector. Reads the count back (a sync).")
 def masked_select(input, mask):
@@ -846,6 +935,7 @@ def masked_scatter(input, mask, source):
 
 class _MaskedFill(Function):
     _backward_name = "MaskedFillBackward0"
+    _double_backward = True
 
     @staticmethod
     def forward(ctx, x, mask, value, inplace):
@@ -858,6 +948,10 @@ class _MaskedFill(Function):
     @staticmethod
     def backward(ctx, g):
         (mask,) = ctx.meta
+        if g.requires_grad:   # create_graph: recorded
+            from .pointwise import call
+            gv = call("where", mask, g, 0.0).sum() if ctx.needs_input_grad[2] else None
+            return call("where", mask, 0.0, g), None, gv, None
         gself = E.run("where", mask, 0.0, g)
         gv = E.run("where", mask, g, 0.0).sum() if ctx.needs_input_grad[2] else None
         return gself, None, gv, None

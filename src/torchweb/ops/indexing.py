@@ -20,6 +20,7 @@ from ..autograd.function import Function
 from . import elementwise as E
 from . import lowering
 from . import shape as S
+from .adjoint import linear_backward
 from .dispatch import empty, expand_to, is_tensor
 from .registry import define
 
@@ -198,6 +199,7 @@ def plan(t, adv):
 
 class _Index(Function):
     _backward_name = "IndexBackward0"
+    _double_backward = True   # (ops/adjoint.py)
 
     @staticmethod
     def forward(ctx, t, p):
@@ -209,10 +211,14 @@ class _Index(Function):
 
     @staticmethod
     def backward(ctx, g):
-        shape, (walk, indices, _) = ctx.meta
-        z = E._fill(empty(shape, g.dtype, g.device), 0)
-        lowering.index_scatter(z, g, walk, indices, "sum", INDEX)
-        return z, None
+        shape, p = ctx.meta
+        walk, indices, _ = p
+
+        def scatter(g):
+            z = E._fill(empty(shape, g.dtype, g.device), 0)
+            lowering.index_scatter(z, g, walk, indices, "sum", INDEX)
+            return z
+        return linear_backward(g, scatter, lambda gg: _Index.apply(gg, p), "IndexBackwardBackward0"), None
 
 
 def getitem(x, index):
@@ -242,6 +248,7 @@ def _values(values, t, shape):
 
 class _IndexPut(Function):
     _backward_name = "IndexPutBackward0"
+    _double_backward = True   # (create_graph: an index_put of zeros and an index, recorded)
 
     @staticmethod
     def forward(ctx, t, values, p, accumulate, inplace):
@@ -257,6 +264,17 @@ class _IndexPut(Function):
     @staticmethod
     def backward(ctx, g):
         (walk, indices, shape), accumulate, vshape = ctx.meta
+        if g.requires_grad:   # create_graph
+            p = (walk, indices, shape)
+            gself = g if accumulate else _IndexPut.apply(g, 0.0, p, False, False)
+            gv = None
+            if vshape is not None and ctx.needs_input_grad[1]:
+                gv = _Index.apply(g, p)
+                extra = len(vshape) - len(shape)
+                if extra > 0:
+                    gv = S.reshape(gv, (1,) * extra + tuple(shape))
+                gv = S.sum_to_size(gv, vshape)
+            return gself, gv, None, None, None
         gself = g
         if not accumulate:
             gself = E._clone(g)

@@ -68,6 +68,7 @@ class _Copy(Function):
     """target.copy_(src): target's old values get no gradient, src gets all of it."""
 
     _backward_name = "torch::autograd::CopyBackwards"
+    _double_backward = "unchecked"   # (the target's zero gradient has no graph: it needs none)
 
     @staticmethod
     def forward(ctx, target, src):
@@ -82,6 +83,7 @@ class _Copy(Function):
 
 class _Fill(Function):
     _backward_name = "FillBackward2"
+    _double_backward = "unchecked"
 
     @staticmethod
     def forward(ctx, target, value):
@@ -104,6 +106,7 @@ class _CopySlices(Function):
     base's old history."""
 
     _backward_name = "torch::autograd::CopySlices"
+    _double_backward = True   # (create_graph: _recorded_split)
 
     @staticmethod
     def forward(ctx, base, view, geometry):
@@ -113,6 +116,8 @@ class _CopySlices(Function):
 
     @staticmethod
     def backward(ctx, g):
+        if g._requires_grad:   # create_graph
+            return _recorded_split(g, ctx.base_geometry, ctx.geometry)
         from .shape import storage_scratch
         scratch, at = storage_scratch(g, ctx.base_geometry, ctx.geometry)
         E.copy_into(at(ctx.base_geometry), g)
@@ -120,6 +125,27 @@ class _CopySlices(Function):
         g_view = region.clone()
         E._fill(region, 0)
         return at(ctx.base_geometry).clone(), g_view, None
+
+
+def _recorded_split(g, base_geometry, geometry):
+    """CopySlices' gradients as recorded ops: the written region of g (extract) and g with the
+    region zeroed (g - place(extract(g))); extract and place are linear maps through the
+    storage, each the other's adjoint (ops/adjoint.py)."""
+    from .adjoint import linear_backward
+    from .shape import storage_scratch
+
+    def move(t, src, dst):
+        _, at = storage_scratch(t, src, dst)
+        E.copy_into(at(src), t)
+        return at(dst).clone()
+
+    def extract(t):
+        return linear_backward(t, lambda t: move(t, base_geometry, geometry), place, "CopySlicesExtractBackward")
+
+    def place(t):
+        return linear_backward(t, lambda t: move(t, geometry, base_geometry), extract, "CopySlicesPlaceBackward")
+    region = extract(g)
+    return g - place(region), region, None
 
 
 def apply_function_inplace(fn, target, *args):

@@ -11,6 +11,7 @@ from ..autograd import grad_mode
 from ..autograd.function import Function
 from ..backends import backend_for
 from .dispatch import empty, is_tensor
+from .adjoint import linear_backward
 from .registry import define
 
 _KERNEL = {"nearest": "nearest", "nearest-exact": "nearest-exact", "linear": "linear", "bilinear": "linear",
@@ -31,6 +32,7 @@ def _f32(v):
 
 
 class _Interp(Function):
+    _double_backward = True   # (ops/adjoint.py)
     @staticmethod
     def forward(ctx, x, kmode, out_size, scales, align):
         r = len(out_size)
@@ -38,17 +40,22 @@ class _Interp(Function):
         out = empty(tuple(x.shape[:nb]) + tuple(out_size), x.dtype, x.device)
         if out.numel():
             _be(x).interpolate(kmode, out, x, nb, scales, align)
-        ctx.meta = (x.shape, kmode, scales, align)
+        ctx.meta = (x.shape, kmode, scales, align, tuple(out_size))
         return out
 
     @staticmethod
     def backward(ctx, g):
         from .pooling import _contig
-        shape, kmode, scales, align = ctx.meta
-        gin = empty(shape, g.dtype, g.device)
-        if gin.numel():
-            _be(g).interpolate_backward(kmode, gin, _contig(g), scales, align)
-        return gin, None, None, None, None
+        shape, kmode, scales, align, out_size = ctx.meta
+
+        def scatter(g):
+            gin = empty(shape, g.dtype, g.device)
+            if gin.numel():
+                _be(g).interpolate_backward(kmode, gin, _contig(g), scales, align)
+            return gin
+        # interpolation is linear in its input: the adjoint of its backward is itself
+        return linear_backward(g, scatter, lambda gg: _Interp.apply(gg, kmode, out_size, scales, align),
+                               "UpsampleBackwardBackward0"), None, None, None, None
 
 
 _FNS = {}

@@ -12,6 +12,7 @@ from .registry import define
 
 class _Cat(Function):
     _backward_name = "CatBackward0"
+    _double_backward = True
 
     @staticmethod
     def forward(ctx, d, *tensors):
@@ -59,7 +60,9 @@ class _Stack(_Cat):
 
 
 @define("cat", "join", method=False, aliases=('concat', 'concatenate'), doc='cat(tensors, dim=0, *, out=None) -> Tensor\n\nThe tensors joined along an existing dim (1-D empty tensors are skipped, as PyTorch).')
-def cat(tensors, dim=0, *, out=None, _fn=_Cat):
+def cat(tensors, dim=0, *, out=None, _fn=_Cat, axis=None):
+    if axis is not None:   # (NumPy's name, which PyTorch accepts)
+        dim = axis
     tensors = list(tensors)
     if not tensors:
         raise ValueError("torch.cat(): expected a non-empty list of Tensors")
@@ -97,7 +100,9 @@ concat = concatenate = cat
 
 
 @define("stack", "join", method=False, doc='stack(tensors, dim=0, *, out=None) -> Tensor\n\nThe tensors joined along a new dim.')
-def stack(tensors, dim=0, *, out=None):
+def stack(tensors, dim=0, *, out=None, axis=None):
+    if axis is not None:   # (NumPy's name, which PyTorch accepts)
+        dim = axis
     tensors = list(tensors)
     if not tensors:
         raise RuntimeError("stack expects a non-empty TensorList")
@@ -109,26 +114,30 @@ def stack(tensors, dim=0, *, out=None):
     return cat([S.unsqueeze(t, d) for t in tensors], d, out=out, _fn=_Stack)
 
 
-@define("hstack", "join", method=False, doc='hstack(tensors) -> Tensor\n\nThe tensors joined column-wise (dim 1, or 0 for 1-D).')
+@define("hstack", "join", out=True, method=False, doc='hstack(tensors) -> Tensor\n\nThe tensors joined column-wise (dim 1, or 0 for 1-D).')
 def hstack(tensors):
     return cat(tensors, 0 if tensors[0].dim() == 1 else 1)
 
 
-@define("vstack", "join", method=False, doc='vstack(tensors) -> Tensor\n\nThe tensors joined row-wise (1-D ones as rows).')
+@define("vstack", "join", out=True, method=False, aliases=("row_stack",), doc='vstack(tensors) -> Tensor\n\nThe tensors joined row-wise (1-D ones as rows).')
 def vstack(tensors):
     return cat([t if t.dim() > 1 else S.reshape(t, (1, -1)) for t in tensors], 0)
 
 
 @define("split", "join", doc='split(tensor, split_size_or_sections, dim=0) -> tuple of Tensors\n\nViews of pieces of split_size (the last may be smaller) or of the given sizes.')
-def split(x, split_size_or_sections, dim=0):
-    d = wrap_dim(dim, x.dim())
-    size = x.shape[d]
+def split(tensor, split_size_or_sections=None, dim=0, *, split_size=None):
+    if split_size is not None:     # (Tensor.split's name for it)
+        split_size_or_sections = split_size
+    if split_size_or_sections is None:
+        raise TypeError("split() missing 1 required positional argument: 'split_size_or_sections'")
+    d = wrap_dim(dim, tensor.dim())
+    size = tensor.shape[d]
     if isinstance(split_size_or_sections, int):
         step = split_size_or_sections
         if step <= 0 and size:
             raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension size of {size}")
         if step == 0:
-            return (x,)
+            return (tensor,)
         sizes = [min(step, size - s) for s in range(0, size, step)] or [0]
     else:
         sizes = list(split_size_or_sections)
@@ -138,27 +147,39 @@ def split(x, split_size_or_sections, dim=0):
     name = "Split" if isinstance(split_size_or_sections, int) else "SplitWithSizes"  # PyTorch's node names
     out, start = [], 0
     for s in sizes:
-        out.append(S.narrow(x, d, start, s, name))
+        out.append(S.narrow(tensor, d, start, s, name))
         start += s
     return tuple(out)
 
 
 @define("chunk", "join", doc='chunk(input, chunks, dim=0) -> tuple of Tensors\n\nViews of at most `chunks` equal pieces.')
-def chunk(x, chunks, dim=0):
+def chunk(input, chunks, dim=0, *, axis=None):
+    if axis is not None:   # (NumPy's name, which PyTorch accepts)
+        dim = axis
     if chunks <= 0:
         raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
-    d = wrap_dim(dim, x.dim())
-    size = x.shape[d]
+    d = wrap_dim(dim, input.dim())
+    size = input.shape[d]
     step = -(-size // chunks) if size else 0
     if step == 0:
-        return tuple(S.narrow(x, d, 0, 0) for _ in range(min(chunks, 1) if size else chunks))
-    return split(x, step, d)
+        return tuple(S.narrow(input, d, 0, 0) for _ in range(min(chunks, 1) if size else chunks))
+    return split(input, step, d)
 
 
 @define("tensor_split", "join", doc='tensor_split(input, indices_or_sections, dim=0) -> tuple of Tensors\n\nViews split into n near-equal pieces, or at the given indices.')
-def tensor_split(x, indices_or_sections, dim=0):
-    d = wrap_dim(dim, x.dim())
-    size = x.shape[d]
+def tensor_split(input, indices_or_sections=None, dim=0, *, sections=None, indices=None,
+                 tensor_indices_or_sections=None, axis=None):
+    if axis is not None:   # (NumPy's name, which PyTorch accepts)
+        dim = axis
+    for given in (sections, indices, tensor_indices_or_sections):   # (PyTorch's overloads' names)
+        if given is not None:
+            indices_or_sections = given
+    if indices_or_sections is None:
+        raise TypeError("tensor_split() missing 1 required positional argument: 'indices_or_sections'")
+    if is_tensor(indices_or_sections):
+        indices_or_sections = indices_or_sections.tolist()
+    d = wrap_dim(dim, input.dim())
+    size = input.shape[d]
     if isinstance(indices_or_sections, int):
         n = indices_or_sections
         q, r = divmod(size, n)
@@ -166,4 +187,4 @@ def tensor_split(x, indices_or_sections, dim=0):
     else:
         bounds = [0] + [min(max(i, 0), size) for i in indices_or_sections] + [size]
         sizes = [max(0, b - a) for a, b in zip(bounds, bounds[1:])]
-    return split(x, sizes, d)
+    return split(input, sizes, d)

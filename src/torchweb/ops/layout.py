@@ -105,10 +105,12 @@ def roll(input, shifts, dims=None):
 
 
 @define("repeat", "shape", torch=False)
-def repeat(input, *sizes):
+def repeat(input, *sizes, repeats=None):
     """repeat(*sizes) -> Tensor
 
     The tensor tiled sizes[i] times along each dim (leading dims added as needed)."""
+    if repeats is not None:
+        sizes = (repeats,)
     if len(sizes) == 1 and not isinstance(sizes[0], int):
         sizes = tuple(sizes[0])
     if len(sizes) < input.dim():
@@ -136,12 +138,14 @@ def tile(input, dims):
 
 
 @define("repeat_interleave", "shape")
-def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
+def repeat_interleave(input, repeats=None, dim=None, *, output_size=None, axis=None):
     """repeat_interleave(input, repeats, dim=None, *, output_size=None) -> Tensor
 
     Each element repeated `repeats` times (an int, or a tensor: one count per index of dim) along
     dim (the flattened input by default); repeat_interleave(repeats) repeats 0, 1, 2, ...
     (a tensor's counts are read back to the host to size the output, as PyTorch does)."""
+    if axis is not None:   # (NumPy's name, which PyTorch accepts)
+        dim = axis
     if repeats is None:
         return _repeat_counts(input, output_size)
     if is_tensor(repeats) and (repeats.dim() > 0 and repeats.numel() != 1 or output_size is not None):
@@ -255,7 +259,7 @@ def diagonal(input, offset=0, dim1=0, dim2=1):
     return S.make_view("Diagonal", input, shape, stride, off, back)
 
 
-@define("outer", "linalg", aliases=("ger",))
+@define("outer", "linalg", out=True, aliases=("ger",))
 def outer(input, vec2):
     """outer(input, vec2) -> Tensor
 
@@ -273,7 +277,28 @@ def _beta_alpha(input, prod, beta, alpha):
     return p + (input if beta == 1 else input * beta)
 
 
-@define("addmv", "linalg")
+def _blend_(name, first, second):
+    """Tensor.<name>_(first, second, *, beta=1, alpha=1): the blend written into self (its shape
+    must be the result's), with PyTorch's names for the operands."""
+    import inspect
+
+    def inplace(self, *args, beta=1, alpha=1, **operands):
+        from .. import _functions as F
+        names = (first, second)[len(args):]
+        if len(args) > 2 or set(operands) != set(names):
+            raise TypeError(f"{name}_() takes ({first}, {second}, *, beta=1, alpha=1)")
+        a, b = list(args) + [operands[n] for n in names]
+        return self.copy_(getattr(F, name)(self, a, b, beta=beta, alpha=alpha))
+    P = inspect.Parameter
+    inplace.__signature__ = inspect.Signature(
+        [P("self", P.POSITIONAL_OR_KEYWORD), P(first, P.POSITIONAL_OR_KEYWORD), P(second, P.POSITIONAL_OR_KEYWORD),
+         P("beta", P.KEYWORD_ONLY, default=1), P("alpha", P.KEYWORD_ONLY, default=1)])
+    inplace.__name__ = inplace.__qualname__ = name + "_"
+    inplace.__doc__ = f"In-place {name}."
+    return inplace
+
+
+@define("addmv", "linalg", inplace=_blend_("addmv", "mat", "vec"))
 def addmv(input, mat, vec, *, beta=1, alpha=1, out=None):
     """addmv(input, mat, vec, *, beta=1, alpha=1) -> Tensor
 
@@ -281,7 +306,7 @@ def addmv(input, mat, vec, *, beta=1, alpha=1, out=None):
     return _beta_alpha(input, L.mv(mat, vec), beta, alpha)
 
 
-@define("addr", "linalg")
+@define("addr", "linalg", inplace=_blend_("addr", "vec1", "vec2"))
 def addr(input, vec1, vec2, *, beta=1, alpha=1, out=None):
     """addr(input, vec1, vec2, *, beta=1, alpha=1) -> Tensor
 
@@ -289,15 +314,17 @@ def addr(input, vec1, vec2, *, beta=1, alpha=1, out=None):
     return _beta_alpha(input, outer(vec1, vec2), beta, alpha)
 
 
-@define("baddbmm", "linalg")
-def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
+@define("baddbmm", "linalg", inplace=_blend_("baddbmm", "batch1", "batch2"))
+def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out_dtype=None, out=None):
     """baddbmm(input, batch1, batch2, *, beta=1, alpha=1) -> Tensor
 
     beta * input + alpha * bmm(batch1, batch2)."""
+    if out_dtype is not None and out_dtype is not batch1.dtype:   # (a wider result: the operands widened first)
+        return baddbmm(input.to(out_dtype), batch1.to(out_dtype), batch2.to(out_dtype), beta=beta, alpha=alpha, out=out)
     return _beta_alpha(input, L.bmm(batch1, batch2), beta, alpha)
 
 
-@define("addbmm", "linalg")
+@define("addbmm", "linalg", inplace=_blend_("addbmm", "batch1", "batch2"))
 def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     """addbmm(input, batch1, batch2, *, beta=1, alpha=1) -> Tensor
 
@@ -306,7 +333,7 @@ def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     return _beta_alpha(input, sum_(L.bmm(batch1, batch2), 0), beta, alpha)
 
 
-@define("kron", "linalg", dtypes="all")
+@define("kron", "linalg", out=True, dtypes="all")
 def kron(input, other):
     """kron(input, other) -> Tensor
 
@@ -390,7 +417,7 @@ def _atleast(tensors, k):
     return tuple(out) if many else out[0]
 
 
-@define("column_stack", "join", method=False)
+@define("column_stack", "join", out=True, method=False)
 def column_stack(tensors):
     """column_stack(tensors) -> Tensor
 
@@ -399,7 +426,7 @@ def column_stack(tensors):
     return J.cat(cols, 1)
 
 
-@define("dstack", "join", method=False)
+@define("dstack", "join", out=True, method=False)
 def dstack(tensors):
     """dstack(tensors) -> Tensor
 

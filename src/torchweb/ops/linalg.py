@@ -99,11 +99,15 @@ class _Matmul(Function):
         ctx.save_for_backward(a, b)
         return raw_matmul(a, b)
 
+    _double_backward = True
+
     @staticmethod
     def backward(ctx, g):
         a, b = ctx.saved_tensors
-        ga = raw_matmul(g, S.transpose(b, -1, -2)) if ctx.needs_input_grad[0] else None
-        gb = raw_matmul(S.transpose(a, -1, -2), g) if ctx.needs_input_grad[1] else None
+        # (create_graph: grad mode is on, and the products are recorded)
+        mm = _Matmul.apply if grad_mode._state["enabled"] else raw_matmul
+        ga = mm(g, S.transpose(b, -1, -2)) if ctx.needs_input_grad[0] else None
+        gb = mm(S.transpose(a, -1, -2), g) if ctx.needs_input_grad[1] else None
         return ga, gb
 
 
@@ -128,51 +132,61 @@ def _shape_str(t):
     return "x".join(str(s) for s in t.shape)
 
 
-@define("mm", "linalg", doc='mm(input, mat2) -> Tensor\n\nThe matrix product of two 2-D tensors.')
-def mm(a, b):
-    common_device(a, b, what="mm")
-    if a.dim() != 2:
+@define("mm", "linalg", out=True, doc='mm(input, mat2) -> Tensor\n\nThe matrix product of two 2-D tensors.')
+def mm(input, mat2, *, out_dtype=None):
+    if out_dtype is not None and out_dtype is not input.dtype:   # (a wider result: the operands widened first)
+        return mm(input.to(out_dtype), mat2.to(out_dtype))
+    if input.is_sparse or mat2.is_sparse:   # (a class attribute: _sparse_coo.py)
+        from ..sparse import mm as sparse_mm
+        return sparse_mm(input, mat2)
+    common_device(input, mat2, what="mm")
+    if input.dim() != 2:
         raise RuntimeError("self must be a matrix")
-    if b.dim() != 2:
+    if mat2.dim() != 2:
         raise RuntimeError("mat2 must be a matrix")
-    if a.shape[1] != b.shape[0]:
-        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({_shape_str(a)} and {_shape_str(b)})")
-    _check_dtypes(a, b)
-    return _batched(a, b)
+    if input.shape[1] != mat2.shape[0]:
+        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({_shape_str(input)} and {_shape_str(mat2)})")
+    _check_dtypes(input, mat2)
+    return _batched(input, mat2)
 
 
-@define("bmm", "linalg", doc='bmm(input, mat2) -> Tensor\n\nBatched matrix products of two 3-D tensors.')
-def bmm(a, b):
-    common_device(a, b, what="bmm")
-    if a.dim() != 3:
+@define("bmm", "linalg", out=True, doc='bmm(input, mat2) -> Tensor\n\nBatched matrix products of two 3-D tensors.')
+def bmm(input, mat2, *, out_dtype=None):
+    if out_dtype is not None and out_dtype is not input.dtype:   # (a wider result: the operands widened first)
+        return bmm(input.to(out_dtype), mat2.to(out_dtype))
+    common_device(input, mat2, what="bmm")
+    if input.dim() != 3:
         raise RuntimeError("batch1 must be a 3D tensor")
-    if b.dim() != 3:
+    if mat2.dim() != 3:
         raise RuntimeError("batch2 must be a 3D tensor")
-    if b.shape[0] != a.shape[0] or b.shape[1] != a.shape[2]:
+    if mat2.shape[0] != input.shape[0] or mat2.shape[1] != input.shape[2]:
         raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
-                           f"[{a.shape[0]}, {a.shape[2]}] but got: [{b.shape[0]}, {b.shape[1]}].")
-    _check_dtypes(a, b, "bmm")
-    return _batched(a, b)
+                           f"[{input.shape[0]}, {input.shape[2]}] but got: [{mat2.shape[0]}, {mat2.shape[1]}].")
+    _check_dtypes(input, mat2, "bmm")
+    return _batched(input, mat2)
 
 
-@define("matmul", "linalg", doc="matmul(input, other) -> Tensor\n\nThe matrix product with PyTorch's rules: 1-D operands, batch dims broadcast.")
-def matmul(a, b):
-    out = _matmul_fast(a, b)
+@define("matmul", "linalg", out=True, doc="matmul(input, other) -> Tensor\n\nThe matrix product with PyTorch's rules: 1-D operands, batch dims broadcast.")
+def matmul(input, other):
+    if input.is_sparse or other.is_sparse:   # (a class attribute: _sparse_coo.py)
+        from ..sparse import mm as sparse_mm
+        return sparse_mm(input, other)
+    out = _matmul_fast(input, other)
     if out is not None:
         return out
-    common_device(a, b, what="matmul")
-    if a.dim() == 0 or b.dim() == 0:
+    common_device(input, other, what="matmul")
+    if input.dim() == 0 or other.dim() == 0:
         raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are "
-                           f"{a.dim()}D and {b.dim()}D")
-    _check_dtypes(a, b, _matmul_kernel(a, b))
-    if a.dim() == 1 and b.dim() == 1:
-        if a.shape[0] != b.shape[0]:
-            raise RuntimeError(f"inconsistent tensor size, expected tensor [{a.shape[0]}] and src "
-                               f"[{b.shape[0]}] to have the same number of elements, but got "
-                               f"{a.shape[0]} and {b.shape[0]} elements respectively")
-        return S.reshape(_batched(S.unsqueeze(a, 0), S.unsqueeze(b, 1)), ())
-    a2 = S.unsqueeze(a, 0) if a.dim() == 1 else a
-    b2 = S.unsqueeze(b, 1) if b.dim() == 1 else b
+                           f"{input.dim()}D and {other.dim()}D")
+    _check_dtypes(input, other, _matmul_kernel(input, other))
+    if input.dim() == 1 and other.dim() == 1:
+        if input.shape[0] != other.shape[0]:
+            raise RuntimeError(f"inconsistent tensor size, expected tensor [{input.shape[0]}] and src "
+                               f"[{other.shape[0]}] to have the same number of elements, but got "
+                               f"{input.shape[0]} and {other.shape[0]} elements respectively")
+        return S.reshape(_batched(S.unsqueeze(input, 0), S.unsqueeze(other, 1)), ())
+    a2 = S.unsqueeze(input, 0) if input.dim() == 1 else input
+    b2 = S.unsqueeze(other, 1) if other.dim() == 1 else other
     if a2.shape[-1] != b2.shape[-2]:
         if a2.dim() == 2 and b2.dim() == 2:
             raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({_shape_str(a2)} and {_shape_str(b2)})")
@@ -189,29 +203,32 @@ def matmul(a, b):
         out = S.reshape(_batched(S.reshape(a2, (rows, a2.shape[-1])), b2), a2.shape[:-1] + (b2.shape[-1],))
     else:
         out = _batched(a2, b2)
-    if a.dim() == 1:
+    if input.dim() == 1:
         out = S.squeeze(out, -2)
-    if b.dim() == 1:
+    if other.dim() == 1:
         out = S.squeeze(out, -1)
     return out
 
 
-@define("mv", "linalg", doc='mv(input, vec) -> Tensor\n\nMatrix times vector.')
-def mv(a, v):
-    if a.dim() != 2 or v.dim() != 1:
-        raise RuntimeError(f"vector + matrix @ vector expected, got {a.dim()}, {v.dim()}, {v.dim()}")
-    return matmul(a, v)
+@define("mv", "linalg", out=True, doc='mv(input, vec) -> Tensor\n\nMatrix times vector.')
+def mv(input, vec):
+    if input.dim() != 2 or vec.dim() != 1:
+        raise RuntimeError(f"vector + matrix @ vector expected, got {input.dim()}, {vec.dim()}, {vec.dim()}")
+    return matmul(input, vec)
 
 
-@define("dot", "linalg", doc='dot(input, other) -> Tensor\n\nThe dot product of two 1-D tensors.')
-def dot(a, b):
-    if a.dim() != 1 or b.dim() != 1:
-        raise RuntimeError(f"1D tensors expected, but got {a.dim()}D and {b.dim()}D tensors")
-    return matmul(a, b)
+@define("dot", "linalg", out=True, doc='dot(input, other) -> Tensor\n\nThe dot product of two 1-D tensors.')
+def dot(input, tensor):
+    if input.dim() != 1 or tensor.dim() != 1:
+        raise RuntimeError(f"1D tensors expected, but got {input.dim()}D and {tensor.dim()}D tensors")
+    return matmul(input, tensor)
 
 
-@define("addmm", "linalg", doc='addmm(input, mat1, mat2, *, beta=1, alpha=1) -> Tensor\n\nbeta * input + alpha * (mat1 @ mat2); input is ignored when beta is 0, the product when alpha is 0.')
-def addmm(input, mat1, mat2, *, beta=1, alpha=1):
+@define("addmm", "linalg", out=True, inplace=lambda self, mat1, mat2, *, beta=1, alpha=1:
+        self.copy_(addmm(self, mat1, mat2, beta=beta, alpha=alpha)), doc='addmm(input, mat1, mat2, *, beta=1, alpha=1) -> Tensor\n\nbeta * input + alpha * (mat1 @ mat2); input is ignored when beta is 0, the product when alpha is 0.')
+def addmm(input, mat1, mat2, *, beta=1, alpha=1, out_dtype=None):
+    if out_dtype is not None and out_dtype is not mat1.dtype:   # (a wider result: the operands widened first)
+        return addmm(input.to(out_dtype), mat1.to(out_dtype), mat2.to(out_dtype), beta=beta, alpha=alpha)
     if not mat1.dtype.is_floating_point:   # integer results stay integers: the scalars truncate
         alpha, beta = int(alpha), int(beta)
     prod = mm(mat1, mat2)

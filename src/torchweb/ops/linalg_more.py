@@ -165,11 +165,13 @@ def linalg_cross(input, other, *, dim=-1):
 
 
 @define("cross", "linalg")
-def cross(input, other, dim=None, *, out=None):
+def cross(input, other, dim=None, *, out=None, axis=None):
     """cross(input, other, dim=None) -> Tensor
 
     The cross product of 3-vectors along dim; without dim (deprecated, as in PyTorch) the first
     dim of size 3."""
+    if axis is not None:   # (NumPy's name, which PyTorch accepts)
+        dim = axis
     if dim is None:
         warnings.warn("Using torch.cross without specifying the dim arg is deprecated.\nPlease either pass "
                       "the dim explicitly or simply use torch.linalg.cross.\nThe default value of dim will "

@@ -5,6 +5,7 @@ rows, so their gradients come from the rows' rules)."""
 from .. import _dtype as D
 from .dispatch import is_tensor
 from .pointwise import call, call_inplace
+from .elementwise_table import OPS, row_dtypes
 from .registry import define
 
 
@@ -139,3 +140,34 @@ def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
                            "implementation: (input + value * tensor1 / tensor2), for all dtypes.")
     q = tensor1 / tensor2
     return _out(input + (q if value == 1 else q * value), out)
+
+
+def _round_decimals(input, decimals):
+    """PyTorch's rounding to `decimals` places: round(x * 10^d) / 10^d (for negative d,
+    round(x / 10^-d) * 10^-d), in the input's dtype."""
+    if decimals == 0:
+        return call("round", input)
+    if not input.dtype.is_floating_point:
+        raise RuntimeError('"round_decimals" not implemented for ' + f"'{input.dtype.word}'")
+    if decimals > 0:
+        scale = 10.0 ** decimals
+        return call("div", call("round", call("mul", input, scale)), scale)
+    scale = 10.0 ** -decimals
+    return call("mul", call("round", call("div", input, scale)), scale)
+
+
+def _round_(self, *, decimals=0):
+    """In-place round."""
+    if decimals == 0:
+        return call_inplace("round", self)
+    return self.copy_(_round_decimals(self, decimals))
+
+
+@define("round", "elementwise", inplace=_round_, dtypes=row_dtypes(OPS["round"]))
+def round(input, *, decimals=0, out=None):
+    """round(input, *, decimals=0, out=None) -> Tensor
+
+    input rounded to the nearest integer (halves to even), or to `decimals` decimal places."""
+    if not is_tensor(input):
+        raise TypeError(f"round(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
+    return _out(_round_decimals(input, decimals), out)

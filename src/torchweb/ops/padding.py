@@ -9,6 +9,7 @@ from ..backends import backend_for
 from . import shape as S
 from .conv import _shape_str
 from .dispatch import empty, is_tensor
+from .adjoint import linear_backward
 from .registry import define
 
 _MODES = ("constant", "reflect", "replicate", "circular")
@@ -27,6 +28,7 @@ def _contig(t):
 
 class _Pad(Function):
     _backward_name = "ConstantPadNdBackward0"
+    _double_backward = True   # (ops/adjoint.py)
 
     @staticmethod
     def forward(ctx, x, mode, pads, value):
@@ -43,10 +45,15 @@ class _Pad(Function):
     def backward(ctx, g):
         shape, mode, pads = ctx.meta
         nb = len(shape) - len(pads)
-        gin = empty(shape, g.dtype, g.device)
-        if gin.numel():
-            _be(g).pad_backward(mode, gin, _contig(g), nb, pads)
-        return gin, None, None, None
+
+        def crop(g):
+            gin = empty(shape, g.dtype, g.device)
+            if gin.numel():
+                _be(g).pad_backward(mode, gin, _contig(g), nb, pads)
+            return gin
+        # a padding (with zeros) is linear: the adjoint of its backward is the padding
+        return linear_backward(g, crop, lambda gg: _pad_fn(mode, len(pads)).apply(gg, mode, pads, 0.0),
+                               "PadBackwardBackward0"), None, None, None
 
 
 _PAD_FNS = {}

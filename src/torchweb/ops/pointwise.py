@@ -78,6 +78,8 @@ def _make_function(name, backward_name, inplace):
             if 0 in idx:
                 xs = list(operands)
                 xs[0] = E._clone(operands[0])  # the value before the write (PyTorch's original_self)
+                if operands[0].requires_grad:   # its history, for create_graph (double_backward.py)
+                    ctx.saved_edges = {0: (operands[0].grad_fn, operands[0]._output_nr)}
             saved = [xs[i] if i in idx else None for i in tensors]
             # versions as before the write: an operand that is the target (y.mul_(y)) can't backward
             versions = tuple(t._version if t is not None else None for t in saved)
@@ -104,11 +106,15 @@ def _make_function(name, backward_name, inplace):
         it = iter(saved)
         xs = tuple(next(it) if o is None else o for o in ctx.operands)
         grads = rule(g, xs, out)
+        for gr, need in zip(grads, ctx.needs_input_grad):
+            if gr is NotImplemented and need:   # a rule's way to say PyTorch has no derivative there
+                raise NotImplementedError(f"the derivative for '{name}: input' is not implemented.")
         return tuple(gr if o is None and need else None
                      for gr, o, need in zip(grads, ctx.operands, ctx.needs_input_grad))
 
     return type(name, (Function,), {"forward": staticmethod(forward), "backward": staticmethod(backward),
-                                    "_backward_name": backward_name})
+                                    "_backward_name": backward_name,
+                                    "_double_backward": True})   # the rules are Tensor ops
 
 
 def _any_requires_grad(operands):

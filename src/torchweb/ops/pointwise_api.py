@@ -190,7 +190,7 @@ def div(input, other, *, rounding_mode=None, out=None):
     return _out(call("div_" + rounding_mode, input, other), out)
 
 
-@define("floor_divide", "elementwise", dtypes="numeric", inplace=lambda self, other: _div_(self, other, rounding_mode="floor"))
+@define("floor_divide", "elementwise", out=True, dtypes="numeric", inplace=lambda self, other: _div_(self, other, rounding_mode="floor"))
 def floor_divide(input, other):
     """floor_divide(input, other) -> Tensor
 
@@ -303,7 +303,7 @@ def clamp(input, min=None, max=None, *, out=None):
     return _out(call("clamp", input, min, max), out)
 
 
-@define("clamp_min", "elementwise", inplace=lambda self, min: call_inplace("clamp_min", self, min))
+@define("clamp_min", "elementwise", out=True, inplace=lambda self, min: call_inplace("clamp_min", self, min))
 def clamp_min(input, min):
     """clamp_min(input, min) -> Tensor
 
@@ -312,7 +312,7 @@ def clamp_min(input, min):
     return call("clamp_min", input, min)
 
 
-@define("clamp_max", "elementwise", inplace=lambda self, max: call_inplace("clamp_max", self, max))
+@define("clamp_max", "elementwise", out=True, inplace=lambda self, max: call_inplace("clamp_max", self, max))
 def clamp_max(input, max):
     """clamp_max(input, max) -> Tensor
 

@@ -4,8 +4,39 @@ gradient (or None) per operand. ops/elementwise_table.py names each op's rule be
 
 import math
 
+from ..autograd import double_backward
 from .dispatch import is_tensor
 from . import elementwise as E
+
+
+class _Kernels:
+    """K.run(name, *operands): how the rules (and other backwards) run a table op: the raw
+    kernel (E.run), or, while a backward with create_graph=True runs, the op under autograd,
+    so that the gradient has a graph. Switched by the engine (double_backward.recording), so
+    the usual backward pays nothing for it."""
+
+    def __init__(self):
+        self.run = _first
+
+
+def _first(name, *operands):
+    K.run = E.run   # (E is still loading when this module is: bound at the first call)
+    return E.run(name, *operands)
+
+
+K = _Kernels()
+
+
+def _recorded(name, *operands):
+    from .pointwise import call
+    return call(name, *operands)
+
+
+def _switch(on):
+    K.run = _recorded if on else E.run
+
+
+double_backward.on_recording(_switch)
 
 
 def d_nextafter(g, x, y):
@@ -61,11 +92,11 @@ def d_clamp_max(g, x, y):
 
 
 def d_remainder(g, x, y):
-    return (g, None if x[0] is None else -g * E.run("div_floor", x[0], x[1]))
+    return (g, None if x[0] is None else -g * K.run("div_floor", x[0], x[1]))
 
 
 def d_fmod(g, x, y):
-    return (g, None if x[0] is None else -g * E.run("div_trunc", x[0], x[1]))
+    return (g, None if x[0] is None else -g * K.run("div_trunc", x[0], x[1]))
 
 
 def d_neg(g, x, y):
@@ -73,7 +104,7 @@ def d_neg(g, x, y):
 
 
 def d_abs(g, x, y):
-    return (g * E.run("sign", x[0]),)
+    return (g * K.run("sign", x[0]),)
 
 
 def d_square(g, x, y):
@@ -125,11 +156,11 @@ def d_reciprocal(g, x, y):
 
 
 def d_sin(g, x, y):
-    return (g * E.run("cos", x[0]),)
+    return (g * K.run("cos", x[0]),)
 
 
 def d_cos(g, x, y):
-    return (-g * E.run("sin", x[0]),)
+    return (-g * K.run("sin", x[0]),)
 
 
 def d_tanh(g, x, y):
@@ -145,7 +176,7 @@ def d_silu(g, x, y):
 
 
 def d_erf(g, x, y):
-    return (g * E.run("exp", -(x[0] * x[0])) * (2.0 / math.sqrt(math.pi)),)
+    return (g * K.run("exp", -(x[0] * x[0])) * (2.0 / math.sqrt(math.pi)),)
 
 
 def d_gelu(g, x, y):
@@ -157,11 +188,11 @@ def d_gelu_tanh(g, x, y):
 
 
 def d_nan_to_num(g, x, y):
-    return (_mask(g, E.run("isfinite", x[0])), None, None, None)
+    return (_mask(g, K.run("isfinite", x[0])), None, None, None)
 
 
 def d_where(g, x, y):
-    return (None, _mask(g, x[0]), _mask(g, E.run("logical_not", x[0])))
+    return (None, _mask(g, x[0]), _mask(g, K.run("logical_not", x[0])))
 
 
 def d_copy(g, x, y):
@@ -197,7 +228,7 @@ def d_div_floor(g, x, y):
 
 
 def _mask(g, cond):
-    return E.run("where", cond, g, 0.0)
+    return K.run("where", cond, g, 0.0)
 
 
 def _times(g, v):
@@ -209,47 +240,47 @@ def _pow_backward(g, x, y):
     if is_tensor(b):
         gb = None  # the result is saved only when the exponent's gradient is needed
         if y is not None:
-            gb = g * y * E.run("log", a)
-            gb = E.run("where", E.run("logical_and", a == 0, b >= 0), 0.0, gb)
-        ga = g * b * E.run("pow", a, b - 1)
-        ga = E.run("where", b == 0, 0.0, ga)
+            gb = g * y * K.run("log", a)
+            gb = K.run("where", K.run("logical_and", a == 0, b >= 0), 0.0, gb)
+        ga = g * b * K.run("pow", a, b - 1)
+        ga = K.run("where", b == 0, 0.0, ga)
     else:
         gb = None
-        ga = g * 0 if b == 0 else g * b * E.run("pow", a, b - 1)
+        ga = g * 0 if b == 0 else g * b * K.run("pow", a, b - 1)
     return ga, gb
 
 
 def _minmax_backward(g, x, loses):
     a, b = x
-    half = E.run("where", a == b, g / 2, g)
-    return (_mask(half, E.run("logical_not", E.run(loses, a, b))),
-            _mask(half, E.run("logical_not", E.run(loses, b, a))))
+    half = K.run("where", a == b, g / 2, g)
+    return (_mask(half, K.run("logical_not", K.run(loses, a, b))),
+            _mask(half, K.run("logical_not", K.run(loses, b, a))))
 
 
 def _clamp_backward(g, x):
     a, lo, hi = x
-    keep = E.run("logical_and", a >= lo, a <= hi)
+    keep = K.run("logical_and", a >= lo, a <= hi)
     # PyTorch's rule: where min > max the result is max, and min gets no gradient
-    glo = _mask(g, E.run("logical_and", a < lo, E.run("lt", lo, hi))) if is_tensor(lo) else None
-    ghi = _mask(g, E.run("logical_or", a > hi, E.run("lt", hi, lo))) if is_tensor(hi) else None
+    glo = _mask(g, K.run("logical_and", a < lo, K.run("lt", lo, hi))) if is_tensor(lo) else None
+    ghi = _mask(g, K.run("logical_or", a > hi, K.run("lt", hi, lo))) if is_tensor(hi) else None
     return _mask(g, keep), glo, ghi
 
 
 def _silu_backward(g, x):
-    s = E.run("sigmoid", x[0])
+    s = K.run("sigmoid", x[0])
     return (g * s * (1 + x[0] * (1 - s)),)
 
 
 def _gelu_backward(g, a):
-    cdf = (E.run("erf", a * (1 / math.sqrt(2.0))) + 1) * 0.5
-    pdf = E.run("exp", a * a * -0.5) * (1 / math.sqrt(2 * math.pi))
+    cdf = (K.run("erf", a * (1 / math.sqrt(2.0))) + 1) * 0.5
+    pdf = K.run("exp", a * a * -0.5) * (1 / math.sqrt(2 * math.pi))
     return (g * (cdf + a * pdf),)
 
 
 def _gelu_tanh_backward(g, a):
     k = math.sqrt(2 / math.pi)
     inner = (a + a * a * a * 0.044715) * k
-    t = E.run("tanh", inner)
+    t = K.run("tanh", inner)
     dinner = (a * a * (3 * 0.044715) + 1) * k
     return (g * (0.5 * (1 + t) + 0.5 * a * (1 - t * t) * dinner),)
 
@@ -263,11 +294,11 @@ def d_tan(g, x, y):
 
 
 def d_asin(g, x, y):
-    return (g * E.run("rsqrt", -x[0] * x[0] + 1),)
+    return (g * K.run("rsqrt", -x[0] * x[0] + 1),)
 
 
 def d_acos(g, x, y):
-    return (-(g * E.run("rsqrt", -x[0] * x[0] + 1)),)
+    return (-(g * K.run("rsqrt", -x[0] * x[0] + 1)),)
 
 
 def d_atan(g, x, y):
@@ -275,19 +306,19 @@ def d_atan(g, x, y):
 
 
 def d_sinh(g, x, y):
-    return (g * E.run("cosh", x[0]),)
+    return (g * K.run("cosh", x[0]),)
 
 
 def d_cosh(g, x, y):
-    return (g * E.run("sinh", x[0]),)
+    return (g * K.run("sinh", x[0]),)
 
 
 def d_asinh(g, x, y):
-    return (g * E.run("rsqrt", x[0] * x[0] + 1),)
+    return (g * K.run("rsqrt", x[0] * x[0] + 1),)
 
 
 def d_acosh(g, x, y):
-    return (g * E.run("rsqrt", x[0] * x[0] - 1),)
+    return (g * K.run("rsqrt", x[0] * x[0] - 1),)
 
 
 def d_atanh(g, x, y):
@@ -295,17 +326,17 @@ def d_atanh(g, x, y):
 
 
 def d_erfc(g, x, y):
-    return (g * E.run("exp", -(x[0] * x[0])) * (-2.0 / math.sqrt(_PI)),)
+    return (g * K.run("exp", -(x[0] * x[0])) * (-2.0 / math.sqrt(_PI)),)
 
 
 def d_erfinv(g, x, y):
-    return (g * E.run("exp", y * y) * (0.5 * math.sqrt(_PI)),)
+    return (g * K.run("exp", y * y) * (0.5 * math.sqrt(_PI)),)
 
 
 def d_sinc(g, x, y):
     a = x[0]
     p = a * _PI
-    d = (p * E.run("cos", p) - E.run("sin", p)) / (p * a)
+    d = (p * K.run("cos", p) - K.run("sin", p)) / (p * a)
     return (_mask(d, a != 0) * g,)
 
 
@@ -320,7 +351,7 @@ def d_rad2deg(g, x, y):
 def d_logit(g, x, y):
     a = x[0]
     r = g / (a * (-a + 1))
-    return (E.run("where", E.run("logical_or", a < 0, a > 1), math.nan, r),)
+    return (K.run("where", K.run("logical_or", a < 0, a > 1), math.nan, r),)
 
 
 def d_copysign(g, x, y):
@@ -334,63 +365,83 @@ def d_xlogy(g, x, y):
     a, b = x
     ga = None
     if is_tensor(a):  # PyTorch: a number `other` gives grad * log(other) everywhere
-        ga = g * E.run("xlogy", a != 0, b) if is_tensor(b) else g * math.log(b) if b > 0 else g * E.run("log", g * 0 + b)
+        ga = g * K.run("xlogy", a != 0, b) if is_tensor(b) else g * math.log(b) if b > 0 else g * K.run("log", g * 0 + b)
     gb = g * a / b if is_tensor(b) else None
     return (ga, gb)
 
 
 def d_logaddexp(g, x, y):
     a, b = x
-    return (g / (E.run("exp", b - a) + 1), g / (E.run("exp", a - b) + 1))
+    return (g / (K.run("exp", b - a) + 1), g / (K.run("exp", a - b) + 1))
 
 
 def d_logaddexp2(g, x, y):
     a, b = x
-    return (g / (E.run("exp2", b - a) + 1), g / (E.run("exp2", a - b) + 1))
+    return (g / (K.run("exp2", b - a) + 1), g / (K.run("exp2", a - b) + 1))
 
 
 def d_fmax(g, x, y):
     a, b = x
-    keep = E.run("logical_or", a >= b, E.run("isnan", b))
-    return (_mask(g, keep), _mask(g, E.run("logical_not", keep)))
+    keep = K.run("logical_or", a >= b, K.run("isnan", b))
+    return (_mask(g, keep), _mask(g, K.run("logical_not", keep)))
 
 
 def d_fmin(g, x, y):
     a, b = x
-    keep = E.run("logical_or", a <= b, E.run("isnan", b))
-    return (_mask(g, keep), _mask(g, E.run("logical_not", keep)))
+    keep = K.run("logical_or", a <= b, K.run("isnan", b))
+    return (_mask(g, keep), _mask(g, K.run("logical_not", keep)))
 
 
 def d_atan2(g, x, y):
     a, b = x
-    r = E.run("reciprocal", a * a + b * b)
+    r = K.run("reciprocal", a * a + b * b)
     return (g * b * r, g * -a * r)
 
 
 def d_hypot(g, x, y):
     a, b = x
-    h = E.run("hypot", a, b)
+    h = K.run("hypot", a, b)
     return (g * a / h, g * b / h)
 
 
 def d_lgamma(g, x, y):
-    return (g * E.run("digamma", x[0]),)
+    return (g * K.run("digamma", x[0]),)
 
 
 def d_digamma(g, x, y):
-    return (g * E.run("polygamma", x[0], 1),)
+    return (g * K.run("polygamma", x[0], 1),)
 
 
 def d_polygamma(g, x, y):
     n = x[1]
-    return (g * E.run("polygamma", x[0], n + 1), None)
+    return (g * K.run("polygamma", x[0], n + 1), None)
 
 
 def d_i0(g, x, y):
-    return (g * E.run("special_i1", x[0]),)
+    return (g * K.run("special_i1", x[0]),)
 
 
 def d_i1(g, x, y):
     a = x[0]
-    d = E.run("i0", a) - E.run("special_i1", a) / a
-    return (E.run("where", a == 0, 0.5, d) * g,)
+    d = K.run("i0", a) - K.run("special_i1", a) / a
+    return (K.run("where", a == 0, 0.5, d) * g,)
+
+
+def _igamma_density(a, x):
+    """d/dx P(a, x) = x^(a-1) e^-x / Gamma(a)."""
+    return K.run("exp", (a - 1) * K.run("log", x) - x - K.run("lgamma", a))
+
+
+def d_igamma(g, x, y):
+    # PyTorch has no derivative in a: its backward raises, and so does ours (NotImplemented)
+    return (NotImplemented, g * _igamma_density(*x))
+
+
+def d_igammac(g, x, y):
+    return (NotImplemented, -g * _igamma_density(*x))
+
+
+def d_zeta(g, x, y):
+    # d/dq zeta(s, q) = -s zeta(s + 1, q); PyTorch has no derivative in s
+    s, q = x
+    return (NotImplemented, -g * s * K.run("special_zeta", s + 1, q))

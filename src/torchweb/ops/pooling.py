@@ -10,6 +10,7 @@ from ..backends import backend_for
 from .conv import ntuple, _shape_str
 from .dispatch import empty, is_tensor
 from .pointwise import call
+from .adjoint import linear_backward
 from .registry import define
 
 
@@ -96,6 +97,7 @@ def _contig(t):
 
 class _MaxPool(Function):
     _backward_name = "MaxPool2DWithIndicesBackward0"
+    _double_backward = True   # (ops/adjoint.py)
 
     @staticmethod
     def forward(ctx, x, geom, adaptive):
@@ -113,13 +115,28 @@ class _MaxPool(Function):
     def backward(ctx, g, _gi):
         (idx,) = ctx.saved_tensors
         shape, geom, adaptive = ctx.meta
-        gin = empty(shape, g.dtype, g.device)
-        _be(g).pool_backward("max", gin, _contig(g), idx, geom, adaptive)
-        return gin, None, None
+
+        def scatter(g):
+            gin = empty(shape, g.dtype, g.device)
+            _be(g).pool_backward("max", gin, _contig(g), idx, geom, adaptive)
+            return gin
+        return linear_backward(g, scatter, lambda gg: _gather_at(gg, idx, len(geom[0])),
+                               "MaxPoolBackwardBackward0"), None, None
+
+
+def _gather_at(x, idx, r):
+    """x's values at a max pooling's indices (flat positions in each plane of the last r
+    dims): the pooling's output for an input x (PyTorch's max_pool double backward)."""
+    from .index_ops import gather
+    lead = tuple(x.shape[:x.dim() - r])
+    flat = x.reshape(lead + (-1,))
+    out = gather(flat, -1, idx.reshape(lead + (-1,)))
+    return out.reshape(idx.shape)
 
 
 class _AvgPool(Function):
     _backward_name = "AvgPool2DBackward0"
+    _double_backward = True
 
     @staticmethod
     def forward(ctx, x, geom, adaptive, count_include_pad, divisor_override):
@@ -133,9 +150,14 @@ class _AvgPool(Function):
     @staticmethod
     def backward(ctx, g):
         shape, geom, adaptive, cip, override = ctx.meta
-        gin = empty(shape, g.dtype, g.device)
-        _be(g).pool_backward("avg", gin, _contig(g), None, geom, adaptive, cip, override)
-        return gin, None, None, None, None
+
+        def scatter(g):
+            gin = empty(shape, g.dtype, g.device)
+            _be(g).pool_backward("avg", gin, _contig(g), None, geom, adaptive, cip, override)
+            return gin
+        # average pooling is linear: the adjoint of its backward is itself
+        return linear_backward(g, scatter, lambda gg: _AvgPool.apply(gg, geom, adaptive, cip, override),
+                               "AvgPoolBackwardBackward0"), None, None, None, None
 
 
 def _named(base, name):
@@ -291,6 +313,7 @@ lp_pool1d, lp_pool2d, lp_pool3d = (_FNS[r]["lp_pool"] for r in (1, 2, 3))
 # -- max_unpool ----------------------------------------------------------------------------------
 class _MaxUnpool(Function):
     _backward_name = "MaxUnpool2DBackward0"
+    _double_backward = True   # (ops/adjoint.py: the unpooling is the adjoint of its backward)
 
     @staticmethod
     def forward(ctx, x, indices, out_size, what):
@@ -311,18 +334,25 @@ class _MaxUnpool(Function):
             _be(x).unpool(flat(out, L_out), flat(xc, L_in), flat(ic, L_in), what)
         ctx.save_for_backward(indices)
         ctx.meta = (x.shape, B, L_in, L_out, what)
+        ctx.out_size = tuple(out_size)
         return out
 
     @staticmethod
     def backward(ctx, g):
         (indices,) = ctx.saved_tensors
         shape, B, L_in, L_out, what = ctx.meta
-        gin = empty(shape, g.dtype, g.device)
-        gc, ic = _contig(g), _contig(indices)
-        if gin.numel():
-            _be(g).unpool_backward(gin._view((B, L_in), (L_in, 1), 0), gc._view((B, L_out), (L_out, 1), gc._offset),
-                                   ic._view((B, L_in), (L_in, 1), ic._offset), what)
-        return gin, None, None, None
+
+        def gather(g):
+            gin = empty(shape, g.dtype, g.device)
+            gc, ic = _contig(g), _contig(indices)
+            if gin.numel():
+                _be(g).unpool_backward(gin._view((B, L_in), (L_in, 1), 0),
+                                       gc._view((B, L_out), (L_out, 1), gc._offset),
+                                       ic._view((B, L_in), (L_in, 1), ic._offset), what)
+            return gin
+        out_size = ctx.out_size
+        return linear_backward(g, gather, lambda gg: _MaxUnpool.apply(gg, indices, out_size, what),
+                               "MaxUnpoolBackwardBackward0"), None, None, None
 
 
 _UNPOOL = {2: _MaxUnpool, 3: _named(_MaxUnpool, "MaxUnpool3DBackward0")}

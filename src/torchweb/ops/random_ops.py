@@ -7,6 +7,7 @@ import math
 from .. import _dtype as D
 from .._is_tensor import is_tensor
 from ..autograd import grad_mode
+from .out_arg import write_out
 from .registry import define
 
 
@@ -133,9 +134,15 @@ def geometric_(self, p, *, generator=None):
         doc="normal(mean, std=1.0, size=None, *, generator=None) -> Tensor\n\n"
             "Draws from N(mean, std); mean and std may be tensors (broadcast) or numbers (then "
             "`size` gives the shape). Differentiable in tensor mean and std.")
-def normal(mean, std=1.0, size=None, *, generator=None, out=None, dtype=None, device=None,
-           requires_grad=False):
-    from .._creation import randn, empty
+def normal(mean, std=1.0, size=None, *, generator=None, out=None, dtype=None, layout=None, device=None,
+           requires_grad=False, pin_memory=False):
+    from .._creation import randn, empty, _options
+    _options("normal", layout)
+    if out is not None:
+        ref = mean if is_tensor(mean) else std if is_tensor(std) else None
+        r = normal(mean, std, size, generator=generator, dtype=dtype or (out.dtype if ref is None else None),
+                   device=device or (out.device if ref is None else None), requires_grad=requires_grad)
+        return write_out(r, out, "normal")
     if not is_tensor(mean) and not is_tensor(std):
         if size is None:
             raise TypeError("normal() received an invalid combination of arguments: with a "

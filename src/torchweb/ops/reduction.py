@@ -15,6 +15,7 @@ from ..backends import backend_for
 from . import lowering
 from .dispatch import compute_class, empty, is_tensor
 from . import elementwise as E
+from .pointwise_grads import K   # (the rules' kernel runner: recorded under create_graph)
 from . import shape as S
 from .registry import define
 
@@ -130,6 +131,7 @@ def _sum_dtype(x, dtype):
 
 class _Sum(Function):
     _backward_name = "SumBackward1"
+    _double_backward = True
 
     @staticmethod
     def forward(ctx, x, dims, keepdim, dtype):
@@ -153,39 +155,48 @@ def _named(fn, backward_name):
 _SumAll = _named(_Sum, "SumBackward0")
 
 
-@define("sum", "reduction", doc='sum(input, dim=None, keepdim=False, *, dtype=None) -> Tensor\n\nThe sum over dim (an int or tuple; all dims by default). Integers and bool sum to int64.')
-def sum(x, dim=None, keepdim=False, dtype=None):
+@define("sum", "reduction", out=True, doc='sum(input, dim=None, keepdim=False, *, dtype=None) -> Tensor\n\nThe sum over dim (an int or tuple; all dims by default). Integers and bool sum to int64.')
+def sum(input, dim=None, keepdim=False, dtype=None, *, axis=None, keepdims=None):
+    if axis is not None:   # (NumPy's name, which PyTorch accepts)
+        dim = axis
+    if keepdims is not None:
+        keepdim = keepdims
     if dtype is not None:
-        if D.as_dtype(dtype) is D.float16 and x.dtype is D.float32:
-            return sum(x, dim, keepdim).to(D.float16)   # accumulated in float, rounded once
+        if D.as_dtype(dtype) is D.float16 and input.dtype is D.float32:
+            return sum(input, dim, keepdim).to(D.float16)   # accumulated in float, rounded once
         dtype = D.as_dtype(dtype)
-    lay = _layout(x, dim, keepdim)
-    out_dtype = dtype or (x.dtype if x.dtype.category == 2 else D.int64)   # integers and bool: int64
-    if x.requires_grad and grad_mode.is_grad_enabled():
-        return (_SumAll if dim is None else _Sum).apply(x, lay[0], keepdim, out_dtype)
-    if out_dtype is not x.dtype:   # summed in the result's dtype (a contiguous copy: its own layout)
-        x = E.copy_into(empty(x.shape, out_dtype, x.device), x)
-        lay = _layout_dims(x, lay[0], keepdim)
-    return _reduce("sum", x, lay, out_dtype)
+    lay = _layout(input, dim, keepdim)
+    out_dtype = dtype or (input.dtype if input.dtype.category == 2 else D.int64)   # integers and bool: int64
+    if input.requires_grad and grad_mode.is_grad_enabled():
+        return (_SumAll if dim is None else _Sum).apply(input, lay[0], keepdim, out_dtype)
+    if out_dtype is not input.dtype:   # summed in the result's dtype (a contiguous copy: its own layout)
+        input = E.copy_into(empty(input.shape, out_dtype, input.device), input)
+        lay = _layout_dims(input, lay[0], keepdim)
+    return _reduce("sum", input, lay, out_dtype)
 
 
-@define("mean", "reduction", dtypes="floating", doc='mean(input, dim=None, keepdim=False, *, dtype=None) -> Tensor\n\nThe mean over dim (floating dtypes only).')
-def mean(x, dim=None, keepdim=False, dtype=None):
+@define("mean", "reduction", out=True, dtypes="floating", doc='mean(input, dim=None, keepdim=False, *, dtype=None) -> Tensor\n\nThe mean over dim (floating dtypes only).')
+def mean(input, dim=None, keepdim=False, dtype=None, *, axis=None, keepdims=None):
+    if axis is not None:   # (NumPy's name, which PyTorch accepts)
+        dim = axis
+    if keepdims is not None:
+        keepdim = keepdims
     if dtype is not None:
-        if D.as_dtype(dtype) is D.float16 and x.dtype is D.float32:
-            return mean(x, dim, keepdim).to(D.float16)   # accumulated in float, rounded once
-        x = x.to(dtype)
-    if x.dtype.category != 2:
+        if D.as_dtype(dtype) is D.float16 and input.dtype is D.float32:
+            return mean(input, dim, keepdim).to(D.float16)   # accumulated in float, rounded once
+        input = input.to(dtype)
+    if input.dtype.category != 2:
         raise RuntimeError("mean(): could not infer output dtype. Input dtype must be either a "
-                           f"floating point or complex dtype. Got: {x.dtype.word}")
-    lay = _layout(x, dim, keepdim)
-    if x.requires_grad and grad_mode.is_grad_enabled():
-        return (_MeanAll if dim is None else _Mean).apply(x, lay[0], keepdim)
-    return _reduce("mean", x, lay, x.dtype)
+                           f"floating point or complex dtype. Got: {input.dtype.word}")
+    lay = _layout(input, dim, keepdim)
+    if input.requires_grad and grad_mode.is_grad_enabled():
+        return (_MeanAll if dim is None else _Mean).apply(input, lay[0], keepdim)
+    return _reduce("mean", input, lay, input.dtype)
 
 
 class _Mean(Function):
     _backward_name = "MeanBackward1"
+    _double_backward = True
 
     @staticmethod
     def forward(ctx, x, dims, keepdim):
@@ -205,6 +216,7 @@ _MeanAll = _named(_Mean, "MeanBackward0")
 
 class _Prod(Function):
     _backward_name = "ProdBackward1"
+    _double_backward = True
 
     @staticmethod
     def forward(ctx, x, dims, keepdim, dtype):
@@ -221,9 +233,15 @@ class _Prod(Function):
         out = _expand_back(out, x, dims, keepdim)
         zero = x == 0
         nz = _expand_back(raw_reduce("sum", zero, dims, True, D.int64), x, dims, False) if dims else zero.to(D.int64)
-        others = _expand_back(raw_reduce("prod", E.run("where", zero, 1.0, x), dims, True, x.dtype), x, dims, False)
-        grad = E.run("where", nz == 0, out / E.run("where", zero, 1.0, x),
-                     E.run("where", E.run("logical_and", nz == 1, zero), others, 0.0))
+        nonzero = K.run("where", zero, 1.0, x)
+        if grad_mode._state["enabled"]:   # create_graph: the product of the others recorded
+            others = nonzero
+            for d in dims:
+                others = prod(others, d, keepdim=True)
+        else:
+            others = raw_reduce("prod", nonzero, dims, True, x.dtype)
+        others = _expand_back(others, x, dims, False)
+        grad = K.run("where", nz == 0, out / nonzero, K.run("where", E.run("logical_and", nz == 1, zero), others, 0.0))
         return g * grad, None, None, None
 
 
@@ -236,14 +254,18 @@ def _int_dim(name, dim):
         raise TypeError(f"{name}(): argument 'dim' (position 2) must be int, not {type(dim).__name__}")
 
 
-@define("prod", "reduction", doc='prod(input, dim=None, keepdim=False, *, dtype=None) -> Tensor\n\nThe product over one dim (or all). Integers and bool give int64.')
-def prod(x, dim=None, keepdim=False, dtype=None):
+@define("prod", "reduction", out=True, doc='prod(input, dim=None, keepdim=False, *, dtype=None) -> Tensor\n\nThe product over one dim (or all). Integers and bool give int64.')
+def prod(input, dim=None, keepdim=False, dtype=None, *, axis=None, keepdims=None):
+    if axis is not None:   # (NumPy's name, which PyTorch accepts)
+        dim = axis
+    if keepdims is not None:
+        keepdim = keepdims
     _int_dim("prod", dim)
-    dims = _dims(x, dim)
-    out_dtype = _sum_dtype(x, dtype)
-    if grad_mode.is_grad_enabled() and x.requires_grad:
-        return (_ProdAll if dim is None else _Prod).apply(x, dims, keepdim, out_dtype)
-    return raw_reduce("prod", x, dims, keepdim, out_dtype)
+    dims = _dims(input, dim)
+    out_dtype = _sum_dtype(input, dtype)
+    if grad_mode.is_grad_enabled() and input.requires_grad:
+        return (_ProdAll if dim is None else _Prod).apply(input, dims, keepdim, out_dtype)
+    return raw_reduce("prod", input, dims, keepdim, out_dtype)
 
 
 def _check_nonempty(x, dims, name, specified=True):
@@ -259,7 +281,10 @@ def _check_nonempty(x, dims, name, specified=True):
             raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
 
 
+
+
 class _MaxMinDim(Function):
+    _double_backward = True
     @staticmethod
     def forward(ctx, x, kind, d, keepdim):
         values = raw_reduce(kind, x, [d], keepdim, x.dtype)
@@ -277,7 +302,7 @@ class _MaxMinDim(Function):
             g = S.unsqueeze(g, d)
             indices = S.unsqueeze(indices, d)
         iota = _iota_along(shape, d, g.device)
-        return E.run("where", iota == indices, g, 0.0), None, None, None
+        return K.run("where", iota == indices, g, 0.0), None, None, None
 
 
 def _iota_along(shape, d, device):
@@ -288,6 +313,7 @@ def _iota_along(shape, d, device):
 
 
 class _AmaxAmin(Function):
+    _double_backward = True
     @staticmethod
     def forward(ctx, x, kind, dims, keepdim):
         out = raw_reduce(kind, x, dims, keepdim, x.dtype)
@@ -339,28 +365,44 @@ def _zeros_like_int(x):
     return E._fill(z, 0)
 
 
-@define("max", "reduction", doc='max(input) -> Tensor; max(input, dim, keepdim=False) -> (values, indices); max(input, other) -> Tensor\n\nThe largest element (NaN propagates), per dim with its index, or elementwise with other.')
-def max(x, dim=None, keepdim=False, *, other=None):
-    return _maxmin("max", x, dim, keepdim, other)
+@define("max", "reduction", out=True, doc='max(input) -> Tensor; max(input, dim, keepdim=False) -> (values, indices); max(input, other) -> Tensor\n\nThe largest element (NaN propagates), per dim with its index, or elementwise with other.')
+def max(input, dim=None, keepdim=False, *, other=None, axis=None, keepdims=None):
+    if axis is not None:   # (NumPy's name, which PyTorch accepts)
+        dim = axis
+    if keepdims is not None:
+        keepdim = keepdims
+    return _maxmin("max", input, dim, keepdim, other)
 
 
-@define("min", "reduction", doc='min(input) -> Tensor; min(input, dim, keepdim=False) -> (values, indices); min(input, other) -> Tensor\n\nThe smallest element (NaN propagates), per dim with its index, or elementwise with other.')
-def min(x, dim=None, keepdim=False, *, other=None):
-    return _maxmin("min", x, dim, keepdim, other)
+@define("min", "reduction", out=True, doc='min(input) -> Tensor; min(input, dim, keepdim=False) -> (values, indices); min(input, other) -> Tensor\n\nThe smallest element (NaN propagates), per dim with its index, or elementwise with other.')
+def min(input, dim=None, keepdim=False, *, other=None, axis=None, keepdims=None):
+    if axis is not None:   # (NumPy's name, which PyTorch accepts)
+        dim = axis
+    if keepdims is not None:
+        keepdim = keepdims
+    return _maxmin("min", input, dim, keepdim, other)
 
 
 def _given(dim):
     return not (dim is None or (isinstance(dim, (tuple, list)) and len(dim) == 0))
 
 
-@define("amax", "reduction", doc='amax(input, dim=(), keepdim=False) -> Tensor\n\nThe largest element over dim (all dims by default); the gradient is shared among ties.')
-def amax(x, dim=(), keepdim=False):
-    return _amax_amin("max", x, dim, keepdim)
+@define("amax", "reduction", out=True, doc='amax(input, dim=(), keepdim=False) -> Tensor\n\nThe largest element over dim (all dims by default); the gradient is shared among ties.')
+def amax(input, dim=(), keepdim=False, *, axis=None, keepdims=None):
+    if axis is not None:   # (NumPy's name, which PyTorch accepts)
+        dim = axis
+    if keepdims is not None:
+        keepdim = keepdims
+    return _amax_amin("max", input, dim, keepdim)
 
 
-@define("amin", "reduction", doc='amin(input, dim=(), keepdim=False) -> Tensor\n\nThe smallest element over dim (all dims by default); the gradient is shared among ties.')
-def amin(x, dim=(), keepdim=False):
-    return _amax_amin("min", x, dim, keepdim)
+@define("amin", "reduction", out=True, doc='amin(input, dim=(), keepdim=False) -> Tensor\n\nThe smallest element over dim (all dims by default); the gradient is shared among ties.')
+def amin(input, dim=(), keepdim=False, *, axis=None, keepdims=None):
+    if axis is not None:   # (NumPy's name, which PyTorch accepts)
+        dim = axis
+    if keepdims is not None:
+        keepdim = keepdims
+    return _amax_amin("min", input, dim, keepdim)
 
 
 def _amax_amin(kind, x, dim, keepdim):
@@ -391,19 +433,31 @@ def _arg(kind, x, dim, keepdim):
     return raw_reduce(kind, x, dims, keepdim, D.int64)
 
 
-@define("argmax", "reduction", dtypes="numeric", doc='argmax(input, dim=None, keepdim=False) -> Tensor\n\nThe index of the first largest element (of the flattened input without dim).')
-def argmax(x, dim=None, keepdim=False):
-    return _arg("argmax", x, dim, keepdim)
+@define("argmax", "reduction", out=True, dtypes="numeric", doc='argmax(input, dim=None, keepdim=False) -> Tensor\n\nThe index of the first largest element (of the flattened input without dim).')
+def argmax(input, dim=None, keepdim=False, *, axis=None, keepdims=None):
+    if axis is not None:   # (NumPy's name, which PyTorch accepts)
+        dim = axis
+    if keepdims is not None:
+        keepdim = keepdims
+    return _arg("argmax", input, dim, keepdim)
 
 
-@define("argmin", "reduction", dtypes="numeric", doc='argmin(input, dim=None, keepdim=False) -> Tensor\n\nThe index of the first smallest element (of the flattened input without dim).')
-def argmin(x, dim=None, keepdim=False):
-    return _arg("argmin", x, dim, keepdim)
+@define("argmin", "reduction", out=True, dtypes="numeric", doc='argmin(input, dim=None, keepdim=False) -> Tensor\n\nThe index of the first smallest element (of the flattened input without dim).')
+def argmin(input, dim=None, keepdim=False, *, axis=None, keepdims=None):
+    if axis is not None:   # (NumPy's name, which PyTorch accepts)
+        dim = axis
+    if keepdims is not None:
+        keepdim = keepdims
+    return _arg("argmin", input, dim, keepdim)
 
 
-@define("all", "reduction", doc='all(input, dim=None, keepdim=False) -> Tensor\n\nWhether every element is nonzero.')
-def all(x, dim=None, keepdim=False):
-    return _all_any("all", x, dim, keepdim)
+@define("all", "reduction", out=True, doc='all(input, dim=None, keepdim=False) -> Tensor\n\nWhether every element is nonzero.')
+def all(input, dim=None, keepdim=False, *, axis=None, keepdims=None):
+    if axis is not None:   # (NumPy's name, which PyTorch accepts)
+        dim = axis
+    if keepdims is not None:
+        keepdim = keepdims
+    return _all_any("all", input, dim, keepdim)
 
 
 def _all_any(kind, x, dim, keepdim):
@@ -413,9 +467,13 @@ def _all_any(kind, x, dim, keepdim):
     return raw_reduce(kind, x, _dims(x, dim), keepdim, out, "b")
 
 
-@define("any", "reduction", doc='any(input, dim=None, keepdim=False) -> Tensor\n\nWhether any element is nonzero.')
-def any(x, dim=None, keepdim=False):
-    return _all_any("any", x, dim, keepdim)
+@define("any", "reduction", out=True, doc='any(input, dim=None, keepdim=False) -> Tensor\n\nWhether any element is nonzero.')
+def any(input, dim=None, keepdim=False, *, axis=None, keepdims=None):
+    if axis is not None:   # (NumPy's name, which PyTorch accepts)
+        dim = axis
+    if keepdims is not None:
+        keepdim = keepdims
+    return _all_any("any", input, dim, keepdim)
 
 
 def _var_args(x, dim, unbiased, correction):
@@ -531,6 +589,7 @@ def _moments_forward(x, dims, keepdim, correction, std, with_mean):
 class _Moments(Function):
     """var/std (and mean); backward: PyTorch's var_backward / std_backward (and the mean's),
     on a mean of x computed again."""
+    _double_backward = True
 
     @staticmethod
     def forward(ctx, x, dims, keepdim, correction, std, with_mean, dim_given):
@@ -550,11 +609,11 @@ class _Moments(Function):
             g = _expand_back(g, x, dims, keepdim)
             if std:   # d std = d var / (2 std), 0 where std is 0
                 r = _expand_back(r, x, dims, keepdim)
-                g = E.run("where", r == 0, 0.0, g / (r * 2))
+                g = K.run("where", r == 0, 0.0, g / (r * 2))
             centered = x - _expand_back(mean(x, dims, keepdim=True), x, dims, True) if x.numel() else x
             dof = n - correction
             if (not dim_given or x.dim() == 0) and dof <= 0:   # PyTorch: NaN where x is its mean, else inf
-                grad = E.run("where", centered == 0, g * float("nan"), g * float("inf"))
+                grad = K.run("where", centered == 0, g * float("nan"), g * float("inf"))
             else:
                 grad = g * (2.0 / dof if dof else float("inf")) * centered
         if gm is not None:
@@ -580,43 +639,66 @@ def _moments(x, dim, unbiased, keepdim, correction, want):
     return list(_moments_forward(x, dims, keepdim, correction, std, with_mean))
 
 
-@define("var", "reduction", dtypes="floating", doc="var(input, dim=None, *, correction=1, keepdim=False) -> Tensor\n\nThe variance over dim, with Bessel's correction by default (unbiased=False or correction=0 for none).")
-def var(x, dim=None, unbiased=None, keepdim=False, *, correction=None):
-    return _moments(x, dim, unbiased, keepdim, correction, "v")[0]
+@define("var", "reduction", out=True, dtypes="floating", doc="var(input, dim=None, *, correction=1, keepdim=False) -> Tensor\n\nThe variance over dim, with Bessel's correction by default (unbiased=False or correction=0 for none).")
+def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None, axis=None, keepdims=None):
+    if axis is not None:   # (NumPy's name, which PyTorch accepts)
+        dim = axis
+    if keepdims is not None:
+        keepdim = keepdims
+    return _moments(input, dim, unbiased, keepdim, correction, "v")[0]
 
 
-@define("std", "reduction", dtypes="floating", doc="std(input, dim=None, *, correction=1, keepdim=False) -> Tensor\n\nThe standard deviation over dim, with Bessel's correction by default.")
-def std(x, dim=None, unbiased=None, keepdim=False, *, correction=None):
-    return _moments(x, dim, unbiased, keepdim, correction, "s")[0]
+@define("std", "reduction", out=True, dtypes="floating", doc="std(input, dim=None, *, correction=1, keepdim=False) -> Tensor\n\nThe standard deviation over dim, with Bessel's correction by default.")
+def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None, axis=None, keepdims=None):
+    if axis is not None:   # (NumPy's name, which PyTorch accepts)
+        dim = axis
+    if keepdims is not None:
+        keepdim = keepdims
+    return _moments(input, dim, unbiased, keepdim, correction, "s")[0]
 
 
 @define("var_mean", "reduction", dtypes="floating", method=False, doc="var_mean(input, dim=None, *, correction=1, keepdim=False) -> (Tensor, Tensor)\n\nvar and mean together.")
-def var_mean(x, dim=None, unbiased=None, keepdim=False, *, correction=None):
-    return tuple(_moments(x, dim, unbiased, keepdim, correction, "vm"))
+def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None, axis=None, keepdims=None):
+    if axis is not None:   # (NumPy's name, which PyTorch accepts)
+        dim = axis
+    if keepdims is not None:
+        keepdim = keepdims
+    return tuple(_moments(input, dim, unbiased, keepdim, correction, "vm"))
 
 
 @define("std_mean", "reduction", dtypes="floating", method=False, doc="std_mean(input, dim=None, *, correction=1, keepdim=False) -> (Tensor, Tensor)\n\nstd and mean together.")
-def std_mean(x, dim=None, unbiased=None, keepdim=False, *, correction=None):
-    return tuple(_moments(x, dim, unbiased, keepdim, correction, "sm"))
+def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None, axis=None, keepdims=None):
+    if axis is not None:   # (NumPy's name, which PyTorch accepts)
+        dim = axis
+    if keepdims is not None:
+        keepdim = keepdims
+    return tuple(_moments(input, dim, unbiased, keepdim, correction, "sm"))
 
 
-@define("logsumexp", "reduction", doc='logsumexp(input, dim, keepdim=False) -> Tensor\n\nlog(sum(exp(input), dim)), computed stably.')
-def logsumexp(x, dim, keepdim=False):
+@define("logsumexp", "reduction", out=True, doc='logsumexp(input, dim, keepdim=False) -> Tensor\n\nlog(sum(exp(input), dim)), computed stably.')
+def logsumexp(input, dim=None, keepdim=False, *, axis=None, keepdims=None):
+    if dim is None and axis is None:
+        raise TypeError("logsumexp() missing 1 required positional argument: 'dim'")
+    if axis is not None:   # (NumPy's name, which PyTorch accepts)
+        dim = axis
+    if keepdims is not None:
+        keepdim = keepdims
     from .pointwise import call
-    if not x.dtype.is_floating_point:
-        x = x.to(D.default_float())
-    dims = _dims(x, dim)
-    if x.numel() == 0:
-        return call("log", sum(call("exp", x), dims, keepdim))
+    if not input.dtype.is_floating_point:
+        input = input.to(D.default_float())
+    dims = _dims(input, dim)
+    if input.numel() == 0:
+        return call("log", sum(call("exp", input), dims, keepdim))
     with grad_mode.no_grad():
-        m = raw_reduce("max", x, dims, True, x.dtype)
+        m = raw_reduce("max", input, dims, True, input.dtype)
         m = E.run("where", E.run("isinf", m), 0.0, m)
-    r = call("log", sum(call("exp", x - m), dims, keepdim=True)) + m
+    r = call("log", sum(call("exp", input - m), dims, keepdim=True)) + m
     return S.reshape(r, [s for i, s in enumerate(r.shape) if i not in dims]) if not keepdim else r
 
 
 class _Norm2(Function):
     _backward_name = "LinalgVectorNormBackward0"
+    _double_backward = True
 
     @staticmethod
     def forward(ctx, x, dims, keepdim):
@@ -634,7 +716,7 @@ class _Norm2(Function):
         dims, keepdim = ctx.meta
         out = _expand_back(out, x, dims, keepdim)
         g = _expand_back(g, x, dims, keepdim)
-        return E.run("where", out == 0, 0.0, g * x / out), None, None
+        return K.run("where", out == 0, 0.0, g * x / out), None, None
 
 
 def any_empty(x, dims):
@@ -642,22 +724,22 @@ def any_empty(x, dims):
     return x.numel() == 0 and (not dims or 0 in [x.shape[d] for d in dims])
 
 
-@define("norm", "reduction", dtypes="floating", doc="norm(input, p='fro', dim=None, keepdim=False, dtype=None) -> Tensor\n\nThe p-norm over dim (p: a number, inf, -inf, 0 or 'fro').")
-def norm(x, p="fro", dim=None, keepdim=False, dtype=None):
+@define("norm", "reduction", out=True, dtypes="floating", doc="norm(input, p='fro', dim=None, keepdim=False, dtype=None) -> Tensor\n\nThe p-norm over dim (p: a number, inf, -inf, 0 or 'fro').")
+def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
     from .pointwise import call
     if dtype is not None:
-        x = x.to(dtype)
-    if not x.dtype.is_floating_point:
-        raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got {x.dtype.word}")
-    dims = _dims(x, dim)
+        input = input.to(dtype)
+    if not input.dtype.is_floating_point:
+        raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got {input.dtype.word}")
+    dims = _dims(input, dim)
     if p == "fro" and isinstance(dim, (tuple, list)) and len(dim) > 2:
         raise RuntimeError("linalg.matrix_norm: dim must be a 2-tuple. Got " + " ".join(str(d) for d in dim))
-    if x.dtype is D.float16:   # PyTorch accumulates half in float: no overflow at 65504 midway
-        return norm(x.to(D.float32), p, dim, keepdim).to(D.float16)
+    if input.dtype is D.float16:   # PyTorch accumulates half in float: no overflow at 65504 midway
+        return norm(input.to(D.float32), p, dim, keepdim).to(D.float16)
     if p in ("fro", 2, 2.0, None):
-        return _Norm2.apply(x, dims, keepdim)
-    a = call("abs", x)
-    if p in (float("inf"), float("-inf")) and any_empty(x, dims):
+        return _Norm2.apply(input, dims, keepdim)
+    a = call("abs", input)
+    if p in (float("inf"), float("-inf")) and any_empty(input, dims):
         raise RuntimeError(f"linalg.vector_norm cannot compute the {p} norm on an empty tensor because "
                            "the operation does not have an identity")
     if p == float("inf"):
@@ -665,7 +747,7 @@ def norm(x, p="fro", dim=None, keepdim=False, dtype=None):
     if p == float("-inf"):
         return amin(a, dims, keepdim)
     if p == 0:
-        return sum((a != 0).to(x.dtype), dims, keepdim)
+        return sum((a != 0).to(input.dtype), dims, keepdim)
     if p == 1:
         return sum(a, dims, keepdim)
     return call("pow", sum(call("pow", a, float(p)), dims, keepdim), 1.0 / p)

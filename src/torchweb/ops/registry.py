@@ -3,7 +3,7 @@ user reaches comes from that entry: the `torch.*` function, the `Tensor.*` metho
 `Tensor.*_` form, the `nn.functional.*` name, the docs (docs/ops.md, scripts/ops_doc.py) and the
 lists the tests walk (tests/test_registry.py).
 
-    @define("logsumexp", "reduction", doc="log(sum(exp(input), dim)), computed stably.")
+    @define("logsumexp", "reduction", out=True, doc="log(sum(exp(input), dim)), computed stably.")
     def logsumexp(input, dim, keepdim=False): ...
 
 Elementwise ops need no decorator: each row of ops/elementwise_table.py becomes an entry
@@ -11,6 +11,8 @@ Elementwise ops need no decorator: each row of ops/elementwise_table.py becomes 
 """
 
 from dataclasses import dataclass, field
+
+from .out_arg import with_out
 
 KINDS = ("elementwise", "reduction", "linalg", "shape", "join", "activation", "creation",
          "comparison", "indexing", "loss", "normalization", "convolution", "pooling", "other")
@@ -41,10 +43,20 @@ class OpDef:
     extra: dict = field(default_factory=dict)
     dtypes: object = None           # input dtype names it accepts, or a DTYPE_SETS name (None: by kind)
     devices: tuple = DEVICES
+    out: bool = False               # torch.<name> takes out= (ops/out_arg.py adds it where fn has none)
+    _torch_fn: object = field(default=None, repr=False, compare=False)
 
     @property
     def doc(self):
         return (self.fn.__doc__ or "").strip()
+
+    @property
+    def torch_fn(self):
+        """What torch.<name> (and nn.functional.<name>) is: fn, with out= added where the op
+        takes it and fn has none (made once, so the name stays one object)."""
+        if self._torch_fn is None:
+            self._torch_fn = _public(self)
+        return self._torch_fn
 
     @property
     def accepts(self):
@@ -55,6 +67,16 @@ class OpDef:
 
 
 OPS = {}
+
+# Ops whose in-place form PyTorch also has as a torch.* function (torch.relu_(x), torch.abs_(x),
+# ...): torch_names() adds torch.<name>_ from the entry's `inplace`. tests/test_registry.py checks
+# that each is an op with an in-place form and that PyTorch has the name.
+TORCH_INPLACE = frozenset((
+    "abs", "acos", "acosh", "addmv", "arccos", "arccosh", "arcsin", "arcsinh", "arctan", "arctanh", "asin", "asinh",
+    "atan", "atanh", "ceil", "clamp", "clamp_max", "clamp_min", "clip", "cos", "cosh", "deg2rad", "erf",
+    "erfc", "exp", "exp2", "expm1", "fix", "floor", "frac", "gcd", "i0", "index_put", "lcm", "ldexp", "log",
+    "log10", "log1p", "log2", "logit", "nan_to_num", "neg", "negative", "rad2deg", "reciprocal", "relu",
+    "round", "rsqrt", "sigmoid", "sin", "sinc", "sinh", "sqrt", "square", "tan", "tanh", "trunc", "xlogy"))
 
 
 def register(name, fn, kind, key=None, **kw):
@@ -85,10 +107,39 @@ def torch_names():
     out = {}
     for op in OPS.values():
         if op.torch:
-            out[op.name] = op.fn
+            fn = op.torch_fn
+            out[op.name] = fn
             for a in op.aliases:
-                out[a] = op.fn
+                out[a] = fn
+            if op.inplace is not None:
+                for n in (op.name,) + op.aliases:
+                    if n in TORCH_INPLACE:
+                        out[n + "_"] = _torch_inplace(op.inplace)
     return out
+
+
+_TORCH_INPLACE_FNS = {}
+
+
+def _torch_inplace(method):
+    """torch.<name>_: the Tensor.<name>_ method with its first argument called `input`, as
+    PyTorch's schemas name it (made once per method, so the name stays one object)."""
+    fn = _TORCH_INPLACE_FNS.get(method)
+    if fn is None:
+        import functools
+        import inspect
+
+        @functools.wraps(method)
+        def fn(input, *args, **kwargs):
+            return method(input, *args, **kwargs)
+        try:
+            sig = inspect.signature(method)
+            params = list(sig.parameters.values())
+            fn.__signature__ = sig.replace(parameters=[params[0].replace(name="input")] + params[1:])
+        except (TypeError, ValueError, IndexError):
+            pass
+        _TORCH_INPLACE_FNS[method] = fn
+    return fn
 
 
 def method_names():
@@ -105,4 +156,14 @@ def method_names():
 
 
 def functional_names():
-    return {op.name: op.fn for op in OPS.values() if op.functional}
+    return {op.name: op.torch_fn for op in OPS.values() if op.functional}
+
+
+def _public(op):
+    """The function torch.<name> (and F.<name>) gives: op.fn, with out= added where PyTorch's
+    has it and op.fn does not."""
+    fn = op.fn
+    code = getattr(fn, "__code__", None)
+    if op.out and code is not None and "out" not in code.co_varnames[:code.co_argcount + code.co_kwonlyargcount]:
+        fn = with_out(fn, op.name)
+    return fn

@@ -14,6 +14,9 @@ from ..autograd.function import Function
 from ..backends import backend_for
 from . import elementwise as E
 from .dispatch import compute_class, empty
+from ..autograd import grad_mode
+from .adjoint import linear_backward
+from .pointwise_grads import K
 from .registry import define
 
 cummax_t = namedtuple("cummax", ["values", "indices"])
@@ -92,8 +95,13 @@ def _rev_cumsum(g, d):
     return raw_scan("sum", g, d, g.dtype, "f", reverse=True)
 
 
+def _rev_cumsum_recorded(g, d):
+    return linear_backward(g, lambda g: _rev_cumsum(g, d), lambda gg: cumsum(gg, d), "CumsumBackwardBackward0")
+
+
 class _Cumsum(Function):
     _backward_name = "CumsumBackward0"
+    _double_backward = True   # (ops/adjoint.py)
 
     @staticmethod
     def forward(ctx, x, d, out_dtype):
@@ -103,12 +111,14 @@ class _Cumsum(Function):
     @staticmethod
     def backward(ctx, g):
         d, in_dtype = ctx.meta
-        r = _rev_cumsum(g, d)
+        # the reversed cumsum's adjoint is the cumsum
+        r = _rev_cumsum_recorded(g, d)
         return (r if r.dtype is in_dtype else r.to(in_dtype)), None, None
 
 
 class _Cumprod(Function):
     _backward_name = "CumprodBackward0"
+    _double_backward = True   # (create_graph: the same formula recorded, K.run)
 
     @staticmethod
     def forward(ctx, x, d, out_dtype):
@@ -130,11 +140,15 @@ class _Cumprod(Function):
         nz = raw_scan("sum", zero, d, D.int64, "i")
         before = E.run("eq", nz, 0)
         first = E.run("logical_and", zero, E.run("eq", nz, 1))
-        part1 = E.run("where", before, E.run("div", _rev_cumsum(E.run("mul", g, outs), d),
-                                             E.run("where", before, xs, 1.0)), 0.0)
-        skip = raw_scan("prod", E.run("where", first, 1.0, xs), d, g.dtype, "f")
-        part2 = E.run("where", first, _rev_cumsum(E.run("mul", g, skip), d), 0.0)
-        r = E.run("add", part1, part2)
+        # (K.run: raw kernels, or recorded ops while a create_graph backward runs)
+        recording = grad_mode._state["enabled"]
+        rev = _rev_cumsum_recorded if recording else _rev_cumsum
+        part1 = K.run("where", before, K.run("div", rev(K.run("mul", g, outs), d),
+                                             K.run("where", before, xs, 1.0)), 0.0)
+        kept = K.run("where", first, 1.0, xs)
+        skip = cumprod(kept, d) if recording else raw_scan("prod", kept, d, g.dtype, "f")
+        part2 = K.run("where", first, rev(K.run("mul", g, skip), d), 0.0)
+        r = K.run("add", part1, part2)
         return (r if r.dtype is x.dtype else r.to(x.dtype)), None, None
 
 
@@ -152,17 +166,25 @@ def _sum_prod(fn, x, dim, dtype):
     return fn.apply(x, d, out_dtype)
 
 
-@define("cumsum", "reduction", inplace=lambda x, dim, dtype=None: _inplace(x, cumsum(x, dim, dtype=dtype)),
+@define("cumsum", "reduction", out=True, inplace=lambda x, dim=None, dtype=None, *, axis=None: _inplace(x, cumsum(x, dim, dtype=dtype, axis=axis)),
         doc="cumsum(input, dim, *, dtype=None) -> Tensor\n\nThe cumulative sum along dim. Integers and "
             "bool give int64 (exact; on webgpu past int32 raises Int64RangeError).")
-def cumsum(input, dim, *, dtype=None):
+def cumsum(input, dim=None, *, dtype=None, axis=None):
+    if dim is None and axis is None:
+        raise TypeError("cumsum() missing 1 required positional argument: 'dim'")
+    if axis is not None:   # (NumPy's name, which PyTorch accepts)
+        dim = axis
     return _sum_prod(_Cumsum, input, dim, dtype)
 
 
-@define("cumprod", "reduction", inplace=lambda x, dim, dtype=None: _inplace(x, cumprod(x, dim, dtype=dtype)),
+@define("cumprod", "reduction", out=True, inplace=lambda x, dim=None, dtype=None, *, axis=None: _inplace(x, cumprod(x, dim, dtype=dtype, axis=axis)),
         doc="cumprod(input, dim, *, dtype=None) -> Tensor\n\nThe cumulative product along dim. Integers "
             "and bool give int64 (exact; on webgpu past int32 raises Int64RangeError).")
-def cumprod(input, dim, *, dtype=None):
+def cumprod(input, dim=None, *, dtype=None, axis=None):
+    if dim is None and axis is None:
+        raise TypeError("cumprod() missing 1 required positional argument: 'dim'")
+    if axis is not None:   # (NumPy's name, which PyTorch accepts)
+        dim = axis
     return _sum_prod(_Cumprod, input, dim, dtype)
 
 
@@ -171,6 +193,7 @@ def _inplace(x, r):
 
 
 class _CumMaxMin(Function):
+    _double_backward = True   # (scatter_add_along)
     @staticmethod
     def forward(ctx, x, kind, d):
         values, indices = raw_scan(kind, x, d, x.dtype, compute_class(x.dtype))
@@ -190,9 +213,16 @@ def scatter_add_along(g, indices, d, shape):
     """zeros(shape).scatter_add(d, indices, g): the gradient of an op that picked elements
     (cummax, sort, topk, ...) sent back to where they came from. g and indices have the same
     shape (shape with dim d of any length)."""
-    be = backend_for(g.device.type)
     if g.dim() == 0:
         return g.clone() if g.dtype is D.float32 else g.to(g.dtype)
+    # its adjoint (create_graph): the values at the indices again
+    from .index_ops import gather
+    return linear_backward(g, lambda g: _scatter_add_along(g, indices, d, shape),
+                           lambda gg: gather(gg, d, indices), "ScatterAddAlongBackward0")
+
+
+def _scatter_add_along(g, indices, d, shape):
+    be = backend_for(g.device.type)
     gm, im = _moved(g, d), _moved(indices, d)
     K = gm.shape[-1]
     N = shape[d]
@@ -239,15 +269,23 @@ def _cummaxmin(kind, x, dim):
     return (cummax_t if kind == "max" else cummin_t)(v, i)
 
 
-@define("cummax", "reduction", doc="cummax(input, dim) -> (values, indices)\n\nThe running maximum along "
+@define("cummax", "reduction", out=True, doc="cummax(input, dim) -> (values, indices)\n\nThe running maximum along "
         "dim and where it was found: NaN propagates, ties take the latest index.")
-def cummax(input, dim):
+def cummax(input, dim=None, *, axis=None):
+    if dim is None and axis is None:
+        raise TypeError("cummax() missing 1 required positional argument: 'dim'")
+    if axis is not None:   # (NumPy's name, which PyTorch accepts)
+        dim = axis
     return _cummaxmin("max", input, dim)
 
 
-@define("cummin", "reduction", doc="cummin(input, dim) -> (values, indices)\n\nThe running minimum along "
+@define("cummin", "reduction", out=True, doc="cummin(input, dim) -> (values, indices)\n\nThe running minimum along "
         "dim and where it was found: NaN propagates, ties take the latest index.")
-def cummin(input, dim):
+def cummin(input, dim=None, *, axis=None):
+    if dim is None and axis is None:
+        raise TypeError("cummin() missing 1 required positional argument: 'dim'")
+    if axis is not None:   # (NumPy's name, which PyTorch accepts)
+        dim = axis
     return _cummaxmin("min", input, dim)
 
 
@@ -276,9 +314,13 @@ class _Logcumsumexp(Function):
         return E.run("sub", E.run("exp", E.run("add", rp, x)), E.run("exp", E.run("add", rn, x))), None
 
 
-@define("logcumsumexp", "reduction", doc="logcumsumexp(input, dim) -> Tensor\n\nlog(cumsum(exp(input), "
+@define("logcumsumexp", "reduction", out=True, doc="logcumsumexp(input, dim) -> Tensor\n\nlog(cumsum(exp(input), "
         "dim)), computed stably (floating dtypes).")
-def logcumsumexp(input, dim):
+def logcumsumexp(input, dim=None, *, axis=None):
+    if dim is None and axis is None:
+        raise TypeError("logcumsumexp() missing 1 required positional argument: 'dim'")
+    if axis is not None:   # (NumPy's name, which PyTorch accepts)
+        dim = axis
     d = _dim(input, dim)
     if not input.dtype.is_floating_point:
         raise NotImplementedError(f'"logcumsumexp_out_cpu" not implemented for \'{input.dtype.word}\'')

@@ -77,7 +77,7 @@ def _search(seq, values, out_int32, right, sorter, name="torch.searchsorted()"):
     return out
 
 
-@define("searchsorted", "other", dtypes="numeric", method=False, differentiable=False,
+@define("searchsorted", "other", out=True, dtypes="numeric", method=False, differentiable=False,
         doc="searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=None, sorter=None) -> Tensor\n\n"
             "For each value of input, the index where it would be inserted in sorted_sequence's (last-dim) row "
             "to keep it sorted: the first position whose element is >= the value (right/side='right': >). "
@@ -94,7 +94,7 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
     return _search(sorted_sequence, input, out_int32, right, sorter)
 
 
-@define("bucketize", "other", method=False, differentiable=False,
+@define("bucketize", "other", out=True, method=False, differentiable=False,
         doc="bucketize(input, boundaries, *, out_int32=False, right=False) -> Tensor\n\n"
             "The bucket of each element of input among the sorted 1-D boundaries: "
             "searchsorted(boundaries, input, right=right).")

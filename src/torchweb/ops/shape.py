@@ -27,8 +27,11 @@ def _view_fn(name):
             return ctx.back(g), None, None, None, None
 
         backward_name = name if "Backward" in name else name + "Backward0"
+        # the backs are views, reshapes, sums, _scatter_back and as_strided's _spread (recorded
+        # with create_graph): differentiable, but for unfold's col2im
         fn = type(name, (Function,), {"forward": staticmethod(forward), "backward": staticmethod(backward),
-                                      "_backward_name": backward_name})
+                                      "_backward_name": backward_name,
+                                      "_double_backward": name != "UnfoldBackward0"})
         _VIEW_FUNCTIONS[name] = fn
     return fn
 
@@ -39,14 +42,52 @@ def make_view(name, x, shape, stride, offset, back):
     return x._view(Size(shape), tuple(stride), offset)
 
 
+def _in_place_view(name):
+    """Tensor.<name>_: view op `name` (of this module) applied to the tensor's own metadata
+    (shape, strides, offset), its history moved to the view's node, as PyTorch's t_,
+    transpose_ and squeeze_ do."""
+    def inplace(self, *args, **kwargs):
+        if grad_mode.is_grad_enabled() and self.requires_grad and self.grad_fn is None:
+            raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
+        v = globals()[name](self, *args, **kwargs)
+        self._shape, self._stride, self._offset = v._shape, v._stride, v._offset
+        if v._grad_fn is not None:
+            self._set_history(v._grad_fn, v._output_nr)
+        return self
+    inplace.__name__ = name + "_"
+    inplace.__doc__ = f"In-place {name}: changes this tensor's shape and strides, not its values."
+    return inplace
+
+
 def _scatter_back(in_shape, redo):
     """Backward of an indexing view: the gradient placed into zeros of the input's shape."""
     def back(g):
-        z = empty(in_shape, g.dtype, g.device)
-        E._fill(z, 0)
-        E.copy_into(redo(z), g)
-        return z
+        if grad_mode._state["enabled"] and g.requires_grad:   # create_graph: recorded
+            return _ViewScatter.apply(g, in_shape, redo)
+        return _scatter_raw(g, in_shape, redo)
     return back
+
+
+def _scatter_raw(g, in_shape, redo):
+    z = empty(in_shape, g.dtype, g.device)
+    E._fill(z, 0)
+    E.copy_into(redo(z), g)
+    return z
+
+
+class _ViewScatter(Function):
+    """g placed into zeros at a view (the backward of select, slicing, diagonal): its own
+    backward takes the view again (PyTorch's SliceBackwardBackward0, ...)."""
+    _double_backward = True
+
+    @staticmethod
+    def forward(ctx, g, in_shape, redo):
+        ctx.redo = redo
+        return _scatter_raw(g, in_shape, redo)
+
+    @staticmethod
+    def backward(ctx, gg):
+        return ctx.redo(gg), None, None
 
 
 # -- reshaping ---------------------------------------------------------------------------
@@ -100,9 +141,12 @@ def _view_strides(x, shape):
 
 
 @define("view", "shape", torch=False, doc='view(*shape) -> Tensor\n\nThe same storage seen with another shape (-1 inferred); strides must allow it.')
-def view(x, *shape):
-    if len(shape) == 1 and isinstance(shape[0], D.dtype):
-        raise RuntimeError("view(dtype) is not supported by torchweb")
+def view(x, *shape, size=None, dtype=None):
+    if size is not None:
+        shape = (size,)
+    if dtype is not None or len(shape) == 1 and isinstance(shape[0], D.dtype):
+        raise RuntimeError("view(dtype) (reinterpreting the bits as another dtype) is not supported "
+                           "by torchweb; use .to(dtype) to convert the values")
     shape = _infer_shape(as_shape(shape), x.numel())
     strides = _view_strides(x, shape)
     if strides is None:
@@ -113,118 +157,138 @@ def view(x, *shape):
 
 
 @define("reshape", "shape", doc='reshape(input, shape) -> Tensor\n\nA view with the new shape where the strides allow, else a copy.')
-def reshape(x, *shape):
-    shape = _infer_shape(as_shape(shape), x.numel())
-    strides = _view_strides(x, shape)
+def reshape(input, *shape_args, shape=None):
+    shape = _infer_shape(as_shape(shape_args if shape is None else (shape,)), input.numel())
+    strides = _view_strides(input, shape)
     if strides is not None:   # view(x, shape), without working the shape out a second time
-        in_shape = x.shape
-        return make_view("View", x, shape, strides, x._offset, lambda g: reshape(g, in_shape))
-    return view(contiguous(x), shape)
+        in_shape = input.shape
+        return make_view("View", input, shape, strides, input._offset, lambda g: reshape(g, in_shape))
+    return view(contiguous(input), shape)
 
 
 @define("flatten", "shape", doc='flatten(input, start_dim=0, end_dim=-1) -> Tensor\n\nThe dims from start_dim to end_dim merged into one.')
-def flatten(x, start_dim=0, end_dim=-1):
-    if x.dim() == 0:
-        return reshape(x, 1)
-    s, e = wrap_dim(start_dim, x.dim()), wrap_dim(end_dim, x.dim())
+def flatten(input, start_dim=0, end_dim=-1):
+    if input.dim() == 0:
+        return reshape(input, 1)
+    s, e = wrap_dim(start_dim, input.dim()), wrap_dim(end_dim, input.dim())
     if s > e:
         raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
-    shape = x.shape[:s] + (numel(x.shape[s:e + 1]),) + x.shape[e + 1:]
-    return reshape(x, shape)
+    shape = input.shape[:s] + (numel(input.shape[s:e + 1]),) + input.shape[e + 1:]
+    return reshape(input, shape)
 
 
 @define("unflatten", "shape", doc='unflatten(input, dim, sizes) -> Tensor\n\nDim `dim` split into `sizes`.')
-def unflatten(x, dim, sizes):
-    d = wrap_dim(dim, x.dim())
-    sizes = _infer_shape(sizes, x.shape[d])
-    return view(x, x.shape[:d] + tuple(sizes) + x.shape[d + 1:])
+def unflatten(input, dim=None, sizes=None, *, axis=None):
+    if dim is None and axis is None:
+        raise TypeError("unflatten() missing 1 required positional argument: 'dim'")
+    if axis is not None:   # (NumPy's name, which PyTorch accepts)
+        dim = axis
+    d = wrap_dim(dim, input.dim())
+    sizes = _infer_shape(sizes, input.shape[d])
+    return view(input, input.shape[:d] + tuple(sizes) + input.shape[d + 1:])
 
 
-@define("squeeze", "shape", doc='squeeze(input, dim=None) -> Tensor\n\nA view without the size-1 dims (or only the given ones).')
-def squeeze(x, dim=None):
+@define("squeeze", "shape", inplace=_in_place_view("squeeze"), doc='squeeze(input, dim=None) -> Tensor\n\nA view without the size-1 dims (or only the given ones).')
+def squeeze(input, dim=None, *, axis=None):
+    if axis is not None:   # (NumPy's name, which PyTorch accepts)
+        dim = axis
     if dim is None:
-        dims = [i for i, s in enumerate(x.shape) if s == 1]
+        dims = [i for i, s in enumerate(input.shape) if s == 1]
     else:
         dims = dim if isinstance(dim, (tuple, list)) else [dim]
-        dims = [wrap_dim(d, x.dim()) for d in dims] if x.dim() else []
-        dims = [d for d in dims if x.shape[d] == 1]
-    shape = [s for i, s in enumerate(x.shape) if i not in dims]
-    stride = [s for i, s in enumerate(x._stride) if i not in dims]
-    in_shape = x.shape
+        dims = [wrap_dim(d, input.dim()) for d in dims] if input.dim() else []
+        dims = [d for d in dims if input.shape[d] == 1]
+    shape = [s for i, s in enumerate(input.shape) if i not in dims]
+    stride = [s for i, s in enumerate(input._stride) if i not in dims]
+    in_shape = input.shape
     name = "Squeeze" if dim is None else "SqueezeBackward1"
-    return make_view(name, x, shape, stride, x._offset, lambda g: reshape(g, in_shape))
+    return make_view(name, input, shape, stride, input._offset, lambda g: reshape(g, in_shape))
 
 
-@define("unsqueeze", "shape", doc='unsqueeze(input, dim) -> Tensor\n\nA view with a size-1 dim inserted at dim.')
-def unsqueeze(x, dim):
-    d = wrap_dim(dim, x.dim() + 1)
-    shape = list(x.shape)
-    stride = list(x._stride)
-    st = stride[d] * shape[d] if d < x.dim() else 1
+@define("unsqueeze", "shape", inplace=_in_place_view("unsqueeze"), doc='unsqueeze(input, dim) -> Tensor\n\nA view with a size-1 dim inserted at dim.')
+def unsqueeze(input, dim=None, *, axis=None):
+    if dim is None and axis is None:
+        raise TypeError("unsqueeze() missing 1 required positional argument: 'dim'")
+    if axis is not None:   # (NumPy's name, which PyTorch accepts)
+        dim = axis
+    d = wrap_dim(dim, input.dim() + 1)
+    shape = list(input.shape)
+    stride = list(input._stride)
+    st = stride[d] * shape[d] if d < input.dim() else 1
     shape.insert(d, 1)
     stride.insert(d, st)
-    in_shape = x.shape
-    return make_view("Unsqueeze", x, shape, stride, x._offset, lambda g: reshape(g, in_shape))
+    in_shape = input.shape
+    return make_view("Unsqueeze", input, shape, stride, input._offset, lambda g: reshape(g, in_shape))
 
 
 # -- reordering --------------------------------------------------------------------------
 @define("permute", "shape", doc='permute(input, dims) -> Tensor\n\nA view with the dims reordered.')
-def permute(x, *dims):
-    dims = as_shape(dims, "dims")
-    if len(dims) != x.dim():
+def permute(input, *dims_args, dims=None):
+    dims = as_shape(dims_args if dims is None else (dims,), "dims")
+    if len(dims) != input.dim():
         raise RuntimeError(f"permute(sparse_coo): number of dimensions in the tensor input does not match "
-                           f"the length of the desired ordering of dimensions i.e. input.dim() = {x.dim()} "
+                           f"the length of the desired ordering of dimensions i.e. input.dim() = {input.dim()} "
                            f"is not equal to len(dims) = {len(dims)}")
-    dims = [wrap_dim(d, x.dim()) for d in dims]
+    dims = [wrap_dim(d, input.dim()) for d in dims]
     if len(set(dims)) != len(dims):
         raise RuntimeError("permute(): duplicate dims are not allowed.")
     inv = [0] * len(dims)
     for i, d in enumerate(dims):
         inv[d] = i
-    return make_view("Permute", x, [x.shape[d] for d in dims], [x._stride[d] for d in dims], x._offset,
+    return make_view("Permute", input, [input.shape[d] for d in dims], [input._stride[d] for d in dims], input._offset,
                      lambda g: permute(g, inv))
 
 
-@define("transpose", "shape", aliases=('swapaxes', 'swapdims'), doc='transpose(input, dim0, dim1) -> Tensor\n\nA view with two dims swapped.')
-def transpose(x, dim0, dim1):
-    if x.dim() == 0:
+@define("transpose", "shape", inplace=_in_place_view("transpose"), doc='transpose(input, dim0, dim1) -> Tensor\n\nA view with two dims swapped.')
+def transpose(input, dim0, dim1):
+    if input.dim() == 0:
         wrap_dim(dim0, 0), wrap_dim(dim1, 0)
-        return make_view("Transpose", x, (), (), x._offset, lambda g: g)
-    nd = len(x._shape)
+        return make_view("Transpose", input, (), (), input._offset, lambda g: g)
+    nd = len(input._shape)
     a, b = wrap_dim(dim0, nd), wrap_dim(dim1, nd)
-    shape, stride = list(x._shape), list(x._stride)   # (lists: indexing a Size runs Python code)
+    shape, stride = list(input._shape), list(input._stride)   # (lists: indexing a Size runs Python code)
     shape[a], shape[b] = shape[b], shape[a]
     stride[a], stride[b] = stride[b], stride[a]
-    return make_view("Transpose", x, shape, stride, x._offset, lambda g: transpose(g, a, b))
+    return make_view("Transpose", input, shape, stride, input._offset, lambda g: transpose(g, a, b))
 
 
-@define("t", "shape", doc='t(input) -> Tensor\n\nThe transpose of a tensor of at most 2 dims.')
-def t(x):
-    if x.dim() > 2:
-        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {x.dim()}D")
-    if x.dim() < 2:
-        return make_view("T", x, x.shape, x._stride, x._offset, lambda g: g)
-    return make_view("T", x, x.shape[::-1], x._stride[::-1], x._offset, lambda g: t(g))
+@define("t", "shape", inplace=_in_place_view("t"), doc='t(input) -> Tensor\n\nThe transpose of a tensor of at most 2 dims.')
+def t(input):
+    if input.dim() > 2:
+        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {input.dim()}D")
+    if input.dim() < 2:
+        return make_view("T", input, input.shape, input._stride, input._offset, lambda g: g)
+    return make_view("T", input, input.shape[::-1], input._stride[::-1], input._offset, lambda g: t(g))
 
 
 @define("movedim", "shape", aliases=('moveaxis',), doc='movedim(input, source, destination) -> Tensor\n\nA view with dims moved from source to destination.')
-def movedim(x, source, destination):
+def movedim(input, source, destination):
     src = [source] if isinstance(source, int) else list(source)
     dst = [destination] if isinstance(destination, int) else list(destination)
-    src = [wrap_dim(s, x.dim()) for s in src]
-    dst = [wrap_dim(d, x.dim()) for d in dst]
-    order = [None] * x.dim()
+    src = [wrap_dim(s, input.dim()) for s in src]
+    dst = [wrap_dim(d, input.dim()) for d in dst]
+    order = [None] * input.dim()
     for s, d in zip(src, dst):
         order[d] = s
-    rest = iter(i for i in range(x.dim()) if i not in src)
+    rest = iter(i for i in range(input.dim()) if i not in src)
     order = [o if o is not None else next(rest) for o in order]
-    return permute(x, order)
+    return permute(input, order)
+
+
+@define("swapaxes", "shape", inplace=_in_place_view("swapaxes"), doc='swapaxes(input, axis0, axis1) -> Tensor\n\ntranspose, with NumPy\'s argument names.')
+def swapaxes(input, axis0, axis1):
+    return transpose(input, axis0, axis1)
+
+
+@define("swapdims", "shape", inplace=_in_place_view("swapdims"), doc='swapdims(input, dim0, dim1) -> Tensor\n\ntranspose under another name.')
+def swapdims(input, dim0, dim1):
+    return transpose(input, dim0, dim1)
 
 
 # -- broadcasting ------------------------------------------------------------------------
 @define("expand", "shape", torch=False, doc='expand(*sizes) -> Tensor\n\nA view with size-1 dims broadcast to sizes (-1 keeps a dim), without copying.')
-def expand(x, *sizes):
-    sizes = as_shape(sizes)
+def expand(x, *sizes, size=None, implicit=False):
+    sizes = as_shape(sizes if size is None else (size,))
     if len(sizes) < x.dim():
         raise RuntimeError(f"expand(torch.FloatTensor{{{list(x.shape)}}}, size={list(sizes)}): the number of "
                            f"sizes provided ({len(sizes)}) must be greater or equal to the number of "
@@ -260,8 +324,8 @@ def expand_as(x, other):
 
 
 @define("sum_to_size", "shape", torch=False, doc="sum_to_size(*size) -> Tensor\n\nThe sum over the dims that broadcasting to this tensor's shape would have added.")
-def sum_to_size(g, *shape):
-    shape = as_shape(shape)
+def sum_to_size(g, *shape, size=None):
+    shape = as_shape(shape if size is None else (size,))
     if g.shape == tuple(shape):
         return g
     from .reduction import sum as _sum
@@ -280,9 +344,13 @@ def sum_to_size(g, *shape):
 
 # -- indexing views ------------------------------------------------------------------------
 @define("narrow", "shape", doc='narrow(input, dim, start, length) -> Tensor\n\nA view of `length` entries of dim from start.')
-def narrow(x, dim, start, length, _name="Slice"):
-    d = wrap_dim(dim, x.dim())
-    size = x.shape[d]
+def narrow(input, dim=None, start=None, length=None, _name="Slice", *, axis=None):
+    if dim is None and axis is None:
+        raise TypeError("narrow() missing 1 required positional argument: 'dim'")
+    if axis is not None:   # (NumPy's name, which PyTorch accepts)
+        dim = axis
+    d = wrap_dim(dim, input.dim())
+    size = input.shape[d]
     if hasattr(start, "item"):
         start = int(start.item())
     if not -size <= start <= size:
@@ -291,7 +359,7 @@ def narrow(x, dim, start, length, _name="Slice"):
         start += size
     if length < 0 or start + length > size:
         raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({size}).")
-    return _slice(x, d, start, start + length, 1, _name)
+    return _slice(input, d, start, start + length, 1, _name)
 
 
 def _slice(x, d, start, stop, step, name="Slice"):
@@ -306,34 +374,64 @@ def _slice(x, d, start, stop, step, name="Slice"):
 
 
 @define("select", "shape", doc='select(input, dim, index) -> Tensor\n\nA view of one index of dim, the dim removed.')
-def select(x, dim, index, _name="Select"):
-    if x.dim() == 0:
+def select(input, dim=None, index=None, _name="Select", *, axis=None):
+    if dim is None and axis is None:
+        raise TypeError("select() missing 1 required positional argument: 'dim'")
+    if axis is not None:   # (NumPy's name, which PyTorch accepts)
+        dim = axis
+    if input.dim() == 0:
         raise IndexError("select() cannot be applied to a 0-dim tensor.")
-    d = wrap_dim(dim, x.dim())
-    size = x.shape[d]
+    d = wrap_dim(dim, input.dim())
+    size = input.shape[d]
     if not -size <= index < size:
         raise IndexError(f"index {index} is out of bounds for dimension {d} with size {size}")
     if index < 0:
         index += size
-    shape = x.shape[:d] + x.shape[d + 1:]
-    stride = x._stride[:d] + x._stride[d + 1:]
-    in_shape = x.shape
-    return make_view(_name, x, shape, stride, x._offset + index * x._stride[d],
+    shape = input.shape[:d] + input.shape[d + 1:]
+    stride = input._stride[:d] + input._stride[d + 1:]
+    in_shape = input.shape
+    return make_view(_name, input, shape, stride, input._offset + index * input._stride[d],
                      _scatter_back(in_shape, lambda z: select(z, d, index)))
 
 
-@define("as_strided", "shape", doc="as_strided(input, size, stride, storage_offset=None) -> Tensor\n\nA view with explicit sizes, strides and offset over input's storage.")
-def as_strided(x, size, stride, storage_offset=None):
-    offset = x._offset if storage_offset is None else storage_offset
-    in_geometry = (x.shape, x._stride, x._offset)
+@define("as_strided", "shape", inplace=_in_place_view("as_strided"), doc="as_strided(input, size, stride, storage_offset=None) -> Tensor\n\nA view with explicit sizes, strides and offset over input's storage.")
+def as_strided(input, size, stride, storage_offset=None):
+    offset = input._offset if storage_offset is None else storage_offset
+    in_geometry = (input.shape, input._stride, input._offset)
     out_geometry = (tuple(size), tuple(stride), offset)
 
     def back(g):
-        # through the storage: elements the view reads more than once sum their gradients
-        _, at = storage_scratch(g, in_geometry, out_geometry)
-        add_into(at(out_geometry), g)
-        return at(in_geometry).clone()
-    return make_view("AsStrided", x, tuple(size), tuple(stride), offset, back)
+        if g._requires_grad:   # create_graph
+            return _spread_recorded(g, in_geometry, out_geometry)
+        return _spread(g, in_geometry, out_geometry)
+    return make_view("AsStrided", input, tuple(size), tuple(stride), offset, back)
+
+
+def _spread(g, in_geometry, out_geometry):
+    """as_strided's backward: through the storage, elements the view reads more than once
+    summing their gradients."""
+    _, at = storage_scratch(g, in_geometry, out_geometry)
+    add_into(at(out_geometry), g)
+    return at(in_geometry).clone()
+
+
+def _read(t, in_geometry, out_geometry):
+    """The adjoint of _spread: t (at in_geometry) read at out_geometry."""
+    _, at = storage_scratch(t, in_geometry, out_geometry)
+    E.copy_into(at(in_geometry), t)
+    return at(out_geometry).clone()
+
+
+def _spread_recorded(g, in_geometry, out_geometry):
+    from .adjoint import linear_backward
+    return linear_backward(g, lambda g: _spread(g, in_geometry, out_geometry),
+                           lambda gg: _read_recorded(gg, in_geometry, out_geometry), "AsStridedBackwardBackward0")
+
+
+def _read_recorded(t, in_geometry, out_geometry):
+    from .adjoint import linear_backward
+    return linear_backward(t, lambda t: _read(t, in_geometry, out_geometry),
+                           lambda gg: _spread_recorded(gg, in_geometry, out_geometry), "AsStridedReadBackward")
 
 
 def storage_scratch(like, *geometries):
@@ -374,14 +472,17 @@ def _raw_select(t, d, i):
 
 
 @define("unbind", "shape", doc='unbind(input, dim=0) -> tuple of Tensors\n\nViews of every index of dim, the dim removed.')
-def unbind(x, dim=0):
-    d = wrap_dim(dim, x.dim())
-    return tuple(select(x, d, i, "Unbind") for i in range(x.shape[d]))
+def unbind(input, dim=0, *, axis=None):
+    if axis is not None:   # (NumPy's name, which PyTorch accepts)
+        dim = axis
+    d = wrap_dim(dim, input.dim())
+    return tuple(select(input, d, i, "Unbind") for i in range(input.shape[d]))
 
 
 # -- copies ------------------------------------------------------------------------------
 class _Clone(Function):
     _backward_name = "CloneBackward0"
+    _double_backward = True
 
     @staticmethod
     def forward(ctx, x):
@@ -393,15 +494,39 @@ class _Clone(Function):
         return g
 
 
-@define("clone", "shape", doc='clone(input) -> Tensor\n\nA copy with its own storage (differentiable).')
-def clone(x, memory_format=None):
-    if grad_mode.is_grad_enabled() and x.requires_grad:
-        return _Clone.apply(x)
-    return _Clone.forward(None, x)
+def _format_copy(x, memory_format, what):
+    """A copy of x with the strides of a channels_last format (an NHWC-ordered copy seen
+    through the inverse permutation), or None where the format is the contiguous one."""
+    from .._layout import check_format, dims_order
+    check_format(memory_format, x.dim(), what)
+    order = dims_order(memory_format)
+    if order is None:
+        return None
+    inv = [order.index(d) for d in range(len(order))]
+    return permute(clone(permute(x, order)), inv)
+
+
+@define("clone", "shape", doc='clone(input, *, memory_format=torch.preserve_format) -> Tensor\n\nA copy with its own storage (differentiable), contiguous unless memory_format is channels_last.')
+def clone(input, memory_format=None):
+    if memory_format is not None:
+        out = _format_copy(input, memory_format, "clone")
+        if out is not None:
+            return out
+    if grad_mode.is_grad_enabled() and input.requires_grad:
+        return _Clone.apply(input)
+    return _Clone.forward(None, input)
 
 
 @define("contiguous", "shape", torch=False, doc='contiguous() -> Tensor\n\nself if already contiguous, else a contiguous copy.')
 def contiguous(x, memory_format=None):
+    if memory_format is not None and x.is_contiguous(memory_format):
+        from .._layout import check_format
+        check_format(memory_format, x.dim(), "contiguous")
+        return x
+    if memory_format is not None:
+        out = _format_copy(x, memory_format, "contiguous")
+        if out is not None:
+            return out
     if x.is_contiguous():
         return x
     return clone(x)

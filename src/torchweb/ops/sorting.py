@@ -18,6 +18,7 @@ from . import elementwise as E
 from . import shape as S
 from .dispatch import compute_class, empty
 from .registry import define
+from .pointwise_grads import K
 from .scan import _moved, raw_scan, scatter_add_along
 
 _RT = {n: namedtuple(n, ["values", "indices"]) for n in ("sort", "topk", "kthvalue", "median", "nanmedian", "mode")}
@@ -75,6 +76,7 @@ def _dim(x, dim):
 class _Pick(Function):
     """values and indices picked from x along d (indices computed in forward); the gradient
     goes back to the indices."""
+    _double_backward = True   # (scatter_add_along)
 
     @staticmethod
     def forward(ctx, x, d, fn):
@@ -104,21 +106,25 @@ def _picked(node, x, d, fn):
     return v, i
 
 
-@define("sort", "other", doc="sort(input, dim=-1, descending=False, stable=False) -> (values, indices)\n\n"
+@define("sort", "other", out=True, doc="sort(input, dim=-1, descending=False, stable=False) -> (values, indices)\n\n"
         "The elements along dim in order, and where each came from. Always stable (ties keep their "
         "order); NaN sorts as the largest value.")
-def sort(input, dim=-1, descending=False, stable=False):
+def sort(input, dim=-1, descending=False, stable=False, *, axis=None):
+    if axis is not None:   # (NumPy's name, which PyTorch accepts)
+        dim = axis
     d = _dim(input, dim)
     return _RT["sort"](*_picked("SortBackward0", input, d, lambda: raw_sort(input, d, descending)))
 
 
-@define("argsort", "other", doc="argsort(input, dim=-1, descending=False, stable=False) -> Tensor\n\n"
+@define("argsort", "other", out=True, doc="argsort(input, dim=-1, descending=False, stable=False) -> Tensor\n\n"
         "The indices that sort input along dim (stable).")
-def argsort(input, dim=-1, descending=False, stable=False):
+def argsort(input, dim=-1, descending=False, stable=False, *, axis=None):
+    if axis is not None:   # (NumPy's name, which PyTorch accepts)
+        dim = axis
     return raw_sort(input, _dim(input, dim), descending)[1]
 
 
-@define("msort", "other", doc="msort(input) -> Tensor\n\nsort(input, dim=0).values.")
+@define("msort", "other", out=True, doc="msort(input) -> Tensor\n\nsort(input, dim=0).values.")
 def msort(input):
     return sort(input, 0).values
 
@@ -137,9 +143,11 @@ def _contig(t):
     return c
 
 
-@define("topk", "other", doc="topk(input, k, dim=-1, largest=True, sorted=True) -> (values, indices)\n\n"
+@define("topk", "other", out=True, doc="topk(input, k, dim=-1, largest=True, sorted=True) -> (values, indices)\n\n"
         "The k largest (or smallest) elements along dim, in order (NaN counts as the largest).")
-def topk(input, k, dim=-1, largest=True, sorted=True):
+def topk(input, k, dim=-1, largest=True, sorted=True, *, axis=None):
+    if axis is not None:   # (NumPy's name, which PyTorch accepts)
+        dim = axis
     d = _dim(input, dim)
     n = input.shape[d] if input.dim() else 1
     if not 0 <= k <= n:
@@ -171,9 +179,13 @@ def _select(t, d, pos, keepdim):
     return r
 
 
-@define("kthvalue", "other", doc="kthvalue(input, k, dim=-1, keepdim=False) -> (values, indices)\n\n"
+@define("kthvalue", "other", out=True, doc="kthvalue(input, k, dim=-1, keepdim=False) -> (values, indices)\n\n"
         "The k-th smallest element along dim (k from 1) and its index.")
-def kthvalue(input, k, dim=-1, keepdim=False):
+def kthvalue(input, k, dim=-1, keepdim=False, *, axis=None, keepdims=None):
+    if axis is not None:   # (NumPy's name, which PyTorch accepts)
+        dim = axis
+    if keepdims is not None:
+        keepdim = keepdims
     d = _dim(input, dim)
     n = input.shape[d] if input.dim() else 1
     if not 1 <= k <= n:
@@ -218,6 +230,7 @@ def _median_dim(name, input, dim, keepdim, ignore_nan):
 class _MedianAll(Function):
     """median()/nanmedian() of all elements; the gradient is shared among the elements equal to
     the result (NaN ones where it is NaN), as PyTorch's."""
+    _double_backward = True
 
     @staticmethod
     def forward(ctx, x, ignore_nan):
@@ -238,33 +251,45 @@ class _MedianAll(Function):
         hit = E.run("logical_or", E.run("eq", x, r), E.run("logical_and", E.run("isnan", x), E.run("isnan", r)))
         hitf = hit.to(g.dtype)
         count = raw_reduce("sum", hitf, list(range(x.dim())), False, g.dtype)
-        return E.run("div", E.run("mul", hitf, g), count), None
+        return K.run("div", K.run("mul", hitf, g), count), None   # (recorded under create_graph)
 
 
 _MEDIAN_ALL = {False: type("_MedianAll0", (_MedianAll,), {"_backward_name": "MedianBackward0"}),
                True: type("_NanmedianAll0", (_MedianAll,), {"_backward_name": "NanmedianBackward0"})}
 
 
-@define("median", "reduction", doc="median(input) -> Tensor; median(input, dim, keepdim=False) -> (values, indices)\n\n"
+@define("median", "reduction", out=True, doc="median(input) -> Tensor; median(input, dim, keepdim=False) -> (values, indices)\n\n"
         "The lower median (of all elements, or along dim with its index); NaN if there is any NaN.")
-def median(input, dim=None, keepdim=False):
+def median(input, dim=None, keepdim=False, *, axis=None, keepdims=None):
+    if axis is not None:   # (NumPy's name, which PyTorch accepts)
+        dim = axis
+    if keepdims is not None:
+        keepdim = keepdims
     if dim is None:
         return _MEDIAN_ALL[False].apply(input, False)
     return _median_dim("median", input, dim, keepdim, False)
 
 
-@define("nanmedian", "reduction", doc="nanmedian(input) -> Tensor; nanmedian(input, dim, keepdim=False) -> (values, indices)\n\n"
+@define("nanmedian", "reduction", out=True, doc="nanmedian(input) -> Tensor; nanmedian(input, dim, keepdim=False) -> (values, indices)\n\n"
         "median ignoring NaN (NaN only where all are NaN).")
-def nanmedian(input, dim=None, keepdim=False):
+def nanmedian(input, dim=None, keepdim=False, *, axis=None, keepdims=None):
+    if axis is not None:   # (NumPy's name, which PyTorch accepts)
+        dim = axis
+    if keepdims is not None:
+        keepdim = keepdims
     if dim is None:
         return _MEDIAN_ALL[True].apply(input, True)
     return _median_dim("nanmedian", input, dim, keepdim, True)
 
 
-@define("mode", "reduction", doc="mode(input, dim=-1, keepdim=False) -> (values, indices)\n\n"
+@define("mode", "reduction", out=True, doc="mode(input, dim=-1, keepdim=False) -> (values, indices)\n\n"
         "The most frequent value along dim (the smallest among equally frequent ones) and the last "
         "index where it occurs.")
-def mode(input, dim=-1, keepdim=False):
+def mode(input, dim=-1, keepdim=False, *, axis=None, keepdims=None):
+    if axis is not None:   # (NumPy's name, which PyTorch accepts)
+        dim = axis
+    if keepdims is not None:
+        keepdim = keepdims
     d = _dim(input, dim)
     if input.dim() and input.shape[d] == 0:
         raise IndexError(f"mode(): Expected reduction dim {d} to have non-zero size.")

@@ -32,26 +32,3 @@ def d_log_ndtr(g, x, y):
     y = E.run("special_log_ndtr", a)
     return (g / math.sqrt(2 * math.pi) * E.run("exp", -(y + a * a * 0.5)),)
 
-
-def _igamma_other(g, x, sign, name):
-    a, z = x
-    if getattr(a, "requires_grad", False):   # PyTorch has no derivative in a
-        raise NotImplementedError(f"the derivative for '{name}: input' is not implemented.")
-    d = E.run("exp", (a - 1) * E.run("log", z) - z - E.run("lgamma", a))
-    return (None, g * d * sign)
-
-
-def d_gammainc(g, x, y):
-    return _igamma_other(g, x, 1.0, "igamma")
-
-
-def d_gammaincc(g, x, y):
-    return _igamma_other(g, x, -1.0, "igammac")
-
-
-def d_zeta(g, x, y):
-    """PyTorch's: none in x (an error when it is asked for), -x zeta(x + 1, q) in q."""
-    s, q = x
-    if getattr(s, "requires_grad", False):
-        raise NotImplementedError("the derivative for 'zeta' is not implemented.")
-    return (None, g * -s * E.run("special_zeta", s + 1, q))

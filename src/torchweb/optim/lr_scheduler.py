@@ -843,3 +843,8 @@ class OneCycleLR(LRScheduler):
                 else:
                     group['momentum'] = computed_momentum
         return lrs
+
+
+# PyTorch names torchweb refuses: AttributeError with the reason (_refused.py)
+from .._refused import module_getattr as _module_getattr  # noqa: E402
+__getattr__ = _module_getattr("optim.lr_scheduler", "torchweb.optim.lr_scheduler")

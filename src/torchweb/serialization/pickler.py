@@ -7,6 +7,7 @@ them as torch.save does:
 
     tensor      torch._utils._rebuild_tensor_v2(<persistent id>, offset, size, stride,
                                                 requires_grad, OrderedDict())
+    sparse COO  torch._utils._rebuild_sparse_tensor(layout, (indices, values, size, coalesced))
                 with persistent id ('storage', torch.FloatStorage, key, location, numel)
     Parameter   torch._utils._rebuild_parameter(<tensor>, requires_grad, OrderedDict())
     containers  dict, collections.OrderedDict (its __dict__, e.g. _metadata, through BUILD),
@@ -193,7 +194,9 @@ class Pickler:
     # -- tensors ---------------------------------------------------------------------------
     def save_tensor(self, t):
         from ..nn.parameter import Parameter
-        if isinstance(t, Parameter):
+        if t.is_sparse:
+            self.save_sparse(t)
+        elif isinstance(t, Parameter):
             self.global_("torch._utils", "_rebuild_parameter")
             self.save_plain_tensor(t.detach())
             self.save(bool(t.requires_grad))
@@ -204,6 +207,17 @@ class Pickler:
         else:
             self.save_plain_tensor(t)
         self._memo_obj(t)
+
+    def save_sparse(self, t):
+        """torch._utils._rebuild_sparse_tensor(torch.sparse_coo, (indices, values, size,
+        is_coalesced)), the layout through torch.serialization._get_layout, as torch.save."""
+        self.global_("torch._utils", "_rebuild_sparse_tensor")
+        self.global_("torch.serialization", "_get_layout")
+        self.save_tuple(("torch.sparse_coo",))
+        self.out += b"R"
+        self._put(("anon", len(self.memo)))
+        self.save_tuple((t._indices(), t._values().detach(), t.shape, t.is_coalesced()))
+        self.out += b"\x86R"
 
     def save_plain_tensor(self, t):
         storage_name, key, location, numel, t = self.describe(t)

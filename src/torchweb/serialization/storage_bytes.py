@@ -79,18 +79,8 @@ def check_loadable(fmt, what):
                       UserWarning, stacklevel=4)
 
 
-# float16 on an adapter without 'shader-f16' (SwiftShader, some phones): loaded as float32
-_F16_AS_F32 = FileDtype("float16", "HalfStorage", "F16", 2, "e", D.float32, True)
-
-
 def for_device(fmt, device, what):
-    """fmt, or how it loads on a device that cannot hold it (float16 without 'shader-f16')."""
-    if fmt.target is D.float16 and device.type == "webgpu":
-        from ..backends.webgpu.runtime import get_runtime
-        if "shader-f16" not in get_runtime().features:
-            warnings.warn(f"{what} is torch.float16, which this WebGPU adapter cannot hold (it lacks "
-                          "the feature 'shader-f16'): loaded as torch.float32", UserWarning, stacklevel=4)
-            return _F16_AS_F32
+    """How fmt loads on device: as itself (float16 without 'shader-f16' too: held in f32 words)."""
     return fmt
 
 
@@ -103,8 +93,10 @@ def _np():
 
 
 # -- loading: file bytes -> device storage --------------------------------------------------------
-def storage_from_file_bytes(data, fmt, numel, device, big_endian=False):
-    """A storage of `device` holding numel elements of file type fmt (converted to fmt.target)."""
+def storage_from_file_bytes(data, fmt, numel, device, big_endian=False, wrap=False):
+    """A storage of `device` holding numel elements of file type fmt (converted to fmt.target).
+    int64 values outside int32's range raise Int64OutOfRange on webgpu, or with wrap=True are
+    stored wrapped (for elements no tensor views: the caller checks the views, check_views)."""
     from ..backends import backend_for
     dtype = fmt.target
     data = memoryview(data)[:numel * fmt.itemsize]
@@ -113,7 +105,7 @@ def storage_from_file_bytes(data, fmt, numel, device, big_endian=False):
         if np is None:
             backend_for("cpu").np()   # raises: the cpu device needs numpy
         return backend_for("cpu").storage_from_array(_to_numpy(np, data, fmt, big_endian), dtype)
-    return backend_for("webgpu").storage_from_bytes(_gpu_bytes(np, data, fmt, numel, big_endian),
+    return backend_for("webgpu").storage_from_bytes(_gpu_bytes(np, data, fmt, numel, big_endian, wrap),
                                                      numel, dtype)
 
 
@@ -131,14 +123,15 @@ def _to_numpy(np, data, fmt, big_endian):
     return arr if arr.flags.writeable else arr.copy()   # frombuffer's arrays are read-only
 
 
-def _gpu_bytes(np, data, fmt, numel, big_endian):
+def _gpu_bytes(np, data, fmt, numel, big_endian, wrap=False):
     """data (numel elements of fmt) in the GPU storage format of fmt.target."""
     dtype = fmt.target
-    if dtype.gpu_storage in ("f32", "f16") and not fmt.convert and big_endian == (not _LITTLE):
+    if ((dtype.gpu_storage, fmt.code) in (("f32", "f"), ("f16", "e")) and not fmt.convert
+            and big_endian == (not _LITTLE)):
         return data                                   # f32/f16 bytes are the GPU's already
     if np is not None:
         arr = _to_numpy(np, data, fmt, big_endian)
-        if dtype is D.int64 and arr.size:
+        if dtype is D.int64 and arr.size and not wrap:
             _check_int32_range(int(arr.min()), int(arr.max()))
         gpu = {"f32": np.float32, "f16": np.float16, "i32": np.int32, "u32": np.uint32}[dtype.gpu_storage]
         return np.ascontiguousarray(arr.astype(gpu)).tobytes()
@@ -153,7 +146,10 @@ def _gpu_bytes(np, data, fmt, numel, big_endian):
     if dtype is D.float16 or dtype is D.float32:
         return values.tobytes()
     if values and dtype is D.int64:
-        _check_int32_range(min(values), max(values))
+        if wrap:
+            values = [(v + 2 ** 31) % 2 ** 32 - 2 ** 31 for v in values]
+        else:
+            _check_int32_range(min(values), max(values))
     return array("i", values).tobytes()
 
 
@@ -175,10 +171,34 @@ def _host_array(data, fmt, big_endian):
     return a
 
 
+class Int64OutOfRange(RuntimeError):
+    """An int64 value a webgpu storage cannot hold."""
+
+
+def check_views(data, fmt, big_endian, offset, size, stride):
+    """Raise Int64OutOfRange if an element of this view of the file's int64 elements is outside
+    int32's range (a storage may hold unset slack elements no tensor reads: PyTorch's
+    coalesced sparse indices are such a view)."""
+    np = _np()
+    if np is not None:
+        arr = np.frombuffer(data, dtype=(">" if big_endian else "<") + "i8")
+        view = np.lib.stride_tricks.as_strided(arr[offset:], shape=size, strides=[st * 8 for st in stride])
+        if view.size:
+            _check_int32_range(int(view.min()), int(view.max()))
+        return
+    values = _host_array(data, fmt, big_endian)
+    positions = [offset]
+    for n, st in zip(size, stride):
+        positions = [p + i * st for p in positions for i in range(n)]
+    if positions and all(size):
+        picked = [values[p] for p in positions]
+        _check_int32_range(min(picked), max(picked))
+
+
 def _check_int32_range(lo, hi):
     for v in (lo, hi):
         if not D.int32.min <= v <= D.int32.max:
-            raise RuntimeError(
+            raise Int64OutOfRange(
                 f"value {v} is out of range for torch.int64 on webgpu: WebGPU has no 64-bit "
                 "integers, so int64 tensors hold values in [-2147483648, 2147483647] on the GPU; "
                 "load with map_location='cpu' to keep them")
@@ -200,6 +220,10 @@ def storage_to_file_bytes(storage):
 
 
 def gpu_to_file_bytes(raw, dtype):
+    if dtype is D.float16 and dtype.gpu_storage == "f32":   # held in f32 words (no shader-f16)
+        import struct
+        words = memoryview(raw).cast("f")
+        return struct.pack(("<" if _LITTLE else ">") + f"{len(words)}e", *words)
     if dtype.gpu_storage in ("f32", "f16") or dtype is D.int32:
         return raw if _LITTLE else _swap(raw, dtype)
     if dtype.name in ("bool", "uint8"):

@@ -10,6 +10,7 @@ APPEND/SETITEM only fill lists, sets and dicts. Nothing from the file is importe
 The allow-list (PyTorch's names -> what torchweb builds):
     torch._utils._rebuild_tensor, _rebuild_tensor_v2, _rebuild_tensor_v3, _rebuild_parameter,
     _rebuild_parameter_with_state, torch._tensor._rebuild_from_type_v2    -> tensors
+    torch._utils._rebuild_sparse_tensor, torch.serialization._get_layout   -> sparse COO tensors
     torch.FloatStorage, torch.HalfStorage, ... (legacy storage classes)     -> storage types
     torch.float32, torch.int64, ... (dtypes written as globals)             -> torchweb dtypes
     torch.Size, torch.device, torch.Tensor, torch.nn.parameter.Parameter
@@ -139,6 +140,27 @@ def _torch_device(kind, index=None):
         return device("webgpu")   # cuda, mps, ...: torchweb's accelerator
 
 
+def _get_layout(name):
+    from .. import _layout
+    layout = _layout.LAYOUTS.get(name.replace("torch.", ""))
+    if layout is None:
+        raise UnpicklingError(f"_get_layout: unknown layout {name!r}")
+    return layout
+
+
+def _rebuild_sparse_tensor(layout, data):
+    from .. import _layout
+    from .._sparse_coo import sparse_coo_tensor
+    if layout is not _layout.sparse_coo:
+        raise UnpicklingError(f"_rebuild_sparse_tensor: layout {layout} is not supported by torchweb "
+                              "(only torch.sparse_coo)")
+    indices, values, size = data[:3]
+    coalesced = data[3] if len(data) > 3 else None
+    _check_tensor(indices, "_rebuild_sparse_tensor")
+    _check_tensor(values, "_rebuild_sparse_tensor")
+    return sparse_coo_tensor(indices, values, size, is_coalesced=coalesced)
+
+
 _REBUILDERS = (_rebuild_tensor, _rebuild_tensor_v2, _rebuild_tensor_v3, _rebuild_parameter,
                _rebuild_parameter_with_state)
 
@@ -157,6 +179,8 @@ def _allowed_globals():
         "builtins.set": set,
         "builtins.complex": complex,
         "torch._tensor._rebuild_from_type_v2": _rebuild_from_type_v2,
+        "torch._utils._rebuild_sparse_tensor": _rebuild_sparse_tensor,
+        "torch.serialization._get_layout": _get_layout,
     }
     for f in _REBUILDERS:
         g["torch._utils." + f.__name__] = f

@@ -21,7 +21,7 @@ import struct
 import zipfile
 
 from .storage_bytes import BY_STORAGE, check_loadable, file_dtype_of, for_device, \
-    storage_from_file_bytes, storage_to_file_bytes
+    Int64OutOfRange, check_views, storage_from_file_bytes, storage_to_file_bytes
 
 ALIGN = 64
 # pickle of torch.serialization's MAGIC_NUMBER, how a legacy (pre-1.6) checkpoint starts
@@ -160,9 +160,16 @@ class LoadedStorage:
                 raise RuntimeError(
                     f"corrupt checkpoint: storage '{self.key}' should hold {numel} elements of "
                     f"torch.{fmt.name} ({numel * fmt.itemsize} bytes) but its record has {len(data)} bytes")
-            made = self._made[file_fmt.name] = (storage_from_file_bytes(
-                data, fmt, numel, self.device, self.big_endian), fmt.target)
-        storage, dtype = made
+            try:
+                made = (storage_from_file_bytes(data, fmt, numel, self.device, self.big_endian), fmt.target, None)
+            except Int64OutOfRange:
+                # some element is outside int32's range: fine unless a tensor views it
+                made = (storage_from_file_bytes(data, fmt, numel, self.device, self.big_endian, wrap=True),
+                        fmt.target, (data, fmt))
+            self._made[file_fmt.name] = made
+        storage, dtype, unchecked = made
+        if unchecked is not None:
+            check_views(unchecked[0], unchecked[1], self.big_endian, offset, size, stride)
         return Tensor._make(storage, size, stride, offset, dtype, self.device)
 
 

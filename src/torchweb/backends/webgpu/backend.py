@@ -20,9 +20,6 @@ def empty_storage(numel, dtype):
     r = _runtime[0]   # (get_runtime() without its call where the runtime is made: every op asks)
     if r is None:
         r = get_runtime()
-    if dtype.gpu_storage == "f16" and "shader-f16" not in r.features:
-        raise TypeError("torch.float16 on webgpu needs the adapter feature 'shader-f16', which this "
-                        "adapter lacks; use torch.float32")
     return GPUStorage(r, numel, dtype)
 
 

@@ -10,6 +10,9 @@ def pack(values, dtype):
     """Bytes of a flat sequence of Python numbers in dtype's GPU storage format."""
     if dtype.gpu_storage == "f16":
         return struct.pack(f"<{len(values)}e", *values)
+    if dtype.name == "float16":   # held in f32 words (no shader-f16): rounded to half first
+        n = len(values)
+        return array("f", struct.unpack(f"<{n}e", struct.pack(f"<{n}e", *values))).tobytes()
     if dtype.gpu_storage == "f32":
         return array("f", values).tobytes()
     if dtype.name in _BOOLISH:
@@ -49,7 +52,10 @@ def as_memoryview(data, skip, dtype, count, shape):
     past the readback); the others are converted through array, their GPU storage being 32-bit."""
     fmt, same = _VIEW_FORMAT[dtype.name]
     raw = memoryview(data)
-    if same:
+    if dtype.name == "float16" and dtype.gpu_storage == "f32":   # held in f32 words
+        words = raw[skip:skip + 4 * count].cast("f")
+        flat = struct.pack(f"<{count}e", *words) if fmt == "e" else array("f", words)
+    elif same:
         flat = raw[skip:skip + (2 if fmt == "e" else 4) * count]
     elif dtype.name == "float16":
         flat = array("f", struct.unpack(f"<{count}e", bytes(raw[skip:skip + 2 * count])))

@@ -5,10 +5,12 @@ here; nothing reaches the driver until a flush (on readback, past a size thresho
 torchweb.webgpu.synchronize()), and then in one call.
 """
 
+import os
 import struct
 import sys
 from time import perf_counter
 
+from ... import _dtype
 from . import commands as C
 from .errors import DeviceErrors
 from .feed import Feed
@@ -52,6 +54,12 @@ class Runtime:
         self.max_buffer = driver.limit("max-buffer-size")
         self.max_workgroups = driver.limit("max-compute-workgroups-per-dimension")
         self.features = set(driver.features)
+        if os.environ.get("TORCHWEB_NO_SHADER_F16"):   # test the path of adapters without it
+            self.features.discard("shader-f16")
+        # Without 'shader-f16' (the browser's SwiftShader), float16 is held in f32 words, each
+        # rounded to half precision when a kernel stores it (kernels/wgsl.py store): every
+        # kernel then runs unchanged, at twice the memory. Decided once, with the adapter.
+        _dtype.float16.gpu_storage = "f16" if "shader-f16" in self.features else "f32"
         info = getattr(driver, "adapter_info", {}) or {}
         # a CPU pretending to be a GPU (SwiftShader, lavapipe): kernels pick CPU-friendly shapes
         self.software_adapter = bool(info.get("is_fallback_adapter") or info.get("adapter_type") in ("CPU", "fallback")

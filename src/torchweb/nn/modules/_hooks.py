@@ -80,6 +80,8 @@ def _call_forward_hook(module, hook_id, hook, args, kwargs, result):
 
 class _Identity(Function):
     """Passes tensors through; its backward hands their gradients to a callback."""
+    # (the user's hooks run under grad mode with create_graph; what they return is theirs)
+    _double_backward = "unchecked"
 
     @staticmethod
     def forward(ctx, callback, *tensors):

@@ -365,8 +365,8 @@ class Module:
         return self._apply(lambda t: t.cpu())
 
     def cuda(self, device=None):
-        raise RuntimeError("torchweb has no CUDA device: use module.to('webgpu') (or "
-                           "torch.accelerator.current_accelerator())")
+        # webgpu, the GPU torchweb has (Tensor.cuda)
+        return self._apply(lambda t: t.cuda(device))
 
     def _cast_floats(self, dtype):
         return self._apply(lambda t: t.to(dtype) if t.is_floating_point() else t)
@@ -380,8 +380,8 @@ class Module:
         return self._cast_floats(_dtype.float16)
 
     def double(self):
-        from ... import _dtype
-        return self._cast_floats(_dtype.as_dtype(_dtype._UnsupportedDtype("float64")))
+        from ...host64.tensor import refusal
+        raise refusal("Module.double() (float64 parameters)")
 
     def bfloat16(self):
         from ... import _dtype

@@ -14,3 +14,8 @@ from .fusion import fuse_conv_bn_eval, fuse_conv_bn_weights, fuse_linear_bn_eval
 from .init import skip_init  # noqa: E402
 from .memory_format import convert_conv2d_weight_memory_format, convert_conv3d_weight_memory_format  # noqa: E402
 from . import stateless  # noqa: E402
+
+
+# PyTorch names torchweb refuses: AttributeError with the reason (_refused.py)
+from ..._refused import module_getattr as _module_getattr  # noqa: E402
+__getattr__ = _module_getattr("nn.utils", "torchweb.nn.utils")

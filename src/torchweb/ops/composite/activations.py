@@ -184,7 +184,7 @@ def softshrink(input, lambd=0.5):
     return call("where", call("isnan", input), input, r)
 
 
-@define("hardshrink", "activation", method=True, functional=True)
+@define("hardshrink", "activation", out=True, method=True, functional=True)
 def hardshrink(input, lambd=0.5):
     """hardshrink(input, lambd=0.5) -> Tensor
 
@@ -194,7 +194,7 @@ def hardshrink(input, lambd=0.5):
     return call("where", inside, 0.0, input)
 
 
-@define("threshold", "activation", method=False, functional=True)
+@define("threshold", "activation", out=True, method=False, functional=True)
 def threshold(input, threshold, value, inplace=False):
     """threshold(input, threshold, value, inplace=False) -> Tensor
 
@@ -236,7 +236,7 @@ def prelu(input, weight):
 
 
 @define("rrelu", "activation", method=False, functional=True)
-def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
+def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False, generator=None):
     """rrelu(input, lower=1/8, upper=1/3, training=False, inplace=False) -> Tensor
 
     leaky_relu with slope (lower + upper) / 2 in eval mode; in training, a slope drawn uniformly
@@ -245,7 +245,7 @@ def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
     if not training:
         return leaky_relu(input, (lower + upper) / 2, inplace)
     from ..._creation import rand
-    slope = rand(tuple(input.shape), device=input.device, dtype=input.dtype) * (upper - lower) + lower
+    slope = rand(tuple(input.shape), device=input.device, dtype=input.dtype, generator=generator) * (upper - lower) + lower
     x = _src(input, inplace)
     return _inplace(input, call("where", x >= 0, x, x * slope), inplace)
 
@@ -263,6 +263,7 @@ from ...autograd.function import Function  # noqa: E402
 
 
 class _LogSigmoid(Function):
+    _double_backward = True
     _backward_name = "LogSigmoidBackward0"
 
     @staticmethod

@@ -11,6 +11,7 @@ from ..._creation import arange, tensor, zeros
 from ...autograd import grad_mode
 from ...autograd.function import Function
 from ...backends import backend_for
+from ..adjoint import linear_backward
 from ..dispatch import empty
 from ..pointwise import call
 from ..registry import define
@@ -41,6 +42,7 @@ def one_hot(tensor, num_classes=-1):
 
 class _Embedding(Function):
     _backward_name = "EmbeddingBackward0"
+    _double_backward = True   # (ops/adjoint.py: the rows looked up again)
 
     @staticmethod
     def forward(ctx, weight, idx, padding_idx, scale_grad_by_freq, shape):
@@ -55,7 +57,18 @@ class _Embedding(Function):
         (idx,) = ctx.saved_tensors
         shape, dtype, padding_idx, scale = ctx.meta
         g = S.reshape(g.contiguous(), (idx.shape[0], shape[1]))
-        return _rows_summed(g, idx, shape, dtype, padding_idx, scale), None, None, None, None
+        if g.requires_grad and scale:
+            raise RuntimeError("double backward through embedding with scale_grad_by_freq=True is not "
+                               "supported by torchweb")
+
+        def lookup(gw):   # the adjoint of summing rows: the rows at idx (none from padding_idx)
+            if padding_idx >= 0:
+                keep = (arange(shape[0], device=gw.device) != padding_idx).to(gw.dtype)
+                gw = gw * S.unsqueeze(keep, 1)
+            from ..index_ops import index_select
+            return index_select(gw, 0, idx)
+        return linear_backward(g, lambda g: _rows_summed(g, idx, shape, dtype, padding_idx, scale), lookup,
+                               "EmbeddingBackwardBackward0"), None, None, None, None
 
 
 def _rows_summed(g, idx, shape, dtype, padding_idx, scale_grad_by_freq):

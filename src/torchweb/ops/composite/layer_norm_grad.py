@@ -16,6 +16,7 @@ dispatches fewer per layer norm than the composite and its gradient (a small GPT
 
 import math
 
+from ...autograd import grad_mode
 from ...autograd.function import Function
 from ..pointwise import call
 from .. import reduction as R
@@ -24,6 +25,7 @@ from .normalization import _affine
 
 class LayerNorm(Function):
     _backward_name = "NativeLayerNormBackward0"
+    _double_backward = True   # (with create_graph, mean and rstd computed again from x)
 
     @staticmethod
     def forward(ctx, x, weight, bias, dims, eps):
@@ -37,12 +39,17 @@ class LayerNorm(Function):
         y = _affine((x - mean) * rstd, weight, bias)
         ctx.save_for_backward(x, weight, mean, rstd)
         ctx.dims = dims
+        ctx.eps = eps
         return y
 
     @staticmethod
     def backward(ctx, g):
         x, weight, mean, rstd = ctx.saved_tensors
         dims = ctx.dims
+        if grad_mode._state["enabled"] and x.requires_grad:
+            # create_graph: the saved statistics carry no graph; as functions of x they do
+            mean = R.mean(x, dims, keepdim=True)
+            rstd = call("rsqrt", R.mean((x - mean) * (x - mean), dims, keepdim=True) + ctx.eps)
         need_x, need_w, need_b = ctx.needs_input_grad[:3]
         dx = dw = db = None
         if need_x:

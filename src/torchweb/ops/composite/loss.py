@@ -278,6 +278,7 @@ class _BinaryCrossEntropy(Function):
     """Elementwise BCE with PyTorch's backward: (input - target) / max(input * (1 - input),
     1e-12) for input and log(1 - input) - log(input) for target, which the clamped logs of the
     forward would not give at 0 and 1."""
+    _double_backward = True
     _backward_name = "BinaryCrossEntropyBackward0"
 
     @staticmethod
@@ -376,7 +377,9 @@ def _clamped_norm(x, dim, eps):
 @define("cosine_similarity", "loss", method=False, functional=True,
         doc="cosine_similarity(x1, x2, dim=1, eps=1e-08) -> Tensor\n\n"
             "sum(x1 / max(||x1||, eps) * x2 / max(||x2||, eps)) over dim, x1 and x2 broadcast.")
-def cosine_similarity(x1, x2, dim=1, eps=1e-8):
+def cosine_similarity(x1, x2, dim=1, eps=1e-8, *, axis=None):
+    if axis is not None:   # (NumPy's name, which PyTorch accepts)
+        dim = axis
     from ..shape import broadcast_tensors
     a, b = broadcast_tensors(x1, x2)
     d = dim + a.dim() if dim < 0 else dim
@@ -389,7 +392,9 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-8):
 @define("pairwise_distance", "loss", dtypes="numeric", method=False, functional=True,
         doc="pairwise_distance(x1, x2, p=2.0, eps=1e-06, keepdim=False) -> Tensor\n\n"
             "The p-norm of x1 - x2 + eps over the last dim.")
-def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
+def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False, *, keepdims=None):
+    if keepdims is not None:
+        keepdim = keepdims
     out_dim = max(x1.dim(), x2.dim())
     d = x1 - x2 + eps
     if out_dim == 0:

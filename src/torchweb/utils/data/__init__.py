@@ -17,3 +17,8 @@ __all__ = [
     "SubsetRandomSampler", "TensorDataset", "WeightedRandomSampler", "default_collate",
     "default_convert", "get_worker_info", "random_split",
 ]
+
+
+# PyTorch names torchweb refuses: AttributeError with the reason (_refused.py)
+from ..._refused import module_getattr as _module_getattr  # noqa: E402
+__getattr__ = _module_getattr("utils.data", "torchweb.utils.data")

@@ -17,7 +17,7 @@ import struct
 
 from .bindings import bind
 from .elementwise import WORKGROUP, param
-from .wgsl import load, scalar_bits
+from .wgsl import load, scalar_bits, store
 
 _NAME = re.compile(r"\b([A-Za-z_]\w*)\b")
 FUNCTIONS = {"sqrt", "abs", "max", "min"}
@@ -75,7 +75,7 @@ def run(rt, key, tensors, names, writes, body, scalar_names, scalars, fresh=()):
                 src.append(f"  var v_{target} = {code};")
         for k, name in enumerate(names):
             if name in writes:
-                val = f"v_{name}" if storage[k] == "f32" else f"f16(v_{name})"
+                val = store(f"v_{name}", "f32", tensors[k].dtype)   # (rounds float16 held in f32)
                 src.append(f"  B{slots[k]}[{param(1 + k)} + i] = {val};")
         return ("\n".join(lines) + "\n"
                 f"@compute @workgroup_size({WORKGROUP})\n"

@@ -38,7 +38,19 @@ def store(expr, value_type, dtype):
         return f"({convert(expr, value_type, 'u32')} & 255u)"
     if dtype.name == "bool":
         return convert(convert(expr, value_type, "bool"), "bool", "u32")
+    if dtype.name == "float16" and dtype.gpu_storage == "f32":
+        return round_f16(convert(expr, value_type, "f32"))   # (no shader-f16: see runtime.py)
     return convert(expr, value_type, dtype.gpu_storage)
+
+
+def round_f16(x):
+    """f32 value x rounded to the nearest float16, as an f32 (float16 held in f32 words):
+    pack2x16float rounds within float16's range; past 65520 it is an infinity, NaN stays NaN
+    (pack2x16float leaves both indeterminate, so they are decided on the bits)."""
+    a = f"(bitcast<u32>({x}) & 0x7fffffffu)"
+    rounded = f"unpack2x16float(pack2x16float(vec2<f32>(clamp({x}, -65504.0, 65504.0), 0.0))).x"
+    inf = f"bitcast<f32>((bitcast<u32>({x}) & 0x80000000u) | 0x7f800000u)"
+    return f"select(select({rounded}, {inf}, {a} >= 0x477ff000u), {x}, {a} > 0x7f800000u)"
 
 
 def scalar_bits(value, compute):
@@ -319,6 +331,20 @@ HELPERS = {
   loop { if (e == 0) { break; } if ((e & 1) == 1) { r = tw_wmul(r, base); } base = tw_wmul(base, base); e = e >> 1u; }
   return r;
 }""",
+    # Euclid's gcd, on magnitudes in u32 (abs of i32's minimum is 2^31 there)
+    "gcdu": """fn tw_gcdu(a: u32, b: u32) -> u32 {
+  var x = a; var y = b;
+  loop { if (y == 0u) { break; } let t = x % y; x = y; y = t; }
+  return x;
+}""",
+    "gcdi": "fn tw_gcdi(a: i32, b: i32) -> i32 { return bitcast<i32>(tw_gcdu(bitcast<u32>(abs(a)), bitcast<u32>(abs(b)))); }",
+    # a << s as int64 (s outside [0, 64): 0), for the exact int64 result
+    "wshl": """fn tw_wshl(a: vec2<u32>, s: i32) -> vec2<u32> {
+  if (s < 0 || s >= 64) { return vec2<u32>(0u, 0u); }
+  if (s == 0) { return a; }
+  if (s >= 32) { return vec2<u32>(0u, a.x << u32(s - 32)); }
+  return vec2<u32>(a.x << u32(s), (a.y << u32(s)) | (a.x >> u32(32 - s)));
+}""",
     # i32 remainder spelled out: WGSL's % on negative i32 gave wrong results on NVIDIA (Vulkan)
     "remi": "fn tw_remi(a: i32, b: i32) -> i32 { if (b == 0) { return 0; } return a - b * (a / b); }",
     "floordivi": """fn tw_floordivi(a: i32, b: i32) -> i32 {
@@ -336,7 +362,7 @@ HELPER_DEPS = {
     "erf": ("isnan",),
     "powf": ("isnan", "isinf", "nan", "inf"), "fmodf": ("isnan", "isinf", "nan", "fmodpos"),
     "remf": ("fmodf", "isnan"), "floordivf": ("fmodf", "isnan", "nan"),
-    "wmul": ("mulwide",), "f16round": ("isnan", "inf"), "wpow": ("w", "wmul", "powi"),
+    "wmul": ("mulwide",), "f16round": ("isnan", "inf"), "wpow": ("w", "wmul", "powi"), "gcdi": ("gcdu",),
 }
 
 

@@ -1,0 +1,57 @@
+"""torch.jit as seen by code that runs eagerly: script, trace and the decorators give back what
+they were given, because running the function or module eagerly is what they mean here
+(TorchScript's compiler is not part of torchweb; torch.compile is its capture and replay).
+is_scripting() and is_tracing() are False, so code takes its eager branch.
+
+Everything else of TorchScript (ScriptModule, save, load, freeze, fork, ...) is refused with an
+AttributeError that says why, so `hasattr(torch.jit, "save")` is False as on a build without it."""
+
+import collections
+import typing
+
+Final = typing.Final
+Attribute = collections.namedtuple("Attribute", ["value", "type"])
+
+
+def script(obj, optimize=None, _frames_up=0, _rcb=None, example_inputs=None):
+    """The function or module itself, run eagerly."""
+    return obj
+
+
+def trace(func, example_inputs=None, optimize=None, check_trace=True, check_inputs=None,
+          check_tolerance=1e-05, strict=True, _force_outplace=False, _module_class=None,
+          _compilation_unit=None, example_kwarg_inputs=None, _store_inputs=True):
+    """The function or module itself, run eagerly (no trace is recorded)."""
+    return func
+
+
+def _decorator(fn=None, **kwargs):
+    # @torch.jit.ignore and @torch.jit.ignore(drop=True) both give back the function
+    if callable(fn):
+        return fn
+    return lambda f: f
+
+
+ignore = _decorator
+unused = export = script_method = interface = script_if_tracing = _decorator
+
+
+def is_scripting():
+    return False
+
+
+def is_tracing():
+    return False
+
+
+def annotate(the_type, the_value):
+    return the_value
+
+
+def __getattr__(name):
+    if name.startswith("__"):
+        raise AttributeError(name)
+    raise AttributeError(
+        f"torch.jit.{name} is not available in torchweb: TorchScript is not part of it "
+        "(torch.jit.script/trace give back the module or function, which runs eagerly). Save "
+        "weights with torch.save(model.state_dict(), path); for speed use torch.compile")
