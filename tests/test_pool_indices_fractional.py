@@ -151,3 +151,21 @@ def test_fractional_module_errors(r, args, kw):
     with pytest.raises(ValueError) as mine:
         getattr(torchweb.nn, name)(*args, **kw)
     assert str(mine.value) == str(info.value)
+
+
+def test_torch_max_pool1d_with_indices(device):
+    x = make((2, 3, 9))
+    e = torch.max_pool1d_with_indices(x, 3, 2, 1)
+    g = torchweb.max_pool1d_with_indices(ours(x, device), 3, 2, 1)
+    assert_close(g, e)
+    with pytest.raises(TypeError):
+        torchweb.max_pool1d_with_indices(ours(x, device), 3, return_indices=True)
+
+
+def test_refused_names():
+    # fp8 matmuls and DataPipes: hasattr is False, and asking says why
+    for ns, name in ((torchweb.nn.functional, "scaled_mm"), (torchweb.nn.functional, "ScalingType"),
+                     (torchweb.utils.data, "IterDataPipe"), (torchweb.utils.data, "functional_datapipe")):
+        assert not hasattr(ns, name)
+        with pytest.raises(AttributeError, match="torchweb"):
+            getattr(ns, name)

@@ -279,6 +279,13 @@ def _register(r):
         fn.__name__ = fn.__qualname__ = name
         define(name, "pooling", torch=False, method=False, functional=True, doc=docs[base])(fn)
     _register_with_indices(r)
+    if r == 1:   # torch.max_pool1d_with_indices: ATen's signature (no return_indices), both results
+        def torch_form(input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
+            return _max_pool(1, input, kernel_size, stride or None, padding, dilation, ceil_mode, True)
+        torch_form.__name__ = torch_form.__qualname__ = "max_pool1d_with_indices"
+        define("max_pool1d_with_indices", "pooling", key="torch.max_pool1d_with_indices", method=False,
+               doc="max_pool1d_with_indices(input, kernel_size, stride=[], padding=0, dilation=1, ceil_mode=False) "
+                   "-> (Tensor, Tensor)\n\nThe values and indices of nn.functional.max_pool1d.")(torch_form)
     return fns
 
 
