@@ -102,6 +102,7 @@ def test_torch_function_helpers(device):
     assert WF.GRID_SAMPLE_INTERPOLATION_MODES == TF.GRID_SAMPLE_INTERPOLATION_MODES
     assert WF.GRID_SAMPLE_PADDING_MODES == TF.GRID_SAMPLE_PADDING_MODES
     assert WF.BroadcastingList2[int] is TF.BroadcastingList2[int] is None and WF.DType is TF.DType
+    assert WF.BroadcastingList1[float] is WF.BroadcastingList3[int] is TF.BroadcastingList1[float] is None
     for name in ("tf32_notes", "reproducibility_notes", "sparse_support_notes"):
         assert set(getattr(WF, name)) == set(getattr(TF, name))
 

@@ -169,3 +169,23 @@ def test_refused_names():
         assert not hasattr(ns, name)
         with pytest.raises(AttributeError, match="torchweb"):
             getattr(ns, name)
+
+
+@pytest.mark.parametrize("name", ["max_pool1d_with_indices", "max_pool2d_with_indices", "max_pool3d_with_indices",
+                                  "adaptive_max_pool1d_with_indices", "adaptive_max_pool2d_with_indices",
+                                  "adaptive_max_pool3d_with_indices", "fractional_max_pool2d",
+                                  "fractional_max_pool3d", "fractional_max_pool2d_with_indices",
+                                  "fractional_max_pool3d_with_indices"])
+def test_signatures(name):
+    # PyTorch's parameter names (its fractional_max_pool*d are boolean_dispatch wrappers: compare
+    # the _with_indices form's)
+    import inspect
+    ref = getattr(TF, name if "with_indices" in name or "fractional" not in name else name + "_with_indices")
+    assert list(inspect.signature(getattr(WF, name)).parameters) == list(inspect.signature(ref).parameters)
+
+
+@pytest.mark.parametrize("name", ["FractionalMaxPool2d", "FractionalMaxPool3d"])
+def test_module_signatures(name):
+    import inspect
+    ours_init = getattr(torchweb.nn, name).__init__
+    assert list(inspect.signature(ours_init).parameters) == list(inspect.signature(getattr(torch.nn, name).__init__).parameters)
