@@ -448,10 +448,19 @@ op("special_i1", 1, "float", {"f": "tw_bessel(1.0, {0})"}, lambda np, a: _f64(np
    grad=G.d_i1, node="SpecialI1Backward0")
 op("special_zeta", 2, "float", {"f": "tw_zeta({0}, {1})"}, lambda np, a, b: _f64(np, _SP.zeta, a, b),
    grad=G.d_zeta)
-_math2("igamma", "tw_igamma({0}, {1}, false)", lambda np, a, b: _f64(np, _SP.igamma, a, b), G.d_igamma,
+
+
+def _igamma_np(np, name, a, b):
+    """PyTorch's calc_igamma / calc_igammac (series, continued fraction, Temme's expansion), run in
+    float32 as its float kernel: special_cephes_np.gammainc / gammaincc."""
+    from . import special_cephes_np as CE
+    return CE.vectorize(getattr(CE, name), "float32")(np, a, b).astype(a.dtype)
+
+
+_math2("igamma", "tw_igam({0}, {1})", lambda np, a, b: _igamma_np(np, "gammainc", a, b), G.d_igamma,
        "The regularized lower incomplete gamma function P(input, other) (differentiable in other only).",
        kernel="igamma_cpu", ints=True)
-_math2("igammac", "tw_igamma({0}, {1}, true)", lambda np, a, b: _f64(np, lambda np, p, q: _SP.igamma(np, p, q, True), a, b),
+_math2("igammac", "tw_igamc({0}, {1})", lambda np, a, b: _igamma_np(np, "gammaincc", a, b),
        G.d_igammac, "The regularized upper incomplete gamma function Q(input, other) = 1 - P (differentiable in other only).",
        kernel="igammac_cpu", ints=True)
 
