@@ -148,7 +148,8 @@ def test_norm_init_and_errors():
     assert g.weight.tolist() == [1.0] * 4 and g.bias.tolist() == [0.0] * 4
     assert torchweb.nn.RMSNorm(3).weight.tolist() == [1.0] * 3
     check_ctor_error(B("GroupNorm", 3, 4))
-    with pytest.raises(NotImplementedError):
+    assert not hasattr(torchweb.nn, "CrossMapLRN2d")     # refused, with the reason
+    with pytest.raises(AttributeError, match="LocalResponseNorm"):
         torchweb.nn.CrossMapLRN2d(3)
 
 

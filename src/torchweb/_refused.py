@@ -55,6 +55,8 @@ REASONS = {
     "internal": "an internal of PyTorch's C++ core (dispatcher, __torch_function__ machinery, "
                 "monitoring, library loading), not part of the API torchweb follows",
     "other_backend": "a switch of another PyTorch backend (IPU, XLA); torchweb's device is webgpu",
+    "lua_lrn": "PyTorch's legacy Lua-torch LRN (an asymmetric channel window and a hand-written "
+               "backward); use nn.LocalResponseNorm",
     "sampler": "Poisson and binomial sampling are planned with torch.distributions (issue 20)",
     "export": "exporting a model for another runtime (ONNX, torch.export) is not part of torchweb; "
               "save weights with torch.save(model.state_dict(), path) or safetensors",
@@ -146,7 +148,7 @@ NAMES = {
                          "pinverse", "qr", "slogdet", "solve", "svd", "symeig", "triangular_solve"), "linalg"),
         **dict.fromkeys(("stft", "istft"), "complex"),
     },
-    "nn": {},
+    "nn": {"CrossMapLRN2d": "lua_lrn"},
     "nn.functional": dict.fromkeys(("scaled_mm", "scaled_grouped_mm", "ScalingType", "SwizzleType"), "scaled_mm"),
     "nn.init": {},
     "nn.utils": {},

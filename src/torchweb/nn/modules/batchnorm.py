@@ -139,11 +139,35 @@ class BatchNorm3d(_BatchNorm):
     _check_input_dim = _dims_check("BatchNorm3d", (5,), "5D")
 
 
-class SyncBatchNorm(Module):
-    """Not supported: torchweb has no process groups; use nn.BatchNorm*d."""
+class SyncBatchNorm(_BatchNorm):
+    """BatchNorm whose statistics PyTorch synchronizes across the processes of a process group.
+    A web page is one process (torch.distributed is not available), which is PyTorch's
+    world-size-1 case: the batch's own statistics, as BatchNorm computes them."""
 
     __module__ = "torchweb.nn"
 
-    def __init__(self, *args, **kwargs):
-        raise NotImplementedError("nn.SyncBatchNorm needs distributed process groups, which torchweb does "
-                                  "not have: use nn.BatchNorm1d/2d/3d")
+    def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True,
+                 process_group=None, device=None, dtype=None, *, bias=True):
+        super().__init__(num_features, eps, momentum, affine, track_running_stats, device=device, dtype=dtype,
+                         bias=bias)
+        self.process_group = process_group
+
+    def _check_input_dim(self, input):
+        if input.dim() < 2:
+            raise ValueError(f"expected at least 2D input (got {input.dim()}D input)")
+
+    @classmethod
+    def convert_sync_batchnorm(cls, module, process_group=None):
+        """module with every BatchNorm*d replaced by a SyncBatchNorm holding the same state."""
+        out = module
+        if isinstance(module, _BatchNorm):
+            out = cls(module.num_features, module.eps, module.momentum, module.affine,
+                      module.track_running_stats, process_group, bias=module.bias is not None)
+            if module.affine:
+                out.weight, out.bias = module.weight, module.bias
+            out.running_mean, out.running_var = module.running_mean, module.running_var
+            out.num_batches_tracked = module.num_batches_tracked
+            out.training = module.training
+        for name, child in module.named_children():
+            out.add_module(name, cls.convert_sync_batchnorm(child, process_group))
+        return out

@@ -10,7 +10,7 @@ from .. import init
 from ..parameter import Parameter
 from .module import Module
 
-__all__ = ["LocalResponseNorm", "CrossMapLRN2d", "LayerNorm", "GroupNorm", "RMSNorm"]
+__all__ = ["LocalResponseNorm", "LayerNorm", "GroupNorm", "RMSNorm"]
 
 
 class LocalResponseNorm(Module):
@@ -32,16 +32,6 @@ class LocalResponseNorm(Module):
 
     def extra_repr(self):
         return "{size}, alpha={alpha}, beta={beta}, k={k}".format(**self.__dict__)
-
-
-class CrossMapLRN2d(Module):
-    """Not supported (PyTorch's legacy Lua-torch LRN): use nn.LocalResponseNorm."""
-
-    __module__ = "torchweb.nn"
-
-    def __init__(self, *args, **kwargs):
-        raise NotImplementedError("nn.CrossMapLRN2d (legacy) is not supported by torchweb: use "
-                                  "nn.LocalResponseNorm")
 
 
 class LayerNorm(Module):
