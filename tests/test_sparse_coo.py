@@ -130,7 +130,7 @@ def test_to_sparse_gradient(device):
     assert_close(x.grad, t.grad)
 
 
-@pytest.mark.parametrize("form", ["sparse.mm", "mm", "matmul", "@", "method"])
+@pytest.mark.parametrize("form", ["sparse.mm", "mm", "spmm", "matmul", "@", "method"])
 def test_sparse_times_dense_with_gradients(device, form):
     t, x = _pair(device, size=(3, 4))
     tv = t._values().clone().requires_grad_()
@@ -140,6 +140,7 @@ def test_sparse_times_dense_with_gradients(device, form):
     td = torch.randn(4, 2, generator=torch.Generator().manual_seed(1)).requires_grad_()
     xd = ours(td.detach(), device, requires_grad=True)
     f = {"sparse.mm": lambda lib, a, b: lib.sparse.mm(a, b), "mm": lambda lib, a, b: lib.mm(a, b),
+         "spmm": lambda lib, a, b: lib.spmm(a, b),
          "matmul": lambda lib, a, b: lib.matmul(a, b), "@": lambda lib, a, b: a @ b,
          "method": lambda lib, a, b: a.mm(b)}[form]
     r, y = f(torch, ts, td), f(torchweb, xs, xd)
@@ -168,6 +169,28 @@ def test_other_products(device):
     with pytest.raises(RuntimeError, match=r"mat1 and mat2 shapes cannot be multiplied \(3x4 and 3x2\)"):
         torchweb.sparse.mm(x, torchweb.zeros(3, 2, device=device))
     _same_sparse(x.t(), t.t())
+
+
+def test_spmm_is_mm(device):
+    """torch.spmm: torch.mm's older name, for either operand sparse or both dense; no Tensor.spmm.
+    Its matrices only (a vector is an IndexError, as torch.mm's and torch.sparse.mm's)."""
+    t, x = _pair(device, size=(3, 4))
+    d = torch.randn(2, 3, generator=torch.Generator().manual_seed(6))
+    assert_close(torchweb.spmm(ours(d, device), x), torch.spmm(d, t))
+    e = torch.randn(4, 2, generator=torch.Generator().manual_seed(7))
+    assert_close(torchweb.spmm(ours(d, device), ours(d.t() @ d, device)), torch.spmm(d, d.t() @ d))
+    assert_close(torchweb.spmm(x, ours(e, device)), torch.spmm(t, e))
+    assert not hasattr(torchweb.Tensor, "spmm") and not hasattr(torch.Tensor, "spmm")
+    for lib, s in ((torch, t), (torchweb, x)):
+        dev = {} if lib is torch else {"device": device}
+        for f in (lib.spmm, lib.mm, lib.sparse.mm):
+            with pytest.raises(IndexError, match=r"Dimension out of range \(expected to be in range of "
+                                                 r"\[-1, 0\], but got 1\)"):
+                f(s, lib.ones(4, **dev))
+            with pytest.raises(IndexError, match=r"but got -2\)"):
+                f(lib.ones(3, **dev), s)
+        with pytest.raises(RuntimeError):
+            lib.spmm(s, lib.ones(3, 2, **dev))
 
 
 def test_sum_softmax(device):
