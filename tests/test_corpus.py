@@ -21,7 +21,7 @@ import torch
 
 import torchweb as tw
 from corpus_harness import (SharedNoise, assert_same, assert_same_grads, assert_same_state,
-                            copy_weights, load, no_dropout, run_script, to_ours)
+                            copy_weights, cuda_names_webgpu, load, no_dropout, run_script, to_ours)
 from corpus_drivers import (ForwardForwardNet, char_rnn_train, cls_loss, ddp_series_trainer,
                             ddpg_train, default_loss, dqn_train, forward_forward_train, gpt_config,
                             graph, graph_step, graph_train, llama2c_args, llama_args, mamba_config,
@@ -46,6 +46,7 @@ class Program:
     eval: bool = False                   # compare in eval mode (BatchNorm running statistics)
     preset: dict = field(default_factory=dict)   # globals the program's left-out setup would set
     devices: tuple = ("cpu", "webgpu")   # the heaviest run on one device only, to keep the file fast
+    cuda: bool = False                   # "cuda" names webgpu in the webgpu run (as the torch alias has it)
 
 
 FX_WRAP = "needs torch.fx.wrap (ops/stochastic_depth.py registers with fx at import): fx is refused in issue 18"
@@ -110,8 +111,7 @@ PROGRAMS = [
     Program("pyGAT/SpGAT (sparse, custom autograd.Function)", "pygat_models.py",
             lambda m, lib: m.SpGAT(5, 4, 3, dropout=0.0, alpha=0.2, nheads=2),
             batch=lambda s: graph()[:3], loss=graph_step, forward=lambda model, x, adj, y: model(x, adj),
-            optim=lambda lib, params: lib.optim.Adam(params, lr=5e-3, weight_decay=5e-4),
-            xfail="needs torch.zeros(size=...) (issue 18 item 3) and torch.sparse_coo_tensor (item 2)"),
+            optim=lambda lib, params: lib.optim.Adam(params, lr=5e-3, weight_decay=5e-4), cuda=True),
     Program("pygcn/GCN", "pygcn_models.py", lambda m, lib: m.GCN(5, 8, 3, dropout=0.0),
             batch=lambda s: graph()[:3], loss=graph_step, forward=lambda model, x, adj, y: model(x, adj),
             optim=lambda lib, params: lib.optim.Adam(params, lr=0.01, weight_decay=5e-4)),
@@ -242,7 +242,7 @@ def test_program_matches_pytorch(program, device, default_device):
     for step in range(p.steps):
         batch = p.batch(step)
         noise = SharedNoise(step)
-        with noise.active(tw):
+        with noise.active(tw), cuda_names_webgpu(p.cuda):
             out = run_forward(p, ours, to_ours(batch, device))
             loss = loss_fn(mod_ours, tw, out, *to_ours(batch, device))
         with noise.active(torch):

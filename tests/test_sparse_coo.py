@@ -277,6 +277,75 @@ def test_module_with_a_sparse_buffer(device):
     assert net.adj.dtype is torchweb.float16
 
 
+def _spmm_function(lib, held):
+    """pyGAT's SpecialSpmmFunction: a custom Function that saves the sparse matrix it builds."""
+    class SpecialSpmm(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, indices, values, shape, b):
+            a = lib.sparse_coo_tensor(indices, values, shape)
+            ctx.save_for_backward(a, b)
+            held.append(a)
+            return lib.matmul(a, b)
+
+        @staticmethod
+        def backward(ctx, grad_output):
+            a, b = ctx.saved_tensors
+            grad_values = (grad_output @ b.t())[tuple(a._indices())]
+            return None, grad_values, None, a.t().matmul(grad_output)
+    return SpecialSpmm
+
+
+@pytest.mark.parametrize("change", [None, "zero_", "copy_", "values"])
+def test_custom_function_saves_a_sparse_tensor(device, change):
+    """ctx.save_for_backward takes a sparse tensor: its version counter (shared with its values,
+    bumped by its own in-place ops) is checked at backward, as PyTorch's."""
+    results = []
+    for lib, dev in ((torch, "cpu"), (torchweb, device)):
+        held = []
+        idx = lib.tensor(IDX, device=dev)
+        v = lib.tensor(VAL, device=dev, requires_grad=True)
+        b = lib.tensor([[1.0, -2.0], [0.5, 3.0], [2.0, 1.0]], device=dev, requires_grad=True)
+        out = _spmm_function(lib, held).apply(idx, v, (3, 3), b)
+        a = held[0]
+        assert not a.requires_grad and a._version == 0   # made in forward: no history
+        if change == "zero_":
+            a.zero_()
+        elif change == "copy_":
+            a.copy_(lib.sparse_coo_tensor(idx, v.detach() * 2, (3, 3)))
+        elif change == "values":
+            a._values().mul_(2)
+        if change is None:
+            (out * lib.tensor([[1.0, 2.0]], device=dev)).sum().backward()
+            results.append((out.detach(), v.grad, b.grad))
+            continue
+        assert a._version == 1
+        with pytest.raises(RuntimeError, match=r"modified by an inplace operation: \[torch.sparse.FloatTensor "
+                                               r"\[3, 3\]\] is at version 1; expected version 0 instead"):
+            out.sum().backward()
+    if change is None:
+        for got, want in zip(results[1], results[0]):
+            assert_close(got, want)
+
+
+def test_sparse_tensor_versions(device):
+    for lib, dev in ((torch, "cpu"), (torchweb, device)):
+        idx, v = lib.tensor(IDX, device=dev), lib.tensor(VAL, device=dev)
+        v.add_(1)
+        a = lib.sparse_coo_tensor(idx, v, (3, 3))
+        seen = [a._version]
+        a.zero_()
+        seen.append(a._version)
+        a.copy_(lib.sparse_coo_tensor(idx, v, (3, 3)))
+        seen.append(a._version)
+        a._values().mul_(2)
+        seen.append(a._version)
+        assert seen == [0, 1, 2, 3], lib.__name__
+        w = lib.tensor(VAL, device=dev, requires_grad=True)
+        with lib.no_grad():
+            assert not lib.sparse_coo_tensor(idx, w, (3, 3)).requires_grad
+        assert lib.sparse_coo_tensor(idx, w, (3, 3)).requires_grad
+
+
 def test_save_load_both_ways(device):
     t, x = _pair(device)
     buf = io.BytesIO()
