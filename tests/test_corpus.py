@@ -49,8 +49,6 @@ class Program:
     cuda: bool = False                   # "cuda" names webgpu in the webgpu run (as the torch alias has it)
 
 
-FX_WRAP = "needs torch.fx.wrap (ops/stochastic_depth.py registers with fx at import): fx is refused in issue 18"
-
 PROGRAMS = [
     Program("examples/super_resolution", "examples_super_resolution.py", lambda m, lib: m.Net(2),
             batch=lambda s: (randn(2, 1, 8, 8, step=s),),
@@ -101,8 +99,7 @@ PROGRAMS = [
             batch=lambda s: (randn(2, 8, 12, step=s), randint(29, 2, 5, step=s)), loss=whisper_loss,
             optim=lambda lib, params: lib.optim.AdamW(params, lr=1e-3)),
     Program("whisper/audio (log-mel front end)", "whisper_audio.py", lambda m, lib: lib.nn.Module(),
-            train=whisper_front_end,
-            xfail="needs torch.hann_window (issue 18 item 2) and torch.stft (complex tensors: issue 20)"),
+            train=whisper_front_end, xfail="needs torch.stft (complex tensors: issue 20)"),
     Program("mamba.py/mamba (parallel scan)", "mambapy_mamba.py", lambda m, lib: m.Mamba(mamba_config(m)),
             batch=lambda s: (randn(2, 8, 8, step=s),), optim=lambda lib, params: lib.optim.AdamW(params, lr=1e-3)),
     Program("mamba.py/mamba (sequential scan)", "mambapy_mamba.py",
@@ -170,12 +167,10 @@ PROGRAMS = [
     Program("torchvision/efficientnet_b0", "torchvision_models_efficientnet.py",
             lambda m, lib: m.efficientnet_b0(num_classes=5), loss=cls_loss,
             batch=lambda s: (randn(1, 3, 32, 32, step=s),),
-            eval=True, steps=2, devices=("webgpu",),
-            xfail=FX_WRAP),
+            eval=True, steps=2, devices=("webgpu",)),
     Program("torchvision/convnext", "torchvision_models_convnext.py",
             lambda m, lib: m.ConvNeXt([m.CNBlockConfig(8, 16, 1), m.CNBlockConfig(16, None, 1)], num_classes=5),
-            loss=cls_loss, batch=lambda s: (randn(2, 3, 32, 32, step=s),), steps=2,
-            xfail=FX_WRAP),
+            loss=cls_loss, batch=lambda s: (randn(2, 3, 32, 32, step=s),), steps=2),
     Program("torchvision/vision_transformer", "torchvision_models_vision_transformer.py",
             lambda m, lib: m.VisionTransformer(image_size=16, patch_size=8, num_layers=2, num_heads=2, hidden_dim=8,
                                                mlp_dim=16, num_classes=5),
@@ -184,8 +179,7 @@ PROGRAMS = [
     Program("torchvision/regnet", "torchvision_models_regnet.py",
             lambda m, lib: m.RegNet(m.BlockParams.from_init_params(depth=2, w_0=8, w_a=8.0, w_m=2.0, group_width=4,
                                                                     se_ratio=0.25), num_classes=5),
-            loss=cls_loss, batch=lambda s: (randn(2, 3, 32, 32, step=s),), eval=True, steps=2,
-            xfail="needs torch.diff: issue 18 item 2"),
+            loss=cls_loss, batch=lambda s: (randn(2, 3, 32, 32, step=s),), eval=True, steps=2),
     Program("torchvision/googlenet", "torchvision_models_googlenet.py",
             lambda m, lib: m.GoogLeNet(num_classes=5, aux_logits=False, init_weights=True),
             loss=cls_loss, batch=lambda s: (randn(1, 3, 32, 32, step=s),), eval=True, steps=2, devices=("webgpu",)),

@@ -128,3 +128,46 @@ def test_autocast_state_and_exceptions():
     g.manual_seed(5)
     assert g.initial_seed() == 5 == torchweb.initial_seed()
     assert torchweb.has_lapack is False and torchweb.has_spectral is False
+
+
+def test_fx_wrap_is_a_no_op_and_tracing_is_refused():
+    def stochastic_depth(x):
+        return x
+    assert torchweb.fx.wrap("stochastic_depth") == "stochastic_depth"
+    assert torchweb.fx.wrap(stochastic_depth) is stochastic_depth
+    assert not hasattr(torchweb.fx, "symbolic_trace")
+    with pytest.raises(AttributeError, match="torch.fx.symbolic_trace is not supported by torchweb"):
+        torchweb.fx.symbolic_trace
+
+
+def test_tensorboard_and_export_are_refused_as_on_a_build_without_them():
+    import importlib
+    with pytest.raises(ImportError, match="tensorboard is not supported by torchweb"):
+        importlib.import_module("torchweb.utils.tensorboard")
+    for name in ("onnx", "distributions", "fft", "func"):
+        assert not hasattr(torchweb, name)
+        with pytest.raises(AttributeError, match=f"torch.{name} is not supported by torchweb"):
+            getattr(torchweb, name)
+
+
+def test_from_file(tmp_path, device):
+    path = tmp_path / "values.bin"
+    a = torch.arange(10, dtype=torch.float32)
+    a.numpy().tofile(path)
+    assert_close(torchweb.from_file(str(path), size=6, dtype=torchweb.float32, device=device),
+                 torch.from_file(str(path), size=6, dtype=torch.float32))
+    assert_close(torchweb.from_file(str(path), False, 0), torch.from_file(str(path), False, 0))
+    with pytest.raises(RuntimeError):
+        torch.from_file(str(path), size=100, dtype=torch.float32)
+    with pytest.raises(RuntimeError):
+        torchweb.from_file(str(path), size=100, dtype=torchweb.float32)
+    with pytest.raises(RuntimeError, match="shared=True"):
+        torchweb.from_file(str(path), True, 2)
+
+
+def test_complex_dtypes_exist_and_are_refused_when_used():
+    for name in ("complex64", "cfloat", "complex128", "cdouble"):
+        d = getattr(torchweb, name)
+        assert d != torchweb.float32
+        with pytest.raises(TypeError, match="complex"):
+            torchweb.zeros(2, dtype=d)

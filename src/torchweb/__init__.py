@@ -54,7 +54,7 @@ default_generator = _random_module.default_generator(_CPU)   # (torch.default_ge
 has_lapack = has_mkl = has_openmp = has_spectral = False
 from . import compiler  # noqa: E402  (torch.compiler)
 from . import version, torch_version  # noqa: E402,F401  (torch.version: cuda None, ...)
-from . import jit, _dynamo  # noqa: E402,F401  (eager meanings of torch.jit's and torch._dynamo's calls)
+from . import jit, _dynamo, fx  # noqa: E402,F401  (eager meanings of torch.jit's, torch._dynamo's and torch.fx.wrap's calls)
 from . import utils  # noqa: E402  (torchweb.utils.data)
 
 _tensor_methods.install()
@@ -85,7 +85,8 @@ from ._dtype import float64, double  # noqa: E402  (held on the host: torchweb/h
 from . import host64 as _host64  # noqa: E402
 _host64.install(globals())
 bfloat16 = _UnsupportedDtype("bfloat16")
-complex64 = _UnsupportedDtype("complex64")
+complex64 = cfloat = _UnsupportedDtype("complex64")
+complex128 = cdouble = _UnsupportedDtype("complex128")
 int16 = short = _UnsupportedDtype("int16")
 int8 = _UnsupportedDtype("int8")
 

@@ -19,9 +19,17 @@ from .ops.composite import ctc  # noqa: F401,E402  (ctc_loss registers)
 from .ops.composite import aten_forms  # noqa: F401,E402  (torch.convolution, grid_sampler, ... register)
 from .ops import random_ops  # noqa: F401,E402  (multinomial, bernoulli, normal register)
 from .ops import real_complex  # noqa: F401,E402  (conj, real, imag, angle, adjoint register)
+# the torch.* math long tail (issue 18): statistics, windows, index math, scatters, number parts, ...
+from .ops.composite import (statistics, quantiles, differences, norms, windows, indices,  # noqa: F401,E402
+                            scatter_views, sets, number_parts, index_reduce, integration, matrix_builders,
+                            pad_nd, predicates, splits, view_copies, embedding_bag_torch, histogramdd,
+                            numeric_gradient)
 from .ops.registry import torch_names
 
 globals().update(torch_names())
+from . import _creation_more, _inplace_functions  # noqa: E402
+from ._inplace_functions import *  # noqa: F401,F403,E402  (torch.celu_, torch.fill_, ...: not op entries)
+from ._creation_more import *  # noqa: F401,F403,E402  (scalar_tensor, range, frombuffer, asarray, ...)
 
 
 def numel(input):
@@ -45,4 +53,5 @@ def can_cast(from_, to):
     return from_.category <= to.category
 
 
-__all__ = sorted(torch_names()) + ["numel", "is_floating_point", "result_type", "can_cast"]
+__all__ = (sorted(torch_names()) + _inplace_functions.__all__ + _creation_more.__all__
+           + ["numel", "is_floating_point", "result_type", "can_cast"])

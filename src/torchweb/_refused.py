@@ -31,6 +31,7 @@ REASONS = {
     "cuda_stream": "CUDA streams, events and graphs have no WebGPU counterpart here; torchweb "
                    "orders work on one queue (torch.webgpu.synchronize() waits for it)",
     "func": "torch.func / vmap are not implemented yet (planned: issue 20)",
+    "distributions": "torch.distributions is not implemented yet (planned: issue 20)",
     "nested": "nested (jagged) tensors are not supported",
     "datapipes": "DataPipes were deprecated and removed from PyTorch's supported API; use "
                  "Dataset / IterableDataset with DataLoader",
@@ -53,6 +54,8 @@ REASONS = {
                 "monitoring, library loading), not part of the API torchweb follows",
     "other_backend": "a switch of another PyTorch backend (IPU, XLA); torchweb's device is webgpu",
     "sampler": "Poisson and binomial sampling are planned with torch.distributions (issue 20)",
+    "export": "exporting a model for another runtime (ONNX, torch.export) is not part of torchweb; "
+              "save weights with torch.save(model.state_dict(), path) or safetensors",
     "sparse_op": "this sparse operation is not implemented: torchweb's sparse COO tensors support "
                  "construction, conversion, coalesce, products with dense tensors (torch.sparse.mm, torch.spmm), "
                  "sum and softmax (docs/sparse.md); use to_dense()",
@@ -114,20 +117,32 @@ NAMES = {
             stft istft""", "complex"),
         **_names("""cholesky cholesky_inverse cholesky_solve det eig geqrf inverse lobpcg lstsq lu
             lu_solve lu_unpack matrix_exp matrix_power matrix_rank nuclear_norm orgqr ormqr
-            pca_lowrank pinverse qr slogdet solve svd svd_lowrank symeig triangular_solve""", "linalg"),
+            pca_lowrank pinverse qr logdet slogdet solve svd svd_lowrank symeig triangular_solve""", "linalg"),
         **_names("jagged", "nested"),
-        **_names("vmap", "func"),
+        **_names("vmap func", "func"),
+        **_names("onnx export", "export"),
+        **_names("distributions", "distributions"),
+        **_names("fft", "complex"),
         **_names("from_dlpack to_dlpack", "dlpack"),
+        **_names("get_file_path", "internal"),
         **_names("binomial poisson", "sampler"),
         **_names("ccol_indices_copy col_indices_copy crow_indices_copy "
-                 "row_indices_copy", "sparse"),
+                 "row_indices_copy indices_copy values_copy", "sparse"),
     },
     "Tensor": {
+        **_names("""dequantize int_repr q_per_channel_axis q_per_channel_scales q_per_channel_zero_points
+            q_scale q_zero_point qscheme""", "quantization"),
+        **_names("hash_tensor slice_inverse", "internal"),
+        **_names("reinforce", "legacy"),
         **dict.fromkeys(("ccol_indices", "col_indices", "crow_indices", "row_indices", "to_sparse_csr",
                          "to_sparse_csc", "to_sparse_bsr", "to_sparse_bsc"), "sparse"),
         **dict.fromkeys(("smm", "sspaddmm", "sparse_resize_", "sparse_resize_and_clear_",
                          "resize_as_sparse_"), "sparse_op"),
         "index": "first_class_dims", "to_mkldnn": "vendor", "to_padded_tensor": "nested",
+        **dict.fromkeys(("cholesky", "cholesky_inverse", "cholesky_solve", "det", "eig", "geqrf", "inverse",
+                         "logdet", "lstsq", "lu", "lu_solve", "matrix_exp", "matrix_power", "orgqr", "ormqr",
+                         "pinverse", "qr", "slogdet", "solve", "svd", "symeig", "triangular_solve"), "linalg"),
+        **dict.fromkeys(("stft", "istft"), "complex"),
     },
     "nn": {},
     "nn.functional": {},

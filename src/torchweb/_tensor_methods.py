@@ -8,6 +8,7 @@ from ._tensor import Tensor
 from .ops import convert, indexing, shape as S
 from .ops.dispatch import is_tensor
 from .ops.pointwise import binary, call, call_inplace
+from .ops.composite.matrix_builders import fill_diagonal_
 from .ops.registry import method_names
 
 
@@ -76,6 +77,8 @@ OPERATORS = {
     "__and__": _bitwise("bitwise_and"), "__rand__": _bitwise("bitwise_and"),
     "__or__": _bitwise("bitwise_or"), "__ror__": _bitwise("bitwise_or"),
     "__xor__": _bitwise("bitwise_xor"), "__rxor__": _bitwise("bitwise_xor"),
+    "__lshift__": _binop("bitwise_left_shift"), "__rlshift__": _reflected("bitwise_left_shift"),
+    "__rshift__": _binop("bitwise_right_shift"), "__rrshift__": _reflected("bitwise_right_shift"),
     "__eq__": _binop("eq"), "__ne__": _binop("ne"), "__lt__": _binop("lt"), "__le__": _binop("le"),
     "__gt__": _binop("gt"), "__ge__": _binop("ge"),
     "__getitem__": indexing.getitem, "__setitem__": indexing.setitem,
@@ -173,6 +176,8 @@ INPLACE = {
     "__ifloordiv__": _in_place("floor_divide"), "__imod__": _in_place("remainder"),
     "__iand__": _in_place("bitwise_and"), "__ior__": _in_place("bitwise_or"),
     "__ixor__": _in_place("bitwise_xor"),
+    "__ilshift__": _in_place("bitwise_left_shift"), "__irshift__": _in_place("bitwise_right_shift"),
+    "fill_diagonal_": fill_diagonal_,
 }
 
 # Tensor methods that are not ops of the registry (conversions, constructors)

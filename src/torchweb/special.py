@@ -21,6 +21,8 @@ digamma = psi = _F.digamma
 gammaln = _F.lgamma
 polygamma = _F.polygamma
 multigammaln = _F.mvlgamma
+gammainc = _F.igamma
+gammaincc = _F.igammac
 i0 = _F.i0
 logsumexp = _F.logsumexp
 softmax = _F.softmax

@@ -181,7 +181,7 @@ op("ceil", 1, "arith", {"f": "ceil({0})", "i": "{0}", "u": "{0}"}, lambda np, a:
    api="unary", doc='The smallest integer >= input.')
 op("trunc", 1, "arith", {"f": "trunc({0})", "i": "{0}", "u": "{0}"}, lambda np, a: np.trunc(a) if a.dtype.kind == "f" else a,
    kernel="trunc_vml_cpu",
-   grad=G.d_trunc, saves="",
+   grad=G.d_trunc, saves="", aliases=("fix",),
    api="unary", doc='input rounded toward zero.')
 op("round", 1, "arith", {"f": "round({0})", "i": "{0}", "u": "{0}"}, lambda np, a: np.round(a) if a.dtype.kind == "f" else a,
    kernel="round_vml_cpu",
@@ -285,6 +285,20 @@ op("bitwise_or", 2, "intonly", "({0} | {1})", lambda np, a, b: a | b,
    api="binary", doc='input | other for integers and bool.')
 op("bitwise_xor", 2, "intonly", "({0} ^ {1})", lambda np, a, b: a ^ b,
    api="binary", doc='input ^ other for integers and bool.')
+# shifts as PyTorch's: a shift outside [0, bits) gives 0 (left) or the sign (right)
+op("bitwise_left_shift", 2, "intonly",
+   {"i": "select({0} << u32({1}), 0i, {1} < 0i || {1} >= 32i)", "u": "({0} << min({1}, 31u))", "f": "{0}"},
+   lambda np, a, b: _shift(np, a, b, True), kernel="lshift_cpu", wide="tw_wshl(tw_w({0}), {1})",
+   api="binary", doc="input << other for integers: 0 where other is negative or not less than the width.",
+   extra={"scalar_input": True})
+op("bitwise_right_shift", 2, "intonly",
+   {"i": "({0} >> u32(select(min({1}, 31i), 31i, {1} < 0i)))", "u": "({0} >> min({1}, 31u))", "f": "{0}"},
+   lambda np, a, b: _shift(np, a, b, False), kernel="rshift_cpu",
+   api="binary", doc="input >> other for integers (arithmetic): the sign where other is negative or not "
+                     "less than the width.", extra={"scalar_input": True})
+op("gcd", 2, "intonly", {"i": "tw_gcdi({0}, {1})", "u": "tw_gcdu({0}, {1})", "f": "{0}"},
+   lambda np, a, b: np.gcd(a, b), kernel="gcd_cpu",
+   api="binary_tensor", doc="The greatest common divisor of |input| and |other| (gcd(0, 0) = 0), for integers.")
 op("bitwise_not", 1, "intonly", {"i": "(~{0})", "u": "(~{0})", "b": "(!{0})", "f": "{0}"},
    lambda np, a: ~a,
    api="unary", doc='~input for integers, not input for bool.')
@@ -324,6 +338,16 @@ def _floor_div(np, a, b):
         return np.floor_divide(a, b)
     with np.errstate(all="ignore"):
         return np.where(b == 0, 0, np.floor_divide(a, np.where(b == 0, 1, b))).astype(a.dtype)
+
+
+def _shift(np, a, b, left):
+    bits = a.dtype.itemsize * 8
+    out_of_range = (b < 0) | (b >= bits)
+    s = np.where(out_of_range, 0, b).astype(a.dtype)
+    if left:
+        return np.where(out_of_range, 0, np.left_shift(a, s)).astype(a.dtype)
+    fill = np.right_shift(a, bits - 1) if a.dtype.kind == "i" else np.zeros_like(a)
+    return np.where(out_of_range, fill, np.right_shift(a, s)).astype(a.dtype)
 
 
 def _int_trunc_div(np, a, b):
@@ -422,7 +446,14 @@ op("polygamma", 2, "float", {"f": "tw_polygamma({1}, {0})"}, lambda np, a, n: _f
    promote=1, grad=G.d_polygamma)
 op("special_i1", 1, "float", {"f": "tw_bessel(1.0, {0})"}, lambda np, a: _f64(np, lambda np, x: _SP.bessel(np, 1, x), a),
    grad=G.d_i1, node="SpecialI1Backward0")
-op("special_zeta", 2, "float", {"f": "tw_zeta({0}, {1})"}, lambda np, a, b: _f64(np, _SP.zeta, a, b))
+op("special_zeta", 2, "float", {"f": "tw_zeta({0}, {1})"}, lambda np, a, b: _f64(np, _SP.zeta, a, b),
+   grad=G.d_zeta)
+_math2("igamma", "tw_igamma({0}, {1}, false)", lambda np, a, b: _f64(np, _SP.igamma, a, b), G.d_igamma,
+       "The regularized lower incomplete gamma function P(input, other) (differentiable in other only).",
+       kernel="igamma_cpu", ints=True)
+_math2("igammac", "tw_igamma({0}, {1}, true)", lambda np, a, b: _f64(np, lambda np, p, q: _SP.igamma(np, p, q, True), a, b),
+       G.d_igammac, "The regularized upper incomplete gamma function Q(input, other) = 1 - P (differentiable in other only).",
+       kernel="igammac_cpu", ints=True)
 
 
 def _vec(np, name, a):

@@ -119,7 +119,7 @@ def hstack(tensors):
     return cat(tensors, 0 if tensors[0].dim() == 1 else 1)
 
 
-@define("vstack", "join", out=True, method=False, doc='vstack(tensors) -> Tensor\n\nThe tensors joined row-wise (1-D ones as rows).')
+@define("vstack", "join", out=True, method=False, aliases=("row_stack",), doc='vstack(tensors) -> Tensor\n\nThe tensors joined row-wise (1-D ones as rows).')
 def vstack(tensors):
     return cat([t if t.dim() > 1 else S.reshape(t, (1, -1)) for t in tensors], 0)
 

@@ -277,7 +277,28 @@ def _beta_alpha(input, prod, beta, alpha):
     return p + (input if beta == 1 else input * beta)
 
 
-@define("addmv", "linalg")
+def _blend_(name, first, second):
+    """Tensor.<name>_(first, second, *, beta=1, alpha=1): the blend written into self (its shape
+    must be the result's), with PyTorch's names for the operands."""
+    import inspect
+
+    def inplace(self, *args, beta=1, alpha=1, **operands):
+        from .. import _functions as F
+        names = (first, second)[len(args):]
+        if len(args) > 2 or set(operands) != set(names):
+            raise TypeError(f"{name}_() takes ({first}, {second}, *, beta=1, alpha=1)")
+        a, b = list(args) + [operands[n] for n in names]
+        return self.copy_(getattr(F, name)(self, a, b, beta=beta, alpha=alpha))
+    P = inspect.Parameter
+    inplace.__signature__ = inspect.Signature(
+        [P("self", P.POSITIONAL_OR_KEYWORD), P(first, P.POSITIONAL_OR_KEYWORD), P(second, P.POSITIONAL_OR_KEYWORD),
+         P("beta", P.KEYWORD_ONLY, default=1), P("alpha", P.KEYWORD_ONLY, default=1)])
+    inplace.__name__ = inplace.__qualname__ = name + "_"
+    inplace.__doc__ = f"In-place {name}."
+    return inplace
+
+
+@define("addmv", "linalg", inplace=_blend_("addmv", "mat", "vec"))
 def addmv(input, mat, vec, *, beta=1, alpha=1, out=None):
     """addmv(input, mat, vec, *, beta=1, alpha=1) -> Tensor
 
@@ -285,7 +306,7 @@ def addmv(input, mat, vec, *, beta=1, alpha=1, out=None):
     return _beta_alpha(input, L.mv(mat, vec), beta, alpha)
 
 
-@define("addr", "linalg")
+@define("addr", "linalg", inplace=_blend_("addr", "vec1", "vec2"))
 def addr(input, vec1, vec2, *, beta=1, alpha=1, out=None):
     """addr(input, vec1, vec2, *, beta=1, alpha=1) -> Tensor
 
@@ -293,7 +314,7 @@ def addr(input, vec1, vec2, *, beta=1, alpha=1, out=None):
     return _beta_alpha(input, outer(vec1, vec2), beta, alpha)
 
 
-@define("baddbmm", "linalg")
+@define("baddbmm", "linalg", inplace=_blend_("baddbmm", "batch1", "batch2"))
 def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out_dtype=None, out=None):
     """baddbmm(input, batch1, batch2, *, beta=1, alpha=1) -> Tensor
 
@@ -303,7 +324,7 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out_dtype=None, out=None)
     return _beta_alpha(input, L.bmm(batch1, batch2), beta, alpha)
 
 
-@define("addbmm", "linalg")
+@define("addbmm", "linalg", inplace=_blend_("addbmm", "batch1", "batch2"))
 def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     """addbmm(input, batch1, batch2, *, beta=1, alpha=1) -> Tensor
 

@@ -233,7 +233,8 @@ def dot(input, tensor):
     return matmul(input, tensor)
 
 
-@define("addmm", "linalg", out=True, doc='addmm(input, mat1, mat2, *, beta=1, alpha=1) -> Tensor\n\nbeta * input + alpha * (mat1 @ mat2); input is ignored when beta is 0, the product when alpha is 0.')
+@define("addmm", "linalg", out=True, inplace=lambda self, mat1, mat2, *, beta=1, alpha=1:
+        self.copy_(addmm(self, mat1, mat2, beta=beta, alpha=alpha)), doc='addmm(input, mat1, mat2, *, beta=1, alpha=1) -> Tensor\n\nbeta * input + alpha * (mat1 @ mat2); input is ignored when beta is 0, the product when alpha is 0.')
 def addmm(input, mat1, mat2, *, beta=1, alpha=1, out_dtype=None):
     if out_dtype is not None and out_dtype is not mat1.dtype:   # (a wider result: the operands widened first)
         return addmm(input.to(out_dtype), mat1.to(out_dtype), mat2.to(out_dtype), beta=beta, alpha=alpha)

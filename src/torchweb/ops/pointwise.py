@@ -106,6 +106,9 @@ def _make_function(name, backward_name, inplace):
         it = iter(saved)
         xs = tuple(next(it) if o is None else o for o in ctx.operands)
         grads = rule(g, xs, out)
+        for gr, need in zip(grads, ctx.needs_input_grad):
+            if gr is NotImplemented and need:   # a rule's way to say PyTorch has no derivative there
+                raise NotImplementedError(f"the derivative for '{name}: input' is not implemented.")
         return tuple(gr if o is None and need else None
                      for gr, o, need in zip(grads, ctx.operands, ctx.needs_input_grad))
 

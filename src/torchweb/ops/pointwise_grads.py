@@ -425,3 +425,23 @@ def d_i1(g, x, y):
     a = x[0]
     d = K.run("i0", a) - K.run("special_i1", a) / a
     return (K.run("where", a == 0, 0.5, d) * g,)
+
+
+def _igamma_density(a, x):
+    """d/dx P(a, x) = x^(a-1) e^-x / Gamma(a)."""
+    return K.run("exp", (a - 1) * K.run("log", x) - x - K.run("lgamma", a))
+
+
+def d_igamma(g, x, y):
+    # PyTorch has no derivative in a: its backward raises, and so does ours (NotImplemented)
+    return (NotImplemented, g * _igamma_density(*x))
+
+
+def d_igammac(g, x, y):
+    return (NotImplemented, -g * _igamma_density(*x))
+
+
+def d_zeta(g, x, y):
+    # d/dq zeta(s, q) = -s zeta(s + 1, q); PyTorch has no derivative in s
+    s, q = x
+    return (NotImplemented, -g * s * K.run("special_zeta", s + 1, q))

@@ -68,6 +68,16 @@ class OpDef:
 
 OPS = {}
 
+# Ops whose in-place form PyTorch also has as a torch.* function (torch.relu_(x), torch.abs_(x),
+# ...): torch_names() adds torch.<name>_ from the entry's `inplace`. tests/test_registry.py checks
+# that each is an op with an in-place form and that PyTorch has the name.
+TORCH_INPLACE = frozenset((
+    "abs", "acos", "acosh", "addmv", "arccos", "arccosh", "arcsin", "arcsinh", "arctan", "arctanh", "asin", "asinh",
+    "atan", "atanh", "ceil", "clamp", "clamp_max", "clamp_min", "clip", "cos", "cosh", "deg2rad", "erf",
+    "erfc", "exp", "exp2", "expm1", "fix", "floor", "frac", "gcd", "i0", "index_put", "lcm", "ldexp", "log",
+    "log10", "log1p", "log2", "logit", "nan_to_num", "neg", "negative", "rad2deg", "reciprocal", "relu",
+    "round", "rsqrt", "sigmoid", "sin", "sinc", "sinh", "sqrt", "square", "tan", "tanh", "trunc", "xlogy"))
+
 
 def register(name, fn, kind, key=None, **kw):
     """key: the entry's name in OPS where it differs from the op's (an nn.functional form whose
@@ -101,7 +111,35 @@ def torch_names():
             out[op.name] = fn
             for a in op.aliases:
                 out[a] = fn
+            if op.inplace is not None:
+                for n in (op.name,) + op.aliases:
+                    if n in TORCH_INPLACE:
+                        out[n + "_"] = _torch_inplace(op.inplace)
     return out
+
+
+_TORCH_INPLACE_FNS = {}
+
+
+def _torch_inplace(method):
+    """torch.<name>_: the Tensor.<name>_ method with its first argument called `input`, as
+    PyTorch's schemas name it (made once per method, so the name stays one object)."""
+    fn = _TORCH_INPLACE_FNS.get(method)
+    if fn is None:
+        import functools
+        import inspect
+
+        @functools.wraps(method)
+        def fn(input, *args, **kwargs):
+            return method(input, *args, **kwargs)
+        try:
+            sig = inspect.signature(method)
+            params = list(sig.parameters.values())
+            fn.__signature__ = sig.replace(parameters=[params[0].replace(name="input")] + params[1:])
+        except (TypeError, ValueError, IndexError):
+            pass
+        _TORCH_INPLACE_FNS[method] = fn
+    return fn
 
 
 def method_names():

@@ -130,3 +130,55 @@ def bessel(np, nu, a):
         r = np.where(x <= 12, total, big)
         r = np.where(np.isinf(x0) | np.isnan(x0), np.nan, r)
     return np.where((x0 < 0) & (nu == 1), -r, r)
+
+
+def igamma(np, a, x, upper=False):
+    """P(a, x) (upper: Q(a, x)), the regularized incomplete gamma functions, as tw_igamma:
+    the series for P, the continued fraction for Q where x > 1.1 and x > a, in float64."""
+    a, x = np.broadcast_arrays(_f(np, a), _f(np, x))
+    a, x = a.copy(), x.copy()
+    out = np.full(a.shape, np.nan)
+    if not a.size:
+        return out
+    lg = lgamma(np, np.where(a > 0, a, 1.0))
+    with np.errstate(all="ignore"):
+        pre = np.exp(a * np.log(x) - x - lg)
+        cf = (x > 1.1) & (x > a)
+        # series for P
+        ap, term = a.copy(), 1.0 / a
+        total = term.copy()
+        for _ in range(2000):
+            ap = ap + 1.0
+            term = term * x / ap
+            total = total + term
+            if np.all((np.abs(term) < np.abs(total) * 1e-16) | cf | ~np.isfinite(total)):
+                break
+        p = total * pre
+        # continued fraction for Q (Lentz)
+        tiny = 1e-300
+        b = x + 1.0 - a
+        c = np.full(a.shape, 1.0 / tiny)
+        d = 1.0 / np.where(b == 0, tiny, b)
+        h = d.copy()
+        for i in range(1, 2000):
+            an = -i * (i - a)
+            b = b + 2.0
+            d = an * d + b
+            d = np.where(np.abs(d) < tiny, tiny, d)
+            c = b + an / c
+            c = np.where(np.abs(c) < tiny, tiny, c)
+            d = 1.0 / d
+            step = d * c
+            h = h * step
+            if np.all((np.abs(step - 1.0) < 1e-16) | ~cf | ~np.isfinite(h)):
+                break
+        q = h * pre
+    lower = np.where(cf, 1.0 - q, p)
+    upper_v = np.where(cf, q, 1.0 - p)
+    out = upper_v if upper else lower
+    bad = np.isnan(a) | np.isnan(x) | (a < 0) | (x < 0)
+    out = np.where(x == 0, 1.0 if upper else 0.0, out)
+    out = np.where(np.isinf(x), 0.0 if upper else 1.0, out)
+    out = np.where(np.isinf(a), np.where(np.isinf(x), np.nan, 1.0 if upper else 0.0), out)
+    out = np.where(a == 0, np.where(x > 0, 0.0 if upper else 1.0, np.nan), out)
+    return np.where(bad, np.nan, out)

@@ -10,10 +10,14 @@ from . import reduction as R, shape as S
 
 
 def _check_n(n):
+    """n as an int: a Python int, or a one-element integer tensor (read as an index, as PyTorch)."""
+    if is_tensor(n) and n.numel() == 1 and not n.dtype.is_floating_point and n.dtype.name != "bool":
+        n = int(n.item())
     if isinstance(n, bool) or not isinstance(n, int):
         raise TypeError(f"polygamma(): argument 'n' (position 1) must be int, not {type(n).__name__}")
     if n < 0:
         raise RuntimeError("polygamma(n, x) does not support negative n.")
+    return n
 
 
 def _polygamma_method(self, n):
@@ -24,7 +28,7 @@ def _polygamma_method(self, n):
 
 
 def _polygamma_(self, n):
-    _check_n(n)
+    n = _check_n(n)
     return call_inplace("polygamma", self, n)
 
 
@@ -34,7 +38,7 @@ def polygamma(n, input, *, out=None):
 
     The n-th derivative of digamma (n = 0: digamma, 1: trigamma; n >= 2 through the Hurwitz
     zeta function: (-1)^(n+1) n! zeta(n + 1, input))."""
-    _check_n(n)
+    n = _check_n(n)
     if not is_tensor(input):
         raise TypeError(f"polygamma(): argument 'input' (position 2) must be Tensor, not {type(input).__name__}")
     r = call("polygamma", input, n)

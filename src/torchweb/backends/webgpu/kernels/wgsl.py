@@ -331,6 +331,20 @@ HELPERS = {
   loop { if (e == 0) { break; } if ((e & 1) == 1) { r = tw_wmul(r, base); } base = tw_wmul(base, base); e = e >> 1u; }
   return r;
 }""",
+    # Euclid's gcd, on magnitudes in u32 (abs of i32's minimum is 2^31 there)
+    "gcdu": """fn tw_gcdu(a: u32, b: u32) -> u32 {
+  var x = a; var y = b;
+  loop { if (y == 0u) { break; } let t = x % y; x = y; y = t; }
+  return x;
+}""",
+    "gcdi": "fn tw_gcdi(a: i32, b: i32) -> i32 { return bitcast<i32>(tw_gcdu(bitcast<u32>(abs(a)), bitcast<u32>(abs(b)))); }",
+    # a << s as int64 (s outside [0, 64): 0), for the exact int64 result
+    "wshl": """fn tw_wshl(a: vec2<u32>, s: i32) -> vec2<u32> {
+  if (s < 0 || s >= 64) { return vec2<u32>(0u, 0u); }
+  if (s == 0) { return a; }
+  if (s >= 32) { return vec2<u32>(0u, a.x << u32(s - 32)); }
+  return vec2<u32>(a.x << u32(s), (a.y << u32(s)) | (a.x >> u32(32 - s)));
+}""",
     # i32 remainder spelled out: WGSL's % on negative i32 gave wrong results on NVIDIA (Vulkan)
     "remi": "fn tw_remi(a: i32, b: i32) -> i32 { if (b == 0) { return 0; } return a - b * (a / b); }",
     "floordivi": """fn tw_floordivi(a: i32, b: i32) -> i32 {
@@ -348,7 +362,7 @@ HELPER_DEPS = {
     "erf": ("isnan",),
     "powf": ("isnan", "isinf", "nan", "inf"), "fmodf": ("isnan", "isinf", "nan", "fmodpos"),
     "remf": ("fmodf", "isnan"), "floordivf": ("fmodf", "isnan", "nan"),
-    "wmul": ("mulwide",), "f16round": ("isnan", "inf"), "wpow": ("w", "wmul", "powi"),
+    "wmul": ("mulwide",), "f16round": ("isnan", "inf"), "wpow": ("w", "wmul", "powi"), "gcdi": ("gcdu",),
 }
 
 

@@ -1,0 +1,120 @@
+"""histogramdd: the D-dimensional histogram of N points (input's last dim is D), built from the
+1-D histogram's pieces (ops/counting.py): per dim, the edges (given, or equal widths over range
+or the data's min and max) and each point's bin by binary search; then one bincount over the
+flattened bin index, points outside any dim's edges (and NaN) falling in an extra bin that is
+dropped."""
+
+from collections import namedtuple
+
+from ... import _dtype as D
+from ...autograd import grad_mode
+from ..dispatch import is_tensor
+from ..registry import define
+
+histogramdd_t = namedtuple("histogramdd", ["hist", "bin_edges"])
+
+
+def _edges(col, spec, d, rng):
+    """The edges of dim d (a tensor of col's dtype) from an int bin count or a tensor of edges."""
+    import torchweb as T
+    from ..counting import _f16, _fmt, _linspace_f32, _minmax
+    if is_tensor(spec):
+        if spec.dim() != 1:
+            raise RuntimeError(f"torch.histogramdd(): bins tensor should have one dimension, but got {spec.dim()} "
+                               f"dimensions in the bins tensor for dimension {d}")
+        if spec.numel() == 0:
+            raise RuntimeError(f"torch.histogramdd(): bins tensor should have at least 1 element, but got 0 "
+                               f"elements in the bins tensor for dimension {d}")
+        return spec.to(col.dtype).contiguous()
+    nb = int(spec)
+    if nb <= 0:
+        raise RuntimeError(f"torch.histogramdd(): bins must be > 0, but got {nb} for dimension {d}")
+    if rng is not None:
+        lo, hi = float(rng[2 * d]), float(rng[2 * d + 1])
+    elif col.numel():
+        lo, hi = (float(v) for v in _minmax(col))
+    else:
+        lo, hi = 0.0, 1.0
+    if lo != lo or hi != hi or abs(lo) == float("inf") or abs(hi) == float("inf"):
+        raise RuntimeError(f"torch.histogramdd(): dimension {d}'s range [{_fmt(lo)}, {_fmt(hi)}] is not finite")
+    if lo > hi:
+        raise RuntimeError(f"torch.histogramdd(): min should not exceed max, but got min {_fmt(lo)} max "
+                           f"{_fmt(hi)} for dimension {d}")
+    if lo == hi:
+        lo, hi = lo - 0.5, hi + 0.5
+    vals = _linspace_f32(lo, hi, nb + 1)
+    if col.dtype is D.float16:
+        vals = [_f16(v) for v in vals]
+    return T.tensor(vals, dtype=col.dtype, device=col.device)
+
+
+def _bin_index(col, edges):
+    """Each value's bin along one dim (the last edge in the last bin) and whether it is inside."""
+    from ..search import _search
+    from ..pointwise import call
+    nb = edges.numel() - 1
+    pos = _search(edges, col, False, True, None) - 1
+    pos = call("where", call("eq", pos, nb), nb - 1, pos)
+    inside = call("logical_and", col >= edges[0], col <= edges[-1])
+    return pos, inside
+
+
+@define("histogramdd", "other", method=False, dtypes=("float32",), differentiable=False,
+        doc="histogramdd(input, bins, *, range=None, weight=None, density=False) -> (hist, bin_edges)\n\n"
+            "The histogram of input's rows as points in D dims (D = input.size(-1)): bins an int, D ints or "
+            "D tensors of edges; range [lo0, hi0, lo1, hi1, ...]; weight one per point; density normalizes "
+            "by the bins' volumes.")
+def histogramdd(input, bins, *, range=None, weight=None, density=False):
+    import torchweb as T
+    from ..counting import _raw_bincount
+    if not input.dtype.is_floating_point or input.dtype is D.float16:
+        raise NotImplementedError(f"\"histogramdd\" not implemented for '{input.dtype.word}'")
+    if input.dim() == 0:
+        raise IndexError("Dimension specified as -1 but tensor has no dimensions")
+    if input.dim() < 2:
+        raise RuntimeError("torch.histogramdd: input tensor should have at least 2 dimensions")
+    nd = input.shape[-1]
+    specs = [bins] * nd if isinstance(bins, int) else list(bins)
+    if len(specs) != nd:
+        raise RuntimeError("histogramdd: The size of bins must be equal to the innermost dimension of the input.")
+    if weight is not None and tuple(weight.shape) != tuple(input.shape[:-1]):
+        raise RuntimeError(f"torch.histogramdd: if weight tensor is provided it should have the same shape as the "
+                           f"input tensor excluding its innermost dimension, but got input with shape "
+                           f"{list(input.shape)} and weight with shape {list(weight.shape)}")
+    if range is not None and len(range) != 2 * nd:
+        raise RuntimeError(f"torch.histogramdd: for a {nd}-dimensional histogram range should have {2 * nd} "
+                           f"elements, but got {len(range)}")
+    with grad_mode.no_grad():
+        pts = input.detach().reshape(-1, nd)
+        edges = [_edges(pts[:, d], specs[d], d, range) for d in builtins_range(nd)]
+        sizes = [e.numel() - 1 for e in edges]
+        total = 1
+        for s in sizes:
+            total *= s
+        n = pts.shape[0]
+        if n == 0 or total == 0:
+            hist = T.zeros(sizes, dtype=input.dtype, device=input.device)
+        else:
+            flat = T.zeros(n, dtype=T.int64, device=input.device)
+            inside = T.ones(n, dtype=T.bool, device=input.device)
+            for d in builtins_range(nd):
+                pos, ok = _bin_index(pts[:, d].contiguous(), edges[d])
+                flat = flat * sizes[d] + pos
+                inside = inside & ok
+            idx = T.where(inside, flat, total)
+            w = None if weight is None else weight.detach().reshape(-1).to(D.float32).contiguous()
+            counts = _raw_bincount(idx, w, total + 1, D.int64 if w is None else D.float32)
+            hist = counts[:total].to(input.dtype).reshape(sizes)
+        if density and total:
+            vol = None
+            for d, e in enumerate(edges):
+                wd = (e[1:] - e[:-1]).reshape([-1 if i == d else 1 for i in builtins_range(nd)])
+                vol = wd if vol is None else vol * wd
+            hist = hist / (hist.sum() * vol)
+    return histogramdd_t(hist, tuple(edges))
+
+
+def builtins_range(n):
+    """range(), which the `range` argument shadows in histogramdd."""
+    import builtins
+    return builtins.range(n)
