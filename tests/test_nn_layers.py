@@ -375,8 +375,7 @@ def test_pool_repr_and_attributes():
                   "count_include_pad", "divisor_override", "output_size", "norm_type"):
             assert getattr(m, a, None) == getattr(r, a, None), (name, a)
         assert list(m.state_dict()) == [] and list(m.parameters()) == []
-    with pytest.raises(NotImplementedError):
-        torchweb.nn.FractionalMaxPool2d(2, output_size=3)
+    assert repr(torchweb.nn.FractionalMaxPool2d(2, output_size=3)) == repr(torch.nn.FractionalMaxPool2d(2, output_size=3))
 
 
 @pytest.mark.parametrize("name,args,shape", [

@@ -14,6 +14,7 @@ from .ops import index_ops, indexing  # noqa: F401,E402  (gather, scatter, masks
 from .ops import attention  # noqa: F401,E402  (scaled_dot_product_attention registers)
 from .ops import counting, search  # noqa: F401,E402  (unique, bincount, histc, searchsorted register)
 from .ops import einsum, linalg_more  # noqa: F401,E402  (einsum, diag, cross, cdist, ... register)
+from .ops import pdist, conv_tbc  # noqa: F401,E402  (register)
 from .ops import special_ops  # noqa: F401,E402  (polygamma, mvlgamma register)
 from .ops.composite import ctc  # noqa: F401,E402  (ctc_loss registers)
 from .ops.composite import aten_forms  # noqa: F401,E402  (torch.convolution, grid_sampler, ... register)

@@ -33,6 +33,8 @@ REASONS = {
     "func": "torch.func / vmap are not implemented yet (planned: issue 20)",
     "distributions": "torch.distributions is not implemented yet (planned: issue 20)",
     "nested": "nested (jagged) tensors are not supported",
+    "scaled_mm": "scaled float8/float4 matmuls need 8-bit and 4-bit float types, which WebGPU does "
+                 "not have; use F.grouped_mm or matmul in float32/float16",
     "datapipes": "DataPipes were deprecated and removed from PyTorch's supported API; use "
                  "Dataset / IterableDataset with DataLoader",
     "profiler": "PyTorch's profiler is not part of torchweb; use bench/ or the browser's "
@@ -145,7 +147,7 @@ NAMES = {
         **dict.fromkeys(("stft", "istft"), "complex"),
     },
     "nn": {},
-    "nn.functional": {},
+    "nn.functional": dict.fromkeys(("scaled_mm", "scaled_grouped_mm", "ScalingType", "SwizzleType"), "scaled_mm"),
     "nn.init": {},
     "nn.utils": {},
     "optim.lr_scheduler": {},
@@ -160,7 +162,9 @@ NAMES = {
         **_names("set_override_stale_capture_stream set_warn_on_accumulate_grad_stream_mismatch",
                  "cuda_stream"),
     },
-    "utils.data": {},
+    "utils.data": _names("""DFIterDataPipe DataChunk IterDataPipe MapDataPipe argument_validation
+        functional_datapipe guaranteed_datapipes_determinism non_deterministic runtime_validation
+        runtime_validation_disabled""", "datapipes"),
     "special": {},
 }
 

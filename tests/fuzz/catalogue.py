@@ -43,6 +43,28 @@ ELEMENTWISE_CALLS = {
     "silu": lambda m, a: _nn(m).silu(a),
     "clamp": lambda m, x, lo=None, hi=None: m.clamp(x, lo, hi),
 }
+
+
+def _polynomial(name):
+    """torch.special's orthogonal polynomials with the degree kept to [-2, 10] and NaN input made 0:
+    PyTorch runs its recurrence n times (2**31 fuzzed degrees take it minutes), for large n its
+    closed form cos(n acos x) turns one ulp of acos into noise, and for NaN its result is unset
+    (tests/test_special_more.py checks them)."""
+    def call(m, x, n):
+        n = n.clamp(-2, 10) if isinstance(n, (torch.Tensor, m.Tensor)) else max(-2, min(n, 10))
+        # NaN input: PyTorch's recurrences return a value they never set (undefined behaviour)
+        x = x.nan_to_num(0.0) if isinstance(x, (torch.Tensor, m.Tensor)) else x
+        return getattr(m.special, name)(x, n)
+    return call
+
+
+for _kind in "tuvw":
+    for _pre in ("", "shifted_"):
+        _name = f"{_pre}chebyshev_polynomial_{_kind}"
+        ELEMENTWISE_CALLS["special_" + _name] = _polynomial(_name)
+for _name in ("hermite_polynomial_h", "hermite_polynomial_he", "laguerre_polynomial_l", "legendre_polynomial_p"):
+    ELEMENTWISE_CALLS["special_" + _name] = _polynomial(_name)
+
 # In-place forms of rows whose in-place call is not x.<name>_(...).
 INPLACE_CALLS = {
     "copy": lambda m, x, src: x.copy_(src),

@@ -567,13 +567,20 @@ def guard_for(name):
         return [{"op": "guard_ge1"}]
     return [{"op": "guard_unit"}]
 # table rows with a float result and a derivative in PyTorch (floor and friends: zero)
+def _NO_GRAD(name, row):
+    """torch.special's Cephes rows that PyTorch computes without a gradient."""
+    return name.startswith("special_") and row.grad is None and name != "special_zeta"
+
+
 # Steps whose result jumps (sign, floor, ...) would turn a last-ulp difference of an earlier step
 # into a difference of 1: gradient chains leave them out (the forward fuzz has them).
 DISCONTINUOUS = {"sign", "sgn", "floor", "ceil", "round", "trunc", "frac", "heaviside", "div_trunc", "div_floor",
                  "remainder", "fmod", "copysign"}
+# (rows PyTorch does not differentiate, the Bessel functions and polynomials, have no gradient to chain)
 GRAD_UNARY = sorted(n for n, r in OPS.items() if r.nin == 1 and r.rule in ("arith", "float")
-                    and n not in ("fill",) and n not in DISCONTINUOUS)
-GRAD_BINARY = sorted(n for n, r in OPS.items() if r.nin == 2 and r.rule in ("arith", "float") and n not in DISCONTINUOUS)
+                    and n not in ("fill",) and n not in DISCONTINUOUS and not _NO_GRAD(n, r))
+GRAD_BINARY = sorted(n for n, r in OPS.items() if r.nin == 2 and r.rule in ("arith", "float") and n not in DISCONTINUOUS
+                     and not _NO_GRAD(n, r))
 DIVISORS = {"div", "div_trunc", "div_floor", "remainder", "fmod"}
 GRAD_REDUCTIONS = ["sum", "mean", "prod", "amax", "amin", "max", "min", "logsumexp", "var", "std", "norm",
                    "softmax", "log_softmax", "linalg.vector_norm", "var_mean", "std_mean"]

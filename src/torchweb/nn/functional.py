@@ -7,6 +7,9 @@ from ..ops.composite import dropout, embedding, loss, normalization  # noqa: F40
 from ..ops.composite import activations  # noqa: F401,E402  (registers)
 from ..ops.composite import losses_more  # noqa: F401,E402  (triplet_margin_with_distance_loss, linear_cross_entropy register)
 from ..ops import attention  # noqa: F401,E402  (scaled_dot_product_attention registers)
+from ..ops import fractional_pool  # noqa: F401,E402  (fractional_max_pool2d/3d register)
+from ..ops import pdist, conv_tbc, grouped_mm  # noqa: F401,E402  (register)
+from ._functional_compat import *  # noqa: F401,F403,E402
 from ..ops.composite import mha  # noqa: F401,E402  (multi_head_attention_forward registers)
 from ..ops.composite import ctc  # noqa: F401,E402  (ctc_loss registers)
 from ..ops.elementwise_table import OPS as ROWS, row_dtypes

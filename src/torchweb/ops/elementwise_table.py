@@ -448,12 +448,63 @@ op("special_i1", 1, "float", {"f": "tw_bessel(1.0, {0})"}, lambda np, a: _f64(np
    grad=G.d_i1, node="SpecialI1Backward0")
 op("special_zeta", 2, "float", {"f": "tw_zeta({0}, {1})"}, lambda np, a, b: _f64(np, _SP.zeta, a, b),
    grad=G.d_zeta)
-_math2("igamma", "tw_igamma({0}, {1}, false)", lambda np, a, b: _f64(np, _SP.igamma, a, b), G.d_igamma,
+
+
+def _igamma_np(np, name, a, b):
+    """PyTorch's calc_igamma / calc_igammac (series, continued fraction, Temme's expansion), run in
+    float32 as its float kernel: special_cephes_np.gammainc / gammaincc."""
+    from . import special_cephes_np as CE
+    return CE.vectorize(getattr(CE, name), "float32")(np, a, b).astype(a.dtype)
+
+
+_math2("igamma", "tw_igam({0}, {1})", lambda np, a, b: _igamma_np(np, "gammainc", a, b), G.d_igamma,
        "The regularized lower incomplete gamma function P(input, other) (differentiable in other only).",
        kernel="igamma_cpu", ints=True)
-_math2("igammac", "tw_igamma({0}, {1}, true)", lambda np, a, b: _f64(np, lambda np, p, q: _SP.igamma(np, p, q, True), a, b),
+_math2("igammac", "tw_igamc({0}, {1})", lambda np, a, b: _igamma_np(np, "gammaincc", a, b),
        G.d_igammac, "The regularized upper incomplete gamma function Q(input, other) = 1 - P (differentiable in other only).",
        kernel="igammac_cpu", ints=True)
+
+# torch.special's Cephes-derived functions (torchweb/special.py): WGSL in kernels/wgsl_cephes.py,
+# numpy in special_cephes_np.py; PyTorch differentiates i0e, i1e, erfcx, ndtri and log_ndtr only
+from . import special_cephes_np as _CE, special_grads as _SG  # noqa: E402
+
+
+def _cephes(name, wgsl, fn, nin=1, **kw):
+    if nin == 1:
+        body = _CE.vectorize(getattr(_CE, fn))
+        np_fn = lambda np, *a: _f64(np, body, *a)  # noqa: E731
+    else:   # the polynomials' recurrences in float32, as PyTorch's
+        body = _CE.vectorize(getattr(_CE, fn), "float32")
+        np_fn = lambda np, *a: body(np, *a).astype(a[0].dtype)  # noqa: E731
+    op("special_" + name, nin, "float", {"f": wgsl}, np_fn, **kw)
+
+
+_cephes("i0e", "tw_i0e({0})", "i0e", grad=_SG.d_i0e, node="SpecialI0EBackward0")
+_cephes("i1e", "tw_i1e({0})", "i1e", grad=_SG.d_i1e, node="SpecialI1EBackward0")
+_cephes("erfcx", "tw_erfcx({0})", "erfcx", grad=_SG.d_erfcx, node="SpecialErfcxBackward0")
+_cephes("ndtri", "tw_ndtri({0})", "ndtri", grad=_SG.d_ndtri, saves="y", node="SpecialNdtriBackward0")
+_cephes("log_ndtr", "tw_logndtr({0})", "log_ndtr", grad=_SG.d_log_ndtr, node="SpecialLogNdtrBackward0")
+_cephes("modified_bessel_i0", "tw_mi0({0})", "modified_bessel_i0")
+_cephes("modified_bessel_i1", "tw_mi1({0})", "modified_bessel_i1")
+_cephes("modified_bessel_k0", "tw_mk({0}, 0, false)", "modified_bessel_k0")
+_cephes("modified_bessel_k1", "tw_mk({0}, 1, false)", "modified_bessel_k1")
+_cephes("scaled_modified_bessel_k0", "tw_mk({0}, 0, true)", "scaled_modified_bessel_k0")
+_cephes("scaled_modified_bessel_k1", "tw_mk({0}, 1, true)", "scaled_modified_bessel_k1")
+_cephes("bessel_j0", "tw_j0({0})", "bessel_j0")
+_cephes("bessel_j1", "tw_j1({0})", "bessel_j1")
+_cephes("bessel_y0", "tw_y0({0})", "bessel_y0")
+_cephes("bessel_y1", "tw_y1({0})", "bessel_y1")
+_cephes("spherical_bessel_j0", "tw_sj0({0})", "spherical_bessel_j0")
+_cephes("airy_ai", "tw_airy({0})", "airy_ai")
+for _kind, _thr, _sthr in (("t", 6, 6), ("u", 8, 6), ("v", 8, 6), ("w", 8, 4)):
+    _cephes(f"chebyshev_polynomial_{_kind}", f"tw_cheb{_kind}({{0}}, tw_degree({{1}}), {_thr}.0)",
+            f"chebyshev_polynomial_{_kind}", nin=2)
+    _cephes(f"shifted_chebyshev_polynomial_{_kind}", f"tw_cheb{_kind}({{0}} + {{0}} - 1.0, tw_degree({{1}}), {_sthr}.0)",
+            f"shifted_chebyshev_polynomial_{_kind}", nin=2)
+_cephes("hermite_polynomial_h", "tw_hermiteh({0}, {1})", "hermite_polynomial_h", nin=2)
+_cephes("hermite_polynomial_he", "tw_hermitehe({0}, {1})", "hermite_polynomial_he", nin=2)
+_cephes("laguerre_polynomial_l", "tw_laguerre({0}, {1})", "laguerre_polynomial_l", nin=2)
+_cephes("legendre_polynomial_p", "tw_legendre({0}, {1})", "legendre_polynomial_p", nin=2)
 
 
 def _vec(np, name, a):

@@ -195,3 +195,9 @@ def channel_shuffle(input, groups):
     x = S.reshape(input, (N, g, C // g) + rest)
     x = S.transpose(x, 1, 2)
     return S.reshape(x, (N, C) + rest)
+
+
+@define("native_channel_shuffle", "shape", method=False, functional=True,
+        doc="native_channel_shuffle(input, groups) -> Tensor\n\nchannel_shuffle (ATen's native kernel's name).")
+def native_channel_shuffle(input, groups):
+    return channel_shuffle(input, groups)

@@ -278,7 +278,35 @@ def _register(r):
         name = f"{base}{r}d"
         fn.__name__ = fn.__qualname__ = name
         define(name, "pooling", torch=False, method=False, functional=True, doc=docs[base])(fn)
+    _register_with_indices(r)
+    if r == 1:   # torch.max_pool1d_with_indices: ATen's signature (no return_indices), both results
+        def torch_form(input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
+            return _max_pool(1, input, kernel_size, stride or None, padding, dilation, ceil_mode, True)
+        torch_form.__name__ = torch_form.__qualname__ = "max_pool1d_with_indices"
+        define("max_pool1d_with_indices", "pooling", key="torch.max_pool1d_with_indices", method=False,
+               doc="max_pool1d_with_indices(input, kernel_size, stride=[], padding=0, dilation=1, ceil_mode=False) "
+                   "-> (Tensor, Tensor)\n\nThe values and indices of nn.functional.max_pool1d.")(torch_form)
     return fns
+
+
+def _register_with_indices(r):
+    """F.max_pool{r}d_with_indices / F.adaptive_max_pool{r}d_with_indices: PyTorch's forms that
+    return (values, indices) whatever return_indices says."""
+    def max_pool_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+                              return_indices=False):
+        return _max_pool(r, input, kernel_size, stride, padding, dilation, ceil_mode, True)
+
+    def adaptive_max_pool_with_indices(input, output_size, return_indices=False):
+        return _adaptive_max(r, input, output_size, True)
+
+    for fn, sig, base in ((max_pool_with_indices, "kernel_size, stride=None, padding=0, dilation=1, "
+                           "ceil_mode=False, return_indices=False", f"max_pool{r}d"),
+                          (adaptive_max_pool_with_indices, "output_size, return_indices=False",
+                           f"adaptive_max_pool{r}d")):
+        name = f"{base}_with_indices"
+        fn.__name__ = fn.__qualname__ = name
+        define(name, "pooling", torch=False, method=False, functional=True,
+               doc=f"{name}(input, {sig}) -> (Tensor, Tensor)\n\n{base} with its indices, always.")(fn)
 
 
 _FNS = {r: _register(r) for r in (1, 2, 3)}

@@ -1,7 +1,7 @@
 """nn's layer classes, one file per family (PyTorch's layout)."""
 
 from .module import Module
-from .container import Sequential, ModuleList, ModuleDict, ParameterList, ParameterDict
+from .container import Container, Sequential, ModuleList, ModuleDict, ParameterList, ParameterDict
 from .linear import *  # noqa: F401,F403
 from .conv import *  # noqa: F401,F403
 from .batchnorm import *  # noqa: F401,F403
@@ -22,3 +22,6 @@ from .transformer import *  # noqa: F401,F403
 from .activation import *  # noqa: F401,F403
 from .loss import *  # noqa: F401,F403
 from .rnn import *  # noqa: F401,F403
+from .adaptive import *  # noqa: F401,F403
+from .lazy import *  # noqa: F401,F403
+from .linear_cross_entropy_options import LinearCrossEntropyOptions  # noqa: F401

@@ -11,8 +11,7 @@ from ...autograd import grad_mode
 from ..parameter import Parameter
 from .module import Module
 
-__all__ = ["BatchNorm1d", "LazyBatchNorm1d", "BatchNorm2d", "LazyBatchNorm2d", "BatchNorm3d",
-           "LazyBatchNorm3d", "SyncBatchNorm"]
+__all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "SyncBatchNorm"]
 
 
 class _NormBase(Module):
@@ -148,16 +147,3 @@ class SyncBatchNorm(Module):
     def __init__(self, *args, **kwargs):
         raise NotImplementedError("nn.SyncBatchNorm needs distributed process groups, which torchweb does "
                                   "not have: use nn.BatchNorm1d/2d/3d")
-
-
-def _lazy(name, concrete):
-    def __init__(self, *args, **kwargs):
-        raise NotImplementedError(f"nn.{name} (lazy modules) is not supported by torchweb: give "
-                                  f"num_features and use nn.{concrete}")
-    return type(name, (Module,), {"__init__": __init__, "__module__": "torchweb.nn",
-                                  "__doc__": f"Not supported: use nn.{concrete}."})
-
-
-LazyBatchNorm1d = _lazy("LazyBatchNorm1d", "BatchNorm1d")
-LazyBatchNorm2d = _lazy("LazyBatchNorm2d", "BatchNorm2d")
-LazyBatchNorm3d = _lazy("LazyBatchNorm3d", "BatchNorm3d")

@@ -1,4 +1,5 @@
-"""Containers: Sequential, ModuleList, ModuleDict, ParameterList, ParameterDict (PyTorch's)."""
+"""Containers: Sequential, ModuleList, ModuleDict, ParameterList, ParameterDict, and the old
+Container (PyTorch's)."""
 
 import operator
 from collections import OrderedDict
@@ -35,6 +36,21 @@ def _compressed_repr(module):
             lines.append(f"({items[start][0]}-{items[end][0]}): {end - start + 1} x {body}")
         start = end + 1
     return module._get_name() + "(\n  " + "\n  ".join(lines) + "\n)"
+
+
+class Container(Module):
+    """PyTorch's oldest container (deprecated there): Container(name=module, ...) registers each
+    keyword argument as a child."""
+
+    __module__ = "torchweb.nn"
+
+    def __init__(self, **kwargs):
+        import warnings
+        warnings.warn("`nn.Container` is deprecated. All of its functionality is now implemented in `nn.Module`. "
+                      "Subclass that instead.", FutureWarning, stacklevel=2)
+        super().__init__()
+        for key, value in kwargs.items():
+            self.add_module(key, value)
 
 
 class Sequential(Module):

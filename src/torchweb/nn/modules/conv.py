@@ -13,9 +13,7 @@ from ..parameter import Parameter
 from .module import Module
 from .utils import _pair, _reverse_repeat_tuple, _single, _triple
 
-__all__ = ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d",
-           "LazyConv1d", "LazyConv2d", "LazyConv3d", "LazyConvTranspose1d", "LazyConvTranspose2d",
-           "LazyConvTranspose3d"]
+__all__ = ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d"]
 
 
 class _ConvNd(Module):
@@ -209,19 +207,3 @@ def _make_conv_transpose(r, tup):
 ConvTranspose1d = _make_conv_transpose(1, _single)
 ConvTranspose2d = _make_conv_transpose(2, _pair)
 ConvTranspose3d = _make_conv_transpose(3, _triple)
-
-
-def _lazy(name, concrete):
-    def __init__(self, *args, **kwargs):
-        raise NotImplementedError(f"nn.{name} (lazy modules) is not supported by torchweb: give "
-                                  f"in_channels and use nn.{concrete}")
-    return type(name, (Module,), {"__init__": __init__, "__module__": "torchweb.nn",
-                                  "__doc__": f"Not supported: use nn.{concrete}."})
-
-
-LazyConv1d = _lazy("LazyConv1d", "Conv1d")
-LazyConv2d = _lazy("LazyConv2d", "Conv2d")
-LazyConv3d = _lazy("LazyConv3d", "Conv3d")
-LazyConvTranspose1d = _lazy("LazyConvTranspose1d", "ConvTranspose1d")
-LazyConvTranspose2d = _lazy("LazyConvTranspose2d", "ConvTranspose2d")
-LazyConvTranspose3d = _lazy("LazyConvTranspose3d", "ConvTranspose3d")

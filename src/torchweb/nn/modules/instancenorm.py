@@ -4,10 +4,9 @@ track_running_stats=False by default, unbatched inputs, over F.instance_norm."""
 import warnings
 
 from .. import functional as F
-from .batchnorm import _NormBase, _lazy
+from .batchnorm import _NormBase
 
-__all__ = ["InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d", "LazyInstanceNorm1d", "LazyInstanceNorm2d",
-           "LazyInstanceNorm3d"]
+__all__ = ["InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d"]
 
 
 class _InstanceNorm(_NormBase):
@@ -85,6 +84,3 @@ def _make(r):
 InstanceNorm1d = _make(1)
 InstanceNorm2d = _make(2)
 InstanceNorm3d = _make(3)
-LazyInstanceNorm1d = _lazy("LazyInstanceNorm1d", "InstanceNorm1d")
-LazyInstanceNorm2d = _lazy("LazyInstanceNorm2d", "InstanceNorm2d")
-LazyInstanceNorm3d = _lazy("LazyInstanceNorm3d", "InstanceNorm3d")

@@ -9,7 +9,7 @@ from .. import init
 from ..parameter import Parameter
 from .module import Module
 
-__all__ = ["Identity", "Linear", "Bilinear", "LazyLinear"]
+__all__ = ["Identity", "Linear", "Bilinear"]
 
 
 def _factory(device, dtype):
@@ -94,11 +94,3 @@ class Bilinear(Module):
     def extra_repr(self):
         return (f"in1_features={self.in1_features}, in2_features={self.in2_features}, "
                 f"out_features={self.out_features}, bias={self.bias is not None}")
-
-
-class LazyLinear(Module):
-    __module__ = "torchweb.nn"
-
-    def __init__(self, *args, **kwargs):
-        raise NotImplementedError("nn.LazyLinear (lazy modules) is not supported by torchweb: give "
-                                  "in_features and use nn.Linear")

@@ -7,7 +7,7 @@ from collections import OrderedDict, namedtuple
 
 from ..._tensor import Tensor
 from ...autograd import grad_mode
-from ..parameter import Parameter, Buffer
+from ..parameter import Parameter, Buffer, is_lazy
 from . import _hooks
 
 
@@ -445,6 +445,8 @@ class Module:
                                   "torch.Tensor or Tensor-like object from checkpoint but received "
                                   f"{type(value)}")
                 continue
+            if is_lazy(param):
+                continue   # still uninitialized (a lazy module's hook materializes what it can first)
             if param.dim() == 0 and value.dim() == 1 and value.numel() == 1:
                 value = value[0]  # PyTorch's backward compatibility for 0-d parameters
             if value.shape != param.shape:

@@ -1,7 +1,7 @@
 """Pooling layers (PyTorch's nn/modules/pooling.py): MaxPool1d/2d/3d (return_indices, ceil_mode,
 dilation), MaxUnpool1d/2d/3d, AvgPool1d/2d/3d, LPPool1d/2d/3d, AdaptiveMaxPool1d/2d/3d and
 AdaptiveAvgPool1d/2d/3d, with PyTorch's stored arguments and repr, over the functional forms.
-FractionalMaxPool2d/3d are left out (no F.fractional_max_pool*d)."""
+FractionalMaxPool2d/3d over F.fractional_max_pool*d."""
 
 from .. import functional as F
 from .module import Module
@@ -130,15 +130,40 @@ AvgPool2d = _avg_pool(2)
 AvgPool3d = _avg_pool(3)
 
 
-def _fractional(name):
-    def __init__(self, *args, **kwargs):
-        raise NotImplementedError(f"nn.{name} is not supported by torchweb (no fractional max pooling)")
-    return type(name, (Module,), {"__init__": __init__, "__module__": "torchweb.nn",
-                                  "__doc__": "Not supported by torchweb."})
+def _fractional(r, to_tuple):
+    def __init__(self, kernel_size, output_size=None, output_ratio=None, return_indices=False,
+                 _random_samples=None):
+        Module.__init__(self)
+        if r == 3 and ((isinstance(kernel_size, int) and kernel_size <= 0) or (
+                isinstance(kernel_size, (tuple, list)) and not all(k > 0 for k in kernel_size))):
+            raise ValueError(f"kernel_size must be greater than 0, but got {kernel_size}")
+        self.kernel_size = to_tuple(kernel_size)
+        self.return_indices = return_indices
+        self.register_buffer("_random_samples", _random_samples)
+        self.output_size = to_tuple(output_size) if output_size is not None else None
+        self.output_ratio = to_tuple(output_ratio) if output_ratio is not None else None
+        if output_size is None and output_ratio is None:
+            raise ValueError(f"FractionalMaxPool{r}d requires specifying either an output size, or a "
+                             f"pooling ratio")
+        if output_size is not None and output_ratio is not None:
+            raise ValueError("only one of output_size and output_ratio may be specified")
+        if self.output_ratio is not None and not all(0 < v < 1 for v in self.output_ratio):
+            raise ValueError(f"output_ratio must be between 0 and 1 (got {output_ratio})")
+
+    def forward(self, input):
+        return getattr(F, f"fractional_max_pool{r}d")(input, self.kernel_size, self.output_size,
+                                                       self.output_ratio, self.return_indices,
+                                                       _random_samples=self._random_samples)
+
+    return type(f"FractionalMaxPool{r}d", (Module,), {
+        "__module__": "torchweb.nn", "__init__": __init__, "forward": forward,
+        "__constants__": ["kernel_size", "return_indices", "output_size", "output_ratio"],
+        "__doc__": f"{r}D fractional max pooling: kernel_size windows at pseudo-random starts "
+                   f"(F.fractional_max_pool{r}d)."})
 
 
-FractionalMaxPool2d = _fractional("FractionalMaxPool2d")
-FractionalMaxPool3d = _fractional("FractionalMaxPool3d")
+FractionalMaxPool2d = _fractional(2, _pair)
+FractionalMaxPool3d = _fractional(3, _triple)
 
 
 class _LPPoolNd(Module):

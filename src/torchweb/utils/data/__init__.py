@@ -8,9 +8,11 @@ from .sampler import (Sampler, SequentialSampler, RandomSampler, SubsetRandomSam
                       WeightedRandomSampler, BatchSampler)
 from ._collate import default_collate, default_convert
 from .dataloader import DataLoader, get_worker_info
+from .distributed import DistributedSampler
 
 __all__ = [
-    "BatchSampler", "ChainDataset", "ConcatDataset", "DataLoader", "Dataset", "IterableDataset",
+    "BatchSampler", "ChainDataset", "ConcatDataset", "DataLoader", "Dataset", "DistributedSampler",
+    "IterableDataset",
     "RandomSampler", "Sampler", "SequentialSampler", "StackDataset", "Subset",
     "SubsetRandomSampler", "TensorDataset", "WeightedRandomSampler", "default_collate",
     "default_convert", "get_worker_info", "random_split",

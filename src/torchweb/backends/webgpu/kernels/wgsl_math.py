@@ -287,3 +287,9 @@ HELPER_DEPS = {
 from .wgsl_special import HELPERS as _SPECIAL, HELPER_DEPS as _SPECIAL_DEPS  # noqa: E402
 HELPERS.update(_SPECIAL)
 HELPER_DEPS.update(_SPECIAL_DEPS)
+
+# torch.special's Cephes-derived functions (i0e, i1e, Bessel J/Y/I/K, Airy, ndtri, erfcx, log_ndtr,
+# orthogonal polynomials)
+from .wgsl_cephes import HELPERS as _CEPHES, HELPER_DEPS as _CEPHES_DEPS  # noqa: E402
+HELPERS.update(_CEPHES)
+HELPER_DEPS.update(_CEPHES_DEPS)

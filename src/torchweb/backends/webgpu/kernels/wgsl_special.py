@@ -190,39 +190,6 @@ HELPERS = {
     # the regularized incomplete gamma functions P(a, x) (upper: Q = 1 - P): P by its power series,
     # Q by Lentz's continued fraction where x > 1.1 and x > a (as PyTorch splits), each times
     # x^a e^-x / Gamma(a); PyTorch's special values first
-    "igampre": "fn tw_igampre(a: f32, x: f32) -> f32 { return tw_expx(a * tw_logx(x) - x - tw_lgamma(a)); }",
-    "igamseries": """fn tw_igamseries(a: f32, x: f32) -> f32 {
-  var ap = a; var term = 1.0 / a; var sum = term;
-  for (var n = 0; n < 2000; n++) {
-    ap += 1.0; term *= x / ap; sum += term;
-    if (abs(term) < abs(sum) * 3e-8) { break; }
-  }
-  return sum * tw_igampre(a, x);
-}""",
-    "igamcf": """fn tw_igamcf(a: f32, x: f32) -> f32 {
-  let tiny = 1e-30;
-  var b = x + 1.0 - a; var c = 1.0 / tiny; var d = 1.0 / b; var h = d;
-  for (var i = 1; i < 2000; i++) {
-    let an = -f32(i) * (f32(i) - a);
-    b += 2.0;
-    d = an * d + b; if (abs(d) < tiny) { d = tiny; }
-    c = b + an / c; if (abs(c) < tiny) { c = tiny; }
-    d = 1.0 / d;
-    let step = d * c; h *= step;
-    if (abs(step - 1.0) < 3e-8) { break; }
-  }
-  return h * tw_igampre(a, x);
-}""",
-    "igamma": """fn tw_igamma(a: f32, x: f32, upper: bool) -> f32 {
-  if (tw_isnan(a) || tw_isnan(x) || a < 0.0 || x < 0.0) { return tw_nan(); }
-  if (a == 0.0) { if (x > 0.0) { return select(1.0, 0.0, upper); } return tw_nan(); }
-  if (x == 0.0) { return select(0.0, 1.0, upper); }
-  if (tw_isinf(a)) { if (tw_isinf(x)) { return tw_nan(); } return select(0.0, 1.0, upper); }
-  if (tw_isinf(x)) { return select(1.0, 0.0, upper); }
-  if (x > 1.1 && x > a) { let q = tw_igamcf(a, x); return select(1.0 - q, q, upper); }
-  let p = tw_igamseries(a, x);
-  return select(p, 1.0 - p, upper);
-}""",
 }
 
 _BASE = ("isnan", "isinf", "nan", "inf")
@@ -235,8 +202,4 @@ HELPER_DEPS = {
     "zeta": _BASE + ("powneg",),
     "polygamma": ("digamma", "trigamma", "zeta"),
     "bessel": _BASE + ("expx",),
-    "igampre": ("expx", "logx", "lgamma"),
-    "igamseries": ("igampre",),
-    "igamcf": ("igampre",),
-    "igamma": _BASE + ("igamseries", "igamcf"),
 }
