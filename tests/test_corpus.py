@@ -226,7 +226,7 @@ def test_program_matches_pytorch(program, device, default_device):
         theirs.eval()
     if p.train:
         noise = SharedNoise(0, init=True)     # dropout a program calls as F.dropout(x, p) is shared
-        with noise.active(tw):
+        with noise.active(tw), cuda_names_webgpu(p.cuda):
             got = p.train(mod_ours, tw, ours, device)
         with noise.active(torch):
             want = p.train(mod_theirs, torch, theirs, "cpu")
