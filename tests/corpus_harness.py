@@ -290,6 +290,18 @@ class SharedNoise:
 
 
 @contextlib.contextmanager
+def cuda_names_webgpu(on=True):
+    """While on, "cuda" names torchweb's webgpu device and webgpu tensors are is_cuda, as under
+    install_torch_alias(): for a program that picks its device with `'cuda' if x.is_cuda`."""
+    saved = tw._device.CUDA_IS_WEBGPU[0]
+    tw._device.CUDA_IS_WEBGPU[0] = saved or on
+    try:
+        yield
+    finally:
+        tw._device.CUDA_IS_WEBGPU[0] = saved
+
+
+@contextlib.contextmanager
 def script_run(lib, device, argv, cwd):
     """A whole script's surroundings: sys.argv, the working directory, torchweb's default device.
     When torchweb runs on webgpu, the script takes its accelerator path; PyTorch's run then takes

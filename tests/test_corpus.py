@@ -7,9 +7,10 @@ A PROGRAMS entry builds the program's model with both libraries (the file execut
 copied into PyTorch's model), and either compares forward output, loss, parameter gradients and
 a few optimizer steps (`batch`, `loss`, `optim`), or runs the program's own training code
 (`train`, drivers in corpus_drivers.py) and compares what it returns and the weights it leaves.
-A SCRIPTS entry runs a whole script as __main__ with an argv. Dropout is off in PROGRAMS and
-shared in SCRIPTS; random draws (torch.randn, multinomial, ...) come from one stream shared by
-both runs (corpus_harness.SharedNoise): the two libraries' generators differ."""
+A SCRIPTS entry runs a whole script as __main__ with an argv. Dropout layers are off in PROGRAMS;
+the masks of F.dropout calls (examples/gat's) are shared in `train` entries and in SCRIPTS.
+Random draws (torch.randn, multinomial, ...) come from one stream shared by both runs
+(corpus_harness.SharedNoise): the two libraries' generators differ."""
 
 import os
 from dataclasses import dataclass, field
@@ -20,7 +21,7 @@ import torch
 
 import torchweb as tw
 from corpus_harness import (SharedNoise, assert_same, assert_same_grads, assert_same_state,
-                            copy_weights, load, no_dropout, run_script, to_ours)
+                            copy_weights, cuda_names_webgpu, load, no_dropout, run_script, to_ours)
 from corpus_drivers import (ForwardForwardNet, char_rnn_train, cls_loss, ddp_series_trainer,
                             ddpg_train, default_loss, dqn_train, forward_forward_train, gpt_config,
                             graph, graph_step, graph_train, llama2c_args, llama_args, mamba_config,
@@ -45,9 +46,8 @@ class Program:
     eval: bool = False                   # compare in eval mode (BatchNorm running statistics)
     preset: dict = field(default_factory=dict)   # globals the program's left-out setup would set
     devices: tuple = ("cpu", "webgpu")   # the heaviest run on one device only, to keep the file fast
+    cuda: bool = False                   # "cuda" names webgpu in the webgpu run (as the torch alias has it)
 
-
-FX_WRAP = "needs torch.fx.wrap (ops/stochastic_depth.py registers with fx at import): fx is refused in issue 18"
 
 PROGRAMS = [
     Program("examples/super_resolution", "examples_super_resolution.py", lambda m, lib: m.Net(2),
@@ -56,7 +56,8 @@ PROGRAMS = [
             optim=lambda lib, params: lib.optim.Adam(params, lr=1e-3)),
     Program("examples/time_sequence_prediction", "examples_time_sequence_prediction.py", lambda m, lib: m.Sequence(),
             train=time_sequence_train,
-            xfail="needs float64 on the device (issue 18 item 6) and optim.LBFGS (not in issue 18)"),
+            xfail="needs float64 layers (Module.double(): torchweb's float64 is host-only, issue 18 item 6) "
+                  "and optim.LBFGS (issue 20)"),
     Program("examples/fast_neural_style", "examples_fast_neural_style.py", lambda m, lib: m.TransformerNet(),
             batch=lambda s: (randn(1, 3, 16, 16, step=s),)),
     Program("examples/language_translation", "examples_language_translation.py",
@@ -64,14 +65,13 @@ PROGRAMS = [
             batch=lambda s: (randint(11, 5, 2, step=s), randint(13, 4, 2, step=s)),
             forward=lambda model, src, tgt: model(src, tgt, None, None, None, None, None),
             loss=lambda m, lib, out, src, tgt: lib.nn.CrossEntropyLoss()(out.reshape(-1, 13), tgt.reshape(-1))),
-    Program("examples/gcn", "examples_gcn.py", lambda m, lib: m.GCN(5, 8, 3), train=graph_train,
-            xfail="needs torch.Tensor(*sizes) as a constructor (issue 18 item 6) and torch.spmm (item 2)"),
-    Program("examples/gat", "examples_gat.py", lambda m, lib: m.GAT(5, 8, 2, 3, concat=True), train=graph_train,
-            xfail="needs torch.empty(size=...): issue 18 item 3 (argument names)"),
+    Program("examples/gcn", "examples_gcn.py", lambda m, lib: m.GCN(5, 8, 3), train=graph_train),
+    Program("examples/gat", "examples_gat.py", lambda m, lib: m.GAT(5, 8, 2, 3, concat=True), train=graph_train),
+    # (CPU programs: their states come from torch.from_numpy, on the CPU whatever the default device)
     Program("examples/reinforce", "examples_reinforce.py", lambda m, lib: m.Policy(), train=policy_train,
-            xfail="needs torch.distributions (Categorical): not in issue 18's namespaces"),
+            devices=("cpu",), xfail="needs torch.distributions (Categorical): issue 20"),
     Program("examples/actor_critic", "examples_actor_critic.py", lambda m, lib: m.Policy(), train=policy_train,
-            xfail="needs torch.distributions (Categorical): not in issue 18's namespaces"),
+            devices=("cpu",), xfail="needs torch.distributions (Categorical): issue 20"),
     Program("examples/mnist_forward_forward", "examples_forward_forward.py", ForwardForwardNet(),
             train=lambda m, lib, model, d: forward_forward_train(m, lib, model.net, d)),
     Program("examples/llama2 (tensor_parallelism)", "examples_llama2.py",
@@ -79,7 +79,7 @@ PROGRAMS = [
             batch=lambda s: (randint(23, 2, 6, step=s),),
             loss=lambda m, lib, out, tok: lib.nn.functional.cross_entropy(out.flatten(0, 1), tok.roll(-1, 1).flatten()),
             optim=lambda lib, params: lib.optim.AdamW(params, lr=1e-3),
-            xfail="needs complex tensors (torch.polar, view_as_complex) for its rotary embedding: not in issue 18"),
+            xfail="needs complex tensors (torch.polar, view_as_complex) for its rotary embedding: issue 20"),
     Program("examples/siamese_network", "examples_siamese_network.py", lambda m, lib: m.SiameseNetwork(),
             batch=lambda s: (randn(2, 1, 16, 16, step=s), randn(2, 1, 16, 16, step=s + 50)),
             loss=lambda m, lib, out, a, b: lib.nn.BCELoss()(out.squeeze(), lib.tensor([1.0, 0.0], device=out.device)),
@@ -99,7 +99,7 @@ PROGRAMS = [
             batch=lambda s: (randn(2, 8, 12, step=s), randint(29, 2, 5, step=s)), loss=whisper_loss,
             optim=lambda lib, params: lib.optim.AdamW(params, lr=1e-3)),
     Program("whisper/audio (log-mel front end)", "whisper_audio.py", lambda m, lib: lib.nn.Module(),
-            train=whisper_front_end, xfail="needs torch.stft (complex: issue 20)"),
+            train=whisper_front_end, xfail="needs torch.stft (complex tensors: issue 20)"),
     Program("mamba.py/mamba (parallel scan)", "mambapy_mamba.py", lambda m, lib: m.Mamba(mamba_config(m)),
             batch=lambda s: (randn(2, 8, 8, step=s),), optim=lambda lib, params: lib.optim.AdamW(params, lr=1e-3)),
     Program("mamba.py/mamba (sequential scan)", "mambapy_mamba.py",
@@ -111,12 +111,10 @@ PROGRAMS = [
     Program("pyGAT/SpGAT (sparse, custom autograd.Function)", "pygat_models.py",
             lambda m, lib: m.SpGAT(5, 4, 3, dropout=0.0, alpha=0.2, nheads=2),
             batch=lambda s: graph()[:3], loss=graph_step, forward=lambda model, x, adj, y: model(x, adj),
-            optim=lambda lib, params: lib.optim.Adam(params, lr=5e-3, weight_decay=5e-4),
-            xfail="needs torch.zeros(size=...) (issue 18 item 3) and torch.sparse_coo_tensor (item 2)"),
+            optim=lambda lib, params: lib.optim.Adam(params, lr=5e-3, weight_decay=5e-4), cuda=True),
     Program("pygcn/GCN", "pygcn_models.py", lambda m, lib: m.GCN(5, 8, 3, dropout=0.0),
             batch=lambda s: graph()[:3], loss=graph_step, forward=lambda model, x, adj, y: model(x, adj),
-            optim=lambda lib, params: lib.optim.Adam(params, lr=0.01, weight_decay=5e-4),
-            xfail="needs torch.FloatTensor (issue 18 item 6) and torch.spmm (item 2)"),
+            optim=lambda lib, params: lib.optim.Adam(params, lr=0.01, weight_decay=5e-4)),
     Program("improved-diffusion/UNetModel", "improved_diffusion_unet.py",
             lambda m, lib: m.UNetModel(3, 32, 3, num_res_blocks=1, attention_resolutions=(2,), channel_mult=(1, 2),
                                        num_heads=2, use_scale_shift_norm=True),
@@ -135,7 +133,7 @@ PROGRAMS = [
             networks(mu=lambda m: m.MuNet(), mu_target=lambda m: m.MuNet(), q=lambda m: m.QNet(),
                   q_target=lambda m: m.QNet()), train=ddpg_train),
     Program("minimalRL/ppo", "minimalrl_ppo.py", lambda m, lib: m.PPO(), train=ppo_train,
-            xfail="needs torch.distributions (Categorical, imported at the top): not in issue 18's namespaces"),
+            xfail="needs torch.distributions (Categorical, imported at the top): issue 20"),
     Program("examples/ddp-tutorial-series single_gpu (Trainer)", "examples_ddp_series_single_gpu.py",
             lambda m, lib: m.torch.nn.Linear(20, 4), train=ddp_series_trainer),
     Program("torchvision/resnet18", "torchvision_models_resnet.py",
@@ -165,17 +163,14 @@ PROGRAMS = [
     Program("torchvision/densenet", "torchvision_models_densenet.py",
             lambda m, lib: m.DenseNet(growth_rate=4, block_config=(2, 2), num_init_features=8, bn_size=2,
                                        num_classes=5),
-            loss=cls_loss, batch=lambda s: (randn(2, 3, 32, 32, step=s),), eval=True, steps=2,
-            xfail="needs torch.jit (torch.jit.unused at class definition): issue 18 item 6"),
+            loss=cls_loss, batch=lambda s: (randn(2, 3, 32, 32, step=s),), eval=True, steps=2),
     Program("torchvision/efficientnet_b0", "torchvision_models_efficientnet.py",
             lambda m, lib: m.efficientnet_b0(num_classes=5), loss=cls_loss,
             batch=lambda s: (randn(1, 3, 32, 32, step=s),),
-            eval=True, steps=2, devices=("webgpu",),
-            xfail=FX_WRAP),
+            eval=True, steps=2, devices=("webgpu",)),
     Program("torchvision/convnext", "torchvision_models_convnext.py",
             lambda m, lib: m.ConvNeXt([m.CNBlockConfig(8, 16, 1), m.CNBlockConfig(16, None, 1)], num_classes=5),
-            loss=cls_loss, batch=lambda s: (randn(2, 3, 32, 32, step=s),), steps=2,
-            xfail=FX_WRAP),
+            loss=cls_loss, batch=lambda s: (randn(2, 3, 32, 32, step=s),), steps=2),
     Program("torchvision/vision_transformer", "torchvision_models_vision_transformer.py",
             lambda m, lib: m.VisionTransformer(image_size=16, patch_size=8, num_layers=2, num_heads=2, hidden_dim=8,
                                                mlp_dim=16, num_classes=5),
@@ -184,8 +179,7 @@ PROGRAMS = [
     Program("torchvision/regnet", "torchvision_models_regnet.py",
             lambda m, lib: m.RegNet(m.BlockParams.from_init_params(depth=2, w_0=8, w_a=8.0, w_m=2.0, group_width=4,
                                                                     se_ratio=0.25), num_classes=5),
-            loss=cls_loss, batch=lambda s: (randn(2, 3, 32, 32, step=s),), eval=True, steps=2,
-            xfail="needs torch.diff: issue 18 item 2"),
+            loss=cls_loss, batch=lambda s: (randn(2, 3, 32, 32, step=s),), eval=True, steps=2),
     Program("torchvision/googlenet", "torchvision_models_googlenet.py",
             lambda m, lib: m.GoogLeNet(num_classes=5, aux_logits=False, init_weights=True),
             loss=cls_loss, batch=lambda s: (randn(1, 3, 32, 32, step=s),), eval=True, steps=2, devices=("webgpu",)),
@@ -231,8 +225,8 @@ def test_program_matches_pytorch(program, device, default_device):
         ours.eval()
         theirs.eval()
     if p.train:
-        noise = SharedNoise(0)
-        with noise.active(tw):
+        noise = SharedNoise(0, init=True)     # dropout a program calls as F.dropout(x, p) is shared
+        with noise.active(tw), cuda_names_webgpu(p.cuda):
             got = p.train(mod_ours, tw, ours, device)
         with noise.active(torch):
             want = p.train(mod_theirs, torch, theirs, "cpu")
@@ -244,7 +238,7 @@ def test_program_matches_pytorch(program, device, default_device):
     for step in range(p.steps):
         batch = p.batch(step)
         noise = SharedNoise(step)
-        with noise.active(tw):
+        with noise.active(tw), cuda_names_webgpu(p.cuda):
             out = run_forward(p, ours, to_ours(batch, device))
             loss = loss_fn(mod_ours, tw, out, *to_ours(batch, device))
         with noise.active(torch):

@@ -258,6 +258,48 @@ def test_jit_script_trace_and_decorators_run_eagerly(device):
     assert tw.jit.Final is torch.jit.Final
 
 
+def _overloaded_pair(T):
+    """torchvision DenseNet's shape: typed overload declarations of a method and of a function,
+    then the definitions that run."""
+    class Layer(T.nn.Module):
+        @T.jit._overload_method  # noqa: F811
+        def forward(self, input):
+            # type: (List[Tensor]) -> Tensor
+            pass
+
+        @T.jit._overload_method  # noqa: F811
+        def forward(self, input):
+            # type: (Tensor) -> Tensor
+            ...
+
+        def forward(self, input):  # noqa: F811
+            prev = [input] if isinstance(input, T.Tensor) else input
+            return T.cat(prev, 1) * 2
+
+    @T.jit._overload
+    def first(x: T.Tensor) -> T.Tensor:
+        pass
+
+    def first(x):  # noqa: F811
+        return x[:1]
+    return Layer(), first
+
+
+def test_jit_overload_declarations_run_the_definition(device):
+    x = torch.arange(12.0).reshape(2, 6)
+    (layer_t, first_t), (layer_o, first_o) = _overloaded_pair(torch), _overloaded_pair(tw)
+    assert_close(layer_o(ours(x, device)), layer_t(x))
+    assert_close(layer_o([ours(x, device), ours(x, device)]), layer_t([x, x]))
+    assert_close(first_o(ours(x, device)), first_t(x))
+    for T in (torch, tw):
+        def bad(x):
+            return x
+        for deco in (T.jit._overload, T.jit._overload_method):
+            with pytest.raises(RuntimeError, match="Only `pass` statement or `...` can be the body of "
+                                                   "overload declaration"):
+                deco(bad)
+
+
 def test_jit_refuses_torchscript_with_a_reason():
     assert not hasattr(tw.jit, "save") and not hasattr(tw.jit, "ScriptModule")
     with pytest.raises(AttributeError, match="TorchScript is not part of"):

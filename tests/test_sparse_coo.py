@@ -130,7 +130,7 @@ def test_to_sparse_gradient(device):
     assert_close(x.grad, t.grad)
 
 
-@pytest.mark.parametrize("form", ["sparse.mm", "mm", "matmul", "@", "method"])
+@pytest.mark.parametrize("form", ["sparse.mm", "mm", "spmm", "matmul", "@", "method"])
 def test_sparse_times_dense_with_gradients(device, form):
     t, x = _pair(device, size=(3, 4))
     tv = t._values().clone().requires_grad_()
@@ -140,6 +140,7 @@ def test_sparse_times_dense_with_gradients(device, form):
     td = torch.randn(4, 2, generator=torch.Generator().manual_seed(1)).requires_grad_()
     xd = ours(td.detach(), device, requires_grad=True)
     f = {"sparse.mm": lambda lib, a, b: lib.sparse.mm(a, b), "mm": lambda lib, a, b: lib.mm(a, b),
+         "spmm": lambda lib, a, b: lib.spmm(a, b),
          "matmul": lambda lib, a, b: lib.matmul(a, b), "@": lambda lib, a, b: a @ b,
          "method": lambda lib, a, b: a.mm(b)}[form]
     r, y = f(torch, ts, td), f(torchweb, xs, xd)
@@ -168,6 +169,28 @@ def test_other_products(device):
     with pytest.raises(RuntimeError, match=r"mat1 and mat2 shapes cannot be multiplied \(3x4 and 3x2\)"):
         torchweb.sparse.mm(x, torchweb.zeros(3, 2, device=device))
     _same_sparse(x.t(), t.t())
+
+
+def test_spmm_is_mm(device):
+    """torch.spmm: torch.mm's older name, for either operand sparse or both dense; no Tensor.spmm.
+    Its matrices only (a vector is an IndexError, as torch.mm's and torch.sparse.mm's)."""
+    t, x = _pair(device, size=(3, 4))
+    d = torch.randn(2, 3, generator=torch.Generator().manual_seed(6))
+    assert_close(torchweb.spmm(ours(d, device), x), torch.spmm(d, t))
+    e = torch.randn(4, 2, generator=torch.Generator().manual_seed(7))
+    assert_close(torchweb.spmm(ours(d, device), ours(d.t() @ d, device)), torch.spmm(d, d.t() @ d))
+    assert_close(torchweb.spmm(x, ours(e, device)), torch.spmm(t, e))
+    assert not hasattr(torchweb.Tensor, "spmm") and not hasattr(torch.Tensor, "spmm")
+    for lib, s in ((torch, t), (torchweb, x)):
+        dev = {} if lib is torch else {"device": device}
+        for f in (lib.spmm, lib.mm, lib.sparse.mm):
+            with pytest.raises(IndexError, match=r"Dimension out of range \(expected to be in range of "
+                                                 r"\[-1, 0\], but got 1\)"):
+                f(s, lib.ones(4, **dev))
+            with pytest.raises(IndexError, match=r"but got -2\)"):
+                f(lib.ones(3, **dev), s)
+        with pytest.raises(RuntimeError):
+            lib.spmm(s, lib.ones(3, 2, **dev))
 
 
 def test_sum_softmax(device):
@@ -252,6 +275,75 @@ def test_module_with_a_sparse_buffer(device):
     assert_close(other.adj.to_dense(), torch.tensor([[0.0, 1, 0], [1, 0, 1], [0, 1, 0]]))
     net.half()
     assert net.adj.dtype is torchweb.float16
+
+
+def _spmm_function(lib, held):
+    """pyGAT's SpecialSpmmFunction: a custom Function that saves the sparse matrix it builds."""
+    class SpecialSpmm(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, indices, values, shape, b):
+            a = lib.sparse_coo_tensor(indices, values, shape)
+            ctx.save_for_backward(a, b)
+            held.append(a)
+            return lib.matmul(a, b)
+
+        @staticmethod
+        def backward(ctx, grad_output):
+            a, b = ctx.saved_tensors
+            grad_values = (grad_output @ b.t())[tuple(a._indices())]
+            return None, grad_values, None, a.t().matmul(grad_output)
+    return SpecialSpmm
+
+
+@pytest.mark.parametrize("change", [None, "zero_", "copy_", "values"])
+def test_custom_function_saves_a_sparse_tensor(device, change):
+    """ctx.save_for_backward takes a sparse tensor: its version counter (shared with its values,
+    bumped by its own in-place ops) is checked at backward, as PyTorch's."""
+    results = []
+    for lib, dev in ((torch, "cpu"), (torchweb, device)):
+        held = []
+        idx = lib.tensor(IDX, device=dev)
+        v = lib.tensor(VAL, device=dev, requires_grad=True)
+        b = lib.tensor([[1.0, -2.0], [0.5, 3.0], [2.0, 1.0]], device=dev, requires_grad=True)
+        out = _spmm_function(lib, held).apply(idx, v, (3, 3), b)
+        a = held[0]
+        assert not a.requires_grad and a._version == 0   # made in forward: no history
+        if change == "zero_":
+            a.zero_()
+        elif change == "copy_":
+            a.copy_(lib.sparse_coo_tensor(idx, v.detach() * 2, (3, 3)))
+        elif change == "values":
+            a._values().mul_(2)
+        if change is None:
+            (out * lib.tensor([[1.0, 2.0]], device=dev)).sum().backward()
+            results.append((out.detach(), v.grad, b.grad))
+            continue
+        assert a._version == 1
+        with pytest.raises(RuntimeError, match=r"modified by an inplace operation: \[torch.sparse.FloatTensor "
+                                               r"\[3, 3\]\] is at version 1; expected version 0 instead"):
+            out.sum().backward()
+    if change is None:
+        for got, want in zip(results[1], results[0]):
+            assert_close(got, want)
+
+
+def test_sparse_tensor_versions(device):
+    for lib, dev in ((torch, "cpu"), (torchweb, device)):
+        idx, v = lib.tensor(IDX, device=dev), lib.tensor(VAL, device=dev)
+        v.add_(1)
+        a = lib.sparse_coo_tensor(idx, v, (3, 3))
+        seen = [a._version]
+        a.zero_()
+        seen.append(a._version)
+        a.copy_(lib.sparse_coo_tensor(idx, v, (3, 3)))
+        seen.append(a._version)
+        a._values().mul_(2)
+        seen.append(a._version)
+        assert seen == [0, 1, 2, 3], lib.__name__
+        w = lib.tensor(VAL, device=dev, requires_grad=True)
+        with lib.no_grad():
+            assert not lib.sparse_coo_tensor(idx, w, (3, 3)).requires_grad
+        assert lib.sparse_coo_tensor(idx, w, (3, 3)).requires_grad
 
 
 def test_save_load_both_ways(device):

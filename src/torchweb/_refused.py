@@ -61,7 +61,7 @@ REASONS = {
     "export": "exporting a model for another runtime (ONNX, torch.export) is not part of torchweb; "
               "save weights with torch.save(model.state_dict(), path) or safetensors",
     "sparse_op": "this sparse operation is not implemented: torchweb's sparse COO tensors support "
-                 "construction, conversion, coalesce, products with dense tensors (torch.sparse.mm), "
+                 "construction, conversion, coalesce, products with dense tensors (torch.sparse.mm, torch.spmm), "
                  "sum and softmax (docs/sparse.md); use to_dense()",
     "first_class_dims": "first-class dimensions (functorch.dim) are not supported; index with "
                         "ordinary dims",
@@ -79,7 +79,7 @@ PATTERNS = {
         (r"Storage$|^StorageBase$", "storage"),
         (r"^(float8_|float4_|int[1-7]$|uint(1|2|3|4|5|6|7|16|32|64)$|bits\w+$|complex32$|chalf$)", "dtype"),
         (r"^sparse_(csr|csc|bsr|bsc|compressed)", "sparse"),
-        (r"^(sspaddmm|hspmm|dsmm|hsmm|smm|saddmm|spmm|resize_as_sparse_)$", "sparse_op"),
+        (r"^(sspaddmm|hspmm|dsmm|hsmm|smm|saddmm|resize_as_sparse_)$", "sparse_op"),
         (r"^(rnn_(relu|tanh)|lstm|gru)(_cell)?$", "rnn_internal"),
     ],
 }

@@ -19,6 +19,7 @@ from . import _dtype as D
 from . import _layout
 from ._size import Size, as_shape
 from ._tensor import Tensor
+from .autograd import grad_mode
 
 _LAYOUT = "layout torch.sparse_coo"
 
@@ -43,7 +44,7 @@ _NO_STORAGE = _NoStorage()
 
 
 class SparseCOOTensor(Tensor):
-    __slots__ = ("_sp_indices", "_sp_values", "_sp_coalesced")
+    __slots__ = ("_sp_indices", "_sp_values", "_sp_coalesced", "_sp_version")
     is_sparse = True
     layout = _layout.sparse_coo
 
@@ -100,6 +101,22 @@ class SparseCOOTensor(Tensor):
         return self._sp_values.grad_fn
 
     @property
+    def _version(self):
+        """The version counter (what ctx.save_for_backward checks): as in PyTorch, the values
+        share it, so an in-place change to them counts, and so do the tensor's own in-place ops
+        (copy_, zero_), which put new values in."""
+        return self._sp_version + self._sp_values._version
+
+    def _bump_version(self):
+        self._sp_version += 1
+
+    def _set_entries(self, indices, values, coalesced):
+        """In place: the entries become these (the version goes up by one)."""
+        version = self._version + 1
+        self._sp_indices, self._sp_values, self._sp_coalesced = indices, values, coalesced
+        self._sp_version = version - values._version
+
+    @property
     def is_leaf(self):
         return self._sp_values.grad_fn is None
 
@@ -138,15 +155,12 @@ class SparseCOOTensor(Tensor):
             raise _refusal("copy_ from a dense tensor")
         if src.shape != self._shape:
             raise RuntimeError(f"copy_: sizes do not match: {list(self._shape)} and {list(src.shape)}")
-        self._sp_indices = src._sp_indices.to(self.device).clone()
-        self._sp_values = src._sp_values.detach().to(self.device, self.dtype).clone()
-        self._sp_coalesced = src._sp_coalesced
+        self._set_entries(src._sp_indices.to(self.device).clone(),
+                          src._sp_values.detach().to(self.device, self.dtype).clone(), src._sp_coalesced)
         return self
 
     def zero_(self):
-        self._sp_indices = self._sp_indices[:, :0].clone()
-        self._sp_values = self._sp_values[:0].clone()
-        self._sp_coalesced = True
+        self._set_entries(self._sp_indices[:, :0].clone(), self._sp_values[:0].clone(), True)
         return self
 
     # -- conversion ----------------------------------------------------------------------------
@@ -302,6 +316,7 @@ def _make(indices, values, size, coalesced):
     t._sp_indices = indices
     t._sp_values = values
     t._sp_coalesced = bool(coalesced)
+    t._sp_version = -values._version   # (a new tensor starts at version 0)
     return t
 
 
@@ -370,6 +385,8 @@ def sparse_coo_tensor(indices, values, size=None, *, dtype=None, device=None, pi
     coalesced = bool(is_coalesced) if is_coalesced is not None else indices.shape[1] <= 1
     if requires_grad:
         values = values.detach().requires_grad_()
+    elif values.requires_grad and not grad_mode.is_grad_enabled():
+        values = values.detach()   # (made under no_grad, e.g. in a custom Function's forward: no history)
     return _make(indices, values, size, coalesced)
 
 

@@ -150,6 +150,15 @@ def mm(input, mat2, *, out_dtype=None):
     return _batched(input, mat2)
 
 
+@define("spmm", "linalg", method=False)
+def spmm(input, mat2):
+    """spmm(input, mat2) -> Tensor
+
+    The matrix product of two 2-D tensors, either of them sparse: torch.mm under its older name
+    (the sparse @ dense product of graph convolutions)."""
+    return mm(input, mat2)
+
+
 @define("bmm", "linalg", out=True, doc='bmm(input, mat2) -> Tensor\n\nBatched matrix products of two 3-D tensors.')
 def bmm(input, mat2, *, out_dtype=None):
     if out_dtype is not None and out_dtype is not input.dtype:   # (a wider result: the operands widened first)
@@ -169,8 +178,8 @@ def bmm(input, mat2, *, out_dtype=None):
 @define("matmul", "linalg", out=True, doc="matmul(input, other) -> Tensor\n\nThe matrix product with PyTorch's rules: 1-D operands, batch dims broadcast.")
 def matmul(input, other):
     if input.is_sparse or other.is_sparse:   # (a class attribute: _sparse_coo.py)
-        from ..sparse import mm as sparse_mm
-        return sparse_mm(input, other)
+        from ..sparse import _product
+        return _product(input, other)
     out = _matmul_fast(input, other)
     if out is not None:
         return out

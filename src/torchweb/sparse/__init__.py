@@ -39,9 +39,19 @@ def _sparse_dense(s, d):
 
 
 def mm(mat1, mat2, reduce="sum"):
-    """mat1 @ mat2 with mat1 or mat2 sparse: dense unless both are sparse (then sparse)."""
+    """mat1 @ mat2 with mat1 or mat2 sparse: dense unless both are sparse (then sparse).
+    Both are matrices (torch.matmul's sparse path, _product, also takes a dense vector)."""
     if reduce != "sum":
         raise _refusal(f"torch.sparse.mm with reduce={reduce!r}")
+    for t, dim in ((mat1, -2), (mat2, 1)):
+        if t.dim() < 2:   # (PyTorch's message: the dense operand's size(dim) is out of range)
+            raise IndexError(f"Dimension out of range (expected to be in range of [-{max(t.dim(), 1)}, "
+                             f"{max(t.dim(), 1) - 1}], but got {dim})")
+    return _product(mat1, mat2)
+
+
+def _product(mat1, mat2):
+    """mat1 @ mat2, one of them sparse (a 2-D matrix), the other a dense matrix or vector."""
     a, b = mat1.is_sparse, mat2.is_sparse
     if a and b:
         return _sparse_dense(mat1, mat2.to_dense()).to_sparse()
