@@ -110,8 +110,11 @@ def test_unary_small_results_relative(device, name):
 @pytest.mark.parametrize("name", ["neg", "abs", "exp", "log", "sqrt", "sigmoid", "tanh", "relu", "gelu"])
 def test_unary_half(device, name, dtype):
     fn, (lo, hi) = UNARY[name]
+    x = make((3, 7), dtype, low=lo, high=hi, special=True)
+    if name == "gelu":   # PyTorch's vectorised CPU gelu gives NaN at +inf (test_unary_special_values)
+        x = torch.where(x == float("inf"), torch.zeros((), dtype=dtype), x)
     # float16 results are rounded from float32, as PyTorch's CPU kernels do: equal to 1 ulp
-    check(fn, make((3, 7), dtype, low=lo, high=hi, special=True), device=device, rtol=1e-3, atol=1e-4)
+    check(fn, x, device=device, rtol=1e-3, atol=1e-4)
 
 
 # -- binary ops -------------------------------------------------------------------------------

@@ -11,6 +11,11 @@ from .dispatch import (check_inplace_dtype, compute_class, empty, expand_to,
 from .elementwise_table import OPS
 
 
+# ops whose PyTorch CPU kernels read a 0-d operand as a float32 scalar when the result is
+# float16 (measured against torch 2.13: the others round it to float16 first)
+_SCALAR_IN_OPMATH = frozenset(("mul", "div", "div_trunc", "div_floor", "floor_divide"))
+
+
 def _plan(op, operands):
     """(compute dtype per operand, template class, class per operand, value class, out dtype)."""
     rule = op.rule
@@ -80,9 +85,10 @@ class Plan:
     def __init__(self, op, operands, backend):
         self.op = op
         compute, self.cls, classes, self.value_cls, self.result = _plan(op, operands)
-        if D.float16 in compute:
+        if D.float16 in compute and op.name in _SCALAR_IN_OPMATH:
             # PyTorch casts operands to a float16 common dtype first (70000 becomes inf), but
-            # keeps 0-d tensors, like Python numbers, in float32 (its CPU scalars)
+            # its CPU mul and divisions take a 0-d tensor as a float32 scalar (every other op
+            # rounds it to float16 with the rest: fmod(half, tensor(1.2978)) divides by 1.2979)
             compute = [D.float32 if d is D.float16 and is_tensor(o) and o.dim() == 0 else d
                        for o, d in zip(operands, compute)]
         self.compute, self.classes = tuple(compute), tuple(classes)
