@@ -67,16 +67,14 @@ class Tensor:
         return self._shape
 
     def size(self, dim=None, *, axis=None):
-        if axis is not None:   # (NumPy's name, which PyTorch accepts)
-            dim = axis
+        dim = dim if axis is None else axis   # (NumPy's name, which PyTorch takes)
         if dim is None:
             return self._shape
         from ._size import wrap_dim
         return self._shape[wrap_dim(dim, len(self._shape))]
 
     def stride(self, dim=None, *, axis=None):
-        if axis is not None:   # (NumPy's name, which PyTorch accepts)
-            dim = axis
+        dim = dim if axis is None else axis   # (NumPy's name, which PyTorch takes)
         if dim is None:
             return self._stride
         from ._size import wrap_dim

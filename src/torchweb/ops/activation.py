@@ -142,13 +142,11 @@ def _run(fn, x, lay):
 
 @define("softmax", "activation", out=True, functional=True, doc='softmax(input, dim=None, dtype=None) -> Tensor\n\nexp(input) / sum(exp(input), dim), computed stably.')
 def softmax(input, dim=None, dtype=None, _stacklevel=3, *, axis=None):
-    if axis is not None:   # (NumPy's name, which PyTorch accepts)
-        dim = axis
+    dim = dim if axis is None else axis   # (NumPy's name, which PyTorch takes)
     return _call(_Softmax, input, dim, dtype, "softmax")
 
 
 @define("log_softmax", "activation", out=True, functional=True, doc='log_softmax(input, dim=None, dtype=None) -> Tensor\n\ninput - logsumexp(input, dim), computed stably.')
 def log_softmax(input, dim=None, dtype=None, _stacklevel=3, *, axis=None):
-    if axis is not None:   # (NumPy's name, which PyTorch accepts)
-        dim = axis
+    dim = dim if axis is None else axis   # (NumPy's name, which PyTorch takes)
     return _call(_LogSoftmax, input, dim, dtype, "log_softmax")

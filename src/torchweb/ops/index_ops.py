@@ -191,8 +191,7 @@ def _wrapped(index, size):
 def gather(input, dim=None, index=None, *, sparse_grad=False, out=None, axis=None):
     if dim is None and axis is None:
         raise TypeError("gather() missing 1 required positional argument: 'dim'")
-    if axis is not None:   # (NumPy's name, which PyTorch accepts)
-        dim = axis
+    dim = dim if axis is None else axis   # (NumPy's name, which PyTorch takes)
     _index_dtype("gather", index)
     common_device(input, index, what="gather")
     d = wrap_dim(dim, input.dim())
@@ -208,8 +207,7 @@ def gather(input, dim=None, index=None, *, sparse_grad=False, out=None, axis=Non
         "gather along dim after broadcasting input and indices (apart from dim); dim=None: over "
         "the flattened input. Negative indices count from the end.")
 def take_along_dim(input, indices, dim=None, *, axis=None):
-    if axis is not None:   # (NumPy's name, which PyTorch accepts)
-        dim = axis
+    dim = dim if axis is None else axis   # (NumPy's name, which PyTorch takes)
     if not is_tensor(indices) or indices.dtype is not D.int64:
         raise RuntimeError(f"torch.take_along_dim(): dtype of indices should be Long but got "
                            f"{indices.dtype.word if is_tensor(indices) else type(indices).__name__}")
@@ -311,8 +309,7 @@ def _scatter(x, dim, index, src=None, value=None, reduce=None, inplace=False):
 def scatter_(x, dim=None, index=None, src=None, value=None, *, reduce=None, axis=None):
     if dim is None and axis is None:
         raise TypeError("scatter_() missing 1 required positional argument: 'dim'")
-    if axis is not None:   # (NumPy's name, which PyTorch accepts)
-        dim = axis
+    dim = dim if axis is None else axis   # (NumPy's name, which PyTorch takes)
     return _scatter(x, dim, index, src, value, reduce, inplace=True)
 
 
@@ -323,8 +320,7 @@ def scatter_(x, dim=None, index=None, src=None, value=None, *, reduce=None, axis
 def scatter(input, dim=None, index=None, src=None, value=None, *, reduce=None, axis=None):
     if dim is None and axis is None:
         raise TypeError("scatter() missing 1 required positional argument: 'dim'")
-    if axis is not None:   # (NumPy's name, which PyTorch accepts)
-        dim = axis
+    dim = dim if axis is None else axis   # (NumPy's name, which PyTorch takes)
     return _scatter(input, dim, index, src, value, reduce)
 
 
@@ -359,8 +355,7 @@ def _scatter_add(x, dim, index, src, inplace):
 def scatter_add_(x, dim=None, index=None, src=None, *, axis=None):
     if dim is None and axis is None:
         raise TypeError("scatter_add_() missing 1 required positional argument: 'dim'")
-    if axis is not None:   # (NumPy's name, which PyTorch accepts)
-        dim = axis
+    dim = dim if axis is None else axis   # (NumPy's name, which PyTorch takes)
     return _scatter_add(x, dim, index, src, True)
 
 
@@ -370,8 +365,7 @@ def scatter_add_(x, dim=None, index=None, src=None, *, axis=None):
 def scatter_add(input, dim=None, index=None, src=None, *, axis=None):
     if dim is None and axis is None:
         raise TypeError("scatter_add() missing 1 required positional argument: 'dim'")
-    if axis is not None:   # (NumPy's name, which PyTorch accepts)
-        dim = axis
+    dim = dim if axis is None else axis   # (NumPy's name, which PyTorch takes)
     return _scatter_add(input, dim, index, src, False)
 
 
@@ -462,8 +456,7 @@ def _scatter_reduce(x, dim, index, src, reduce, include_self, inplace):
 def scatter_reduce_(x, dim=None, index=None, src=None, reduce=None, *, include_self=True, axis=None):
     if dim is None and axis is None:
         raise TypeError("scatter_reduce_() missing 1 required positional argument: 'dim'")
-    if axis is not None:   # (NumPy's name, which PyTorch accepts)
-        dim = axis
+    dim = dim if axis is None else axis   # (NumPy's name, which PyTorch takes)
     return _scatter_reduce(x, dim, index, src, reduce, include_self, True)
 
 
@@ -475,8 +468,7 @@ def scatter_reduce_(x, dim=None, index=None, src=None, reduce=None, *, include_s
 def scatter_reduce(input, dim=None, index=None, src=None, reduce=None, *, include_self=True, axis=None):
     if dim is None and axis is None:
         raise TypeError("scatter_reduce() missing 1 required positional argument: 'dim'")
-    if axis is not None:   # (NumPy's name, which PyTorch accepts)
-        dim = axis
+    dim = dim if axis is None else axis   # (NumPy's name, which PyTorch takes)
     return _scatter_reduce(input, dim, index, src, reduce, include_self, False)
 
 
@@ -504,8 +496,7 @@ class _IndexSelect(Function):
 def index_select(input, dim=None, index=None, *, out=None, axis=None):
     if dim is None and axis is None:
         raise TypeError("index_select() missing 1 required positional argument: 'dim'")
-    if axis is not None:   # (NumPy's name, which PyTorch accepts)
-        dim = axis
+    dim = dim if axis is None else axis   # (NumPy's name, which PyTorch takes)
     _index_dtype("index_select", index, exc=IndexError,
                  msg="index_select(): Expected dtype int32 or int64 for index")
     common_device(input, index, what="index_select")
@@ -667,8 +658,7 @@ def _index_add(x, dim, index, source, alpha, inplace):
 def index_add_(x, dim=None, index=None, source=None, *, alpha=1, axis=None):
     if dim is None and axis is None:
         raise TypeError("index_add_() missing 1 required positional argument: 'dim'")
-    if axis is not None:   # (NumPy's name, which PyTorch accepts)
-        dim = axis
+    dim = dim if axis is None else axis   # (NumPy's name, which PyTorch takes)
     return _index_add(x, dim, index, source, alpha, True)
 
 
@@ -677,8 +667,7 @@ def index_add_(x, dim=None, index=None, source=None, *, alpha=1, axis=None):
 def index_add(input, dim=None, index=None, source=None, *, alpha=1, axis=None):
     if dim is None and axis is None:
         raise TypeError("index_add() missing 1 required positional argument: 'dim'")
-    if axis is not None:   # (NumPy's name, which PyTorch accepts)
-        dim = axis
+    dim = dim if axis is None else axis   # (NumPy's name, which PyTorch takes)
     return _index_add(input, dim, index, source, alpha, False)
 
 
@@ -718,8 +707,7 @@ def _index_copy(x, dim, index, source, inplace):
 def index_copy_(x, dim=None, index=None, source=None, *, axis=None):
     if dim is None and axis is None:
         raise TypeError("index_copy_() missing 1 required positional argument: 'dim'")
-    if axis is not None:   # (NumPy's name, which PyTorch accepts)
-        dim = axis
+    dim = dim if axis is None else axis   # (NumPy's name, which PyTorch takes)
     return _index_copy(x, dim, index, source, True)
 
 
@@ -728,8 +716,7 @@ def index_copy_(x, dim=None, index=None, source=None, *, axis=None):
 def index_copy(input, dim=None, index=None, source=None, *, axis=None):
     if dim is None and axis is None:
         raise TypeError("index_copy() missing 1 required positional argument: 'dim'")
-    if axis is not None:   # (NumPy's name, which PyTorch accepts)
-        dim = axis
+    dim = dim if axis is None else axis   # (NumPy's name, which PyTorch takes)
     return _index_copy(input, dim, index, source, False)
 
 
@@ -777,8 +764,7 @@ def _index_fill(x, dim, index, value, inplace):
 def index_fill_(x, dim=None, index=None, value=None, *, axis=None):
     if dim is None and axis is None:
         raise TypeError("index_fill_() missing 1 required positional argument: 'dim'")
-    if axis is not None:   # (NumPy's name, which PyTorch accepts)
-        dim = axis
+    dim = dim if axis is None else axis   # (NumPy's name, which PyTorch takes)
     return _index_fill(x, dim, index, value, True)
 
 
@@ -788,8 +774,7 @@ def index_fill_(x, dim=None, index=None, value=None, *, axis=None):
 def index_fill(input, dim=None, index=None, value=None, *, axis=None):
     if dim is None and axis is None:
         raise TypeError("index_fill() missing 1 required positional argument: 'dim'")
-    if axis is not None:   # (NumPy's name, which PyTorch accepts)
-        dim = axis
+    dim = dim if axis is None else axis   # (NumPy's name, which PyTorch takes)
     return _index_fill(input, dim, index, value, False)
 
 

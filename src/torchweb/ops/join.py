@@ -61,8 +61,7 @@ class _Stack(_Cat):
 
 @define("cat", "join", method=False, aliases=('concat', 'concatenate'), doc='cat(tensors, dim=0, *, out=None) -> Tensor\n\nThe tensors joined along an existing dim (1-D empty tensors are skipped, as PyTorch).')
 def cat(tensors, dim=0, *, out=None, _fn=_Cat, axis=None):
-    if axis is not None:   # (NumPy's name, which PyTorch accepts)
-        dim = axis
+    dim = dim if axis is None else axis   # (NumPy's name, which PyTorch takes)
     tensors = list(tensors)
     if not tensors:
         raise ValueError("torch.cat(): expected a non-empty list of Tensors")
@@ -101,8 +100,7 @@ concat = concatenate = cat
 
 @define("stack", "join", method=False, doc='stack(tensors, dim=0, *, out=None) -> Tensor\n\nThe tensors joined along a new dim.')
 def stack(tensors, dim=0, *, out=None, axis=None):
-    if axis is not None:   # (NumPy's name, which PyTorch accepts)
-        dim = axis
+    dim = dim if axis is None else axis   # (NumPy's name, which PyTorch takes)
     tensors = list(tensors)
     if not tensors:
         raise RuntimeError("stack expects a non-empty TensorList")
@@ -154,8 +152,7 @@ def split(tensor, split_size_or_sections=None, dim=0, *, split_size=None):
 
 @define("chunk", "join", doc='chunk(input, chunks, dim=0) -> tuple of Tensors\n\nViews of at most `chunks` equal pieces.')
 def chunk(input, chunks, dim=0, *, axis=None):
-    if axis is not None:   # (NumPy's name, which PyTorch accepts)
-        dim = axis
+    dim = dim if axis is None else axis   # (NumPy's name, which PyTorch takes)
     if chunks <= 0:
         raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
     d = wrap_dim(dim, input.dim())
@@ -169,8 +166,7 @@ def chunk(input, chunks, dim=0, *, axis=None):
 @define("tensor_split", "join", doc='tensor_split(input, indices_or_sections, dim=0) -> tuple of Tensors\n\nViews split into n near-equal pieces, or at the given indices.')
 def tensor_split(input, indices_or_sections=None, dim=0, *, sections=None, indices=None,
                  tensor_indices_or_sections=None, axis=None):
-    if axis is not None:   # (NumPy's name, which PyTorch accepts)
-        dim = axis
+    dim = dim if axis is None else axis   # (NumPy's name, which PyTorch takes)
     for given in (sections, indices, tensor_indices_or_sections):   # (PyTorch's overloads' names)
         if given is not None:
             indices_or_sections = given

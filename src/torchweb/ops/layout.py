@@ -144,8 +144,7 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None, axis=N
     Each element repeated `repeats` times (an int, or a tensor: one count per index of dim) along
     dim (the flattened input by default); repeat_interleave(repeats) repeats 0, 1, 2, ...
     (a tensor's counts are read back to the host to size the output, as PyTorch does)."""
-    if axis is not None:   # (NumPy's name, which PyTorch accepts)
-        dim = axis
+    dim = dim if axis is None else axis   # (NumPy's name, which PyTorch takes)
     if repeats is None:
         return _repeat_counts(input, output_size)
     if is_tensor(repeats) and (repeats.dim() > 0 and repeats.numel() != 1 or output_size is not None):

@@ -170,8 +170,7 @@ def cross(input, other, dim=None, *, out=None, axis=None):
 
     The cross product of 3-vectors along dim; without dim (deprecated, as in PyTorch) the first
     dim of size 3."""
-    if axis is not None:   # (NumPy's name, which PyTorch accepts)
-        dim = axis
+    dim = dim if axis is None else axis   # (NumPy's name, which PyTorch takes)
     if dim is None:
         warnings.warn("Using torch.cross without specifying the dim arg is deprecated.\nPlease either pass "
                       "the dim explicitly or simply use torch.linalg.cross.\nThe default value of dim will "

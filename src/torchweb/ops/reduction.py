@@ -157,10 +157,8 @@ _SumAll = _named(_Sum, "SumBackward0")
 
 @define("sum", "reduction", out=True, doc='sum(input, dim=None, keepdim=False, *, dtype=None) -> Tensor\n\nThe sum over dim (an int or tuple; all dims by default). Integers and bool sum to int64.')
 def sum(input, dim=None, keepdim=False, dtype=None, *, axis=None, keepdims=None):
-    if axis is not None:   # (NumPy's name, which PyTorch accepts)
-        dim = axis
-    if keepdims is not None:
-        keepdim = keepdims
+    dim = dim if axis is None else axis   # (NumPy's name, which PyTorch takes)
+    keepdim = keepdim if keepdims is None else keepdims
     if dtype is not None:
         if D.as_dtype(dtype) is D.float16 and input.dtype is D.float32:
             return sum(input, dim, keepdim).to(D.float16)   # accumulated in float, rounded once
@@ -177,10 +175,8 @@ def sum(input, dim=None, keepdim=False, dtype=None, *, axis=None, keepdims=None)
 
 @define("mean", "reduction", out=True, dtypes="floating", doc='mean(input, dim=None, keepdim=False, *, dtype=None) -> Tensor\n\nThe mean over dim (floating dtypes only).')
 def mean(input, dim=None, keepdim=False, dtype=None, *, axis=None, keepdims=None):
-    if axis is not None:   # (NumPy's name, which PyTorch accepts)
-        dim = axis
-    if keepdims is not None:
-        keepdim = keepdims
+    dim = dim if axis is None else axis   # (NumPy's name, which PyTorch takes)
+    keepdim = keepdim if keepdims is None else keepdims
     if dtype is not None:
         if D.as_dtype(dtype) is D.float16 and input.dtype is D.float32:
             return mean(input, dim, keepdim).to(D.float16)   # accumulated in float, rounded once
@@ -256,10 +252,8 @@ def _int_dim(name, dim):
 
 @define("prod", "reduction", out=True, doc='prod(input, dim=None, keepdim=False, *, dtype=None) -> Tensor\n\nThe product over one dim (or all). Integers and bool give int64.')
 def prod(input, dim=None, keepdim=False, dtype=None, *, axis=None, keepdims=None):
-    if axis is not None:   # (NumPy's name, which PyTorch accepts)
-        dim = axis
-    if keepdims is not None:
-        keepdim = keepdims
+    dim = dim if axis is None else axis   # (NumPy's name, which PyTorch takes)
+    keepdim = keepdim if keepdims is None else keepdims
     _int_dim("prod", dim)
     dims = _dims(input, dim)
     out_dtype = _sum_dtype(input, dtype)
@@ -367,19 +361,15 @@ def _zeros_like_int(x):
 
 @define("max", "reduction", out=True, doc='max(input) -> Tensor; max(input, dim, keepdim=False) -> (values, indices); max(input, other) -> Tensor\n\nThe largest element (NaN propagates), per dim with its index, or elementwise with other.')
 def max(input, dim=None, keepdim=False, *, other=None, axis=None, keepdims=None):
-    if axis is not None:   # (NumPy's name, which PyTorch accepts)
-        dim = axis
-    if keepdims is not None:
-        keepdim = keepdims
+    dim = dim if axis is None else axis   # (NumPy's name, which PyTorch takes)
+    keepdim = keepdim if keepdims is None else keepdims
     return _maxmin("max", input, dim, keepdim, other)
 
 
 @define("min", "reduction", out=True, doc='min(input) -> Tensor; min(input, dim, keepdim=False) -> (values, indices); min(input, other) -> Tensor\n\nThe smallest element (NaN propagates), per dim with its index, or elementwise with other.')
 def min(input, dim=None, keepdim=False, *, other=None, axis=None, keepdims=None):
-    if axis is not None:   # (NumPy's name, which PyTorch accepts)
-        dim = axis
-    if keepdims is not None:
-        keepdim = keepdims
+    dim = dim if axis is None else axis   # (NumPy's name, which PyTorch takes)
+    keepdim = keepdim if keepdims is None else keepdims
     return _maxmin("min", input, dim, keepdim, other)
 
 
@@ -389,19 +379,15 @@ def _given(dim):
 
 @define("amax", "reduction", out=True, doc='amax(input, dim=(), keepdim=False) -> Tensor\n\nThe largest element over dim (all dims by default); the gradient is shared among ties.')
 def amax(input, dim=(), keepdim=False, *, axis=None, keepdims=None):
-    if axis is not None:   # (NumPy's name, which PyTorch accepts)
-        dim = axis
-    if keepdims is not None:
-        keepdim = keepdims
+    dim = dim if axis is None else axis   # (NumPy's name, which PyTorch takes)
+    keepdim = keepdim if keepdims is None else keepdims
     return _amax_amin("max", input, dim, keepdim)
 
 
 @define("amin", "reduction", out=True, doc='amin(input, dim=(), keepdim=False) -> Tensor\n\nThe smallest element over dim (all dims by default); the gradient is shared among ties.')
 def amin(input, dim=(), keepdim=False, *, axis=None, keepdims=None):
-    if axis is not None:   # (NumPy's name, which PyTorch accepts)
-        dim = axis
-    if keepdims is not None:
-        keepdim = keepdims
+    dim = dim if axis is None else axis   # (NumPy's name, which PyTorch takes)
+    keepdim = keepdim if keepdims is None else keepdims
     return _amax_amin("min", input, dim, keepdim)
 
 
@@ -435,28 +421,22 @@ def _arg(kind, x, dim, keepdim):
 
 @define("argmax", "reduction", out=True, dtypes="numeric", doc='argmax(input, dim=None, keepdim=False) -> Tensor\n\nThe index of the first largest element (of the flattened input without dim).')
 def argmax(input, dim=None, keepdim=False, *, axis=None, keepdims=None):
-    if axis is not None:   # (NumPy's name, which PyTorch accepts)
-        dim = axis
-    if keepdims is not None:
-        keepdim = keepdims
+    dim = dim if axis is None else axis   # (NumPy's name, which PyTorch takes)
+    keepdim = keepdim if keepdims is None else keepdims
     return _arg("argmax", input, dim, keepdim)
 
 
 @define("argmin", "reduction", out=True, dtypes="numeric", doc='argmin(input, dim=None, keepdim=False) -> Tensor\n\nThe index of the first smallest element (of the flattened input without dim).')
 def argmin(input, dim=None, keepdim=False, *, axis=None, keepdims=None):
-    if axis is not None:   # (NumPy's name, which PyTorch accepts)
-        dim = axis
-    if keepdims is not None:
-        keepdim = keepdims
+    dim = dim if axis is None else axis   # (NumPy's name, which PyTorch takes)
+    keepdim = keepdim if keepdims is None else keepdims
     return _arg("argmin", input, dim, keepdim)
 
 
 @define("all", "reduction", out=True, doc='all(input, dim=None, keepdim=False) -> Tensor\n\nWhether every element is nonzero.')
 def all(input, dim=None, keepdim=False, *, axis=None, keepdims=None):
-    if axis is not None:   # (NumPy's name, which PyTorch accepts)
-        dim = axis
-    if keepdims is not None:
-        keepdim = keepdims
+    dim = dim if axis is None else axis   # (NumPy's name, which PyTorch takes)
+    keepdim = keepdim if keepdims is None else keepdims
     return _all_any("all", input, dim, keepdim)
 
 
@@ -469,10 +449,8 @@ def _all_any(kind, x, dim, keepdim):
 
 @define("any", "reduction", out=True, doc='any(input, dim=None, keepdim=False) -> Tensor\n\nWhether any element is nonzero.')
 def any(input, dim=None, keepdim=False, *, axis=None, keepdims=None):
-    if axis is not None:   # (NumPy's name, which PyTorch accepts)
-        dim = axis
-    if keepdims is not None:
-        keepdim = keepdims
+    dim = dim if axis is None else axis   # (NumPy's name, which PyTorch takes)
+    keepdim = keepdim if keepdims is None else keepdims
     return _all_any("any", input, dim, keepdim)
 
 
@@ -641,37 +619,29 @@ def _moments(x, dim, unbiased, keepdim, correction, want):
 
 @define("var", "reduction", out=True, dtypes="floating", doc="var(input, dim=None, *, correction=1, keepdim=False) -> Tensor\n\nThe variance over dim, with Bessel's correction by default (unbiased=False or correction=0 for none).")
 def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None, axis=None, keepdims=None):
-    if axis is not None:   # (NumPy's name, which PyTorch accepts)
-        dim = axis
-    if keepdims is not None:
-        keepdim = keepdims
+    dim = dim if axis is None else axis   # (NumPy's name, which PyTorch takes)
+    keepdim = keepdim if keepdims is None else keepdims
     return _moments(input, dim, unbiased, keepdim, correction, "v")[0]
 
 
 @define("std", "reduction", out=True, dtypes="floating", doc="std(input, dim=None, *, correction=1, keepdim=False) -> Tensor\n\nThe standard deviation over dim, with Bessel's correction by default.")
 def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None, axis=None, keepdims=None):
-    if axis is not None:   # (NumPy's name, which PyTorch accepts)
-        dim = axis
-    if keepdims is not None:
-        keepdim = keepdims
+    dim = dim if axis is None else axis   # (NumPy's name, which PyTorch takes)
+    keepdim = keepdim if keepdims is None else keepdims
     return _moments(input, dim, unbiased, keepdim, correction, "s")[0]
 
 
 @define("var_mean", "reduction", dtypes="floating", method=False, doc="var_mean(input, dim=None, *, correction=1, keepdim=False) -> (Tensor, Tensor)\n\nvar and mean together.")
 def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None, axis=None, keepdims=None):
-    if axis is not None:   # (NumPy's name, which PyTorch accepts)
-        dim = axis
-    if keepdims is not None:
-        keepdim = keepdims
+    dim = dim if axis is None else axis   # (NumPy's name, which PyTorch takes)
+    keepdim = keepdim if keepdims is None else keepdims
     return tuple(_moments(input, dim, unbiased, keepdim, correction, "vm"))
 
 
 @define("std_mean", "reduction", dtypes="floating", method=False, doc="std_mean(input, dim=None, *, correction=1, keepdim=False) -> (Tensor, Tensor)\n\nstd and mean together.")
 def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None, axis=None, keepdims=None):
-    if axis is not None:   # (NumPy's name, which PyTorch accepts)
-        dim = axis
-    if keepdims is not None:
-        keepdim = keepdims
+    dim = dim if axis is None else axis   # (NumPy's name, which PyTorch takes)
+    keepdim = keepdim if keepdims is None else keepdims
     return tuple(_moments(input, dim, unbiased, keepdim, correction, "sm"))
 
 
@@ -679,10 +649,8 @@ def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None, 
 def logsumexp(input, dim=None, keepdim=False, *, axis=None, keepdims=None):
     if dim is None and axis is None:
         raise TypeError("logsumexp() missing 1 required positional argument: 'dim'")
-    if axis is not None:   # (NumPy's name, which PyTorch accepts)
-        dim = axis
-    if keepdims is not None:
-        keepdim = keepdims
+    dim = dim if axis is None else axis   # (NumPy's name, which PyTorch takes)
+    keepdim = keepdim if keepdims is None else keepdims
     from .pointwise import call
     if not input.dtype.is_floating_point:
         input = input.to(D.default_float())

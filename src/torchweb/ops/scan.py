@@ -172,8 +172,7 @@ def _sum_prod(fn, x, dim, dtype):
 def cumsum(input, dim=None, *, dtype=None, axis=None):
     if dim is None and axis is None:
         raise TypeError("cumsum() missing 1 required positional argument: 'dim'")
-    if axis is not None:   # (NumPy's name, which PyTorch accepts)
-        dim = axis
+    dim = dim if axis is None else axis   # (NumPy's name, which PyTorch takes)
     return _sum_prod(_Cumsum, input, dim, dtype)
 
 
@@ -183,8 +182,7 @@ def cumsum(input, dim=None, *, dtype=None, axis=None):
 def cumprod(input, dim=None, *, dtype=None, axis=None):
     if dim is None and axis is None:
         raise TypeError("cumprod() missing 1 required positional argument: 'dim'")
-    if axis is not None:   # (NumPy's name, which PyTorch accepts)
-        dim = axis
+    dim = dim if axis is None else axis   # (NumPy's name, which PyTorch takes)
     return _sum_prod(_Cumprod, input, dim, dtype)
 
 
@@ -274,8 +272,7 @@ def _cummaxmin(kind, x, dim):
 def cummax(input, dim=None, *, axis=None):
     if dim is None and axis is None:
         raise TypeError("cummax() missing 1 required positional argument: 'dim'")
-    if axis is not None:   # (NumPy's name, which PyTorch accepts)
-        dim = axis
+    dim = dim if axis is None else axis   # (NumPy's name, which PyTorch takes)
     return _cummaxmin("max", input, dim)
 
 
@@ -284,8 +281,7 @@ def cummax(input, dim=None, *, axis=None):
 def cummin(input, dim=None, *, axis=None):
     if dim is None and axis is None:
         raise TypeError("cummin() missing 1 required positional argument: 'dim'")
-    if axis is not None:   # (NumPy's name, which PyTorch accepts)
-        dim = axis
+    dim = dim if axis is None else axis   # (NumPy's name, which PyTorch takes)
     return _cummaxmin("min", input, dim)
 
 
@@ -319,8 +315,7 @@ class _Logcumsumexp(Function):
 def logcumsumexp(input, dim=None, *, axis=None):
     if dim is None and axis is None:
         raise TypeError("logcumsumexp() missing 1 required positional argument: 'dim'")
-    if axis is not None:   # (NumPy's name, which PyTorch accepts)
-        dim = axis
+    dim = dim if axis is None else axis   # (NumPy's name, which PyTorch takes)
     d = _dim(input, dim)
     if not input.dtype.is_floating_point:
         raise NotImplementedError(f'"logcumsumexp_out_cpu" not implemented for \'{input.dtype.word}\'')

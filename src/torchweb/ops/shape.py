@@ -181,8 +181,7 @@ def flatten(input, start_dim=0, end_dim=-1):
 def unflatten(input, dim=None, sizes=None, *, axis=None):
     if dim is None and axis is None:
         raise TypeError("unflatten() missing 1 required positional argument: 'dim'")
-    if axis is not None:   # (NumPy's name, which PyTorch accepts)
-        dim = axis
+    dim = dim if axis is None else axis   # (NumPy's name, which PyTorch takes)
     d = wrap_dim(dim, input.dim())
     sizes = _infer_shape(sizes, input.shape[d])
     return view(input, input.shape[:d] + tuple(sizes) + input.shape[d + 1:])
@@ -190,8 +189,7 @@ def unflatten(input, dim=None, sizes=None, *, axis=None):
 
 @define("squeeze", "shape", inplace=_in_place_view("squeeze"), doc='squeeze(input, dim=None) -> Tensor\n\nA view without the size-1 dims (or only the given ones).')
 def squeeze(input, dim=None, *, axis=None):
-    if axis is not None:   # (NumPy's name, which PyTorch accepts)
-        dim = axis
+    dim = dim if axis is None else axis   # (NumPy's name, which PyTorch takes)
     if dim is None:
         dims = [i for i, s in enumerate(input.shape) if s == 1]
     else:
@@ -209,8 +207,7 @@ def squeeze(input, dim=None, *, axis=None):
 def unsqueeze(input, dim=None, *, axis=None):
     if dim is None and axis is None:
         raise TypeError("unsqueeze() missing 1 required positional argument: 'dim'")
-    if axis is not None:   # (NumPy's name, which PyTorch accepts)
-        dim = axis
+    dim = dim if axis is None else axis   # (NumPy's name, which PyTorch takes)
     d = wrap_dim(dim, input.dim() + 1)
     shape = list(input.shape)
     stride = list(input._stride)
@@ -347,8 +344,7 @@ def sum_to_size(g, *shape, size=None):
 def narrow(input, dim=None, start=None, length=None, _name="Slice", *, axis=None):
     if dim is None and axis is None:
         raise TypeError("narrow() missing 1 required positional argument: 'dim'")
-    if axis is not None:   # (NumPy's name, which PyTorch accepts)
-        dim = axis
+    dim = dim if axis is None else axis   # (NumPy's name, which PyTorch takes)
     d = wrap_dim(dim, input.dim())
     size = input.shape[d]
     if hasattr(start, "item"):
@@ -377,8 +373,7 @@ def _slice(x, d, start, stop, step, name="Slice"):
 def select(input, dim=None, index=None, _name="Select", *, axis=None):
     if dim is None and axis is None:
         raise TypeError("select() missing 1 required positional argument: 'dim'")
-    if axis is not None:   # (NumPy's name, which PyTorch accepts)
-        dim = axis
+    dim = dim if axis is None else axis   # (NumPy's name, which PyTorch takes)
     if input.dim() == 0:
         raise IndexError("select() cannot be applied to a 0-dim tensor.")
     d = wrap_dim(dim, input.dim())
@@ -473,8 +468,7 @@ def _raw_select(t, d, i):
 
 @define("unbind", "shape", doc='unbind(input, dim=0) -> tuple of Tensors\n\nViews of every index of dim, the dim removed.')
 def unbind(input, dim=0, *, axis=None):
-    if axis is not None:   # (NumPy's name, which PyTorch accepts)
-        dim = axis
+    dim = dim if axis is None else axis   # (NumPy's name, which PyTorch takes)
     d = wrap_dim(dim, input.dim())
     return tuple(select(input, d, i, "Unbind") for i in range(input.shape[d]))
 

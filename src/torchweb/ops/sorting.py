@@ -110,8 +110,7 @@ def _picked(node, x, d, fn):
         "The elements along dim in order, and where each came from. Always stable (ties keep their "
         "order); NaN sorts as the largest value.")
 def sort(input, dim=-1, descending=False, stable=False, *, axis=None):
-    if axis is not None:   # (NumPy's name, which PyTorch accepts)
-        dim = axis
+    dim = dim if axis is None else axis   # (NumPy's name, which PyTorch takes)
     d = _dim(input, dim)
     return _RT["sort"](*_picked("SortBackward0", input, d, lambda: raw_sort(input, d, descending)))
 
@@ -119,8 +118,7 @@ def sort(input, dim=-1, descending=False, stable=False, *, axis=None):
 @define("argsort", "other", out=True, doc="argsort(input, dim=-1, descending=False, stable=False) -> Tensor\n\n"
         "The indices that sort input along dim (stable).")
 def argsort(input, dim=-1, descending=False, stable=False, *, axis=None):
-    if axis is not None:   # (NumPy's name, which PyTorch accepts)
-        dim = axis
+    dim = dim if axis is None else axis   # (NumPy's name, which PyTorch takes)
     return raw_sort(input, _dim(input, dim), descending)[1]
 
 
@@ -146,8 +144,7 @@ def _contig(t):
 @define("topk", "other", out=True, doc="topk(input, k, dim=-1, largest=True, sorted=True) -> (values, indices)\n\n"
         "The k largest (or smallest) elements along dim, in order (NaN counts as the largest).")
 def topk(input, k, dim=-1, largest=True, sorted=True, *, axis=None):
-    if axis is not None:   # (NumPy's name, which PyTorch accepts)
-        dim = axis
+    dim = dim if axis is None else axis   # (NumPy's name, which PyTorch takes)
     d = _dim(input, dim)
     n = input.shape[d] if input.dim() else 1
     if not 0 <= k <= n:
@@ -182,10 +179,8 @@ def _select(t, d, pos, keepdim):
 @define("kthvalue", "other", out=True, doc="kthvalue(input, k, dim=-1, keepdim=False) -> (values, indices)\n\n"
         "The k-th smallest element along dim (k from 1) and its index.")
 def kthvalue(input, k, dim=-1, keepdim=False, *, axis=None, keepdims=None):
-    if axis is not None:   # (NumPy's name, which PyTorch accepts)
-        dim = axis
-    if keepdims is not None:
-        keepdim = keepdims
+    dim = dim if axis is None else axis   # (NumPy's name, which PyTorch takes)
+    keepdim = keepdim if keepdims is None else keepdims
     d = _dim(input, dim)
     n = input.shape[d] if input.dim() else 1
     if not 1 <= k <= n:
@@ -261,10 +256,8 @@ _MEDIAN_ALL = {False: type("_MedianAll0", (_MedianAll,), {"_backward_name": "Med
 @define("median", "reduction", out=True, doc="median(input) -> Tensor; median(input, dim, keepdim=False) -> (values, indices)\n\n"
         "The lower median (of all elements, or along dim with its index); NaN if there is any NaN.")
 def median(input, dim=None, keepdim=False, *, axis=None, keepdims=None):
-    if axis is not None:   # (NumPy's name, which PyTorch accepts)
-        dim = axis
-    if keepdims is not None:
-        keepdim = keepdims
+    dim = dim if axis is None else axis   # (NumPy's name, which PyTorch takes)
+    keepdim = keepdim if keepdims is None else keepdims
     if dim is None:
         return _MEDIAN_ALL[False].apply(input, False)
     return _median_dim("median", input, dim, keepdim, False)
@@ -273,10 +266,8 @@ def median(input, dim=None, keepdim=False, *, axis=None, keepdims=None):
 @define("nanmedian", "reduction", out=True, doc="nanmedian(input) -> Tensor; nanmedian(input, dim, keepdim=False) -> (values, indices)\n\n"
         "median ignoring NaN (NaN only where all are NaN).")
 def nanmedian(input, dim=None, keepdim=False, *, axis=None, keepdims=None):
-    if axis is not None:   # (NumPy's name, which PyTorch accepts)
-        dim = axis
-    if keepdims is not None:
-        keepdim = keepdims
+    dim = dim if axis is None else axis   # (NumPy's name, which PyTorch takes)
+    keepdim = keepdim if keepdims is None else keepdims
     if dim is None:
         return _MEDIAN_ALL[True].apply(input, True)
     return _median_dim("nanmedian", input, dim, keepdim, True)
@@ -286,10 +277,8 @@ def nanmedian(input, dim=None, keepdim=False, *, axis=None, keepdims=None):
         "The most frequent value along dim (the smallest among equally frequent ones) and the last "
         "index where it occurs.")
 def mode(input, dim=-1, keepdim=False, *, axis=None, keepdims=None):
-    if axis is not None:   # (NumPy's name, which PyTorch accepts)
-        dim = axis
-    if keepdims is not None:
-        keepdim = keepdims
+    dim = dim if axis is None else axis   # (NumPy's name, which PyTorch takes)
+    keepdim = keepdim if keepdims is None else keepdims
     d = _dim(input, dim)
     if input.dim() and input.shape[d] == 0:
         raise IndexError(f"mode(): Expected reduction dim {d} to have non-zero size.")

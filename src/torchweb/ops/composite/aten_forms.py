@@ -99,10 +99,8 @@ feature_alpha_dropout_ = _in_place_dropout("feature_alpha_dropout_", feature=Tru
 def frobenius_norm(input, dim=None, keepdim=False, *, axis=None, keepdims=None):
     if dim is None and axis is None:
         raise TypeError("frobenius_norm() missing 1 required positional argument: 'dim'")
-    if axis is not None:   # (NumPy's name, which PyTorch accepts)
-        dim = axis
-    if keepdims is not None:
-        keepdim = keepdims
+    dim = dim if axis is None else axis   # (NumPy's name, which PyTorch takes)
+    keepdim = keepdim if keepdims is None else keepdims
     return (input * input).sum(dim, keepdim=keepdim).sqrt()
 
 
@@ -110,8 +108,7 @@ def frobenius_norm(input, dim=None, keepdim=False, *, axis=None, keepdims=None):
         doc="norm_except_dim(v, pow=2, dim=0) -> Tensor\n\nThe pow-norm of v over every dim but "
             "`dim` (kept, size 1 elsewhere): weight_norm's g. dim=-1: over all of v.")
 def norm_except_dim(v, pow=2, dim=0, *, axis=None):
-    if axis is not None:   # (NumPy's name, which PyTorch accepts)
-        dim = axis
+    dim = dim if axis is None else axis   # (NumPy's name, which PyTorch takes)
     if dim == -1:
         return v.norm(pow)
     d = dim % v.dim()

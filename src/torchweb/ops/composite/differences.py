@@ -23,8 +23,7 @@ def _diff_part(input, other, d):
             "The n-th forward difference along dim (bool: logical xor), after concatenating prepend "
             "and append along dim.")
 def diff(input, n=1, dim=-1, prepend=None, append=None, *, out=None, axis=None):
-    if axis is not None:   # (NumPy's name, which PyTorch accepts)
-        dim = axis
+    dim = dim if axis is None else axis   # (NumPy's name, which PyTorch takes)
     import torchweb as T
     if input.dim() == 0:
         raise RuntimeError("diff expects input to be at least one-dimensional")

@@ -52,7 +52,6 @@ def _index_reduce_(self, dim=None, index=None, source=None, reduce=None, *, incl
             "with source's slices reduced ('prod', 'mean', 'amax', 'amin') into the positions index gives "
             "along dim; include_self=False leaves input's values out where something is reduced.")
 def index_reduce(input, dim=None, index=None, source=None, reduce=None, *, include_self=True, out=None, axis=None):
-    if axis is not None:   # (NumPy's name, which PyTorch accepts)
-        dim = axis
+    dim = dim if axis is None else axis   # (NumPy's name, which PyTorch takes)
     r = _index_reduce(input, dim, index, source, reduce, include_self).reshape(input.shape)
     return r if out is None else out.copy_(r)

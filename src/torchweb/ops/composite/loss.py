@@ -378,8 +378,7 @@ def _clamped_norm(x, dim, eps):
         doc="cosine_similarity(x1, x2, dim=1, eps=1e-08) -> Tensor\n\n"
             "sum(x1 / max(||x1||, eps) * x2 / max(||x2||, eps)) over dim, x1 and x2 broadcast.")
 def cosine_similarity(x1, x2, dim=1, eps=1e-8, *, axis=None):
-    if axis is not None:   # (NumPy's name, which PyTorch accepts)
-        dim = axis
+    dim = dim if axis is None else axis   # (NumPy's name, which PyTorch takes)
     from ..shape import broadcast_tensors
     a, b = broadcast_tensors(x1, x2)
     d = dim + a.dim() if dim < 0 else dim
@@ -393,8 +392,7 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-8, *, axis=None):
         doc="pairwise_distance(x1, x2, p=2.0, eps=1e-06, keepdim=False) -> Tensor\n\n"
             "The p-norm of x1 - x2 + eps over the last dim.")
 def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False, *, keepdims=None):
-    if keepdims is not None:
-        keepdim = keepdims
+    keepdim = keepdim if keepdims is None else keepdims
     out_dim = max(x1.dim(), x2.dim())
     d = x1 - x2 + eps
     if out_dim == 0:

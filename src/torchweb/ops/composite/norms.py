@@ -27,8 +27,7 @@ def _renorm_(self, p, dim=None, maxnorm=None, *, axis=None):
         doc="renorm(input, p, dim, maxnorm) -> Tensor\n\nEach slice of input along dim scaled, where its p-norm "
             "exceeds maxnorm, to norm maxnorm (by maxnorm / (norm + 1e-7), as PyTorch).")
 def renorm(input, p, dim=None, maxnorm=None, *, out=None, axis=None):
-    if axis is not None:   # (NumPy's name, which PyTorch accepts)
-        dim = axis
+    dim = dim if axis is None else axis   # (NumPy's name, which PyTorch takes)
     if dim is None or maxnorm is None:
         raise TypeError("renorm() missing required arguments: 'dim' and 'maxnorm'")
     T = _T()

@@ -77,8 +77,7 @@ def _coordinates(x, d, coords, edge_order):
             "of the sampled function along each dim (all by default) by finite differences: spacing a "
             "number, a number per dim or a 1-D tensor of coordinates per dim; edge_order 1 or 2.")
 def gradient(input, *, spacing=1, dim=None, edge_order=1, axis=None):
-    if axis is not None:   # (NumPy's name, which PyTorch accepts)
-        dim = axis
+    dim = dim if axis is None else axis   # (NumPy's name, which PyTorch takes)
     if edge_order not in (1, 2):
         raise RuntimeError("torch.gradient only supports edge_order=1 and edge_order=2.")
     dims, spacing = _dims_and_spacing(input, spacing, dim)

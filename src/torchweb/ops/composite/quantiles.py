@@ -89,10 +89,8 @@ def _quantile(name, input, q, dim, keepdim, interpolation, ignore_nan):
             "The q-th quantiles (q a number or a 1-D tensor in [0, 1]) over dim (the flattened input by "
             "default); interpolation: linear, lower, higher, midpoint or nearest. NaN in a row gives NaN.")
 def quantile(input, q, dim=None, keepdim=False, *, interpolation="linear", out=None, axis=None, keepdims=None):
-    if axis is not None:   # (NumPy's name, which PyTorch accepts)
-        dim = axis
-    if keepdims is not None:
-        keepdim = keepdims
+    dim = dim if axis is None else axis   # (NumPy's name, which PyTorch takes)
+    keepdim = keepdim if keepdims is None else keepdims
     return write_out(_quantile("quantile", input, q, dim, keepdim, interpolation, False), out)
 
 
@@ -101,8 +99,6 @@ def quantile(input, q, dim=None, keepdim=False, *, interpolation="linear", out=N
             "quantile ignoring NaN (a row of NaN only gives NaN).")
 def nanquantile(input, q, dim=None, keepdim=False, *, interpolation="linear", out=None, axis=None,
                 keepdims=None):
-    if axis is not None:   # (NumPy's name, which PyTorch accepts)
-        dim = axis
-    if keepdims is not None:
-        keepdim = keepdims
+    dim = dim if axis is None else axis   # (NumPy's name, which PyTorch takes)
+    keepdim = keepdim if keepdims is None else keepdims
     return write_out(_quantile("nanquantile", input, q, dim, keepdim, interpolation, True), out)

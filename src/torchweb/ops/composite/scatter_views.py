@@ -25,8 +25,7 @@ def _scatter_into(name, input, src, view_of):
         doc="slice_scatter(input, src, dim=0, start=None, end=None, step=1) -> Tensor\n\n"
             "input with input[..., start:end:step, ...] (along dim) replaced by src.")
 def slice_scatter(input, src, dim=0, start=None, end=None, step=1, *, out=None, axis=None):
-    if axis is not None:   # (NumPy's name, which PyTorch accepts)
-        dim = axis
+    dim = dim if axis is None else axis   # (NumPy's name, which PyTorch takes)
     d = wrap_dim(dim, max(input.dim(), 1))
     if step <= 0:
         raise RuntimeError("slice step must be positive")
@@ -38,8 +37,7 @@ def slice_scatter(input, src, dim=0, start=None, end=None, step=1, *, out=None, 
         doc="select_scatter(input, src, dim, index) -> Tensor\n\ninput with input.select(dim, index) "
             "replaced by src.")
 def select_scatter(input, src, dim=None, index=None, *, axis=None):
-    if axis is not None:   # (NumPy's name, which PyTorch accepts)
-        dim = axis
+    dim = dim if axis is None else axis   # (NumPy's name, which PyTorch takes)
     return _scatter_into("select_scatter", input, src, lambda t: t.select(dim, index))
 
 

@@ -14,8 +14,7 @@ def _J():
         doc="split_with_sizes(input, split_sizes, dim=0) -> tuple of Tensors\n\nViews of the given sizes "
             "along dim (they must sum to its size).")
 def split_with_sizes(input, split_sizes, dim=0, *, axis=None):
-    if axis is not None:   # (NumPy's name, which PyTorch accepts)
-        dim = axis
+    dim = dim if axis is None else axis   # (NumPy's name, which PyTorch takes)
     sizes = [int(s) for s in split_sizes]
     if any(s < 0 for s in sizes):
         raise RuntimeError(f"split_with_sizes expects split_sizes have only non-negative entries, but got "
@@ -26,16 +25,14 @@ def split_with_sizes(input, split_sizes, dim=0, *, axis=None):
 @define("unsafe_split", "join",
         doc="unsafe_split(input, split_size, dim=0) -> tuple of Tensors\n\nsplit (the pieces are views).")
 def unsafe_split(input, split_size, dim=0, *, axis=None):
-    if axis is not None:   # (NumPy's name, which PyTorch accepts)
-        dim = axis
+    dim = dim if axis is None else axis   # (NumPy's name, which PyTorch takes)
     return _J().split(input, split_size, dim)
 
 
 @define("unsafe_chunk", "join",
         doc="unsafe_chunk(input, chunks, dim=0) -> tuple of Tensors\n\nchunk (the pieces are views).")
 def unsafe_chunk(input, chunks, dim=0, *, axis=None):
-    if axis is not None:   # (NumPy's name, which PyTorch accepts)
-        dim = axis
+    dim = dim if axis is None else axis   # (NumPy's name, which PyTorch takes)
     return _J().chunk(input, chunks, dim)
 
 

@@ -47,10 +47,8 @@ def _no_nan(x):
 @define("nansum", "reduction", doc="nansum(input, dim=None, keepdim=False, *, dtype=None, out=None) -> Tensor\n\n"
         "The sum over dim with NaN counted as zero. Integers and bool sum to int64.")
 def nansum(input, dim=None, keepdim=False, *, dtype=None, out=None, axis=None, keepdims=None):
-    if axis is not None:   # (NumPy's name, which PyTorch accepts)
-        dim = axis
-    if keepdims is not None:
-        keepdim = keepdims
+    dim = dim if axis is None else axis   # (NumPy's name, which PyTorch takes)
+    keepdim = keepdim if keepdims is None else keepdims
     return write_out(_T().sum(_no_nan(input), dim, keepdim, dtype=dtype), out)
 
 
@@ -58,10 +56,8 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None, out=None, axis=None, k
         doc="nanmean(input, dim=None, keepdim=False, *, dtype=None, out=None) -> Tensor\n\n"
             "The mean over dim of the elements that are not NaN (floating dtypes only).")
 def nanmean(input, dim=None, keepdim=False, *, dtype=None, out=None, axis=None, keepdims=None):
-    if axis is not None:   # (NumPy's name, which PyTorch accepts)
-        dim = axis
-    if keepdims is not None:
-        keepdim = keepdims
+    dim = dim if axis is None else axis   # (NumPy's name, which PyTorch takes)
+    keepdim = keepdim if keepdims is None else keepdims
     _floating("nanmean", input)
     T = _T()
     count = T.sum(call("logical_not", call("isnan", input)), dim, keepdim)
@@ -83,8 +79,7 @@ def _dim_tuple(dim, ndim):
         doc="count_nonzero(input, dim=None) -> Tensor\n\nThe number of nonzero elements over dim (an int "
             "or tuple; all by default), as int64.")
 def count_nonzero(input, dim=None, *, axis=None):
-    if axis is not None:   # (NumPy's name, which PyTorch accepts)
-        dim = axis
+    dim = dim if axis is None else axis   # (NumPy's name, which PyTorch takes)
     nz = call("ne", input, 0)
     dims = () if dim is None else _dim_tuple(dim, input.dim())
     return _T().sum(nz, dims) if dims and input.dim() else _T().sum(nz)
@@ -94,10 +89,8 @@ def count_nonzero(input, dim=None, *, axis=None):
         doc="aminmax(input, *, dim=None, keepdim=False, out=None) -> (min, max)\n\n"
             "amin and amax together, as a named tuple (min, max).")
 def aminmax(input, *, dim=None, keepdim=False, out=None, axis=None, keepdims=None):
-    if axis is not None:   # (NumPy's name, which PyTorch accepts)
-        dim = axis
-    if keepdims is not None:
-        keepdim = keepdims
+    dim = dim if axis is None else axis   # (NumPy's name, which PyTorch takes)
+    keepdim = keepdim if keepdims is None else keepdims
     T = _T()
     if dim is None:
         if input.numel() == 0:
