@@ -187,3 +187,14 @@ def test_convert_sync_batchnorm(device):
     assert list(mine.state_dict()) == list(theirs.state_dict())
     x = torch.randn(2, 2, 4, 4, generator=torch.Generator().manual_seed(3))
     assert_close(mine(ours(x, device)), theirs(x), rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("name", BITWISE)
+def test_bitwise_takes_a_number_as_input(device, name):
+    for value in (3, True):
+        want = getattr(torch, name)(6, torch.tensor(value))
+        assert_close(getattr(torchweb, name)(6, torchweb.tensor(value, device=device)), want)
+    with pytest.raises(NotImplementedError):   # PyTorch's refusal of a float operand
+        getattr(torch, name)(6, torch.tensor(2.5))
+    with pytest.raises(NotImplementedError):
+        getattr(torchweb, name)(6, torchweb.tensor(2.5, device=device))

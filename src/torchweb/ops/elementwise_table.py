@@ -280,11 +280,11 @@ op("logical_xor", 2, "logical", "({0} != {1})", lambda np, a, b: np.logical_xor(
 op("logical_not", 1, "logical", "(!{0})", lambda np, a: np.logical_not(a),
    api="unary", doc='not input (nonzero is true), as bool.')
 op("bitwise_and", 2, "intonly", "({0} & {1})", lambda np, a, b: a & b,
-   api="binary", doc='input & other for integers and bool.')
+   api="binary", doc='input & other for integers and bool.', extra={"scalar_input": True})
 op("bitwise_or", 2, "intonly", "({0} | {1})", lambda np, a, b: a | b,
-   api="binary", doc='input | other for integers and bool.')
+   api="binary", doc='input | other for integers and bool.', extra={"scalar_input": True})
 op("bitwise_xor", 2, "intonly", "({0} ^ {1})", lambda np, a, b: a ^ b,
-   api="binary", doc='input ^ other for integers and bool.')
+   api="binary", doc='input ^ other for integers and bool.', extra={"scalar_input": True})
 # shifts as PyTorch's: a shift outside [0, bits) gives 0 (left) or the sign (right)
 op("bitwise_left_shift", 2, "intonly",
    {"i": "select({0} << u32({1}), 0i, {1} < 0i || {1} >= 32i)", "u": "({0} << min({1}, 31u))", "f": "{0}"},
