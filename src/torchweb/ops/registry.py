@@ -10,6 +10,8 @@ Elementwise ops need no decorator: each row of ops/elementwise_table.py becomes 
 (ops/pointwise_api.py).
 """
 
+import functools
+import inspect
 from dataclasses import dataclass, field
 
 from .out_arg import with_out
@@ -126,9 +128,6 @@ def _torch_inplace(method):
     PyTorch's schemas name it (made once per method, so the name stays one object)."""
     fn = _TORCH_INPLACE_FNS.get(method)
     if fn is None:
-        import functools
-        import inspect
-
         @functools.wraps(method)
         def fn(input, *args, **kwargs):
             return method(input, *args, **kwargs)
