@@ -7,6 +7,7 @@ whose settings are accepted (cache_size_limit / recompile_limit are torchweb's o
 Everything else is refused with an AttributeError that says why."""
 
 from .compiler import is_compiling, reset  # noqa: F401
+from ._refused import refuse_the_rest
 
 
 def _identity_decorator(fn=None, *args, **kwargs):
@@ -84,9 +85,6 @@ class _Config:
 config = _Config()
 
 
-def __getattr__(name):
-    if name.startswith("__"):
-        raise AttributeError(name)
-    raise AttributeError(
-        f"torch._dynamo.{name} is not available in torchweb: it has no TorchDynamo (its "
-        "torch.compile captures a call's GPU work and replays it; see docs/compile.md)")
+__getattr__ = refuse_the_rest(
+    "torch._dynamo", "it has no TorchDynamo (its torch.compile captures a call's GPU work and replays it; see "
+    "docs/compile.md)")

@@ -201,6 +201,17 @@ def module_getattr(namespace, module_name):
     return __getattr__
 
 
+def refuse_the_rest(qualified, why):
+    """A __getattr__ for a module whose every other public name torchweb refuses for one
+    reason (torch.jit's compiler, torch.fx's tracing, ...): `{qualified}.{name} is not
+    supported by torchweb: {why}`."""
+    def __getattr__(name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        raise AttributeError(f"{qualified}.{name} is not supported by torchweb: {why}")
+    return __getattr__
+
+
 class _RefusedAttribute:
     """A Tensor attribute torchweb refuses: reading it (on the class or a tensor) raises
     AttributeError with the reason, so hasattr() is False."""

@@ -10,6 +10,7 @@ device.type 'webgpu' and is_cuda True), and the calls below answer
 with the webgpu device's: synchronize, the memory counters, the generator, the name."""
 
 from . import _device
+from ._refused import refuse_the_rest
 
 _WHY = ("torchweb has no CUDA device: it runs on WebGPU. Use device 'webgpu' "
         "(or torch.accelerator.current_accelerator()), or let 'cuda' name the webgpu device "
@@ -132,11 +133,8 @@ def _amp_namespace():
 amp = _amp_namespace()  # torch.cuda.amp.GradScaler(enabled=False), as nanoGPT's train.py calls it
 
 
-def __getattr__(name):
-    if name.startswith("__"):
-        raise AttributeError(name)
-    raise AttributeError(f"torch.cuda.{name} is not available in torchweb: CUDA streams, events, "
-                         "graphs and device properties have no WebGPU counterpart here")
+__getattr__ = refuse_the_rest(
+    "torch.cuda", "CUDA streams, events, graphs and device properties have no WebGPU counterpart here")
 
 
 from ._legacy_types import CUDA_TYPES as _LEGACY  # noqa: E402  (torch.cuda.FloatTensor, ...)

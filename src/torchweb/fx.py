@@ -3,15 +3,14 @@ other libraries call at import, to keep a function opaque to symbolic tracing) r
 nothing and gives back its argument, since nothing here traces. Tracing itself
 (symbolic_trace, GraphModule, Tracer, ...) is refused with an AttributeError that says why."""
 
+from ._refused import refuse_the_rest
+
 
 def wrap(fn_or_name):
     """A no-op: the function (or its name) given back."""
     return fn_or_name
 
 
-def __getattr__(name):
-    if name.startswith("__"):
-        raise AttributeError(name)
-    raise AttributeError(
-        f"torch.fx.{name} is not supported by torchweb: torch.fx traces programs into graphs for "
-        "compilers, and torchweb runs them eagerly (torch.compile captures GPU work instead)")
+__getattr__ = refuse_the_rest(
+    "torch.fx", "torch.fx traces programs into graphs for compilers, and torchweb runs them eagerly "
+    "(torch.compile captures GPU work instead)")

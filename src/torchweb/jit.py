@@ -13,6 +13,7 @@ import collections
 import inspect
 import textwrap
 import typing
+from ._refused import refuse_the_rest
 
 Final = typing.Final
 Attribute = collections.namedtuple("Attribute", ["value", "type"])
@@ -81,10 +82,7 @@ def annotate(the_type, the_value):
     return the_value
 
 
-def __getattr__(name):
-    if name.startswith("__"):
-        raise AttributeError(name)
-    raise AttributeError(
-        f"torch.jit.{name} is not available in torchweb: TorchScript is not part of it "
-        "(torch.jit.script/trace give back the module or function, which runs eagerly). Save "
-        "weights with torch.save(model.state_dict(), path); for speed use torch.compile")
+__getattr__ = refuse_the_rest(
+    "torch.jit", "TorchScript is not part of it (torch.jit.script/trace give back the module or function, "
+    "which runs eagerly). Save weights with torch.save(model.state_dict(), path); for speed use "
+    "torch.compile")
