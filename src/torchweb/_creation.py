@@ -293,8 +293,9 @@ def _num(x):
 def arange(start, end=None, step=1, *, out=None, dtype=None, layout=None, device=None,
            requires_grad=False, pin_memory=False):
     _options("arange", layout)
-    if out is not None:
-        return write_out(arange(start, end, step, dtype=dtype or out.dtype, device=device or out.device,
+    if out is not None:   # (out's dtype and device are the defaults)
+        dtype, device = _like_out(out, dtype, device)
+        return write_out(arange(start, end, step, dtype=dtype, device=device,
                                 requires_grad=requires_grad), out, "arange")
     if end is None:
         start, end = 0, start
@@ -331,8 +332,9 @@ def arange(start, end=None, step=1, *, out=None, dtype=None, layout=None, device
 def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=None,
              requires_grad=False, pin_memory=False):
     _options("linspace", layout)
-    if out is not None:
-        return write_out(linspace(start, end, steps, dtype=dtype or out.dtype, device=device or out.device,
+    if out is not None:   # (out's dtype and device are the defaults)
+        dtype, device = _like_out(out, dtype, device)
+        return write_out(linspace(start, end, steps, dtype=dtype, device=device,
                                   requires_grad=requires_grad), out, "linspace")
     start, end = _num(start), _num(end)
     if steps < 0:
@@ -357,9 +359,10 @@ def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=Non
 def logspace(start, end, steps, base=10.0, *, out=None, dtype=None, layout=None, device=None,
              requires_grad=False, pin_memory=False):
     _options("logspace", layout)
-    if out is not None:
-        return write_out(logspace(start, end, steps, base, dtype=dtype or out.dtype,
-                                  device=device or out.device, requires_grad=requires_grad), out, "logspace")
+    if out is not None:   # (out's dtype and device are the defaults)
+        dtype, device = _like_out(out, dtype, device)
+        return write_out(logspace(start, end, steps, base, dtype=dtype,
+                                  device=device, requires_grad=requires_grad), out, "logspace")
     return tensor([base ** v for v in linspace(start, end, steps, dtype=D.float32, device=device).tolist()],
                   dtype=dtype or D.default_float(), device=device, requires_grad=requires_grad)
 
@@ -367,8 +370,9 @@ def logspace(start, end, steps, base=10.0, *, out=None, dtype=None, layout=None,
 def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_grad=False,
         pin_memory=False):
     _options("eye", layout)
-    if out is not None:
-        return write_out(eye(n, m, dtype=dtype or out.dtype, device=device or out.device,
+    if out is not None:   # (out's dtype and device are the defaults)
+        dtype, device = _like_out(out, dtype, device)
+        return write_out(eye(n, m, dtype=dtype, device=device,
                              requires_grad=requires_grad), out, "eye")
     m = n if m is None else m
     if n < 0 or m < 0:
@@ -424,9 +428,10 @@ def randn_like(input, *, generator=None, dtype=None, layout=None, device=None, r
 def randint(low=0, high=None, size=None, *, generator=None, out=None, dtype=None, layout=None, device=None,
             requires_grad=False, pin_memory=False):
     _options("randint", layout)
-    if out is not None:
-        return write_out(randint(low, high, size, generator=generator, dtype=dtype or out.dtype,
-                                 device=device or out.device, requires_grad=requires_grad), out, "randint")
+    if out is not None:   # (out's dtype and device are the defaults)
+        dtype, device = _like_out(out, dtype, device)
+        return write_out(randint(low, high, size, generator=generator, dtype=dtype,
+                                 device=device, requires_grad=requires_grad), out, "randint")
     if size is None:
         low, high, size = 0, low, high
     if high is None or size is None:
@@ -449,8 +454,9 @@ def randint_like(input, low=0, high=None, *, generator=None, dtype=None, layout=
 def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False,
              pin_memory=False):
     _options("randperm", layout)
-    if out is not None:
-        return write_out(randperm(n, generator=generator, dtype=dtype or out.dtype, device=device or out.device),
+    if out is not None:   # (out's dtype and device are the defaults)
+        dtype, device = _like_out(out, dtype, device)
+        return write_out(randperm(n, generator=generator, dtype=dtype, device=device),
                          out, "randperm")
     dtype = D.as_dtype(dtype) if dtype is not None else D.int64
     return tensor(_random.permutation(n, generator, device), dtype=dtype, device=device) if n else \
