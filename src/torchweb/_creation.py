@@ -194,7 +194,7 @@ def _factory(size, dtype, device, requires_grad, value, default=None):
         return host_full(shape, 0 if value is None else value, requires_grad)
     t = _empty(shape, dtype, as_device(device))
     if value is not None:
-        E._fill(t, value)
+        E.fill(t, value)
     if requires_grad:
         t._set_requires_grad(True, "Only Tensors of floating point and complex dtype can require gradients")
     return t
@@ -380,7 +380,7 @@ def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_g
     t = _factory((n, m), dtype, device, False, 0)
     k = min(n, m)
     if k:
-        E._fill(t._view((k,), (m + 1,), 0), 1)
+        E.fill(t._view((k,), (m + 1,), 0), 1)
     if requires_grad:
         t._set_requires_grad(True, "Only Tensors of floating point and complex dtype can require gradients")
     return t

@@ -91,7 +91,7 @@ def raw_col2im(cols, C, g, out=None):
         out = empty((N, C) + g.in_size, cols.dtype, cols.device)
     if out.numel():
         if cols.numel() == 0:
-            E._fill(out, 0)
+            E.fill(out, 0)
         else:
             _be(cols).col2im(out, cols, *g.args())
     return out
@@ -103,7 +103,7 @@ def _mm_into(out, a, b):
     a = expand_to(a, batch + a.shape[-2:])
     b = expand_to(b, batch + b.shape[-2:])
     if a.shape[-1] == 0:
-        E._fill(out, 0)
+        E.fill(out, 0)
         return out
     if out.numel():
         lowering.matmul(out, a, b, "f" if a.dtype.is_floating_point else "i")
@@ -210,7 +210,7 @@ def conv_input_grad(gout, w, g, groups, C):
             continue
         cols = _mm_into(empty((n, groups, Cg * K, Lc), gout.dtype, gout.device), wt, gg)
         if L == 0:
-            E._fill(o, 0)
+            E.fill(o, 0)
             continue
         _be(gout).col2im(o, cols._view((n, C * K, Lc), contiguous_strides((n, C * K, Lc)), cols._offset),
                          *g.args(), l0=l0, accumulate=l0 > 0)
@@ -225,7 +225,7 @@ def conv_weight_grad(x, gout, g, groups, wshape):
     Cg, Coutg, K, L = C // groups, Cout // groups, g.K, g.L
     acc = empty((groups, Coutg, Cg * K), gout.dtype, gout.device)
     if acc.numel() == 0 or N * L == 0:
-        E._fill(acc, 0)
+        E.fill(acc, 0)
         return S.reshape(acc, wshape)
     part = None
     for i, (n0, n1, l0, l1) in enumerate(_chunks(N, C * K, L)):
@@ -634,7 +634,7 @@ def tensor_unfold(x, dimension, size, step):
         target = out._view((A, B, L), (L * B, 1, B), 0)
         g = Geometry((size,), (step,), (0,), (1,), (L,), (nwin,))
         if gc.numel() == 0:
-            E._fill(out, 0)
+            E.fill(out, 0)
         else:
             _be(gw).col2im(target, cols, *g.args())
         return out

@@ -60,7 +60,7 @@ def _flags_1d(v):
     """bool [n]: True where v[i] differs from v[i - 1] (and at 0)."""
     n = v.shape[0]
     flags = empty((n,), D.bool, v.device)
-    E._fill(_slice(flags, 0, 1), True)
+    E.fill(_slice(flags, 0, 1), True)
     if n > 1:
         E.run("ne", _slice(v, 1, n - 1), _slice(v, 0, n - 1), out=_slice(flags, 1, n - 1))
     return flags
@@ -77,7 +77,7 @@ def _runs(flags, n):
 def _first_positions(be, flags, pos, n, m, device):
     """int64 [m + 1]: where each run starts, then n."""
     starts = empty((m + 1,), D.int64, device)
-    E._fill(_slice(starts, m, 1), n)
+    E.fill(_slice(starts, m, 1), n)
     be.count_scatter(_slice(starts, 0, m), pos, None, flags, -1)
     return starts
 
@@ -220,14 +220,14 @@ def _unique_dim(x, d, consecutive, return_inverse, return_counts):
     else:
         srt = rows
     flags = empty((n,), D.bool, dev)
-    E._fill(_slice(flags, 0, 1), True)
+    E.fill(_slice(flags, 0, 1), True)
     if n > 1:
         if rest:
             diff = E.run("ne", srt._view((n - 1, rest), (rest, 1), rest), srt._view((n - 1, rest), (rest, 1), 0))
             from .reduction import raw_reduce
             E.copy_into(_slice(flags, 1, n - 1), raw_reduce("any", diff, [1], False, D.bool))
         else:
-            E._fill(_slice(flags, 1, n - 1), False)
+            E.fill(_slice(flags, 1, n - 1), False)
     pos, m = _runs(flags, n)
     starts = _first_positions(be, flags, pos, n, m, dev)
     values = _take_rows(srt, _slice(starts, 0, m)) if m < n else srt
@@ -296,7 +296,7 @@ def _minmax(x):
 
 def _raw_bincount(idx, weights, nbins, out_dtype):
     out = empty((nbins,), out_dtype, idx.device)
-    E._fill(out, 0)
+    E.fill(out, 0)
     if idx.numel():
         backend_for(idx.device.type).bincount(out, idx, weights)
     return out
@@ -319,7 +319,7 @@ def bincount(input, weights=None, minlength=0):
     n = input.shape[0]
     if n == 0:   # PyTorch: int64 zeros, with or without weights
         out = empty((minlength,), D.int64, input.device)
-        E._fill(out, 0)
+        E.fill(out, 0)
         return out
 
     def fn():
@@ -396,7 +396,7 @@ def histc(input, bins=100, min=0, max=0):
 
 def _zeros_i64(n, device):
     out = empty((n,), D.int64, device)
-    E._fill(out, 0)
+    E.fill(out, 0)
     return out
 
 
@@ -474,7 +474,7 @@ def histogram(input, bins, *, range=None, weight=None, density=False):
         wdt = D.float32
         if nb == 0 or input.numel() == 0:
             hist = empty((max(nb, 0),), input.dtype, dev)
-            E._fill(hist, 0.0)
+            E.fill(hist, 0.0)
         else:
             x = _flat(input)
             # the last edge <= x: upper_bound - 1 (PyTorch's binary search over the edges)

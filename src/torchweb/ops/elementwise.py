@@ -202,7 +202,7 @@ def run(name, *operands, out=None, out_dtype=None):
                 o = expand_to(o, shape)
                 # an input overlapping the output in another layout would race: copy it first
                 if o._storage is out_storage and not same_view(o, out):
-                    o = _clone(o)
+                    o = copy_of(o)
             ops.append(o)
     backend_for(dev.type).elementwise(op, out, ops, plan.classes, plan.cls, plan.value_cls, plan.compute)
     return out
@@ -307,7 +307,7 @@ def _tensor_class():
     return _tensor_classes[0]
 
 
-def _clone(t):
+def copy_of(t):
     c = empty(t.shape, t.dtype, t.device)
     run("copy", t, out=c)
     return c
@@ -316,7 +316,7 @@ def _clone(t):
 def copy_into(dst, src):
     """dst[...] = src with broadcasting and dtype conversion (the body of copy_)."""
     if not is_tensor(src):
-        return _fill(dst, src)
+        return fill(dst, src)
     if src.device != dst.device:
         src = src.to(dst.device)
     op = OPS["copy"]
@@ -326,13 +326,13 @@ def copy_into(dst, src):
                            f"{list(broadcast_shapes(src.shape, shape))}")
     s = expand_to(src, shape)
     if s._storage is dst._storage and not same_view(s, dst):
-        s = _clone(s)
+        s = copy_of(s)
     cls = compute_class(src.dtype)
     backend_for(dst.device.type).elementwise(op, dst, [s], [cls], cls, cls, [src.dtype])
     return dst
 
 
-def _fill(dst, value):
+def fill(dst, value):
     op = OPS["fill"]
     dt = dst.dtype
     cls = compute_class(dt)

@@ -41,17 +41,17 @@ class _GridSample(Function):
         x, grid = ctx.saved_tensors
         mode, pad, align = ctx.meta
         need_x, need_grid = ctx.needs_input_grad[:2]
-        gx = E._fill(empty(x.shape, D.float32, x.device), 0) if need_x else None
+        gx = E.fill(empty(x.shape, D.float32, x.device), 0) if need_x else None
         gg = empty(grid.shape, grid.dtype, grid.device) if need_grid else None
         if gg is not None and mode == "nearest":
-            E._fill(gg, 0)
+            E.fill(gg, 0)
             gg_k = None
         else:
             gg_k = gg
         if (gx is not None or gg_k is not None) and grid.numel() and x.numel():
             _be(g).grid_sample_backward(gx, gg_k, _contig(g), x, grid, mode, pad, align)
         elif gg_k is not None:
-            E._fill(gg_k, 0)
+            E.fill(gg_k, 0)
         if gx is not None and x.dtype is not D.float32:
             gx = E.copy_into(empty(x.shape, x.dtype, x.device), gx)
         return gx, gg, None, None, None

@@ -41,7 +41,7 @@ def _atleast1(t):
 
 
 def _zeros(shape, dtype, device):
-    return E._fill(empty(shape, dtype, device), 0)
+    return E.fill(empty(shape, dtype, device), 0)
 
 
 def _along(x, d, index):
@@ -116,7 +116,7 @@ def _run(fn, inplace, x, *args):
 
 def _target(x, inplace):
     """What a forward writes: x itself (in place) or a contiguous copy."""
-    return x if inplace else E._clone(x)
+    return x if inplace else E.copy_of(x)
 
 
 def _done(out, inplace):
@@ -248,7 +248,7 @@ class _Scatter(Function):
         if g.requires_grad:   # create_graph: recorded
             return (scatter(g, d, index, value=0.0), None, None,
                     (gather(g, d, index) if has_src else None), None)
-        gself = raw_scatter(E._clone(g), d, index, 0)
+        gself = raw_scatter(E.copy_of(g), d, index, 0)
         return gself, None, None, (raw_gather(g, d, index) if has_src else None), None
 
 
@@ -383,7 +383,7 @@ def raw_scatter_reduce(out, d, index, src, reduce, include_self):
     if reduce == "mean":
         if out.dtype is D.bool:
             raise NotImplementedError("\"scatter_gather_tensor_cpu_reduce_mean\" not implemented for 'Bool'")
-        count = E._fill(empty(out.shape, out.dtype, out.device), 1 if include_self else 0)
+        count = E.fill(empty(out.shape, out.dtype, out.device), 1 if include_self else 0)
         raw_scatter(count, d, index, 1, "sum")
         raw_scatter(out, d, index, src, "sum")
         count = E.run("where", E.run("eq", count, 0), 1, count)
@@ -399,7 +399,7 @@ class _ScatterReduce(Function):
     @staticmethod
     def forward(ctx, x, d, index, src, reduce, include_self, inplace):
         needs_self = reduce in ("prod", "amax", "amin")
-        self_before = (E._clone(x) if inplace else x) if needs_self else None
+        self_before = (E.copy_of(x) if inplace else x) if needs_self else None
         out = _done(raw_scatter_reduce(_target(x, inplace), d, index, src, reduce, include_self), inplace)
         ctx.meta = (d, index, reduce, include_self)
         ctx.save_for_backward(self_before, src, out)
@@ -413,18 +413,18 @@ class _ScatterReduce(Function):
             gself, gsrc = g, raw_gather(g, d, index)
         elif reduce == "prod":
             masked_self = E.run("where", E.run("eq", x, 0), 1.0, x)
-            masked_self_result = raw_scatter_reduce(E._clone(masked_self), d, index, src, reduce, include_self)
+            masked_self_result = raw_scatter_reduce(E.copy_of(masked_self), d, index, src, reduce, include_self)
             gself = g * masked_self_result / masked_self
             src_zero = E.run("eq", src, 0)
             nzeros = raw_gather(raw_scatter(_zeros(x.shape, x.dtype, x.device), d, index,
                                             src_zero.to(x.dtype), "sum"), d, index)
             single = E.run("logical_and", src_zero, E.run("eq", nzeros, 1))
             masked_src = E.run("where", single, 1.0, src)
-            masked_src_result = raw_scatter_reduce(E._clone(x), d, index, masked_src, reduce, include_self)
+            masked_src_result = raw_scatter_reduce(E.copy_of(x), d, index, masked_src, reduce, include_self)
             gsrc = E.run("where", single, raw_gather(g * masked_src_result, d, index),
                          raw_gather(g * result, d, index) / E.run("where", src_zero, 1.0, src))
         elif reduce == "mean":
-            n = E._fill(empty(g.shape, g.dtype, g.device), 1 if include_self else 0)
+            n = E.fill(empty(g.shape, g.dtype, g.device), 1 if include_self else 0)
             raw_scatter(n, d, index, 1, "sum")
             n = E.run("where", E.run("eq", n, 0), 1.0, n)
             gself = g / n
@@ -433,12 +433,12 @@ class _ScatterReduce(Function):
             value = raw_gather(result, d, index)
             self_is = E.run("eq", x, result).to(x.dtype)
             src_is = E.run("eq", src, value).to(x.dtype)
-            n = raw_scatter(E._clone(self_is), d, index, src_is, "sum")
+            n = raw_scatter(E.copy_of(self_is), d, index, src_is, "sum")
             dist = g / n
             gself = self_is * dist
             gsrc = src_is * raw_gather(dist, d, index)
         if not include_self:
-            gself = raw_scatter(E._clone(gself), d, index, 0)
+            gself = raw_scatter(E.copy_of(gself), d, index, 0)
         return gself, None, None, gsrc, None, None, None
 
 
@@ -514,7 +514,7 @@ def index_select(input, dim=None, index=None, *, out=None, axis=None):
 
 def _flat_of(x):
     """A flat view of x, through a contiguous copy where x is not contiguous (no autograd)."""
-    return _flat(x if x.is_contiguous() else E._clone(x))
+    return _flat(x if x.is_contiguous() else E.copy_of(x))
 
 
 class _Take(Function):
@@ -555,7 +555,7 @@ class _Put(Function):
     @staticmethod
     def forward(ctx, x, index, source, accumulate, inplace):
         ctx.meta = (index, source.shape, accumulate)
-        out = x if inplace and x.is_contiguous() else E._clone(x)
+        out = x if inplace and x.is_contiguous() else E.copy_of(x)
         lowering.index_scatter(_flat(out), S.reshape(source, index.shape) if index.dim() else S.reshape(source, ()),
                                [None] * index.dim(), [(index, 0, True)], "sum" if accumulate else None, PUT)
         if inplace and out is not x:
@@ -568,7 +568,7 @@ class _Put(Function):
         index, sshape, accumulate = ctx.meta
         gself = g
         if not accumulate:
-            gself = E._clone(g)
+            gself = E.copy_of(g)
             lowering.index_scatter(_flat(gself), 0.0, [None] * index.dim(), [(index, 0, True)], None, PUT)
         gsrc = empty(index.shape, g.dtype, g.device)
         lowering.index_gather(gsrc, _flat_of(g), [None] * index.dim(), [(index, 0, True)], PUT)
@@ -688,7 +688,7 @@ class _IndexCopy(Function):
         if g.requires_grad:
             return (_IndexFill.apply(g, d, index, 0.0, False), None, None,
                     S.reshape(index_select(g, d, index), sshape), None)
-        gself = raw_index_scatter(E._clone(g), d, index, 0, None, INDEX_COPY)
+        gself = raw_index_scatter(E.copy_of(g), d, index, 0, None, INDEX_COPY)
         return gself, None, None, S.reshape(raw_index_select(g, d, index, INDEX_COPY), sshape), None
 
 
@@ -740,7 +740,7 @@ class _IndexFill(Function):
             if ctx.needs_input_grad[3]:
                 gv = index_select(g, d, _wrapped(index, g.shape[d] if g.dim() else 1)).sum()
             return _IndexFill.apply(g, d, index, 0.0, False), None, None, gv, None
-        gself = raw_index_scatter(E._clone(g), d, index, 0, None, INDEX_FILL, wrap=True)
+        gself = raw_index_scatter(E.copy_of(g), d, index, 0, None, INDEX_FILL, wrap=True)
         gv = raw_index_select(g, d, index, INDEX_FILL, wrap=True).sum() if ctx.needs_input_grad[3] else None
         return gself, None, None, gv, None
 
@@ -802,7 +802,7 @@ def nonzero(input, *, as_tuple=False, out=None):
         backend_for(input.device.type).mask_compact(coords, input, pos, None)
     if as_tuple:
         if nd == 0:
-            return (E._fill(empty((count,), D.int64, input.device), 0),)
+            return (E.fill(empty((count,), D.int64, input.device), 0),)
         return tuple(coords._view((count,), (1,), coords._offset + d * count) for d in range(nd))
     r = coords._view((count, nd), (1, count), coords._offset)
     if out is not None:
@@ -864,7 +864,7 @@ class _MaskedScatter(Function):
     def forward(ctx, x, mask, source, inplace):
         shape = x.shape if inplace else broadcast_shapes(x.shape, mask.shape)
         me = expand_to(mask, shape)
-        out = E._clone(expand_to(x, shape)) if not (inplace and x.is_contiguous()) else x
+        out = E.copy_of(expand_to(x, shape)) if not (inplace and x.is_contiguous()) else x
         pos = _running_count(me)
         backend_for(x.device.type).masked_scatter(out, me, pos, _flat_of(source), MASKED_SCATTER)
         if inplace and out is not x:

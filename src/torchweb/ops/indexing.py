@@ -215,7 +215,7 @@ class _Index(Function):
         walk, indices, _ = p
 
         def scatter(g):
-            z = E._fill(empty(shape, g.dtype, g.device), 0)
+            z = E.fill(empty(shape, g.dtype, g.device), 0)
             lowering.index_scatter(z, g, walk, indices, "sum", INDEX)
             return z
         return linear_backward(g, scatter, lambda gg: _Index.apply(gg, p), "IndexBackwardBackward0"), None
@@ -253,7 +253,7 @@ class _IndexPut(Function):
     @staticmethod
     def forward(ctx, t, values, p, accumulate, inplace):
         walk, indices, shape = p
-        out = t if inplace else E._clone(t)
+        out = t if inplace else E.copy_of(t)
         src = _values(values, t, shape) if is_tensor(values) else values
         lowering.index_scatter(out, src, walk, indices, "sum" if accumulate else None, INDEX)
         if inplace:
@@ -277,7 +277,7 @@ class _IndexPut(Function):
             return gself, gv, None, None, None
         gself = g
         if not accumulate:
-            gself = E._clone(g)
+            gself = E.copy_of(g)
             lowering.index_scatter(gself, 0.0, walk, indices, None, INDEX)
         gv = None
         if vshape is not None and ctx.needs_input_grad[1]:

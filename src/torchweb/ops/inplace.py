@@ -87,7 +87,7 @@ class _Fill(Function):
 
     @staticmethod
     def forward(ctx, target, value):
-        E._fill(target, value)
+        E.fill(target, value)
         target._bump_version()
         return target
 
@@ -97,7 +97,7 @@ class _Fill(Function):
 
 
 def zeros_like_raw(g):
-    return E._fill(empty(g.shape, g.dtype, g.device), 0)
+    return E.fill(empty(g.shape, g.dtype, g.device), 0)
 
 
 class _CopySlices(Function):
@@ -123,7 +123,7 @@ class _CopySlices(Function):
         E.copy_into(at(ctx.base_geometry), g)
         region = at(ctx.geometry)
         g_view = region.clone()
-        E._fill(region, 0)
+        E.fill(region, 0)
         return at(ctx.base_geometry).clone(), g_view, None
 
 

@@ -35,7 +35,7 @@ def raw_matmul(a, b):
     K = a.shape[-1]
     if K == 0:
         from . import elementwise as E
-        return E._fill(out, 0)
+        return E.fill(out, 0)
     lowering.matmul(out, ae, be, "f" if a.dtype.is_floating_point else "i")
     return out
 
@@ -242,9 +242,9 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1, out_dtype=None):
         alpha, beta = int(alpha), int(beta)
     prod = mm(mat1, mat2)
     if alpha == 0:   # PyTorch ignores the product (even NaN), as it ignores input at beta 0
-        from .elementwise import _fill
+        from .elementwise import fill
         from .pointwise import call
-        everywhere = _fill(empty(prod.shape, D.bool, prod.device), True)
+        everywhere = fill(empty(prod.shape, D.bool, prod.device), True)
         prod = call("where", everywhere, 0, prod)   # zeros, still connected for autograd
     elif alpha != 1:
         prod = prod * alpha

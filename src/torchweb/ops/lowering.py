@@ -110,8 +110,8 @@ def index_scatter(dst, src, walk, indices, reduce, check):
     from .dispatch import is_tensor
     be = backend_for(dst.device.type)
     if is_tensor(src) and src._storage is dst._storage:
-        src = E._clone(src)
-    indices = [(E._clone(i) if i._storage is dst._storage else i, d, w) for i, d, w in indices]
+        src = E.copy_of(src)
+    indices = [(E.copy_of(i) if i._storage is dst._storage else i, d, w) for i, d, w in indices]
     indices = _bindable(be, indices)
     if reduce is not None and dst.dtype is D.float16 and not be.ATOMIC_FLOAT16:
         wide = E.copy_into(empty(dst.shape, D.float32, dst.device), dst)

@@ -7,7 +7,7 @@ bumped (autograd's check on saved tensors sees the in-place change)."""
 
 from ..backends import backend_for
 from .dispatch import common_device
-from .elementwise import _clone, copy_into
+from .elementwise import copy_of, copy_into
 
 
 def fused_update(key, tensors, names, writes, body, scalar_names=(), scalars=(), fresh=()):
@@ -25,7 +25,7 @@ def fused_update(key, tensors, names, writes, body, scalar_names=(), scalars=(),
             raise RuntimeError(f"{key}: expected tensors of {n} elements, got one of shape {list(t.shape)}")
     if n == 0:
         return
-    work = [t if t.is_contiguous() else _clone(t) for t in tensors]
+    work = [t if t.is_contiguous() else copy_of(t) for t in tensors]
     backend_for(dev.type).fused_update(key, work, list(names), list(writes), list(body),
                                        list(scalar_names), [float(s) for s in scalars], list(fresh))
     for t, w, name in zip(tensors, work, names):

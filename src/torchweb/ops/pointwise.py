@@ -77,7 +77,7 @@ def _make_function(name, backward_name, inplace):
             xs = operands
             if 0 in idx:
                 xs = list(operands)
-                xs[0] = E._clone(operands[0])  # the value before the write (PyTorch's original_self)
+                xs[0] = E.copy_of(operands[0])  # the value before the write (PyTorch's original_self)
                 if operands[0].requires_grad:   # its history, for create_graph (double_backward.py)
                     ctx.saved_edges = {0: (operands[0].grad_fn, operands[0]._output_nr)}
             saved = [xs[i] if i in idx else None for i in tensors]

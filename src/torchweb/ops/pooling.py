@@ -334,7 +334,7 @@ class _MaxUnpool(Function):
         L_out = 1
         for s in out_size:
             L_out *= s
-        out = E._fill(empty(lead + tuple(out_size), x.dtype, x.device), 0)
+        out = E.fill(empty(lead + tuple(out_size), x.dtype, x.device), 0)
         xc, ic = _contig(x), _contig(indices)
         flat = lambda t, L: t._view((B, L), (L, 1), t._offset)   # noqa: E731
         if out.numel() and x.numel():

@@ -356,7 +356,7 @@ def _maxmin(kind, x, dim=None, keepdim=False, other=None):
 
 def _zeros_like_int(x):
     z = empty((), D.int64, x.device)
-    return E._fill(z, 0)
+    return E.fill(z, 0)
 
 
 @define("max", "reduction", out=True, doc='max(input) -> Tensor; max(input, dim, keepdim=False) -> (values, indices); max(input, other) -> Tensor\n\nThe largest element (NaN propagates), per dim with its index, or elementwise with other.')
@@ -534,7 +534,7 @@ def _moments_kernel(x, dims, keepdim, correction, std, with_mean):
     if not n_rows or not be.moments_fits(n, n_rows):
         return None
     if clone:   # the reduced dims don't merge into one of stride 1: a contiguous copy's do
-        xp = E._clone(x._view(vshape, vstride, x._offset))
+        xp = E.copy_of(x._view(vshape, vstride, x._offset))
         rows = xp._view(vshape[:len(vshape) - len(dims)] + (n,), tuple(xp._stride[:len(vshape) - len(dims)]) + (1,),
                         xp._offset)
     else:

@@ -227,7 +227,7 @@ def _scatter_add_along(g, indices, d, shape):
     rows = gm.numel() // K if K else 0
     order = [i for i in range(len(shape)) if i != d] + [d]
     acc = empty((rows, N), D.float32, g.device)
-    E._fill(acc, 0.0)
+    E.fill(acc, 0.0)
     if rows and K:
         ic = _contig(im)
         ic = ic._view((rows, K), (K, 1), ic._offset)

@@ -62,7 +62,7 @@ def _search(seq, values, out_int32, right, sorter, name="torch.searchsorted()"):
         return out
     M = seq.shape[-1]
     if M == 0:
-        E._fill(out, 0)
+        E.fill(out, 0)
         return out
     shared = seq.dim() == 1
     K = values.shape[-1] if values.dim() else 1

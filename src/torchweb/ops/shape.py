@@ -70,7 +70,7 @@ def _scatter_back(in_shape, redo):
 
 def _scatter_raw(g, in_shape, redo):
     z = empty(in_shape, g.dtype, g.device)
-    E._fill(z, 0)
+    E.fill(z, 0)
     E.copy_into(redo(z), g)
     return z
 
@@ -436,7 +436,7 @@ def storage_scratch(like, *geometries):
         return offset + (sum((s - 1) * st for s, st in zip(shape, stride)) if numel(shape) else 0)
     lo = min(off for _, _, off in geometries)
     hi = max(last(*g) for g in geometries)
-    scratch = E._fill(empty((hi - lo + 1,), like.dtype, like.device), 0)
+    scratch = E.fill(empty((hi - lo + 1,), like.dtype, like.device), 0)
 
     def at(geometry):
         shape, stride, offset = geometry

@@ -37,7 +37,7 @@ def raw_sort(x, d, descending):
     indices = empty(x.shape, D.int64, x.device)
     if x.dim() == 0:
         E.copy_into(values, x)
-        E._fill(indices, 0)
+        E.fill(indices, 0)
         return values, indices
     if x.numel() == 0:
         return values, indices
@@ -232,7 +232,7 @@ class _MedianAll(Function):
         flat = S.reshape(_contig(x), (x.numel(),))
         if x.numel() == 0:
             r = empty((), x.dtype, x.device)
-            E._fill(r, float("nan"))
+            E.fill(r, float("nan"))
         else:
             v, _ = raw_sort(flat, 0, False)
             r = S.reshape(_select(v, 0, _median_pos(v, 0, ignore_nan), True), ())
@@ -295,7 +295,7 @@ def mode(input, dim=-1, keepdim=False, *, axis=None, keepdims=None):
         prev = _narrow(v, d, 0, n - 1)
         starts = E.run("ne", _narrow(v, d, 1, n - 1), prev) if n > 1 else None
         first = empty(v.shape, D.bool, v.device)
-        E._fill(_narrow(first, d, 0, 1), True)
+        E.fill(_narrow(first, d, 0, 1), True)
         if n > 1:
             E.copy_into(_narrow(first, d, 1, n - 1), starts)
         start = raw_scan("max", E.run("where", first, iota, 0), d, D.int64, "i")[0]
