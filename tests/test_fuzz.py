@@ -16,7 +16,7 @@ import torchweb
 from fuzz import catalogue as C
 from fuzz import session as S
 from fuzz.runner import run_case
-from torchweb.ops.elementwise_table import OPS
+from torchweb.ops.elementwise.table import OPS
 
 FAMILIES = list(S.CI_EXAMPLES)
 

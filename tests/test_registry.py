@@ -8,7 +8,7 @@ import pytest
 import torch
 
 import torchweb
-from torchweb.ops.elementwise_table import OPS as ROWS
+from torchweb.ops.elementwise.table import OPS as ROWS
 from torchweb.ops.registry import ALL_DTYPES, OPS
 
 ENTRIES = sorted(OPS)
@@ -50,7 +50,7 @@ def test_float_rows_have_a_backward_or_refuse(name):
     row = ROWS[name]
     if row.grad is not None or row.rule not in ("arith", "float") or name in _INTERNAL:
         return
-    from torchweb.ops.pointwise import call
+    from torchweb.ops.elementwise import call
     x = torchweb.ones(3, requires_grad=True, device="cpu")
     with pytest.raises(NotImplementedError, match=name):
         call(name, *([x] * row.nin))
@@ -132,7 +132,8 @@ def test_a_float_op_without_backward_raises(monkeypatch):
     """The rule behind test_float_rows_have_a_backward_or_refuse, shown on a row whose backward
     is taken away: its gradient is refused, naming the op, instead of silently missing."""
     import dataclasses
-    from torchweb.ops import elementwise_table, pointwise
+    from torchweb.ops import elementwise as pointwise
+    from torchweb.ops.elementwise import table as elementwise_table
     monkeypatch.setitem(elementwise_table.OPS, "exp", dataclasses.replace(ROWS["exp"], grad=None))
     x = torchweb.ones(3, requires_grad=True, device="cpu")
     with pytest.raises(NotImplementedError, match="'exp'"):

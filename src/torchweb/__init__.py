@@ -14,6 +14,9 @@ from ._layout import (layout, strided, sparse_coo, sparse_csr, sparse_csc, spars
                       jagged, memory_format, contiguous_format, channels_last, channels_last_3d,
                       preserve_format)
 from ._tensor import Tensor, is_tensor
+# autograd before the ops: the ops import its graph machinery, and its package (the user API:
+# backward, grad, functional) imports creation functions, which import the ops
+from . import autograd
 from . import _tensor_methods
 from ._creation import (tensor, as_tensor, from_numpy, zeros, ones, full, empty, zeros_like, ones_like,
                         full_like, empty_like, arange, linspace, logspace, eye, rand, randn, rand_like,

@@ -7,6 +7,7 @@ import math
 
 from . import _dtype as D
 from ._device import as_device
+from ._float64 import ROUTES as FLOAT64
 from ._size import as_shape
 from ._tensor import Tensor
 from .backends import backend_for
@@ -14,6 +15,8 @@ from .ops.dispatch import empty as _empty
 from .ops import elementwise as E
 from .ops.out_arg import write_out
 from . import _random
+from ._numpy import np
+from ._device import CPU
 
 
 # -- from Python data ----------------------------------------------------------------------
@@ -114,7 +117,6 @@ def _range_error(v, dtype, device):
 
 
 def _from_numpy_array(arr, dtype, device):
-    from .backends.cpu import np
     n = np()
     if dtype is None:
         kind = arr.dtype.kind
@@ -149,8 +151,7 @@ def _from_numpy_array(arr, dtype, device):
 
 def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False):
     if (D.as_dtype(dtype) if dtype is not None else getattr(data, "dtype", None)) is D.float64:
-        from .host64.creation import tensor as host_tensor
-        return host_tensor(data, requires_grad)   # held on the host (torchweb/host64/)
+        return FLOAT64["tensor"](data, requires_grad)   # held on the host (torchweb/host64/)
     device = as_device(device)
     if dtype is not None:
         dtype = D.as_dtype(dtype)
@@ -178,10 +179,8 @@ def as_tensor(data, dtype=None, device=None):
 
 
 def from_numpy(ndarray):
-    from .backends.cpu import np
     if not isinstance(ndarray, np().ndarray):
         raise TypeError(f"expected np.ndarray (got {type(ndarray).__name__})")
-    from ._device import CPU
     return _from_numpy_array(ndarray, None, CPU)
 
 
@@ -190,8 +189,7 @@ def _factory(size, dtype, device, requires_grad, value, default=None):
     shape = as_shape(size)
     dtype = D.as_dtype(dtype) if dtype is not None else (default or D.default_float())
     if dtype is D.float64:
-        from .host64.creation import full as host_full
-        return host_full(shape, 0 if value is None else value, requires_grad)
+        return FLOAT64["full"](shape, 0 if value is None else value, requires_grad)
     t = _empty(shape, dtype, as_device(device))
     if value is not None:
         E.fill(t, value)
@@ -311,8 +309,7 @@ def arange(start, end=None, step=1, *, out=None, dtype=None, layout=None, device
         return _factory((0,), dtype, device, requires_grad, None)
     dtype, device = D.as_dtype(dtype), as_device(device)
     if dtype is D.float64:
-        from .host64.creation import from_list
-        return from_list([start + i * step for i in range(n)], (n,), requires_grad)
+        return FLOAT64["from_list"]([start + i * step for i in range(n)], (n,), requires_grad)
     if all(isinstance(v, int) for v in (start, end, step)) and dtype not in (D.bool, D.uint8, D.float16):
         # integers: a range, packed in C (models make index ranges in every step), its ends
         # range-checked as tensor() checks every value
@@ -340,8 +337,7 @@ def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=Non
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
     if dtype is not None and steps and D.as_dtype(dtype) is D.float64:
-        from .host64.creation import linspace as host_linspace
-        return host_linspace(start, end, steps, requires_grad)
+        return FLOAT64["linspace"](start, end, steps, requires_grad)
     if steps == 1:
         values = [float(start)]
     else:

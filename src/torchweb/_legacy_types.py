@@ -12,6 +12,10 @@ x.type() says 'torch.FloatTensor' on either device, consistently. torch.cuda.Flo
 tensors on webgpu (the GPU torchweb has) and matches float32 tensors there."""
 
 from ._is_tensor import is_tensor
+from . import _creation as C
+from ._size import Size
+from . import _dtype as D
+from ._device import set_default_device
 
 # PyTorch's type name -> dtype name
 NAMES = {"FloatTensor": "float32", "DoubleTensor": "float64", "HalfTensor": "float16",
@@ -36,8 +40,6 @@ class _TensorType(type):
         return _dtype(cls._dtype_name)
 
     def __call__(cls, *args, device=None):
-        from . import _creation as C
-        from ._size import Size
         dtype = cls.dtype
         device = "webgpu" if cls.is_cuda and device is None else device
         if not args:
@@ -59,7 +61,6 @@ class _TensorType(type):
 
 
 def _dtype(name):
-    from . import _dtype as D
     return D.as_dtype(name, f"torch.{_TYPE_OF[name]}'s dtype")
 
 
@@ -75,7 +76,6 @@ CUDA_TYPES = _make("torch.cuda", True)
 
 def default_type():
     """torch.Tensor(...)'s type: the default dtype's (torch.FloatTensor unless changed)."""
-    from . import _dtype as D
     return TYPES[_TYPE_OF[D.get_default_dtype().name]]
 
 
@@ -101,8 +101,6 @@ def set_default_tensor_type(t):
     """torch.set_default_tensor_type (deprecated in PyTorch 2.1, with its warning): the type's
     dtype becomes the default; a torch.cuda type also makes the GPU (webgpu) the default device."""
     import warnings
-    from . import _dtype as D
-    from ._device import set_default_device
     warnings.warn("torch.set_default_tensor_type() is deprecated as of PyTorch 2.1, please use "
                   "torch.set_default_dtype() and torch.set_default_device() as alternatives.",
                   UserWarning, stacklevel=2)

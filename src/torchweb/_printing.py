@@ -3,6 +3,9 @@
 import math
 
 from . import _dtype as D
+from ._device import get_default_device
+from .ops.join import cat
+from .ops import shape as S
 
 
 class _Opts:
@@ -122,7 +125,6 @@ def _add_suffixes(s, suffixes, indent):
 
 
 def tensor_repr(t, prefix="tensor("):
-    from ._device import get_default_device
     indent = len(prefix)
     suffixes = []
     if t.device.type != get_default_device().type:
@@ -153,8 +155,6 @@ def tensor_repr(t, prefix="tensor("):
 
 def _edge_view(t, edge):
     """Only the printed corners of a big tensor, so that printing reads back little."""
-    from .ops.join import cat
-    from .ops import shape as S
     for d in range(t.dim()):
         n = t.shape[d]
         if n > 2 * edge:

@@ -2,13 +2,19 @@
 counter-based Philox generator (the same on the cpu and webgpu devices)."""
 
 import random as _pyrandom
+from ._device import as_device
+from ._device import CPU, WEBGPU
+from .backends import backend_for
+from .ops.dispatch import empty
+from .ops import elementwise as E
+from ._tensor import Tensor
+from ._dtype import uint8
 
 _DEFAULT_SEED = 67280421310721
 
 
 class Generator:
     def __init__(self, device="cpu"):
-        from ._device import as_device
         self.device = as_device(device)
         self._seed = _DEFAULT_SEED
         self._calls = 0
@@ -49,7 +55,6 @@ def default_generator(device):
 
 def manual_seed(seed):
     """Seeds every device's generator, as torch.manual_seed does."""
-    from ._device import CPU, WEBGPU
     for d in (CPU, WEBGPU):
         default_generator(d).manual_seed(seed)
     return default_generator(CPU)
@@ -62,15 +67,11 @@ def seed():
 
 
 def initial_seed():
-    from ._device import CPU
     return default_generator(CPU).initial_seed()
 
 
 def fill(t, kind, a, b, generator=None):
     """Fill t in place with random values of `kind` (see kernels/random.py)."""
-    from .backends import backend_for
-    from .ops.dispatch import empty
-    from .ops import elementwise as E
     g = generator or default_generator(t.device)
     seed_, call = g.next_call()
     target = t if t.is_contiguous() else empty(t.shape, t.dtype, t.device)
@@ -83,7 +84,6 @@ def fill(t, kind, a, b, generator=None):
 
 def permutation(n, generator=None, device=None):
     """randperm's order: a Fisher-Yates shuffle driven by the generator's seed and call."""
-    from ._device import as_device
     g = generator or default_generator(as_device(device))
     seed_, call = g.next_call()
     rng = _pyrandom.Random(seed_ * 1000003 + call)
@@ -96,19 +96,17 @@ def get_rng_state():
     """torch.get_rng_state: the default generators' state as a uint8 tensor (the seed and the
     call counter of the cpu and the webgpu generator, 32 bytes; PyTorch's CPU generator has a
     larger state, and its CUDA one is torch.cuda.get_rng_state)."""
-    from ._creation import tensor
-    from ._device import CPU, WEBGPU
-    from ._dtype import uint8
     data = b""
     for d in (CPU, WEBGPU):
         s, c = default_generator(d).get_state()
         data += s.to_bytes(8, "little") + c.to_bytes(8, "little")
-    return tensor(list(data), dtype=uint8)
+    values = list(data)   # (a tensor made from its storage: _creation is above this module)
+    return Tensor._make(backend_for("cpu").storage_from_values(values, uint8), (len(values),),
+                        None, 0, uint8, CPU)
 
 
 def set_rng_state(new_state):
     """Restores the state get_rng_state returned."""
-    from ._device import CPU, WEBGPU
     data = bytes(new_state.tolist())
     if len(data) != 32:
         raise RuntimeError(f"RNG state is wrong size: expected 32 bytes (a torchweb state from "

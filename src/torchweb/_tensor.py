@@ -1,7 +1,9 @@
 """The Tensor: a view (shape, strides, offset, dtype) of a device storage, plus autograd state.
 
 Ops live in ops/ and are attached as methods in _tensor_methods.py; this file holds only what
-every tensor is: metadata, views, device moves, autograd bookkeeping and readback.
+every tensor is: metadata, views, device moves, autograd bookkeeping and readback. It imports
+nothing above the backends (ops import Tensor): methods that need autograd's nodes, ops or
+printing are installed from above (_tensor_autograd.py, _tensor_convert.py).
 """
 
 import weakref
@@ -9,9 +11,8 @@ import weakref
 from . import _dtype
 from . import _device as _device_mod
 from ._device import device as _device_cls
-from ._size import Size, contiguous_strides, numel as _numel
-from .autograd import grad_mode
-from .autograd.function import AccumulateGrad
+from ._layout import is_contiguous_as
+from ._size import Size, contiguous_strides, numel as _numel, wrap_dim
 from .backends import backend_for
 
 
@@ -25,14 +26,6 @@ class Tensor:
     # numpy defers to our operators (np.float64 * tensor is a tensor, as in PyTorch), not the
     # other way round (an object ndarray of elementwise products)
     __array_priority__ = 1000
-
-    def __new__(cls, *args, **kwargs):
-        if cls is not Tensor:   # (subclasses make themselves: nn.Parameter's __new__)
-            return object.__new__(cls)
-        # torch.Tensor(2, 3) / torch.Tensor([1, 2]): PyTorch's legacy constructor, the default
-        # dtype's legacy type (torch.FloatTensor): uninitialized of a shape, or from data
-        from ._legacy_types import default_type
-        return default_type()(*args, **kwargs)
 
     def __init__(self, *args, **kwargs):
         pass   # (made by __new__)
@@ -70,14 +63,12 @@ class Tensor:
         dim = dim if axis is None else axis   # (NumPy's name, which PyTorch takes)
         if dim is None:
             return self._shape
-        from ._size import wrap_dim
         return self._shape[wrap_dim(dim, len(self._shape))]
 
     def stride(self, dim=None, *, axis=None):
         dim = dim if axis is None else axis   # (NumPy's name, which PyTorch takes)
         if dim is None:
             return self._stride
-        from ._size import wrap_dim
         return self._stride[wrap_dim(dim, len(self._shape))]
 
     def storage_offset(self):
@@ -107,7 +98,6 @@ class Tensor:
 
     def is_contiguous(self, memory_format=None):
         if memory_format is not None:   # channels_last(_3d): its dims order (_layout.py)
-            from ._layout import is_contiguous_as
             return is_contiguous_as(self._shape, self._stride, memory_format)
         expected = 1
         # reversed(tuple(...)): reversing the Size itself would index it through its Python
@@ -153,16 +143,6 @@ class Tensor:
     def _bump_version(self):
         self._storage.version += 1
 
-    def _type_name(self):
-        from ._legacy_types import type_name
-        return type_name(self)
-
-    def type(self, dtype=None, non_blocking=False):
-        from . import _legacy_types
-        if dtype is None:
-            return _legacy_types.type_name(self)
-        return _legacy_types.convert(self, dtype, non_blocking)
-
     def _view(self, shape, stride, offset):
         """A tensor sharing this one's storage (autograd is handled by the caller)."""
         base = self._base if self._base is not None else self
@@ -206,19 +186,6 @@ class Tensor:
             self._refresh_view_history()
         return self._grad_fn
 
-    def _refresh_view_history(self):
-        """The storage was written in place since this view's history was recorded (through
-        the base or another view): the view's values now come from the base's new history,
-        so, as PyTorch does, its grad_fn becomes an as_strided view of the base."""
-        self._view_version = self._storage.version
-        base = self._base
-        if not base.requires_grad:
-            return
-        from .ops.shape import as_strided
-        with grad_mode.enable_grad():
-            v = as_strided(base, self._shape, self._stride, self._offset)
-        self._set_history(v._grad_fn, 0)
-
     def _set_history(self, node, output_nr):
         old = self._grad_fn
         if old is not None and old._retained.get(self._output_nr, lambda: None)() is self:
@@ -257,13 +224,6 @@ class Tensor:
                     "are the same size")
         self._grad = value
 
-    def _accumulator(self):
-        acc = self._acc() if self._acc is not None else None
-        if acc is None:
-            acc = AccumulateGrad(self)
-            self._acc = weakref.ref(acc)
-        return acc
-
     def retain_grad(self):
         if self.grad_fn is None:
             if not self.requires_grad:
@@ -275,32 +235,7 @@ class Tensor:
     def retains_grad(self):
         return self.grad_fn is not None and self._output_nr in self.grad_fn._retained
 
-    def register_hook(self, hook):
-        from .autograd.function import _Handle
-        if not self.requires_grad:
-            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
-        if self.grad_fn is None:
-            if type(self._hooks) is tuple:
-                self._hooks = []
-            self._hooks.append(hook)
-            return _Handle(self._hooks, hook)
-        hooks = self.grad_fn._pre_hooks.setdefault(self._output_nr, [])
-        hooks.append(hook)
-        return _Handle(hooks, hook)
-
     _post_accumulate_grad_hooks = None   # (a list in the instance's __dict__ once one is registered)
-
-    def register_post_accumulate_grad_hook(self, hook):
-        """hook(tensor) runs after backward has accumulated this leaf's .grad."""
-        from .autograd.function import _Handle
-        if not self.requires_grad:
-            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
-        if self.grad_fn is not None:
-            raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
-        if self._post_accumulate_grad_hooks is None:
-            self._post_accumulate_grad_hooks = []
-        self._post_accumulate_grad_hooks.append(hook)
-        return _Handle(self._post_accumulate_grad_hooks, hook)
 
     def detach(self):
         # shares the storage (and version counter) but is no autograd view: base None
@@ -313,10 +248,6 @@ class Tensor:
         self._grad_fn = None
         self._requires_grad = False
         return self
-
-    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
-        from .autograd import backward
-        backward(self, gradient, retain_graph, create_graph, inputs=inputs)
 
     # -- readback --------------------------------------------------------------------------
     def _flat_values(self):
@@ -342,29 +273,6 @@ class Tensor:
         if self.numel() != 1:
             raise RuntimeError(f"a Tensor with {self.numel()} elements cannot be converted to Scalar")
         return (await self._flat_values_async())[0]
-
-    def numpy(self, force=False):
-        if self.requires_grad and not force:
-            raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
-        from .backends.cpu import np, view
-        if self.device.type == "cpu":
-            return view(self)
-        from .backends.webgpu import backend as G
-        return G.read_array(self.contiguous(), np()).reshape(self.shape)
-
-    async def numpy_async(self):
-        from .backends.cpu import np
-        return _to_numpy(np(), await self._flat_values_async(), self)
-
-    def __buffer__(self, flags):
-        # memoryview(t) on Python 3.12+ (PEP 688): a read-only copy of the values, see
-        # torchweb.webgpu.to_memoryview
-        from .webgpu import to_memoryview
-        return to_memoryview(self)
-
-    def __repr__(self):
-        from ._printing import tensor_repr
-        return tensor_repr(self)
 
     def __str__(self):
         return self.__repr__()
@@ -397,30 +305,6 @@ class Tensor:
         a = self.detach().numpy()
         return a.astype(dtype) if dtype is not None else a
 
-    def __deepcopy__(self, memo):
-        if self.grad_fn is not None:
-            raise RuntimeError("Only Tensors created explicitly by the user (graph leaves) support "
-                               "the deepcopy protocol at the moment.")
-        if id(self) in memo:
-            return memo[id(self)]
-        with grad_mode.no_grad():
-            new = self.clone()
-        new.requires_grad_(self.requires_grad)
-        if self._grad is not None:
-            import copy
-            new._grad = copy.deepcopy(self._grad, memo)
-        memo[id(self)] = new
-        return new
-
-    def __reduce_ex__(self, proto):
-        return (_rebuild, (self.detach().numpy().copy(), str(self.device), self.requires_grad))
-
-
-def _rebuild(array, device, requires_grad):
-    from ._creation import from_numpy
-    t = from_numpy(array).to(device)
-    t.requires_grad_(requires_grad)
-    return t
 
 
 def _nest(flat, shape):
@@ -430,10 +314,6 @@ def _nest(flat, shape):
         return list(flat)
     step = _numel(shape[1:])
     return [_nest(flat[i * step:(i + 1) * step], shape[1:]) for i in range(shape[0])]
-
-
-def _to_numpy(np, flat, t):
-    return np.array(flat, dtype=getattr(np, t.dtype.numpy_name)).reshape(t.shape)
 
 
 from ._is_tensor import is_tensor  # noqa: E402  (torch.is_tensor)

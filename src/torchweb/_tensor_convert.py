@@ -1,15 +1,21 @@
 """Tensor methods that convert or re-type a tensor: type_as, the device methods (.cuda() moves
 to webgpu, the GPU torchweb has; .xpu()/.ipu()/.mtia() refuse), the dtype shorthands of dtypes
 torchweb lacks (char, short, bfloat16, cfloat, cdouble, chalf refuse naming what to use),
-the legacy constructor new(), module_load, as_subclass, and apply_/map_/map2_.
+the legacy constructor new() and torch.Tensor(...), type(), numpy(), repr, pickling, module_load,
+as_subclass, and apply_/map_/map2_.
 
 apply_/map_/map2_ call a Python function per element, which is what PyTorch's CPU kernel does
 (it refuses them on CUDA). Here they read the values back to the host, call the function,
 and upload the results, on either device: correct, and as slow as a Python loop is."""
 
-from . import _dtype as D
+from . import _creation as C, _dtype as D, _legacy_types
+from ._printing import tensor_repr
+from ._size import Size
 from ._tensor import Tensor
+from .backends import backend_for
+from ._numpy import np
 from .ops import convert
+from .webgpu import to_memoryview
 
 
 def type_as(self, other):
@@ -46,8 +52,6 @@ def new(self, *args, device=None, **kwargs):
     """The legacy constructor: new() is empty, new(*sizes) or new(torch.Size) uninitialized,
     new(sequence) the data, new(tensor) an alias of it; self's dtype (and device unless given).
     Keywords as PyTorch's overloads name them: size=, other=, storage=."""
-    from . import _creation as C
-    from ._size import Size
     if "size" in kwargs:
         return C.empty(Size(kwargs.pop("size")), dtype=self.dtype, device=device or self.device)
     for key in ("other", "storage"):
@@ -93,7 +97,6 @@ def as_subclass(self, cls):
 
 # -- a Python function per element (see the module's docstring) -----------------------------
 def _host_map(name, self, fn, others):
-    from ._creation import tensor
     if self.requires_grad:
         raise RuntimeError(f"Can't call {name}() on Variable that requires grad. Use var.detach().{name}() instead.")
     if not callable(fn):
@@ -105,7 +108,7 @@ def _host_map(name, self, fn, others):
         cols.append(o.detach().expand_as(self).reshape(-1).tolist())
     values = [fn(*vals) for vals in zip(*cols)]
     if values:
-        self.copy_(tensor(values, dtype=self.dtype, device=self.device).view(self.shape))
+        self.copy_(C.tensor(values, dtype=self.dtype, device=self.device).view(self.shape))
     return self
 
 
@@ -124,7 +127,59 @@ def map2_(self, x, y, callable):
     return _host_map("map2_", self, callable, (x, y))
 
 
+def _legacy_new(cls, *args, **kwargs):
+    if cls is not Tensor:   # (subclasses make themselves: nn.Parameter's __new__)
+        return object.__new__(cls)
+    # torch.Tensor(2, 3) / torch.Tensor([1, 2]): PyTorch's legacy constructor, the default
+    # dtype's legacy type (torch.FloatTensor): uninitialized of a shape, or from data
+    return _legacy_types.default_type()(*args, **kwargs)
+
+
+def type_(self, dtype=None, non_blocking=False):
+    """Tensor.type(): the legacy type's name, or a conversion to it."""
+    if dtype is None:
+        return _legacy_types.type_name(self)
+    return _legacy_types.convert(self, dtype, non_blocking)
+
+
+def _type_name(self):
+    return _legacy_types.type_name(self)
+
+
+def numpy(self, force=False):
+    if self.requires_grad and not force:
+        raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
+    if self.device.type == "cpu":
+        return backend_for("cpu").view(self)
+    return backend_for("webgpu").read_array(self.contiguous(), np()).reshape(self.shape)
+
+
+async def numpy_async(self):
+    n = np()
+    flat = await self._flat_values_async()
+    return n.array(flat, dtype=getattr(n, self.dtype.numpy_name)).reshape(self.shape)
+
+
+def __buffer__(self, flags):
+    # memoryview(t) on Python 3.12+ (PEP 688): a read-only copy of the values, see
+    # torchweb.webgpu.to_memoryview
+    return to_memoryview(self)
+
+
+def __reduce_ex__(self, proto):
+    return (_rebuild, (self.detach().numpy().copy(), str(self.device), self.requires_grad))
+
+
+def _rebuild(array, device, requires_grad):
+    t = C.from_numpy(array).to(device)
+    t.requires_grad_(requires_grad)
+    return t
+
+
 METHODS = {
+    "__new__": staticmethod(_legacy_new), "type": type_, "_type_name": _type_name, "numpy": numpy,
+    "numpy_async": numpy_async, "__buffer__": __buffer__, "__repr__": tensor_repr,
+    "__reduce_ex__": __reduce_ex__,
     "type_as": type_as, "cuda": cuda,
     "xpu": _no_backend("xpu"), "ipu": _no_backend("ipu"), "mtia": _no_backend("mtia"),
     "char": _unsupported("int8", "char"), "short": _unsupported("int16", "short"),

@@ -1,21 +1,24 @@
 """Tensor methods and Python operators, attached to Tensor from the op modules."""
 
-from . import _functions as F
+from . import _functions as torch_functions
 from . import _dtype as D
 from ._refused import install_tensor_refusals
 from .autograd import grad_mode
 from ._tensor import Tensor
 from .ops import convert, indexing, shape as S
 from .ops.dispatch import is_tensor
-from .ops.pointwise import binary, call, call_inplace
+from .ops.elementwise import binary_operator, call
+from .ops.inplace import call_inplace
 from .ops.composite.matrix_builders import fill_diagonal_
 from .ops.registry import method_names
+from .ops import real_complex as RC
+from . import _creation as C, _random, _tensor_autograd, _tensor_convert, _tensor_info, _tensor_storage
 
 
 def _reflected(name):
     """other <op> self for a number on the left (5 - t, 2 ** t): the op takes the number as its
     first operand, so it keeps a Python number's low priority in type promotion."""
-    fn = getattr(F, name)
+    fn = getattr(torch_functions, name)
 
     def op(self, other):
         if not (is_tensor(other) or isinstance(other, (int, float, bool))):
@@ -31,9 +34,9 @@ _DIRECT = ("add", "sub", "mul", "div")
 
 
 def _binop(name):
-    fn = getattr(F, name)
+    fn = getattr(torch_functions, name)
     if name in _DIRECT:
-        return lambda self, other: binary(name, self, other)   # (NotImplemented for other types)
+        return lambda self, other: binary_operator(name, self, other)   # (NotImplemented for other types)
 
     def op(self, other):
         if not (is_tensor(other) or isinstance(other, (int, float, bool))):
@@ -71,7 +74,7 @@ OPERATORS = {
     "__floordiv__": _binop("floor_divide"), "__rfloordiv__": _reflected("floor_divide"),
     "__mod__": _binop("remainder"), "__rmod__": _reflected("remainder"),
     "__pow__": _binop("pow"), "__rpow__": _reflected("pow"),
-    "__matmul__": lambda a, b: F.matmul(a, b), "__rmatmul__": lambda a, b: F.matmul(b, a),
+    "__matmul__": lambda a, b: torch_functions.matmul(a, b), "__rmatmul__": lambda a, b: torch_functions.matmul(b, a),
     "__neg__": lambda a: call("neg", a), "__pos__": _pos, "__abs__": lambda a: call("abs", a),
     "__invert__": _invert,
     "__and__": _bitwise("bitwise_and"), "__rand__": _bitwise("bitwise_and"),
@@ -103,7 +106,6 @@ def _random_(kind):
     def op(self, a=None, b=None, *, generator=None, **names):
         # PyTorch's keyword names: uniform_(from=0, to=1), normal_(mean=0, std=1)
         a, b = _random_names(kind, a, b, names)
-        from . import _random
         if not self.dtype.is_floating_point:  # PyTorch's kernels have no integer forms
             raise NotImplementedError(f'"{"check_uniform_bounds" if kind == "uniform" else "normal_kernel_cpu"}" '
                                       f"not implemented for '{self.dtype.word}'")
@@ -135,7 +137,6 @@ _RANDOM_TO = {"float32": 2 ** 24 + 1, "float16": 2 ** 11 + 1, "int64": 2 ** 31, 
 
 def _random_int_(self, *args, generator=None, **kwargs):
     """random_(from=0, to=None, *, generator=None), random_(to): integers uniform in [from, to)."""
-    from . import _random
     if "from" in kwargs or "to" in kwargs:
         args = (kwargs.pop("from", 0), kwargs.pop("to", None)) + args
     if kwargs:
@@ -193,7 +194,7 @@ METHODS = {
     "bool": lambda self: convert.to(self, D.bool),
     "byte": lambda self: convert.to(self, D.uint8),
     "double": lambda self, memory_format=None: convert.to(self, D.float64),  # onto the host
-    "where": lambda self, condition, other: F.where(condition, self, other),
+    "where": lambda self, condition, other: torch_functions.where(condition, self, other),
     "new_tensor": lambda self, data, dtype=None, device=None, requires_grad=False, pin_memory=False: _new("tensor", self, data, dtype=dtype, device=device, requires_grad=requires_grad),
     "new_zeros": lambda self, *size_args, size=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False: _new("zeros", self, size_args if size is None else (size,), dtype=dtype, layout=layout, device=device, requires_grad=requires_grad),
     "new_ones": lambda self, *size_args, size=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False: _new("ones", self, size_args if size is None else (size,), dtype=dtype, layout=layout, device=device, requires_grad=requires_grad),
@@ -209,7 +210,6 @@ def _cuda(device):
 
 
 def _new(kind, self, *args, dtype=None, layout=None, device=None, requires_grad=False):
-    from . import _creation as C
     C._options("new_" + kind, layout)
     fn = getattr(C, kind)
     if kind in ("zeros", "ones") and len(args[0]) == 1 and isinstance(args[0][0], (tuple, list)):
@@ -218,10 +218,8 @@ def _new(kind, self, *args, dtype=None, layout=None, device=None, requires_grad=
 
 
 def install():
-    from . import _tensor_convert, _tensor_info, _tensor_storage
-    from .ops import real_complex as RC
     for table in (method_names(), OPERATORS, INPLACE, METHODS, _tensor_info.METHODS,
-                  _tensor_storage.METHODS, _tensor_convert.METHODS):
+                  _tensor_storage.METHODS, _tensor_convert.METHODS, _tensor_autograd.METHODS):
         for name, fn in table.items():
             setattr(Tensor, name, fn)
     for name, fn in _tensor_info.PROPERTIES.items():

@@ -15,6 +15,13 @@ import weakref
 from . import _dtype as D
 from ._size import Size, as_shape, contiguous_strides, numel as _numel
 from ._tensor import Tensor
+from .serialization.storage_bytes import BY_NAME
+from .autograd import grad_mode
+from .backends import backend_for
+from ._layout import check_format, dims_order
+from .ops import elementwise as E
+from .ops.dispatch import empty
+from ._device import as_device
 
 _START = weakref.WeakKeyDictionary()   # storage -> its address
 _NEXT = [1 << 16]
@@ -116,7 +123,6 @@ def storage_type(self):
     """The legacy storage class of the tensor's dtype (torch.FloatStorage, ...)."""
     cls = _TYPED_CLASSES.get(self.dtype)
     if cls is None:
-        from .serialization.storage_bytes import BY_NAME
         cls = type(BY_NAME[self.dtype.name].storage, (TypedStorage,), {"__module__": "torchweb"})
         _TYPED_CLASSES[self.dtype] = cls
     return cls
@@ -137,7 +143,6 @@ def storage(self):
 
 # -- changing what a tensor views ---------------------------------------------------------
 def _check_in_place(self):
-    from .autograd import grad_mode
     if grad_mode.is_grad_enabled() and self.requires_grad and self.grad_fn is None:
         raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
 
@@ -157,7 +162,6 @@ def set_(self, source=None, storage_offset=0, size=None, stride=None):
     geometry or the one given; set_() alone: an empty storage."""
     _check_in_place(self)
     if source is None:
-        from .backends import backend_for
         _retarget(self, backend_for(self.device.type).empty_storage(0, self.dtype), (0,), (1,), 0)
         return self
     if isinstance(source, Tensor):
@@ -203,7 +207,6 @@ def resize_(self, *sizes, size=None, memory_format=None):
     for s in shape:
         if s < 0:
             raise RuntimeError(f"Trying to create tensor with negative dimension {s}: {list(shape)}")
-    from ._layout import check_format, dims_order
     check_format(memory_format, len(shape), "resize_")
     if tuple(shape) == tuple(self._shape) and memory_format is None:
         return self
@@ -225,8 +228,6 @@ def resize_(self, *sizes, size=None, memory_format=None):
 
 def _grown(self, need):
     """A storage of `need` elements starting with the old storage's values."""
-    from .ops import elementwise as E
-    from .ops.dispatch import empty
     old_n = _storage_numel(self._storage)
     new = empty((need,), self.dtype, self.device)
     if old_n:
@@ -265,8 +266,6 @@ def resize_as(self, tensor):
 def new_empty_strided(self, size, stride, *, dtype=None, layout=None, device=None, pin_memory=False,
                       requires_grad=False):
     """An uninitialized tensor with the given sizes and strides over a storage just big enough."""
-    from ._device import as_device
-    from .ops.dispatch import empty
     size, stride = as_shape((size,)), tuple(stride)
     if len(size) != len(stride):
         raise RuntimeError(f"mismatch in length of strides and shape: {len(stride)} vs {len(size)}")

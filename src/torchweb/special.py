@@ -4,7 +4,7 @@ ops under another name; ndtr, entr, xlog1py and zeta are composed or rows of the
 import math as _math
 
 from . import _functions as _F
-from .ops.pointwise import call as _call
+from .ops.elementwise import call as _call
 
 expit = _F.sigmoid
 erf = _F.erf
@@ -69,7 +69,7 @@ def zeta(input, other, *, out=None):
     return _out(_call("special_zeta", input, other), out)
 
 
-# -- the Cephes-derived functions (rows special_<name> of ops/elementwise_table.py) -------------
+# -- the Cephes-derived functions (rows special_<name> of ops/elementwise/table.py) -------------
 def _no_half(name, *operands):
     """PyTorch has no float16 kernel for most of them (i0e and i1e have one)."""
     from . import _dtype as D

@@ -1,7 +1,7 @@
 """What the fuzz calls, in one place. Every function here takes the library module `m` (torch or
 torchweb) first, then the case's decoded arguments, and runs the same call on either library.
 
-The elementwise ops come from torchweb's table (torchweb.ops.elementwise_table.OPS): a row is
+The elementwise ops come from torchweb's table (torchweb.ops.elementwise.table.OPS): a row is
 called as m.<name>(*operands) (m.special.<f>(...) for a row named special_<f>) unless
 ELEMENTWISE_CALLS maps it, so a new row joins the fuzz
 without new code here (tests/test_fuzz.py fails for a row that neither works by default nor is
@@ -12,7 +12,7 @@ import operator
 
 import torch
 
-from torchweb.ops.elementwise_table import OPS
+from torchweb.ops.elementwise.table import OPS
 
 
 def _nn(m):

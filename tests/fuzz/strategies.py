@@ -13,7 +13,7 @@ import math
 import torch
 from hypothesis import strategies as st
 
-from torchweb.ops.elementwise_table import OPS
+from torchweb.ops.elementwise.table import OPS
 from . import catalogue as C
 from . import values as V
 from .case import TORCH_DTYPE, apply_step, enc, tensor_arg

@@ -5,6 +5,7 @@ not look at it (engine.run_backward decides once per pass)."""
 
 import functools
 import warnings
+from .._is_tensor import is_tensor
 
 _state = {"enabled": False, "check_nan": True}
 
@@ -67,7 +68,6 @@ class set_detect_anomaly:
 
 def check_nan(node, results):
     """RuntimeError naming the node if one of its gradients holds a NaN."""
-    from .._is_tensor import is_tensor
     for i, r in enumerate(results):
         if is_tensor(r) and r.dtype.is_floating_point and r.numel() and bool(r.detach().isnan().any()):
             raise RuntimeError(f"Function '{node.name()}' returned nan values in its {i}th output.")

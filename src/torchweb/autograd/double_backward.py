@@ -18,7 +18,7 @@ would need a graph, rather than give a silently detached second gradient.
 
 from .._is_tensor import is_tensor
 
-# Switches the ops layer registers (ops/pointwise_grads.K): on while a create_graph backward
+# Switches the ops layer registers (ops/elementwise/rule_kernels.K): on while a create_graph backward
 # runs, so that helpers the rules share run recorded ops then and raw kernels otherwise.
 _SWITCHES = []
 _DEPTH = [0]

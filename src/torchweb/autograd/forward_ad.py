@@ -15,6 +15,8 @@ from collections import namedtuple
 
 from .._is_tensor import is_tensor
 from . import grad_mode
+from .differentiate import grad
+from .._creation import zeros_like
 
 __all__ = ["UnpackedDualTensor", "dual_level", "enter_dual_level", "exit_dual_level", "make_dual",
            "unpack_dual"]
@@ -87,8 +89,6 @@ def unpack_dual(tensor, *, level=None):
 
 
 def _tangent(y, duals):
-    from . import grad
-    from .._creation import zeros_like
     if not duals or not y.dtype.is_floating_point:
         return None
     with grad_mode.enable_grad():

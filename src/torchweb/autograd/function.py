@@ -5,6 +5,9 @@ import re
 from .._is_tensor import is_tensor as _is_tensor
 
 from . import grad_mode
+from .._size import contiguous_strides, numel
+from .._tensor import Tensor
+from ..backends import backend_for
 
 
 class FunctionCtx:
@@ -98,9 +101,7 @@ class Node:
     def apply(self, grads):
         ctx = self.ctx
         if ctx.materialize_grads and (grads[0] is None if len(grads) == 1 else any(g is None for g in grads)):
-            from .. import _creation
-            grads = tuple(g if g is not None or m is None else
-                          _creation.zeros(m[0], dtype=m[1], device=m[2])
+            grads = tuple(g if g is not None or m is None else _zeros(*m)
                           for g, m in zip(grads, self.metadata["outputs"]))
         out = self.fn.backward(ctx, *grads)
         if not isinstance(out, tuple):
@@ -238,3 +239,10 @@ def _edge(t):
 
 def once_differentiable(fn):
     return fn
+
+
+def _zeros(shape, dtype, device):
+    """A gradient of zeros for an output that got none (materialize_grads): a storage of the
+    device's and a fill (zero_, installed on Tensor by the ops above)."""
+    storage = backend_for(device.type).empty_storage(numel(shape), dtype)
+    return Tensor._make(storage, shape, contiguous_strides(shape), 0, dtype, device).zero_()

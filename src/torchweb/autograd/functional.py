@@ -9,6 +9,9 @@ vectorize=False (PyTorch batches the products with vmap; here they run one by on
 
 from .._is_tensor import is_tensor
 from . import grad_mode
+from .differentiate import grad
+from .._creation import zeros_like
+from ..ops.join import stack
 
 __all__ = ["vjp", "jvp", "jacobian", "hessian", "hvp", "vhp"]
 
@@ -88,7 +91,6 @@ def _check_requires_grad(tensors, kind, strict):
 
 def _grad(outputs, inputs, grad_outputs=None, create_graph=False, retain_graph=None):
     """autograd.grad over the outputs that require grad (None for every input where none does)."""
-    from . import grad
     if grad_outputs is None:
         grad_outputs = (None,) * len(outputs)
     pairs = [(o, g) for o, g in zip(outputs, grad_outputs) if o is not None and o.requires_grad]
@@ -113,7 +115,6 @@ _MISSING = {
 
 
 def _fill_in_zeros(grads, refs, strict, create_graph, stage):
-    from .._creation import zeros_like
     out = []
     for i, g in enumerate(grads):
         if g is None:
@@ -163,7 +164,6 @@ def vjp(func, inputs, v=None, create_graph=False, strict=False):
 
 def jvp(func, inputs, v=None, create_graph=False, strict=False):
     """(func(inputs), J v): the Jacobian-vector product, by the double-vjp trick."""
-    from .._creation import zeros_like
     with grad_mode.enable_grad():
         inputs_tuple, inputs = _as_tuple(inputs, "inputs", "jvp")
         inputs = _prepare(inputs, create_graph, need_graph=True)
@@ -185,8 +185,6 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False, st
     """The Jacobian of func at inputs: for output i and input j, a tensor of shape
     outputs[i].shape + inputs[j].shape (nested tuples as PyTorch's). One backward per output
     element (strategy='forward-mode' gives the same numbers)."""
-    from .._creation import zeros_like
-    from ..ops.join import stack
     if strategy not in ("forward-mode", "reverse-mode"):
         raise AssertionError('Expected strategy to be either "forward-mode" or "reverse-mode". Hint: If your '
                              'function has more outputs than inputs, "forward-mode" tends to be more performant. '
@@ -287,7 +285,6 @@ def vhp(func, inputs, v=None, create_graph=False, strict=False):
 
 def hvp(func, inputs, v=None, create_graph=False, strict=False):
     """(func(inputs), H v) for a scalar func, by the double-vjp trick."""
-    from .._creation import zeros_like
     with grad_mode.enable_grad():
         inputs, v, outputs, outputs_tuple, inputs_tuple, jac = _first_derivative(
             func, inputs, v, create_graph, strict, "hvp")

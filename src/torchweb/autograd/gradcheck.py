@@ -13,6 +13,11 @@ import itertools
 
 from .._is_tensor import is_tensor
 from . import grad_mode
+from .differentiate import grad
+from .._creation import tensor
+from .._creation import zeros_like
+from .functional import jvp
+from .._creation import randn_like
 
 __all__ = ["gradcheck", "gradgradcheck", "GradcheckError"]
 
@@ -80,7 +85,6 @@ def _numerical(func, inputs, diff, n_out, eps):
 def _analytical(outputs, inputs, diff):
     """analytical[i][j]: the same layout from the backward rules (one backward per output
     element)."""
-    from . import grad
     result = [[[] for _ in outputs] for _ in diff]
     targets = [inputs[i] for i in diff]
     for j, o in enumerate(outputs):
@@ -107,7 +111,6 @@ def _close(an, num, atol, rtol):
 
 
 def _matrix(rows):
-    from .._creation import tensor
     return tensor(rows, device="cpu") if rows and rows[0] else tensor(rows, device="cpu").reshape(len(rows), 0)
 
 
@@ -160,8 +163,6 @@ def gradcheck(func, inputs, *, eps=1e-3, atol=1e-3, rtol=1e-2, raise_exception=T
 def _forward_columns(func, inputs, diff, n_out):
     """The Jacobian from Jacobian-vector products (autograd.functional.jvp: the double-vjp
     trick), one per input element, in _numerical's layout."""
-    from .._creation import zeros_like
-    from .functional import jvp
     result = [[[] for _ in range(n_out)] for _ in diff]
     for a, i in enumerate(diff):
         x = inputs[i]
@@ -188,8 +189,6 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-3, atol=1e-3, rtol=
     """gradcheck of the function (inputs, grad_outputs) -> the gradients of func's outputs
     (weighted by grad_outputs, random normal ones by default) with create_graph=True: second
     derivatives against finite differences of the first."""
-    from . import grad
-    from .._creation import randn_like
     inputs = _as_tuple(inputs)
     if grad_outputs is None:
         with grad_mode.no_grad():

@@ -3,6 +3,7 @@ tensor sharing t's storage with the requires_grad asked for, and isinstance(t, V
 for every tensor."""
 
 from .._is_tensor import is_tensor
+from .._creation import tensor
 
 
 class _VariableMeta(type):
@@ -14,7 +15,6 @@ class Variable(metaclass=_VariableMeta):
     """Variable(data, requires_grad=False): data (a tensor) as a new leaf sharing its storage."""
 
     def __new__(cls, data=None, requires_grad=False, volatile=False):
-        from .._creation import tensor
         if data is None:
             data = tensor([])
         if not is_tensor(data):

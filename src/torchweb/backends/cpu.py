@@ -1,23 +1,9 @@
 """The cpu device on numpy (an optional dependency): storage is a flat numpy array, and a
 tensor's view of it is made with as_strided, so views share memory exactly as on the GPU."""
 
-_np = [None]
+from .._numpy import np  # noqa: F401  (the cpu kernels' numpy, loaded at first use)
 
 name = "cpu"
-
-
-def np():
-    m = _np[0]
-    if m is None:
-        try:
-            import numpy as m
-        except ImportError:
-            raise RuntimeError(
-                "torchweb's cpu device needs numpy, which is not installed. Install it "
-                "(pip install numpy; in Pyodide: await pyodide.loadPackage('numpy')) or keep "
-                "tensors on the webgpu device") from None
-        _np[0] = m
-    return m
 
 
 class CPUStorage:

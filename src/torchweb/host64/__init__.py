@@ -15,8 +15,22 @@ here when an argument is a float64 tensor (the registry's op otherwise, unchange
 
 import functools
 
-from . import convert, elementwise as E, reduce as R, shape as S
-from .tensor import HostFloat64Tensor as H, is_host64, refusal
+from .. import _dtype as D, _functions, _tensor_methods as TM
+from .._float64 import ROUTES, refusal
+from .._is_tensor import is_tensor
+from .._tensor_methods import _cuda as target
+from ..nn import functional as F
+from ..ops.registry import method_names
+from . import convert, creation, elementwise as E, reduce as R, shape as S
+from .elementwise import broadcast_shapes, expand
+from .tensor import HostFloat64Tensor as H, is_host64, values_of
+
+H.to = convert.to
+H._edges = S.printed_edges
+
+# the creation functions and casts that meet a float64 request send it here
+ROUTES.update(tensor=creation.tensor, full=creation.full, from_list=creation.from_list,
+              linspace=creation.linspace, to=convert.to_float64)
 
 # methods that work on a float64 tensor as Tensor defines them (metadata, new_* creation)
 _KEEP = {"new_tensor", "new_zeros", "new_ones", "new_empty", "new_full", "type", "__hash__",
@@ -27,15 +41,13 @@ _KEEP = {"new_tensor", "new_zeros", "new_ones", "new_empty", "new_full", "type",
 
 def _binary_method(name, reflected=False):
     def op(self, other, *, alpha=None, rounding_mode=None, out=None):
-        from .._is_tensor import is_tensor
         if not (is_tensor(other) or isinstance(other, (int, float, bool))):
             return NotImplemented
         if is_tensor(other) and not is_host64(other) and other.dim() and not self.dim():
             # a 0-d float64 tensor with a dimensioned tensor: PyTorch keeps the latter's dtype
-            import torchweb
             a, b = (other, self.item()) if reflected else (self.item(), other)
             kw = {k: v for k, v in (("alpha", alpha), ("rounding_mode", rounding_mode)) if v is not None}
-            return getattr(torchweb, name)(a, b, **kw)
+            return getattr(_functions, name)(a, b, **kw)
         a, b = (other, self) if reflected else (self, other)
         return E.binary(name, a, b, alpha=alpha, rounding_mode=rounding_mode)
     return op
@@ -43,7 +55,6 @@ def _binary_method(name, reflected=False):
 
 def _compare_method(name):
     def op(self, other):
-        from .._is_tensor import is_tensor
         if not (is_tensor(other) or isinstance(other, (int, float, bool))):
             return NotImplemented
         return E.compare(name, self, other)
@@ -104,12 +115,10 @@ def _methods():
 
 
 def _dt(name):
-    from .. import _dtype as D
     return getattr(D, name)
 
 
 def _cuda(device):
-    from .._tensor_methods import _cuda as target
     return target(device)
 
 
@@ -119,8 +128,6 @@ def _fill(x, value):
 
 
 def _copy(x, src):
-    from .elementwise import broadcast_shapes, expand
-    from .tensor import values_of
     vals, shape = values_of(src, "copy_", any_device=True)
     broadcast_shapes(shape, x._shape, what="copy_")
     x._data[:] = E.array("d", expand(vals, shape, x._shape))
@@ -174,9 +181,6 @@ def _dispatching(orig, host, sequence_first):
 def install(namespace):
     """Give the float64 tensor its methods (others refused), and route namespace's torch.*
     functions that float64 supports (namespace: torchweb's globals)."""
-    from .. import _tensor_methods as TM
-    from ..ops.registry import method_names
-    from ..nn import functional as F
     for name, fn in _methods().items():
         setattr(H, name, fn)
     for table in (method_names(), TM.OPERATORS, TM.INPLACE, TM.METHODS):

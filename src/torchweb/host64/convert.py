@@ -8,11 +8,14 @@ to the webgpu device gives float32 there (the GPU has no float64). A tensor cast
 
 from .. import _dtype as D
 from .tensor import from_values, is_host64
+from .._device import device as device_cls
+from .._is_tensor import is_tensor
+from .._device import as_device, get_default_device
+from .._creation import tensor
+from .._float64 import refusal
 
 
 def _parse(args, kwargs):
-    from .._device import device as device_cls
-    from .._is_tensor import is_tensor
     dtype, dev = kwargs.pop("dtype", None), kwargs.pop("device", None)
     copy = kwargs.pop("copy", False)
     for k in ("non_blocking", "memory_format"):
@@ -33,14 +36,12 @@ def _parse(args, kwargs):
 
 def to(x, *args, **kwargs):
     """x.to(...) for a float64 tensor x."""
-    from .._device import as_device, get_default_device
     dtype, dev, copy = _parse(args, kwargs)
     dev = as_device(dev) if dev is not None else None
     if dtype in (None, D.float64) and (dev is None or dev.type == "cpu"):
         return x.clone() if copy else x
     if dtype in (None, D.float64):
         dtype = D.float32     # to the GPU: float32 (WebGPU has no float64)
-    from .._creation import tensor
     values = x._flat_values()
     if not dtype.is_floating_point and dtype is not D.bool:
         for v in values:
@@ -55,6 +56,5 @@ def to_float64(x):
     if is_host64(x):
         return x
     if x.requires_grad:
-        from .tensor import refusal
         raise refusal("autograd (a float64 copy of a tensor that requires grad)")
     return from_values((float(v) for v in x.detach()._flat_values()), tuple(x.shape))

@@ -4,7 +4,10 @@ linspace: _creation.py hands a float64 request here)."""
 import math
 
 from .._size import as_shape
-from .tensor import from_values, refusal
+from .._float64 import refusal
+from .tensor import from_values
+from .._creation import _flatten
+from .._is_tensor import is_tensor
 
 
 def _no_grad(requires_grad):
@@ -13,8 +16,6 @@ def _no_grad(requires_grad):
 
 
 def tensor(data, requires_grad=False):
-    from .._creation import _flatten
-    from .._is_tensor import is_tensor
     _no_grad(requires_grad)
     if is_tensor(data):
         return from_values((float(v) for v in data.detach()._flat_values()), tuple(data.shape))
@@ -60,3 +61,4 @@ def linspace(start, end, steps, requires_grad=False):
     half = steps // 2
     return from_values([_fma(i, step, start) if i < half else _fma(-(steps - 1 - i), step, end)
                         for i in range(steps)], (steps,))
+

@@ -7,6 +7,8 @@ from array import array
 
 from .._size import Size
 from .tensor import from_values, values_of
+from .._creation import tensor
+from .. import _dtype as D
 
 inf, nan = math.inf, math.nan
 
@@ -194,13 +196,11 @@ def _tr(v):
 
 def to_bool_tensor(values, shape):
     """A non-float64 result: an ordinary tensor on torchweb's default device."""
-    from .._creation import tensor
     flat = list(values)
     return tensor(flat, dtype=_bool()).reshape(tuple(shape))
 
 
 def _bool():
-    from .. import _dtype as D
     return D.bool
 
 

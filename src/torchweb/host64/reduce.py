@@ -7,6 +7,8 @@ from collections import namedtuple
 
 from .._size import Size
 from .tensor import from_values
+from .._creation import tensor
+from .. import _dtype as D
 
 _bmax, _bsum = max, sum   # the builtins (this module defines torch's sum, max, min)
 _values_indices = namedtuple("return_types", ["values", "indices"])
@@ -112,8 +114,6 @@ def _max_min(name, better):
         groups, keep = _groups(x, dims)
         pairs = [_extreme(g, better, name) for g in groups]
         shape = _out_shape(x, dims, keep, keepdim)
-        from .._creation import tensor
-        from .. import _dtype as D
         return _values_indices(from_values((p[0] for p in pairs), shape),
                                tensor([p[1] for p in pairs], dtype=D.int64).reshape(tuple(shape)))
     return f
@@ -181,8 +181,6 @@ def std(x, dim=None, *, correction=1, keepdim=False, unbiased=None):
 
 def _arg(name, better):
     def f(x, dim=None, keepdim=False):
-        from .._creation import tensor
-        from .. import _dtype as D
         if dim is None:
             at = _extreme(list(x._data), better, name)[1]
             r = tensor(at, dtype=D.int64)

@@ -7,6 +7,10 @@ from array import array
 
 from .._size import Size
 from .tensor import from_values, is_host64, make, values_of
+from .._float64 import refusal
+from .._is_tensor import is_tensor
+from .._creation import tensor
+from .elementwise import broadcast_shapes, expand
 
 
 def _wrap(d, n):
@@ -82,7 +86,6 @@ def stack(tensors, dim=0):
 
 def pad(x, pad, mode="constant", value=None):
     if mode != "constant":
-        from .tensor import refusal
         raise refusal(f"pad(mode='{mode}')")
     shape = list(x._shape)
     out_shape, region = list(shape), [slice(None)] * len(shape)
@@ -99,7 +102,6 @@ def pad(x, pad, mode="constant", value=None):
 # -- indexing ------------------------------------------------------------------------------
 def _positions(x, key):
     """(out shape, flat positions in x's array) of x[key]."""
-    from .._is_tensor import is_tensor
     key = key if isinstance(key, tuple) else (key,)
     consumed = sum(1 if k is not None and k is not Ellipsis and not _is_bool_index(k) else
                    (_bool_dims(k) if _is_bool_index(k) else 0) for k in key)
@@ -144,7 +146,6 @@ def _positions(x, key):
             vals, ishape = values_of(k, "index", any_device=True) if is_tensor(k) else \
                 (_flat(k), (len(k),) if not k or not isinstance(k[0], (list, tuple)) else None)
             if ishape is None:
-                from .._creation import tensor
                 vals, ishape = values_of(tensor(k), "index", any_device=True)
             offs = []
             for v in vals:
@@ -158,7 +159,6 @@ def _positions(x, key):
             raise IndexError("only integers, slices (`:`), ellipsis (`...`), None and long or byte "
                              f"Variables are valid indices (got {type(k).__name__})")
     if advanced > 1:
-        from .tensor import refusal
         raise refusal("indexing with several advanced indices")
     out_shape = Size(s for part, _ in axes for s in part)
     positions = [sum(c) for c in itertools.product(*(offs for _, offs in axes))]
@@ -166,19 +166,16 @@ def _positions(x, key):
 
 
 def _is_bool_index(k):
-    from .._is_tensor import is_tensor
     if is_tensor(k):
         return k.dtype.name == "bool"
     return isinstance(k, (list, tuple)) and bool(k) and all(isinstance(v, bool) for v in k)
 
 
 def _bool_dims(k):
-    from .._is_tensor import is_tensor
     return k.dim() if is_tensor(k) else 1
 
 
 def _bool_values(k):
-    from .._is_tensor import is_tensor
     if isinstance(k, bool):
         return [k], ()
     if is_tensor(k):
@@ -197,7 +194,6 @@ def getitem(x, key):
 
 
 def setitem(x, key, value):
-    from .elementwise import broadcast_shapes, expand
     shape, positions = _positions(x, key)
     vals, vshape = values_of(value, "index_put", any_device=True)
     vals = expand(vals, vshape, broadcast_shapes(vshape, shape, what="setitem") if vshape else shape)
@@ -237,3 +233,13 @@ def t(x):
     if x.dim() > 2:
         raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {x.dim()}D")
     return transpose(x, 0, 1) if x.dim() == 2 else x
+
+
+def printed_edges(t, edge):
+    """Only the printed corners (what _printing shows of a big tensor): HostFloat64Tensor._edges."""
+    for d in range(t.dim()):
+        n = t._shape[d]
+        if n > 2 * edge:
+            lead = (slice(None),) * d
+            t = cat([t[lead + (slice(0, edge),)], t[lead + (slice(n - edge, n),)]], d)
+    return t

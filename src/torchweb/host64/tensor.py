@@ -10,19 +10,14 @@ from array import array
 from .. import _dtype as D
 from .._device import CPU
 from .._size import Size, contiguous_strides
+from .._float64 import refusal
 from .._tensor import Tensor
-
-_WHAT = ("float64 tensors are held on the host (WebGPU has no 64-bit floats) and support "
-         "creation, elementwise math, cumsum/cumprod, sum/mean/prod/max/min, indexing, cat/stack "
-         "and casts")
-
-
-def refusal(what):
-    return RuntimeError(f"{what} does not support float64: {_WHAT}. Cast with .float() (or "
-                        ".to(torch.float32)) to compute it on the GPU")
+from .._numpy import np
+from .._printing import tensor_repr
 
 
 class HostFloat64Tensor(Tensor):
+    # (to() and _edges(), which need convert.py and shape.py, are installed by the package)
     __slots__ = ("_data",)
 
     @property
@@ -72,7 +67,6 @@ class HostFloat64Tensor(Tensor):
         return self
 
     def numpy(self, force=False):
-        from ..backends.cpu import np
         return np().array(self._data, dtype="float64").reshape(tuple(self._shape))
 
     def __array__(self, dtype=None, copy=None):
@@ -91,25 +85,9 @@ class HostFloat64Tensor(Tensor):
         return (_rebuild, (list(self._data), tuple(self._shape)))
 
     def __repr__(self):
-        from .._printing import tensor_repr
         return tensor_repr(self)
 
-    def _edges(self, edge):
-        """Only the printed corners (what _printing shows of a big tensor)."""
-        t = self
-        for d in range(t.dim()):
-            n = t._shape[d]
-            if n > 2 * edge:
-                from .shape import cat
-                lead = (slice(None),) * d
-                t = cat([t[lead + (slice(0, edge),)], t[lead + (slice(n - edge, n),)]], d)
-        return t
-
     # -- conversions -------------------------------------------------------------------------
-    def to(self, *args, **kwargs):
-        from .convert import to
-        return to(self, *args, **kwargs)
-
     def double(self, memory_format=None):
         return self
 

@@ -12,8 +12,8 @@ from ..ops import pdist, conv_tbc, grouped_mm  # noqa: F401,E402  (register)
 from ._functional_compat import *  # noqa: F401,F403,E402
 from ..ops.composite import mha  # noqa: F401,E402  (multi_head_attention_forward registers)
 from ..ops.composite import ctc  # noqa: F401,E402  (ctc_loss registers)
-from ..ops.elementwise_table import OPS as ROWS, row_dtypes
-from ..ops.pointwise import call, call_inplace
+from ..ops.elementwise import OPS as ROWS, call, row_dtypes
+from ..ops.inplace import call_inplace
 from ..ops.registry import define, functional_names
 
 

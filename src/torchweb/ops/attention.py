@@ -21,7 +21,7 @@ from ..autograd import grad_mode
 from ..autograd.function import Function
 from ..backends import backend_for
 from . import elementwise as E
-from . import pointwise as PW
+from . import elementwise as PW
 from .dispatch import common_device, empty, expand_to
 from .reduction import raw_reduce
 from .registry import define

@@ -1,11 +1,11 @@
 """Shared plumbing of ops: checking devices, making outputs, expanding operands."""
 
 from .. import _dtype as D
-from .._size import Size, contiguous_strides, numel
-from ..backends import backend_for
-
-
+from .._float64 import refusal
 from .._is_tensor import is_tensor  # noqa: F401  (re-exported for ops)
+from .._size import Size, contiguous_strides, numel
+from .._tensor import Tensor
+from ..backends import backend_for
 
 
 def common_device(*operands, what="op"):
@@ -22,21 +22,13 @@ def common_device(*operands, what="op"):
     return dev
 
 
-_tensor_class = []
-
-
 def empty(shape, dtype, device):
-    # Tensor is looked up once, not imported each call (_tensor imports ops: a cycle at import time)
-    if not _tensor_class:
-        from .._tensor import Tensor
-        _tensor_class.append(Tensor)
-    Tensor = _tensor_class[0]
+    """A new tensor of shape, dtype and device (uninitialized): the output of an op."""
     shape = tuple(shape)
     for s in shape:
         if s < 0:
             raise RuntimeError(f"Trying to create tensor with negative dimension {s}: {list(shape)}")
     if dtype is D.float64:
-        from ..host64.tensor import refusal
         raise refusal("this operation")
     storage = backend_for(device.type).empty_storage(numel(shape), dtype)
     return Tensor._make(storage, shape, contiguous_strides(shape), 0, dtype, device)

@@ -934,7 +934,7 @@ class _MaskedFill(Function):
     def backward(ctx, g):
         (mask,) = ctx.meta
         if g.requires_grad:   # create_graph: recorded
-            from .pointwise import call
+            from .elementwise import call
             gv = call("where", mask, g, 0.0).sum() if ctx.needs_input_grad[2] else None
             return call("where", mask, 0.0, g), None, gv, None
         gself = E.run("where", mask, 0.0, g)

@@ -19,7 +19,7 @@ from .._size import broadcast_shapes
 from ..autograd.function import Function
 from . import elementwise as E
 from . import lowering
-from . import shape as S
+from . import reduction as R, shape as S
 from .adjoint import linear_backward
 from .dispatch import empty, expand_to, is_tensor
 from .registry import define
@@ -273,7 +273,7 @@ class _IndexPut(Function):
                 extra = len(vshape) - len(shape)
                 if extra > 0:
                     gv = S.reshape(gv, (1,) * extra + tuple(shape))
-                gv = S.sum_to_size(gv, vshape)
+                gv = R.sum_to_size(gv, vshape)
             return gself, gv, None, None, None
         gself = g
         if not accumulate:
@@ -286,7 +286,7 @@ class _IndexPut(Function):
             extra = len(vshape) - len(shape)
             if extra > 0:
                 gv = S.reshape(gv, (1,) * extra + tuple(shape))
-            gv = S.sum_to_size(gv, vshape)
+            gv = R.sum_to_size(gv, vshape)
         return gself, gv, None, None, None
 
 

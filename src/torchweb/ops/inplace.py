@@ -6,6 +6,9 @@ from ..autograd import grad_mode
 from ..autograd.function import Function
 from .dispatch import empty, is_tensor
 from . import elementwise as E
+from .elementwise import OPS, inplace_function
+from .shape import storage_scratch
+from .adjoint import linear_backward
 
 
 def _check_leaf(target):
@@ -23,6 +26,12 @@ def check_no_internal_overlap(target):
         raise RuntimeError("unsupported operation: more than one element of the written-to tensor "
                            "refers to a single memory location. Please clone() the tensor before "
                            "performing the operation.")
+
+
+def call_inplace(name, target, *operands):
+    """target = op(target, *operands) in place (an op of the elementwise table), with PyTorch's
+    autograd checks: Tensor.add_ and the other in-place methods."""
+    return apply_inplace(name, target, operands)
 
 
 def apply_inplace(name, target, operands):
@@ -47,8 +56,6 @@ def apply_inplace(name, target, operands):
         else:
             _Fill.apply(target, src)
     else:
-        from .elementwise_table import OPS
-        from .pointwise import inplace_function
         if OPS[name].grad is None:
             raise NotImplementedError(f"the derivative for '{name}_' is not implemented")
         inplace_function(name, operands).apply(target, *operands)
@@ -118,7 +125,6 @@ class _CopySlices(Function):
     def backward(ctx, g):
         if g._requires_grad:   # create_graph
             return _recorded_split(g, ctx.base_geometry, ctx.geometry)
-        from .shape import storage_scratch
         scratch, at = storage_scratch(g, ctx.base_geometry, ctx.geometry)
         E.copy_into(at(ctx.base_geometry), g)
         region = at(ctx.geometry)
@@ -131,8 +137,6 @@ def _recorded_split(g, base_geometry, geometry):
     """CopySlices' gradients as recorded ops: the written region of g (extract) and g with the
     region zeroed (g - place(extract(g))); extract and place are linear maps through the
     storage, each the other's adjoint (ops/adjoint.py)."""
-    from .adjoint import linear_backward
-    from .shape import storage_scratch
 
     def move(t, src, dst):
         _, at = storage_scratch(t, src, dst)

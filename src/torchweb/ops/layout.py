@@ -5,7 +5,7 @@ meshgrid, atleast_1d/2d/3d, column_stack, dstack."""
 
 from .._size import wrap_dim
 from .dispatch import is_tensor
-from .pointwise import call
+from .elementwise import call
 from .registry import define
 from . import join as J, linalg as L, shape as S
 

@@ -9,9 +9,13 @@ from ..autograd.function import Function
 from ..backends import backend_for
 from . import lowering
 from .dispatch import common_device, empty, expand_to
-from .elementwise import _tensor_class
+from .._tensor import Tensor
 from . import shape as S
 from .registry import define
+from . import elementwise as E
+from ..sparse import mm as sparse_mm
+from .elementwise import fill
+from .elementwise import call
 
 def _check_dtypes(a, b, kernel="addmm_impl_cpu_"):
     """Same dtype on both sides, and not bool (PyTorch has no bool matmul kernels)."""
@@ -34,7 +38,6 @@ def raw_matmul(a, b):
     be = _expand(b, batch + b.shape[-2:])
     K = a.shape[-1]
     if K == 0:
-        from . import elementwise as E
         return E.fill(out, 0)
     lowering.matmul(out, ae, be, "f" if a.dtype.is_floating_point else "i")
     return out
@@ -48,7 +51,7 @@ def _product(a, b, shape, a_view=None):
     """A fresh contiguous `shape` = a @ b, batch dims equal (no broadcasting), K > 0, no
     autograd; a_view: a's rows folded into one matrix, `shape`'s batch then folded likewise."""
     dt, dev = a.dtype, a.device
-    out = _tensor_class()._make(backend_for(dev.type).empty_storage(prod(shape), dt), shape,
+    out = Tensor._make(backend_for(dev.type).empty_storage(prod(shape), dt), shape,
                                  contiguous_strides(shape), 0, dt, dev)
     acc = "f" if dt.is_floating_point else "i"
     if a_view is None:
@@ -137,7 +140,6 @@ def mm(input, mat2, *, out_dtype=None):
     if out_dtype is not None and out_dtype is not input.dtype:   # (a wider result: the operands widened first)
         return mm(input.to(out_dtype), mat2.to(out_dtype))
     if input.is_sparse or mat2.is_sparse:   # (a class attribute: _sparse_coo.py)
-        from ..sparse import mm as sparse_mm
         return sparse_mm(input, mat2)
     common_device(input, mat2, what="mm")
     if input.dim() != 2:
@@ -242,8 +244,6 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1, out_dtype=None):
         alpha, beta = int(alpha), int(beta)
     prod = mm(mat1, mat2)
     if alpha == 0:   # PyTorch ignores the product (even NaN), as it ignores input at beta 0
-        from .elementwise import fill
-        from .pointwise import call
         everywhere = fill(empty(prod.shape, D.bool, prod.device), True)
         prod = call("where", everywhere, 0, prod)   # zeros, still connected for autograd
     elif alpha != 1:

@@ -15,6 +15,8 @@ from math import prod
 from .. import _dtype as D
 from ..backends import backend_for
 from .dispatch import empty
+from . import elementwise as E
+from .dispatch import is_tensor
 
 _SPLITTABLE = {"sum": "sum", "mean": "sum", "prod": "prod", "max": "max", "min": "min",
                "all": "all", "any": "any", "argmax": "argmax", "argmin": "argmin"}
@@ -70,7 +72,6 @@ def matmul(out, a, b, acc_cls):
     if limit is None or K <= limit:
         be.matmul(out, a, b, acc_cls)
         return
-    from . import elementwise as E
     acc_dtype = D.float32 if acc_cls == "f" else out.dtype   # int64: each slice checked
     acc = out if out.dtype is acc_dtype else empty(out.shape, acc_dtype, out.device)
     part = empty(out.shape, acc_dtype, out.device)
@@ -106,8 +107,6 @@ def index_scatter(dst, src, walk, indices, reduce, check):
     """dst (op)= src through index tensors. Operands living in dst's storage are copied first
     (dst is written while they are read); float16 reductions run in a float32 copy where the
     backend has no 16-bit atomics."""
-    from . import elementwise as E
-    from .dispatch import is_tensor
     be = backend_for(dst.device.type)
     if is_tensor(src) and src._storage is dst._storage:
         src = E.copy_of(src)
@@ -123,7 +122,6 @@ def index_scatter(dst, src, walk, indices, reduce, check):
 
 def _bindable(be, indices):
     """Index tensors in more distinct storages than one dispatch can bind go into one buffer."""
-    from . import elementwise as E
     if len({id(i._storage) for i, _, _ in indices}) <= be.MAX_INDEX_BUFFERS:
         return indices
     shape = tuple(indices[0][0].shape)

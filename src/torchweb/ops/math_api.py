@@ -4,8 +4,9 @@ rows, so their gradients come from the rows' rules)."""
 
 from .. import _dtype as D
 from .dispatch import is_tensor
-from .pointwise import call, call_inplace
-from .elementwise_table import OPS, row_dtypes
+from .elementwise import call
+from .inplace import call_inplace
+from .elementwise import OPS, row_dtypes
 from .registry import define
 
 

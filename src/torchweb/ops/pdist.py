@@ -2,7 +2,7 @@
 order of the upper triangle (N (N - 1) / 2 values). Composed from index_select and the norm
 reduction, so its gradient is the norm's (0 where two rows are equal, as PyTorch's)."""
 
-from .pointwise import call
+from .elementwise import call
 from .registry import define
 from . import reduction as R
 

@@ -1,12 +1,13 @@
-"""The public elementwise ops, registered (registry.py): the rows of elementwise_table.py with an
+"""The public elementwise ops, registered (registry.py): the rows of elementwise/table.py with an
 `api` become torch.<name>, Tensor.<name> and Tensor.<name>_ here with no code of their own; the
 ops whose signature needs more (alpha, rounding modes, bounds, conditions) are written below."""
 
 from .. import _dtype as D
 from .._size import contiguous_strides, numel
 from .dispatch import is_tensor
-from .elementwise_table import OPS, row_dtypes
-from .pointwise import call, call_inplace
+from .elementwise import OPS, row_dtypes
+from .elementwise import call
+from .inplace import call_inplace
 from .registry import define, register
 
 

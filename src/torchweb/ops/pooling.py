@@ -9,7 +9,7 @@ from ..autograd.function import Function
 from ..backends import backend_for
 from .conv import ntuple, _shape_str
 from .dispatch import empty, is_tensor
-from .pointwise import call
+from .elementwise import call
 from .adjoint import linear_backward
 from .registry import define
 

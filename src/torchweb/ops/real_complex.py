@@ -8,7 +8,7 @@ import math
 from .. import _dtype as D
 from ..autograd import grad_mode
 from ..autograd.function import Function
-from .pointwise import call
+from .elementwise import call
 from .registry import define
 from . import shape as S
 

@@ -8,16 +8,19 @@ import builtins
 from collections import namedtuple
 
 from .. import _dtype as D
-from .._size import Size, contiguous_strides, numel, wrap_dim
+from .._size import Size, as_shape, contiguous_strides, numel, wrap_dim
 from ..autograd import grad_mode
 from ..autograd.function import Function
 from ..backends import backend_for
 from . import lowering
 from .dispatch import compute_class, empty, is_tensor
 from . import elementwise as E
-from .pointwise_grads import K   # (the rules' kernel runner: recorded under create_graph)
+from .elementwise import K   # (the rules' kernel runner: recorded under create_graph)
 from . import shape as S
 from .registry import define
+from .._tensor import Tensor
+from .._creation import arange
+from .elementwise import call
 
 _values_indices = namedtuple("return_types", ["values", "indices"])
 
@@ -96,16 +99,10 @@ def _acc_class(kind, in_dtype, out_dtype):
     return acc
 
 
-_Tensor = []   # the Tensor class, once imported (_tensor imports ops: a cycle at import time)
-
-
 def new_tensor(shape, strides, n, dtype, device):
     """dispatch.empty for a shape already checked, its contiguous strides and numel at hand (a
     cached layout's): the result of a reduction or softmax, made without recomputing them."""
-    if not _Tensor:
-        from .._tensor import Tensor
-        _Tensor.append(Tensor)
-    return _Tensor[0]._make(backend_for(device.type).empty_storage(n, dtype), shape, strides, 0, dtype, device)
+    return Tensor._make(backend_for(device.type).empty_storage(n, dtype), shape, strides, 0, dtype, device)
 
 
 def raw_reduce(kind, x, dims, keepdim, out_dtype, acc_cls=None):
@@ -300,7 +297,6 @@ class _MaxMinDim(Function):
 
 
 def _iota_along(shape, d, device):
-    from .._creation import arange
     n = shape[d]
     v = arange(n, dtype=D.int64, device=device)
     return S.reshape(v, tuple(n if i == d else 1 for i in range(len(shape))))
@@ -334,7 +330,6 @@ _AMAX_AMIN = {k: _named(_AmaxAmin, "A" + k + "Backward0") for k in ("max", "min"
 
 def _maxmin(kind, x, dim=None, keepdim=False, other=None):
     if other is not None or is_tensor(dim):
-        from .pointwise import call
         return call("maximum" if kind == "max" else "minimum", x, other if other is not None else dim)
     if dim is None:
         lay = _layout(x, None, False)
@@ -651,7 +646,6 @@ def logsumexp(input, dim=None, keepdim=False, *, axis=None, keepdims=None):
         raise TypeError("logsumexp() missing 1 required positional argument: 'dim'")
     dim = dim if axis is None else axis   # (NumPy's name, which PyTorch takes)
     keepdim = keepdim if keepdims is None else keepdims
-    from .pointwise import call
     if not input.dtype.is_floating_point:
         input = input.to(D.default_float())
     dims = _dims(input, dim)
@@ -694,7 +688,6 @@ def any_empty(x, dims):
 
 @define("norm", "reduction", out=True, dtypes="floating", doc="norm(input, p='fro', dim=None, keepdim=False, dtype=None) -> Tensor\n\nThe p-norm over dim (p: a number, inf, -inf, 0 or 'fro').")
 def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
-    from .pointwise import call
     if dtype is not None:
         input = input.to(dtype)
     if not input.dtype.is_floating_point:
@@ -719,3 +712,22 @@ def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
     if p == 1:
         return sum(a, dims, keepdim)
     return call("pow", sum(call("pow", a, float(p)), dims, keepdim), 1.0 / p)
+
+
+# (a reduction, though a shape method: the sum that undoes a broadcast)
+@define("sum_to_size", "shape", torch=False, doc="sum_to_size(*size) -> Tensor\n\nThe sum over the dims that broadcasting to this tensor's shape would have added.")
+def sum_to_size(g, *shape, size=None):
+    shape = as_shape(shape if size is None else (size,))
+    if g.shape == tuple(shape):
+        return g
+    lead = g.dim() - len(shape)
+    if lead < 0:
+        raise RuntimeError(f"size {list(shape)} is not expandable to size {list(g.shape)}")
+    dims = list(range(lead))
+    for i, s in enumerate(shape):
+        if s == 1 and g.shape[lead + i] != 1:
+            dims.append(lead + i)
+        elif s != g.shape[lead + i]:
+            raise RuntimeError(f"size {list(shape)} is not expandable to size {list(g.shape)}")
+    r = sum(g, dims, keepdim=True) if dims else g
+    return S.reshape(r, shape)

@@ -6,7 +6,7 @@ lists the tests walk (tests/test_registry.py).
     @define("logsumexp", "reduction", out=True, doc="log(sum(exp(input), dim)), computed stably.")
     def logsumexp(input, dim, keepdim=False): ...
 
-Elementwise ops need no decorator: each row of ops/elementwise_table.py becomes an entry
+Elementwise ops need no decorator: each row of ops/elementwise/table.py becomes an entry
 (ops/pointwise_api.py).
 """
 

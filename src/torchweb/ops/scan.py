@@ -16,7 +16,7 @@ from . import elementwise as E
 from .dispatch import compute_class, empty
 from ..autograd import grad_mode
 from .adjoint import linear_backward
-from .pointwise_grads import K
+from .elementwise import K
 from .registry import define
 
 cummax_t = namedtuple("cummax", ["values", "indices"])

@@ -12,6 +12,9 @@ from ..autograd.function import Function
 from .dispatch import empty, expand_to
 from . import elementwise as E
 from .registry import define
+from .adjoint import linear_backward
+from .._layout import check_format, dims_order
+from .._size import broadcast_shapes
 
 _VIEW_FUNCTIONS = {}
 
@@ -312,31 +315,13 @@ def expand(x, *sizes, size=None, implicit=False):
             raise RuntimeError(f"The expanded size of the tensor ({s}) must match the existing size ({xs}) at "
                                f"non-singleton dimension {i}.  Target sizes: {list(sizes)}.  Tensor sizes: {list(x.shape)}")
     in_shape = x.shape
-    return make_view("Expand", x, shape, stride, x._offset, lambda g: sum_to_size(g, in_shape))
+    # (its backward sums: a reduction, above this module, reached as the Tensor method)
+    return make_view("Expand", x, shape, stride, x._offset, lambda g: g.sum_to_size(in_shape))
 
 
 @define("expand_as", "shape", torch=False, doc="expand_as(other) -> Tensor\n\nexpand to other's shape.")
 def expand_as(x, other):
     return expand(x, other.shape)
-
-
-@define("sum_to_size", "shape", torch=False, doc="sum_to_size(*size) -> Tensor\n\nThe sum over the dims that broadcasting to this tensor's shape would have added.")
-def sum_to_size(g, *shape, size=None):
-    shape = as_shape(shape if size is None else (size,))
-    if g.shape == tuple(shape):
-        return g
-    from .reduction import sum as _sum
-    lead = g.dim() - len(shape)
-    if lead < 0:
-        raise RuntimeError(f"size {list(shape)} is not expandable to size {list(g.shape)}")
-    dims = list(range(lead))
-    for i, s in enumerate(shape):
-        if s == 1 and g.shape[lead + i] != 1:
-            dims.append(lead + i)
-        elif s != g.shape[lead + i]:
-            raise RuntimeError(f"size {list(shape)} is not expandable to size {list(g.shape)}")
-    r = _sum(g, dims, keepdim=True) if dims else g
-    return reshape(r, shape)
 
 
 # -- indexing views ------------------------------------------------------------------------
@@ -418,13 +403,11 @@ def _read(t, in_geometry, out_geometry):
 
 
 def _spread_recorded(g, in_geometry, out_geometry):
-    from .adjoint import linear_backward
     return linear_backward(g, lambda g: _spread(g, in_geometry, out_geometry),
                            lambda gg: _read_recorded(gg, in_geometry, out_geometry), "AsStridedBackwardBackward0")
 
 
 def _read_recorded(t, in_geometry, out_geometry):
-    from .adjoint import linear_backward
     return linear_backward(t, lambda t: _read(t, in_geometry, out_geometry),
                            lambda gg: _spread_recorded(gg, in_geometry, out_geometry), "AsStridedReadBackward")
 
@@ -491,7 +474,6 @@ class _Clone(Function):
 def _format_copy(x, memory_format, what):
     """A copy of x with the strides of a channels_last format (an NHWC-ordered copy seen
     through the inverse permutation), or None where the format is the contiguous one."""
-    from .._layout import check_format, dims_order
     check_format(memory_format, x.dim(), what)
     order = dims_order(memory_format)
     if order is None:
@@ -514,7 +496,6 @@ def clone(input, memory_format=None):
 @define("contiguous", "shape", torch=False, doc='contiguous() -> Tensor\n\nself if already contiguous, else a contiguous copy.')
 def contiguous(x, memory_format=None):
     if memory_format is not None and x.is_contiguous(memory_format):
-        from .._layout import check_format
         check_format(memory_format, x.dim(), "contiguous")
         return x
     if memory_format is not None:
@@ -534,7 +515,6 @@ def broadcast_to(input, size):
 @define("broadcast_tensors", "shape", method=False,
         doc="broadcast_tensors(*tensors) -> tuple of Tensors\n\nViews of the tensors expanded to their common shape.")
 def broadcast_tensors(*tensors):
-    from .._size import broadcast_shapes
     shape = broadcast_shapes(*(t.shape for t in tensors))
     return tuple(expand(t, shape) for t in tensors)
 

@@ -18,7 +18,7 @@ from . import elementwise as E
 from . import shape as S
 from .dispatch import compute_class, empty
 from .registry import define
-from .pointwise_grads import K
+from .elementwise import K
 from .scan import _moved, raw_scan, scatter_add_along
 
 _RT = {n: namedtuple(n, ["values", "indices"]) for n in ("sort", "topk", "kthvalue", "median", "nanmedian", "mode")}

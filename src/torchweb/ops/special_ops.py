@@ -4,7 +4,8 @@ input) (n first, an int) and Tensor.polygamma(n); mvlgamma(input, p) as a sum of
 import math
 
 from .dispatch import is_tensor
-from .pointwise import call, call_inplace
+from .elementwise import call
+from .inplace import call_inplace
 from .registry import define, register
 from . import reduction as R, shape as S
 

@@ -380,7 +380,7 @@ class Module:
         return self._cast_floats(_dtype.float16)
 
     def double(self):
-        from ...host64.tensor import refusal
+        from ..._float64 import refusal
         raise refusal("Module.double() (float64 parameters)")
 
     def bfloat16(self):

@@ -9,7 +9,7 @@ they agree."""
 
 import math
 
-from ..pointwise import call
+from ..elementwise import call
 from ..registry import OPS, define
 from .. import shape as S
 

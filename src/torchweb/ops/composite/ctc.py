@@ -29,7 +29,7 @@ from ...autograd.function import Function
 from ..._is_tensor import is_tensor
 from ..index_ops import gather, index_select
 from ..join import cat, stack
-from ..pointwise import call
+from ..elementwise import call
 from ..registry import define
 from .. import reduction as R, shape as S
 from . import reduction_name

@@ -2,7 +2,7 @@
 narrow and sub (logical xor for bool), so the gradient is theirs."""
 
 from ..._size import wrap_dim
-from ..pointwise import call
+from ..elementwise import call
 from ..registry import define
 from .statistics import write_out
 

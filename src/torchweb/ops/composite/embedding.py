@@ -13,7 +13,7 @@ from ...autograd.function import Function
 from ...backends import backend_for
 from ..adjoint import linear_backward
 from ..dispatch import empty
-from ..pointwise import call
+from ..elementwise import call
 from ..registry import define
 from .. import linalg as L, reduction as R, shape as S
 

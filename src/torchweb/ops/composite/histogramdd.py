@@ -51,7 +51,7 @@ def _edges(col, spec, d, rng):
 def _bin_index(col, edges):
     """Each value's bin along one dim (the last edge in the last bin) and whether it is inside."""
     from ..search import _search
-    from ..pointwise import call
+    from ..elementwise import call
     nb = edges.numel() - 1
     pos = _search(edges, col, False, True, None) - 1
     pos = call("where", call("eq", pos, nb), nb - 1, pos)

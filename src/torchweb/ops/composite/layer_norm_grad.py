@@ -18,7 +18,7 @@ import math
 
 from ...autograd import grad_mode
 from ...autograd.function import Function
-from ..pointwise import call
+from ..elementwise import call
 from .. import reduction as R
 from .normalization import _affine
 

@@ -17,7 +17,7 @@ from ...autograd import grad_mode
 from ...autograd.function import Function
 from ..activation import log_softmax
 from ..index_ops import gather
-from ..pointwise import call
+from ..elementwise import call
 from ..registry import define
 from .. import linalg as L, reduction as R, shape as S
 from . import reduce_loss, reduction_name, shape_str

@@ -4,7 +4,7 @@ distance) and linear_cross_entropy (PyTorch 2.13's linear + cross_entropy, the r
 
 import math
 
-from ..pointwise import call
+from ..elementwise import call
 from ..registry import define
 from . import reduce_loss, reduction_name
 

@@ -8,7 +8,7 @@ unbiased."""
 import math
 
 from ...autograd import grad_mode
-from ..pointwise import call
+from ..elementwise import call
 from ..registry import define
 from .. import join as J, reduction as R, shape as S
 from . import shape_str

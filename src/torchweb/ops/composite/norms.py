@@ -2,7 +2,7 @@
 norm and elementwise rows, so their gradients come from those."""
 
 from ..._size import wrap_dim
-from ..pointwise import call
+from ..elementwise import call
 from ..registry import define
 from .statistics import write_out
 

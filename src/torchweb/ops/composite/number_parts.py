@@ -5,7 +5,7 @@ from collections import namedtuple
 
 from ... import _dtype as D
 from ..dispatch import is_tensor
-from ..pointwise import call
+from ..elementwise import call
 from ..registry import define
 
 frexp_t = namedtuple("frexp", ["mantissa", "exponent"])

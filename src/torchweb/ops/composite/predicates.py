@@ -3,7 +3,7 @@ bools), isposinf, isneginf, isreal (bool tensors; real dtypes only here) and pos
 
 from ... import _dtype as D
 from ..dispatch import is_tensor
-from ..pointwise import call
+from ..elementwise import call
 from ..registry import define
 
 

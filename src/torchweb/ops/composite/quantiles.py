@@ -4,7 +4,7 @@ sort, gather and lerp give the gradient."""
 
 from ..._size import wrap_dim
 from ..dispatch import is_tensor
-from ..pointwise import call
+from ..elementwise import call
 from ..registry import define
 from .statistics import write_out
 

@@ -3,7 +3,7 @@ once; big ones sort test_elements and look each element up with searchsorted, as
 
 from ... import _dtype as D
 from ..dispatch import is_tensor
-from ..pointwise import call
+from ..elementwise import call
 from ..out_arg import write_out
 from ..registry import define
 

@@ -7,7 +7,7 @@ from collections import namedtuple
 
 from ..._size import wrap_dim
 from ..dispatch import is_tensor
-from ..pointwise import call
+from ..elementwise import call
 from ..registry import define
 
 aminmax_t = namedtuple("aminmax", ["min", "max"])

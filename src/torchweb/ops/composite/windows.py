@@ -5,7 +5,7 @@ periodic window being the symmetric window one longer with its last sample dropp
 import math
 import operator
 
-from ..pointwise import call
+from ..elementwise import call
 from ..registry import define
 
 

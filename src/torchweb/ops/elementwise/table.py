@@ -16,7 +16,8 @@ dtype rules:
 
 from dataclasses import dataclass, field
 
-from . import pointwise_grads as G
+from .. import special_cephes_np as _CE, special_np as _SP
+from . import grads as G, grads_special as _SG
 
 
 @dataclass(frozen=True)
@@ -36,7 +37,7 @@ class ElementwiseOp:
     # of the i32 operands, for ops whose int64 result can leave the 32 bits it is held in
     wide: str = ""
     divisor: int = -1               # operand that must not be 0 for integers (ZeroDivisionError)
-    # autograd, beside the op (PyTorch's derivatives.yaml): the backward rule (pointwise_grads.py;
+    # autograd, beside the op (PyTorch's derivatives.yaml): the backward rule (grads.py;
     # None: not differentiable, and a float op without one raises when its gradient is needed),
     # what it reads ("x": every operand, "y": the result only, "": nothing, or {operand: the
     # operands whose gradients read it}), the operand whose gradient reads the result
@@ -435,7 +436,6 @@ op("heaviside", 2, "arith", {"f": "select(select(0.0, 1.0, {0} > 0.0), {1}, {0} 
 
 
 # gamma family and Bessel functions (issue 7): WGSL in kernels/wgsl_special.py, numpy in special_np.py
-from . import special_np as _SP  # noqa: E402
 
 _math1("lgamma", "tw_lgamma({0})", _SP.lgamma, G.d_lgamma, 'The log of the absolute value of the gamma function (+inf at the poles).')
 _math1("digamma", "tw_digamma({0})", _SP.digamma, G.d_digamma, "The logarithmic derivative of the gamma function (NaN at the negative integers, -inf at +0, +inf at -0).")
@@ -453,8 +453,7 @@ op("special_zeta", 2, "float", {"f": "tw_zeta({0}, {1})"}, lambda np, a, b: _f64
 def _igamma_np(np, name, a, b):
     """PyTorch's calc_igamma / calc_igammac (series, continued fraction, Temme's expansion), run in
     float32 as its float kernel: special_cephes_np.gammainc / gammaincc."""
-    from . import special_cephes_np as CE
-    return CE.vectorize(getattr(CE, name), "float32")(np, a, b).astype(a.dtype)
+    return _CE.vectorize(getattr(_CE, name), "float32")(np, a, b).astype(a.dtype)
 
 
 _math2("igamma", "tw_igam({0}, {1})", lambda np, a, b: _igamma_np(np, "gammainc", a, b), G.d_igamma,
@@ -466,7 +465,6 @@ _math2("igammac", "tw_igamc({0}, {1})", lambda np, a, b: _igamma_np(np, "gammain
 
 # torch.special's Cephes-derived functions (torchweb/special.py): WGSL in kernels/wgsl_cephes.py,
 # numpy in special_cephes_np.py; PyTorch differentiates i0e, i1e, erfcx, ndtri and log_ndtr only
-from . import special_cephes_np as _CE, special_grads as _SG  # noqa: E402
 
 
 def _cephes(name, wgsl, fn, nin=1, **kw):

@@ -1,42 +1,11 @@
 """Backward rules of the elementwise ops: g is the output's gradient, x the operands (a
 tensor operand not saved for this backward is None), y the result when saved. Each returns one
-gradient (or None) per operand. ops/elementwise_table.py names each op's rule beside it."""
+gradient (or None) per operand. table.py names each op's rule beside it."""
 
 import math
 
-from ..autograd import double_backward
-from .dispatch import is_tensor
-from . import elementwise as E
-
-
-class _Kernels:
-    """K.run(name, *operands): how the rules (and other backwards) run a table op: the raw
-    kernel (E.run), or, while a backward with create_graph=True runs, the op under autograd,
-    so that the gradient has a graph. Switched by the engine (double_backward.recording), so
-    the usual backward pays nothing for it."""
-
-    def __init__(self):
-        self.run = _first
-
-
-def _first(name, *operands):
-    K.run = E.run   # (E is still loading when this module is: bound at the first call)
-    return E.run(name, *operands)
-
-
-K = _Kernels()
-
-
-def _recorded(name, *operands):
-    from .pointwise import call
-    return call(name, *operands)
-
-
-def _switch(on):
-    K.run = _recorded if on else E.run
-
-
-double_backward.on_recording(_switch)
+from ..dispatch import is_tensor
+from .rule_kernels import K
 
 
 def d_nextafter(g, x, y):

@@ -1,13 +1,13 @@
-"""Elementwise ops under autograd: the forward runs the table op (elementwise.py); the backward
-rule, what it saves and the node's name come from the op's row (elementwise_table.py).
-Gradients for broadcast operands are summed back to their shapes by the autograd engine, as
-PyTorch's does."""
+"""Elementwise ops under autograd: apply() runs the table op (raw.py) and, when an operand
+requires grad, makes the node; the backward rule, what it saves and the node's name come from
+the op's row (table.py, rules in grads.py). Gradients for broadcast operands are summed back to
+their shapes by the autograd engine, as PyTorch's does."""
 
-from ..autograd.function import Function
-from ..autograd.grad_mode import _state as _grad
-from .dispatch import is_tensor
-from . import elementwise as E
-from .elementwise_table import OPS
+from ...autograd.function import Function
+from ...autograd.grad_mode import _state as _grad
+from ..dispatch import is_tensor
+from . import raw as E
+from .table import OPS
 
 
 def _saves(op, operands, needs):
@@ -126,17 +126,31 @@ def _any_requires_grad(operands):
     return False
 
 
-def call(name, *operands):
-    """Run elementwise op `name`, recording it for autograd when an operand requires grad."""
+def apply(name, operands, out=None):
+    """The elementwise op `name` of the table on operands (tensors and Python numbers): planned,
+    run (or left pending for fusion) and, when an operand requires grad, recorded for autograd.
+    out: a tensor written instead of a new one (out=: PyTorch refuses it under autograd)."""
+    if out is not None:
+        if _grad["enabled"] and _any_requires_grad(operands):
+            raise RuntimeError(f"{name}(): functions with out=... arguments don't support automatic "
+                               "differentiation, but one of the arguments requires grad.")
+        return E.run(name, *operands, out=out)
     if _grad["enabled"] and _any_requires_grad(operands):
         return _call_grad(name, operands)
-    return E.apply(name, operands)
+    return E.run_any(name, operands)
+
+
+def call(name, *operands):
+    """apply(name, operands) with the operands as arguments (the composites' form)."""
+    if _grad["enabled"] and _any_requires_grad(operands):
+        return _call_grad(name, operands)
+    return E.run_any(name, operands)
 
 
 def _call_grad(name, operands):
     if OPS[name].grad is not None:
         return _function(name, operands).apply(*operands)
-    out = E.apply(name, operands)
+    out = E.run_any(name, operands)
     if out.dtype.is_floating_point:   # a float result would silently drop the gradient
         raise NotImplementedError(f"the derivative for '{name}' is not implemented")
     return out
@@ -145,7 +159,7 @@ def _call_grad(name, operands):
 _NUMBERS = (int, float, bool)
 
 
-def binary(name, a, b):
+def binary_operator(name, a, b):
     """call(name, a, b) for the operators (a: a tensor), with the operand checks unrolled;
     NotImplemented where b is neither a tensor nor a number (Python then asks b)."""
     tb = type(b)
@@ -166,9 +180,3 @@ def binary(name, a, b):
 def inplace_function(name, operands):
     """The Function that runs op `name` in place on operands[0], for ops/inplace.py."""
     return _function(name, operands, inplace=True)
-
-
-def call_inplace(name, target, *operands):
-    """target = op(target, *operands) in place, with PyTorch's autograd checks."""
-    from .inplace import apply_inplace
-    return apply_inplace(name, target, operands)

@@ -1,0 +1,227 @@
+"""Running an op of the elementwise table without autograd: broadcasting, the output, the
+in-place and out= checks, then the backend's kernel (or, for a fresh float32 output, a pending
+node that later ops fuse: DtypePlan.fresh). run() is the general form; unary, binary_number and
+binary_tensor are its unrolled twins for the common signatures (every op comes here: their
+Python time counts)."""
+
+from math import prod
+
+from ... import _dtype as D
+from ..._size import broadcast_shapes, contiguous_strides
+from ...backends import backend_for
+from ..dispatch import check_inplace_dtype, compute_class, empty, expand_to, is_tensor, same_view
+from .dtype_plan import NUMBER_TYPES, PLANS, DtypePlan, check_fill, device_error, host_checks
+from .table import OPS
+
+
+def run(name, *operands, out=None, out_dtype=None):
+    """out = op(operands) with broadcasting; out (a tensor) makes it in-place / out=."""
+    # One pass over the operands (every op comes here: its Python time counts): their common
+    # device (as dispatch.common_device), the plan's cache key (per operand its dtype and
+    # whether it is 0-d, or a Python number's type; None: planned each time, its dtype may
+    # depend on the value) and their shape, broadcast below only where they differ.
+    dev = shape = None
+    same = True
+    key = [name, D._default_float[0]]
+    for o in operands:
+        t = type(o)
+        if getattr(t, "_is_torchweb_tensor", False):
+            d = o.device
+            if dev is None:
+                dev = d
+            elif d is not dev and d != dev:
+                device_error(dev, d, name)
+            s = o._shape
+            if shape is None:
+                shape = s
+            elif s != shape:
+                same = False
+            if key is not None:
+                key += (o.dtype, not s)
+        elif key is not None:
+            if t in NUMBER_TYPES:
+                key.append(t)
+            else:
+                key = None
+    if out is not None:
+        d = out.device
+        if dev is None:
+            dev = d
+        elif d is not dev and d != dev:
+            device_error(dev, d, name)
+    if dev is None:
+        raise TypeError(f"{name}(): expected at least one tensor operand")
+    op = OPS[name]
+    if key is None:
+        plan = DtypePlan(op, operands, backend_for(dev.type))
+    else:
+        key.append(dev.type)
+        key = tuple(key)
+        plan = PLANS.get(key)
+        if plan is None:
+            plan = PLANS[key] = DtypePlan(op, operands, backend_for(dev.type))
+    if plan.host_checks:
+        host_checks(op, operands, plan, dev)
+    if not same:
+        shape = broadcast_shapes(*[o._shape for o in operands if getattr(type(o), "_is_torchweb_tensor", False)])
+    if out is None:
+        dt = out_dtype or plan.result
+        # (dispatch.empty without its checks: a broadcast shape is valid already)
+        out = plan.make(plan.empty(prod(shape), dt), shape, contiguous_strides(shape), 0, dt, dev)
+        # a fresh output overlaps no operand: each is only broadcast to the shape
+        ops = tuple([expand_to(o, shape) if getattr(type(o), "_is_torchweb_tensor", False) else o
+                     for o in operands]) if not same else operands
+        if dt is plan.result:
+            plan.fresh(op, out, ops, plan)
+            return out
+    else:
+        if broadcast_shapes(shape, out.shape) != tuple(out.shape):
+            raise RuntimeError(f"output with shape {list(out.shape)} doesn't match the broadcast "
+                               f"shape {list(shape)}")
+        check_inplace_dtype(plan.result, out.dtype)
+        shape = out.shape
+        ops = []
+        out_storage = out._storage
+        for o in operands:
+            if getattr(type(o), "_is_torchweb_tensor", False):
+                o = expand_to(o, shape)
+                # an input overlapping the output in another layout would race: copy it first
+                if o._storage is out_storage and not same_view(o, out):
+                    o = copy_of(o)
+            ops.append(o)
+    backend_for(dev.type).elementwise(op, out, ops, plan.classes, plan.cls, plan.value_cls, plan.compute)
+    return out
+
+
+# binary_number, binary_tensor, unary: run's steps for one signature shape, the operand loop
+# unrolled and a known signature's plan used as is (an unknown one goes through run, which
+# plans it). Output made inline, not by a helper: these run for every op.
+
+def binary_number(name, a, b):
+    """run(name, a, b) for a tensor a and b of type int, float or bool."""
+    dev = a.device
+    shape = a._shape
+    plan = PLANS.get((name, D._default_float[0], a.dtype, not shape, type(b), dev.type))
+    if plan is None:
+        return run(name, a, b)
+    if plan.host_checks:
+        host_checks(plan.op, (a, b), plan, dev)
+    dt = plan.result
+    out = plan.make(plan.empty(prod(shape), dt), shape, contiguous_strides(shape), 0, dt, dev)
+    plan.fresh(plan.op, out, (a, b), plan)
+    return out
+
+
+def binary_tensor(name, a, b):
+    """run(name, a, b) for tensors a and b."""
+    dev = a.device
+    d = b.device
+    if d is not dev and d != dev:
+        device_error(dev, d, name)
+    shape = a._shape
+    bshape = b._shape
+    plan = PLANS.get((name, D._default_float[0], a.dtype, not shape, b.dtype, not bshape, dev.type))
+    if plan is None:
+        return run(name, a, b)
+    if plan.host_checks:
+        host_checks(plan.op, (a, b), plan, dev)
+    if bshape != shape:
+        shape = broadcast_shapes(shape, bshape)
+        a, b = expand_to(a, shape), expand_to(b, shape)
+    dt = plan.result
+    out = plan.make(plan.empty(prod(shape), dt), shape, contiguous_strides(shape), 0, dt, dev)
+    plan.fresh(plan.op, out, (a, b), plan)
+    return out
+
+
+def unary(name, a):
+    """run(name, a) for a tensor a and no out= (binary's one-operand twin)."""
+    dev = a.device
+    shape = a._shape
+    plan = PLANS.get((name, D._default_float[0], a.dtype, not shape, dev.type))
+    if plan is None:
+        return run(name, a)
+    if plan.host_checks:
+        host_checks(plan.op, (a,), plan, dev)
+    dt = plan.result
+    out = plan.make(plan.empty(prod(shape), dt), shape, contiguous_strides(shape), 0, dt, dev)
+    plan.fresh(plan.op, out, (a,), plan)
+    return out
+
+
+def runner(operands):
+    """What run_any runs for operands of these types: run(name, *operands) or its unrolled twin."""
+    if len(operands) <= 2 and is_tensor(operands[0]):
+        if len(operands) == 1:
+            return unary
+        if type(operands[1]) in NUMBER_TYPES:
+            return binary_number
+        if is_tensor(operands[1]):
+            return binary_tensor
+    return run
+
+
+def run_any(name, operands):
+    """run(name, *operands) without out=, through unary, binary_number or binary_tensor where
+    the signature is one of theirs (one or two operands, a tensor first)."""
+    n = len(operands)
+    if n <= 2 and getattr(type(operands[0]), "_is_torchweb_tensor", False):
+        if n == 1:
+            return unary(name, operands[0])
+        b = operands[1]
+        tb = type(b)
+        if tb in NUMBER_TYPES:
+            return binary_number(name, operands[0], b)
+        if getattr(tb, "_is_torchweb_tensor", False):
+            return binary_tensor(name, operands[0], b)
+    return run(name, *operands)
+
+
+def run_args(name, *operands):
+    """run_any with the operands as arguments: the backward rules' raw runner (rule_kernels.K)."""
+    return run_any(name, operands)
+
+
+def copy_of(t):
+    c = empty(t.shape, t.dtype, t.device)
+    run("copy", t, out=c)
+    return c
+
+
+def copy_into(dst, src):
+    """dst[...] = src with broadcasting and dtype conversion (the body of copy_)."""
+    if not is_tensor(src):
+        return fill(dst, src)
+    if src.device != dst.device:
+        src = src.to(dst.device)
+    op = OPS["copy"]
+    shape = dst.shape
+    if broadcast_shapes(src.shape, shape) != tuple(shape):
+        raise RuntimeError(f"output with shape {list(shape)} doesn't match the broadcast shape "
+                           f"{list(broadcast_shapes(src.shape, shape))}")
+    s = expand_to(src, shape)
+    if s._storage is dst._storage and not same_view(s, dst):
+        s = copy_of(s)
+    cls = compute_class(src.dtype)
+    backend_for(dst.device.type).elementwise(op, dst, [s], [cls], cls, cls, [src.dtype])
+    return dst
+
+
+def fill(dst, value):
+    op = OPS["fill"]
+    dt = dst.dtype
+    cls = compute_class(dt)
+    if dt is D.bool:
+        value = bool(value)
+    elif not dt.is_floating_point:
+        if isinstance(value, float) and (value != value or value in (float("inf"), float("-inf"))):
+            raise RuntimeError(f"value cannot be converted to type {dt.c_int} without overflow")
+        value = int(value)
+        check_fill(value, dt, dst.device)
+    elif dt is D.float32 and isinstance(value, (int, float)) and dt.max < abs(value) < float("inf"):
+        raise RuntimeError("value cannot be converted to type float without overflow")
+    elif dt is D.float16 and isinstance(value, int) and abs(value) > dt.max:
+        # (PyTorch checks a Python int against half's range, not a float: 1e5 fills inf)
+        raise RuntimeError("value cannot be converted to type c10::Half without overflow")
+    backend_for(dst.device.type).elementwise(op, dst, [value], [cls], cls, cls, [dt])
+    return dst
