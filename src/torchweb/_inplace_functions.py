@@ -4,9 +4,11 @@ torch.<name>_ but not as Tensor.<name>_ (celu_, selu_, rrelu_, threshold_, embed
 or they are Tensor methods of the core (fill_, zero_, detach_). Each forwards to the one
 definition."""
 
+from .nn import functional
+from .ops.composite.embedding import _renorm
+
 
 def _F():
-    from .nn import functional
     return functional
 
 
@@ -40,7 +42,6 @@ def detach_(input):
 
 def embedding_renorm_(input, indices, max_norm, norm_type):
     """The rows of input (an embedding weight) that indices name, scaled in place to norm <= max_norm."""
-    from .ops.composite.embedding import _renorm
     if indices.numel():
         _renorm(input, indices.reshape(-1), max_norm, norm_type)
     return input

@@ -10,6 +10,9 @@ and upload the results, on either device: correct, and as slow as a Python loop 
 from . import _dtype as D
 from ._tensor import Tensor
 from .ops import convert
+from . import _creation as C
+from ._creation import tensor
+from ._size import Size
 
 
 def type_as(self, other):
@@ -46,8 +49,6 @@ def new(self, *args, device=None, **kwargs):
     """The legacy constructor: new() is empty, new(*sizes) or new(torch.Size) uninitialized,
     new(sequence) the data, new(tensor) an alias of it; self's dtype (and device unless given).
     Keywords as PyTorch's overloads name them: size=, other=, storage=."""
-    from . import _creation as C
-    from ._size import Size
     if "size" in kwargs:
         return C.empty(Size(kwargs.pop("size")), dtype=self.dtype, device=device or self.device)
     for key in ("other", "storage"):
@@ -93,7 +94,6 @@ def as_subclass(self, cls):
 
 # -- a Python function per element (see the module's docstring) -----------------------------
 def _host_map(name, self, fn, others):
-    from ._creation import tensor
     if self.requires_grad:
         raise RuntimeError(f"Can't call {name}() on Variable that requires grad. Use var.detach().{name}() instead.")
     if not callable(fn):

@@ -1,10 +1,10 @@
 """torchweb.webgpu: the user's view of the WebGPU device."""
 
 from .backends.webgpu.runtime import get_runtime, in_browser
+from .backends.webgpu import is_available as _avail
 
 
 def is_available():
-    from .backends.webgpu import is_available as _avail
     return _avail()
 
 

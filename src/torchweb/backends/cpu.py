@@ -1,6 +1,8 @@
 """The cpu device on numpy (an optional dependency): storage is a flat numpy array, and a
 tensor's view of it is made with as_strided, so views share memory exactly as on the GPU."""
 
+from .. import _philox
+
 _np = [None]
 
 name = "cpu"
@@ -161,15 +163,13 @@ def softmax_fits(row, rows):
 
 
 def random(kind, out, seed, call, a, b):
-    from .._philox import values
     n = np()
     if kind == "uniform" and out.dtype.name == "float16":
         # 11 random bits for half, as the GPU kernel draws them: 24 would round up to 1.0
-        from .._philox import philox
-        u = (philox(n, out.numel(), seed, call)[0] >> n.uint32(21)).astype(n.float32) * n.float32(2.0 ** -11)
+        u = (_philox.philox(n, out.numel(), seed, call)[0] >> n.uint32(21)).astype(n.float32) * n.float32(2.0 ** -11)
         v = n.float32(a) + (n.float32(b) - n.float32(a)) * u
     else:
-        v = values(n, kind, out.numel(), seed, call, a, b)
+        v = _philox.values(n, kind, out.numel(), seed, call, a, b)
     n.copyto(view(out), v.reshape(out.shape), casting="unsafe")
 
 

@@ -6,11 +6,15 @@ from ..autograd.function import Function
 from ..backends import backend_for
 from .dispatch import empty, is_tensor
 from . import elementwise as E
+from .._creation import _from_numpy_array
+from .._device import as_device, device as device_cls
+from .._tensor import Tensor
+from ..host64.convert import to_float64
+from .shape import contiguous
 
 
 def _move(x, device):
     """Copy x's values to another device (same dtype)."""
-    from .._tensor import Tensor
     src = x.contiguous()
     if device.type == "cpu":
         from ..backends.cpu import np
@@ -22,7 +26,6 @@ def _move(x, device):
             arr = backend_for("cpu").view(src).copy()
         return Tensor._make(backend_for("cpu").storage_from_array(arr, x.dtype), x.shape, None, 0, x.dtype, device)
     # to webgpu from cpu
-    from .._creation import _from_numpy_array
     from ..backends.cpu import view
     return _from_numpy_array(view(src), x.dtype, device)
 
@@ -56,7 +59,6 @@ class _ToCopy(Function):
 
 
 def to(x, *args, **kwargs):
-    from .._device import as_device, device as device_cls
     dtype = kwargs.pop("dtype", None)
     dev = kwargs.pop("device", None)
     copy = kwargs.pop("copy", False)
@@ -77,7 +79,6 @@ def to(x, *args, **kwargs):
             raise TypeError(f"to() received an invalid combination of arguments: {a!r}")
     dtype = D.as_dtype(dtype) if dtype is not None else x.dtype
     if dtype is D.float64:   # read back onto the host (torchweb/host64/)
-        from ..host64.convert import to_float64
         return to_float64(x)
     dev = as_device(dev) if dev is not None else x.device
     if dtype is x.dtype and dev == x.device:
@@ -87,6 +88,5 @@ def to(x, *args, **kwargs):
     else:
         out = _convert_raw(x, dtype, dev)
     if memory_format is not None and memory_format.name != "preserve_format":
-        from .shape import contiguous   # (channels_last: a copy with its strides, _layout.py)
         out = contiguous(out, memory_format)
     return out

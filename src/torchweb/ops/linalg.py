@@ -12,6 +12,7 @@ from .dispatch import common_device, empty, expand_to
 from .elementwise import _tensor_class
 from . import shape as S
 from .registry import define
+from .._sparse_math import mm as sparse_mm, product as sparse_product
 
 def _check_dtypes(a, b, kernel="addmm_impl_cpu_"):
     """Same dtype on both sides, and not bool (PyTorch has no bool matmul kernels)."""
@@ -137,7 +138,6 @@ def mm(input, mat2, *, out_dtype=None):
     if out_dtype is not None and out_dtype is not input.dtype:   # (a wider result: the operands widened first)
         return mm(input.to(out_dtype), mat2.to(out_dtype))
     if input.is_sparse or mat2.is_sparse:   # (a class attribute: _sparse_coo.py)
-        from ..sparse import mm as sparse_mm
         return sparse_mm(input, mat2)
     common_device(input, mat2, what="mm")
     if input.dim() != 2:
@@ -178,8 +178,7 @@ def bmm(input, mat2, *, out_dtype=None):
 @define("matmul", "linalg", out=True, doc="matmul(input, other) -> Tensor\n\nThe matrix product with PyTorch's rules: 1-D operands, batch dims broadcast.")
 def matmul(input, other):
     if input.is_sparse or other.is_sparse:   # (a class attribute: _sparse_coo.py)
-        from ..sparse import _product
-        return _product(input, other)
+        return sparse_product(input, other)
     out = _matmul_fast(input, other)
     if out is not None:
         return out

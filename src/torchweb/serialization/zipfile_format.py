@@ -22,6 +22,7 @@ import zipfile
 
 from .storage_bytes import BY_STORAGE, check_loadable, file_dtype_of, for_device, \
     Int64OutOfRange, check_views, storage_from_file_bytes, storage_to_file_bytes
+from .._tensor import Tensor
 
 ALIGN = 64
 # pickle of torch.serialization's MAGIC_NUMBER, how a legacy (pre-1.6) checkpoint starts
@@ -144,7 +145,6 @@ class LoadedStorage:
         self._made = {}
 
     def make_tensor(self, offset, size, stride, fmt=None):
-        from .._tensor import Tensor
         fmt = fmt or self.fmt
         numel = self.numel
         if fmt is not self.fmt:   # a typed view of an untyped storage: numel counts bytes

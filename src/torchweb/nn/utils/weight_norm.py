@@ -6,6 +6,7 @@ import warnings
 
 from ..parameter import Parameter
 from .parametrizations import _norm_except_dim
+from ..parameter import UninitializedParameter
 
 __all__ = ["WeightNorm", "weight_norm", "remove_weight_norm"]
 
@@ -33,7 +34,6 @@ class WeightNorm:
                 raise RuntimeError(f"Cannot register two weight_norm hooks on the same parameter {name}")
         fn = WeightNorm(name, dim)
         weight = getattr(module, name)
-        from ..parameter import UninitializedParameter
         if isinstance(weight, UninitializedParameter):
             raise ValueError("The module passed to `WeightNorm` can't have uninitialized parameters. Make sure "
                              "to run the dummy forward before applying weight normalization")

@@ -3,10 +3,10 @@
 (tensor_split along dim 1, 0, 2 with PyTorch's checks) and ravel."""
 
 from ..registry import define
+from .. import join
 
 
 def _J():
-    from .. import join
     return join
 
 
