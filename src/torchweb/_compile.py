@@ -273,12 +273,10 @@ def _roots(fn, args, kwargs):
     return objs, tuple(scalars)
 
 
-_KINDS = []
+_KINDS = ((Module, "module"), (Optimizer, "optimizer"), (LRScheduler, "scheduler"))
 
 
 def _kind(v):
-    if not _KINDS:    # imported on first use: optim imports this package's pieces
-        _KINDS.extend(((Module, "module"), (Optimizer, "optimizer"), (LRScheduler, "scheduler")))
     for cls, name in _KINDS:
         if isinstance(v, cls):
             return name

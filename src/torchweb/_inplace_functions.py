@@ -4,28 +4,24 @@ torch.<name>_ but not as Tensor.<name>_ (celu_, selu_, rrelu_, threshold_, embed
 or they are Tensor methods of the core (fill_, zero_, detach_). Each forwards to the one
 definition."""
 
-from .nn import functional
+from .nn import functional as F
 from .ops.composite.embedding import _renorm
 
 
-def _F():
-    return functional
-
-
 def celu_(input, alpha=1.0):
-    return _F().celu_(input, alpha)
+    return F.celu_(input, alpha)
 
 
 def selu_(input):
-    return _F().selu_(input)
+    return F.selu_(input)
 
 
 def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False, generator=None):
-    return _F().rrelu_(input, lower, upper, training)
+    return F.rrelu_(input, lower, upper, training)
 
 
 def threshold_(input, threshold, value):
-    return _F().threshold_(input, threshold, value)
+    return F.threshold_(input, threshold, value)
 
 
 def fill_(input, value):

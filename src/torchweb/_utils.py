@@ -1,7 +1,7 @@
 """torch._utils: the private helpers that widely copied model code imports (improved-diffusion's
 fp16_util, apex-style master weights): flattening a list of tensors into one and back."""
 
-from ._functions import cat
+from .ops.join import cat
 
 
 def _flatten_dense_tensors(tensors):

@@ -4,6 +4,7 @@ from .. import _dtype as D
 from ..autograd import grad_mode
 from ..autograd.function import Function
 from ..backends import backend_for
+from ..backends.cpu_arrays import np, view
 from .dispatch import empty, is_tensor
 from . import elementwise as E
 from .._creation import _from_numpy_array
@@ -17,16 +18,13 @@ def _move(x, device):
     """Copy x's values to another device (same dtype)."""
     src = x.contiguous()
     if device.type == "cpu":
-        from ..backends.cpu import np
         n = np()
         if src.device.type == "webgpu":
-            from ..backends.webgpu import backend as G
-            arr = G.read_array(src, n).reshape(x.shape)
+            arr = backend_for("webgpu").read_array(src, n).reshape(x.shape)
         else:
             arr = backend_for("cpu").view(src).copy()
         return Tensor._make(backend_for("cpu").storage_from_array(arr, x.dtype), x.shape, None, 0, x.dtype, device)
     # to webgpu from cpu
-    from ..backends.cpu import view
     return _from_numpy_array(view(src), x.dtype, device)
 
 

@@ -9,10 +9,13 @@ from ..autograd.function import Function
 from ..backends import backend_for
 from . import lowering
 from .dispatch import common_device, empty, expand_to
+from . import elementwise as E
 from .elementwise import _tensor_class
+from .pointwise import call
 from . import shape as S
 from .registry import define
 from .._sparse_math import mm as sparse_mm, product as sparse_product
+
 
 def _check_dtypes(a, b, kernel="addmm_impl_cpu_"):
     """Same dtype on both sides, and not bool (PyTorch has no bool matmul kernels)."""
@@ -35,7 +38,6 @@ def raw_matmul(a, b):
     be = _expand(b, batch + b.shape[-2:])
     K = a.shape[-1]
     if K == 0:
-        from . import elementwise as E
         return E.fill(out, 0)
     lowering.matmul(out, ae, be, "f" if a.dtype.is_floating_point else "i")
     return out
@@ -241,9 +243,7 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1, out_dtype=None):
         alpha, beta = int(alpha), int(beta)
     prod = mm(mat1, mat2)
     if alpha == 0:   # PyTorch ignores the product (even NaN), as it ignores input at beta 0
-        from .elementwise import fill
-        from .pointwise import call
-        everywhere = fill(empty(prod.shape, D.bool, prod.device), True)
+        everywhere = E.fill(empty(prod.shape, D.bool, prod.device), True)
         prod = call("where", everywhere, 0, prod)   # zeros, still connected for autograd
     elif alpha != 1:
         prod = prod * alpha

@@ -37,7 +37,7 @@ def _write_direct(result, out):
     stride = contiguous_strides(shape)
     if out._stride != stride:
         return False
-    from ..backends.webgpu import lazy
+    from ..backends.webgpu import lazy  # deferred: load time (the webgpu backend's fusion loads with the device)
     if not lazy.write_into(storage, dst, stride, dst.numel == numel(shape)):
         return False
     out._bump_version()   # written in place, as copy_ would

@@ -170,16 +170,12 @@ def _scatter_add_along(g, indices, d, shape):
         gc = gc._view((rows, K), (K, 1), gc._offset)
         be.sort_scatter_add(acc, ic, gc)
     moved_shape = tuple(shape[i] for i in order)
-    res = acc._view(moved_shape, _contig_strides(moved_shape), 0)
+    res = acc._view(moved_shape, contiguous_strides(moved_shape), 0)
     inv = [order.index(i) for i in range(len(shape))]
     res = res._view(tuple(moved_shape[i] for i in inv), tuple(res._stride[i] for i in inv), 0)
     out = empty(shape, g.dtype, g.device)
     E.copy_into(out, res)
     return out
-
-
-def _contig_strides(shape):
-    return contiguous_strides(shape)
 
 
 def _contig(t):

@@ -54,7 +54,7 @@ class _AlignedZip:
 
 
 def write_archive(fileobj, name, obj):
-    from .pickler import Pickler
+    from .pickler import Pickler  # deferred: load time (torch.save's pickler loads with the first save)
     keys = {}        # id(storage) -> key
     records = []     # (key, storage)
 
@@ -187,7 +187,7 @@ def _check_view(key, numel, offset, size, stride):
 
 def read_archive(fileobj, resolve_device):
     """The object of a zip checkpoint. resolve_device(location, numel, fmt) -> torchweb device."""
-    from .unpickler import StorageType, Unpickler
+    from .unpickler import StorageType, Unpickler  # deferred: load time (with the first torch.load)
     archive = Archive(fileobj)
     byteorder = archive.read("byteorder").decode("ascii", "replace").strip() if archive.has("byteorder") else "little"
     if byteorder not in ("little", "big"):

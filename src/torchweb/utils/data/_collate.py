@@ -13,7 +13,7 @@ import re
 
 from ..._tensor import Tensor
 from ... import _creation
-from ... import _functions
+from ...ops.join import stack
 from ..._dtype import float32
 
 __all__ = ["collate", "default_collate", "default_collate_fn_map", "default_convert"]
@@ -105,7 +105,7 @@ def collate(batch, *, collate_fn_map=None):
 
 
 def collate_tensor_fn(batch, *, collate_fn_map=None):
-    return _functions.stack(list(batch), 0)
+    return stack(list(batch), 0)
 
 
 def collate_numpy_array_fn(batch, *, collate_fn_map=None):
