@@ -12,8 +12,7 @@ import os
 import re
 from urllib.parse import urlparse
 
-from .serialization import load as _load
-from .serialization import safetensors as _st
+from .serialization import load as _load, safetensors as _st
 from .serialization.url_fetch import fetch_bytes, fetch_bytes_async, in_browser
 from ._device import device
 

@@ -16,7 +16,7 @@ value head over query heads (dim -3), as repeat_interleave does.
 import math
 
 from .. import _dtype as D
-from .._size import broadcast_shapes
+from .._size import broadcast_shapes, contiguous_strides
 from ..autograd import grad_mode
 from ..autograd.function import Function
 from ..backends import backend_for
@@ -26,7 +26,6 @@ from .dispatch import common_device, empty, expand_to
 from .reduction import raw_reduce
 from .registry import define
 from .. import _creation
-from .._size import contiguous_strides
 from .activation import softmax
 from .composite.dropout import _dropout_impl
 from .linalg import matmul

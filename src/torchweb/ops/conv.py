@@ -14,7 +14,7 @@ adapter's limit.
 """
 
 from .. import _dtype as D
-from .._size import contiguous_strides, numel
+from .._size import contiguous_strides, numel, wrap_dim
 from ..autograd import grad_mode
 from ..autograd.function import Function
 from ..backends import backend_for
@@ -23,7 +23,6 @@ from . import lowering
 from . import shape as S
 from .dispatch import common_device, empty, expand_to, is_tensor
 from .registry import define
-from .._size import wrap_dim
 from .reduction import raw_reduce
 
 COLS_LIMIT = 1 << 24     # elements of one im2col buffer (64 MiB of float32)

@@ -27,7 +27,7 @@ import struct
 from collections import namedtuple
 
 from .. import _dtype as D
-from .._size import wrap_dim
+from .._size import wrap_dim, contiguous_strides
 from ..autograd import grad_mode
 from ..autograd.function import Function
 from ..backends import backend_for
@@ -35,7 +35,6 @@ from . import elementwise as E
 from .dispatch import empty, is_tensor
 from .registry import define
 from .._creation import arange, tensor
-from .._size import contiguous_strides
 from .reduction import raw_reduce
 from .scan_lowering import raw_scan
 from .search import _search

@@ -6,7 +6,7 @@ The backend scans the last dim of a view (the scan dim moved last, no copy): ops
 from collections import namedtuple
 
 from .. import _dtype as D
-from .._size import wrap_dim
+from .._size import wrap_dim, contiguous_strides
 from ..autograd.function import Function
 from ..backends import backend_for
 from . import elementwise as E
@@ -16,7 +16,6 @@ from .adjoint import linear_backward
 from .pointwise_grads import K
 from .registry import define
 from .scan_lowering import moved, raw_scan
-from .._size import contiguous_strides
 from .index_ops import gather
 
 cummax_t = namedtuple("cummax", ["values", "indices"])

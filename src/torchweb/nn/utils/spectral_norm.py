@@ -6,10 +6,9 @@ state_dict version metadata."""
 from ... import _creation as C
 from ...autograd import no_grad
 from .. import functional as F
-from ..parameter import Parameter
+from ..parameter import Parameter, UninitializedParameter
 from .. import modules as M
 from ... import linalg
-from ..parameter import UninitializedParameter
 
 __all__ = ["SpectralNorm", "SpectralNormLoadStateDictPreHook", "SpectralNormStateDictHook", "spectral_norm",
            "remove_spectral_norm"]

@@ -4,9 +4,8 @@ in favour of parametrizations.weight_norm but still common in checkpoints and vo
 
 import warnings
 
-from ..parameter import Parameter
+from ..parameter import Parameter, UninitializedParameter
 from .parametrizations import _norm_except_dim
-from ..parameter import UninitializedParameter
 
 __all__ = ["WeightNorm", "weight_norm", "remove_weight_norm"]
 

@@ -12,7 +12,7 @@ import warnings
 
 from ...backends import backend_for
 from ... import _dtype as D
-from ..._creation import arange, zeros
+from ..._creation import arange, zeros, full as full_
 from ...autograd import grad_mode
 from ...autograd.function import Function
 from ..activation import log_softmax
@@ -21,7 +21,6 @@ from ..pointwise import call
 from ..registry import define
 from .. import linalg as L, reduction as R, shape as S
 from . import reduce_loss, reduction_name, shape_str
-from ..._creation import full as full_
 from ..shape import broadcast_tensors
 from .activations import logsigmoid
 
