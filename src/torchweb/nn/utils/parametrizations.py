@@ -9,7 +9,7 @@ from ...autograd import no_grad
 from .. import functional as F
 from ..modules.module import Module
 from . import parametrize
-from .. import modules as M
+from ..modules.conv import ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
 from ...linalg import vector_norm
 
 __all__ = ["orthogonal", "spectral_norm", "weight_norm"]
@@ -122,9 +122,7 @@ def spectral_norm(module, name="weight", n_power_iterations=1, eps=1e-12, dim=No
     if not isinstance(weight, Tensor):
         raise ValueError(f"Module '{module}' has no parameter or buffer with name '{name}'")
     if dim is None:
-        transposed = tuple(getattr(M, n) for n in ("ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d")
-                           if hasattr(M, n))
-        dim = 1 if transposed and isinstance(module, transposed) else 0
+        dim = 1 if isinstance(module, (ConvTranspose1d, ConvTranspose2d, ConvTranspose3d)) else 0
     parametrize.register_parametrization(module, name, _SpectralNorm(weight, n_power_iterations, dim, eps))
     return module
 

@@ -7,7 +7,7 @@ from ... import _creation as C
 from ...autograd import no_grad
 from .. import functional as F
 from ..parameter import Parameter, UninitializedParameter
-from .. import modules as M
+from ..modules.conv import ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
 from ... import linalg
 
 __all__ = ["SpectralNorm", "SpectralNormLoadStateDictPreHook", "SpectralNormStateDictHook", "spectral_norm",
@@ -150,7 +150,7 @@ def spectral_norm(module, name="weight", n_power_iterations=1, eps=1e-12, dim=No
     n_power_iterations steps of power iteration per training forward (buffers <name>_u,
     <name>_v). dim defaults to 1 for ConvTranspose*, else 0."""
     if dim is None:
-        dim = 1 if isinstance(module, (M.ConvTranspose1d, M.ConvTranspose2d, M.ConvTranspose3d)) else 0
+        dim = 1 if isinstance(module, (ConvTranspose1d, ConvTranspose2d, ConvTranspose3d)) else 0
     SpectralNorm.apply(module, name, n_power_iterations, dim, eps)
     return module
 
