@@ -5,9 +5,7 @@ and cumsum (their gradients come from those)."""
 from ..._size import wrap_dim
 from ..dispatch import is_tensor
 from ..registry import define
-from .. import reduction as R
 from ..._creation import zeros
-from ..scan import cumsum
 
 
 def _check(name, y, x, dx):
@@ -56,9 +54,9 @@ def _trapezoid(name, y, x, dx, dim):
         shape = tuple(s for i, s in enumerate(y.shape) if i != d)
         return zeros(shape, dtype=y.dtype, device=y.device)
     if x is not None:
-        return R.sum(_spacing(name, y, x, d) * _pairs(y, d), d) / 2.0
+        return (_spacing(name, y, x, d) * _pairs(y, d)).sum(d) / 2.0
     dx = 1 if dx is None else dx
-    return (R.sum(y, d) - (y.select(d, 0) + y.select(d, -1)) * 0.5) * dx
+    return (y.sum(d) - (y.select(d, 0) + y.select(d, -1)) * 0.5) * dx
 
 
 @define("trapezoid", "reduction", method=False, dtypes="numeric",
@@ -82,6 +80,6 @@ def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1, axis=None):
     _check("cumulative_trapezoid", y, x, dx)
     d = wrap_dim(dim, y.dim())
     if x is not None:
-        return cumsum(_spacing("cumulative_trapezoid", y, x, d) * _pairs(y, d), d) / 2.0
+        return (_spacing("cumulative_trapezoid", y, x, d) * _pairs(y, d)).cumsum(d) / 2.0
     dx = 1 if dx is None else dx
-    return cumsum(_pairs(y, d) * (dx / 2.0), d)
+    return (_pairs(y, d) * (dx / 2.0)).cumsum(d)

@@ -13,7 +13,6 @@ from .. import reduction as R
 from ..layout import diagonal
 from ..linalg import matmul
 from ..pointwise_api import clamp
-from ..reduction import amax, amin
 
 aminmax_t = namedtuple("aminmax", ["min", "max"])
 
@@ -94,7 +93,7 @@ def aminmax(input, *, dim=None, keepdim=False, out=None, axis=None, keepdims=Non
         if input.numel() == 0:
             raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as the operation "
                                "has no identity.")
-        lo, hi = amin(input), amax(input)
+        lo, hi = input.amin(), input.amax()   # (methods: a float64 host tensor has them too)
         if keepdim:
             lo, hi = lo.reshape((1,) * input.dim()), hi.reshape((1,) * input.dim())
     else:
@@ -102,9 +101,9 @@ def aminmax(input, *, dim=None, keepdim=False, out=None, axis=None, keepdims=Non
         if input.dim() and input.shape[d] == 0:
             raise IndexError(f"aminmax(): Expected reduction dim {d} to have non-zero size.")
         if input.dim() == 0:
-            lo, hi = amin(input), amax(input)
+            lo, hi = input.amin(), input.amax()
         else:
-            lo, hi = amin(input, d, keepdim), amax(input, d, keepdim)
+            lo, hi = input.amin(d, keepdim), input.amax(d, keepdim)
     return write_out(aminmax_t(lo, hi), out)
 
 
@@ -121,7 +120,7 @@ def _check_weights(kind, w, n, integral):
     if w.numel() != n:
         raise RuntimeError(f"cov(): expected {kind} to have the same numel as there are observations in the "
                            f"input but got {w.numel()} != {n}")
-    if n and bool(amin(w) < 0):
+    if n and bool(w.amin() < 0):
         raise RuntimeError(f"cov(): {kind} cannot be negative")
 
 
