@@ -251,11 +251,11 @@ def unexplained_deferrals(imports, tolerated=PENDING):
 
 
 def counts(imports):
+    """(number of torchweb imports inside functions, {their marker's reason or "unmarked": count})."""
     deferred = [imp for imp in imports if imp.deferred]
     by_reason = {}
     for imp in deferred:
-        reason = imp.marker.split()[0:2] if imp.marker else ["unmarked"]
-        key = " ".join(reason) if imp.marker else "unmarked"
+        key = next((r for r in ALLOWED_REASONS if (imp.marker or "").startswith(r)), imp.marker or "unmarked")
         by_reason[key] = by_reason.get(key, 0) + 1
     return len(deferred), by_reason
 
