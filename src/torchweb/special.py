@@ -6,7 +6,7 @@ import math as _math
 from . import _functions as _F
 from .ops.pointwise import call as _call
 from . import _dtype as D
-from .autograd import no_grad
+from .autograd.grad_mode import no_grad
 from ._creation import tensor
 from ._is_tensor import is_tensor
 

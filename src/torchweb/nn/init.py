@@ -21,7 +21,7 @@ import math
 import warnings
 
 from .. import _creation as C
-from ..autograd import no_grad
+from ..autograd.grad_mode import no_grad
 from .. import _dtype as D, _random
 from ..linalg import vector_norm
 

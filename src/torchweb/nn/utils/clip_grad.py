@@ -10,7 +10,7 @@ import warnings
 
 from ... import _creation as C
 from ..._tensor import Tensor
-from ...autograd import no_grad
+from ...autograd.grad_mode import no_grad
 from ...linalg import vector_norm
 from ...ops.join import stack
 

@@ -5,7 +5,7 @@ torchweb ops yet."""
 
 from ... import _creation as C
 from ..._tensor import Tensor
-from ...autograd import no_grad
+from ...autograd.grad_mode import no_grad
 from .. import functional as F
 from ..modules.module import Module
 from . import parametrize

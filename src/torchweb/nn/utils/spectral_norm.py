@@ -4,7 +4,7 @@ in training mode and divides by the estimated largest singular value, and PyTorc
 state_dict version metadata."""
 
 from ... import _creation as C
-from ...autograd import no_grad
+from ...autograd.grad_mode import no_grad
 from .. import functional as F
 from ..parameter import Parameter, UninitializedParameter
 from ..modules.conv import ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
