@@ -8,14 +8,14 @@ import pytest
 
 import torchweb
 import torchweb.nn.functional as F
-from torchweb.backends.webgpu.kernels import wgsl
+from torchweb.backends.webgpu import errors
 
 N = 20000
 
 
 @pytest.fixture
 def low_bound(monkeypatch):
-    monkeypatch.setattr(wgsl, "CAS_RETRIES", 1)
+    monkeypatch.setattr(errors, "CAS_RETRIES", 1)
 
 
 def _scatter_add():

@@ -212,6 +212,16 @@ def test_reductions(dim):
         close64(h(x).min(dim)[0], x.min(dim)[0])
 
 
+@pytest.mark.parametrize("dim", [None, 0, -1])
+def test_aminmax(dim):
+    """torch.aminmax reduces through the tensor's amin/amax, which a float64 tensor has."""
+    x = sample(3, 4)
+    want = torch.aminmax(x) if dim is None else torch.aminmax(x, dim=dim, keepdim=True)
+    got = tw.aminmax(h(x)) if dim is None else tw.aminmax(h(x), dim=dim, keepdim=True)
+    close64(got.min, want.min)
+    close64(got.max, want.max)
+
+
 def test_reductions_propagate_nan():
     x = sample(2, 5, special=True)
     close64(h(x).max(dim=1).values, x.max(dim=1).values)

@@ -28,7 +28,7 @@ from ._functions import sum, max, min, all, any, abs, pow, round  # shadow the b
 from ._printing import set_printoptions
 from .autograd import no_grad, enable_grad, set_grad_enabled, inference_mode, is_grad_enabled
 from .autograd.anomaly_mode import is_anomaly_check_nan_enabled, is_anomaly_enabled, set_anomaly_enabled
-from . import autograd, linalg, nn, special, webgpu
+from . import linalg, nn, special, webgpu
 from .serialization import save, load  # noqa: E402  (torch.save / torch.load)
 from . import safetensors, hub  # noqa: E402,F401
 from . import accelerator, amp, cuda  # noqa: E402  (the device API unchanged scripts call)

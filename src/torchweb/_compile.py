@@ -31,6 +31,14 @@ import warnings
 from ._is_tensor import is_tensor
 from .compiler import _CAPTURING
 from .nn.modules.module import Module
+from . import _dtype, _random
+from ._tensor import Tensor
+from .autograd import grad_mode
+from .autograd.engine import BACKWARD_RUNS
+from .backends.webgpu import capture
+from .backends.webgpu.runtime import get_runtime, _runtime
+from .optim.lr_scheduler import LRScheduler
+from .optim.optimizer import Optimizer
 
 CACHE_LIMIT = 8       # signatures per compiled function (torch._dynamo's recompile limit)
 WARMUP_CALLS = 1
@@ -114,9 +122,6 @@ class CompiledFunction:
         return self.fn(*args, **kwargs)
 
     def _capture(self, entry, tensors, roots, args, kwargs):
-        from .backends.webgpu import capture
-        from .backends.webgpu.runtime import get_runtime
-        from .autograd.engine import BACKWARD_RUNS
         rt = get_runtime()
         in_storages = _unique_storages(tensors)
         for s in in_storages:
@@ -170,7 +175,6 @@ class CompiledFunction:
             warnings.warn(f"torchweb.compile: {name} runs eagerly: {reason}", stacklevel=3)
 
     def _replay(self, entry, tensors):
-        from ._tensor import Tensor
         self.compile_stats["replays"] += 1
         storages = entry.graph.replay(_unique_storages(tensors))
         return _rebuild(entry.spec, lambda i, shape, stride, offset, dtype, device:
@@ -205,14 +209,11 @@ class OptimizedModule(Module):
 
 # -- signatures, roots, guards -----------------------------------------------------------------
 def _webgpu_ready():
-    from .backends.webgpu.runtime import _runtime
     return _runtime[0] is not None
 
 
 def _signature(args, kwargs):
     """(input tensors in order, hashable key), or (None, None) if an argument can't be keyed."""
-    from .autograd import grad_mode
-    from . import _dtype
     tensors, parts = [], []
     storage_index = {}
 
@@ -272,14 +273,10 @@ def _roots(fn, args, kwargs):
     return objs, tuple(scalars)
 
 
-_KINDS = []
+_KINDS = ((Module, "module"), (Optimizer, "optimizer"), (LRScheduler, "scheduler"))
 
 
 def _kind(v):
-    if not _KINDS:    # imported on first use: optim imports this package's pieces
-        from .optim.optimizer import Optimizer
-        from .optim.lr_scheduler import LRScheduler
-        _KINDS.extend(((Module, "module"), (Optimizer, "optimizer"), (LRScheduler, "scheduler")))
     for cls, name in _KINDS:
         if isinstance(v, cls):
             return name
@@ -353,7 +350,6 @@ def _effects(roots):
 
 
 def _rng_state():
-    from . import _random
     return tuple((k, g.get_state()) for k, g in sorted(_random._generators.items()))
 
 

@@ -8,11 +8,12 @@ import warnings
 
 from . import _dtype as D
 from ._size import Size, broadcast_shapes as _broadcast
+from ._creation import tensor, empty, as_tensor, zeros
+from ._tensor import Tensor
 
 
 def scalar_tensor(s, *, dtype=None, layout=None, device=None, pin_memory=False, requires_grad=False):
     """A 0-d tensor holding s, in the default float dtype unless dtype says otherwise."""
-    from ._creation import tensor
     if hasattr(s, "item"):
         s = s.item()
     return tensor(s, dtype=dtype or D.default_float(), device=device, requires_grad=requires_grad)
@@ -21,7 +22,6 @@ def scalar_tensor(s, *, dtype=None, layout=None, device=None, pin_memory=False, 
 def range(start, end, step=1, *, out=None, dtype=None, layout=None, device=None, requires_grad=False,
           pin_memory=False):
     """Deprecated: start, start + step, ..., up to and including end, in the default float dtype."""
-    from ._creation import tensor
     warnings.warn("torch.range is deprecated and will be removed in a future release because its behavior is "
                   "inconsistent with Python's range builtin. Instead, use torch.arange, which produces values "
                   "in [start, end).", UserWarning, stacklevel=2)
@@ -60,7 +60,6 @@ _FORMATS = {"float32": "f", "float16": "e", "int32": "i", "int64": "q", "uint8":
 def frombuffer(buffer, *, dtype, count=-1, offset=0, requires_grad=False):
     """A 1-D tensor of the buffer's bytes read as dtype, from offset, count elements (-1: all).
     The tensor is a copy: device memory cannot alias a Python buffer."""
-    from ._creation import tensor
     dtype = D.as_dtype(dtype)
     raw = memoryview(buffer).cast("B")
     n, size = len(raw), dtype.itemsize
@@ -97,7 +96,6 @@ def from_file(filename, shared=None, size=0, *, dtype=None, layout=None, device=
         raise RuntimeError(f"from_file: trying to read {nbytes} bytes from {filename}, which holds "
                            f"only {len(data)}")
     if size == 0:
-        from ._creation import empty
         return empty(0, dtype=dtype, device=device, requires_grad=requires_grad)
     t = frombuffer(data, dtype=dtype, requires_grad=requires_grad)
     return t if device is None else t.to(device)
@@ -106,8 +104,6 @@ def from_file(filename, shared=None, size=0, *, dtype=None, layout=None, device=
 def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False):
     """obj as a tensor: a tensor itself when no dtype or device change (or copy=True) asks for a new
     one; anything tensor() takes otherwise."""
-    from ._creation import as_tensor, tensor
-    from ._tensor import Tensor
     if isinstance(obj, Tensor):
         r = obj.to(device=device if device is not None else obj.device, dtype=dtype or obj.dtype)
         if copy is False and r is not obj:
@@ -124,7 +120,6 @@ def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False):
 
 def empty_strided(size, stride, *, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False):
     """An (initialized to zero) tensor of `size` laid out with `stride` over a fresh buffer."""
-    from ._creation import zeros
     size, stride = tuple(size), tuple(stride)
     if len(size) != len(stride):
         raise RuntimeError("mismatch in length of strides and shape")
@@ -137,7 +132,6 @@ def empty_strided(size, stride, *, dtype=None, layout=None, device=None, require
 def empty_permuted(size, physical_layout, *, dtype=None, layout=None, device=None, requires_grad=False,
                    pin_memory=False):
     """An (initialized to zero) tensor of `size` whose dims lie in memory in physical_layout's order."""
-    from ._creation import zeros
     size, order = tuple(size), tuple(physical_layout)
     if sorted(order) != list(builtins.range(len(size))):
         raise RuntimeError(f"Number of dimensions in size does not match the length of the physical_layout; "
@@ -150,7 +144,6 @@ def empty_permuted(size, physical_layout, *, dtype=None, layout=None, device=Non
 
 def fill(input, value):
     """A new tensor of input's shape, dtype and device holding value (a number or a 0-d tensor)."""
-    from ._tensor import Tensor
     if isinstance(value, Tensor) and value.dim() != 0:
         raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with {value.dim()} "
                            f"dimensions.")

@@ -1,5 +1,7 @@
 """torch.device and the default device."""
 
+from .backends.webgpu import is_available
+
 _KNOWN_TYPES = ("cpu", "webgpu")
 
 # Whether "cuda" names the webgpu device: set by install_torch_alias() (cuda=True), see cuda.py
@@ -77,7 +79,6 @@ def as_device(d):
 def get_default_device():
     """The default device: set_default_device's, else webgpu where an adapter exists, else cpu."""
     if _default[0] is None:
-        from .backends.webgpu import is_available
         _default[0] = WEBGPU if is_available() else CPU
     return _default[0]
 

@@ -67,7 +67,7 @@ class _Config:
 
     def __getattr__(self, name):
         if name in self._LIMITS:
-            from . import _compile
+            from . import _compile  # deferred: load time (torch.compile loads the capture machinery on first use)
             return _compile.CACHE_LIMIT
         try:
             return self._values[name]
@@ -76,7 +76,7 @@ class _Config:
 
     def __setattr__(self, name, value):
         if name in self._LIMITS:
-            from . import _compile
+            from . import _compile  # deferred: load time (torch.compile loads the capture machinery on first use)
             _compile.CACHE_LIMIT = int(value)
         else:
             self._values[name] = value

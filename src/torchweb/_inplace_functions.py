@@ -4,26 +4,24 @@ torch.<name>_ but not as Tensor.<name>_ (celu_, selu_, rrelu_, threshold_, embed
 or they are Tensor methods of the core (fill_, zero_, detach_). Each forwards to the one
 definition."""
 
-
-def _F():
-    from .nn import functional
-    return functional
+from .nn import functional as F
+from .ops.composite.embedding import _renorm
 
 
 def celu_(input, alpha=1.0):
-    return _F().celu_(input, alpha)
+    return F.celu_(input, alpha)
 
 
 def selu_(input):
-    return _F().selu_(input)
+    return F.selu_(input)
 
 
 def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False, generator=None):
-    return _F().rrelu_(input, lower, upper, training)
+    return F.rrelu_(input, lower, upper, training)
 
 
 def threshold_(input, threshold, value):
-    return _F().threshold_(input, threshold, value)
+    return F.threshold_(input, threshold, value)
 
 
 def fill_(input, value):
@@ -40,7 +38,6 @@ def detach_(input):
 
 def embedding_renorm_(input, indices, max_norm, norm_type):
     """The rows of input (an embedding weight) that indices name, scaled in place to norm <= max_norm."""
-    from .ops.composite.embedding import _renorm
     if indices.numel():
         _renorm(input, indices.reshape(-1), max_norm, norm_type)
     return input

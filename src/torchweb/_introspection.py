@@ -3,6 +3,8 @@ get_device_module, detach (the Tensor-flag forms, is_conj, get_device, ..., are 
 _tensor_info.py and the op registry)."""
 
 from ._is_tensor import is_tensor
+from . import cuda, webgpu
+from ._device import as_device, get_default_device
 
 
 def typename(obj, /):
@@ -25,8 +27,6 @@ def is_complex(input):
 
 def get_device_module(device=None):
     """The module of a device type: torch.webgpu (torch.cuda answers for it under the alias)."""
-    from . import cuda, webgpu
-    from ._device import as_device, get_default_device
     d = get_default_device() if device is None else as_device(device)
     if d.type == "cpu":
         raise RuntimeError("Device 'cpu' does not have a corresponding module registered as 'torch.cpu'.")

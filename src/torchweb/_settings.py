@@ -36,7 +36,7 @@ def compile(model=None, *, fullgraph=False, dynamic=None, backend="inductor", mo
     """torch.compile: capture and replay on the webgpu device (torchweb/_compile.py).
     (name, recompile_limit, isolate_recompiles, shapes_spec steer PyTorch's Dynamo
     recompilation; a replay here is guarded per call signature, so they change nothing.)"""
-    from ._compile import compile as _compile
+    from ._compile import compile as _compile  # deferred: load time (the capture machinery, with the first torch.compile)
     return _compile(model, fullgraph=fullgraph, dynamic=dynamic, backend=backend, mode=mode,
                     options=options, disable=disable)
 

@@ -20,17 +20,9 @@ from . import _layout
 from ._size import Size, as_shape
 from ._tensor import Tensor
 from .autograd import grad_mode
-
-_LAYOUT = "layout torch.sparse_coo"
-
-
-def _refusal(op):
-    what = f"Could not run '{op}' on" if op else "A dense op was given"
-    return NotImplementedError(
-        f"{what} a sparse COO tensor ({_LAYOUT}): torchweb's sparse tensors "
-        "support construction, conversion, coalesce, indices/values, sum, softmax and "
-        "sparse @ dense products; call .to_dense() first")
-
+from ._creation import tensor, as_tensor
+from ._device import as_device
+from ._sparse_math import mm, refusal as _refusal, sum as sparse_sum
 
 class _NoStorage:
     """The storage of a sparse tensor: dense kernels that reach for its buffer get the refusal."""
@@ -130,7 +122,6 @@ class SparseCOOTensor(Tensor):
         if self._sp_coalesced:
             return _make(self._sp_indices, g, self._shape, True)
         idx, first, _ = self._unique_entries()
-        from ._creation import tensor
         return _make(idx, g.index_select(0, tensor(first, dtype=D.int64, device=g.device)), self._shape, True)
 
     @grad.setter
@@ -205,7 +196,6 @@ class SparseCOOTensor(Tensor):
     def _unique_entries(self):
         """(the distinct indices sorted [sparse_dim, n], the first entry at each as a list, each
         entry's place among them as a tensor), worked out on the host: int64 sorted exactly."""
-        from ._creation import tensor
         cols = self._sp_indices.tolist()
         keys = list(zip(*cols)) if self._nnz() else []
         where, first = {}, []
@@ -225,17 +215,14 @@ class SparseCOOTensor(Tensor):
 
     # -- arithmetic --------------------------------------------------------------------------
     def mm(self, mat2):
-        from .sparse import mm
         return mm(self, mat2)
 
     matmul = mm
 
     def __matmul__(self, other):
-        from .sparse import mm
         return mm(self, other)
 
     def __rmatmul__(self, other):
-        from .sparse import mm
         return mm(other, self)
 
     def t(self):
@@ -264,7 +251,6 @@ class SparseCOOTensor(Tensor):
     neg = __neg__
 
     def sum(self, dim=None, keepdim=False, dtype=None):
-        from .sparse import sum as sparse_sum
         if keepdim:
             raise _refusal("sum with keepdim=True")
         return sparse_sum(self, dim, dtype=dtype)
@@ -342,8 +328,6 @@ def sparse_coo_tensor(indices, values, size=None, *, dtype=None, device=None, pi
                       requires_grad=False, check_invariants=None, is_coalesced=None):
     """A sparse COO tensor of entries values[i] at indices[:, i] (PyTorch's signature).
     check_invariants=True also checks the indices against size (a readback)."""
-    from ._creation import as_tensor, tensor
-    from ._device import as_device
     if isinstance(values, Tensor):
         dev = as_device(device) if device is not None else values.device
         values = values.to(dev, D.as_dtype(dtype)) if dtype is not None else values.to(dev)

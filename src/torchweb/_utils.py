@@ -1,10 +1,11 @@
 """torch._utils: the private helpers that widely copied model code imports (improved-diffusion's
 fp16_util, apex-style master weights): flattening a list of tensors into one and back."""
 
+from .ops.join import cat
+
 
 def _flatten_dense_tensors(tensors):
     """One 1-D tensor holding the given tensors' elements in order."""
-    from ._functions import cat
     return cat([t.contiguous().view(-1) for t in tensors])
 
 

@@ -2,10 +2,11 @@
 torchweb's accelerator is the webgpu device."""
 
 from ._device import WEBGPU, device as _device
+from . import webgpu
+from .backends.webgpu import is_available as webgpu_available
 
 
 def is_available():
-    from .backends.webgpu import is_available as webgpu_available
     return webgpu_available()
 
 
@@ -37,5 +38,4 @@ set_device_idx = set_device_index
 
 def synchronize(device=None):
     """Waits for the webgpu device's queued work (and raises any error it flagged)."""
-    from . import webgpu
     webgpu.synchronize()

@@ -6,6 +6,8 @@ GradScaler: PyTorch's dynamic loss scaling (scale, unscale_, step skipping non-f
 gradients, update), useful with float16 parameters."""
 
 import warnings
+from . import _dtype
+from .autograd import grad_mode
 
 
 class autocast:
@@ -75,7 +77,6 @@ class GradScaler:
         if id(optimizer) in self._unscaled:
             raise RuntimeError("unscale_() has already been called on this optimizer since the "
                                "last update().")
-        from .autograd import grad_mode
         found = False
         inv = 1.0 / self._scale
         with grad_mode.no_grad():
@@ -143,7 +144,6 @@ def is_autocast_enabled(device_type=None):
 
 
 def _dtype_of(device_type):
-    from . import _dtype
     name = _autocast_dtypes.get(device_type, "float16")
     return getattr(_dtype, name, None) if name != "bfloat16" else _dtype._UnsupportedDtype("bfloat16")
 

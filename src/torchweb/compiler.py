@@ -8,7 +8,7 @@ _CAPTURING = [0]
 
 def reset():
     """Forget every captured call; they are captured again on the next calls."""
-    from ._compile import reset as _reset
+    from ._compile import reset as _reset  # deferred: load time (the capture machinery, with the first torch.compile)
     _reset()
 
 

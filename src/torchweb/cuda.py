@@ -9,8 +9,11 @@ has, so `device = "cuda" if torch.cuda.is_available() else "cpu"` lands on the G
 device.type 'webgpu' and is_cuda True), and the calls below answer
 with the webgpu device's: synchronize, the memory counters, the generator, the name."""
 
-from . import _device
+from . import _device, webgpu
+from . import amp as _amp
+from ._random import default_generator
 from ._refused import refuse_the_rest
+from .backends.webgpu import is_available as webgpu_available
 
 _WHY = ("torchweb has no CUDA device: it runs on WebGPU. Use device 'webgpu' "
         "(or torch.accelerator.current_accelerator()), or let 'cuda' name the webgpu device "
@@ -40,7 +43,6 @@ def _check_index(device):
 def is_available():
     if not _on():
         return False
-    from .backends.webgpu import is_available as webgpu_available
     return webgpu_available()
 
 
@@ -69,8 +71,7 @@ def set_device(device):
 def get_device_name(device=None):
     _require()
     _check_index(device)
-    from .webgpu import adapter_info
-    info = adapter_info()
+    info = webgpu.adapter_info()
     return info.get("device") or info.get("description") or info.get("vendor") or "WebGPU adapter"
 
 
@@ -81,43 +82,37 @@ def is_bf16_supported(including_emulation=True):
 def synchronize(device=None):
     _require()
     _check_index(device)
-    from .webgpu import synchronize as _sync
-    _sync()
+    webgpu.synchronize()
 
 
 def memory_allocated(device=None):
     if not _on():
         return 0   # no CUDA memory (as PyTorch answers for an uninitialized device)
-    from .webgpu import memory_allocated as f
-    return f()
+    return webgpu.memory_allocated()
 
 
 def max_memory_allocated(device=None):
     if not _on():
         return 0
-    from .webgpu import max_memory_allocated as f
-    return f()
+    return webgpu.max_memory_allocated()
 
 
 def memory_reserved(device=None):
     if not _on():
         return 0
-    from .webgpu import memory_reserved as f
-    return f()
+    return webgpu.memory_reserved()
 
 
 def empty_cache():
     """Releases the webgpu device's pooled free buffers (under the alias); else nothing to do."""
     if _on() and is_available():
-        from .webgpu import empty_cache as f
-        f()
+        webgpu.empty_cache()
 
 
 def manual_seed(seed):
     """Seeds the webgpu device's generator under the alias (PyTorch seeds the CUDA one);
     without it there is no CUDA generator, and PyTorch does nothing either."""
     if _on():
-        from ._random import default_generator
         default_generator(_device.WEBGPU).manual_seed(seed)
 
 
@@ -126,7 +121,6 @@ manual_seed_all = manual_seed
 
 def _amp_namespace():
     from types import SimpleNamespace
-    from . import amp as _amp
     return SimpleNamespace(GradScaler=_amp.GradScaler, autocast=_amp.autocast)
 
 

@@ -12,9 +12,9 @@ import os
 import re
 from urllib.parse import urlparse
 
-from .serialization import load as _load
-from .serialization import safetensors as _st
+from .serialization import load as _load, safetensors as _st
 from .serialization.url_fetch import fetch_bytes, fetch_bytes_async, in_browser
+from ._device import device
 
 HASH_REGEX = re.compile(r"-([a-f0-9]*)\.")
 _hub_dir = [None]
@@ -49,7 +49,6 @@ def _check_hash(data, name):
 def _decode(data, name, map_location, weights_only):
     is_st = name.endswith(".safetensors") or (data[:4] != b"PK\x03\x04" and data[8:9] == b"{")
     if is_st:
-        from ._device import device
         return _st.load(data, device=map_location if isinstance(map_location, (str, device)) else "cpu")
     return _load(data, map_location=map_location, weights_only=weights_only)
 

@@ -5,6 +5,10 @@ import math as _math
 
 from . import _functions as _F
 from .ops.elementwise import call as _call
+from . import _dtype as D
+from .autograd.grad_mode import no_grad
+from ._creation import tensor
+from ._is_tensor import is_tensor
 
 expit = _F.sigmoid
 erf = _F.erf
@@ -56,9 +60,8 @@ def entr(input, *, out=None):
 
 def xlog1py(input, other, *, out=None):
     """input * log1p(other), 0 where input is 0 (unless other is NaN)."""
-    import torchweb
-    if not torchweb.is_tensor(input):
-        input = torchweb.tensor(input, device=other.device)
+    if not is_tensor(input):
+        input = tensor(input, device=other.device)
     y = _call("log1p", other)
     r = _call("where", (input == 0) & (other == other), 0.0, input * y)
     return _out(r, out)
@@ -72,7 +75,6 @@ def zeta(input, other, *, out=None):
 # -- the Cephes-derived functions (rows special_<name> of ops/elementwise/table.py) -------------
 def _no_half(name, *operands):
     """PyTorch has no float16 kernel for most of them (i0e and i1e have one)."""
-    from . import _dtype as D
     if D.result_type(*operands) is D.float16:
         raise NotImplementedError(f"\"{name}_cpu\" not implemented for 'Half'")
 
@@ -90,7 +92,6 @@ def _differentiable(name, doc):
 def _plain(name, doc):
     """PyTorch computes these without a gradient: the result never requires grad."""
     def fn(input, *, out=None):
-        from .autograd import no_grad
         _no_half(name, input)
         with no_grad():
             return _out(_call("special_" + name, input), out)
@@ -101,12 +102,10 @@ def _plain(name, doc):
 
 def _polynomial(name, doc):
     def fn(input, n, *, out=None):
-        import torchweb
-        from .autograd import no_grad
-        if not torchweb.is_tensor(input):
-            if not torchweb.is_tensor(n):
+        if not is_tensor(input):
+            if not is_tensor(n):
                 raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
-            input = torchweb.tensor(input, device=n.device)
+            input = tensor(input, device=n.device)
         _no_half(name, input, n)
         with no_grad():
             return _out(_call("special_" + name, input, n), out)

@@ -1,10 +1,13 @@
 """torchweb.webgpu: the user's view of the WebGPU device."""
 
+from .backends import backend_for
+from .backends.cpu_arrays import view
+from .backends.webgpu import is_available as _avail
+from .backends.webgpu.host import shaped, view_format
 from .backends.webgpu.runtime import get_runtime, in_browser
 
 
 def is_available():
-    from .backends.webgpu import is_available as _avail
     return _avail()
 
 
@@ -64,7 +67,7 @@ async def init_async():
     if not in_browser():
         get_runtime()
         return adapter_info()
-    from .backends.webgpu.driver_browser import init_async as _init
+    from .backends.webgpu.driver_browser import init_async as _init  # deferred: driver choice (the browser's)
     return await _init()
 
 
@@ -76,21 +79,17 @@ def to_memoryview(tensor):
     on Python 3.12+ (Pyodide included). An empty tensor gives an empty flat view."""
     t = tensor.detach().contiguous()
     if t.device.type == "cpu":
-        from .backends.cpu import view
-        from .backends.webgpu.host import shaped, view_format
         fmt = view_format(t.dtype)   # a copy: the tensor may change after
         return shaped(view(t).astype({"e": "float16", "f": "float32"}.get(fmt, view(t).dtype)).tobytes(),
                       fmt, t.shape, t.numel())
-    from .backends.webgpu.backend import read_memoryview
-    return read_memoryview(t)
+    return backend_for("webgpu").read_memoryview(t)
 
 
 async def to_memoryview_async(tensor):
     t = tensor.detach().contiguous()
     if t.device.type == "cpu":
         return to_memoryview(t)
-    from .backends.webgpu.backend import read_memoryview_async
-    return await read_memoryview_async(t)
+    return await backend_for("webgpu").read_memoryview_async(t)
 
 
 from .backends.webgpu.errors import Int64RangeError  # noqa: E402,F401  (raised at readback)

@@ -19,9 +19,9 @@ def backend_for(device_type):
     b = _loaded.get(device_type)
     if b is None:
         if device_type == "webgpu":
-            from .webgpu import backend as b
+            from .webgpu import backend as b  # deferred: driver choice (the webgpu backend needs one)
         else:
-            from . import cpu as b
+            from . import cpu as b  # deferred: optional dependency (the cpu backend runs on numpy)
         _loaded[device_type] = b
     return b
 

@@ -1,7 +1,17 @@
 """The cpu device on numpy (an optional dependency): storage is a flat numpy array, and a
 tensor's view of it is made with as_strided, so views share memory exactly as on the GPU."""
 
-from .._numpy import np  # noqa: F401  (the cpu kernels' numpy, loaded at first use)
+from .. import _philox
+from .cpu_arrays import np, view
+from .cpu_conv import (col2im, im2col, interpolate, interpolate_backward, pad, pad_backward,  # noqa: F401
+                       grid_sample, grid_sample_backward, pool, pool_backward, unpool,
+                       unpool_backward)  # (conv, pooling, padding, interpolation, sampling)
+from .cpu_count import bincount, count_gather, count_scatter, search_sorted  # noqa: F401  (searchsorted, unique, bincount)
+from .cpu_embedding import embedding, embedding_backward  # noqa: F401
+from .cpu_index import (ATOMIC_FLOAT16, MAX_INDEX_BUFFERS, index_gather, index_scatter,  # noqa: F401
+                        mask_compact, masked_scatter)  # (gather, scatter, indexing, masks)
+from .cpu_optim import fused_update  # noqa: F401  (optimizer steps)
+from .cpu_sort import SORT_BLOCK, SPLIT_SCANS, scan, sort, sort_scatter_add  # noqa: F401  (scans, sorting)
 
 name = "cpu"
 
@@ -42,14 +52,6 @@ def storage_from_values(values, dtype):
 
 def storage_from_array(arr, dtype):
     return CPUStorage(np().ascontiguousarray(arr, dtype=np_dtype(dtype)).reshape(-1), dtype)
-
-
-def view(t):
-    """A numpy view of tensor t that shares its storage."""
-    a = t._storage.array
-    item = a.itemsize
-    return np().lib.stride_tricks.as_strided(a[t._offset:], shape=t.shape,
-                                             strides=[s * item for s in t._stride])
 
 
 def read_values(t):
@@ -147,30 +149,11 @@ def softmax_fits(row, rows):
 
 
 def random(kind, out, seed, call, a, b):
-    from .._philox import values
     n = np()
     if kind == "uniform" and out.dtype.name == "float16":
         # 11 random bits for half, as the GPU kernel draws them: 24 would round up to 1.0
-        from .._philox import philox
-        u = (philox(n, out.numel(), seed, call)[0] >> n.uint32(21)).astype(n.float32) * n.float32(2.0 ** -11)
+        u = (_philox.philox(n, out.numel(), seed, call)[0] >> n.uint32(21)).astype(n.float32) * n.float32(2.0 ** -11)
         v = n.float32(a) + (n.float32(b) - n.float32(a)) * u
     else:
-        v = values(n, kind, out.numel(), seed, call, a, b)
+        v = _philox.values(n, kind, out.numel(), seed, call, a, b)
     n.copyto(view(out), v.reshape(out.shape), casting="unsafe")
-
-
-from .cpu_embedding import embedding, embedding_backward  # noqa: E402,F401  (after view and np)
-
-
-from .cpu_conv import (col2im, im2col, interpolate, interpolate_backward, pad, pad_backward,  # noqa: E402,F401
-                       grid_sample, grid_sample_backward, pool, pool_backward, unpool,
-                       unpool_backward)  # (conv, pooling, padding, interpolation, sampling)
-
-from .cpu_sort import SORT_BLOCK, SPLIT_SCANS, scan, sort, sort_scatter_add  # noqa: E402,F401  (scans, sorting)
-
-from .cpu_index import (ATOMIC_FLOAT16, MAX_INDEX_BUFFERS, index_gather, index_scatter,  # noqa: E402,F401
-                        mask_compact, masked_scatter)  # (gather, scatter, indexing, masks)
-
-from .cpu_count import bincount, count_gather, count_scatter, search_sorted  # noqa: E402,F401  (searchsorted, unique, bincount)
-
-from .cpu_optim import fused_update  # noqa: E402,F401  (optimizer steps)

@@ -4,7 +4,7 @@ strided slice or a gather of the whole tensor, never a loop over pixels)."""
 
 import itertools
 
-from .cpu import np, view
+from .cpu_arrays import np, view
 
 
 def _acc_dtype(dtype):

@@ -2,7 +2,7 @@
 backends/webgpu/count.py): PyTorch's binary search loop (NaN and unsorted data included), the
 compaction scatter behind unique, and bincount (sequential float32 sums, as PyTorch's loop)."""
 
-from .cpu import np, view
+from .cpu_arrays import np, view
 
 
 def search_sorted(out, seq, values, sorter, right, acc_cls, shared):

@@ -1,7 +1,7 @@
 """The cpu device's embedding primitives on numpy: a row gather and the sum of gradient rows
 per index (the same contract as backends/webgpu/embedding.py)."""
 
-from .cpu import np, view
+from .cpu_arrays import np, view
 
 
 def embedding(out, weight, idx):

@@ -2,7 +2,7 @@
 same contract as backends/webgpu/kernels/index.py) and mask compaction. Indices are checked
 here, before anything is written, with the op's own exception type and PyTorch's words."""
 
-from .cpu import np, view
+from .cpu_arrays import np, view
 
 MAX_INDEX_BUFFERS = 1 << 30   # numpy binds nothing
 ATOMIC_FLOAT16 = True         # float16 reduces in place (numpy's ufunc.at)

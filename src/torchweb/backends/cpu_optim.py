@@ -1,7 +1,7 @@
 """The cpu device's fused elementwise update on numpy (the contract of
 backends/webgpu/optim_update.py): the same body, evaluated in float32 with numpy."""
 
-from .cpu import np, view
+from .cpu_arrays import np, view
 
 _COMPILED = {}
 

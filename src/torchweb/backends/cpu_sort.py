@@ -2,7 +2,7 @@
 Same semantics as PyTorch's CPU kernels: cummax/cummin let NaN and ties win at the latest
 position, sorts are stable with NaN largest and -0.0 equal to 0.0."""
 
-from .cpu import np, view
+from .cpu_arrays import np, view
 
 SPLIT_SCANS = False     # numpy scans a row in one go
 SORT_BLOCK = None       # and sorts it in one call (sort() below)

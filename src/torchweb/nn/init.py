@@ -21,7 +21,9 @@ import math
 import warnings
 
 from .. import _creation as C
-from ..autograd import no_grad
+from ..autograd.grad_mode import no_grad
+from .. import _dtype as D, _random
+from ..linalg import vector_norm
 
 __all__ = [
     "calculate_gain", "uniform_", "normal_", "trunc_normal_", "constant_", "ones_", "zeros_",
@@ -230,7 +232,6 @@ def kaiming_normal_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", gener
 def _orthonormal_columns(a):
     """Q of the reduced QR factorization of a tall float32 matrix a (m, n), m >= n, with R's
     diagonal positive: classical Gram-Schmidt run twice per column (CGS2), on a's device."""
-    from ..linalg import vector_norm
     m, n = a.shape
     q = C.zeros((m, n), dtype=a.dtype, device=a.device)
     for k in range(n):
@@ -252,7 +253,6 @@ def orthogonal_(tensor, gain=1, generator=None):
         return tensor
     rows = tensor.size(0)
     cols = tensor.numel() // rows
-    from .. import _dtype as D
     with no_grad():
         flattened = C.empty((rows, cols), dtype=D.float32, device=tensor.device).normal_(0, 1, generator=generator)
         if rows < cols:
@@ -270,7 +270,6 @@ def sparse_(tensor, sparsity, std=0.01, generator=None):
     zeros in each column, at random rows."""
     if tensor.ndimension() != 2:
         raise ValueError("Only tensors with 2 dimensions are supported")
-    from .. import _random
     rows, cols = tensor.shape
     num_zeros = math.ceil(sparsity * rows)
     with no_grad():

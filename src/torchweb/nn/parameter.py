@@ -2,6 +2,8 @@
 UninitializedParameter and UninitializedBuffer, the shapeless placeholders of lazy modules."""
 
 from .._tensor import Tensor
+from .. import _dtype as D
+from .._creation import empty
 
 
 class Parameter(Tensor):
@@ -14,7 +16,6 @@ class Parameter(Tensor):
 
     def __new__(cls, data=None, requires_grad=True):
         if data is None:
-            from .._creation import empty
             data = empty(0)
         if not isinstance(data, Tensor):
             raise TypeError(f"Parameter(data) expects a Tensor, got {type(data).__name__}")
@@ -88,7 +89,6 @@ class UninitializedTensorMixin:
     def materialize(self, shape, device=None, dtype=None):
         """Gives the tensor storage of `shape` (uninitialized values) and makes it a
         cls_to_become (Parameter or Tensor)."""
-        from .._creation import empty
         device = self.device if device is None else device
         dtype = self.dtype if dtype is None else dtype
         self.data = empty(shape, device=device, dtype=dtype)
@@ -104,11 +104,9 @@ class UninitializedTensorMixin:
         return self.to("cpu")
 
     def half(self):
-        from .. import _dtype as D
         return self.to(D.float16)
 
     def float(self):
-        from .. import _dtype as D
         return self.to(D.float32)
 
     def __repr__(self):
@@ -148,7 +146,6 @@ class UninitializedParameter(UninitializedTensorMixin, Parameter):
     cls_to_become = Parameter
 
     def __new__(cls, requires_grad=True, device=None, dtype=None):
-        from .._creation import empty
         return Parameter.__new__(cls, empty(0, device=device, dtype=dtype), requires_grad)
 
     def __init__(self, requires_grad=True, device=None, dtype=None):
@@ -162,7 +159,6 @@ class UninitializedBuffer(UninitializedTensorMixin, Tensor):
     cls_to_become = Tensor
 
     def __new__(cls, requires_grad=False, device=None, dtype=None, persistent=True):
-        from .._creation import empty
         data = empty(0, device=device, dtype=dtype)
         b = cls._make(data._storage, data._shape, data._stride, data._offset, data.dtype, data.device)
         b.requires_grad_(requires_grad)
@@ -181,7 +177,6 @@ class Buffer(Tensor):
 
     def __new__(cls, data=None, *, persistent=True):
         if data is None:
-            from .._creation import empty
             data = empty(0)
         b = cls._make(data._storage, data._shape, data._stride, data._offset,
                   data.dtype, data.device)

@@ -8,6 +8,7 @@ from . import lowering
 from . import elementwise as E
 from .reduction import new_tensor, raw_reduce
 from .registry import define
+from . import shape as S
 
 
 # A softmax's layout, decided once per call signature (x's shape, strides, dim: the user's int or
@@ -123,7 +124,6 @@ def _call(fn, x, dim, dtype, name):
             return _run(fn, x, lay)
     x, d = _prepare(x, dim, dtype, name)
     if x.dim() == 0:
-        from . import shape as S
         x1 = S.reshape(x, 1)
         return S.reshape(_run(fn, x1, _layout(x1, 0)), ())
     if x.numel() == 0:

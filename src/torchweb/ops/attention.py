@@ -16,7 +16,7 @@ value head over query heads (dim -3), as repeat_interleave does.
 import math
 
 from .. import _dtype as D
-from .._size import broadcast_shapes
+from .._size import broadcast_shapes, contiguous_strides
 from ..autograd import grad_mode
 from ..autograd.function import Function
 from ..backends import backend_for
@@ -25,6 +25,10 @@ from . import elementwise as PW
 from .dispatch import common_device, empty, expand_to
 from .reduction import raw_reduce
 from .registry import define
+from .. import _creation
+from .activation import softmax
+from .composite.dropout import _dropout_impl
+from .linalg import matmul
 
 _NEG_INF = float("-inf")
 
@@ -82,25 +86,20 @@ def _repeat_heads(t, hq):
 
 
 def _causal_mask(L, S, device):
-    from .. import _creation
     i = _creation.arange(L, device=device).reshape(L, 1)
     j = _creation.arange(S, device=device)
     return E.run("le", j, i)
 
 
 def _composite(q, k, v, mask, causal, scale, dropout_p):
-    from .linalg import matmul
     attn = _weights(q, k, mask, causal, scale)
     if dropout_p > 0:
-        from .composite.dropout import _dropout_impl
         attn = _dropout_impl(attn, dropout_p, True, False)
     return matmul(attn, v)
 
 
 def _weights(q, k, mask, causal, scale):
     """softmax(q @ k^T * scale + mask) from the primitives (rows with every key masked: 0)."""
-    from .activation import softmax
-    from .linalg import matmul
     L, S = q.shape[-2], k.shape[-2]
     attn = matmul(q, k.transpose(-2, -1)) * scale
     if causal:
@@ -124,7 +123,6 @@ def _weights(q, k, mask, causal, scale):
 def _backward_recorded(q, k, v, mask, causal, scale, g):
     """The fused kernel's gradients from the primitives, for create_graph: the weights computed
     again, then FlashAttention's formulas as recorded ops."""
-    from .linalg import matmul
     p = _weights(q, k, mask, causal, scale)
     dv = matmul(p.transpose(-2, -1), g)
     dp = matmul(g, v.transpose(-2, -1))
@@ -186,7 +184,6 @@ class _FusedAttention(Function):
         qe, ke, ve = (expand_to(q, batch + (L, E_)), expand_to(k, batch + (S, E_)), expand_to(v, batch + (S, Ev)))
         me = expand_to(mask, batch + (L, S)) if mask is not None else None
         backend_for(dev.type).attention_backward(dq, dkv, qe, ke, ve, me, go, ld, causal, scale)
-        from .._size import contiguous_strides
         dk = dkv._view(batch + (S, E_), contiguous_strides(batch + (S, E_)), 0)
         dv = dkv._view(batch + (S, Ev), contiguous_strides(batch + (S, Ev)), NB * S * E_)
         need = ctx.needs_input_grad

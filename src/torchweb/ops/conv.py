@@ -14,7 +14,7 @@ adapter's limit.
 """
 
 from .. import _dtype as D
-from .._size import contiguous_strides, numel
+from .._size import contiguous_strides, numel, wrap_dim
 from ..autograd import grad_mode
 from ..autograd.function import Function
 from ..backends import backend_for
@@ -23,6 +23,7 @@ from . import lowering
 from . import shape as S
 from .dispatch import common_device, empty, expand_to, is_tensor
 from .registry import define
+from .reduction import raw_reduce
 
 COLS_LIMIT = 1 << 24     # elements of one im2col buffer (64 MiB of float32)
 
@@ -246,7 +247,6 @@ def conv_weight_grad(x, gout, g, groups, wshape):
 
 
 def _bias_grad(gout):
-    from .reduction import raw_reduce
     dims = [0] + list(range(2, gout.dim()))
     return raw_reduce("sum", gout, dims, False, gout.dtype)
 
@@ -604,7 +604,6 @@ def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
         doc="unfold(dimension, size, step) -> Tensor\n\nA view of every window of `size` elements "
             "along `dimension`, `step` apart, as a new last dim.")
 def tensor_unfold(x, dimension, size, step):
-    from .._size import wrap_dim
     nd = max(x.dim(), 1)
     d = wrap_dim(dimension, nd)
     shape = list(x.shape) or [1]

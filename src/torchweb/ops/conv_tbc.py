@@ -3,6 +3,7 @@ in_channels, out_channels) weight (fairseq's layout), as conv1d on permuted view
 
 from .registry import define
 from . import shape as S
+from .conv import conv1d
 
 
 @define("conv_tbc", "convolution", method=False, functional=True)
@@ -12,7 +13,6 @@ def conv_tbc(input, weight, bias, pad=0):
     A 1-D convolution over input (time, batch, in_channels) with weight (kernel width,
     in_channels, out_channels) and bias (out_channels), pad time steps of zeros on each side:
     (time + 2 pad - kernel width + 1, batch, out_channels)."""
-    from .conv import conv1d
     if input.dim() != 3:
         raise RuntimeError("Input must have 3 dims: time, batch, in_channel")
     if weight.dim() != 3:

@@ -27,13 +27,18 @@ import struct
 from collections import namedtuple
 
 from .. import _dtype as D
-from .._size import wrap_dim
+from .._size import wrap_dim, contiguous_strides
 from ..autograd import grad_mode
 from ..autograd.function import Function
 from ..backends import backend_for
 from . import elementwise as E
 from .dispatch import empty, is_tensor
 from .registry import define
+from .._creation import arange, tensor
+from .reduction import raw_reduce
+from .scan_lowering import raw_scan
+from .search import _search
+from .sorting import raw_sort
 
 histogram_t = namedtuple("histogram", ["hist", "bin_edges"])
 
@@ -68,7 +73,6 @@ def _flags_1d(v):
 
 def _runs(flags, n):
     """From the change flags: (inclusive running count int64 [n], number of runs m)."""
-    from .scan import raw_scan
     pos = raw_scan("sum", flags, 0, D.int64, "i")
     m = int(_slice(pos, n - 1, 1).item())
     return pos, m
@@ -123,7 +127,6 @@ def _result(values, inverse, counts, return_inverse, return_counts):
 
 
 def _unique_flat(x, consecutive, return_inverse, return_counts):
-    from .sorting import raw_sort
     dev = x.device
     n = x.numel()
     flat = _flat(x)
@@ -153,7 +156,6 @@ def _unique_flat(x, consecutive, return_inverse, return_counts):
 
 
 def _strides(shape):
-    from .._size import contiguous_strides
     return contiguous_strides(shape)
 
 
@@ -190,12 +192,10 @@ def _gather(src, idx):
 
 
 def _iota(n, device):
-    from .._creation import arange
     return arange(n, dtype=D.int64, device=device)
 
 
 def _unique_dim(x, d, consecutive, return_inverse, return_counts):
-    from .sorting import raw_sort
     dev = x.device
     rows, moved_shape, order = _rows_view(x, d)
     n, rest = rows.shape
@@ -224,7 +224,6 @@ def _unique_dim(x, d, consecutive, return_inverse, return_counts):
     if n > 1:
         if rest:
             diff = E.run("ne", srt._view((n - 1, rest), (rest, 1), rest), srt._view((n - 1, rest), (rest, 1), 0))
-            from .reduction import raw_reduce
             E.copy_into(_slice(flags, 1, n - 1), raw_reduce("any", diff, [1], False, D.bool))
         else:
             E.fill(_slice(flags, 1, n - 1), False)
@@ -285,7 +284,6 @@ def unique_consecutive(input, return_inverse=False, return_counts=False, dim=Non
 
 def _minmax(x):
     """(min, max) of x as Python numbers, in one readback."""
-    from .reduction import raw_reduce
     dims = list(range(x.dim()))
     both = empty((2,), x.dtype, x.device)
     E.copy_into(_slice(both, 0, 1), raw_reduce("min", x, dims, False, x.dtype)._view((1,), (0,), 0))
@@ -417,9 +415,6 @@ def _linspace_f32(lo, hi, steps):
             "normalize so that the histogram integrates to 1. Elements outside the edges are ignored; "
             "the last edge belongs to the last bin.")
 def histogram(input, bins, *, range=None, weight=None, density=False):
-    from .._creation import tensor
-    from .reduction import raw_reduce
-    from .search import _search
     if not input.dtype.is_floating_point:
         raise NotImplementedError(f"\"histogram_cpu\" not implemented for '{input.dtype.word}'")
     if input.dtype is D.float16:

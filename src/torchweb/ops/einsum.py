@@ -7,6 +7,7 @@ and needed no more, the rest kept). Its gradient comes from those ops."""
 from .dispatch import is_tensor
 from .registry import define
 from . import linalg as L, reduction as R, shape as S
+from .layout import diagonal
 
 _ELL = 52  # ellipsis dims get labels 52, 53, ... (right-aligned across operands)
 
@@ -188,7 +189,6 @@ def einsum(*args):
             first = {}
             for d, l in enumerate(ls):
                 if l in first:
-                    from .layout import diagonal
                     p = first[l]
                     x = diagonal(x, 0, p, d)
                     ls = [m for j, m in enumerate(ls) if j not in (p, d)] + [l]

@@ -7,6 +7,8 @@ flattened plane and the max taken over them, so the gradient comes from gather a
 from .. import _dtype as D
 from .dispatch import is_tensor
 from .registry import define
+from .._creation import arange, full, tensor, rand
+from .join import cat
 
 # the spatial dim each column of _random_samples drives (ATen: 2d takes (w, h), 3d (t, h, w))
 _SAMPLE_DIM = {2: (1, 0), 3: (0, 1, 2)}
@@ -25,8 +27,6 @@ def _tuple(v, r, what, name):
 def _starts(u, in_size, out_size, k):
     """ATen's generate_intervals for one dim: (N, C) samples -> (N, C, out_size) int64 starts,
     int((i + u) * alpha) - int(u * alpha), the last start in_size - k."""
-    from .._creation import arange, full
-    from .join import cat
     n, c = u.shape
     last = full((n, c, 1) if out_size else (n, c, 0), in_size - k, dtype=D.int64, device=u.device)
     if out_size <= 1:
@@ -40,7 +40,6 @@ def _starts(u, in_size, out_size, k):
 
 
 def _fractional(r, input, kernel_size, output_size, output_ratio, return_indices, _random_samples):
-    from .._creation import arange, tensor
     name = f"fractional_max_pool{r}d"
     if output_size is None and output_ratio is None:
         raise ValueError(f"{name} requires specifying either an output_size or an output_ratio")
@@ -53,7 +52,6 @@ def _fractional(r, input, kernel_size, output_size, output_ratio, return_indices
         ratio = ratio * r if len(ratio) == 1 else ratio
         output_size = [int(input.size(-r + d) * ratio[d]) for d in range(r)]
     if _random_samples is None:
-        from .._creation import rand
         n_batch = 1 if input.dim() == r + 1 else input.size(0)
         _random_samples = rand(n_batch, input.size(-r - 1), r, dtype=input.dtype,
                                        device=input.device)

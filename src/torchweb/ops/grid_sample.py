@@ -13,6 +13,9 @@ from . import elementwise as E
 from .conv import _shape_str
 from .dispatch import common_device, empty, is_tensor
 from .registry import define
+from . import shape as S
+from .._creation import tensor
+from .linalg import matmul
 
 
 def _be(t):
@@ -128,9 +131,6 @@ def _linspace(n, align):
         doc="affine_grid(theta, size, align_corners=None) -> Tensor\n\nThe sampling grid [N, H, W, 2] "
             "(or [N, D, H, W, 3]) of the affine maps theta [N, 2, 3] (or [N, 3, 4]) for grid_sample.")
 def affine_grid(theta, size, align_corners=None):
-    from .._creation import tensor
-    from .linalg import matmul
-    from . import shape as S
     if not is_tensor(theta) or not theta.dtype.is_floating_point:
         raise ValueError(f"Expected theta to have floating point type, but got {getattr(theta, 'dtype', type(theta))}")
     size = [int(s) for s in size]

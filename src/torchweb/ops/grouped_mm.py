@@ -6,6 +6,9 @@ unset, are zeros here."""
 from .. import _dtype as D
 from .dispatch import is_tensor
 from .registry import define
+from .._creation import zeros
+from .join import cat, stack
+from .linalg import matmul
 
 
 @define("grouped_mm", "linalg", torch=False, method=False, functional=True, dtypes="floating")
@@ -15,9 +18,6 @@ def grouped_mm(mat_a, mat_b, *, offs=None, bias=None, out_dtype=None):
     Per group g (ends offs): 2-D a (M, K) x 3-D b (G, K, N): rows of a in group g times b[g]
     -> (M, N); 3-D a (G, M, K) x 2-D b (K, N): a[g] times the columns of b in group g -> (M, N);
     2-D x 2-D: a[:, group] times b[group] -> (G, M, N); 3-D x 3-D (no offs): bmm."""
-    from .._creation import zeros
-    from .join import cat, stack
-    from .linalg import matmul
     for t, name in ((mat_a, "mat_a"), (mat_b, "mat_b")):
         if not is_tensor(t):
             raise TypeError(f"grouped_mm(): argument '{name}' must be Tensor, not {type(t).__name__}")

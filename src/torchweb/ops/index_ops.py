@@ -22,6 +22,8 @@ from .dispatch import common_device, empty, expand_to, is_tensor
 from .adjoint import linear_backward
 from .inplace import apply_function_inplace
 from .registry import define
+from .elementwise import call
+from .scan_lowering import raw_scan
 
 OOB = "index {index} is out of bounds for dimension {dim} with size {size}"
 GATHER = ("gather", RuntimeError, OOB)
@@ -782,7 +784,6 @@ def index_fill(input, dim=None, index=None, value=None, *, axis=None):
 def mask_positions(mask):
     """(pos, count): pos the inclusive running count of mask's nonzeros in row-major order
     (contiguous int64, mask's numel), count their number: a readback, as in PyTorch."""
-    from .scan import raw_scan
     n = mask.numel()
     nz = E.run("ne", mask, 0) if mask.dtype is not D.bool else mask
     flat = nz.reshape(-1) if n else _zeros((0,), D.bool, mask.device)
@@ -888,7 +889,6 @@ class _MaskedScatter(Function):
 
 def _running_count(mask):
     """The running count of mask's nonzeros (no readback)."""
-    from .scan import raw_scan
     if mask.numel() == 0:
         return empty((0,), D.int64, mask.device)
     nz = E.run("ne", mask, 0) if mask.dtype is not D.bool else mask
@@ -934,7 +934,6 @@ class _MaskedFill(Function):
     def backward(ctx, g):
         (mask,) = ctx.meta
         if g.requires_grad:   # create_graph: recorded
-            from .elementwise import call
             gv = call("where", mask, g, 0.0).sum() if ctx.needs_input_grad[2] else None
             return call("where", mask, 0.0, g), None, gv, None
         gself = E.run("where", mask, 0.0, g)

@@ -23,6 +23,9 @@ from . import reduction as R, shape as S
 from .adjoint import linear_backward
 from .dispatch import empty, expand_to, is_tensor
 from .registry import define
+from .._creation import _flatten, tensor
+from .index_ops import nonzero, masked_fill_
+from .inplace import apply_function_inplace, check_no_internal_overlap
 
 INDEX = ("index", IndexError, "index {index} is out of bounds for dimension {dim} with size {size}")
 
@@ -54,7 +57,6 @@ def _as_tuple(index):
 def _list_index(seq, x):
     """A list index as a tensor on x's device: bools make a mask, anything else int64 (PyTorch
     makes [1.0] an int index too)."""
-    from .._creation import _flatten, tensor
     flat = []
     shape = _flatten(seq, [], flat)
     if flat and all(isinstance(v, bool) for v in flat):
@@ -154,7 +156,6 @@ def _basic(x, items):
                     if it.shape[j] != t.shape[d + j]:
                         raise IndexError(f"The shape of the mask {list(it.shape)} at index {j} does not match the "
                                          f"shape of the indexed tensor {list(t.shape)} at index {d + j}")
-                from .index_ops import nonzero
                 for j, coords in enumerate(nonzero(it, as_tuple=True)):
                     adv.append((d + j, coords))
                 d += k
@@ -291,7 +292,6 @@ class _IndexPut(Function):
 
 
 def _put(t, adv, values, accumulate, inplace):
-    from .inplace import apply_function_inplace
     if is_tensor(values):
         if values.dtype is not t.dtype:
             raise RuntimeError(f"Index put requires the source and destination dtypes match, got "
@@ -309,7 +309,6 @@ def setitem(x, index, value):
     advanced = [k for k, i in enumerate(items) if is_tensor(i) and not _int_scalar(i)]
     if not advanced:
         target = getitem(x, tuple(items))
-        from .inplace import check_no_internal_overlap
         check_no_internal_overlap(target)   # x[...] = v is a copy_ in PyTorch, even for a number
         target.copy_(value) if is_tensor(value) else target.fill_(value)
         return
@@ -332,7 +331,6 @@ def _mask_fill(x, items, advanced, value):
     d0 = sum(1 for i in items[:at] if not _int_scalar(i))   # dims before the mask's in target
     if tuple(target.shape[d0:d0 + m.dim()]) != tuple(m.shape):
         return False   # the general path raises PyTorch's error
-    from .index_ops import masked_fill_
     m = m if m.dtype is D.bool else E.run("ne", m, 0)
     masked_fill_(target, S.reshape(m, (1,) * d0 + tuple(m.shape) + (1,) * (target.dim() - d0 - m.dim())), value)
     return True

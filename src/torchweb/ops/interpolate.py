@@ -13,6 +13,8 @@ from ..backends import backend_for
 from .dispatch import empty, is_tensor
 from .adjoint import linear_backward
 from .registry import define
+from . import pooling
+from .pooling import _contig
 
 _KERNEL = {"nearest": "nearest", "nearest-exact": "nearest-exact", "linear": "linear", "bilinear": "linear",
            "trilinear": "linear", "bicubic": "cubic"}
@@ -45,7 +47,6 @@ class _Interp(Function):
 
     @staticmethod
     def backward(ctx, g):
-        from .pooling import _contig
         shape, kmode, scales, align, out_size = ctx.meta
 
         def scatter(g):
@@ -135,7 +136,6 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
     if output_size is None:
         output_size = [int(math.floor(s * f)) for s, f in zip(in_size, scale_factors)]
     if mode == "area":
-        from . import pooling
         return pooling._adaptive_avg(dim, input, tuple(output_size))
     if not input.dtype.is_floating_point:
         raise NotImplementedError(f"\"upsample_{mode}{dim}d_out_frame\" not implemented for '{input.dtype.word}'")

@@ -8,10 +8,13 @@ from .dispatch import is_tensor
 from .elementwise import call
 from .registry import define
 from . import join as J, linalg as L, shape as S
+from .._creation import arange, tensor
+from .reduction import sum as sum_
+from .. import _dtype as D
+from .index_ops import index_select
 
 
 def _arange(n, device):
-    from .._creation import arange
     return arange(n, device=device)
 
 
@@ -28,14 +31,13 @@ def flip(input, dims):
     """flip(input, dims) -> Tensor
 
     A copy with the order of the elements along dims reversed."""
-    import torchweb
     x = input
     for d in _dims(dims, max(input.dim(), 1)):
         if input.dim() == 0:
             return S.clone(input)
         n = x.shape[d]
         idx = _arange(n, x.device) * -1 + (n - 1)
-        x = torchweb.index_select(x, d, idx)
+        x = index_select(x, d, idx)
     return x if x is not input else S.clone(input)
 
 
@@ -176,14 +178,11 @@ def _repeat_counts(repeats, output_size=None):
     total = sum(counts)
     if output_size is not None and output_size != total:
         raise RuntimeError("allocated size does not match required size")
-    from .._creation import tensor
-    import torchweb
     idx = [i for i, c in enumerate(counts) for _ in range(c)]
-    return tensor(idx, dtype=torchweb.int64, device=repeats.device)
+    return tensor(idx, dtype=D.int64, device=repeats.device)
 
 
 def _repeat_tensor(input, repeats, dim, output_size):
-    import torchweb
     if repeats.dim() > 1:
         raise RuntimeError("repeats must be 0-dim or 1-dim tensor")
     if repeats.dtype.name not in ("int64", "int32"):
@@ -201,7 +200,7 @@ def _repeat_tensor(input, repeats, dim, output_size):
         raise RuntimeError(f"repeats must have the same size as input along dim, but got repeats.size(0) = "
                            f"{repeats.shape[0]} and input.size({d}) = {n}")
     idx = _repeat_counts(repeats, output_size)
-    return torchweb.index_select(x, d, idx.to(x.device) if idx.device != x.device else idx)
+    return index_select(x, d, idx.to(x.device) if idx.device != x.device else idx)
 
 
 def _tri(input, diagonal, upper, name):
@@ -282,12 +281,11 @@ def _blend_(name, first, second):
     import inspect
 
     def inplace(self, *args, beta=1, alpha=1, **operands):
-        from .. import _functions as F
         names = (first, second)[len(args):]
         if len(args) > 2 or set(operands) != set(names):
             raise TypeError(f"{name}_() takes ({first}, {second}, *, beta=1, alpha=1)")
         a, b = list(args) + [operands[n] for n in names]
-        return self.copy_(getattr(F, name)(self, a, b, beta=beta, alpha=alpha))
+        return self.copy_(globals()[name](self, a, b, beta=beta, alpha=alpha))   # (defined below)
     P = inspect.Parameter
     inplace.__signature__ = inspect.Signature(
         [P("self", P.POSITIONAL_OR_KEYWORD), P(first, P.POSITIONAL_OR_KEYWORD), P(second, P.POSITIONAL_OR_KEYWORD),
@@ -328,7 +326,6 @@ def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     """addbmm(input, batch1, batch2, *, beta=1, alpha=1) -> Tensor
 
     beta * input + alpha * sum over the batch of batch1[i] @ batch2[i]."""
-    from .reduction import sum as sum_
     return _beta_alpha(input, sum_(L.bmm(batch1, batch2), 0), beta, alpha)
 
 

@@ -10,12 +10,12 @@ from ..backends import backend_for
 from . import lowering
 from .dispatch import common_device, empty, expand_to
 from .._tensor import Tensor
+from . import elementwise as E
+from .elementwise import call
 from . import shape as S
 from .registry import define
-from . import elementwise as E
-from ..sparse import mm as sparse_mm
-from .elementwise import fill
-from .elementwise import call
+from .._sparse_math import mm as sparse_mm, product as sparse_product
+
 
 def _check_dtypes(a, b, kernel="addmm_impl_cpu_"):
     """Same dtype on both sides, and not bool (PyTorch has no bool matmul kernels)."""
@@ -180,8 +180,7 @@ def bmm(input, mat2, *, out_dtype=None):
 @define("matmul", "linalg", out=True, doc="matmul(input, other) -> Tensor\n\nThe matrix product with PyTorch's rules: 1-D operands, batch dims broadcast.")
 def matmul(input, other):
     if input.is_sparse or other.is_sparse:   # (a class attribute: _sparse_coo.py)
-        from ..sparse import _product
-        return _product(input, other)
+        return sparse_product(input, other)
     out = _matmul_fast(input, other)
     if out is not None:
         return out
@@ -244,7 +243,7 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1, out_dtype=None):
         alpha, beta = int(alpha), int(beta)
     prod = mm(mat1, mat2)
     if alpha == 0:   # PyTorch ignores the product (even NaN), as it ignores input at beta 0
-        everywhere = fill(empty(prod.shape, D.bool, prod.device), True)
+        everywhere = E.fill(empty(prod.shape, D.bool, prod.device), True)
         prod = call("where", everywhere, 0, prod)   # zeros, still connected for autograd
     elif alpha != 1:
         prod = prod * alpha

@@ -11,17 +11,17 @@ from .dispatch import common_device, is_tensor
 from .elementwise import call
 from .registry import define
 from . import join as J, linalg as L, reduction as R, shape as S
+from .._creation import arange, zeros, empty, ones_like
+from . import layout
 
 _INF = float("inf")
 
 
 def _arange(n, device):
-    from .._creation import arange
     return arange(n, device=device)
 
 
 def _zeros(shape, dtype, device):
-    from .._creation import zeros
     return zeros(tuple(shape), dtype=dtype, device=device)
 
 
@@ -67,8 +67,7 @@ def diag(input, diagonal=0, *, out=None):
         raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {input.dim()}D")
     if input.dim() == 1:
         return _embed_last(input, diagonal)
-    from .layout import diagonal as diagonal_
-    return S.clone(diagonal_(input, diagonal, 0, 1))
+    return S.clone(layout.diagonal(input, diagonal, 0, 1))
 
 
 @define("diagflat", "shape")
@@ -92,7 +91,6 @@ def block_diag(*tensors):
             raise RuntimeError(f"torch.block_diag: Input tensors must have 2 or fewer dimensions. "
                                f"Input {i} has {t.dim()} dimensions")
     if not tensors:
-        from .._creation import empty
         return empty((1, 0))
     common_device(*tensors, what="block_diag")
     dtype = tensors[0].dtype
@@ -132,8 +130,7 @@ def cartesian_prod(*tensors):
     for t in tensors[1:]:
         if t.dtype is not tensors[0].dtype:
             raise RuntimeError("meshgrid expects all tensors to have the same dtype")
-    from .layout import meshgrid
-    grids = meshgrid(*tensors, indexing="ij")
+    grids = layout.meshgrid(*tensors, indexing="ij")
     return J.stack([S.reshape(g, (-1,)) for g in grids], 1)
 
 
@@ -226,7 +223,6 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
 
 def _euclidean_mm(a, b):
     """PyTorch's _euclidean_dist: [-2a, |a|^2, 1] @ [b, 1, |b|^2]^T, clamped at 0, sqrt."""
-    from .._creation import ones_like
     an = R.sum(a * a, -1, keepdim=True)
     bn = R.sum(b * b, -1, keepdim=True)
     a_ = J.cat([a * -2, an, ones_like(an)], -1)
@@ -242,8 +238,7 @@ def trace(input):
     The sum of the diagonal of a matrix (integers give int64)."""
     if input.dim() != 2:
         raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {input.dim()}")
-    from .layout import diagonal
-    return R.sum(diagonal(input, 0, 0, 1))
+    return R.sum(layout.diagonal(input, 0, 0, 1))
 
 
 def _prod(v):

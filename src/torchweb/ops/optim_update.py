@@ -8,6 +8,7 @@ bumped (autograd's check on saved tensors sees the in-place change)."""
 from ..backends import backend_for
 from .dispatch import common_device
 from .elementwise import copy_of, copy_into
+from ..backends.webgpu.runtime import _runtime
 
 
 def fused_update(key, tensors, names, writes, body, scalar_names=(), scalars=(), fresh=()):
@@ -38,6 +39,5 @@ def fused_update(key, tensors, names, writes, body, scalar_names=(), scalars=(),
 def recording():
     """The capture.Recorder if torchweb.compile is recording a call on the webgpu device, else
     None: the optimizer then registers how a replay recomputes its scalars."""
-    from ..backends.webgpu.runtime import _runtime
     rt = _runtime[0]
     return rt.capture if rt is not None else None

@@ -11,6 +11,7 @@ from .conv import _shape_str
 from .dispatch import empty, is_tensor
 from .adjoint import linear_backward
 from .registry import define
+from . import elementwise as E
 
 _MODES = ("constant", "reflect", "replicate", "circular")
 _NODE = {"constant": "ConstantPadNdBackward0", "reflect": "ReflectionPad{r}DBackward0",
@@ -22,7 +23,6 @@ def _be(t):
 
 
 def _contig(t):
-    from . import elementwise as E
     return t if t.is_contiguous() else E.copy_into(empty(t.shape, t.dtype, t.device), t)
 
 

@@ -5,6 +5,8 @@ reduction, so its gradient is the norm's (0 where two rows are equal, as PyTorch
 from .elementwise import call
 from .registry import define
 from . import reduction as R
+from .. import _dtype as D
+from .._creation import tensor
 
 
 @define("pdist", "linalg", dtypes="floating", method=False, functional=True)
@@ -14,7 +16,6 @@ def pdist(input, p=2):
     The p-norm distances between the rows of input (N, M): for i < j in row-major order of the
     upper triangle, ||input[i] - input[j]||_p (p >= 0; 0 counts the differing entries, inf takes
     the largest difference)."""
-    from .._creation import tensor
     if input.dim() != 2:
         raise RuntimeError(f"pdist only supports 2D tensors, got: {input.dim()}D")
     if not input.dtype.is_floating_point:
@@ -26,7 +27,6 @@ def pdist(input, p=2):
     cols = [j for i in range(n) for j in range(i + 1, n)]
     if not rows:
         return input.new_zeros((0,))
-    from .. import _dtype as D
     a = input.index_select(0, tensor(rows, dtype=D.int64, device=input.device))
     b = input.index_select(0, tensor(cols, dtype=D.int64, device=input.device))
     d = a - b

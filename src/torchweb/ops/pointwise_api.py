@@ -9,6 +9,9 @@ from .elementwise import OPS, row_dtypes
 from .elementwise import call
 from .inplace import call_inplace
 from .registry import define, register
+from .._creation import tensor
+from .reduction import all as all_
+from .shape import clone
 
 
 def _out(result, out):
@@ -35,7 +38,7 @@ def _write_direct(result, out):
     stride = contiguous_strides(shape)
     if out._stride != stride:
         return False
-    from ..backends.webgpu import lazy
+    from ..backends.webgpu import lazy  # deferred: load time (the webgpu backend's fusion loads with the device)
     if not lazy.write_into(storage, dst, stride, dst.numel == numel(shape)):
         return False
     out._bump_version()   # written in place, as copy_ would
@@ -112,7 +115,6 @@ def _check_alpha(input, other, alpha):
 def _numbers_to_tensor(input, other):
     """torch.add(2, 3) and friends: two Python numbers give a 0-d tensor, as in PyTorch."""
     if not is_tensor(input) and not is_tensor(other):
-        from .._creation import tensor
         _need_number(input)
         return tensor(input)
     return input
@@ -214,9 +216,7 @@ def pow(input, exponent, *, out=None):
     """pow(input, exponent, *, out=None) -> Tensor
 
     input ** exponent; either may be a number. Integers to negative integer powers are refused."""
-    from .shape import clone
     if not is_tensor(input):   # a number base: a tensor of the dtype the pair promotes to
-        from .._creation import tensor
         input = tensor(input, dtype=D.result_type(input, exponent), device=exponent.device)
     if isinstance(exponent, bool) and input.dtype is D.bool:
         # PyTorch answers x ** True and x ** False without its (missing) bool pow kernel
@@ -346,7 +346,6 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None, *, out=None):
 
     NaN, +inf and -inf replaced (by default with 0 and the dtype's largest and lowest finite)."""
     _need_tensor("nan_to_num", input, "input", 1)
-    from .shape import clone
     if not input.dtype.is_floating_point:  # nothing to replace; the dtype stays
         return _out(clone(input), out)
     big = 65504.0 if input.dtype is D.float16 else 3.4028234663852886e38
@@ -381,7 +380,6 @@ def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     """allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False) -> bool
 
     Whether isclose holds everywhere."""
-    from .reduction import all as all_
     return bool(all_(isclose(input, other, rtol, atol, equal_nan)).item())
 
 
@@ -390,5 +388,4 @@ def equal(input, other):
     """equal(input, other) -> bool
 
     Whether both have the same shape and elements."""
-    from .reduction import all as all_
     return input.shape == other.shape and bool(all_(call("eq", input, other)).item())

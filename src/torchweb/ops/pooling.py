@@ -12,6 +12,8 @@ from .dispatch import empty, is_tensor
 from .elementwise import call
 from .adjoint import linear_backward
 from .registry import define
+from . import elementwise as E
+from .index_ops import gather
 
 
 def _be(t):
@@ -91,7 +93,6 @@ def _run(fn, x, *args):
 
 
 def _contig(t):
-    from . import elementwise as E
     return t if t.is_contiguous() else E.copy_into(empty(t.shape, t.dtype, t.device), t)
 
 
@@ -127,7 +128,6 @@ class _MaxPool(Function):
 def _gather_at(x, idx, r):
     """x's values at a max pooling's indices (flat positions in each plane of the last r
     dims): the pooling's output for an input x (PyTorch's max_pool double backward)."""
-    from .index_ops import gather
     lead = tuple(x.shape[:x.dim() - r])
     flat = x.reshape(lead + (-1,))
     out = gather(flat, -1, idx.reshape(lead + (-1,)))
@@ -324,7 +324,6 @@ class _MaxUnpool(Function):
 
     @staticmethod
     def forward(ctx, x, indices, out_size, what):
-        from . import elementwise as E
         r = len(out_size)
         lead = tuple(x.shape[:x.dim() - r])
         B = 1

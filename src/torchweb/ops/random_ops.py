@@ -9,10 +9,12 @@ from .._is_tensor import is_tensor
 from ..autograd import grad_mode
 from .out_arg import write_out
 from .registry import define
+from .._creation import empty, randn, _options
+from .._size import broadcast_shapes
+from .search import searchsorted
 
 
 def _uniform_like(t, generator=None, dtype=None):
-    from .._creation import empty
     u = empty(t.shape, dtype=dtype or (t.dtype if t.dtype.is_floating_point else D.float32),
               device=t.device)
     return u.uniform_(0.0, 1.0, generator=generator)
@@ -45,7 +47,6 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
             cdf = p.cumsum(-1)
             total = cdf[:, -1:]
             u = _uniform_like(p.new_empty((p.shape[0], num_samples)), generator) * total
-            from .search import searchsorted
             idx = searchsorted(cdf.contiguous(), u.contiguous(), right=True).clamp_(max=n_cat - 1)
         else:
             # PyTorch's exponential race: argtop-k of p / E with E ~ Exp(1)
@@ -136,7 +137,6 @@ def geometric_(self, p, *, generator=None):
             "`size` gives the shape). Differentiable in tensor mean and std.")
 def normal(mean, std=1.0, size=None, *, generator=None, out=None, dtype=None, layout=None, device=None,
            requires_grad=False, pin_memory=False):
-    from .._creation import randn, empty, _options
     _options("normal", layout)
     if out is not None:
         ref = mean if is_tensor(mean) else std if is_tensor(std) else None
@@ -162,7 +162,6 @@ def normal(mean, std=1.0, size=None, *, generator=None, out=None, dtype=None, la
         raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
     shape = ref.shape
     if is_tensor(mean) and is_tensor(std):
-        from .._size import broadcast_shapes
         shape = broadcast_shapes(mean.shape, std.shape)
     noise = empty(shape, dtype=ref.dtype, device=ref.device).normal_(0.0, 1.0, generator=generator)
     return mean + std * noise

@@ -1,15 +1,12 @@
 """Scans: cumsum, cumprod, cummax, cummin, logcumsumexp, each with its own backward.
 
-The backend scans the last dim of a view (the scan dim moved last, no copy). Few long rows are
-split here, not in the backend (as ops/lowering.py splits reductions): chunk totals, a scan of
-each row's totals, then every chunk scanned again from the total before it, so that many
-workgroups share a row. int64 totals travel as 64-bit (lo, hi) pairs.
+The backend scans the last dim of a view (the scan dim moved last, no copy): ops/scan_lowering.py.
 """
 
 from collections import namedtuple
 
 from .. import _dtype as D
-from .._size import wrap_dim
+from .._size import wrap_dim, contiguous_strides
 from ..autograd.function import Function
 from ..backends import backend_for
 from . import elementwise as E
@@ -18,73 +15,11 @@ from ..autograd import grad_mode
 from .adjoint import linear_backward
 from .elementwise import K
 from .registry import define
+from .scan_lowering import moved, raw_scan
+from .index_ops import gather
 
 cummax_t = namedtuple("cummax", ["values", "indices"])
 cummin_t = namedtuple("cummin", ["values", "indices"])
-
-SPLIT_MIN = 4096          # a row this long...
-SPLIT_MAX_ROWS = 64       # ...in at most this many rows is scanned in chunks
-CHUNK = 2048              # elements per chunk (at least; at most 1024 chunks a row)
-
-
-def _moved(t, d):
-    """A view of t with dim d last."""
-    order = [i for i in range(t.dim()) if i != d] + [d]
-    return t._view(tuple(t.shape[i] for i in order), tuple(t._stride[i] for i in order), t._offset)
-
-
-def _totals_dtype(kind, dtype):
-    return D.float32 if dtype is D.float16 else dtype
-
-
-def lower_scan(kind, out, inp, acc_cls, indices=None, reverse=False):
-    """Scan inp's last dim into out (and indices): one backend call, or three passes for few
-    long rows on a backend that wants them split (SPLIT_SCANS)."""
-    be = backend_for(out.device.type)
-    R = inp.shape[-1]
-    rows = inp.numel() // R if R else 0
-    if rows == 0 or R == 0:
-        return
-    if not be.SPLIT_SCANS or R < SPLIT_MIN or rows > SPLIT_MAX_ROWS:
-        be.scan(kind, out, inp, acc_cls, indices=indices, reverse=reverse)
-        return
-    chunk = max(CHUNK, -(-R // 1024))
-    nchunks = -(-R // chunk)
-    arg = kind in ("max", "min")
-    wide = kind in ("sum", "prod") and acc_cls != "f" and out.dtype is D.int64
-    dev = out.device
-    if wide:
-        totals = empty((rows * nchunks * 2,), D.int32, dev)
-        scanned = empty((rows * nchunks * 2,), D.int32, dev)
-        tview = totals._view((rows, nchunks), (nchunks, 1), 0)
-        sview = scanned._view((rows, nchunks), (nchunks, 1), 0)
-    else:
-        tdt = _totals_dtype(kind, out.dtype)
-        totals = empty((rows, nchunks), tdt, dev)
-        scanned = empty((rows, nchunks), tdt, dev)
-        tview, sview = totals, scanned
-    tidx = empty((rows, nchunks), D.int64, dev) if arg else None
-    cidx = empty((rows, nchunks), D.int64, dev) if arg else None
-    be.scan(kind, tview, inp, acc_cls, indices=tidx, reverse=reverse, nchunks=nchunks,
-            totals_only=True, pairs_out=wide)
-    be.scan(kind, sview, tview, acc_cls, indices=cidx, pairs_in=wide, pairs_out=wide,
-            **({"index_in": tidx} if arg else {}))
-    be.scan(kind, out, inp, acc_cls, indices=indices, reverse=reverse, nchunks=nchunks,
-            carry=scanned, carry_indices=cidx)
-
-
-def raw_scan(kind, x, d, out_dtype, acc_cls, reverse=False):
-    """The scan of x along dim d (no autograd): out (and int64 indices for max/min), contiguous."""
-    out = empty(x.shape, out_dtype, x.device)
-    idx = empty(x.shape, D.int64, x.device) if kind in ("max", "min") else None
-    if x.dim() == 0:
-        x1 = x._view((1,), (1,), x._offset)
-        lower_scan(kind, out._view((1,), (1,), 0), x1, acc_cls,
-                   None if idx is None else idx._view((1,), (1,), 0), reverse)
-    else:
-        lower_scan(kind, _moved(out, d), _moved(x, d), acc_cls,
-                   None if idx is None else _moved(idx, d), reverse)
-    return out if idx is None else (out, idx)
 
 
 def _dim(x, dim):
@@ -214,14 +149,13 @@ def scatter_add_along(g, indices, d, shape):
     if g.dim() == 0:
         return g.clone() if g.dtype is D.float32 else g.to(g.dtype)
     # its adjoint (create_graph): the values at the indices again
-    from .index_ops import gather
     return linear_backward(g, lambda g: _scatter_add_along(g, indices, d, shape),
                            lambda gg: gather(gg, d, indices), "ScatterAddAlongBackward0")
 
 
 def _scatter_add_along(g, indices, d, shape):
     be = backend_for(g.device.type)
-    gm, im = _moved(g, d), _moved(indices, d)
+    gm, im = moved(g, d), moved(indices, d)
     K = gm.shape[-1]
     N = shape[d]
     rows = gm.numel() // K if K else 0
@@ -235,17 +169,12 @@ def _scatter_add_along(g, indices, d, shape):
         gc = gc._view((rows, K), (K, 1), gc._offset)
         be.sort_scatter_add(acc, ic, gc)
     moved_shape = tuple(shape[i] for i in order)
-    res = acc._view(moved_shape, _contig_strides(moved_shape), 0)
+    res = acc._view(moved_shape, contiguous_strides(moved_shape), 0)
     inv = [order.index(i) for i in range(len(shape))]
     res = res._view(tuple(moved_shape[i] for i in inv), tuple(res._stride[i] for i in inv), 0)
     out = empty(shape, g.dtype, g.device)
     E.copy_into(out, res)
     return out
-
-
-def _contig_strides(shape):
-    from .._size import contiguous_strides
-    return contiguous_strides(shape)
 
 
 def _contig(t):

@@ -11,6 +11,7 @@ from ..backends import backend_for
 from . import elementwise as E
 from .dispatch import compute_class, empty, is_tensor
 from .registry import define
+from .._creation import tensor
 
 
 def _contig(t):
@@ -31,7 +32,6 @@ def _search(seq, values, out_int32, right, sorter, name="torch.searchsorted()"):
     if seq.dim() == 0:
         raise RuntimeError(f"{name}: boundaries tensor should have positive dimension, but got 0 dimension")
     if not is_tensor(values):
-        from .._creation import tensor
         values = tensor(values, device=seq.device)
         if seq.dim() > 1:
             raise RuntimeError(f"{name}: input value can be a scalar only when boundaries tensor dimension "

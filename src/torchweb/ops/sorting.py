@@ -19,7 +19,10 @@ from . import shape as S
 from .dispatch import compute_class, empty
 from .registry import define
 from .elementwise import K
-from .scan import _moved, raw_scan, scatter_add_along
+from .scan import scatter_add_along
+from .scan_lowering import moved, raw_scan
+from .._creation import arange
+from .reduction import raw_reduce
 
 _RT = {n: namedtuple(n, ["values", "indices"]) for n in ("sort", "topk", "kthvalue", "median", "nanmedian", "mode")}
 
@@ -41,7 +44,7 @@ def raw_sort(x, d, descending):
         return values, indices
     if x.numel() == 0:
         return values, indices
-    xm, vm, im = _moved(x, d), _moved(values, d), _moved(indices, d)
+    xm, vm, im = moved(x, d), moved(values, d), moved(indices, d)
     be = backend_for(x.device.type)
     R = xm.shape[-1]
     rows = xm.numel() // R
@@ -162,12 +165,10 @@ def _select(t, d, pos, keepdim):
     if isinstance(pos, int):
         r = _contig(_narrow(t, d, pos, 1)) if t.dim() else t
     else:
-        from .._creation import arange
         n = t.shape[d]
         iota = S.reshape(arange(n, dtype=D.int64, device=t.device), tuple(n if i == d else 1 for i in range(t.dim())))
         hit = E.run("eq", iota, pos)
         picked = E.run("where", hit, t, 0 if not t.dtype.is_floating_point else 0.0)
-        from .reduction import raw_reduce
         r = raw_reduce("sum", picked, [d], True, t.dtype if t.dtype.is_floating_point else D.int64)
         if r.dtype is not t.dtype:
             r = r.to(t.dtype)
@@ -196,7 +197,6 @@ def _median_pos(v, d, ignore_nan):
     """Per row of sorted v, the position of the (nan)median: the lower median of the non-NaN
     values; for median a row with NaN gives its first NaN, for nanmedian an all-NaN row the
     lower middle."""
-    from .reduction import raw_reduce
     n = v.shape[d]
     if not v.dtype.is_floating_point:
         return (n - 1) // 2
@@ -241,7 +241,6 @@ class _MedianAll(Function):
 
     @staticmethod
     def backward(ctx, g):
-        from .reduction import raw_reduce
         x, r = ctx.saved_tensors
         hit = E.run("logical_or", E.run("eq", x, r), E.run("logical_and", E.run("isnan", x), E.run("isnan", r)))
         hitf = hit.to(g.dtype)
@@ -284,8 +283,6 @@ def mode(input, dim=-1, keepdim=False, *, axis=None, keepdims=None):
         raise IndexError(f"mode(): Expected reduction dim {d} to have non-zero size.")
 
     def fn():
-        from .._creation import arange
-        from .reduction import raw_reduce
         v, i = raw_sort(input, d, False)
         if input.dim() == 0:
             return v, i

@@ -8,6 +8,8 @@ from .elementwise import call
 from .inplace import call_inplace
 from .registry import define, register
 from . import reduction as R, shape as S
+from .. import _dtype as D
+from .._creation import tensor
 
 
 def _check_n(n):
@@ -67,7 +69,6 @@ def mvlgamma(input, p, *, out=None):
         raise RuntimeError("p has to be greater than or equal to 1")
     x = input if input.dtype.is_floating_point else input.to(_default_float())
     shifts = [-(p - 1 - i) / 2 for i in range(p)]   # -(p-1)/2, ..., -1/2, 0 as PyTorch
-    from .._creation import tensor
     args = S.unsqueeze(x, -1) + tensor(shifts, dtype=x.dtype, device=x.device)
     r = R.sum(call("lgamma", args), -1) + p * (p - 1) * math.log(math.pi) / 4
     if out is not None:
@@ -77,5 +78,4 @@ def mvlgamma(input, p, *, out=None):
 
 
 def _default_float():
-    from .. import _dtype as D
     return D.get_default_dtype()

@@ -19,6 +19,7 @@ bound for "cpu" lands on webgpu instead.
 """
 
 from .._device import CPU, WEBGPU, device as _device
+from ..backends.webgpu import is_available
 
 
 def _numpy_present():
@@ -30,7 +31,6 @@ def _numpy_present():
 
 
 def _accelerator():
-    from ..backends.webgpu import is_available
     return WEBGPU if is_available() else CPU
 
 

@@ -25,6 +25,7 @@ from .. import _dtype as D
 from .._device import device as _device
 from .._size import Size
 from .._tensor import Tensor
+from ..nn.parameter import Parameter
 
 _SUPPORTED = ("tensors, nn.Parameters, dicts, OrderedDicts, lists, tuples, sets, str, bytes, "
               "int, float, bool, None, torch.Size, dtypes and devices")
@@ -193,7 +194,6 @@ class Pickler:
 
     # -- tensors ---------------------------------------------------------------------------
     def save_tensor(self, t):
-        from ..nn.parameter import Parameter
         if t.is_sparse:
             self.save_sparse(t)
         elif isinstance(t, Parameter):

@@ -21,6 +21,7 @@ import struct
 from .._tensor import Tensor
 from .storage_bytes import BY_ST_NAME, check_loadable, file_dtype_of, for_device, \
     storage_from_file_bytes, storage_to_file_bytes
+from .map_location import coerce
 
 MAX_HEADER = 100_000_000
 # safetensors' Dtype enum order (the writer puts larger ones first)
@@ -179,7 +180,6 @@ def parse_header(data):
 
 
 def _device(device):
-    from .map_location import coerce
     return coerce(device if device is not None else "cpu")
 
 

@@ -13,6 +13,7 @@ import warnings
 from array import array
 
 from .. import _dtype as D
+from ..backends import backend_for
 
 _LITTLE = sys.byteorder == "little"
 _F32_MAX = 3.4028235677973366e38   # past this a float64 rounds to inf in float32
@@ -97,7 +98,6 @@ def storage_from_file_bytes(data, fmt, numel, device, big_endian=False, wrap=Fal
     """A storage of `device` holding numel elements of file type fmt (converted to fmt.target).
     int64 values outside int32's range raise Int64OutOfRange on webgpu, or with wrap=True are
     stored wrapped (for elements no tensor views: the caller checks the views, check_views)."""
-    from ..backends import backend_for
     dtype = fmt.target
     data = memoryview(data)[:numel * fmt.itemsize]
     np = _np()
@@ -214,7 +214,6 @@ def storage_to_file_bytes(storage):
         if arr.dtype.byteorder == ">" or (arr.dtype.byteorder == "=" and not _LITTLE):
             arr = arr.astype(arr.dtype.newbyteorder("<"))
         return np.ascontiguousarray(arr).tobytes()
-    from ..backends import backend_for
     raw = backend_for("webgpu").read_storage_bytes(storage)
     return gpu_to_file_bytes(raw, dtype)
 

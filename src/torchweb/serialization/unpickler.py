@@ -27,6 +27,11 @@ from pickle import UnpicklingError
 from .. import _dtype as D
 from .._size import Size
 from .storage_bytes import BY_NAME, BY_STORAGE
+from .. import _layout
+from .._device import device
+from .._sparse_coo import sparse_coo_tensor
+from .._tensor import Tensor
+from ..nn.parameter import Parameter
 
 
 class StorageType:
@@ -98,13 +103,11 @@ def _set_state(obj, state):
 
 
 def _check_tensor(t, what):
-    from .._tensor import Tensor
     if not isinstance(t, Tensor):
         raise UnpicklingError(f"{what} expects a tensor, got {type(t).__name__}")
 
 
 def _rebuild_parameter(data, requires_grad, backward_hooks):
-    from ..nn.parameter import Parameter
     _check_tensor(data, "_rebuild_parameter")
     return Parameter(data, bool(requires_grad) and data.dtype.is_floating_point)
 
@@ -114,7 +117,6 @@ def _rebuild_parameter_with_state(data, requires_grad, backward_hooks, state):
 
 
 def _rebuild_from_type_v2(func, new_type, args, state):
-    from ..nn.parameter import Parameter
     if func not in _REBUILDERS:
         raise UnpicklingError(f"_rebuild_from_type_v2: {func!r} is not a tensor rebuild function")
     ret = func(*args)
@@ -133,7 +135,6 @@ def _encode(obj, encoding="utf-8", errors="strict"):
 
 
 def _torch_device(kind, index=None):
-    from .._device import device
     try:
         return device(kind, index)
     except (RuntimeError, ValueError):
@@ -141,7 +142,6 @@ def _torch_device(kind, index=None):
 
 
 def _get_layout(name):
-    from .. import _layout
     layout = _layout.LAYOUTS.get(name.replace("torch.", ""))
     if layout is None:
         raise UnpicklingError(f"_get_layout: unknown layout {name!r}")
@@ -149,8 +149,6 @@ def _get_layout(name):
 
 
 def _rebuild_sparse_tensor(layout, data):
-    from .. import _layout
-    from .._sparse_coo import sparse_coo_tensor
     if layout is not _layout.sparse_coo:
         raise UnpicklingError(f"_rebuild_sparse_tensor: layout {layout} is not supported by torchweb "
                               "(only torch.sparse_coo)")
@@ -166,7 +164,6 @@ _REBUILDERS = (_rebuild_tensor, _rebuild_tensor_v2, _rebuild_tensor_v3, _rebuild
 
 
 def _allowed_globals():
-    from ..nn.parameter import Parameter
     g = {
         "collections.OrderedDict": OrderedDict,
         "collections.Counter": Counter,
@@ -296,7 +293,6 @@ class Unpickler:
             elif op == 0x81:                                 # NEWOBJ
                 args = self.pop()
                 cls = self.pop()
-                from ..nn.parameter import Parameter
                 if cls is Parameter:
                     push(Parameter(*args))
                 elif any(cls is c for c in _NEWOBJ) and isinstance(args, tuple):
@@ -307,7 +303,6 @@ class Unpickler:
             elif op == 0x62:                                 # BUILD
                 state = self.pop()
                 inst = self.top()
-                from .._tensor import Tensor
                 if type(inst) is OrderedDict and isinstance(state, dict):
                     inst.__dict__.update({k: v for k, v in state.items()
                                           if isinstance(k, str) and not k.startswith("__")})

@@ -22,6 +22,7 @@ import zipfile
 
 from .storage_bytes import BY_STORAGE, check_loadable, file_dtype_of, for_device, \
     Int64OutOfRange, check_views, storage_from_file_bytes, storage_to_file_bytes
+from .._tensor import Tensor
 
 ALIGN = 64
 # pickle of torch.serialization's MAGIC_NUMBER, how a legacy (pre-1.6) checkpoint starts
@@ -53,7 +54,7 @@ class _AlignedZip:
 
 
 def write_archive(fileobj, name, obj):
-    from .pickler import Pickler
+    from .pickler import Pickler  # deferred: load time (torch.save's pickler loads with the first save)
     keys = {}        # id(storage) -> key
     records = []     # (key, storage)
 
@@ -144,7 +145,6 @@ class LoadedStorage:
         self._made = {}
 
     def make_tensor(self, offset, size, stride, fmt=None):
-        from .._tensor import Tensor
         fmt = fmt or self.fmt
         numel = self.numel
         if fmt is not self.fmt:   # a typed view of an untyped storage: numel counts bytes
@@ -187,7 +187,7 @@ def _check_view(key, numel, offset, size, stride):
 
 def read_archive(fileobj, resolve_device):
     """The object of a zip checkpoint. resolve_device(location, numel, fmt) -> torchweb device."""
-    from .unpickler import StorageType, Unpickler
+    from .unpickler import StorageType, Unpickler  # deferred: load time (with the first torch.load)
     archive = Archive(fileobj)
     byteorder = archive.read("byteorder").decode("ascii", "replace").strip() if archive.has("byteorder") else "little"
     if byteorder not in ("little", "big"):

@@ -1,91 +1,11 @@
-"""torch.sparse for torchweb's minimal COO tensors (_sparse_coo.py): mm, addmm, sum, softmax,
-log_softmax. Products are gathers and scatter-adds over the entries (index_select, index_add);
-sum, softmax and log_softmax go through the dense tensor. All are dense ops underneath, so
-gradients reach the values and the dense operands."""
+"""torch.sparse for torchweb's minimal COO tensors (_sparse_coo.py): mm, addmm and sum
+(_sparse_math.py), softmax and log_softmax. softmax and log_softmax go through the dense tensor,
+so gradients reach the values."""
 
-import builtins
-
-from .._size import wrap_dim
-from .._sparse_coo import _make, _refusal
+from .._sparse_coo import _make
+from .._sparse_math import addmm, mm, sum
 
 __all__ = ["mm", "addmm", "sum", "softmax", "log_softmax"]
-
-
-def _shape_str(t):
-    return "x".join(str(s) for s in t.shape)
-
-
-def _check_matrix(s):
-    if s.sparse_dim() != 2 or s.dense_dim() != 0:
-        raise _refusal(f"mm of a sparse tensor with sparse_dim {s.sparse_dim()} and dense_dim "
-                       f"{s.dense_dim()} (only 2-D sparse matrices)")
-
-
-def _sparse_dense(s, d):
-    """s [M, K] sparse times d [K, N] or [K] dense: each entry (i, k, v) adds v * d[k] to row i."""
-    _check_matrix(s)
-    vec = d.dim() == 1
-    if d.dim() not in (1, 2) or s.shape[1] != d.shape[0]:
-        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({_shape_str(s)} and {_shape_str(d)})")
-    if s.dtype is not d.dtype:
-        raise RuntimeError(f"expected mat1 and mat2 to have the same dtype, but got: {s.dtype} != {d.dtype}")
-    if s.device != d.device:
-        raise RuntimeError(f"Expected all tensors to be on the same device, but found {s.device} and {d.device}")
-    d2 = d.unsqueeze(1) if vec else d
-    rows, cols = s._sp_indices[0], s._sp_indices[1]
-    picked = d2.index_select(0, cols) * s._sp_values.unsqueeze(1)
-    out = picked.new_zeros((s.shape[0], d2.shape[1])).index_add(0, rows, picked)
-    return out.squeeze(1) if vec else out
-
-
-def mm(mat1, mat2, reduce="sum"):
-    """mat1 @ mat2 with mat1 or mat2 sparse: dense unless both are sparse (then sparse).
-    Both are matrices (torch.matmul's sparse path, _product, also takes a dense vector)."""
-    if reduce != "sum":
-        raise _refusal(f"torch.sparse.mm with reduce={reduce!r}")
-    for t, dim in ((mat1, -2), (mat2, 1)):
-        if t.dim() < 2:   # (PyTorch's message: the dense operand's size(dim) is out of range)
-            raise IndexError(f"Dimension out of range (expected to be in range of [-{max(t.dim(), 1)}, "
-                             f"{max(t.dim(), 1) - 1}], but got {dim})")
-    return _product(mat1, mat2)
-
-
-def _product(mat1, mat2):
-    """mat1 @ mat2, one of them sparse (a 2-D matrix), the other a dense matrix or vector."""
-    a, b = mat1.is_sparse, mat2.is_sparse
-    if a and b:
-        return _sparse_dense(mat1, mat2.to_dense()).to_sparse()
-    if a:
-        return _sparse_dense(mat1, mat2)
-    if b:
-        _check_matrix(mat2)
-        if mat1.dim() == 1:
-            return _sparse_dense(mat2.t(), mat1)
-        if mat1.dim() != 2:
-            raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({_shape_str(mat1)} and {_shape_str(mat2)})")
-        return _sparse_dense(mat2.t(), mat1.t()).t()
-    return mat1 @ mat2
-
-
-def addmm(mat, mat1, mat2, *, beta=1.0, alpha=1.0):
-    """beta * mat + alpha * (mat1 @ mat2), mat1 sparse, mat and mat2 dense."""
-    prod = mm(mat1, mat2)
-    return prod * alpha + mat * beta if beta else prod * alpha
-
-
-def sum(input, dim=None, dtype=None):
-    """The sum of the entries: a dense 0-d tensor for dim=None or when every sparse dim is
-    summed, else a sparse tensor of the remaining dims."""
-    if not input.is_sparse:
-        raise RuntimeError("torch.sparse.sum expects a sparse tensor (layout torch.sparse_coo)")
-    if dim is None:
-        return input._values().sum(dtype=dtype) if dtype is not None else input._values().sum()
-    dims = (dim,) if isinstance(dim, int) else tuple(dim)
-    dims = sorted({wrap_dim(d, input.dim()) for d in dims})
-    dense = input.to_dense()
-    out = dense.sum(dims, dtype=dtype) if dtype is not None else dense.sum(dims)
-    left = input.sparse_dim() - builtins.sum(1 for d in dims if d < input.sparse_dim())
-    return out if left == 0 else out.to_sparse(left)
 
 
 def _masked_softmax(input, dim, dtype, log):

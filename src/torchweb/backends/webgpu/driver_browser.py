@@ -8,6 +8,7 @@ pyodide.ffi.run_sync (JSPI) by read, where the page allows it (can_run_sync()).
 
 import base64
 from importlib import resources
+from .runtime import _runtime, set_runtime_driver
 
 _MODULE = [None]   # the imported runtime.mjs, shared by every driver in this interpreter
 
@@ -168,7 +169,6 @@ async def init_async():
 
     Needed once where the page cannot block (can_run_sync() False); harmless elsewhere.
     Returns the adapter info (vendor, architecture, device, description, ...)."""
-    from .runtime import _runtime, set_runtime_driver
     rt = _runtime[0]
     if rt is not None and not rt.closed:
         return dict(rt.driver.adapter_info)

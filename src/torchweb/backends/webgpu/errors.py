@@ -12,6 +12,10 @@ ERROR_BUFFER_ID = 0xFFFFFFF0      # a fixed id, far above the pool's counter
 ZERO_DIVISION, INT64_RANGE, INDEX, CONTENTION = 0, 1, 2, 3
 NWORDS = 4
 CLEAR = b"\xff" * (4 * NWORDS)    # atomicMin's identity
+# The retries of a kernel's compare-exchange loop (kernels/wgsl.py cas_loop) before it raises
+# CONTENTION: under lavapipe's 65535-iteration loop cut; NVIDIA lost updates at 4096 with
+# 10,000 adds racing for one word.
+CAS_RETRIES = 60000
 WGSL_DECL = "var<storage, read_write> ERR: array<atomic<u32>, {n}>;".format(n=NWORDS)
 
 
@@ -116,7 +120,6 @@ class DeviceErrors:
 def _exception(kind, what, exc=None, message=None, hint=None):
     where = f"(in {what} on webgpu: found by the GPU, reported at the next readback or synchronize)"
     if kind == CONTENTION:
-        from .kernels.wgsl import CAS_RETRIES   # the bound the kernels were generated with
         return RuntimeError(
             f"{what}: an atomic update could not complete under contention {where}: its compare-exchange "
             f"loop gave up after {CAS_RETRIES} retries while other GPU threads kept updating the same "

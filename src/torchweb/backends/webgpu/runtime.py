@@ -347,10 +347,10 @@ def get_runtime():
             raise RuntimeError(f"torchweb: WebGPU is not available: {_init_error[0]}")
         try:
             if in_browser():
-                from .driver_browser import BrowserDriver
+                from .driver_browser import BrowserDriver  # deferred: driver choice
                 driver = BrowserDriver.create_sync()
             else:
-                from .driver_native import NativeDriver
+                from .driver_native import NativeDriver  # deferred: driver choice
                 driver = NativeDriver()
         except ImportError as e:
             _init_error[0] = (f"{e}. In CPython, install the native driver: "

@@ -8,6 +8,7 @@ from ... import _creation
 from .. import functional as F
 from ..parameter import Parameter
 from .module import Module
+from .. import init
 
 __all__ = [
     "Threshold", "ReLU", "RReLU", "Hardtanh", "ReLU6", "Sigmoid", "Hardsigmoid", "Tanh", "SiLU", "Mish",
@@ -340,7 +341,6 @@ class PReLU(Module):
         self.reset_parameters()
 
     def reset_parameters(self):
-        from .. import init
         init.constant_(self.weight, self.init)
 
     def forward(self, input):

@@ -4,7 +4,8 @@ two-layer projection per tail cluster, evaluated only for the rows whose targets
 
 from collections import namedtuple
 
-from ... import _functions as _F
+from ...ops.join import cat
+from ...ops.reduction import argmax
 from .. import functional as F
 from .container import ModuleList, Sequential
 from .linear import Linear
@@ -113,7 +114,7 @@ class AdaptiveLogSoftmaxWithLoss(Module):
         for i in range(self.n_clusters):
             cluster_logprob = F.log_softmax(self.tail[i](input), dim=1)
             parts.append(cluster_logprob + head_logprob[:, self.shortlist_size + i].unsqueeze(1))
-        return _F.cat(parts, dim=1)
+        return cat(parts, dim=1)
 
     def log_prob(self, input):
         """log probabilities of all n_classes classes, (N, n_classes)."""
@@ -123,12 +124,12 @@ class AdaptiveLogSoftmaxWithLoss(Module):
         """The most probable class per row; the tails are evaluated only for the rows whose head
         argmax is a cluster token."""
         head_output = self.head(input)
-        output = _F.argmax(head_output, dim=1)
+        output = argmax(head_output, dim=1)
         not_in_shortlist = output >= self.shortlist_size
         if not bool(not_in_shortlist.any()):
             return output
         if bool(not_in_shortlist.all()):
-            return _F.argmax(self._get_full_log_prob(input, head_output), dim=1)
+            return argmax(self._get_full_log_prob(input, head_output), dim=1)
         log_prob = self._get_full_log_prob(input[not_in_shortlist], head_output[not_in_shortlist])
-        output[not_in_shortlist] = _F.argmax(log_prob, dim=1)
+        output[not_in_shortlist] = argmax(log_prob, dim=1)
         return output

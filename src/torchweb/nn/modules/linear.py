@@ -8,6 +8,7 @@ from .. import functional as F
 from .. import init
 from ..parameter import Parameter
 from .module import Module
+from ...autograd import grad_mode
 
 __all__ = ["Identity", "Linear", "Bilinear"]
 
@@ -17,7 +18,6 @@ def _factory(device, dtype):
 
 
 def _uniform_(t, bound):
-    from ...autograd import grad_mode
     with grad_mode.no_grad():
         return t.uniform_(-bound, bound)
 

@@ -3,6 +3,7 @@
 is what PyTorch does for configurations its chunked path does not cover."""
 
 import dataclasses
+from ... import _dtype as D
 
 __all__ = ["LinearCrossEntropyOptions"]
 
@@ -32,7 +33,6 @@ class LinearCrossEntropyOptions:
         if not (self.batch_chunk_size is None
                 or (isinstance(self.batch_chunk_size, int) and self.batch_chunk_size > 0)):
             raise ValueError(f"batch_chunk_size must be positive int or None, got {self.batch_chunk_size!r}")
-        from ... import _dtype as D
         if self.acc_dtype is not None and self.acc_dtype not in (D.float16, D.float32):
             raise ValueError(f"acc_dtype must be one of {{None, torch.float16, torch.bfloat16, torch.float32, "
                              f"torch.float64}}, got {self.acc_dtype!r}. Pass acc_dtype=None to let the op "

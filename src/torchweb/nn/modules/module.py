@@ -9,6 +9,10 @@ from ..._tensor import Tensor
 from ...autograd import grad_mode
 from ..parameter import Parameter, Buffer, is_lazy
 from . import _hooks
+from ... import _dtype
+from ..._creation import empty_like
+from ..._device import as_device
+from ..._float64 import refusal
 
 
 class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
@@ -358,7 +362,6 @@ class Module:
         return self._apply(convert)
 
     def to_empty(self, *, device=None, recurse=True):
-        from ..._creation import empty_like
         return self._apply(lambda t: empty_like(t, device=device), recurse=recurse)
 
     def cpu(self):
@@ -372,19 +375,15 @@ class Module:
         return self._apply(lambda t: t.to(dtype) if t.is_floating_point() else t)
 
     def float(self):
-        from ... import _dtype
         return self._cast_floats(_dtype.float32)
 
     def half(self):
-        from ... import _dtype
         return self._cast_floats(_dtype.float16)
 
     def double(self):
-        from ..._float64 import refusal
         raise refusal("Module.double() (float64 parameters)")
 
     def bfloat16(self):
-        from ... import _dtype
         return self._cast_floats(_dtype.as_dtype(_dtype._UnsupportedDtype("bfloat16")))
 
     def type(self, dst_type):
@@ -625,8 +624,6 @@ def _check_name(name, what):
 
 def _parse_to(*args, **kwargs):
     """Module.to's arguments: (device), (dtype), (device, dtype), (tensor), with keywords."""
-    from ... import _dtype
-    from ..._device import as_device
     device = kwargs.pop("device", None)
     dtype = kwargs.pop("dtype", None)
     non_blocking = kwargs.pop("non_blocking", False)

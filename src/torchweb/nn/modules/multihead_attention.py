@@ -11,6 +11,7 @@ from .. import init
 from ..parameter import Parameter
 from .linear import Linear
 from .module import Module
+from ...ops.composite.mha import _canonical_mask, _none_or_dtype
 
 __all__ = ["MultiheadAttention"]
 
@@ -84,7 +85,6 @@ class MultiheadAttention(Module):
 
     def forward(self, query, key, value, key_padding_mask=None, need_weights=True, attn_mask=None,
                 average_attn_weights=True, is_causal=False):
-        from ...ops.composite.mha import _canonical_mask, _none_or_dtype
         is_batched = query.dim() == 3
         key_padding_mask = _canonical_mask(key_padding_mask, "key_padding_mask", _none_or_dtype(attn_mask),
                                            "attn_mask", query.dtype)

@@ -20,18 +20,10 @@ from .. import functional as F
 from .. import init
 from ..parameter import Parameter
 from .module import Module
+from ...ops.join import cat, stack
+from ..utils.rnn import PackedSequence
 
 __all__ = ["RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell"]
-
-
-def _ops():
-    from ...ops.join import cat, stack
-    return cat, stack
-
-
-def _packed_cls():
-    from ..utils.rnn import PackedSequence
-    return PackedSequence
 
 
 def _apply_permutation(tensor, permutation, dim=1):
@@ -197,7 +189,6 @@ class RNNBase(Module):
         """One layer, one direction. x: (total rows, I) with the rows of step t at
         x[offsets[t]:offsets[t] + steps[t]] (steps: batch size per step, non-increasing).
         Returns (output rows in x's layout, h_n (N, Hout), c_n or None)."""
-        cat, stack = _ops()
         w = {n.split("_l")[0]: getattr(self, n) for n in names}
         gx_all = F.linear(x, w["weight_ih"], w.get("bias_ih"))  # every step's input gates: one matmul
         w_hh, b_hh, w_hr = w["weight_hh"], w.get("bias_hh"), w.get("weight_hr")
@@ -256,7 +247,6 @@ class RNNBase(Module):
 
     def _run(self, x, steps, hx, cx):
         """x: (rows, I) packed by steps; hx: (L * D, N, Hout); cx likewise or None."""
-        cat, stack = _ops()
         nd = 2 if self.bidirectional else 1
         hs, cs = [], []
         layer_in = x
@@ -279,7 +269,6 @@ class RNNBase(Module):
     def _forward(self, input, hx):
         """Shared by RNN, LSTM and GRU; hx a tensor or (h0, c0) for LSTM."""
         lstm = self.mode == "LSTM"
-        PackedSequence = _packed_cls()
         packed = isinstance(input, PackedSequence)
         real_hidden = self.proj_size if self.proj_size > 0 else self.hidden_size
         nd = 2 if self.bidirectional else 1

@@ -15,82 +15,25 @@ import warnings
 from ... import _creation
 from .. import functional as F
 from .. import init
-from ..parameter import Parameter
 from .container import ModuleList
 from .linear import Linear
 from .module import Module
 from .multihead_attention import MultiheadAttention
+from ... import _dtype as D
+from ...autograd import grad_mode
+from ...ops.composite.mha import _canonical_mask, _none_or_dtype
+from ...ops.layout import triu
+from .dropout import Dropout
+from .normalization import LayerNorm
 
 __all__ = ["Transformer", "TransformerEncoder", "TransformerDecoder", "TransformerEncoderLayer",
            "TransformerDecoderLayer"]
 
 
-# -- LayerNorm and Dropout: nn's own when they exist, minimal equivalents otherwise ------------
-class _FallbackLayerNorm(Module):
-    __module__ = "torchweb.nn"
-
-    def __init__(self, normalized_shape, eps=1e-5, elementwise_affine=True, bias=True, device=None, dtype=None):
-        super().__init__()
-        if isinstance(normalized_shape, int):
-            normalized_shape = (normalized_shape,)
-        self.normalized_shape = tuple(normalized_shape)
-        self.eps = eps
-        self.elementwise_affine = elementwise_affine
-        fk = {"device": device, "dtype": dtype}
-        if elementwise_affine:
-            self.weight = Parameter(_creation.ones(self.normalized_shape, **fk))
-            self.bias = Parameter(_creation.zeros(self.normalized_shape, **fk)) if bias else None
-            if not bias:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
-
-    def forward(self, input):
-        return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
-
-    def extra_repr(self):
-        return f"{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.elementwise_affine}"
-
-
-_FallbackLayerNorm.__name__ = _FallbackLayerNorm.__qualname__ = "LayerNorm"
-
-
-class _FallbackDropout(Module):
-    __module__ = "torchweb.nn"
-
-    def __init__(self, p=0.5, inplace=False):
-        super().__init__()
-        if p < 0 or p > 1:
-            raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
-        self.p, self.inplace = p, inplace
-
-    def forward(self, input):
-        return F.dropout(input, self.p, self.training, self.inplace)
-
-    def extra_repr(self):
-        return f"p={self.p}, inplace={self.inplace}"
-
-
-_FallbackDropout.__name__ = _FallbackDropout.__qualname__ = "Dropout"
-
-
-def _LayerNorm(*args, **kw):
-    from .. import modules
-    return getattr(modules, "LayerNorm", _FallbackLayerNorm)(*args, **kw)
-
-
-def _Dropout(p):
-    from .. import modules
-    return getattr(modules, "Dropout", _FallbackDropout)(p)
-
-
 # -- helpers --------------------------------------------------------------------------------
 def _generate_square_subsequent_mask(sz, device=None, dtype=None):
-    from ... import _functions  # noqa: F401  (torch.triu registered)
-    from ...ops.registry import OPS
     full = _creation.full((sz, sz), float("-inf"), dtype=dtype, device=device)
-    return OPS["triu"].fn(full, diagonal=1)
+    return triu(full, diagonal=1)
 
 
 def _get_seq_len(src, batch_first):
@@ -125,7 +68,6 @@ def _get_activation_fn(activation):
 
 
 def _canon(mask, name, other, other_name, target, check_other=True):
-    from ...ops.composite.mha import _canonical_mask, _none_or_dtype
     return _canonical_mask(mask, name, _none_or_dtype(other) if check_other else None, other_name, target,
                            check_other)
 
@@ -148,13 +90,13 @@ class TransformerEncoderLayer(Module):
         self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias, batch_first=batch_first,
                                             **fk)
         self.linear1 = Linear(d_model, dim_feedforward, bias=bias, **fk)
-        self.dropout = _Dropout(dropout)
+        self.dropout = Dropout(dropout)
         self.linear2 = Linear(dim_feedforward, d_model, bias=bias, **fk)
         self.norm_first = norm_first
-        self.norm1 = _LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **fk)
-        self.norm2 = _LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **fk)
-        self.dropout1 = _Dropout(dropout)
-        self.dropout2 = _Dropout(dropout)
+        self.norm1 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **fk)
+        self.norm2 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **fk)
+        self.dropout1 = Dropout(dropout)
+        self.dropout2 = Dropout(dropout)
         if isinstance(activation, str):
             activation = _get_activation_fn(activation)
         if _is_act(activation, F.relu, "ReLU"):
@@ -202,15 +144,15 @@ class TransformerDecoderLayer(Module):
         self.multihead_attn = MultiheadAttention(d_model, nhead, dropout=dropout, batch_first=batch_first,
                                                  bias=bias, **fk)
         self.linear1 = Linear(d_model, dim_feedforward, bias=bias, **fk)
-        self.dropout = _Dropout(dropout)
+        self.dropout = Dropout(dropout)
         self.linear2 = Linear(dim_feedforward, d_model, bias=bias, **fk)
         self.norm_first = norm_first
-        self.norm1 = _LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **fk)
-        self.norm2 = _LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **fk)
-        self.norm3 = _LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **fk)
-        self.dropout1 = _Dropout(dropout)
-        self.dropout2 = _Dropout(dropout)
-        self.dropout3 = _Dropout(dropout)
+        self.norm1 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **fk)
+        self.norm2 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **fk)
+        self.norm3 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **fk)
+        self.dropout1 = Dropout(dropout)
+        self.dropout2 = Dropout(dropout)
+        self.dropout3 = Dropout(dropout)
         self.activation = _get_activation_fn(activation) if isinstance(activation, str) else activation
 
     def forward(self, tgt, memory, tgt_mask=None, memory_mask=None, tgt_key_padding_mask=None,
@@ -282,7 +224,6 @@ class TransformerEncoder(Module):
     def _padded_positions_zeroed(self, src, kpm, mask):
         """PyTorch's nested-tensor path (eval, no gradient, a left-aligned padding mask and no
         attention mask) returns zeros at padded positions: True when that path would run."""
-        from ...autograd import grad_mode
         first = self.layers[0]
         if not getattr(self, "use_nested_tensor", False) or first.training or src.dim() != 3 or kpm is None \
                 or mask is not None:
@@ -355,14 +296,14 @@ class Transformer(Module):
         else:
             layer = TransformerEncoderLayer(d_model, nhead, dim_feedforward, dropout, activation, layer_norm_eps,
                                             batch_first, norm_first, bias, **fk)
-            norm = _LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **fk)
+            norm = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **fk)
             self.encoder = TransformerEncoder(layer, num_encoder_layers, norm)
         if custom_decoder is not None:
             self.decoder = custom_decoder
         else:
             layer = TransformerDecoderLayer(d_model, nhead, dim_feedforward, dropout, activation, layer_norm_eps,
                                             batch_first, norm_first, bias, **fk)
-            norm = _LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **fk)
+            norm = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **fk)
             self.decoder = TransformerDecoder(layer, num_decoder_layers, norm)
         self._reset_parameters()
         self.d_model = d_model
@@ -389,7 +330,6 @@ class Transformer(Module):
     def generate_square_subsequent_mask(sz, device=None, dtype=None):
         """A float (sz, sz) mask: -inf above the diagonal, 0 elsewhere."""
         if dtype is None:
-            from ... import _dtype as D
             dtype = D.float32
         return _generate_square_subsequent_mask(sz, device=device, dtype=dtype)
 

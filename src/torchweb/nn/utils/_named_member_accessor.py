@@ -4,17 +4,13 @@ swaps write the module's _parameters/_buffers entries directly, so any tensor (n
 Parameter) can stand in for a parameter, as functional_call needs."""
 
 from ..._tensor import Tensor
+from ..modules.module import Module
 
 _MISSING = object()
 
 
-def _module_type():
-    from ..modules.module import Module
-    return Module
-
-
 def set_tensor(module, name, tensor):
-    if not isinstance(module, _module_type()):
+    if not isinstance(module, Module):
         raise TypeError(f"{module} is not an instance of torch.nn.Module")
     if not isinstance(tensor, Tensor) and tensor is not None:
         raise TypeError(f"{tensor} is not an instance of torch.Tensor")
@@ -33,7 +29,7 @@ def set_tensor(module, name, tensor):
 def swap_tensor(module, name, tensor, allow_missing=False):
     """Puts tensor at module.<name> and returns what was there (_MISSING for nothing; tensor
     _MISSING deletes it)."""
-    if not isinstance(module, _module_type()):
+    if not isinstance(module, Module):
         raise TypeError(f"{module} is not an instance of torch.nn.Module")
     if tensor is not _MISSING and not isinstance(tensor, Tensor) and tensor is not None:
         raise TypeError(f"{tensor} is not an instance of torch.Tensor")
@@ -65,7 +61,6 @@ def swap_tensor(module, name, tensor, allow_missing=False):
 
 
 def swap_submodule(module, name, submodule):
-    Module = _module_type()
     if not isinstance(module, Module):
         raise TypeError(f"{module} is not an instance of torch.nn.Module")
     if not isinstance(submodule, Module):
@@ -101,7 +96,7 @@ class NamedMemberAccessor:
             submodule = getattr(module, attr)
         except AttributeError as ex:
             raise AttributeError(f"{module._get_name()} has no attribute `{attr}`") from ex
-        if not isinstance(submodule, _module_type()):
+        if not isinstance(submodule, Module):
             raise TypeError(f"submodule `{name}`: {submodule} is not an instance of torch.nn.Module")
         self.memo[name] = submodule
         return submodule

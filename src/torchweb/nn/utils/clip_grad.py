@@ -10,7 +10,9 @@ import warnings
 
 from ... import _creation as C
 from ..._tensor import Tensor
-from ...autograd import no_grad
+from ...autograd.grad_mode import no_grad
+from ...linalg import vector_norm
+from ...ops.join import stack
 
 __all__ = ["clip_grad_norm", "clip_grad_norm_", "clip_grad_value_", "get_total_norm",
            "clip_grads_with_norm_"]
@@ -36,8 +38,6 @@ def get_total_norm(tensors, norm_type=2.0, error_if_nonfinite=False, foreach=Non
     """The norm of the norms of tensors (as if they were concatenated into one vector), as a
     0-d tensor on the first tensor's device. RuntimeError if error_if_nonfinite and it is NaN
     or infinite."""
-    from ...linalg import vector_norm
-    from ...ops.join import stack
     if isinstance(tensors, Tensor):
         tensors = [tensors]
     else:

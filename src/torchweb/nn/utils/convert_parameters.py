@@ -1,13 +1,13 @@
 """torch.nn.utils.convert_parameters: parameters_to_vector and vector_to_parameters."""
 
 from ..._tensor import Tensor
+from ...ops.join import cat
 
 __all__ = ["parameters_to_vector", "vector_to_parameters"]
 
 
 def parameters_to_vector(parameters):
     """One 1-D tensor holding every parameter's values, flattened, in order."""
-    from ...ops.join import cat
     param_device = None
     vec = []
     for param in parameters:

@@ -5,6 +5,7 @@ where PyTorch's is cpu): its values are the constructor's, which the contract (v
 unspecified) allows."""
 
 import inspect
+from ..modules.module import Module
 
 __all__ = ["skip_init"]
 
@@ -12,7 +13,6 @@ __all__ = ["skip_init"]
 def skip_init(module_cls, *args, **kwargs):
     """module_cls(*args, **kwargs), parameters and buffers to be initialized by the caller;
     module_cls must take a `device` argument."""
-    from ..modules.module import Module
     if not (isinstance(module_cls, type) and issubclass(module_cls, Module)):
         raise RuntimeError(f"Expected a Module; got {module_cls}")
     if "device" not in inspect.signature(module_cls).parameters:

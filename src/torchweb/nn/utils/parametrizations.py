@@ -5,10 +5,12 @@ torchweb ops yet."""
 
 from ... import _creation as C
 from ..._tensor import Tensor
-from ...autograd import no_grad
+from ...autograd.grad_mode import no_grad
 from .. import functional as F
 from ..modules.module import Module
 from . import parametrize
+from ..modules.conv import ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
+from ...linalg import vector_norm
 
 __all__ = ["orthogonal", "spectral_norm", "weight_norm"]
 
@@ -16,7 +18,6 @@ __all__ = ["orthogonal", "spectral_norm", "weight_norm"]
 def _norm_except_dim(v, dim):
     """torch.norm_except_dim(v, 2, dim): the 2-norm over every dim but dim (kept as size-1
     dims); over everything (a 0-d tensor) for dim == -1."""
-    from ...linalg import vector_norm
     if dim == -1:
         return vector_norm(v)
     dims = tuple(d for d in range(v.dim()) if d != dim)
@@ -117,14 +118,11 @@ class _SpectralNorm(Module):
 def spectral_norm(module, name="weight", n_power_iterations=1, eps=1e-12, dim=None):
     """Divides module.<name> by its spectral norm, estimated by power iteration (buffers
     parametrizations.<name>[0]._u and _v, one step per forward in training mode)."""
-    from .. import modules as M
     weight = getattr(module, name, None)
     if not isinstance(weight, Tensor):
         raise ValueError(f"Module '{module}' has no parameter or buffer with name '{name}'")
     if dim is None:
-        transposed = tuple(getattr(M, n) for n in ("ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d")
-                           if hasattr(M, n))
-        dim = 1 if transposed and isinstance(module, transposed) else 0
+        dim = 1 if isinstance(module, (ConvTranspose1d, ConvTranspose2d, ConvTranspose3d)) else 0
     parametrize.register_parametrization(module, name, _SpectralNorm(weight, n_power_iterations, dim, eps))
     return module
 

@@ -15,7 +15,7 @@ from contextlib import contextmanager
 from copy import deepcopy
 
 from ..._tensor import Tensor
-from ...autograd import no_grad
+from ...autograd.grad_mode import no_grad
 from ..modules.container import ModuleDict, ModuleList
 from ..modules.module import Module
 from ..parameter import Parameter

@@ -10,6 +10,7 @@ from collections.abc import Iterable
 
 from ... import _creation as C
 from ... import _functions as F
+from .convert_parameters import parameters_to_vector
 
 __all__ = ["BasePruningMethod", "PruningContainer", "Identity", "RandomUnstructured", "L1Unstructured",
            "RandomStructured", "LnStructured", "CustomFromMask", "identity", "random_unstructured",
@@ -347,7 +348,6 @@ def ln_structured(module, name, amount, n, dim, importance_scores=None):
 def global_unstructured(parameters, pruning_method, importance_scores=None, **kwargs):
     """Prunes the (module, name) tensors together: pruning_method (unstructured) over all their
     entries at once, so the amount is shared by them."""
-    from .convert_parameters import parameters_to_vector
     if not isinstance(parameters, Iterable):
         raise TypeError("global_unstructured(): parameters is not an Iterable")
     parameters = list(parameters)

@@ -13,6 +13,7 @@ from typing import NamedTuple
 from ... import _creation as C
 from ... import _dtype as D
 from ..._tensor import Tensor
+from ...ops.join import cat, stack
 
 __all__ = ["PackedSequence", "invert_permutation", "pack_padded_sequence", "pad_packed_sequence",
            "pad_sequence", "unpad_sequence", "pack_sequence", "unpack_sequence"]
@@ -165,7 +166,6 @@ def _pack_padded(input, lengths, batch_first):
             steps.append(input[prev_l:l, :current].reshape(step_shape))
             batch_sizes += [current] * (l - prev_l)
             prev_l = l
-    from ...ops.join import cat
     return cat(steps), batch_sizes
 
 
@@ -194,7 +194,6 @@ def pack_padded_sequence(input, lengths, batch_first=False, enforce_sorted=True)
 
 def _pad_packed(data, batch_sizes, batch_first, padding_value, total_length):
     """PyTorch's _pad_packed_sequence: (padded T x B x * tensor, lengths as a list)."""
-    from ...ops.join import cat
     max_batch_size = batch_sizes[0]
     max_real_seq_length = len(batch_sizes)
     max_seq_length = max(total_length, max_real_seq_length) if total_length > 0 else max_real_seq_length
@@ -249,7 +248,6 @@ def pad_packed_sequence(sequence, batch_first=False, padding_value=0.0, total_le
 def pad_sequence(sequences, batch_first=False, padding_value=0.0, padding_side="right"):
     """Stacks a list of variable-length tensors (L_i x *) into one padded tensor:
     T x B x * (B x T x * with batch_first), padded with padding_value on padding_side."""
-    from ...ops.join import cat, stack
     if not isinstance(sequences, Iterable):
         raise RuntimeError("pad_sequence: Expected iterable for input sequences, but got arg of type: "
                            f"{type(sequences)}")

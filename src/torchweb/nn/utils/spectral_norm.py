@@ -4,9 +4,11 @@ in training mode and divides by the estimated largest singular value, and PyTorc
 state_dict version metadata."""
 
 from ... import _creation as C
-from ...autograd import no_grad
+from ...autograd.grad_mode import no_grad
 from .. import functional as F
-from ..parameter import Parameter
+from ..parameter import Parameter, UninitializedParameter
+from ..modules.conv import ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
+from ... import linalg
 
 __all__ = ["SpectralNorm", "SpectralNormLoadStateDictPreHook", "SpectralNormStateDictHook", "spectral_norm",
            "remove_spectral_norm"]
@@ -60,7 +62,6 @@ class SpectralNorm:
         setattr(module, self.name, self.compute_weight(module, do_power_iteration=module.training))
 
     def _solve_v_and_rescale(self, weight_mat, u, target_sigma):
-        from ... import linalg
         if not hasattr(linalg, "pinv"):
             raise RuntimeError("loading a spectral_norm state_dict from before PyTorch 0.4.1 (no _v buffer) "
                                "needs linalg.pinv, which torchweb does not have yet: resave it with PyTorch")
@@ -70,7 +71,6 @@ class SpectralNorm:
 
     @staticmethod
     def apply(module, name, n_power_iterations, dim, eps):
-        from ..parameter import UninitializedParameter
         for hook in module._forward_pre_hooks.values():
             if isinstance(hook, SpectralNorm) and hook.name == name:
                 raise RuntimeError(f"Cannot register two spectral_norm hooks on the same parameter {name}")
@@ -150,8 +150,7 @@ def spectral_norm(module, name="weight", n_power_iterations=1, eps=1e-12, dim=No
     n_power_iterations steps of power iteration per training forward (buffers <name>_u,
     <name>_v). dim defaults to 1 for ConvTranspose*, else 0."""
     if dim is None:
-        from .. import modules as M
-        dim = 1 if isinstance(module, (M.ConvTranspose1d, M.ConvTranspose2d, M.ConvTranspose3d)) else 0
+        dim = 1 if isinstance(module, (ConvTranspose1d, ConvTranspose2d, ConvTranspose3d)) else 0
     SpectralNorm.apply(module, name, n_power_iterations, dim, eps)
     return module
 

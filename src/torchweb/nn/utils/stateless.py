@@ -7,6 +7,7 @@ import contextlib
 import warnings
 
 from ._named_member_accessor import NamedMemberAccessor
+from ..parallel import DataParallel
 
 __all__ = ["functional_call"]
 
@@ -65,7 +66,6 @@ def _reparametrize_module(module, parameters_and_buffers, tie_weights=False, str
 
 
 def _functional_call(module, parameters_and_buffers, args=None, kwargs=None, *, tie_weights=True, strict=False):
-    from ..parallel import DataParallel
     if isinstance(module, DataParallel):
         raise RuntimeError("The stateless API can't be used with nn.DataParallel module")
     kwargs = {} if kwargs is None else kwargs

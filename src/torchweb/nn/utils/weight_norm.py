@@ -4,7 +4,7 @@ in favour of parametrizations.weight_norm but still common in checkpoints and vo
 
 import warnings
 
-from ..parameter import Parameter
+from ..parameter import Parameter, UninitializedParameter
 from .parametrizations import _norm_except_dim
 
 __all__ = ["WeightNorm", "weight_norm", "remove_weight_norm"]
@@ -33,7 +33,6 @@ class WeightNorm:
                 raise RuntimeError(f"Cannot register two weight_norm hooks on the same parameter {name}")
         fn = WeightNorm(name, dim)
         weight = getattr(module, name)
-        from ..parameter import UninitializedParameter
         if isinstance(weight, UninitializedParameter):
             raise ValueError("The module passed to `WeightNorm` can't have uninitialized parameters. Make sure "
                              "to run the dummy forward before applying weight normalization")

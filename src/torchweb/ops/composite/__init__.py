@@ -35,9 +35,18 @@ def shape_str(shape):
     return "[" + ", ".join(str(int(s)) for s in shape) + "]"
 
 
+def affine(y, weight, bias):
+    """y * weight + bias, either left out when None (the normalizations' last step)."""
+    if weight is not None:
+        y = y * weight
+    if bias is not None:
+        y = y + bias
+    return y
+
+
 def dims_from(x, start):
     """The dims of x from `start` on, as a tuple."""
     return tuple(range(start, x.dim()))
 
 
-__all__ = ["reduction_name", "reduce_loss", "shape_str", "dims_from", "wrap_dim"]
+__all__ = ["reduction_name", "reduce_loss", "shape_str", "dims_from", "affine", "wrap_dim"]

@@ -12,6 +12,10 @@ import math
 from ..elementwise import call
 from ..registry import OPS, define
 from .. import shape as S
+from ..._creation import rand, arange
+from ..._size import wrap_dim
+from ..activation import softmax
+from ..reduction import argmax
 
 
 def _float(x, kernel):
@@ -207,7 +211,6 @@ def glu(input, dim=-1):
     """glu(input, dim=-1) -> Tensor
 
     a * sigmoid(b), a and b the two halves of input along dim."""
-    from ..._size import wrap_dim
     if input.dim() == 0:
         raise RuntimeError("glu does not support scalars because halving size must be even")
     d = wrap_dim(dim, input.dim())
@@ -244,7 +247,6 @@ def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False, ge
     _float(input, "rrelu_with_noise_cpu")
     if not training:
         return leaky_relu(input, (lower + upper) / 2, inplace)
-    from ..._creation import rand
     slope = rand(tuple(input.shape), device=input.device, dtype=input.dtype, generator=generator) * (upper - lower) + lower
     x = _src(input, inplace)
     return _inplace(input, call("where", x >= 0, x, x * slope), inplace)
@@ -283,7 +285,6 @@ def softmin(input, dim=None, _stacklevel=3, dtype=None):
     """softmin(input, dim=None, dtype=None) -> Tensor
 
     softmax(-input, dim)."""
-    from ..activation import softmax
     if dim is None:
         import warnings
         warnings.warn("Implicit dimension choice for softmin has been deprecated. Change the call to include "
@@ -301,10 +302,6 @@ def gumbel_softmax(logits, tau=1.0, hard=False, eps=1e-10, dim=-1):
     softmax((logits + g) / tau, dim), g Gumbel(0, 1) noise (torch.manual_seed makes it
     repeatable); hard=True: the one-hot of the argmax in the forward, the soft gradient in the
     backward."""
-    from ..._creation import rand
-    from ..activation import softmax
-    from ..reduction import argmax
-    from ..._size import wrap_dim
     u = rand(tuple(logits.shape), device=logits.device, dtype=logits.dtype)
     # -log(E), E = -log(U) exponential; U kept away from 0 and 1
     u = call("clamp", u, 1e-20, 1.0 - 2.0 ** -24)
@@ -313,7 +310,6 @@ def gumbel_softmax(logits, tau=1.0, hard=False, eps=1e-10, dim=-1):
     if not hard:
         return y
     d = wrap_dim(dim, logits.dim())
-    from ..._creation import arange
     idx = argmax(y.detach(), d, keepdim=True)
     shape = [1] * logits.dim()
     shape[d] = logits.shape[d]

@@ -6,6 +6,9 @@ from ..conv import conv1d, conv2d, conv3d, conv_transpose1d, conv_transpose2d, c
 from ..grid_sample import affine_grid, grid_sample
 from ..registry import define
 from . import dropout as _dropout
+from ..._creation import full
+from ..index_ops import nonzero
+from ..join import cat
 
 _CONVS = {1: (conv1d, conv_transpose1d), 2: (conv2d, conv_transpose2d), 3: (conv3d, conv_transpose3d)}
 
@@ -120,9 +123,6 @@ def norm_except_dim(v, pow=2, dim=0, *, axis=None):
         doc="nonzero_static(input, *, size, fill_value=-1) -> Tensor\n\nnonzero's (n, input.dim()) "
             "indices with exactly `size` rows: cut to size, or padded with fill_value.")
 def nonzero_static(input, *, size, fill_value=-1):
-    from ..index_ops import nonzero
-    from ..join import cat
-    from ..._creation import full
     idx = nonzero(input)
     n = idx.shape[0]
     if n >= size:

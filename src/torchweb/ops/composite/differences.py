@@ -5,6 +5,7 @@ from ..._size import wrap_dim
 from ..elementwise import call
 from ..registry import define
 from .statistics import write_out
+from ..join import cat
 
 
 def _diff_part(input, other, d):
@@ -24,7 +25,6 @@ def _diff_part(input, other, d):
             "and append along dim.")
 def diff(input, n=1, dim=-1, prepend=None, append=None, *, out=None, axis=None):
     dim = dim if axis is None else axis   # (NumPy's name, which PyTorch takes)
-    import torchweb as T
     if input.dim() == 0:
         raise RuntimeError("diff expects input to be at least one-dimensional")
     if n < 0:
@@ -32,7 +32,7 @@ def diff(input, n=1, dim=-1, prepend=None, append=None, *, out=None, axis=None):
     d = wrap_dim(dim, input.dim())
     parts = ([_diff_part(input, prepend, d)] if prepend is not None else []) + [input] + \
             ([_diff_part(input, append, d)] if append is not None else [])
-    x = T.cat(parts, d) if len(parts) > 1 else input
+    x = cat(parts, d) if len(parts) > 1 else input
     for _ in range(n):
         m = x.shape[d]
         if m == 0:

@@ -16,6 +16,7 @@ from ..dispatch import empty
 from ..elementwise import call
 from ..registry import define
 from .. import linalg as L, reduction as R, shape as S
+from ..index_ops import index_select
 
 
 @define("one_hot", "indexing", dtypes=("int64",), method=False, torch=False, functional=True, differentiable=False,
@@ -65,7 +66,6 @@ class _Embedding(Function):
             if padding_idx >= 0:
                 keep = (arange(shape[0], device=gw.device) != padding_idx).to(gw.dtype)
                 gw = gw * S.unsqueeze(keep, 1)
-            from ..index_ops import index_select
             return index_select(gw, 0, idx)
         return linear_backward(g, lambda g: _rows_summed(g, idx, shape, dtype, padding_idx, scale), lookup,
                                "EmbeddingBackwardBackward0"), None, None, None, None

@@ -6,6 +6,13 @@ bag_size, or zeros for sum). The bags themselves are F.embedding_bag's."""
 
 from ... import _dtype as D
 from ..registry import define
+from .embedding import embedding_bag as bags
+from .. import reduction as R
+from ..._creation import arange, ones, tensor, zeros
+from ..join import cat
+from ..pointwise_api import where
+from ..reduction import argmax
+from ..search import searchsorted
 
 _MODES = {0: "sum", 1: "mean", 2: "max"}
 
@@ -17,8 +24,6 @@ _MODES = {0: "sum", 1: "mean", 2: "max"}
             "CPU bookkeeping tensors.")
 def embedding_bag(weight, indices, offsets, scale_grad_by_freq=False, mode=0, sparse=False,
                   per_sample_weights=None, include_last_offset=False, padding_idx=None):
-    import torchweb as T
-    from .embedding import embedding_bag as bags
     name = _MODES.get(mode)
     if name is None:
         raise RuntimeError("`mode` must be sum, mean, or max.")
@@ -27,25 +32,25 @@ def embedding_bag(weight, indices, offsets, scale_grad_by_freq=False, mode=0, sp
     dev, n = weight.device, indices.numel()
     starts = offsets[:-1] if include_last_offset else offsets
     nbags = starts.shape[0]
-    zeros = T.zeros(nbags, dtype=D.int64, device=dev)
-    pos = T.arange(n, device=dev)
+    no_counts = zeros(nbags, dtype=D.int64, device=dev)
+    pos = arange(n, device=dev)
     if name == "sum":      # (the kernel's fast path, taken without padding_idx, leaves offset2bag empty)
-        bag = T.zeros(0, dtype=D.int64, device=dev) if padding_idx is None else \
-            T.searchsorted(starts.to(D.int64).contiguous(), pos, right=True) - 1
-        return out, bag, zeros, zeros.clone()
-    bag = T.searchsorted(starts.to(D.int64).contiguous(), pos, right=True) - 1
-    keep = indices != padding_idx if padding_idx is not None else T.ones(n, dtype=D.bool, device=dev)
+        bag = zeros(0, dtype=D.int64, device=dev) if padding_idx is None else \
+            searchsorted(starts.to(D.int64).contiguous(), pos, right=True) - 1
+        return out, bag, no_counts, no_counts.clone()
+    bag = searchsorted(starts.to(D.int64).contiguous(), pos, right=True) - 1
+    keep = indices != padding_idx if padding_idx is not None else ones(n, dtype=D.bool, device=dev)
     if padding_idx is not None and padding_idx < 0:
         keep = indices != weight.shape[0] + padding_idx
-    ends = T.cat([starts[1:], T.tensor([n], device=dev)]).to(D.int64) if not include_last_offset \
+    ends = cat([starts[1:], tensor([n], device=dev)]).to(D.int64) if not include_last_offset \
         else offsets[1:].to(D.int64)
     member = (pos.unsqueeze(0) >= starts.to(D.int64).unsqueeze(1)) & (pos.unsqueeze(0) < ends.unsqueeze(1)) \
         & keep.unsqueeze(0)
-    size = T.sum(member, 1)
+    size = R.sum(member, 1)
     if name == "mean":
         return out, bag, size, size.clone()
     rows = weight.detach()[indices]
-    masked = T.where(member.unsqueeze(2), rows.unsqueeze(0), float("-inf"))
-    at = T.argmax(masked, 1) if n else T.zeros((nbags, weight.shape[1]), dtype=D.int64, device=dev)
+    masked = where(member.unsqueeze(2), rows.unsqueeze(0), float("-inf"))
+    at = argmax(masked, 1) if n else zeros((nbags, weight.shape[1]), dtype=D.int64, device=dev)
     which = indices.to(D.int64)[at.reshape(-1)].reshape(at.shape) if n else at
-    return out, bag, size, T.where(size.unsqueeze(1) > 0, which, 0)
+    return out, bag, size, where(size.unsqueeze(1) > 0, which, 0)

@@ -10,14 +10,17 @@ from ... import _dtype as D
 from ...autograd import grad_mode
 from ..dispatch import is_tensor
 from ..registry import define
+from ..counting import _f16, _fmt, _linspace_f32, _minmax, _raw_bincount
+from ..elementwise import call
+from ..search import _search
+from ..._creation import ones, tensor, zeros
+from ..pointwise_api import where
 
 histogramdd_t = namedtuple("histogramdd", ["hist", "bin_edges"])
 
 
 def _edges(col, spec, d, rng):
     """The edges of dim d (a tensor of col's dtype) from an int bin count or a tensor of edges."""
-    import torchweb as T
-    from ..counting import _f16, _fmt, _linspace_f32, _minmax
     if is_tensor(spec):
         if spec.dim() != 1:
             raise RuntimeError(f"torch.histogramdd(): bins tensor should have one dimension, but got {spec.dim()} "
@@ -45,13 +48,11 @@ def _edges(col, spec, d, rng):
     vals = _linspace_f32(lo, hi, nb + 1)
     if col.dtype is D.float16:
         vals = [_f16(v) for v in vals]
-    return T.tensor(vals, dtype=col.dtype, device=col.device)
+    return tensor(vals, dtype=col.dtype, device=col.device)
 
 
 def _bin_index(col, edges):
     """Each value's bin along one dim (the last edge in the last bin) and whether it is inside."""
-    from ..search import _search
-    from ..elementwise import call
     nb = edges.numel() - 1
     pos = _search(edges, col, False, True, None) - 1
     pos = call("where", call("eq", pos, nb), nb - 1, pos)
@@ -65,8 +66,6 @@ def _bin_index(col, edges):
             "D tensors of edges; range [lo0, hi0, lo1, hi1, ...]; weight one per point; density normalizes "
             "by the bins' volumes.")
 def histogramdd(input, bins, *, range=None, weight=None, density=False):
-    import torchweb as T
-    from ..counting import _raw_bincount
     if not input.dtype.is_floating_point or input.dtype is D.float16:
         raise NotImplementedError(f"\"histogramdd\" not implemented for '{input.dtype.word}'")
     if input.dim() == 0:
@@ -93,15 +92,15 @@ def histogramdd(input, bins, *, range=None, weight=None, density=False):
             total *= s
         n = pts.shape[0]
         if n == 0 or total == 0:
-            hist = T.zeros(sizes, dtype=input.dtype, device=input.device)
+            hist = zeros(sizes, dtype=input.dtype, device=input.device)
         else:
-            flat = T.zeros(n, dtype=T.int64, device=input.device)
-            inside = T.ones(n, dtype=T.bool, device=input.device)
+            flat = zeros(n, dtype=D.int64, device=input.device)
+            inside = ones(n, dtype=D.bool, device=input.device)
             for d in builtins_range(nd):
                 pos, ok = _bin_index(pts[:, d].contiguous(), edges[d])
                 flat = flat * sizes[d] + pos
                 inside = inside & ok
-            idx = T.where(inside, flat, total)
+            idx = where(inside, flat, total)
             w = None if weight is None else weight.detach().reshape(-1).to(D.float32).contiguous()
             counts = _raw_bincount(idx, w, total + 1, D.int64 if w is None else D.float32)
             hist = counts[:total].to(input.dtype).reshape(sizes)

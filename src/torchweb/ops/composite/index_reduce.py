@@ -5,12 +5,13 @@ gradient is scatter_reduce's."""
 from ..._size import wrap_dim
 from ..dispatch import is_tensor
 from ..registry import define
+from ... import _dtype as D
+from ..index_ops import scatter_reduce
 
 _REDUCES = ("prod", "mean", "amax", "amin")
 
 
 def _index_reduce(input, dim, index, source, reduce, include_self):
-    import torchweb as T
     if reduce not in _REDUCES:
         raise RuntimeError(f"index_reduce(): Expected reduce to be one of prod, mean, amax or amin but got {reduce}.")
     if not is_tensor(index) or index.dtype.name not in ("int32", "int64"):
@@ -37,8 +38,8 @@ def _index_reduce(input, dim, index, source, reduce, include_self):
                                f" at dimension 0.")
     shape = [1] * source.dim()
     shape[d] = index.numel()
-    idx = index.to(T.int64).reshape(shape).expand(*source.shape)
-    return T.scatter_reduce(input, d, idx, source, reduce, include_self=include_self)
+    idx = index.to(D.int64).reshape(shape).expand(*source.shape)
+    return scatter_reduce(input, d, idx, source, reduce, include_self=include_self)
 
 
 def _index_reduce_(self, dim=None, index=None, source=None, reduce=None, *, include_self=True, axis=None):

@@ -6,6 +6,11 @@ import itertools
 
 from ..dispatch import is_tensor
 from ..registry import define
+from ... import _dtype as D
+from ..._creation import arange, empty, tensor, zeros
+from ..index_ops import index_select, masked_select
+from ..join import stack
+from ..pointwise_api import floor_divide
 
 
 def _check_tri(name, row, col, dtype):
@@ -19,13 +24,12 @@ def _check_tri(name, row, col, dtype):
 
 
 def _triangle(name, row, col, offset, dtype, device, lower):
-    import torchweb as T
-    dtype = T.int64 if dtype is None else dtype
+    dtype = D.int64 if dtype is None else dtype
     _check_tri(name, row, col, dtype)
-    r = T.arange(row, device=device).unsqueeze(1).expand(row, col)
-    c = T.arange(col, device=device).unsqueeze(0).expand(row, col)
+    r = arange(row, device=device).unsqueeze(1).expand(row, col)
+    c = arange(col, device=device).unsqueeze(0).expand(row, col)
     keep = (c - r <= offset) if lower else (c - r >= offset)
-    return T.stack([T.masked_select(r, keep), T.masked_select(c, keep)]).to(dtype)
+    return stack([masked_select(r, keep), masked_select(c, keep)]).to(dtype)
 
 
 @define("tril_indices", "creation", method=False,
@@ -50,7 +54,6 @@ def triu_indices(row, col, offset=0, *, dtype=None, device=None, layout=None, pi
         doc="unravel_index(indices, shape) -> tuple of Tensors\n\nThe coordinates in a tensor of `shape` of "
             "each flat index (one tensor per dim, each of indices' shape).")
 def unravel_index(indices, shape):
-    import torchweb as T
     if not is_tensor(indices) or indices.dtype.is_floating_point or indices.dtype.name == "bool":
         got = indices.dtype if is_tensor(indices) else type(indices).__name__
         raise TypeError(f"expected 'indices' to be integer dtype, but got {got}")
@@ -65,23 +68,22 @@ def unravel_index(indices, shape):
     for s in reversed(shape):
         strides.append(acc)
         acc *= s
-    idx = indices.to(T.int64)
-    return tuple(T.floor_divide(idx, st) % s for st, s in zip(reversed(strides), shape))
+    idx = indices.to(D.int64)
+    return tuple(floor_divide(idx, st) % s for st, s in zip(reversed(strides), shape))
 
 
 @define("combinations", "shape", method=False,
         doc="combinations(input, r=2, with_replacement=False) -> Tensor\n\nThe r-length combinations of a 1-D "
             "input's elements, as rows, in itertools.combinations' order.")
 def combinations(input, r=2, with_replacement=False):
-    import torchweb as T
     if input.dim() != 1:
         raise RuntimeError(f"Expect a 1D vector, but got shape {list(input.shape)}")
     if r < 0:
         raise RuntimeError(f"Expect a non-negative number, but got {r}")
     if r == 0:
-        return T.empty(0, dtype=input.dtype, device=input.device)
+        return empty(0, dtype=input.dtype, device=input.device)
     pick = itertools.combinations_with_replacement if with_replacement else itertools.combinations
     flat = [i for combo in pick(range(input.shape[0]), r) for i in combo]
-    idx = T.tensor(flat, dtype=T.int64, device=input.device) if flat else \
-        T.zeros(0, dtype=T.int64, device=input.device)
-    return T.index_select(input, 0, idx).reshape(-1, r)
+    idx = tensor(flat, dtype=D.int64, device=input.device) if flat else \
+        zeros(0, dtype=D.int64, device=input.device)
+    return index_select(input, 0, idx).reshape(-1, r)

@@ -5,6 +5,7 @@ and cumsum (their gradients come from those)."""
 from ..._size import wrap_dim
 from ..dispatch import is_tensor
 from ..registry import define
+from ..._creation import zeros
 
 
 def _check(name, y, x, dx):
@@ -47,16 +48,15 @@ def _spacing(name, y, x, d):
 
 
 def _trapezoid(name, y, x, dx, dim):
-    import torchweb as T
     _check(name, y, x, dx)
     d = wrap_dim(dim, y.dim())
     if y.shape[d] == 0:
         shape = tuple(s for i, s in enumerate(y.shape) if i != d)
-        return T.zeros(shape, dtype=y.dtype, device=y.device)
+        return zeros(shape, dtype=y.dtype, device=y.device)
     if x is not None:
-        return T.sum(_spacing(name, y, x, d) * _pairs(y, d), d) / 2.0
+        return (_spacing(name, y, x, d) * _pairs(y, d)).sum(d) / 2.0
     dx = 1 if dx is None else dx
-    return (T.sum(y, d) - (y.select(d, 0) + y.select(d, -1)) * 0.5) * dx
+    return (y.sum(d) - (y.select(d, 0) + y.select(d, -1)) * 0.5) * dx
 
 
 @define("trapezoid", "reduction", method=False, dtypes="numeric",
@@ -76,11 +76,10 @@ def trapz(y, x=None, *, dx=None, dim=-1, axis=None):
         doc="cumulative_trapezoid(y, x=None, *, dx=None, dim=-1) -> Tensor\n\nThe running trapezoid rule along "
             "dim (one fewer element than y there).")
 def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1, axis=None):
-    import torchweb as T
     dim = dim if axis is None else axis
     _check("cumulative_trapezoid", y, x, dx)
     d = wrap_dim(dim, y.dim())
     if x is not None:
-        return T.cumsum(_spacing("cumulative_trapezoid", y, x, d) * _pairs(y, d), d) / 2.0
+        return (_spacing("cumulative_trapezoid", y, x, d) * _pairs(y, d)).cumsum(d) / 2.0
     dx = 1 if dx is None else dx
-    return T.cumsum(_pairs(y, d) * (dx / 2.0), d)
+    return (_pairs(y, d) * (dx / 2.0)).cumsum(d)

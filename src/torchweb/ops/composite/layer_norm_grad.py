@@ -20,7 +20,7 @@ from ...autograd import grad_mode
 from ...autograd.function import Function
 from ..elementwise import call
 from .. import reduction as R
-from .normalization import _affine
+from . import affine
 
 
 class LayerNorm(Function):
@@ -36,7 +36,7 @@ class LayerNorm(Function):
         # into a buffer, one kernel more than recomputing it inside each consumer's)
         mean = R.mean(x, dims, keepdim=True)
         rstd = call("rsqrt", R.mean((x - mean) * (x - mean), dims, keepdim=True) + eps)
-        y = _affine((x - mean) * rstd, weight, bias)
+        y = affine((x - mean) * rstd, weight, bias)
         ctx.save_for_backward(x, weight, mean, rstd)
         ctx.dims = dims
         ctx.eps = eps

@@ -12,7 +12,7 @@ import warnings
 
 from ...backends import backend_for
 from ... import _dtype as D
-from ..._creation import arange, zeros
+from ..._creation import arange, zeros, full as full_
 from ...autograd import grad_mode
 from ...autograd.function import Function
 from ..activation import log_softmax
@@ -21,6 +21,8 @@ from ..elementwise import call
 from ..registry import define
 from .. import linalg as L, reduction as R, shape as S
 from . import reduce_loss, reduction_name, shape_str
+from ..shape import broadcast_tensors
+from .activations import logsigmoid
 
 
 def _size(t):
@@ -30,7 +32,6 @@ def _size(t):
 def _log_sigmoid(x):
     """log(sigmoid(x)), stable, with PyTorch's gradient 1 - sigmoid(x) (at 0 too, where the
     composite min(x, 0) - log1p(exp(-|x|)) would give 1 instead of 0.5)."""
-    from .activations import logsigmoid
     return logsigmoid(x)
 
 
@@ -379,7 +380,6 @@ def _clamped_norm(x, dim, eps):
             "sum(x1 / max(||x1||, eps) * x2 / max(||x2||, eps)) over dim, x1 and x2 broadcast.")
 def cosine_similarity(x1, x2, dim=1, eps=1e-8, *, axis=None):
     dim = dim if axis is None else axis   # (NumPy's name, which PyTorch takes)
-    from ..shape import broadcast_tensors
     a, b = broadcast_tensors(x1, x2)
     d = dim + a.dim() if dim < 0 else dim
     if a.dim() == 0 or not 0 <= d < a.dim():
@@ -541,7 +541,6 @@ def poisson_nll_loss_aten(input, target, log_input, full, eps, reduction):
             "not in the gradient, as PyTorch); full adds 0.5 * log(2 * pi).")
 def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"):
     if not hasattr(var, "shape"):
-        from ..._creation import full as full_
         var = full_(tuple(input.shape), float(var), dtype=input.dtype, device=input.device)
     if tuple(var.shape) != tuple(input.shape):
         if tuple(input.shape[:-1]) == tuple(var.shape):

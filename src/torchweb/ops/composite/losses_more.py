@@ -7,6 +7,8 @@ import math
 from ..elementwise import call
 from ..registry import define
 from . import reduce_loss, reduction_name
+from .. import linalg as L, shape as S
+from .loss import cross_entropy, pairwise_distance
 
 
 @define("triplet_margin_with_distance_loss", "loss", method=False, torch=False, functional=True,
@@ -25,7 +27,7 @@ def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_fu
         raise RuntimeError(f"The anchor, positive, and negative tensors are expected to have the same number of "
                            f"dimensions, but got: anchor {a}D, positive {p}D, and negative {n}D inputs")
     if distance_function is None:
-        from .loss import pairwise_distance as distance_function
+        distance_function = pairwise_distance
     dist_pos = distance_function(anchor, positive)
     dist_neg = distance_function(anchor, negative)
     if swap:
@@ -42,8 +44,6 @@ def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_fu
             "computation is used.")
 def linear_cross_entropy(input, linear_weight, target, *, linear_bias=None, weight=None, reduction="mean",
                          ignore_index=None, label_smoothing=0.0, options=None):
-    from .loss import cross_entropy
-    from .. import linalg as L, shape as S
     if input.dim() < 1 or input.dim() > 2:
         raise RuntimeError(f"expected input with dimensionality 1 or 2, got {input.dim()}")
     if linear_weight.dim() < 2:

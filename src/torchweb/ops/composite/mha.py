@@ -17,6 +17,13 @@ import warnings
 from ... import _dtype as D
 from ..._creation import zeros, zeros_like
 from ..registry import define
+from ..activation import softmax
+from ..attention import scaled_dot_product_attention
+from ..join import cat
+from ..layout import baddbmm
+from ..linalg import linear, bmm
+from ..padding import pad
+from .dropout import dropout
 
 
 def _is_float(t):
@@ -74,7 +81,6 @@ def _none_or_dtype(t):
 
 
 def _linear(x, w, b):
-    from ..linalg import linear
     return linear(x, w, b)
 
 
@@ -120,13 +126,6 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
                                  attn_mask=None, use_separate_proj_weight=False, q_proj_weight=None,
                                  k_proj_weight=None, v_proj_weight=None, static_k=None, static_v=None,
                                  average_attn_weights=True, is_causal=False):
-    from ..join import cat
-    from ..linalg import bmm
-    from ..layout import baddbmm
-    from ..activation import softmax
-    from ..padding import pad
-    from ..attention import scaled_dot_product_attention
-    from .dropout import dropout
 
     is_batched = _mha_shape_check(query, key, value, key_padding_mask, attn_mask, num_heads)
     if not is_batched:

@@ -11,7 +11,8 @@ from ...autograd import grad_mode
 from ..elementwise import call
 from ..registry import define
 from .. import join as J, reduction as R, shape as S
-from . import shape_str
+from . import affine, shape_str
+from .layer_norm_grad import LayerNorm
 
 
 def _float_check(x, kernel):
@@ -43,14 +44,6 @@ def _check_normalized(x, ns, weight, bias, star=" "):
     return tuple(range(x.dim() - k, x.dim()))
 
 
-def _affine(y, weight, bias):
-    if weight is not None:
-        y = y * weight
-    if bias is not None:
-        y = y + bias
-    return y
-
-
 def _standardize(x, dims, eps):
     """(x - mean) / sqrt(var + eps) over dims (biased variance), and the mean and variance
     (keepdim). Without autograd, var_mean is one kernel on the GPU (kernels/moments.py) and the
@@ -75,12 +68,11 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5, cudnn_
     dims = _check_normalized(input, ns, weight, bias)
     _float_check(input, "LayerNormKernelImpl")
     if input.numel() == 0:
-        return _affine(input * 1.0, weight, bias)
+        return affine(input * 1.0, weight, bias)
     if grad_mode.is_grad_enabled() and any(t is not None and t.requires_grad for t in (input, weight, bias)):
-        from .layer_norm_grad import LayerNorm   # (it imports _affine from here)
         return LayerNorm.apply(input, weight, bias, dims, eps)
     y, _, _ = _standardize(input, dims, eps)
-    return _affine(y, weight, bias)
+    return affine(y, weight, bias)
 
 
 @define("rms_norm", "normalization", method=False, functional=True,
@@ -94,9 +86,9 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
     if eps is None:
         eps = 2.0 ** -10 if input.dtype.name == "float16" else 2.0 ** -23  # torch.finfo(dtype).eps
     if input.numel() == 0:
-        return _affine(input * 1.0, weight, None)
+        return affine(input * 1.0, weight, None)
     ms = R.mean(input * input, dims, keepdim=True)
-    return _affine(input * call("rsqrt", ms + eps), weight, None)
+    return affine(input * call("rsqrt", ms + eps), weight, None)
 
 
 def _channel_view(t, x):
@@ -127,7 +119,7 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5, cudnn_enable
         g = S.reshape(input, (n, num_groups, -1))
         y, _, _ = _standardize(g, (2,), eps)
         y = S.reshape(y, tuple(input.shape))
-    return _affine(y, None if weight is None else _channel_view(weight, input),
+    return affine(y, None if weight is None else _channel_view(weight, input),
                    None if bias is None else _channel_view(bias, input))
 
 
@@ -162,17 +154,17 @@ def _batch_norm(input, running_mean, running_var, weight, bias, training, moment
     if training:
         n = input.numel() // c if c else 0
         if input.numel() == 0:
-            return _affine(input * 1.0, w, b)
+            return affine(input * 1.0, w, b)
         y, mean, var = _standardize(input, dims, eps)
         if running_mean is not None:
             _update_running(running_mean, mean.detach(), momentum)
         if running_var is not None:
             unbiased = var.detach() * (n / (n - 1) if n > 1 else math.inf)
             _update_running(running_var, unbiased, momentum)
-        return _affine(y, w, b)
+        return affine(y, w, b)
     mean = _channel_view(S.reshape(running_mean, (c,)), input)
     var = _channel_view(S.reshape(running_var, (c,)), input)
-    return _affine((input - mean) * call("rsqrt", var + eps), w, b)
+    return affine((input - mean) * call("rsqrt", var + eps), w, b)
 
 
 def _size_text(shape):
@@ -233,9 +225,9 @@ def _instance_norm(input, running_mean, running_var, weight, bias, use_input_sta
     if not use_input_stats:
         mean = _channel_view(S.reshape(running_mean, (c,)), input)
         var = _channel_view(S.reshape(running_var, (c,)), input)
-        return _affine((input - mean) * call("rsqrt", var + eps), w, b)
+        return affine((input - mean) * call("rsqrt", var + eps), w, b)
     if input.numel() == 0:
-        return _affine(input * 1.0, w, b)
+        return affine(input * 1.0, w, b)
     dims = tuple(range(2, input.dim()))
     y, mean, var = _standardize(input, dims, eps)
     m = input.numel() // (n * c)
@@ -244,7 +236,7 @@ def _instance_norm(input, running_mean, running_var, weight, bias, use_input_sta
     if running_var is not None:
         unbiased = S.reshape(var.detach(), (n, c)) * (m / (m - 1) if m > 1 else math.inf)
         _update_running(running_var, R.mean(unbiased, 0), momentum)
-    return _affine(y, w, b)
+    return affine(y, w, b)
 
 
 @define("instance_norm", "normalization", method=False, torch=False, functional=True, key="F.instance_norm",

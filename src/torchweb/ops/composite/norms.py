@@ -5,17 +5,13 @@ from ..._size import wrap_dim
 from ..elementwise import call
 from ..registry import define
 from .statistics import write_out
-
-
-def _T():
-    import torchweb
-    return torchweb
+from .. import reduction as R
 
 
 @define("dist", "reduction", dtypes="floating",
         doc="dist(input, other, p=2) -> Tensor\n\nThe p-norm of input - other (broadcast).")
 def dist(input, other, p=2):
-    return _T().norm(input - other, p)
+    return R.norm(input - other, p)
 
 
 def _renorm_(self, p, dim=None, maxnorm=None, *, axis=None):
@@ -30,7 +26,6 @@ def renorm(input, p, dim=None, maxnorm=None, *, out=None, axis=None):
     dim = dim if axis is None else axis   # (NumPy's name, which PyTorch takes)
     if dim is None or maxnorm is None:
         raise TypeError("renorm() missing required arguments: 'dim' and 'maxnorm'")
-    T = _T()
     if p <= 0:
         raise RuntimeError("renorm: non-positive-norm not supported")
     if maxnorm < 0:
@@ -42,6 +37,6 @@ def renorm(input, p, dim=None, maxnorm=None, *, out=None, axis=None):
                            f"{input.dtype}")
     d = wrap_dim(dim, input.dim())
     others = tuple(i for i in range(input.dim()) if i != d)
-    norm = T.norm(input, p, others, keepdim=True)
+    norm = R.norm(input, p, others, keepdim=True)
     factor = call("where", norm > maxnorm, maxnorm / (norm + 1e-7), 1.0)
     return write_out(input * factor, out)

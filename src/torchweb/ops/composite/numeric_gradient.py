@@ -6,6 +6,7 @@ from slices and elementwise ops, so it differentiates."""
 from ..._size import wrap_dim
 from ..dispatch import is_tensor
 from ..registry import define
+from ..join import cat
 
 
 def _dims_and_spacing(input, spacing, dim):
@@ -36,7 +37,6 @@ def _piece(x, d, start, stop):
 
 
 def _uniform(x, d, h, edge_order):
-    import torchweb as T
     s = lambda a, b=None: _piece(x, d, a, b)  # noqa: E731
     center = (s(2) - s(0, -2)) / h
     if edge_order == 1:
@@ -45,11 +45,10 @@ def _uniform(x, d, h, edge_order):
     else:
         first = (s(0, 1) * -1.5 + s(1, 2) * 2 - s(2, 3) * 0.5) / h
         last = (s(-3, -2) * 0.5 - s(-2, -1) * 2 + s(-1) * 1.5) / h
-    return T.cat([first, center / 2, last], d)
+    return cat([first, center / 2, last], d)
 
 
 def _coordinates(x, d, coords, edge_order):
-    import torchweb as T
     s = lambda a, b=None: _piece(x, d, a, b)  # noqa: E731
     h = coords[1:] - coords[:-1]
     shape = [1] * x.dim()
@@ -69,7 +68,7 @@ def _coordinates(x, d, coords, edge_order):
         hl, hp = h[-1], h[-2]
         last = (s(-3, -2) * (hl / (hp * (hl + hp))) + s(-2, -1) * (-(hl + hp) / (hl * hp))
                 + s(-1) * ((2 * hl + hp) / (hl * (hl + hp))))
-    return T.cat([first, center, last], d)
+    return cat([first, center, last], d)
 
 
 @define("gradient", "other", method=False, dtypes="numeric",

@@ -7,11 +7,12 @@ from ..dispatch import is_tensor
 from ..elementwise import call
 from ..registry import define
 from .statistics import write_out
-
-
-def _T():
-    import torchweb
-    return torchweb
+from .. import reduction as R
+from ..._creation import full_like, tensor
+from ..index_ops import gather
+from ..math_api import lerp
+from ..shape import movedim
+from ..sorting import sort
 
 
 _INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")
@@ -44,19 +45,18 @@ def _quantile(name, input, q, dim, keepdim, interpolation, ignore_nan):
         raise RuntimeError(f"{name}() interpolation must be one of linear, lower, higher, midpoint or nearest, "
                            f"but got {interpolation}")
     _quantile_checks(name, input, q)
-    T = _T()
     scalar_q = not is_tensor(q) or q.dim() == 0
-    qt = (q.reshape(-1) if is_tensor(q) else T.tensor([float(q)], dtype=input.dtype, device=input.device))
+    qt = (q.reshape(-1) if is_tensor(q) else tensor([float(q)], dtype=input.dtype, device=input.device))
     if dim is None:
         x = input.reshape(-1)
     else:
         d = wrap_dim(dim, max(input.dim(), 1))
-        x = input.reshape(1) if input.dim() == 0 else T.movedim(input, d, -1)
-    srt = T.sort(x, -1).values                      # NaN sorts last
+        x = input.reshape(1) if input.dim() == 0 else movedim(input, d, -1)
+    srt = sort(x, -1).values                      # NaN sorts last
     n = x.shape[-1]
     nq = qt.shape[0]
     if ignore_nan:
-        count = T.sum(call("logical_not", call("isnan", srt)), -1, keepdim=True)
+        count = R.sum(call("logical_not", call("isnan", srt)), -1, keepdim=True)
         ranks = call("clamp_min", qt * (count - 1).to(input.dtype), 0.0)
     else:
         ranks = (qt * float(n - 1)).expand(*srt.shape[:-1], nq)
@@ -65,16 +65,16 @@ def _quantile(name, input, q, dim, keepdim, interpolation, ignore_nan):
     ranks = ranks.expand(*srt.shape[:-1], nq)
     if interpolation in ("lower", "higher", "nearest"):
         pick = {"lower": "floor", "higher": "ceil", "nearest": "round"}[interpolation]
-        r = T.gather(srt, -1, call(pick, ranks).long())
+        r = gather(srt, -1, call(pick, ranks).long())
     else:
         below = call("floor", ranks)
         above = call("ceil", ranks)
-        lo = T.gather(srt, -1, below.long())
-        hi = T.gather(srt, -1, above.long())
-        weights = (T.full_like(ranks, 0.5) if interpolation == "midpoint" else ranks - below)
-        r = T.lerp(lo, hi, weights)
+        lo = gather(srt, -1, below.long())
+        hi = gather(srt, -1, above.long())
+        weights = (full_like(ranks, 0.5) if interpolation == "midpoint" else ranks - below)
+        r = lerp(lo, hi, weights)
     # r: [..., nq] -> (nq, ...) or (...)
-    r = r.squeeze(-1) if scalar_q else T.movedim(r, -1, 0)
+    r = r.squeeze(-1) if scalar_q else movedim(r, -1, 0)
     if keepdim:
         lead = () if scalar_q else (nq,)
         if dim is None:

@@ -7,6 +7,7 @@ from ..dispatch import is_tensor
 from ..registry import define
 from ..out_arg import write_out
 from . import shape_str
+from ..shape import as_strided
 
 
 def _scatter_into(name, input, src, view_of):
@@ -52,7 +53,6 @@ def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1):
         doc="as_strided_scatter(input, src, size, stride, storage_offset=None) -> Tensor\n\n"
             "input with input.as_strided(size, stride, storage_offset) replaced by src.")
 def as_strided_scatter(input, src, size, stride, storage_offset=None):
-    import torchweb as T
     base = input.contiguous() if not input.is_contiguous() else input
     return _scatter_into("as_strided_scatter", base, src,
-                         lambda t: T.as_strided(t, size, stride, storage_offset))
+                         lambda t: as_strided(t, size, stride, storage_offset))

@@ -6,20 +6,24 @@ from ..dispatch import is_tensor
 from ..elementwise import call
 from ..out_arg import write_out
 from ..registry import define
+from .. import reduction as R
+from ..index_ops import index_select
+from ..pointwise_api import clamp
+from ..search import searchsorted
+from ..sorting import sort
 
 _PAIRWISE_LIMIT = 1 << 22     # elements x test_elements compared at once up to this many pairs
 
 
 def _isin_tensors(elements, test):
-    import torchweb as T
     flat = test.reshape(-1)
     if elements.numel() * flat.numel() <= _PAIRWISE_LIMIT:
-        return T.any(call("eq", elements.unsqueeze(-1), flat), -1)
+        return R.any(call("eq", elements.unsqueeze(-1), flat), -1)
     dt = D.result_type(elements, test)
-    srt = T.sort(flat.to(dt)).values
+    srt = sort(flat.to(dt)).values
     e = elements.to(dt)
-    pos = T.clamp(T.searchsorted(srt, e.reshape(-1)), max=flat.numel() - 1)
-    return call("eq", T.index_select(srt, 0, pos), e.reshape(-1)).reshape(elements.shape)
+    pos = clamp(searchsorted(srt, e.reshape(-1)), max=flat.numel() - 1)
+    return call("eq", index_select(srt, 0, pos), e.reshape(-1)).reshape(elements.shape)
 
 
 @define("isin", "comparison", method=False, dtypes="numeric", differentiable=False,
@@ -36,7 +40,6 @@ def isin(elements=None, test_elements=None, *, assume_unique=False, invert=False
 
 
 def _isin(elements, test_elements, invert):
-    import torchweb as T
     if not is_tensor(elements) and not is_tensor(test_elements):
         raise TypeError(f"isin() received an invalid combination of arguments - got "
                         f"({type(elements).__name__}, {type(test_elements).__name__}), but expected one of: "
@@ -48,7 +51,7 @@ def _isin(elements, test_elements, invert):
     if not is_tensor(test_elements):
         r = call("eq", elements, test_elements)
     elif not is_tensor(elements):
-        r = T.any(call("eq", test_elements, elements))
+        r = R.any(call("eq", test_elements, elements))
     else:
         r = _isin_tensors(elements, test_elements)
     return call("logical_not", r) if invert else r

@@ -3,11 +3,7 @@
 (tensor_split along dim 1, 0, 2 with PyTorch's checks) and ravel."""
 
 from ..registry import define
-
-
-def _J():
-    from .. import join
-    return join
+from .. import join as J
 
 
 @define("split_with_sizes", "join", aliases=("unsafe_split_with_sizes",),
@@ -19,21 +15,21 @@ def split_with_sizes(input, split_sizes, dim=0, *, axis=None):
     if any(s < 0 for s in sizes):
         raise RuntimeError(f"split_with_sizes expects split_sizes have only non-negative entries, but got "
                            f"split_sizes={sizes}")
-    return _J().split(input, sizes, dim)
+    return J.split(input, sizes, dim)
 
 
 @define("unsafe_split", "join",
         doc="unsafe_split(input, split_size, dim=0) -> tuple of Tensors\n\nsplit (the pieces are views).")
 def unsafe_split(input, split_size, dim=0, *, axis=None):
     dim = dim if axis is None else axis   # (NumPy's name, which PyTorch takes)
-    return _J().split(input, split_size, dim)
+    return J.split(input, split_size, dim)
 
 
 @define("unsafe_chunk", "join",
         doc="unsafe_chunk(input, chunks, dim=0) -> tuple of Tensors\n\nchunk (the pieces are views).")
 def unsafe_chunk(input, chunks, dim=0, *, axis=None):
     dim = dim if axis is None else axis   # (NumPy's name, which PyTorch takes)
-    return _J().chunk(input, chunks, dim)
+    return J.chunk(input, chunks, dim)
 
 
 def _which(indices_or_sections, indices, sections):
@@ -54,7 +50,7 @@ def _directional(name, input, indices_or_sections, min_dim, dim):
         if indices_or_sections == 0 or size % indices_or_sections:
             raise RuntimeError(f"torch.{name} attempted to split along dimension {dim}, but the size of the "
                                f"dimension {size} is not divisible by the split_size {indices_or_sections}!")
-    return _J().tensor_split(input, indices_or_sections, dim)
+    return J.tensor_split(input, indices_or_sections, dim)
 
 
 @define("hsplit", "join",

@@ -9,13 +9,12 @@ from ..._size import wrap_dim
 from ..dispatch import is_tensor
 from ..elementwise import call
 from ..registry import define
+from .. import reduction as R
+from ..layout import diagonal
+from ..linalg import matmul
+from ..pointwise_api import clamp
 
 aminmax_t = namedtuple("aminmax", ["min", "max"])
-
-
-def _T():
-    import torchweb
-    return torchweb
 
 
 def write_out(result, out):
@@ -49,7 +48,7 @@ def _no_nan(x):
 def nansum(input, dim=None, keepdim=False, *, dtype=None, out=None, axis=None, keepdims=None):
     dim = dim if axis is None else axis   # (NumPy's name, which PyTorch takes)
     keepdim = keepdim if keepdims is None else keepdims
-    return write_out(_T().sum(_no_nan(input), dim, keepdim, dtype=dtype), out)
+    return write_out(R.sum(_no_nan(input), dim, keepdim, dtype=dtype), out)
 
 
 @define("nanmean", "reduction", dtypes="floating",
@@ -59,9 +58,8 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None, out=None, axis=None, 
     dim = dim if axis is None else axis   # (NumPy's name, which PyTorch takes)
     keepdim = keepdim if keepdims is None else keepdims
     _floating("nanmean", input)
-    T = _T()
-    count = T.sum(call("logical_not", call("isnan", input)), dim, keepdim)
-    total = T.sum(_no_nan(input), dim, keepdim, dtype=dtype)
+    count = R.sum(call("logical_not", call("isnan", input)), dim, keepdim)
+    total = R.sum(_no_nan(input), dim, keepdim, dtype=dtype)
     return write_out(total / count, out)
 
 
@@ -82,7 +80,7 @@ def count_nonzero(input, dim=None, *, axis=None):
     dim = dim if axis is None else axis   # (NumPy's name, which PyTorch takes)
     nz = call("ne", input, 0)
     dims = () if dim is None else _dim_tuple(dim, input.dim())
-    return _T().sum(nz, dims) if dims and input.dim() else _T().sum(nz)
+    return R.sum(nz, dims) if dims and input.dim() else R.sum(nz)
 
 
 @define("aminmax", "reduction",
@@ -91,12 +89,11 @@ def count_nonzero(input, dim=None, *, axis=None):
 def aminmax(input, *, dim=None, keepdim=False, out=None, axis=None, keepdims=None):
     dim = dim if axis is None else axis   # (NumPy's name, which PyTorch takes)
     keepdim = keepdim if keepdims is None else keepdims
-    T = _T()
     if dim is None:
         if input.numel() == 0:
             raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as the operation "
                                "has no identity.")
-        lo, hi = T.amin(input), T.amax(input)
+        lo, hi = input.amin(), input.amax()   # (methods: a float64 host tensor has them too)
         if keepdim:
             lo, hi = lo.reshape((1,) * input.dim()), hi.reshape((1,) * input.dim())
     else:
@@ -104,9 +101,9 @@ def aminmax(input, *, dim=None, keepdim=False, out=None, axis=None, keepdims=Non
         if input.dim() and input.shape[d] == 0:
             raise IndexError(f"aminmax(): Expected reduction dim {d} to have non-zero size.")
         if input.dim() == 0:
-            lo, hi = T.amin(input), T.amax(input)
+            lo, hi = input.amin(), input.amax()
         else:
-            lo, hi = T.amin(input, d, keepdim), T.amax(input, d, keepdim)
+            lo, hi = input.amin(d, keepdim), input.amax(d, keepdim)
     return write_out(aminmax_t(lo, hi), out)
 
 
@@ -123,7 +120,7 @@ def _check_weights(kind, w, n, integral):
     if w.numel() != n:
         raise RuntimeError(f"cov(): expected {kind} to have the same numel as there are observations in the "
                            f"input but got {w.numel()} != {n}")
-    if n and bool(_T().amin(w) < 0):
+    if n and bool(w.amin() < 0):
         raise RuntimeError(f"cov(): {kind} cannot be negative")
 
 
@@ -132,7 +129,6 @@ def _check_weights(kind, w, n, integral):
             "The covariance matrix of input's rows (variables) over its columns (observations), "
             "weighted by fweights (integer counts) and aweights (float weights).")
 def cov(input, *, correction=1, fweights=None, aweights=None):
-    T = _T()
     if input.dim() > 2:
         raise RuntimeError(f"cov(): expected input to have two or fewer dimensions but got an input with "
                            f"{input.dim()} dimensions")
@@ -149,14 +145,14 @@ def cov(input, *, correction=1, fweights=None, aweights=None):
         w = aweights if w is None else w * aweights
     if w is None:
         w_sum = float(n)
-        avg = T.sum(x, 1) / w_sum
+        avg = R.sum(x, 1) / w_sum
     else:
-        w_sum = T.sum(w)
+        w_sum = R.sum(w)
         if not bool(w_sum != 0):
             raise RuntimeError("cov(): weights sum to zero, can't be normalized")
-        avg = T.sum(x * w, 1) / w_sum
+        avg = R.sum(x * w, 1) / w_sum
     if w is not None and correction != 0 and aweights is not None:
-        norm = w_sum - correction * T.sum(w * aweights) / w_sum
+        norm = w_sum - correction * R.sum(w * aweights) / w_sum
     else:
         norm = w_sum - correction
     if bool(norm <= 0) if is_tensor(norm) else norm <= 0:
@@ -164,7 +160,7 @@ def cov(input, *, correction=1, fweights=None, aweights=None):
                       "number of observations.", UserWarning, stacklevel=2)
         norm = norm * 0
     xc = x - avg.unsqueeze(1)
-    c = T.matmul(xc, (xc * w if w is not None else xc).t())
+    c = matmul(xc, (xc * w if w is not None else xc).t())
     return (c / norm).squeeze()
 
 
@@ -172,11 +168,10 @@ def cov(input, *, correction=1, fweights=None, aweights=None):
         doc="corrcoef(input) -> Tensor\n\nPearson's correlation coefficients of input's rows (cov "
             "normalized by the standard deviations, clipped to [-1, 1]).")
 def corrcoef(input):
-    T = _T()
     c = cov(input)
     if c.dim() == 0:
         return c / c
-    sd = T.sqrt(T.diagonal(c))
+    sd = call("sqrt", diagonal(c))
     c = c / sd.reshape(-1, 1)
     c = c / sd.reshape(1, -1)
-    return T.clamp(c, -1, 1)
+    return clamp(c, -1, 1)

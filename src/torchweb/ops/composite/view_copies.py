@@ -4,12 +4,14 @@ here from a table of (name, view) pairs; out= copies into a given tensor (a tupl
 splitting ones)."""
 
 from ..registry import define
+from ..._tensor import Tensor
+from ..shape import as_strided
+from .splits import split_with_sizes
 
 
 def _view(name):
     def get(input, *args, **kw):
-        import torchweb
-        return getattr(torchweb.Tensor, name)(input, *args, **kw)
+        return getattr(Tensor, name)(input, *args, **kw)
     return get
 
 
@@ -36,8 +38,7 @@ def _make(name, sig, view, method=False):
 
 
 def _as_strided(input, size, stride, storage_offset=None):
-    import torchweb
-    return torchweb.as_strided(input, size, stride, storage_offset)
+    return as_strided(input, size, stride, storage_offset)
 
 
 def _slice(input, dim=0, start=None, end=None, step=1):
@@ -50,8 +51,7 @@ def _expand(input, size, *, implicit=False):
 
 
 def _split_with_sizes(input, split_sizes, dim=0):
-    import torchweb
-    return torchweb.split_with_sizes(input, split_sizes, dim)
+    return split_with_sizes(input, split_sizes, dim)
 
 
 for _name, _sig, _fn in (

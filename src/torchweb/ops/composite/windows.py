@@ -7,20 +7,22 @@ import operator
 
 from ..elementwise import call
 from ..registry import define
+from ... import _dtype as D
+from ..._creation import arange, ones, tensor
+from ..join import cat
 
 
 def _window(name, window_length, periodic, dtype, device, requires_grad, body):
-    import torchweb as T
-    dtype = T.get_default_dtype() if dtype is None else dtype
+    dtype = D.get_default_dtype() if dtype is None else dtype
     if not dtype.is_floating_point:
         raise RuntimeError(f"{name} expects floating point dtypes, got: {dtype}")
     if window_length < 0:
         raise RuntimeError(f"{name} requires non-negative window_length, got window_length={window_length}")
     if window_length <= 1:
-        w = T.ones(window_length, dtype=dtype, device=device)
+        w = ones(window_length, dtype=dtype, device=device)
     else:
         n = window_length + 1 if periodic else window_length
-        w = body(T.arange(n, dtype=dtype, device=device), n)
+        w = body(arange(n, dtype=dtype, device=device), n)
         if periodic:
             w = w.narrow(0, 0, window_length).contiguous()
     return w.requires_grad_(requires_grad) if requires_grad else w
@@ -81,8 +83,7 @@ def blackman_window(window_length, periodic=True, *, dtype=None, layout=None, de
 def _bartlett(n, N):
     w = n * (2.0 / (N - 1))
     half = ((N - 1) >> 1) + 1          # the rising half; the rest is 2 - w
-    import torchweb as T
-    return T.cat([w.narrow(0, 0, half), 2 - w.narrow(0, half, N - half)])
+    return cat([w.narrow(0, 0, half), 2 - w.narrow(0, half, N - half)])
 
 
 @define("bartlett_window", "creation", method=False,
@@ -96,11 +97,10 @@ def bartlett_window(window_length, periodic=True, *, dtype=None, layout=None, de
 
 def _kaiser_body(beta):
     def body(n, N):
-        import torchweb as T
         alpha = (N - 1) / 2.0
         r = (n - alpha) / alpha
         arg = call("sqrt", call("clamp_min", 1 - r * r, 0.0)) * beta
-        return call("i0", arg) / call("i0", T.tensor(beta, dtype=n.dtype, device=n.device))
+        return call("i0", arg) / call("i0", tensor(beta, dtype=n.dtype, device=n.device))
     return body
 
 

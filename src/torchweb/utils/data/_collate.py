@@ -13,6 +13,8 @@ import re
 
 from ..._tensor import Tensor
 from ... import _creation
+from ...ops.join import stack
+from ..._dtype import float32
 
 __all__ = ["collate", "default_collate", "default_collate_fn_map", "default_convert"]
 
@@ -103,8 +105,7 @@ def collate(batch, *, collate_fn_map=None):
 
 
 def collate_tensor_fn(batch, *, collate_fn_map=None):
-    from ... import _functions
-    return _functions.stack(list(batch), 0)
+    return stack(list(batch), 0)
 
 
 def collate_numpy_array_fn(batch, *, collate_fn_map=None):
@@ -119,7 +120,6 @@ def collate_numpy_scalar_fn(batch, *, collate_fn_map=None):
 
 
 def collate_float_fn(batch, *, collate_fn_map=None):
-    from ..._dtype import float32
     return _creation.tensor(list(batch), dtype=float32)   # PyTorch: float64
 
 

@@ -13,6 +13,7 @@ from typing import Generic, TypeVar
 from .dataset import IterableDataset, Subset, TensorDataset
 from .sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler
 from ._collate import default_collate, default_convert
+from ... import _creation
 
 __all__ = ["DataLoader", "default_collate", "default_convert", "get_worker_info"]
 
@@ -217,7 +218,6 @@ def _tensor_rows(dataset, indices):
     tensors = dataset.tensors
     if any(t.requires_grad or t.dim() == 0 for t in tensors):
         return None   # keep stack's grad_fn (StackBackward0), as PyTorch's batches have
-    from ... import _creation
     out = []
     for t in tensors:
         index = _creation.tensor(indices, device=t.device)

@@ -11,6 +11,7 @@ import random as _pyrandom
 from typing import Generic, TypeVar
 
 from ... import _random
+from ..._device import CPU
 
 __all__ = ["BatchSampler", "RandomSampler", "Sampler", "SequentialSampler", "SubsetRandomSampler",
            "WeightedRandomSampler"]
@@ -22,7 +23,6 @@ def _generator(generator):
     """The generator a draw uses: the given one, else the cpu device's default generator."""
     if generator is not None:
         return generator
-    from ..._device import CPU
     return _random.default_generator(CPU)
 
 

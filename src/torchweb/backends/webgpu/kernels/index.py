@@ -31,6 +31,8 @@ from .. import errors as ERR
 from .bindings import bind, declarations, kinds
 from .elementwise import WORKGROUP, coalesce, param
 from .wgsl import cas_key, cas_loop, convert, helpers_source, load, scalar_bits, scalar_read, store
+from .... import _dtype as D
+from ..storage import GPUStorage
 
 # what a float sum that ran out of compare-exchange retries suggests instead
 _CAS_HINT = ("A deterministic alternative without atomics: a one-hot matmul, e.g. "
@@ -231,8 +233,6 @@ def _cas(reduce, tdt, tag, wide_check):
 def _scatter_int64_sum(rt, dst, src, walk, indices, check):
     """int64 scatter-add, exact: (lo, hi) pairs over the span of dst's storage that the scatter
     can reach, filled from dst, added into with carries, then checked and written back."""
-    from ..storage import GPUStorage
-    from .... import _dtype as D
     lo = dst._offset
     hi = lo + sum((dst.shape[w] - 1) * dst._stride[w] for w in walk if w is not None and dst.shape[w]) \
         + sum((dst.shape[d] - 1) * dst._stride[d] for _, d, _ in indices if dst.shape[d])

@@ -11,6 +11,7 @@ import struct
 
 from .bindings import bind, declarations, kinds
 from .elementwise import param
+from .wgsl import load, store
 
 TM, TN, KT = 128, 64, 16
 
@@ -51,7 +52,6 @@ def run(rt, out, a, b, compute):
 
 
 def _source(adt, bdt, odt, T, nb, nparams, sa, sb, nbuf):
-    from .wgsl import load, store
     storages = {0: odt.gpu_storage, sa: adt.gpu_storage, sb: bdt.gpu_storage}
     decl = declarations(nparams, [storages[k] for k in range(nbuf)])
     zero = "0.0" if T == "f32" else "0i"

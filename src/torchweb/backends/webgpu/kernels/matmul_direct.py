@@ -18,13 +18,13 @@ clamped into the matrix, so the K loop has no branch; what the clamped reads fee
 stored.
 """
 
-from .matmul_tiles import _cv, _header, _lit, store_acc
+from .matmul_wgsl import cv, header, lit, store_acc
 
 
 def source(v, ast, bst, odt, T, nb, nparams, sa, sb, nbuf, amode, bmode, ovec=False):
     RM, RN, WX, WY = v.rm, v.rn, v.wx, v.wy
     assert RN % 4 == 0 and "4" not in amode + bmode, "scalar reads, vec4 accumulators"
-    decl, P, pre = _header(ast, bst, odt, T, nb, nparams, sa, sb, nbuf, amode, bmode, ovec)
+    decl, P, pre = header(ast, bst, odt, T, nb, nparams, sa, sb, nbuf, amode, bmode, ovec)
     M, N = P.M, P.N
     V = f"vec4<{T}>"
     HB = RN // 4
@@ -36,9 +36,9 @@ def source(v, ast, bst, odt, T, nb, nparams, sa, sb, nbuf, amode, bmode, ovec=Fa
         """One K step, at k + u."""
         kk = f"(k + {u}u)" if u else "k"
         body = [f"    {{ let ka = {kk} * {P.sak}; let kb = {kk} * {P.sbk};"]
-        body += [f"    let a{i} = {_cv(f'B{sa}[ar{i} + ka]', ast, T)};" for i in range(RM)]
+        body += [f"    let a{i} = {cv(f'B{sa}[ar{i} + ka]', ast, T)};" for i in range(RM)]
         for h in range(HB):
-            cols = ", ".join(_cv(f"B{sb}[bc{4 * h + q} + kb]", bst, T) for q in range(4))
+            cols = ", ".join(cv(f"B{sb}[bc{4 * h + q} + kb]", bst, T) for q in range(4))
             body.append(f"    let b{h} = {V}({cols});")
         body += [f"    acc{i}_{h} = acc{i}_{h} + a{i} * b{h};" for i in range(RM) for h in range(HB)]
         return body + ["    }"]
@@ -46,7 +46,7 @@ def source(v, ast, bst, odt, T, nb, nparams, sa, sb, nbuf, amode, bmode, ovec=Fa
     KT = v.kt   # K steps per loop trip (fewer trips: SwiftShader keeps the accumulators in memory
     body = [line for u in range(KT) for line in step(u)]   # between them); the rest one by one
     tail = step(0) if KT > 1 else []
-    accs = [f"  var acc{i}_{h} = {V}({_lit(T, 0)});" for i in range(RM) for h in range(HB)]
+    accs = [f"  var acc{i}_{h} = {V}({lit(T, 0)});" for i in range(RM) for h in range(HB)]
     rows = []
     for i in range(RM):
         for h in range(HB):

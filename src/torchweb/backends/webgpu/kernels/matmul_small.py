@@ -11,6 +11,7 @@ import struct
 from .. import errors as ERR
 from .bindings import bind, declarations, kinds
 from .elementwise import WORKGROUP, param
+from .wgsl import helpers_source, load, store
 
 MAX_SIDE = 16   # used when both M and N are at most this...
 MAX_K = 4096    # ...and K too: a long K is better split over the tiled kernel's threads (and
@@ -51,7 +52,6 @@ def run(rt, out, a, b, compute):
 
 
 def _source(adt, bdt, odt, T, nb, nparams, sa, sb, nbuf, wide=False):
-    from .wgsl import helpers_source, load, store
     storages = {0: odt.gpu_storage, sa: adt.gpu_storage, sb: bdt.gpu_storage}
     decl = declarations(nparams, [storages[k] for k in range(nbuf)])
     if wide:

@@ -17,6 +17,10 @@ from collections import namedtuple
 
 from .elementwise import WORKGROUP, param
 from .wgsl import store
+from . import matmul_direct
+from .matmul_wgsl import cv, header, lit, store_acc
+from .... import _dtype as D
+from ..storage import GPUStorage
 
 Variant = namedtuple("Variant", "name rm rn kt db vec split acc16 wx wy", defaults=(0, 0))
 # split: the most slices K may be cut into (1: never); acc16: float16 operands multiplied and
@@ -142,7 +146,6 @@ def run(rt, out, a, b, compute, variant):
     # bindings: slot 0 the output (or the slices), then one per distinct input buffer
     tmp = None
     if tmp_numel:
-        from ..storage import GPUStorage
         tmp = GPUStorage(rt, tmp_numel, tmp_dtype)
         bufs = [(tmp.buffer_id, tmp.size)]
     else:
@@ -161,7 +164,6 @@ def run(rt, out, a, b, compute, variant):
 def _plan(rt, out, a, b, compute, v):
     """(pipeline id, [(grid, params)], temporary's numel (0: none), its dtype, the summing
     dispatch (pipeline id, grid, params) or None); False when the output is empty."""
-    from .... import _dtype as D
     M, K, N = a.shape[-2], a.shape[-1], b.shape[-1]
     batch = out.shape[:-2]
     nbatch = 1
@@ -210,7 +212,6 @@ def _plan(rt, out, a, b, compute, v):
 
     def make_code():
         if v.wx:
-            from . import matmul_direct
             return matmul_direct.source(v, a.dtype.gpu_storage, b.dtype.gpu_storage, odt, T, nb,
                                         nparams, sa, sb, nbuf, amode, bmode, ovec)
         return _source(v, a.dtype.gpu_storage, b.dtype.gpu_storage, odt, T, nb, nparams, sa, sb,
@@ -249,69 +250,14 @@ def _mode(t, di, dk, size, K, T, rt, vec):
     return along
 
 
-def _lit(T, x):
-    return {"f32": f"{x}.0", "f16": f"{x}.0h", "i32": f"{x}i"}[T]
-
-
-def _cv(expr, src, T, vec=False):
-    """Convert a loaded value (scalar or vec4 of storage type src) to the compute type T."""
-    from .wgsl import load
-    if src == T:
-        return expr
-    if vec:
-        return f"vec4<{T}>({expr})"
-    return load(expr, src, T)
-
-
-def store_acc(acc, ovec, odt, T, N):
-    """The WGSL storing accumulator `acc` (a vec4 of T, outputs gc..gc+3 of a row) at B0[o]:
-    one vec4 store (ovec) or four masked scalar ones."""
-    if ovec:
-        ost = odt.gpu_storage
-        val = acc if ost == T else f"vec4<{ost}>({acc})"
-        return f"      if (gc < {N}) {{ B0[o / 4u] = {val}; }}"
-    return f"""      for (var j = 0u; j < 4u; j = j + 1u) {{
-        if (gc + j < {N}) {{ B0[o + j] = {store(f"{acc}[j]", T, odt)}; }}
-      }}"""
-
-
-def _header(ast, bst, odt, T, nb, nparams, sa, sb, nbuf, amode, bmode, ovec):
-    """What every generated matmul kernel starts with: (declarations, P: the parameter
-    expressions by name, prelude: WGSL lines giving s (the K slice), bi (the batch entry), ab/bb
-    (A's and B's offsets for it) and kbeg/kend (the slice's K range), from wid)."""
-    types = {0: f"vec4<{odt.gpu_storage}>" if ovec else odt.gpu_storage}
-    types[sa] = f"vec4<{ast}>" if amode.endswith("4") else ast
-    types[sb] = f"vec4<{bst}>" if bmode.endswith("4") else bst
-    lines = ["enable f16;"] if "f16" in (ast, bst, odt.gpu_storage, T) else []
-    lines.append(f"@group(0) @binding(0) var<uniform> P: array<vec4<u32>, {-(-nparams // 4)}>;")
-    for s in range(nbuf):
-        acc = "read_write" if s == 0 else "read"
-        lines.append(f"@group(0) @binding({s + 1}) var<storage, {acc}> B{s}: array<{types[s]}>;")
-    names = ("M N K zbase nbatch a_off sam sak b_off sbk sbn o_off nsplit kchunk sstride xbase "
-             "ybase").split()
-    P = namedtuple("Params", names)(*(param(i) for i in range(len(names))))
-    bshape = [param(17 + d) for d in range(nb)]
-    astr = [param(17 + nb + d) for d in range(nb)]
-    bstr = [param(17 + 2 * nb + d) for d in range(nb)]
-    pre = ["  let s = wid.z % " + P.nsplit + ";", "  let bi = wid.z / " + P.nsplit + " + " + P.zbase + ";",
-           "  var ab = " + P.a_off + ";", "  var bb = " + P.b_off + ";"]
-    if nb:
-        pre.append("  { var q = bi;")
-        for d in reversed(range(nb)):
-            pre.append(f"    {{ let c = q % {bshape[d]}; q = q / {bshape[d]}; ab = ab + c * {astr[d]}; bb = bb + c * {bstr[d]}; }}")
-        pre.append("  }")
-    pre.append(f"  let kbeg = s * {P.kchunk}; let kend = min({P.K}, kbeg + {P.kchunk});")
-    return "\n".join(lines), P, pre
-
-
 def _source(v, ast, bst, odt, T, nb, nparams, sa, sb, nbuf, amode, bmode, ovec=False):
     TM, TN, KT, RM, RN = 16 * v.rm, 16 * v.rn, v.kt, v.rm, v.rn
     nbufs = 2 if v.db else 1
-    decl, P, pre = _header(ast, bst, odt, T, nb, nparams, sa, sb, nbuf, amode, bmode, ovec)
+    decl, P, pre = header(ast, bst, odt, T, nb, nparams, sa, sb, nbuf, amode, bmode, ovec)
     M, N, K = P.M, P.N, P.K
     sam, sak, sbk, sbn = P.sam, P.sak, P.sbk, P.sbn
     o_off, sstride, xbase, ybase = P.o_off, P.sstride, P.xbase, P.ybase
-    zero = _lit(T, 0)
+    zero = lit(T, 0)
 
     # Loads of one K step: each thread reads `per` elements (or vec4s) into registers ra*/rb*,
     # then writes them to the workgroup tile. Positions relative to the tile are fixed per
@@ -343,10 +289,10 @@ def _source(v, ast, bst, odt, T, nb, nparams, sa, sb, nbuf, amode, bmode, ovec=F
             if vec:
                 ty = f"vec4<{T}>"
                 load.append(f"    var r{name}{j} = {ty}({zero});\n"
-                            f"    if ({name}ok{j} && k0 + {name}k{j} < {K}) {{ r{name}{j} = {_cv(f'B{slot}[({addr}) / 4u]', st, T, True)}; }}")
+                            f"    if ({name}ok{j} && k0 + {name}k{j} < {K}) {{ r{name}{j} = {cv(f'B{slot}[({addr}) / 4u]', st, T, True)}; }}")
             else:
                 load.append(f"    var r{name}{j} = {T}({zero});\n"
-                            f"    if ({name}ok{j} && k0 + {name}k{j} < {K}) {{ r{name}{j} = {_cv(f'B{slot}[{addr}]', st, T)}; }}")
+                            f"    if ({name}ok{j} && k0 + {name}k{j} < {K}) {{ r{name}{j} = {cv(f'B{slot}[{addr}]', st, T)}; }}")
             # workgroup tile layout: [buf][k][W / 4] vec4s
             g = f"if ({guard}) " if count % WORKGROUP else ""
             if vec and along_k:

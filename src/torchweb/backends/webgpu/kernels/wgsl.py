@@ -2,6 +2,7 @@
 
 import struct
 
+from .. import errors
 from ..errors import CONTENTION, wgsl_raise
 
 _F32, _U32 = struct.Struct("<f"), struct.Struct("<I")   # scalar_bits: every scalar operand
@@ -66,29 +67,27 @@ def scalar_bits(value, compute):
 
 
 # WGSL has atomics for u32/i32 only: other values are combined into a word with a
-# compare-exchange loop. Its retries stay under lavapipe's 65535-iteration loop cut; NVIDIA lost
-# updates at 4096 with 10,000 adds racing for one word. A loop that runs out of retries raises
+# compare-exchange loop of errors.CAS_RETRIES retries. A loop that runs out of retries raises
 # errors.CONTENTION (a RuntimeError at the next readback) rather than dropping its update, so
 # every kernel using it binds the ERR buffer and tags its dispatch. Read at generation time:
 # kernels key their pipelines on cas_key(), so a test can lower the bound.
-CAS_RETRIES = 60000
 
 
 def cas_key():
     """The part of a pipeline key that the compare-exchange loop's code depends on."""
-    return ("cas", CAS_RETRIES)
+    return ("cas", errors.CAS_RETRIES)
 
 
 def cas_loop(word, new_value, tag, indent="  ", prelude=()):
     """WGSL lines that replace the atomic<u32> `word` with `new_value` (an expression of `old`,
     the word's current bits), retrying until no other invocation got in between, at most
-    CAS_RETRIES times; then errors.CONTENTION is raised for the dispatch tagged `tag` (a WGSL
+    errors.CAS_RETRIES times; then errors.CONTENTION is raised for the dispatch tagged `tag` (a WGSL
     expression; the kernel binds ERR). `prelude`: statements run at the start of each attempt
     (they may compute new_value, or break)."""
     return [f"{indent}var old = atomicLoad(&{word});",
             f"{indent}var cas_t = 0u;",
             f"{indent}loop {{",
-            f"{indent}  if (cas_t >= {CAS_RETRIES}u) {{ {wgsl_raise(CONTENTION, tag)} break; }}",
+            f"{indent}  if (cas_t >= {errors.CAS_RETRIES}u) {{ {wgsl_raise(CONTENTION, tag)} break; }}",
             f"{indent}  cas_t = cas_t + 1u;",
             *(f"{indent}  {line}" for line in prelude),
             f"{indent}  let r = atomicCompareExchangeWeak(&{word}, old, {new_value});",
