@@ -5,6 +5,7 @@ from .. import _dtype as D
 from math import prod
 
 from .._size import broadcast_shapes, contiguous_strides
+from .. import lazy
 from ..backends import backend_for
 from .dispatch import (check_inplace_dtype, compute_class, empty, expand_to,
                        is_tensor, same_view)
@@ -75,9 +76,9 @@ class Plan:
     is computed in, the template's class, each operand's class, the value class, the result
     dtype; host_checks: Python numbers to check on the host (int64 range, a zero integer
     divisor); and what each call then needs, looked up once: the op's row, the device's
-    empty_storage, Tensor._make, and fresh(op, out, operands, plan), the backend's elementwise
-    for an output just made (webgpu defers it: lazy.py); lazy: that backend's own decision
-    for this plan, None until it makes it."""
+    empty_storage, Tensor._make, and fresh(op, out, operands, plan), the lazy layer's elementwise
+    for an output just made (deferred where it may be: torchweb/lazy); lazy: that layer's
+    decision for this plan, None until it makes it."""
 
     __slots__ = ("op", "compute", "cls", "classes", "value_cls", "result", "host_checks",
                  "empty", "make", "fresh", "lazy")
@@ -96,15 +97,8 @@ class Plan:
                                                   and not is_tensor(operands[op.divisor]))
         self.empty = backend.empty_storage
         self.make = _tensor_class()._make
-        self.fresh = getattr(backend, "elementwise_fresh", None) or _elementwise_fresh(backend)
+        self.fresh = lazy.elementwise_fresh
         self.lazy = None
-
-
-def _elementwise_fresh(backend):
-    """Plan.fresh for a backend without its own: its elementwise."""
-    def fresh(op, out, operands, plan):
-        backend.elementwise(op, out, operands, plan.classes, plan.cls, plan.value_cls, plan.compute)
-    return fresh
 
 
 # Plans by what decides them (op, default float dtype, per operand its dtype and whether it is
@@ -204,7 +198,7 @@ def run(name, *operands, out=None, out_dtype=None):
                 if o._storage is out_storage and not same_view(o, out):
                     o = copy_of(o)
             ops.append(o)
-    backend_for(dev.type).elementwise(op, out, ops, plan.classes, plan.cls, plan.value_cls, plan.compute)
+    lazy.elementwise(op, out, ops, plan.classes, plan.cls, plan.value_cls, plan.compute)
     return out
 
 
@@ -328,7 +322,7 @@ def copy_into(dst, src):
     if s._storage is dst._storage and not same_view(s, dst):
         s = copy_of(s)
     cls = compute_class(src.dtype)
-    backend_for(dst.device.type).elementwise(op, dst, [s], [cls], cls, cls, [src.dtype])
+    lazy.elementwise(op, dst, [s], [cls], cls, cls, [src.dtype])
     return dst
 
 
@@ -348,5 +342,5 @@ def fill(dst, value):
     elif dt is D.float16 and isinstance(value, int) and abs(value) > dt.max:
         # (PyTorch checks a Python int against half's range, not a float: 1e5 fills inf)
         raise RuntimeError("value cannot be converted to type c10::Half without overflow")
-    backend_for(dst.device.type).elementwise(op, dst, [value], [cls], cls, cls, [dt])
+    lazy.elementwise(op, dst, [value], [cls], cls, cls, [dt])
     return dst

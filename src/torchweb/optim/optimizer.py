@@ -16,6 +16,7 @@ from itertools import chain
 
 from .._is_tensor import is_tensor
 from ..autograd import grad_mode
+from ..backends.cpu import array_for_write
 
 
 class _RequiredParameter:
@@ -87,7 +88,7 @@ def _set_scalar(state, key, value, p):
     value = _f32(value)
     t = state.get(key)
     if is_tensor(t) and t.device.type == "cpu" and t.dim() == 0:
-        t._storage.array[t._offset] = value    # fill_ without an op's dispatch: once per parameter and step
+        array_for_write(t._storage)[t._offset] = value    # fill_ without an op's dispatch: once per parameter and step
         t._bump_version()
         t.__dict__["_tw_value"] = (value, t._storage.version)
     else:

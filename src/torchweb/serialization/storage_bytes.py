@@ -209,7 +209,8 @@ def storage_to_file_bytes(storage):
     """Every element of a storage, little-endian in its file type (PyTorch's format)."""
     dtype = storage.dtype
     if storage.device_type == "cpu":
-        arr = storage.array
+        from ..backends.cpu import array_for_read   # (numpy's backend: loaded with a cpu storage)
+        arr = array_for_read(storage)
         np = _np()
         if arr.dtype.byteorder == ">" or (arr.dtype.byteorder == "=" and not _LITTLE):
             arr = arr.astype(arr.dtype.newbyteorder("<"))
