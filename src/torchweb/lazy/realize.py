@@ -20,11 +20,22 @@ MAX_BUFFERS = 8        # storage buffers a kernel binds at most (WebGPU's defaul
 MAX_BATCH_NODES = 96   # ops of one multi-output kernel at most
 
 
+_RUN_FUSED = {}   # device type -> its backend's run_fused (every realize asks)
+
+
+def _run_fused(device_type):
+    """The backend's run_fused for storages of device_type."""
+    run = _RUN_FUSED.get(device_type)
+    if run is None:
+        run = _RUN_FUSED[device_type] = backend_for(device_type).run_fused
+    return run
+
+
 def realize(storage):
     """Write a pending storage's values: one fused kernel for its whole expression."""
     node = storage.pending
     storage.pending = None   # (the entries of its group now skip it)
-    backend_for(storage.device_type).run_fused((storage,), (node,))
+    _run_fused(storage.device_type)((storage,), (node,))
 
 
 def realize_for_read(storage):
@@ -81,7 +92,7 @@ def realize_many(storages):
         order.append(batch)
     for batch in order:
         outs, nodes = zip(*batch[0])
-        backend_for(outs[0].device_type).run_fused(outs, nodes)
+        _run_fused(outs[0].device_type)(outs, nodes)
 
 
 def write_into(src, dst, stride, whole):
@@ -99,7 +110,7 @@ def write_into(src, dst, stride, whole):
         # it into theirs compute it from its inputs)
         dst.pending = None
     realize_for_write(dst)   # its other pending readers run now, on the old values (a partial pending dst too)
-    backend_for(dst.device_type).run_fused((dst,), (node,))
+    _run_fused(dst.device_type)((dst,), (node,))
     return True
 
 

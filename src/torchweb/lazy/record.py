@@ -67,11 +67,12 @@ class Template:
         self.grid_limited = grid_limited   # the backend's GRID_LIMITED: _record checks the size
 
 
-def template(op, out, operands, classes, cls, value_cls, compute_dtypes):
+def template(op, out, operands, classes, cls, value_cls, compute_dtypes, backend):
     """op's Template, from its dtype plan and the operands of one call; False where the op
     must run now."""
-    if value_cls != "f" or out.dtype is not _F32 or not ENABLED or _device_checked(op, operands, cls):
-        return False
+    if value_cls != "f" or out.dtype is not _F32 or not ENABLED or (
+            op.divisor >= 0 and cls in ("i", "u") and getattr(operands[op.divisor], "_storage", None) is not None):
+        return False   # (a zero integer divisor in a tensor is checked on the device: at the op)
     tokens, f32 = [], []
     for o, c, dt in zip(operands, classes, compute_dtypes):
         if getattr(o, "_storage", None) is None:
@@ -84,14 +85,7 @@ def template(op, out, operands, classes, cls, value_cls, compute_dtypes):
             tokens.append(("t", c, o.dtype.gpu_storage))
         f32.append(getattr(o, "dtype", None) is _F32)
     Node.ROWS[op.name] = op
-    return Template((op.name, cls), tuple(tokens), tuple(f32),
-                    backend_for(out._storage.device_type).GRID_LIMITED)
-
-
-def _device_checked(op, operands, cls):
-    """Whether the op's kernel checks its values on the device (a zero integer divisor held in
-    a tensor), which must run now so that its error points at the op."""
-    return op.divisor >= 0 and cls in ("i", "u") and getattr(operands[op.divisor], "_storage", None) is not None
+    return Template((op.name, cls), tuple(tokens), tuple(f32), backend.GRID_LIMITED)
 
 
 def _narrowed(dtype, computed_in):
@@ -108,7 +102,8 @@ def elementwise_fresh(op, out, operands, plan):
     recorded as pending where the plan allows, else run now by the backend."""
     tpl = plan.lazy
     if tpl is None:
-        tpl = plan.lazy = template(op, out, operands, plan.classes, plan.cls, plan.value_cls, plan.compute)
+        tpl = plan.lazy = template(op, out, operands, plan.classes, plan.cls, plan.value_cls, plan.compute,
+                                   backend_for(out._storage.device_type))
     if tpl and _record(out, operands, tpl):
         return
     backend_for(out._storage.device_type).elementwise(op, out, operands, plan.classes, plan.cls,
@@ -118,12 +113,12 @@ def elementwise_fresh(op, out, operands, plan):
 def elementwise(op, out, operands, classes, cls, value_cls, compute_dtypes):
     """out = op(operands) for any out (out=, in place, copy_, fill_): recorded as pending where
     out's storage is fresh (a buffer never taken) and whole, else run now by the backend."""
-    if not _defer(op, out, operands, classes, cls, value_cls, compute_dtypes):
-        backend_for(out._storage.device_type).elementwise(op, out, operands, classes, cls, value_cls,
-                                                          compute_dtypes)
+    backend = backend_for(out._storage.device_type)
+    if not _defer(op, out, operands, classes, cls, value_cls, compute_dtypes, backend):
+        backend.elementwise(op, out, operands, classes, cls, value_cls, compute_dtypes)
 
 
-def _defer(op, out, operands, classes, cls, value_cls, compute_dtypes):
+def _defer(op, out, operands, classes, cls, value_cls, compute_dtypes, backend):
     if value_cls != "f" or out.dtype is not _F32 or not ENABLED:
         return False
     s = out._storage
@@ -134,7 +129,7 @@ def _defer(op, out, operands, classes, cls, value_cls, compute_dtypes):
     # (contiguous strides are the common case; else the general test)
     if n == 0 or (out._stride != _CONTIGUOUS.get(shape) and not out.is_contiguous()) or prod(shape) != n:
         return False
-    tpl = template(op, out, operands, classes, cls, value_cls, compute_dtypes)
+    tpl = template(op, out, operands, classes, cls, value_cls, compute_dtypes, backend)
     return bool(tpl) and _record(out, tuple(operands), tpl)
 
 

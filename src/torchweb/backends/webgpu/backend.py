@@ -100,10 +100,9 @@ def elementwise(op, out, operands, classes, cls, value_cls, compute_dtypes):
     ew_kernel.run(rt(), op, out, operands, classes, cls, value_cls, compute_dtypes)
 
 
-def run_fused(outs, nodes):
-    """Write each pending storage of outs with the values of the fused elementwise expression
-    of the same position in nodes (lazy Nodes of one shape): one kernel for them all."""
-    fused.run(outs[0].rt, outs, nodes)
+# run_fused(outs, nodes): write each pending storage of outs with the values of the fused
+# elementwise expression of the same position in nodes (lazy Nodes of one shape), one kernel
+run_fused = fused.run
 
 
 GRID_LIMITED = True   # a fused kernel's elements are bounded by a folded grid (the lazy layer checks at the op)

@@ -57,8 +57,9 @@ def _pack(ints, scalars, tail):
 _PLANS = PlanCache(FAST)
 
 
-def run(rt, outs, roots):
-    """Write outs[k] (pending storages) with the values of roots[k] (Nodes of one shape)."""
+def run(outs, roots):
+    """Write outs[k] (pending storages) with the values of roots[k] (Nodes of one shape): the
+    webgpu backend's run_fused."""
     if len(roots) == 1:
         root = roots[0]
         all_leaves, scalars, keys = root.leaves, root.scalars, root.key
@@ -76,7 +77,11 @@ def run(rt, outs, roots):
     # A leaf over an output's own storage (lazy write_into: out=, read in the same layout)
     # reads the output's binding: one buffer bound both read-only and writable is invalid.
     nout = len(outs)
-    slot_of, buffers = {id(s): k for k, s in enumerate(outs)}, []
+    if nout == 1:
+        slot_of = {id(outs[0]): 0}
+    else:
+        slot_of = dict(zip(map(id, outs), range(nout)))
+    buffers = []
     leaf_slots = []
     for leaf in leaves:
         ls = leaf[0]
@@ -88,9 +93,10 @@ def run(rt, outs, roots):
     for k, s in enumerate(outs):
         buffers.insert(k, (s._buffer_id, s.size))
         s.touched = True
+    rt = outs[0].rt
     # a training step realizes the same expressions over the same layouts every time: their
     # dispatches (pipeline, grid, parameter words but the scalars) are planned once
-    sig = (keys, nout, occurrences, roots[0].shape, tuple(leaf_slots), tuple([leaf[1:] for leaf in leaves]))
+    sig = (keys, occurrences, roots[0].shape, tuple(leaf_slots), tuple([leaf[1:] for leaf in leaves]))
     plan = _PLANS.get(rt, sig)
     if plan is None:
         plan = _plan(rt, roots, keys, leaves, occurrences, leaf_slots)
