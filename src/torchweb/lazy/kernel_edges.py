@@ -9,7 +9,8 @@ the reduction or matmul reads it. #21 plugs in here:
   node's leaves fit the reduction kernel's bindings and are read once per element.
 - matmul_epilogue: record the matmul's output as pending (a node whose root is the matmul)
   so that the elementwise ops after it (bias, activation, residual) are stored by the matmul
-  kernel itself; the decision is that the output is fresh, float32 and read whole."""
+  kernel itself; the decision is that the output is fresh, float32 and read whole (lowering
+  then asks for every matmul, not only one with a pending operand, as it does today)."""
 
 from .realize import realize
 
