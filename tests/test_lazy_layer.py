@@ -185,3 +185,14 @@ def test_backends_never_import_the_lazy_layer():
                 assert not any(n == "lazy" or n.endswith(".lazy") or "torchweb.lazy" in n for n in names), path
     from torchweb.backends.webgpu.storage import GPUStorage
     assert not hasattr(GPUStorage, "buffer_id")   # no property runs a kernel
+
+
+def test_saving_a_pending_tensor_writes_its_values(device):
+    import io
+    a = make((3, 4))
+    x = ours(a, device) * 2 + 1    # pending until the file needs its bytes
+    assert _pending(x)
+    buf = io.BytesIO()
+    tw.save({"x": x}, buf)
+    buf.seek(0)
+    torch.testing.assert_close(torch.load(buf)["x"], a * 2 + 1)
