@@ -107,7 +107,7 @@ def _cases(quick):
     return [
         ("add_f32_64M", lambda: (rnd(n), rnd(n), torch.empty(n)), lambda L, a, b, c: L.add(a, b, out=c),
          12 * n, EW_VARIANTS, "exact"),
-        # realized at once: a lazy result that dies unread is never computed (lazy.py)
+        # realized at once: a lazy result that dies unread is never computed (torchweb/lazy)
         ("fused_x*a+b_f32_64M", lambda: (rnd(n), rnd(n), rnd(n)), lambda L, x, a, b: _realized(L, x * a + b),
          16 * n, EW_VARIANTS, "exact"),
         ("sum_f32_64M", lambda: (rnd(n),), lambda L, a: a.sum(), 4 * n, RED_VARIANTS, "sum"),

@@ -1,8 +1,15 @@
 """The cpu device on numpy (an optional dependency): storage is a flat numpy array, and a
-tensor's view of it is made with as_strided, so views share memory exactly as on the GPU."""
+tensor's view of it is made with as_strided, so views share memory exactly as on the GPU.
 
+A storage may be pending (torchweb/lazy: its values an elementwise expression not yet run, or
+read by one); view() asks the lazy layer to write them first (backends/pending.py), and
+run_fused evaluates the expressions with the same numpy bodies as elementwise()."""
+
+from math import prod
+
+from . import pending
 from .. import _philox
-from .cpu_arrays import np, view
+from .cpu_arrays import array_for_read, array_for_write, np, view  # noqa: F401
 from .cpu_conv import (col2im, im2col, interpolate, interpolate_backward, pad, pad_backward,  # noqa: F401
                        grid_sample, grid_sample_backward, pool, pool_backward, unpool,
                        unpool_backward)  # (conv, pooling, padding, interpolation, sampling)
@@ -17,13 +24,16 @@ name = "cpu"
 
 
 class CPUStorage:
-    __slots__ = ("array", "dtype", "version", "__weakref__")
+    __slots__ = ("array", "dtype", "version", "pending", "readers", "readers_limit", "__weakref__")
     device_type = "cpu"
+    touched = True   # (always: an elementwise op with out= runs now, only fresh outputs are deferred)
 
     def __init__(self, array, dtype):
         self.array = array
         self.dtype = dtype
         self.version = 0
+        self.pending = None   # a lazy Node: the expression whose values the array will hold
+        self.readers = None   # {id: group} of the pending storages that read this one
 
     @property
     def numel(self):
@@ -62,10 +72,6 @@ async def read_values_async(t):
     return read_values(t)
 
 
-def materialize(t):
-    """The cpu device computes eagerly: nothing is pending."""
-
-
 def elementwise(op, out, operands, classes, cls, value_cls, compute_dtypes):
     n = np()
     args = []
@@ -90,6 +96,49 @@ def elementwise(op, out, operands, classes, cls, value_cls, compute_dtypes):
             r = r.astype(n.int64)
     with n.errstate(all="ignore"):   # float -> float16 overflow is inf, as in PyTorch
         n.copyto(dst, n.broadcast_to(r, dst.shape), casting="unsafe")
+
+
+def run_fused(outs, nodes):
+    """Write each pending storage of outs with the values of the fused elementwise expression
+    of the same position in nodes (lazy Nodes of one shape), evaluated op by op as
+    elementwise() would, each intermediate rounded to float32 as its tensor would be."""
+    n = np()
+    shape = tuple(nodes[0].shape)
+    values = [_evaluate(n, node.key, iter(node.leaves), iter(node.scalars), shape, node.ROWS)
+              for node in nodes]   # (all read before any is written: out= may read its own storage)
+    for s, v in zip(outs, values):
+        n.copyto(s.array[:prod(shape)].reshape(shape), v, casting="unsafe")
+
+
+GRID_LIMITED = False   # (no dispatch grid: any number of elements runs)
+
+
+def _evaluate(n, key, leaves, scalars, shape, rows):
+    """The float32 values of the expression key (a lazy Node's structure), reading leaves
+    (depth first) and scalars (children's first, then the op's own) in the Node's order."""
+    (name, cls), args = key[0], key[1:]
+    values = []
+    own = []   # positions of this op's own scalars, filled after its children took theirs
+    for part in args:
+        if type(part[0]) is not str:   # an inlined child
+            values.append(_evaluate(n, part, leaves, scalars, shape, rows).astype(
+                _CLASS_DTYPE.get(part[0][1], n.float32), copy=False))
+        elif part[0] == "t":
+            storage, stride, offset, dtype = next(leaves)
+            a = storage.array
+            v = n.lib.stride_tricks.as_strided(a[offset:], shape=shape, strides=[x * a.itemsize for x in stride])
+            values.append(v.astype(n.float32 if part[1] == "f" else compute_np_dtype(dtype, part[1]), copy=False))
+        else:
+            own.append(len(values))
+            values.append(None)
+    for i in own:
+        values[i] = n.array(next(scalars)).astype(n.float32)
+    with n.errstate(all="ignore"):
+        r = rows[name].np(n, *values)
+        return n.broadcast_to(n.asarray(r).astype(n.float32, copy=False), shape)
+
+
+_CLASS_DTYPE = {"b": "bool", "i": "int32", "u": "uint8"}   # how a child's float32 value is read in other classes
 
 
 SPLIT_REDUCTIONS = False   # numpy reduces in one go (ops/lowering.py)

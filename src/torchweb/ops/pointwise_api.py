@@ -4,6 +4,7 @@ ops whose signature needs more (alpha, rounding modes, bounds, conditions) are w
 
 from .. import _dtype as D
 from .._size import contiguous_strides, numel
+from ..lazy import write_into
 from .dispatch import is_tensor
 from .elementwise import OPS, row_dtypes
 from .elementwise import call
@@ -38,8 +39,7 @@ def _write_direct(result, out):
     stride = contiguous_strides(shape)
     if out._stride != stride:
         return False
-    from ..backends.webgpu import lazy  # deferred: load time (the webgpu backend's fusion loads with the device)
-    if not lazy.write_into(storage, dst, stride, dst.numel == numel(shape)):
+    if not write_into(storage, dst, stride, dst.numel == numel(shape)):
         return False
     out._bump_version()   # written in place, as copy_ would
     return True

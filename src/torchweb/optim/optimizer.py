@@ -16,6 +16,12 @@ from itertools import chain
 
 from .._is_tensor import is_tensor
 from ..autograd import grad_mode
+from ..backends.cpu_arrays import array_for_write
+from .._creation import tensor
+from .. import _dtype
+from ..ops.optim_update import recording
+from ..ops.optim_update import fused_update
+from ..ops.dispatch import empty
 
 
 class _RequiredParameter:
@@ -59,9 +65,6 @@ def _scalar_device(p):
 
 
 def _scalar_tensor(value, p):
-    from .._creation import tensor
-    from .. import _dtype
-    from ..ops.optim_update import recording
     t = tensor(_f32(value), dtype=_dtype.float32, device=_scalar_device(p))
     t.__dict__["_tw_value"] = (_f32(value), t._storage.version)
     rec = recording()
@@ -87,7 +90,7 @@ def _set_scalar(state, key, value, p):
     value = _f32(value)
     t = state.get(key)
     if is_tensor(t) and t.device.type == "cpu" and t.dim() == 0:
-        t._storage.array[t._offset] = value    # fill_ without an op's dispatch: once per parameter and step
+        array_for_write(t._storage)[t._offset] = value    # fill_ without an op's dispatch: once per parameter and step
         t._bump_version()
         t.__dict__["_tw_value"] = (value, t._storage.version)
     else:
@@ -421,12 +424,10 @@ _SCALAR_SINK = []    # while a replay recomputes scalars: the list each fused ca
 
 
 def _recording():
-    from ..ops.optim_update import recording
     return recording()
 
 
 def fused(key, tensors, names, writes, body, scalars):
-    from ..ops.optim_update import fused_update
     if _SCALAR_SINK:
         if scalars and tensors[0].numel():
             _SCALAR_SINK[-1].append(list(scalars.values()))
@@ -448,5 +449,4 @@ def zeros_state(p):
 
 def empty_state(p):
     """Uninitialized state the first step's kernel writes whole (no fill kernel)."""
-    from ..ops.dispatch import empty
     return empty(p.shape, p.dtype, p.device)

@@ -14,6 +14,7 @@ from array import array
 
 from .. import _dtype as D
 from ..backends import backend_for
+from ..backends.cpu_arrays import array_for_read
 
 _LITTLE = sys.byteorder == "little"
 _F32_MAX = 3.4028235677973366e38   # past this a float64 rounds to inf in float32
@@ -209,7 +210,7 @@ def storage_to_file_bytes(storage):
     """Every element of a storage, little-endian in its file type (PyTorch's format)."""
     dtype = storage.dtype
     if storage.device_type == "cpu":
-        arr = storage.array
+        arr = array_for_read(storage)
         np = _np()
         if arr.dtype.byteorder == ">" or (arr.dtype.byteorder == "=" and not _LITTLE):
             arr = arr.astype(arr.dtype.newbyteorder("<"))

@@ -2,9 +2,9 @@
 (see backends/__init__.py): storage, host transfer, elementwise, reduce, matmul, random,
 softmax."""
 
-from . import host, lazy
+from . import host
 from .kernels import elementwise as ew_kernel, matmul as mm_kernel, random as rand_kernel, reduction as red_kernel
-from .kernels import check, matmul_small, matmul_tiles as tiles, moments as mo_kernel, softmax as sm_kernel
+from .kernels import check, fused, matmul_small, matmul_tiles as tiles, moments as mo_kernel, softmax as sm_kernel
 from .runtime import _runtime, get_runtime
 from .storage import GPUStorage
 
@@ -27,7 +27,7 @@ def storage_from_values(values, dtype):
     """A storage holding a flat list of Python numbers (already range-checked)."""
     s = empty_storage(len(values), dtype)
     if values:
-        rt().upload(s.buffer_id, 0, host.pack(values, dtype))
+        rt().upload(s.buffer_for_write(), 0, host.pack(values, dtype))
     return s
 
 
@@ -35,7 +35,7 @@ def storage_from_bytes(data, numel, dtype):
     """A storage from bytes already in dtype's GPU storage format."""
     s = empty_storage(numel, dtype)
     if numel:
-        rt().upload(s.buffer_id, 0, data)
+        rt().upload(s.buffer_for_write(), 0, data)
     return s
 
 
@@ -45,7 +45,7 @@ def _read_range(t):
     start = t._offset * elem
     aligned = start & ~3
     nbytes = (start - aligned + t.numel() * elem + 3) & ~3
-    return t._storage.buffer_id, aligned, nbytes, start - aligned
+    return t._storage.buffer_for_read(), aligned, nbytes, start - aligned
 
 
 def read_values(t):
@@ -96,20 +96,16 @@ async def read_values_async(t):
 
 
 def elementwise(op, out, operands, classes, cls, value_cls, compute_dtypes):
-    checks = ew_kernel._checks(op, out, operands, cls, value_cls)
-    if lazy.defer(op, out, operands, classes, cls, value_cls, compute_dtypes, checks):
-        return   # recorded as a pending expression (lazy.py), fused into what reads it
+    """out = op(operands) now (the lazy layer, torchweb/lazy, decided not to defer it)."""
     ew_kernel.run(rt(), op, out, operands, classes, cls, value_cls, compute_dtypes)
 
 
-# elementwise(op, out, operands, plan) for an output the op just made, with the op's cached
-# dtype plan (ops/elementwise.py Plan): deferred where the plan allows, decided once per plan
-elementwise_fresh = lazy.elementwise_fresh
+# run_fused(outs, nodes): write each pending storage of outs with the values of the fused
+# elementwise expression of the same position in nodes (lazy Nodes of one shape), one kernel
+run_fused = fused.run
 
 
-def materialize(t):
-    """Compute t's values now if they are a pending fused expression (lazy.py)."""
-    lazy.materialize(t._storage)
+GRID_LIMITED = True   # a fused kernel's elements are bounded by a folded grid (the lazy layer checks at the op)
 
 
 # What the lowering step (ops/lowering.py) should do for this backend

@@ -25,9 +25,11 @@ import struct
 import traceback
 from array import array
 
+from .. import pending
 from . import commands as C
 from .errors import ERROR_BUFFER_ID
 from .kernels.wgsl import scalar_bits
+from .storage import GPUStorage
 
 PARAMS_BUFFER_ID = 1   # runtime.PARAMS_BUFFER_ID (imported here would be circular)
 
@@ -253,14 +255,13 @@ class Graph:
     def replay(self, inputs):
         """Run the program on these input storages (same sizes as captured); the fresh output
         storages, in order."""
-        from .storage import GPUStorage
         rt = self.rt
         pre = array("I")
         post = array("I")
         for (gid, size, written), s in zip(self.in_slots, inputs):
             if s.size != size:
                 raise RuntimeError("torchweb.compile: an input's buffer changed size (internal)")
-            bid = s.buffer_id
+            bid = s.buffer_for_write()
             pre.extend((C.COPY, bid, 0, gid, 0, size))
             if written:
                 post.extend((C.COPY, gid, 0, bid, 0, size))
@@ -303,8 +304,7 @@ class Graph:
 def start(rt, error_block=None):
     """Begin recording (pending work runs first, outside the recording); error_block: the
     errors block of an earlier recording of the same call, to reuse."""
-    from . import lazy
-    lazy.realize_all()
+    pending.realize_all()
     rt.flush()
     rec = Recorder(rt)
     rec.pool_limit = rt.pool.max_free_bytes
@@ -316,9 +316,8 @@ def start(rt, error_block=None):
 
 def stop(rt, rec):
     """End recording (pending work of the call runs first, inside it)."""
-    from . import lazy
     try:
-        lazy.realize_all()
+        pending.realize_all()
         rt.flush()
     finally:
         rt.capture = None

@@ -11,6 +11,7 @@ import sys
 from time import perf_counter
 
 from ... import _dtype
+from .. import pending
 from . import commands as C
 from .errors import DeviceErrors
 from .feed import Feed
@@ -242,8 +243,7 @@ class Runtime:
         """Execute a captured program (capture.Graph) after what is recorded so far: the `pre`
         copies, the graph's words, the `post` copies. A driver that can prepare programs (the
         native one) decodes the graph's words once."""
-        from . import lazy
-        lazy.realize_all()
+        pending.realize_all()
         self.flush()
         self.flushes += 1
         self._params_held = b""   # the program uploads its own uniforms
@@ -259,9 +259,8 @@ class Runtime:
 
     def synchronize(self):
         """Flush, then wait for the GPU to finish (where the driver can block), raising what
-        the kernels reported (errors.py). Pending fused expressions (lazy.py) run first."""
-        from . import lazy
-        lazy.realize_all()
+        the kernels reported (errors.py). Pending fused expressions (torchweb/lazy) run first."""
+        pending.realize_all()
         self.flush()
         if self.driver.can_block():
             if self.errors.pending():
@@ -271,8 +270,7 @@ class Runtime:
             self._idle()
 
     async def synchronize_async(self):
-        from . import lazy
-        lazy.realize_all()
+        pending.realize_all()
         self.flush()
         if self.errors.pending():
             await self._check_errors_async()

@@ -6,7 +6,7 @@ Python time counts)."""
 
 from math import prod
 
-from ... import _dtype as D
+from ... import _dtype as D, lazy
 from ..._size import broadcast_shapes, contiguous_strides
 from ...backends import backend_for
 from ..dispatch import check_inplace_dtype, compute_class, empty, expand_to, is_tensor, same_view
@@ -89,7 +89,7 @@ def run(name, *operands, out=None, out_dtype=None):
                 if o._storage is out_storage and not same_view(o, out):
                     o = copy_of(o)
             ops.append(o)
-    backend_for(dev.type).elementwise(op, out, ops, plan.classes, plan.cls, plan.value_cls, plan.compute)
+    lazy.elementwise(op, out, ops, plan.classes, plan.cls, plan.value_cls, plan.compute)
     return out
 
 
@@ -203,7 +203,7 @@ def copy_into(dst, src):
     if s._storage is dst._storage and not same_view(s, dst):
         s = copy_of(s)
     cls = compute_class(src.dtype)
-    backend_for(dst.device.type).elementwise(op, dst, [s], [cls], cls, cls, [src.dtype])
+    lazy.elementwise(op, dst, [s], [cls], cls, cls, [src.dtype])
     return dst
 
 
@@ -223,5 +223,5 @@ def fill(dst, value):
     elif dt is D.float16 and isinstance(value, int) and abs(value) > dt.max:
         # (PyTorch checks a Python int against half's range, not a float: 1e5 fills inf)
         raise RuntimeError("value cannot be converted to type c10::Half without overflow")
-    backend_for(dst.device.type).elementwise(op, dst, [value], [cls], cls, cls, [dt])
+    lazy.elementwise(op, dst, [value], [cls], cls, cls, [dt])
     return dst

@@ -91,7 +91,7 @@ def forward(rt, out, lse, q, k, v, mask, causal, scale):
     bufs, slots = bind(out, *tensors)
     bkinds = kinds(bufs)
     lse_slot = len(bufs)
-    bufs.append((lse._storage.buffer_id, lse._storage.size))
+    bufs.append((lse._storage.buffer_for_write(), lse._storage.size))
     bkinds.append("write")
     mk = _mask_kind(mask)
     storages = _storages(out.dtype.gpu_storage, tensors, slots)

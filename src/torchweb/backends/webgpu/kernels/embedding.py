@@ -54,8 +54,8 @@ def forward(rt, out, weight, idx):
                 f"  B0[i] = B1[{param(3)} + u32(v) * {param(4)} + col * {param(5)}];\n}}\n")
 
     pid = rt.pipeline(key, make_code, ["uniform", "write", "read", "read", "write"])
-    buffers = [(out._storage.buffer_id, out._storage.size), (weight._storage.buffer_id, weight._storage.size),
-               (idx._storage.buffer_id, idx._storage.size), rt.errors.binding]
+    buffers = [(out._storage.buffer_for_write(), out._storage.size), (weight._storage.buffer_for_read(), weight._storage.size),
+               (idx._storage.buffer_for_read(), idx._storage.size), rt.errors.binding]
     rt.dispatch(pid, rt.grid(-(-total // WORKGROUP)), buffers, struct.pack("<8I", *params))
 
 
@@ -97,8 +97,8 @@ def backward(rt, grad_weight, grad, idx, padding_idx):
                 + "\n".join(cas_add_f32("B0[k]", "g", param(7))) + "\n}\n")
 
     pid = rt.pipeline(key, make_code, ["uniform", "write", "read", "read", "write"])
-    buffers = [(grad_weight._storage.buffer_id, grad_weight._storage.size),
-               (idx._storage.buffer_id, idx._storage.size), (grad._storage.buffer_id, grad._storage.size),
+    buffers = [(grad_weight._storage.buffer_for_write(), grad_weight._storage.size),
+               (idx._storage.buffer_for_read(), idx._storage.size), (grad._storage.buffer_for_read(), grad._storage.size),
                rt.errors.binding]
     rt.dispatch(pid, rt.grid(-(-total // WORKGROUP)), buffers, struct.pack("<8I", *params))
 

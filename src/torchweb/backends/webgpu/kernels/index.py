@@ -248,7 +248,7 @@ def _pairs_pass(rt, which, dst, scratch, lo, span, tag):
     params = [span, lo, tag, 0]
     key = ("index_pairs", which)
     if which == "load":
-        buffers = [(scratch.buffer_id, scratch.size), (dst._storage.buffer_id, dst._storage.size)]
+        buffers = [(scratch.buffer_for_write(), scratch.size), (dst._storage.buffer_for_write(), dst._storage.size)]
         body = ("  let v = B1[P[0][1] + i];\n"
                 "  B0[2u * i] = bitcast<u32>(v);\n"
                 "  B0[2u * i + 1u] = select(0u, 0xffffffffu, v < 0i);\n")
@@ -256,7 +256,7 @@ def _pairs_pass(rt, which, dst, scratch, lo, span, tag):
                 "@group(0) @binding(2) var<storage, read> B1: array<i32>;\n")
         bk = ["uniform", "write", "read"]
     else:
-        buffers = [(dst._storage.buffer_id, dst._storage.size), (scratch.buffer_id, scratch.size), rt.errors.binding]
+        buffers = [(dst._storage.buffer_for_write(), dst._storage.size), (scratch.buffer_for_write(), scratch.size), rt.errors.binding]
         body = ("  let w = vec2<u32>(B1[2u * i], B1[2u * i + 1u]);\n"
                 f"  if (!tw_wfits(w)) {{ {ERR.wgsl_raise(ERR.INT64_RANGE, 'P[0][2]')} }}\n"
                 "  B0[P[0][1] + i] = bitcast<i32>(w.x);\n")

@@ -78,7 +78,7 @@ def forward(rt, kind, out, indices, inp, nb, geom, adaptive, count_include_pad=T
     binding_kinds = kinds(bufs)
     if indices is not None:   # a fresh tensor: its own binding, written too
         slots.append(len(bufs))
-        bufs.append((indices._storage.buffer_id, indices._storage.size))
+        bufs.append((indices._storage.buffer_for_write(), indices._storage.size))
         binding_kinds.append("write")
     key = ("pool", kind, r, nb, adaptive, inp.dtype.name, acc, tuple(slots), len(bufs))
     nparams = len(params)

@@ -82,7 +82,7 @@ def run(rt, kind, out, inp, t, indices=None, reverse=False, nchunks=1, totals_on
         + ([carry_indices] if carry_indices is not None else []) + ([index_in] if index_in is not None else [])
     # every tensor is a distinct, freshly made storage (ops/scan.py): one binding each
     assert len({id(tt._storage) for tt in tensors}) == len(tensors)
-    buffers = [(tt._storage.buffer_id, tt._storage.size) for tt in tensors]
+    buffers = [(tt._storage.buffer_for_write(), tt._storage.size) for tt in tensors]
     slots = list(range(len(tensors)))
     if not arg:
         slots = [0, 1, None] + slots[2:]
