@@ -218,19 +218,11 @@ class Graph:
         self.hooks = hooks
         self.owned = []      # (buffer id, size) this graph gives back to the pool when it dies
         pool = rt.pool
-        # inputs and outputs: buffers of the graph's own, named in the program instead
-        self.in_slots = []   # (graph buffer, size, written by the program)
-        for s in inputs:
-            gid, size = pool.acquire(s.size)
-            self.owned.append((gid, size))
-            self._rename(words, refs.pop(s._buffer_id, ()), gid)
-            self.in_slots.append((gid, s.size, s._buffer_id in writes))
-        self.out_slots = []  # (graph buffer, numel, dtype)
-        for s in outputs:
-            gid, size = pool.acquire(s.size)
-            self.owned.append((gid, size))
-            self._rename(words, refs.pop(s._buffer_id, ()), gid)
-            self.out_slots.append((gid, s.numel, s.dtype))
+        # inputs and outputs: buffers of the graph's own, named in the program instead (their
+        # sites set aside first: a buffer the pool hands the graph for one may be a temporary
+        # of the program, free now, which must be reserved as such below)
+        in_sites = [refs.pop(s._buffer_id, ()) for s in inputs]
+        out_sites = [refs.pop(s._buffer_id, ()) for s in outputs]
         # temporaries: referenced, and free in the pool now -> reserved for the graph
         self.held = []       # storages the program writes or reads, kept alive
         for bid in refs:
@@ -243,6 +235,18 @@ class Graph:
                 self.release()
                 raise Refused("a buffer of unknown owner is used (internal)")
             self.held.append(st)
+        self.in_slots = []   # (graph buffer, size, written by the program)
+        for s, sites in zip(inputs, in_sites):
+            gid, size = pool.acquire(s.size)
+            self.owned.append((gid, size))
+            self._rename(words, sites, gid)
+            self.in_slots.append((gid, s.size, s._buffer_id in writes))
+        self.out_slots = []  # (graph buffer, numel, dtype)
+        for s, sites in zip(outputs, out_sites):
+            gid, size = pool.acquire(s.size)
+            self.owned.append((gid, size))
+            self._rename(words, sites, gid)
+            self.out_slots.append((gid, s.numel, s.dtype))
         self.words = words
         self.prepared = None     # the driver's decoded form (driver_native.prepare)
         self.error_block = None
