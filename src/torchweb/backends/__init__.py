@@ -5,10 +5,13 @@ a backend never calls up into ops:
     read_values(t) / read_values_async(t)      elementwise(op, out, operands, classes, ...)
     reduce(kind, out, inp, nred, acc_cls, ...) matmul(out, a, b, acc_cls)
     random(kind, out, seed, call, a, b)
-    run_fused(outs, nodes): write pending storages with the values of lazy Nodes of one shape
-        (torchweb/lazy, above the backends, hands them over; GRID_LIMITED: whether it must
-        check an expression's size at the op); backends/pending.py: how a backend asks it to
-        realize a storage before binding it
+    run_fused(outs, nodes, one_kernel, patched): write pending storages with the values of
+        lazy Nodes of one shape (torchweb/lazy, above the backends, hands them over;
+        GRID_LIMITED: whether it must check an expression's size at the op; one_kernel and
+        patched: a fusing scope's kernel, one dispatch whose scalars a capture's replay
+        patches); backends/pending.py: how a backend asks it to realize a storage before
+        binding it
+    refuse_capture(reason): the call torchweb.compile records runs eagerly instead
     softmax_fits(row, rows) / softmax(out, inp, log): a fused softmax over inp's last dim
     SPLIT_REDUCTIONS, MAX_MATMUL_K: what ops/lowering.py should split for this backend
 """

@@ -17,7 +17,6 @@ from .cpu_count import bincount, count_gather, count_scatter, search_sorted  # n
 from .cpu_embedding import embedding, embedding_backward  # noqa: F401
 from .cpu_index import (ATOMIC_FLOAT16, MAX_INDEX_BUFFERS, index_gather, index_scatter,  # noqa: F401
                         mask_compact, masked_scatter)  # (gather, scatter, indexing, masks)
-from .cpu_optim import fused_update  # noqa: F401  (optimizer steps)
 from .cpu_sort import SORT_BLOCK, SPLIT_SCANS, scan, sort, sort_scatter_add  # noqa: F401  (scans, sorting)
 
 name = "cpu"
@@ -98,10 +97,11 @@ def elementwise(op, out, operands, classes, cls, value_cls, compute_dtypes):
         n.copyto(dst, n.broadcast_to(r, dst.shape), casting="unsafe")
 
 
-def run_fused(outs, nodes):
+def run_fused(outs, nodes, one_kernel=False, patched=False):
     """Write each pending storage of outs with the values of the fused elementwise expression
     of the same position in nodes (lazy Nodes of one shape), evaluated op by op as
-    elementwise() would, each intermediate rounded to float32 as its tensor would be."""
+    elementwise() would, each intermediate rounded to float32 as its tensor would be.
+    (one_kernel, patched: the webgpu backend's dispatch and capture details.)"""
     n = np()
     shape = tuple(nodes[0].shape)
     values = [_evaluate(n, node.key, iter(node.leaves), iter(node.scalars), shape, node.ROWS)
@@ -111,6 +111,10 @@ def run_fused(outs, nodes):
 
 
 GRID_LIMITED = False   # (no dispatch grid: any number of elements runs)
+
+
+def refuse_capture(reason):
+    """(torchweb.compile records webgpu calls only: nothing to refuse.)"""
 
 
 def _evaluate(n, key, leaves, scalars, shape, rows):

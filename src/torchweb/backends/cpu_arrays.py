@@ -1,7 +1,7 @@
 """numpy, imported on first use (an optional dependency), and the numpy view of a cpu tensor
 (pending values written first: backends/pending.py):
 what the cpu backend (cpu.py) and its parts (cpu_conv, cpu_count, cpu_embedding, cpu_index,
-cpu_optim, cpu_sort) share."""
+cpu_sort) share."""
 
 from .._numpy import np
 from . import pending

@@ -15,6 +15,10 @@ from operator import call
 _groups = {}
 _groups_limit = [64]
 
+# the open fusing scope (scope.py), if any: the one object whose deferred in-place writes
+# realization must write together (realize.py asks it before writing one of them)
+OPEN = []
+
 
 class Node:
     """One deferred op, and what the kernel of the expression rooted here needs, built from its

@@ -13,7 +13,8 @@ What keeps PyTorch's eager semantics:
   skipped).
 - Expressions are bounded (MAX_NODES ops, MAX_LEAF_BUFFERS distinct input buffers: WebGPU's
   8 storage buffers per dispatch), and a pending storage is taken into one consumer's
-  expression only (a second consumer reads it written: fan-out never repeats work).
+  expression only (a second consumer reads it written: fan-out never repeats work), but in a
+  fusing scope (scope.py), where every pending value is inlined wherever it is read.
 
 Recording is the hot path of every float32 elementwise op, so what depends only on the op's
 dtype plan (whether it may be deferred, its operands' parts of the kernel's cache key) is
@@ -32,10 +33,13 @@ from math import prod
 from .. import _dtype
 from .._size import _CONTIGUOUS
 from ..backends import backend_for
-from .graph import Node, register
+from .graph import OPEN, Node, register
 from .realize import realize
 
 ENABLED = os.environ.get("TORCHWEB_LAZY", "1") != "0"
+# An op run on its own in a captured optimizer step (scope.py) would replay its scalars unchanged
+EAGER_IN_STEP = ("an optimizer step has an op that does not fuse into its kernel (float16 state, "
+                 "say): a replay could not recompute its scalars")
 MAX_NODES = 48
 MAX_LEAF_BUFFERS = 6
 _F32, _U8 = _dtype.float32, _dtype.uint8
@@ -106,8 +110,10 @@ def elementwise_fresh(op, out, operands, plan):
                                    backend_for(out._storage.device_type))
     if tpl and _record(out, operands, tpl):
         return
-    backend_for(out._storage.device_type).elementwise(op, out, operands, plan.classes, plan.cls,
-                                                      plan.value_cls, plan.compute)
+    backend = backend_for(out._storage.device_type)
+    if OPEN and OPEN[0].patched:
+        backend_for("webgpu").refuse_capture(EAGER_IN_STEP)
+    backend.elementwise(op, out, operands, plan.classes, plan.cls, plan.value_cls, plan.compute)
 
 
 def elementwise(op, out, operands, classes, cls, value_cls, compute_dtypes):
@@ -115,6 +121,8 @@ def elementwise(op, out, operands, classes, cls, value_cls, compute_dtypes):
     out's storage is fresh (a buffer never taken) and whole, else run now by the backend."""
     backend = backend_for(out._storage.device_type)
     if not _defer(op, out, operands, classes, cls, value_cls, compute_dtypes, backend):
+        if OPEN and OPEN[0].patched:
+            backend_for("webgpu").refuse_capture(EAGER_IN_STEP)
         backend.elementwise(op, out, operands, classes, cls, value_cls, compute_dtypes)
 
 
@@ -174,7 +182,7 @@ def _single(out, operands, tpl):
     shape = out._shape
     span = tpl.spans
     scalars = operands[span] if span is not None else tuple([operands[j] for j in tpl.scalars])
-    if child is not None and tpl.f32[i] and not child.inlined and child.shape == shape \
+    if child is not None and tpl.f32[i] and (not child.inlined or OPEN) and child.shape == shape \
             and o._offset == 0 and o._stride == out._stride and child.size < MAX_NODES:
         child.inlined = True
         return Node(tpl.pre + (child.key,) + tpl.post, child.leaves, child.scalars + scalars, shape,
@@ -191,7 +199,7 @@ def _pair(out, operands, tpl):
     stride = out._stride
     sa, sb = a._storage, b._storage
     ca = sa.pending
-    if ca is not None and tpl.f32[0] and not ca.inlined and ca.shape == shape \
+    if ca is not None and tpl.f32[0] and (not ca.inlined or OPEN) and ca.shape == shape \
             and a._offset == 0 and a._stride == stride and ca.size < MAX_NODES:
         ca.inlined = True
         pa, la, sca, size, storages, group = ca.key, ca.leaves, ca.scalars, ca.size + 1, ca.storages, ca.group
@@ -200,7 +208,7 @@ def _pair(out, operands, tpl):
             realize(sa)
         pa, la, sca, size, storages, group = tpl.tokens[0], [(sa, a._stride, a._offset, a.dtype)], (), 1, {id(sa): sa}, None
     cb = sb.pending   # (after a's: b may be a, inlined or written just now)
-    if cb is not None and tpl.f32[1] and not cb.inlined and cb.shape == shape \
+    if cb is not None and tpl.f32[1] and (not cb.inlined or OPEN) and cb.shape == shape \
             and b._offset == 0 and b._stride == stride and size + cb.size <= MAX_NODES:
         cb.inlined = True
         pb, lb, scb, size = cb.key, cb.leaves, cb.scalars, size + cb.size
@@ -236,7 +244,7 @@ def _general(out, operands, tpl):
             continue
         os_ = o._storage
         child = os_.pending
-        if child is not None and f32 and not child.inlined and child.shape == shape \
+        if child is not None and f32 and (not child.inlined or OPEN) and child.shape == shape \
                 and o._offset == 0 and o._stride == stride and size + child.size <= MAX_NODES:
             child.inlined = True
             key.append(child.key)

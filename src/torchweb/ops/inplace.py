@@ -3,6 +3,7 @@ require grad are refused, the op's node becomes the tensor's new history, and a 
 a view becomes the base's history (PyTorch's CopySlices)."""
 
 from ..autograd import grad_mode
+from ..lazy import OPEN as FUSING
 from ..autograd.function import Function
 from .dispatch import empty, is_tensor
 from . import elementwise as E
@@ -28,9 +29,22 @@ def check_no_internal_overlap(target):
                            "performing the operation.")
 
 
+# the rows an open fusing scope (lazy/scope.py: an optimizer's step) defers in place: float32
+# arithmetic, whose results are float32 (no comparison, no integer division)
+FUSED_IN_SCOPES = frozenset(["add", "add_alpha", "sub", "sub_alpha", "mul", "div", "sqrt", "neg", "abs",
+                             "maximum", "minimum", "square"])
+
+
 def call_inplace(name, target, *operands):
     """target = op(target, *operands) in place (an op of the elementwise table), with PyTorch's
-    autograd checks: Tensor.add_ and the other in-place methods."""
+    autograd checks: Tensor.add_ and the other in-place methods. In a fusing scope (under
+    no_grad, no history to record), deferred into the scope's kernel where it can be."""
+    if FUSING:
+        if name == "copy":
+            if FUSING[0].defer(target, (OPS["copy"], operands[0])):
+                return target
+        elif name in FUSED_IN_SCOPES and FUSING[0].defer(target, (OPS[name], target) + operands):
+            return target
     return apply_inplace(name, target, operands)
 
 

@@ -1,8 +1,8 @@
 """torch.optim.Optimizer: parameter groups, per-parameter state, state_dict in PyTorch's
-layout, step hooks. Subclasses run their update as one fused kernel per parameter
-(ops/optim_update.py) with the step's scalars (learning rate, bias corrections) computed here
-in Python doubles, as PyTorch's single-tensor implementations compute them, and handed to the
-kernel as float32 uniforms.
+layout, step hooks. Subclasses write their update as PyTorch's single-tensor functions do
+(`exp_avg.lerp_(grad, 1 - beta1)`, ...), with the step's scalars (learning rate, bias
+corrections) computed in Python doubles; each parameter's update runs in a fusing scope
+(lazy/scope.py), which makes its ops one kernel, the scalars float32 uniforms.
 
 The `step` counter is a 0-d float32 tensor as in PyTorch: on the cpu device when numpy is there
 (PyTorch keeps it on the CPU), else on the parameter's device; its value is cached on the
@@ -19,9 +19,10 @@ from ..autograd import grad_mode
 from ..backends.cpu_arrays import array_for_write
 from .._creation import tensor
 from .. import _dtype
-from ..ops.optim_update import recording
-from ..ops.optim_update import fused_update
-from ..ops.dispatch import empty
+from ..backends.webgpu.runtime import _runtime
+from ..lazy import collecting_scalars, fusing
+from ..ops import pointwise_api  # noqa: F401  (registers the table's rows: torch.maximum below)
+from ..ops.registry import OPS as _DEFINED
 
 
 class _RequiredParameter:
@@ -350,8 +351,8 @@ class Optimizer:
         return handle
 
     # -- the step loop shared by the subclasses --------------------------------------------
-    def _run_step(self, closure):
-        rec = None if _SCALAR_SINK else _recording()
+    def _run_step(self, closure, replaying=False):
+        rec = None if replaying else recording()
         if rec is not None:
             if self._optimizer_step_pre_hooks or self._optimizer_step_post_hooks or closure is not None:
                 rec.refuse("the optimizer has step hooks or a closure (Python a replay would skip)")
@@ -360,6 +361,7 @@ class Optimizer:
         if closure is not None:
             with grad_mode.enable_grad():
                 loss = closure()
+        scope = fusing(rec is not None)   # (each parameter's update: one kernel)
         with grad_mode.no_grad():
             for group in self.param_groups:
                 for p in group["params"]:
@@ -371,13 +373,14 @@ class Optimizer:
                     # self.state gets an entry only once an update stored something in it
                     # (SGD without momentum keeps none, as PyTorch's)
                     state = self.state.get(p)
-                    if state is None:
-                        state = {}
-                        self._update(p, grad, state, group)
-                        if state:
-                            self.state[p] = state
-                    else:
-                        self._update(p, grad, state, group)
+                    with scope:
+                        if state is None:
+                            state = {}
+                            self._update(p, grad, state, group)
+                            if state:
+                                self.state[p] = state
+                        else:
+                            self._update(p, grad, state, group)
         return loss
 
     def _update(self, p, grad, state, group):
@@ -385,68 +388,18 @@ class Optimizer:
 
     def _replay_scalars(self):
         """For a captured step's replay (torchweb.compile): run the step's Python again, which
-        advances the state's step counts, but collect each fused kernel's scalars instead of
+        advances the state's step counts, but collect each kernel's scalars instead of
         dispatching it."""
-        sink = []
-        _SCALAR_SINK.append(sink)
-        try:
-            self._run_step(None)
-        finally:
-            _SCALAR_SINK.pop()
+        with collecting_scalars() as sink:
+            self._run_step(None, replaying=True)
         return sink
 
 
-# -- pieces of update bodies (the expression language of ops/optim_update.py) -----------------
-def grad_terms(group, scalars, wd_key="weight_decay", decoupled=False):
-    """The body's first statements: g = grad (negated to maximize), plus weight_decay * param
-    (or param scaled by 1 - lr * weight_decay when decoupled, as AdamW)."""
-    body = [("g", "-grad" if group.get("maximize") else "grad")]
-    wd = group[wd_key]
-    if wd != 0:
-        if decoupled:
-            scalars["decay"] = 1 - group["lr"] * wd
-            body.append(("param", "param * decay"))
-        else:
-            scalars["wd"] = wd
-            body.append(("g", "g + wd * param"))
-    return body
+maximum = _DEFINED["maximum"].torch_fn   # torch.maximum (out=: amsgrad's and Adamax's running maxima)
 
 
-def lerp(target, end, weight, scalars, name):
-    """target.lerp_(end, weight) with PyTorch's two forms (small and large weights)."""
-    scalars[name] = weight
-    if abs(weight) < 0.5:
-        return (target, f"{target} + {name} * ({end} - {target})")
-    return (target, f"{end} - ({end} - {target}) * (1.0 - {name})")
-
-
-_SCALAR_SINK = []    # while a replay recomputes scalars: the list each fused call appends to
-
-
-def _recording():
-    return recording()
-
-
-def fused(key, tensors, names, writes, body, scalars):
-    if _SCALAR_SINK:
-        if scalars and tensors[0].numel():
-            _SCALAR_SINK[-1].append(list(scalars.values()))
-        return
-    fresh = [n for t, n in zip(tensors, names) if t.__dict__.get("_tw_fresh")]
-    fused_update(key, tensors, names, writes, body, list(scalars), list(scalars.values()), fresh)
-    for t, n in zip(tensors, names):
-        if n in fresh:
-            del t.__dict__["_tw_fresh"]
-
-
-def zeros_state(p):
-    """New zero state, left unfilled: the step's own kernel reads it as zeros and writes it
-    (so a first step is one kernel too)."""
-    t = empty_state(p)
-    t.__dict__["_tw_fresh"] = True
-    return t
-
-
-def empty_state(p):
-    """Uninitialized state the first step's kernel writes whole (no fill kernel)."""
-    return empty(p.shape, p.dtype, p.device)
+def recording():
+    """The capture.Recorder if torchweb.compile is recording a call on the webgpu device, else
+    None: the optimizer then registers how a replay recomputes its scalars."""
+    rt = _runtime[0]
+    return rt.capture if rt is not None else None

@@ -100,8 +100,10 @@ def elementwise(op, out, operands, classes, cls, value_cls, compute_dtypes):
     ew_kernel.run(rt(), op, out, operands, classes, cls, value_cls, compute_dtypes)
 
 
-# run_fused(outs, nodes): write each pending storage of outs with the values of the fused
-# elementwise expression of the same position in nodes (lazy Nodes of one shape), one kernel
+# run_fused(outs, nodes, one_kernel=False, patched=False): write each pending storage of outs
+# with the values of the fused elementwise expression of the same position in nodes (lazy Nodes
+# of one shape), one kernel (one_kernel: one dispatch, no vec4 body and tail; patched: its
+# scalars noted for a captured call's replay: an optimizer step's, lazy/scope.py)
 run_fused = fused.run
 
 
@@ -199,13 +201,19 @@ from .attention import attention_backward, attention_fits, attention_forward  # 
 
 from .count import bincount, count_gather, count_scatter, search_sorted  # noqa: E402,F401  (searchsorted, unique, bincount)
 
-from .optim_update import fused_update  # noqa: E402,F401  (optimizer steps: one kernel per parameter)
 from .raw_bytes import read_storage_bytes, read_storage_bytes_async  # noqa: E402,F401  (serialization)
 
 
 def capturing():
     """True while torchweb.compile records a call (capture.py): readbacks are not allowed."""
     return rt().capture is not None
+
+
+def refuse_capture(reason):
+    """Have the call torchweb.compile is recording run eagerly instead (nothing while none is)."""
+    capture = rt().capture
+    if capture is not None:
+        capture.refuse(reason)
 
 
 def device_assert(bad, what, exc, message):
