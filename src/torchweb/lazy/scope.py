@@ -26,18 +26,14 @@ from .. import _dtype
 from .._size import _CONTIGUOUS
 from ..backends import backend_for
 from .graph import OPEN, Node
-from .record import EAGER_IN_STEP, MAX_NODES
+from .record import EAGER_IN_STEP, MAX_LEAF_BUFFERS, MAX_NODES
 
 _F32 = _dtype.float32
 _SCALAR = ("s", "f")
 _LEAF = ("t", "f", "f32")
+_ADD, _SUB, _MUL, _COPY = ("add", "f"), ("sub", "f"), ("mul", "f"), ("copy", "f")
 _NUMBERS = (float, int)
-_ROWS = Node.ROWS
 _COLLECTING = []   # while a replay recomputes scalars: the list each scope's kernels append to
-
-
-class _NotFused(Exception):
-    """An operand the scope cannot read element for element (another dtype, shape or layout)."""
 
 
 class fusing:
@@ -45,12 +41,13 @@ class fusing:
     patched: the kernels' scalars are recomputed by a captured call's replay. A scope opened
     inside an open one joins it."""
 
-    __slots__ = ("patched", "written", "shape", "sink", "joined")
+    __slots__ = ("patched", "written", "shape", "stride", "numel", "leaves", "sink", "joined")
 
     def __init__(self, patched=False):
         self.patched = patched
         self.written = {}   # id -> weakref of each storage written (a dead temporary is not written)
-        self.shape = None   # the shape every write of the scope has (one kernel)
+        self.shape = None   # the shape (and contiguous stride) every write of the scope has: one kernel
+        self.leaves = {}    # id -> the leaf Node of each storage read as it is
 
     def __enter__(self):
         self.joined = bool(OPEN)
@@ -75,6 +72,7 @@ class fusing:
         written = self.written
         self.written = {}
         self.shape = None
+        self.leaves = {}
         outs = tuple([s for s in map(call, written.values()) if s is not None and s.pending is not None])
         if not outs:
             return
@@ -86,40 +84,127 @@ class fusing:
             return
         backend_for(outs[0].device_type).run_fused(outs, nodes, one_kernel=True, patched=self.patched)
 
-    def defer(self, target, expr):
-        """target's values := expr, a nested tuple (row, operand, ...) of elementwise table rows
-        over tensors of target's shape and layout (target among them for its old values),
-        numbers and other such tuples; recorded in the scope. False (nothing done, the
-        scope's writes so far written) where target or an operand is not a whole contiguous
-        float32 tensor of that shape: the caller runs the op eagerly."""
-        s = target._storage
-        shape = target._shape
-        stride = target._stride
-        if (target.dtype is not _F32 or target._offset or not s.numel or s.numel != prod(shape)
-                or stride != _CONTIGUOUS.get(shape) and not target.is_contiguous()):
+    # -- the deferred forms (ops/inplace.py and ops/math_api.py call them): each True when
+    # recorded, False (nothing done, the scope's writes so far written) where target or an
+    # operand is not a whole contiguous float32 tensor of one shape: the caller runs it eagerly.
+    # Each builds the new Node of target from its operands' (their pending ones, or leaves),
+    # by hand: depth-first leaves, children's scalars before an op's own.
+
+    def unary(self, name, target):
+        """target = name(target)."""
+        a = self._target(target)
+        if a is None:
             return self._eager()
-        if self.shape is not None and shape != self.shape:
-            self.flush()
-        leaves, scalars, storages = [], [], {}
+        return self._write(target, ((name, "f"), a.key), a.leaves, a.scalars, a.size + 1, a.storages)
+
+    def binary(self, name, target, other):
+        """target = name(target, other) (other a tensor or a number)."""
+        a = self._target(target)
+        if a is None:
+            return self._eager()
+        if type(other) in _NUMBERS:
+            return self._write(target, ((name, "f"), a.key, _SCALAR), a.leaves, a.scalars + (other,), a.size + 1,
+                               a.storages)
+        b = self._read(other)
+        if b is None:
+            return self._eager()
+        return self._write(target, ((name, "f"), a.key, b.key), a.leaves + b.leaves, a.scalars + b.scalars,
+                           a.size + b.size + 1, a.storages | b.storages)
+
+    def add_alpha(self, name, target, other, alpha):
+        """target = target + alpha * other (name: add_alpha or sub_alpha)."""
+        a = self._target(target)
+        b = a and self._read(other)
+        if b is None:
+            return self._eager()
+        return self._write(target, ((name, "f"), a.key, b.key, _SCALAR), a.leaves + b.leaves,
+                           a.scalars + b.scalars + (alpha,), a.size + b.size + 1, a.storages | b.storages)
+
+    def copy(self, target, src):
+        """target = src (a tensor or a number)."""
+        if self._target(target) is None:
+            return self._eager()
+        if type(src) in _NUMBERS:
+            return self._write(target, (_COPY, _SCALAR), [], (src,), 1, {})
+        b = self._read(src)
+        if b is None:
+            return self._eager()
+        return self._write(target, (_COPY, b.key), b.leaves, b.scalars, b.size + 1, b.storages)
+
+    def lerp(self, target, end, weight):
+        """target = target + weight * (end - target), from end where |weight| >= 0.5 (PyTorch's)."""
+        a = self._target(target)
+        b = a and self._read(end)
+        if b is None:
+            return self._eager()
+        if abs(weight) < 0.5:
+            key = (_ADD, a.key, (_MUL, (_SUB, b.key, a.key), _SCALAR))
+            leaves, scalars = a.leaves + b.leaves + a.leaves, a.scalars + b.scalars + a.scalars + (weight,)
+        else:
+            key = (_SUB, b.key, (_MUL, (_SUB, b.key, a.key), _SCALAR))
+            leaves, scalars = b.leaves + b.leaves + a.leaves, b.scalars + b.scalars + a.scalars + (1 - weight,)
+        return self._write(target, key, leaves, scalars, 2 * a.size + 2 * b.size + 3, a.storages | b.storages)
+
+    def addc(self, name, target, t1, t2, value):
+        """target = target + value * t1 <name> t2 (addcmul: mul, addcdiv: div), PyTorch's order."""
+        a = self._target(target)
+        b = a and self._read(t1)
+        c = b and self._read(t2)
+        if c is None:
+            return self._eager()
+        if value == 1:
+            key = (_ADD, a.key, ((name, "f"), b.key, c.key))
+            scalars, size = a.scalars + b.scalars + c.scalars, a.size + b.size + c.size + 2
+        else:
+            key = (_ADD, a.key, ((name, "f"), (_MUL, b.key, _SCALAR), c.key))
+            scalars, size = a.scalars + b.scalars + (value,) + c.scalars, a.size + b.size + c.size + 3
+        return self._write(target, key, a.leaves + b.leaves + c.leaves, scalars, size,
+                           a.storages | b.storages | c.storages)
+
+    def _target(self, t):
+        """_read(t) for a target: its shape becomes the scope's (one kernel per shape)."""
+        shape = t._shape
+        if self.shape != shape:
+            if self.shape is not None:
+                self.flush()
+            s = t._storage
+            if t.dtype is not _F32 or t._offset or not s.numel or s.numel != prod(shape) or (
+                    t._stride != _CONTIGUOUS.get(shape) and not t.is_contiguous()):
+                return None
+            self.shape, self.stride, self.numel = shape, t._stride, s.numel
+        elif t._storage.numel != self.numel:
+            return None
+        return self._read(t)
+
+    def _read(self, t):
+        """The node of tensor t's values (its pending one, or a leaf) where t is read whole in
+        the scope's shape and layout, else None."""
         try:
-            key, size = _build(expr, shape, stride, leaves, scalars, storages)
-        except _NotFused:
+            if t.dtype is not _F32 or t._shape != self.shape or t._stride != self.stride or t._offset:
+                return None
+        except AttributeError:   # (not a tensor)
+            return None
+        s = t._storage
+        node = s.pending
+        if node is None:
+            node = self.leaves.get(id(s))
+            if node is None:
+                node = self.leaves[id(s)] = Node(_LEAF, [(s, self.stride, 0, _F32)], (), self.shape, 0, {id(s): s})
+        return node
+
+    def _write(self, target, key, leaves, scalars, size, storages):
+        if size > MAX_NODES or len(storages) > MAX_LEAF_BUFFERS:
             return self._eager()
-        if size > MAX_NODES or len(storages) > 6:
-            return self._eager()
-        node = Node(key, leaves, tuple(scalars), shape, size, storages)
-        self.shape = shape
+        s = target._storage
+        s.pending = Node(key, leaves, scalars, self.shape, size, storages)
         self.written[id(s)] = weakref.ref(s)
-        s.pending = node
-        target._bump_version()
+        s.version += 1   # (Tensor._bump_version)
         return True
 
     def assign(self, dst, node):
         """dst's values := node (out= of a pending result, lazy.write_into), in the scope."""
-        if dst.dtype is not _F32 or dst.numel != prod(node.shape) or (
-                self.shape is not None and node.shape != self.shape):
+        if dst.dtype is not _F32 or node.shape != self.shape:
             return False
-        self.shape = node.shape
         self.written[id(dst)] = weakref.ref(dst)
         dst.pending = node
         return True
@@ -130,43 +215,6 @@ class fusing:
         if self.patched:
             backend_for("webgpu").refuse_capture(EAGER_IN_STEP)
         return False
-
-
-def _build(expr, shape, stride, leaves, scalars, storages):
-    """The key of expr and its size (ops); leaves, scalars and storages extended as a Node's
-    (depth first; children's scalars before the op's own). A pending operand is inlined (in a
-    scope, one node may be read by several)."""
-    row = expr[0]
-    _ROWS[row.name] = row   # (what the backends' run_fused look rows up in)
-    key = [(row.name, "f")]
-    own = []
-    size = 1
-    for a in expr[1:]:
-        t = type(a)
-        if t is tuple:
-            k, n = _build(a, shape, stride, leaves, scalars, storages)
-            key.append(k)
-            size += n
-        elif t in _NUMBERS:
-            key.append(_SCALAR)
-            own.append(a)
-        else:
-            if a.dtype is not _F32 or a._shape != shape or a._stride != stride or a._offset:
-                raise _NotFused
-            s = a._storage
-            child = s.pending
-            if child is not None:
-                key.append(child.key)
-                leaves += child.leaves
-                scalars += child.scalars
-                storages.update(child.storages)
-                size += child.size
-            else:
-                key.append(_LEAF)
-                leaves.append((s, stride, 0, _F32))
-                storages[id(s)] = s
-    scalars += own
-    return tuple(key), size
 
 
 class collecting_scalars:

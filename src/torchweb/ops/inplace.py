@@ -3,7 +3,7 @@ require grad are refused, the op's node becomes the tensor's new history, and a 
 a view becomes the base's history (PyTorch's CopySlices)."""
 
 from ..autograd import grad_mode
-from ..lazy import OPEN as FUSING
+from ..lazy import OPEN as FUSING, Node
 from ..autograd.function import Function
 from .dispatch import empty, is_tensor
 from . import elementwise as E
@@ -31,8 +31,10 @@ def check_no_internal_overlap(target):
 
 # the rows an open fusing scope (lazy/scope.py: an optimizer's step) defers in place: float32
 # arithmetic, whose results are float32 (no comparison, no integer division)
-FUSED_IN_SCOPES = frozenset(["add", "add_alpha", "sub", "sub_alpha", "mul", "div", "sqrt", "neg", "abs",
-                             "maximum", "minimum", "square"])
+FUSED_UNARY = frozenset(["sqrt", "neg", "abs", "square"])
+FUSED_BINARY = frozenset(["add", "sub", "mul", "div", "maximum", "minimum"])
+FUSED_ALPHA = frozenset(["add_alpha", "sub_alpha"])
+Node.ROWS.update({name: OPS[name] for name in FUSED_UNARY | FUSED_BINARY | FUSED_ALPHA | {"copy"}})
 
 
 def call_inplace(name, target, *operands):
@@ -40,10 +42,17 @@ def call_inplace(name, target, *operands):
     autograd checks: Tensor.add_ and the other in-place methods. In a fusing scope (under
     no_grad, no history to record), deferred into the scope's kernel where it can be."""
     if FUSING:
-        if name == "copy":
-            if FUSING[0].defer(target, (OPS["copy"], operands[0])):
+        scope = FUSING[0]
+        if name in FUSED_BINARY:
+            if scope.binary(name, target, operands[0]):
                 return target
-        elif name in FUSED_IN_SCOPES and FUSING[0].defer(target, (OPS[name], target) + operands):
+        elif name == "copy":
+            if scope.copy(target, operands[0]):
+                return target
+        elif name in FUSED_ALPHA:
+            if type(operands[1]) in (int, float) and scope.add_alpha(name, target, operands[0], operands[1]):
+                return target
+        elif name in FUSED_UNARY and scope.unary(name, target):
             return target
     return apply_inplace(name, target, operands)
 

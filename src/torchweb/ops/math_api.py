@@ -73,13 +73,10 @@ def float_power(input, exponent, *, out=None):
 
 
 # -- blends ----------------------------------------------------------------------------------
-ADD, SUB, MUL, DIV = OPS["add"], OPS["sub"], OPS["mul"], OPS["div"]   # (their deferred forms' rows)
 _NUMBER = (float, int)
 def _lerp_(self, end, weight):
     """In-place lerp (in a fusing scope, with a number weight: deferred as lerp's ops)."""
-    if FUSING and type(weight) in _NUMBER and FUSING[0].defer(self, (
-            (ADD, self, (MUL, (SUB, end, self), weight)) if abs(weight) < 0.5 else
-            (SUB, end, (MUL, (SUB, end, self), 1 - weight)))):
+    if FUSING and type(weight) in _NUMBER and FUSING[0].lerp(self, end, weight):
         return self
     return self.copy_(lerp(self, end, weight))
 
@@ -118,8 +115,7 @@ def _check_value(name, dt, value):
 def _addcmul_(self, tensor1, tensor2, *, value=1):
     """In-place addcmul (in a fusing scope: deferred as self + value * tensor1 * tensor2, PyTorch's
     order)."""
-    if FUSING and type(value) in _NUMBER and FUSING[0].defer(self, (
-            ADD, self, (MUL, (MUL, tensor1, value) if value != 1 else tensor1, tensor2))):
+    if FUSING and type(value) in _NUMBER and FUSING[0].addc("mul", self, tensor1, tensor2, value):
         return self
     return self.copy_(addcmul(self, tensor1, tensor2, value=value))
 
@@ -136,8 +132,7 @@ def addcmul(input, tensor1, tensor2, *, value=1, out=None):
 def _addcdiv_(self, tensor1, tensor2, *, value=1):
     """In-place addcdiv (in a fusing scope: deferred as self + value * tensor1 / tensor2, PyTorch's
     order)."""
-    if FUSING and type(value) in _NUMBER and FUSING[0].defer(self, (
-            ADD, self, (DIV, (MUL, tensor1, value) if value != 1 else tensor1, tensor2))):
+    if FUSING and type(value) in _NUMBER and FUSING[0].addc("div", self, tensor1, tensor2, value):
         return self
     return self.copy_(addcdiv(self, tensor1, tensor2, value=value))
 
