@@ -15,9 +15,6 @@ from operator import call
 _groups = {}
 _groups_limit = [64]
 
-# the open fusing scope (scope.py), if any: the one object whose deferred in-place writes
-# realization must write together (realize.py asks it before writing one of them)
-OPEN = []
 
 
 class Node:
@@ -44,6 +41,12 @@ class Node:
         self.key, self.leaves, self.scalars, self.shape, self.size = key, leaves, scalars, shape, size
         self.storages, self.group = storages, group
         self.inlined = False       # taken into a consumer's expression already
+
+
+# the open fusing scope (scope.py), if any: its traced work is written together (realize.py
+# flushes it before realizing any of it). A storage it wrote is pending with SCOPED.
+OPEN = []
+SCOPED = Node((), (), (), None, 0, {})
 
 
 def register(group, storages):

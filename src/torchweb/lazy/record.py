@@ -13,8 +13,7 @@ What keeps PyTorch's eager semantics:
   skipped).
 - Expressions are bounded (MAX_NODES ops, MAX_LEAF_BUFFERS distinct input buffers: WebGPU's
   8 storage buffers per dispatch), and a pending storage is taken into one consumer's
-  expression only (a second consumer reads it written: fan-out never repeats work), but in a
-  fusing scope (scope.py), where every pending value is inlined wherever it is read.
+  expression only (a second consumer reads it written: fan-out never repeats work).
 
 Recording is the hot path of every float32 elementwise op, so what depends only on the op's
 dtype plan (whether it may be deferred, its operands' parts of the kernel's cache key) is
@@ -56,7 +55,7 @@ class Template:
     and no numbers by _pair, others by _general."""
 
     __slots__ = ("opkey", "tokens", "f32", "tensors", "scalars", "spans", "pre", "post", "leaf_key",
-                 "record", "grid_limited")
+                 "record", "grid_limited", "plain")
 
     def __init__(self, opkey, tokens, f32, grid_limited):
         self.opkey, self.tokens, self.f32 = opkey, tokens, f32
@@ -69,6 +68,8 @@ class Template:
         self.record = (_single if len(self.tensors) == 1 else
                        _pair if len(self.tensors) == 2 and not self.scalars else _general)
         self.grid_limited = grid_limited   # the backend's GRID_LIMITED: _record checks the size
+        # float32 in and out, numbers as float32: what a fusing scope traces (scope.py)
+        self.plain = opkey[1] == "f" and all(t in (("t", "f", "f32"), ("s", "f")) for t in tokens)
 
 
 def template(op, out, operands, classes, cls, value_cls, compute_dtypes, backend):
@@ -108,7 +109,7 @@ def elementwise_fresh(op, out, operands, plan):
     if tpl is None:
         tpl = plan.lazy = template(op, out, operands, plan.classes, plan.cls, plan.value_cls, plan.compute,
                                    backend_for(out._storage.device_type))
-    if tpl and _record(out, operands, tpl):
+    if tpl and (OPEN and OPEN[0].fresh(tpl, out, operands) or _record(out, operands, tpl)):
         return
     backend = backend_for(out._storage.device_type)
     if OPEN and OPEN[0].patched:
@@ -182,7 +183,7 @@ def _single(out, operands, tpl):
     shape = out._shape
     span = tpl.spans
     scalars = operands[span] if span is not None else tuple([operands[j] for j in tpl.scalars])
-    if child is not None and tpl.f32[i] and (not child.inlined or OPEN) and child.shape == shape \
+    if child is not None and tpl.f32[i] and not child.inlined and child.shape == shape \
             and o._offset == 0 and o._stride == out._stride and child.size < MAX_NODES:
         child.inlined = True
         return Node(tpl.pre + (child.key,) + tpl.post, child.leaves, child.scalars + scalars, shape,
@@ -199,7 +200,7 @@ def _pair(out, operands, tpl):
     stride = out._stride
     sa, sb = a._storage, b._storage
     ca = sa.pending
-    if ca is not None and tpl.f32[0] and (not ca.inlined or OPEN) and ca.shape == shape \
+    if ca is not None and tpl.f32[0] and not ca.inlined and ca.shape == shape \
             and a._offset == 0 and a._stride == stride and ca.size < MAX_NODES:
         ca.inlined = True
         pa, la, sca, size, storages, group = ca.key, ca.leaves, ca.scalars, ca.size + 1, ca.storages, ca.group
@@ -208,7 +209,7 @@ def _pair(out, operands, tpl):
             realize(sa)
         pa, la, sca, size, storages, group = tpl.tokens[0], [(sa, a._stride, a._offset, a.dtype)], (), 1, {id(sa): sa}, None
     cb = sb.pending   # (after a's: b may be a, inlined or written just now)
-    if cb is not None and tpl.f32[1] and (not cb.inlined or OPEN) and cb.shape == shape \
+    if cb is not None and tpl.f32[1] and not cb.inlined and cb.shape == shape \
             and b._offset == 0 and b._stride == stride and size + cb.size <= MAX_NODES:
         cb.inlined = True
         pb, lb, scb, size = cb.key, cb.leaves, cb.scalars, size + cb.size
@@ -244,7 +245,7 @@ def _general(out, operands, tpl):
             continue
         os_ = o._storage
         child = os_.pending
-        if child is not None and f32 and (not child.inlined or OPEN) and child.shape == shape \
+        if child is not None and f32 and not child.inlined and child.shape == shape \
                 and o._offset == 0 and o._stride == stride and size + child.size <= MAX_NODES:
             child.inlined = True
             key.append(child.key)
