@@ -1,6 +1,7 @@
 """The webgpu device's primitives: backends/base.py's contract, which ops/ calls for every
 device. Storage, elementwise, reduce, matmul, random and the fused softmax and moments are
-here; the others come from the modules imported at the end."""
+here; the others come from the modules imported above (transfer.py has the host transfers that
+only the webgpu device has: bytes, numpy arrays, memoryviews)."""
 
 from . import lazy
 from .attention import attention_backward, attention_fits, attention_forward  # noqa: F401
@@ -23,12 +24,12 @@ name = "webgpu"
 
 
 def _rt():
-    r = _runtime[0]   # (_get_runtime() without its call where the runtime is made: every kernel asks)
+    r = _runtime[0]   # (get_runtime() without its call where the runtime is made: every kernel asks)
     return r if r is not None else _get_runtime()
 
 
 def empty_storage(numel, dtype):
-    r = _runtime[0]   # (_get_runtime() without its call where the runtime is made: every op asks)
+    r = _runtime[0]   # (get_runtime() without its call where the runtime is made: every op asks)
     if r is None:
         r = _get_runtime()
     return _GPUStorage(r, numel, dtype)
