@@ -33,6 +33,7 @@ from ..autograd.function import Function
 from ..backends import backend_for
 from . import elementwise as E
 from .dispatch import empty, is_tensor
+from .operands import contiguous_operand
 from .registry import define
 from .._creation import arange, tensor
 from .reduction import raw_reduce
@@ -43,16 +44,8 @@ from .sorting import raw_sort
 histogram_t = namedtuple("histogram", ["hist", "bin_edges"])
 
 
-def _contig(t):
-    if t.is_contiguous():
-        return t
-    c = empty(t.shape, t.dtype, t.device)
-    E.copy_into(c, t)
-    return c
-
-
 def _flat(t):
-    c = _contig(t)
+    c = contiguous_operand(t)
     return c._view((c.numel(),), (1,), c._offset)
 
 
@@ -99,7 +92,6 @@ class _NoGrad(Function):
         outs = out if isinstance(out, tuple) else (out,)
         ctx.mark_non_differentiable(*outs[1:])
         return out
-
 
 
 def _refusing(node, what, exc=NotImplementedError, message=None):
@@ -230,7 +222,7 @@ def _unique_dim(x, d, consecutive, return_inverse, return_counts):
     pos, m = _runs(flags, n)
     starts = _first_positions(be, flags, pos, n, m, dev)
     values = _take_rows(srt, _slice(starts, 0, m)) if m < n else srt
-    values = back(values if values is not srt else _contig(srt), m)
+    values = back(values if values is not srt else contiguous_operand(srt), m)
     inverse = counts = None
     if return_inverse:
         slot = E.run("sub", pos, 1)
@@ -441,7 +433,7 @@ def histogram(input, bins, *, range=None, weight=None, density=False):
             if bins.numel() == 0:
                 raise RuntimeError("torch.histogramdd(): bins tensor should have at least 1 element, but got 0 "
                                    "elements in the bins tensor for dimension 0")
-            edges = _contig(bins if bins.dtype is input.dtype else bins.to(input.dtype))
+            edges = contiguous_operand(bins if bins.dtype is input.dtype else bins.to(input.dtype))
             nb = edges.numel() - 1
             left, right = (v for v in _slice(edges, 0, 1).tolist() + _slice(edges, nb, 1).tolist())
         else:

@@ -11,10 +11,10 @@ from ..autograd import grad_mode
 from ..autograd.function import Function
 from ..backends import backend_for
 from .dispatch import empty, is_tensor
+from .operands import contiguous_operand
 from .adjoint import linear_backward
 from .registry import define
 from . import pooling
-from .pooling import _contig
 
 _KERNEL = {"nearest": "nearest", "nearest-exact": "nearest-exact", "linear": "linear", "bilinear": "linear",
            "trilinear": "linear", "bicubic": "cubic"}
@@ -52,7 +52,7 @@ class _Interp(Function):
         def scatter(g):
             gin = empty(shape, g.dtype, g.device)
             if gin.numel():
-                _be(g).interpolate_backward(kmode, gin, _contig(g), scales, align)
+                _be(g).interpolate_backward(kmode, gin, contiguous_operand(g), scales, align)
             return gin
         # interpolation is linear in its input: the adjoint of its backward is itself
         return linear_backward(g, scatter, lambda gg: _Interp.apply(gg, kmode, out_size, scales, align),

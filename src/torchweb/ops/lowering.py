@@ -7,7 +7,7 @@
 - softmax runs as one fused kernel where the backend has one that fits the rows.
 
 Each backend says what it wants through attributes: SPLIT_REDUCTIONS, MAX_MATMUL_K and
-softmax_fits(row, rows) (backends/__init__.py).
+softmax_fits(row, rows) (backends/base.py, the backend contract).
 """
 
 from math import prod

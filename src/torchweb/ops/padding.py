@@ -9,9 +9,9 @@ from ..backends import backend_for
 from . import shape as S
 from .conv import _shape_str
 from .dispatch import empty, is_tensor
+from .operands import contiguous_operand
 from .adjoint import linear_backward
 from .registry import define
-from . import elementwise as E
 
 _MODES = ("constant", "reflect", "replicate", "circular")
 _NODE = {"constant": "ConstantPadNdBackward0", "reflect": "ReflectionPad{r}DBackward0",
@@ -20,10 +20,6 @@ _NODE = {"constant": "ConstantPadNdBackward0", "reflect": "ReflectionPad{r}DBack
 
 def _be(t):
     return backend_for(t.device.type)
-
-
-def _contig(t):
-    return t if t.is_contiguous() else E.copy_into(empty(t.shape, t.dtype, t.device), t)
 
 
 class _Pad(Function):
@@ -49,7 +45,7 @@ class _Pad(Function):
         def crop(g):
             gin = empty(shape, g.dtype, g.device)
             if gin.numel():
-                _be(g).pad_backward(mode, gin, _contig(g), nb, pads)
+                _be(g).pad_backward(mode, gin, contiguous_operand(g), nb, pads)
             return gin
         # a padding (with zeros) is linear: the adjoint of its backward is the padding
         return linear_backward(g, crop, lambda gg: _pad_fn(mode, len(pads)).apply(gg, mode, pads, 0.0),

@@ -522,9 +522,9 @@ def _rows_layout(x, dims, keepdim):
 def _moments_kernel(x, dims, keepdim, correction, std, with_mean):
     """(var or std,) or (var or std, mean) of x over dims from the backend's one kernel, or
     None where it has none that fits (the cpu device, empty inputs or slices, other dtypes)."""
-    be = backend_for(x.device.type)
-    if not hasattr(be, "moments") or (x.dtype is not D.float32 and x.dtype is not D.float16):
+    if x.dtype is not D.float32 and x.dtype is not D.float16:
         return None
+    be = backend_for(x.device.type)
     n, n_rows, vshape, vstride, clone, rshape, rstride, oshape, ostride = _rows_layout(x, tuple(dims), keepdim)
     if not n_rows or not be.moments_fits(n, n_rows):
         return None

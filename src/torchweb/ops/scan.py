@@ -11,6 +11,7 @@ from ..autograd.function import Function
 from ..backends import backend_for
 from . import elementwise as E
 from .dispatch import compute_class, empty
+from .operands import contiguous_operand
 from ..autograd import grad_mode
 from .adjoint import linear_backward
 from .elementwise import K
@@ -163,9 +164,9 @@ def _scatter_add_along(g, indices, d, shape):
     acc = empty((rows, N), D.float32, g.device)
     E.fill(acc, 0.0)
     if rows and K:
-        ic = _contig(im)
+        ic = contiguous_operand(im)
         ic = ic._view((rows, K), (K, 1), ic._offset)
-        gc = _contig(gm)
+        gc = contiguous_operand(gm)
         gc = gc._view((rows, K), (K, 1), gc._offset)
         be.sort_scatter_add(acc, ic, gc)
     moved_shape = tuple(shape[i] for i in order)
@@ -175,15 +176,6 @@ def _scatter_add_along(g, indices, d, shape):
     out = empty(shape, g.dtype, g.device)
     E.copy_into(out, res)
     return out
-
-
-def _contig(t):
-    """t itself when contiguous, else a contiguous copy (no autograd)."""
-    if t.is_contiguous():
-        return t
-    c = empty(t.shape, t.dtype, t.device)
-    E.copy_into(c, t)
-    return c
 
 
 _CUM_NODE = {"max": type("_Cummax", (_CumMaxMin,), {"_backward_name": "CummaxBackward0"}),

@@ -17,6 +17,7 @@ from ..backends import backend_for
 from . import elementwise as E
 from . import shape as S
 from .dispatch import compute_class, empty
+from .operands import contiguous_operand
 from .registry import define
 from .elementwise import K
 from .scan import scatter_add_along
@@ -136,14 +137,6 @@ def _narrow(t, d, start, length):
     return t._view(t.shape[:d] + (length,) + t.shape[d + 1:], t._stride, t._offset + start * t._stride[d])
 
 
-def _contig(t):
-    if t.is_contiguous():
-        return t
-    c = empty(t.shape, t.dtype, t.device)
-    E.copy_into(c, t)
-    return c
-
-
 @define("topk", "other", out=True, doc="topk(input, k, dim=-1, largest=True, sorted=True) -> (values, indices)\n\n"
         "The k largest (or smallest) elements along dim, in order (NaN counts as the largest).")
 def topk(input, k, dim=-1, largest=True, sorted=True, *, axis=None):
@@ -155,7 +148,7 @@ def topk(input, k, dim=-1, largest=True, sorted=True, *, axis=None):
 
     def fn():
         v, i = raw_sort(input, d, largest)
-        return _contig(_narrow(v, d, 0, k)), _contig(_narrow(i, d, 0, k))
+        return contiguous_operand(_narrow(v, d, 0, k)), contiguous_operand(_narrow(i, d, 0, k))
     return _RT["topk"](*_picked("TopkBackward0", input, d, fn))
 
 
@@ -163,7 +156,7 @@ def _select(t, d, pos, keepdim):
     """t's element at position pos (an int, or an int64 tensor shaped like t without dim d,
     keepdim'ed) along d."""
     if isinstance(pos, int):
-        r = _contig(_narrow(t, d, pos, 1)) if t.dim() else t
+        r = contiguous_operand(_narrow(t, d, pos, 1)) if t.dim() else t
     else:
         n = t.shape[d]
         iota = S.reshape(arange(n, dtype=D.int64, device=t.device), tuple(n if i == d else 1 for i in range(t.dim())))
@@ -229,7 +222,7 @@ class _MedianAll(Function):
 
     @staticmethod
     def forward(ctx, x, ignore_nan):
-        flat = S.reshape(_contig(x), (x.numel(),))
+        flat = S.reshape(contiguous_operand(x), (x.numel(),))
         if x.numel() == 0:
             r = empty((), x.dtype, x.device)
             E.fill(r, float("nan"))
