@@ -316,9 +316,13 @@ class fusing:
         if not trace:
             return
         # the live storages written: those read as they were, and those made here still alive
-        stores = [s if k is not None or s is None else s() for s, k in zip(stores, kinds)]
-        outs = tuple([i for i in written if stores[i] is not None])
-        sig = (tuple(trace), tuple(kinds), outs)
+        outs, live = [], []
+        for i in written:
+            s = stores[i] if kinds[i] is not None else stores[i]()
+            if s is not None:
+                outs.append(i)
+                live.append(s)
+        sig = (tuple(trace), tuple(kinds), tuple(outs))
         compiled = _COMPILED.get(sig)
         if compiled is None:
             if len(_COMPILED) > 256:
@@ -331,7 +335,7 @@ class fusing:
             else:
                 reads, values = list(map(leaves.__getitem__, reads)), tuple(map(scalars.__getitem__, values))
             made.append(Node(key, reads, values, shape, size, inputs))
-        outs = [stores[i] for i in outs]
+        outs = live
         for s in outs:
             s.pending = None
         if not outs:
