@@ -16,7 +16,6 @@ _groups = {}
 _groups_limit = [64]
 
 
-
 class Node:
     """One deferred op, and what the kernel of the expression rooted here needs, built from its
     children's as ops are recorded. key: its structure, (op name, class) then per argument a

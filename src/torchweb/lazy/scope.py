@@ -32,10 +32,10 @@ from .record import EAGER_IN_STEP
 _F32 = _dtype.float32
 _SCALAR = ("s", "f")
 _LEAF = ("t", "f", "f32")
-_ADD, _SUB, _MUL, _DIV, _COPY = ("add", "f"), ("sub", "f"), ("mul", "f"), ("div", "f"), ("copy", "f")
+_ADD, _SUB, _MUL, _COPY = ("add", "f"), ("sub", "f"), ("mul", "f"), ("copy", "f")
 _NUMBERS = (float, int)
 _NONES = [(None,) * n for n in range(3)]
-_MAX_INPUTS = 6      # buffers the scope's kernel reads (and writes) at most, its outputs' 8 - 2
+_MAX_INPUTS = 6      # buffers the scope's kernel reads at most (a dispatch binds 8: room for 2 more outputs)
 _COLLECTING = []     # while a replay recomputes scalars: the list each scope's kernels append to
 _COMPILED = {}       # trace structure -> the outputs' Node parts (_compile)
 
@@ -53,12 +53,12 @@ class fusing:
         self._clear()
 
     def _clear(self):
-        self.shape = None    # the shape of every traced tensor (one kernel), and layout: (float32, shape, contiguous stride, 0)
+        self.shape = None    # the shape of every traced tensor (one kernel); layout: (float32, shape, strides, 0)
         self.tensors = {}    # id(tensor) -> slot, for the tensors of the slots read as they are
         self.held = []       # those tensors (their ids stay theirs while the scope lasts)
         self.slots = {}      # id(storage) -> slot
-        self.stores = []     # per slot: its storage, a weakref of it if made here (None: a part of a composite op)
-        self.kinds = []      # per slot: 0 read as it is, None made here, or the key of its outside pending Node
+        self.stores = []     # per slot: its storage, a weakref of it if made here (None: part of a composite)
+        self.kinds = []      # per slot: 0 read as it is, None made here, or its outside pending Node's key
         self.leaves = []     # per slot read as it is: its leaf (storage, stride, offset, dtype)
         self.nodes = {}      # slot -> the outside pending Node it starts from (a new state's zeros)
         self.inputs = {}     # every buffer the kernel reads (id -> storage)
