@@ -1,8 +1,6 @@
-"""torch.optim.Adadelta (rho, weight decay, maximize), written as PyTorch's
-_single_tensor_adadelta: one kernel per parameter and step (the optimizer's fusing scope)."""
+"""torch.optim.Adadelta (rho, weight decay, maximize); one fused kernel per parameter and step."""
 
-from .._creation import zeros_like
-from .optimizer import Optimizer, _scalar_tensor, _scalar_value, _set_scalar
+from .optimizer import Optimizer, _scalar_tensor, _scalar_value, _set_scalar, fused, grad_terms, zeros_state
 
 __all__ = ["Adadelta"]
 
@@ -32,22 +30,18 @@ class Adadelta(Optimizer):
     def _update(self, p, grad, state, group):
         if len(state) == 0:
             state["step"] = _scalar_tensor(0.0, p)
-            state["square_avg"] = zeros_like(p)
-            state["acc_delta"] = zeros_like(p)
+            state["square_avg"] = zeros_state(p)
+            state["acc_delta"] = zeros_state(p)
         _set_scalar(state, "step", _scalar_value(state["step"]) + 1, p)
-        _single_tensor_adadelta(p, grad, state["square_avg"], state["acc_delta"], lr=group["lr"], rho=group["rho"],
-                                eps=group["eps"], weight_decay=group["weight_decay"], maximize=group["maximize"])
-
-
-def _single_tensor_adadelta(param, grad, square_avg, acc_delta, *, lr, rho, eps, weight_decay, maximize):
-    """One parameter's update, as torch/optim/adadelta.py writes it."""
-    if maximize:
-        grad = -grad
-    if weight_decay != 0:
-        grad = grad.add(param, alpha=weight_decay)
-    square_avg.mul_(rho).addcmul_(grad, grad, value=1 - rho)
-    std = square_avg.add(eps).sqrt_()
-    delta = acc_delta.add(eps).sqrt_()
-    delta.div_(std).mul_(grad)
-    acc_delta.mul_(rho).addcmul_(delta, delta, value=1 - rho)
-    param.add_(delta, alpha=-lr)
+        rho = group["rho"]
+        s = {}
+        body = grad_terms(group, s)
+        s["rho"], s["crho"], s["eps"], s["nlr"] = rho, 1 - rho, group["eps"], -group["lr"]
+        body += [("square_avg", "square_avg * rho + crho * g * g"),
+                 ("std", "sqrt(square_avg + eps)"),
+                 ("delta", "sqrt(acc_delta + eps)"),
+                 ("delta", "delta / std * g"),
+                 ("acc_delta", "acc_delta * rho + crho * delta * delta"),
+                 ("param", "param + nlr * delta")]
+        fused("adadelta", [p, grad, state["square_avg"], state["acc_delta"]],
+              ["param", "grad", "square_avg", "acc_delta"], ["param", "square_avg", "acc_delta"], body, s)

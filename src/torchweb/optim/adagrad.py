@@ -1,8 +1,7 @@
-"""torch.optim.Adagrad (lr_decay, initial_accumulator_value, weight decay, maximize), written as
-PyTorch's _single_tensor_adagrad: one kernel per parameter and step (the optimizer's fusing
-scope). Its state is made at construction, as PyTorch's is."""
+"""torch.optim.Adagrad (lr_decay, initial_accumulator_value, weight decay, maximize); one fused
+kernel per parameter and step. Its state is made at construction, as PyTorch's is."""
 
-from .optimizer import Optimizer, _scalar_tensor, _scalar_value, _set_scalar
+from .optimizer import Optimizer, _scalar_tensor, _scalar_value, _set_scalar, fused, grad_terms
 from .._creation import full_like
 
 __all__ = ["Adagrad"]
@@ -43,17 +42,9 @@ class Adagrad(Optimizer):
             state["step"] = _scalar_tensor(0.0, p)
             state["sum"] = full_like(p, group["initial_accumulator_value"])
         step = _set_scalar(state, "step", _scalar_value(state["step"]) + 1, p)
-        _single_tensor_adagrad(p, grad, state["sum"], step, lr=group["lr"], weight_decay=group["weight_decay"],
-                               lr_decay=group["lr_decay"], eps=group["eps"], maximize=group["maximize"])
-
-
-def _single_tensor_adagrad(param, grad, state_sum, step, *, lr, weight_decay, lr_decay, eps, maximize):
-    """One parameter's update, as torch/optim/adagrad.py writes it (step: the new count)."""
-    if maximize:
-        grad = -grad
-    if weight_decay != 0:
-        grad = grad.add(param, alpha=weight_decay)
-    clr = lr / (1 + (step - 1) * lr_decay)
-    state_sum.addcmul_(grad, grad, value=1)
-    std = state_sum.sqrt().add_(eps)
-    param.addcdiv_(grad, std, value=-clr)
+        s = {}
+        body = grad_terms(group, s)
+        s["nclr"] = -(group["lr"] / (1 + (step - 1) * group["lr_decay"]))
+        s["eps"] = group["eps"]
+        body += [("sum", "sum + g * g"), ("std", "sqrt(sum) + eps"), ("param", "param + nclr * (g / std)")]
+        fused("adagrad", [p, grad, state["sum"]], ["param", "grad", "sum"], ["param", "sum"], body, s)

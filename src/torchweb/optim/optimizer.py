@@ -1,8 +1,11 @@
 """torch.optim.Optimizer: parameter groups, per-parameter state, state_dict in PyTorch's
-layout, step hooks. Subclasses write their update as PyTorch's single-tensor functions do
-(`exp_avg.lerp_(grad, 1 - beta1)`, ...), with the step's scalars (learning rate, bias
-corrections) computed in Python doubles; each parameter's update runs in a fusing scope
-(lazy/scope.py), which makes its ops one kernel, the scalars float32 uniforms.
+layout, step hooks. Each parameter's update runs in a fusing scope (lazy/scope.py) and is one
+kernel: SGD writes it as PyTorch's single-tensor function does (`param.add_(grad,
+alpha=-lr)`), whose ops the scope fuses; the others still hand a body of assignments to the
+fused update op (ops/optim_update.py) until they are written so too (issue 19: their tensor-op
+forms cost more Python per step than the speed gate allows, branch optim2-all). The step's
+scalars (learning rate, bias corrections) are computed in Python doubles, as PyTorch's
+single-tensor implementations compute them, and reach the kernel as float32 uniforms.
 
 The `step` counter is a 0-d float32 tensor as in PyTorch: on the cpu device when numpy is there
 (PyTorch keeps it on the CPU), else on the parameter's device; its value is cached on the
@@ -19,10 +22,9 @@ from ..autograd import grad_mode
 from ..backends.cpu_arrays import array_for_write
 from .._creation import tensor
 from .. import _dtype
-from ..backends.webgpu.runtime import _runtime
 from ..lazy import collecting_scalars, fusing
-from ..ops import pointwise_api  # noqa: F401  (registers the table's rows: torch.maximum below)
-from ..ops.registry import OPS as _DEFINED
+from ..ops.dispatch import empty
+from ..ops.optim_update import fused_update, recording
 
 
 class _RequiredParameter:
@@ -390,16 +392,63 @@ class Optimizer:
         """For a captured step's replay (torchweb.compile): run the step's Python again, which
         advances the state's step counts, but collect each kernel's scalars instead of
         dispatching it."""
-        with collecting_scalars() as sink:
-            self._run_step(None, replaying=True)
+        with collecting_scalars() as sink:   # (the scopes' kernels and fused()'s, in order)
+            _SCALAR_SINK.append(sink)
+            try:
+                self._run_step(None, replaying=True)
+            finally:
+                _SCALAR_SINK.pop()
         return sink
 
 
-maximum = _DEFINED["maximum"].torch_fn   # torch.maximum (out=: amsgrad's and Adamax's running maxima)
+# -- pieces of update bodies (the expression language of ops/optim_update.py: the optimizers
+# not yet written as tensor ops, as SGD is) ---------------------------------------------------
+def grad_terms(group, scalars, wd_key="weight_decay", decoupled=False):
+    """The body's first statements: g = grad (negated to maximize), plus weight_decay * param
+    (or param scaled by 1 - lr * weight_decay when decoupled, as AdamW)."""
+    body = [("g", "-grad" if group.get("maximize") else "grad")]
+    wd = group[wd_key]
+    if wd != 0:
+        if decoupled:
+            scalars["decay"] = 1 - group["lr"] * wd
+            body.append(("param", "param * decay"))
+        else:
+            scalars["wd"] = wd
+            body.append(("g", "g + wd * param"))
+    return body
 
 
-def recording():
-    """The capture.Recorder if torchweb.compile is recording a call on the webgpu device, else
-    None: the optimizer then registers how a replay recomputes its scalars."""
-    rt = _runtime[0]
-    return rt.capture if rt is not None else None
+def lerp(target, end, weight, scalars, name):
+    """target.lerp_(end, weight) with PyTorch's two forms (small and large weights)."""
+    scalars[name] = weight
+    if abs(weight) < 0.5:
+        return (target, f"{target} + {name} * ({end} - {target})")
+    return (target, f"{end} - ({end} - {target}) * (1.0 - {name})")
+
+
+_SCALAR_SINK = []    # while a replay recomputes scalars: the list each fused call appends to
+
+
+def fused(key, tensors, names, writes, body, scalars):
+    if _SCALAR_SINK:
+        if scalars and tensors[0].numel():
+            _SCALAR_SINK[-1].append(list(scalars.values()))
+        return
+    fresh = [n for t, n in zip(tensors, names) if t.__dict__.get("_tw_fresh")]
+    fused_update(key, tensors, names, writes, body, list(scalars), list(scalars.values()), fresh)
+    for t, n in zip(tensors, names):
+        if n in fresh:
+            del t.__dict__["_tw_fresh"]
+
+
+def zeros_state(p):
+    """New zero state, left unfilled: the step's own kernel reads it as zeros and writes it
+    (so a first step is one kernel too)."""
+    t = empty_state(p)
+    t.__dict__["_tw_fresh"] = True
+    return t
+
+
+def empty_state(p):
+    """Uninitialized state the first step's kernel writes whole (no fill kernel)."""
+    return empty(p.shape, p.dtype, p.device)

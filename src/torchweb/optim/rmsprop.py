@@ -1,8 +1,7 @@
-"""torch.optim.RMSprop (centered, momentum, weight decay, maximize), written as PyTorch's
-_single_tensor_rmsprop: one kernel per parameter and step (the optimizer's fusing scope)."""
+"""torch.optim.RMSprop (centered, momentum, weight decay, maximize); one fused kernel per
+parameter and step."""
 
-from .._creation import zeros_like
-from .optimizer import Optimizer, _scalar_tensor, _scalar_value, _set_scalar
+from .optimizer import Optimizer, _scalar_tensor, _scalar_value, _set_scalar, fused, grad_terms, lerp, zeros_state
 
 __all__ = ["RMSprop"]
 
@@ -35,34 +34,34 @@ class RMSprop(Optimizer):
     def _update(self, p, grad, state, group):
         if len(state) == 0:
             state["step"] = _scalar_tensor(0.0, p)
-            state["square_avg"] = zeros_like(p)
+            state["square_avg"] = zeros_state(p)
             if group["momentum"] > 0:
-                state["momentum_buffer"] = zeros_like(p)
+                state["momentum_buffer"] = zeros_state(p)
             if group["centered"]:
-                state["grad_avg"] = zeros_like(p)
+                state["grad_avg"] = zeros_state(p)
         _set_scalar(state, "step", _scalar_value(state["step"]) + 1, p)
-        _single_tensor_rmsprop(p, grad, state["square_avg"], state.get("grad_avg"), state.get("momentum_buffer"),
-                               lr=group["lr"], alpha=group["alpha"], eps=group["eps"],
-                               weight_decay=group["weight_decay"], momentum=group["momentum"],
-                               centered=group["centered"], maximize=group["maximize"])
-
-
-def _single_tensor_rmsprop(param, grad, square_avg, grad_avg, buf, *, lr, alpha, eps, weight_decay, momentum,
-                           centered, maximize):
-    """One parameter's update, as torch/optim/rmsprop.py writes it."""
-    if maximize:
-        grad = -grad
-    if weight_decay != 0:
-        grad = grad.add(param, alpha=weight_decay)
-    square_avg.mul_(alpha).addcmul_(grad, grad, value=1 - alpha)
-    if centered:
-        grad_avg.lerp_(grad, 1 - alpha)
-        avg = square_avg.addcmul(grad_avg, grad_avg, value=-1).sqrt_()
-    else:
-        avg = square_avg.sqrt()
-    avg = avg.add_(eps)
-    if momentum > 0:
-        buf.mul_(momentum).addcdiv_(grad, avg)
-        param.add_(buf, alpha=-lr)
-    else:
-        param.addcdiv_(grad, avg, value=-lr)
+        alpha = group["alpha"]
+        s = {}
+        body = grad_terms(group, s)
+        s["a"], s["ca"] = alpha, 1 - alpha
+        body.append(("square_avg", "square_avg * a + ca * g * g"))
+        tensors, names = [p, grad, state["square_avg"]], ["param", "grad", "square_avg"]
+        if group["centered"]:
+            tensors.append(state["grad_avg"])
+            names.append("grad_avg")
+            body.append(lerp("grad_avg", "g", 1 - alpha, s, "w"))
+            body.append(("avg", "sqrt(square_avg + -1.0 * grad_avg * grad_avg)"))
+        else:
+            body.append(("avg", "sqrt(square_avg)"))
+        s["eps"] = group["eps"]
+        body.append(("avg", "avg + eps"))
+        s["nlr"] = -group["lr"]
+        if group["momentum"] > 0:
+            tensors.append(state["momentum_buffer"])
+            names.append("momentum_buffer")
+            s["m"] = group["momentum"]
+            body.append(("momentum_buffer", "momentum_buffer * m + g / avg"))
+            body.append(("param", "param + nlr * momentum_buffer"))
+        else:
+            body.append(("param", "param + nlr * (g / avg)"))
+        fused("rmsprop", tensors, names, [n for n in names if n != "grad"], body, s)
