@@ -124,6 +124,22 @@ def param(i):
     return f"P[{i // 4}][{i % 4}]"
 
 
+def strided_offsets(ndim, ntensors):
+    """WGSL lines: o0, o1, ... the offsets in each of ntensors tensors of the element at flat
+    index r (taken apart), from the params: 1..ndim the shape, then per tensor its offset and
+    ndim strides."""
+    base = 1 + ndim
+    body = [f"  var o{k} = {param(base + k * (ndim + 1))};" for k in range(ntensors)]
+    for d in reversed(range(ndim)):
+        # the outermost coordinate is what is left of r: no division needed
+        step = "let c = r;" if d == 0 else f"let c = r % {param(1 + d)}; r = r / {param(1 + d)};"
+        body.append(f"  {{ {step}")
+        for k in range(ntensors):
+            body.append(f"    o{k} = o{k} + c * {param(base + k * (ndim + 1) + 1 + d)};")
+        body.append("  }")
+    return body
+
+
 def _source(op, cls, value_cls, out_dtype, ndim, desc, nbuffers, nparams, checks=()):
     storage_of = {0: out_dtype.gpu_storage}
     for kind, st, _, slot, _w in desc:
@@ -139,15 +155,7 @@ def _source(op, cls, value_cls, out_dtype, ndim, desc, nbuffers, nparams, checks
     body.append("  var r = i;")
     ntensors = 1 + sum(1 for d in desc if d[0] == "t")
     base = 1 + ndim
-    for k in range(ntensors):
-        body.append(f"  var o{k} = {param(base + k * (ndim + 1))};")
-    for d in reversed(range(ndim)):
-        # the outermost coordinate is what is left of r: no division needed
-        step = "let c = r;" if d == 0 else f"let c = r % {param(1 + d)}; r = r / {param(1 + d)};"
-        body.append(f"  {{ {step}")
-        for k in range(ntensors):
-            body.append(f"    o{k} = o{k} + c * {param(base + k * (ndim + 1) + 1 + d)};")
-        body.append("  }")
+    body += strided_offsets(ndim, ntensors)
     lines, value = _element(op, cls, value_cls, out_dtype, desc, checks, param(nparams - 1),
                             lambda tk, slot: f"B{slot}[o{tk}]", base + ntensors * (ndim + 1), "")
     body += lines
