@@ -44,9 +44,7 @@ def fliplr(input):
     """fliplr(input) -> Tensor
 
     flip along dim 1 (input must have at least 2 dims)."""
-    if input.dim() < 2:
-        raise RuntimeError("Input must be >= 2-d.")
-    return flip(input, (1,))
+    return _flip_one(input, 1)
 
 
 @define("flipud", "shape")
@@ -54,9 +52,14 @@ def flipud(input):
     """flipud(input) -> Tensor
 
     flip along dim 0 (input must have at least 1 dim)."""
-    if input.dim() < 1:
-        raise RuntimeError("Input must be >= 1-d.")
-    return flip(input, (0,))
+    return _flip_one(input, 0)
+
+
+def _flip_one(input, d):
+    """flip along dim d, which must exist (fliplr's 1, flipud's 0)."""
+    if input.dim() < d + 1:
+        raise RuntimeError(f"Input must be >= {d + 1}-d.")
+    return flip(input, (d,))
 
 
 @define("rot90", "shape")

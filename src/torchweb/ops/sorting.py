@@ -253,24 +253,24 @@ _MEDIAN_ALL = {False: type("_MedianAll0", (_MedianAll,), {"_backward_name": "Med
                True: type("_NanmedianAll0", (_MedianAll,), {"_backward_name": "NanmedianBackward0"})}
 
 
-@define("median", "reduction", out=True, doc="median(input) -> Tensor; median(input, dim, keepdim=False) -> (values, indices)\n\n"
-        "The lower median (of all elements, or along dim with its index); NaN if there is any NaN.")
-def median(input, dim=None, keepdim=False, *, axis=None, keepdims=None):
+def _median(name, input, dim, keepdim, axis, keepdims, ignore_nan):
     dim = dim if axis is None else axis   # (NumPy's name, which PyTorch takes)
     keepdim = keepdim if keepdims is None else keepdims
     if dim is None:
-        return _MEDIAN_ALL[False].apply(input, False)
-    return _median_dim("median", input, dim, keepdim, False)
+        return _MEDIAN_ALL[ignore_nan].apply(input, ignore_nan)
+    return _median_dim(name, input, dim, keepdim, ignore_nan)
+
+
+@define("median", "reduction", out=True, doc="median(input) -> Tensor; median(input, dim, keepdim=False) -> (values, indices)\n\n"
+        "The lower median (of all elements, or along dim with its index); NaN if there is any NaN.")
+def median(input, dim=None, keepdim=False, *, axis=None, keepdims=None):
+    return _median("median", input, dim, keepdim, axis, keepdims, False)
 
 
 @define("nanmedian", "reduction", out=True, doc="nanmedian(input) -> Tensor; nanmedian(input, dim, keepdim=False) -> (values, indices)\n\n"
         "median ignoring NaN (NaN only where all are NaN).")
 def nanmedian(input, dim=None, keepdim=False, *, axis=None, keepdims=None):
-    dim = dim if axis is None else axis   # (NumPy's name, which PyTorch takes)
-    keepdim = keepdim if keepdims is None else keepdims
-    if dim is None:
-        return _MEDIAN_ALL[True].apply(input, True)
-    return _median_dim("nanmedian", input, dim, keepdim, True)
+    return _median("nanmedian", input, dim, keepdim, axis, keepdims, True)
 
 
 @define("mode", "reduction", out=True, doc="mode(input, dim=-1, keepdim=False) -> (values, indices)\n\n"

@@ -106,6 +106,17 @@ def _in_projection(q, k, v, w_q, w_k, w_v, b_q=None, b_k=None, b_v=None):
     return _linear(q, w_q, b_q), _linear(k, w_k, b_k), _linear(v, w_v, b_v)
 
 
+def _per_head(t, static, name, heads, head_dim):
+    """Keys or values as (bsz * num_heads, S, head_dim): t split by head, or static (given so)."""
+    if static is None:
+        return t.reshape(t.shape[0], heads, head_dim).transpose(0, 1)
+    if static.size(0) != heads:
+        raise AssertionError(f"expecting {name}.size(0) of {heads}, but got {static.size(0)}")
+    if static.size(2) != head_dim:
+        raise AssertionError(f"expecting {name}.size(2) of {head_dim}, but got {static.size(2)}")
+    return static
+
+
 @define("multi_head_attention_forward", "other", torch=False, method=False, functional=True,
         doc="multi_head_attention_forward(query, key, value, embed_dim_to_check, num_heads, "
             "in_proj_weight, in_proj_bias, bias_k, bias_v, add_zero_attn, dropout_p, out_proj_weight, "
@@ -203,22 +214,8 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
         raise AssertionError("bias_v is set but bias_k is None")
 
     q = q.reshape(tgt_len, bsz * num_heads, head_dim).transpose(0, 1)
-    if static_k is None:
-        k = k.reshape(k.shape[0], bsz * num_heads, head_dim).transpose(0, 1)
-    else:
-        if static_k.size(0) != bsz * num_heads:
-            raise AssertionError(f"expecting static_k.size(0) of {bsz * num_heads}, but got {static_k.size(0)}")
-        if static_k.size(2) != head_dim:
-            raise AssertionError(f"expecting static_k.size(2) of {head_dim}, but got {static_k.size(2)}")
-        k = static_k
-    if static_v is None:
-        v = v.reshape(v.shape[0], bsz * num_heads, head_dim).transpose(0, 1)
-    else:
-        if static_v.size(0) != bsz * num_heads:
-            raise AssertionError(f"expecting static_v.size(0) of {bsz * num_heads}, but got {static_v.size(0)}")
-        if static_v.size(2) != head_dim:
-            raise AssertionError(f"expecting static_v.size(2) of {head_dim}, but got {static_v.size(2)}")
-        v = static_v
+    k = _per_head(k, static_k, "static_k", bsz * num_heads, head_dim)
+    v = _per_head(v, static_v, "static_v", bsz * num_heads, head_dim)
 
     if add_zero_attn:
         shape = (bsz * num_heads, 1, head_dim)
