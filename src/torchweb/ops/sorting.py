@@ -207,7 +207,9 @@ def _median_pos(v, d, ignore_nan):
     return E.run("where", E.run("lt", m, n), m, low)
 
 
-def _median_dim(name, input, dim, keepdim, ignore_nan):
+def _pick_sorted(name, node, input, dim, keepdim, pick):
+    """(values, indices) of the element each row along dim picks once sorted: pick(sorted
+    values, d) gives its position (median, nanmedian and mode differ only in it)."""
     d = _dim(input, dim)
     if input.dim() and input.shape[d] == 0:
         raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
@@ -216,10 +218,14 @@ def _median_dim(name, input, dim, keepdim, ignore_nan):
         v, i = raw_sort(input, d, False)
         if input.dim() == 0:
             return v, i
-        pos = _median_pos(v, d, ignore_nan)
+        pos = pick(v, d)
         return _select(v, d, pos, keepdim), _select(i, d, pos, keepdim)
-    node = "NanmedianBackward1" if ignore_nan else "MedianBackward1"
     return _RT[name](*_picked(node, input, d, fn))
+
+
+def _median_dim(name, input, dim, keepdim, ignore_nan):
+    return _pick_sorted(name, "NanmedianBackward1" if ignore_nan else "MedianBackward1", input, dim, keepdim,
+                        lambda v, d: _median_pos(v, d, ignore_nan))
 
 
 class _MedianAll(Function):
@@ -279,27 +285,22 @@ def nanmedian(input, dim=None, keepdim=False, *, axis=None, keepdims=None):
 def mode(input, dim=-1, keepdim=False, *, axis=None, keepdims=None):
     dim = dim if axis is None else axis   # (NumPy's name, which PyTorch takes)
     keepdim = keepdim if keepdims is None else keepdims
-    d = _dim(input, dim)
-    if input.dim() and input.shape[d] == 0:
-        raise IndexError(f"mode(): Expected reduction dim {d} to have non-zero size.")
+    return _pick_sorted("mode", "ModeBackward0", input, dim, keepdim, _mode_pos)
 
-    def fn():
-        from .._creation import arange
-        from .reduction import raw_reduce
-        v, i = raw_sort(input, d, False)
-        if input.dim() == 0:
-            return v, i
-        n = v.shape[d]
-        # run lengths of equal values in the sorted rows: position - start of its run + 1
-        iota = S.reshape(arange(n, dtype=D.int64, device=v.device), tuple(n if k == d else 1 for k in range(v.dim())))
-        prev = _narrow(v, d, 0, n - 1)
-        starts = E.run("ne", _narrow(v, d, 1, n - 1), prev) if n > 1 else None
-        first = empty(v.shape, D.bool, v.device)
-        E.fill(_narrow(first, d, 0, 1), True)
-        if n > 1:
-            E.copy_into(_narrow(first, d, 1, n - 1), starts)
-        start = raw_scan("max", E.run("where", first, iota, 0), d, D.int64, "i")[0]
-        run = E.run("sub", iota, start)
-        best = raw_reduce("argmax", run, [d], True, D.int64)     # first longest run's end
-        return _select(v, d, best, keepdim), _select(i, d, best, keepdim)
-    return _RT["mode"](*_picked("ModeBackward0", input, d, fn))
+
+def _mode_pos(v, d):
+    """The end of the first longest run of equal values in each sorted row of v along d."""
+    from .._creation import arange
+    from .reduction import raw_reduce
+    n = v.shape[d]
+    # run lengths of equal values in the sorted rows: position - start of its run + 1
+    iota = S.reshape(arange(n, dtype=D.int64, device=v.device), tuple(n if k == d else 1 for k in range(v.dim())))
+    prev = _narrow(v, d, 0, n - 1)
+    starts = E.run("ne", _narrow(v, d, 1, n - 1), prev) if n > 1 else None
+    first = empty(v.shape, D.bool, v.device)
+    E.fill(_narrow(first, d, 0, 1), True)
+    if n > 1:
+        E.copy_into(_narrow(first, d, 1, n - 1), starts)
+    start = raw_scan("max", E.run("where", first, iota, 0), d, D.int64, "i")[0]
+    run = E.run("sub", iota, start)
+    return raw_reduce("argmax", run, [d], True, D.int64)

@@ -69,7 +69,12 @@ def _feature_dropout(input, p, training, inplace, name, dims, batched_dim, msg_e
     if d not in dims:
         raise RuntimeError(f"{name}: Expected {dims[0]}D or {dims[1]}D input, but received a {d}D input. "
                            f"{msg_extra}")
-    if d != batched_dim:   # unbatched: one sample
+    return _channel_dropout(input, p, training, inplace, d != batched_dim)
+
+
+def _channel_dropout(input, p, training, inplace, unbatched):
+    """Whole channels dropped; an unbatched input as a batch of one sample."""
+    if unbatched:
         out = _dropout_impl(input.unsqueeze(0), p, training, inplace, feature=True)
         return input if inplace else out.squeeze(0)
     return _dropout_impl(input, p, training, inplace, feature=True)
@@ -119,10 +124,7 @@ def dropout2d(input, p=0.5, training=True, inplace=False):
             "rest scaled by 1 / (1 - p).")
 def dropout3d(input, p=0.5, training=True, inplace=False):
     d = _spatial_rank("dropout3d", 3, input, p)
-    if d == 4:
-        out = _dropout_impl(input.unsqueeze(0), p, training, inplace, feature=True)
-        return input if inplace else out.squeeze(0)
-    return _dropout_impl(input, p, training, inplace, feature=True)
+    return _channel_dropout(input, p, training, inplace, d == 4)
 
 
 @define("alpha_dropout", "other", method=False, torch=False, functional=True, key="F.alpha_dropout",
