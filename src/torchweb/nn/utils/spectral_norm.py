@@ -7,6 +7,7 @@ from ... import _creation as C
 from ...autograd import no_grad
 from .. import functional as F
 from ..parameter import Parameter
+from ._hook_removal import remove_forward_pre_hook
 
 __all__ = ["SpectralNorm", "SpectralNormLoadStateDictPreHook", "SpectralNormStateDictHook", "spectral_norm",
            "remove_spectral_norm"]
@@ -158,12 +159,7 @@ def spectral_norm(module, name="weight", n_power_iterations=1, eps=1e-12, dim=No
 
 def remove_spectral_norm(module, name="weight"):
     """Makes <name> a plain parameter again, with its current normalized value."""
-    for k, hook in module._forward_pre_hooks.items():
-        if isinstance(hook, SpectralNorm) and hook.name == name:
-            hook.remove(module)
-            del module._forward_pre_hooks[k]
-            break
-    else:
+    if not remove_forward_pre_hook(module, lambda h: isinstance(h, SpectralNorm) and h.name == name):
         raise ValueError(f"spectral_norm of '{name}' not found in {module}")
     for k, hook in module._state_dict_hooks.items():
         if isinstance(hook, SpectralNormStateDictHook) and hook.fn.name == name:
