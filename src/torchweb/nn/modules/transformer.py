@@ -15,74 +15,15 @@ import warnings
 from ... import _creation
 from .. import functional as F
 from .. import init
-from ..parameter import Parameter
 from .container import ModuleList
+from .dropout import Dropout
 from .linear import Linear
 from .module import Module
 from .multihead_attention import MultiheadAttention
+from .normalization import LayerNorm
 
 __all__ = ["Transformer", "TransformerEncoder", "TransformerDecoder", "TransformerEncoderLayer",
            "TransformerDecoderLayer"]
-
-
-# -- LayerNorm and Dropout: nn's own when they exist, minimal equivalents otherwise ------------
-class _FallbackLayerNorm(Module):
-    __module__ = "torchweb.nn"
-
-    def __init__(self, normalized_shape, eps=1e-5, elementwise_affine=True, bias=True, device=None, dtype=None):
-        super().__init__()
-        if isinstance(normalized_shape, int):
-            normalized_shape = (normalized_shape,)
-        self.normalized_shape = tuple(normalized_shape)
-        self.eps = eps
-        self.elementwise_affine = elementwise_affine
-        fk = {"device": device, "dtype": dtype}
-        if elementwise_affine:
-            self.weight = Parameter(_creation.ones(self.normalized_shape, **fk))
-            self.bias = Parameter(_creation.zeros(self.normalized_shape, **fk)) if bias else None
-            if not bias:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
-
-    def forward(self, input):
-        return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
-
-    def extra_repr(self):
-        return f"{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.elementwise_affine}"
-
-
-_FallbackLayerNorm.__name__ = _FallbackLayerNorm.__qualname__ = "LayerNorm"
-
-
-class _FallbackDropout(Module):
-    __module__ = "torchweb.nn"
-
-    def __init__(self, p=0.5, inplace=False):
-        super().__init__()
-        if p < 0 or p > 1:
-            raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
-        self.p, self.inplace = p, inplace
-
-    def forward(self, input):
-        return F.dropout(input, self.p, self.training, self.inplace)
-
-    def extra_repr(self):
-        return f"p={self.p}, inplace={self.inplace}"
-
-
-_FallbackDropout.__name__ = _FallbackDropout.__qualname__ = "Dropout"
-
-
-def _LayerNorm(*args, **kw):
-    from .. import modules
-    return getattr(modules, "LayerNorm", _FallbackLayerNorm)(*args, **kw)
-
-
-def _Dropout(p):
-    from .. import modules
-    return getattr(modules, "Dropout", _FallbackDropout)(p)
 
 
 # -- helpers --------------------------------------------------------------------------------
@@ -135,7 +76,34 @@ def _is_act(activation, fn, cls_name):
 
 
 # -- layers ---------------------------------------------------------------------------------
-class TransformerEncoderLayer(Module):
+class _Layer(Module):
+    """What the encoder and decoder layers share: per residual block (2 or 3, _NBLOCKS) a
+    LayerNorm norm<i> and a Dropout dropout<i>; the self-attention block first, the feed-forward
+    block (linear1, dropout, linear2) last. Submodules are made in PyTorch's order (state_dict)."""
+
+    _NBLOCKS = 2
+
+    def _blocks(self, d_model, dim_feedforward, dropout, layer_norm_eps, norm_first, bias, fk):
+        self.linear1 = Linear(d_model, dim_feedforward, bias=bias, **fk)
+        self.dropout = Dropout(dropout)
+        self.linear2 = Linear(dim_feedforward, d_model, bias=bias, **fk)
+        self.norm_first = norm_first
+        for i in range(1, self._NBLOCKS + 1):
+            setattr(self, f"norm{i}", LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **fk))
+        for i in range(1, self._NBLOCKS + 1):
+            setattr(self, f"dropout{i}", Dropout(dropout))
+
+    def _sa_block(self, x, attn_mask, key_padding_mask, is_causal=False):
+        x = self.self_attn(x, x, x, attn_mask=attn_mask, key_padding_mask=key_padding_mask, need_weights=False,
+                           is_causal=is_causal)[0]
+        return self.dropout1(x)
+
+    def _ff_block(self, x):
+        x = self.linear2(self.dropout(self.activation(self.linear1(x))))
+        return self._modules[f"dropout{self._NBLOCKS}"](x)
+
+
+class TransformerEncoderLayer(_Layer):
     """Self-attention and a feed-forward block, each with a residual connection and LayerNorm."""
 
     __module__ = "torchweb.nn"
@@ -147,14 +115,7 @@ class TransformerEncoderLayer(Module):
         super().__init__()
         self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias, batch_first=batch_first,
                                             **fk)
-        self.linear1 = Linear(d_model, dim_feedforward, bias=bias, **fk)
-        self.dropout = _Dropout(dropout)
-        self.linear2 = Linear(dim_feedforward, d_model, bias=bias, **fk)
-        self.norm_first = norm_first
-        self.norm1 = _LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **fk)
-        self.norm2 = _LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **fk)
-        self.dropout1 = _Dropout(dropout)
-        self.dropout2 = _Dropout(dropout)
+        self._blocks(d_model, dim_feedforward, dropout, layer_norm_eps, norm_first, bias, fk)
         if isinstance(activation, str):
             activation = _get_activation_fn(activation)
         if _is_act(activation, F.relu, "ReLU"):
@@ -177,21 +138,13 @@ class TransformerEncoderLayer(Module):
             x = self.norm2(x + self._ff_block(x))
         return x
 
-    def _sa_block(self, x, attn_mask, key_padding_mask, is_causal=False):
-        x = self.self_attn(x, x, x, attn_mask=attn_mask, key_padding_mask=key_padding_mask, need_weights=False,
-                           is_causal=is_causal)[0]
-        return self.dropout1(x)
 
-    def _ff_block(self, x):
-        x = self.linear2(self.dropout(self.activation(self.linear1(x))))
-        return self.dropout2(x)
-
-
-class TransformerDecoderLayer(Module):
+class TransformerDecoderLayer(_Layer):
     """Self-attention, attention over the encoder's memory and a feed-forward block."""
 
     __module__ = "torchweb.nn"
     __constants__ = ["norm_first"]
+    _NBLOCKS = 3
 
     def __init__(self, d_model, nhead, dim_feedforward=2048, dropout=0.1, activation=F.relu,
                  layer_norm_eps=1e-5, batch_first=False, norm_first=False, bias=True, device=None, dtype=None):
@@ -201,16 +154,7 @@ class TransformerDecoderLayer(Module):
                                             **fk)
         self.multihead_attn = MultiheadAttention(d_model, nhead, dropout=dropout, batch_first=batch_first,
                                                  bias=bias, **fk)
-        self.linear1 = Linear(d_model, dim_feedforward, bias=bias, **fk)
-        self.dropout = _Dropout(dropout)
-        self.linear2 = Linear(dim_feedforward, d_model, bias=bias, **fk)
-        self.norm_first = norm_first
-        self.norm1 = _LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **fk)
-        self.norm2 = _LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **fk)
-        self.norm3 = _LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **fk)
-        self.dropout1 = _Dropout(dropout)
-        self.dropout2 = _Dropout(dropout)
-        self.dropout3 = _Dropout(dropout)
+        self._blocks(d_model, dim_feedforward, dropout, layer_norm_eps, norm_first, bias, fk)
         self.activation = _get_activation_fn(activation) if isinstance(activation, str) else activation
 
     def forward(self, tgt, memory, tgt_mask=None, memory_mask=None, tgt_key_padding_mask=None,
@@ -226,19 +170,10 @@ class TransformerDecoderLayer(Module):
             x = self.norm3(x + self._ff_block(x))
         return x
 
-    def _sa_block(self, x, attn_mask, key_padding_mask, is_causal=False):
-        x = self.self_attn(x, x, x, attn_mask=attn_mask, key_padding_mask=key_padding_mask, is_causal=is_causal,
-                           need_weights=False)[0]
-        return self.dropout1(x)
-
     def _mha_block(self, x, mem, attn_mask, key_padding_mask, is_causal=False):
         x = self.multihead_attn(x, mem, mem, attn_mask=attn_mask, key_padding_mask=key_padding_mask,
                                 is_causal=is_causal, need_weights=False)[0]
         return self.dropout2(x)
-
-    def _ff_block(self, x):
-        x = self.linear2(self.dropout(self.activation(self.linear1(x))))
-        return self.dropout3(x)
 
 
 # -- stacks ---------------------------------------------------------------------------------
@@ -355,14 +290,14 @@ class Transformer(Module):
         else:
             layer = TransformerEncoderLayer(d_model, nhead, dim_feedforward, dropout, activation, layer_norm_eps,
                                             batch_first, norm_first, bias, **fk)
-            norm = _LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **fk)
+            norm = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **fk)
             self.encoder = TransformerEncoder(layer, num_encoder_layers, norm)
         if custom_decoder is not None:
             self.decoder = custom_decoder
         else:
             layer = TransformerDecoderLayer(d_model, nhead, dim_feedforward, dropout, activation, layer_norm_eps,
                                             batch_first, norm_first, bias, **fk)
-            norm = _LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **fk)
+            norm = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **fk)
             self.decoder = TransformerDecoder(layer, num_decoder_layers, norm)
         self._reset_parameters()
         self.d_model = d_model
