@@ -285,20 +285,15 @@ class Transformer(Module):
                  batch_first=False, norm_first=False, bias=True, device=None, dtype=None):
         fk = {"device": device, "dtype": dtype}
         super().__init__()
-        if custom_encoder is not None:
-            self.encoder = custom_encoder
-        else:
-            layer = TransformerEncoderLayer(d_model, nhead, dim_feedforward, dropout, activation, layer_norm_eps,
-                                            batch_first, norm_first, bias, **fk)
-            norm = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **fk)
-            self.encoder = TransformerEncoder(layer, num_encoder_layers, norm)
-        if custom_decoder is not None:
-            self.decoder = custom_decoder
-        else:
-            layer = TransformerDecoderLayer(d_model, nhead, dim_feedforward, dropout, activation, layer_norm_eps,
-                                            batch_first, norm_first, bias, **fk)
-            norm = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **fk)
-            self.decoder = TransformerDecoder(layer, num_decoder_layers, norm)
+
+        def stack(custom, layer_cls, stack_cls, num_layers):
+            if custom is not None:
+                return custom
+            layer = layer_cls(d_model, nhead, dim_feedforward, dropout, activation, layer_norm_eps, batch_first,
+                              norm_first, bias, **fk)
+            return stack_cls(layer, num_layers, LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **fk))
+        self.encoder = stack(custom_encoder, TransformerEncoderLayer, TransformerEncoder, num_encoder_layers)
+        self.decoder = stack(custom_decoder, TransformerDecoderLayer, TransformerDecoder, num_decoder_layers)
         self._reset_parameters()
         self.d_model = d_model
         self.nhead = nhead
