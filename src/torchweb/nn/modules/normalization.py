@@ -4,10 +4,9 @@ legacy Lua window and its hand-written backward)."""
 
 import numbers
 
-from ... import _creation
 from .. import functional as F
 from .. import init
-from ..parameter import Parameter
+from ._optional import affine_parameters, optional_parameter, reset_affine
 from .module import Module
 
 __all__ = ["LocalResponseNorm", "LayerNorm", "GroupNorm", "RMSNorm"]
@@ -50,22 +49,12 @@ class LayerNorm(Module):
         self.normalized_shape = tuple(normalized_shape)
         self.eps = eps
         self.elementwise_affine = elementwise_affine
-        if self.elementwise_affine:
-            self.weight = Parameter(_creation.empty(self.normalized_shape, **factory_kwargs))
-            if bias:
-                self.bias = Parameter(_creation.empty(self.normalized_shape, **factory_kwargs))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        affine_parameters(self, self.normalized_shape, elementwise_affine, bias, factory_kwargs)
         self.reset_parameters()
 
     def reset_parameters(self):
         if self.elementwise_affine:
-            init.ones_(self.weight)
-            if self.bias is not None:
-                init.zeros_(self.bias)
+            reset_affine(self)
 
     def forward(self, input):
         return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
@@ -91,22 +80,12 @@ class GroupNorm(Module):
         self.num_channels = num_channels
         self.eps = eps
         self.affine = affine
-        if self.affine:
-            self.weight = Parameter(_creation.empty(num_channels, **factory_kwargs))
-            if bias:
-                self.bias = Parameter(_creation.empty(num_channels, **factory_kwargs))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        affine_parameters(self, num_channels, affine, bias, factory_kwargs)
         self.reset_parameters()
 
     def reset_parameters(self):
         if self.affine:
-            init.ones_(self.weight)
-            if self.bias is not None:
-                init.zeros_(self.bias)
+            reset_affine(self)
 
     def forward(self, input):
         return F.group_norm(input, self.num_groups, self.weight, self.bias, self.eps)
@@ -131,10 +110,7 @@ class RMSNorm(Module):
         self.normalized_shape = tuple(normalized_shape)
         self.eps = eps
         self.elementwise_affine = elementwise_affine
-        if self.elementwise_affine:
-            self.weight = Parameter(_creation.empty(self.normalized_shape, **factory_kwargs))
-        else:
-            self.register_parameter("weight", None)
+        optional_parameter(self, "weight", elementwise_affine, self.normalized_shape, factory_kwargs)
         self.reset_parameters()
 
     def reset_parameters(self):
