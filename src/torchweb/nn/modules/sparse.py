@@ -24,7 +24,21 @@ def _check_padding_idx(padding_idx, num_embeddings, what):
     return padding_idx
 
 
-class Embedding(Module):
+class _Table(Module):
+    """Embedding and EmbeddingBag: a (num_embeddings, embedding_dim) weight, N(0, 1) at reset
+    with the padding_idx row zeroed."""
+
+    def reset_parameters(self):
+        init.normal_(self.weight)
+        self._fill_padding_idx_with_zero()
+
+    def _fill_padding_idx_with_zero(self):
+        if self.padding_idx is not None:
+            with grad_mode.no_grad():
+                self.weight[self.padding_idx].fill_(0)
+
+
+class Embedding(_Table):
     """A lookup table of num_embeddings vectors of size embedding_dim."""
 
     __module__ = "torchweb.nn"
@@ -50,15 +64,6 @@ class Embedding(Module):
                 raise AssertionError("Shape of weight does not match num_embeddings and embedding_dim")
             self.weight = Parameter(_weight, requires_grad=not _freeze)
         self.sparse = sparse
-
-    def reset_parameters(self):
-        init.normal_(self.weight)
-        self._fill_padding_idx_with_zero()
-
-    def _fill_padding_idx_with_zero(self):
-        if self.padding_idx is not None:
-            with grad_mode.no_grad():
-                self.weight[self.padding_idx].fill_(0)
 
     def forward(self, input):
         return F.embedding(input, self.weight, self.padding_idx, self.max_norm, self.norm_type,
@@ -90,7 +95,7 @@ class Embedding(Module):
                    scale_grad_by_freq=scale_grad_by_freq, sparse=sparse)
 
 
-class EmbeddingBag(Module):
+class EmbeddingBag(_Table):
     """Sums, means or maxes of bags of embeddings, without materializing the embeddings of each index."""
 
     __module__ = "torchweb.nn"
@@ -118,15 +123,6 @@ class EmbeddingBag(Module):
         self.mode = mode
         self.sparse = sparse
         self.include_last_offset = include_last_offset
-
-    def reset_parameters(self):
-        init.normal_(self.weight)
-        self._fill_padding_idx_with_zero()
-
-    def _fill_padding_idx_with_zero(self):
-        if self.padding_idx is not None:
-            with grad_mode.no_grad():
-                self.weight[self.padding_idx].fill_(0)
 
     def forward(self, input, offsets=None, per_sample_weights=None):
         return F.embedding_bag(input, self.weight, offsets, self.max_norm, self.norm_type, self.scale_grad_by_freq,
