@@ -33,12 +33,26 @@ class LocalResponseNorm(Module):
         return "{size}, alpha={alpha}, beta={beta}, k={k}".format(**self.__dict__)
 
 
-class LayerNorm(Module):
+class _AffineNorm(Module):
+    """LayerNorm and GroupNorm: an optional weight (1 at reset) and bias (0), and an
+    extra_repr from the template _REPR; they differ in their arguments and functional."""
+
+    _REPR = ""
+
+    def reset_parameters(self):
+        reset_affine(self)
+
+    def extra_repr(self):
+        return self._REPR.format(**self.__dict__, use_bias=self.bias is not None)
+
+
+class LayerNorm(_AffineNorm):
     """Layer normalization over the last len(normalized_shape) dims, with an optional elementwise
     affine (weight 1, bias 0 at init)."""
 
     __module__ = "torchweb.nn"
     __constants__ = ["normalized_shape", "eps", "elementwise_affine"]
+    _REPR = "{normalized_shape}, eps={eps}, elementwise_affine={elementwise_affine}, bias={use_bias}"
 
     def __init__(self, normalized_shape, eps=1e-5, elementwise_affine=True, bias=True, device=None,
                  dtype=None):
@@ -52,24 +66,17 @@ class LayerNorm(Module):
         affine_parameters(self, self.normalized_shape, elementwise_affine, bias, factory_kwargs)
         self.reset_parameters()
 
-    def reset_parameters(self):
-        if self.elementwise_affine:
-            reset_affine(self)
-
     def forward(self, input):
         return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
 
-    def extra_repr(self):
-        return "{normalized_shape}, eps={eps}, elementwise_affine={elementwise_affine}, bias={use_bias}".format(
-            **self.__dict__, use_bias=self.bias is not None)
 
-
-class GroupNorm(Module):
+class GroupNorm(_AffineNorm):
     """Group normalization: channels split in num_groups groups, each normalized over its channels
     and spatial dims; per-channel affine (weight 1, bias 0 at init)."""
 
     __module__ = "torchweb.nn"
     __constants__ = ["num_groups", "num_channels", "eps", "affine"]
+    _REPR = "{num_groups}, {num_channels}, eps={eps}, affine={affine}, bias={use_bias}"
 
     def __init__(self, num_groups, num_channels, eps=1e-5, affine=True, device=None, dtype=None, *, bias=True):
         factory_kwargs = {"device": device, "dtype": dtype}
@@ -83,16 +90,8 @@ class GroupNorm(Module):
         affine_parameters(self, num_channels, affine, bias, factory_kwargs)
         self.reset_parameters()
 
-    def reset_parameters(self):
-        if self.affine:
-            reset_affine(self)
-
     def forward(self, input):
         return F.group_norm(input, self.num_groups, self.weight, self.bias, self.eps)
-
-    def extra_repr(self):
-        return "{num_groups}, {num_channels}, eps={eps}, affine={affine}, bias={use_bias}".format(
-            **self.__dict__, use_bias=self.bias is not None)
 
 
 class RMSNorm(Module):

@@ -226,6 +226,16 @@ class L1Unstructured(_Unstructured):
         return super().apply(module, name, amount=amount, importance_scores=importance_scores)
 
 
+def _channels_to_prune(t, dim, amount):
+    """(the channels along dim, how many of them to prune), checked as the structured methods do."""
+    _validate_structured_pruning(t)
+    _validate_pruning_dim(t, dim)
+    tensor_size = t.shape[dim]
+    nparams_toprune = _compute_nparams_toprune(amount, tensor_size)
+    _validate_pruning_amount(nparams_toprune, tensor_size)
+    return tensor_size, nparams_toprune
+
+
 def _channels_kept(t, dim, kept, default_mask):
     """The structured methods' mask: ones at the channels `kept` (a mask or indices along dim),
     times default_mask."""
@@ -248,11 +258,7 @@ class RandomStructured(BasePruningMethod):
         self.dim = dim
 
     def compute_mask(self, t, default_mask):
-        _validate_structured_pruning(t)
-        _validate_pruning_dim(t, self.dim)
-        tensor_size = t.shape[self.dim]
-        nparams_toprune = _compute_nparams_toprune(self.amount, tensor_size)
-        _validate_pruning_amount(nparams_toprune, tensor_size)
+        tensor_size, nparams_toprune = _channels_to_prune(t, self.dim, self.amount)
         if nparams_toprune == 0:
             return default_mask
         prob = C.rand(tensor_size, device=t.device)
@@ -276,12 +282,8 @@ class LnStructured(BasePruningMethod):
         self.dim = dim
 
     def compute_mask(self, t, default_mask):
-        _validate_structured_pruning(t)
-        _validate_pruning_dim(t, self.dim)
-        tensor_size = t.shape[self.dim]
-        nparams_toprune = _compute_nparams_toprune(self.amount, tensor_size)
+        tensor_size, nparams_toprune = _channels_to_prune(t, self.dim, self.amount)
         nparams_tokeep = tensor_size - nparams_toprune
-        _validate_pruning_amount(nparams_toprune, tensor_size)
         norm = _compute_norm(t, self.n, self.dim)
         topk = F.topk(norm, k=nparams_tokeep, largest=True)
         if nparams_toprune == 0:
