@@ -157,13 +157,17 @@ class RNNBase(Module):
             raise RuntimeError(f"input.size(-1) must be equal to input_size. Expected {self.input_size}, "
                                f"got {input.size(-1)}")
 
-    def get_expected_hidden_size(self, input, batch_sizes):
+    def _state_size(self, input, batch_sizes, size):
+        """(num_layers * directions, mini-batch, size): the shape of h_0, h_n, c_0 and c_n."""
         if batch_sizes is not None:
             mini_batch = int(batch_sizes[0])
         else:
             mini_batch = input.size(0) if self.batch_first else input.size(1)
         nd = 2 if self.bidirectional else 1
-        return (self.num_layers * nd, mini_batch, self.proj_size if self.proj_size > 0 else self.hidden_size)
+        return (self.num_layers * nd, mini_batch, size)
+
+    def get_expected_hidden_size(self, input, batch_sizes):
+        return self._state_size(input, batch_sizes, self.proj_size if self.proj_size > 0 else self.hidden_size)
 
     def check_hidden_size(self, hx, expected_hidden_size, msg="Expected hidden size {}, got {}"):
         if tuple(hx.shape) != tuple(expected_hidden_size):
@@ -391,12 +395,7 @@ class LSTM(RNNBase):
         super().__init__("LSTM", *args, **kwargs)
 
     def get_expected_cell_size(self, input, batch_sizes):
-        if batch_sizes is not None:
-            mini_batch = int(batch_sizes[0])
-        else:
-            mini_batch = input.size(0) if self.batch_first else input.size(1)
-        nd = 2 if self.bidirectional else 1
-        return (self.num_layers * nd, mini_batch, self.hidden_size)
+        return self._state_size(input, batch_sizes, self.hidden_size)
 
     def forward(self, input, hx=None):
         return self._forward(input, hx)
