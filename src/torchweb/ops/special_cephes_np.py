@@ -396,36 +396,29 @@ shifted_chebyshev_polynomial_w = _cheb_fn(3, 4, True)
 _HERMITE_LIMIT = 128   # PyTorch's for float32: NaN past it
 
 
-def hermite_polynomial_h(x, n):
+def _hermite(n, y, step):
+    """H_n (y = 2x, step 2) or He_n (y = x, step 1) by q(k+1) = y q(k) - step k q(k-1)."""
     n = _degree(n)
     if n < 0:
         return 0.0
     if n == 0:
         return 1.0
     if n == 1:
-        return x + x
+        return y
     if n > _HERMITE_LIMIT:
         return _NAN
-    p, q = 1.0, x + x
-    for k in range(2, n + n, 2):
-        p, q = q, (x + x) * q - k * p
+    p, q = 1.0, y
+    for k in range(step, step * n, step):
+        p, q = q, y * q - k * p
     return q
+
+
+def hermite_polynomial_h(x, n):
+    return _hermite(n, x + x, 2)
 
 
 def hermite_polynomial_he(x, n):
-    n = _degree(n)
-    if n < 0:
-        return 0.0
-    if n == 0:
-        return 1.0
-    if n == 1:
-        return x
-    if n > _HERMITE_LIMIT:
-        return _NAN
-    p, q = 1.0, x
-    for k in range(1, n):
-        p, q = q, x * q - k * p
-    return q
+    return _hermite(n, x, 1)
 
 
 def laguerre_polynomial_l(x, n):
