@@ -156,12 +156,7 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None, axis=N
         repeats = int(repeats.item())
     if repeats < 0:
         raise RuntimeError("repeats can not be negative")
-    x = input
-    if dim is None:
-        x, dim = S.flatten(x), 0
-    d = wrap_dim(dim, max(x.dim(), 1))
-    if x.dim() == 0:
-        x = S.reshape(x, (1,))
+    x, d = _repeat_operand(input, dim)
     shape = tuple(x.shape)
     y = S.expand(S.unsqueeze(x, d + 1), shape[:d + 1] + (repeats,) + shape[d + 1:])
     return S.reshape(S.contiguous(y), shape[:d] + (shape[d] * repeats,) + shape[d + 1:])
@@ -185,18 +180,24 @@ def _repeat_counts(repeats, output_size=None):
     return tensor(idx, dtype=torchweb.int64, device=repeats.device)
 
 
-def _repeat_tensor(input, repeats, dim, output_size):
-    import torchweb
-    if repeats.dim() > 1:
-        raise RuntimeError("repeats must be 0-dim or 1-dim tensor")
-    if repeats.dtype.name not in ("int64", "int32"):
-        raise NotImplementedError(f'"repeat_interleave_cpu" not implemented for \'{repeats.dtype.word}\'')
+def _repeat_operand(input, dim):
+    """(the input repeat_interleave repeats along d, d): flattened when dim is None, 1-D if 0-d."""
     x = input
     if dim is None:
         x, dim = S.flatten(x), 0
     d = wrap_dim(dim, max(x.dim(), 1))
     if x.dim() == 0:
         x = S.reshape(x, (1,))
+    return x, d
+
+
+def _repeat_tensor(input, repeats, dim, output_size):
+    import torchweb
+    if repeats.dim() > 1:
+        raise RuntimeError("repeats must be 0-dim or 1-dim tensor")
+    if repeats.dtype.name not in ("int64", "int32"):
+        raise NotImplementedError(f'"repeat_interleave_cpu" not implemented for \'{repeats.dtype.word}\'')
+    x, d = _repeat_operand(input, dim)
     n = x.shape[d]
     if repeats.dim() == 0 or repeats.shape[0] == 1:
         repeats = S.expand(S.reshape(repeats, (1,)), (n,))

@@ -135,12 +135,16 @@ def pad(input, pad, mode="constant", value=None):
 
 
 # -- channel rearrangements ----------------------------------------------------------------------
-def _shuffle_args(name, input, what, factor):
-    """(r, the lead dims, (C, H, W)) with the checks both pixel shuffles make first."""
-    r = int(factor)
+def _at_least_3d(name, input):
     if input.dim() < 3:
         raise RuntimeError(f"{name} expects input to have at least 3 dimensions, but got input with "
                            f"{input.dim()} dimension(s)")
+
+
+def _shuffle_args(name, input, what, factor):
+    """(r, the lead dims, (C, H, W)) with the checks both pixel shuffles make first."""
+    r = int(factor)
+    _at_least_3d(name, input)
     if r <= 0:
         raise RuntimeError(f"{name} expects a positive {what}, but got {r}")
     return r, tuple(input.shape[:-3]), tuple(input.shape[-3:])
@@ -180,9 +184,7 @@ def pixel_unshuffle(input, downscale_factor):
             "(channel i*k + j moves to j*g + i).")
 def channel_shuffle(input, groups):
     g = int(groups)
-    if input.dim() < 3:
-        raise RuntimeError(f"channel_shuffle expects input to have at least 3 dimensions, but got input with "
-                           f"{input.dim()} dimension(s)")
+    _at_least_3d("channel_shuffle", input)
     if g <= 0:
         raise RuntimeError(f"Number of groups to divide channels in must be positive. Value of groups:{g}")
     N, C = input.shape[0], input.shape[1]
