@@ -27,6 +27,7 @@ import struct
 
 from .bindings import bind, declarations, kinds
 from .elementwise import coalesce, param
+from .skeleton import entry_point
 from .wgsl import helpers_source, load, store
 
 THREADS = 128
@@ -208,10 +209,23 @@ def _header(slots, storages, nparams, extra_decl, shared):
 
 
 def _main(body, helpers):
-    return (helpers_source(helpers) + "\n"
-            f"@compute @workgroup_size({THREADS})\n"
-            "fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,\n"
-            "        @builtin(local_invocation_index) lid: u32) {\n" + "\n".join(body) + "\n}\n")
+    return helpers_source(helpers) + "\n" + entry_point(body, THREADS)
+
+
+def _key_tiles(p, in_dtype, DM, first, rows, tile, causal):
+    """WGSL lines opening the loop over the tiles of `tile` keys (into KS, VS) that the `rows`
+    resident query rows from `first` attend to: all S keys, or with causal masking those up to
+    the last resident row. The caller writes the loop's body and closes it."""
+    lines = ["  var kend = S;"]
+    if causal:
+        lines.append(f"  kend = min(S, {first} + {rows}u);")
+    lines += [f"  let nt = (kend + {tile - 1}u) / {tile}u;",
+              "  for (var t = 0u; t < nt; t = t + 1u) {",
+              f"  let j0 = t * {tile}u;",
+              "  workgroupBarrier();"]
+    lines += _load_tile("KS", p["k"], "j0", "S", "E", in_dtype, DM, tile)
+    lines += _load_tile("VS", p["v"], "j0", "S", "Ev", in_dtype, DM, tile)
+    return lines
 
 
 def _isneginf(x):
@@ -233,16 +247,8 @@ def _forward_source(DM, BQ, BK, in_dtype, out_dtype, mk, mask_dtype, causal, nb,
             f"  let b = w / {param(6)}; let i0 = (w % {param(6)}) * {BQ}u;"] + common
     body += _load_tile("QS", p["q"], "i0", "L", "E", in_dtype, DM, BQ)
     body += [f"  let row = lid / {G}u; let grp = lid % {G}u; let ig = i0 + row;",
-             f"  var m = -tw_inf(); var l = 0.0; var acc: array<f32, {NC}>;",
-             "  var kend = S;"]
-    if causal:
-        body.append(f"  kend = min(S, i0 + {BQ}u);")
-    body += [f"  let ntiles = (kend + {BK - 1}u) / {BK}u;",
-             "  for (var t = 0u; t < ntiles; t = t + 1u) {",
-             f"  let j0 = t * {BK}u;",
-             "  workgroupBarrier();"]
-    body += _load_tile("KS", p["k"], "j0", "S", "E", in_dtype, DM, BK)
-    body += _load_tile("VS", p["v"], "j0", "S", "Ev", in_dtype, DM, BK)
+             f"  var m = -tw_inf(); var l = 0.0; var acc: array<f32, {NC}>;"]
+    body += _key_tiles(p, in_dtype, DM, "i0", BQ, BK, causal)
     body += ["  workgroupBarrier();",
              f"    for (var x = lid; x < {BQ * BK}u; x = x + {THREADS}u) {{",
              f"      let i = x / {BK}u; let j = x % {BK}u; let ii = i0 + i; let jj = j0 + j;"]
@@ -361,16 +367,8 @@ def _backward_source(kind, DM, BIG, SMALL, in_dtype, mk, mask_dtype, causal, nb,
         body += _load_tile("QS", p["q"], "r0", "L", "E", in_dtype, DM, BIG)
         body += _load_tile("OS", dout, "r0", "L", "Ev", in_dtype, DM, BIG)
         body += load_ld("r0", BIG)
-        body += [f"  var dq: array<f32, {NC}>;",
-                 "  var kend = S;"]
-        if causal:
-            body.append(f"  kend = min(S, r0 + {BIG}u);")
-        body += [f"  let nt = (kend + {SMALL - 1}u) / {SMALL}u;",
-                 "  for (var t = 0u; t < nt; t = t + 1u) {",
-                 f"  let j0 = t * {SMALL}u;",
-                 "  workgroupBarrier();"]
-        body += _load_tile("KS", p["k"], "j0", "S", "E", in_dtype, DM, SMALL)
-        body += _load_tile("VS", p["v"], "j0", "S", "Ev", in_dtype, DM, SMALL)
+        body += [f"  var dq: array<f32, {NC}>;"]
+        body += _key_tiles(p, in_dtype, DM, "r0", BIG, SMALL, causal)
         body.append("  workgroupBarrier();")
         body += pairs("i", "j", "r0", "j0")
         body += ["  workgroupBarrier();",
