@@ -74,9 +74,8 @@ def _head_params(NB, L, S, E, Ev, scale, nblocks):
     return [NB, L, S, E, Ev, struct.unpack("<I", struct.pack("<f", float(scale)))[0], nblocks, 0]
 
 
-def forward(rt, out, lse, q, k, v, mask, causal, scale):
-    """out [*B, L, Ev] (contiguous, q's dtype), lse [*B, L] (contiguous float32) from q [*B, L, E],
-    k [*B, S, E], v [*B, S, Ev], mask None or [*B, L, S] (views, broadcast already)."""
+def _sizes(q, k, v):
+    """(batch dims, their product NB, L, S, E, Ev, the head-size bound, its two tile sizes)."""
     batch = tuple(q.shape[:-2])
     L, E = q.shape[-2], q.shape[-1]
     S, Ev = k.shape[-2], v.shape[-1]
@@ -85,6 +84,13 @@ def forward(rt, out, lse, q, k, v, mask, causal, scale):
         NB *= s
     dm = head_bound(E, Ev)
     big, small = TILES[dm]
+    return batch, NB, L, S, E, Ev, dm, big, small
+
+
+def forward(rt, out, lse, q, k, v, mask, causal, scale):
+    """out [*B, L, Ev] (contiguous, q's dtype), lse [*B, L] (contiguous float32) from q [*B, L, E],
+    k [*B, S, E], v [*B, S, Ev], mask None or [*B, L, S] (views, broadcast already)."""
+    batch, NB, L, S, E, Ev, dm, big, small = _sizes(q, k, v)
     nblk = -(-L // big)
     tensors = [q, k, v] + ([mask] if mask is not None else [])
     bshape, words = _layout(batch, tensors)
@@ -111,14 +117,7 @@ def forward(rt, out, lse, q, k, v, mask, causal, scale):
 def backward(rt, dq, dkv, q, k, v, mask, dout, ld, causal, scale):
     """dq [*B, L, E] and dkv (dk [*B, S, E] then dv [*B, S, Ev], one contiguous buffer of q's
     dtype) from dout [*B, L, Ev] (contiguous) and ld (float32 [2, NB * L]: lse, then D)."""
-    batch = tuple(q.shape[:-2])
-    L, E = q.shape[-2], q.shape[-1]
-    S, Ev = k.shape[-2], v.shape[-1]
-    NB = 1
-    for s in batch:
-        NB *= s
-    dm = head_bound(E, Ev)
-    big, small = TILES[dm]
+    batch, NB, L, S, E, Ev, dm, big, small = _sizes(q, k, v)
     tensors = [q, k, v] + ([mask] if mask is not None else [])
     bshape, words = _layout(batch, tensors)
     mk = _mask_kind(mask)
