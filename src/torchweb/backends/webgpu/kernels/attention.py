@@ -308,10 +308,17 @@ def _backward_source(kind, DM, BIG, SMALL, in_dtype, mk, mask_dtype, causal, nb,
                 "    LS[x] = a; DD[x] = d;",
                 "  }"]
 
+    def query_rows(start, rows):
+        """The query side of `rows` rows from start: Q, dout, lse and D into QS, OS, LS, DD."""
+        return (_load_tile("QS", p["q"], start, "L", "E", in_dtype, DM, rows)
+                + _load_tile("OS", dout, start, "L", "Ev", in_dtype, DM, rows) + load_ld(start, rows))
+
     def pairs(iq, jk, i0, j0):
-        """P and dS for the tile's (query, key) pairs into PS, DS (index query * nk + key)."""
+        """P and dS for the tile's (query, key) pairs into PS, DS (index query * nk + key), between
+        barriers (the tiles loaded before, PS and DS read after)."""
         nq, nk = (SMALL, BIG) if kind == "dkv" else (BIG, SMALL)
-        lines = [f"    for (var x = lid; x < {nq * nk}u; x = x + {THREADS}u) {{",
+        lines = ["  workgroupBarrier();",
+                 f"    for (var x = lid; x < {nq * nk}u; x = x + {THREADS}u) {{",
                  f"      let i = x / {nk}u; let j = x % {nk}u; let ii = {i0} + i; let jj = {j0} + j;"]
         lines += _score(p, in_dtype, mk, mask_dtype, causal, "QS", "KS", DM)
         lines += ["      var pr = 0.0; var dsv = 0.0;",
@@ -322,7 +329,8 @@ def _backward_source(kind, DM, BIG, SMALL, in_dtype, mk, mask_dtype, causal, nb,
                   "        dsv = pr * (dp - DD[i]);",
                   "      }",
                   "      PS[x] = pr; DS[x] = dsv;",
-                  "    }"]
+                  "    }",
+                  "  workgroupBarrier();"]
         return lines
 
     if kind == "dkv":
@@ -337,13 +345,9 @@ def _backward_source(kind, DM, BIG, SMALL, in_dtype, mk, mask_dtype, causal, nb,
         body += ["  for (var t = t0; t < nt; t = t + 1u) {",
                  f"  let i0 = t * {SMALL}u;",
                  "  workgroupBarrier();"]
-        body += _load_tile("QS", p["q"], "i0", "L", "E", in_dtype, DM, SMALL)
-        body += _load_tile("OS", dout, "i0", "L", "Ev", in_dtype, DM, SMALL)
-        body += load_ld("i0", SMALL)
-        body.append("  workgroupBarrier();")
+        body += query_rows("i0", SMALL)
         body += pairs("i", "j", "i0", "r0")
-        body += ["  workgroupBarrier();",
-                 f"    for (var i = 0u; i < {SMALL}u; i = i + 1u) {{",
+        body += [f"    for (var i = 0u; i < {SMALL}u; i = i + 1u) {{",
                  f"      let pr = PS[i * {BIG}u + row]; let dsv = DS[i * {BIG}u + row];",
                  f"      for (var c = 0u; c < {NC}u; c = c + 1u) {{",
                  f"        let col = grp + c * {G}u;",
@@ -363,15 +367,11 @@ def _backward_source(kind, DM, BIG, SMALL, in_dtype, mk, mask_dtype, causal, nb,
         body.insert(body.index(f"  let NBL = {param(0)} * L;") + 1, f"  let NB_SE = {param(0)} * S * E;")
     else:
         # resident: queries r0.. (Q, dout, lse, D); streamed: key tiles (K, V)
-        body += _load_tile("QS", p["q"], "r0", "L", "E", in_dtype, DM, BIG)
-        body += _load_tile("OS", dout, "r0", "L", "Ev", in_dtype, DM, BIG)
-        body += load_ld("r0", BIG)
+        body += query_rows("r0", BIG)
         body += [f"  var dq: array<f32, {NC}>;"]
         body += _key_tiles(p, in_dtype, DM, "r0", BIG, SMALL, causal)
-        body.append("  workgroupBarrier();")
         body += pairs("i", "j", "r0", "j0")
-        body += ["  workgroupBarrier();",
-                 f"    for (var j = 0u; j < {SMALL}u; j = j + 1u) {{",
+        body += [f"    for (var j = 0u; j < {SMALL}u; j = j + 1u) {{",
                  f"      let dsv = DS[row * {SMALL}u + j];",
                  f"      for (var c = 0u; c < {NC}u; c = c + 1u) {{ dq[c] = dq[c] + dsv * KS[j * {DM}u + grp + c * {G}u]; }}",
                  "    }",
