@@ -33,6 +33,15 @@ class LocalResponseNorm(Module):
         return "{size}, alpha={alpha}, beta={beta}, k={k}".format(**self.__dict__)
 
 
+def _last_dims(module, normalized_shape, eps, elementwise_affine):
+    """The arguments LayerNorm and RMSNorm share: the trailing dims they normalize (an int: one)."""
+    if isinstance(normalized_shape, numbers.Integral):
+        normalized_shape = (normalized_shape,)
+    module.normalized_shape = tuple(normalized_shape)
+    module.eps = eps
+    module.elementwise_affine = elementwise_affine
+
+
 class _AffineNorm(Module):
     """LayerNorm and GroupNorm: an optional weight (1 at reset) and bias (0), and an
     extra_repr from the template _REPR; they differ in their arguments and functional."""
@@ -58,11 +67,7 @@ class LayerNorm(_AffineNorm):
                  dtype=None):
         factory_kwargs = {"device": device, "dtype": dtype}
         super().__init__()
-        if isinstance(normalized_shape, numbers.Integral):
-            normalized_shape = (normalized_shape,)
-        self.normalized_shape = tuple(normalized_shape)
-        self.eps = eps
-        self.elementwise_affine = elementwise_affine
+        _last_dims(self, normalized_shape, eps, elementwise_affine)
         affine_parameters(self, self.normalized_shape, elementwise_affine, bias, factory_kwargs)
         self.reset_parameters()
 
@@ -104,11 +109,7 @@ class RMSNorm(Module):
     def __init__(self, normalized_shape, eps=None, elementwise_affine=True, device=None, dtype=None):
         factory_kwargs = {"device": device, "dtype": dtype}
         super().__init__()
-        if isinstance(normalized_shape, numbers.Integral):
-            normalized_shape = (normalized_shape,)
-        self.normalized_shape = tuple(normalized_shape)
-        self.eps = eps
-        self.elementwise_affine = elementwise_affine
+        _last_dims(self, normalized_shape, eps, elementwise_affine)
         optional_parameter(self, "weight", elementwise_affine, self.normalized_shape, factory_kwargs)
         self.reset_parameters()
 

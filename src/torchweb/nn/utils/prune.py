@@ -18,6 +18,18 @@ __all__ = ["BasePruningMethod", "PruningContainer", "Identity", "RandomUnstructu
            "remove", "is_pruned"]
 
 
+def _scores(importance_scores, t, name=None, module=None):
+    """What a pruning method ranks: importance_scores (t's shape), or t itself (module.<name>,
+    or a plain tensor t)."""
+    if importance_scores is None:
+        return t
+    if importance_scores.shape != t.shape:
+        what = "tensor t" if module is None else f"parameter {name} of {module}"
+        raise AssertionError(f"importance_scores should have the same shape as {what}, got "
+                             f"{importance_scores.shape} vs {t.shape}")
+    return importance_scores
+
+
 class BasePruningMethod(ABC):
     """A pruning method: compute_mask(t, default_mask) gives the mask; as a forward pre-hook it
     sets module.<name> = <name>_orig * <name>_mask."""
@@ -62,12 +74,7 @@ class BasePruningMethod(ABC):
                 container.add_pruning_method(method)
                 method = container
         orig = getattr(module, name)
-        if importance_scores is not None:
-            if importance_scores.shape != orig.shape:
-                raise AssertionError(f"importance_scores should have the same shape as parameter {name} of "
-                                     f"{module}, got {importance_scores.shape} vs {orig.shape}")
-        else:
-            importance_scores = orig
+        importance_scores = _scores(importance_scores, orig, name, module)
         if not isinstance(method, PruningContainer):
             module.register_parameter(name + "_orig", orig)
             del module._parameters[name]
@@ -89,12 +96,7 @@ class BasePruningMethod(ABC):
 
     def prune(self, t, default_mask=None, importance_scores=None):
         """t times its mask (a pruned copy, the module untouched)."""
-        if importance_scores is not None:
-            if importance_scores.shape != t.shape:
-                raise AssertionError(f"importance_scores should have the same shape as tensor t, got "
-                                     f"{importance_scores.shape} vs {t.shape}")
-        else:
-            importance_scores = t
+        importance_scores = _scores(importance_scores, t)
         default_mask = default_mask if default_mask is not None else C.ones_like(t)
         return t * self.compute_mask(importance_scores, default_mask=default_mask)
 
