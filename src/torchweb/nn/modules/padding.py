@@ -13,22 +13,33 @@ __all__ = ["CircularPad1d", "CircularPad2d", "CircularPad3d", "ConstantPad1d", "
 _TUP = {1: _pair, 2: _quadruple, 3: _ntuple(6)}
 
 
-class _CircularPadNd(Module):
+class _PadNd(Module):
+    """The padding modules of one mode (_mode) over F.pad."""
+
     __constants__ = ["padding"]
+    _mode = None
+
+    def forward(self, input):
+        return F.pad(input, self.padding, self._mode)
+
+    def extra_repr(self):
+        return f"{self.padding}"
+
+
+class _CircularPadNd(_PadNd):
+    _mode = "circular"
 
     def _check_input_dim(self, input):
         raise NotImplementedError
 
     def forward(self, input):
         self._check_input_dim(input)
-        return F.pad(input, self.padding, "circular")
-
-    def extra_repr(self):
-        return f"{self.padding}"
+        return super().forward(input)
 
 
-class _ConstantPadNd(Module):
+class _ConstantPadNd(_PadNd):
     __constants__ = ["padding", "value"]
+    _mode = "constant"
 
     def __init__(self, value):
         super().__init__()
@@ -41,24 +52,12 @@ class _ConstantPadNd(Module):
         return f"padding={self.padding}, value={self.value}"
 
 
-class _ReflectionPadNd(Module):
-    __constants__ = ["padding"]
-
-    def forward(self, input):
-        return F.pad(input, self.padding, "reflect")
-
-    def extra_repr(self):
-        return f"{self.padding}"
+class _ReflectionPadNd(_PadNd):
+    _mode = "reflect"
 
 
-class _ReplicationPadNd(Module):
-    __constants__ = ["padding"]
-
-    def forward(self, input):
-        return F.pad(input, self.padding, "replicate")
-
-    def extra_repr(self):
-        return f"{self.padding}"
+class _ReplicationPadNd(_PadNd):
+    _mode = "replicate"
 
 
 def _padding_init(r):
