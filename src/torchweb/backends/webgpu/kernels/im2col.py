@@ -14,7 +14,7 @@ gradient's layout) without a copy.
 
 from .bindings import bind, declarations
 from .elementwise import param
-from .skeleton import close_loops, entry_point, launch, ravel, thread_index, uint_params, unravel
+from .skeleton import close_loops, entry_point, launch, loop, nested_loops, ravel, thread_index, uint_params, unravel
 from .wgsl import load, store
 
 _ZERO = {"f32": "0.0", "f16": "0.0h", "i32": "0i", "u32": "0u"}
@@ -33,7 +33,7 @@ def windows_over(i, g, indent):
     that cover input position x{i}: x = o * s - p + j * d, at most k of them, no division
     that is not exact. g: _geometry_names; the loop's body starts one indent deeper."""
     inner = indent + "  "
-    return [f"{indent}for (var j{i} = 0u; j{i} < {g['k'][i]}; j{i} = j{i} + 1u) {{",
+    return [indent + loop(f"j{i}", "0u", g["k"][i]),
             f"{inner}let t{i} = i32(x{i} + {g['p'][i]}) - i32(j{i} * {g['d'][i]});",
             f"{inner}if (t{i} < 0 || u32(t{i}) % {g['s'][i]} != 0u) {{ continue; }}",
             f"{inner}let o{i} = u32(t{i}) / {g['s'][i]};",
@@ -121,10 +121,8 @@ def _col2im_source(r, in_dtype, out_dtype, slot, nparams, acc, accumulate):
     K = " * ".join(g["k"]) if r else "1u"
     body.append(f"  let base = {c_off} + n * {cn} + c * ({K}) * {crow};")
     body.append(f"  var acc = {_ZERO[acc]};")
-    indent = "  "
-    for i in range(r):
-        body += windows_over(i, g, indent)
-        indent += "  "
+    loops, indent = nested_loops(r, lambda i, ind: windows_over(i, g, ind))
+    body += loops
     l_expr = ravel([f"o{i}" for i in range(r)], g["O"])
     k_expr = ravel([f"j{i}" for i in range(r)], g["k"])
     val = load(f"B{slot}[base + ({k_expr}) * {crow} + (l - {l0}) * {cl}]", in_dtype.gpu_storage, acc)

@@ -13,7 +13,7 @@ import struct
 
 from .bindings import bind, declarations
 from .elementwise import param
-from .skeleton import batch_offset, close_loops, entry_point, launch, ravel, thread_index, unravel
+from .skeleton import batch_offset, close_loops, entry_point, launch, loop, nested_loops, ravel, thread_index, unravel
 from .wgsl import load, store
 
 TAPS = {"nearest": 1, "nearest-exact": 1, "linear": 2, "cubic": 4}
@@ -139,10 +139,8 @@ def _forward_source(mode, T, r, nb, dtype, slot, nparams):
     for i in range(r):
         body.append(f"  let tp{i} = taps(o{i}, {S[i]}, {O[i]}, {sc[i]}, {align});")
     body.append("  var acc = 0.0;")
-    indent = "  "
-    for i in range(r):
-        body.append(f"{indent}for (var j{i} = 0u; j{i} < tp{i}.n; j{i} = j{i} + 1u) {{")
-        indent += "  "
+    loops, indent = nested_loops(r, lambda i, ind: [ind + loop(f"j{i}", "0u", f"tp{i}.n")])
+    body += loops
     pos = "xb" + "".join(f" + tp{i}.i[j{i}] * {sstr[i]}" for i in range(r))
     w = " * ".join(f"tp{i}.w[j{i}]" for i in range(r))
     body.append(f"{indent}acc = acc + {load(f'B{slot}[{pos}]', dtype.gpu_storage, 'f32')} * ({w});")
@@ -204,14 +202,17 @@ def _backward_source(mode, T, r, dtype, slot, nparams):
     O_all = " * ".join(O)
     body.append(f"  let gb = {g_off} + b * ({O_all});")
     body.append("  var acc = 0.0;")
-    indent = "  "
-    for i in range(r):
-        body.append(f"{indent}for (var o{i} = lo{i}; o{i} < hi{i}; o{i} = o{i} + 1u) {{")
-        indent += "  "
-        body.append(f"{indent}let tp{i} = taps(o{i}, {S[i]}, {O[i]}, {sc[i]}, {align});")
-        body.append(f"{indent}var w{i} = 0.0; var hit{i} = false;")
-        body.append(f"{indent}for (var j = 0u; j < tp{i}.n; j = j + 1u) {{ if (tp{i}.i[j] == x{i}) {{ w{i} = w{i} + tp{i}.w[j]; hit{i} = true; }} }}")
-        body.append(f"{indent}if (!hit{i}) {{ continue; }}")
+
+    def reaching(i, ind):   # the output coordinates o{i} whose taps include x{i}, with their weight w{i}
+        inner = ind + "  "
+        return [ind + loop(f"o{i}", f"lo{i}", f"hi{i}"),
+                f"{inner}let tp{i} = taps(o{i}, {S[i]}, {O[i]}, {sc[i]}, {align});",
+                f"{inner}var w{i} = 0.0; var hit{i} = false;",
+                f"{inner}for (var j = 0u; j < tp{i}.n; j = j + 1u) {{ if (tp{i}.i[j] == x{i}) "
+                f"{{ w{i} = w{i} + tp{i}.w[j]; hit{i} = true; }} }}",
+                f"{inner}if (!hit{i}) {{ continue; }}"]
+    loops, indent = nested_loops(r, reaching)
+    body += loops
     flat = ravel([f"o{i}" for i in range(r)], O)
     w = " * ".join(f"w{i}" for i in range(r))
     body.append(f"{indent}acc = acc + {load(f'B{slot}[gb + {flat}]', dtype.gpu_storage, 'f32')} * ({w});")

@@ -10,7 +10,7 @@ each checked with the forward map. No atomics.
 
 from .bindings import bind, declarations
 from .elementwise import param
-from .skeleton import close_loops, entry_point, launch, ravel, thread_index
+from .skeleton import close_loops, entry_point, launch, nested_loops, ravel, thread_index
 from .wgsl import load, scalar_bits, scalar_read, store
 
 MODES = ("constant", "reflect", "replicate", "circular")
@@ -116,15 +116,16 @@ def _backward_source(mode, r, dtype, slot, nparams):
     body.append("  let b = q;")
     O_all = " * ".join(f"u32({o})" for o in O)
     body.append("  var acc = 0.0;")
-    indent = "  "
-    for i in range(r):
-        head, _ = _candidates(mode, i, f"x{i}", L[i], O[i], pb[i])
-        body.append(indent + head)
-        indent += "  "
-        body.append(f"{indent}if (o{i} < 0 || o{i} >= {O[i]}) {{ continue; }}")
-        body.append(f"{indent}var y{i} = o{i} - {pb[i]};")
-        body += [indent + line for line in _map(mode, f"y{i}", L[i])]
-        body.append(f"{indent}if (y{i} != x{i}) {{ continue; }}")
+
+    def reaching(i, ind):   # the output positions o{i} that map back to x{i}
+        inner = ind + "  "
+        return ([ind + _candidates(mode, i, f"x{i}", L[i], O[i], pb[i])[0],
+                 f"{inner}if (o{i} < 0 || o{i} >= {O[i]}) {{ continue; }}",
+                 f"{inner}var y{i} = o{i} - {pb[i]};"]
+                + [inner + line for line in _map(mode, f"y{i}", L[i])]
+                + [f"{inner}if (y{i} != x{i}) {{ continue; }}"])
+    loops, indent = nested_loops(r, reaching)
+    body += loops
     flat = ravel([f"u32(o{i})" for i in range(r)], [f"u32({o})" for o in O])
     body.append(f"{indent}acc = acc + {load(f'B{slot}[{g_off} + b * ({O_all}) + {flat}]', st, 'f32')};")
     body += close_loops(r)

@@ -18,7 +18,8 @@ from .. import errors as ERR
 from .bindings import bind, declarations, kinds
 from .elementwise import param
 from .im2col import windows_over
-from .skeleton import batch_offset, close_loops, entry_point, launch, ravel, thread_index, uint_params, unravel
+from .skeleton import (batch_offset, close_loops, entry_point, launch, loop, nested_loops, ravel, thread_index,
+                       uint_params, unravel)
 from .wgsl import helpers_source, load, store
 
 _LOWEST = {"f32": "-tw_inf()", "i32": "-2147483647i - 1i", "u32": "0u"}
@@ -99,12 +100,11 @@ def _forward_source(kind, r, nb, adaptive, in_dtype, out_dtype, slots, nbuf, npa
         body.append(f"  var m = {_LOWEST[acc]}; var mi = -1i;")
     else:
         body.append(f"  var m = {'0.0' if acc == 'f32' else '0' + acc[0]};")
-    indent = "  "
-    for i in range(r):
-        body.append(f"{indent}for (var j{i} = 0u; j{i} < cnt{i}; j{i} = j{i} + 1u) {{")
-        indent += "  "
-        body.append(f"{indent}let x{i} = st{i} + i32(j{i}) * step{i};")
-        body.append(f"{indent}if (x{i} < 0 || x{i} >= i32({g['S'][i]})) {{ continue; }}")
+    loops, indent = nested_loops(r, lambda i, ind: [
+        ind + loop(f"j{i}", "0u", f"cnt{i}"),
+        f"{ind}  let x{i} = st{i} + i32(j{i}) * step{i};",
+        f"{ind}  if (x{i} < 0 || x{i} >= i32({g['S'][i]})) {{ continue; }}"])
+    body += loops
     pos = "xb" + "".join(f" + u32(x{i}) * {sstr[i]}" for i in range(r))
     body.append(f"{indent}let v = {load(f'{src}[{pos}]', in_dtype.gpu_storage, acc)};")
     if kind == "max":
@@ -162,17 +162,15 @@ def _backward_source(kind, r, adaptive, g_dtype, out_dtype, slots, nbuf, nparams
     body.append(f"  let me = i32(t - b * ({S_all}));")
     body.append(f"  let gb = b * ({O_all});")
     body.append("  var acc = 0.0;")
-    indent = "  "
-    for i in range(r):
+
+    def adaptive_windows(i, ind):   # the adaptive windows o{i} that contain x{i}
         S, O = g["S"][i], g["O"][i]
-        if adaptive:
-            body.append(f"{indent}let lo{i} = (x{i} * {O}) / {S};")
-            body.append(f"{indent}let hi{i} = ((x{i} + 1u) * {O} + {S} - 1u) / {S};")
-            body.append(f"{indent}for (var o{i} = lo{i}; o{i} < hi{i}; o{i} = o{i} + 1u) {{")
-            indent += "  "
-        else:   # the windows of the fixed geometry, as col2im's
-            body += windows_over(i, g, indent)
-            indent += "  "
+        return [f"{ind}let lo{i} = (x{i} * {O}) / {S};",
+                f"{ind}let hi{i} = ((x{i} + 1u) * {O} + {S} - 1u) / {S};",
+                ind + loop(f"o{i}", f"lo{i}", f"hi{i}")]
+    # the fixed geometry's windows: col2im's walk
+    loops, indent = nested_loops(r, adaptive_windows if adaptive else (lambda i, ind: windows_over(i, g, ind)))
+    body += loops
     flat = ravel([f"o{i}" for i in range(r)], g["O"])
     body.append(f"{indent}let w = gb + {flat};")
     gv = load(f"B{slots[0]}[{g_off} + w]", g_dtype.gpu_storage, "f32")

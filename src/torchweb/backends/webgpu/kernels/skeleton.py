@@ -35,6 +35,22 @@ def ravel(coords, sizes, zero="0u"):
     return flat
 
 
+def loop(var, start, end):
+    """A WGSL for loop's header: u32 `var` from start up to end (excluded)."""
+    return f"for (var {var} = {start}; {var} < {end}; {var} = {var} + 1u) {{"
+
+
+def nested_loops(r, per_dim):
+    """WGSL lines opening r nested loops, one per spatial dim: per_dim(i, indent) gives dim i's
+    lines, its loop's header at indent, then those that start its body (one indent deeper).
+    Returns the lines and the innermost body's indent; close_loops(r) closes them."""
+    lines, indent = [], "  "
+    for i in range(r):
+        lines += per_dim(i, indent)
+        indent += "  "
+    return lines, indent
+
+
 def close_loops(depth):
     """WGSL lines closing `depth` nested loops opened at an indent of two spaces."""
     return ["  " * (i + 1) + "}" for i in reversed(range(depth))]
