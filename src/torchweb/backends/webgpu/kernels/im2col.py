@@ -20,12 +20,19 @@ from .wgsl import load, store
 _ZERO = {"f32": "0.0", "f16": "0.0h", "i32": "0i", "u32": "0u"}
 
 
-def _params(n, image, cols, src, dst, kernel, stride, padding, dilation, out_size, l0):
-    """The uniform of both directions: image [N, C, *S], cols [., ., Lc]; src is read, dst
-    written (image and cols in one order or the other)."""
-    return ([n, image.shape[0], image.shape[1], src._offset] + list(src._stride) + [dst._offset]
-            + list(dst._stride) + uint_params(image.shape[2:], kernel, stride, padding, dilation, out_size)
-            + [cols.shape[2], l0])
+def _run(rt, key, source, image, cols, src, dst, geometry, l0):
+    """Both directions: a thread per element of dst, reading src (image [N, C, *S] and cols
+    [., ., Lc] in one order or the other); source(slot, nparams) is the kernel's WGSL.
+    geometry: (kernel, stride, padding, dilation, out_size)."""
+    n = dst.numel()
+    if n == 0:
+        return
+    kernel, stride, padding, dilation, out_size = geometry
+    params = ([n, image.shape[0], image.shape[1], src._offset] + list(src._stride) + [dst._offset]
+              + list(dst._stride) + uint_params(image.shape[2:], kernel, stride, padding, dilation, out_size)
+              + [cols.shape[2], l0])
+    bufs, (slot,) = bind(dst, src)
+    launch(rt, key + (slot,), lambda nparams: source(slot, nparams), bufs, params, n)
 
 
 def windows_over(i, g, indent):
@@ -51,14 +58,10 @@ def _geometry_names(r, base):
 def im2col(rt, out, inp, kernel, stride, padding, dilation, out_size, l0=0):
     """inp: [N, C, *S] (any strides); out: a view shaped [N, C * K, Lc] (any strides) that
     receives the columns of output positions l0 .. l0 + Lc - 1 (all L of them by default)."""
-    n = out.numel()
-    if n == 0:
-        return
     r = len(kernel)
-    params = _params(n, inp, out, inp, out, kernel, stride, padding, dilation, out_size, l0)
-    bufs, (slot,) = bind(out, inp)
-    launch(rt, ("im2col", r, inp.dtype.gpu_storage, out.dtype.gpu_storage, slot),
-           lambda nparams: _im2col_source(r, inp.dtype, out.dtype, slot, nparams), bufs, params, n)
+    _run(rt, ("im2col", r, inp.dtype.gpu_storage, out.dtype.gpu_storage),
+         lambda slot, nparams: _im2col_source(r, inp.dtype, out.dtype, slot, nparams),
+         inp, out, inp, out, (kernel, stride, padding, dilation, out_size), l0)
 
 
 def _im2col_source(r, in_dtype, out_dtype, slot, nparams):
@@ -96,14 +99,10 @@ def col2im(rt, out, cols, kernel, stride, padding, dilation, out_size, acc, l0=0
     """out: [N, C, *S] (written whole, through its strides); cols: [N, C * K, Lc] (any strides),
     the columns of output positions l0 .. l0 + Lc - 1 (all L by default). acc: the accumulation
     type ('f32' or 'i32'); accumulate: add to out's values instead of replacing them."""
-    n = out.numel()
-    if n == 0:
-        return
     r = len(kernel)
-    params = _params(n, out, cols, cols, out, kernel, stride, padding, dilation, out_size, l0)
-    bufs, (slot,) = bind(out, cols)
-    launch(rt, ("col2im", r, cols.dtype.gpu_storage, out.dtype.name, slot, acc, accumulate),
-           lambda nparams: _col2im_source(r, cols.dtype, out.dtype, slot, nparams, acc, accumulate), bufs, params, n)
+    _run(rt, ("col2im", r, cols.dtype.gpu_storage, out.dtype.name, acc, accumulate),
+         lambda slot, nparams: _col2im_source(r, cols.dtype, out.dtype, slot, nparams, acc, accumulate),
+         out, cols, cols, out, (kernel, stride, padding, dilation, out_size), l0)
 
 
 def _col2im_source(r, in_dtype, out_dtype, slot, nparams, acc, accumulate):
