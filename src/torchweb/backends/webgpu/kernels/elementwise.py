@@ -82,9 +82,7 @@ def run(rt, op, out, operands, classes, cls, value_cls, compute_dtypes=None):
             params.append(scalar_bits(o, WGSL_TYPE[c]) & (0xFF if w else 0xFFFFFFFF))
     binding_kinds = kinds(buffers)
     if checks:
-        params.append(rt.errors.tag(_USER_NAME.get(op.name, op.name)))
-        buffers = buffers + [rt.errors.binding]
-        binding_kinds = binding_kinds + ["write"]
+        buffers, binding_kinds = _bind_errors(rt, op, params, buffers, binding_kinds)
     nparams = len(params)
 
     def make_code():
@@ -98,6 +96,12 @@ def run(rt, op, out, operands, classes, cls, value_cls, compute_dtypes=None):
 # what the user called, for error messages, where the table's row name differs
 _USER_NAME = {"div_floor": "floor_divide", "div_trunc": "div(rounding_mode='trunc')", "add_alpha": "add",
               "sub_alpha": "sub", "copy": "a conversion to int64"}
+
+
+def _bind_errors(rt, op, params, buffers, binding_kinds):
+    """For a kernel with checks: its error tag appended to params, the errors buffer bound last."""
+    params.append(rt.errors.tag(_USER_NAME.get(op.name, op.name)))
+    return buffers + [rt.errors.binding], binding_kinds + ["write"]
 
 
 def _checks(op, out, operands, cls, value_cls):
@@ -260,9 +264,7 @@ def _run_fast(rt, op, out, operands, cls, value_cls, desc, buffers, checks, wrap
             params.append(scalar_bits(o, WGSL_TYPE[c]) & (0xFF if w else 0xFFFFFFFF))
     binding_kinds = kinds(buffers)
     if checks:
-        params.append(rt.errors.tag(_USER_NAME.get(op.name, op.name)))
-        buffers = buffers + [rt.errors.binding]
-        binding_kinds = binding_kinds + ["write"]
+        buffers, binding_kinds = _bind_errors(rt, op, params, buffers, binding_kinds)
     nparams = len(params)
     key = ("ew_fast", op.name, cls, value_cls, out.dtype.name, tuple(desc), checks, unit, wg, per)
 
