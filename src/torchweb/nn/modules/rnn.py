@@ -20,6 +20,7 @@ from .. import functional as F
 from .. import init
 from ..parameter import Parameter
 from .module import Module
+from .utils import _options_repr
 
 __all__ = ["RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell"]
 
@@ -181,20 +182,9 @@ class RNNBase(Module):
         return hx if permutation is None else _apply_permutation(hx, permutation)
 
     def extra_repr(self):
-        s = "{input_size}, {hidden_size}"
-        if self.proj_size != 0:
-            s += ", proj_size={proj_size}"
-        if self.num_layers != 1:
-            s += ", num_layers={num_layers}"
-        if self.bias is not True:
-            s += ", bias={bias}"
-        if self.batch_first is not False:
-            s += ", batch_first={batch_first}"
-        if self.dropout != 0:
-            s += ", dropout={dropout}"
-        if self.bidirectional is not False:
-            s += ", bidirectional={bidirectional}"
-        return s.format(**self.__dict__)
+        return _options_repr(self, f"{self.input_size}, {self.hidden_size}", (
+            ("proj_size", 0), ("num_layers", 1), ("bias", True), ("batch_first", False), ("dropout", 0),
+            ("bidirectional", False)))
 
     # -- the time loop -----------------------------------------------------------------------
     def _direction(self, x, steps, h0, c0, names, reverse):

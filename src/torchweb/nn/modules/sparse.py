@@ -8,6 +8,7 @@ from .. import init
 from ...autograd import grad_mode
 from ..parameter import Parameter
 from .module import Module
+from .utils import ALWAYS, _options_repr
 
 __all__ = ["Embedding", "EmbeddingBag"]
 
@@ -70,18 +71,9 @@ class Embedding(_Table):
                            self.scale_grad_by_freq, self.sparse)
 
     def extra_repr(self):
-        s = "{num_embeddings}, {embedding_dim}"
-        if self.padding_idx is not None:
-            s += ", padding_idx={padding_idx}"
-        if self.max_norm is not None:
-            s += ", max_norm={max_norm}"
-        if self.norm_type != 2:
-            s += ", norm_type={norm_type}"
-        if self.scale_grad_by_freq is not False:
-            s += ", scale_grad_by_freq={scale_grad_by_freq}"
-        if self.sparse is not False:
-            s += ", sparse=True"
-        return s.format(**self.__dict__)
+        s = _options_repr(self, f"{self.num_embeddings}, {self.embedding_dim}", (
+            ("padding_idx", None), ("max_norm", None), ("norm_type", 2), ("scale_grad_by_freq", False)))
+        return s + (", sparse=True" if self.sparse is not False else "")
 
     @classmethod
     def from_pretrained(cls, embeddings, freeze=True, padding_idx=None, max_norm=None, norm_type=2.0,
@@ -130,17 +122,9 @@ class EmbeddingBag(_Table):
                                self.padding_idx)
 
     def extra_repr(self):
-        s = "{num_embeddings}, {embedding_dim}"
-        if self.max_norm is not None:
-            s += ", max_norm={max_norm}"
-        if self.norm_type != 2:
-            s += ", norm_type={norm_type}"
-        if self.scale_grad_by_freq is not False:
-            s += ", scale_grad_by_freq={scale_grad_by_freq}"
-        s += ", mode={mode}"
-        if self.padding_idx is not None:
-            s += ", padding_idx={padding_idx}"
-        return s.format(**{k: repr(v) for k, v in self.__dict__.items()})
+        return _options_repr(self, f"{self.num_embeddings!r}, {self.embedding_dim!r}", (
+            ("max_norm", None), ("norm_type", 2), ("scale_grad_by_freq", False), ("mode", ALWAYS),
+            ("padding_idx", None)), repr)
 
     @classmethod
     def from_pretrained(cls, embeddings, freeze=True, max_norm=None, norm_type=2.0, scale_grad_by_freq=False,
