@@ -1,6 +1,5 @@
 """ChannelShuffle (PyTorch's nn/modules/channelshuffle.py)."""
 
-from .. import functional as F
 from .pixelshuffle import _Rearrange
 
 __all__ = ["ChannelShuffle"]
@@ -11,7 +10,7 @@ class ChannelShuffle(_Rearrange):
 
     __module__ = "torchweb.nn"
     __constants__ = ["groups"]
-    _fn = staticmethod(F.channel_shuffle)
+    _fn = "channel_shuffle"
 
     def __init__(self, groups):
         super().__init__()

@@ -23,26 +23,27 @@ class _DropoutNd(Module):
         self.inplace = inplace
 
     def forward(self, input):
+        fn = getattr(F, self._fn)
         if self._passes_inplace:
-            return self._fn(input, self.p, self.training, self.inplace)
-        return self._fn(input, self.p, self.training)
+            return fn(input, self.p, self.training, self.inplace)
+        return fn(input, self.p, self.training)
 
     def extra_repr(self):
         return f"p={self.p}, inplace={self.inplace}"
 
 
-# name: (functional form, whether it takes inplace, docstring)
+# name: (its functional form in nn.functional, whether that takes inplace, docstring)
 _FORMS = {
-    "Dropout": (F.dropout, True, "Zeroes each element with probability p in training, scaling the rest by 1/(1-p)."),
-    "Dropout1d": (F.dropout1d, True, "Zeroes whole channels of (N, C, L) or (C, L) input with probability p."),
-    "Dropout2d": (F.dropout2d, True, "Zeroes whole channels of (N, C, H, W) or (C, H, W) input with probability p."),
-    "Dropout3d": (F.dropout3d, True, "Zeroes whole channels of (N, C, D, H, W) or (C, D, H, W) input, probability p."),
-    "AlphaDropout": (F.alpha_dropout, False, "Dropout that keeps a SELU network's mean and variance (dropped values "
+    "Dropout": ("dropout", True, "Zeroes each element with probability p in training, scaling the rest by 1/(1-p)."),
+    "Dropout1d": ("dropout1d", True, "Zeroes whole channels of (N, C, L) or (C, L) input with probability p."),
+    "Dropout2d": ("dropout2d", True, "Zeroes whole channels of (N, C, H, W) or (C, H, W) input with probability p."),
+    "Dropout3d": ("dropout3d", True, "Zeroes whole channels of (N, C, D, H, W) or (C, D, H, W) input, probability p."),
+    "AlphaDropout": ("alpha_dropout", False, "Dropout that keeps a SELU network's mean and variance (dropped values "
                                              "set to SELU's negative saturation, then an affine correction)."),
-    "FeatureAlphaDropout": (F.feature_alpha_dropout, False, "AlphaDropout of whole channels."),
+    "FeatureAlphaDropout": ("feature_alpha_dropout", False, "AlphaDropout of whole channels."),
 }
 
 Dropout, Dropout1d, Dropout2d, Dropout3d, AlphaDropout, FeatureAlphaDropout = (
-    type(name, (_DropoutNd,), {"__module__": "torchweb.nn", "__doc__": doc, "_fn": staticmethod(fn),
+    type(name, (_DropoutNd,), {"__module__": "torchweb.nn", "__doc__": doc, "_fn": fn,
                                "_passes_inplace": inplace})
     for name, (fn, inplace, doc) in _FORMS.items())

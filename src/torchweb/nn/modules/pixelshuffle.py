@@ -8,12 +8,12 @@ __all__ = ["PixelShuffle", "PixelUnshuffle"]
 
 class _Rearrange(Module):
     """A layer that passes its one int argument (named __constants__[0]) to its functional form
-    _fn: PixelShuffle, PixelUnshuffle and ChannelShuffle."""
+    (F._fn): PixelShuffle, PixelUnshuffle and ChannelShuffle."""
 
     _fn = None
 
     def forward(self, input):
-        return self._fn(input, getattr(self, self.__constants__[0]))
+        return getattr(F, self._fn)(input, getattr(self, self.__constants__[0]))
 
     def extra_repr(self):
         return f"{self.__constants__[0]}={getattr(self, self.__constants__[0])}"
@@ -24,7 +24,7 @@ class PixelShuffle(_Rearrange):
 
     __module__ = "torchweb.nn"
     __constants__ = ["upscale_factor"]
-    _fn = staticmethod(F.pixel_shuffle)
+    _fn = "pixel_shuffle"
 
     def __init__(self, upscale_factor):
         super().__init__()
@@ -36,7 +36,7 @@ class PixelUnshuffle(_Rearrange):
 
     __module__ = "torchweb.nn"
     __constants__ = ["downscale_factor"]
-    _fn = staticmethod(F.pixel_unshuffle)
+    _fn = "pixel_unshuffle"
 
     def __init__(self, downscale_factor):
         super().__init__()
