@@ -5,6 +5,7 @@ import functools
 import itertools
 from collections import OrderedDict, namedtuple
 
+from ..._grads import zero_grads
 from ..._tensor import Tensor
 from ...autograd import grad_mode
 from ..parameter import Parameter, Buffer, is_lazy
@@ -316,18 +317,7 @@ class Module:
         return self
 
     def zero_grad(self, set_to_none=True):
-        for p in self.parameters():
-            if p.grad is None:
-                continue
-            if set_to_none:
-                p.grad = None
-            else:
-                g = p.grad
-                if g.grad_fn is not None:
-                    g.detach_()
-                else:
-                    g.requires_grad_(False)
-                g.zero_()
+        zero_grads(self.parameters(), set_to_none)
 
     def share_memory(self):
         return self
