@@ -32,8 +32,8 @@ from ..autograd import grad_mode
 from ..autograd.function import Function
 from ..backends import backend_for
 from . import elementwise as E
-from .dispatch import empty, is_tensor
-from .operands import contiguous_operand
+from .operands import empty, is_tensor
+from .elementwise import contiguous_operand
 from .registry import define
 from .._creation import arange, tensor
 from .reduction import raw_reduce

@@ -18,7 +18,7 @@ from ..backends import backend_for
 from . import elementwise as E
 from . import lowering
 from . import shape as S
-from .dispatch import common_device, empty, expand_to, is_tensor
+from .operands import common_device, empty, expand_to, is_tensor
 from .adjoint import linear_backward
 from .inplace import apply_function_inplace
 from .registry import define

@@ -10,8 +10,8 @@ import struct
 from ..autograd import grad_mode
 from ..autograd.function import Function
 from ..backends import backend_for
-from .dispatch import empty, is_tensor
-from .operands import contiguous_operand
+from .operands import empty, is_tensor
+from .elementwise import contiguous_operand
 from .adjoint import linear_backward
 from .registry import define
 from . import pooling

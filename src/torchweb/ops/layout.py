@@ -4,7 +4,7 @@ gradients come from those: flip (fliplr, flipud, rot90), roll, repeat, tile, rep
 meshgrid, atleast_1d/2d/3d, column_stack, dstack."""
 
 from .._size import wrap_dim
-from .dispatch import is_tensor
+from .operands import is_tensor
 from .elementwise import call
 from .registry import define
 from . import join as J, linalg as L, shape as S

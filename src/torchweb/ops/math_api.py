@@ -3,7 +3,7 @@ check, float_power's refusal, and the blends lerp, addcmul and addcdiv (composit
 rows, so their gradients come from the rows' rules)."""
 
 from .. import _dtype as D
-from .dispatch import is_tensor
+from .operands import is_tensor
 from .elementwise import call
 from .inplace import call_inplace
 from .elementwise import OPS, row_dtypes

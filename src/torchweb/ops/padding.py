@@ -8,8 +8,8 @@ from ..autograd.function import Function
 from ..backends import backend_for
 from . import shape as S
 from .conv import _shape_str
-from .dispatch import empty, is_tensor
-from .operands import contiguous_operand
+from .operands import empty, is_tensor
+from .elementwise import contiguous_operand
 from .adjoint import linear_backward
 from .registry import define
 

@@ -10,8 +10,8 @@ from .._size import contiguous_strides, required_dim, wrap_dim
 from ..autograd.function import Function
 from ..backends import backend_for
 from . import elementwise as E
-from .dispatch import compute_class, empty
-from .operands import contiguous_operand
+from .operands import compute_class, empty
+from .elementwise import contiguous_operand
 from ..autograd import grad_mode
 from .adjoint import linear_backward
 from .elementwise import K

@@ -16,8 +16,8 @@ from ..autograd.function import Function
 from ..backends import backend_for
 from . import elementwise as E
 from . import shape as S
-from .dispatch import compute_class, empty
-from .operands import contiguous_operand
+from .operands import compute_class, empty
+from .elementwise import contiguous_operand
 from .registry import define
 from .elementwise import K
 from .scan import scatter_add_along

@@ -22,7 +22,7 @@ from .._creation import tensor
 from .. import _dtype
 from ..ops.optim_update import recording
 from ..ops.optim_update import fused_update
-from ..ops.dispatch import empty
+from ..ops.operands import empty
 
 
 class _RequiredParameter:

@@ -6,7 +6,7 @@ spatial dims. The alpha forms keep SELU's mean and variance, as PyTorch's _dropo
 import warnings
 
 from ... import _dtype as D, _random
-from ..dispatch import empty
+from ..operands import empty
 from ..registry import define
 
 _SELU_ALPHA = 1.7580993408473766

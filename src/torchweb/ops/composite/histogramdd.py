@@ -8,7 +8,7 @@ from collections import namedtuple
 
 from ... import _dtype as D
 from ...autograd import grad_mode
-from ..dispatch import is_tensor
+from ..operands import is_tensor
 from ..registry import define
 from ..counting import _raw_bincount, equal_width_edges
 from ..elementwise import call

@@ -17,11 +17,11 @@ Function.apply -> forward (raw) and later backward -> grads.d_mul."""
 
 from . import rule_kernels
 from .autograd import apply, binary_operator, call, inplace_function
-from .raw import copy_into, copy_of, fill, run, run_any, run_args
+from .raw import contiguous_operand, copy_into, copy_of, fill, run, run_any, run_args
 from .table import OPS, ElementwiseOp, row_dtypes
 from .rule_kernels import K
 
 rule_kernels.install(run_args, call)
 
-__all__ = ["apply", "binary_operator", "call", "inplace_function", "copy_into", "copy_of", "fill",
+__all__ = ["apply", "binary_operator", "call", "inplace_function", "contiguous_operand", "copy_into", "copy_of", "fill",
            "run", "run_any", "OPS", "ElementwiseOp", "row_dtypes", "K"]
