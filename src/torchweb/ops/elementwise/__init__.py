@@ -12,8 +12,8 @@
 
 The path of `y = x * 2` (docs/design.md draws it to the WGSL dispatch and back):
 Tensor.__mul__ -> autograd.binary_operator -> raw.binary_number (plan cached) -> DtypePlan.fresh
-(the backend's elementwise, or a pending node) ; under autograd, autograd._call_grad ->
-Function.apply -> forward (raw) and later backward -> grads.d_mul."""
+(lazy.elementwise_fresh: a pending node, or the backend's kernel now); under autograd,
+autograd._call_grad -> Function.apply -> forward (raw) and later backward -> grads.d_mul."""
 
 from . import rule_kernels
 from .autograd import apply, binary_operator, call, inplace_function
