@@ -12,7 +12,7 @@ from ._size import as_shape
 from ._tensor import Tensor
 from .backends import backend_for
 from .backends.cpu_arrays import storage_from_array
-from .ops.dispatch import empty as _empty
+from .ops.operands import empty as _empty
 from .ops import elementwise as E
 from .ops.out_arg import write_out
 from . import _random

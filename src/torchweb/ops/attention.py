@@ -22,7 +22,7 @@ from ..autograd.function import Function
 from ..backends import backend_for
 from . import elementwise as E
 from . import elementwise as PW
-from .dispatch import common_device, empty, expand_to
+from .operands import common_device, empty, expand_to
 from .reduction import raw_reduce
 from .registry import define
 from .. import _creation

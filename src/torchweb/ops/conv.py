@@ -21,8 +21,8 @@ from ..backends import backend_for
 from . import elementwise as E
 from . import lowering
 from . import shape as S
-from .dispatch import common_device, empty, expand_to, is_tensor
-from .operands import contiguous_operand
+from .operands import common_device, empty, expand_to, is_tensor
+from .elementwise import contiguous_operand
 from .registry import define
 from .reduction import raw_reduce
 

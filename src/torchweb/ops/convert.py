@@ -5,7 +5,7 @@ from .._float64 import ROUTES as FLOAT64
 from ..autograd import grad_mode
 from ..autograd.function import Function
 from ..backends.cpu_arrays import storage_from_array, view
-from .dispatch import empty, is_tensor
+from .operands import empty, is_tensor
 from . import elementwise as E
 from .._tensor import Tensor
 from .._numpy import np

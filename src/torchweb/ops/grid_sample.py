@@ -11,8 +11,8 @@ from ..autograd.function import Function
 from ..backends import backend_for
 from . import elementwise as E
 from .conv import _shape_str
-from .dispatch import common_device, empty, is_tensor
-from .operands import contiguous_operand
+from .operands import common_device, empty, is_tensor
+from .elementwise import contiguous_operand
 from .registry import define
 from . import shape as S
 from .._creation import tensor

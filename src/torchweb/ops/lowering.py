@@ -15,9 +15,9 @@ from math import prod
 from .. import _dtype as D
 from ..backends import backend_for
 from ..lazy import matmul_epilogue, reduction_prologue
-from .dispatch import empty
+from .operands import empty
 from . import elementwise as E
-from .dispatch import is_tensor
+from .operands import is_tensor
 
 _SPLITTABLE = {"sum": "sum", "mean": "sum", "prod": "prod", "max": "max", "min": "min",
                "all": "all", "any": "any", "argmax": "argmax", "argmin": "argmin"}

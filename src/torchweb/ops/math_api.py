@@ -4,7 +4,7 @@ rows, so their gradients come from the rows' rules)."""
 
 from .. import _dtype as D
 from ..lazy import OPEN as FUSING
-from .dispatch import is_tensor
+from .operands import is_tensor
 from .elementwise import call
 from .inplace import call_inplace
 from .elementwise import OPS, row_dtypes

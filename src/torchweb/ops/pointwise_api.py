@@ -5,7 +5,7 @@ ops whose signature needs more (alpha, rounding modes, bounds, conditions) are w
 from .. import _dtype as D
 from .._size import contiguous_strides, numel
 from ..lazy import write_into
-from .dispatch import is_tensor
+from .operands import is_tensor
 from .elementwise import OPS, row_dtypes
 from .elementwise import call
 from .inplace import call_inplace

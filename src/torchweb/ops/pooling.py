@@ -8,9 +8,9 @@ from ..autograd import grad_mode
 from ..autograd.function import Function
 from ..backends import backend_for
 from .conv import ntuple, _shape_str
-from .dispatch import empty, is_tensor
+from .operands import empty, is_tensor
 from .elementwise import call
-from .operands import contiguous_operand
+from .elementwise import contiguous_operand
 from .adjoint import linear_backward
 from .registry import define
 from . import elementwise as E

@@ -9,8 +9,8 @@ counts as the largest. Integer results, no gradient.
 from .. import _dtype as D
 from ..backends import backend_for
 from . import elementwise as E
-from .dispatch import compute_class, empty, is_tensor
-from .operands import contiguous_operand
+from .operands import compute_class, empty, is_tensor
+from .elementwise import contiguous_operand
 from .registry import define
 from .._creation import tensor
 

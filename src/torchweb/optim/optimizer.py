@@ -17,13 +17,14 @@ from collections import OrderedDict, defaultdict
 from copy import deepcopy
 from itertools import chain
 
+from .._grads import zero_grads
 from .._is_tensor import is_tensor
 from ..autograd import grad_mode
 from ..backends.cpu_arrays import array_for_write
 from .._creation import tensor
 from .. import _dtype
 from ..lazy import collecting_scalars, fusing
-from ..ops.dispatch import empty
+from ..ops.operands import empty
 from ..ops.optim_update import fused_update, recording
 
 
@@ -266,20 +267,7 @@ class Optimizer:
     # -- grads and groups ------------------------------------------------------------------
     def zero_grad(self, set_to_none=True):
         """Reset the gradients of all optimized tensors (to None by default, else to zeros)."""
-        for group in self.param_groups:
-            for p in group["params"]:
-                if p.grad is None:
-                    continue
-                if set_to_none:
-                    p.grad = None
-                else:
-                    g = p.grad
-                    if g.grad_fn is not None:
-                        g.detach_()
-                    else:
-                        g.requires_grad_(False)
-                    with grad_mode.no_grad():
-                        g.zero_()
+        zero_grads([p for group in self.param_groups for p in group["params"]], set_to_none)
 
     def step(self, closure=None):
         raise NotImplementedError

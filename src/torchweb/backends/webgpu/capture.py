@@ -26,7 +26,7 @@ import traceback
 from array import array
 
 from .. import pending
-from . import commands as C
+from . import commands
 from .errors import ERROR_BUFFER_ID
 from .kernels.wgsl import scalar_bits
 from .storage import GPUStorage
@@ -156,13 +156,13 @@ class Recorder:
             while i < n:
                 op = w[i]
                 where = (k, i - head_len)
-                if op == C.CREATE:
+                if op == commands.CREATE:
                     i += 4
-                elif op == C.DESTROY:
+                elif op == commands.DESTROY:
                     if w[i + 1] in refs:
                         raise Refused("a buffer the call used was destroyed during it")
                     i += 2
-                elif op == C.WRITE:
+                elif op == commands.WRITE:
                     bid, dst, start, nbytes = w[i + 1:i + 5]
                     if bid != ERROR_BUFFER_ID and bid not in self.exempt:
                         # uploads are replayed as recorded (signature() compares two calls'
@@ -170,7 +170,7 @@ class Recorder:
                         blob.extend(b"\0" * ((-len(blob)) % 4))
                         if bid == PARAMS_BUFFER_ID and params_at[k] is None:
                             params_at[k] = len(blob)   # the uniforms start here in the new blob
-                        out.extend((C.WRITE, bid, dst, len(blob), nbytes))
+                        out.extend((commands.WRITE, bid, dst, len(blob), nbytes))
                         blob.extend(b[start:start + nbytes])
                         if bid != PARAMS_BUFFER_ID:
                             refs.setdefault(bid, []).append(len(out) - 4)
@@ -178,7 +178,7 @@ class Recorder:
                             first.setdefault(bid, where)
                             writes.add(bid)
                     i += 5
-                elif op == C.DISPATCH:
+                elif op == commands.DISPATCH:
                     nb = w[i + 5]
                     start = len(out)
                     out.extend(w[i:i + 6 + 3 * nb])
@@ -193,7 +193,7 @@ class Recorder:
                         if bk[j] != "read":
                             writes.add(bid)
                     i += 6 + 3 * nb
-                elif op == C.COPY:
+                elif op == commands.COPY:
                     start = len(out)
                     out.extend(w[i:i + 6])
                     for p in (start + 1, start + 3):
@@ -266,14 +266,14 @@ class Graph:
             if s.size != size:
                 raise RuntimeError("torchweb.compile: an input's buffer changed size (internal)")
             bid = s.buffer_for_write()
-            pre.extend((C.COPY, bid, 0, gid, 0, size))
+            pre.extend((commands.COPY, bid, 0, gid, 0, size))
             if written:
-                post.extend((C.COPY, gid, 0, bid, 0, size))
+                post.extend((commands.COPY, gid, 0, bid, 0, size))
         outs = []
         for gid, numel, dtype in self.out_slots:
             st = GPUStorage(rt, numel, dtype)
             st.touched = True
-            post.extend((C.COPY, gid, 0, st._buffer_id, 0, st.size))
+            post.extend((commands.COPY, gid, 0, st._buffer_id, 0, st.size))
             outs.append(st)
         blob = self.blob
         if self.scalar_offsets:

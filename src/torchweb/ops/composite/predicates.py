@@ -2,7 +2,7 @@
 bools), isposinf, isneginf, isreal (bool tensors; real dtypes only here) and positive."""
 
 from ... import _dtype as D
-from ..dispatch import is_tensor
+from ..operands import is_tensor
 from ..elementwise import call
 from ..out_arg import result_or_out
 from ..registry import define

@@ -4,7 +4,7 @@ the checks made on the host. Planned once per signature (PLANS): every op call a
 
 from ... import _dtype as D, lazy
 from ..._tensor import Tensor
-from ..dispatch import compute_class, is_tensor
+from ..operands import compute_class, is_tensor
 
 
 # ops whose PyTorch CPU kernels read a 0-d operand as a float32 scalar when the result is

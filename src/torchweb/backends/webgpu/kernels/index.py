@@ -29,7 +29,7 @@ import struct
 
 from .. import errors as ERR
 from .bindings import bind, declarations, kinds
-from .elementwise import WORKGROUP, coalesce, param
+from .elementwise import WORKGROUP, coalesce, param, strided_offsets
 from .wgsl import cas_key, cas_loop, convert, helpers_source, load, scalar_bits, scalar_read, store
 from .... import _dtype as D
 from ..storage import GPUStorage
@@ -147,14 +147,7 @@ def _source(desc, storages, nparams, scalar, target, other):
     tag = param(nparams - 1)
     body = [f"  if (i >= {param(0)}) {{ return; }}", "  var r = i;"]
     base = 1 + nd
-    for k in range(ntensors):
-        body.append(f"  var o{k} = {param(base + k * (nd + 1))};")
-    for d in reversed(range(nd)):
-        step = "let c = r;" if d == 0 else f"let c = r % {param(1 + d)}; r = r / {param(1 + d)};"
-        body.append(f"  {{ {step}")
-        for k in range(ntensors):
-            body.append(f"    o{k} = o{k} + c * {param(base + k * (nd + 1) + 1 + d)};")
-        body.append("  }")
+    body += strided_offsets(nd, ntensors)
     pk = base + ntensors * (nd + 1)   # index (size, stride) pairs start here
     first_idx = 1 if (mode == "scatter" and scalar) else 2
     idx_slot_list = list(slots[1:]) if mode == "gather" else list(slots[0 if scalar else 1:])
