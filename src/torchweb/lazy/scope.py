@@ -26,7 +26,8 @@ from weakref import ref
 from .. import _dtype
 from .._size import _CONTIGUOUS
 from ..backends import backend_for
-from .graph import OPEN, SCOPED, Node
+from .graph import OPEN, SCOPED, Node, pending_readers
+from .realize import realize_many
 from .record import EAGER_IN_STEP
 
 _F32 = _dtype.float32
@@ -338,6 +339,9 @@ class fusing:
         outs = live
         for s in outs:
             s.pending = None
+        for s in outs:
+            if s.readers:   # (what read their old values, pending from before the scope, runs first)
+                realize_many(pending_readers(s))
         if not outs:
             return
         if self.sink is not None:   # (a replay's scalars: nothing runs)
