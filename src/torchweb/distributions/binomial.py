@@ -1,0 +1,115 @@
+"""Binomial(total_count, probs | logits)."""
+
+import torchweb as torch
+
+from . import constraints
+from .discrete_sampling import sample_by_cdf_table
+from .distribution import Distribution, expanded, probs_or_logits
+from .utils import broadcast_all, lazy_property, logits_to_probs, probs_to_logits
+
+__all__ = ["Binomial"]
+
+# the largest total_count sample() draws (see discrete_sampling.py)
+MAX_SAMPLED_COUNT = 1024
+
+
+def _clamp_by_zero(x):
+    # max(x, 0), with the gradient 0.5 at 0 as PyTorch's
+    return (x.clamp(min=0) + x - x.clamp(max=0)) / 2
+
+
+class Binomial(Distribution):
+    arg_constraints = {"total_count": constraints.nonnegative_integer, "probs": constraints.unit_interval,
+                       "logits": constraints.real}
+    has_enumerate_support = True
+
+    def __init__(self, total_count=1, probs=None, logits=None, validate_args=None):
+        probs_or_logits(probs, logits)
+        if probs is not None:
+            self.total_count, self.probs = broadcast_all(total_count, probs)
+            self.total_count = self.total_count.to(self.probs.dtype)
+        else:
+            self.total_count, self.logits = broadcast_all(total_count, logits)
+            self.total_count = self.total_count.to(self.logits.dtype)
+        self._param = self.probs if probs is not None else self.logits
+        super().__init__(self._param.size(), validate_args=validate_args)
+
+    def expand(self, batch_shape, _instance=None):
+        new = expanded(self, Binomial, batch_shape, _instance, ("total_count", "probs", "logits"))
+        new._param = new.probs if "probs" in self.__dict__ else new.logits
+        return new
+
+    def _new(self, *args, **kwargs):
+        return self._param.new(*args, **kwargs)
+
+    @constraints.dependent_property(is_discrete=True, event_dim=0)
+    def support(self):
+        return constraints.integer_interval(0, self.total_count)
+
+    @property
+    def mean(self):
+        return self.total_count * self.probs
+
+    @property
+    def mode(self):
+        return ((self.total_count + 1) * self.probs).floor().clamp(max=self.total_count)
+
+    @property
+    def variance(self):
+        return self.total_count * self.probs * (1 - self.probs)
+
+    @lazy_property
+    def logits(self):
+        return probs_to_logits(self.probs, is_binary=True)
+
+    @lazy_property
+    def probs(self):
+        return logits_to_probs(self.logits, is_binary=True)
+
+    @property
+    def param_shape(self):
+        return self._param.size()
+
+    def sample(self, sample_shape=torch.Size()):
+        shape = self._extended_shape(sample_shape)
+        with torch.no_grad():
+            top = int(self.total_count.max()) if self.total_count.numel() else 0
+            if top > MAX_SAMPLED_COUNT:
+                raise NotImplementedError(
+                    f"Binomial.sample: total_count above {MAX_SAMPLED_COUNT} is not sampled yet (got "
+                    f"{top}); torchweb draws by an inverse-CDF table, and a GPU sampler for large "
+                    "counts is planned with issue 20")
+            k = torch.arange(top + 1, dtype=self._param.dtype, device=self._param.device)
+            n = self.total_count.expand(shape).unsqueeze(-1)
+            logits = self.logits.expand(shape).unsqueeze(-1)
+            log_pmf = self._log_pmf(n, logits, k)
+            log_pmf = torch.where(k <= n, log_pmf, torch.full_like(log_pmf, float("-inf")))
+            return sample_by_cdf_table(log_pmf)
+
+    @staticmethod
+    def _log_pmf(n, logits, k):
+        # written with logits, stable for probs near 0 and 1
+        normalize = n * _clamp_by_zero(logits) + n * torch.log1p(torch.exp(-torch.abs(logits))) - torch.lgamma(n + 1)
+        return k * logits - torch.lgamma(k + 1) - torch.lgamma(n - k + 1) - normalize
+
+    def log_prob(self, value):
+        if self._validate_args:
+            self._validate_sample(value)
+        return self._log_pmf(self.total_count, self.logits, value)
+
+    def _homogeneous_count(self, what):
+        total = int(self.total_count.max())
+        if not int(self.total_count.min()) == total:
+            raise NotImplementedError(f"Inhomogeneous total count not supported by `{what}`.")
+        return total
+
+    def entropy(self):
+        self._homogeneous_count("entropy")
+        log_prob = self.log_prob(self.enumerate_support(False))
+        return -(torch.exp(log_prob) * log_prob).sum(0)
+
+    def enumerate_support(self, expand=True):
+        total = self._homogeneous_count("enumerate_support")
+        values = torch.arange(1 + total, dtype=self._param.dtype, device=self._param.device)
+        values = values.view((-1,) + (1,) * len(self._batch_shape))
+        return values.expand((-1,) + tuple(self._batch_shape)) if expand else values

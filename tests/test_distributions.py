@@ -1,0 +1,261 @@
+"""torch.distributions against PyTorch's on the same parameters: log_prob, entropy, moments,
+cdf/icdf, shapes and expand exactly (float32 tolerance); samples by statistics (the mean of
+20k draws within a few standard errors, the support respected); on both devices."""
+
+import math
+
+import pytest
+import torch
+
+import torchweb
+from oracle import assert_close, ours
+
+D = torchweb.distributions
+N_DRAWS = 20000
+
+# name: (constructor over a distributions module and parameters, parameters, values to score)
+CASES = {
+    "Normal": (lambda M, p: M.Normal(p["loc"], p["scale"]), {"loc": [0.3, -1.0], "scale": [0.5, 2.0]},
+               [[0.1, 2.0], [-0.4, -1.0]]),
+    "Uniform": (lambda M, p: M.Uniform(p["low"], p["high"]), {"low": [0.0, -2.0], "high": [1.0, 3.0]},
+                [[0.25, 2.0], [0.9, -1.5]]),
+    "Exponential": (lambda M, p: M.Exponential(p["rate"]), {"rate": [0.5, 3.0]}, [[0.1, 2.0], [1.5, 0.0]]),
+    "Laplace": (lambda M, p: M.Laplace(p["loc"], p["scale"]), {"loc": [0.3, -1.0], "scale": [0.5, 2.0]},
+                [[0.1, 2.0], [0.3, -4.0]]),
+    "Cauchy": (lambda M, p: M.Cauchy(p["loc"], p["scale"]), {"loc": [0.3, -1.0], "scale": [0.5, 2.0]},
+               [[0.1, 2.0], [0.3, -4.0]]),
+    "HalfNormal": (lambda M, p: M.HalfNormal(p["scale"]), {"scale": [0.5, 2.0]}, [[0.1, 2.0], [1.3, 0.0]]),
+    "HalfCauchy": (lambda M, p: M.HalfCauchy(p["scale"]), {"scale": [0.5, 2.0]}, [[0.1, 2.0], [1.3, 0.0]]),
+    "LogNormal": (lambda M, p: M.LogNormal(p["loc"], p["scale"]), {"loc": [0.3, -1.0], "scale": [0.5, 0.8]},
+                  [[0.1, 2.0], [1.3, 0.5]]),
+    "Gumbel": (lambda M, p: M.Gumbel(p["loc"], p["scale"]), {"loc": [0.3, -1.0], "scale": [0.5, 2.0]},
+               [[0.1, 2.0], [0.3, -4.0]]),
+    "Bernoulli": (lambda M, p: M.Bernoulli(probs=p["probs"]), {"probs": [0.2, 0.7]}, [[0.0, 1.0], [1.0, 1.0]]),
+    "Bernoulli(logits)": (lambda M, p: M.Bernoulli(logits=p["logits"]), {"logits": [-1.5, 0.4]},
+                          [[0.0, 1.0], [1.0, 0.0]]),
+    "Geometric": (lambda M, p: M.Geometric(probs=p["probs"]), {"probs": [0.3, 0.8]}, [[0.0, 3.0], [5.0, 1.0]]),
+    "Poisson": (lambda M, p: M.Poisson(p["rate"]), {"rate": [0.7, 6.0]}, [[0.0, 3.0], [5.0, 9.0]]),
+    "Binomial": (lambda M, p: M.Binomial(p["total_count"], probs=p["probs"]),
+                 {"total_count": [5.0, 12.0], "probs": [0.3, 0.6]}, [[0.0, 3.0], [5.0, 12.0]]),
+    "Categorical": (lambda M, p: M.Categorical(probs=p["probs"]),
+                    {"probs": [[0.2, 0.3, 0.5], [0.6, 0.1, 0.3]]}, [[0, 2], [1, 1]]),
+    "Categorical(logits)": (lambda M, p: M.Categorical(logits=p["logits"]),
+                            {"logits": [[0.2, -1.3, 0.5], [2.0, 0.1, -0.3]]}, [[0, 2], [1, 1]]),
+    "OneHotCategorical": (lambda M, p: M.OneHotCategorical(probs=p["probs"]),
+                          {"probs": [[0.2, 0.3, 0.5], [0.6, 0.1, 0.3]]},
+                          [[[1.0, 0, 0], [0, 0, 1.0]], [[0, 1.0, 0], [0, 1.0, 0]]]),
+    "Multinomial": (lambda M, p: M.Multinomial(4, probs=p["probs"]), {"probs": [[0.2, 0.3, 0.5], [0.6, 0.1, 0.3]]},
+                    [[[1.0, 1, 2], [4, 0, 0]], [[0, 3.0, 1], [2, 1.0, 1]]]),
+    "Independent(Normal)": (lambda M, p: M.Independent(M.Normal(p["loc"], p["scale"]), 1),
+                            {"loc": [[0.3, -1.0], [0.0, 1.0]], "scale": [[0.5, 2.0], [1.0, 1.5]]},
+                            [[0.1, 2.0], [-0.4, -1.0]]),
+}
+
+# draws whose variance is infinite: only the support and shapes are checked
+HEAVY_TAILED = {"Cauchy", "HalfCauchy"}
+
+
+def build(name, device):
+    ctor, params, values = CASES[name]
+    t_params = {k: torch.tensor(v) for k, v in params.items()}
+    w_params = {k: ours(v, device) for k, v in t_params.items()}
+    return ctor(torch.distributions, t_params), ctor(D, w_params), values
+
+
+def same_or_same_error(got_fn, expected_fn, **tol):
+    try:
+        expected = expected_fn()
+    except AttributeError:  # PyTorch's expanded Multinomial lacks its _binomial: nothing to compare
+        return
+    except (NotImplementedError, ValueError) as e:
+        with pytest.raises(type(e)):
+            got_fn()
+        return
+    assert_close(got_fn(), expected, check_dtype=False, **tol)
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_scores_and_moments_match(name, device):
+    theirs, mine, values = build(name, device)
+    assert tuple(mine.batch_shape) == tuple(theirs.batch_shape)
+    assert tuple(mine.event_shape) == tuple(theirs.event_shape)
+    assert mine.has_rsample == theirs.has_rsample
+    for v in values:
+        tv = torch.tensor(v)
+        tv = tv.float() if tv.dtype.is_floating_point else tv
+        wv = ours(tv, device)
+        assert_close(mine.log_prob(wv), theirs.log_prob(tv), rtol=1e-5, atol=1e-5, check_dtype=False)
+        if name not in ("Bernoulli", "Bernoulli(logits)", "Geometric", "Poisson", "Binomial", "Categorical",
+                        "Categorical(logits)", "OneHotCategorical", "Multinomial", "Independent(Normal)"):
+            same_or_same_error(lambda: mine.cdf(wv), lambda: theirs.cdf(tv))
+    for prop in ("mean", "mode", "variance", "stddev"):
+        same_or_same_error(lambda: getattr(mine, prop), lambda: getattr(theirs, prop))
+    same_or_same_error(mine.entropy, theirs.entropy, rtol=1e-5, atol=1e-5)
+    same_or_same_error(mine.perplexity, theirs.perplexity, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("name", ["Normal", "Uniform", "Exponential", "Laplace", "Cauchy", "HalfNormal",
+                                  "HalfCauchy", "LogNormal"])
+def test_icdf_inverts_cdf_as_pytorch(name, device):
+    theirs, mine, _ = build(name, device)
+    q = torch.tensor([[0.1, 0.5], [0.9, 0.25]])
+    assert_close(mine.icdf(ours(q, device)), theirs.icdf(q), rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_samples_have_the_moments_and_support(name, device):
+    theirs, mine, _ = build(name, device)
+    x = mine.sample((N_DRAWS,))
+    assert tuple(x.shape) == (N_DRAWS,) + tuple(theirs.batch_shape) + tuple(theirs.event_shape)
+    assert not x.requires_grad
+    t = torch.tensor(x.tolist())
+    assert bool(theirs.support.check(t).all()), f"{name}: a draw outside the support"
+    if name in HEAVY_TAILED:
+        return
+    mean, var = theirs.mean, theirs.variance
+    if name.startswith("Categorical"):  # the frequency of each class
+        t = torch.nn.functional.one_hot(t, theirs.probs.shape[-1])
+        mean, var = theirs.probs, theirs.probs * (1 - theirs.probs)
+    err = (t.double().mean(0) - mean.double()).abs()
+    assert bool((err <= 5 * (var.double() / N_DRAWS).sqrt() + 1e-6).all()), f"{name}: sample mean {t.double().mean(0)} vs {mean}"
+    sample_var = t.double().var(0)
+    assert bool(((sample_var - var.double()).abs() <= 0.1 * var.double() + 1e-6).all()), \
+        f"{name}: sample variance {sample_var} vs {var}"
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_expand_matches(name, device):
+    theirs, mine, _ = build(name, device)
+    shape = (3,) + tuple(theirs.batch_shape)
+    te, we = theirs.expand(shape), mine.expand(shape)
+    assert type(we).__name__ == type(te).__name__
+    assert tuple(we.batch_shape) == tuple(te.batch_shape) and tuple(we.event_shape) == tuple(te.event_shape)
+    x = we.sample()
+    assert tuple(x.shape) == tuple(te.sample().shape)
+    same_or_same_error(we.entropy, te.entropy, rtol=1e-5, atol=1e-5)
+
+
+def test_rsample_is_differentiable_as_pytorch(device):
+    loc = ours(torch.tensor([0.3, -1.0]), device, requires_grad=True)
+    scale = ours(torch.tensor([0.5, 2.0]), device, requires_grad=True)
+    x = D.Normal(loc, scale).rsample((5,))
+    x.sum().backward()
+    eps = (x.detach() - loc.detach()) / scale.detach()
+    assert_close(loc.grad, torch.full((2,), 5.0))
+    assert_close(scale.grad, torch.tensor(eps.sum(0).tolist()), rtol=1e-4, atol=1e-5)
+    # LogNormal: d exp(loc + scale * eps) / d loc = the draw itself
+    loc.grad = None
+    y = D.LogNormal(loc, scale).rsample((4,))
+    y.sum().backward()
+    assert_close(loc.grad, torch.tensor(y.detach().sum(0).tolist()), rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("name", ["Normal", "Laplace", "Gumbel", "Bernoulli(logits)", "Categorical(logits)",
+                                  "Poisson", "Binomial"])
+def test_log_prob_and_entropy_gradients_match(name, device):
+    ctor, params, values = CASES[name]
+    t_params = {k: torch.tensor(v, requires_grad=True) for k, v in params.items() if k != "total_count"}
+    w_params = {k: ours(torch.tensor(v), device, requires_grad=True) for k, v in params.items() if k != "total_count"}
+    if "total_count" in params:
+        t_params["total_count"] = torch.tensor(params["total_count"])
+        w_params["total_count"] = ours(t_params["total_count"], device)
+    tv = torch.tensor(values[0])
+    tv = tv.float() if tv.dtype.is_floating_point else tv
+    theirs, mine = ctor(torch.distributions, t_params), ctor(D, w_params)
+    try:
+        theirs_entropy = theirs.entropy().sum()
+    except NotImplementedError:  # Poisson's; Binomial's with unequal counts
+        with pytest.raises(NotImplementedError):
+            mine.entropy()
+        theirs_entropy = None
+    (theirs.log_prob(tv).sum() + (0 if theirs_entropy is None else theirs_entropy)).backward()
+    (mine.log_prob(ours(tv, device)).sum() + (0 if theirs_entropy is None else mine.entropy().sum())).backward()
+    for k in t_params:
+        if t_params[k].requires_grad:
+            assert_close(w_params[k].grad, t_params[k].grad, rtol=1e-4, atol=1e-5)
+
+
+def test_straight_through_passes_probs_gradient(device):
+    probs = ours(torch.tensor([[0.2, 0.3, 0.5]]), device, requires_grad=True)
+    s = D.OneHotCategoricalStraightThrough(probs=probs).rsample()
+    assert bool(((s.detach() == 0) | (s.detach() == 1)).all()) and float(s.detach().sum()) == 1.0
+    (s * ours(torch.tensor([[1.0, 2.0, 3.0]]), device)).sum().backward()
+    # probs are normalized by Categorical: d/dp of p/sum(p) · w
+    p = torch.tensor([[0.2, 0.3, 0.5]], requires_grad=True)
+    ((p / p.sum(-1, keepdim=True)) * torch.tensor([[1.0, 2.0, 3.0]])).sum().backward()
+    assert_close(probs.grad, p.grad, rtol=1e-4, atol=1e-5)
+
+
+def test_categorical_sample_shapes_and_enumerate_support(device):
+    probs = torch.tensor([[0.2, 0.3, 0.5], [0.6, 0.1, 0.3]])
+    c = D.Categorical(probs=ours(probs, device))
+    assert tuple(c.sample().shape) == (2,) and tuple(c.sample((4, 3)).shape) == (4, 3, 2)
+    assert c.sample().dtype == torchweb.int64
+    assert_close(c.enumerate_support(), torch.distributions.Categorical(probs).enumerate_support())
+    assert_close(c.enumerate_support(False), torch.distributions.Categorical(probs).enumerate_support(False))
+
+
+# ---- validation ---------------------------------------------------------------------------
+
+def _same_error(mine_fn, theirs_fn, prefix_len=40):
+    with pytest.raises(Exception) as expected:
+        theirs_fn()
+    with pytest.raises(type(expected.value)) as got:
+        mine_fn()
+    assert str(got.value)[:prefix_len] == str(expected.value)[:prefix_len]
+
+
+def test_parameter_and_sample_validation_errors(device):
+    bad_scale = torch.tensor([1.0, -1.0])
+    _same_error(lambda: D.Normal(ours(torch.zeros(2), device), ours(bad_scale, device)),
+                lambda: torch.distributions.Normal(torch.zeros(2), bad_scale), prefix_len=60)
+    probs = torch.tensor([0.5, 0.5])
+    _same_error(lambda: D.Categorical(probs=ours(probs, device), logits=ours(probs, device)),
+                lambda: torch.distributions.Categorical(probs=probs, logits=probs))
+    _same_error(lambda: D.Categorical(ours(torch.tensor(0.5), device)),
+                lambda: torch.distributions.Categorical(torch.tensor(0.5)))
+    _same_error(lambda: D.Exponential(ours(torch.ones(2), device)).log_prob(ours(torch.tensor([-1.0, 1.0]), device)),
+                lambda: torch.distributions.Exponential(torch.ones(2)).log_prob(torch.tensor([-1.0, 1.0])),
+                prefix_len=60)
+    _same_error(lambda: D.Normal(0.0, 1.0).log_prob([0.5]), lambda: torch.distributions.Normal(0.0, 1.0).log_prob([0.5]))
+    _same_error(lambda: D.Independent(D.Normal(0.0, 1.0), 1),
+                lambda: torch.distributions.Independent(torch.distributions.Normal(0.0, 1.0), 1))
+    _same_error(lambda: D.Uniform(ours(torch.ones(2), device), ours(torch.zeros(2), device)),
+                lambda: torch.distributions.Uniform(torch.ones(2), torch.zeros(2)), prefix_len=60)
+    _same_error(lambda: D.Distribution.set_default_validate_args(3),
+                lambda: torch.distributions.Distribution.set_default_validate_args(3))
+
+
+def test_validate_args_off_skips_the_checks(device):
+    d = D.Normal(ours(torch.zeros(2), device), ours(torch.tensor([1.0, -1.0]), device), validate_args=False)
+    assert tuple(d.batch_shape) == (2,)
+    try:
+        D.Distribution.set_default_validate_args(False)
+        assert tuple(D.Exponential(ours(torch.tensor([-1.0]), device)).batch_shape) == (1,)
+    finally:
+        D.Distribution.set_default_validate_args(True)
+    with pytest.raises(ValueError, match="Expected parameter rate"):
+        D.Exponential(ours(torch.tensor([-1.0]), device))
+
+
+def test_poisson_and_binomial_refuse_what_they_cannot_sample(device):
+    with pytest.raises(NotImplementedError, match="issue 20"):
+        D.Poisson(ours(torch.tensor([1000.0]), device)).sample()
+    with pytest.raises(NotImplementedError, match="issue 20"):
+        D.Binomial(5000, probs=ours(torch.tensor([0.5]), device)).sample()
+
+
+def test_refused_distributions_name_the_issue():
+    for name in ("Wishart", "LKJCholesky"):
+        assert not hasattr(D, name)
+        with pytest.raises(AttributeError, match="issue 20"):
+            getattr(D, name)
+
+
+def test_module_paths_and_torch_alias():
+    import importlib
+    assert importlib.import_module("torchweb.distributions") is D
+    assert D.kl.kl_divergence is D.kl_divergence
+    assert D.constraints.positive.check(torchweb.tensor([1.0, -1.0])).tolist() == [True, False]
+    assert repr(D.constraints.interval(0.0, 1.0)) == repr(torch.distributions.constraints.interval(0.0, 1.0))
+    assert repr(D.constraints.positive) == repr(torch.distributions.constraints.positive)
