@@ -31,12 +31,29 @@ MAKERS = {
     "OneHotCategorical": (lambda M, p: M.OneHotCategorical(logits=p["logits"]),
                           {"logits": [[0.2, -1.0, 0.5]]}, {"logits": [[1.2, 0.3, -0.5]]}),
     "Independent": (lambda M, p: M.Independent(M.Normal(p["loc"], p["scale"]), 1), P2, Q2),
+    "Gamma": (lambda M, p: M.Gamma(p["scale"] * 2, p["scale"]), P2, Q2),
+    "Beta": (lambda M, p: M.Beta(p["scale"], p["scale"] + 1), P2, Q2),
+    "Dirichlet": (lambda M, p: M.Dirichlet(p["c"]), {"c": [[0.7, 2.0, 1.0]]}, {"c": [[1.5, 0.5, 3.0]]}),
+    "ContinuousBernoulli": (lambda M, p: M.ContinuousBernoulli(probs=p["scale"] / 3), P2, Q2),
+    "Pareto": (lambda M, p: M.Pareto(p["scale"], p["scale"] + 2), P2, Q2),
+    "MultivariateNormal": (lambda M, p: M.MultivariateNormal(p["loc"], scale_tril=p["L"]),
+                           {"loc": [0.3, -1.0], "L": [[1.2, 0.0], [0.4, 0.6]]},
+                           {"loc": [0.0, 0.5], "L": [[0.8, 0.0], [-0.3, 1.1]]}),
+    "LowRankMultivariateNormal": (lambda M, p: M.LowRankMultivariateNormal(p["loc"], p["W"], p["d"]),
+                                  {"loc": [0.3, -1.0], "W": [[1.0], [0.5]], "d": [0.5, 1.0]},
+                                  {"loc": [0.0, 0.5], "W": [[0.2], [-0.5]], "d": [1.5, 0.7]}),
 }
 
 PAIRS = [(k, k) for k in MAKERS] + [
     ("Uniform", "Normal"), ("Uniform", "Gumbel"), ("Uniform", "Exponential"), ("Normal", "Laplace"),
     ("Normal", "Gumbel"), ("Laplace", "Normal"), ("Gumbel", "Normal"), ("Exponential", "Normal"),
     ("Exponential", "Gumbel"), ("Normal", "Uniform"), ("Bernoulli", "Poisson"), ("Poisson", "Bernoulli"),
+    ("Beta", "Normal"), ("Beta", "Gamma"), ("Beta", "Exponential"), ("Beta", "Uniform"), ("Beta", "ContinuousBernoulli"),
+    ("Gamma", "Normal"), ("Gamma", "Exponential"), ("Gamma", "Gumbel"), ("Exponential", "Gamma"),
+    ("ContinuousBernoulli", "Normal"), ("ContinuousBernoulli", "Exponential"), ("ContinuousBernoulli", "Uniform"),
+    ("Pareto", "Normal"), ("Pareto", "Gamma"), ("Pareto", "Exponential"), ("Uniform", "Beta"), ("Uniform", "Gamma"),
+    ("Uniform", "Pareto"), ("Uniform", "ContinuousBernoulli"), ("Normal", "Gamma"), ("Gamma", "Uniform"),
+    ("MultivariateNormal", "LowRankMultivariateNormal"), ("LowRankMultivariateNormal", "MultivariateNormal"),
 ]
 
 

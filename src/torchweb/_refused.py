@@ -167,10 +167,7 @@ NAMES = {
         functional_datapipe guaranteed_datapipes_determinism non_deterministic runtime_validation
         runtime_validation_disabled""", "datapipes"),
     "special": {},
-    "distributions": _names("""Beta Chi2 ContinuousBernoulli Dirichlet FisherSnedecor Gamma GeneralizedPareto
-        InverseGamma Kumaraswamy LKJCholesky LogisticNormal LowRankMultivariateNormal MixtureSameFamily
-        MultivariateNormal NegativeBinomial Pareto RelaxedBernoulli RelaxedOneHotCategorical StudentT
-        VonMises Weibull Wishart""", "distributions"),
+    "distributions": _names("GeneralizedPareto InverseGamma LKJCholesky Wishart", "distributions"),
 }
 
 _COMPILED = {ns: [(re.compile(p), key) for p, key in pats] for ns, pats in PATTERNS.items()}

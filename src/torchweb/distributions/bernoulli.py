@@ -1,42 +1,29 @@
 """Bernoulli(probs | logits): 1 with probability probs, else 0."""
 
-import numbers
-
 import torchweb as torch
 import torchweb.nn.functional as F
 
 from . import constraints
-from .distribution import expanded, probs_or_logits
+from .binary_params import BinaryProbs
+from .distribution import expanded, scalar_batch
 from .exp_family import ExponentialFamily
-from .utils import broadcast_all, lazy_property, logits_to_probs, probs_to_logits
+from .utils import broadcast_all
 
 __all__ = ["Bernoulli"]
 
 
-class Bernoulli(ExponentialFamily):
+class Bernoulli(BinaryProbs, ExponentialFamily):
     arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
     support = constraints.boolean
     has_enumerate_support = True
     _mean_carrier_measure = 0
 
     def __init__(self, probs=None, logits=None, validate_args=None):
-        probs_or_logits(probs, logits)
-        if probs is not None:
-            (self.probs,) = broadcast_all(probs)
-        else:
-            (self.logits,) = broadcast_all(logits)
-        self._param = self.probs if probs is not None else self.logits
-        given = probs if probs is not None else logits
-        batch_shape = torch.Size() if isinstance(given, numbers.Number) else self._param.size()
-        super().__init__(batch_shape, validate_args=validate_args)
+        self._set_probs_or_logits(probs, logits)
+        super().__init__(scalar_batch(probs if probs is not None else logits, self._param), validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        new = expanded(self, Bernoulli, batch_shape, _instance, ("probs", "logits"))
-        new._param = new.probs if "probs" in self.__dict__ else new.logits
-        return new
-
-    def _new(self, *args, **kwargs):
-        return self._param.new(*args, **kwargs)
+        return self._expanded_param(expanded(self, Bernoulli, batch_shape, _instance, ("probs", "logits")))
 
     @property
     def mean(self):
@@ -50,18 +37,6 @@ class Bernoulli(ExponentialFamily):
     @property
     def variance(self):
         return self.probs * (1 - self.probs)
-
-    @lazy_property
-    def logits(self):
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self):
-        return logits_to_probs(self.logits, is_binary=True)
-
-    @property
-    def param_shape(self):
-        return self._param.size()
 
     def sample(self, sample_shape=torch.Size()):
         shape = self._extended_shape(sample_shape)

@@ -4,8 +4,8 @@ import torchweb as torch
 
 from . import constraints
 from .discrete_sampling import sample_by_cdf_table
-from .distribution import Distribution, expanded, probs_or_logits
-from .utils import broadcast_all, lazy_property, logits_to_probs, probs_to_logits
+from .binary_params import BinaryProbs
+from .distribution import Distribution, expanded
 
 __all__ = ["Binomial"]
 
@@ -18,29 +18,17 @@ def _clamp_by_zero(x):
     return (x.clamp(min=0) + x - x.clamp(max=0)) / 2
 
 
-class Binomial(Distribution):
+class Binomial(BinaryProbs, Distribution):
     arg_constraints = {"total_count": constraints.nonnegative_integer, "probs": constraints.unit_interval,
                        "logits": constraints.real}
     has_enumerate_support = True
 
     def __init__(self, total_count=1, probs=None, logits=None, validate_args=None):
-        probs_or_logits(probs, logits)
-        if probs is not None:
-            self.total_count, self.probs = broadcast_all(total_count, probs)
-            self.total_count = self.total_count.to(self.probs.dtype)
-        else:
-            self.total_count, self.logits = broadcast_all(total_count, logits)
-            self.total_count = self.total_count.to(self.logits.dtype)
-        self._param = self.probs if probs is not None else self.logits
+        (self.total_count,) = self._set_probs_or_logits(probs, logits, total_count)
         super().__init__(self._param.size(), validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        new = expanded(self, Binomial, batch_shape, _instance, ("total_count", "probs", "logits"))
-        new._param = new.probs if "probs" in self.__dict__ else new.logits
-        return new
-
-    def _new(self, *args, **kwargs):
-        return self._param.new(*args, **kwargs)
+        return self._expanded_param(expanded(self, Binomial, batch_shape, _instance, ("total_count", "probs", "logits")))
 
     @constraints.dependent_property(is_discrete=True, event_dim=0)
     def support(self):
@@ -57,18 +45,6 @@ class Binomial(Distribution):
     @property
     def variance(self):
         return self.total_count * self.probs * (1 - self.probs)
-
-    @lazy_property
-    def logits(self):
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self):
-        return logits_to_probs(self.logits, is_binary=True)
-
-    @property
-    def param_shape(self):
-        return self._param.size()
 
     def sample(self, sample_shape=torch.Size()):
         shape = self._extended_shape(sample_shape)

@@ -4,25 +4,20 @@ import torchweb as torch
 import torchweb.nn.functional as F
 
 from . import constraints
-from .distribution import Distribution, expanded, probs_or_logits, scalar_batch
-from .utils import _standard_uniform, broadcast_all, lazy_property, logits_to_probs, probs_to_logits
+from .binary_params import BinaryProbs
+from .distribution import Distribution, expanded, scalar_batch
+from .utils import _standard_uniform, broadcast_all
 
 __all__ = ["Geometric"]
 
 
-class Geometric(Distribution):
+class Geometric(BinaryProbs, Distribution):
     arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
     support = constraints.nonnegative_integer
 
     def __init__(self, probs=None, logits=None, validate_args=None):
-        probs_or_logits(probs, logits)
-        if probs is not None:
-            (self.probs,) = broadcast_all(probs)
-        else:
-            (self.logits,) = broadcast_all(logits)
-        given = probs if probs is not None else logits
-        super().__init__(scalar_batch(given, self.probs if probs is not None else self.logits),
-                         validate_args=validate_args)
+        self._set_probs_or_logits(probs, logits)
+        super().__init__(scalar_batch(probs if probs is not None else logits, self._param), validate_args=validate_args)
         if self._validate_args and probs is not None:
             valid = self.probs > 0
             if not bool(valid.all()):
@@ -31,7 +26,7 @@ class Geometric(Distribution):
                                  f"but found invalid values:\n{self.probs[~valid]}")
 
     def expand(self, batch_shape, _instance=None):
-        return expanded(self, Geometric, batch_shape, _instance, ("probs", "logits"))
+        return self._expanded_param(expanded(self, Geometric, batch_shape, _instance, ("probs", "logits")))
 
     @property
     def mean(self):
@@ -44,14 +39,6 @@ class Geometric(Distribution):
     @property
     def variance(self):
         return (1.0 / self.probs - 1.0) / self.probs
-
-    @lazy_property
-    def logits(self):
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self):
-        return logits_to_probs(self.logits, is_binary=True)
 
     def sample(self, sample_shape=torch.Size()):
         tiny = torch.finfo(self.probs.dtype).tiny
