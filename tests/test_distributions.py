@@ -2,7 +2,6 @@
 cdf/icdf, shapes and expand exactly (float32 tolerance); samples by statistics (the mean of
 20k draws within a few standard errors, the support respected); on both devices."""
 
-import math
 
 import pytest
 import torch

@@ -172,36 +172,27 @@ def test_more_transforms_match_pytorch(device):
     assert_close(pd.inv(ours(their_pd(m), device)), their_pd.inv(their_pd(m)), rtol=1e-4, atol=1e-5)
 
 
+def _cube_transform(M):
+    """A user's Transform subclass, written against the distributions module M."""
+    class Cube(M.transforms.Transform):
+        domain = codomain = M.constraints.real
+        bijective, sign = True, +1
+
+        def _call(self, x):
+            return x ** 3
+
+        def _inverse(self, y):
+            return y.sign() * y.abs() ** (1 / 3)
+
+        def log_abs_det_jacobian(self, x, y):
+            return (3 * x ** 2).log()
+    return Cube()
+
+
 def test_user_transform_subclass_works_in_a_distribution(device):
-    class Cube(D.transforms.Transform):
-        domain = codomain = D.constraints.real
-        bijective, sign = True, +1
-
-        def _call(self, x):
-            return x ** 3
-
-        def _inverse(self, y):
-            return y.sign() * y.abs() ** (1 / 3)
-
-        def log_abs_det_jacobian(self, x, y):
-            return (3 * x ** 2).log()
-
-    class TheirCube(TD.transforms.Transform):
-        domain = codomain = TD.constraints.real
-        bijective, sign = True, +1
-
-        def _call(self, x):
-            return x ** 3
-
-        def _inverse(self, y):
-            return y.sign() * y.abs() ** (1 / 3)
-
-        def log_abs_det_jacobian(self, x, y):
-            return (3 * x ** 2).log()
-
     v = torch.tensor([0.5, -2.0])
-    mine = D.TransformedDistribution(D.Normal(ours(torch.zeros(2), device), 1.0), [Cube()])
-    theirs = TD.TransformedDistribution(TD.Normal(torch.zeros(2), 1.0), [TheirCube()])
+    mine = D.TransformedDistribution(D.Normal(ours(torch.zeros(2), device), 1.0), [_cube_transform(D)])
+    theirs = TD.TransformedDistribution(TD.Normal(torch.zeros(2), 1.0), [_cube_transform(TD)])
     assert_close(mine.log_prob(ours(v, device)), theirs.log_prob(v), rtol=1e-4, atol=1e-5)
 
 

@@ -5,8 +5,6 @@ Poisson and Binomial draw this way: exact up to float32 rounding of the cumulati
 cost of K values per draw, so their sample() bounds K (a rejection sampler in WGSL for large
 counts is issue 20's item)."""
 
-import torchweb as torch
-
 from .utils import _standard_uniform
 
 

@@ -2,33 +2,16 @@
 
 import torchweb as torch
 
-from . import constraints
 from .distribution import Distribution, expanded
-from .utils import _standard_uniform, broadcast_all
+from .loc_scale import LocScale
+from .utils import _standard_uniform
 
 __all__ = ["Laplace"]
 
 
-class Laplace(Distribution):
-    arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
-    support = constraints.real
-    has_rsample = True
-
-    def __init__(self, loc, scale, validate_args=None):
-        self.loc, self.scale = broadcast_all(loc, scale)
-        scalar = not torch.is_tensor(loc) and not torch.is_tensor(scale)
-        super().__init__(torch.Size() if scalar else self.loc.size(), validate_args=validate_args)
-
+class Laplace(LocScale, Distribution):
     def expand(self, batch_shape, _instance=None):
         return expanded(self, Laplace, batch_shape, _instance, ("loc", "scale"))
-
-    @property
-    def mean(self):
-        return self.loc
-
-    @property
-    def mode(self):
-        return self.loc
 
     @property
     def variance(self):

@@ -8,6 +8,7 @@ import torchweb as torch
 from . import constraints
 from .cholesky import cholesky, solve_lower
 from .distribution import Distribution
+from .loc_scale import CenteredOnLoc
 from .multivariate_normal import _batch_mahalanobis, _batch_mv
 from .utils import _standard_normal, lazy_property
 
@@ -35,7 +36,7 @@ def _batch_lowrank_mahalanobis(W, D, x, capacitance_tril):
     return (x.pow(2) / D).sum(-1) - _batch_mahalanobis(capacitance_tril, wt_dinv_x)
 
 
-class LowRankMultivariateNormal(Distribution):
+class LowRankMultivariateNormal(CenteredOnLoc, Distribution):
     arg_constraints = {"loc": constraints.real_vector, "cov_factor": constraints.independent(constraints.real, 2),
                        "cov_diag": constraints.independent(constraints.positive, 1)}
     support = constraints.real_vector
@@ -78,14 +79,6 @@ class LowRankMultivariateNormal(Distribution):
 
     def _matrix_shape(self):
         return tuple(self._batch_shape) + tuple(self._event_shape) * 2
-
-    @property
-    def mean(self):
-        return self.loc
-
-    @property
-    def mode(self):
-        return self.loc
 
     @lazy_property
     def variance(self):

@@ -8,6 +8,7 @@ import torchweb as torch
 from . import constraints
 from .cholesky import cholesky, solve_lower
 from .distribution import Distribution
+from .loc_scale import CenteredOnLoc
 from .utils import _standard_normal, lazy_property
 
 __all__ = ["MultivariateNormal"]
@@ -34,7 +35,7 @@ def _precision_to_scale_tril(P):
     return _inverse_lower(l_inv)
 
 
-class MultivariateNormal(Distribution):
+class MultivariateNormal(CenteredOnLoc, Distribution):
     arg_constraints = {"loc": constraints.real_vector, "covariance_matrix": constraints.positive_definite,
                        "precision_matrix": constraints.positive_definite, "scale_tril": constraints.lower_cholesky}
     support = constraints.real_vector
@@ -90,14 +91,6 @@ class MultivariateNormal(Distribution):
     def precision_matrix(self):
         l_inv = _inverse_lower(self._unbroadcasted_scale_tril)
         return torch.matmul(l_inv.mT, l_inv).expand(self._matrix_shape())
-
-    @property
-    def mean(self):
-        return self.loc
-
-    @property
-    def mode(self):
-        return self.loc
 
     @property
     def variance(self):

@@ -1,39 +1,22 @@
 """Normal(loc, scale)."""
 
 import math
-import numbers
 
 import torchweb as torch
 
-from . import constraints
 from .distribution import expanded
 from .exp_family import ExponentialFamily
-from .utils import _standard_normal, broadcast_all
+from .loc_scale import LocScale
+from .utils import _standard_normal
 
 __all__ = ["Normal"]
 
 
-class Normal(ExponentialFamily):
-    arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
-    support = constraints.real
-    has_rsample = True
+class Normal(LocScale, ExponentialFamily):
     _mean_carrier_measure = 0
-
-    def __init__(self, loc, scale, validate_args=None):
-        self.loc, self.scale = broadcast_all(loc, scale)
-        scalar = isinstance(loc, numbers.Number) and isinstance(scale, numbers.Number)
-        super().__init__(torch.Size() if scalar else self.loc.size(), validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
         return expanded(self, Normal, batch_shape, _instance, ("loc", "scale"))
-
-    @property
-    def mean(self):
-        return self.loc
-
-    @property
-    def mode(self):
-        return self.loc
 
     @property
     def stddev(self):
@@ -52,8 +35,7 @@ class Normal(ExponentialFamily):
         if self._validate_args:
             self._validate_sample(value)
         var = self.scale ** 2
-        log_scale = math.log(self.scale) if isinstance(self.scale, numbers.Real) else self.scale.log()
-        return -((value - self.loc) ** 2) / (2 * var) - log_scale - math.log(math.sqrt(2 * math.pi))
+        return -((value - self.loc) ** 2) / (2 * var) - self.scale.log() - math.log(math.sqrt(2 * math.pi))
 
     def cdf(self, value):
         if self._validate_args:

@@ -6,12 +6,13 @@ import torchweb.nn.functional as F
 
 from . import constraints
 from .categorical import Categorical
+from .categorical_wrapper import WrapsCategorical
 from .distribution import Distribution
 
 __all__ = ["OneHotCategorical", "OneHotCategoricalStraightThrough"]
 
 
-class OneHotCategorical(Distribution):
+class OneHotCategorical(WrapsCategorical, Distribution):
     arg_constraints = {"probs": constraints.simplex, "logits": constraints.real_vector}
     support = constraints.one_hot
     has_enumerate_support = True
@@ -22,27 +23,7 @@ class OneHotCategorical(Distribution):
                          validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(OneHotCategorical, _instance)
-        batch_shape = torch.Size(batch_shape)
-        new._categorical = self._categorical.expand(batch_shape)
-        Distribution.__init__(new, batch_shape, self.event_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
-
-    def _new(self, *args, **kwargs):
-        return self._categorical._new(*args, **kwargs)
-
-    @property
-    def _param(self):
-        return self._categorical._param
-
-    @property
-    def probs(self):
-        return self._categorical.probs
-
-    @property
-    def logits(self):
-        return self._categorical.logits
+        return self._expand_categorical(OneHotCategorical, batch_shape, _instance)
 
     @property
     def mean(self):
@@ -56,10 +37,6 @@ class OneHotCategorical(Distribution):
     @property
     def variance(self):
         return self._categorical.probs * (1 - self._categorical.probs)
-
-    @property
-    def param_shape(self):
-        return self._categorical.param_shape
 
     def sample(self, sample_shape=torch.Size()):
         indices = self._categorical.sample(torch.Size(sample_shape))

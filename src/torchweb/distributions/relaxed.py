@@ -7,6 +7,7 @@ import torchweb as torch
 from . import constraints
 from .binary_params import BinaryProbs
 from .categorical import Categorical
+from .categorical_wrapper import WrapsCategorical
 from .distribution import Distribution, expanded, scalar_batch
 from .transformed_distribution import TransformedDistribution
 from .transforms import ExpTransform, SigmoidTransform
@@ -72,7 +73,7 @@ class RelaxedBernoulli(_Relaxed):
                          validate_args=validate_args)
 
 
-class ExpRelaxedCategorical(Distribution):
+class ExpRelaxedCategorical(WrapsCategorical, Distribution):
     arg_constraints = {"probs": constraints.simplex, "logits": constraints.real_vector}
     support = constraints.real_vector
     has_rsample = True
@@ -83,28 +84,9 @@ class ExpRelaxedCategorical(Distribution):
         super().__init__(self._categorical.batch_shape, self._categorical.param_shape[-1:], validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(ExpRelaxedCategorical, _instance)
-        batch_shape = torch.Size(batch_shape)
+        new = self._expand_categorical(ExpRelaxedCategorical, batch_shape, _instance)
         new.temperature = self.temperature
-        new._categorical = self._categorical.expand(batch_shape)
-        Distribution.__init__(new, batch_shape, self.event_shape, validate_args=False)
-        new._validate_args = self._validate_args
         return new
-
-    def _new(self, *args, **kwargs):
-        return self._categorical._new(*args, **kwargs)
-
-    @property
-    def param_shape(self):
-        return self._categorical.param_shape
-
-    @property
-    def logits(self):
-        return self._categorical.logits
-
-    @property
-    def probs(self):
-        return self._categorical.probs
 
     def rsample(self, sample_shape=torch.Size()):
         shape = self._extended_shape(sample_shape)

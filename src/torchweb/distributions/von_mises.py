@@ -11,6 +11,7 @@ import torchweb as torch
 
 from . import constraints
 from .distribution import Distribution, expanded
+from .loc_scale import CenteredOnLoc
 from .utils import _standard_uniform, broadcast_all, lazy_property
 
 __all__ = ["VonMises"]
@@ -46,7 +47,7 @@ def _log_modified_bessel_fn(x, order=0):
     return torch.where(x < 3.75, small.log(), large)
 
 
-class VonMises(Distribution):
+class VonMises(CenteredOnLoc, Distribution):
     arg_constraints = {"loc": constraints.real, "concentration": constraints.positive}
     support = constraints.real
     has_rsample = False
@@ -94,14 +95,6 @@ class VonMises(Distribution):
                 if bool(pending.any()):
                     raise RuntimeError(f"VonMises.sample: draws still rejected after {MAX_ROUNDS} rounds")
             return torch.remainder(x + math.pi + loc, 2 * math.pi) - math.pi
-
-    @property
-    def mean(self):
-        return self.loc
-
-    @property
-    def mode(self):
-        return self.loc
 
     @lazy_property
     def variance(self):
