@@ -91,6 +91,11 @@ CASES = {
     "LowRankMultivariateNormal": (lambda M, p: M.LowRankMultivariateNormal(p["loc"], p["W"], p["d"]),
                                   {"loc": [0.3, -1.0, 0.5], "W": [[1.0], [0.5], [-0.3]], "d": [0.5, 1.0, 2.0]},
                                   [[0.1, 2.0, 0.0]]),
+    "InverseGamma": (lambda M, p: M.InverseGamma(p["c"], p["rate"]), {"c": [3.5, 5.0], "rate": [1.0, 2.5]},
+                     [[0.1, 2.0], [1.5, 0.3]]),
+    "GeneralizedPareto": (lambda M, p: M.GeneralizedPareto(p["loc"], p["scale"], p["c"]),
+                          {"loc": [0.0, 1.0, -1.0], "scale": [1.0, 2.0, 0.5], "c": [0.2, 0.0, -0.3]},
+                          [[0.5, 2.0, -0.5], [3.0, 1.5, 0.0]]),
     "MixtureSameFamily": (lambda M, p: M.MixtureSameFamily(M.Categorical(probs=p["w"]), M.Normal(p["loc"], p["scale"])),
                           {"w": [0.3, 0.7], "loc": [-1.0, 2.0], "scale": [0.5, 1.0]}, [[0.1], [2.0]]),
 }
