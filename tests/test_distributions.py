@@ -96,6 +96,8 @@ CASES = {
     "GeneralizedPareto": (lambda M, p: M.GeneralizedPareto(p["loc"], p["scale"], p["c"]),
                           {"loc": [0.0, 1.0, -1.0], "scale": [1.0, 2.0, 0.5], "c": [0.2, 0.0, -0.3]},
                           [[0.5, 2.0, -0.5], [3.0, 1.5, 0.0]]),
+    "LKJCholesky": (lambda M, p: M.LKJCholesky(3, p["c"]), {"c": [0.5, 2.0]},
+                    [[[[1.0, 0.0, 0.0], [0.6, 0.8, 0.0], [0.0, 0.6, 0.8]]] * 2]),
     "MixtureSameFamily": (lambda M, p: M.MixtureSameFamily(M.Categorical(probs=p["w"]), M.Normal(p["loc"], p["scale"])),
                           {"w": [0.3, 0.7], "loc": [-1.0, 2.0], "scale": [0.5, 1.0]}, [[0.1], [2.0]]),
 }
@@ -302,7 +304,7 @@ def test_poisson_and_binomial_refuse_what_they_cannot_sample(device):
 
 
 def test_refused_distributions_name_the_issue():
-    for name in ("Wishart", "LKJCholesky"):
+    for name in ("Wishart",):
         assert not hasattr(D, name)
         with pytest.raises(AttributeError, match="issue 20"):
             getattr(D, name)
@@ -358,3 +360,22 @@ def test_dirichlet_rsample_gradient_matches_pytorchs_mean_gradient(device):
     tc = c.clone().requires_grad_()
     (tc[0] / tc.sum()).backward()
     assert_close(w.grad, tc.grad, rtol=0.05, atol=0.01)
+
+
+def test_lkj_correlations_match_pytorchs_draws(device):
+    """The correlations of L L^T: unit diagonal, mean 0, and the spread of PyTorch's own draws
+    (for [1, 0] the LKJ marginal's variance 1 / (2 eta + d - 1); PyTorch's onion sampler, which
+    ours follows, gives later rows more spread)."""
+    eta = torch.tensor([0.5, 2.0])
+    n = N_DRAWS // 4
+    mine = D.LKJCholesky(3, ours(eta, device)).sample((n,))
+    corr = torch.tensor((mine @ mine.mT).tolist())
+    torch.manual_seed(0)
+    L = torch.distributions.LKJCholesky(3, eta).sample((N_DRAWS,))
+    theirs = L @ L.mT
+    assert torch.allclose(corr.diagonal(dim1=-2, dim2=-1), torch.ones(1), atol=1e-4)
+    for i, j in ((1, 0), (2, 0), (2, 1)):
+        values, expected_var = corr[..., i, j], theirs[..., i, j].var(0)
+        assert bool((values.mean(0).abs() < 5 * (expected_var / n).sqrt()).all()), values.mean(0)
+        assert bool(((values.var(0) - expected_var).abs() < 0.1 * expected_var).all()), (values.var(0), expected_var)
+    assert torch.allclose(theirs[..., 1, 0].var(0), 1 / (2 * eta + 2), rtol=0.05)

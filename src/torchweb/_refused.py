@@ -167,7 +167,7 @@ NAMES = {
         functional_datapipe guaranteed_datapipes_determinism non_deterministic runtime_validation
         runtime_validation_disabled""", "datapipes"),
     "special": {},
-    "distributions": _names("LKJCholesky Wishart", "distributions"),
+    "distributions": _names("Wishart", "distributions"),
 }
 
 _COMPILED = {ns: [(re.compile(p), key) for p, key in pats] for ns, pats in PATTERNS.items()}
