@@ -31,7 +31,6 @@ REASONS = {
     "cuda_stream": "CUDA streams, events and graphs have no WebGPU counterpart here; torchweb "
                    "orders work on one queue (torch.webgpu.synchronize() waits for it)",
     "func": "torch.func / vmap are not implemented yet (planned: issue 20)",
-    "distributions": "this distribution is not implemented yet (planned: issue 20, item 1)",
     "nested": "nested (jagged) tensors are not supported",
     "scaled_mm": "scaled float8/float4 matmuls need 8-bit and 4-bit float types, which WebGPU does "
                  "not have; use F.grouped_mm or matmul in float32/float16",
@@ -167,7 +166,6 @@ NAMES = {
         functional_datapipe guaranteed_datapipes_determinism non_deterministic runtime_validation
         runtime_validation_disabled""", "datapipes"),
     "special": {},
-    "distributions": _names("Wishart", "distributions"),
 }
 
 _COMPILED = {ns: [(re.compile(p), key) for p, key in pats] for ns, pats in PATTERNS.items()}

@@ -2,7 +2,8 @@
 is), log_prob, entropy and moments, their constraints and transforms, and kl_divergence.
 
 Written from torchweb's tensor ops, so autograd differentiates rsample, log_prob and the rest
-on every device. Families not written yet are refused with their reason (torchweb/_refused.py)."""
+on every device. Sampling bounds (Poisson / Binomial counts) and the Cholesky helper are described where they live
+(discrete_sampling.py, cholesky.py, gamma_sampler.py)."""
 
 from . import constraints, transforms  # noqa: F401
 from .bernoulli import Bernoulli
@@ -44,6 +45,7 @@ from .transforms import *  # noqa: F401,F403
 from .uniform import Uniform
 from .von_mises import VonMises
 from .weibull import Pareto, Weibull
+from .wishart import Wishart
 
 from .._refused import module_getattr as _module_getattr
 
@@ -55,5 +57,5 @@ __all__ = ["Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2", "Co
            "LogNormal", "LogisticNormal", "LowRankMultivariateNormal", "MixtureSameFamily", "Multinomial",
            "MultivariateNormal", "NegativeBinomial", "Normal", "OneHotCategorical", "OneHotCategoricalStraightThrough",
            "Pareto", "RelaxedBernoulli", "RelaxedOneHotCategorical", "StudentT", "Poisson", "Uniform", "VonMises",
-           "Weibull", "TransformedDistribution", "biject_to", "kl_divergence", "register_kl",
+           "Weibull", "Wishart", "TransformedDistribution", "biject_to", "kl_divergence", "register_kl",
            "transform_to"] + transforms.__all__
