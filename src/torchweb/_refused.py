@@ -56,7 +56,8 @@ REASONS = {
     "other_backend": "a switch of another PyTorch backend (IPU, XLA); torchweb's device is webgpu",
     "lua_lrn": "PyTorch's legacy Lua-torch LRN (an asymmetric channel window and a hand-written "
                "backward); use nn.LocalResponseNorm",
-    "sampler": "Poisson and binomial sampling are planned with torch.distributions (issue 20)",
+    "sampler": "torch.poisson / torch.binomial are not implemented (issue 20); draw with "
+               "torch.distributions.Poisson(rate).sample() or Binomial(total_count, probs).sample()",
     "export": "exporting a model for another runtime (ONNX, torch.export) is not part of torchweb; "
               "save weights with torch.save(model.state_dict(), path) or safetensors",
     "sparse_op": "this sparse operation is not implemented: torchweb's sparse COO tensors support "
