@@ -383,3 +383,48 @@ def test_lkj_correlations_match_pytorchs_draws(device):
         assert bool((values.mean(0).abs() < 5 * (expected_var / n).sqrt()).all()), values.mean(0)
         assert bool(((values.var(0) - expected_var).abs() < 0.1 * expected_var).all()), (values.var(0), expected_var)
     assert torch.allclose(theirs[..., 1, 0].var(0), 1 / (2 * eta + 2), rtol=0.05)
+
+
+def test_multivariate_and_mixture_argument_errors_match_pytorch(device):
+    TD = torch.distributions
+    loc, eye = torch.zeros(2), torch.eye(2)
+
+    def w(t):
+        return ours(t, device)
+
+    _same_error(lambda: D.MultivariateNormal(w(torch.tensor(0.0)), w(eye)), lambda: TD.MultivariateNormal(torch.tensor(0.0), eye))
+    _same_error(lambda: D.MultivariateNormal(w(loc), w(eye), scale_tril=w(eye)),
+                lambda: TD.MultivariateNormal(loc, eye, scale_tril=eye))
+    _same_error(lambda: D.MultivariateNormal(w(loc), w(torch.ones(2))), lambda: TD.MultivariateNormal(loc, torch.ones(2)))
+    not_pd = torch.tensor([[1.0, 2.0], [2.0, 1.0]])
+    _same_error(lambda: D.MultivariateNormal(w(loc), w(not_pd)), lambda: TD.MultivariateNormal(loc, not_pd), prefix_len=60)
+    _same_error(lambda: D.LowRankMultivariateNormal(w(loc), w(torch.ones(3, 1)), w(torch.ones(2))),
+                lambda: TD.LowRankMultivariateNormal(loc, torch.ones(3, 1), torch.ones(2)))
+    _same_error(lambda: D.MixtureSameFamily(D.Categorical(w(torch.ones(3))), D.Normal(w(torch.zeros(2)), 1.0)),
+                lambda: TD.MixtureSameFamily(TD.Categorical(torch.ones(3)), TD.Normal(torch.zeros(2), 1.0)))
+    _same_error(lambda: D.MixtureSameFamily(D.Normal(0.0, 1.0), D.Normal(0.0, 1.0)),
+                lambda: TD.MixtureSameFamily(TD.Normal(0.0, 1.0), TD.Normal(0.0, 1.0)))
+    _same_error(lambda: D.LKJCholesky(1), lambda: TD.LKJCholesky(1))
+    _same_error(lambda: D.Wishart(w(torch.tensor(0.5)), w(eye)), lambda: TD.Wishart(torch.tensor(0.5), eye))
+    _same_error(lambda: D.Dirichlet(w(torch.tensor(1.0))), lambda: TD.Dirichlet(torch.tensor(1.0)))
+    _same_error(lambda: D.Multinomial(w(torch.tensor(2.0)), w(torch.ones(2))), lambda: TD.Multinomial(torch.tensor(2.0), torch.ones(2)))
+    _same_error(lambda: D.ContinuousBernoulli(w(torch.tensor([1.5])), validate_args=True),
+                lambda: TD.ContinuousBernoulli(torch.tensor([1.5]), validate_args=True))
+
+
+def test_mixture_cdf_and_lowrank_matrices_match_pytorch(device):
+    TD = torch.distributions
+    w, loc, scale = torch.tensor([0.3, 0.7]), torch.tensor([-1.0, 2.0]), torch.tensor([0.5, 1.0])
+    mine = D.MixtureSameFamily(D.Categorical(ours(w, device)), D.Normal(ours(loc, device), ours(scale, device)))
+    theirs = TD.MixtureSameFamily(TD.Categorical(w), TD.Normal(loc, scale))
+    v = torch.tensor([0.1, 2.5, -1.0])
+    assert_close(mine.cdf(ours(v, device)), theirs.cdf(v), rtol=1e-5, atol=1e-6)
+    mine_lr = D.LowRankMultivariateNormal(ours(torch.zeros(3), device), ours(torch.tensor([[1.0], [0.5], [-0.3]]), device),
+                                          ours(torch.tensor([0.5, 1.0, 2.0]), device))
+    theirs_lr = TD.LowRankMultivariateNormal(torch.zeros(3), torch.tensor([[1.0], [0.5], [-0.3]]), torch.tensor([0.5, 1.0, 2.0]))
+    for name in ("covariance_matrix", "precision_matrix", "scale_tril"):
+        assert_close(getattr(mine_lr, name), getattr(theirs_lr, name), rtol=1e-4, atol=1e-5)
+    mine_mvn = D.MultivariateNormal(ours(torch.zeros(2), device), precision_matrix=ours(torch.tensor([[2.0, 0.3], [0.3, 1.0]]), device))
+    theirs_mvn = TD.MultivariateNormal(torch.zeros(2), precision_matrix=torch.tensor([[2.0, 0.3], [0.3, 1.0]]))
+    for name in ("covariance_matrix", "precision_matrix", "scale_tril"):
+        assert_close(getattr(mine_mvn, name), getattr(theirs_mvn, name), rtol=1e-4, atol=1e-5)
