@@ -3,6 +3,11 @@ cdf/icdf, shapes and expand exactly (float32 tolerance); samples by statistics (
 20k draws within a few standard errors, the support respected); on both devices."""
 
 
+import os
+import subprocess
+import sys
+import textwrap
+
 import pytest
 import torch
 
@@ -428,3 +433,22 @@ def test_mixture_cdf_and_lowrank_matrices_match_pytorch(device):
     theirs_mvn = TD.MultivariateNormal(torch.zeros(2), precision_matrix=torch.tensor([[2.0, 0.3], [0.3, 1.0]]))
     for name in ("covariance_matrix", "precision_matrix", "scale_tril"):
         assert_close(getattr(mine_mvn, name), getattr(theirs_mvn, name), rtol=1e-4, atol=1e-5)
+
+
+def test_loaded_on_first_use_and_through_the_torch_alias():
+    code = textwrap.dedent("""
+        import sys
+        import torchweb
+        print("torchweb.distributions" in sys.modules)
+        torchweb.install_torch_alias()
+        import torch
+        import torch.distributions as D
+        from torch.distributions import Categorical, kl_divergence
+        print(D is torchweb.distributions, Categorical is torchweb.distributions.Categorical,
+              kl_divergence is torchweb.distributions.kl.kl_divergence, torch.distributions is D)
+    """)
+    src = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "src")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd="/", timeout=120,
+                       env=dict(os.environ, PYTHONPATH=os.path.abspath(src)))
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.split() == ["False", "True", "True", "True", "True"]
