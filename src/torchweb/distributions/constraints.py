@@ -5,6 +5,8 @@ Each constraint's `check(value)` answers a bool tensor over the value's batch (i
 
 import torchweb as torch
 
+from .cholesky import cholesky_info
+
 __all__ = ["Constraint", "boolean", "cat", "corr_cholesky", "dependent", "dependent_property",
            "greater_than", "greater_than_eq", "independent", "integer_interval", "interval",
            "half_open_interval", "is_dependent", "less_than", "lower_cholesky", "lower_triangular",
@@ -288,7 +290,6 @@ class _PositiveDefinite(_Symmetric):
         symmetric = super().check(value)
         if not bool(symmetric.all()):
             return symmetric
-        from .cholesky import cholesky_info  # deferred: load time (the Cholesky helper)
         return cholesky_info(value).eq(0)
 
 
@@ -297,7 +298,6 @@ class _PositiveSemidefinite(_Symmetric):
         symmetric = super().check(value)
         if not bool(symmetric.all()):
             return symmetric
-        from .cholesky import cholesky_info  # deferred: load time (the Cholesky helper)
         n = value.size(-1)
         jitter = torch.eye(n, dtype=value.dtype, device=value.device) * 1e-6
         return cholesky_info(value + jitter).eq(0)

@@ -23,6 +23,7 @@ from .utils import _standard_normal, _standard_uniform
 MAX_ROUNDS = 40
 CHECK_EVERY = 4
 SERIES_MAX_ALPHA = 128.0
+SERIES_BLOCK = 64
 
 
 def _marsaglia_tsang(alpha):
@@ -88,13 +89,19 @@ _RULE = _laguerre_rule()
 
 def _grad_by_series(x, alpha):
     """-dF/dalpha / density as sum_n r_n (digamma(alpha + n + 1) - log x), with r_n = t_n / density
-    = x^(n+1) Gamma(alpha) / Gamma(alpha + n + 1): for x not far above alpha."""
-    log_x = x.clamp(min=torch.finfo(x.dtype).tiny).log()
+    = x^(n+1) Gamma(alpha) / Gamma(alpha + n + 1): for x not far above alpha. Summed in blocks
+    of SERIES_BLOCK terms, so memory stays a small multiple of the draws'."""
+    log_x = x.clamp(min=torch.finfo(x.dtype).tiny).log().unsqueeze(-1)
+    lgamma_alpha = torch.lgamma(alpha).unsqueeze(-1)
     top = float(x.max()) if x.numel() else 0.0
-    n = torch.arange(int(top + 8.0 * math.sqrt(top) + 40), dtype=x.dtype, device=x.device)
-    a_n1 = alpha.unsqueeze(-1) + n + 1
-    log_r = (n + 1) * log_x.unsqueeze(-1) + torch.lgamma(alpha).unsqueeze(-1) - torch.lgamma(a_n1)
-    return (log_r.exp() * (torch.digamma(a_n1) - log_x.unsqueeze(-1))).sum(-1)
+    terms = int(top + 8.0 * math.sqrt(top) + 40)
+    total = torch.zeros_like(x)
+    for start in range(0, terms, SERIES_BLOCK):
+        n = torch.arange(start, min(start + SERIES_BLOCK, terms), dtype=x.dtype, device=x.device)
+        a_n1 = alpha.unsqueeze(-1) + n + 1
+        log_r = (n + 1) * log_x + lgamma_alpha - torch.lgamma(a_n1)
+        total = total + (log_r.exp() * (torch.digamma(a_n1) - log_x)).sum(-1)
+    return total
 
 
 def _grad_by_quadrature(x, alpha):
@@ -134,4 +141,5 @@ def standard_gamma(alpha):
         return x
     with torch.no_grad():
         dx = standard_gamma_grad(x, alpha.detach())
+        dx = torch.where(torch.isfinite(dx), dx, torch.zeros_like(dx))  # 0 * nan would spoil the draw
     return x + (alpha - alpha.detach()) * dx
