@@ -53,6 +53,8 @@ PAIRS = [(k, k) for k in MAKERS] + [
     ("ContinuousBernoulli", "Normal"), ("ContinuousBernoulli", "Exponential"), ("ContinuousBernoulli", "Uniform"),
     ("Pareto", "Normal"), ("Pareto", "Gamma"), ("Pareto", "Exponential"), ("Uniform", "Beta"), ("Uniform", "Gamma"),
     ("Uniform", "Pareto"), ("Uniform", "ContinuousBernoulli"), ("Normal", "Gamma"), ("Gamma", "Uniform"),
+    ("Laplace", "Gamma"), ("Gumbel", "Pareto"), ("Exponential", "Beta"), ("Pareto", "Uniform"), ("Beta", "Pareto"),
+    ("Poisson", "Binomial"), ("ContinuousBernoulli", "Pareto"),
     ("MultivariateNormal", "LowRankMultivariateNormal"), ("LowRankMultivariateNormal", "MultivariateNormal"),
 ]
 

@@ -5,6 +5,9 @@ import math
 
 import torchweb as torch
 
+from .bernoulli import Bernoulli
+from .binomial import Binomial
+from .cholesky import solve_lower
 from .continuous_bernoulli import ContinuousBernoulli
 from .dirichlet import Beta, Dirichlet
 from .exponential import Exponential
@@ -16,8 +19,8 @@ from .laplace import Laplace
 from .lowrank_multivariate_normal import (LowRankMultivariateNormal, _batch_lowrank_logdet,
                                           _batch_lowrank_mahalanobis)
 from .multivariate_normal import MultivariateNormal, _batch_mahalanobis
-from .cholesky import solve_lower
 from .normal import Normal
+from .poisson import Poisson
 from .uniform import Uniform
 from .weibull import Pareto
 
@@ -139,11 +142,6 @@ def _kl_beta_continuous_bernoulli(p, q):
     return -p.entropy() - p.mean * q.logits - torch.log1p(-q.probs) - q._cont_bern_log_norm()
 
 
-@register_kl(Beta, Pareto)
-def _kl_beta_infinity(p, q):
-    return _infinite_like(p.concentration1)
-
-
 @register_kl(Beta, Exponential)
 def _kl_beta_exponential(p, q):
     return -p.entropy() - q.rate.log() + q.rate * (p.concentration1 / (p.concentration1 + p.concentration0))
@@ -172,11 +170,6 @@ def _kl_beta_uniform(p, q):
     return inf_where((q.low > p.support.lower_bound) | (q.high < p.support.upper_bound), result)
 
 
-@register_kl(ContinuousBernoulli, Pareto)
-def _kl_continuous_bernoulli_infinity(p, q):
-    return _infinite_like(p.probs)
-
-
 @register_kl(ContinuousBernoulli, Exponential)
 def _kl_continuous_bernoulli_exponential(p, q):
     return -p.entropy() - torch.log(q.rate) + q.rate * p.mean
@@ -195,27 +188,12 @@ def _kl_continuous_bernoulli_uniform(p, q):
     return inf_where((q.low >= p.support.lower_bound) | (q.high <= p.support.upper_bound), result)
 
 
-@register_kl(Exponential, Beta)
-@register_kl(Exponential, ContinuousBernoulli)
-@register_kl(Exponential, Pareto)
-def _kl_exponential_infinity(p, q):
-    return _infinite_like(p.rate)
-
-
 @register_kl(Exponential, Gamma)
 def _kl_exponential_gamma(p, q):
     ratio = q.rate / p.rate
     euler = 0.57721566490153286060
     return (-q.concentration * torch.log(ratio) + ratio + q.concentration.lgamma() + q.concentration * euler
             - (1 + euler))
-
-
-@register_kl(Gamma, Beta)
-@register_kl(Gamma, ContinuousBernoulli)
-@register_kl(Gamma, Pareto)
-@register_kl(Gamma, Uniform)
-def _kl_gamma_infinity(p, q):
-    return _infinite_like(p.concentration)
 
 
 @register_kl(Gamma, Exponential)
@@ -241,29 +219,6 @@ def _kl_gamma_normal(p, q):
     t2 = 0.5 * (p.concentration.pow(2) + p.concentration) / beta_sqr
     t3 = q.loc * p.concentration / p.rate
     return t1 + (p.concentration - 1) * p.concentration.digamma() + (t2 - t3 + 0.5 * q.loc.pow(2)) / var_normal
-
-
-@register_kl(Gumbel, Beta)
-@register_kl(Gumbel, ContinuousBernoulli)
-@register_kl(Gumbel, Gamma)
-@register_kl(Gumbel, Pareto)
-@register_kl(Laplace, Beta)
-@register_kl(Laplace, ContinuousBernoulli)
-@register_kl(Laplace, Gamma)
-@register_kl(Laplace, Pareto)
-@register_kl(Normal, Beta)
-@register_kl(Normal, ContinuousBernoulli)
-@register_kl(Normal, Gamma)
-@register_kl(Normal, Pareto)
-def _kl_loc_infinity(p, q):
-    return _infinite_like(p.loc)
-
-
-@register_kl(Pareto, Beta)
-@register_kl(Pareto, ContinuousBernoulli)
-@register_kl(Pareto, Uniform)
-def _kl_pareto_infinity(p, q):
-    return _infinite_like(p.scale)
 
 
 @register_kl(Pareto, Exponential)
@@ -325,3 +280,26 @@ def _kl_uniform_pareto(p, q):
     t1 = (q.alpha * q.scale.pow(q.alpha) * width).log()
     t2 = (_x_log_x(p.high) - _x_log_x(p.low) - width) / width
     return inf_where(p.low < q.support.lower_bound, t2 * (q.alpha + 1) - t1)
+
+
+# q's support misses part of p's: KL(p || q) is infinite
+_DISJOINT_SUPPORTS = [
+    (Exponential, (Uniform, Beta, ContinuousBernoulli, Pareto)),
+    (Gumbel, (Exponential, Uniform, Beta, ContinuousBernoulli, Gamma, Pareto)),
+    (Laplace, (Exponential, Uniform, Beta, ContinuousBernoulli, Gamma, Pareto)),
+    (Normal, (Exponential, Uniform, Beta, ContinuousBernoulli, Gamma, Pareto)),
+    (Gamma, (Beta, ContinuousBernoulli, Pareto, Uniform)),
+    (Pareto, (Beta, ContinuousBernoulli, Uniform)),
+    (Beta, (Pareto,)),
+    (ContinuousBernoulli, (Pareto,)),
+    (Poisson, (Bernoulli, Binomial)),
+]
+
+
+def _kl_infinite(p, q):
+    return _infinite_like(p.mean)  # shaped and typed like p's (scalar-event) parameters
+
+
+for _p_type, _q_types in _DISJOINT_SUPPORTS:
+    for _q_type in _q_types:
+        register_kl(_p_type, _q_type)(_kl_infinite)

@@ -35,7 +35,43 @@ def _precision_to_scale_tril(P):
     return _inverse_lower(l_inv)
 
 
-class MultivariateNormal(CenteredOnLoc, Distribution):
+class ScaleTrilMatrices:
+    """Mixin of the families given by one of covariance_matrix / precision_matrix / scale_tril
+    (MultivariateNormal, Wishart): the other two computed on first read from the Cholesky factor
+    `_unbroadcasted_scale_tril`, expanded to `_matrix_shape()`."""
+
+    @lazy_property
+    def scale_tril(self):
+        return self._unbroadcasted_scale_tril.expand(self._matrix_shape())
+
+    @lazy_property
+    def covariance_matrix(self):
+        L = self._unbroadcasted_scale_tril
+        return torch.matmul(L, L.mT).expand(self._matrix_shape())
+
+    @lazy_property
+    def precision_matrix(self):
+        l_inv = _inverse_lower(self._unbroadcasted_scale_tril)
+        return torch.matmul(l_inv.mT, l_inv).expand(self._matrix_shape())
+
+    def _set_scale_tril(self, covariance_matrix, precision_matrix, scale_tril):
+        """The Cholesky factor from whichever matrix was given (unbroadcast)."""
+        if scale_tril is not None:
+            self._unbroadcasted_scale_tril = scale_tril
+        elif covariance_matrix is not None:
+            self._unbroadcasted_scale_tril = cholesky(covariance_matrix)
+        else:
+            self._unbroadcasted_scale_tril = _precision_to_scale_tril(precision_matrix)
+
+    def _expand_matrices(self, new, shape):
+        """For expand: the given matrices, and the factor, carried to `new` (matrices at shape)."""
+        new._unbroadcasted_scale_tril = self._unbroadcasted_scale_tril
+        for name in ("covariance_matrix", "scale_tril", "precision_matrix"):
+            if name in self.__dict__:
+                setattr(new, name, self.__dict__[name].expand(shape))
+
+
+class MultivariateNormal(ScaleTrilMatrices, CenteredOnLoc, Distribution):
     arg_constraints = {"loc": constraints.real_vector, "covariance_matrix": constraints.positive_definite,
                        "precision_matrix": constraints.positive_definite, "scale_tril": constraints.lower_cholesky}
     support = constraints.real_vector
@@ -55,42 +91,20 @@ class MultivariateNormal(CenteredOnLoc, Distribution):
         setattr(self, name, matrix.expand(tuple(batch_shape) + (-1, -1)))
         self.loc = loc.expand(tuple(batch_shape) + (-1,))
         super().__init__(batch_shape, self.loc.shape[-1:], validate_args=validate_args)
-        if scale_tril is not None:
-            self._unbroadcasted_scale_tril = scale_tril
-        elif covariance_matrix is not None:
-            self._unbroadcasted_scale_tril = cholesky(covariance_matrix)
-        else:
-            self._unbroadcasted_scale_tril = _precision_to_scale_tril(precision_matrix)
+        self._set_scale_tril(covariance_matrix, precision_matrix, scale_tril)
 
     def expand(self, batch_shape, _instance=None):
         new = self._get_checked_instance(MultivariateNormal, _instance)
         batch_shape = torch.Size(batch_shape)
         n = tuple(self.event_shape)
         new.loc = self.loc.expand(tuple(batch_shape) + n)
-        new._unbroadcasted_scale_tril = self._unbroadcasted_scale_tril
-        for name in ("covariance_matrix", "scale_tril", "precision_matrix"):
-            if name in self.__dict__:
-                setattr(new, name, self.__dict__[name].expand(tuple(batch_shape) + n + n))
+        self._expand_matrices(new, tuple(batch_shape) + n + n)
         Distribution.__init__(new, batch_shape, self.event_shape, validate_args=False)
         new._validate_args = self._validate_args
         return new
 
     def _matrix_shape(self):
         return tuple(self._batch_shape) + tuple(self._event_shape) * 2
-
-    @lazy_property
-    def scale_tril(self):
-        return self._unbroadcasted_scale_tril.expand(self._matrix_shape())
-
-    @lazy_property
-    def covariance_matrix(self):
-        L = self._unbroadcasted_scale_tril
-        return torch.matmul(L, L.mT).expand(self._matrix_shape())
-
-    @lazy_property
-    def precision_matrix(self):
-        l_inv = _inverse_lower(self._unbroadcasted_scale_tril)
-        return torch.matmul(l_inv.mT, l_inv).expand(self._matrix_shape())
 
     @property
     def variance(self):

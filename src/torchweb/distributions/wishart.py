@@ -12,8 +12,8 @@ from .cholesky import cholesky, cholesky_info, solve_lower
 from .distribution import Distribution
 from .exp_family import ExponentialFamily
 from .gamma import Chi2
-from .multivariate_normal import _inverse_lower, _precision_to_scale_tril
-from .utils import _standard_normal, lazy_property
+from .multivariate_normal import ScaleTrilMatrices
+from .utils import _standard_normal
 
 __all__ = ["Wishart"]
 
@@ -32,7 +32,7 @@ def _log_det(matrix):
     return 2 * cholesky(matrix).diagonal(dim1=-2, dim2=-1).log().sum(-1)
 
 
-class Wishart(ExponentialFamily):
+class Wishart(ScaleTrilMatrices, ExponentialFamily):
     support = constraints.positive_definite
     has_rsample = True
     _mean_carrier_measure = 0
@@ -65,12 +65,7 @@ class Wishart(ExponentialFamily):
             warnings.warn("Low df values detected. Singular samples are highly likely to occur for ndim - 1 < df < ndim.",
                           stacklevel=2)
         super().__init__(batch_shape, event_shape, validate_args=validate_args)
-        if scale_tril is not None:
-            self._unbroadcasted_scale_tril = scale_tril
-        elif covariance_matrix is not None:
-            self._unbroadcasted_scale_tril = cholesky(covariance_matrix)
-        else:
-            self._unbroadcasted_scale_tril = _precision_to_scale_tril(precision_matrix)
+        self._set_scale_tril(covariance_matrix, precision_matrix, scale_tril)
         self._dist_chi2 = self._bartlett_chi2(batch_shape)
 
     def _bartlett_chi2(self, batch_shape):
@@ -82,11 +77,9 @@ class Wishart(ExponentialFamily):
         new = self._get_checked_instance(Wishart, _instance)
         batch_shape = torch.Size(batch_shape)
         cov_shape = tuple(batch_shape) + tuple(self.event_shape)
+        self._expand_matrices(new, cov_shape)
         new._unbroadcasted_scale_tril = self._unbroadcasted_scale_tril.expand(cov_shape)
         new.df = self.df.expand(batch_shape)
-        for name in ("covariance_matrix", "scale_tril", "precision_matrix"):
-            if name in self.__dict__:
-                setattr(new, name, self.__dict__[name].expand(cov_shape))
         Distribution.__init__(new, batch_shape, self.event_shape, validate_args=False)
         new._dist_chi2 = new._bartlett_chi2(batch_shape)
         new._validate_args = self._validate_args
@@ -94,20 +87,6 @@ class Wishart(ExponentialFamily):
 
     def _matrix_shape(self):
         return tuple(self._batch_shape) + tuple(self._event_shape)
-
-    @lazy_property
-    def scale_tril(self):
-        return self._unbroadcasted_scale_tril.expand(self._matrix_shape())
-
-    @lazy_property
-    def covariance_matrix(self):
-        L = self._unbroadcasted_scale_tril
-        return (L @ L.transpose(-2, -1)).expand(self._matrix_shape())
-
-    @lazy_property
-    def precision_matrix(self):
-        l_inv = _inverse_lower(self._unbroadcasted_scale_tril)
-        return (l_inv.mT @ l_inv).expand(self._matrix_shape())
 
     def _df_matrix(self):
         return self.df.reshape(tuple(self._batch_shape) + (1, 1))
