@@ -452,3 +452,39 @@ def test_loaded_on_first_use_and_through_the_torch_alias():
                        env=dict(os.environ, PYTHONPATH=os.path.abspath(src)))
     assert r.returncode == 0, r.stderr
     assert r.stdout.split() == ["False", "True", "True", "True", "True"]
+
+
+@pytest.mark.parametrize("name", ["Bernoulli", "Binomial", "Categorical", "OneHotCategorical"])
+def test_enumerate_support_matches_pytorch(name, device):
+    theirs, mine, _ = build(name, device)
+    assert mine.has_enumerate_support == theirs.has_enumerate_support
+    for expand in (True, False):
+        same_or_same_error(lambda: mine.enumerate_support(expand), lambda: theirs.enumerate_support(expand))
+    if name == "Binomial":  # unequal counts above: PyTorch's NotImplementedError; equal counts here
+        theirs, mine = torch.distributions.Binomial(4, torch.tensor([0.3, 0.6])), D.Binomial(4, ours(torch.tensor([0.3, 0.6]), device))
+        assert_close(mine.enumerate_support(), theirs.enumerate_support())
+        assert_close(mine.entropy(), theirs.entropy(), rtol=1e-5, atol=1e-6)
+
+
+def test_sample_n_warns_and_dependent_constraints_behave_as_pytorchs(device):
+    d = D.Normal(ours(torch.zeros(2), device), 1.0)
+    with pytest.warns(FutureWarning, match="sample_n"):
+        assert tuple(d.sample_n(3).shape) == (3, 2)
+    assert D.constraints.is_dependent(D.Uniform.support) and not D.constraints.is_dependent(D.constraints.real)
+    with pytest.raises(ValueError, match="Cannot determine validity of dependent constraint"):
+        D.constraints.dependent.check(torchweb.zeros(1))
+    with pytest.raises(NotImplementedError, match="cannot be determined statically"):
+        D.constraints.dependent.event_dim
+    assert D.constraints.dependent(is_discrete=True, event_dim=1).event_dim == 1
+    assert D.Categorical.support.is_discrete and D.Categorical.support.event_dim == 0
+    u = D.Uniform(ours(torch.zeros(2), device), ours(torch.tensor([1.0, 2.0]), device))
+    assert u.support.check(ours(torch.tensor([0.5, 2.5]), device)).tolist() == [True, False]
+
+
+def test_a_subclass_with_its_own_init_must_define_expand():
+    class Shifted(D.Normal):
+        def __init__(self, shift):
+            super().__init__(shift, 1.0)
+
+    with pytest.raises(NotImplementedError, match="must also define a custom .expand"):
+        Shifted(torchweb.zeros(2)).expand((3, 2))
