@@ -306,9 +306,17 @@ def test_validate_args_off_skips_the_checks(device):
         D.Exponential(ours(torch.tensor([-1.0]), device))
 
 
-def test_poisson_and_binomial_refuse_what_they_cannot_sample(device):
-    with pytest.raises(NotImplementedError, match="issue 20"):
-        D.Poisson(ours(torch.tensor([1000.0]), device)).sample()
+@pytest.mark.parametrize("rate", [3.0, 10.0, 250.0, 1e5])
+def test_poisson_draws_for_small_and_large_rates(rate, device):
+    """The table (rates below 10) and PTRS (10 and above): mean within 5 standard errors, variance
+    within 5%, integers."""
+    x = torch.tensor(D.Poisson(ours(torch.full((N_DRAWS,), rate), device)).sample().tolist(), dtype=torch.float64)
+    assert bool((x == x.round()).all()) and bool((x >= 0).all())
+    assert abs(x.mean() - rate) < 5 * (rate / N_DRAWS) ** 0.5
+    assert abs(x.var() - rate) < 0.05 * rate
+
+
+def test_binomial_refuses_counts_it_cannot_sample(device):
     with pytest.raises(NotImplementedError, match="issue 20"):
         D.Binomial(5000, probs=ours(torch.tensor([0.5]), device)).sample()
 

@@ -1,9 +1,9 @@
 """Sampling a discrete distribution on 0..K-1 from its log-pmf table (a composite of tensor ops:
 one uniform per draw compared with the cumulative sums).
 
-Poisson and Binomial draw this way: exact up to float32 rounding of the cumulative sums, at a
-cost of K values per draw, so their sample() bounds K (a rejection sampler in WGSL for large
-counts is issue 20's item)."""
+Binomial, and Poisson below rate 10 (poisson_sampler.py), draw this way: exact up to float32
+rounding of the cumulative sums, at a cost of K values per draw, so Binomial.sample() bounds K
+(a rejection sampler for large counts is issue 20's item)."""
 
 from .utils import _standard_uniform
 

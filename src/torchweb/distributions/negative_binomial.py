@@ -43,7 +43,7 @@ class NegativeBinomial(BinaryProbs, Distribution):
         return Gamma(concentration=self.total_count, rate=torch.exp(-self.logits), validate_args=False)
 
     def sample(self, sample_shape=torch.Size()):
-        """A Poisson draw at a Gamma-drawn rate (so Poisson's sampling bound applies to it)."""
+        """A Poisson draw at a Gamma-drawn rate."""
         with torch.no_grad():
             return Poisson(self._gamma.sample(sample_shape=sample_shape), validate_args=False).sample()
 

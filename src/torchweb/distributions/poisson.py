@@ -3,15 +3,12 @@
 import torchweb as torch
 
 from . import constraints
-from .discrete_sampling import sample_by_cdf_table
 from .distribution import expanded, scalar_batch
 from .exp_family import ExponentialFamily
+from .poisson_sampler import sample_poisson
 from .utils import broadcast_all
 
 __all__ = ["Poisson"]
-
-# the largest rate sample() draws (see discrete_sampling.py)
-MAX_SAMPLED_RATE = 256.0
 
 
 class Poisson(ExponentialFamily):
@@ -38,19 +35,8 @@ class Poisson(ExponentialFamily):
         return self.rate
 
     def sample(self, sample_shape=torch.Size()):
-        shape = self._extended_shape(sample_shape)
         with torch.no_grad():
-            rate = self.rate.expand(shape)
-            top = float(rate.max()) if rate.numel() else 0.0
-            if top > MAX_SAMPLED_RATE:
-                raise NotImplementedError(
-                    f"Poisson.sample: rates above {MAX_SAMPLED_RATE:g} are not sampled yet (got {top:g}); "
-                    "torchweb draws by an inverse-CDF table, and a GPU sampler for large rates is "
-                    "planned with issue 20")
-            count = int(top + 12 * top ** 0.5 + 20)  # the table covers the mass beyond 12 sd
-            k = torch.arange(count, dtype=rate.dtype, device=rate.device)
-            log_pmf = k.xlogy(rate.unsqueeze(-1)) - rate.unsqueeze(-1) - (k + 1).lgamma()
-            return sample_by_cdf_table(log_pmf)
+            return sample_poisson(self.rate.expand(self._extended_shape(sample_shape)))
 
     def log_prob(self, value):
         if self._validate_args:
