@@ -316,9 +316,16 @@ def test_poisson_draws_for_small_and_large_rates(rate, device):
     assert abs(x.var() - rate) < 0.05 * rate
 
 
-def test_binomial_refuses_counts_it_cannot_sample(device):
-    with pytest.raises(NotImplementedError, match="issue 20"):
-        D.Binomial(5000, probs=ours(torch.tensor([0.5]), device)).sample()
+@pytest.mark.parametrize("n,p", [(5.0, 0.3), (40.0, 0.8), (1000.0, 0.3), (1e6, 2e-6)])
+def test_binomial_draws_for_small_and_large_counts(n, p, device):
+    """The table (n p < 10, the smaller of p and 1 - p) and BTRS: mean within 5 standard errors,
+    variance within 5%, integers in [0, n]."""
+    d = D.Binomial(ours(torch.full((N_DRAWS,), n), device), probs=ours(torch.full((N_DRAWS,), p), device))
+    x = torch.tensor(d.sample().tolist(), dtype=torch.float64)
+    mean, var = n * p, n * p * (1 - p)
+    assert bool((x == x.round()).all()) and bool(((x >= 0) & (x <= n)).all())
+    assert abs(x.mean() - mean) < 5 * (var / N_DRAWS) ** 0.5
+    assert abs(x.var() - var) < 0.05 * var
 
 
 def test_unknown_names_keep_pythons_message():

@@ -3,14 +3,11 @@
 import torchweb as torch
 
 from . import constraints
-from .discrete_sampling import sample_by_cdf_table
 from .binary_params import BinaryProbs
+from .binomial_sampler import sample_binomial
 from .distribution import Distribution, expanded
 
 __all__ = ["Binomial"]
-
-# the largest total_count sample() draws (see discrete_sampling.py)
-MAX_SAMPLED_COUNT = 1024
 
 
 def _clamp_by_zero(x):
@@ -49,18 +46,7 @@ class Binomial(BinaryProbs, Distribution):
     def sample(self, sample_shape=torch.Size()):
         shape = self._extended_shape(sample_shape)
         with torch.no_grad():
-            top = int(self.total_count.max()) if self.total_count.numel() else 0
-            if top > MAX_SAMPLED_COUNT:
-                raise NotImplementedError(
-                    f"Binomial.sample: total_count above {MAX_SAMPLED_COUNT} is not sampled yet (got "
-                    f"{top}); torchweb draws by an inverse-CDF table, and a GPU sampler for large "
-                    "counts is planned with issue 20")
-            k = torch.arange(top + 1, dtype=self._param.dtype, device=self._param.device)
-            n = self.total_count.expand(shape).unsqueeze(-1)
-            logits = self.logits.expand(shape).unsqueeze(-1)
-            log_pmf = self._log_pmf(n, logits, k)
-            log_pmf = torch.where(k <= n, log_pmf, torch.full_like(log_pmf, float("-inf")))
-            return sample_by_cdf_table(log_pmf)
+            return sample_binomial(self.total_count.expand(shape), self.probs.expand(shape))
 
     @staticmethod
     def _log_pmf(n, logits, k):

@@ -1,9 +1,9 @@
 """Sampling a discrete distribution on 0..K-1 from its log-pmf table (a composite of tensor ops:
 one uniform per draw compared with the cumulative sums).
 
-Binomial, and Poisson below rate 10 (poisson_sampler.py), draw this way: exact up to float32
-rounding of the cumulative sums, at a cost of K values per draw, so Binomial.sample() bounds K
-(a rejection sampler for large counts is issue 20's item)."""
+Poisson below rate 10 and Binomial below mean 10 draw this way (poisson_sampler.py,
+binomial_sampler.py): exact up to float32 rounding of the cumulative sums, at a cost of K values
+per draw; rejection samplers take the larger ones."""
 
 from .utils import _standard_uniform
 
