@@ -39,12 +39,12 @@ class _PoolKnob:
     class _Fast(dict):
         def __setitem__(self, k, v):
             super().__setitem__(k, v)
-            from torchweb.backends.webgpu import backend as G
-            G.rt().pool.max_free_bytes = v
+            from torchweb.backends.webgpu.runtime import get_runtime
+            get_runtime().pool.max_free_bytes = v
 
     def __init__(self):
-        from torchweb.backends.webgpu import backend as G
-        self.FAST = self._Fast(max_free=G.rt().pool.max_free_bytes)
+        from torchweb.backends.webgpu.runtime import get_runtime
+        self.FAST = self._Fast(max_free=get_runtime().pool.max_free_bytes)
 
 
 MODULES = {"ew": EW, "red": RED, "sm": SM, "pool": _PoolKnob()}
@@ -107,7 +107,7 @@ def _cases(quick):
     return [
         ("add_f32_64M", lambda: (rnd(n), rnd(n), torch.empty(n)), lambda L, a, b, c: L.add(a, b, out=c),
          12 * n, EW_VARIANTS, "exact"),
-        # realized at once: a lazy result that dies unread is never computed (lazy.py)
+        # realized at once: a lazy result that dies unread is never computed (torchweb/lazy)
         ("fused_x*a+b_f32_64M", lambda: (rnd(n), rnd(n), rnd(n)), lambda L, x, a, b: _realized(L, x * a + b),
          16 * n, EW_VARIANTS, "exact"),
         ("sum_f32_64M", lambda: (rnd(n),), lambda L, a: a.sum(), 4 * n, RED_VARIANTS, "sum"),
@@ -187,8 +187,8 @@ def main():
     cuda = torch.cuda.is_available()
     dev = "cuda" if cuda else "cpu"
     tsync = torch.cuda.synchronize if cuda else (lambda: None)
-    from torchweb.backends.webgpu import backend as G
-    features = sorted(G.rt().features)
+    from torchweb.backends.webgpu.runtime import get_runtime
+    features = sorted(get_runtime().features)
     info = torchweb.webgpu.adapter_info()
     print(f"adapter: {info}\nfeatures: {features}\ntorch: {torch.__version__} on {dev}", flush=True)
     print("knobs as shipped: " + ", ".join(f"{m}={getattr(M, 'FAST', None)}" for m, M in MODULES.items()), flush=True)

@@ -105,14 +105,14 @@ def main():
         tsync = torch.cuda.synchronize
     else:
         tsync = (lambda: None)
-    from torchweb.backends.webgpu import backend as G
-    features = sorted(G.rt().features)
+    from torchweb.backends.webgpu.runtime import get_runtime
+    features = sorted(get_runtime().features)
     info = torchweb.webgpu.adapter_info()
     print(f"adapter: {info}\nfeatures: {features}\ntorch: {torch.__version__} on {dev}", flush=True)
     shapes = QUICK if args.quick else FULL
     shapes = [s for s in shapes if not args.shapes or any(x in s[0] for x in args.shapes.split(","))]
     names = ["mm2"] + list(T.VARIANTS)
-    if not G.rt().software_adapter:   # the barrier-free ones (d...) are for CPUs: named only
+    if not get_runtime().software_adapter:   # the barrier-free ones (d...) are for CPUs: named only
         names = [n for n in names if n == "mm2" or not T.VARIANTS[n].wx]
     if args.variants:
         names = [n for n in ["mm2"] + list(T.VARIANTS) if any(x in n for x in args.variants.split(","))]

@@ -12,7 +12,7 @@ import torch
 
 import torchweb
 from oracle import assert_close, fast_ours
-from torchweb.backends.webgpu import backend as G
+from torchweb.backends.webgpu.runtime import get_runtime
 from torchweb.backends.webgpu.kernels import elementwise as EW, reduction as RED, softmax as SM
 
 SIZES = [1, 3, 4, 5, 255, 256, 257, 1023, 1024, 4097]
@@ -23,7 +23,7 @@ EW_KNOBS = [dict(vec=4, per=4, wg=256), dict(vec=1, per=1, wg=256), dict(vec=4, 
 @pytest.fixture
 def keys(monkeypatch):
     """The first element of every pipeline key used from here on (which kernel ran)."""
-    rt = G.rt()
+    rt = get_runtime()
     seen = []
     orig = rt.pipeline
 
@@ -70,7 +70,7 @@ def test_add_out_and_inplace(ew_knobs, keys, n):
 @pytest.mark.parametrize("dtype", [torch.int64, torch.uint8, torch.bool, torch.float16])
 @pytest.mark.parametrize("n", [5, 257, 4097])
 def test_dtypes(ew_knobs, keys, dtype, n):
-    if dtype == torch.float16 and "shader-f16" not in G.rt().features:
+    if dtype == torch.float16 and "shader-f16" not in get_runtime().features:
         pytest.skip("adapter without shader-f16")
     g = _gen(n)
     if dtype == torch.bool:

@@ -198,7 +198,11 @@ def test_binary_special_values(device, name):
 @pytest.mark.parametrize("name", BINARY)
 def test_binary_half(device, name):
     a, b = _binary_inputs(name, (3, 5), (5,), torch.float16)
-    check(BINARY[name], a, b, device=device, rtol=1e-3, atol=1e-3)
+    # add/sub with alpha: PyTorch's CPU kernel rounds alpha * b to half in its scalar tail (the
+    # last < 32 elements) but not in its vectorized body, so either answer is PyTorch's: ours is
+    # the body's (one rounding), and the tail's differs by the product's half rounding
+    atol = 2e-2 if name in ("add_alpha", "sub_alpha") else 1e-3
+    check(BINARY[name], a, b, device=device, rtol=1e-3, atol=atol)
 
 
 INT_DTYPES = [torch.int32, torch.int64, torch.uint8, torch.bool]

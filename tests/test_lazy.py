@@ -1,4 +1,4 @@
-"""Lazy elementwise fusion (backends/webgpu/lazy.py) keeps PyTorch's eager semantics: these
+"""Lazy elementwise fusion (torchweb/lazy) keeps PyTorch's eager semantics: these
 check the hazards it must handle, against values computed eagerly (TORCHWEB's cpu device or
 plain arithmetic)."""
 
@@ -8,7 +8,7 @@ import pytest
 import torch
 
 import torchweb as tw
-from torchweb.backends.webgpu import lazy
+from torchweb.lazy import graph
 from torchweb.backends.webgpu.runtime import get_runtime
 
 from oracle import assert_close, make, ours
@@ -62,9 +62,9 @@ def test_unread_results_leave_no_registry_entries():
     for _ in range(500):
         w * 2                          # dies unread
     gc.collect()
-    # (the entries of dead readers are dropped in bulk, every 64 added: lazy._prune)
+    # (the entries of dead readers are dropped in bulk, every 64 added: lazy/graph.py prune)
     assert len(w._storage.readers or ()) < 64
-    assert len(lazy._groups) < 64
+    assert graph.group_count() < 64
 
 
 def test_loop_without_readback_keeps_memory_flat():
@@ -113,7 +113,7 @@ def test_fused_results_match_eager_on_broadcasts_and_views(device):
     assert_close(got, want, rtol=1e-5, atol=1e-6)
 
 
-# -- the recording fast paths (ops/elementwise.py Plan, binary/unary; lazy.py Template) ----------
+# -- the recording fast paths (ops/elementwise.py Plan, binary/unary; lazy/record.py Template) ----------
 # Each signature is planned once and its plan reused: every case runs twice (planned, then
 # cached), through the operators and through torch functions.
 
@@ -230,4 +230,4 @@ def test_many_pending_readers_of_one_buffer_then_a_write():
     del dead
     w.add_(1)                                  # every live reader runs first, on the old w
     assert all(o.tolist() == [1.0 * (i + 1), 2.0 * (i + 1), 3.0 * (i + 1)] for i, o in enumerate(outs))
-    assert len(w._storage.readers or ()) == 0 and len(lazy._groups) <= 2 * 300 + 64
+    assert len(w._storage.readers or ()) == 0 and graph.group_count() <= 2 * 300 + 64

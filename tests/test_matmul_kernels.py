@@ -9,6 +9,7 @@ import torch
 import torchweb
 from oracle import assert_close, make
 from torchweb.backends.webgpu import backend as G
+from torchweb.backends.webgpu.runtime import get_runtime
 from torchweb.backends.webgpu.kernels import matmul_tiles as T
 
 NAMES = ["mm2"] + list(T.VARIANTS)
@@ -104,7 +105,7 @@ def test_grid_split(variant, monkeypatch):
     force(variant)
     a, b = make((5, 140, 30)), make((5, 30, 150))
     x, y = gpu(a), gpu(b)
-    monkeypatch.setattr(G.rt(), "max_workgroups", 2)
+    monkeypatch.setattr(get_runtime(), "max_workgroups", 2)
     assert_close(torchweb.bmm(x, y), torch.bmm(a, b), **TOL)
 
 
@@ -129,7 +130,7 @@ def test_int32(variant):
 @pytest.mark.parametrize("variant", SOME + ["t128x128_k16_acc16", "t128x64_k16_acc16"])
 def test_float16(variant):
     force(variant)
-    if "shader-f16" not in G.rt().features:
+    if "shader-f16" not in get_runtime().features:
         pytest.skip("adapter without shader-f16")
     a, b = make((65, 72), torch.float16, -2, 2), make((72, 132), torch.float16, -2, 2)
     expected = (a.float() @ b.float()).half()

@@ -342,41 +342,17 @@ def test_matmul_folds_batch_into_rows(shape, transposed, device):
     assert_close(y.grad, w.grad, rtol=1e-5, atol=1e-5)
 
 
-BROWSER_SCRIPT = os.path.join(ROOT, "tests", "browser", "scripts", "minilm_tiny_bert.py")
-INLINED = ("tokenizer.py", "model.py")
+BROWSER_CASES = os.path.join(ROOT, "tests", "browser", "cases.json")
 
 
-def _blocks(name):
-    return f"# ---- begin site/demos/minilm/{name} ----\n", f"# ---- end site/demos/minilm/{name} ----\n"
-
-
-def sync_browser_script():
-    """Copy tokenizer.py and model.py into the browser script's inlined blocks."""
-    with open(BROWSER_SCRIPT, encoding="utf-8") as f:
-        script = f.read()
-    for name in INLINED:
-        begin, end = _blocks(name)
-        with open(os.path.join(DEMO, name), encoding="utf-8") as f:
-            src = f.read()
-        i, j = script.index(begin) + len(begin), script.index(end)
-        script = script[:i] + src + script[j:]
-    with open(BROWSER_SCRIPT, "w", encoding="utf-8") as f:
-        f.write(script)
-
-
-def test_browser_script_runs_these_files():
-    """tests/browser/scripts/minilm_tiny_bert.py inlines tokenizer.py and model.py (the page runs a
-    script as one source, with no files to import): the inlined blocks must be the files' text
-    (`PYTHONPATH=src .venv/bin/python tests/test_minilm.py` copies them; then re-record
-    the browser cases)."""
-    with open(BROWSER_SCRIPT, encoding="utf-8") as f:
-        script = f.read()
-    for name in INLINED:
-        begin, end = _blocks(name)
-        with open(os.path.join(DEMO, name), encoding="utf-8") as f:
-            src = f.read()
-        assert script[script.index(begin) + len(begin):script.index(end)] == src, name
-
-
-if __name__ == "__main__":
-    sync_browser_script()
+def test_browser_case_ships_these_files():
+    """The browser tier's script/minilm_tiny_bert imports tokenizer.py and model.py, whose text
+    record_cases.py ships with the case (the page has no files to import): it must be these
+    files' text (after a change to them, re-record: tests/browser/record_cases.py)."""
+    with open(BROWSER_CASES, encoding="utf-8") as f:
+        case = next(c for c in json.load(f)["cases"] if c["id"] == "script/minilm_tiny_bert")
+    assert [m["name"] for m in case["modules"]] == ["tokenizer", "model"]
+    for m in case["modules"]:
+        assert m["path"] == f"site/demos/minilm/{m['name']}.py"
+        with open(os.path.join(ROOT, m["path"]), encoding="utf-8") as f:
+            assert m["source"] == f.read(), f"{m['path']} changed since cases.json was recorded"

@@ -10,7 +10,7 @@ import torch
 import torchweb
 from oracle import assert_close
 from torchweb.backends.webgpu import commands as C
-from torchweb.backends.webgpu import lazy
+from torchweb import lazy
 from torchweb.backends.webgpu import native_encoding as NE
 from torchweb.backends.webgpu import runtime as R
 

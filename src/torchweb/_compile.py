@@ -125,7 +125,7 @@ class CompiledFunction:
         rt = get_runtime()
         in_storages = _unique_storages(tensors)
         for s in in_storages:
-            s.buffer_id      # realize pending inputs before recording
+            s.buffer_for_write()   # buffers taken and pending work run before recording
         effects, rng, backward = _effects(roots), _rng_state(), BACKWARD_RUNS[0]
         rec = capture.start(rt, entry.block)
         entry.block = rec.error_block

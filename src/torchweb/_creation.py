@@ -11,7 +11,8 @@ from ._float64 import ROUTES as FLOAT64
 from ._size import as_shape
 from ._tensor import Tensor
 from .backends import backend_for
-from .ops.dispatch import empty as _empty
+from .backends.cpu_arrays import storage_from_array
+from .ops.operands import empty as _empty
 from .ops import elementwise as E
 from .ops.out_arg import write_out
 from . import _random
@@ -134,7 +135,7 @@ def _from_numpy_array(arr, dtype, device):
     dtype = D.as_dtype(dtype)
     shape = tuple(arr.shape)
     if device.type == "cpu":
-        storage = backend_for("cpu").storage_from_array(arr, dtype)
+        storage = storage_from_array(arr, dtype)
         return Tensor._make(storage, shape, None, 0, dtype, device)
     if not dtype.is_floating_point and dtype is not D.bool and arr.size:
         lo, hi = int(arr.min()), int(arr.max())
@@ -145,7 +146,8 @@ def _from_numpy_array(arr, dtype, device):
     if dtype is D.float16 and arr.dtype != n.float16:
         arr = n.asarray(arr).astype(n.float16)   # rounded to half (also where held in f32 words)
     data = n.ascontiguousarray(arr).astype(storage_np).tobytes()
-    storage = backend_for("webgpu").storage_from_bytes(data, arr.size, dtype)
+    from .backends.webgpu.transfer import storage_from_bytes  # deferred: driver choice (the webgpu backend needs one)
+    storage = storage_from_bytes(data, arr.size, dtype)
     return Tensor._make(storage, shape, None, 0, dtype, device)
 
 

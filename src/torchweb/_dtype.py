@@ -49,7 +49,7 @@ float32 = dtype("float32", 4, 2, "f32", "f32", "float32", "f",
                 -3.4028234663852886e38, 3.4028234663852886e38)
 
 # float64 has no GPU form (WebGPU has no 64-bit floats): its tensors are held on the host
-# (torchweb/host64/), and GPU kernels never see it (ops/dispatch.py refuses it at allocation).
+# (torchweb/host64/), and GPU kernels never see it (ops/operands.py refuses it at allocation).
 float64 = dtype("float64", 8, 2, None, None, "float64", "d",
                 -1.7976931348623157e308, 1.7976931348623157e308)
 

@@ -6,9 +6,10 @@ tensor made with it has NHWC strides. Ops compute on any strides and give contig
 (PyTorch's kernels would often keep channels_last: values are the same, strides differ)."""
 
 
-class layout:
+class _Named:
+    """A constant shown as torch.<name> and pickled by its name; layout and memory_format
+    differ only in their class and registry."""
     __slots__ = ("name",)
-    __module__ = "torchweb"
 
     def __init__(self, name):
         self.name = name
@@ -17,21 +18,27 @@ class layout:
         return "torch." + self.name
 
     def __reduce__(self):
-        return (_layout_by_name, (self.name,))
+        return (self._by_name, (self.name,))
 
 
-class memory_format:
-    __slots__ = ("name",)
+def _layout_by_name(name):
+    return LAYOUTS[name]
+
+
+def _memory_format_by_name(name):
+    return MEMORY_FORMATS[name]
+
+
+class layout(_Named):
+    __slots__ = ()
     __module__ = "torchweb"
+    _by_name = staticmethod(_layout_by_name)
 
-    def __init__(self, name):
-        self.name = name
 
-    def __repr__(self):
-        return "torch." + self.name
-
-    def __reduce__(self):
-        return (_memory_format_by_name, (self.name,))
+class memory_format(_Named):
+    __slots__ = ()
+    __module__ = "torchweb"
+    _by_name = staticmethod(_memory_format_by_name)
 
 
 strided = layout("strided")
@@ -51,14 +58,6 @@ channels_last_3d = memory_format("channels_last_3d")
 preserve_format = memory_format("preserve_format")
 legacy_contiguous_format = contiguous_format   # (PyTorch's is a separate name for the same thing)
 MEMORY_FORMATS = {f.name: f for f in (contiguous_format, channels_last, channels_last_3d, preserve_format)}
-
-
-def _layout_by_name(name):
-    return LAYOUTS[name]
-
-
-def _memory_format_by_name(name):
-    return MEMORY_FORMATS[name]
 
 
 # dims from fastest-varying to slowest: NCHW stored as NHWC, NCDHW as NDHWC

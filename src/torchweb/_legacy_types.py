@@ -84,14 +84,20 @@ def type_name(t):
     return f"torch.{_TYPE_OF[t.dtype.name]}"
 
 
+def _by_name(name):
+    """The legacy type a name like 'torch.FloatTensor' or 'torch.cuda.LongTensor' names, or None."""
+    module, _, short = name.rpartition(".")
+    table = {"torch": TYPES, "torch.cuda": CUDA_TYPES}.get(module)
+    return None if table is None else table.get(short)
+
+
 def convert(t, dtype, non_blocking=False):
     """x.type(dtype): dtype a torch dtype, a legacy type or its name ('torch.cuda.LongTensor')."""
     if isinstance(dtype, str):
-        module, _, name = dtype.rpartition(".")
-        table = {"torch": TYPES, "torch.cuda": CUDA_TYPES}.get(module)
-        if table is None or name not in table:
+        named = _by_name(dtype)
+        if named is None:
             raise ValueError(f"invalid type: '{dtype}'")
-        dtype = table[name]
+        dtype = named
     if isinstance(dtype, _TensorType):
         return t.to(dtype.dtype, device="webgpu") if dtype.is_cuda else t.to(dtype.dtype)
     return t.to(dtype)
@@ -105,11 +111,11 @@ def set_default_tensor_type(t):
                   "torch.set_default_dtype() and torch.set_default_device() as alternatives.",
                   UserWarning, stacklevel=2)
     if isinstance(t, str):
-        module, _, name = t.rpartition(".")
-        table = {"torch": TYPES, "torch.cuda": CUDA_TYPES}.get(module)
-        if table is None or name not in table:
+        named = _by_name(t)
+        if named is None:
+            module, _, name = t.rpartition(".")
             raise AttributeError(f"module '{module or t}' has no attribute '{name}'")
-        t = table[name]
+        t = named
     if not isinstance(t, _TensorType):
         raise TypeError(f"invalid type: {t!r}")
     if not D.as_dtype(t._dtype_name).is_floating_point:

@@ -5,7 +5,7 @@ import random as _pyrandom
 from ._device import as_device
 from ._device import CPU, WEBGPU
 from .backends import backend_for
-from .ops.dispatch import empty
+from .ops.operands import empty
 from .ops import elementwise as E
 from ._tensor import Tensor
 from ._dtype import uint8

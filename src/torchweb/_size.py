@@ -62,6 +62,14 @@ def wrap_dim(dim, ndim, what="dim"):
     return dim + n if dim < 0 else dim
 
 
+def required_dim(name, dim, axis):
+    """An op's dim argument, given as dim or as axis (NumPy's name, which PyTorch takes): one of
+    them is required."""
+    if dim is None and axis is None:
+        raise TypeError(f"{name}() missing 1 required positional argument: 'dim'")
+    return dim if axis is None else axis
+
+
 def as_shape(args, what="size"):
     """Shapes given as f(2, 3), f((2, 3)), f([2, 3]) or f(torch.Size)."""
     if len(args) == 1 and isinstance(args[0], (tuple, list)):

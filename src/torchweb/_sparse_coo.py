@@ -284,21 +284,9 @@ def _rebuild(indices, values, size, coalesced, requires_grad=False):
 
 
 def _make(indices, values, size, coalesced):
-    t = object.__new__(SparseCOOTensor)
-    t._storage = _NO_STORAGE
-    t._shape = Size(tuple(size))
-    t._stride = (0,) * len(t._shape)   # (PyTorch's sparse stride(): zeros)
-    t._offset = 0
-    t.dtype = values.dtype
-    t.device = values.device
-    t._base = None
-    t._requires_grad = False
-    t._grad = None
-    t._grad_fn = None
-    t._view_version = None
-    t._output_nr = 0
-    t._acc = None
-    t._hooks = ()
+    shape = Size(tuple(size))
+    # (PyTorch's sparse stride(): zeros)
+    t = SparseCOOTensor._make(_NO_STORAGE, shape, (0,) * len(shape), 0, values.dtype, values.device)
     t._sp_indices = indices
     t._sp_values = values
     t._sp_coalesced = bool(coalesced)

@@ -12,7 +12,7 @@ from . import _creation as C, _dtype as D, _legacy_types
 from ._printing import tensor_repr
 from ._size import Size
 from ._tensor import Tensor
-from .backends import backend_for
+from .backends.cpu_arrays import view
 from ._numpy import np
 from .ops import convert
 from .webgpu import to_memoryview
@@ -150,8 +150,9 @@ def numpy(self, force=False):
     if self.requires_grad and not force:
         raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
     if self.device.type == "cpu":
-        return backend_for("cpu").view(self)
-    return backend_for("webgpu").read_array(self.contiguous(), np()).reshape(self.shape)
+        return view(self)
+    from .backends.webgpu.transfer import read_array  # deferred: driver choice (the webgpu backend needs one)
+    return read_array(self.contiguous(), np()).reshape(self.shape)
 
 
 async def numpy_async(self):

@@ -6,7 +6,7 @@ from ._refused import install_tensor_refusals
 from .autograd import grad_mode
 from ._tensor import Tensor
 from .ops import convert, indexing, shape as S
-from .ops.dispatch import is_tensor
+from .ops.operands import is_tensor
 from .ops.elementwise import binary_operator, call
 from .ops.inplace import call_inplace
 from .ops.composite.matrix_builders import fill_diagonal_

@@ -20,7 +20,7 @@ from .autograd import grad_mode
 from .backends import backend_for
 from ._layout import check_format, dims_order
 from .ops import elementwise as E
-from .ops.dispatch import empty
+from .ops.operands import empty
 from ._device import as_device
 
 _START = weakref.WeakKeyDictionary()   # storage -> its address

@@ -9,6 +9,7 @@ from . import _dtype as D
 from .autograd.grad_mode import no_grad
 from ._creation import tensor
 from ._is_tensor import is_tensor
+from .ops.out_arg import result_or_out as _result_or_out
 
 expit = _F.sigmoid
 erf = _F.erf
@@ -33,21 +34,14 @@ softmax = _F.softmax
 log_softmax = _F.log_softmax
 
 
-def _out(r, out):
-    if out is not None:
-        out.copy_(r)
-        return out
-    return r
-
-
 def i1(input, *, out=None):
     """The modified Bessel function of the first kind of order 1."""
-    return _out(_call("special_i1", input), out)
+    return _result_or_out(_call("special_i1", input), out, "i1")
 
 
 def ndtr(input, *, out=None):
     """The standard normal CDF: (1 + erf(input / sqrt(2))) / 2."""
-    return _out(_call("erfc", input * (-1 / _math.sqrt(2.0))) * 0.5, out)
+    return _result_or_out(_call("erfc", input * (-1 / _math.sqrt(2.0))) * 0.5, out, "ndtr")
 
 
 def entr(input, *, out=None):
@@ -55,7 +49,7 @@ def entr(input, *, out=None):
     if not input.dtype.is_floating_point:
         input = input.to(_F.float32)
     r = _call("xlogy", input, input) * -1.0
-    return _out(_call("where", input < 0, float("-inf"), r), out)
+    return _result_or_out(_call("where", input < 0, float("-inf"), r), out, "entr")
 
 
 def xlog1py(input, other, *, out=None):
@@ -64,12 +58,12 @@ def xlog1py(input, other, *, out=None):
         input = tensor(input, device=other.device)
     y = _call("log1p", other)
     r = _call("where", (input == 0) & (other == other), 0.0, input * y)
-    return _out(r, out)
+    return _result_or_out(r, out, "xlog1py")
 
 
 def zeta(input, other, *, out=None):
     """The Hurwitz zeta function: sum over k >= 0 of (other + k) ** -input."""
-    return _out(_call("special_zeta", input, other), out)
+    return _result_or_out(_call("special_zeta", input, other), out, "zeta")
 
 
 # -- the Cephes-derived functions (rows special_<name> of ops/elementwise/table.py) -------------
@@ -83,7 +77,7 @@ def _differentiable(name, doc):
     def fn(input, *, out=None):
         if name not in ("i0e", "i1e"):
             _no_half(name, input)
-        return _out(_call("special_" + name, input), out)
+        return _result_or_out(_call("special_" + name, input), out, name)
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = f"{name}(input, *, out=None) -> Tensor\n\n{doc}"
     return fn
@@ -94,7 +88,7 @@ def _plain(name, doc):
     def fn(input, *, out=None):
         _no_half(name, input)
         with no_grad():
-            return _out(_call("special_" + name, input), out)
+            return _result_or_out(_call("special_" + name, input), out, name)
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = f"{name}(input, *, out=None) -> Tensor\n\n{doc}"
     return fn
@@ -108,7 +102,7 @@ def _polynomial(name, doc):
             input = tensor(input, device=n.device)
         _no_half(name, input, n)
         with no_grad():
-            return _out(_call("special_" + name, input, n), out)
+            return _result_or_out(_call("special_" + name, input, n), out, name)
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = f"{name}(input, n, *, out=None) -> Tensor\n\n{doc} n is truncated to an integer; n < 0 gives 0."
     return fn

@@ -1,6 +1,5 @@
 """torchweb.webgpu: the user's view of the WebGPU device."""
 
-from .backends import backend_for
 from .backends.cpu_arrays import view
 from .backends.webgpu import is_available as _avail
 from .backends.webgpu.host import shaped, view_format
@@ -82,14 +81,16 @@ def to_memoryview(tensor):
         fmt = view_format(t.dtype)   # a copy: the tensor may change after
         return shaped(view(t).astype({"e": "float16", "f": "float32"}.get(fmt, view(t).dtype)).tobytes(),
                       fmt, t.shape, t.numel())
-    return backend_for("webgpu").read_memoryview(t)
+    from .backends.webgpu.transfer import read_memoryview  # deferred: driver choice (the webgpu backend needs one)
+    return read_memoryview(t)
 
 
 async def to_memoryview_async(tensor):
     t = tensor.detach().contiguous()
     if t.device.type == "cpu":
         return to_memoryview(t)
-    return await backend_for("webgpu").read_memoryview_async(t)
+    from .backends.webgpu.transfer import read_memoryview_async  # deferred: driver choice (the webgpu backend needs one)
+    return await read_memoryview_async(t)
 
 
 from .backends.webgpu.errors import Int64RangeError  # noqa: E402,F401  (raised at readback)

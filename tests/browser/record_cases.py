@@ -14,6 +14,7 @@ The case format (read by replay.py):
 A grad case runs loss = sum((output_k * weights_k).sum()) and compares every leaf's .grad.
 """
 
+import importlib.util
 import json
 import warnings
 import math
@@ -716,7 +717,6 @@ def record(spec, grad):
 def _spec_modules():
     """tests/browser/specs/*.py: each op group's cases, in a file of its own. Each defines
     `add_specs(R)`, R being this module (R.case, R.method, R.rand, R.positive, ...)."""
-    import importlib.util
     folder = os.path.join(os.path.dirname(os.path.abspath(__file__)), "specs")
     out = []
     for name in sorted(os.listdir(folder)):
@@ -729,6 +729,7 @@ def _spec_modules():
 
 
 SCRIPTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "scripts")
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SCRIPT_TOL = (2e-4, 2e-5)
 
 
@@ -743,6 +744,30 @@ def script_json(value):
     return value
 
 
+def script_modules(code):
+    """The repository's modules a script imports, named on its `# modules: PATH ...` line (paths
+    from the repository root): [{"name", "path", "source"}], shipped with the case so that the
+    page imports the same files' text (replay.py install_modules)."""
+    for line in code.splitlines():
+        if line.startswith("# modules:"):
+            out = []
+            for path in line[len("# modules:"):].split():
+                with open(os.path.join(REPO, path), encoding="utf-8") as f:
+                    out.append({"name": os.path.splitext(os.path.basename(path))[0], "path": path,
+                                "source": f.read()})
+            return out
+    return []
+
+
+def _import_files(modules):
+    """The script's modules imported from the repository's files (with PyTorch as torch)."""
+    for m in modules:
+        spec = importlib.util.spec_from_file_location(m["name"], os.path.join(REPO, m["path"]))
+        mod = importlib.util.module_from_spec(spec)
+        sys.modules[m["name"]] = mod
+        spec.loader.exec_module(mod)
+
+
 def script_cases():
     """tests/browser/scripts/*.py: whole PyTorch programs (`import torch`, nn, optim, data) run
     here with PyTorch; the page runs the same source with torchweb standing in for torch and
@@ -751,14 +776,23 @@ def script_cases():
     for name in sorted(os.listdir(SCRIPTS)):
         if not name.endswith(".py"):
             continue
-        with open(os.path.join(SCRIPTS, name)) as f:
+        with open(os.path.join(SCRIPTS, name), encoding="utf-8") as f:
             code = f.read()
+        modules = script_modules(code)
         ns = {"__name__": "__script__"}
         torch.manual_seed(0)
-        exec(compile(code, name, "exec"), ns)
-        out.append({"id": "script/" + name[:-3], "op": name, "style": "script", "code": code,
-                    "result": script_json(ns["result"]), "tol": list(SCRIPT_TOL),
-                    "inputs": [], "args": [], "kwargs": {}})
+        try:
+            _import_files(modules)
+            exec(compile(code, name, "exec"), ns)
+        finally:
+            for m in modules:
+                sys.modules.pop(m["name"], None)
+        case = {"id": "script/" + name[:-3], "op": name, "style": "script", "code": code,
+                "result": script_json(ns["result"]), "tol": list(SCRIPT_TOL),
+                "inputs": [], "args": [], "kwargs": {}}
+        if modules:
+            case["modules"] = modules
+        out.append(case)
     return out
 
 

@@ -3,8 +3,10 @@
 # makes its case FAIL with a message that names it. Defines `await replay_cases(json, filter)`,
 # which returns {"total", "passed", "failed": [[id, message]], "seconds"}.
 import math
+import sys
 import time
 import traceback
+import types
 
 import torchweb as torch
 
@@ -181,9 +183,26 @@ def run_script(case):
     compare the `result` it sets with PyTorch's."""
     if hasattr(torch, "install_torch_alias"):
         torch.install_torch_alias()
+    modules = case.get("modules", [])
     ns = {"__name__": "__script__"}
-    exec(compile(case["code"], case["op"], "exec"), ns)
+    try:
+        install_modules(modules)
+        exec(compile(case["code"], case["op"], "exec"), ns)
+    finally:
+        for m in modules:
+            sys.modules.pop(m["name"], None)
     return _compare_result(ns.get("result"), case["result"], case["tol"], "result")
+
+
+def install_modules(modules):
+    """The repository's modules a script imports (record_cases.py ships their text with the
+    case: the page has no files to import), importable under their names; each runs with the
+    torch installed now."""
+    for m in modules:
+        mod = types.ModuleType(m["name"])
+        mod.__file__ = m["path"]
+        sys.modules[m["name"]] = mod
+        exec(compile(m["source"], m["path"], "exec"), mod.__dict__)
 
 
 def _compare_result(got, want, tol, where):

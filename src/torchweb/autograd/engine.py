@@ -4,6 +4,7 @@ however many paths reach it, and accumulates into leaves (or captures, for autog
 import sys
 
 from .._size import contiguous_strides
+from ..lazy import materialize
 from . import anomaly_mode, grad_mode
 from .double_backward import apply_with_graph, recording
 from .function import AccumulateGrad
@@ -237,7 +238,7 @@ def _accumulate(node, g, capture, accumulate, owned=None):
     if accumulate:
         if mine and var._grad is None and _can_take(var, g):
             var._grad = g
-            g._backend().materialize(g)
+            materialize(g)
         else:
             accumulate_grad(var, g)
         if var._post_accumulate_grad_hooks:
@@ -279,6 +280,6 @@ def accumulate_grad(var, g):
     if var._grad is None:
         var._grad = g.detach().clone()  # the same gradient may flow to several leaves
         # computed now, so that the graph's saved tensors it reads are freed with the graph
-        var._grad._backend().materialize(var._grad)
+        materialize(var._grad)
     else:
         var._grad.add_(g)  # in place, as PyTorch: references to .grad see the sum

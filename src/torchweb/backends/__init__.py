@@ -1,13 +1,8 @@
-"""Device backends. Each implements the same primitives, which ops/ (and ops/lowering.py) call;
-a backend never calls up into ops:
-
-    empty_storage(numel, dtype)                storage_from_values(values, dtype)
-    read_values(t) / read_values_async(t)      elementwise(op, out, operands, classes, ...)
-    reduce(kind, out, inp, nred, acc_cls, ...) matmul(out, a, b, acc_cls)
-    random(kind, out, seed, call, a, b)
-    softmax_fits(row, rows) / softmax(out, inp, log): a fused softmax over inp's last dim
-    SPLIT_REDUCTIONS, MAX_MATMUL_K: what ops/lowering.py should split for this backend
-"""
+"""Device backends: one module per device type (cpu.py on numpy, webgpu/backend.py on WebGPU),
+each implementing the primitives and capability flags of backends/base.py's `Backend`, which
+ops/ (and ops/lowering.py) call; a backend never calls up into ops. Fusion (torchweb/lazy) sits above them: it hands a backend
+the nodes to write (run_fused), and a backend asks it to realize a pending storage before
+binding it through the hooks of backends/pending.py, which the lazy layer installs."""
 
 
 _loaded = {}

@@ -1,78 +1,54 @@
 """The cpu device on numpy (an optional dependency): storage is a flat numpy array, and a
-tensor's view of it is made with as_strided, so views share memory exactly as on the GPU."""
+tensor's view of it is made with as_strided, so views share memory exactly as on the GPU
+(cpu_arrays.py). The primitives are backends/base.py's contract.
 
+A storage may be pending (torchweb/lazy: its values an elementwise expression not yet run, or
+read by one); view() asks the lazy layer to write them first (backends/pending.py), and
+run_fused evaluates the expressions with the same numpy bodies as elementwise()."""
+
+from math import prod as _prod
+
+from . import pending
 from .. import _philox
-from .cpu_arrays import np, view
-from .cpu_conv import (col2im, im2col, interpolate, interpolate_backward, pad, pad_backward,  # noqa: F401
-                       grid_sample, grid_sample_backward, pool, pool_backward, unpool,
-                       unpool_backward)  # (conv, pooling, padding, interpolation, sampling)
-from .cpu_count import bincount, count_gather, count_scatter, search_sorted  # noqa: F401  (searchsorted, unique, bincount)
+from .base import absent as _absent
+from .cpu_arrays import CPUStorage as _CPUStorage, compute_np_dtype as _compute_np_dtype, np as _np
+from .cpu_arrays import np_dtype as _np_dtype, view as _view
+from .cpu_conv import (col2im, grid_sample, grid_sample_backward, im2col, interpolate,  # noqa: F401
+                       interpolate_backward, pad, pad_backward, pool, pool_backward, unpool, unpool_backward)
+from .cpu_count import bincount, count_gather, count_scatter, search_sorted  # noqa: F401
 from .cpu_embedding import embedding, embedding_backward  # noqa: F401
 from .cpu_index import (ATOMIC_FLOAT16, MAX_INDEX_BUFFERS, index_gather, index_scatter,  # noqa: F401
-                        mask_compact, masked_scatter)  # (gather, scatter, indexing, masks)
-from .cpu_optim import fused_update  # noqa: F401  (optimizer steps)
-from .cpu_sort import SORT_BLOCK, SPLIT_SCANS, scan, sort, sort_scatter_add  # noqa: F401  (scans, sorting)
+                        mask_compact, masked_scatter)
+from .cpu_optim import fused_update  # noqa: F401
+from .cpu_sort import (SORT_BLOCK, SPLIT_SCANS, scan, sort, sort_block, sort_merge,  # noqa: F401
+                       sort_scatter_add, sort_step)
 
 name = "cpu"
 
 
-class CPUStorage:
-    __slots__ = ("array", "dtype", "version", "__weakref__")
-    device_type = "cpu"
-
-    def __init__(self, array, dtype):
-        self.array = array
-        self.dtype = dtype
-        self.version = 0
-
-    @property
-    def numel(self):
-        return self.array.size
-
-
-def np_dtype(dtype):
-    return getattr(np(), dtype.numpy_name)
-
-
-def compute_np_dtype(dtype, cls):
-    if cls == "b":
-        return np().bool_
-    if dtype.name == "float16":
-        return np().float32  # half is computed in float32, as PyTorch's CPU path does
-    return np_dtype(dtype)
-
-
 def empty_storage(numel, dtype):
-    return CPUStorage(np().zeros(numel, dtype=np_dtype(dtype)), dtype)
+    return _CPUStorage(_np().zeros(numel, dtype=_np_dtype(dtype)), dtype)
 
 
 def storage_from_values(values, dtype):
-    return CPUStorage(np().array(values, dtype=np_dtype(dtype)).reshape(-1), dtype)
-
-
-def storage_from_array(arr, dtype):
-    return CPUStorage(np().ascontiguousarray(arr, dtype=np_dtype(dtype)).reshape(-1), dtype)
+    return _CPUStorage(_np().array(values, dtype=_np_dtype(dtype)).reshape(-1), dtype)
 
 
 def read_values(t):
-    return view(t).reshape(-1).tolist()
+    return _view(t).reshape(-1).tolist()
 
 
 async def read_values_async(t):
     return read_values(t)
 
 
-def materialize(t):
-    """The cpu device computes eagerly: nothing is pending."""
-
-
 def elementwise(op, out, operands, classes, cls, value_cls, compute_dtypes):
-    n = np()
+    n = _np()
     args = []
     for o, c, d in zip(operands, classes, compute_dtypes):
-        want = compute_np_dtype(d, c)
+        want = _compute_np_dtype(d, c)
         if hasattr(o, "_storage"):
-            v = view(o)
+            v = _view(o)
             if d.name == "float16" and o.dtype.name != "float16":
                 with n.errstate(over="ignore"):   # 70000 -> inf, as PyTorch casts
                     v = v.astype(n.float16)   # to the common dtype first, as PyTorch
@@ -83,7 +59,7 @@ def elementwise(op, out, operands, classes, cls, value_cls, compute_dtypes):
         raise RuntimeError("ZeroDivisionError")
     with n.errstate(all="ignore"):
         r = op.np(n, *args)
-    dst = view(out)
+    dst = _view(out)
     if out.dtype.name == "uint8":
         r = n.asarray(r)
         if r.dtype.kind == "f":
@@ -92,13 +68,59 @@ def elementwise(op, out, operands, classes, cls, value_cls, compute_dtypes):
         n.copyto(dst, n.broadcast_to(r, dst.shape), casting="unsafe")
 
 
+def run_fused(outs, roots):
+    """Write each pending storage of outs with the values of the fused elementwise expression
+    of the same position in roots (lazy Nodes of one shape), evaluated op by op as
+    elementwise() would, each intermediate rounded to float32 as its tensor would be."""
+    n = _np()
+    shape = tuple(roots[0].shape)
+    values = [_evaluate(n, node.key, iter(node.leaves), iter(node.scalars), shape, node.ROWS)
+              for node in roots]   # (all read before any is written: out= may read its own storage)
+    for s, v in zip(outs, values):
+        n.copyto(s.array[:_prod(shape)].reshape(shape), v, casting="unsafe")
+
+
+GRID_LIMITED = False   # (no dispatch grid: any number of elements runs)
+
+
+def _evaluate(n, key, leaves, scalars, shape, rows):
+    """The float32 values of the expression key (a lazy Node's structure), reading leaves
+    (depth first) and scalars (children's first, then the op's own) in the Node's order."""
+    (name, cls), args = key[0], key[1:]
+    values = []
+    own = []   # positions of this op's own scalars, filled after its children took theirs
+    for part in args:
+        if type(part[0]) is not str:   # an inlined child
+            values.append(_evaluate(n, part, leaves, scalars, shape, rows).astype(
+                _CLASS_DTYPE.get(part[0][1], n.float32), copy=False))
+        elif part[0] == "t":
+            storage, stride, offset, dtype = next(leaves)
+            a = storage.array
+            v = n.lib.stride_tricks.as_strided(a[offset:], shape=shape, strides=[x * a.itemsize for x in stride])
+            values.append(v.astype(n.float32 if part[1] == "f" else _compute_np_dtype(dtype, part[1]), copy=False))
+        else:
+            own.append(len(values))
+            values.append(None)
+    for i in own:
+        values[i] = n.array(next(scalars)).astype(n.float32)
+    with n.errstate(all="ignore"):
+        r = rows[name].np(n, *values)
+        return n.broadcast_to(n.asarray(r).astype(n.float32, copy=False), shape)
+
+
+_CLASS_DTYPE = {"b": "bool", "i": "int32", "u": "uint8"}   # how a child's float32 value is read in other classes
+
+
 SPLIT_REDUCTIONS = False   # numpy reduces in one go (ops/lowering.py)
 MAX_MATMUL_K = None
 
 
-def reduce(kind, out, inp, nred, acc_cls):
-    n = np()
-    x = view(inp)
+def reduce(kind, out, inp, nred, acc_cls, nchunks=1, divisor=None, index_from=None,
+           pairs_in=False, pairs_out=False):
+    """(The options after acc_cls are a split reduction's passes: never asked, SPLIT_REDUCTIONS
+    is False.)"""
+    n = _np()
+    x = _view(inp)
     axes = tuple(range(x.ndim - nred, x.ndim))
     outer = x.shape[:x.ndim - nred]
     with n.errstate(all="ignore"):
@@ -129,18 +151,18 @@ def reduce(kind, out, inp, nred, acc_cls):
             r = x.astype(bool).any(axis=axes)
         else:
             raise ValueError(kind)
-    n.copyto(view(out).reshape(n.shape(r)), r, casting="unsafe")
+    n.copyto(_view(out).reshape(n.shape(r)), r, casting="unsafe")
 
 
 def matmul(out, a, b, acc_cls):
-    n = np()
-    x, y = view(a), view(b)
+    n = _np()
+    x, y = _view(a), _view(b)
     if acc_cls == "f":
         x, y = x.astype(n.float32), y.astype(n.float32)
     else:
         x, y = x.astype(n.int64), y.astype(n.int64)
     with n.errstate(all="ignore"):  # inf * 0 in a product is NaN, as in PyTorch, silently
-        n.copyto(view(out), n.matmul(x, y), casting="unsafe")
+        n.copyto(_view(out), n.matmul(x, y), casting="unsafe")
 
 
 def softmax_fits(row, rows):
@@ -148,12 +170,49 @@ def softmax_fits(row, rows):
     return False
 
 
+def softmax(out, inp, log):
+    raise _absent("softmax", "softmax_fits is False")
+
+
+def moments_fits(row, rows):
+    """No fused kernel: var and std are composed of reductions."""
+    return False
+
+
+def moments(out, inp, denom, std, with_mean):
+    raise _absent("moments", "moments_fits is False")
+
+
+def attention_fits(L, S, E, Ev, batch=1):
+    """No fused kernels: attention is composed of matmuls and softmax."""
+    return False
+
+
+def attention_forward(out, lse, q, k, v, mask, causal, scale):
+    raise _absent("attention_forward", "attention_fits is False")
+
+
+def attention_backward(dq, dkv, q, k, v, mask, dout, ld, causal, scale):
+    raise _absent("attention_backward", "attention_fits is False")
+
+
+def capturing():
+    """torchweb.compile captures webgpu work only."""
+    return False
+
+
+def device_assert(bad, what, exc, message):
+    """Raise exc(message) now if any element of bad is true (numpy has the values at hand)."""
+    if _view(bad).any():
+        raise exc(message() if callable(message) else message)
+
+
 def random(kind, out, seed, call, a, b):
-    n = np()
+    n = _np()
     if kind == "uniform" and out.dtype.name == "float16":
         # 11 random bits for half, as the GPU kernel draws them: 24 would round up to 1.0
         u = (_philox.philox(n, out.numel(), seed, call)[0] >> n.uint32(21)).astype(n.float32) * n.float32(2.0 ** -11)
         v = n.float32(a) + (n.float32(b) - n.float32(a)) * u
     else:
         v = _philox.values(n, kind, out.numel(), seed, call, a, b)
-    n.copyto(view(out), v.reshape(out.shape), casting="unsafe")
+    n.copyto(_view(out), v.reshape(out.shape), casting="unsafe")

@@ -2,7 +2,7 @@
 same contract as backends/webgpu/kernels/index.py) and mask compaction. Indices are checked
 here, before anything is written, with the op's own exception type and PyTorch's words."""
 
-from .cpu_arrays import np, view
+from .cpu_arrays import array_for_read, array_for_write, np, view
 
 MAX_INDEX_BUFFERS = 1 << 30   # numpy binds nothing
 ATOMIC_FLOAT16 = True         # float16 reduces in place (numpy's ufunc.at)
@@ -36,7 +36,7 @@ def index_gather(out, src, walk, indices, check):
     if out.numel() == 0:
         return
     pos = _positions(src, tuple(out.shape), walk, indices, check)
-    np().copyto(view(out), src._storage.array[pos])
+    np().copyto(view(out), array_for_read(src._storage)[pos])
 
 
 def index_scatter(dst, src, walk, indices, reduce, check):
@@ -45,7 +45,7 @@ def index_scatter(dst, src, walk, indices, reduce, check):
     pos = _positions(dst, shape, walk, indices, check).reshape(-1)
     if pos.size == 0:
         return
-    arr = dst._storage.array
+    arr = array_for_write(dst._storage)
     if hasattr(src, "_storage"):
         vals = view(src).astype(arr.dtype).reshape(-1)
     else:

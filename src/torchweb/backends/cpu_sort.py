@@ -2,6 +2,7 @@
 Same semantics as PyTorch's CPU kernels: cummax/cummin let NaN and ties win at the latest
 position, sorts are stable with NaN largest and -0.0 equal to 0.0."""
 
+from .base import absent
 from .cpu_arrays import np, view
 
 SPLIT_SCANS = False     # numpy scans a row in one go
@@ -40,7 +41,9 @@ def _cumext(n, kind, x):
     return vals, idx
 
 
-def scan(kind, out, inp, acc_cls, indices=None, reverse=False):
+def scan(kind, out, inp, acc_cls, indices=None, reverse=False, nchunks=1, totals_only=False,
+         carry=None, carry_indices=None, pairs_in=False, pairs_out=False, index_in=None):
+    """(The options after reverse are a split scan's passes: never asked, SPLIT_SCANS is False.)"""
     n = np()
     x = view(inp)
     if reverse:
@@ -59,7 +62,7 @@ def scan(kind, out, inp, acc_cls, indices=None, reverse=False):
         n.copyto(view(out), r, casting="unsafe")
 
 
-def sort_order(x, descending):
+def _sort_order(x, descending):
     """The stable sorting permutation of x's last axis (NaN largest, -0.0 == 0.0)."""
     n = np()
     pos = n.broadcast_to(n.arange(x.shape[-1]), x.shape)
@@ -78,9 +81,21 @@ def sort_order(x, descending):
 def sort(values, indices, inp, descending):
     n = np()
     x = view(inp)
-    order = sort_order(x, descending) if x.shape[-1] else n.zeros(x.shape, dtype=n.int64)
+    order = _sort_order(x, descending) if x.shape[-1] else n.zeros(x.shape, dtype=n.int64)
     n.copyto(view(values), n.take_along_axis(x, order, axis=-1), casting="unsafe")
     n.copyto(view(indices), order, casting="unsafe")
+
+
+def sort_block(inp, acc_cls, size, descending, values=None, indices=None, work_keys=None, work_idx=None):
+    raise absent("sort_block", "SORT_BLOCK is None: sort() sorts whole rows")
+
+
+def sort_step(work_keys, work_idx, acc_cls, R, k, j, descending):
+    raise absent("sort_step", "SORT_BLOCK is None: sort() sorts whole rows")
+
+
+def sort_merge(work_keys, work_idx, acc_cls, R, descending, values=None, indices=None):
+    raise absent("sort_merge", "SORT_BLOCK is None: sort() sorts whole rows")
 
 
 def sort_scatter_add(out, idx, src):

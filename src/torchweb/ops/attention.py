@@ -1,7 +1,7 @@
 """torch.nn.functional.scaled_dot_product_attention.
 
 Two ways, chosen here:
-- fused (backends that have `attention_fits`, i.e. webgpu, when it says yes): FlashAttention-2
+- fused (where the backend's `attention_fits` says yes: webgpu's, for large sizes): FlashAttention-2
   kernels (backends/webgpu/kernels/attention.py) that never hold the L x S scores: the forward
   saves each row's logsumexp, the backward recomputes the scores tile by tile;
 - composite: softmax(q @ k^T * scale + mask) @ v from the primitives, so autograd comes with it:
@@ -22,7 +22,7 @@ from ..autograd.function import Function
 from ..backends import backend_for
 from . import elementwise as E
 from . import elementwise as PW
-from .dispatch import common_device, empty, expand_to
+from .operands import common_device, empty, expand_to
 from .reduction import raw_reduce
 from .registry import define
 from .. import _creation
@@ -221,14 +221,12 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     elif E_ == 0:
         scale = 1.0
     causal = bool(is_causal)
-    be = backend_for(q.device.type)
-    fits = getattr(be, "attention_fits", None)
     nb = 1
     for s in batch:
         nb *= s
     mask_grad = (mask is not None and mask.requires_grad and grad_mode.is_grad_enabled())
-    if (fits is None or not fits(L, S, E_, Ev, batch=nb) or dropout_p > 0 or mask_grad
-            or min(L, S, E_, Ev, nb) == 0):
+    if (dropout_p > 0 or mask_grad or min(L, S, E_, Ev, nb) == 0
+            or not backend_for(q.device.type).attention_fits(L, S, E_, Ev, batch=nb)):
         return _composite(q, k, v, mask, causal, scale, dropout_p)
     batch = tuple(batch)
     if grad_mode.is_grad_enabled() and (q.requires_grad or k.requires_grad or v.requires_grad):

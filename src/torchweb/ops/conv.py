@@ -21,7 +21,8 @@ from ..backends import backend_for
 from . import elementwise as E
 from . import lowering
 from . import shape as S
-from .dispatch import common_device, empty, expand_to, is_tensor
+from .operands import common_device, empty, expand_to, is_tensor
+from .elementwise import contiguous_operand
 from .registry import define
 from .reduction import raw_reduce
 
@@ -130,10 +131,6 @@ def _is_pointwise(g):
     return all(k == 1 for k in g.kernel) and all(s == 1 for s in g.stride) and not any(g.padding)
 
 
-def _contig(t):
-    return t if t.is_contiguous() else E.copy_into(empty(t.shape, t.dtype, t.device), t)
-
-
 def _cols(x, g, l0, l1, layout="ncl"):
     """The columns of output positions l0 .. l1 - 1 of x: [n, C*K, Lc] ("ncl", contiguous) or
     a [C*K, n, Lc] contiguous tensor ("cnl")."""
@@ -154,7 +151,7 @@ def _positions(t, l0, l1):
     """t [n, Ch, *O] (spatial dims mergeable) as [n, Ch, l1 - l0]: output positions l0 .. l1 - 1."""
     n, Ch = t.shape[0], t.shape[1]
     L = numel(t.shape[2:])
-    tc = t if _spatial_flat(t) else _contig(t)
+    tc = t if _spatial_flat(t) else contiguous_operand(t)
     inner = [st for sz, st in zip(tc.shape[2:], tc._stride[2:]) if sz != 1]
     st = inner[-1] if inner else 1
     return tc._view((n, Ch, l1 - l0), (tc._stride[0], tc._stride[1], st), tc._offset + l0 * st) if L else \
@@ -175,7 +172,7 @@ def conv_core(x, w, g, groups):
     out = empty((N, Cout) + g.out_size, x.dtype, x.device)
     if out.numel() == 0:
         return out
-    wc = _contig(w)
+    wc = contiguous_operand(w)
     wg = wc._view((1, groups, Coutg, Cg * K), (0, Coutg * Cg * K, Cg * K, 1), wc._offset)
     for n0, n1, l0, l1 in _chunks(N, C * K, L):
         n, Lc = n1 - n0, l1 - l0
@@ -198,8 +195,8 @@ def conv_input_grad(gout, w, g, groups, C):
     out = empty((N, C) + g.in_size, gout.dtype, gout.device)
     if out.numel() == 0:
         return out
-    gout = _contig(gout)
-    wc = _contig(w)
+    gout = contiguous_operand(gout)
+    wc = contiguous_operand(w)
     wt = wc._view((1, groups, Cg * K, Coutg), (0, Coutg * Cg * K, 1, Cg * K), wc._offset)
     for n0, n1, l0, l1 in _chunks(N, C * K, L):
         n, Lc = n1 - n0, l1 - l0
@@ -234,7 +231,7 @@ def conv_weight_grad(x, gout, g, groups, wshape):
         cols = _cols(_narrow0(x, n0, n1), g, l0, l1, layout="cnl")           # [C*K, n, Lc]
         colsT = cols._view((groups, n * Lc, Cg * K), (Cg * K * n * Lc, 1, n * Lc), cols._offset)
         gs = _positions(_narrow0(gout, n0, n1), l0, l1)                        # [n, Cout, Lc]
-        gp = _contig(gs._view((Cout, n, Lc), (gs._stride[1], gs._stride[0], gs._stride[2]), gs._offset))
+        gp = contiguous_operand(gs._view((Cout, n, Lc), (gs._stride[1], gs._stride[0], gs._stride[2]), gs._offset))
         gpg = gp._view((groups, Coutg, n * Lc), (Coutg * n * Lc, n * Lc, 1), gp._offset)
         if i == 0:
             _mm_into(acc, gpg, colsT)
@@ -627,7 +624,7 @@ def tensor_unfold(x, dimension, size, step):
             return S.reshape(gw, ())
         A = numel(in_shape[:d])
         B = numel(in_shape[d + 1:])
-        gc = _contig(gw)
+        gc = contiguous_operand(gw)
         cols = gc._view((A, B * size, nwin), (nwin * B * size, 1, B * size), gc._offset)
         out = empty(in_shape, gw.dtype, gw.device)
         target = out._view((A, B, L), (L * B, 1, B), 0)

@@ -4,8 +4,8 @@ from .. import _dtype as D
 from .._float64 import ROUTES as FLOAT64
 from ..autograd import grad_mode
 from ..autograd.function import Function
-from ..backends import backend_for
-from .dispatch import empty, is_tensor
+from ..backends.cpu_arrays import storage_from_array, view
+from .operands import empty, is_tensor
 from . import elementwise as E
 from .._tensor import Tensor
 from .._numpy import np
@@ -20,12 +20,13 @@ def _move(x, device):
     if device.type == "cpu":
         n = np()
         if src.device.type == "webgpu":
-            arr = backend_for("webgpu").read_array(src, n).reshape(x.shape)
+            from ..backends.webgpu.transfer import read_array  # deferred: driver choice (the webgpu backend needs one)
+            arr = read_array(src, n).reshape(x.shape)
         else:
-            arr = backend_for("cpu").view(src).copy()
-        return Tensor._make(backend_for("cpu").storage_from_array(arr, x.dtype), x.shape, None, 0, x.dtype, device)
+            arr = view(src).copy()
+        return Tensor._make(storage_from_array(arr, x.dtype), x.shape, None, 0, x.dtype, device)
     # to webgpu from cpu
-    return _from_numpy_array(backend_for("cpu").view(src), x.dtype, device)
+    return _from_numpy_array(view(src), x.dtype, device)
 
 
 def _convert_raw(x, dtype, device):

@@ -32,7 +32,8 @@ from ..autograd import grad_mode
 from ..autograd.function import Function
 from ..backends import backend_for
 from . import elementwise as E
-from .dispatch import empty, is_tensor
+from .operands import empty, is_tensor
+from .elementwise import contiguous_operand
 from .registry import define
 from .._creation import arange, tensor
 from .reduction import raw_reduce
@@ -43,16 +44,8 @@ from .sorting import raw_sort
 histogram_t = namedtuple("histogram", ["hist", "bin_edges"])
 
 
-def _contig(t):
-    if t.is_contiguous():
-        return t
-    c = empty(t.shape, t.dtype, t.device)
-    E.copy_into(c, t)
-    return c
-
-
 def _flat(t):
-    c = _contig(t)
+    c = contiguous_operand(t)
     return c._view((c.numel(),), (1,), c._offset)
 
 
@@ -99,7 +92,6 @@ class _NoGrad(Function):
         outs = out if isinstance(out, tuple) else (out,)
         ctx.mark_non_differentiable(*outs[1:])
         return out
-
 
 
 def _refusing(node, what, exc=NotImplementedError, message=None):
@@ -230,7 +222,7 @@ def _unique_dim(x, d, consecutive, return_inverse, return_counts):
     pos, m = _runs(flags, n)
     starts = _first_positions(be, flags, pos, n, m, dev)
     values = _take_rows(srt, _slice(starts, 0, m)) if m < n else srt
-    values = back(values if values is not srt else _contig(srt), m)
+    values = back(values if values is not srt else contiguous_operand(srt), m)
     inverse = counts = None
     if return_inverse:
         slot = E.run("sub", pos, 1)
@@ -408,6 +400,31 @@ def _linspace_f32(lo, hi, steps):
             for i in range(steps)]
 
 
+def equal_width_edges(bins, rng, data, d):
+    """The bins + 1 equal-width edge values of dimension d over rng (lo, hi) or data's min and max
+    (float32 linspace; float16 data rounds them), with torch.histogramdd's checks."""
+    nb = int(bins)
+    if nb <= 0:
+        raise RuntimeError(f"torch.histogramdd(): bins must be > 0, but got {nb} for dimension {d}")
+    if rng is not None:
+        lo, hi = float(rng[0]), float(rng[1])
+    elif data.numel():
+        lo, hi = (float(v) for v in _minmax(data))
+    else:
+        lo, hi = 0.0, 1.0
+    if lo != lo or hi != hi or abs(lo) == float("inf") or abs(hi) == float("inf"):
+        raise RuntimeError(f"torch.histogramdd(): dimension {d}'s range [{_fmt(lo)}, {_fmt(hi)}] is not finite")
+    if lo > hi:
+        raise RuntimeError(f"torch.histogramdd(): min should not exceed max, but got min {_fmt(lo)} max "
+                           f"{_fmt(hi)} for dimension {d}")
+    if lo == hi:
+        lo, hi = lo - 0.5, hi + 0.5
+    vals = _linspace_f32(lo, hi, nb + 1)
+    if data.dtype is D.float16:
+        vals = [_f16(v) for v in vals]
+    return vals
+
+
 @define("histogram", "other", out=True, differentiable=False,
         doc="histogram(input, bins, *, range=None, weight=None, density=False) -> (hist, bin_edges)\n\n"
             "A histogram of input's elements: bins an int (equal widths over range, or the data's "
@@ -441,29 +458,12 @@ def histogram(input, bins, *, range=None, weight=None, density=False):
             if bins.numel() == 0:
                 raise RuntimeError("torch.histogramdd(): bins tensor should have at least 1 element, but got 0 "
                                    "elements in the bins tensor for dimension 0")
-            edges = _contig(bins if bins.dtype is input.dtype else bins.to(input.dtype))
+            edges = contiguous_operand(bins if bins.dtype is input.dtype else bins.to(input.dtype))
             nb = edges.numel() - 1
             left, right = (v for v in _slice(edges, 0, 1).tolist() + _slice(edges, nb, 1).tolist())
         else:
-            nb = int(bins)
-            if nb <= 0:
-                raise RuntimeError(f"torch.histogramdd(): bins must be > 0, but got {nb} for dimension 0")
-            if range is not None:
-                lo, hi = float(range[0]), float(range[1])
-            elif input.numel():
-                lo, hi = (float(v) for v in _minmax(input))
-            else:
-                lo, hi = 0.0, 1.0
-            if lo != lo or hi != hi or abs(lo) == float("inf") or abs(hi) == float("inf"):
-                raise RuntimeError(f"torch.histogramdd(): dimension 0's range [{_fmt(lo)}, {_fmt(hi)}] is not finite")
-            if lo > hi:
-                raise RuntimeError(f"torch.histogramdd(): min should not exceed max, but got min {_fmt(lo)} "
-                                   f"max {_fmt(hi)} for dimension 0")
-            if lo == hi:
-                lo, hi = lo - 0.5, hi + 0.5
-            vals = _linspace_f32(lo, hi, nb + 1)
-            if input.dtype is D.float16:
-                vals = [_f16(v) for v in vals]
+            vals = equal_width_edges(bins, None if range is None else range[:2], input, 0)
+            nb = len(vals) - 1
             edges = tensor(vals, dtype=input.dtype, device=dev)
             left, right = vals[0], vals[-1]
         wdt = D.float32

@@ -4,7 +4,7 @@ the operands are combined pairwise left to right: an elementwise product where n
 contracted, else one bmm (batch = subscripts in both that are still needed, contracted = in both
 and needed no more, the rest kept). Its gradient comes from those ops."""
 
-from .dispatch import is_tensor
+from .operands import is_tensor
 from .registry import define
 from . import linalg as L, reduction as R, shape as S
 from .layout import diagonal

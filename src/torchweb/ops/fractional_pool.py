@@ -5,7 +5,7 @@ device in float32 as ATen's generate_intervals does, every window element is gat
 flattened plane and the max taken over them, so the gradient comes from gather and max."""
 
 from .. import _dtype as D
-from .dispatch import is_tensor
+from .operands import is_tensor
 from .registry import define
 from .._creation import arange, full, tensor, rand
 from .join import cat

@@ -11,7 +11,8 @@ from ..autograd.function import Function
 from ..backends import backend_for
 from . import elementwise as E
 from .conv import _shape_str
-from .dispatch import common_device, empty, is_tensor
+from .operands import common_device, empty, is_tensor
+from .elementwise import contiguous_operand
 from .registry import define
 from . import shape as S
 from .._creation import tensor
@@ -20,10 +21,6 @@ from .linalg import matmul
 
 def _be(t):
     return backend_for(t.device.type)
-
-
-def _contig(t):
-    return t if t.is_contiguous() else E.copy_into(empty(t.shape, t.dtype, t.device), t)
 
 
 class _GridSample(Function):
@@ -52,7 +49,7 @@ class _GridSample(Function):
         else:
             gg_k = gg
         if (gx is not None or gg_k is not None) and grid.numel() and x.numel():
-            _be(g).grid_sample_backward(gx, gg_k, _contig(g), x, grid, mode, pad, align)
+            _be(g).grid_sample_backward(gx, gg_k, contiguous_operand(g), x, grid, mode, pad, align)
         elif gg_k is not None:
             E.fill(gg_k, 0)
         if gx is not None and x.dtype is not D.float32:

@@ -4,7 +4,7 @@ offsets are read back to cut the slices. Rows (or columns) past offs[-1], which 
 unset, are zeros here."""
 
 from .. import _dtype as D
-from .dispatch import is_tensor
+from .operands import is_tensor
 from .registry import define
 from .._creation import zeros
 from .join import cat, stack

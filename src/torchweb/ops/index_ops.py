@@ -12,13 +12,13 @@ as PyTorch synchronizes too.
 """
 
 from .. import _dtype as D
-from .._size import broadcast_shapes, wrap_dim
+from .._size import broadcast_shapes, required_dim, wrap_dim
 from ..autograd.function import Function
 from ..backends import backend_for
 from . import elementwise as E
 from . import lowering
 from . import shape as S
-from .dispatch import common_device, empty, expand_to, is_tensor
+from .operands import common_device, empty, expand_to, is_tensor
 from .adjoint import linear_backward
 from .inplace import apply_function_inplace
 from .registry import define
@@ -191,9 +191,7 @@ def _wrapped(index, size):
         "out[i][j][k] = input[index[i][j][k]][j][k] (for dim=0): values picked along dim by index, "
         "which has input's rank and is no larger apart from dim. Indices must be in [0, size).")
 def gather(input, dim=None, index=None, *, sparse_grad=False, out=None, axis=None):
-    if dim is None and axis is None:
-        raise TypeError("gather() missing 1 required positional argument: 'dim'")
-    dim = dim if axis is None else axis   # (NumPy's name, which PyTorch takes)
+    dim = required_dim("gather", dim, axis)
     _index_dtype("gather", index)
     common_device(input, index, what="gather")
     d = wrap_dim(dim, input.dim())
@@ -309,9 +307,7 @@ def _scatter(x, dim, index, src=None, value=None, reduce=None, inplace=False):
 
 
 def scatter_(x, dim=None, index=None, src=None, value=None, *, reduce=None, axis=None):
-    if dim is None and axis is None:
-        raise TypeError("scatter_() missing 1 required positional argument: 'dim'")
-    dim = dim if axis is None else axis   # (NumPy's name, which PyTorch takes)
+    dim = required_dim("scatter_", dim, axis)
     return _scatter(x, dim, index, src, value, reduce, inplace=True)
 
 
@@ -320,9 +316,7 @@ def scatter_(x, dim=None, index=None, src=None, value=None, *, reduce=None, axis
         "dim (the inverse of gather); reduce='add' or 'multiply' combines instead (no gradient, as "
         "PyTorch). With duplicate indices and no reduce, which value wins is not defined.")
 def scatter(input, dim=None, index=None, src=None, value=None, *, reduce=None, axis=None):
-    if dim is None and axis is None:
-        raise TypeError("scatter() missing 1 required positional argument: 'dim'")
-    dim = dim if axis is None else axis   # (NumPy's name, which PyTorch takes)
+    dim = required_dim("scatter", dim, axis)
     return _scatter(input, dim, index, src, value, reduce)
 
 
@@ -355,9 +349,7 @@ def _scatter_add(x, dim, index, src, inplace):
 
 
 def scatter_add_(x, dim=None, index=None, src=None, *, axis=None):
-    if dim is None and axis is None:
-        raise TypeError("scatter_add_() missing 1 required positional argument: 'dim'")
-    dim = dim if axis is None else axis   # (NumPy's name, which PyTorch takes)
+    dim = required_dim("scatter_add_", dim, axis)
     return _scatter_add(x, dim, index, src, True)
 
 
@@ -365,9 +357,7 @@ def scatter_add_(x, dim=None, index=None, src=None, *, axis=None):
         "A copy of input with src's values added at the positions index gives along dim "
         "(duplicates add up; on the GPU in no fixed order, so float sums may differ in the last bits).")
 def scatter_add(input, dim=None, index=None, src=None, *, axis=None):
-    if dim is None and axis is None:
-        raise TypeError("scatter_add() missing 1 required positional argument: 'dim'")
-    dim = dim if axis is None else axis   # (NumPy's name, which PyTorch takes)
+    dim = required_dim("scatter_add", dim, axis)
     return _scatter_add(input, dim, index, src, False)
 
 
@@ -456,9 +446,7 @@ def _scatter_reduce(x, dim, index, src, reduce, include_self, inplace):
 
 
 def scatter_reduce_(x, dim=None, index=None, src=None, reduce=None, *, include_self=True, axis=None):
-    if dim is None and axis is None:
-        raise TypeError("scatter_reduce_() missing 1 required positional argument: 'dim'")
-    dim = dim if axis is None else axis   # (NumPy's name, which PyTorch takes)
+    dim = required_dim("scatter_reduce_", dim, axis)
     return _scatter_reduce(x, dim, index, src, reduce, include_self, True)
 
 
@@ -468,9 +456,7 @@ def scatter_reduce_(x, dim=None, index=None, src=None, reduce=None, *, include_s
         "'prod', 'mean', 'amax' or 'amin'; include_self=False leaves input's values out where "
         "something is scattered. Integer means round down, as PyTorch.")
 def scatter_reduce(input, dim=None, index=None, src=None, reduce=None, *, include_self=True, axis=None):
-    if dim is None and axis is None:
-        raise TypeError("scatter_reduce() missing 1 required positional argument: 'dim'")
-    dim = dim if axis is None else axis   # (NumPy's name, which PyTorch takes)
+    dim = required_dim("scatter_reduce", dim, axis)
     return _scatter_reduce(input, dim, index, src, reduce, include_self, False)
 
 
@@ -496,9 +482,7 @@ class _IndexSelect(Function):
         "The slices of input along dim at the positions of index (a vector of int32/int64 in "
         "[0, size)).")
 def index_select(input, dim=None, index=None, *, out=None, axis=None):
-    if dim is None and axis is None:
-        raise TypeError("index_select() missing 1 required positional argument: 'dim'")
-    dim = dim if axis is None else axis   # (NumPy's name, which PyTorch takes)
+    dim = required_dim("index_select", dim, axis)
     _index_dtype("index_select", index, exc=IndexError,
                  msg="index_select(): Expected dtype int32 or int64 for index")
     common_device(input, index, what="index_select")
@@ -658,18 +642,14 @@ def _index_add(x, dim, index, source, alpha, inplace):
 
 
 def index_add_(x, dim=None, index=None, source=None, *, alpha=1, axis=None):
-    if dim is None and axis is None:
-        raise TypeError("index_add_() missing 1 required positional argument: 'dim'")
-    dim = dim if axis is None else axis   # (NumPy's name, which PyTorch takes)
+    dim = required_dim("index_add_", dim, axis)
     return _index_add(x, dim, index, source, alpha, True)
 
 
 @define("index_add", "indexing", out=True, inplace=index_add_, doc="index_add(input, dim, index, source, *, alpha=1) -> Tensor\n\n"
         "A copy of input with alpha * source's slices added into the slices index gives along dim.")
 def index_add(input, dim=None, index=None, source=None, *, alpha=1, axis=None):
-    if dim is None and axis is None:
-        raise TypeError("index_add() missing 1 required positional argument: 'dim'")
-    dim = dim if axis is None else axis   # (NumPy's name, which PyTorch takes)
+    dim = required_dim("index_add", dim, axis)
     return _index_add(input, dim, index, source, alpha, False)
 
 
@@ -707,18 +687,14 @@ def _index_copy(x, dim, index, source, inplace):
 
 
 def index_copy_(x, dim=None, index=None, source=None, *, axis=None):
-    if dim is None and axis is None:
-        raise TypeError("index_copy_() missing 1 required positional argument: 'dim'")
-    dim = dim if axis is None else axis   # (NumPy's name, which PyTorch takes)
+    dim = required_dim("index_copy_", dim, axis)
     return _index_copy(x, dim, index, source, True)
 
 
 @define("index_copy", "indexing", out=True, inplace=index_copy_, doc="index_copy(input, dim, index, source) -> Tensor\n\n"
         "A copy of input with source's slices written into the slices index (int64) gives along dim.")
 def index_copy(input, dim=None, index=None, source=None, *, axis=None):
-    if dim is None and axis is None:
-        raise TypeError("index_copy() missing 1 required positional argument: 'dim'")
-    dim = dim if axis is None else axis   # (NumPy's name, which PyTorch takes)
+    dim = required_dim("index_copy", dim, axis)
     return _index_copy(input, dim, index, source, False)
 
 
@@ -764,9 +740,7 @@ def _index_fill(x, dim, index, value, inplace):
 
 
 def index_fill_(x, dim=None, index=None, value=None, *, axis=None):
-    if dim is None and axis is None:
-        raise TypeError("index_fill_() missing 1 required positional argument: 'dim'")
-    dim = dim if axis is None else axis   # (NumPy's name, which PyTorch takes)
+    dim = required_dim("index_fill_", dim, axis)
     return _index_fill(x, dim, index, value, True)
 
 
@@ -774,9 +748,7 @@ def index_fill_(x, dim=None, index=None, value=None, *, axis=None):
         "A copy of input with the slices index (int64, negatives from the end) gives along dim set "
         "to value (a number or a 0-d tensor).")
 def index_fill(input, dim=None, index=None, value=None, *, axis=None):
-    if dim is None and axis is None:
-        raise TypeError("index_fill() missing 1 required positional argument: 'dim'")
-    dim = dim if axis is None else axis   # (NumPy's name, which PyTorch takes)
+    dim = required_dim("index_fill", dim, axis)
     return _index_fill(input, dim, index, value, False)
 
 

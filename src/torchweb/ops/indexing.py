@@ -21,7 +21,7 @@ from . import elementwise as E
 from . import lowering
 from . import reduction as R, shape as S
 from .adjoint import linear_backward
-from .dispatch import empty, expand_to, is_tensor
+from .operands import empty, expand_to, is_tensor
 from .registry import define
 from .._creation import _flatten, tensor
 from .index_ops import nonzero, masked_fill_

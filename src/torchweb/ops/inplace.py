@@ -4,7 +4,7 @@ a view becomes the base's history (PyTorch's CopySlices)."""
 
 from ..autograd import grad_mode
 from ..autograd.function import Function
-from .dispatch import empty, is_tensor
+from .operands import empty, is_tensor
 from . import elementwise as E
 from .elementwise import OPS, inplace_function
 from .shape import storage_scratch

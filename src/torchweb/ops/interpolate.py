@@ -10,11 +10,11 @@ import struct
 from ..autograd import grad_mode
 from ..autograd.function import Function
 from ..backends import backend_for
-from .dispatch import empty, is_tensor
+from .operands import empty, is_tensor
+from .elementwise import contiguous_operand
 from .adjoint import linear_backward
 from .registry import define
 from . import pooling
-from .pooling import _contig
 
 _KERNEL = {"nearest": "nearest", "nearest-exact": "nearest-exact", "linear": "linear", "bilinear": "linear",
            "trilinear": "linear", "bicubic": "cubic"}
@@ -52,7 +52,7 @@ class _Interp(Function):
         def scatter(g):
             gin = empty(shape, g.dtype, g.device)
             if gin.numel():
-                _be(g).interpolate_backward(kmode, gin, _contig(g), scales, align)
+                _be(g).interpolate_backward(kmode, gin, contiguous_operand(g), scales, align)
             return gin
         # interpolation is linear in its input: the adjoint of its backward is itself
         return linear_backward(g, scatter, lambda gg: _Interp.apply(gg, kmode, out_size, scales, align),
@@ -71,6 +71,21 @@ def _fn(mode, r):
 
 class _NoCtx:
     pass
+
+
+def _per_dim(value, cast, input, words):
+    """size or scale_factor as one value per spatial dim (a number stands for all of them);
+    words: how PyTorch's error names it."""
+    dim = input.dim() - 2
+    if not isinstance(value, (list, tuple)):
+        return [cast(value)] * max(dim, 0)
+    if len(value) != dim:
+        name, of, fmt = words
+        raise ValueError(f"Input and {name} must have the same number of spatial dimensions, but got "
+                         f"input with spatial dimensions of {list(input.shape[2:])} and {of} "
+                         f"{list(value)}. Please provide input tensor in (N, C, d1, d2, ...,dK) format "
+                         f"and {fmt} format.")
+    return [cast(v) for v in value]
 
 
 @define("interpolate", "other", torch=False, method=False, functional=True,
@@ -93,26 +108,11 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         raise ValueError("only one of size or scale_factor should be defined")
     if size is not None:
         scale_factors = None
-        if isinstance(size, (list, tuple)):
-            if len(size) != dim:
-                raise ValueError(f"Input and output must have the same number of spatial dimensions, but got "
-                                 f"input with spatial dimensions of {list(input.shape[2:])} and output size of "
-                                 f"{list(size)}. Please provide input tensor in (N, C, d1, d2, ...,dK) format "
-                                 f"and output size in (o1, o2, ...,oK) format.")
-            output_size = [int(s) for s in size]
-        else:
-            output_size = [int(size)] * max(dim, 0)
+        output_size = _per_dim(size, int, input, ("output", "output size of", "output size in (o1, o2, ...,oK)"))
     elif scale_factor is not None:
         output_size = None
-        if isinstance(scale_factor, (list, tuple)):
-            if len(scale_factor) != dim:
-                raise ValueError(f"Input and scale_factor must have the same number of spatial dimensions, but "
-                                 f"got input with spatial dimensions of {list(input.shape[2:])} and scale_factor "
-                                 f"of shape {list(scale_factor)}. Please provide input tensor in (N, C, d1, d2, "
-                                 f"...,dK) format and scale_factor in (s1, s2, ...,sK) format.")
-            scale_factors = [float(s) for s in scale_factor]
-        else:
-            scale_factors = [float(scale_factor)] * max(dim, 0)
+        scale_factors = _per_dim(scale_factor, float, input,
+                                 ("scale_factor", "scale_factor of shape", "scale_factor in (s1, s2, ...,sK)"))
     else:
         raise ValueError("either size or scale_factor should be defined")
     if recompute_scale_factor and size is not None:

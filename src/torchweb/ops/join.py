@@ -4,7 +4,7 @@ from .. import _dtype as D
 from .._size import wrap_dim
 from ..autograd import grad_mode
 from ..autograd.function import Function
-from .dispatch import common_device, empty, is_tensor
+from .operands import common_device, empty, is_tensor
 from . import elementwise as E
 from . import shape as S
 from .registry import define

@@ -4,7 +4,7 @@ gradients come from those: flip (fliplr, flipud, rot90), roll, repeat, tile, rep
 meshgrid, atleast_1d/2d/3d, column_stack, dstack."""
 
 from .._size import wrap_dim
-from .dispatch import is_tensor
+from .operands import is_tensor
 from .elementwise import call
 from .registry import define
 from . import join as J, linalg as L, shape as S
@@ -46,9 +46,7 @@ def fliplr(input):
     """fliplr(input) -> Tensor
 
     flip along dim 1 (input must have at least 2 dims)."""
-    if input.dim() < 2:
-        raise RuntimeError("Input must be >= 2-d.")
-    return flip(input, (1,))
+    return _flip_one(input, 1)
 
 
 @define("flipud", "shape")
@@ -56,9 +54,14 @@ def flipud(input):
     """flipud(input) -> Tensor
 
     flip along dim 0 (input must have at least 1 dim)."""
-    if input.dim() < 1:
-        raise RuntimeError("Input must be >= 1-d.")
-    return flip(input, (0,))
+    return _flip_one(input, 0)
+
+
+def _flip_one(input, d):
+    """flip along dim d, which must exist (fliplr's 1, flipud's 0)."""
+    if input.dim() < d + 1:
+        raise RuntimeError(f"Input must be >= {d + 1}-d.")
+    return flip(input, (d,))
 
 
 @define("rot90", "shape")
@@ -155,12 +158,7 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None, axis=N
         repeats = int(repeats.item())
     if repeats < 0:
         raise RuntimeError("repeats can not be negative")
-    x = input
-    if dim is None:
-        x, dim = S.flatten(x), 0
-    d = wrap_dim(dim, max(x.dim(), 1))
-    if x.dim() == 0:
-        x = S.reshape(x, (1,))
+    x, d = _repeat_operand(input, dim)
     shape = tuple(x.shape)
     y = S.expand(S.unsqueeze(x, d + 1), shape[:d + 1] + (repeats,) + shape[d + 1:])
     return S.reshape(S.contiguous(y), shape[:d] + (shape[d] * repeats,) + shape[d + 1:])
@@ -182,17 +180,23 @@ def _repeat_counts(repeats, output_size=None):
     return tensor(idx, dtype=D.int64, device=repeats.device)
 
 
-def _repeat_tensor(input, repeats, dim, output_size):
-    if repeats.dim() > 1:
-        raise RuntimeError("repeats must be 0-dim or 1-dim tensor")
-    if repeats.dtype.name not in ("int64", "int32"):
-        raise NotImplementedError(f'"repeat_interleave_cpu" not implemented for \'{repeats.dtype.word}\'')
+def _repeat_operand(input, dim):
+    """(the input repeat_interleave repeats along d, d): flattened when dim is None, 1-D if 0-d."""
     x = input
     if dim is None:
         x, dim = S.flatten(x), 0
     d = wrap_dim(dim, max(x.dim(), 1))
     if x.dim() == 0:
         x = S.reshape(x, (1,))
+    return x, d
+
+
+def _repeat_tensor(input, repeats, dim, output_size):
+    if repeats.dim() > 1:
+        raise RuntimeError("repeats must be 0-dim or 1-dim tensor")
+    if repeats.dtype.name not in ("int64", "int32"):
+        raise NotImplementedError(f'"repeat_interleave_cpu" not implemented for \'{repeats.dtype.word}\'')
+    x, d = _repeat_operand(input, dim)
     n = x.shape[d]
     if repeats.dim() == 0 or repeats.shape[0] == 1:
         repeats = S.expand(S.reshape(repeats, (1,)), (n,))

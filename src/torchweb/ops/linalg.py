@@ -8,7 +8,7 @@ from ..autograd import grad_mode
 from ..autograd.function import Function
 from ..backends import backend_for
 from . import lowering
-from .dispatch import common_device, empty, expand_to
+from .operands import common_device, empty, expand_to
 from .._tensor import Tensor
 from . import elementwise as E
 from .elementwise import call

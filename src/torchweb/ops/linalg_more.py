@@ -7,7 +7,7 @@ import warnings
 
 from .. import _dtype as D
 from .._size import broadcast_shapes, wrap_dim
-from .dispatch import common_device, is_tensor
+from .operands import common_device, is_tensor
 from .elementwise import call
 from .registry import define
 from . import join as J, linalg as L, reduction as R, shape as S

@@ -7,16 +7,17 @@
 - softmax runs as one fused kernel where the backend has one that fits the rows.
 
 Each backend says what it wants through attributes: SPLIT_REDUCTIONS, MAX_MATMUL_K and
-softmax_fits(row, rows) (backends/__init__.py).
+softmax_fits(row, rows) (backends/base.py, the backend contract).
 """
 
 from math import prod
 
 from .. import _dtype as D
 from ..backends import backend_for
-from .dispatch import empty
+from ..lazy import matmul_epilogue, reduction_prologue
+from .operands import empty
 from . import elementwise as E
-from .dispatch import is_tensor
+from .operands import is_tensor
 
 _SPLITTABLE = {"sum": "sum", "mean": "sum", "prod": "prod", "max": "max", "min": "min",
                "all": "all", "any": "any", "argmax": "argmax", "argmin": "argmin"}
@@ -27,6 +28,8 @@ CHUNK = 8192                # elements per chunk (and at most 1024 chunks)
 
 def reduce(kind, out, inp, nred, acc_cls):
     """Reduce inp's last nred dims into out."""
+    if inp._storage.pending is not None:
+        reduction_prologue(inp)   # (realizes it; the fused prologue of issue #21 goes here)
     be = backend_for(out.device.type)
     shape = inp._shape
     R = prod(tuple(shape)[len(shape) - nred:])   # (a plain tuple's slice: a Size's runs Python)
@@ -66,6 +69,8 @@ def matmul(out, a, b, acc_cls):
     """out = a @ b ([*B, M, K] @ [*B, K, N], batch dims already broadcast). A K longer than the
     backend's MAX_MATMUL_K goes in slices whose products are added (one invocation's loop stays
     short: lavapipe silently stops loops after 65535 iterations)."""
+    if a._storage.pending is not None or b._storage.pending is not None:
+        matmul_epilogue(out, a, b)   # (realizes them; the fused epilogue of issue #21 goes here)
     be = backend_for(out.device.type)
     *_, K = a._shape   # (unpacked: indexing a Size runs Python code)
     limit = be.MAX_MATMUL_K

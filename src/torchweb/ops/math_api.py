@@ -3,18 +3,12 @@ check, float_power's refusal, and the blends lerp, addcmul and addcdiv (composit
 rows, so their gradients come from the rows' rules)."""
 
 from .. import _dtype as D
-from .dispatch import is_tensor
+from .operands import is_tensor
 from .elementwise import call
 from .inplace import call_inplace
 from .elementwise import OPS, row_dtypes
+from .out_arg import result_or_out
 from .registry import define
-
-
-def _out(result, out):
-    if out is None:
-        return result
-    out.copy_(result)
-    return out
 
 
 def _logit_(self, eps=None):
@@ -31,7 +25,7 @@ def logit(input, eps=None, *, out=None):
     log(input / (1 - input)); with eps, input is first clamped to [eps, 1 - eps]."""
     if eps is not None:
         input = call("clamp", input, float(eps), 1.0 - float(eps))
-    return _out(call("logit", input), out)
+    return result_or_out(call("logit", input), out, "logit")
 
 
 def _check_heaviside(input, values):
@@ -55,7 +49,7 @@ def heaviside(input, values, *, out=None):
 
     The Heaviside step: 0 where input < 0, values where input == 0, 1 where input > 0."""
     _check_heaviside(input, values)
-    return _out(call("heaviside", input, values), out)
+    return result_or_out(call("heaviside", input, values), out, "heaviside")
 
 
 def _no_float64(*a, **k):
@@ -100,7 +94,7 @@ def lerp(input, end, weight, *, out=None):
         r = input + diff * weight
     else:
         r = end - diff * (1 - weight)
-    return _out(r, out)
+    return result_or_out(r, out, "lerp")
 
 
 def _check_value(name, dt, value):
@@ -119,7 +113,7 @@ def addcmul(input, tensor1, tensor2, *, value=1, out=None):
 
     input + value * tensor1 * tensor2."""
     prod = tensor1 * tensor2
-    return _out(input + (prod if value == 1 else prod * value), out)
+    return result_or_out(input + (prod if value == 1 else prod * value), out, "addcmul")
 
 
 def _addcdiv_(self, tensor1, tensor2, *, value=1):
@@ -140,7 +134,7 @@ def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
                            "tensor2) for float inputs. The future addcdiv behavior is just the latter "
                            "implementation: (input + value * tensor1 / tensor2), for all dtypes.")
     q = tensor1 / tensor2
-    return _out(input + (q if value == 1 else q * value), out)
+    return result_or_out(input + (q if value == 1 else q * value), out, "addcdiv")
 
 
 def _round_decimals(input, decimals):
@@ -171,4 +165,4 @@ def round(input, *, decimals=0, out=None):
     input rounded to the nearest integer (halves to even), or to `decimals` decimal places."""
     if not is_tensor(input):
         raise TypeError(f"round(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
-    return _out(_round_decimals(input, decimals), out)
+    return result_or_out(_round_decimals(input, decimals), out, "round")

@@ -6,7 +6,7 @@ contiguous copy, copied back afterwards when it is written. Written tensors get 
 bumped (autograd's check on saved tensors sees the in-place change)."""
 
 from ..backends import backend_for
-from .dispatch import common_device
+from .operands import common_device
 from .elementwise import copy_of, copy_into
 from ..backends.webgpu.runtime import _runtime
 

@@ -48,6 +48,12 @@ def write_out(result, out, name):
     return out
 
 
+def result_or_out(result, out, name):
+    """What an op that spells out= in its own signature returns: result when out is None, else
+    result written into out by write_out's rules."""
+    return result if out is None else write_out(result, out, name)
+
+
 def with_out(fn, name):
     """fn with PyTorch's `out=` keyword (for the torch.* form)."""
     @functools.wraps(fn)

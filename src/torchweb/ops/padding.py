@@ -8,10 +8,10 @@ from ..autograd.function import Function
 from ..backends import backend_for
 from . import shape as S
 from .conv import _shape_str
-from .dispatch import empty, is_tensor
+from .operands import empty, is_tensor
+from .elementwise import contiguous_operand
 from .adjoint import linear_backward
 from .registry import define
-from . import elementwise as E
 
 _MODES = ("constant", "reflect", "replicate", "circular")
 _NODE = {"constant": "ConstantPadNdBackward0", "reflect": "ReflectionPad{r}DBackward0",
@@ -20,10 +20,6 @@ _NODE = {"constant": "ConstantPadNdBackward0", "reflect": "ReflectionPad{r}DBack
 
 def _be(t):
     return backend_for(t.device.type)
-
-
-def _contig(t):
-    return t if t.is_contiguous() else E.copy_into(empty(t.shape, t.dtype, t.device), t)
 
 
 class _Pad(Function):
@@ -49,7 +45,7 @@ class _Pad(Function):
         def crop(g):
             gin = empty(shape, g.dtype, g.device)
             if gin.numel():
-                _be(g).pad_backward(mode, gin, _contig(g), nb, pads)
+                _be(g).pad_backward(mode, gin, contiguous_operand(g), nb, pads)
             return gin
         # a padding (with zeros) is linear: the adjoint of its backward is the padding
         return linear_backward(g, crop, lambda gg: _pad_fn(mode, len(pads)).apply(gg, mode, pads, 0.0),
@@ -135,17 +131,25 @@ def pad(input, pad, mode="constant", value=None):
 
 
 # -- channel rearrangements ----------------------------------------------------------------------
+def _at_least_3d(name, input):
+    if input.dim() < 3:
+        raise RuntimeError(f"{name} expects input to have at least 3 dimensions, but got input with "
+                           f"{input.dim()} dimension(s)")
+
+
+def _shuffle_args(name, input, what, factor):
+    """(r, the lead dims, (C, H, W)) with the checks both pixel shuffles make first."""
+    r = int(factor)
+    _at_least_3d(name, input)
+    if r <= 0:
+        raise RuntimeError(f"{name} expects a positive {what}, but got {r}")
+    return r, tuple(input.shape[:-3]), tuple(input.shape[-3:])
+
+
 @define("pixel_shuffle", "shape", method=False, functional=True,
         doc="pixel_shuffle(input, upscale_factor) -> Tensor\n\n[*, C*r*r, H, W] -> [*, C, H*r, W*r].")
 def pixel_shuffle(input, upscale_factor):
-    r = int(upscale_factor)
-    if input.dim() < 3:
-        raise RuntimeError(f"pixel_shuffle expects input to have at least 3 dimensions, but got input with "
-                           f"{input.dim()} dimension(s)")
-    if r <= 0:
-        raise RuntimeError(f"pixel_shuffle expects a positive upscale_factor, but got {r}")
-    lead = tuple(input.shape[:-3])
-    C, H, W = input.shape[-3:]
+    r, lead, (C, H, W) = _shuffle_args("pixel_shuffle", input, "upscale_factor", upscale_factor)
     if C % (r * r):
         raise RuntimeError(f"pixel_shuffle expects its input's 'channel' dimension to be divisible by the "
                            f"square of upscale_factor, but input.size(-3)={C} is not divisible by {r * r}")
@@ -158,14 +162,7 @@ def pixel_shuffle(input, upscale_factor):
 @define("pixel_unshuffle", "shape", method=False, functional=True,
         doc="pixel_unshuffle(input, downscale_factor) -> Tensor\n\n[*, C, H*r, W*r] -> [*, C*r*r, H, W].")
 def pixel_unshuffle(input, downscale_factor):
-    r = int(downscale_factor)
-    if input.dim() < 3:
-        raise RuntimeError(f"pixel_unshuffle expects input to have at least 3 dimensions, but got input with "
-                           f"{input.dim()} dimension(s)")
-    if r <= 0:
-        raise RuntimeError(f"pixel_unshuffle expects a positive downscale_factor, but got {r}")
-    lead = tuple(input.shape[:-3])
-    C, H, W = input.shape[-3:]
+    r, lead, (C, H, W) = _shuffle_args("pixel_unshuffle", input, "downscale_factor", downscale_factor)
     if H % r:
         raise RuntimeError(f"pixel_unshuffle expects height to be divisible by downscale_factor, but "
                            f"input.size(-2)={H} is not divisible by {r}")
@@ -183,9 +180,7 @@ def pixel_unshuffle(input, downscale_factor):
             "(channel i*k + j moves to j*g + i).")
 def channel_shuffle(input, groups):
     g = int(groups)
-    if input.dim() < 3:
-        raise RuntimeError(f"channel_shuffle expects input to have at least 3 dimensions, but got input with "
-                           f"{input.dim()} dimension(s)")
+    _at_least_3d("channel_shuffle", input)
     if g <= 0:
         raise RuntimeError(f"Number of groups to divide channels in must be positive. Value of groups:{g}")
     N, C = input.shape[0], input.shape[1]

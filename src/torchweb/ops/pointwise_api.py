@@ -4,22 +4,26 @@ ops whose signature needs more (alpha, rounding modes, bounds, conditions) are w
 
 from .. import _dtype as D
 from .._size import contiguous_strides, numel
-from .dispatch import is_tensor
+from ..lazy import write_into
+from .operands import is_tensor
 from .elementwise import OPS, row_dtypes
 from .elementwise import call
 from .inplace import call_inplace
+from .out_arg import write_out
 from .registry import define, register
 from .._creation import tensor
 from .reduction import all as all_
 from .shape import clone
 
 
-def _out(result, out):
+def _out(result, out, name):
+    """out_arg.result_or_out, computed straight into out's buffer where the result is still
+    pending (_write_direct: every check of write_out holds there)."""
     if out is None:
         return result
-    if not _write_direct(result, out):
-        out.copy_(result)
-    return out
+    if _write_direct(result, out):
+        return out
+    return write_out(result, out, name)
 
 
 def _write_direct(result, out):
@@ -38,8 +42,7 @@ def _write_direct(result, out):
     stride = contiguous_strides(shape)
     if out._stride != stride:
         return False
-    from ..backends.webgpu import lazy  # deferred: load time (the webgpu backend's fusion loads with the device)
-    if not lazy.write_into(storage, dst, stride, dst.numel == numel(shape)):
+    if not write_into(storage, dst, stride, dst.numel == numel(shape)):
         return False
     out._bump_version()   # written in place, as copy_ would
     return True
@@ -50,7 +53,7 @@ def _unary(op):
 
     def fn(input, *, out=None):
         _need_tensor(name, input, "input", 1)
-        return _out(call(name, input), out)
+        return _out(call(name, input), out, name)
 
     def fn_(self):
         return call_inplace(name, self)
@@ -75,7 +78,7 @@ def _binary(op):
             _need_tensor(name, input, "input", 1)
         if tensor_only:
             _need_tensor(name, other, "other", 2)
-        return _out(call(name, input, other), out)
+        return _out(call(name, input, other), out, name)
 
     def fn_(self, other):
         if tensor_only:
@@ -138,7 +141,7 @@ def add(input, other, *, alpha=1, out=None):
     input + alpha * other, with broadcasting and type promotion."""
     input = _numbers_to_tensor(input, other)
     _check_alpha(input, other, alpha)
-    return _out(call("add", input, other) if alpha == 1 else call("add_alpha", input, other, alpha), out)
+    return _out(call("add", input, other) if alpha == 1 else call("add_alpha", input, other, alpha), out, "add")
 
 
 def _sub_(self, other, *, alpha=1):
@@ -154,7 +157,7 @@ def sub(input, other, *, alpha=1, out=None):
     input - alpha * other, with broadcasting and type promotion."""
     input = _numbers_to_tensor(input, other)
     _check_alpha(input, other, alpha)
-    return _out(call("sub", input, other) if alpha == 1 else call("sub_alpha", input, other, alpha), out)
+    return _out(call("sub", input, other) if alpha == 1 else call("sub_alpha", input, other, alpha), out, "sub")
 
 
 @define("rsub", "elementwise", dtypes="numeric", method=False)
@@ -171,7 +174,7 @@ def mul(input, other, *, out=None):
     """mul(input, other, *, out=None) -> Tensor
 
     input * other, with broadcasting and type promotion."""
-    return _out(call("mul", _numbers_to_tensor(input, other), other), out)
+    return _out(call("mul", _numbers_to_tensor(input, other), other), out, "mul")
 
 
 def _div_(self, other, *, rounding_mode=None):
@@ -187,10 +190,10 @@ def div(input, other, *, rounding_mode=None, out=None):
     or 'floor' (integers stay integers; an integer divisor of 0 raises ZeroDivisionError)."""
     input = _numbers_to_tensor(input, other)
     if rounding_mode is None:
-        return _out(call("div", input, other), out)
+        return _out(call("div", input, other), out, "div")
     if rounding_mode not in ("trunc", "floor"):
         raise RuntimeError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '{rounding_mode}'")
-    return _out(call("div_" + rounding_mode, input, other), out)
+    return _out(call("div_" + rounding_mode, input, other), out, "div")
 
 
 @define("floor_divide", "elementwise", out=True, dtypes="numeric", inplace=lambda self, other: _div_(self, other, rounding_mode="floor"))
@@ -220,10 +223,10 @@ def pow(input, exponent, *, out=None):
         input = tensor(input, dtype=D.result_type(input, exponent), device=exponent.device)
     if isinstance(exponent, bool) and input.dtype is D.bool:
         # PyTorch answers x ** True and x ** False without its (missing) bool pow kernel
-        return _out(clone(input) if exponent else call("eq", input, input), out)
+        return _out(clone(input) if exponent else call("eq", input, input), out, "pow")
     if is_tensor(exponent) is False and not input.dtype.is_floating_point and isinstance(exponent, int) and exponent < 0:
         raise RuntimeError("Integers to negative integer powers are not allowed.")
-    return _out(call("pow", input, exponent), out)
+    return _out(call("pow", input, exponent), out, "pow")
 
 
 def _square_(self):
@@ -241,7 +244,7 @@ def square(input, *, out=None):
     _need_tensor("square", input, "input", 1)
     if input.dtype is D.bool:
         input = input.to(D.int64)
-    return _out(call("square", input), out)
+    return _out(call("square", input), out, "square")
 
 
 def _check_fits(dtype, *values):
@@ -298,10 +301,10 @@ def clamp(input, min=None, max=None, *, out=None):
         raise NotImplementedError(f"\"{which}_scalar_cpu\" not implemented for 'Bool'")
     _check_fits(dt, min, max)
     if min is None:
-        return _out(call("clamp_max", input, max), out)
+        return _out(call("clamp_max", input, max), out, "clamp")
     if max is None:
-        return _out(call("clamp_min", input, min), out)
-    return _out(call("clamp", input, min, max), out)
+        return _out(call("clamp_min", input, min), out, "clamp")
+    return _out(call("clamp", input, min, max), out, "clamp")
 
 
 @define("clamp_min", "elementwise", out=True, inplace=lambda self, min: call_inplace("clamp_min", self, min))
@@ -332,7 +335,7 @@ def where(condition, input=None, other=None, *, out=None):
     if condition.dtype is not D.bool:
         raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor with dtype {condition.dtype.word}")
     _check_fits(D.result_type(input, other), input, other)
-    return _out(call("where", condition, input, other), out)
+    return _out(call("where", condition, input, other), out, "where")
 
 
 def _nan_to_num_(self, nan=0.0, posinf=None, neginf=None):
@@ -347,10 +350,10 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None, *, out=None):
     NaN, +inf and -inf replaced (by default with 0 and the dtype's largest and lowest finite)."""
     _need_tensor("nan_to_num", input, "input", 1)
     if not input.dtype.is_floating_point:  # nothing to replace; the dtype stays
-        return _out(clone(input), out)
+        return _out(clone(input), out, "nan_to_num")
     big = 65504.0 if input.dtype is D.float16 else 3.4028234663852886e38
     return _out(call("nan_to_num", input, nan, big if posinf is None else posinf,
-                     -big if neginf is None else neginf), out)
+                     -big if neginf is None else neginf), out, "nan_to_num")
 
 
 @define("gelu", "activation", torch=False, method=False, functional=True)

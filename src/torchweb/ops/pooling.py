@@ -8,8 +8,9 @@ from ..autograd import grad_mode
 from ..autograd.function import Function
 from ..backends import backend_for
 from .conv import ntuple, _shape_str
-from .dispatch import empty, is_tensor
+from .operands import empty, is_tensor
 from .elementwise import call
+from .elementwise import contiguous_operand
 from .adjoint import linear_backward
 from .registry import define
 from . import elementwise as E
@@ -92,10 +93,6 @@ def _run(fn, x, *args):
     return fn.forward(_NoCtx(), x, *args)
 
 
-def _contig(t):
-    return t if t.is_contiguous() else E.copy_into(empty(t.shape, t.dtype, t.device), t)
-
-
 class _MaxPool(Function):
     _backward_name = "MaxPool2DWithIndicesBackward0"
     _double_backward = True   # (ops/adjoint.py)
@@ -119,7 +116,7 @@ class _MaxPool(Function):
 
         def scatter(g):
             gin = empty(shape, g.dtype, g.device)
-            _be(g).pool_backward("max", gin, _contig(g), idx, geom, adaptive)
+            _be(g).pool_backward("max", gin, contiguous_operand(g), idx, geom, adaptive)
             return gin
         return linear_backward(g, scatter, lambda gg: _gather_at(gg, idx, len(geom[0])),
                                "MaxPoolBackwardBackward0"), None, None
@@ -153,7 +150,7 @@ class _AvgPool(Function):
 
         def scatter(g):
             gin = empty(shape, g.dtype, g.device)
-            _be(g).pool_backward("avg", gin, _contig(g), None, geom, adaptive, cip, override)
+            _be(g).pool_backward("avg", gin, contiguous_operand(g), None, geom, adaptive, cip, override)
             return gin
         # average pooling is linear: the adjoint of its backward is itself
         return linear_backward(g, scatter, lambda gg: _AvgPool.apply(gg, geom, adaptive, cip, override),
@@ -334,7 +331,7 @@ class _MaxUnpool(Function):
         for s in out_size:
             L_out *= s
         out = E.fill(empty(lead + tuple(out_size), x.dtype, x.device), 0)
-        xc, ic = _contig(x), _contig(indices)
+        xc, ic = contiguous_operand(x), contiguous_operand(indices)
         flat = lambda t, L: t._view((B, L), (L, 1), t._offset)   # noqa: E731
         if out.numel() and x.numel():
             _be(x).unpool(flat(out, L_out), flat(xc, L_in), flat(ic, L_in), what)
@@ -350,7 +347,7 @@ class _MaxUnpool(Function):
 
         def gather(g):
             gin = empty(shape, g.dtype, g.device)
-            gc, ic = _contig(g), _contig(indices)
+            gc, ic = contiguous_operand(g), contiguous_operand(indices)
             if gin.numel():
                 _be(g).unpool_backward(gin._view((B, L_in), (L_in, 1), 0),
                                        gc._view((B, L_out), (L_out, 1), gc._offset),

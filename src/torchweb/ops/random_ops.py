@@ -85,13 +85,18 @@ def _float_check(self, name):
         raise RuntimeError(f"{name} expects a floating point tensor, got {self.dtype.word}")
 
 
+def _positive(self, name, param, value):
+    """The checks the samplers with a scale make: a floating self and a positive scale."""
+    _float_check(self, name)
+    if value <= 0:
+        raise RuntimeError(f"{name} expects {param} > 0.0, but found {param}={value}")
+
+
 @define("exponential_", "other", dtypes="floating", torch=False, differentiable=False,
         doc="Tensor.exponential_(lambd=1, *, generator=None) -> Tensor\n\n"
             "Fills self with draws of Exp(lambd).")
 def exponential_(self, lambd=1.0, *, generator=None):
-    _float_check(self, "exponential_")
-    if lambd <= 0:
-        raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={lambd}")
+    _positive(self, "exponential_", "lambda", lambd)
     with grad_mode.no_grad():
         u = _uniform_like(self, generator, D.float32)
         return self.copy_(-(1 - u).log() / lambd)
@@ -101,9 +106,7 @@ def exponential_(self, lambd=1.0, *, generator=None):
         doc="Tensor.log_normal_(mean=1, std=2, *, generator=None) -> Tensor\n\n"
             "Fills self with exp(N(mean, std)) draws.")
 def log_normal_(self, mean=1.0, std=2.0, *, generator=None):
-    _float_check(self, "log_normal_")
-    if std <= 0:
-        raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={std}")
+    _positive(self, "log_normal_", "std", std)
     with grad_mode.no_grad():
         return self.normal_(mean, std, generator=generator).exp_()
 
@@ -112,9 +115,7 @@ def log_normal_(self, mean=1.0, std=2.0, *, generator=None):
         doc="Tensor.cauchy_(median=0, sigma=1, *, generator=None) -> Tensor\n\n"
             "Fills self with Cauchy(median, sigma) draws.")
 def cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
-    _float_check(self, "cauchy_")
-    if sigma <= 0:
-        raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={sigma}")
+    _positive(self, "cauchy_", "sigma", sigma)
     with grad_mode.no_grad():
         u = _uniform_like(self, generator, D.float32)
         return self.copy_(median + sigma * ((u - 0.5) * math.pi).tan())

@@ -13,7 +13,7 @@ from ..autograd import grad_mode
 from ..autograd.function import Function
 from ..backends import backend_for
 from . import lowering
-from .dispatch import compute_class, empty, is_tensor
+from .operands import compute_class, empty, is_tensor
 from . import elementwise as E
 from .elementwise import K   # (the rules' kernel runner: recorded under create_graph)
 from . import shape as S
@@ -100,7 +100,7 @@ def _acc_class(kind, in_dtype, out_dtype):
 
 
 def new_tensor(shape, strides, n, dtype, device):
-    """dispatch.empty for a shape already checked, its contiguous strides and numel at hand (a
+    """operands.empty for a shape already checked, its contiguous strides and numel at hand (a
     cached layout's): the result of a reduction or softmax, made without recomputing them."""
     return Tensor._make(backend_for(device.type).empty_storage(n, dtype), shape, strides, 0, dtype, device)
 
@@ -522,9 +522,9 @@ def _rows_layout(x, dims, keepdim):
 def _moments_kernel(x, dims, keepdim, correction, std, with_mean):
     """(var or std,) or (var or std, mean) of x over dims from the backend's one kernel, or
     None where it has none that fits (the cpu device, empty inputs or slices, other dtypes)."""
-    be = backend_for(x.device.type)
-    if not hasattr(be, "moments") or (x.dtype is not D.float32 and x.dtype is not D.float16):
+    if x.dtype is not D.float32 and x.dtype is not D.float16:
         return None
+    be = backend_for(x.device.type)
     n, n_rows, vshape, vstride, clone, rshape, rstride, oshape, ostride = _rows_layout(x, tuple(dims), keepdim)
     if not n_rows or not be.moments_fits(n, n_rows):
         return None

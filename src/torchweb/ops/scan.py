@@ -6,11 +6,12 @@ The backend scans the last dim of a view (the scan dim moved last, no copy): ops
 from collections import namedtuple
 
 from .. import _dtype as D
-from .._size import wrap_dim, contiguous_strides
+from .._size import contiguous_strides, required_dim, wrap_dim
 from ..autograd.function import Function
 from ..backends import backend_for
 from . import elementwise as E
-from .dispatch import compute_class, empty
+from .operands import compute_class, empty
+from .elementwise import contiguous_operand
 from ..autograd import grad_mode
 from .adjoint import linear_backward
 from .elementwise import K
@@ -105,9 +106,7 @@ def _sum_prod(fn, x, dim, dtype):
         doc="cumsum(input, dim, *, dtype=None) -> Tensor\n\nThe cumulative sum along dim. Integers and "
             "bool give int64 (exact; on webgpu past int32 raises Int64RangeError).")
 def cumsum(input, dim=None, *, dtype=None, axis=None):
-    if dim is None and axis is None:
-        raise TypeError("cumsum() missing 1 required positional argument: 'dim'")
-    dim = dim if axis is None else axis   # (NumPy's name, which PyTorch takes)
+    dim = required_dim("cumsum", dim, axis)
     return _sum_prod(_Cumsum, input, dim, dtype)
 
 
@@ -115,9 +114,7 @@ def cumsum(input, dim=None, *, dtype=None, axis=None):
         doc="cumprod(input, dim, *, dtype=None) -> Tensor\n\nThe cumulative product along dim. Integers "
             "and bool give int64 (exact; on webgpu past int32 raises Int64RangeError).")
 def cumprod(input, dim=None, *, dtype=None, axis=None):
-    if dim is None and axis is None:
-        raise TypeError("cumprod() missing 1 required positional argument: 'dim'")
-    dim = dim if axis is None else axis   # (NumPy's name, which PyTorch takes)
+    dim = required_dim("cumprod", dim, axis)
     return _sum_prod(_Cumprod, input, dim, dtype)
 
 
@@ -163,9 +160,9 @@ def _scatter_add_along(g, indices, d, shape):
     acc = empty((rows, N), D.float32, g.device)
     E.fill(acc, 0.0)
     if rows and K:
-        ic = _contig(im)
+        ic = contiguous_operand(im)
         ic = ic._view((rows, K), (K, 1), ic._offset)
-        gc = _contig(gm)
+        gc = contiguous_operand(gm)
         gc = gc._view((rows, K), (K, 1), gc._offset)
         be.sort_scatter_add(acc, ic, gc)
     moved_shape = tuple(shape[i] for i in order)
@@ -175,15 +172,6 @@ def _scatter_add_along(g, indices, d, shape):
     out = empty(shape, g.dtype, g.device)
     E.copy_into(out, res)
     return out
-
-
-def _contig(t):
-    """t itself when contiguous, else a contiguous copy (no autograd)."""
-    if t.is_contiguous():
-        return t
-    c = empty(t.shape, t.dtype, t.device)
-    E.copy_into(c, t)
-    return c
 
 
 _CUM_NODE = {"max": type("_Cummax", (_CumMaxMin,), {"_backward_name": "CummaxBackward0"}),
@@ -199,18 +187,14 @@ def _cummaxmin(kind, x, dim):
 @define("cummax", "reduction", out=True, doc="cummax(input, dim) -> (values, indices)\n\nThe running maximum along "
         "dim and where it was found: NaN propagates, ties take the latest index.")
 def cummax(input, dim=None, *, axis=None):
-    if dim is None and axis is None:
-        raise TypeError("cummax() missing 1 required positional argument: 'dim'")
-    dim = dim if axis is None else axis   # (NumPy's name, which PyTorch takes)
+    dim = required_dim("cummax", dim, axis)
     return _cummaxmin("max", input, dim)
 
 
 @define("cummin", "reduction", out=True, doc="cummin(input, dim) -> (values, indices)\n\nThe running minimum along "
         "dim and where it was found: NaN propagates, ties take the latest index.")
 def cummin(input, dim=None, *, axis=None):
-    if dim is None and axis is None:
-        raise TypeError("cummin() missing 1 required positional argument: 'dim'")
-    dim = dim if axis is None else axis   # (NumPy's name, which PyTorch takes)
+    dim = required_dim("cummin", dim, axis)
     return _cummaxmin("min", input, dim)
 
 
@@ -242,9 +226,7 @@ class _Logcumsumexp(Function):
 @define("logcumsumexp", "reduction", out=True, doc="logcumsumexp(input, dim) -> Tensor\n\nlog(cumsum(exp(input), "
         "dim)), computed stably (floating dtypes).")
 def logcumsumexp(input, dim=None, *, axis=None):
-    if dim is None and axis is None:
-        raise TypeError("logcumsumexp() missing 1 required positional argument: 'dim'")
-    dim = dim if axis is None else axis   # (NumPy's name, which PyTorch takes)
+    dim = required_dim("logcumsumexp", dim, axis)
     d = _dim(input, dim)
     if not input.dtype.is_floating_point:
         raise NotImplementedError(f'"logcumsumexp_out_cpu" not implemented for \'{input.dtype.word}\'')

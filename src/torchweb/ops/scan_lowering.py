@@ -6,7 +6,7 @@ ops/scan.py (the differentiable scans), index_ops, sorting and counting use it."
 
 from .. import _dtype as D
 from ..backends import backend_for
-from .dispatch import empty
+from .operands import empty
 
 SPLIT_MIN = 4096          # a row this long...
 SPLIT_MAX_ROWS = 64       # ...in at most this many rows is scanned in chunks

@@ -9,22 +9,15 @@ counts as the largest. Integer results, no gradient.
 from .. import _dtype as D
 from ..backends import backend_for
 from . import elementwise as E
-from .dispatch import compute_class, empty, is_tensor
+from .operands import compute_class, empty, is_tensor
+from .elementwise import contiguous_operand
 from .registry import define
 from .._creation import tensor
 
 
-def _contig(t):
-    if t.is_contiguous():
-        return t
-    c = empty(t.shape, t.dtype, t.device)
-    E.copy_into(c, t)
-    return c
-
-
 def _flat2(t, rows, cols):
     """Contiguous t seen as [rows, cols]."""
-    c = _contig(t)
+    c = contiguous_operand(t)
     return c._view((rows, cols), (cols, 1), c._offset)
 
 

@@ -9,7 +9,7 @@ from .. import _dtype as D
 from .._size import Size, as_shape, contiguous_strides, numel, wrap_dim
 from ..autograd import grad_mode
 from ..autograd.function import Function
-from .dispatch import empty, expand_to
+from .operands import empty, expand_to
 from . import elementwise as E
 from .registry import define
 from .adjoint import linear_backward

@@ -16,7 +16,8 @@ from ..autograd.function import Function
 from ..backends import backend_for
 from . import elementwise as E
 from . import shape as S
-from .dispatch import compute_class, empty
+from .operands import compute_class, empty
+from .elementwise import contiguous_operand
 from .registry import define
 from .elementwise import K
 from .scan import scatter_add_along
@@ -136,14 +137,6 @@ def _narrow(t, d, start, length):
     return t._view(t.shape[:d] + (length,) + t.shape[d + 1:], t._stride, t._offset + start * t._stride[d])
 
 
-def _contig(t):
-    if t.is_contiguous():
-        return t
-    c = empty(t.shape, t.dtype, t.device)
-    E.copy_into(c, t)
-    return c
-
-
 @define("topk", "other", out=True, doc="topk(input, k, dim=-1, largest=True, sorted=True) -> (values, indices)\n\n"
         "The k largest (or smallest) elements along dim, in order (NaN counts as the largest).")
 def topk(input, k, dim=-1, largest=True, sorted=True, *, axis=None):
@@ -155,7 +148,7 @@ def topk(input, k, dim=-1, largest=True, sorted=True, *, axis=None):
 
     def fn():
         v, i = raw_sort(input, d, largest)
-        return _contig(_narrow(v, d, 0, k)), _contig(_narrow(i, d, 0, k))
+        return contiguous_operand(_narrow(v, d, 0, k)), contiguous_operand(_narrow(i, d, 0, k))
     return _RT["topk"](*_picked("TopkBackward0", input, d, fn))
 
 
@@ -163,7 +156,7 @@ def _select(t, d, pos, keepdim):
     """t's element at position pos (an int, or an int64 tensor shaped like t without dim d,
     keepdim'ed) along d."""
     if isinstance(pos, int):
-        r = _contig(_narrow(t, d, pos, 1)) if t.dim() else t
+        r = contiguous_operand(_narrow(t, d, pos, 1)) if t.dim() else t
     else:
         n = t.shape[d]
         iota = S.reshape(arange(n, dtype=D.int64, device=t.device), tuple(n if i == d else 1 for i in range(t.dim())))
@@ -207,7 +200,9 @@ def _median_pos(v, d, ignore_nan):
     return E.run("where", E.run("lt", m, n), m, low)
 
 
-def _median_dim(name, input, dim, keepdim, ignore_nan):
+def _pick_sorted(name, node, input, dim, keepdim, pick):
+    """(values, indices) of the element each row along dim picks once sorted: pick(sorted
+    values, d) gives its position (median, nanmedian and mode differ only in it)."""
     d = _dim(input, dim)
     if input.dim() and input.shape[d] == 0:
         raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
@@ -216,10 +211,14 @@ def _median_dim(name, input, dim, keepdim, ignore_nan):
         v, i = raw_sort(input, d, False)
         if input.dim() == 0:
             return v, i
-        pos = _median_pos(v, d, ignore_nan)
+        pos = pick(v, d)
         return _select(v, d, pos, keepdim), _select(i, d, pos, keepdim)
-    node = "NanmedianBackward1" if ignore_nan else "MedianBackward1"
     return _RT[name](*_picked(node, input, d, fn))
+
+
+def _median_dim(name, input, dim, keepdim, ignore_nan):
+    return _pick_sorted(name, "NanmedianBackward1" if ignore_nan else "MedianBackward1", input, dim, keepdim,
+                        lambda v, d: _median_pos(v, d, ignore_nan))
 
 
 class _MedianAll(Function):
@@ -229,7 +228,7 @@ class _MedianAll(Function):
 
     @staticmethod
     def forward(ctx, x, ignore_nan):
-        flat = S.reshape(_contig(x), (x.numel(),))
+        flat = S.reshape(contiguous_operand(x), (x.numel(),))
         if x.numel() == 0:
             r = empty((), x.dtype, x.device)
             E.fill(r, float("nan"))
@@ -252,24 +251,24 @@ _MEDIAN_ALL = {False: type("_MedianAll0", (_MedianAll,), {"_backward_name": "Med
                True: type("_NanmedianAll0", (_MedianAll,), {"_backward_name": "NanmedianBackward0"})}
 
 
-@define("median", "reduction", out=True, doc="median(input) -> Tensor; median(input, dim, keepdim=False) -> (values, indices)\n\n"
-        "The lower median (of all elements, or along dim with its index); NaN if there is any NaN.")
-def median(input, dim=None, keepdim=False, *, axis=None, keepdims=None):
+def _median(name, input, dim, keepdim, axis, keepdims, ignore_nan):
     dim = dim if axis is None else axis   # (NumPy's name, which PyTorch takes)
     keepdim = keepdim if keepdims is None else keepdims
     if dim is None:
-        return _MEDIAN_ALL[False].apply(input, False)
-    return _median_dim("median", input, dim, keepdim, False)
+        return _MEDIAN_ALL[ignore_nan].apply(input, ignore_nan)
+    return _median_dim(name, input, dim, keepdim, ignore_nan)
+
+
+@define("median", "reduction", out=True, doc="median(input) -> Tensor; median(input, dim, keepdim=False) -> (values, indices)\n\n"
+        "The lower median (of all elements, or along dim with its index); NaN if there is any NaN.")
+def median(input, dim=None, keepdim=False, *, axis=None, keepdims=None):
+    return _median("median", input, dim, keepdim, axis, keepdims, False)
 
 
 @define("nanmedian", "reduction", out=True, doc="nanmedian(input) -> Tensor; nanmedian(input, dim, keepdim=False) -> (values, indices)\n\n"
         "median ignoring NaN (NaN only where all are NaN).")
 def nanmedian(input, dim=None, keepdim=False, *, axis=None, keepdims=None):
-    dim = dim if axis is None else axis   # (NumPy's name, which PyTorch takes)
-    keepdim = keepdim if keepdims is None else keepdims
-    if dim is None:
-        return _MEDIAN_ALL[True].apply(input, True)
-    return _median_dim("nanmedian", input, dim, keepdim, True)
+    return _median("nanmedian", input, dim, keepdim, axis, keepdims, True)
 
 
 @define("mode", "reduction", out=True, doc="mode(input, dim=-1, keepdim=False) -> (values, indices)\n\n"
@@ -278,25 +277,20 @@ def nanmedian(input, dim=None, keepdim=False, *, axis=None, keepdims=None):
 def mode(input, dim=-1, keepdim=False, *, axis=None, keepdims=None):
     dim = dim if axis is None else axis   # (NumPy's name, which PyTorch takes)
     keepdim = keepdim if keepdims is None else keepdims
-    d = _dim(input, dim)
-    if input.dim() and input.shape[d] == 0:
-        raise IndexError(f"mode(): Expected reduction dim {d} to have non-zero size.")
+    return _pick_sorted("mode", "ModeBackward0", input, dim, keepdim, _mode_pos)
 
-    def fn():
-        v, i = raw_sort(input, d, False)
-        if input.dim() == 0:
-            return v, i
-        n = v.shape[d]
-        # run lengths of equal values in the sorted rows: position - start of its run + 1
-        iota = S.reshape(arange(n, dtype=D.int64, device=v.device), tuple(n if k == d else 1 for k in range(v.dim())))
-        prev = _narrow(v, d, 0, n - 1)
-        starts = E.run("ne", _narrow(v, d, 1, n - 1), prev) if n > 1 else None
-        first = empty(v.shape, D.bool, v.device)
-        E.fill(_narrow(first, d, 0, 1), True)
-        if n > 1:
-            E.copy_into(_narrow(first, d, 1, n - 1), starts)
-        start = raw_scan("max", E.run("where", first, iota, 0), d, D.int64, "i")[0]
-        run = E.run("sub", iota, start)
-        best = raw_reduce("argmax", run, [d], True, D.int64)     # first longest run's end
-        return _select(v, d, best, keepdim), _select(i, d, best, keepdim)
-    return _RT["mode"](*_picked("ModeBackward0", input, d, fn))
+
+def _mode_pos(v, d):
+    """The end of the first longest run of equal values in each sorted row of v along d."""
+    n = v.shape[d]
+    # run lengths of equal values in the sorted rows: position - start of its run + 1
+    iota = S.reshape(arange(n, dtype=D.int64, device=v.device), tuple(n if k == d else 1 for k in range(v.dim())))
+    prev = _narrow(v, d, 0, n - 1)
+    starts = E.run("ne", _narrow(v, d, 1, n - 1), prev) if n > 1 else None
+    first = empty(v.shape, D.bool, v.device)
+    E.fill(_narrow(first, d, 0, 1), True)
+    if n > 1:
+        E.copy_into(_narrow(first, d, 1, n - 1), starts)
+    start = raw_scan("max", E.run("where", first, iota, 0), d, D.int64, "i")[0]
+    run = E.run("sub", iota, start)
+    return raw_reduce("argmax", run, [d], True, D.int64)

@@ -103,44 +103,38 @@ def _k_small(x, coeffs):
     return _cheb(x * x - 2.0, coeffs)
 
 
-def modified_bessel_k0(x):
+def _bessel_k(x, order, scaled):
+    """K0 or K1 (order), times exp(x) when scaled: the four functions differ only in these."""
     if x == 0.0:
         return _INF
     if x < 0.0 or math.isnan(x):
         return _NAN
     if x <= 2.0:
-        return _k_small(x, T.MODIFIED_BESSEL_K0_A) - math.log(0.5 * x) * modified_bessel_i0(x)
-    return math.exp(-x) * _cheb(8.0 / x - 2.0, T.MODIFIED_BESSEL_K0_B) / math.sqrt(x) if x < _INF else 0.0
+        if order == 0:
+            k = _k_small(x, T.MODIFIED_BESSEL_K0_A) - math.log(0.5 * x) * modified_bessel_i0(x)
+        else:
+            k = math.log(0.5 * x) * modified_bessel_i1(x) + _k_small(x, T.MODIFIED_BESSEL_K1_A) / x
+        return k * math.exp(x) if scaled else k
+    c = _cheb(8.0 / x - 2.0, T.MODIFIED_BESSEL_K1_B if order else T.MODIFIED_BESSEL_K0_B)
+    if scaled:
+        return c / math.sqrt(x)
+    return math.exp(-x) * c / math.sqrt(x) if x < _INF else 0.0
+
+
+def modified_bessel_k0(x):
+    return _bessel_k(x, 0, False)
 
 
 def modified_bessel_k1(x):
-    if x == 0.0:
-        return _INF
-    if x < 0.0 or math.isnan(x):
-        return _NAN
-    if x <= 2.0:
-        return math.log(0.5 * x) * modified_bessel_i1(x) + _k_small(x, T.MODIFIED_BESSEL_K1_A) / x
-    return math.exp(-x) * _cheb(8.0 / x - 2.0, T.MODIFIED_BESSEL_K1_B) / math.sqrt(x) if x < _INF else 0.0
+    return _bessel_k(x, 1, False)
 
 
 def scaled_modified_bessel_k0(x):
-    if x == 0.0:
-        return _INF
-    if x < 0.0 or math.isnan(x):
-        return _NAN
-    if x <= 2.0:
-        return (_k_small(x, T.MODIFIED_BESSEL_K0_A) - math.log(0.5 * x) * modified_bessel_i0(x)) * math.exp(x)
-    return _cheb(8.0 / x - 2.0, T.MODIFIED_BESSEL_K0_B) / math.sqrt(x)
+    return _bessel_k(x, 0, True)
 
 
 def scaled_modified_bessel_k1(x):
-    if x == 0.0:
-        return _INF
-    if x < 0.0 or math.isnan(x):
-        return _NAN
-    if x <= 2.0:
-        return (math.log(0.5 * x) * modified_bessel_i1(x) + _k_small(x, T.MODIFIED_BESSEL_K1_A) / x) * math.exp(x)
-    return _cheb(8.0 / x - 2.0, T.MODIFIED_BESSEL_K1_B) / math.sqrt(x)
+    return _bessel_k(x, 1, True)
 
 
 # -- Bessel functions of the first and second kind ---------------------------------------------
@@ -189,7 +183,8 @@ def bessel_j1(x):
     return _asymptotic(x, "BESSEL_J1", 2.356194490192344928846982537459627163, False)
 
 
-def bessel_y0(x):
+def _bessel_y(x, near, pre, shift):
+    """y0 or y1: -inf at 0 and NaN below, near(x, x * x) up to 5, Hankel's form past it."""
     if math.isnan(x):
         return x
     if x <= 5.0:
@@ -197,23 +192,20 @@ def bessel_y0(x):
             return -_INF
         if x < 0.0:
             return _NAN
-        z = x * x
-        return _poly(z, T.BESSEL_Y0_YP) / _poly(z, T.BESSEL_Y0_YQ) + _TWOOPI * math.log(x) * bessel_j0(x)
-    return _asymptotic(x, "BESSEL_Y0", 0.785398163397448309615660845819875721, True)
+        return near(x, x * x)
+    return _asymptotic(x, pre, shift, True)
+
+
+def bessel_y0(x):
+    return _bessel_y(x, lambda x, z: (_poly(z, T.BESSEL_Y0_YP) / _poly(z, T.BESSEL_Y0_YQ)
+                                      + _TWOOPI * math.log(x) * bessel_j0(x)),
+                     "BESSEL_Y0", 0.785398163397448309615660845819875721)
 
 
 def bessel_y1(x):
-    if math.isnan(x):
-        return x
-    if x <= 5.0:
-        if x == 0.0:
-            return -_INF
-        if x <= 0.0:
-            return _NAN
-        z = x * x
-        return (x * (_poly(z, T.BESSEL_Y1_YP) / _poly(z, T.BESSEL_Y1_YQ))
-                + _TWOOPI * (bessel_j1(x) * math.log(x) - 1.0 / x))
-    return _asymptotic(x, "BESSEL_Y1", 2.356194490192344928846982537459627163, True)
+    return _bessel_y(x, lambda x, z: (x * (_poly(z, T.BESSEL_Y1_YP) / _poly(z, T.BESSEL_Y1_YQ))
+                                      + _TWOOPI * (bessel_j1(x) * math.log(x) - 1.0 / x)),
+                     "BESSEL_Y1", 2.356194490192344928846982537459627163)
 
 
 def spherical_bessel_j0(x):
@@ -404,36 +396,29 @@ shifted_chebyshev_polynomial_w = _cheb_fn(3, 4, True)
 _HERMITE_LIMIT = 128   # PyTorch's for float32: NaN past it
 
 
-def hermite_polynomial_h(x, n):
+def _hermite(n, y, step):
+    """H_n (y = 2x, step 2) or He_n (y = x, step 1) by q(k+1) = y q(k) - step k q(k-1)."""
     n = _degree(n)
     if n < 0:
         return 0.0
     if n == 0:
         return 1.0
     if n == 1:
-        return x + x
+        return y
     if n > _HERMITE_LIMIT:
         return _NAN
-    p, q = 1.0, x + x
-    for k in range(2, n + n, 2):
-        p, q = q, (x + x) * q - k * p
+    p, q = 1.0, y
+    for k in range(step, step * n, step):
+        p, q = q, y * q - k * p
     return q
+
+
+def hermite_polynomial_h(x, n):
+    return _hermite(n, x + x, 2)
 
 
 def hermite_polynomial_he(x, n):
-    n = _degree(n)
-    if n < 0:
-        return 0.0
-    if n == 0:
-        return 1.0
-    if n == 1:
-        return x
-    if n > _HERMITE_LIMIT:
-        return _NAN
-    p, q = 1.0, x
-    for k in range(1, n):
-        p, q = q, x * q - k * p
-    return q
+    return _hermite(n, x, 1)
 
 
 def laguerre_polynomial_l(x, n):
@@ -617,14 +602,23 @@ def _asymptotic_regime(a, x):
     return (20.0 < a < 200.0 and r < 0.3) or (a > 200.0 and r < 4.5 / math.sqrt(a))
 
 
-def gammaincc(a, x):
-    edge = _igam_edge(a, x, False)
+def _igam_before_series(a, x, lower):
+    """What both directions return before choosing a series (the edges, NaN, the uniform
+    asymptotic expansion), or None."""
+    edge = _igam_edge(a, x, lower)
     if edge is not None:
         return edge
     if math.isnan(a) or math.isnan(x):
         return _NAN
     if _asymptotic_regime(a, x):
-        return _igam_asymptotic(a, x, False)
+        return _igam_asymptotic(a, x, lower)
+    return None
+
+
+def gammaincc(a, x):
+    done = _igam_before_series(a, x, False)
+    if done is not None:
+        return done
     if x > 1.1:
         return 1.0 - _igam_series(a, x) if x < a else _igamc_continued_fraction(a, x)
     if x <= 0.5:
@@ -633,13 +627,9 @@ def gammaincc(a, x):
 
 
 def gammainc(a, x):
-    edge = _igam_edge(a, x, True)
-    if edge is not None:
-        return edge
-    if math.isnan(a) or math.isnan(x):
-        return _NAN
-    if _asymptotic_regime(a, x):
-        return _igam_asymptotic(a, x, True)
+    done = _igam_before_series(a, x, True)
+    if done is not None:
+        return done
     if x > 1.0 and x > a:
         return 1.0 - gammaincc(a, x)
     return _igam_series(a, x)

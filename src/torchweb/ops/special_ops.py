@@ -3,7 +3,7 @@ input) (n first, an int) and Tensor.polygamma(n); mvlgamma(input, p) as a sum of
 
 import math
 
-from .dispatch import is_tensor
+from .operands import is_tensor
 from .elementwise import call
 from .inplace import call_inplace
 from .registry import define, register

@@ -2,6 +2,7 @@
 kernel per parameter and step. Its state is made at construction, as PyTorch's is."""
 
 from .optimizer import Optimizer, _scalar_tensor, _scalar_value, _set_scalar, fused, grad_terms
+from .._creation import full_like
 
 __all__ = ["Adagrad"]
 
@@ -26,7 +27,6 @@ class Adagrad(Optimizer):
                         initial_accumulator_value=initial_accumulator_value, foreach=foreach,
                         maximize=maximize, differentiable=differentiable, fused=fused)
         super().__init__(params, defaults)
-        from .._creation import full_like
         for group in self.param_groups:
             for p in group["params"]:
                 state = self.state[p]
@@ -39,7 +39,6 @@ class Adagrad(Optimizer):
 
     def _update(self, p, grad, state, group):
         if len(state) == 0:
-            from .._creation import full_like
             state["step"] = _scalar_tensor(0.0, p)
             state["sum"] = full_like(p, group["initial_accumulator_value"])
         step = _set_scalar(state, "step", _scalar_value(state["step"]) + 1, p)

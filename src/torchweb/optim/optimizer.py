@@ -14,8 +14,15 @@ from collections import OrderedDict, defaultdict
 from copy import deepcopy
 from itertools import chain
 
+from .._grads import zero_grads
 from .._is_tensor import is_tensor
 from ..autograd import grad_mode
+from ..backends.cpu_arrays import array_for_write
+from .._creation import tensor
+from .. import _dtype
+from ..ops.optim_update import recording
+from ..ops.optim_update import fused_update
+from ..ops.operands import empty
 
 
 class _RequiredParameter:
@@ -59,9 +66,6 @@ def _scalar_device(p):
 
 
 def _scalar_tensor(value, p):
-    from .._creation import tensor
-    from .. import _dtype
-    from ..ops.optim_update import recording
     t = tensor(_f32(value), dtype=_dtype.float32, device=_scalar_device(p))
     t.__dict__["_tw_value"] = (_f32(value), t._storage.version)
     rec = recording()
@@ -87,7 +91,7 @@ def _set_scalar(state, key, value, p):
     value = _f32(value)
     t = state.get(key)
     if is_tensor(t) and t.device.type == "cpu" and t.dim() == 0:
-        t._storage.array[t._offset] = value    # fill_ without an op's dispatch: once per parameter and step
+        array_for_write(t._storage)[t._offset] = value    # fill_ without an op's dispatch: once per parameter and step
         t._bump_version()
         t.__dict__["_tw_value"] = (value, t._storage.version)
     else:
@@ -260,20 +264,7 @@ class Optimizer:
     # -- grads and groups ------------------------------------------------------------------
     def zero_grad(self, set_to_none=True):
         """Reset the gradients of all optimized tensors (to None by default, else to zeros)."""
-        for group in self.param_groups:
-            for p in group["params"]:
-                if p.grad is None:
-                    continue
-                if set_to_none:
-                    p.grad = None
-                else:
-                    g = p.grad
-                    if g.grad_fn is not None:
-                        g.detach_()
-                    else:
-                        g.requires_grad_(False)
-                    with grad_mode.no_grad():
-                        g.zero_()
+        zero_grads([p for group in self.param_groups for p in group["params"]], set_to_none)
 
     def step(self, closure=None):
         raise NotImplementedError
@@ -421,12 +412,10 @@ _SCALAR_SINK = []    # while a replay recomputes scalars: the list each fused ca
 
 
 def _recording():
-    from ..ops.optim_update import recording
     return recording()
 
 
 def fused(key, tensors, names, writes, body, scalars):
-    from ..ops.optim_update import fused_update
     if _SCALAR_SINK:
         if scalars and tensors[0].numel():
             _SCALAR_SINK[-1].append(list(scalars.values()))
@@ -448,5 +437,4 @@ def zeros_state(p):
 
 def empty_state(p):
     """Uninitialized state the first step's kernel writes whole (no fill kernel)."""
-    from ..ops.dispatch import empty
     return empty(p.shape, p.dtype, p.device)

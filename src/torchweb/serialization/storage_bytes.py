@@ -14,6 +14,8 @@ from array import array
 
 from .. import _dtype as D
 from ..backends import backend_for
+from ..backends.cpu_arrays import array_for_read, np as cpu_numpy, storage_from_array
+from ..backends.webgpu.raw_bytes import read_storage_bytes
 
 _LITTLE = sys.byteorder == "little"
 _F32_MAX = 3.4028235677973366e38   # past this a float64 rounds to inf in float32
@@ -103,10 +105,10 @@ def storage_from_file_bytes(data, fmt, numel, device, big_endian=False, wrap=Fal
     np = _np()
     if device.type == "cpu":
         if np is None:
-            backend_for("cpu").np()   # raises: the cpu device needs numpy
-        return backend_for("cpu").storage_from_array(_to_numpy(np, data, fmt, big_endian), dtype)
-    return backend_for("webgpu").storage_from_bytes(_gpu_bytes(np, data, fmt, numel, big_endian, wrap),
-                                                     numel, dtype)
+            cpu_numpy()   # raises: the cpu device needs numpy
+        return storage_from_array(_to_numpy(np, data, fmt, big_endian), dtype)
+    from ..backends.webgpu.transfer import storage_from_bytes  # deferred: driver choice (the webgpu backend needs one)
+    return storage_from_bytes(_gpu_bytes(np, data, fmt, numel, big_endian, wrap), numel, dtype)
 
 
 def _to_numpy(np, data, fmt, big_endian):
@@ -209,12 +211,12 @@ def storage_to_file_bytes(storage):
     """Every element of a storage, little-endian in its file type (PyTorch's format)."""
     dtype = storage.dtype
     if storage.device_type == "cpu":
-        arr = storage.array
+        arr = array_for_read(storage)
         np = _np()
         if arr.dtype.byteorder == ">" or (arr.dtype.byteorder == "=" and not _LITTLE):
             arr = arr.astype(arr.dtype.newbyteorder("<"))
         return np.ascontiguousarray(arr).tobytes()
-    raw = backend_for("webgpu").read_storage_bytes(storage)
+    raw = read_storage_bytes(storage)
     return gpu_to_file_bytes(raw, dtype)
 
 

@@ -252,6 +252,13 @@ class Unpickler:
             raise UnpicklingError("unpickling stack underflow")
         return self.stack.pop()
 
+    def _top_as(self, kind, doing):
+        """The object on top of the stack, which must be exactly a `kind` for `doing`."""
+        top = self.top()
+        if type(top) is not kind:
+            raise UnpicklingError(f"Can only {doing}, but got {type(top)}")
+        return top
+
     def find_class(self, module, name):
         if (module, name) in _compat_pickle.NAME_MAPPING:
             module, name = _compat_pickle.NAME_MAPPING[(module, name)]
@@ -312,14 +319,10 @@ class Unpickler:
                     raise UnpicklingError(f"Can only build Tensor, Parameter or OrderedDict, but got {type(inst)}")
             elif op == 0x61:                                 # APPEND
                 item = self.pop()
-                if type(self.top()) is not list:
-                    raise UnpicklingError(f"Can only append to lists, but got {type(self.top())}")
-                self.top().append(item)
+                self._top_as(list, "append to lists").append(item)
             elif op == 0x65:                                 # APPENDS
                 items = self.pop_mark()
-                if type(self.top()) is not list:
-                    raise UnpicklingError(f"Can only extend lists, but got {type(self.top())}")
-                self.top().extend(items)
+                self._top_as(list, "extend lists").extend(items)
             elif op == 0x73:                                 # SETITEM
                 v, k = self.pop(), self.pop()
                 self._set_items([k, v])
@@ -327,9 +330,7 @@ class Unpickler:
                 self._set_items(self.pop_mark())
             elif op == 0x90:                                 # ADDITEMS
                 items = self.pop_mark()
-                if type(self.top()) is not set:
-                    raise UnpicklingError(f"Can only add items to sets, but got {type(self.top())}")
-                self.top().update(items)
+                self._top_as(set, "add items to sets").update(items)
             elif op == 0x91:                                 # FROZENSET
                 push(frozenset(self.pop_mark()))
             elif op == 0x28:                                 # MARK

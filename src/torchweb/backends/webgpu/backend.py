@@ -1,115 +1,50 @@
-"""The webgpu device's primitives, in the interface that ops/ calls for every device
-(see backends/__init__.py): storage, host transfer, elementwise, reduce, matmul, random,
-softmax."""
+"""The webgpu device's primitives: backends/base.py's contract, which ops/ calls for every
+device. Storage, elementwise, reduce, matmul, random and the fused softmax and moments are
+here; the others come from the modules imported above (transfer.py has the host transfers that
+only the webgpu device has: bytes, numpy arrays, memoryviews)."""
 
-from . import host, lazy
+from .attention import attention_backward, attention_fits, attention_forward  # noqa: F401
+from .conv import (col2im, grid_sample, grid_sample_backward, im2col, interpolate,  # noqa: F401
+                   interpolate_backward, pad, pad_backward, pool, pool_backward, unpool, unpool_backward)
+from .count import bincount, count_gather, count_scatter, search_sorted  # noqa: F401
+from .embedding import embedding, embedding_backward  # noqa: F401
+from .index import (ATOMIC_FLOAT16, MAX_INDEX_BUFFERS, index_gather, index_scatter,  # noqa: F401
+                    mask_compact, masked_scatter)
 from .kernels import elementwise as ew_kernel, matmul as mm_kernel, random as rand_kernel, reduction as red_kernel
-from .kernels import check, matmul_small, matmul_tiles as tiles, moments as mo_kernel, softmax as sm_kernel
-from .runtime import _runtime, get_runtime
-from .storage import GPUStorage
+from .kernels import check, fused, matmul_small, matmul_tiles as tiles, moments as mo_kernel, softmax as sm_kernel
+from .optim_update import fused_update  # noqa: F401  (optimizer steps: one kernel per parameter)
+from .runtime import _runtime, get_runtime as _get_runtime
+from .sort_scan import (SORT_BLOCK, SPLIT_SCANS, scan, sort, sort_block, sort_merge,  # noqa: F401
+                        sort_scatter_add, sort_step)
+from .storage import GPUStorage as _GPUStorage
+from .transfer import read_values, read_values_async, storage_from_values  # noqa: F401  (host transfer)
 
 name = "webgpu"
 
 
-def rt():
+def _rt():
     r = _runtime[0]   # (get_runtime() without its call where the runtime is made: every kernel asks)
-    return r if r is not None else get_runtime()
+    return r if r is not None else _get_runtime()
 
 
 def empty_storage(numel, dtype):
     r = _runtime[0]   # (get_runtime() without its call where the runtime is made: every op asks)
     if r is None:
-        r = get_runtime()
-    return GPUStorage(r, numel, dtype)
-
-
-def storage_from_values(values, dtype):
-    """A storage holding a flat list of Python numbers (already range-checked)."""
-    s = empty_storage(len(values), dtype)
-    if values:
-        rt().upload(s.buffer_id, 0, host.pack(values, dtype))
-    return s
-
-
-def storage_from_bytes(data, numel, dtype):
-    """A storage from bytes already in dtype's GPU storage format."""
-    s = empty_storage(numel, dtype)
-    if numel:
-        rt().upload(s.buffer_id, 0, data)
-    return s
-
-
-def _read_range(t):
-    """(buffer id, byte offset, nbytes, skip) to read t's elements; t must be contiguous."""
-    elem = 2 if t.dtype.gpu_storage == "f16" else 4
-    start = t._offset * elem
-    aligned = start & ~3
-    nbytes = (start - aligned + t.numel() * elem + 3) & ~3
-    return t._storage.buffer_id, aligned, nbytes, start - aligned
-
-
-def read_values(t):
-    """The elements of contiguous t as a flat list of Python numbers (blocks until ready)."""
-    if t.numel() == 0:
-        return []
-    bid, off, nbytes, skip = _read_range(t)
-    data = rt().read(bid, off, nbytes)
-    return host.unpack(memoryview(data)[skip:], t.dtype, t.numel())
-
-
-def read_array(t, np):
-    """The elements of contiguous t as a flat numpy array, straight from the bytes: no Python
-    list in between, which for millions of elements costs seconds and gigabytes."""
-    dt = getattr(np, t.dtype.numpy_name)
-    if t.numel() == 0:
-        return np.zeros(0, dtype=dt)
-    bid, off, nbytes, skip = _read_range(t)
-    data = rt().read(bid, off, nbytes)
-    storage = {"f32": np.float32, "f16": np.float16, "i32": np.int32, "u32": np.uint32}[t.dtype.gpu_storage]
-    raw = np.frombuffer(data, dtype=storage, count=t.numel(), offset=skip)
-    return raw != 0 if t.dtype.name == "bool" else raw.astype(dt)
-
-
-def read_memoryview(t):
-    """Contiguous t's elements as a memoryview shaped like t (host.as_memoryview): no Python
-    numbers are made, so a million floats cost one copy, not a list."""
-    if t.numel() == 0:
-        return host.as_memoryview(b"", 0, t.dtype, 0, t.shape)
-    bid, off, nbytes, skip = _read_range(t)
-    return host.as_memoryview(rt().read(bid, off, nbytes), skip, t.dtype, t.numel(), t.shape)
-
-
-async def read_memoryview_async(t):
-    if t.numel() == 0:
-        return host.as_memoryview(b"", 0, t.dtype, 0, t.shape)
-    bid, off, nbytes, skip = _read_range(t)
-    data = await rt().read_async(bid, off, nbytes)
-    return host.as_memoryview(data, skip, t.dtype, t.numel(), t.shape)
-
-
-async def read_values_async(t):
-    if t.numel() == 0:
-        return []
-    bid, off, nbytes, skip = _read_range(t)
-    data = await rt().read_async(bid, off, nbytes)
-    return host.unpack(memoryview(data)[skip:], t.dtype, t.numel())
+        r = _get_runtime()
+    return _GPUStorage(r, numel, dtype)
 
 
 def elementwise(op, out, operands, classes, cls, value_cls, compute_dtypes):
-    checks = ew_kernel._checks(op, out, operands, cls, value_cls)
-    if lazy.defer(op, out, operands, classes, cls, value_cls, compute_dtypes, checks):
-        return   # recorded as a pending expression (lazy.py), fused into what reads it
-    ew_kernel.run(rt(), op, out, operands, classes, cls, value_cls, compute_dtypes)
+    """out = op(operands) now (the lazy layer, torchweb/lazy, decided not to defer it)."""
+    ew_kernel.run(_rt(), op, out, operands, classes, cls, value_cls, compute_dtypes)
 
 
-# elementwise(op, out, operands, plan) for an output the op just made, with the op's cached
-# dtype plan (ops/elementwise.py Plan): deferred where the plan allows, decided once per plan
-elementwise_fresh = lazy.elementwise_fresh
+# run_fused(outs, nodes): write each pending storage of outs with the values of the fused
+# elementwise expression of the same position in nodes (lazy Nodes of one shape), one kernel
+run_fused = fused.run
 
 
-def materialize(t):
-    """Compute t's values now if they are a pending fused expression (lazy.py)."""
-    lazy.materialize(t._storage)
+GRID_LIMITED = True   # a fused kernel's elements are bounded by a folded grid (the lazy layer checks at the op)
 
 
 # What the lowering step (ops/lowering.py) should do for this backend
@@ -120,7 +55,7 @@ MAX_MATMUL_K = 1 << 16    # longer inner dimensions in slices: lavapipe ends loo
 def reduce(kind, out, inp, nred, acc_cls, nchunks=1, divisor=None, index_from=None,
            pairs_in=False, pairs_out=False):
     """One reduction kernel (kernels/reduction.py has the options)."""
-    red_kernel.run(rt(), kind, out, inp, nred, acc_cls, nchunks=nchunks, divisor=divisor,
+    red_kernel.run(_rt(), kind, out, inp, nred, acc_cls, nchunks=nchunks, divisor=divisor,
                    index_from=index_from, pairs_in=pairs_in, pairs_out=pairs_out)
 
 
@@ -129,7 +64,7 @@ _MATMUL_CHOICE = {}   # (output shape, K, dtype, forced variant, runtime) -> ker
 
 def matmul(out, a, b, acc_cls):
     compute = "f32" if acc_cls == "f" else "i32"
-    r = rt()
+    r = _rt()
     *_, K = a._shape   # (unpacked: indexing a Size runs Python code)
     key = (out._shape, K, out.dtype, tiles.FORCED, id(r))
     kernel = _MATMUL_CHOICE.get(key)
@@ -168,7 +103,7 @@ def softmax_fits(row, rows):
 
 def softmax(out, inp, log):
     """Fused softmax (log: log_softmax) over inp's last dim into out."""
-    sm_kernel.run(rt(), out, inp, log)
+    sm_kernel.run(_rt(), out, inp, log)
 
 
 def moments_fits(row, rows):
@@ -179,39 +114,18 @@ def moments_fits(row, rows):
 def moments(out, inp, denom, std, with_mean):
     """var (std) of each row of inp (its last dim, stride 1) into out[:rows], the mean into
     out[rows:] if with_mean; denom: n - correction, at least 0."""
-    mo_kernel.run(rt(), out, inp, denom, std, with_mean)
+    mo_kernel.run(_rt(), out, inp, denom, std, with_mean)
 
 
 def random(kind, out, seed, call, a, b):
-    rand_kernel.run(rt(), kind, out, seed, call, a, b)
-
-
-from .embedding import embedding, embedding_backward  # noqa: E402,F401
-
-
-from .conv import (col2im, im2col, interpolate, interpolate_backward, pad, pad_backward,  # noqa: E402,F401
-                   grid_sample, grid_sample_backward, pool, pool_backward, unpool,
-                   unpool_backward)  # (conv, pooling, padding, interpolation, sampling)
-
-from .sort_scan import (SORT_BLOCK, SPLIT_SCANS, scan, sort_block, sort_merge,  # noqa: E402,F401
-                        sort_scatter_add, sort_step)  # (scans, sorting)
-
-from .index import (ATOMIC_FLOAT16, MAX_INDEX_BUFFERS, index_gather, index_scatter,  # noqa: E402,F401
-                    mask_compact, masked_scatter)  # (gather, scatter, indexing, masks)
-
-from .attention import attention_backward, attention_fits, attention_forward  # noqa: E402,F401  (fused attention)
-
-from .count import bincount, count_gather, count_scatter, search_sorted  # noqa: E402,F401  (searchsorted, unique, bincount)
-
-from .optim_update import fused_update  # noqa: E402,F401  (optimizer steps: one kernel per parameter)
-from .raw_bytes import read_storage_bytes, read_storage_bytes_async  # noqa: E402,F401  (serialization)
+    rand_kernel.run(_rt(), kind, out, seed, call, a, b)
 
 
 def capturing():
     """True while torchweb.compile records a call (capture.py): readbacks are not allowed."""
-    return rt().capture is not None
+    return _rt().capture is not None
 
 
 def device_assert(bad, what, exc, message):
-    """Raise exc(message) at the next readback if any element of bool tensor bad is true."""
-    check.run(rt(), bad.contiguous(), what, exc, message)
+    """Raise exc(message) at the next readback if any element of contiguous bool tensor bad is true."""
+    check.run(_rt(), bad, what, exc, message)

@@ -25,9 +25,11 @@ import struct
 import traceback
 from array import array
 
-from . import commands as C
+from .. import pending
+from . import commands
 from .errors import ERROR_BUFFER_ID
 from .kernels.wgsl import scalar_bits
+from .storage import GPUStorage
 
 PARAMS_BUFFER_ID = 1   # runtime.PARAMS_BUFFER_ID (imported here would be circular)
 
@@ -154,13 +156,13 @@ class Recorder:
             while i < n:
                 op = w[i]
                 where = (k, i - head_len)
-                if op == C.CREATE:
+                if op == commands.CREATE:
                     i += 4
-                elif op == C.DESTROY:
+                elif op == commands.DESTROY:
                     if w[i + 1] in refs:
                         raise Refused("a buffer the call used was destroyed during it")
                     i += 2
-                elif op == C.WRITE:
+                elif op == commands.WRITE:
                     bid, dst, start, nbytes = w[i + 1:i + 5]
                     if bid != ERROR_BUFFER_ID and bid not in self.exempt:
                         # uploads are replayed as recorded (signature() compares two calls'
@@ -168,7 +170,7 @@ class Recorder:
                         blob.extend(b"\0" * ((-len(blob)) % 4))
                         if bid == PARAMS_BUFFER_ID and params_at[k] is None:
                             params_at[k] = len(blob)   # the uniforms start here in the new blob
-                        out.extend((C.WRITE, bid, dst, len(blob), nbytes))
+                        out.extend((commands.WRITE, bid, dst, len(blob), nbytes))
                         blob.extend(b[start:start + nbytes])
                         if bid != PARAMS_BUFFER_ID:
                             refs.setdefault(bid, []).append(len(out) - 4)
@@ -176,7 +178,7 @@ class Recorder:
                             first.setdefault(bid, where)
                             writes.add(bid)
                     i += 5
-                elif op == C.DISPATCH:
+                elif op == commands.DISPATCH:
                     nb = w[i + 5]
                     start = len(out)
                     out.extend(w[i:i + 6 + 3 * nb])
@@ -191,7 +193,7 @@ class Recorder:
                         if bk[j] != "read":
                             writes.add(bid)
                     i += 6 + 3 * nb
-                elif op == C.COPY:
+                elif op == commands.COPY:
                     start = len(out)
                     out.extend(w[i:i + 6])
                     for p in (start + 1, start + 3):
@@ -216,19 +218,11 @@ class Graph:
         self.hooks = hooks
         self.owned = []      # (buffer id, size) this graph gives back to the pool when it dies
         pool = rt.pool
-        # inputs and outputs: buffers of the graph's own, named in the program instead
-        self.in_slots = []   # (graph buffer, size, written by the program)
-        for s in inputs:
-            gid, size = pool.acquire(s.size)
-            self.owned.append((gid, size))
-            self._rename(words, refs.pop(s._buffer_id, ()), gid)
-            self.in_slots.append((gid, s.size, s._buffer_id in writes))
-        self.out_slots = []  # (graph buffer, numel, dtype)
-        for s in outputs:
-            gid, size = pool.acquire(s.size)
-            self.owned.append((gid, size))
-            self._rename(words, refs.pop(s._buffer_id, ()), gid)
-            self.out_slots.append((gid, s.numel, s.dtype))
+        # inputs and outputs: buffers of the graph's own, named in the program instead (their
+        # sites set aside first: a buffer the pool hands the graph for one may be a temporary
+        # of the program, free now, which must be reserved as such below)
+        in_sites = [refs.pop(s._buffer_id, ()) for s in inputs]
+        out_sites = [refs.pop(s._buffer_id, ()) for s in outputs]
         # temporaries: referenced, and free in the pool now -> reserved for the graph
         self.held = []       # storages the program writes or reads, kept alive
         for bid in refs:
@@ -241,6 +235,18 @@ class Graph:
                 self.release()
                 raise Refused("a buffer of unknown owner is used (internal)")
             self.held.append(st)
+        self.in_slots = []   # (graph buffer, size, written by the program)
+        for s, sites in zip(inputs, in_sites):
+            gid, size = pool.acquire(s.size)
+            self.owned.append((gid, size))
+            self._rename(words, sites, gid)
+            self.in_slots.append((gid, s.size, s._buffer_id in writes))
+        self.out_slots = []  # (graph buffer, numel, dtype)
+        for s, sites in zip(outputs, out_sites):
+            gid, size = pool.acquire(s.size)
+            self.owned.append((gid, size))
+            self._rename(words, sites, gid)
+            self.out_slots.append((gid, s.numel, s.dtype))
         self.words = words
         self.prepared = None     # the driver's decoded form (driver_native.prepare)
         self.error_block = None
@@ -253,22 +259,21 @@ class Graph:
     def replay(self, inputs):
         """Run the program on these input storages (same sizes as captured); the fresh output
         storages, in order."""
-        from .storage import GPUStorage
         rt = self.rt
         pre = array("I")
         post = array("I")
         for (gid, size, written), s in zip(self.in_slots, inputs):
             if s.size != size:
                 raise RuntimeError("torchweb.compile: an input's buffer changed size (internal)")
-            bid = s.buffer_id
-            pre.extend((C.COPY, bid, 0, gid, 0, size))
+            bid = s.buffer_for_write()
+            pre.extend((commands.COPY, bid, 0, gid, 0, size))
             if written:
-                post.extend((C.COPY, gid, 0, bid, 0, size))
+                post.extend((commands.COPY, gid, 0, bid, 0, size))
         outs = []
         for gid, numel, dtype in self.out_slots:
             st = GPUStorage(rt, numel, dtype)
             st.touched = True
-            post.extend((C.COPY, gid, 0, st._buffer_id, 0, st.size))
+            post.extend((commands.COPY, gid, 0, st._buffer_id, 0, st.size))
             outs.append(st)
         blob = self.blob
         if self.scalar_offsets:
@@ -303,8 +308,7 @@ class Graph:
 def start(rt, error_block=None):
     """Begin recording (pending work runs first, outside the recording); error_block: the
     errors block of an earlier recording of the same call, to reuse."""
-    from . import lazy
-    lazy.realize_all()
+    pending.realize_all()
     rt.flush()
     rec = Recorder(rt)
     rec.pool_limit = rt.pool.max_free_bytes
@@ -316,9 +320,8 @@ def start(rt, error_block=None):
 
 def stop(rt, rec):
     """End recording (pending work of the call runs first, inside it)."""
-    from . import lazy
     try:
-        lazy.realize_all()
+        pending.realize_all()
         rt.flush()
     finally:
         rt.capture = None

@@ -6,7 +6,7 @@ Everything above it is shared with the browser driver.
 
 import os
 
-from . import commands as C
+from . import commands
 from .native_encoding import encoding_factory
 
 
@@ -127,7 +127,7 @@ class NativeDriver:
         i, n = 0, len(words)
         while i < n:
             op = words[i]
-            if op == C.DISPATCH:
+            if op == commands.DISPATCH:
                 pid, x, y, z, nb = words[i + 1:i + 6]
                 pipeline, bgl, _, params_first = pipelines[pid]
                 j = i + 6 + 3 * nb
@@ -145,24 +145,24 @@ class NativeDriver:
                     continue
                 pipeline, group, offsets, (x, y, z), _, i = self._decode_dispatch(words, i)
                 enc.dispatch(pipeline, group, offsets, x, y, z)
-            elif op == C.COPY:
+            elif op == commands.COPY:
                 src, so, dst, do, nbytes = words[i + 1:i + 6]
                 enc.copy(self.buffers[src], so, self.buffers[dst], do, nbytes)
                 i += 6
-            elif op == C.WRITE:
+            elif op == commands.WRITE:
                 bid, dst_off, start, nbytes = words[i + 1:i + 5]
                 enc.write(self.buffers[bid], dst_off, blob[start:start + nbytes])
                 i += 5
-            elif op == C.CREATE:
+            elif op == commands.CREATE:
                 bid, nbytes, usage = words[i + 1:i + 4]
-                if usage == C.USAGE_UNIFORM:
+                if usage == commands.USAGE_UNIFORM:
                     u = wgpu.BufferUsage.UNIFORM | wgpu.BufferUsage.COPY_DST
                 else:
                     u = wgpu.BufferUsage.STORAGE | wgpu.BufferUsage.COPY_SRC | wgpu.BufferUsage.COPY_DST
                 self._forget_bind_groups(bid)
                 self.buffers[bid] = dev.create_buffer(size=nbytes, usage=u)
                 i += 4
-            elif op == C.DESTROY:
+            elif op == commands.DESTROY:
                 bid = words[i + 1]
                 self._forget_bind_groups(bid)
                 doomed.append(self.buffers.pop(bid))  # recorded work may still use it
@@ -177,7 +177,7 @@ class NativeDriver:
     def prepare(self, words):
         """A replayable form of a program of DISPATCH, COPY and WRITE rows whose buffers stay
         alive: pipelines, bind groups and buffers looked up once."""
-        C_ = C
+        C_ = commands   # (a local: the loop reads it per row)
         steps, used = [], {}
         i, n = 0, len(words)
         while i < n:

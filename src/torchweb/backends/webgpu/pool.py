@@ -14,6 +14,8 @@ Memory stays within the program's own peak; `torch.webgpu.empty_cache()` gives i
 from collections import OrderedDict
 from heapq import heapify, heappop, heappush
 
+from .. import pending
+
 MIN_BYTES = 256
 GROW_LIMIT = 1 << 30   # the free bytes a pool may keep, at most, after growing for big buffers
 WORKING_SET_LIMIT = 2 << 30   # ...and at most this much for the working set (a nanoGPT step
@@ -59,9 +61,8 @@ class BufferPool:
     @property
     def live_bytes(self):
         """Bytes held by live storages: the buffers handed out, plus what the pending storages
-        that have no buffer yet (lazy.py allocates them when realized) will take."""
-        from . import lazy
-        return self._live + lazy.unallocated_bytes(self)
+        that have no buffer yet (allocated when the lazy layer realizes them) will take."""
+        return self._live + pending.unallocated_bytes(self)
 
     def acquire(self, nbytes):
         size = _ROUNDED.get(nbytes) or _rounded_cached(nbytes)

@@ -14,11 +14,11 @@ def read_storage_bytes(storage):
     n, padded = _range(storage)
     if n == 0:
         return b""
-    return bytes(memoryview(get_runtime().read(storage.buffer_id, 0, padded))[:n])
+    return bytes(memoryview(get_runtime().read(storage.buffer_for_read(), 0, padded))[:n])
 
 
 async def read_storage_bytes_async(storage):
     n, padded = _range(storage)
     if n == 0:
         return b""
-    return bytes(memoryview(await get_runtime().read_async(storage.buffer_id, 0, padded))[:n])
+    return bytes(memoryview(await get_runtime().read_async(storage.buffer_for_read(), 0, padded))[:n])

@@ -11,7 +11,8 @@ import sys
 from time import perf_counter
 
 from ... import _dtype
-from . import commands as C
+from .. import pending
+from . import commands
 from .errors import DeviceErrors
 from .feed import Feed
 from .pool import BufferPool
@@ -41,7 +42,7 @@ SHARE_PARAMS = None           # ...and identical uniforms of a flush share one s
 class Runtime:
     def __init__(self, driver):
         self.driver = driver
-        self.stream = C.CommandStream()
+        self.stream = commands.CommandStream()
         self.params = bytearray()
         self._params_capacity = 0
         self._param_slots = {}        # params bytes -> offset in self.params (this flush)
@@ -84,7 +85,7 @@ class Runtime:
     def _create_buffer(self, nbytes):
         bid = self._next_id
         self._next_id += 1
-        self.stream.create(bid, nbytes, C.USAGE_STORAGE)
+        self.stream.create(bid, nbytes, commands.USAGE_STORAGE)
         return bid
 
     def stream_destroy(self, bid):
@@ -158,7 +159,7 @@ class Runtime:
         stream = self.stream
         words = stream.words
         gx, gy, gz = grid
-        words.extend((C.DISPATCH, pipeline_id, gx, gy, gz, len(buffers) + 1,
+        words.extend((commands.DISPATCH, pipeline_id, gx, gy, gz, len(buffers) + 1,
                       PARAMS_BUFFER_ID, off, max(16, (len(params_words) + 15) & ~15)))
         bound = 0
         for bid, size in buffers:
@@ -198,8 +199,8 @@ class Runtime:
         stream = self.stream
         if not len(stream):
             return
-        self.stream = C.CommandStream()
-        head = C.CommandStream()
+        self.stream = commands.CommandStream()
+        head = commands.CommandStream()
         if self.params:
             params = self.params
             need = len(params)
@@ -207,7 +208,7 @@ class Runtime:
                 if self._params_capacity:
                     head.destroy(PARAMS_BUFFER_ID)
                 cap = max(need, 64 << 10)
-                head.create(PARAMS_BUFFER_ID, cap, C.USAGE_UNIFORM)
+                head.create(PARAMS_BUFFER_ID, cap, commands.USAGE_UNIFORM)
                 self._params_capacity = cap
                 self._params_held = b""
             # (a capture replays what it recorded: its flushes always upload)
@@ -242,8 +243,7 @@ class Runtime:
         """Execute a captured program (capture.Graph) after what is recorded so far: the `pre`
         copies, the graph's words, the `post` copies. A driver that can prepare programs (the
         native one) decodes the graph's words once."""
-        from . import lazy
-        lazy.realize_all()
+        pending.realize_all()
         self.flush()
         self.flushes += 1
         self._params_held = b""   # the program uploads its own uniforms
@@ -259,9 +259,8 @@ class Runtime:
 
     def synchronize(self):
         """Flush, then wait for the GPU to finish (where the driver can block), raising what
-        the kernels reported (errors.py). Pending fused expressions (lazy.py) run first."""
-        from . import lazy
-        lazy.realize_all()
+        the kernels reported (errors.py). Pending fused expressions (torchweb/lazy) run first."""
+        pending.realize_all()
         self.flush()
         if self.driver.can_block():
             if self.errors.pending():
@@ -271,8 +270,7 @@ class Runtime:
             self._idle()
 
     async def synchronize_async(self):
-        from . import lazy
-        lazy.realize_all()
+        pending.realize_all()
         self.flush()
         if self.errors.pending():
             await self._check_errors_async()
@@ -326,9 +324,9 @@ def _shift_writes(words, base):
     out = words[:]  # copy: rows are variable length, walk them
     i, n = 0, len(out)
     while i < n:
-        if out[i] == C.WRITE:
+        if out[i] == commands.WRITE:
             out[i + 3] += base
-        i += C.row_length(out, i)
+        i += commands.row_length(out, i)
     return out
 
 

@@ -3,6 +3,7 @@ interface ops/scan.py and ops/sorting.py call for every device (backends/cpu_sor
 numpy side). How long rows are split into passes is decided there, from SPLIT_SCANS and
 SORT_BLOCK, not here."""
 
+from ..base import absent
 from .kernels import scan as scan_kernel, sort as sort_kernel
 from .runtime import get_runtime
 
@@ -20,6 +21,10 @@ def scan(kind, out, inp, acc_cls, indices=None, reverse=False, nchunks=1, totals
     scan_kernel.run(get_runtime(), kind, out, inp, _T[acc_cls], indices=indices, reverse=reverse,
                     nchunks=nchunks, totals_only=totals_only, carry=carry, carry_indices=carry_indices,
                     wide=wide, pairs_in=pairs_in, pairs_out=pairs_out, index_in=index_in)
+
+
+def sort(values, indices, inp, descending):
+    raise absent("sort", "SORT_BLOCK is set: rows sort in blocks (sort_block, sort_step, sort_merge)")
 
 
 def sort_block(inp, acc_cls, size, descending, values=None, indices=None, work_keys=None, work_idx=None):

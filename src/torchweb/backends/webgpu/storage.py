@@ -1,22 +1,23 @@
 """GPU storage: a pooled buffer that goes back to the pool when the last tensor using it dies.
 
-A storage may be *pending* (lazy.py): its values are an elementwise expression not yet run.
-Reading `buffer_id` is how every kernel, readback and upload reaches the buffer, so it is where
-pending work is realized: the storage's own expression, and every pending expression that reads
-this storage (which must see its values before anything writes them).
+A storage may be *pending* (torchweb/lazy): its values are an elementwise expression not yet
+run, or *read* by pending expressions. Kernels, readbacks and uploads reach the buffer through
+buffer_for_read() or buffer_for_write(), which ask the lazy layer (through backends/pending.py)
+to write what the access needs: for a read, the storage's own expression; for a write, also
+every pending expression that reads this storage first (they must see its old values).
 
 The buffer itself is taken from the pool only when first needed (`_buffer_id` or `size` read):
 most pending storages are fused into a consumer's kernel and die without ever needing one, and
 a pool acquire and release per op is a good part of an op's Python time."""
 
-from . import lazy
+from .. import pending
 
 _CHECK_NUMEL = 1 << 24   # storages this big check the adapter's buffer limit when made
 
 
 class GPUStorage:
     # _buffer_id and size stay unset until the buffer is allocated (__getattr__ does it);
-    # readers_limit is set with readers (lazy._record, lazy._prune)
+    # readers_limit is set with readers (lazy/graph.py)
     __slots__ = ("rt", "_buffer_id", "size", "numel", "dtype", "version", "pending", "readers",
                  "readers_limit", "touched", "__weakref__")
 
@@ -27,8 +28,8 @@ class GPUStorage:
         self.numel = numel
         self.dtype = dtype
         self.version = 0   # autograd's version counter, shared by every view of this storage
-        self.pending = None    # a lazy.Node: the expression whose values this buffer will hold
-        self.readers = None    # {id: group} of groups of pending storages that read this one (lazy.Node.group)
+        self.pending = None    # a lazy Node: the expression whose values this buffer will hold
+        self.readers = None    # {id: group} of groups of pending storages that read this one (Node.group)
         self.touched = False   # it has a buffer, bound, written or read since (no longer fresh)
         if numel > _CHECK_NUMEL:
             nbytes = numel * (2 if dtype.gpu_storage == "f16" else 4)
@@ -37,7 +38,7 @@ class GPUStorage:
 
     def _allocate(self):
         """Take the buffer from the pool. touched is True from here on: a storage is touched
-        exactly when it has a buffer (what __del__ and lazy.unallocated_bytes go by)."""
+        exactly when it has a buffer (what __del__ and the lazy layer's unallocated_bytes go by)."""
         bid, self.size = self.rt.alloc(self.numel * (2 if self.dtype.gpu_storage == "f16" else 4))
         self._buffer_id = bid
         self.touched = True
@@ -52,28 +53,27 @@ class GPUStorage:
             return self.size
         raise AttributeError(f"'GPUStorage' object has no attribute '{name}'")
 
-    @property
-    def buffer_id(self):
+    def buffer_for_read(self):
+        """The buffer id, for a kernel or readback that only reads it: its pending values
+        written first. (Other pending readers of it may wait: reading changes nothing.)"""
         if not self.touched:
             self._allocate()
         if self.rt.capture is not None:
             self.rt.capture.storages[self._buffer_id] = self
         if self.pending is not None:
-            lazy.realize(self)
-        if self.readers:
-            lazy.realize_readers(self)
+            pending.realize_for_read(self)
         return self._buffer_id
 
-    def buffer_for_read(self):
-        """The buffer, for a fused kernel that only reads it (lazy.py): realized if pending, but
-        without realizing other pending readers of it, which may depend on work being recorded
-        right now (their turn comes when they are read)."""
+    def buffer_for_write(self):
+        """The buffer id, for a kernel or upload that writes it (or may: bound writable): its
+        pending readers run first, on its current values, and its own pending values are
+        written (a partial write keeps the rest)."""
         if not self.touched:
             self._allocate()
         if self.rt.capture is not None:
             self.rt.capture.storages[self._buffer_id] = self
-        if self.pending is not None:
-            lazy.realize(self)
+        if self.pending is not None or self.readers:
+            pending.realize_for_write(self)
         return self._buffer_id
 
     def __del__(self):

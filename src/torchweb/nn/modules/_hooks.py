@@ -95,6 +95,14 @@ class _Identity(Function):
         return (None,) + tuple(new)
 
 
+def _checked_grads(result, packed, what):
+    """A backward (pre) hook's replacement gradients, which must be one per gradient it saw."""
+    if not isinstance(result, tuple) or len(result) != len(packed):
+        raise RuntimeError(f"{what}, got {len(result) if isinstance(result, tuple) else 1}, but "
+                           f"expected {len(packed)}")
+    return result
+
+
 class _BackwardHook:
     def __init__(self, module):
         self.module = module
@@ -142,11 +150,7 @@ class _BackwardHook:
         for hook in list(self.module._backward_pre_hooks.values()):
             result = hook(self.module, packed)
             if result is not None:
-                if not isinstance(result, tuple) or len(result) != len(packed):
-                    raise RuntimeError("Backward pre hook returned an invalid number of grad_output, "
-                                       f"got {len(result) if isinstance(result, tuple) else 1}, but "
-                                       f"expected {len(packed)}")
-                packed = result
+                packed = _checked_grads(result, packed, "Backward pre hook returned an invalid number of grad_output")
         self.grad_outputs = packed
         if not self.input_index:  # no input needs a gradient: hooks see grad_input all None
             for hook in list(self.module._backward_hooks.values()):
@@ -158,10 +162,6 @@ class _BackwardHook:
         for hook in list(self.module._backward_hooks.values()):
             result = hook(self.module, packed, self.grad_outputs)
             if result is not None:
-                if not isinstance(result, tuple) or len(result) != len(packed):
-                    raise RuntimeError("Backward hook returned an invalid number of grad_input, "
-                                       f"got {len(result) if isinstance(result, tuple) else 1}, but "
-                                       f"expected {len(packed)}")
-                packed = result
+                packed = _checked_grads(result, packed, "Backward hook returned an invalid number of grad_input")
         return tuple(packed[i] for i in self.input_index)
 

@@ -6,9 +6,8 @@ F.batch_norm."""
 from ... import _creation
 from ... import _dtype as D
 from .. import functional as F
-from .. import init
 from ...autograd import grad_mode
-from ..parameter import Parameter
+from ._optional import affine_parameters, reset_affine
 from .module import Module
 
 __all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "SyncBatchNorm"]
@@ -29,15 +28,7 @@ class _NormBase(Module):
         self.momentum = momentum
         self.affine = affine
         self.track_running_stats = track_running_stats
-        if self.affine:
-            self.weight = Parameter(_creation.empty(num_features, **factory_kwargs))
-            if bias:
-                self.bias = Parameter(_creation.empty(num_features, **factory_kwargs))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        affine_parameters(self, num_features, affine, bias, factory_kwargs)
         if self.track_running_stats:
             self.register_buffer("running_mean", _creation.zeros(num_features, **factory_kwargs))
             self.register_buffer("running_var", _creation.ones(num_features, **factory_kwargs))
@@ -58,9 +49,7 @@ class _NormBase(Module):
     def reset_parameters(self):
         self.reset_running_stats()
         if self.affine:
-            init.ones_(self.weight)
-            if self.bias is not None:
-                init.zeros_(self.bias)
+            reset_affine(self)
 
     def _check_input_dim(self, input):
         raise NotImplementedError
@@ -84,11 +73,7 @@ class _NormBase(Module):
 
 
 class _BatchNorm(_NormBase):
-    def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True,
-                 device=None, dtype=None, *, bias=True):
-        super().__init__(num_features, eps, momentum, affine, track_running_stats, device=device, dtype=dtype,
-                         bias=bias)
-
+    # (_NormBase's constructor: the same arguments and defaults)
     def forward(self, input):
         self._check_input_dim(input)
         exponential_average_factor = 0.0 if self.momentum is None else self.momentum

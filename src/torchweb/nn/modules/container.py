@@ -53,7 +53,30 @@ class Container(Module):
             self.add_module(key, value)
 
 
-class Sequential(Module):
+class _Numbered(Module):
+    """Sequential and ModuleList: children named "0", "1", ... in order, renumbered after a
+    deletion."""
+
+    def __len__(self):
+        return len(self._modules)
+
+    def __iter__(self):
+        return iter(self._modules.values())
+
+    def append(self, module):
+        self.add_module(str(len(self)), module)
+        return self
+
+    def pop(self, key):
+        v = self[key]
+        del self[key]
+        return v
+
+    def _renumber(self):
+        object.__setattr__(self, "_modules", OrderedDict((str(i), m) for i, m in enumerate(self._modules.values())))
+
+
+class Sequential(_Numbered):
     """Modules applied in order; built from modules or from an OrderedDict of named ones."""
 
     __module__ = "torchweb.nn"
@@ -89,15 +112,7 @@ class Sequential(Module):
                 delattr(self, key)
         else:
             delattr(self, self._get_item_by_idx(iter(self._modules.keys()), idx))
-        # PyTorch renumbers the remaining children
-        object.__setattr__(self, "_modules", OrderedDict(
-            (str(i), m) for i, m in enumerate(self._modules.values())))
-
-    def __len__(self):
-        return len(self._modules)
-
-    def __iter__(self):
-        return iter(self._modules.values())
+        self._renumber()   # (PyTorch renumbers the remaining children)
 
     def __add__(self, other):
         if not isinstance(other, Sequential):
@@ -129,10 +144,6 @@ class Sequential(Module):
 
     __rmul__ = __mul__
 
-    def append(self, module):
-        self.add_module(str(len(self)), module)
-        return self
-
     def insert(self, index, module):
         if not isinstance(module, Module):
             raise AssertionError(f"module should be of type: {Module}")
@@ -151,18 +162,13 @@ class Sequential(Module):
             self.append(layer)
         return self
 
-    def pop(self, key):
-        v = self[key]
-        del self[key]
-        return v
-
     def forward(self, input):
         for module in self:
             input = module(input)
         return input
 
 
-class ModuleList(Module):
+class ModuleList(_Numbered):
     """A list of modules, registered so that parameters() and .to() see them."""
 
     __module__ = "torchweb.nn"
@@ -186,14 +192,7 @@ class ModuleList(Module):
                 delattr(self, str(k))
         else:
             delattr(self, str(_index(idx, len(self), "ModuleList")))
-        object.__setattr__(self, "_modules", OrderedDict(
-            (str(i), m) for i, m in enumerate(self._modules.values())))
-
-    def __len__(self):
-        return len(self._modules)
-
-    def __iter__(self):
-        return iter(self._modules.values())
+        self._renumber()
 
     def __iadd__(self, modules):
         return self.extend(modules)
@@ -213,15 +212,6 @@ class ModuleList(Module):
         object.__setattr__(self, "_modules", OrderedDict())
         for i, m in enumerate(modules):
             self.add_module(str(i), m)
-
-    def append(self, module):
-        self.add_module(str(len(self)), module)
-        return self
-
-    def pop(self, key):
-        v = self[key]
-        del self[key]
-        return v
 
     def extend(self, modules):
         if isinstance(modules, (Tensor, str)) or not hasattr(modules, "__iter__"):

@@ -10,6 +10,7 @@ from .. import functional as F
 from .. import init
 from ...autograd import grad_mode
 from ..parameter import Parameter
+from ._optional import optional_parameter
 from .module import Module
 from .utils import _pair, _reverse_repeat_tuple, _single, _triple
 
@@ -65,10 +66,7 @@ class _ConvNd(Module):
         else:
             shape = (out_channels, in_channels // groups, *kernel_size)
         self.weight = Parameter(_creation.empty(shape, **factory_kwargs))
-        if bias:
-            self.bias = Parameter(_creation.empty(out_channels, **factory_kwargs))
-        else:
-            self.register_parameter("bias", None)
+        optional_parameter(self, "bias", bias, out_channels, factory_kwargs)
         self.reset_parameters()
 
     def reset_parameters(self):

@@ -8,7 +8,12 @@ __all__ = ["Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout", "Fe
 
 
 class _DropoutNd(Module):
+    """The dropout modules differ only in their functional form (_fn) and whether it takes
+    inplace (the alpha dropouts' modules don't pass it, as PyTorch's)."""
+
     __constants__ = ["p", "inplace"]
+    _fn = None
+    _passes_inplace = True
 
     def __init__(self, p=0.5, inplace=False):
         super().__init__()
@@ -17,60 +22,28 @@ class _DropoutNd(Module):
         self.p = p
         self.inplace = inplace
 
+    def forward(self, input):
+        fn = getattr(F, self._fn)
+        if self._passes_inplace:
+            return fn(input, self.p, self.training, self.inplace)
+        return fn(input, self.p, self.training)
+
     def extra_repr(self):
         return f"p={self.p}, inplace={self.inplace}"
 
 
-class Dropout(_DropoutNd):
-    """Zeroes each element with probability p in training and scales the rest by 1/(1-p)."""
+# name: (its functional form in nn.functional, whether that takes inplace, docstring)
+_FORMS = {
+    "Dropout": ("dropout", True, "Zeroes each element with probability p in training, scaling the rest by 1/(1-p)."),
+    "Dropout1d": ("dropout1d", True, "Zeroes whole channels of (N, C, L) or (C, L) input with probability p."),
+    "Dropout2d": ("dropout2d", True, "Zeroes whole channels of (N, C, H, W) or (C, H, W) input with probability p."),
+    "Dropout3d": ("dropout3d", True, "Zeroes whole channels of (N, C, D, H, W) or (C, D, H, W) input, probability p."),
+    "AlphaDropout": ("alpha_dropout", False, "Dropout that keeps a SELU network's mean and variance (dropped values "
+                                             "set to SELU's negative saturation, then an affine correction)."),
+    "FeatureAlphaDropout": ("feature_alpha_dropout", False, "AlphaDropout of whole channels."),
+}
 
-    __module__ = "torchweb.nn"
-
-    def forward(self, input):
-        return F.dropout(input, self.p, self.training, self.inplace)
-
-
-class Dropout1d(_DropoutNd):
-    """Zeroes whole channels of (N, C, L) or (C, L) input with probability p in training."""
-
-    __module__ = "torchweb.nn"
-
-    def forward(self, input):
-        return F.dropout1d(input, self.p, self.training, self.inplace)
-
-
-class Dropout2d(_DropoutNd):
-    """Zeroes whole channels of (N, C, H, W) or (C, H, W) input with probability p in training."""
-
-    __module__ = "torchweb.nn"
-
-    def forward(self, input):
-        return F.dropout2d(input, self.p, self.training, self.inplace)
-
-
-class Dropout3d(_DropoutNd):
-    """Zeroes whole channels of (N, C, D, H, W) or (C, D, H, W) input with probability p in training."""
-
-    __module__ = "torchweb.nn"
-
-    def forward(self, input):
-        return F.dropout3d(input, self.p, self.training, self.inplace)
-
-
-class AlphaDropout(_DropoutNd):
-    """Dropout that keeps a SELU network's mean and variance (dropped values set to SELU's
-    negative saturation, then an affine correction)."""
-
-    __module__ = "torchweb.nn"
-
-    def forward(self, input):
-        return F.alpha_dropout(input, self.p, self.training)
-
-
-class FeatureAlphaDropout(_DropoutNd):
-    """AlphaDropout of whole channels."""
-
-    __module__ = "torchweb.nn"
-
-    def forward(self, input):
-        return F.feature_alpha_dropout(input, self.p, self.training)
+Dropout, Dropout1d, Dropout2d, Dropout3d, AlphaDropout, FeatureAlphaDropout = (
+    type(name, (_DropoutNd,), {"__module__": "torchweb.nn", "__doc__": doc, "_fn": fn,
+                               "_passes_inplace": inplace})
+    for name, (fn, inplace, doc) in _FORMS.items())

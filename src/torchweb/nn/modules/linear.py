@@ -7,6 +7,7 @@ from ... import _creation
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter
+from ._optional import optional_parameter
 from .module import Module
 from ...autograd import grad_mode
 
@@ -45,10 +46,7 @@ class Linear(Module):
         self.in_features = in_features
         self.out_features = out_features
         self.weight = Parameter(_creation.empty((out_features, in_features), **_factory(device, dtype)))
-        if bias:
-            self.bias = Parameter(_creation.empty(out_features, **_factory(device, dtype)))
-        else:
-            self.register_parameter("bias", None)
+        optional_parameter(self, "bias", bias, out_features, _factory(device, dtype))
         self.reset_parameters()
 
     def reset_parameters(self):
@@ -76,10 +74,7 @@ class Bilinear(Module):
         self.in1_features, self.in2_features, self.out_features = in1_features, in2_features, out_features
         self.weight = Parameter(_creation.empty((out_features, in1_features, in2_features),
                                                 **_factory(device, dtype)))
-        if bias:
-            self.bias = Parameter(_creation.empty(out_features, **_factory(device, dtype)))
-        else:
-            self.register_parameter("bias", None)
+        optional_parameter(self, "bias", bias, out_features, _factory(device, dtype))
         self.reset_parameters()
 
     def reset_parameters(self):

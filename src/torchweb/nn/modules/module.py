@@ -5,6 +5,7 @@ import functools
 import itertools
 from collections import OrderedDict, namedtuple
 
+from ..._grads import zero_grads
 from ..._tensor import Tensor
 from ...autograd import grad_mode
 from ..parameter import Parameter, Buffer, is_lazy
@@ -35,6 +36,11 @@ def _addindent(s, num_spaces):
 def _type_name(value):
     return value._type_name() if isinstance(value, Tensor) else type(value).__name__
 
+
+def _values(named):
+    """The values of (name, value) pairs, lazily: parameters() and buffers() from their named forms."""
+    for _, v in named:
+        yield v
 
 class Module:
     """Base class for all neural network modules (PyTorch's nn.Module)."""
@@ -247,24 +253,21 @@ class Module:
                 yield (module_prefix + ("." if module_prefix else "") + k, v)
 
     def parameters(self, recurse=True):
-        for _, p in self.named_parameters(recurse=recurse):
-            yield p
+        return _values(self.named_parameters(recurse=recurse))
 
     def named_parameters(self, prefix="", recurse=True, remove_duplicate=True):
         yield from self._named_members(lambda m: m._parameters.items(), prefix, recurse,
                                        remove_duplicate)
 
     def buffers(self, recurse=True):
-        for _, b in self.named_buffers(recurse=recurse):
-            yield b
+        return _values(self.named_buffers(recurse=recurse))
 
     def named_buffers(self, prefix="", recurse=True, remove_duplicate=True):
         yield from self._named_members(lambda m: m._buffers.items(), prefix, recurse,
                                        remove_duplicate)
 
     def children(self):
-        for _, m in self.named_children():
-            yield m
+        return _values(self.named_children())
 
     def named_children(self):
         memo = set()
@@ -274,8 +277,7 @@ class Module:
                 yield name, module
 
     def modules(self):
-        for _, m in self.named_modules():
-            yield m
+        return _values(self.named_modules())
 
     def named_modules(self, memo=None, prefix="", remove_duplicate=True):
         if memo is None:
@@ -315,18 +317,7 @@ class Module:
         return self
 
     def zero_grad(self, set_to_none=True):
-        for p in self.parameters():
-            if p.grad is None:
-                continue
-            if set_to_none:
-                p.grad = None
-            else:
-                g = p.grad
-                if g.grad_fn is not None:
-                    g.detach_()
-                else:
-                    g.requires_grad_(False)
-                g.zero_()
+        zero_grads(self.parameters(), set_to_none)
 
     def share_memory(self):
         return self

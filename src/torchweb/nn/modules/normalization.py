@@ -4,10 +4,9 @@ legacy Lua window and its hand-written backward)."""
 
 import numbers
 
-from ... import _creation
 from .. import functional as F
 from .. import init
-from ..parameter import Parameter
+from ._optional import affine_parameters, optional_parameter, reset_affine
 from .module import Module
 
 __all__ = ["LocalResponseNorm", "LayerNorm", "GroupNorm", "RMSNorm"]
@@ -34,53 +33,55 @@ class LocalResponseNorm(Module):
         return "{size}, alpha={alpha}, beta={beta}, k={k}".format(**self.__dict__)
 
 
-class LayerNorm(Module):
+def _last_dims(module, normalized_shape, eps, elementwise_affine):
+    """The arguments LayerNorm and RMSNorm share: the trailing dims they normalize (an int: one)."""
+    if isinstance(normalized_shape, numbers.Integral):
+        normalized_shape = (normalized_shape,)
+    module.normalized_shape = tuple(normalized_shape)
+    module.eps = eps
+    module.elementwise_affine = elementwise_affine
+
+
+class _AffineNorm(Module):
+    """LayerNorm and GroupNorm: an optional weight (1 at reset) and bias (0), and an
+    extra_repr from the template _REPR; they differ in their arguments and functional."""
+
+    _REPR = ""
+
+    def reset_parameters(self):
+        reset_affine(self)
+
+    def extra_repr(self):
+        return self._REPR.format(**self.__dict__, use_bias=self.bias is not None)
+
+
+class LayerNorm(_AffineNorm):
     """Layer normalization over the last len(normalized_shape) dims, with an optional elementwise
     affine (weight 1, bias 0 at init)."""
 
     __module__ = "torchweb.nn"
     __constants__ = ["normalized_shape", "eps", "elementwise_affine"]
+    _REPR = "{normalized_shape}, eps={eps}, elementwise_affine={elementwise_affine}, bias={use_bias}"
 
     def __init__(self, normalized_shape, eps=1e-5, elementwise_affine=True, bias=True, device=None,
                  dtype=None):
         factory_kwargs = {"device": device, "dtype": dtype}
         super().__init__()
-        if isinstance(normalized_shape, numbers.Integral):
-            normalized_shape = (normalized_shape,)
-        self.normalized_shape = tuple(normalized_shape)
-        self.eps = eps
-        self.elementwise_affine = elementwise_affine
-        if self.elementwise_affine:
-            self.weight = Parameter(_creation.empty(self.normalized_shape, **factory_kwargs))
-            if bias:
-                self.bias = Parameter(_creation.empty(self.normalized_shape, **factory_kwargs))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        _last_dims(self, normalized_shape, eps, elementwise_affine)
+        affine_parameters(self, self.normalized_shape, elementwise_affine, bias, factory_kwargs)
         self.reset_parameters()
-
-    def reset_parameters(self):
-        if self.elementwise_affine:
-            init.ones_(self.weight)
-            if self.bias is not None:
-                init.zeros_(self.bias)
 
     def forward(self, input):
         return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
 
-    def extra_repr(self):
-        return "{normalized_shape}, eps={eps}, elementwise_affine={elementwise_affine}, bias={use_bias}".format(
-            **self.__dict__, use_bias=self.bias is not None)
 
-
-class GroupNorm(Module):
+class GroupNorm(_AffineNorm):
     """Group normalization: channels split in num_groups groups, each normalized over its channels
     and spatial dims; per-channel affine (weight 1, bias 0 at init)."""
 
     __module__ = "torchweb.nn"
     __constants__ = ["num_groups", "num_channels", "eps", "affine"]
+    _REPR = "{num_groups}, {num_channels}, eps={eps}, affine={affine}, bias={use_bias}"
 
     def __init__(self, num_groups, num_channels, eps=1e-5, affine=True, device=None, dtype=None, *, bias=True):
         factory_kwargs = {"device": device, "dtype": dtype}
@@ -91,29 +92,11 @@ class GroupNorm(Module):
         self.num_channels = num_channels
         self.eps = eps
         self.affine = affine
-        if self.affine:
-            self.weight = Parameter(_creation.empty(num_channels, **factory_kwargs))
-            if bias:
-                self.bias = Parameter(_creation.empty(num_channels, **factory_kwargs))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        affine_parameters(self, num_channels, affine, bias, factory_kwargs)
         self.reset_parameters()
-
-    def reset_parameters(self):
-        if self.affine:
-            init.ones_(self.weight)
-            if self.bias is not None:
-                init.zeros_(self.bias)
 
     def forward(self, input):
         return F.group_norm(input, self.num_groups, self.weight, self.bias, self.eps)
-
-    def extra_repr(self):
-        return "{num_groups}, {num_channels}, eps={eps}, affine={affine}, bias={use_bias}".format(
-            **self.__dict__, use_bias=self.bias is not None)
 
 
 class RMSNorm(Module):
@@ -126,15 +109,8 @@ class RMSNorm(Module):
     def __init__(self, normalized_shape, eps=None, elementwise_affine=True, device=None, dtype=None):
         factory_kwargs = {"device": device, "dtype": dtype}
         super().__init__()
-        if isinstance(normalized_shape, numbers.Integral):
-            normalized_shape = (normalized_shape,)
-        self.normalized_shape = tuple(normalized_shape)
-        self.eps = eps
-        self.elementwise_affine = elementwise_affine
-        if self.elementwise_affine:
-            self.weight = Parameter(_creation.empty(self.normalized_shape, **factory_kwargs))
-        else:
-            self.register_parameter("weight", None)
+        _last_dims(self, normalized_shape, eps, elementwise_affine)
+        optional_parameter(self, "weight", elementwise_affine, self.normalized_shape, factory_kwargs)
         self.reset_parameters()
 
     def reset_parameters(self):

@@ -13,22 +13,26 @@ __all__ = ["CircularPad1d", "CircularPad2d", "CircularPad3d", "ConstantPad1d", "
 _TUP = {1: _pair, 2: _quadruple, 3: _ntuple(6)}
 
 
-class _CircularPadNd(Module):
-    __constants__ = ["padding"]
+class _PadNd(Module):
+    """A padding module: F.pad in its mode (_mode); the circular ones also check the input's rank
+    (_ranks, as PyTorch's modules do)."""
 
-    def _check_input_dim(self, input):
-        raise NotImplementedError
+    __constants__ = ["padding"]
+    _mode = None
+    _ranks = None
 
     def forward(self, input):
-        self._check_input_dim(input)
-        return F.pad(input, self.padding, "circular")
+        if self._ranks is not None and input.dim() not in self._ranks:
+            raise ValueError(f"expected {self._ranks[0]}D or {self._ranks[1]}D input (got {input.dim()}D input)")
+        return F.pad(input, self.padding, self._mode)
 
     def extra_repr(self):
         return f"{self.padding}"
 
 
-class _ConstantPadNd(Module):
+class _ConstantPadNd(_PadNd):
     __constants__ = ["padding", "value"]
+    _mode = "constant"
 
     def __init__(self, value):
         super().__init__()
@@ -41,51 +45,20 @@ class _ConstantPadNd(Module):
         return f"padding={self.padding}, value={self.value}"
 
 
-class _ReflectionPadNd(Module):
-    __constants__ = ["padding"]
-
-    def forward(self, input):
-        return F.pad(input, self.padding, "reflect")
-
-    def extra_repr(self):
-        return f"{self.padding}"
-
-
-class _ReplicationPadNd(Module):
-    __constants__ = ["padding"]
-
-    def forward(self, input):
-        return F.pad(input, self.padding, "replicate")
-
-    def extra_repr(self):
-        return f"{self.padding}"
-
-
-def _padding_init(r):
+def _make(r):
     tup = _TUP[r]
 
     def __init__(self, padding):
         Module.__init__(self)
         self.padding = tup(padding)
-    return __init__
 
-
-def _make(r):
-    tup = _TUP[r]
-
-    def check(self, input):
-        if input.dim() not in (r + 1, r + 2):
-            raise ValueError(f"expected {r + 1}D or {r + 2}D input (got {input.dim()}D input)")
-
-    circ = type(f"CircularPad{r}d", (_CircularPadNd,), {
-        "__module__": "torchweb.nn", "__init__": _padding_init(r), "_check_input_dim": check,
-        "__doc__": f"Pads the last {r} dims by wrapping around (circular)."})
-    refl = type(f"ReflectionPad{r}d", (_ReflectionPadNd,), {
-        "__module__": "torchweb.nn", "__init__": _padding_init(r),
-        "__doc__": f"Pads the last {r} dims with the reflection of the input (edge not repeated)."})
-    repl = type(f"ReplicationPad{r}d", (_ReplicationPadNd,), {
-        "__module__": "torchweb.nn", "__init__": _padding_init(r),
-        "__doc__": f"Pads the last {r} dims by repeating the edge values."})
+    # name, F.pad's mode, the input ranks checked, what the padding holds
+    circ, refl, repl = (type(f"{name}Pad{r}d", (_PadNd,), {
+        "__module__": "torchweb.nn", "__init__": __init__, "_mode": mode, "_ranks": ranks,
+        "__doc__": f"Pads the last {r} dims {what}."}) for name, mode, ranks, what in (
+            ("Circular", "circular", (r + 1, r + 2), "by wrapping around (circular)"),
+            ("Reflection", "reflect", None, "with the reflection of the input (edge not repeated)"),
+            ("Replication", "replicate", None, "by repeating the edge values")))
 
     def const_init(self, padding, value):
         _ConstantPadNd.__init__(self, value)

@@ -22,6 +22,7 @@ from ..parameter import Parameter
 from .module import Module
 from ...ops.join import cat, stack
 from ..utils.rnn import PackedSequence
+from .utils import _options_repr
 
 __all__ = ["RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell"]
 
@@ -149,13 +150,17 @@ class RNNBase(Module):
             raise RuntimeError(f"input.size(-1) must be equal to input_size. Expected {self.input_size}, "
                                f"got {input.size(-1)}")
 
-    def get_expected_hidden_size(self, input, batch_sizes):
+    def _state_size(self, input, batch_sizes, size):
+        """(num_layers * directions, mini-batch, size): the shape of h_0, h_n, c_0 and c_n."""
         if batch_sizes is not None:
             mini_batch = int(batch_sizes[0])
         else:
             mini_batch = input.size(0) if self.batch_first else input.size(1)
         nd = 2 if self.bidirectional else 1
-        return (self.num_layers * nd, mini_batch, self.proj_size if self.proj_size > 0 else self.hidden_size)
+        return (self.num_layers * nd, mini_batch, size)
+
+    def get_expected_hidden_size(self, input, batch_sizes):
+        return self._state_size(input, batch_sizes, self.proj_size if self.proj_size > 0 else self.hidden_size)
 
     def check_hidden_size(self, hx, expected_hidden_size, msg="Expected hidden size {}, got {}"):
         if tuple(hx.shape) != tuple(expected_hidden_size):
@@ -169,20 +174,9 @@ class RNNBase(Module):
         return hx if permutation is None else _apply_permutation(hx, permutation)
 
     def extra_repr(self):
-        s = "{input_size}, {hidden_size}"
-        if self.proj_size != 0:
-            s += ", proj_size={proj_size}"
-        if self.num_layers != 1:
-            s += ", num_layers={num_layers}"
-        if self.bias is not True:
-            s += ", bias={bias}"
-        if self.batch_first is not False:
-            s += ", batch_first={batch_first}"
-        if self.dropout != 0:
-            s += ", dropout={dropout}"
-        if self.bidirectional is not False:
-            s += ", bidirectional={bidirectional}"
-        return s.format(**self.__dict__)
+        return _options_repr(self, f"{self.input_size}, {self.hidden_size}", (
+            ("proj_size", 0), ("num_layers", 1), ("bias", True), ("batch_first", False), ("dropout", 0),
+            ("bidirectional", False)))
 
     # -- the time loop -----------------------------------------------------------------------
     def _direction(self, x, steps, h0, c0, names, reverse):
@@ -380,12 +374,7 @@ class LSTM(RNNBase):
         super().__init__("LSTM", *args, **kwargs)
 
     def get_expected_cell_size(self, input, batch_sizes):
-        if batch_sizes is not None:
-            mini_batch = int(batch_sizes[0])
-        else:
-            mini_batch = input.size(0) if self.batch_first else input.size(1)
-        nd = 2 if self.bidirectional else 1
-        return (self.num_layers * nd, mini_batch, self.hidden_size)
+        return self._state_size(input, batch_sizes, self.hidden_size)
 
     def forward(self, input, hx=None):
         return self._forward(input, hx)

@@ -8,6 +8,7 @@ from .. import init
 from ...autograd import grad_mode
 from ..parameter import Parameter
 from .module import Module
+from .utils import ALWAYS, _options_repr
 
 __all__ = ["Embedding", "EmbeddingBag"]
 
@@ -24,7 +25,21 @@ def _check_padding_idx(padding_idx, num_embeddings, what):
     return padding_idx
 
 
-class Embedding(Module):
+class _Table(Module):
+    """Embedding and EmbeddingBag: a (num_embeddings, embedding_dim) weight, N(0, 1) at reset
+    with the padding_idx row zeroed."""
+
+    def reset_parameters(self):
+        init.normal_(self.weight)
+        self._fill_padding_idx_with_zero()
+
+    def _fill_padding_idx_with_zero(self):
+        if self.padding_idx is not None:
+            with grad_mode.no_grad():
+                self.weight[self.padding_idx].fill_(0)
+
+
+class Embedding(_Table):
     """A lookup table of num_embeddings vectors of size embedding_dim."""
 
     __module__ = "torchweb.nn"
@@ -51,32 +66,14 @@ class Embedding(Module):
             self.weight = Parameter(_weight, requires_grad=not _freeze)
         self.sparse = sparse
 
-    def reset_parameters(self):
-        init.normal_(self.weight)
-        self._fill_padding_idx_with_zero()
-
-    def _fill_padding_idx_with_zero(self):
-        if self.padding_idx is not None:
-            with grad_mode.no_grad():
-                self.weight[self.padding_idx].fill_(0)
-
     def forward(self, input):
         return F.embedding(input, self.weight, self.padding_idx, self.max_norm, self.norm_type,
                            self.scale_grad_by_freq, self.sparse)
 
     def extra_repr(self):
-        s = "{num_embeddings}, {embedding_dim}"
-        if self.padding_idx is not None:
-            s += ", padding_idx={padding_idx}"
-        if self.max_norm is not None:
-            s += ", max_norm={max_norm}"
-        if self.norm_type != 2:
-            s += ", norm_type={norm_type}"
-        if self.scale_grad_by_freq is not False:
-            s += ", scale_grad_by_freq={scale_grad_by_freq}"
-        if self.sparse is not False:
-            s += ", sparse=True"
-        return s.format(**self.__dict__)
+        s = _options_repr(self, f"{self.num_embeddings}, {self.embedding_dim}", (
+            ("padding_idx", None), ("max_norm", None), ("norm_type", 2), ("scale_grad_by_freq", False)))
+        return s + (", sparse=True" if self.sparse is not False else "")
 
     @classmethod
     def from_pretrained(cls, embeddings, freeze=True, padding_idx=None, max_norm=None, norm_type=2.0,
@@ -90,7 +87,7 @@ class Embedding(Module):
                    scale_grad_by_freq=scale_grad_by_freq, sparse=sparse)
 
 
-class EmbeddingBag(Module):
+class EmbeddingBag(_Table):
     """Sums, means or maxes of bags of embeddings, without materializing the embeddings of each index."""
 
     __module__ = "torchweb.nn"
@@ -119,32 +116,15 @@ class EmbeddingBag(Module):
         self.sparse = sparse
         self.include_last_offset = include_last_offset
 
-    def reset_parameters(self):
-        init.normal_(self.weight)
-        self._fill_padding_idx_with_zero()
-
-    def _fill_padding_idx_with_zero(self):
-        if self.padding_idx is not None:
-            with grad_mode.no_grad():
-                self.weight[self.padding_idx].fill_(0)
-
     def forward(self, input, offsets=None, per_sample_weights=None):
         return F.embedding_bag(input, self.weight, offsets, self.max_norm, self.norm_type, self.scale_grad_by_freq,
                                self.mode, self.sparse, per_sample_weights, self.include_last_offset,
                                self.padding_idx)
 
     def extra_repr(self):
-        s = "{num_embeddings}, {embedding_dim}"
-        if self.max_norm is not None:
-            s += ", max_norm={max_norm}"
-        if self.norm_type != 2:
-            s += ", norm_type={norm_type}"
-        if self.scale_grad_by_freq is not False:
-            s += ", scale_grad_by_freq={scale_grad_by_freq}"
-        s += ", mode={mode}"
-        if self.padding_idx is not None:
-            s += ", padding_idx={padding_idx}"
-        return s.format(**{k: repr(v) for k, v in self.__dict__.items()})
+        return _options_repr(self, f"{self.num_embeddings!r}, {self.embedding_dim!r}", (
+            ("max_norm", None), ("norm_type", 2), ("scale_grad_by_freq", False), ("mode", ALWAYS),
+            ("padding_idx", None)), repr)
 
     @classmethod
     def from_pretrained(cls, embeddings, freeze=True, max_norm=None, norm_type=2.0, scale_grad_by_freq=False,

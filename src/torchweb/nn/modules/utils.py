@@ -21,6 +21,21 @@ _triple = _ntuple(3, "_triple")
 _quadruple = _ntuple(4, "_quadruple")
 
 
+ALWAYS = object()   # a default no value has: the option is always shown
+
+
+def _options_repr(module, head, options, fmt=format):
+    """extra_repr text as PyTorch writes it for layers with many options: head, then ", name=value"
+    for each (name, default) of options whose value is not PyTorch's default (None, True and False
+    compared by identity, numbers by value); fmt formats the values."""
+    parts = [head]
+    for name, default in options:
+        value = getattr(module, name)
+        if value is not default if default is None or isinstance(default, bool) else value != default:
+            parts.append(f"{name}={fmt(value)}")
+    return ", ".join(parts)
+
+
 def _reverse_repeat_tuple(t, n):
     """(1, 2) with n=2 -> (2, 2, 1, 1): F.pad's order from a conv's padding."""
     return tuple(x for x in reversed(t) for _ in range(n))

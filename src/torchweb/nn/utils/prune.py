@@ -9,13 +9,26 @@ from abc import ABC, abstractmethod
 from collections.abc import Iterable
 
 from ... import _creation as C
-from ... import _functions as F
+from ... import _functions as torch_functions
 from .convert_parameters import parameters_to_vector
+from ._hook_removal import remove_forward_pre_hook
 
 __all__ = ["BasePruningMethod", "PruningContainer", "Identity", "RandomUnstructured", "L1Unstructured",
            "RandomStructured", "LnStructured", "CustomFromMask", "identity", "random_unstructured",
            "l1_unstructured", "random_structured", "ln_structured", "global_unstructured", "custom_from_mask",
            "remove", "is_pruned"]
+
+
+def _scores(importance_scores, t, name=None, module=None):
+    """What a pruning method ranks: importance_scores (t's shape), or t itself (module.<name>,
+    or a plain tensor t)."""
+    if importance_scores is None:
+        return t
+    if importance_scores.shape != t.shape:
+        what = "tensor t" if module is None else f"parameter {name} of {module}"
+        raise AssertionError(f"importance_scores should have the same shape as {what}, got "
+                             f"{importance_scores.shape} vs {t.shape}")
+    return importance_scores
 
 
 class BasePruningMethod(ABC):
@@ -62,12 +75,7 @@ class BasePruningMethod(ABC):
                 container.add_pruning_method(method)
                 method = container
         orig = getattr(module, name)
-        if importance_scores is not None:
-            if importance_scores.shape != orig.shape:
-                raise AssertionError(f"importance_scores should have the same shape as parameter {name} of "
-                                     f"{module}, got {importance_scores.shape} vs {orig.shape}")
-        else:
-            importance_scores = orig
+        importance_scores = _scores(importance_scores, orig, name, module)
         if not isinstance(method, PruningContainer):
             module.register_parameter(name + "_orig", orig)
             del module._parameters[name]
@@ -89,12 +97,7 @@ class BasePruningMethod(ABC):
 
     def prune(self, t, default_mask=None, importance_scores=None):
         """t times its mask (a pruned copy, the module untouched)."""
-        if importance_scores is not None:
-            if importance_scores.shape != t.shape:
-                raise AssertionError(f"importance_scores should have the same shape as tensor t, got "
-                                     f"{importance_scores.shape} vs {t.shape}")
-        else:
-            importance_scores = t
+        importance_scores = _scores(importance_scores, t)
         default_mask = default_mask if default_mask is not None else C.ones_like(t)
         return t * self.compute_mask(importance_scores, default_mask=default_mask)
 
@@ -182,8 +185,9 @@ class Identity(BasePruningMethod):
         return super().apply(module, name)
 
 
-class RandomUnstructured(BasePruningMethod):
-    """Prunes `amount` (a count, or a fraction of the entries) entries chosen at random."""
+class _Unstructured(BasePruningMethod):
+    """Prunes `amount` (a count, or a fraction of the entries) entries, the ones _chosen picks:
+    RandomUnstructured and L1Unstructured differ only in that choice."""
 
     PRUNING_TYPE = "unstructured"
 
@@ -197,37 +201,53 @@ class RandomUnstructured(BasePruningMethod):
         _validate_pruning_amount(nparams_toprune, tensor_size)
         mask = default_mask.clone()
         if nparams_toprune != 0:
-            topk = F.topk(C.rand_like(t).view(-1), k=nparams_toprune)
-            mask.view(-1)[topk.indices] = 0
+            mask.view(-1)[self._chosen(t, nparams_toprune)] = 0
         return mask
+
+
+class RandomUnstructured(_Unstructured):
+    """Prunes `amount` (a count, or a fraction of the entries) entries chosen at random."""
+
+    @staticmethod
+    def _chosen(t, k):
+        return torch_functions.topk(C.rand_like(t).view(-1), k=k).indices
 
     @classmethod
     def apply(cls, module, name, amount):
         return super().apply(module, name, amount=amount)
 
 
-class L1Unstructured(BasePruningMethod):
+class L1Unstructured(_Unstructured):
     """Prunes the `amount` entries of smallest absolute value."""
 
-    PRUNING_TYPE = "unstructured"
-
-    def __init__(self, amount):
-        _validate_pruning_amount_init(amount)
-        self.amount = amount
-
-    def compute_mask(self, t, default_mask):
-        tensor_size = t.nelement()
-        nparams_toprune = _compute_nparams_toprune(self.amount, tensor_size)
-        _validate_pruning_amount(nparams_toprune, tensor_size)
-        mask = default_mask.clone()
-        if nparams_toprune != 0:
-            topk = F.topk(F.abs(t).view(-1), k=nparams_toprune, largest=False)
-            mask.view(-1)[topk.indices] = 0
-        return mask
+    @staticmethod
+    def _chosen(t, k):
+        return torch_functions.topk(torch_functions.abs(t).view(-1), k=k, largest=False).indices
 
     @classmethod
     def apply(cls, module, name, amount, importance_scores=None):
         return super().apply(module, name, amount=amount, importance_scores=importance_scores)
+
+
+def _channels_to_prune(t, dim, amount):
+    """(the channels along dim, how many of them to prune), checked as the structured methods do."""
+    _validate_structured_pruning(t)
+    _validate_pruning_dim(t, dim)
+    tensor_size = t.shape[dim]
+    nparams_toprune = _compute_nparams_toprune(amount, tensor_size)
+    _validate_pruning_amount(nparams_toprune, tensor_size)
+    return tensor_size, nparams_toprune
+
+
+def _channels_kept(t, dim, kept, default_mask):
+    """The structured methods' mask: ones at the channels `kept` (a mask or indices along dim),
+    times default_mask."""
+    mask = C.zeros_like(t)
+    slc = [slice(None)] * len(t.shape)
+    slc[dim] = kept
+    mask[tuple(slc)] = 1
+    mask *= default_mask.to(dtype=mask.dtype)
+    return mask
 
 
 class RandomStructured(BasePruningMethod):
@@ -241,21 +261,12 @@ class RandomStructured(BasePruningMethod):
         self.dim = dim
 
     def compute_mask(self, t, default_mask):
-        _validate_structured_pruning(t)
-        _validate_pruning_dim(t, self.dim)
-        tensor_size = t.shape[self.dim]
-        nparams_toprune = _compute_nparams_toprune(self.amount, tensor_size)
-        _validate_pruning_amount(nparams_toprune, tensor_size)
+        tensor_size, nparams_toprune = _channels_to_prune(t, self.dim, self.amount)
         if nparams_toprune == 0:
             return default_mask
         prob = C.rand(tensor_size, device=t.device)
-        threshold = F.kthvalue(prob, k=nparams_toprune).values
-        mask = C.zeros_like(t)
-        slc = [slice(None)] * len(t.shape)
-        slc[self.dim] = prob > threshold
-        mask[tuple(slc)] = 1
-        mask *= default_mask.to(dtype=mask.dtype)
-        return mask
+        threshold = torch_functions.kthvalue(prob, k=nparams_toprune).values
+        return _channels_kept(t, self.dim, prob > threshold, default_mask)
 
     @classmethod
     def apply(cls, module, name, amount, dim=-1):
@@ -274,22 +285,13 @@ class LnStructured(BasePruningMethod):
         self.dim = dim
 
     def compute_mask(self, t, default_mask):
-        _validate_structured_pruning(t)
-        _validate_pruning_dim(t, self.dim)
-        tensor_size = t.shape[self.dim]
-        nparams_toprune = _compute_nparams_toprune(self.amount, tensor_size)
+        tensor_size, nparams_toprune = _channels_to_prune(t, self.dim, self.amount)
         nparams_tokeep = tensor_size - nparams_toprune
-        _validate_pruning_amount(nparams_toprune, tensor_size)
         norm = _compute_norm(t, self.n, self.dim)
-        topk = F.topk(norm, k=nparams_tokeep, largest=True)
+        topk = torch_functions.topk(norm, k=nparams_tokeep, largest=True)
         if nparams_toprune == 0:
             return default_mask
-        mask = C.zeros_like(t)
-        slc = [slice(None)] * len(t.shape)
-        slc[self.dim] = topk.indices
-        mask[tuple(slc)] = 1
-        mask *= default_mask.to(dtype=mask.dtype)
-        return mask
+        return _channels_kept(t, self.dim, topk.indices, default_mask)
 
     @classmethod
     def apply(cls, module, name, amount, n, dim, importance_scores=None):
@@ -383,11 +385,8 @@ def custom_from_mask(module, name, mask):
 
 def remove(module, name):
     """Makes the pruning of module.<name> permanent: the pruned tensor becomes the parameter."""
-    for k, hook in module._forward_pre_hooks.items():
-        if isinstance(hook, BasePruningMethod) and hook._tensor_name == name:
-            hook.remove(module)
-            del module._forward_pre_hooks[k]
-            return module
+    if remove_forward_pre_hook(module, lambda h: isinstance(h, BasePruningMethod) and h._tensor_name == name):
+        return module
     raise ValueError(f"Parameter '{name}' of module {module} has to be pruned before pruning can be removed")
 
 
@@ -432,4 +431,4 @@ def _validate_pruning_dim(t, dim):
 def _compute_norm(t, n, dim):
     dims = list(range(t.dim()))
     dims.remove(dims[dim])
-    return F.norm(t, p=n, dim=dims)
+    return torch_functions.norm(t, p=n, dim=dims)

@@ -9,6 +9,7 @@ from .. import functional as F
 from ..parameter import Parameter, UninitializedParameter
 from ..modules.conv import ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
 from ... import linalg
+from ._hook_removal import remove_forward_pre_hook
 
 __all__ = ["SpectralNorm", "SpectralNormLoadStateDictPreHook", "SpectralNormStateDictHook", "spectral_norm",
            "remove_spectral_norm"]
@@ -157,12 +158,7 @@ def spectral_norm(module, name="weight", n_power_iterations=1, eps=1e-12, dim=No
 
 def remove_spectral_norm(module, name="weight"):
     """Makes <name> a plain parameter again, with its current normalized value."""
-    for k, hook in module._forward_pre_hooks.items():
-        if isinstance(hook, SpectralNorm) and hook.name == name:
-            hook.remove(module)
-            del module._forward_pre_hooks[k]
-            break
-    else:
+    if not remove_forward_pre_hook(module, lambda h: isinstance(h, SpectralNorm) and h.name == name):
         raise ValueError(f"spectral_norm of '{name}' not found in {module}")
     for k, hook in module._state_dict_hooks.items():
         if isinstance(hook, SpectralNormStateDictHook) and hook.fn.name == name:

@@ -5,6 +5,7 @@ in favour of parametrizations.weight_norm but still common in checkpoints and vo
 import warnings
 
 from ..parameter import Parameter, UninitializedParameter
+from ._hook_removal import remove_forward_pre_hook
 from .parametrizations import _norm_except_dim
 
 __all__ = ["WeightNorm", "weight_norm", "remove_weight_norm"]
@@ -64,9 +65,6 @@ def weight_norm(module, name="weight", dim=0):
 
 def remove_weight_norm(module, name="weight"):
     """Folds <name>_g and <name>_v back into one parameter <name>."""
-    for k, hook in module._forward_pre_hooks.items():
-        if isinstance(hook, WeightNorm) and hook.name == name:
-            hook.remove(module)
-            del module._forward_pre_hooks[k]
-            return module
+    if remove_forward_pre_hook(module, lambda h: isinstance(h, WeightNorm) and h.name == name):
+        return module
     raise ValueError(f"weight_norm of '{name}' not found in {module}")

@@ -6,7 +6,7 @@ spatial dims. The alpha forms keep SELU's mean and variance, as PyTorch's _dropo
 import warnings
 
 from ... import _dtype as D, _random
-from ..dispatch import empty
+from ..operands import empty
 from ..registry import define
 
 _SELU_ALPHA = 1.7580993408473766
@@ -69,7 +69,12 @@ def _feature_dropout(input, p, training, inplace, name, dims, batched_dim, msg_e
     if d not in dims:
         raise RuntimeError(f"{name}: Expected {dims[0]}D or {dims[1]}D input, but received a {d}D input. "
                            f"{msg_extra}")
-    if d != batched_dim:   # unbatched: one sample
+    return _channel_dropout(input, p, training, inplace, d != batched_dim)
+
+
+def _channel_dropout(input, p, training, inplace, unbatched):
+    """Whole channels dropped; an unbatched input as a batch of one sample."""
+    if unbatched:
         out = _dropout_impl(input.unsqueeze(0), p, training, inplace, feature=True)
         return input if inplace else out.squeeze(0)
     return _dropout_impl(input, p, training, inplace, feature=True)
@@ -85,19 +90,25 @@ def dropout1d(input, p=0.5, training=True, inplace=False):
                             "dimension, a channel dimension, and an optional batch dimension (i.e. 2D or 3D inputs).")
 
 
+def _spatial_rank(name, r, input, p):
+    """input's rank, after the checks dropout2d and dropout3d share (r: their spatial dims)."""
+    _check_p(p)
+    d = input.dim()
+    if d not in (r + 1, r + 2):
+        warnings.warn(f"{name}: Received a {d}-D input to {name}, which is deprecated and will result in "
+                      "an error in a future release. To retain the behavior and silence this warning, please use "
+                      f"dropout instead. Note that {name} exists to provide channel-wise dropout on inputs with "
+                      f"{r} spatial dimensions, a channel dimension, and an optional batch dimension (i.e. {r + 1}D "
+                      f"or {r + 2}D inputs).")
+    return d
+
+
 @define("dropout2d", "other", method=False, torch=False, functional=True,
         doc="dropout2d(input, p=0.5, training=True, inplace=False) -> Tensor\n\n"
             "Whole channels of input (N, C, H, W) zeroed with probability p, the rest scaled by "
             "1 / (1 - p).")
 def dropout2d(input, p=0.5, training=True, inplace=False):
-    _check_p(p)
-    d = input.dim()
-    if d not in (3, 4):
-        warnings.warn(f"dropout2d: Received a {d}-D input to dropout2d, which is deprecated and will result in "
-                      "an error in a future release. To retain the behavior and silence this warning, please use "
-                      "dropout instead. Note that dropout2d exists to provide channel-wise dropout on inputs with "
-                      "2 spatial dimensions, a channel dimension, and an optional batch dimension (i.e. 3D or 4D "
-                      "inputs).")
+    d = _spatial_rank("dropout2d", 2, input, p)
     if d == 3:
         warnings.warn("dropout2d: Received a 3D input to dropout2d and assuming that channel-wise 1D dropout "
                       "behavior is desired - input is interpreted as shape (N, C, L), where C is the channel dim. "
@@ -112,18 +123,8 @@ def dropout2d(input, p=0.5, training=True, inplace=False):
             "Whole channels of input (N, C, D, H, W) or (C, D, H, W) zeroed with probability p, the "
             "rest scaled by 1 / (1 - p).")
 def dropout3d(input, p=0.5, training=True, inplace=False):
-    _check_p(p)
-    d = input.dim()
-    if d not in (4, 5):
-        warnings.warn(f"dropout3d: Received a {d}-D input to dropout3d, which is deprecated and will result in "
-                      "an error in a future release. To retain the behavior and silence this warning, please use "
-                      "dropout instead. Note that dropout3d exists to provide channel-wise dropout on inputs with "
-                      "3 spatial dimensions, a channel dimension, and an optional batch dimension (i.e. 4D or 5D "
-                      "inputs).")
-    if d == 4:
-        out = _dropout_impl(input.unsqueeze(0), p, training, inplace, feature=True)
-        return input if inplace else out.squeeze(0)
-    return _dropout_impl(input, p, training, inplace, feature=True)
+    d = _spatial_rank("dropout3d", 3, input, p)
+    return _channel_dropout(input, p, training, inplace, d == 4)
 
 
 @define("alpha_dropout", "other", method=False, torch=False, functional=True, key="F.alpha_dropout",

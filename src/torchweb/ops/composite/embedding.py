@@ -12,7 +12,7 @@ from ...autograd import grad_mode
 from ...autograd.function import Function
 from ...backends import backend_for
 from ..adjoint import linear_backward
-from ..dispatch import empty
+from ..operands import empty
 from ..elementwise import call
 from ..registry import define
 from .. import linalg as L, reduction as R, shape as S

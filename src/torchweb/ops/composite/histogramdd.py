@@ -8,9 +8,9 @@ from collections import namedtuple
 
 from ... import _dtype as D
 from ...autograd import grad_mode
-from ..dispatch import is_tensor
+from ..operands import is_tensor
 from ..registry import define
-from ..counting import _f16, _fmt, _linspace_f32, _minmax, _raw_bincount
+from ..counting import _raw_bincount, equal_width_edges
 from ..elementwise import call
 from ..search import _search
 from ..._creation import ones, tensor, zeros
@@ -29,25 +29,7 @@ def _edges(col, spec, d, rng):
             raise RuntimeError(f"torch.histogramdd(): bins tensor should have at least 1 element, but got 0 "
                                f"elements in the bins tensor for dimension {d}")
         return spec.to(col.dtype).contiguous()
-    nb = int(spec)
-    if nb <= 0:
-        raise RuntimeError(f"torch.histogramdd(): bins must be > 0, but got {nb} for dimension {d}")
-    if rng is not None:
-        lo, hi = float(rng[2 * d]), float(rng[2 * d + 1])
-    elif col.numel():
-        lo, hi = (float(v) for v in _minmax(col))
-    else:
-        lo, hi = 0.0, 1.0
-    if lo != lo or hi != hi or abs(lo) == float("inf") or abs(hi) == float("inf"):
-        raise RuntimeError(f"torch.histogramdd(): dimension {d}'s range [{_fmt(lo)}, {_fmt(hi)}] is not finite")
-    if lo > hi:
-        raise RuntimeError(f"torch.histogramdd(): min should not exceed max, but got min {_fmt(lo)} max "
-                           f"{_fmt(hi)} for dimension {d}")
-    if lo == hi:
-        lo, hi = lo - 0.5, hi + 0.5
-    vals = _linspace_f32(lo, hi, nb + 1)
-    if col.dtype is D.float16:
-        vals = [_f16(v) for v in vals]
+    vals = equal_width_edges(spec, None if rng is None else rng[2 * d:2 * d + 2], col, d)
     return tensor(vals, dtype=col.dtype, device=col.device)
 
 

@@ -3,7 +3,7 @@ vector index gives along dim; scatter_reduce with the index spread over source's
 gradient is scatter_reduce's."""
 
 from ..._size import wrap_dim
-from ..dispatch import is_tensor
+from ..operands import is_tensor
 from ..registry import define
 from ... import _dtype as D
 from ..index_ops import scatter_reduce

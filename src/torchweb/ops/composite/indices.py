@@ -4,7 +4,7 @@ gathered by index_select, so the gradient flows to the vector)."""
 
 import itertools
 
-from ..dispatch import is_tensor
+from ..operands import is_tensor
 from ..registry import define
 from ... import _dtype as D
 from ..._creation import arange, empty, tensor, zeros

@@ -3,7 +3,7 @@ cumulative_trapezoid, with spacing from sample points x or a constant dx, from s
 and cumsum (their gradients come from those)."""
 
 from ..._size import wrap_dim
-from ..dispatch import is_tensor
+from ..operands import is_tensor
 from ..registry import define
 from ..._creation import zeros
 

@@ -65,7 +65,7 @@ def _check_targets(target, c, ignore_index, message=None):
         else:
             def text():      # PyTorch's message names the first bad value: read when raised
                 return _first_bad_target(target.tolist() if target.dim() else [target.item()], c, ignore_index)
-        be.device_assert(bad, "cross_entropy/nll_loss", RuntimeError if message else IndexError, text)
+        be.device_assert(bad.contiguous(), "cross_entropy/nll_loss", RuntimeError if message else IndexError, text)
         return
     if bool(R.any(bad).item()):
         if message:

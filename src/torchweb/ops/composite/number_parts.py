@@ -4,7 +4,7 @@ ldexp (input * 2**other), written from elementwise rows so the float ones differ
 from collections import namedtuple
 
 from ... import _dtype as D
-from ..dispatch import is_tensor
+from ..operands import is_tensor
 from ..elementwise import call
 from ..registry import define
 

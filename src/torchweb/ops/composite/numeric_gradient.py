@@ -4,7 +4,7 @@ with a uniform spacing (a number per dim) or sample coordinates (a 1-D tensor pe
 from slices and elementwise ops, so it differentiates."""
 
 from ..._size import wrap_dim
-from ..dispatch import is_tensor
+from ..operands import is_tensor
 from ..registry import define
 from ..join import cat
 

@@ -2,13 +2,10 @@
 bools), isposinf, isneginf, isreal (bool tensors; real dtypes only here) and positive."""
 
 from ... import _dtype as D
-from ..dispatch import is_tensor
+from ..operands import is_tensor
 from ..elementwise import call
+from ..out_arg import result_or_out
 from ..registry import define
-
-
-def _out(r, out):
-    return r if out is None else out.copy_(r)
 
 
 @define("is_nonzero", "comparison", differentiable=False,
@@ -36,20 +33,27 @@ def is_signed(input):
     return input.dtype not in (D.bool, D.uint8)
 
 
+def _bool_out(name, out):
+    if out is not None and is_tensor(out) and out.dtype is not D.bool:
+        raise RuntimeError(f"{name} does not support non-boolean outputs.")
+
+
 @define("isposinf", "comparison", differentiable=False,
         doc="isposinf(input, *, out=None) -> Tensor\n\nWhether each element is +inf.")
 def isposinf(input, *, out=None):
+    _bool_out("isposinf", out)
     if not input.dtype.is_floating_point:
-        return _out(call("ne", input, input), out)          # all False, input's shape
-    return _out(call("eq", input, float("inf")), out)
+        return result_or_out(call("ne", input, input), out, "isposinf")   # all False, input's shape
+    return result_or_out(call("eq", input, float("inf")), out, "isposinf")
 
 
 @define("isneginf", "comparison", differentiable=False,
         doc="isneginf(input, *, out=None) -> Tensor\n\nWhether each element is -inf.")
 def isneginf(input, *, out=None):
+    _bool_out("isneginf", out)
     if not input.dtype.is_floating_point:
-        return _out(call("ne", input, input), out)
-    return _out(call("eq", input, float("-inf")), out)
+        return result_or_out(call("ne", input, input), out, "isneginf")
+    return result_or_out(call("eq", input, float("-inf")), out, "isneginf")
 
 
 @define("isreal", "comparison", differentiable=False,

@@ -3,7 +3,7 @@ then the neighbours at floor and ceil of the rank gathered and blended as `inter
 sort, gather and lerp give the gradient."""
 
 from ..._size import wrap_dim
-from ..dispatch import is_tensor
+from ..operands import is_tensor
 from ..elementwise import call
 from ..registry import define
 from .statistics import write_out

@@ -3,7 +3,7 @@ diagonal, an as_strided window) overwritten by src. Written as clone + view + co
 gradient flows to input outside the view and to src inside it, as PyTorch's."""
 
 from ..._size import wrap_dim
-from ..dispatch import is_tensor
+from ..operands import is_tensor
 from ..registry import define
 from ..out_arg import write_out
 from . import shape_str

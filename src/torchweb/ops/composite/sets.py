@@ -2,7 +2,7 @@
 once; big ones sort test_elements and look each element up with searchsorted, as PyTorch does."""
 
 from ... import _dtype as D
-from ..dispatch import is_tensor
+from ..operands import is_tensor
 from ..elementwise import call
 from ..out_arg import write_out
 from ..registry import define

@@ -6,7 +6,7 @@ import warnings
 from collections import namedtuple
 
 from ..._size import wrap_dim
-from ..dispatch import is_tensor
+from ..operands import is_tensor
 from ..elementwise import call
 from ..registry import define
 from .. import reduction as R

@@ -12,16 +12,16 @@
 
 The path of `y = x * 2` (docs/design.md draws it to the WGSL dispatch and back):
 Tensor.__mul__ -> autograd.binary_operator -> raw.binary_number (plan cached) -> DtypePlan.fresh
-(the backend's elementwise, or a pending node) ; under autograd, autograd._call_grad ->
-Function.apply -> forward (raw) and later backward -> grads.d_mul."""
+(lazy.elementwise_fresh: a pending node, or the backend's kernel now); under autograd,
+autograd._call_grad -> Function.apply -> forward (raw) and later backward -> grads.d_mul."""
 
 from . import rule_kernels
 from .autograd import apply, binary_operator, call, inplace_function
-from .raw import copy_into, copy_of, fill, run, run_any, run_args
+from .raw import contiguous_operand, copy_into, copy_of, fill, run, run_any, run_args
 from .table import OPS, ElementwiseOp, row_dtypes
 from .rule_kernels import K
 
 rule_kernels.install(run_args, call)
 
-__all__ = ["apply", "binary_operator", "call", "inplace_function", "copy_into", "copy_of", "fill",
+__all__ = ["apply", "binary_operator", "call", "inplace_function", "contiguous_operand", "copy_into", "copy_of", "fill",
            "run", "run_any", "OPS", "ElementwiseOp", "row_dtypes", "K"]

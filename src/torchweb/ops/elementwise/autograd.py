@@ -5,7 +5,7 @@ their shapes by the autograd engine, as PyTorch's does."""
 
 from ...autograd.function import Function
 from ...autograd.grad_mode import _state as _grad
-from ..dispatch import is_tensor
+from ..operands import is_tensor
 from . import raw as E
 from .table import OPS
 

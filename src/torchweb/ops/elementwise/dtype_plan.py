@@ -2,9 +2,9 @@
 0-d, or a Python number's type), the dtype each operand is computed in, the result's dtype and
 the checks made on the host. Planned once per signature (PLANS): every op call asks."""
 
-from ... import _dtype as D
+from ... import _dtype as D, lazy
 from ..._tensor import Tensor
-from ..dispatch import compute_class, is_tensor
+from ..operands import compute_class, is_tensor
 
 
 # ops whose PyTorch CPU kernels read a 0-d operand as a float32 scalar when the result is
@@ -71,9 +71,9 @@ class DtypePlan:
     is computed in, the template's class, each operand's class, the value class, the result
     dtype; host_checks: Python numbers to check on the host (int64 range, a zero integer
     divisor); and what each call then needs, looked up once: the op's row, the device's
-    empty_storage, Tensor._make, and fresh(op, out, operands, plan), the backend's elementwise
-    for an output just made (webgpu defers it: lazy.py); lazy: that backend's own decision
-    for this plan, None until it makes it."""
+    empty_storage, Tensor._make, and fresh(op, out, operands, plan), the lazy layer's elementwise
+    for an output just made (deferred where it may be: torchweb/lazy); lazy: that layer's
+    decision for this plan, None until it makes it."""
 
     __slots__ = ("op", "compute", "cls", "classes", "value_cls", "result", "host_checks",
                  "empty", "make", "fresh", "lazy")
@@ -92,15 +92,8 @@ class DtypePlan:
                                                   and not is_tensor(operands[op.divisor]))
         self.empty = backend.empty_storage
         self.make = Tensor._make
-        self.fresh = getattr(backend, "elementwise_fresh", None) or _elementwise_fresh(backend)
+        self.fresh = lazy.elementwise_fresh
         self.lazy = None
-
-
-def _elementwise_fresh(backend):
-    """DtypePlan.fresh for a backend without its own: its elementwise."""
-    def fresh(op, out, operands, plan):
-        backend.elementwise(op, out, operands, plan.classes, plan.cls, plan.value_cls, plan.compute)
-    return fresh
 
 
 # Plans by what decides them (op, default float dtype, per operand its dtype and whether it is

@@ -4,7 +4,7 @@ gradient (or None) per operand. table.py names each op's rule beside it."""
 
 import math
 
-from ..dispatch import is_tensor
+from ..operands import is_tensor
 from .rule_kernels import K
 
 

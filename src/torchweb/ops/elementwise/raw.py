@@ -6,10 +6,10 @@ Python time counts)."""
 
 from math import prod
 
-from ... import _dtype as D
+from ... import _dtype as D, lazy
 from ..._size import broadcast_shapes, contiguous_strides
 from ...backends import backend_for
-from ..dispatch import check_inplace_dtype, compute_class, empty, expand_to, is_tensor, same_view
+from ..operands import check_inplace_dtype, compute_class, empty, expand_to, is_tensor, same_view
 from .dtype_plan import NUMBER_TYPES, PLANS, DtypePlan, check_fill, device_error, host_checks
 from .table import OPS
 
@@ -17,7 +17,7 @@ from .table import OPS
 def run(name, *operands, out=None, out_dtype=None):
     """out = op(operands) with broadcasting; out (a tensor) makes it in-place / out=."""
     # One pass over the operands (every op comes here: its Python time counts): their common
-    # device (as dispatch.common_device), the plan's cache key (per operand its dtype and
+    # device (as operands.common_device), the plan's cache key (per operand its dtype and
     # whether it is 0-d, or a Python number's type; None: planned each time, its dtype may
     # depend on the value) and their shape, broadcast below only where they differ.
     dev = shape = None
@@ -66,7 +66,7 @@ def run(name, *operands, out=None, out_dtype=None):
         shape = broadcast_shapes(*[o._shape for o in operands if getattr(type(o), "_is_torchweb_tensor", False)])
     if out is None:
         dt = out_dtype or plan.result
-        # (dispatch.empty without its checks: a broadcast shape is valid already)
+        # (operands.empty without its checks: a broadcast shape is valid already)
         out = plan.make(plan.empty(prod(shape), dt), shape, contiguous_strides(shape), 0, dt, dev)
         # a fresh output overlaps no operand: each is only broadcast to the shape
         ops = tuple([expand_to(o, shape) if getattr(type(o), "_is_torchweb_tensor", False) else o
@@ -89,7 +89,7 @@ def run(name, *operands, out=None, out_dtype=None):
                 if o._storage is out_storage and not same_view(o, out):
                     o = copy_of(o)
             ops.append(o)
-    backend_for(dev.type).elementwise(op, out, ops, plan.classes, plan.cls, plan.value_cls, plan.compute)
+    lazy.elementwise(op, out, ops, plan.classes, plan.cls, plan.value_cls, plan.compute)
     return out
 
 
@@ -188,6 +188,12 @@ def copy_of(t):
     return c
 
 
+def contiguous_operand(t):
+    """t itself when contiguous, else a contiguous copy of it (no autograd): the layout a
+    backend primitive that walks its operand row-major reads."""
+    return t if t.is_contiguous() else copy_of(t)
+
+
 def copy_into(dst, src):
     """dst[...] = src with broadcasting and dtype conversion (the body of copy_)."""
     if not is_tensor(src):
@@ -203,7 +209,7 @@ def copy_into(dst, src):
     if s._storage is dst._storage and not same_view(s, dst):
         s = copy_of(s)
     cls = compute_class(src.dtype)
-    backend_for(dst.device.type).elementwise(op, dst, [s], [cls], cls, cls, [src.dtype])
+    lazy.elementwise(op, dst, [s], [cls], cls, cls, [src.dtype])
     return dst
 
 
@@ -223,5 +229,5 @@ def fill(dst, value):
     elif dt is D.float16 and isinstance(value, int) and abs(value) > dt.max:
         # (PyTorch checks a Python int against half's range, not a float: 1e5 fills inf)
         raise RuntimeError("value cannot be converted to type c10::Half without overflow")
-    backend_for(dst.device.type).elementwise(op, dst, [value], [cls], cls, cls, [dt])
+    lazy.elementwise(op, dst, [value], [cls], cls, cls, [dt])
     return dst

@@ -27,6 +27,7 @@ import struct
 
 from .bindings import bind, declarations, kinds
 from .elementwise import coalesce, param
+from .skeleton import entry_point
 from .wgsl import helpers_source, load, store
 
 THREADS = 128
@@ -73,9 +74,8 @@ def _head_params(NB, L, S, E, Ev, scale, nblocks):
     return [NB, L, S, E, Ev, struct.unpack("<I", struct.pack("<f", float(scale)))[0], nblocks, 0]
 
 
-def forward(rt, out, lse, q, k, v, mask, causal, scale):
-    """out [*B, L, Ev] (contiguous, q's dtype), lse [*B, L] (contiguous float32) from q [*B, L, E],
-    k [*B, S, E], v [*B, S, Ev], mask None or [*B, L, S] (views, broadcast already)."""
+def _sizes(q, k, v):
+    """(batch dims, their product NB, L, S, E, Ev, the head-size bound, its two tile sizes)."""
     batch = tuple(q.shape[:-2])
     L, E = q.shape[-2], q.shape[-1]
     S, Ev = k.shape[-2], v.shape[-1]
@@ -84,6 +84,13 @@ def forward(rt, out, lse, q, k, v, mask, causal, scale):
         NB *= s
     dm = head_bound(E, Ev)
     big, small = TILES[dm]
+    return batch, NB, L, S, E, Ev, dm, big, small
+
+
+def forward(rt, out, lse, q, k, v, mask, causal, scale):
+    """out [*B, L, Ev] (contiguous, q's dtype), lse [*B, L] (contiguous float32) from q [*B, L, E],
+    k [*B, S, E], v [*B, S, Ev], mask None or [*B, L, S] (views, broadcast already)."""
+    batch, NB, L, S, E, Ev, dm, big, small = _sizes(q, k, v)
     nblk = -(-L // big)
     tensors = [q, k, v] + ([mask] if mask is not None else [])
     bshape, words = _layout(batch, tensors)
@@ -91,7 +98,7 @@ def forward(rt, out, lse, q, k, v, mask, causal, scale):
     bufs, slots = bind(out, *tensors)
     bkinds = kinds(bufs)
     lse_slot = len(bufs)
-    bufs.append((lse._storage.buffer_id, lse._storage.size))
+    bufs.append((lse._storage.buffer_for_write(), lse._storage.size))
     bkinds.append("write")
     mk = _mask_kind(mask)
     storages = _storages(out.dtype.gpu_storage, tensors, slots)
@@ -110,14 +117,7 @@ def forward(rt, out, lse, q, k, v, mask, causal, scale):
 def backward(rt, dq, dkv, q, k, v, mask, dout, ld, causal, scale):
     """dq [*B, L, E] and dkv (dk [*B, S, E] then dv [*B, S, Ev], one contiguous buffer of q's
     dtype) from dout [*B, L, Ev] (contiguous) and ld (float32 [2, NB * L]: lse, then D)."""
-    batch = tuple(q.shape[:-2])
-    L, E = q.shape[-2], q.shape[-1]
-    S, Ev = k.shape[-2], v.shape[-1]
-    NB = 1
-    for s in batch:
-        NB *= s
-    dm = head_bound(E, Ev)
-    big, small = TILES[dm]
+    batch, NB, L, S, E, Ev, dm, big, small = _sizes(q, k, v)
     tensors = [q, k, v] + ([mask] if mask is not None else [])
     bshape, words = _layout(batch, tensors)
     mk = _mask_kind(mask)
@@ -208,10 +208,23 @@ def _header(slots, storages, nparams, extra_decl, shared):
 
 
 def _main(body, helpers):
-    return (helpers_source(helpers) + "\n"
-            f"@compute @workgroup_size({THREADS})\n"
-            "fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,\n"
-            "        @builtin(local_invocation_index) lid: u32) {\n" + "\n".join(body) + "\n}\n")
+    return helpers_source(helpers) + "\n" + entry_point(body, THREADS)
+
+
+def _key_tiles(p, in_dtype, DM, first, rows, tile, causal):
+    """WGSL lines opening the loop over the tiles of `tile` keys (into KS, VS) that the `rows`
+    resident query rows from `first` attend to: all S keys, or with causal masking those up to
+    the last resident row. The caller writes the loop's body and closes it."""
+    lines = ["  var kend = S;"]
+    if causal:
+        lines.append(f"  kend = min(S, {first} + {rows}u);")
+    lines += [f"  let nt = (kend + {tile - 1}u) / {tile}u;",
+              "  for (var t = 0u; t < nt; t = t + 1u) {",
+              f"  let j0 = t * {tile}u;",
+              "  workgroupBarrier();"]
+    lines += _load_tile("KS", p["k"], "j0", "S", "E", in_dtype, DM, tile)
+    lines += _load_tile("VS", p["v"], "j0", "S", "Ev", in_dtype, DM, tile)
+    return lines
 
 
 def _isneginf(x):
@@ -233,16 +246,8 @@ def _forward_source(DM, BQ, BK, in_dtype, out_dtype, mk, mask_dtype, causal, nb,
             f"  let b = w / {param(6)}; let i0 = (w % {param(6)}) * {BQ}u;"] + common
     body += _load_tile("QS", p["q"], "i0", "L", "E", in_dtype, DM, BQ)
     body += [f"  let row = lid / {G}u; let grp = lid % {G}u; let ig = i0 + row;",
-             f"  var m = -tw_inf(); var l = 0.0; var acc: array<f32, {NC}>;",
-             "  var kend = S;"]
-    if causal:
-        body.append(f"  kend = min(S, i0 + {BQ}u);")
-    body += [f"  let ntiles = (kend + {BK - 1}u) / {BK}u;",
-             "  for (var t = 0u; t < ntiles; t = t + 1u) {",
-             f"  let j0 = t * {BK}u;",
-             "  workgroupBarrier();"]
-    body += _load_tile("KS", p["k"], "j0", "S", "E", in_dtype, DM, BK)
-    body += _load_tile("VS", p["v"], "j0", "S", "Ev", in_dtype, DM, BK)
+             f"  var m = -tw_inf(); var l = 0.0; var acc: array<f32, {NC}>;"]
+    body += _key_tiles(p, in_dtype, DM, "i0", BQ, BK, causal)
     body += ["  workgroupBarrier();",
              f"    for (var x = lid; x < {BQ * BK}u; x = x + {THREADS}u) {{",
              f"      let i = x / {BK}u; let j = x % {BK}u; let ii = i0 + i; let jj = j0 + j;"]
@@ -303,10 +308,17 @@ def _backward_source(kind, DM, BIG, SMALL, in_dtype, mk, mask_dtype, causal, nb,
                 "    LS[x] = a; DD[x] = d;",
                 "  }"]
 
+    def query_rows(start, rows):
+        """The query side of `rows` rows from start: Q, dout, lse and D into QS, OS, LS, DD."""
+        return (_load_tile("QS", p["q"], start, "L", "E", in_dtype, DM, rows)
+                + _load_tile("OS", dout, start, "L", "Ev", in_dtype, DM, rows) + load_ld(start, rows))
+
     def pairs(iq, jk, i0, j0):
-        """P and dS for the tile's (query, key) pairs into PS, DS (index query * nk + key)."""
+        """P and dS for the tile's (query, key) pairs into PS, DS (index query * nk + key), between
+        barriers (the tiles loaded before, PS and DS read after)."""
         nq, nk = (SMALL, BIG) if kind == "dkv" else (BIG, SMALL)
-        lines = [f"    for (var x = lid; x < {nq * nk}u; x = x + {THREADS}u) {{",
+        lines = ["  workgroupBarrier();",
+                 f"    for (var x = lid; x < {nq * nk}u; x = x + {THREADS}u) {{",
                  f"      let i = x / {nk}u; let j = x % {nk}u; let ii = {i0} + i; let jj = {j0} + j;"]
         lines += _score(p, in_dtype, mk, mask_dtype, causal, "QS", "KS", DM)
         lines += ["      var pr = 0.0; var dsv = 0.0;",
@@ -317,7 +329,8 @@ def _backward_source(kind, DM, BIG, SMALL, in_dtype, mk, mask_dtype, causal, nb,
                   "        dsv = pr * (dp - DD[i]);",
                   "      }",
                   "      PS[x] = pr; DS[x] = dsv;",
-                  "    }"]
+                  "    }",
+                  "  workgroupBarrier();"]
         return lines
 
     if kind == "dkv":
@@ -332,13 +345,9 @@ def _backward_source(kind, DM, BIG, SMALL, in_dtype, mk, mask_dtype, causal, nb,
         body += ["  for (var t = t0; t < nt; t = t + 1u) {",
                  f"  let i0 = t * {SMALL}u;",
                  "  workgroupBarrier();"]
-        body += _load_tile("QS", p["q"], "i0", "L", "E", in_dtype, DM, SMALL)
-        body += _load_tile("OS", dout, "i0", "L", "Ev", in_dtype, DM, SMALL)
-        body += load_ld("i0", SMALL)
-        body.append("  workgroupBarrier();")
+        body += query_rows("i0", SMALL)
         body += pairs("i", "j", "i0", "r0")
-        body += ["  workgroupBarrier();",
-                 f"    for (var i = 0u; i < {SMALL}u; i = i + 1u) {{",
+        body += [f"    for (var i = 0u; i < {SMALL}u; i = i + 1u) {{",
                  f"      let pr = PS[i * {BIG}u + row]; let dsv = DS[i * {BIG}u + row];",
                  f"      for (var c = 0u; c < {NC}u; c = c + 1u) {{",
                  f"        let col = grp + c * {G}u;",
@@ -358,23 +367,11 @@ def _backward_source(kind, DM, BIG, SMALL, in_dtype, mk, mask_dtype, causal, nb,
         body.insert(body.index(f"  let NBL = {param(0)} * L;") + 1, f"  let NB_SE = {param(0)} * S * E;")
     else:
         # resident: queries r0.. (Q, dout, lse, D); streamed: key tiles (K, V)
-        body += _load_tile("QS", p["q"], "r0", "L", "E", in_dtype, DM, BIG)
-        body += _load_tile("OS", dout, "r0", "L", "Ev", in_dtype, DM, BIG)
-        body += load_ld("r0", BIG)
-        body += [f"  var dq: array<f32, {NC}>;",
-                 "  var kend = S;"]
-        if causal:
-            body.append(f"  kend = min(S, r0 + {BIG}u);")
-        body += [f"  let nt = (kend + {SMALL - 1}u) / {SMALL}u;",
-                 "  for (var t = 0u; t < nt; t = t + 1u) {",
-                 f"  let j0 = t * {SMALL}u;",
-                 "  workgroupBarrier();"]
-        body += _load_tile("KS", p["k"], "j0", "S", "E", in_dtype, DM, SMALL)
-        body += _load_tile("VS", p["v"], "j0", "S", "Ev", in_dtype, DM, SMALL)
-        body.append("  workgroupBarrier();")
+        body += query_rows("r0", BIG)
+        body += [f"  var dq: array<f32, {NC}>;"]
+        body += _key_tiles(p, in_dtype, DM, "r0", BIG, SMALL, causal)
         body += pairs("i", "j", "r0", "j0")
-        body += ["  workgroupBarrier();",
-                 f"    for (var j = 0u; j < {SMALL}u; j = j + 1u) {{",
+        body += [f"    for (var j = 0u; j < {SMALL}u; j = j + 1u) {{",
                  f"      let dsv = DS[row * {SMALL}u + j];",
                  f"      for (var c = 0u; c < {NC}u; c = c + 1u) {{ dq[c] = dq[c] + dsv * KS[j * {DM}u + grp + c * {G}u]; }}",
                  "    }",

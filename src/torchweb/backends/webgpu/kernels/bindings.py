@@ -8,14 +8,14 @@ binding a buffer twice in a dispatch when one of the bindings is writable.
 
 def bind(out, *inputs):
     """(buffers to bind, output's first, as (id, size); the slot of each input)."""
-    buffers = [(out._storage.buffer_id, out._storage.size)]
+    buffers = [(out._storage.buffer_for_write(), out._storage.size)]
     slot_of = {id(out._storage): 0}
     slots = []
     for t in inputs:
         slot = slot_of.get(id(t._storage))
         if slot is None:
             slot = slot_of[id(t._storage)] = len(buffers)
-            buffers.append((t._storage.buffer_id, t._storage.size))
+            buffers.append((t._storage.buffer_for_read(), t._storage.size))
         slots.append(slot)
     return buffers, slots
 

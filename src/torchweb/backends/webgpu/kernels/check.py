@@ -29,5 +29,5 @@ def run(rt, bad, what, exc, message):
                 f"  if (B0[{param(1)} + i] != 0u) {{ {ERR.wgsl_raise(ERR.INDEX, param(2))} }}\n}}\n")
 
     pid = rt.pipeline(("device_assert",), make_code, ["uniform", "read", "write"])
-    rt.dispatch(pid, rt.grid(-(-n // WORKGROUP)), [(bad._storage.buffer_id, bad._storage.size), rt.errors.binding],
+    rt.dispatch(pid, rt.grid(-(-n // WORKGROUP)), [(bad._storage.buffer_for_read(), bad._storage.size), rt.errors.binding],
                 struct.pack("<4I", n, bad._offset, tag, 0))

@@ -82,9 +82,7 @@ def run(rt, op, out, operands, classes, cls, value_cls, compute_dtypes=None):
             params.append(scalar_bits(o, WGSL_TYPE[c]) & (0xFF if w else 0xFFFFFFFF))
     binding_kinds = kinds(buffers)
     if checks:
-        params.append(rt.errors.tag(_USER_NAME.get(op.name, op.name)))
-        buffers = buffers + [rt.errors.binding]
-        binding_kinds = binding_kinds + ["write"]
+        buffers, binding_kinds = _bind_errors(rt, op, params, buffers, binding_kinds)
     nparams = len(params)
 
     def make_code():
@@ -98,6 +96,12 @@ def run(rt, op, out, operands, classes, cls, value_cls, compute_dtypes=None):
 # what the user called, for error messages, where the table's row name differs
 _USER_NAME = {"div_floor": "floor_divide", "div_trunc": "div(rounding_mode='trunc')", "add_alpha": "add",
               "sub_alpha": "sub", "copy": "a conversion to int64"}
+
+
+def _bind_errors(rt, op, params, buffers, binding_kinds):
+    """For a kernel with checks: its error tag appended to params, the errors buffer bound last."""
+    params.append(rt.errors.tag(_USER_NAME.get(op.name, op.name)))
+    return buffers + [rt.errors.binding], binding_kinds + ["write"]
 
 
 def _checks(op, out, operands, cls, value_cls):
@@ -124,6 +128,22 @@ def param(i):
     return f"P[{i // 4}][{i % 4}]"
 
 
+def strided_offsets(ndim, ntensors):
+    """WGSL lines: o0, o1, ... the offsets in each of ntensors tensors of the element at flat
+    index r (taken apart), from the params: 1..ndim the shape, then per tensor its offset and
+    ndim strides."""
+    base = 1 + ndim
+    body = [f"  var o{k} = {param(base + k * (ndim + 1))};" for k in range(ntensors)]
+    for d in reversed(range(ndim)):
+        # the outermost coordinate is what is left of r: no division needed
+        step = "let c = r;" if d == 0 else f"let c = r % {param(1 + d)}; r = r / {param(1 + d)};"
+        body.append(f"  {{ {step}")
+        for k in range(ntensors):
+            body.append(f"    o{k} = o{k} + c * {param(base + k * (ndim + 1) + 1 + d)};")
+        body.append("  }")
+    return body
+
+
 def _source(op, cls, value_cls, out_dtype, ndim, desc, nbuffers, nparams, checks=()):
     storage_of = {0: out_dtype.gpu_storage}
     for kind, st, _, slot, _w in desc:
@@ -139,15 +159,7 @@ def _source(op, cls, value_cls, out_dtype, ndim, desc, nbuffers, nparams, checks
     body.append("  var r = i;")
     ntensors = 1 + sum(1 for d in desc if d[0] == "t")
     base = 1 + ndim
-    for k in range(ntensors):
-        body.append(f"  var o{k} = {param(base + k * (ndim + 1))};")
-    for d in reversed(range(ndim)):
-        # the outermost coordinate is what is left of r: no division needed
-        step = "let c = r;" if d == 0 else f"let c = r % {param(1 + d)}; r = r / {param(1 + d)};"
-        body.append(f"  {{ {step}")
-        for k in range(ntensors):
-            body.append(f"    o{k} = o{k} + c * {param(base + k * (ndim + 1) + 1 + d)};")
-        body.append("  }")
+    body += strided_offsets(ndim, ntensors)
     lines, value = _element(op, cls, value_cls, out_dtype, desc, checks, param(nparams - 1),
                             lambda tk, slot: f"B{slot}[o{tk}]", base + ntensors * (ndim + 1), "")
     body += lines
@@ -252,9 +264,7 @@ def _run_fast(rt, op, out, operands, cls, value_cls, desc, buffers, checks, wrap
             params.append(scalar_bits(o, WGSL_TYPE[c]) & (0xFF if w else 0xFFFFFFFF))
     binding_kinds = kinds(buffers)
     if checks:
-        params.append(rt.errors.tag(_USER_NAME.get(op.name, op.name)))
-        buffers = buffers + [rt.errors.binding]
-        binding_kinds = binding_kinds + ["write"]
+        buffers, binding_kinds = _bind_errors(rt, op, params, buffers, binding_kinds)
     nparams = len(params)
     key = ("ew_fast", op.name, cls, value_cls, out.dtype.name, tuple(desc), checks, unit, wg, per)
 

@@ -17,8 +17,13 @@ import struct
 
 from .. import errors as ERR
 from .elementwise import WORKGROUP, param
+from .skeleton import entry_point, thread_index
 from .wgsl import cas_add_f32, cas_key, load
 
+
+def _row_col():
+    """WGSL lines: thread i's (row, col) in the (n, dim) grid both kernels run over."""
+    return thread_index(param(0), "i") + [f"  let row = i / {param(1)};", f"  let col = i - row * {param(1)};"]
 
 
 def forward(rt, out, weight, idx):
@@ -38,24 +43,17 @@ def forward(rt, out, weight, idx):
                 f"@group(0) @binding(1) var<storage, read_write> B0: array<{st}>;\n"
                 f"@group(0) @binding(2) var<storage, read> B1: array<{st}>;\n"
                 "@group(0) @binding(3) var<storage, read> B2: array<i32>;\n"
-                f"@group(0) @binding(4) {ERR.WGSL_DECL}\n"
-                f"@compute @workgroup_size({WORKGROUP})\n"
-                "fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,\n"
-                "        @builtin(local_invocation_index) lid: u32) {\n"
-                f"  let i = (wid.y * nwg.x + wid.x) * {WORKGROUP}u + lid;\n"
-                f"  if (i >= {param(0)}) {{ return; }}\n"
-                f"  let row = i / {param(1)};\n"
-                f"  let col = i - row * {param(1)};\n"
-                f"  let v = B2[{param(6)} + row];\n"
-                f"  if (v < 0i || u32(v) >= {param(2)}) {{\n"
-                f"    {ERR.wgsl_raise(ERR.INDEX, param(7))}\n"
-                f"    B0[i] = {st}(0);\n"
-                "    return;\n  }\n"
-                f"  B0[i] = B1[{param(3)} + u32(v) * {param(4)} + col * {param(5)}];\n}}\n")
+                f"@group(0) @binding(4) {ERR.WGSL_DECL}\n" + entry_point(_row_col() + [
+                    f"  let v = B2[{param(6)} + row];",
+                    f"  if (v < 0i || u32(v) >= {param(2)}) {{",
+                    f"    {ERR.wgsl_raise(ERR.INDEX, param(7))}",
+                    f"    B0[i] = {st}(0);",
+                    "    return;\n  }",
+                    f"  B0[i] = B1[{param(3)} + u32(v) * {param(4)} + col * {param(5)}];"]))
 
     pid = rt.pipeline(key, make_code, ["uniform", "write", "read", "read", "write"])
-    buffers = [(out._storage.buffer_id, out._storage.size), (weight._storage.buffer_id, weight._storage.size),
-               (idx._storage.buffer_id, idx._storage.size), rt.errors.binding]
+    buffers = [(out._storage.buffer_for_write(), out._storage.size), (weight._storage.buffer_for_read(), weight._storage.size),
+               (idx._storage.buffer_for_read(), idx._storage.size), rt.errors.binding]
     rt.dispatch(pid, rt.grid(-(-total // WORKGROUP)), buffers, struct.pack("<8I", *params))
 
 
@@ -82,23 +80,15 @@ def backward(rt, grad_weight, grad, idx, padding_idx):
                 "@group(0) @binding(1) var<storage, read_write> B0: array<atomic<u32>>;\n"
                 "@group(0) @binding(2) var<storage, read> B1: array<i32>;\n"
                 f"@group(0) @binding(3) var<storage, read> B2: array<{st}>;\n"
-                f"@group(0) @binding(4) {ERR.WGSL_DECL}\n"
-                f"@compute @workgroup_size({WORKGROUP})\n"
-                "fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,\n"
-                "        @builtin(local_invocation_index) lid: u32) {\n"
-                f"  let i = (wid.y * nwg.x + wid.x) * {WORKGROUP}u + lid;\n"
-                f"  if (i >= {param(0)}) {{ return; }}\n"
-                f"  let row = i / {param(1)};\n"
-                f"  let col = i - row * {param(1)};\n"
-                f"  let v = B1[{param(5)} + row];\n"
-                f"  if (v < 0i || u32(v) >= {param(2)} || v == bitcast<i32>({param(6)})) {{ return; }}\n"
-                f"  let g = {g};\n"
-                f"  let k = {param(3)} + u32(v) * {param(1)} + col;\n"
-                + "\n".join(cas_add_f32("B0[k]", "g", param(7))) + "\n}\n")
+                f"@group(0) @binding(4) {ERR.WGSL_DECL}\n" + entry_point(_row_col() + [
+                    f"  let v = B1[{param(5)} + row];",
+                    f"  if (v < 0i || u32(v) >= {param(2)} || v == bitcast<i32>({param(6)})) {{ return; }}",
+                    f"  let g = {g};",
+                    f"  let k = {param(3)} + u32(v) * {param(1)} + col;"] + cas_add_f32("B0[k]", "g", param(7))))
 
     pid = rt.pipeline(key, make_code, ["uniform", "write", "read", "read", "write"])
-    buffers = [(grad_weight._storage.buffer_id, grad_weight._storage.size),
-               (idx._storage.buffer_id, idx._storage.size), (grad._storage.buffer_id, grad._storage.size),
+    buffers = [(grad_weight._storage.buffer_for_write(), grad_weight._storage.size),
+               (idx._storage.buffer_for_read(), idx._storage.size), (grad._storage.buffer_for_read(), grad._storage.size),
                rt.errors.binding]
     rt.dispatch(pid, rt.grid(-(-total // WORKGROUP)), buffers, struct.pack("<8I", *params))
 

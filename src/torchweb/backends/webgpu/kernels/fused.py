@@ -1,8 +1,10 @@
-"""The kernel of a fused elementwise expression (lazy.py): one thread per output element, each
-input buffer view loaded once, each op a `let`, the result stored once.
+"""The kernel of fused elementwise expressions (the lazy layer's nodes, torchweb/lazy): one
+thread per output element, each input buffer view loaded once, each op a `let`, each result
+stored once. Several expressions over the same shape (a multi-output node) share one kernel,
+and the loads of the inputs they share.
 
-The output is a fresh contiguous float32 buffer; inputs are any strided views over the output's
-shape (broadcasts included), indexed like kernels/elementwise.py does for a single op.
+Outputs are contiguous float32 buffers of that shape; inputs are any strided views over it
+(broadcasts included), indexed like kernels/elementwise.py does for a single op.
 """
 
 import struct
@@ -15,20 +17,19 @@ from .elementwise import FAST, WGSL_TYPE, WORKGROUP, _HELPER_RE, coalesce, fast_
 from .wgsl import convert, helpers_source, load, scalar_bits, scalar_read
 
 
-OPS = {}   # op name -> its elementwise table row (lazy.template registers those it defers)
-
-
 class _Plan:
-    """The walk of an expression's key (lazy.Node), for generating its kernel's code (a cache
-    miss only): distinct leaves (the order of lazy.Node.leaves' first occurrences), and the
+    """The walk of the expressions' keys (lazy Nodes), for generating their kernel's code (a
+    cache miss only): distinct leaves (the order of the roots' leaves' first occurrences), the
     nodes in evaluation order (children first), each (op, class, args), an arg being ("t",
-    distinct leaf index, class), ("s", None, class) or ("n", position in order, class)."""
+    distinct leaf index, class), ("s", None, class) or ("n", position in order, class), and
+    the position of each root in that order."""
 
-    def __init__(self, root, leaf_list, occurrences):
+    def __init__(self, roots, leaf_list, occurrences):
         self.leaf_list = leaf_list
+        self.rows = roots[0].ROWS   # op name -> its elementwise table row
         self.order = []
         self._occurrences = iter(occurrences)
-        self._walk(root.key)
+        self.results = [self._walk(root.key) for root in roots]
 
     def _walk(self, key):
         name, cls = key[0]
@@ -40,59 +41,77 @@ class _Plan:
                 args.append(("t", next(self._occurrences), part[1]))
             else:
                 args.append(("s", None, part[1]))
-        self.order.append((OPS[name], cls, args))
+        self.order.append((self.rows[name], cls, args))
         return len(self.order) - 1
 
 
-def _pack(ints, root, tail):
-    """The parameter words: ints, root's scalars as float32, tail."""
+def _pack(ints, scalars, tail):
+    """The parameter words: ints, the scalars as float32, tail."""
     try:
-        return struct.pack(f"<{len(ints)}I{len(root.scalars)}f{len(tail)}I", *ints, *root.scalars, *tail)
+        return struct.pack(f"<{len(ints)}I{len(scalars)}f{len(tail)}I", *ints, *scalars, *tail)
     except (OverflowError, struct.error):   # past float32's range: scalar_bits gives inf, as a C cast
-        bits = [scalar_bits(v, "f32") for v in root.scalars]
+        bits = [scalar_bits(v, "f32") for v in scalars]
         return struct.pack(f"<{len(ints) + len(bits) + len(tail)}I", *ints, *bits, *tail)
 
 
 _PLANS = PlanCache(FAST)
 
 
-def run(rt, storage, root):
-    # distinct leaves, and which one each leaf read of the expression is (part of the key)
-    leaves = list(dict.fromkeys(root.leaves))
-    if len(leaves) == len(root.leaves):
+def run(outs, roots):
+    """Write outs[k] (pending storages) with the values of roots[k] (Nodes of one shape): the
+    webgpu backend's run_fused."""
+    if len(roots) == 1:
+        root = roots[0]
+        all_leaves, scalars, keys = root.leaves, root.scalars, root.key
+    else:
+        all_leaves = [leaf for root in roots for leaf in root.leaves]
+        scalars = tuple([v for root in roots for v in root.scalars])
+        keys = tuple([root.key for root in roots])
+    # distinct leaves, and which one each leaf read of the expressions is (part of the key)
+    leaves = list(dict.fromkeys(all_leaves))
+    if len(leaves) == len(all_leaves):
         occurrences = tuple(range(len(leaves)))
     else:   # (no Python loop over the reads: a chain of y + w reads w once per op)
-        occurrences = tuple(map({leaf: i for i, leaf in enumerate(leaves)}.__getitem__, root.leaves))
-    # bind inputs first: touching their buffers realizes what they depend on (recorded before us).
-    # A leaf over the output's own storage (lazy.write_into: out=, read in the same layout)
-    # reads the output binding B0: one buffer bound both read-only and writable is invalid.
-    slot_of, buffers = {id(storage): 0}, []
+        occurrences = tuple(map({leaf: i for i, leaf in enumerate(leaves)}.__getitem__, all_leaves))
+    # bind inputs first: reading their buffers writes what they depend on (recorded before us).
+    # A leaf over an output's own storage (lazy write_into: out=, read in the same layout)
+    # reads the output's binding: one buffer bound both read-only and writable is invalid.
+    nout = len(outs)
+    if nout == 1:
+        slot_of = {id(outs[0]): 0}
+    else:
+        slot_of = dict(zip(map(id, outs), range(nout)))
+    buffers = []
     leaf_slots = []
     for leaf in leaves:
         ls = leaf[0]
         sid = id(ls)
         if sid not in slot_of:
-            slot_of[sid] = len(buffers) + 1
+            slot_of[sid] = len(buffers) + nout
             buffers.append((ls.buffer_for_read(), ls.size))
         leaf_slots.append(slot_of[sid])
-    buffers.insert(0, (storage._buffer_id, storage.size))
-    storage.touched = True
+    for k, s in enumerate(outs):
+        buffers.insert(k, (s._buffer_id, s.size))
+        s.touched = True
+    rt = outs[0].rt
     # a training step realizes the same expressions over the same layouts every time: their
     # dispatches (pipeline, grid, parameter words but the scalars) are planned once
-    sig = (root.key, occurrences, root.shape, tuple(leaf_slots), tuple([leaf[1:] for leaf in leaves]))
+    sig = (keys, occurrences, roots[0].shape, tuple(leaf_slots), tuple([leaf[1:] for leaf in leaves]))
     plan = _PLANS.get(rt, sig)
     if plan is None:
-        plan = _plan(rt, root, leaves, occurrences, leaf_slots)
+        plan = _plan(rt, roots, keys, leaves, occurrences, leaf_slots)
         _PLANS.put(sig, plan)
     for pid, grid, ints, tail in plan:
-        rt.dispatch(pid, grid, buffers, _pack(ints, root, tail))
+        rt.dispatch(pid, grid, buffers, _pack(ints, scalars, tail))
 
 
-def _plan(rt, root, leaves, occurrences, leaf_slots):
+def _plan(rt, roots, keys, leaves, occurrences, leaf_slots):
     """The call's dispatches: [(pipeline id, grid, parameter words before the scalars, after)]."""
-    shape = root.shape
+    nout = len(roots)
+    nscalars = sum([len(root.scalars) for root in roots])
+    shape = roots[0].shape
     n = numel(shape)
-    nbuf = 1 + max(leaf_slots, default=0)
+    nbuf = max(nout, 1 + max(leaf_slots, default=0))
     contiguous = list(contiguous_strides(shape))
     cshape, strides = coalesce(list(shape) or [1], [contiguous or [1]] +
                                [list(leaf[1]) or [0] for leaf in leaves])
@@ -102,46 +121,47 @@ def _plan(rt, root, leaves, occurrences, leaf_slots):
     for off, st in zip(offsets, strides):
         params.append(off)
         params.extend(st)
-    storages = ["f32"] + [leaves[leaf_slots.index(s)][3].gpu_storage for s in range(1, nbuf)]
-    kinds = ["uniform", "write"] + ["read"] * (nbuf - 1)
+    storages = ["f32"] * nout + [leaves[leaf_slots.index(s)][3].gpu_storage for s in range(nout, nbuf)]
+    kinds = ["uniform"] + ["write"] * nout + ["read"] * (nbuf - nout)
     plan = []
     done = 0
-    structure = (root.key, occurrences)
+    structure = (keys, nout, occurrences)
     if FAST["vec"] and ndim == 1 and n >= max(FAST["min"], 4) and all(st[0] == 1 for st in strides):
-        done = _plan_fast(rt, root, structure, leaves, leaf_slots, storages, kinds, offsets, n, plan)
+        done = _plan_fast(rt, roots, structure, leaves, leaf_slots, storages, kinds, offsets, n, nscalars, plan)
         if done == n:
             return plan
     # the generic kernel starts at element `done` (the fast path's tail): its last parameter
     key = ("fused", structure, ndim, tuple(leaf_slots), tuple(storages))
-    nparams = len(params) + len(root.scalars) + 1
+    nparams = len(params) + nscalars + 1
 
     def make_code():
-        return _source(_Plan(root, leaves, occurrences), leaf_slots, storages, ndim, nparams)
+        return _source(_Plan(roots, leaves, occurrences), nout, leaf_slots, storages, ndim, nparams)
 
     pid = rt.pipeline(key, make_code, kinds)
     plan.append((pid, rt.grid(-(-(n - done) // WORKGROUP)), params, (done,)))
     return plan
 
 
-def _plan_fast(rt, root, structure, leaves, leaf_slots, storages, kinds, offsets, n, plan):
+def _plan_fast(rt, roots, structure, leaves, leaf_slots, storages, kinds, offsets, n, nscalars, plan):
     """The contiguous fast path (elementwise.FAST) over the first n - n % unit elements: its
     dispatch appended to plan; returns how many elements it covers."""
     unit = fast_unit(offsets, storages)
     wg, per = FAST["wg"], FAST["per"]
     units = n // unit
     params = [units] + [o // unit for o in offsets]
-    nparams = len(params) + len(root.scalars)
+    nparams = len(params) + nscalars
     key = ("fused_fast", structure, tuple(leaf_slots), tuple(storages), unit, wg, per)
 
     def make_code():
-        return _fast_source(_Plan(root, leaves, structure[1]), leaf_slots, storages, nparams, unit, wg, per)
+        return _fast_source(_Plan(roots, leaves, structure[2]), len(roots), leaf_slots, storages, nparams,
+                            unit, wg, per)
 
     pid = rt.pipeline(key, make_code, kinds)
     plan.append((pid, rt.grid(-(-units // (wg * per))), params, ()))
     return units * unit
 
 
-def _fast_source(plan, leaf_slots, storages, nparams, unit, wg, per):
+def _fast_source(plan, nout, leaf_slots, storages, nparams, unit, wg, per):
     leaves = plan.leaf_list
     body = []
     for idx in range(len(leaves)):
@@ -151,13 +171,23 @@ def _fast_source(plan, leaf_slots, storages, nparams, unit, wg, per):
     for c in comps:
         read = (lambda idx: f"t{idx}.{c}") if c else (lambda idx: f"t{idx}")
         values.append(_element_lines(plan, body, read, 2 + len(leaves), "_" + (c or "s")))
-    body.append("  B0[u] = " + (f"vec4<f32>({', '.join(values)})" if unit == 4 else values[0]) + ";")
+    for k in range(nout):
+        parts = [v[k] for v in values]
+        body.append(f"  B{k}[u] = " + (f"vec4<f32>({', '.join(parts)})" if unit == 4 else parts[0]) + ";")
     helpers = helpers_source(set(_HELPER_RE.findall("\n".join(body))))
-    return fast_decl(nparams, storages, unit) + "\n" + helpers + "\n" + fast_main(body, wg, per)
+    return _writable(fast_decl(nparams, storages, unit), nout) + "\n" + helpers + "\n" + fast_main(body, wg, per)
+
+
+def _writable(decl, nout):
+    """Declarations whose first nout buffers (the outputs) are read_write."""
+    for k in range(1, nout):
+        decl = decl.replace(f"var<storage, read> B{k}:", f"var<storage, read_write> B{k}:")
+    return decl
 
 
 def _element_lines(plan, body, read, first_scalar, sfx):
-    """Append to body the lines computing one output element; returns its f32 value.
+    """Append to body the lines computing one element of every output; returns their f32
+    values (the names of the roots' lets).
     read(leaf index): the storage expression of that leaf's element."""
     leaves = plan.leaf_list
     loaded = {}
@@ -182,11 +212,11 @@ def _element_lines(plan, body, read, first_scalar, sfx):
             else:
                 values.append(convert(f"v{v}{sfx}", "f32", wt))
         body.append(f"  let v{j}{sfx} = {op.wgsl[cls].format(*values)};")
-    # the root: a float32 value (lazy.py defers only those) into a float32 buffer
-    return f"v{len(plan.order) - 1}{sfx}"
+    # the roots: float32 values (the lazy layer defers only those) into float32 buffers
+    return [f"v{j}{sfx}" for j in plan.results]
 
 
-def _source(plan, leaf_slots, storages, ndim, nparams):
+def _source(plan, nout, leaf_slots, storages, ndim, nparams):
     leaves = plan.leaf_list
     body = [f"  let i = {param(nparams - 1)} + (wid.y * nwg.x + wid.x) * {WORKGROUP}u + lid;",
             f"  if (i >= {param(0)}) {{ return; }}",
@@ -202,8 +232,9 @@ def _source(plan, leaf_slots, storages, ndim, nparams):
             body.append(f"    o{k} = o{k} + c * {param(base + k * (ndim + 1) + 1 + d)};")
         body.append("  }")
     read = lambda idx: f"B{leaf_slots[idx]}[o{idx + 1}]"   # noqa: E731
-    body.append(f"  B0[i] = {_element_lines(plan, body, read, base + ntensors * (ndim + 1), '')};")
-    decl = declarations(nparams, storages)
+    values = _element_lines(plan, body, read, base + ntensors * (ndim + 1), '')
+    body.extend([f"  B{k}[i] = {v};" for k, v in enumerate(values)])
+    decl = _writable(declarations(nparams, storages), nout)
     helpers = helpers_source(set(_HELPER_RE.findall("\n".join(body))))
     return (decl + "\n" + helpers + "\n"
             f"@compute @workgroup_size({WORKGROUP})\n"

@@ -122,9 +122,9 @@ def forward(rt, out, inp, grid, mode, pad, align):
     r = inp.dim() - 2
     params = _params(inp, grid, pad, align)
     same = grid._storage is inp._storage
-    bufs = [(out._storage.buffer_id, out._storage.size), (inp._storage.buffer_id, inp._storage.size)]
+    bufs = [(out._storage.buffer_for_write(), out._storage.size), (inp._storage.buffer_for_read(), inp._storage.size)]
     if not same:
-        bufs.append((grid._storage.buffer_id, grid._storage.size))
+        bufs.append((grid._storage.buffer_for_read(), grid._storage.size))
     key = ("grid_sample", r, mode, inp.dtype.name, same)
     params = [n] + params
     nparams = len(params)
@@ -258,7 +258,7 @@ def backward(rt, grad_in, grad_grid, grad_out, inp, grid, mode, pad, align):
         sid = id(t._storage)
         if sid not in slot_of:
             slot_of[sid] = len(bufs)
-            bufs.append((t._storage.buffer_id, t._storage.size, t.dtype.gpu_storage))
+            bufs.append((t._storage.buffer_for_read(), t._storage.size, t.dtype.gpu_storage))
         slots.append(slot_of[sid])
     gi, gg = grad_in, grad_grid
     # bindings: uniform, then read buffers, then the written ones
@@ -266,10 +266,10 @@ def backward(rt, grad_in, grad_grid, grad_out, inp, grid, mode, pad, align):
     all_bufs = [(b, s) for b, s, _ in bufs]
     if gi is not None:
         kinds.append("write")
-        all_bufs.append((gi._storage.buffer_id, gi._storage.size))
+        all_bufs.append((gi._storage.buffer_for_write(), gi._storage.size))
     if gg is not None:
         kinds.append("write")
-        all_bufs.append((gg._storage.buffer_id, gg._storage.size))
+        all_bufs.append((gg._storage.buffer_for_write(), gg._storage.size))
     if gi is not None:
         kinds.append("write")
         all_bufs.append(rt.errors.binding)

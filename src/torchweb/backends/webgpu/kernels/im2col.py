@@ -11,20 +11,40 @@ and write through strides, so cols can be laid out as [N, C*K, L] or [C*K, N, L]
 gradient's layout) without a copy.
 """
 
-import struct
 
-from .bindings import bind, declarations, kinds
-from .elementwise import WORKGROUP, param
+from .bindings import bind, declarations
+from .elementwise import param
+from .skeleton import close_loops, entry_point, launch, loop, nested_loops, ravel, thread_index, uint_params, unravel
 from .wgsl import load, store
 
 _ZERO = {"f32": "0.0", "f16": "0.0h", "i32": "0i", "u32": "0u"}
 
 
-def _geometry_params(kernel, stride, padding, dilation, out_size, in_size):
-    p = []
-    for vals in (in_size, kernel, stride, padding, dilation, out_size):
-        p.extend(int(v) for v in vals)
-    return p
+def _run(rt, key, source, image, cols, src, dst, geometry, l0):
+    """Both directions: a thread per element of dst, reading src (image [N, C, *S] and cols
+    [., ., Lc] in one order or the other); source(slot, nparams) is the kernel's WGSL.
+    geometry: (kernel, stride, padding, dilation, out_size)."""
+    n = dst.numel()
+    if n == 0:
+        return
+    kernel, stride, padding, dilation, out_size = geometry
+    params = ([n, image.shape[0], image.shape[1], src._offset] + list(src._stride) + [dst._offset]
+              + list(dst._stride) + uint_params(image.shape[2:], kernel, stride, padding, dilation, out_size)
+              + [cols.shape[2], l0])
+    bufs, (slot,) = bind(dst, src)
+    launch(rt, key + (slot,), lambda nparams: source(slot, nparams), bufs, params, n)
+
+
+def windows_over(i, g, indent):
+    """WGSL lines opening the loop, along dim i, over the windows (o{i}, kernel offset j{i})
+    that cover input position x{i}: x = o * s - p + j * d, at most k of them, no division
+    that is not exact. g: _geometry_names; the loop's body starts one indent deeper."""
+    inner = indent + "  "
+    return [indent + loop(f"j{i}", "0u", g["k"][i]),
+            f"{inner}let t{i} = i32(x{i} + {g['p'][i]}) - i32(j{i} * {g['d'][i]});",
+            f"{inner}if (t{i} < 0 || u32(t{i}) % {g['s'][i]} != 0u) {{ continue; }}",
+            f"{inner}let o{i} = u32(t{i}) / {g['s'][i]};",
+            f"{inner}if (o{i} >= {g['O'][i]}) {{ continue; }}"]
 
 
 def _geometry_names(r, base):
@@ -38,23 +58,10 @@ def _geometry_names(r, base):
 def im2col(rt, out, inp, kernel, stride, padding, dilation, out_size, l0=0):
     """inp: [N, C, *S] (any strides); out: a view shaped [N, C * K, Lc] (any strides) that
     receives the columns of output positions l0 .. l0 + Lc - 1 (all L of them by default)."""
-    n = out.numel()
-    if n == 0:
-        return
     r = len(kernel)
-    N, C = inp.shape[0], inp.shape[1]
-    params = [n, N, C, inp._offset] + list(inp._stride) + [out._offset] + list(out._stride)
-    params += _geometry_params(kernel, stride, padding, dilation, out_size, inp.shape[2:])
-    params += [out.shape[2], l0]
-    bufs, (slot,) = bind(out, inp)
-    key = ("im2col", r, inp.dtype.gpu_storage, out.dtype.gpu_storage, slot)
-    nparams = len(params)
-
-    def make_code():
-        return _im2col_source(r, inp.dtype, out.dtype, slot, nparams)
-
-    pid = rt.pipeline(key, make_code, kinds(bufs))
-    rt.dispatch(pid, rt.grid(-(-n // WORKGROUP)), bufs, struct.pack(f"<{nparams}I", *params))
+    _run(rt, ("im2col", r, inp.dtype.gpu_storage, out.dtype.gpu_storage),
+         lambda slot, nparams: _im2col_source(r, inp.dtype, out.dtype, slot, nparams),
+         inp, out, inp, out, (kernel, stride, padding, dilation, out_size), l0)
 
 
 def _im2col_source(r, in_dtype, out_dtype, slot, nparams):
@@ -67,20 +74,11 @@ def _im2col_source(r, in_dtype, out_dtype, slot, nparams):
     on, orow, ol = param(7 + r), param(8 + r), param(9 + r)
     g = _geometry_names(r, 10 + r)
     Lc, l0 = param(10 + 7 * r), param(11 + 7 * r)
-    body = [f"  let t = (wid.y * nwg.x + wid.x) * {WORKGROUP}u + lid;",
-            f"  if (t >= {param(0)}) {{ return; }}",
-            f"  let lc = t % {Lc};",
-            f"  var q = t / {Lc};",
-            f"  var ql = {l0} + lc;"]
+    body = thread_index(param(0)) + [f"  let lc = t % {Lc};", f"  var q = t / {Lc};", f"  var ql = {l0} + lc;"]
     # t = (((n * C + c) * K + k) * Lc + lc), k and l = l0 + lc row-major over the spatial dims
-    for i in reversed(range(r)):
-        body.append(f"  let o{i} = ql % {g['O'][i]}; ql = ql / {g['O'][i]};")
-    for i in reversed(range(r)):
-        body.append(f"  let k{i} = q % {g['k'][i]}; q = q / {g['k'][i]};")
+    body += unravel("o", g["O"], "ql") + unravel("k", g["k"])
     body.append(f"  let c = q % {C}; let n = q / {C};")
-    k_expr = "0u"
-    for i in range(r):
-        k_expr = f"({k_expr}) * {g['k'][i]} + k{i}"
+    k_expr = ravel([f"k{i}" for i in range(r)], g["k"])
     K = " * ".join(g["k"]) if r else "1u"
     body.append(f"  let row = c * ({K}) + {k_expr};")
     body.append(f"  var src = {in_off} + n * {in_n} + c * {in_c};")
@@ -94,33 +92,17 @@ def _im2col_source(r, in_dtype, out_dtype, slot, nparams):
     body.append(f"  var v = {_ZERO[st]};")
     body.append(f"  if (inside) {{ v = {val}; }}")
     body.append(f"  B0[{out_off} + n * {on} + row * {orow} + lc * {ol}] = v;")
-    return (declarations(nparams, storages) + "\n"
-            f"@compute @workgroup_size({WORKGROUP})\n"
-            "fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,\n"
-            "        @builtin(local_invocation_index) lid: u32) {\n" + "\n".join(body) + "\n}\n")
+    return declarations(nparams, storages) + "\n" + entry_point(body)
 
 
 def col2im(rt, out, cols, kernel, stride, padding, dilation, out_size, acc, l0=0, accumulate=False):
     """out: [N, C, *S] (written whole, through its strides); cols: [N, C * K, Lc] (any strides),
     the columns of output positions l0 .. l0 + Lc - 1 (all L by default). acc: the accumulation
     type ('f32' or 'i32'); accumulate: add to out's values instead of replacing them."""
-    n = out.numel()
-    if n == 0:
-        return
     r = len(kernel)
-    N, C = out.shape[0], out.shape[1]
-    params = [n, N, C, cols._offset] + list(cols._stride) + [out._offset] + list(out._stride)
-    params += _geometry_params(kernel, stride, padding, dilation, out_size, out.shape[2:])
-    params += [cols.shape[2], l0]
-    bufs, (slot,) = bind(out, cols)
-    key = ("col2im", r, cols.dtype.gpu_storage, out.dtype.name, slot, acc, accumulate)
-    nparams = len(params)
-
-    def make_code():
-        return _col2im_source(r, cols.dtype, out.dtype, slot, nparams, acc, accumulate)
-
-    pid = rt.pipeline(key, make_code, kinds(bufs))
-    rt.dispatch(pid, rt.grid(-(-n // WORKGROUP)), bufs, struct.pack(f"<{nparams}I", *params))
+    _run(rt, ("col2im", r, cols.dtype.gpu_storage, out.dtype.name, acc, accumulate),
+         lambda slot, nparams: _col2im_source(r, cols.dtype, out.dtype, slot, nparams, acc, accumulate),
+         out, cols, cols, out, (kernel, stride, padding, dilation, out_size), l0)
 
 
 def _col2im_source(r, in_dtype, out_dtype, slot, nparams, acc, accumulate):
@@ -133,39 +115,22 @@ def _col2im_source(r, in_dtype, out_dtype, slot, nparams, acc, accumulate):
     out_s = [param(10 + i) for i in range(r)]
     g = _geometry_names(r, 10 + r)
     Lc, l0 = param(10 + 7 * r), param(11 + 7 * r)
-    body = [f"  let t = (wid.y * nwg.x + wid.x) * {WORKGROUP}u + lid;",
-            f"  if (t >= {param(0)}) {{ return; }}",
-            "  var q = t;"]
-    for i in reversed(range(r)):
-        body.append(f"  let x{i} = q % {g['S'][i]}; q = q / {g['S'][i]};")
+    body = thread_index(param(0)) + ["  var q = t;"] + unravel("x", g["S"])
     body.append(f"  let c = q % {C}; let n = q / {C};")
     K = " * ".join(g["k"]) if r else "1u"
     body.append(f"  let base = {c_off} + n * {cn} + c * ({K}) * {crow};")
     body.append(f"  var acc = {_ZERO[acc]};")
-    indent = "  "
-    for i in range(r):
-        body.append(f"{indent}for (var j{i} = 0u; j{i} < {g['k'][i]}; j{i} = j{i} + 1u) {{")
-        indent += "  "
-        body.append(f"{indent}let t{i} = i32(x{i} + {g['p'][i]}) - i32(j{i} * {g['d'][i]});")
-        body.append(f"{indent}if (t{i} < 0 || u32(t{i}) % {g['s'][i]} != 0u) {{ continue; }}")
-        body.append(f"{indent}let o{i} = u32(t{i}) / {g['s'][i]};")
-        body.append(f"{indent}if (o{i} >= {g['O'][i]}) {{ continue; }}")
-    l_expr, k_expr = "0u", "0u"
-    for i in range(r):
-        l_expr = f"({l_expr}) * {g['O'][i]} + o{i}"
-        k_expr = f"({k_expr}) * {g['k'][i]} + j{i}"
+    loops, indent = nested_loops(r, lambda i, ind: windows_over(i, g, ind))
+    body += loops
+    l_expr = ravel([f"o{i}" for i in range(r)], g["O"])
+    k_expr = ravel([f"j{i}" for i in range(r)], g["k"])
     val = load(f"B{slot}[base + ({k_expr}) * {crow} + (l - {l0}) * {cl}]", in_dtype.gpu_storage, acc)
     body.append(f"{indent}let l = {l_expr};")
     body.append(f"{indent}if (l < {l0} || l >= {l0} + {Lc}) {{ continue; }}")
     body.append(f"{indent}acc = acc + {val};")
-    for i in reversed(range(r)):
-        indent = indent[:-2]
-        body.append(f"{indent}}}")
+    body += close_loops(r)
     oidx = f"{out_off} + n * {out_n} + c * {out_c}" + "".join(f" + x{i} * {out_s[i]}" for i in range(r))
     if accumulate:
         body.append(f"  acc = acc + {load(f'B0[{oidx}]', out_dtype.gpu_storage, acc)};")
     body.append(f"  B0[{oidx}] = {store('acc', acc, out_dtype)};")
-    return (declarations(nparams, storages) + "\n"
-            f"@compute @workgroup_size({WORKGROUP})\n"
-            "fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,\n"
-            "        @builtin(local_invocation_index) lid: u32) {\n" + "\n".join(body) + "\n}\n")
+    return declarations(nparams, storages) + "\n" + entry_point(body)

@@ -29,7 +29,7 @@ import struct
 
 from .. import errors as ERR
 from .bindings import bind, declarations, kinds
-from .elementwise import WORKGROUP, coalesce, param
+from .elementwise import WORKGROUP, coalesce, param, strided_offsets
 from .wgsl import cas_key, cas_loop, convert, helpers_source, load, scalar_bits, scalar_read, store
 from .... import _dtype as D
 from ..storage import GPUStorage
@@ -147,14 +147,7 @@ def _source(desc, storages, nparams, scalar, target, other):
     tag = param(nparams - 1)
     body = [f"  if (i >= {param(0)}) {{ return; }}", "  var r = i;"]
     base = 1 + nd
-    for k in range(ntensors):
-        body.append(f"  var o{k} = {param(base + k * (nd + 1))};")
-    for d in reversed(range(nd)):
-        step = "let c = r;" if d == 0 else f"let c = r % {param(1 + d)}; r = r / {param(1 + d)};"
-        body.append(f"  {{ {step}")
-        for k in range(ntensors):
-            body.append(f"    o{k} = o{k} + c * {param(base + k * (nd + 1) + 1 + d)};")
-        body.append("  }")
+    body += strided_offsets(nd, ntensors)
     pk = base + ntensors * (nd + 1)   # index (size, stride) pairs start here
     first_idx = 1 if (mode == "scatter" and scalar) else 2
     idx_slot_list = list(slots[1:]) if mode == "gather" else list(slots[0 if scalar else 1:])
@@ -248,7 +241,7 @@ def _pairs_pass(rt, which, dst, scratch, lo, span, tag):
     params = [span, lo, tag, 0]
     key = ("index_pairs", which)
     if which == "load":
-        buffers = [(scratch.buffer_id, scratch.size), (dst._storage.buffer_id, dst._storage.size)]
+        buffers = [(scratch.buffer_for_write(), scratch.size), (dst._storage.buffer_for_write(), dst._storage.size)]
         body = ("  let v = B1[P[0][1] + i];\n"
                 "  B0[2u * i] = bitcast<u32>(v);\n"
                 "  B0[2u * i + 1u] = select(0u, 0xffffffffu, v < 0i);\n")
@@ -256,7 +249,7 @@ def _pairs_pass(rt, which, dst, scratch, lo, span, tag):
                 "@group(0) @binding(2) var<storage, read> B1: array<i32>;\n")
         bk = ["uniform", "write", "read"]
     else:
-        buffers = [(dst._storage.buffer_id, dst._storage.size), (scratch.buffer_id, scratch.size), rt.errors.binding]
+        buffers = [(dst._storage.buffer_for_write(), dst._storage.size), (scratch.buffer_for_write(), scratch.size), rt.errors.binding]
         body = ("  let w = vec2<u32>(B1[2u * i], B1[2u * i + 1u]);\n"
                 f"  if (!tw_wfits(w)) {{ {ERR.wgsl_raise(ERR.INT64_RANGE, 'P[0][2]')} }}\n"
                 "  B0[P[0][1] + i] = bitcast<i32>(w.x);\n")

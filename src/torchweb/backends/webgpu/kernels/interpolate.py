@@ -11,8 +11,9 @@ with the same tap function) and sums gradient * weights: no atomics.
 
 import struct
 
-from .bindings import bind, declarations, kinds
-from .elementwise import WORKGROUP, param
+from .bindings import bind, declarations
+from .elementwise import param
+from .skeleton import batch_offset, close_loops, entry_point, launch, loop, nested_loops, ravel, thread_index, unravel
 from .wgsl import load, store
 
 TAPS = {"nearest": 1, "nearest-exact": 1, "linear": 2, "cubic": 4}
@@ -116,14 +117,8 @@ def forward(rt, mode, out, inp, nb, scales, align):
     params += _dims_params(inp.shape[nb:], out.shape[nb:], scales) + [1 if align else 0]
     bufs, (slot,) = bind(out, inp)
     T = _ntaps(mode, scales)
-    key = ("interp", mode, T, r, nb, inp.dtype.name, slot)
-    nparams = len(params)
-
-    def make_code():
-        return _forward_source(mode, T, r, nb, inp.dtype, slot, nparams)
-
-    pid = rt.pipeline(key, make_code, kinds(bufs))
-    rt.dispatch(pid, rt.grid(-(-n // WORKGROUP)), bufs, struct.pack(f"<{nparams}I", *params))
+    launch(rt, ("interp", mode, T, r, nb, inp.dtype.name, slot),
+           lambda nparams: _forward_source(mode, T, r, nb, inp.dtype, slot, nparams), bufs, params, n)
 
 
 def _names(r, base):
@@ -140,32 +135,18 @@ def _forward_source(mode, T, r, nb, dtype, slot, nparams):
     bstr = [param(2 + nb + i) for i in range(nb)]
     sstr = [param(2 + 2 * nb + i) for i in range(r)]
     S, O, sc, align = _names(r, 2 + 2 * nb + r)
-    body = [f"  let t = (wid.y * nwg.x + wid.x) * {WORKGROUP}u + lid;",
-            f"  if (t >= {param(0)}) {{ return; }}",
-            "  var q = t;"]
-    for i in reversed(range(r)):
-        body.append(f"  let o{i} = q % {O[i]}; q = q / {O[i]};")
-    body.append(f"  var xb = {in_off};")
-    for i in reversed(range(nb)):
-        body.append(f"  {{ let c = q % {bshape[i]}; q = q / {bshape[i]}; xb = xb + c * {bstr[i]}; }}")
+    body = thread_index(param(0)) + ["  var q = t;"] + unravel("o", O) + batch_offset("xb", in_off, bshape, bstr)
     for i in range(r):
         body.append(f"  let tp{i} = taps(o{i}, {S[i]}, {O[i]}, {sc[i]}, {align});")
     body.append("  var acc = 0.0;")
-    indent = "  "
-    for i in range(r):
-        body.append(f"{indent}for (var j{i} = 0u; j{i} < tp{i}.n; j{i} = j{i} + 1u) {{")
-        indent += "  "
+    loops, indent = nested_loops(r, lambda i, ind: [ind + loop(f"j{i}", "0u", f"tp{i}.n")])
+    body += loops
     pos = "xb" + "".join(f" + tp{i}.i[j{i}] * {sstr[i]}" for i in range(r))
     w = " * ".join(f"tp{i}.w[j{i}]" for i in range(r))
     body.append(f"{indent}acc = acc + {load(f'B{slot}[{pos}]', dtype.gpu_storage, 'f32')} * ({w});")
-    for i in reversed(range(r)):
-        indent = indent[:-2]
-        body.append(f"{indent}}}")
+    body += close_loops(r)
     body.append(f"  B0[t] = {store('acc', 'f32', dtype)};")
-    return (declarations(nparams, storages) + "\n" + _taps_fn(mode, T) +
-            f"@compute @workgroup_size({WORKGROUP})\n"
-            "fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,\n"
-            "        @builtin(local_invocation_index) lid: u32) {\n" + "\n".join(body) + "\n}\n")
+    return declarations(nparams, storages) + "\n" + _taps_fn(mode, T) + entry_point(body)
 
 
 def backward(rt, mode, grad_in, grad_out, scales, align):
@@ -179,26 +160,15 @@ def backward(rt, mode, grad_in, grad_out, scales, align):
                                                                                    grad_out._offset]
     bufs, (slot,) = bind(grad_in, grad_out)
     T = _ntaps(mode, scales)
-    key = ("interp_bwd", mode, T, r, grad_in.dtype.name, slot)
-    nparams = len(params)
-
-    def make_code():
-        return _backward_source(mode, T, r, grad_in.dtype, slot, nparams)
-
-    pid = rt.pipeline(key, make_code, kinds(bufs))
-    rt.dispatch(pid, rt.grid(-(-n // WORKGROUP)), bufs, struct.pack(f"<{nparams}I", *params))
+    launch(rt, ("interp_bwd", mode, T, r, grad_in.dtype.name, slot),
+           lambda nparams: _backward_source(mode, T, r, grad_in.dtype, slot, nparams), bufs, params, n)
 
 
 def _backward_source(mode, T, r, dtype, slot, nparams):
     storages = [dtype.gpu_storage] + ([dtype.gpu_storage] if slot else [])
     S, O, sc, align = _names(r, 1)
     g_off = param(2 + 3 * r)
-    body = [f"  let t = (wid.y * nwg.x + wid.x) * {WORKGROUP}u + lid;",
-            f"  if (t >= {param(0)}) {{ return; }}",
-            "  var q = t;"]
-    for i in reversed(range(r)):
-        body.append(f"  let x{i} = q % {S[i]}; q = q / {S[i]};")
-    body.append("  let b = q;")
+    body = thread_index(param(0)) + ["  var q = t;"] + unravel("x", S) + ["  let b = q;"]
     # the output coordinates whose source index can reach x: src(o) = o * scale + c falls in
     # [x - tmax, x - tmin + 1) (unbounded below at 0, above at S - 1), widened by one
     if mode in _AA_SIZE:
@@ -232,24 +202,20 @@ def _backward_source(mode, T, r, dtype, slot, nparams):
     O_all = " * ".join(O)
     body.append(f"  let gb = {g_off} + b * ({O_all});")
     body.append("  var acc = 0.0;")
-    indent = "  "
-    for i in range(r):
-        body.append(f"{indent}for (var o{i} = lo{i}; o{i} < hi{i}; o{i} = o{i} + 1u) {{")
-        indent += "  "
-        body.append(f"{indent}let tp{i} = taps(o{i}, {S[i]}, {O[i]}, {sc[i]}, {align});")
-        body.append(f"{indent}var w{i} = 0.0; var hit{i} = false;")
-        body.append(f"{indent}for (var j = 0u; j < tp{i}.n; j = j + 1u) {{ if (tp{i}.i[j] == x{i}) {{ w{i} = w{i} + tp{i}.w[j]; hit{i} = true; }} }}")
-        body.append(f"{indent}if (!hit{i}) {{ continue; }}")
-    flat = "0u"
-    for i in range(r):
-        flat = f"({flat}) * {O[i]} + o{i}"
+
+    def reaching(i, ind):   # the output coordinates o{i} whose taps include x{i}, with their weight w{i}
+        inner = ind + "  "
+        return [ind + loop(f"o{i}", f"lo{i}", f"hi{i}"),
+                f"{inner}let tp{i} = taps(o{i}, {S[i]}, {O[i]}, {sc[i]}, {align});",
+                f"{inner}var w{i} = 0.0; var hit{i} = false;",
+                f"{inner}for (var j = 0u; j < tp{i}.n; j = j + 1u) {{ if (tp{i}.i[j] == x{i}) "
+                f"{{ w{i} = w{i} + tp{i}.w[j]; hit{i} = true; }} }}",
+                f"{inner}if (!hit{i}) {{ continue; }}"]
+    loops, indent = nested_loops(r, reaching)
+    body += loops
+    flat = ravel([f"o{i}" for i in range(r)], O)
     w = " * ".join(f"w{i}" for i in range(r))
     body.append(f"{indent}acc = acc + {load(f'B{slot}[gb + {flat}]', dtype.gpu_storage, 'f32')} * ({w});")
-    for i in reversed(range(r)):
-        indent = indent[:-2]
-        body.append(f"{indent}}}")
+    body += close_loops(r)
     body.append(f"  B0[t] = {store('acc', 'f32', dtype)};")
-    return (declarations(nparams, storages) + "\n" + _taps_fn(mode, T) +
-            f"@compute @workgroup_size({WORKGROUP})\n"
-            "fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,\n"
-            "        @builtin(local_invocation_index) lid: u32) {\n" + "\n".join(body) + "\n}\n")
+    return declarations(nparams, storages) + "\n" + _taps_fn(mode, T) + entry_point(body)

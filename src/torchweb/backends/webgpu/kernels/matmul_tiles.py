@@ -147,18 +147,18 @@ def run(rt, out, a, b, compute, variant):
     tmp = None
     if tmp_numel:
         tmp = GPUStorage(rt, tmp_numel, tmp_dtype)
-        bufs = [(tmp.buffer_id, tmp.size)]
+        bufs = [(tmp.buffer_for_write(), tmp.size)]
     else:
-        bufs = [(so.buffer_id, so.size)]
+        bufs = [(so.buffer_for_write(), so.size)]
     if tmp_numel or so is not sa_:
-        bufs.append((sa_.buffer_id, sa_.size))
+        bufs.append((sa_.buffer_for_read(), sa_.size))
     if sb_ is not sa_ and (tmp_numel or so is not sb_):
-        bufs.append((sb_.buffer_id, sb_.size))
+        bufs.append((sb_.buffer_for_read(), sb_.size))
     for grid, params in dispatches:
         rt.dispatch(pid, grid, bufs, params, work)
     if tmp is not None:
         pid2, grid2, params2 = summing
-        rt.dispatch(pid2, grid2, [(so.buffer_id, so.size), (tmp.buffer_id, tmp.size)], params2)
+        rt.dispatch(pid2, grid2, [(so.buffer_for_write(), so.size), (tmp.buffer_for_read(), tmp.size)], params2)
 
 
 def _plan(rt, out, a, b, compute, v):

@@ -94,7 +94,7 @@ def _run(rt, out, inp, denom, std, with_mean):
     split = nch > 1
     if split:
         partial = GPUStorage(rt, n_rows * nch * 4, D.float32)
-        buffers, slot = [(partial.buffer_id, partial.size), (inp._storage.buffer_id, inp._storage.size)], 1
+        buffers, slot = [(partial.buffer_for_write(), partial.size), (inp._storage.buffer_for_read(), inp._storage.size)], 1
         out_dtype, out_off = D.float32, 0
     else:
         buffers, (slot,) = bind(out, inp)
@@ -296,8 +296,8 @@ def _merge(rt, out, inp, partial, nch, size, oshape, istr, denom_bits, std, with
     """A thread a row merges its chunks' partial moments into out (as run's)."""
     R = inp.shape[-1]
     n_rows = inp.numel() // R
-    buffers = [(out._storage.buffer_id, out._storage.size), (partial.buffer_id, partial.size),
-               (inp._storage.buffer_id, inp._storage.size)]
+    buffers = [(out._storage.buffer_for_write(), out._storage.size), (partial.buffer_for_read(), partial.size),
+               (inp._storage.buffer_for_read(), inp._storage.size)]
     params = [n_rows, nch, R, size] + list(oshape) + [inp._offset] + list(istr) + [out._offset, denom_bits]
     key = ("moments_merge", inp.dtype.name, out.dtype.name, len(oshape), std, with_mean)
 

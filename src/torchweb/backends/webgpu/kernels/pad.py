@@ -7,10 +7,10 @@ positions (the element itself, its reflections or wraps; a range at the edges fo
 each checked with the forward map. No atomics.
 """
 
-import struct
 
-from .bindings import bind, declarations, kinds
-from .elementwise import WORKGROUP, param
+from .bindings import bind, declarations
+from .elementwise import param
+from .skeleton import close_loops, entry_point, launch, nested_loops, ravel, thread_index
 from .wgsl import load, scalar_bits, scalar_read, store
 
 MODES = ("constant", "reflect", "replicate", "circular")
@@ -39,14 +39,8 @@ def forward(rt, mode, out, inp, nb, pads, value=0):
     params = [n] + list(out.shape) + [inp._offset] + list(inp._stride) + list(inp.shape[nb:])
     params += [p[0] & 0xFFFFFFFF for p in pads] + [scalar_bits(value, vcls)]
     bufs, (slot,) = bind(out, inp)
-    key = ("pad", mode, nb, r, inp.dtype.name, slot)
-    nparams = len(params)
-
-    def make_code():
-        return _forward_source(mode, nb, r, inp.dtype, slot, nparams, vcls)
-
-    pid = rt.pipeline(key, make_code, kinds(bufs))
-    rt.dispatch(pid, rt.grid(-(-n // WORKGROUP)), bufs, struct.pack(f"<{nparams}I", *params))
+    launch(rt, ("pad", mode, nb, r, inp.dtype.name, slot),
+           lambda nparams: _forward_source(mode, nb, r, inp.dtype, slot, nparams, vcls), bufs, params, n)
 
 
 def _forward_source(mode, nb, r, dtype, slot, nparams, vcls):
@@ -59,9 +53,7 @@ def _forward_source(mode, nb, r, dtype, slot, nparams, vcls):
     L = [f"i32({param(2 + 2 * nd + i)})" for i in range(r)]
     pb = [f"bitcast<i32>({param(2 + 2 * nd + r + i)})" for i in range(r)]
     value = scalar_read(param(2 + 2 * nd + 2 * r), vcls)
-    body = [f"  let t = (wid.y * nwg.x + wid.x) * {WORKGROUP}u + lid;",
-            f"  if (t >= {param(0)}) {{ return; }}",
-            "  var q = t;", f"  var src = {in_off};", "  var inside = true;"]
+    body = thread_index(param(0)) + ["  var q = t;", f"  var src = {in_off};", "  var inside = true;"]
     for i in reversed(range(nd)):
         body.append(f"  {{ let c = q % {oshape[i]}; q = q / {oshape[i]};")
         if i < nb:
@@ -75,10 +67,7 @@ def _forward_source(mode, nb, r, dtype, slot, nparams, vcls):
     body.append(f"  var v = {store(value, vcls, dtype)};")
     body.append(f"  if (inside) {{ v = B{slot}[src]; }}")
     body.append("  B0[t] = v;")
-    return (declarations(nparams, storages) + "\n"
-            f"@compute @workgroup_size({WORKGROUP})\n"
-            "fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,\n"
-            "        @builtin(local_invocation_index) lid: u32) {\n" + "\n".join(body) + "\n}\n")
+    return declarations(nparams, storages) + "\n" + entry_point(body)
 
 
 def backward(rt, mode, grad_in, grad_out, nb, pads):
@@ -90,14 +79,8 @@ def backward(rt, mode, grad_in, grad_out, nb, pads):
     O = grad_out.shape[nb:]
     params = [n] + list(grad_in.shape[nb:]) + list(O) + [p[0] & 0xFFFFFFFF for p in pads] + [grad_out._offset]
     bufs, (slot,) = bind(grad_in, grad_out)
-    key = ("pad_bwd", mode, r, grad_in.dtype.name, slot)
-    nparams = len(params)
-
-    def make_code():
-        return _backward_source(mode, r, grad_in.dtype, slot, nparams)
-
-    pid = rt.pipeline(key, make_code, kinds(bufs))
-    rt.dispatch(pid, rt.grid(-(-n // WORKGROUP)), bufs, struct.pack(f"<{nparams}I", *params))
+    launch(rt, ("pad_bwd", mode, r, grad_in.dtype.name, slot),
+           lambda nparams: _backward_source(mode, r, grad_in.dtype, slot, nparams), bufs, params, n)
 
 
 def _candidates(mode, i, x, L, O, pb):
@@ -127,32 +110,24 @@ def _backward_source(mode, r, dtype, slot, nparams):
     O = [f"i32({param(1 + r + i)})" for i in range(r)]
     pb = [f"bitcast<i32>({param(1 + 2 * r + i)})" for i in range(r)]
     g_off = param(1 + 3 * r)
-    body = [f"  let t = (wid.y * nwg.x + wid.x) * {WORKGROUP}u + lid;",
-            f"  if (t >= {param(0)}) {{ return; }}",
-            "  var q = t;"]
+    body = thread_index(param(0)) + ["  var q = t;"]
     for i in reversed(range(r)):
         body.append(f"  let x{i} = i32(q % u32({L[i]})); q = q / u32({L[i]});")
     body.append("  let b = q;")
     O_all = " * ".join(f"u32({o})" for o in O)
     body.append("  var acc = 0.0;")
-    indent = "  "
-    for i in range(r):
-        head, _ = _candidates(mode, i, f"x{i}", L[i], O[i], pb[i])
-        body.append(indent + head)
-        indent += "  "
-        body.append(f"{indent}if (o{i} < 0 || o{i} >= {O[i]}) {{ continue; }}")
-        body.append(f"{indent}var y{i} = o{i} - {pb[i]};")
-        body += [indent + line for line in _map(mode, f"y{i}", L[i])]
-        body.append(f"{indent}if (y{i} != x{i}) {{ continue; }}")
-    flat = "0u"
-    for i in range(r):
-        flat = f"({flat}) * u32({O[i]}) + u32(o{i})"
+
+    def reaching(i, ind):   # the output positions o{i} that map back to x{i}
+        inner = ind + "  "
+        return ([ind + _candidates(mode, i, f"x{i}", L[i], O[i], pb[i])[0],
+                 f"{inner}if (o{i} < 0 || o{i} >= {O[i]}) {{ continue; }}",
+                 f"{inner}var y{i} = o{i} - {pb[i]};"]
+                + [inner + line for line in _map(mode, f"y{i}", L[i])]
+                + [f"{inner}if (y{i} != x{i}) {{ continue; }}"])
+    loops, indent = nested_loops(r, reaching)
+    body += loops
+    flat = ravel([f"u32(o{i})" for i in range(r)], [f"u32({o})" for o in O])
     body.append(f"{indent}acc = acc + {load(f'B{slot}[{g_off} + b * ({O_all}) + {flat}]', st, 'f32')};")
-    for i in reversed(range(r)):
-        indent = indent[:-2]
-        body.append(f"{indent}}}")
+    body += close_loops(r)
     body.append(f"  B0[t] = {store('acc', 'f32', dtype)};")
-    return (declarations(nparams, storages) + "\n"
-            f"@compute @workgroup_size({WORKGROUP})\n"
-            "fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,\n"
-            "        @builtin(local_invocation_index) lid: u32) {\n" + "\n".join(body) + "\n}\n")
+    return declarations(nparams, storages) + "\n" + entry_point(body)

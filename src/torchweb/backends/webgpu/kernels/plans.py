@@ -31,7 +31,7 @@ class PlanCache:
 def dispatch_plan(rt, plan, out_storage, in_storage):
     """Run a plan that binds the output's buffer, then the input's unless they share it."""
     if in_storage is out_storage:
-        rt.dispatch(plan[0], plan[1], [(out_storage.buffer_id, out_storage.size)], plan[2])
+        rt.dispatch(plan[0], plan[1], [(out_storage.buffer_for_write(), out_storage.size)], plan[2])
     else:
-        rt.dispatch(plan[0], plan[1], [(out_storage.buffer_id, out_storage.size),
-                                       (in_storage.buffer_id, in_storage.size)], plan[2])
+        rt.dispatch(plan[0], plan[1], [(out_storage.buffer_for_write(), out_storage.size),
+                                       (in_storage.buffer_for_read(), in_storage.size)], plan[2])

@@ -14,21 +14,15 @@ and the last NaN wins. Backward: a thread per input element walks the windows th
 atomics, every thread owns its sum.
 """
 
-import struct
-
 from .. import errors as ERR
 from .bindings import bind, declarations, kinds
-from .elementwise import WORKGROUP, param
+from .elementwise import param
+from .im2col import windows_over
+from .skeleton import (batch_offset, close_loops, entry_point, launch, loop, nested_loops, ravel, thread_index,
+                       uint_params, unravel)
 from .wgsl import helpers_source, load, store
 
 _LOWEST = {"f32": "-tw_inf()", "i32": "-2147483647i - 1i", "u32": "0u"}
-
-
-def _dims_params(in_size, out_size, kernel, stride, padding, dilation):
-    p = []
-    for vals in (in_size, out_size, kernel, stride, padding, dilation):
-        p.extend(int(v) for v in vals)
-    return p
 
 
 def _names(r, base):
@@ -71,23 +65,19 @@ def forward(rt, kind, out, indices, inp, nb, geom, adaptive, count_include_pad=T
         return
     r = len(geom[0])
     params = [n] + list(inp.shape[:nb]) + [inp._offset] + list(inp._stride)
-    params += _dims_params(*geom)
+    params += uint_params(*geom)
     params += [1 if count_include_pad else 0, int(divisor_override or 0) & 0xFFFFFFFF]
     acc = "f32" if inp.dtype.is_floating_point else ("u32" if inp.dtype.gpu_storage == "u32" else "i32")
     bufs, slots = bind(out, inp)
     binding_kinds = kinds(bufs)
     if indices is not None:   # a fresh tensor: its own binding, written too
         slots.append(len(bufs))
-        bufs.append((indices._storage.buffer_id, indices._storage.size))
+        bufs.append((indices._storage.buffer_for_write(), indices._storage.size))
         binding_kinds.append("write")
-    key = ("pool", kind, r, nb, adaptive, inp.dtype.name, acc, tuple(slots), len(bufs))
-    nparams = len(params)
-
-    def make_code():
-        return _forward_source(kind, r, nb, adaptive, inp.dtype, out.dtype, slots, len(bufs), nparams, acc)
-
-    pid = rt.pipeline(key, make_code, binding_kinds)
-    rt.dispatch(pid, rt.grid(-(-n // WORKGROUP)), bufs, struct.pack(f"<{nparams}I", *params))
+    launch(rt, ("pool", kind, r, nb, adaptive, inp.dtype.name, acc, tuple(slots), len(bufs)),
+           lambda nparams: _forward_source(kind, r, nb, adaptive, inp.dtype, out.dtype, slots, len(bufs), nparams,
+                                           acc),
+           bufs, params, n, binding_kinds)
 
 
 def _forward_source(kind, r, nb, adaptive, in_dtype, out_dtype, slots, nbuf, nparams, acc):
@@ -103,39 +93,27 @@ def _forward_source(kind, r, nb, adaptive, in_dtype, out_dtype, slots, nbuf, npa
     g = _names(r, base)
     cip, override = param(base + 6 * r), param(base + 6 * r + 1)
     src = f"B{slots[0]}"
-    body = [f"  let t = (wid.y * nwg.x + wid.x) * {WORKGROUP}u + lid;",
-            f"  if (t >= {param(0)}) {{ return; }}",
-            "  var q = t;"]
-    for i in reversed(range(r)):
-        body.append(f"  let o{i} = q % {g['O'][i]}; q = q / {g['O'][i]};")
-    body.append(f"  var xb = {in_off};")
-    for i in reversed(range(nb)):
-        body.append(f"  {{ let c = q % {bshape[i]}; q = q / {bshape[i]}; xb = xb + c * {bstr[i]}; }}")
+    body = thread_index(param(0)) + ["  var q = t;"] + unravel("o", g["O"]) + batch_offset("xb", in_off, bshape, bstr)
     for i in range(r):
         body += _window(i, g, adaptive, f"o{i}")
     if kind == "max":
         body.append(f"  var m = {_LOWEST[acc]}; var mi = -1i;")
     else:
         body.append(f"  var m = {'0.0' if acc == 'f32' else '0' + acc[0]};")
-    indent = "  "
-    for i in range(r):
-        body.append(f"{indent}for (var j{i} = 0u; j{i} < cnt{i}; j{i} = j{i} + 1u) {{")
-        indent += "  "
-        body.append(f"{indent}let x{i} = st{i} + i32(j{i}) * step{i};")
-        body.append(f"{indent}if (x{i} < 0 || x{i} >= i32({g['S'][i]})) {{ continue; }}")
+    loops, indent = nested_loops(r, lambda i, ind: [
+        ind + loop(f"j{i}", "0u", f"cnt{i}"),
+        f"{ind}  let x{i} = st{i} + i32(j{i}) * step{i};",
+        f"{ind}  if (x{i} < 0 || x{i} >= i32({g['S'][i]})) {{ continue; }}"])
+    body += loops
     pos = "xb" + "".join(f" + u32(x{i}) * {sstr[i]}" for i in range(r))
     body.append(f"{indent}let v = {load(f'{src}[{pos}]', in_dtype.gpu_storage, acc)};")
     if kind == "max":
-        flat = "0i"
-        for i in range(r):
-            flat = f"({flat}) * i32({g['S'][i]}) + x{i}"
+        flat = ravel([f"x{i}" for i in range(r)], [f"i32({S})" for S in g["S"]], "0i")
         nan = " || tw_isnan(v)" if acc == "f32" else ""
         body.append(f"{indent}if (mi < 0 || v > m{nan}) {{ m = v; mi = {flat}; }}")
     else:
         body.append(f"{indent}m = m + v;")
-    for i in reversed(range(r)):
-        indent = indent[:-2]
-        body.append(f"{indent}}}")
+    body += close_loops(r)
     if kind == "max":
         body.append(f"  B0[t] = {store('m', acc, out_dtype)};")
         if len(slots) > 1:
@@ -146,12 +124,8 @@ def _forward_source(kind, r, nb, adaptive, in_dtype, out_dtype, slots, nbuf, npa
             body.append(f"  B0[t] = {store('m / div', 'f32', out_dtype)};")
         else:   # integer average: C's truncating division, as PyTorch's CPU kernel
             body.append(f"  B0[t] = {store(f'm / {acc}(div)', acc, out_dtype)};")
-    code = "\n".join(body)
     helpers = helpers_source({"inf", "isnan"} if acc == "f32" else set())
-    return (decl + "\n" + helpers + "\n"
-            f"@compute @workgroup_size({WORKGROUP})\n"
-            "fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,\n"
-            "        @builtin(local_invocation_index) lid: u32) {\n" + code + "\n}\n")
+    return decl + "\n" + helpers + "\n" + entry_point(body)
 
 
 def backward(rt, kind, grad_in, grad_out, indices, geom, adaptive, count_include_pad=True,
@@ -162,19 +136,15 @@ def backward(rt, kind, grad_in, grad_out, indices, geom, adaptive, count_include
     if n == 0:
         return
     r = len(geom[0])
-    params = [n] + _dims_params(*geom)
+    params = [n] + uint_params(*geom)
     params += [1 if count_include_pad else 0, int(divisor_override or 0) & 0xFFFFFFFF,
                grad_out._offset, indices._offset if indices is not None else 0]
     others = [grad_out] + ([indices] if indices is not None else [])
     bufs, slots = bind(grad_in, *others)
-    key = ("pool_bwd", kind, r, adaptive, grad_out.dtype.name, grad_in.dtype.name, tuple(slots), len(bufs))
-    nparams = len(params)
-
-    def make_code():
-        return _backward_source(kind, r, adaptive, grad_out.dtype, grad_in.dtype, slots, len(bufs), nparams)
-
-    pid = rt.pipeline(key, make_code, kinds(bufs))
-    rt.dispatch(pid, rt.grid(-(-n // WORKGROUP)), bufs, struct.pack(f"<{nparams}I", *params))
+    launch(rt, ("pool_bwd", kind, r, adaptive, grad_out.dtype.name, grad_in.dtype.name, tuple(slots), len(bufs)),
+           lambda nparams: _backward_source(kind, r, adaptive, grad_out.dtype, grad_in.dtype, slots, len(bufs),
+                                            nparams),
+           bufs, params, n)
 
 
 def _backward_source(kind, r, adaptive, g_dtype, out_dtype, slots, nbuf, nparams):
@@ -187,33 +157,21 @@ def _backward_source(kind, r, adaptive, g_dtype, out_dtype, slots, nbuf, nparams
     cip, override, g_off, i_off = (param(base + j) for j in range(4))
     S_all = " * ".join(g["S"])
     O_all = " * ".join(g["O"])
-    body = [f"  let t = (wid.y * nwg.x + wid.x) * {WORKGROUP}u + lid;",
-            f"  if (t >= {param(0)}) {{ return; }}",
-            "  var q = t;"]
-    for i in reversed(range(r)):
-        body.append(f"  let x{i} = q % {g['S'][i]}; q = q / {g['S'][i]};")
-    body.append(f"  let b = q;")
+    body = thread_index(param(0)) + ["  var q = t;"] + unravel("x", g["S"])
+    body.append("  let b = q;")
     body.append(f"  let me = i32(t - b * ({S_all}));")
     body.append(f"  let gb = b * ({O_all});")
     body.append("  var acc = 0.0;")
-    indent = "  "
-    for i in range(r):
+
+    def adaptive_windows(i, ind):   # the adaptive windows o{i} that contain x{i}
         S, O = g["S"][i], g["O"][i]
-        if adaptive:
-            body.append(f"{indent}let lo{i} = (x{i} * {O}) / {S};")
-            body.append(f"{indent}let hi{i} = ((x{i} + 1u) * {O} + {S} - 1u) / {S};")
-            body.append(f"{indent}for (var o{i} = lo{i}; o{i} < hi{i}; o{i} = o{i} + 1u) {{")
-            indent += "  "
-        else:
-            body.append(f"{indent}for (var j{i} = 0u; j{i} < {g['k'][i]}; j{i} = j{i} + 1u) {{")
-            indent += "  "
-            body.append(f"{indent}let tt{i} = i32(x{i} + {g['p'][i]}) - i32(j{i} * {g['d'][i]});")
-            body.append(f"{indent}if (tt{i} < 0 || u32(tt{i}) % {g['s'][i]} != 0u) {{ continue; }}")
-            body.append(f"{indent}let o{i} = u32(tt{i}) / {g['s'][i]};")
-            body.append(f"{indent}if (o{i} >= {O}) {{ continue; }}")
-    flat = "0u"
-    for i in range(r):
-        flat = f"({flat}) * {g['O'][i]} + o{i}"
+        return [f"{ind}let lo{i} = (x{i} * {O}) / {S};",
+                f"{ind}let hi{i} = ((x{i} + 1u) * {O} + {S} - 1u) / {S};",
+                ind + loop(f"o{i}", f"lo{i}", f"hi{i}")]
+    # the fixed geometry's windows: col2im's walk
+    loops, indent = nested_loops(r, adaptive_windows if adaptive else (lambda i, ind: windows_over(i, g, ind)))
+    body += loops
+    flat = ravel([f"o{i}" for i in range(r)], g["O"])
     body.append(f"{indent}let w = gb + {flat};")
     gv = load(f"B{slots[0]}[{g_off} + w]", g_dtype.gpu_storage, "f32")
     if kind == "max":
@@ -225,14 +183,9 @@ def _backward_source(kind, r, adaptive, g_dtype, out_dtype, slots, nbuf, nparams
         inner += _divisor(r, g, adaptive, cip, override)
         body += [indent + line.strip() for line in inner]
         body.append(f"{indent}acc = acc + {gv} / div;")
-    for i in reversed(range(r)):
-        indent = indent[:-2]
-        body.append(f"{indent}}}")
+    body += close_loops(r)
     body.append(f"  B0[t] = {store('acc', 'f32', out_dtype)};")
-    return (decl + "\n"
-            f"@compute @workgroup_size({WORKGROUP})\n"
-            "fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,\n"
-            "        @builtin(local_invocation_index) lid: u32) {\n" + "\n".join(body) + "\n}\n")
+    return decl + "\n" + entry_point(body)
 
 
 def _tag(rt, what):
@@ -267,10 +220,8 @@ def _unpool(rt, dst, src, indices, what, backward):
     params.append(_tag(rt, what))
     bufs = bufs + [rt.errors.binding]
     binding_kinds = binding_kinds + ["write"]
-    key = ("unpool", backward, dst.dtype.name, tuple(slots), len(bufs))
-    nparams = len(params)
 
-    def make_code():
+    def make_code(nparams):
         storages = {0: dst.dtype.gpu_storage, slots[0]: src.dtype.gpu_storage, slots[1]: "i32"}
         decl = declarations(nparams, [storages[k] for k in range(len(bufs) - 1)])
         decl += f"\n@group(0) @binding({len(bufs)}) " + ERR.WGSL_DECL
@@ -279,17 +230,11 @@ def _unpool(rt, dst, src, indices, what, backward):
             move = f"B0[{param(5)} + t] = {s}[{param(3)} + b * {param(2)} + u32(k)];"
         else:
             move = f"B0[{param(5)} + b * {param(2)} + u32(k)] = {s}[{param(3)} + t];"
-        return (decl + "\n"
-                f"@compute @workgroup_size({WORKGROUP})\n"
-                "fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,\n"
-                "        @builtin(local_invocation_index) lid: u32) {\n"
-                f"  let t = (wid.y * nwg.x + wid.x) * {WORKGROUP}u + lid;\n"
-                f"  if (t >= {param(0)}) {{ return; }}\n"
-                f"  let b = t / {param(1)};\n"
-                f"  let k = {ix}[{param(4)} + t];\n"
-                f"  if (k < 0 || u32(k) >= {param(2)}) {{ {ERR.wgsl_raise(ERR.INDEX, param(6))} return; }}\n"
-                f"  {move}\n"
-                "}\n")
+        return decl + "\n" + entry_point(thread_index(param(0)) + [
+            f"  let b = t / {param(1)};",
+            f"  let k = {ix}[{param(4)} + t];",
+            f"  if (k < 0 || u32(k) >= {param(2)}) {{ {ERR.wgsl_raise(ERR.INDEX, param(6))} return; }}",
+            f"  {move}"])
 
-    pid = rt.pipeline(key, make_code, binding_kinds)
-    rt.dispatch(pid, rt.grid(-(-n // WORKGROUP)), bufs, struct.pack(f"<{nparams}I", *params))
+    launch(rt, ("unpool", backward, dst.dtype.name, tuple(slots), len(bufs)), make_code, bufs, params, n,
+           binding_kinds)

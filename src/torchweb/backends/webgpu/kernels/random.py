@@ -66,5 +66,5 @@ def run(rt, kind, out, seed, call, a, b):
                 f"  B0[{param(1)} + i] = {store(value, vtype, out.dtype)};\n}}\n")
 
     pid = rt.pipeline(key, make_code, ["uniform", "write"])
-    rt.dispatch(pid, rt.grid(-(-n // WORKGROUP)), [(out._storage.buffer_id, out._storage.size)],
+    rt.dispatch(pid, rt.grid(-(-n // WORKGROUP)), [(out._storage.buffer_for_write(), out._storage.size)],
                 struct.pack("<8I", *params))

@@ -150,13 +150,13 @@ def _run(rt, kind, out, inp, nred, acc_cls, nchunks=1, divisor=None, index_from=
     key = ("red", kind, inp.dtype.name, out.dtype.name, t, len(oshape), len(rshape), per_workgroup, gather,
            wide, pairs_in, pairs_out, contig, vec, wgs, sg)
     params = [n_out, R] + list(oshape) + list(rshape) + [inp._offset] + list(ostrides) + list(rstrides) + [out._offset, nchunks, chunk, R if divisor is None else divisor]
-    buffers = [(out._storage.buffer_id, out._storage.size)]
+    buffers = [(out._storage.buffer_for_write(), out._storage.size)]
     same = inp._storage is out._storage
     if not same:
-        buffers.append((inp._storage.buffer_id, inp._storage.size))
+        buffers.append((inp._storage.buffer_for_read(), inp._storage.size))
 
     if gather:
-        buffers.append((index_from._storage.buffer_id, index_from._storage.size))
+        buffers.append((index_from._storage.buffer_for_read(), index_from._storage.size))
 
     kinds = ["uniform", "write"] + ([] if same else ["read"]) + (["read"] if gather else [])
     if check:
@@ -338,7 +338,7 @@ def _run_columns(rt, kind, out, inp, t, n_out, R, rstride, divisor):
     def make_code():
         return _col_source(kind, inp.dtype, out.dtype, t, len(params), rows, cols)
 
-    buffers = [(out._storage.buffer_id, out._storage.size), (inp._storage.buffer_id, inp._storage.size)]
+    buffers = [(out._storage.buffer_for_write(), out._storage.size), (inp._storage.buffer_for_read(), inp._storage.size)]
     pid = rt.pipeline(key, make_code, ["uniform", "write", "read"])
     grid, packed = rt.grid(-(-n_out // cols)), struct.pack(f"<{len(params)}I", *params)
     rt.dispatch(pid, grid, buffers, packed)

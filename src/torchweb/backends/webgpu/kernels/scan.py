@@ -82,7 +82,7 @@ def run(rt, kind, out, inp, t, indices=None, reverse=False, nchunks=1, totals_on
         + ([carry_indices] if carry_indices is not None else []) + ([index_in] if index_in is not None else [])
     # every tensor is a distinct, freshly made storage (ops/scan.py): one binding each
     assert len({id(tt._storage) for tt in tensors}) == len(tensors)
-    buffers = [(tt._storage.buffer_id, tt._storage.size) for tt in tensors]
+    buffers = [(tt._storage.buffer_for_write(), tt._storage.size) for tt in tensors]
     slots = list(range(len(tensors)))
     if not arg:
         slots = [0, 1, None] + slots[2:]
@@ -149,6 +149,21 @@ def _source(kind, t, in_dtype, out_dtype, no, slots, storages, reverse, totals_o
     else:
         comb = None
     win = _wins(kind, t) if arg else None
+
+    def write(ind, v, vi, pos, xpos, check_wide):
+        """WGSL lines storing value v (and index vi, for max/min) at pos of the output (and xpos
+        of the indices): two i32 words for int64 pairs; checked to fit int32 when check_wide."""
+        if pairs_out:
+            lines = [f"{ind}{dst}[2u * ({pos})] = bitcast<i32>({v}.x);",
+                     f"{ind}{dst}[2u * ({pos}) + 1u] = bitcast<i32>({v}.y);"]
+        elif check_wide:
+            lines = [f"{ind}if (!tw_wfits({v})) {{ {ERR.wgsl_raise(ERR.INT64_RANGE, param(nparams - 1))} }}",
+                     f"{ind}{dst}[{pos}] = {store(f'bitcast<i32>({v}.x)', 'i32', out_dtype)};"]
+        else:
+            lines = [f"{ind}{dst}[{pos}] = {store(v, t, out_dtype)};"]
+        if arg:
+            lines.append(f"{ind}{xdst}[{xpos}] = i32({vi});")
+        return lines
 
     def combine(dv, di, av, ai, bv, bi):
         """dv (, di) = combine((av, ai), (bv, bi)): a earlier, b later."""
@@ -223,29 +238,14 @@ def _source(kind, t, in_dtype, out_dtype, no, slots, storages, reverse, totals_o
                  "        var ri = pi;",
                  "        " + combine("rv", "ri", "pv", "pi", "lv[e]", "li[e]" if arg else "0u")]
         opos = f"({R} - 1u - k)" if reverse else "k"
-        if pairs_out:
-            body += [f"        {dst}[2u * (ob + {opos} * {out_rs})] = bitcast<i32>(rv.x);",
-                     f"        {dst}[2u * (ob + {opos} * {out_rs}) + 1u] = bitcast<i32>(rv.y);"]
-        elif wide:
-            body += [f"        if (!tw_wfits(rv)) {{ {ERR.wgsl_raise(ERR.INT64_RANGE, param(nparams - 1))} }}",
-                     f"        {dst}[ob + {opos} * {out_rs}] = {store('bitcast<i32>(rv.x)', 'i32', out_dtype)};"]
-        else:
-            body.append(f"        {dst}[ob + {opos} * {out_rs}] = {store('rv', t, out_dtype)};")
-        if arg:
-            body.append(f"        {xdst}[xb + {opos} * {x_rs}] = i32(ri);")
+        body += write("        ", "rv", "ri", f"ob + {opos} * {out_rs}", f"xb + {opos} * {x_rs}", wide)
         body += ["      }", "    }"]
     body += ["    " + combine("carry", "carryi", "carry", "carryi", f"SV[{WORKGROUP - 1}]", f"SI[{WORKGROUP - 1}]" if arg else "0u"),
              "    workgroupBarrier();",
              "  }"]
     if totals_only:
         body.append("  if (lid == 0u) {")
-        if pairs_out:
-            body += [f"    {dst}[2u * ({out_off} + w)] = bitcast<i32>(carry.x);",
-                     f"    {dst}[2u * ({out_off} + w) + 1u] = bitcast<i32>(carry.y);"]
-        else:
-            body.append(f"    {dst}[{out_off} + w] = {store('carry', t, out_dtype)};")
-        if arg:
-            body.append(f"    {xdst}[{x_off} + w] = i32(carryi);")
+        body += write("    ", "carry", "carryi", f"{out_off} + w", f"{x_off} + w", False)
         body.append("  }")
     code = "\n".join(body)
     need = set()

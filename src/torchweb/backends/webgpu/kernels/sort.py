@@ -157,7 +157,7 @@ def block(rt, t, inp, size, descending, values=None, indices=None, work_keys=Non
                 + _MAIN.format(wg=WORKGROUP) + "\n".join(body) + "\n}\n")
 
     pid = rt.pipeline(key, make_code, ["uniform", "write", "write", "read"])
-    buffers = [(tt._storage.buffer_id, tt._storage.size) for tt in tensors]
+    buffers = [(tt._storage.buffer_for_write(), tt._storage.size) for tt in tensors]
     rt.dispatch(pid, rt.grid(rows * nblocks), buffers, struct.pack(f"<{len(params)}I", *params))
 
 
@@ -184,7 +184,7 @@ def step(rt, t, work_keys, work_idx, R, k, j, descending):
                 + _MAIN.format(wg=WORKGROUP) + "\n".join(body) + "\n}\n")
 
     pid = rt.pipeline(key, make_code, ["uniform", "write", "write"])
-    buffers = [(tt._storage.buffer_id, tt._storage.size) for tt in (work_keys, work_idx)]
+    buffers = [(tt._storage.buffer_for_write(), tt._storage.size) for tt in (work_keys, work_idx)]
     rt.dispatch(pid, rt.grid(-(-n // WORKGROUP)), buffers, struct.pack(f"<{len(params)}I", *params))
 
 
@@ -241,7 +241,7 @@ def merge(rt, t, work_keys, work_idx, R, descending, values=None, indices=None):
 
     kinds = ["uniform", "write", "write"] + (["write", "write"] if final else [])
     pid = rt.pipeline(key, make_code, kinds)
-    buffers = [(tt._storage.buffer_id, tt._storage.size) for tt in tensors]
+    buffers = [(tt._storage.buffer_for_write(), tt._storage.size) for tt in tensors]
     rt.dispatch(pid, rt.grid(rows * nseg), buffers, struct.pack(f"<{len(params)}I", *params))
 
 
@@ -275,5 +275,5 @@ def scatter_add(rt, out, idx, src):
         return "\n".join(lines) + "\n" + _MAIN.format(wg=WORKGROUP) + "\n".join(body) + "\n}\n"
 
     pid = rt.pipeline(key, make_code, ["uniform", "write", "read", "read", "write"])
-    buffers = [(tt._storage.buffer_id, tt._storage.size) for tt in tensors] + [rt.errors.binding]
+    buffers = [(tt._storage.buffer_for_write(), tt._storage.size) for tt in tensors] + [rt.errors.binding]
     rt.dispatch(pid, rt.grid(-(-n // WORKGROUP)), buffers, struct.pack(f"<{len(params)}I", *params))

@@ -1,4 +1,6 @@
-"""Shared plumbing of ops: checking devices, making outputs, expanding operands."""
+"""What ops share about their operands and outputs: the common device, a new output (empty),
+broadcast views (expand_to), overlap and dtype checks for in-place writes, the compute class
+of a dtype."""
 
 from .. import _dtype as D
 from .._float64 import refusal

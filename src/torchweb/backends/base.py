@@ -1,0 +1,197 @@
+"""The backend contract: every primitive and capability that ops/ (and ops/lowering.py) use on a
+device's backend module, as backend_for(device_type) returns it (backends/cpu.py on numpy,
+backends/webgpu/backend.py on WebGPU). tests/test_backend_contract.py checks both modules
+against it: each has every member here with the same parameters, and no other public function.
+
+Tensors passed in are torchweb Tensors the caller made (shape, strides, offset, dtype, storage);
+a backend reads their layout and storage and writes outputs in place, and never calls ops,
+autograd or Tensor methods. A primitive a backend cannot run is still present: its capability
+flag or `*_fits` answer keeps callers off it, and calling it raises NotImplementedError.
+"""
+
+from typing import Protocol, runtime_checkable
+
+
+@runtime_checkable
+class Backend(Protocol):
+    name: str                     # the device type: "cpu", "webgpu"
+
+    # -- capabilities: what ops/lowering.py, ops/scan.py and ops/sorting.py split for it ------
+    SPLIT_REDUCTIONS: bool        # long reductions over few outputs go in two passes (reduce's nchunks, ...)
+    SPLIT_SCANS: bool             # few long rows scan in passes (scan's nchunks, carry, ...)
+    MAX_MATMUL_K: int | None      # longer inner dimensions go in slices whose products are added
+    MAX_INDEX_BUFFERS: int        # index tensors in more storages than this are packed into one
+    ATOMIC_FLOAT16: bool          # float16 scatter reductions run in place (else in a float32 copy)
+    SORT_BLOCK: int | None        # None: sort() sorts whole rows; else rows up to this long go in
+    #                               one sort_block, longer ones merge (sort_step, sort_merge)
+    GRID_LIMITED: bool            # a fused expression's elements are bounded by the dispatch grid
+    #                               (the lazy layer then checks an expression's size at the op)
+
+    # -- storage and host transfer -------------------------------------------------------------
+    def empty_storage(self, numel, dtype):
+        """A new storage of numel elements of dtype (zeroed on cpu; unspecified on webgpu)."""
+
+    def storage_from_values(self, values, dtype):
+        """A storage holding a flat list of Python numbers, already range-checked for dtype."""
+
+    def read_values(self, t):
+        """Contiguous t's elements as a flat list of Python numbers (waits for the device)."""
+
+    async def read_values_async(self, t):
+        """read_values without blocking the event loop (a browser page cannot block)."""
+
+    def capturing(self):
+        """True while torchweb.compile records a call: readbacks are not allowed then."""
+
+    def device_assert(self, bad, what, exc, message):
+        """Raise exc(message) (message may be a callable giving the words) if any element of
+        contiguous bool tensor bad is true: now, or at the next readback on an async device."""
+
+    # -- elementwise, reductions, matmul, random --------------------------------------------------
+    def elementwise(self, op, out, operands, classes, cls, value_cls, compute_dtypes):
+        """out = op(*operands) (a row of ops/elementwise/table.py), broadcast, each operand a
+        tensor or a Python number computed in its compute dtype and class (f, i, u, b)."""
+
+    def run_fused(self, outs, roots):
+        """Write each pending storage of outs with the values of the fused elementwise
+        expression rooted at the same position in roots (torchweb/lazy Nodes of one shape): one kernel
+        for all of them where the device has kernels."""
+
+    def reduce(self, kind, out, inp, nred, acc_cls, nchunks=1, divisor=None, index_from=None,
+               pairs_in=False, pairs_out=False):
+        """Reduce inp's last nred dims into out (sum, mean, prod, max, min, argmax, argmin, all,
+        any); the other options are the passes of a split reduction (SPLIT_REDUCTIONS only)."""
+
+    def matmul(self, out, a, b, acc_cls):
+        """out = a @ b ([*B, M, K] @ [*B, K, N], batch dims broadcast, K <= MAX_MATMUL_K)."""
+
+    def random(self, kind, out, seed, call, a, b):
+        """out = counter-based (Philox) random values of kind (uniform, normal, ...) with
+        parameters a, b, the same numbers on every device for one (seed, call)."""
+
+    # -- fused kernels, each with the question whether it fits --------------------------------
+    def softmax_fits(self, row, rows):
+        """Whether softmax() beats the composite for rows of this length (False: no kernel)."""
+
+    def softmax(self, out, inp, log):
+        """Fused softmax (log: log_softmax) over inp's last dim into out."""
+
+    def moments_fits(self, row, rows):
+        """Whether moments() runs rows of this length in one kernel (False: no kernel)."""
+
+    def moments(self, out, inp, denom, std, with_mean):
+        """var (std) of each row of inp (last dim, stride 1) into out[:rows], its mean into
+        out[rows:] if with_mean; denom = n - correction, at least 0."""
+
+    def attention_fits(self, L, S, E, Ev, batch=1):
+        """Whether the fused attention kernels should run these sizes (False: no kernels)."""
+
+    def attention_forward(self, out, lse, q, k, v, mask, causal, scale):
+        """out [*B, L, Ev] and lse [*B, L] (float32) of softmax(q k^T * scale + mask) v."""
+
+    def attention_backward(self, dq, dkv, q, k, v, mask, dout, ld, causal, scale):
+        """dq, and dk then dv in dkv, from dout and ld (the forward's lse, then rowsum(dout * out))."""
+
+    # -- scans and sorting -----------------------------------------------------------------------
+    def scan(self, kind, out, inp, acc_cls, indices=None, reverse=False, nchunks=1, totals_only=False,
+             carry=None, carry_indices=None, pairs_in=False, pairs_out=False, index_in=None):
+        """Scan inp's last dim into out (sum, prod, max, min, logsumexp; max/min also write
+        indices); the options after reverse are the passes of a split scan (SPLIT_SCANS only)."""
+
+    def sort(self, values, indices, inp, descending):
+        """Stable sort of inp's rows into values and int64 indices (SORT_BLOCK None only)."""
+
+    def sort_block(self, inp, acc_cls, size, descending, values=None, indices=None, work_keys=None,
+                   work_idx=None):
+        """Sort blocks of `size` (a power of two up to SORT_BLOCK) of inp's rows, into values and
+        indices or into the work keys and indices that sort_step and sort_merge go on with."""
+
+    def sort_step(self, work_keys, work_idx, acc_cls, R, k, j, descending):
+        """One bitonic compare-exchange pass (k, j) over the work keys of rows of length R."""
+
+    def sort_merge(self, work_keys, work_idx, acc_cls, R, descending, values=None, indices=None):
+        """The last passes of the merge, writing values and indices."""
+
+    def sort_scatter_add(self, out, idx, src):
+        """out[r, idx[r, k]] += src[r, k] (out float32 [rows, N], idx and src [rows, K])."""
+
+    # -- indexing ------------------------------------------------------------------------------
+    def index_gather(self, out, src, walk, indices, check):
+        """out (contiguous) = src through index tensors (backends/webgpu/kernels/index.py)."""
+
+    def index_scatter(self, dst, src, walk, indices, reduce, check):
+        """dst (reduce)= src through index tensors; reduce None, sum, prod, amax or amin."""
+
+    def mask_compact(self, out, mask, pos, src):
+        """mask's nonzeros in row-major order: their coordinates (src None) or src's values."""
+
+    def masked_scatter(self, out, mask, pos, source, check):
+        """out[i] = source[pos[i] - 1] where mask[i]."""
+
+    def embedding(self, out, weight, idx):
+        """out[i, :] = weight[idx[i], :]; an index out of range raises IndexError."""
+
+    def embedding_backward(self, grad_weight, grad, idx, padding_idx):
+        """grad_weight (float32, zeroed) += grad's rows at idx, padding_idx skipped."""
+
+    # -- search and counting ---------------------------------------------------------------------
+    def search_sorted(self, out, seq, values, sorter, right, acc_cls, shared):
+        """out[r, k] = insertion point of values[r, k] in row (0 if shared else r) of seq."""
+
+    def count_scatter(self, out, index, src=None, mask=None, bias=0):
+        """out[index[i] + bias] = src[i] (or i) where mask[i] (or everywhere)."""
+
+    def count_gather(self, out, index, src):
+        """out[i] = src[index[i]] (1-D, contiguous, indices in range)."""
+
+    def bincount(self, out, inp, weights=None):
+        """out (zeroed) += 1 (or weights[i]) at inp[i]."""
+
+    # -- convolution, pooling, padding, interpolation, sampling ----------------------------------
+    def im2col(self, out, inp, kernel, stride, padding, dilation, out_size, l0=0):
+        """out [N, C*K, Lc]: the columns of output positions l0 .. l0 + Lc - 1."""
+
+    def col2im(self, out, cols, kernel, stride, padding, dilation, out_size, l0=0, accumulate=False):
+        """im2col's adjoint: the columns summed back into out (added to it if accumulate)."""
+
+    def pool(self, kind, out, indices, inp, nb, geom, adaptive, count_include_pad=True,
+             divisor_override=None):
+        """max (indices written unless None) or avg pooling of inp's dims after the first nb."""
+
+    def pool_backward(self, kind, grad_in, grad_out, indices, geom, adaptive, count_include_pad=True,
+                      divisor_override=None):
+        """pool's gradient into grad_in."""
+
+    def unpool(self, out, inp, indices, what):
+        """out (zeroed [B, L_out]) at indices = inp; an index out of range raises RuntimeError."""
+
+    def unpool_backward(self, grad_in, grad_out, indices, what):
+        """grad_in = grad_out at indices."""
+
+    def pad(self, mode, out, inp, nb, pads, value=0):
+        """out = inp padded (constant, reflect, replicate, circular) in its dims after nb."""
+
+    def pad_backward(self, mode, grad_in, grad_out, nb, pads):
+        """pad's gradient into grad_in."""
+
+    def interpolate(self, mode, out, inp, nb, scales, align):
+        """out = inp resampled (nearest, linear, cubic, antialiased) in its dims after nb."""
+
+    def interpolate_backward(self, mode, grad_in, grad_out, scales, align):
+        """interpolate's gradient into grad_in."""
+
+    def grid_sample(self, out, inp, grid, mode, pad, align):
+        """out = inp sampled at grid's normalized coordinates."""
+
+    def grid_sample_backward(self, grad_in, grad_grid, grad_out, inp, grid, mode, pad, align):
+        """grad_in (zeroed float32, added into, or None) and grad_grid (written, or None)."""
+
+    # -- optimizers ------------------------------------------------------------------------------
+    def fused_update(self, key, tensors, names, writes, body, scalar_names, scalars, fresh=()):
+        """Run body (assignments in the optimizers' expression language) over same-sized
+        contiguous tensors, storing the names in writes back in place."""
+
+
+def absent(name, why):
+    """The error of a primitive this backend does not have (a flag or *_fits keeps callers off)."""
+    return NotImplementedError(f"this backend has no {name} primitive ({why})")

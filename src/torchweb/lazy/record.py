@@ -1,0 +1,255 @@
+"""Recording: an elementwise op whose output is a fresh float32 tensor is not run; its storage
+becomes *pending*, holding the op as an expression over its operands (graph.Node). A later
+elementwise op that reads a pending storage whole (same shape, no broadcast) takes the
+expression into its own, so a chain of ops becomes one kernel, run (the backend's run_fused)
+when something needs the bytes (realize.py).
+
+What keeps PyTorch's eager semantics:
+- Whatever needs a storage's bytes realizes it first (realize.py), and whatever writes it
+  first realizes every pending storage that reads it (so a write after a deferred read sees
+  the old values, as eager order would).
+- Only ops without device-side checks are deferred (integer division by zero stays eager, so
+  its error points at the op), and only float32 results (no rounding of an intermediate is
+  skipped).
+- Expressions are bounded (MAX_NODES ops, MAX_LEAF_BUFFERS distinct input buffers: WebGPU's
+  8 storage buffers per dispatch), and a pending storage is taken into one consumer's
+  expression only (a second consumer reads it written: fan-out never repeats work).
+
+Recording is the hot path of every float32 elementwise op, so what depends only on the op's
+dtype plan (whether it may be deferred, its operands' parts of the kernel's cache key) is
+decided once per plan (`template`), and each node carries what realizing its expression needs
+(its structural key, leaves and scalars in kernel order), built from its children's as ops are
+recorded: the realize does not walk the expression unless it compiles a kernel.
+
+TORCHWEB_LAZY=0 in the environment turns deferral off (every op run as it comes).
+"""
+
+import os
+import weakref
+
+from math import prod
+
+from .. import _dtype
+from .._size import _CONTIGUOUS
+from ..backends import backend_for
+from .graph import Node, register
+from .realize import realize
+
+ENABLED = os.environ.get("TORCHWEB_LAZY", "1") != "0"
+MAX_NODES = 48
+MAX_LEAF_BUFFERS = 6
+_F32, _U8 = _dtype.float32, _dtype.uint8
+
+
+class Template:
+    """What recording an op needs that its dtype plan decides (template()): opkey, (op name,
+    class); tokens, each operand's key token; f32, per operand whether it is a float32 tensor
+    (which may be an inlined child); tensors, the positions of the tensor operands; scalars,
+    the positions of the scalar ones, and their slice of the operands if they are contiguous
+    (spans); pre and post: the key's parts around the token of the first tensor operand,
+    leaf_key: the key where that operand is a leaf and the only tensor.
+    Ops with one tensor operand (unary ops, a tensor and numbers) are recorded by _single, two
+    and no numbers by _pair, others by _general."""
+
+    __slots__ = ("opkey", "tokens", "f32", "tensors", "scalars", "spans", "pre", "post", "leaf_key",
+                 "record", "grid_limited")
+
+    def __init__(self, opkey, tokens, f32, grid_limited):
+        self.opkey, self.tokens, self.f32 = opkey, tokens, f32
+        self.tensors = tuple(i for i, t in enumerate(tokens) if t[0] == "t")
+        self.scalars = sc = tuple(i for i, t in enumerate(tokens) if t[0] == "s")
+        self.spans = slice(0, 0) if not sc else slice(sc[0], sc[-1] + 1) if sc[-1] - sc[0] == len(sc) - 1 else None
+        i = self.tensors[0] if self.tensors else 0
+        self.pre, self.post = (opkey,) + tokens[:i], tokens[i + 1:]
+        self.leaf_key = self.pre + tokens[i:i + 1] + self.post
+        self.record = (_single if len(self.tensors) == 1 else
+                       _pair if len(self.tensors) == 2 and not self.scalars else _general)
+        self.grid_limited = grid_limited   # the backend's GRID_LIMITED: _record checks the size
+
+
+def template(op, out, operands, classes, cls, value_cls, compute_dtypes, backend):
+    """op's Template, from its dtype plan and the operands of one call; False where the op
+    must run now."""
+    if value_cls != "f" or out.dtype is not _F32 or not ENABLED or (
+            op.divisor >= 0 and cls in ("i", "u") and getattr(operands[op.divisor], "_storage", None) is not None):
+        return False   # (a zero integer divisor in a tensor is checked on the device: at the op)
+    tokens, f32 = [], []
+    for o, c, dt in zip(operands, classes, compute_dtypes):
+        if getattr(o, "_storage", None) is None:
+            if dt is _U8 or c != "f":
+                return False   # (scalars are passed as float32: deferred ops compute in f32)
+            tokens.append(("s", c))
+        elif dt is not o.dtype and dt is not None and _narrowed(o.dtype, dt):
+            return False   # operands rounded to float16 / wrapped to uint8 first: eager
+        else:
+            tokens.append(("t", c, o.dtype.gpu_storage))
+        f32.append(getattr(o, "dtype", None) is _F32)
+    Node.ROWS[op.name] = op
+    return Template((op.name, cls), tuple(tokens), tuple(f32), backend.GRID_LIMITED)
+
+
+def _narrowed(dtype, computed_in):
+    """Whether an operand of dtype is narrowed to the dtype its op computes in (wider ints
+    wrap to uint8, ints and floats round to float16), as PyTorch casts to the common dtype."""
+    if computed_in is _U8:
+        return dtype is not _U8 and dtype is not _dtype.bool
+    return computed_in is _dtype.float16 and dtype is not _dtype.float16
+
+
+def elementwise_fresh(op, out, operands, plan):
+    """Plan.fresh (ops/elementwise.py): the elementwise op for an output it just made
+    (contiguous, fresh, read by no one), with its cached dtype plan (operands: a tuple):
+    recorded as pending where the plan allows, else run now by the backend."""
+    tpl = plan.lazy
+    if tpl is None:
+        tpl = plan.lazy = template(op, out, operands, plan.classes, plan.cls, plan.value_cls, plan.compute,
+                                   backend_for(out._storage.device_type))
+    if tpl and _record(out, operands, tpl):
+        return
+    backend_for(out._storage.device_type).elementwise(op, out, operands, plan.classes, plan.cls,
+                                                      plan.value_cls, plan.compute)
+
+
+def elementwise(op, out, operands, classes, cls, value_cls, compute_dtypes):
+    """out = op(operands) for any out (out=, in place, copy_, fill_): recorded as pending where
+    out's storage is fresh (a buffer never taken) and whole, else run now by the backend."""
+    backend = backend_for(out._storage.device_type)
+    if not _defer(op, out, operands, classes, cls, value_cls, compute_dtypes, backend):
+        backend.elementwise(op, out, operands, classes, cls, value_cls, compute_dtypes)
+
+
+def _defer(op, out, operands, classes, cls, value_cls, compute_dtypes, backend):
+    if value_cls != "f" or out.dtype is not _F32 or not ENABLED:
+        return False
+    s = out._storage
+    if s.touched or s.pending is not None or s.readers or out._offset:
+        return False
+    n = s.numel
+    shape = out._shape
+    # (contiguous strides are the common case; else the general test)
+    if n == 0 or (out._stride != _CONTIGUOUS.get(shape) and not out.is_contiguous()) or prod(shape) != n:
+        return False
+    tpl = template(op, out, operands, classes, cls, value_cls, compute_dtypes, backend)
+    return bool(tpl) and _record(out, tuple(operands), tpl)
+
+
+def _record(out, operands, tpl):
+    """out's storage (fresh, contiguous) becomes pending with the op's node; False if it is
+    empty or the inputs are too many buffers. operands: a tuple, broadcast to out's shape."""
+    s = out._storage
+    n = s.numel
+    if not n:
+        return False
+    if tpl.grid_limited and n > s.rt.max_workgroups << 8:
+        s.rt.grid(-(-n // 256))   # past what a folded grid holds: refused now, at the call
+    node = tpl.record(out, operands, tpl)
+    if node is None:
+        return False
+    s.pending = node
+    ref = weakref.ref(s)
+    group = node.group
+    if group is not None:   # registered already, by the child whose inputs it shares
+        group.append(ref)
+        return True
+    node.group = group = [ref]
+    register(group, node.storages)
+    return True
+
+
+# The recorders: the node of out = op(operands), or None where its inputs are too many buffers.
+# An operand that is a pending float32 storage read whole in out's shape is inlined (its
+# expression taken into the node: its leaves' strides index that shape), into one consumer
+# only: a second consumer reads it written, so fan-out never multiplies the work or the memory
+# traffic. (A pending storage holds exactly its node's shape; operands have out's shape,
+# broadcast already.) A pending operand not inlined is written now: a pending leaf would keep
+# its own inputs alive, and chains of them would grow memory without bound in loops that
+# never read back.
+
+def _single(out, operands, tpl):
+    """One tensor operand (unary ops, a tensor and numbers)."""
+    i = tpl.tensors[0]
+    o = operands[i]
+    os_ = o._storage
+    child = os_.pending
+    shape = out._shape
+    span = tpl.spans
+    scalars = operands[span] if span is not None else tuple([operands[j] for j in tpl.scalars])
+    if child is not None and tpl.f32[i] and not child.inlined and child.shape == shape \
+            and o._offset == 0 and o._stride == out._stride and child.size < MAX_NODES:
+        child.inlined = True
+        return Node(tpl.pre + (child.key,) + tpl.post, child.leaves, child.scalars + scalars, shape,
+                    child.size + 1, child.storages, child.group)
+    if child is not None:
+        realize(os_)
+    return Node(tpl.leaf_key, [(os_, o._stride, o._offset, o.dtype)], scalars, shape, 1, {id(os_): os_}, None)
+
+
+def _pair(out, operands, tpl):
+    """Two tensor operands, no numbers (binary ops of tensors): _general unrolled."""
+    a, b = operands
+    shape = out._shape
+    stride = out._stride
+    sa, sb = a._storage, b._storage
+    ca = sa.pending
+    if ca is not None and tpl.f32[0] and not ca.inlined and ca.shape == shape \
+            and a._offset == 0 and a._stride == stride and ca.size < MAX_NODES:
+        ca.inlined = True
+        pa, la, sca, size, storages, group = ca.key, ca.leaves, ca.scalars, ca.size + 1, ca.storages, ca.group
+    else:
+        if ca is not None:
+            realize(sa)
+        pa, la, sca, size, storages, group = tpl.tokens[0], [(sa, a._stride, a._offset, a.dtype)], (), 1, {id(sa): sa}, None
+    cb = sb.pending   # (after a's: b may be a, inlined or written just now)
+    if cb is not None and tpl.f32[1] and not cb.inlined and cb.shape == shape \
+            and b._offset == 0 and b._stride == stride and size + cb.size <= MAX_NODES:
+        cb.inlined = True
+        pb, lb, scb, size = cb.key, cb.leaves, cb.scalars, size + cb.size
+        if group is None and id(sa) in cb.storages:   # (a a leaf that b's expression reads too)
+            storages, group = cb.storages, cb.group
+        else:
+            storages, group = storages | cb.storages, None
+    else:
+        if cb is not None:
+            realize(sb)
+        pb, lb, scb = tpl.tokens[1], [(sb, b._stride, b._offset, b.dtype)], ()
+        if id(sb) not in storages:   # (else, y + w in a loop: w is among y's inputs, shared)
+            storages, group = storages | {id(sb): sb}, None
+    if len(storages) > MAX_LEAF_BUFFERS:
+        return None
+    return Node((tpl.opkey, pa, pb), la + lb, sca + scb, shape, size, storages, group)
+
+
+def _general(out, operands, tpl):
+    """Any operands."""
+    shape = out._shape
+    stride = out._stride
+    key = [tpl.opkey]
+    leaves = []
+    scalars = []
+    own = []        # this node's scalars (after its children's)
+    size = 1
+    storages = {}   # every buffer the expression reads (Node.storages), built as we go
+    for o, token, f32 in zip(operands, tpl.tokens, tpl.f32):
+        if token[0] == "s":
+            key.append(token)
+            own.append(o)
+            continue
+        os_ = o._storage
+        child = os_.pending
+        if child is not None and f32 and not child.inlined and child.shape == shape \
+                and o._offset == 0 and o._stride == stride and size + child.size <= MAX_NODES:
+            child.inlined = True
+            key.append(child.key)
+            leaves += child.leaves
+            scalars += child.scalars
+            size += child.size
+            storages.update(child.storages)
+        else:
+            if child is not None:
+                realize(os_)
+            key.append(token)
+            leaves.append((os_, o._stride, o._offset, o.dtype))
+            storages[id(os_)] = os_
+    if len(storages) > MAX_LEAF_BUFFERS:
+        return None
+    return Node(tuple(key), leaves, tuple(scalars + own), shape, size, storages)
