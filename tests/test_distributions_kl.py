@@ -39,6 +39,8 @@ MAKERS = {
     "MultivariateNormal": (lambda M, p: M.MultivariateNormal(p["loc"], scale_tril=p["L"]),
                            {"loc": [0.3, -1.0], "L": [[1.2, 0.0], [0.4, 0.6]]},
                            {"loc": [0.0, 0.5], "L": [[0.8, 0.0], [-0.3, 1.1]]}),
+    "Wishart (Bregman)": (lambda M, p: M.Wishart(p["df"], covariance_matrix=p["cov"]),
+                          {"df": 4.0, "cov": [[2.0, 0.3], [0.3, 1.0]]}, {"df": 5.0, "cov": [[1.0, -0.2], [-0.2, 0.5]]}),
     "LowRankMultivariateNormal": (lambda M, p: M.LowRankMultivariateNormal(p["loc"], p["W"], p["d"]),
                                   {"loc": [0.3, -1.0], "W": [[1.0], [0.5]], "d": [0.5, 1.0]},
                                   {"loc": [0.0, 0.5], "W": [[0.2], [-0.5]], "d": [1.5, 0.7]}),
