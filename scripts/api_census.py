@@ -43,7 +43,7 @@ NAMESPACES = [
     ("special", "special", True),
     ("linalg", "linalg", False),
     ("fft", "fft", False),
-    ("distributions", "distributions", False),
+    ("distributions", "distributions", True),
     ("func", "func", False),
 ]
 

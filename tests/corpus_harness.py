@@ -273,7 +273,7 @@ class SharedNoise:
                         (lib.nn.functional, "dropout", dropout), (lib.nn.functional, "dropout2d", dropout2d)]
             if lib is tw:
                 from torchweb.utils.data import sampler
-                targets.append((sampler, "_randperm", lambda n, generator: [int(i) for i in rng.permutation(n)]))
+                targets.append((sampler, "randperm_list", lambda n, generator: [int(i) for i in rng.permutation(n)]))
             else:
                 targets.append((torch, "randperm", lambda n, **kw: torch.from_numpy(rng.permutation(n))))
         saved = [(obj, k, obj.__dict__[k] if k in obj.__dict__ else getattr(obj, k)) for obj, k, _ in targets]

@@ -96,4 +96,12 @@ int8 = _UnsupportedDtype("int8")
 
 # PyTorch names torchweb refuses: AttributeError with the reason (_refused.py)
 from ._refused import module_getattr as _module_getattr  # noqa: E402
-__getattr__ = _module_getattr("torch", "torchweb")
+_refused_getattr = _module_getattr("torch", "torchweb")
+
+
+def __getattr__(name):
+    # torch.distributions on first use: it is written over this package's public names
+    if name == "distributions":
+        import torchweb.distributions  # deferred: load time (imports torchweb itself)
+        return globals()["distributions"]  # the import set it on this package
+    return _refused_getattr(name)

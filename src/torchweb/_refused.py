@@ -31,7 +31,6 @@ REASONS = {
     "cuda_stream": "CUDA streams, events and graphs have no WebGPU counterpart here; torchweb "
                    "orders work on one queue (torch.webgpu.synchronize() waits for it)",
     "func": "torch.func / vmap are not implemented yet (planned: issue 20)",
-    "distributions": "torch.distributions is not implemented yet (planned: issue 20)",
     "nested": "nested (jagged) tensors are not supported",
     "scaled_mm": "scaled float8/float4 matmuls need 8-bit and 4-bit float types, which WebGPU does "
                  "not have; use F.grouped_mm or matmul in float32/float16",
@@ -57,7 +56,8 @@ REASONS = {
     "other_backend": "a switch of another PyTorch backend (IPU, XLA); torchweb's device is webgpu",
     "lua_lrn": "PyTorch's legacy Lua-torch LRN (an asymmetric channel window and a hand-written "
                "backward); use nn.LocalResponseNorm",
-    "sampler": "Poisson and binomial sampling are planned with torch.distributions (issue 20)",
+    "sampler": "torch.poisson / torch.binomial are not implemented (issue 20); draw with "
+               "torch.distributions.Poisson(rate).sample() or Binomial(total_count, probs).sample()",
     "export": "exporting a model for another runtime (ONNX, torch.export) is not part of torchweb; "
               "save weights with torch.save(model.state_dict(), path) or safetensors",
     "sparse_op": "this sparse operation is not implemented: torchweb's sparse COO tensors support "
@@ -125,7 +125,6 @@ NAMES = {
         **_names("jagged", "nested"),
         **_names("vmap func", "func"),
         **_names("onnx export", "export"),
-        **_names("distributions", "distributions"),
         **_names("fft", "complex"),
         **_names("from_dlpack to_dlpack", "dlpack"),
         **_names("get_file_path", "internal"),

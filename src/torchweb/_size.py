@@ -129,3 +129,8 @@ def _broadcast_pair(a, b):
             raise RuntimeError(f"The size of tensor a ({sa}) must match the size of tensor b ({sb}) at "
                                f"non-singleton dimension {i}")
     return tuple(sb if sa == 1 else sa for sa, sb in zip(a, b))
+
+
+def shape_str(shape):
+    """A shape as PyTorch's messages print it: [2, 3]."""
+    return "[" + ", ".join(str(int(s)) for s in shape) + "]"

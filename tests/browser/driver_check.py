@@ -103,7 +103,7 @@ async def check_no_leaks(rt):
     # a leak keeps a reference to the array, a missing release() keeps the bytearray locked.
     import sys
     rt.flush()
-    words, blob = array("I", [R.C.DESTROY, 999999]), bytearray(b"1234")
+    words, blob = array("I", [R.commands.DESTROY, 999999]), bytearray(b"1234")
     before = sys.getrefcount(words), sys.getrefcount(blob)
     for _ in range(3):
         rt.driver.execute(words, blob)

@@ -16,7 +16,7 @@ value head over query heads (dim -3), as repeat_interleave does.
 import math
 
 from .. import _dtype as D
-from .._size import broadcast_shapes, contiguous_strides
+from .._size import broadcast_shapes, contiguous_strides, shape_str
 from ..autograd import grad_mode
 from ..autograd.function import Function
 from ..backends import backend_for
@@ -27,14 +27,10 @@ from .reduction import raw_reduce
 from .registry import define
 from .. import _creation
 from .activation import softmax
-from .composite.dropout import _dropout_impl
+from .composite.dropout import dropout_impl
 from .linalg import matmul
 
 _NEG_INF = float("-inf")
-
-
-def _shape_str(shape):
-    return "[" + ", ".join(str(int(s)) for s in shape) + "]"
 
 
 def _check(q, k, v, attn_mask, dropout_p, is_causal, enable_gqa):
@@ -59,10 +55,10 @@ def _check(q, k, v, attn_mask, dropout_p, is_causal, enable_gqa):
         raise RuntimeError(f"dropout probability has to be between 0 and 1, but got {dropout_p}")
     if q.shape[-1] != k.shape[-1]:
         raise RuntimeError(f"scaled_dot_product_attention: query's last dim ({q.shape[-1]}) must match key's "
-                           f"({k.shape[-1]}): query {_shape_str(q.shape)}, key {_shape_str(k.shape)}")
+                           f"({k.shape[-1]}): query {shape_str(q.shape)}, key {shape_str(k.shape)}")
     if k.shape[-2] != v.shape[-2]:
         raise RuntimeError(f"scaled_dot_product_attention: key and value need the same sequence length: "
-                           f"key {_shape_str(k.shape)}, value {_shape_str(v.shape)}")
+                           f"key {shape_str(k.shape)}, value {shape_str(v.shape)}")
     if enable_gqa:
         for t in (q, k, v):
             if t.dim() < 3:
@@ -94,7 +90,7 @@ def _causal_mask(L, S, device):
 def _composite(q, k, v, mask, causal, scale, dropout_p):
     attn = _weights(q, k, mask, causal, scale)
     if dropout_p > 0:
-        attn = _dropout_impl(attn, dropout_p, True, False)
+        attn = dropout_impl(attn, dropout_p, True, False)
     return matmul(attn, v)
 
 
@@ -214,8 +210,8 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
         full = tuple(attn_batch) + (L, S)
         got = broadcast_shapes(mask.shape, full)
         if tuple(got) != full:
-            raise RuntimeError(f"output with shape {_shape_str(full)} doesn't match the broadcast shape "
-                               f"{_shape_str(got)}")
+            raise RuntimeError(f"output with shape {shape_str(full)} doesn't match the broadcast shape "
+                               f"{shape_str(got)}")
     if scale is None:
         scale = 1.0 / math.sqrt(E_) if E_ else 1.0   # E = 0: every score is 0 whatever the scale
     elif E_ == 0:

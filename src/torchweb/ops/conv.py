@@ -14,7 +14,7 @@ adapter's limit.
 """
 
 from .. import _dtype as D
-from .._size import contiguous_strides, numel, wrap_dim
+from .._size import contiguous_strides, numel, shape_str, wrap_dim
 from ..autograd import grad_mode
 from ..autograd.function import Function
 from ..backends import backend_for
@@ -48,10 +48,6 @@ def ntuple(v, n, name, what="convolution"):
                                f"to match the {what} dimensions, but got {name}={list(v)}")
         return v
     return (int(v),) * n
-
-
-def _shape_str(shape):
-    return "[" + ", ".join(str(s) for s in shape) + "]"
 
 
 class Geometry:
@@ -347,7 +343,7 @@ def _convolution(name, r, input, weight, bias, stride, padding, dilation, groups
         raise TypeError(f"{name}() expected Tensor arguments for input and weight")
     if input.dim() not in (r + 1, r + 2):
         raise RuntimeError(f"Expected {r + 1}D (unbatched) or {r + 2}D (batched) input to {name}, but got "
-                           f"input of size: {_shape_str(input.shape)}")
+                           f"input of size: {shape_str(input.shape)}")
     batched = input.dim() == r + 2
     x = input if batched else S.unsqueeze(input, 0)
     if weight.dim() != r + 2:
@@ -384,32 +380,32 @@ def _convolution(name, r, input, weight, bias, stride, padding, dilation, groups
     _check_float(x, weight, bias)
     if weight.shape[0] < groups:
         raise RuntimeError(f"Given groups={groups}, expected weight to be at least {groups} at dimension 0, "
-                           f"but got weight of size [{_shape_str(weight.shape)}] instead")
+                           f"but got weight of size [{shape_str(weight.shape)}] instead")
     if any(k <= 0 for k in weight.shape[2:]):
         raise RuntimeError(f"kernel size should be greater than zero, but got a weight of size "
-                           f"{_shape_str(weight.shape)}")
+                           f"{shape_str(weight.shape)}")
     if groups > 0 and weight.shape[0] % groups and not transposed:
         raise RuntimeError(f"Given groups={groups}, expected weight to be divisible by {groups} at dimension "
-                           f"0, but got weight of size [{_shape_str(weight.shape)}] instead")
+                           f"0, but got weight of size [{shape_str(weight.shape)}] instead")
     if transposed:
         if C != weight.shape[0]:
-            raise RuntimeError(f"Given transposed=1, weight of size {_shape_str(weight.shape)}, expected "
-                               f"input{_shape_str(x.shape)} to have {weight.shape[0]} channels, but got {C} "
+            raise RuntimeError(f"Given transposed=1, weight of size {shape_str(weight.shape)}, expected "
+                               f"input{shape_str(x.shape)} to have {weight.shape[0]} channels, but got {C} "
                                f"channels instead")
         if C % groups:
             raise RuntimeError(f"Given groups={groups}, expected weight to be divisible by {groups} at "
-                               f"dimension 0, but got weight of size [{_shape_str(weight.shape)}] instead")
+                               f"dimension 0, but got weight of size [{shape_str(weight.shape)}] instead")
         out_ch = weight.shape[1] * groups
     else:
         if C != weight.shape[1] * groups:
-            raise RuntimeError(f"Given groups={groups}, weight of size {_shape_str(weight.shape)}, expected "
-                               f"input{_shape_str(x.shape)} to have {weight.shape[1] * groups} channels, but "
+            raise RuntimeError(f"Given groups={groups}, weight of size {shape_str(weight.shape)}, expected "
+                               f"input{shape_str(x.shape)} to have {weight.shape[1] * groups} channels, but "
                                f"got {C} channels instead")
         out_ch = weight.shape[0]
     if bias is not None and (bias.dim() != 1 or bias.shape[0] != out_ch):
-        raise RuntimeError(f"Given weight of size {_shape_str(weight.shape)}, expected bias to be "
+        raise RuntimeError(f"Given weight of size {shape_str(weight.shape)}, expected bias to be "
                            f"1-dimensional with {out_ch} elements, but got bias of size "
-                           f"{_shape_str(bias.shape)} instead")
+                           f"{shape_str(bias.shape)} instead")
     if transposed:
         output_padding = ntuple(output_padding, r, "output_padding")
         for op_, s, d in zip(output_padding, stride, dilation):
@@ -552,7 +548,7 @@ def _fold_args(kernel_size, dilation, padding, stride):
 def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
     if input.dim() not in (3, 4) or any(s == 0 for s in input.shape[-3:]):
         raise RuntimeError(f"Expected 3D or 4D (batch mode) tensor with possibly 0 batch size and other "
-                           f"non-zero dimensions for input, but got: {_shape_str(input.shape)}")
+                           f"non-zero dimensions for input, but got: {shape_str(input.shape)}")
     k, d, p, s = _fold_args(kernel_size, dilation, padding, stride)
     if not input.dtype.is_floating_point:
         raise NotImplementedError(f"\"im2col_out_cpu\" not implemented for '{input.dtype.word}'")
@@ -575,7 +571,7 @@ def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
 def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
     if input.dim() not in (2, 3) or any(s == 0 for s in input.shape[-2:]):
         raise RuntimeError(f"Expected 2D or 3D (batch mode) tensor with possibly 0 batch size and non-zero "
-                           f"dimensions for input, but got: {_shape_str(input.shape)}")
+                           f"dimensions for input, but got: {shape_str(input.shape)}")
     out_hw = ntuple(output_size, 2, "output_size", "fold")
     k, d, p, s = _fold_args(kernel_size, dilation, padding, stride)
     if not input.dtype.is_floating_point:

@@ -38,7 +38,7 @@ from .registry import define
 from .._creation import arange, tensor
 from .reduction import raw_reduce
 from .scan_lowering import raw_scan
-from .search import _search
+from .search import search_rows
 from .sorting import raw_sort
 
 histogram_t = namedtuple("histogram", ["hist", "bin_edges"])
@@ -284,7 +284,7 @@ def _minmax(x):
     return lo, hi
 
 
-def _raw_bincount(idx, weights, nbins, out_dtype):
+def raw_bincount(idx, weights, nbins, out_dtype):
     out = empty((nbins,), out_dtype, idx.device)
     E.fill(out, 0)
     if idx.numel():
@@ -319,9 +319,9 @@ def bincount(input, weights=None, minlength=0):
         nbins = max(minlength, int(hi) + 1)
         idx = _flat(input)
         if weights is None:
-            return _raw_bincount(idx, None, nbins, D.int64)
+            return raw_bincount(idx, None, nbins, D.int64)
         w = weights if weights.dtype is D.float32 else weights.to(D.float32)
-        return _raw_bincount(idx, _flat(w), nbins, D.float32)
+        return raw_bincount(idx, _flat(w), nbins, D.float32)
     if weights is not None and weights.requires_grad and grad_mode.is_grad_enabled():
         return _BINCOUNT.apply(weights, fn)
     return _call(fn)
@@ -379,7 +379,7 @@ def histc(input, bins=100, min=0, max=0):
             raise RuntimeError(f"torch.histc: range of [{_fmt(lo)}, {_fmt(hi)}] is not finite")
         if not lo < hi:
             raise RuntimeError("torch.histc: max must be larger than min")
-        counts = _raw_bincount(_bins_of(_flat(input), bins, lo, hi), None, bins + 1, D.int64) \
+        counts = raw_bincount(_bins_of(_flat(input), bins, lo, hi), None, bins + 1, D.int64) \
             if input.numel() else _zeros_i64(bins + 1, input.device)
         return _slice(counts, 0, bins).to(input.dtype)
 
@@ -473,15 +473,15 @@ def histogram(input, bins, *, range=None, weight=None, density=False):
         else:
             x = _flat(input)
             # the last edge <= x: upper_bound - 1 (PyTorch's binary search over the edges)
-            pos = E.run("sub", _search(edges, x, False, True, None), 1)
+            pos = E.run("sub", search_rows(edges, x, False, True, None), 1)
             pos = E.run("where", E.run("eq", pos, nb), nb - 1, pos)
             valid = E.run("logical_and", E.run("ge", x, left), E.run("le", x, right))
             idx = E.run("where", valid, pos, nb)
             if weight is None:
-                hist = _slice(_raw_bincount(idx, None, nb + 1, D.int64), 0, nb).to(input.dtype)
+                hist = _slice(raw_bincount(idx, None, nb + 1, D.int64), 0, nb).to(input.dtype)
             else:
                 w = _flat(weight if weight.dtype is wdt else weight.to(wdt))
-                hist = _slice(_raw_bincount(idx, w, nb + 1, wdt), 0, nb)
+                hist = _slice(raw_bincount(idx, w, nb + 1, wdt), 0, nb)
                 if hist.dtype is not input.dtype:
                     hist = hist.to(input.dtype)
         if density and nb > 0:

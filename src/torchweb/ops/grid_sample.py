@@ -10,7 +10,7 @@ from ..autograd import grad_mode
 from ..autograd.function import Function
 from ..backends import backend_for
 from . import elementwise as E
-from .conv import _shape_str
+from .._size import shape_str
 from .operands import common_device, empty, is_tensor
 from .elementwise import contiguous_operand
 from .registry import define
@@ -81,22 +81,22 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
     common_device(input, grid, what="grid_sample")
     if input.dim() not in (4, 5) or input.dim() != grid.dim():
         raise RuntimeError(f"grid_sampler(): expected 4D or 5D input and grid with same number of dimensions, but "
-                           f"got input with sizes {_shape_str(input.shape)} and grid with sizes "
-                           f"{_shape_str(grid.shape)}")
+                           f"got input with sizes {shape_str(input.shape)} and grid with sizes "
+                           f"{shape_str(grid.shape)}")
     if input.dtype is not grid.dtype:
         raise RuntimeError(f"grid_sampler(): expected input and grid to have same dtype, but input has "
                            f"{input.dtype.c_scalar} and grid has {grid.dtype.c_scalar}")
     r = input.dim() - 2
     if grid.shape[0] != input.shape[0]:
         raise RuntimeError(f"grid_sampler(): expected grid and input to have same batch size, but got input with "
-                           f"sizes {_shape_str(input.shape)} and grid with sizes {_shape_str(grid.shape)}")
+                           f"sizes {shape_str(input.shape)} and grid with sizes {shape_str(grid.shape)}")
     if grid.shape[-1] != r:
         raise RuntimeError(f"grid_sampler(): expected grid to have size {r} in last dimension, but got grid with "
-                           f"sizes {_shape_str(grid.shape)}")
+                           f"sizes {shape_str(grid.shape)}")
     for i in range(2, input.dim()):
         if input.shape[i] == 0:
             raise RuntimeError(f"grid_sampler(): expected input to have non-empty spatial dimensions, but input has "
-                               f"sizes {_shape_str(input.shape)} with dimension {i} being empty")
+                               f"sizes {shape_str(input.shape)} with dimension {i} being empty")
     if mode == "bicubic" and r != 2:
         raise RuntimeError("grid_sampler(): bicubic interpolation only supports 4D input")
     if not input.dtype.is_floating_point:

@@ -7,7 +7,7 @@ from ..autograd import grad_mode
 from ..autograd.function import Function
 from ..backends import backend_for
 from . import shape as S
-from .conv import _shape_str
+from .._size import shape_str
 from .operands import empty, is_tensor
 from .elementwise import contiguous_operand
 from .adjoint import linear_backward
@@ -107,15 +107,15 @@ def pad(input, pad, mode="constant", value=None):
             if mode == "reflect" and (a >= L or b >= L):
                 raise RuntimeError(f"Argument #4: Padding size should be less than the corresponding input "
                                    f"dimension, but got: padding ({a}, {b}) at dimension {d} of input "
-                                   f"{_shape_str(input.shape)}")
+                                   f"{shape_str(input.shape)}")
             if mode == "circular" and (a > L or b > L):
                 raise RuntimeError("Padding value causes wrapping around more than once.")
             if L == 0 and mode != "circular":
                 raise RuntimeError(f"Expected {r + 1}D or {r + 2}D (batch mode) tensor with possibly 0 batch "
                                    f"size and other non-zero dimensions for input, but got: "
-                                   f"{_shape_str(input.shape)}")
+                                   f"{shape_str(input.shape)}")
             if L + a + b <= 0:
-                raise RuntimeError(f"input tensor with shape {_shape_str(input.shape)} is too small for the "
+                raise RuntimeError(f"input tensor with shape {shape_str(input.shape)} is too small for the "
                                    f"padding ({a}, {b}) at dimension {d}")
     if mode == "circular" and any(a < 0 or b < 0 for a, b in pads):
         # PyTorch crops first and wraps around what is left

@@ -7,7 +7,8 @@ from .. import _dtype as D
 from ..autograd import grad_mode
 from ..autograd.function import Function
 from ..backends import backend_for
-from .conv import ntuple, _shape_str
+from .._size import shape_str
+from .conv import ntuple
 from .operands import empty, is_tensor
 from .elementwise import call
 from .elementwise import contiguous_operand
@@ -36,14 +37,14 @@ def _check_input(name, r, x, adaptive=False):
         raise TypeError(f"{name}(): argument 'input' must be Tensor, not {type(x).__name__}")
     if x.dim() not in (r + 1, r + 2):
         if adaptive:
-            raise RuntimeError(f"{name}(): Expected {r + 1}D or {r + 2}D tensor, but got {_shape_str(x.shape)}")
+            raise RuntimeError(f"{name}(): Expected {r + 1}D or {r + 2}D tensor, but got {shape_str(x.shape)}")
         raise RuntimeError(f"non-empty {r + 1}D or {r + 2}D (batch mode) tensor expected for input")
     lead = x.dim() - r
     for i in range(1 if lead == 2 else 0, x.dim()):
         if x.shape[i] == 0:
             if adaptive:
                 raise RuntimeError(f"{name}(): Expected input to have non-zero size for non-batch dimensions, "
-                                   f"but input has sizes {_shape_str(x.shape)} with dimension {i} being empty")
+                                   f"but input has sizes {shape_str(x.shape)} with dimension {i} being empty")
             raise RuntimeError(f"non-empty {r + 1}D or {r + 2}D (batch mode) tensor expected for input")
     if x.dtype is D.bool:
         raise RuntimeError(f"\"{name}\" not implemented for 'Bool'")
@@ -370,7 +371,7 @@ def _max_unpool(r, input, indices, kernel_size, stride=None, padding=0, output_s
         raise TypeError(f"{name}(): expected Tensor arguments for input and indices")
     if input.dim() not in (r + 1, r + 2):
         raise RuntimeError(f"Expected {r + 1}D or {r + 2}D (batch mode) tensor with optional 0 dim batch size "
-                           f"for input, but got: {_shape_str(input.shape)}")
+                           f"for input, but got: {shape_str(input.shape)}")
     in_size = tuple(input.shape[input.dim() - r:])
     default = [(i - 1) * st + kk - 2 * pp for i, st, kk, pp in zip(in_size, s, k, p)]
     if output_size is None:
@@ -390,8 +391,8 @@ def _max_unpool(r, input, indices, kernel_size, stride=None, padding=0, output_s
         raise RuntimeError(f"elements in indices should be type int64 but got: {indices.dtype.c_scalar}")
     if tuple(indices.shape) != tuple(input.shape):
         raise RuntimeError(f"Expected shape of indices to be same as that of the input tensor "
-                           f"({_shape_str(input.shape)}) but got indices tensor with shape: "
-                           f"{_shape_str(indices.shape)}")
+                           f"({shape_str(input.shape)}) but got indices tensor with shape: "
+                           f"{shape_str(indices.shape)}")
     fn = _UNPOOL[max(r, 2)]
     args = (input, indices, tuple(int(v) for v in out_size), name)
     if grad_mode.is_grad_enabled() and input.requires_grad:

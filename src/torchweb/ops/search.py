@@ -21,7 +21,7 @@ def _flat2(t, rows, cols):
     return c._view((rows, cols), (cols, 1), c._offset)
 
 
-def _search(seq, values, out_int32, right, sorter, name="torch.searchsorted()"):
+def search_rows(seq, values, out_int32, right, sorter, name="torch.searchsorted()"):
     if seq.dim() == 0:
         raise RuntimeError(f"{name}: boundaries tensor should have positive dimension, but got 0 dimension")
     if not is_tensor(values):
@@ -84,7 +84,7 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
             raise RuntimeError("torch.searchsorted(): side and right can't be set to opposites, got side of "
                                "left while right was True")
         right = side == "right"
-    return _search(sorted_sequence, input, out_int32, right, sorter)
+    return search_rows(sorted_sequence, input, out_int32, right, sorter)
 
 
 @define("bucketize", "other", out=True, method=False, differentiable=False,
@@ -94,4 +94,4 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
 def bucketize(input, boundaries, *, out_int32=False, right=False):
     if boundaries.dim() != 1:
         raise RuntimeError(f"boundaries tensor must be 1 dimension, but got dim({boundaries.dim()})")
-    return _search(boundaries, input, out_int32, right, None)
+    return search_rows(boundaries, input, out_int32, right, None)

@@ -22,7 +22,7 @@ from ..parameter import Parameter
 from .module import Module
 from ...ops.join import cat, stack
 from ..utils.rnn import PackedSequence
-from .utils import _options_repr
+from .utils import options_repr
 
 __all__ = ["RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell"]
 
@@ -174,7 +174,7 @@ class RNNBase(Module):
         return hx if permutation is None else _apply_permutation(hx, permutation)
 
     def extra_repr(self):
-        return _options_repr(self, f"{self.input_size}, {self.hidden_size}", (
+        return options_repr(self, f"{self.input_size}, {self.hidden_size}", (
             ("proj_size", 0), ("num_layers", 1), ("bias", True), ("batch_first", False), ("dropout", 0),
             ("bidirectional", False)))
 

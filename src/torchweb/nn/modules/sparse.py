@@ -8,7 +8,7 @@ from .. import init
 from ...autograd import grad_mode
 from ..parameter import Parameter
 from .module import Module
-from .utils import ALWAYS, _options_repr
+from .utils import ALWAYS, options_repr
 
 __all__ = ["Embedding", "EmbeddingBag"]
 
@@ -71,7 +71,7 @@ class Embedding(_Table):
                            self.scale_grad_by_freq, self.sparse)
 
     def extra_repr(self):
-        s = _options_repr(self, f"{self.num_embeddings}, {self.embedding_dim}", (
+        s = options_repr(self, f"{self.num_embeddings}, {self.embedding_dim}", (
             ("padding_idx", None), ("max_norm", None), ("norm_type", 2), ("scale_grad_by_freq", False)))
         return s + (", sparse=True" if self.sparse is not False else "")
 
@@ -122,7 +122,7 @@ class EmbeddingBag(_Table):
                                self.padding_idx)
 
     def extra_repr(self):
-        return _options_repr(self, f"{self.num_embeddings!r}, {self.embedding_dim!r}", (
+        return options_repr(self, f"{self.num_embeddings!r}, {self.embedding_dim!r}", (
             ("max_norm", None), ("norm_type", 2), ("scale_grad_by_freq", False), ("mode", ALWAYS),
             ("padding_idx", None)), repr)
 

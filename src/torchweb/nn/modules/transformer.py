@@ -24,7 +24,6 @@ from ... import _dtype as D
 from ...autograd import grad_mode
 from ...ops.composite.mha import _canonical_mask, _none_or_dtype
 from ...ops.layout import triu
-from .dropout import Dropout
 from .normalization import LayerNorm
 
 __all__ = ["Transformer", "TransformerEncoder", "TransformerDecoder", "TransformerEncoderLayer",

@@ -24,7 +24,7 @@ _quadruple = _ntuple(4, "_quadruple")
 ALWAYS = object()   # a default no value has: the option is always shown
 
 
-def _options_repr(module, head, options, fmt=format):
+def options_repr(module, head, options, fmt=format):
     """extra_repr text as PyTorch writes it for layers with many options: head, then ", name=value"
     for each (name, default) of options whose value is not PyTorch's default (None, True and False
     compared by identity, numbers by value); fmt formats the values."""

@@ -9,7 +9,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Iterable
 
 from ... import _creation as C
-from ... import _functions as F
+from ... import _functions as torch_functions
 from .convert_parameters import parameters_to_vector
 from ._hook_removal import remove_forward_pre_hook
 
@@ -210,7 +210,7 @@ class RandomUnstructured(_Unstructured):
 
     @staticmethod
     def _chosen(t, k):
-        return F.topk(C.rand_like(t).view(-1), k=k).indices
+        return torch_functions.topk(C.rand_like(t).view(-1), k=k).indices
 
     @classmethod
     def apply(cls, module, name, amount):
@@ -222,7 +222,7 @@ class L1Unstructured(_Unstructured):
 
     @staticmethod
     def _chosen(t, k):
-        return F.topk(F.abs(t).view(-1), k=k, largest=False).indices
+        return torch_functions.topk(torch_functions.abs(t).view(-1), k=k, largest=False).indices
 
     @classmethod
     def apply(cls, module, name, amount, importance_scores=None):
@@ -265,7 +265,7 @@ class RandomStructured(BasePruningMethod):
         if nparams_toprune == 0:
             return default_mask
         prob = C.rand(tensor_size, device=t.device)
-        threshold = F.kthvalue(prob, k=nparams_toprune).values
+        threshold = torch_functions.kthvalue(prob, k=nparams_toprune).values
         return _channels_kept(t, self.dim, prob > threshold, default_mask)
 
     @classmethod
@@ -288,7 +288,7 @@ class LnStructured(BasePruningMethod):
         tensor_size, nparams_toprune = _channels_to_prune(t, self.dim, self.amount)
         nparams_tokeep = tensor_size - nparams_toprune
         norm = _compute_norm(t, self.n, self.dim)
-        topk = F.topk(norm, k=nparams_tokeep, largest=True)
+        topk = torch_functions.topk(norm, k=nparams_tokeep, largest=True)
         if nparams_toprune == 0:
             return default_mask
         return _channels_kept(t, self.dim, topk.indices, default_mask)
@@ -431,4 +431,4 @@ def _validate_pruning_dim(t, dim):
 def _compute_norm(t, n, dim):
     dims = list(range(t.dim()))
     dims.remove(dims[dim])
-    return F.norm(t, p=n, dim=dims)
+    return torch_functions.norm(t, p=n, dim=dims)

@@ -2,7 +2,7 @@
 (elementwise ops, reductions, softmax, matmul, views), so their gradients come from the
 primitives' backward rules. Shared helpers live here."""
 
-from ..._size import wrap_dim
+from ..._size import shape_str, wrap_dim
 
 # PyTorch's Reduction enum (the torch.* loss forms take it as an int)
 _REDUCTIONS = {0: "none", 1: "mean", 2: "sum"}
@@ -29,10 +29,6 @@ def reduce_loss(loss, reduction):
     if reduction == "sum":
         return loss.sum()
     return loss.mean()
-
-
-def shape_str(shape):
-    return "[" + ", ".join(str(int(s)) for s in shape) + "]"
 
 
 def affine(y, weight, bias):

@@ -77,13 +77,13 @@ def affine_grid_generator(theta, size, align_corners):
         doc="feature_dropout(input, p, train) -> Tensor\n\nWhole channels of input (N, C, *) zeroed "
             "with probability p, the rest scaled by 1 / (1 - p).")
 def feature_dropout(input, p, train):
-    return _dropout._dropout_impl(input, p, train, False, feature=True)
+    return _dropout.dropout_impl(input, p, train, False, feature=True)
 
 
 def _in_place_dropout(name, **kind):
     def fn(input, p, train):
         _dropout._check_p(p)
-        return _dropout._dropout_impl(input, p, train, True, **kind)
+        return _dropout.dropout_impl(input, p, train, True, **kind)
     fn.__name__ = fn.__qualname__ = name
     what = name[:-1]
     define(name, "other", method=False,

@@ -1,7 +1,7 @@
 """Dropout: a Bernoulli(1 - p) mask from torchweb's seeded Philox streams (_random.py, the
 same numbers on the cpu and webgpu devices for one seed), multiplied in, so the gradient is the
 mask's. Feature forms draw one mask entry per (sample, channel) and broadcast it over the
-spatial dims. The alpha forms keep SELU's mean and variance, as PyTorch's _dropout_impl."""
+spatial dims. The alpha forms keep SELU's mean and variance, as PyTorch's dropout_impl."""
 
 import warnings
 
@@ -28,7 +28,7 @@ def _noise(input, p, feature):
     return keep.to(input.dtype)
 
 
-def _dropout_impl(input, p, train, inplace, feature=False, alpha=False):
+def dropout_impl(input, p, train, inplace, feature=False, alpha=False):
     if p == 0 or not train or input.numel() == 0:
         return input
     if feature and input.dim() < 2:
@@ -54,13 +54,13 @@ def _dropout_impl(input, p, train, inplace, feature=False, alpha=False):
             "by 1 / (1 - p); the identity when not training.")
 def dropout(input, p=0.5, training=True, inplace=False):
     _check_p(p)
-    return _dropout_impl(input, p, training, inplace)
+    return dropout_impl(input, p, training, inplace)
 
 
 @define("dropout", "other", method=False,
         doc="dropout(input, p, train) -> Tensor\n\ntorch.nn.functional.dropout with ATen's arguments.")
 def dropout_aten(input, p, train):
-    return _dropout_impl(input, p, train, False)
+    return dropout_impl(input, p, train, False)
 
 
 def _feature_dropout(input, p, training, inplace, name, dims, batched_dim, msg_extra):
@@ -75,9 +75,9 @@ def _feature_dropout(input, p, training, inplace, name, dims, batched_dim, msg_e
 def _channel_dropout(input, p, training, inplace, unbatched):
     """Whole channels dropped; an unbatched input as a batch of one sample."""
     if unbatched:
-        out = _dropout_impl(input.unsqueeze(0), p, training, inplace, feature=True)
+        out = dropout_impl(input.unsqueeze(0), p, training, inplace, feature=True)
         return input if inplace else out.squeeze(0)
-    return _dropout_impl(input, p, training, inplace, feature=True)
+    return dropout_impl(input, p, training, inplace, feature=True)
 
 
 @define("dropout1d", "other", method=False, torch=False, functional=True,
@@ -115,7 +115,7 @@ def dropout2d(input, p=0.5, training=True, inplace=False):
                       "This behavior will change in a future release to interpret the input as one without a "
                       "batch dimension, i.e. shape (C, H, W). To maintain the 1D channel-wise dropout behavior, "
                       "please switch to using dropout1d instead.")
-    return _dropout_impl(input, p, training, inplace, feature=True)
+    return dropout_impl(input, p, training, inplace, feature=True)
 
 
 @define("dropout3d", "other", method=False, torch=False, functional=True,
@@ -133,13 +133,13 @@ def dropout3d(input, p=0.5, training=True, inplace=False):
             "affine map that keeps the mean and variance.")
 def alpha_dropout(input, p=0.5, training=False, inplace=False):
     _check_p(p)
-    return _dropout_impl(input, p, training, inplace, alpha=True)
+    return dropout_impl(input, p, training, inplace, alpha=True)
 
 
 @define("alpha_dropout", "other", method=False,
         doc="alpha_dropout(input, p, train) -> Tensor\n\ntorch.nn.functional.alpha_dropout with ATen's arguments.")
 def alpha_dropout_aten(input, p, train):
-    return _dropout_impl(input, p, train, False, alpha=True)
+    return dropout_impl(input, p, train, False, alpha=True)
 
 
 @define("feature_alpha_dropout", "other", method=False, torch=False, functional=True,
@@ -148,11 +148,11 @@ def alpha_dropout_aten(input, p, train):
             "alpha_dropout of whole channels of input (N, C, *).")
 def feature_alpha_dropout(input, p=0.5, training=False, inplace=False):
     _check_p(p)
-    return _dropout_impl(input, p, training, inplace, feature=True, alpha=True)
+    return dropout_impl(input, p, training, inplace, feature=True, alpha=True)
 
 
 @define("feature_alpha_dropout", "other", method=False,
         doc="feature_alpha_dropout(input, p, train) -> Tensor\n\n"
             "torch.nn.functional.feature_alpha_dropout with ATen's arguments.")
 def feature_alpha_dropout_aten(input, p, train):
-    return _dropout_impl(input, p, train, False, feature=True, alpha=True)
+    return dropout_impl(input, p, train, False, feature=True, alpha=True)

@@ -10,9 +10,9 @@ from ... import _dtype as D
 from ...autograd import grad_mode
 from ..operands import is_tensor
 from ..registry import define
-from ..counting import _raw_bincount, equal_width_edges
+from ..counting import raw_bincount, equal_width_edges
 from ..elementwise import call
-from ..search import _search
+from ..search import search_rows
 from ..._creation import ones, tensor, zeros
 from ..pointwise_api import where
 
@@ -36,7 +36,7 @@ def _edges(col, spec, d, rng):
 def _bin_index(col, edges):
     """Each value's bin along one dim (the last edge in the last bin) and whether it is inside."""
     nb = edges.numel() - 1
-    pos = _search(edges, col, False, True, None) - 1
+    pos = search_rows(edges, col, False, True, None) - 1
     pos = call("where", call("eq", pos, nb), nb - 1, pos)
     inside = call("logical_and", col >= edges[0], col <= edges[-1])
     return pos, inside
@@ -84,7 +84,7 @@ def histogramdd(input, bins, *, range=None, weight=None, density=False):
                 inside = inside & ok
             idx = where(inside, flat, total)
             w = None if weight is None else weight.detach().reshape(-1).to(D.float32).contiguous()
-            counts = _raw_bincount(idx, w, total + 1, D.int64 if w is None else D.float32)
+            counts = raw_bincount(idx, w, total + 1, D.int64 if w is None else D.float32)
             hist = counts[:total].to(input.dtype).reshape(sizes)
         if density and total:
             vol = None

@@ -8,7 +8,7 @@ import warnings
 from collections.abc import Iterable
 from typing import Generic, TypeVar
 
-from .sampler import _randperm
+from .sampler import randperm_list
 
 __all__ = ["ChainDataset", "ConcatDataset", "Dataset", "IterableDataset", "StackDataset", "Subset",
            "TensorDataset", "random_split"]
@@ -211,6 +211,6 @@ def random_split(dataset, lengths, generator=None):
                               stacklevel=2)
     if sum(lengths) != len(dataset):
         raise ValueError("Sum of input lengths does not equal the length of the input dataset!")
-    indices = _randperm(sum(lengths), generator)
+    indices = randperm_list(sum(lengths), generator)
     return [Subset(dataset, indices[offset - length: offset])
             for offset, length in zip(itertools.accumulate(lengths), lengths)]

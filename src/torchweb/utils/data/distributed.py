@@ -7,7 +7,7 @@ reads them from the process group when they are not)."""
 import math
 
 from ... import _random
-from .sampler import Sampler, _randperm
+from .sampler import Sampler, randperm_list
 
 __all__ = ["DistributedSampler"]
 
@@ -39,7 +39,7 @@ class DistributedSampler(Sampler):
     def __iter__(self):
         if self.shuffle:
             g = _random.Generator().manual_seed(self.seed + self.epoch)
-            indices = _randperm(len(self.dataset), g)
+            indices = randperm_list(len(self.dataset), g)
         else:
             indices = list(range(len(self.dataset)))
         if not self.drop_last:

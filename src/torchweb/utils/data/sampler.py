@@ -32,7 +32,7 @@ def _python_random(generator):
     return _pyrandom.Random(seed * 1000003 + call)
 
 
-def _randperm(n, generator):
+def randperm_list(n, generator):
     """torch.randperm(n, generator=generator).tolist(), from torchweb's generator."""
     return _random.permutation(n, _generator(generator))
 
@@ -129,8 +129,8 @@ class RandomSampler(Sampler[int]):
                 yield rng.randrange(n)
         else:
             for _ in range(self.num_samples // n):
-                yield from _randperm(n, generator)
-            yield from _randperm(n, generator)[: self.num_samples % n]
+                yield from randperm_list(n, generator)
+            yield from randperm_list(n, generator)[: self.num_samples % n]
 
     def __len__(self):
         return self.num_samples
@@ -144,7 +144,7 @@ class SubsetRandomSampler(Sampler[int]):
         self.generator = generator
 
     def __iter__(self):
-        for i in _randperm(len(self.indices), self.generator):
+        for i in randperm_list(len(self.indices), self.generator):
             yield self.indices[i]
 
     def __len__(self):
