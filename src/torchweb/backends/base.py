@@ -43,6 +43,9 @@ class Backend(Protocol):
     def capturing(self):
         """True while torchweb.compile records a call: readbacks are not allowed then."""
 
+    def refuse_capture(self, reason):
+        """Have the call torchweb.compile records run eagerly instead (nothing while none is)."""
+
     def device_assert(self, bad, what, exc, message):
         """Raise exc(message) (message may be a callable giving the words) if any element of
         contiguous bool tensor bad is true: now, or at the next readback on an async device."""
@@ -52,10 +55,12 @@ class Backend(Protocol):
         """out = op(*operands) (a row of ops/elementwise/table.py), broadcast, each operand a
         tensor or a Python number computed in its compute dtype and class (f, i, u, b)."""
 
-    def run_fused(self, outs, roots):
+    def run_fused(self, outs, roots, one_kernel=False, patched=False):
         """Write each pending storage of outs with the values of the fused elementwise
         expression rooted at the same position in roots (torchweb/lazy Nodes of one shape): one kernel
-        for all of them where the device has kernels."""
+        for all of them where the device has kernels. A fusing scope's kernel (an optimizer's
+        step, lazy/scope.py): one_kernel, one dispatch (no vectorized body and scalar tail);
+        patched, its scalars noted for a captured call's replay to recompute."""
 
     def reduce(self, kind, out, inp, nred, acc_cls, nchunks=1, divisor=None, index_from=None,
                pairs_in=False, pairs_out=False):
@@ -185,6 +190,7 @@ class Backend(Protocol):
 
     def grid_sample_backward(self, grad_in, grad_grid, grad_out, inp, grid, mode, pad, align):
         """grad_in (zeroed float32, added into, or None) and grad_grid (written, or None)."""
+
 
     # -- optimizers ------------------------------------------------------------------------------
     def fused_update(self, key, tensors, names, writes, body, scalar_names, scalars, fresh=()):

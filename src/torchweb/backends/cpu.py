@@ -68,10 +68,11 @@ def elementwise(op, out, operands, classes, cls, value_cls, compute_dtypes):
         n.copyto(dst, n.broadcast_to(r, dst.shape), casting="unsafe")
 
 
-def run_fused(outs, roots):
+def run_fused(outs, roots, one_kernel=False, patched=False):
     """Write each pending storage of outs with the values of the fused elementwise expression
     of the same position in roots (lazy Nodes of one shape), evaluated op by op as
-    elementwise() would, each intermediate rounded to float32 as its tensor would be."""
+    elementwise() would, each intermediate rounded to float32 as its tensor would be.
+    (one_kernel, patched: the webgpu backend's dispatch and capture details.)"""
     n = _np()
     shape = tuple(roots[0].shape)
     values = [_evaluate(n, node.key, iter(node.leaves), iter(node.scalars), shape, node.ROWS)
@@ -81,6 +82,10 @@ def run_fused(outs, roots):
 
 
 GRID_LIMITED = False   # (no dispatch grid: any number of elements runs)
+
+
+def refuse_capture(reason):
+    """(torchweb.compile records webgpu calls only: nothing to refuse.)"""
 
 
 def _evaluate(n, key, leaves, scalars, shape, rows):

@@ -1,8 +1,11 @@
 """torch.optim.Optimizer: parameter groups, per-parameter state, state_dict in PyTorch's
-layout, step hooks. Subclasses run their update as one fused kernel per parameter
-(ops/optim_update.py) with the step's scalars (learning rate, bias corrections) computed here
-in Python doubles, as PyTorch's single-tensor implementations compute them, and handed to the
-kernel as float32 uniforms.
+layout, step hooks. Each parameter's update runs in a fusing scope (lazy/scope.py) and is one
+kernel: SGD writes it as PyTorch's single-tensor function does (`param.add_(grad,
+alpha=-lr)`), whose ops the scope fuses; the others still hand a body of assignments to the
+fused update op (ops/optim_update.py) until they are written so too (issue 19: their tensor-op
+forms cost more Python per step than the speed gate allows, branch optim2-all). The step's
+scalars (learning rate, bias corrections) are computed in Python doubles, as PyTorch's
+single-tensor implementations compute them, and reach the kernel as float32 uniforms.
 
 The `step` counter is a 0-d float32 tensor as in PyTorch: on the cpu device when numpy is there
 (PyTorch keeps it on the CPU), else on the parameter's device; its value is cached on the
@@ -20,9 +23,9 @@ from ..autograd import grad_mode
 from ..backends.cpu_arrays import array_for_write
 from .._creation import tensor
 from .. import _dtype
-from ..ops.optim_update import recording
-from ..ops.optim_update import fused_update
+from ..lazy import collecting_scalars, fusing
 from ..ops.operands import empty
+from ..ops.optim_update import fused_update, recording
 
 
 class _RequiredParameter:
@@ -338,8 +341,8 @@ class Optimizer:
         return handle
 
     # -- the step loop shared by the subclasses --------------------------------------------
-    def _run_step(self, closure):
-        rec = None if _SCALAR_SINK else _recording()
+    def _run_step(self, closure, replaying=False):
+        rec = None if replaying else recording()
         if rec is not None:
             if self._optimizer_step_pre_hooks or self._optimizer_step_post_hooks or closure is not None:
                 rec.refuse("the optimizer has step hooks or a closure (Python a replay would skip)")
@@ -348,6 +351,7 @@ class Optimizer:
         if closure is not None:
             with grad_mode.enable_grad():
                 loss = closure()
+        scope = fusing(rec is not None)   # (each parameter's update: one kernel)
         with grad_mode.no_grad():
             for group in self.param_groups:
                 for p in group["params"]:
@@ -359,13 +363,14 @@ class Optimizer:
                     # self.state gets an entry only once an update stored something in it
                     # (SGD without momentum keeps none, as PyTorch's)
                     state = self.state.get(p)
-                    if state is None:
-                        state = {}
-                        self._update(p, grad, state, group)
-                        if state:
-                            self.state[p] = state
-                    else:
-                        self._update(p, grad, state, group)
+                    with scope:
+                        if state is None:
+                            state = {}
+                            self._update(p, grad, state, group)
+                            if state:
+                                self.state[p] = state
+                        else:
+                            self._update(p, grad, state, group)
         return loss
 
     def _update(self, p, grad, state, group):
@@ -373,18 +378,19 @@ class Optimizer:
 
     def _replay_scalars(self):
         """For a captured step's replay (torchweb.compile): run the step's Python again, which
-        advances the state's step counts, but collect each fused kernel's scalars instead of
+        advances the state's step counts, but collect each kernel's scalars instead of
         dispatching it."""
-        sink = []
-        _SCALAR_SINK.append(sink)
-        try:
-            self._run_step(None)
-        finally:
-            _SCALAR_SINK.pop()
+        with collecting_scalars() as sink:   # (the scopes' kernels and fused()'s, in order)
+            _SCALAR_SINK.append(sink)
+            try:
+                self._run_step(None, replaying=True)
+            finally:
+                _SCALAR_SINK.pop()
         return sink
 
 
-# -- pieces of update bodies (the expression language of ops/optim_update.py) -----------------
+# -- pieces of update bodies (the expression language of ops/optim_update.py: the optimizers
+# not yet written as tensor ops, as SGD is) ---------------------------------------------------
 def grad_terms(group, scalars, wd_key="weight_decay", decoupled=False):
     """The body's first statements: g = grad (negated to maximize), plus weight_decay * param
     (or param scaled by 1 - lr * weight_decay when decoupled, as AdamW)."""
@@ -409,10 +415,6 @@ def lerp(target, end, weight, scalars, name):
 
 
 _SCALAR_SINK = []    # while a replay recomputes scalars: the list each fused call appends to
-
-
-def _recording():
-    return recording()
 
 
 def fused(key, tensors, names, writes, body, scalars):

@@ -1,7 +1,9 @@
 """torch.optim.SGD: stochastic gradient descent with momentum, dampening, Nesterov momentum,
-weight decay and maximize; one fused kernel per parameter and step."""
+weight decay and maximize, written as PyTorch's _single_tensor_sgd: one kernel per parameter
+and step (the optimizer's fusing scope)."""
 
-from .optimizer import Optimizer, empty_state, fused, grad_terms, required
+from .._creation import empty_like
+from .optimizer import Optimizer, required
 
 __all__ = ["SGD"]
 
@@ -43,27 +45,28 @@ class SGD(Optimizer):
         return self._run_step(closure)
 
     def _update(self, p, grad, state, group):
-        s = {}
-        body = grad_terms(group, s)
-        momentum = group["momentum"]
-        tensors, names, writes = [p, grad], ["param", "grad"], ["param"]
-        if momentum != 0:
-            buf = state.get("momentum_buffer")
-            if buf is None:
-                # PyTorch's first step clones the gradient into the buffer (another kernel)
-                buf = state["momentum_buffer"] = empty_state(p)
-                body.append(("momentum_buffer", "g"))
-            else:
-                s["m"], s["damp"] = momentum, 1 - group["dampening"]
-                body.append(("momentum_buffer", "momentum_buffer * m + damp * g"))
-            if group["nesterov"]:
-                s["mom"] = momentum
-                body.append(("g", "g + mom * momentum_buffer"))
-            else:
-                body.append(("g", "momentum_buffer"))
-            tensors.append(buf)
-            names.append("momentum_buffer")
-            writes.append("momentum_buffer")
-        s["nlr"] = -group["lr"]
-        body.append(("param", "param + nlr * g"))
-        fused("sgd", tensors, names, writes, body, s)
+        buf = state.get("momentum_buffer")
+        buf = _single_tensor_sgd(p, grad, buf, weight_decay=group["weight_decay"], momentum=group["momentum"],
+                                 lr=group["lr"], dampening=group["dampening"], nesterov=group["nesterov"],
+                                 maximize=group["maximize"])
+        if buf is not None:
+            state["momentum_buffer"] = buf
+
+
+def _single_tensor_sgd(param, grad, buf, *, weight_decay, momentum, lr, dampening, nesterov, maximize):
+    """One parameter's update, as torch/optim/sgd.py writes it; returns the momentum buffer."""
+    if maximize:
+        grad = -grad
+    if weight_decay != 0:
+        grad = grad.add(param, alpha=weight_decay)
+    if momentum != 0:
+        if buf is None:
+            buf = empty_like(grad).copy_(grad)   # (torch.clone(grad): written by the step's kernel)
+        else:
+            buf.mul_(momentum).add_(grad, alpha=1 - dampening)
+        if nesterov:
+            grad = grad.add(buf, alpha=momentum)
+        else:
+            grad = buf
+    param.add_(grad, alpha=-lr)
+    return buf

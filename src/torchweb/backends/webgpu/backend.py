@@ -39,8 +39,10 @@ def elementwise(op, out, operands, classes, cls, value_cls, compute_dtypes):
     ew_kernel.run(_rt(), op, out, operands, classes, cls, value_cls, compute_dtypes)
 
 
-# run_fused(outs, nodes): write each pending storage of outs with the values of the fused
-# elementwise expression of the same position in nodes (lazy Nodes of one shape), one kernel
+# run_fused(outs, nodes, one_kernel=False, patched=False): write each pending storage of outs
+# with the values of the fused elementwise expression of the same position in nodes (lazy Nodes
+# of one shape), one kernel (one_kernel: one dispatch, no vec4 body and tail; patched: its
+# scalars noted for a captured call's replay: an optimizer step's, lazy/scope.py)
 run_fused = fused.run
 
 
@@ -124,6 +126,13 @@ def random(kind, out, seed, call, a, b):
 def capturing():
     """True while torchweb.compile records a call (capture.py): readbacks are not allowed."""
     return _rt().capture is not None
+
+
+def refuse_capture(reason):
+    """Have the call torchweb.compile is recording run eagerly instead (nothing while none is)."""
+    capture = _rt().capture
+    if capture is not None:
+        capture.refuse(reason)
 
 
 def device_assert(bad, what, exc, message):

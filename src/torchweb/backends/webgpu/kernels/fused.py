@@ -57,9 +57,10 @@ def _pack(ints, scalars, tail):
 _PLANS = PlanCache(FAST)
 
 
-def run(outs, roots):
+def run(outs, roots, one_kernel=False, patched=False):
     """Write outs[k] (pending storages) with the values of roots[k] (Nodes of one shape): the
-    webgpu backend's run_fused."""
+    webgpu backend's run_fused. one_kernel: one dispatch (an optimizer step's kernel); patched:
+    a captured call's replay recomputes its scalars (the capture notes where they are)."""
     if len(roots) == 1:
         root = roots[0]
         all_leaves, scalars, keys = root.leaves, root.scalars, root.key
@@ -74,8 +75,9 @@ def run(outs, roots):
     else:   # (no Python loop over the reads: a chain of y + w reads w once per op)
         occurrences = tuple(map({leaf: i for i, leaf in enumerate(leaves)}.__getitem__, all_leaves))
     # bind inputs first: reading their buffers writes what they depend on (recorded before us).
-    # A leaf over an output's own storage (lazy write_into: out=, read in the same layout)
-    # reads the output's binding: one buffer bound both read-only and writable is invalid.
+    # A leaf over an output's storage (lazy write_into: out=, read in the same layout; a fusing
+    # scope's writes in place) reads the output's binding: one buffer bound both read-only and
+    # writable is invalid. (Every thread loads its element's inputs before it stores.)
     nout = len(outs)
     if nout == 1:
         slot_of = {id(outs[0]): 0}
@@ -91,21 +93,24 @@ def run(outs, roots):
             buffers.append((ls.buffer_for_read(), ls.size))
         leaf_slots.append(slot_of[sid])
     for k, s in enumerate(outs):
-        buffers.insert(k, (s._buffer_id, s.size))
+        # (a buffer with values, written in place: what else reads them runs first)
+        buffers.insert(k, (s.buffer_for_write() if s.touched else s._buffer_id, s.size))
         s.touched = True
     rt = outs[0].rt
     # a training step realizes the same expressions over the same layouts every time: their
     # dispatches (pipeline, grid, parameter words but the scalars) are planned once
-    sig = (keys, occurrences, roots[0].shape, tuple(leaf_slots), tuple([leaf[1:] for leaf in leaves]))
+    sig = (keys, occurrences, roots[0].shape, tuple(leaf_slots), tuple([leaf[1:] for leaf in leaves]), one_kernel)
     plan = _PLANS.get(rt, sig)
     if plan is None:
-        plan = _plan(rt, roots, keys, leaves, occurrences, leaf_slots)
+        plan = _plan(rt, roots, keys, leaves, occurrences, leaf_slots, one_kernel)
         _PLANS.put(sig, plan)
     for pid, grid, ints, tail in plan:
         rt.dispatch(pid, grid, buffers, _pack(ints, scalars, tail))
+    if patched and scalars and rt.capture is not None:
+        rt.capture.note_scalars(len(ints), len(scalars))
 
 
-def _plan(rt, roots, keys, leaves, occurrences, leaf_slots):
+def _plan(rt, roots, keys, leaves, occurrences, leaf_slots, one_kernel):
     """The call's dispatches: [(pipeline id, grid, parameter words before the scalars, after)]."""
     nout = len(roots)
     nscalars = sum([len(root.scalars) for root in roots])
@@ -127,7 +132,8 @@ def _plan(rt, roots, keys, leaves, occurrences, leaf_slots):
     done = 0
     structure = (keys, nout, occurrences)
     if FAST["vec"] and ndim == 1 and n >= max(FAST["min"], 4) and all(st[0] == 1 for st in strides):
-        done = _plan_fast(rt, roots, structure, leaves, leaf_slots, storages, kinds, offsets, n, nscalars, plan)
+        done = _plan_fast(rt, roots, structure, leaves, leaf_slots, storages, kinds, offsets, n, nscalars, plan,
+                          one_kernel)
         if done == n:
             return plan
     # the generic kernel starts at element `done` (the fast path's tail): its last parameter
@@ -142,10 +148,12 @@ def _plan(rt, roots, keys, leaves, occurrences, leaf_slots):
     return plan
 
 
-def _plan_fast(rt, roots, structure, leaves, leaf_slots, storages, kinds, offsets, n, nscalars, plan):
+def _plan_fast(rt, roots, structure, leaves, leaf_slots, storages, kinds, offsets, n, nscalars, plan, one_kernel):
     """The contiguous fast path (elementwise.FAST) over the first n - n % unit elements: its
-    dispatch appended to plan; returns how many elements it covers."""
+    dispatch appended to plan; returns how many elements it covers (one_kernel: all of them)."""
     unit = fast_unit(offsets, storages)
+    if one_kernel and n % unit:
+        unit = 1
     wg, per = FAST["wg"], FAST["per"]
     units = n // unit
     params = [units] + [o // unit for o in offsets]
