@@ -1,6 +1,6 @@
 """kl_divergence and register_kl: the registry of closed-form KL(p || q) by type pair.
 
-The pairs themselves are registered next to their families (kl_pairs.py); lookup takes the most
+The pairs themselves are registered in kl_basic.py and kl_more.py; lookup takes the most
 specific registered pair by subclass order, warning when two pairs tie."""
 
 import functools

@@ -428,7 +428,7 @@ _math2("fmin", {"f": "tw_fminf({0}, {1})", "i": "min({0}, {1})", "u": "min({0}, 
 _math2("nextafter", "tw_nextafter({0}, {1})", lambda np, a, b: np.nextafter(a, b), G.d_nextafter,
        'The next float after input in the direction of other.', rule="arith", kernel="nextafter_cpu", ints=True,
        saves="")
-# heaviside's public form checks the dtypes first (pointwise_math.py)
+# heaviside's public form checks the dtypes first (ops/math_api.py)
 op("heaviside", 2, "arith", {"f": "select(select(0.0, 1.0, {0} > 0.0), {1}, {0} == 0.0)",
                              "i": "select(select(0i, 1i, {0} > 0i), {1}, {0} == 0i)",
                              "u": "select(select(0u, 1u, {0} > 0u), {1}, {0} == 0u)"},
