@@ -6,7 +6,7 @@ import collections.abc as _abc
 import math
 
 from . import _dtype as D
-from ._device import as_device
+from ._device import as_device, CPU
 from ._float64 import ROUTES as FLOAT64
 from ._size import as_shape
 from ._tensor import Tensor
@@ -17,7 +17,6 @@ from .ops import elementwise as E
 from .ops.out_arg import write_out
 from . import _random
 from ._numpy import np
-from ._device import CPU
 
 
 # -- from Python data ----------------------------------------------------------------------

@@ -2,8 +2,7 @@
 counter-based Philox generator (the same on the cpu and webgpu devices)."""
 
 import random as _pyrandom
-from ._device import as_device
-from ._device import CPU, WEBGPU
+from ._device import as_device, CPU, WEBGPU
 from .backends import backend_for
 from .ops.operands import empty
 from .ops import elementwise as E

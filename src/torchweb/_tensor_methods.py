@@ -5,13 +5,12 @@ from . import _dtype as D
 from ._refused import install_tensor_refusals
 from .autograd import grad_mode
 from ._tensor import Tensor
-from .ops import convert, indexing, shape as S
+from .ops import convert, indexing, real_complex as RC, shape as S
 from .ops.operands import is_tensor
 from .ops.elementwise import binary_operator, call
 from .ops.inplace import call_inplace
 from .ops.composite.matrix_builders import fill_diagonal_
 from .ops.registry import method_names
-from .ops import real_complex as RC
 from . import _creation as C, _random, _tensor_autograd, _tensor_convert, _tensor_info, _tensor_storage
 
 

@@ -14,10 +14,8 @@ import itertools
 from .._is_tensor import is_tensor
 from . import grad_mode
 from .differentiate import grad
-from .._creation import tensor
-from .._creation import zeros_like
+from .._creation import randn_like, tensor, zeros_like
 from .functional import jvp
-from .._creation import randn_like
 
 __all__ = ["gradcheck", "gradgradcheck", "GradcheckError"]
 

@@ -8,9 +8,8 @@ to the webgpu device gives float32 there (the GPU has no float64). A tensor cast
 
 from .. import _dtype as D
 from .tensor import from_values, is_host64
-from .._device import device as device_cls
+from .._device import as_device, device as device_cls, get_default_device
 from .._is_tensor import is_tensor
-from .._device import as_device, get_default_device
 from .._creation import tensor
 from .._float64 import refusal
 

@@ -15,9 +15,8 @@ from math import prod
 from .. import _dtype as D
 from ..backends import backend_for
 from ..lazy import matmul_epilogue, reduction_prologue
-from .operands import empty
+from .operands import empty, is_tensor
 from . import elementwise as E
-from .operands import is_tensor
 
 _SPLITTABLE = {"sum": "sum", "mean": "sum", "prod": "prod", "max": "max", "min": "min",
                "all": "all", "any": "any", "argmax": "argmax", "argmin": "argmin"}

@@ -5,9 +5,8 @@ rows, so their gradients come from the rows' rules)."""
 from .. import _dtype as D
 from ..lazy import OPEN as FUSING
 from .operands import is_tensor
-from .elementwise import call
+from .elementwise import call, OPS, row_dtypes
 from .inplace import call_inplace
-from .elementwise import OPS, row_dtypes
 from .out_arg import result_or_out
 from .registry import define
 

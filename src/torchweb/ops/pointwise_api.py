@@ -6,8 +6,7 @@ from .. import _dtype as D
 from .._size import contiguous_strides, numel
 from ..lazy import write_into
 from .operands import is_tensor
-from .elementwise import OPS, row_dtypes
-from .elementwise import call
+from .elementwise import call, OPS, row_dtypes
 from .inplace import call_inplace
 from .out_arg import write_out
 from .registry import define, register

@@ -10,8 +10,7 @@ from ..backends import backend_for
 from .._size import shape_str
 from .conv import ntuple
 from .operands import empty, is_tensor
-from .elementwise import call
-from .elementwise import contiguous_operand
+from .elementwise import call, contiguous_operand
 from .adjoint import linear_backward
 from .registry import define
 from . import elementwise as E

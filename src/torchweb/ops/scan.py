@@ -11,10 +11,9 @@ from ..autograd.function import Function
 from ..backends import backend_for
 from . import elementwise as E
 from .operands import compute_class, empty
-from .elementwise import contiguous_operand
+from .elementwise import contiguous_operand, K
 from ..autograd import grad_mode
 from .adjoint import linear_backward
-from .elementwise import K
 from .registry import define
 from .scan_lowering import moved, raw_scan
 from .index_ops import gather

@@ -6,7 +6,7 @@ names them: ViewBackward0, PermuteBackward0, ...), and writes through views reac
 from math import prod
 
 from .. import _dtype as D
-from .._size import Size, as_shape, contiguous_strides, numel, wrap_dim
+from .._size import as_shape, broadcast_shapes, contiguous_strides, numel, Size, wrap_dim
 from ..autograd import grad_mode
 from ..autograd.function import Function
 from .operands import empty, expand_to
@@ -14,7 +14,6 @@ from . import elementwise as E
 from .registry import define
 from .adjoint import linear_backward
 from .._layout import check_format, dims_order
-from .._size import broadcast_shapes
 
 _VIEW_FUNCTIONS = {}
 

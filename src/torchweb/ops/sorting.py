@@ -17,9 +17,8 @@ from ..backends import backend_for
 from . import elementwise as E
 from . import shape as S
 from .operands import compute_class, empty
-from .elementwise import contiguous_operand
+from .elementwise import contiguous_operand, K
 from .registry import define
-from .elementwise import K
 from .scan import scatter_add_along
 from .scan_lowering import moved, raw_scan
 from .._creation import arange

@@ -10,9 +10,8 @@ import struct
 
 from . import subgroups as SG
 from .plans import PlanCache, dispatch_plan
-from .elementwise import WORKGROUP, param, WGSL_TYPE
+from .elementwise import coalesce, param, WGSL_TYPE, WORKGROUP
 from .wgsl import convert, helpers_source, load, store
-from .elementwise import coalesce
 from .. import errors as ERR
 
 # Fast paths, for a reduced extent contiguous in memory (one dim of stride 1 once coalesced):
