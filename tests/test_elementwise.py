@@ -487,3 +487,27 @@ def test_function_out_argument(device):
         assert r is out
         return out
     check(run, a, b, device=device)
+
+
+def test_package_entry_apply(device):
+    """ops.elementwise.apply, the package's one entry: a result, a result with its node, or out=
+    written (and refused under autograd with PyTorch's message)."""
+    from torchweb.ops import elementwise as EW
+    a, b = make((3, 4)), make((4,))
+    x, y = ours(a, device), ours(b, device)
+    assert_close(EW.apply("mul", (x, y)), torch.mul(a, b))
+    out = torchweb.empty(3, 4, device=device)
+    assert EW.apply("mul", (x, y), out=out) is out
+    assert_close(out, torch.mul(a, b))
+    xg = ours(a, device).requires_grad_()
+    r = EW.apply("mul", (xg, 2.0))
+    r.sum().backward()
+    at = a.clone().requires_grad_()
+    torch.mul(at, 2.0).sum().backward()
+    assert r.grad_fn.name() == torch.mul(at, 2.0).grad_fn.name()
+    assert_close(xg.grad, at.grad)
+    with pytest.raises(RuntimeError) as theirs:
+        torch.mul(at, 2.0, out=torch.empty(3, 4))
+    with pytest.raises(RuntimeError) as mine:
+        EW.apply("mul", (xg, 2.0), out=torchweb.empty(3, 4, device=device))
+    assert str(mine.value) == str(theirs.value)

@@ -130,18 +130,17 @@ def apply(name, operands, out=None):
     """The elementwise op `name` of the table on operands (tensors and Python numbers): planned,
     run (or left pending for fusion) and, when an operand requires grad, recorded for autograd.
     out: a tensor written instead of a new one (out=: PyTorch refuses it under autograd)."""
-    if out is not None:
-        if _grad["enabled"] and _any_requires_grad(operands):
-            raise RuntimeError(f"{name}(): functions with out=... arguments don't support automatic "
-                               "differentiation, but one of the arguments requires grad.")
-        return E.run(name, *operands, out=out)
+    if out is None:
+        return call(name, *operands)
     if _grad["enabled"] and _any_requires_grad(operands):
-        return _call_grad(name, operands)
-    return E.run_any(name, operands)
+        raise RuntimeError(f"{name}(): functions with out=... arguments don't support automatic "
+                           "differentiation, but one of the arguments requires grad.")
+    return E.run(name, *operands, out=out)
 
 
 def call(name, *operands):
-    """apply(name, operands) with the operands as arguments (the composites' form)."""
+    """apply(name, operands) with the operands as arguments: the composites' form, one frame
+    less on their path."""
     if _grad["enabled"] and _any_requires_grad(operands):
         return _call_grad(name, operands)
     return E.run_any(name, operands)
