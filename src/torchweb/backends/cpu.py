@@ -12,7 +12,7 @@ from . import pending
 from .. import _philox
 from .base import absent as _absent
 from .cpu_arrays import CPUStorage as _CPUStorage, compute_np_dtype as _compute_np_dtype, np as _np
-from .cpu_arrays import np_dtype as _np_dtype, view as _view
+from .cpu_arrays import np_dtype as _np_dtype, strided as _strided, view as _view
 from .cpu_conv import (col2im, grid_sample, grid_sample_backward, im2col, interpolate,  # noqa: F401
                        interpolate_backward, pad, pad_backward, pool, pool_backward, unpool, unpool_backward)
 from .cpu_count import bincount, count_gather, count_scatter, search_sorted  # noqa: F401
@@ -100,8 +100,7 @@ def _evaluate(n, key, leaves, scalars, shape, rows):
                 _CLASS_DTYPE.get(part[0][1], n.float32), copy=False))
         elif part[0] == "t":
             storage, stride, offset, dtype = next(leaves)
-            a = storage.array
-            v = n.lib.stride_tricks.as_strided(a[offset:], shape=shape, strides=[x * a.itemsize for x in stride])
+            v = _strided(storage.array, offset, shape, stride)
             values.append(v.astype(n.float32 if part[1] == "f" else _compute_np_dtype(dtype, part[1]), copy=False))
         else:
             own.append(len(values))

@@ -44,13 +44,13 @@ def storage_from_array(arr, dtype):
 def view(t):
     """A numpy view of tensor t that shares its storage, for reading or writing: pending
     values are written first, and pending readers run first (they must see the old values)."""
-    s = t._storage
-    if s.pending is not None or s.readers:
-        pending.realize_for_write(s)
-    a = s.array
-    item = a.itemsize
-    return np().lib.stride_tricks.as_strided(a[t._offset:], shape=t.shape,
-                                             strides=[s * item for s in t._stride])
+    return strided(array_for_write(t._storage), t._offset, t.shape, t._stride)
+
+
+def strided(array, offset, shape, stride):
+    """A numpy view of flat `array` in a tensor's layout (offset and strides in elements)."""
+    return np().lib.stride_tricks.as_strided(array[offset:], shape=shape,
+                                             strides=[s * array.itemsize for s in stride])
 
 
 def array_for_read(storage):
