@@ -1,0 +1,122 @@
+"""The factorizations behind torch.linalg, as loops of tensor ops over the matrix size (O(n)
+dispatches each, batched over leading dims, float32 on both devices). No autograd here: the
+ops in ops/linalg_factor.py and ops/linalg_spectral.py wrap these in Functions whose backwards
+are PyTorch's formulas.
+
+- triangular solve: substitution row by row (one matrix-row product per row);
+- Cholesky: left-looking, column by column;
+- LU: partial pivoting (the largest |entry| of the column, first one on ties, as LAPACK's
+  getrf), a gather swapping two rows and a rank-1 update per column.
+"""
+
+from .._creation import arange, zeros
+from .._size import broadcast_shapes
+from .elementwise import call
+
+
+def index_col(n, device):
+    """arange(n) as a column [n, 1] (row numbers, for masks)."""
+    return arange(n, device=device).reshape(n, 1)
+
+
+def expand_batch(A, B):
+    """A and B with their batch dims (all but the last two) broadcast to one shape."""
+    batch = broadcast_shapes(tuple(A.shape[:-2]), tuple(B.shape[:-2]))
+    return A.expand(batch + tuple(A.shape[-2:])), B.expand(batch + tuple(B.shape[-2:]))
+
+
+def tri_solve(A, B, upper, unit=False):
+    """X with A X = B, A triangular (only its upper or lower triangle is read; unit: its
+    diagonal taken as ones), A [..., n, n] and B [..., n, k] with equal batch dims."""
+    n = A.shape[-1]
+    T = A.triu(1 if unit else 0) if upper else A.tril(-1 if unit else 0)
+    X = zeros(tuple(B.shape), dtype=B.dtype, device=B.device)
+    for i in (range(n - 1, -1, -1) if upper else range(n)):
+        # (rows of X not solved yet are zero, so the whole row of T can multiply X)
+        r = B[..., i:i + 1, :] - T[..., i:i + 1, :] @ X
+        X[..., i:i + 1, :] = r if unit else r / A[..., i:i + 1, i:i + 1]
+    return X
+
+
+def first_failure(bad):
+    """info: the 1-based index of the first True along the last dim of `bad`, 0 where none
+    (int32, as LAPACK's)."""
+    n = bad.shape[-1]
+    order = arange(1, n + 1, device=bad.device).expand(tuple(bad.shape))
+    first = call("where", bad, order, n + 1).amin(-1) if n else zeros(tuple(bad.shape[:-1]), device=bad.device)
+    return call("where", first > n, 0, first).int()
+
+
+def cholesky(A):
+    """(L, info): the lower Cholesky factor of A's lower triangle, and the order of the first
+    leading minor that is not positive definite (0 where A is). L holds NaN past that column."""
+    n = A.shape[-1]
+    L = zeros(tuple(A.shape), dtype=A.dtype, device=A.device)
+    pivots = zeros(tuple(A.shape[:-1]), dtype=A.dtype, device=A.device)
+    rows = index_col(n, A.device)
+    for j in range(n):
+        # (columns j.. of L are still zero, so L @ row j sums over the finished ones)
+        c = A[..., :, j:j + 1] - L @ L[..., j:j + 1, :].mT
+        d = c[..., j:j + 1, :]
+        pivots[..., j:j + 1] = d[..., 0]
+        L[..., :, j:j + 1] = call("where", rows >= j, c / d.sqrt(), 0.0)
+    return L, first_failure(~(pivots > 0))
+
+
+def lu(A):
+    """(LU, pivots, perm, info) of A [..., m, n] with partial pivoting: LU holds L's strictly
+    lower part (unit diagonal) and U; pivots LAPACK's 1-based row swaps (int32); perm the rows of
+    A in the order they end up (A[perm] = L U); info the first zero diagonal of U (1-based)."""
+    m, n = A.shape[-2], A.shape[-1]
+    k = min(m, n)
+    batch = tuple(A.shape[:-2])
+    LU = A.clone()
+    rows = arange(m, device=A.device)
+    perm = rows.expand(batch + (m,)).clone()
+    pivots = zeros(batch + (k,), dtype=perm.dtype, device=A.device)
+    rcol = rows.reshape(m, 1)
+    cols = arange(n, device=A.device).reshape(1, n)
+    for j in range(k):
+        col = LU[..., :, j]
+        p = call("where", rows >= j, col.abs(), -1.0).argmax(-1, keepdim=True)     # [..., 1]
+        pivots[..., j:j + 1] = p + 1
+        swap = call("where", rows == j, p, call("where", rows == p, j, rows))       # [..., m]
+        LU = LU.gather(-2, swap.unsqueeze(-1).expand(batch + (m, n)))
+        perm = perm.gather(-1, swap)
+        pivot = LU[..., j:j + 1, j:j + 1]
+        # (a zero pivot has a zero column below it: it divides nothing, as getrf skips it)
+        l = call("where", rcol > j, LU[..., :, j:j + 1] / call("where", pivot == 0, 1.0, pivot), 0.0)
+        u = call("where", cols > j, LU[..., j:j + 1, :], 0.0)
+        LU = call("where", (rcol > j) & (cols == j), l, LU - l @ u)
+    diag = LU.diagonal(0, -2, -1)
+    return LU, pivots.int(), perm, first_failure(diag == 0)
+
+
+def permute_rows(B, perm):
+    """B's rows in the order perm gives (B[..., perm[i], :] at row i), batch dims equal."""
+    return B.gather(-2, perm.unsqueeze(-1).expand(tuple(B.shape)))
+
+
+def lu_solve(LU, perm, B):
+    """X with A X = B from A's LU and perm (batch dims equal)."""
+    Y = tri_solve(LU, permute_rows(B, perm), upper=False, unit=True)
+    return tri_solve(LU, Y, upper=True)
+
+
+def perm_from_pivots(pivots, m):
+    """The row order (A[perm] = L U) LAPACK's 1-based pivots give, by replaying the swaps."""
+    batch = tuple(pivots.shape[:-1])
+    rows = arange(m, device=pivots.device)
+    perm = rows.expand(batch + (m,)).clone()
+    piv = pivots.long() - 1
+    for j in range(pivots.shape[-1]):
+        p = piv[..., j:j + 1]
+        swap = call("where", rows == j, p, call("where", rows == p, j, rows))
+        perm = perm.gather(-1, swap)
+    return perm
+
+
+def perm_matrix(perm, dtype):
+    """P with P[perm[i], i] = 1: A = P L U."""
+    m = perm.shape[-1]
+    return (perm.unsqueeze(-2) == index_col(m, perm.device)).to(dtype)
