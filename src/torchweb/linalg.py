@@ -9,6 +9,13 @@ from .ops.linalg_checks import LinAlgError  # noqa: F401
 from .ops.linalg_factor import (cholesky, cholesky_ex, inv, inv_ex, det, slogdet, solve, solve_ex,  # noqa: F401
                                 solve_triangular, lu_factor, lu_factor_ex, lu, lu_solve)
 from .ops.linalg_spectral import qr, eigh, eigvalsh, svd, svdvals  # noqa: F401
+from .ops.linalg_derived import (pinv, lstsq, matrix_rank, cond, matrix_power, matrix_exp,  # noqa: F401
+                                 householder_product, vander, eig, eigvals, diagonal, tensorinv,
+                                 tensorsolve)
+from ._refused import refuse_the_rest
+
+__getattr__ = refuse_the_rest("torch.linalg", "not implemented by torchweb (LDL^H with Bunch-Kaufman pivoting: "
+                              "use linalg.cholesky for a positive-definite matrix, linalg.solve otherwise)")
 
 
 def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):

@@ -8,7 +8,7 @@ from .._creation import eye
 from ..autograd.function import Function
 from . import linalg_kernels as K
 from .linalg_checks import (CholeskyEx, InvEx, LUFactor, LUFactorEx, LU, SolveEx, Slogdet, LinAlgError,
-                            check_matrix, check_float, check_same, raise_for_info)
+                            check_matrix, check_same, raise_for_info)
 
 
 def _eye_like(A):
@@ -424,5 +424,3 @@ def logdet(A):
     from .elementwise import call
     return call("where", sign < 0, float("nan"), logabs)
 
-
-__all__ = ["check_float"]

@@ -1,0 +1,165 @@
+"""The torch.* and Tensor.* forms of torch.linalg's functions (PyTorch's older names, some with
+their own argument conventions: torch.svd returns V, torch.triangular_solve takes B first, ...)."""
+
+import warnings
+
+from .._creation import zeros
+from . import linalg_derived as LD, linalg_factor as LF, linalg_spectral as LS
+from .linalg_checks import TorchQR, TorchSVD, TorchSlogdet, TriangularSolve
+from .registry import define
+
+_F32 = ("float32",)
+
+
+@define("det", "linalg", dtypes=_F32)
+def det(input):
+    """det(input) -> Tensor
+
+    The determinant of a (batch of) square matrices (linalg.det)."""
+    return LF.det(input)
+
+
+@define("inverse", "linalg", dtypes=_F32, out=True)
+def inverse(input):
+    """inverse(input) -> Tensor
+
+    The inverse of a (batch of) square matrices (linalg.inv)."""
+    return LF.inv(input)
+
+
+@define("logdet", "linalg", dtypes=_F32)
+def logdet(input):
+    """logdet(input) -> Tensor
+
+    log(det(input)): NaN where the determinant is negative, -inf where it is zero."""
+    return LF.logdet(input)
+
+
+@define("slogdet", "linalg", out=True, dtypes=_F32)
+def slogdet(input):
+    """slogdet(input) -> (sign, logabsdet)
+
+    The sign and log |det| of a (batch of) square matrices (linalg.slogdet)."""
+    return TorchSlogdet(*LF.slogdet(input))
+
+
+@define("cholesky", "linalg", dtypes=_F32, out=True)
+def cholesky(input, upper=False):
+    """cholesky(input, upper=False) -> Tensor
+
+    Deprecated form of linalg.cholesky (U = L^H when upper)."""
+    warnings.warn("torch.cholesky is deprecated in favor of torch.linalg.cholesky and will be removed in a "
+                  "future PyTorch release.", UserWarning, stacklevel=2)
+    L, info = LF.cholesky_ex(input, name="cholesky")
+    LF._raise_not_pd(info, "cholesky")
+    return L.mT if upper else L
+
+
+@define("cholesky_solve", "linalg", dtypes=_F32, out=True)
+def cholesky_solve(input, input2, upper=False):
+    """cholesky_solve(B, L, upper=False) -> Tensor
+
+    X with A X = B, A = L L^H given by its Cholesky factor (U^H U when upper)."""
+    L = input2.mT if upper else input2
+    Y = LF.solve_triangular(L, input, upper=False)
+    return LF.solve_triangular(L.mT, Y, upper=True)
+
+
+@define("cholesky_inverse", "linalg", dtypes=_F32, out=True)
+def cholesky_inverse(input, upper=False):
+    """cholesky_inverse(L, upper=False) -> Tensor
+
+    A^-1 from A's Cholesky factor L (A = L L^H; U^H U when upper)."""
+    from .._creation import eye
+    n = input.shape[-1]
+    return cholesky_solve(eye(n, dtype=input.dtype, device=input.device).expand(tuple(input.shape)), input, upper)
+
+
+@define("triangular_solve", "linalg", out=True, dtypes=_F32)
+def triangular_solve(input, A, upper=True, transpose=False, unitriangular=False):
+    """triangular_solve(b, A, upper=True, transpose=False, unitriangular=False) -> (solution,
+    cloned_coefficient)
+
+    X with A X = b (A^T X = b when transpose), A triangular."""
+    M = A.mT if transpose else A
+    X = LF.solve_triangular(M, input, upper=upper != transpose, unitriangular=unitriangular)
+    return TriangularSolve(X, A.clone())
+
+
+@define("lu_solve", "linalg", out=True, dtypes=_F32)
+def lu_solve(input, LU_data, LU_pivots):
+    """lu_solve(b, LU_data, LU_pivots) -> Tensor
+
+    X with A X = b from A's LU factorization (torch.lu / linalg.lu_factor)."""
+    return LF.lu_solve(LU_data, LU_pivots, input)
+
+
+@define("lu", "linalg", dtypes=_F32)
+def lu(A, pivot=True, get_infos=False):
+    """lu(A, pivot=True, get_infos=False) -> (LU, pivots[, infos])
+
+    Deprecated form of linalg.lu_factor(_ex)."""
+    LU_, pivots, info = LF.lu_factor_ex(A, pivot=pivot)
+    if get_infos:
+        return LU_, pivots, info
+    if info.numel() and bool(info.ne(0).any()):
+        LF._raise_singular_lu(info)
+    return LU_, pivots
+
+
+@define("lu_unpack", "linalg", method=False, out=True, dtypes=_F32)
+def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True):
+    """lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True) -> (P, L, U)
+
+    P, L and U of lu_factor's compact result."""
+    return LF.lu_unpack(LU_data, LU_pivots, unpack_data, unpack_pivots)
+
+
+@define("matrix_power", "linalg", out=True, dtypes=("int32", "int64", "float32"))
+def matrix_power(input, n):
+    """matrix_power(input, n) -> Tensor
+
+    input^n for an integer n (linalg.matrix_power)."""
+    return LD.matrix_power(input, n)
+
+
+@define("matrix_exp", "linalg", dtypes=_F32)
+def matrix_exp(input):
+    """matrix_exp(input) -> Tensor
+
+    The matrix exponential (linalg.matrix_exp)."""
+    return LD.matrix_exp(input)
+
+
+@define("pinverse", "linalg", dtypes=_F32)
+def pinverse(input, rcond=1e-15):
+    """pinverse(input, rcond=1e-15) -> Tensor
+
+    The pseudo-inverse, singular values at or below rcond * max taken as zero."""
+    return LD.pinv(input, rtol=rcond)
+
+
+@define("qr", "linalg", dtypes=_F32, out=True)
+def qr(input, some=True):
+    """qr(input, some=True) -> (Q, R)
+
+    linalg.qr with mode 'reduced' (some) or 'complete'."""
+    return TorchQR(*LS.qr(input, "reduced" if some else "complete"))
+
+
+@define("svd", "linalg", dtypes=_F32, out=True)
+def svd(input, some=True, compute_uv=True):
+    """svd(input, some=True, compute_uv=True) -> (U, S, V)
+
+    The SVD with V (not V^H); without compute_uv, U and V are zero-filled (m x m, n x n)."""
+    if input.dim() < 2:
+        raise RuntimeError(f"linalg.svd: input should have at least 2 dimensions, but has {input.dim()} "
+                           "dimensions instead")
+    if not compute_uv:
+        m, n = input.shape[-2], input.shape[-1]
+        batch = tuple(input.shape[:-2])
+        S = LS.svdvals(input)
+        return TorchSVD(zeros(batch + (m, m), dtype=input.dtype, device=input.device), S,
+                        zeros(batch + (n, n), dtype=input.dtype, device=input.device))
+    U, S, Vh = LS.svd(input, full_matrices=not some)
+    return TorchSVD(U, S, Vh.mT)
