@@ -88,14 +88,20 @@ class _Cholesky(Function):
         return 0.5 * (S + S.mT)
 
 
-def cholesky_ex(A, *, upper=False, check_errors=False, out=None, name="linalg.cholesky"):
+def cholesky_ex(A, *, upper=False, check_errors=False, out=None):
     """linalg.cholesky_ex(A, *, upper=False, check_errors=False): (L, info), info the order of
     the first leading minor that is not positive definite (0 where A is)."""
+    L, info = factor_cholesky(A, upper, "linalg.cholesky")
+    if check_errors:
+        _raise_not_pd(info, "linalg.cholesky_ex")
+    return CholeskyEx(L, info)
+
+
+def factor_cholesky(A, upper, name):
+    """(L or U, info) after PyTorch's checks under `name`."""
     check_matrix(A, name)
     L, info = _Cholesky.apply(A)
-    if check_errors:
-        _raise_not_pd(info, name)
-    return CholeskyEx(L.mT if upper else L, info)
+    return L.mT if upper else L, info
 
 
 def _raise_not_pd(info, name):
@@ -116,9 +122,15 @@ def cholesky(A, *, upper=False, out=None):
 
 def lu_factor_ex(A, *, pivot=True, check_errors=False, out=None):
     """linalg.lu_factor_ex(A, *, pivot=True, check_errors=False): (LU, pivots, info) by partial
-    pivoting (not differentiable: use linalg.lu for gradients)."""
+    pivoting (LU differentiable, through linalg.lu's L and U)."""
     _check_lu(A, "torch.lu_factor", pivot)
-    LU_, pivots, _, info = K.lu(A.detach())
+    _, L, U, pivots, info = _LU.apply(A)
+    m, n = A.shape[-2], A.shape[-1]
+    # the compact form: L's strict lower part and U, each padded to m x n
+    if m >= n:
+        LU_ = L.tril(-1) + _cat_rows(U, U.new_zeros(tuple(U.shape[:-2]) + (m - n, n)))
+    else:
+        LU_ = _cat_cols(L.tril(-1), L.new_zeros(tuple(L.shape[:-2]) + (m, n - m))) + U
     if check_errors:
         _raise_singular_lu(info)
     return LUFactorEx(LU_, pivots, info)
@@ -155,24 +167,24 @@ def lu_factor(A, *, pivot=True, out=None):
 
 
 class _LU(Function):
-    """(L, U) of A's partial-pivoting LU (P is not differentiable)."""
+    """(P, L, U, pivots, info) of A's partial-pivoting LU (L and U differentiable)."""
     _backward_name = "LinalgLuBackward0"
     _double_backward = True
 
     @staticmethod
     def forward(ctx, A):
         m, n = A.shape[-2], A.shape[-1]
-        LU_, _, perm, _ = K.lu(A)
+        LU_, pivots, perm, info = K.lu(A)
         k = min(m, n)
         L = LU_[..., :, :k].tril(-1) + eye(m, k, dtype=A.dtype, device=A.device)
         U = LU_[..., :k, :].triu()
         P = K.perm_matrix(perm, A.dtype)
         ctx.save_for_backward(P, L, U)
-        ctx.mark_non_differentiable(P)
-        return P, L, U
+        ctx.mark_non_differentiable(P, pivots, info)
+        return P, L, U, pivots, info
 
     @staticmethod
-    def backward(ctx, _gP, gL, gU):
+    def backward(ctx, _gP, gL, gU, _gpivots, _ginfo):
         # PyTorch's linalg_lu_backward (square and wide / tall cases)
         P, L, U = ctx.saved_tensors
         m, n = L.shape[-2], U.shape[-1]
@@ -213,7 +225,7 @@ def _cat_rows(a, b):
 def lu(A, *, pivot=True, out=None):
     """linalg.lu(A, *, pivot=True): (P, L, U) with A = P L U, L unit lower, U upper."""
     _check_lu(A, "linalg.lu", pivot)
-    return LU(*_LU.apply(A))
+    return LU(*_LU.apply(A)[:3])
 
 
 def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True, *, out=None):
@@ -299,7 +311,8 @@ def solve_ex(A, B, *, left=True, check_errors=False, out=None):
                            f"({A.shape[-2]}x{A.shape[-1]} and {B.shape[-2]}x{B.shape[-1]})")
     Ae, Be = K.expand_batch(A, B)
     X, info = _Solve.apply(Ae, Be)
-    info = info.expand(tuple(A.shape[:-2])) if info.shape != tuple(A.shape[:-2]) else info
+    while info.dim() > A.dim() - 2:   # (one info per matrix of A, as PyTorch's)
+        info = info[0]
     if check_errors:
         _raise_singular_solve(info)
     return SolveEx(X.squeeze(-1) if vector else X, info)

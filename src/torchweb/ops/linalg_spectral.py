@@ -28,12 +28,12 @@ class _QR(Function):
         k = min(m, n)
         Q, R = J.householder_qr(A)
         ctx.meta = (mode, m, n)
-        ctx.save_for_backward(Q[..., :, :k], R[..., :k, :])
-        if mode == "complete":
-            return Q, R
         if mode == "r":
-            return empty((0,), dtype=A.dtype, device=A.device), R[..., :k, :]
-        return Q[..., :, :k].contiguous(), R[..., :k, :].contiguous()
+            return empty((0,), dtype=A.dtype, device=A.device), R[..., :k, :].contiguous()
+        if mode != "complete":
+            Q, R = Q[..., :, :k].contiguous(), R[..., :k, :].contiguous()
+        ctx.save_for_backward(Q, R)   # (the outputs themselves: a second derivative goes through them)
+        return Q, R
 
     @staticmethod
     def backward(ctx, gQ, gR):
@@ -45,7 +45,8 @@ class _QR(Function):
         if mode == "complete" and m > n:
             raise RuntimeError("The QR decomposition is not differentiable when mode='complete' and nrows > ncols.")
         Q, R = ctx.saved_tensors
-        return qr_backward(gQ, gR, Q, R, m, n), None
+        k = min(m, n)
+        return qr_backward(gQ, gR, Q[..., :, :k], R[..., :k, :], m, n), None
 
 
 def qr_backward(gQ, gR, Q, R, m, n):
@@ -164,16 +165,16 @@ class _SVD(Function):
         ctx.set_materialize_grads(False)
         U, S, Vh = svd_parts(A)
         k = S.shape[-1]
-        Ur, Vhr = U[..., :, :k], Vh[..., :k, :]
-        ctx.save_for_backward(Ur, S, Vhr)
-        if full_matrices:
-            return U, S, Vh
-        return Ur.contiguous(), S, Vhr.contiguous()
+        if not full_matrices:
+            U, Vh = U[..., :, :k].contiguous(), Vh[..., :k, :].contiguous()
+        ctx.save_for_backward(U, S, Vh)   # (the outputs themselves: a second derivative goes through them)
+        return U, S, Vh
 
     @staticmethod
     def backward(ctx, gU, gS, gVh):
         U, S, Vh = ctx.saved_tensors
         k = S.shape[-1]
+        U, Vh = U[..., :, :k], Vh[..., :k, :]
         gU = gU[..., :, :k] if gU is not None else None
         gVh = gVh[..., :k, :] if gVh is not None else None
         return svd_backward(gU, gS, gVh, U, S, Vh), None

@@ -50,9 +50,9 @@ def cholesky(input, upper=False):
     Deprecated form of linalg.cholesky (U = L^H when upper)."""
     warnings.warn("torch.cholesky is deprecated in favor of torch.linalg.cholesky and will be removed in a "
                   "future PyTorch release.", UserWarning, stacklevel=2)
-    L, info = LF.cholesky_ex(input, name="cholesky")
+    L, info = LF.factor_cholesky(input, upper, "cholesky")
     LF._raise_not_pd(info, "cholesky")
-    return L.mT if upper else L
+    return L
 
 
 @define("cholesky_solve", "linalg", dtypes=_F32, out=True)
