@@ -4,7 +4,7 @@ float32 on both devices; no autograd here: ops/linalg_spectral.py wraps them).
 - qr: one Householder reflection per column (LAPACK's geqrf convention: R[j, j] = -sign(a) |x|,
   and no reflection where the column is already zero below the diagonal);
 - eigh: cyclic Jacobi, every sweep n - 1 rounds of n / 2 disjoint rotations at once (a
-  round-robin ordering), until the off-diagonal part is below float32 rounding;
+  round-robin ordering), until the off-diagonal part is down to float32 rounding (_Convergence);
 - svd: one-sided Jacobi (Hestenes) on the columns, the same ordering; U from a Householder QR of
   the rotated columns, which also completes it where singular values are zero.
 
@@ -90,6 +90,24 @@ def _off_diagonal(X):
     return (X - X.diagonal(0, -2, -1).diag_embed()).square().sum((-2, -1))
 
 
+class _Convergence:
+    """When to stop sweeping: every matrix's off-diagonal mass (squared) at or below `floor`
+    (n eps^2 times the squared Frobenius norm: float32 rounding keeps it about there), or no
+    longer shrinking from one sweep to the next (stalled at rounding). One read-back a sweep."""
+
+    def __init__(self, floor):
+        self.floor, self.last = floor, None
+
+    def done(self, off):
+        worst = float((off - self.floor).amax()) if off.numel() else 0.0
+        if worst <= 0:
+            return True
+        total = float(off.amax())
+        stalled = self.last is not None and total > 0.9 * self.last
+        self.last = total
+        return stalled
+
+
 class _Basis:
     """The order of the basis vectors along a tracked dim (position -> index), and the gathers
     that take it to each round's order."""
@@ -118,6 +136,7 @@ def eigh(S):
     V = eye(N, dtype=S.dtype, device=S.device).expand(batch + (N, N)).clone()
     basis = _Basis(N, S.device)
     scale = X.square().sum((-2, -1))
+    stop = _Convergence(n * _EPS * _EPS * scale)
     for _ in range(MAX_SWEEPS):
         for order in basis.rounds:
             g = basis.to(order)
@@ -127,8 +146,7 @@ def eigh(S):
             c, s = _rotation(dg[..., 0::2], dg[..., 1::2], X.diagonal(1, -2, -1)[..., 0::2])
             X = _rotate_rows(_rotate_rows(X, c, s).mT, c, s).mT
             V = _rotate_rows(V.mT, c, s).mT
-        off = _off_diagonal(X)
-        if not bool((off > (_EPS * _EPS) * scale).any()):
+        if stop.done(_off_diagonal(X)):
             break
     keep = [i for i, v in enumerate(basis.cur) if v < n]   # (the padding index dropped)
     if odd:
@@ -150,6 +168,7 @@ def svd_tall(A):
     V = eye(N, dtype=A.dtype, device=A.device).expand(batch + (N, N)).clone()
     basis = _Basis(N, A.device)
     if N > 1:
+        stop = _Convergence(None)
         for _ in range(MAX_SWEEPS):
             for order in basis.rounds:
                 g = basis.to(order)
@@ -161,10 +180,9 @@ def svd_tall(A):
                 c, s = _rotation(a, d, b)
                 W = _rotate_rows(W.mT, c, s).mT
                 V = _rotate_rows(V.mT, c, s).mT
-            cols = W.square().sum(-2)
             gram = W.mT @ W
-            off = _off_diagonal(gram)
-            if not bool((off > (4 * _EPS * _EPS) * cols.sum(-1).square()).any()):
+            stop.floor = n * _EPS * _EPS * gram.diagonal(0, -2, -1).sum(-1).square()
+            if stop.done(_off_diagonal(gram)):
                 break
     if odd and n > 1:
         k = tensor([i for i, v in enumerate(basis.cur) if v < n], device=A.device)
