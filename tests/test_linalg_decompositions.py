@@ -8,14 +8,13 @@ rtol 1e-3 / atol 1e-4. Eigenvectors and singular vectors are unique up to sign: 
 aligned to PyTorch's column by column before comparing, and gradients are checked through
 functions that do not depend on the signs."""
 
-import warnings
-
 import pytest
 import torch
 
 import torchweb
 from oracle import assert_close, ours
 from test_autograd_ops import run_case
+from test_linalg_more import _quiet
 
 VAL = {"rtol": 1e-4, "atol": 1e-4}
 GRAD = {"rtol": 1e-3, "atol": 1e-4}
@@ -147,14 +146,6 @@ FORWARD = {
     "torch_svd_no_uv": (lambda m, a: tuple(m.svd(a, compute_uv=False)), [rand(4, 3, seed=75)]),
     "torch_matrix_exp": (lambda m, a: a.matrix_exp(), [rand(3, 3, seed=76)]),
 }
-
-
-def _quiet(fn):
-    def run(*a):
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            return fn(*a)
-    return run
 
 
 @pytest.mark.parametrize("name", FORWARD)

@@ -155,14 +155,7 @@ def _raise_singular_lu(info):
 
 def lu_factor(A, *, pivot=True, out=None):
     """linalg.lu_factor(A, *, pivot=True): (LU, pivots), as LAPACK's getrf."""
-    LU_, pivots, info = lu_factor_ex(A, pivot=pivot)
-    if info.numel():
-        flat = info.reshape(-1)
-        if bool(flat.ne(0).any()):
-            k = int(flat[flat.ne(0)][0])
-            raise RuntimeError(f"torch.linalg.lu_factor: U[{k},{k}] is zero and using it on lu_solve would result "
-                               "in a division by zero. If you still want to perform the factorization, consider "
-                               "calling linalg.lu(A, pivot) or linalg.lu_factor_ex(A, pivot)")
+    LU_, pivots, info = lu_factor_ex(A, pivot=pivot, check_errors=True)
     return LUFactor(LU_, pivots)
 
 
