@@ -145,6 +145,8 @@ FORWARD = {
     "torch_qr_complete": (lambda m, a: tuple(m.qr(a, some=False)), [rand(4, 3, seed=74)]),
     "torch_svd_no_uv": (lambda m, a: tuple(m.svd(a, compute_uv=False)), [rand(4, 3, seed=75)]),
     "torch_matrix_exp": (lambda m, a: a.matrix_exp(), [rand(3, 3, seed=76)]),
+    "torch_nuclear_norm": (lambda m, a: m.nuclear_norm(a), [rand(2, 3, seed=77)]),
+    "torch_nuclear_norm_dim": (lambda m, a: m.nuclear_norm(a, dim=(0, 2), keepdim=True), [rand(2, 3, 4, seed=78)]),
 }
 
 

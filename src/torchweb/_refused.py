@@ -121,7 +121,7 @@ NAMES = {
         **_names("bit", "dtype"),
         **_names("""complex polar view_as_real view_as_complex view_as_real_copy view_as_complex_copy
             stft istft""", "complex"),
-        **_names("geqrf lobpcg nuclear_norm orgqr ormqr pca_lowrank svd_lowrank", "linalg"),
+        **_names("geqrf lobpcg orgqr ormqr pca_lowrank svd_lowrank", "linalg"),
         **_names("eig lstsq matrix_rank solve symeig", "linalg_removed"),
         **_names("jagged", "nested"),
         **_names("vmap func", "func"),

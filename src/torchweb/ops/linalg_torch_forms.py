@@ -163,3 +163,18 @@ def svd(input, some=True, compute_uv=True):
                         zeros(batch + (n, n), dtype=input.dtype, device=input.device))
     U, S, Vh = LS.svd(input, full_matrices=not some)
     return TorchSVD(U, S, Vh.mT)
+
+
+@define("nuclear_norm", "linalg", method=False, out=True, dtypes=_F32)
+def nuclear_norm(input, dim=None, keepdim=False, *, axis=None, keepdims=None):
+    """nuclear_norm(input, dim=None, keepdim=False) -> Tensor
+
+    Deprecated form of linalg.matrix_norm(input, 'nuc', dim, keepdim) (dim: the last two by
+    default; a bool in dim's place is keepdim, as PyTorch's overload; axis / keepdims: NumPy's
+    names, which PyTorch takes)."""
+    from .linalg_more import matrix_norm
+    if isinstance(dim, bool):
+        dim, keepdim = None, dim
+    dim = axis if axis is not None else dim
+    keepdim = keepdims if keepdims is not None else keepdim
+    return matrix_norm(input, "nuc", (-2, -1) if dim is None else dim, keepdim)
