@@ -8,11 +8,12 @@ float32 on both devices; no autograd here: ops/linalg_spectral.py wraps them).
 - svd: one-sided Jacobi (Hestenes) on the columns, the same ordering; U from a Householder QR of
   the rotated columns, which also completes it where singular values are zero.
 
-Each round gathers the matrix into its pairs' order (adjacent positions), so a rotation is a
-few elementwise ops on two interleaved halves; the basis order is tracked in Python.
+A round is a handful of dispatches: one gather of the pairs' entries, the rotations'
+(c, s) elementwise, one gather placing them into an N x N rotation J, and matmuls (J^T X J for
+eigh; W J and V J for svd).
 """
 
-from .._creation import eye, tensor, zeros
+from .._creation import arange, eye, tensor, zeros
 from .elementwise import call
 from .linalg_kernels import index_col
 
@@ -64,16 +65,6 @@ def _rotation(a, d, b):
     return c, t * c
 
 
-def _rotate_rows(X, c, s):
-    """Rows 2i and 2i+1 of X [..., N, k] rotated by (c_i, s_i): p' = c p - s q, q' = s p + c q."""
-    N, k = X.shape[-2], X.shape[-1]
-    T = X.reshape(tuple(X.shape[:-2]) + (N // 2, 2, k))
-    p, q = T[..., :, 0:1, :], T[..., :, 1:2, :]
-    c, s = c.unsqueeze(-1).unsqueeze(-1), s.unsqueeze(-1).unsqueeze(-1)
-    from .join import cat
-    return cat([c * p - s * q, s * p + c * q], -2).reshape(tuple(X.shape))
-
-
 def _pad_even(X, dims):
     """X with one zero row and/or column appended (dims: -2, -1 or both) when its size is odd."""
     from .join import cat
@@ -108,19 +99,49 @@ class _Convergence:
         return stalled
 
 
-class _Basis:
-    """The order of the basis vectors along a tracked dim (position -> index), and the gathers
-    that take it to each round's order."""
+class _Round:
+    """One round's pairs as small index vectors (made once per size and device): `entries`
+    picks each pair's (p, p), (q, q) and (p, q) entries from a flattened N x N matrix; `pair`
+    and `second` say for each index its pair and whether it is the pair's q. The rotation J
+    (J[p, p] = J[q, q] = c, J[p, q] = s, J[q, p] = -s, zero elsewhere) is one elementwise
+    expression of those."""
 
-    def __init__(self, N, device):
-        self.cur = list(range(N))
-        self.device = device
-        self.rounds = _rounds(N)
+    _cache = {}
 
-    def to(self, order):
-        where = {v: i for i, v in enumerate(self.cur)}
-        self.cur = order
-        return tensor([where[v] for v in order], device=self.device)
+    def __init__(self, order, N, device):
+        ps, qs = order[0::2], order[1::2]
+        self.entries = tensor([p * N + p for p in ps] + [q * N + q for q in qs] + [p * N + q for p, q in zip(ps, qs)],
+                              device=device)
+        pair, second = [0] * N, [0] * N
+        for k, (p, q) in enumerate(zip(ps, qs)):
+            pair[p] = pair[q] = k
+            second[q] = 1
+        self.pair = tensor(pair, device=device)
+        self.second = tensor(second, device=device)
+        self.index = arange(N, device=device)
+
+    @classmethod
+    def schedule(cls, N, device):
+        key = (N, str(device))
+        if key not in cls._cache:
+            if len(cls._cache) > 8:    # (a few sizes at a time: each holds O(N^2) indices)
+                cls._cache.clear()
+            cls._cache[key] = [cls(order, N, device) for order in _rounds(N)]
+        return cls._cache[key]
+
+    def rotation(self, G):
+        """J for this round's pairs of the symmetric G [..., N, N] (J^T G J zeroes them)."""
+        N = G.shape[-1]
+        batch = tuple(G.shape[:-2])
+        adb = G.reshape(batch + (N * N,)).index_select(-1, self.entries).reshape(batch + (3, N // 2))
+        c, s = _rotation(adb[..., 0, :], adb[..., 1, :], adb[..., 2, :])
+        c = c.index_select(-1, self.pair).unsqueeze(-1)      # [..., N, 1]: row r's pair's c
+        s = s.index_select(-1, self.pair).unsqueeze(-1)
+        col = self.index.unsqueeze(0)
+        row = self.index.unsqueeze(1)
+        same = self.pair.unsqueeze(1) == self.pair.unsqueeze(0)
+        off = call("where", self.second.unsqueeze(1) < self.second.unsqueeze(0), s, -s)
+        return call("where", same, call("where", row == col, c, off), 0.0)
 
 
 def eigh(S):
@@ -130,30 +151,20 @@ def eigh(S):
     batch = tuple(S.shape[:-2])
     if n <= 1:
         return S.diagonal(0, -2, -1).clone(), eye(n, dtype=S.dtype, device=S.device).expand(batch + (n, n)).clone()
-    odd = n % 2
-    X = _pad_even(S, (-2, -1)) if odd else S
+    X = _pad_even(S, (-2, -1)) if n % 2 else S   # (a zero row and column: its pairs never rotate)
     N = X.shape[-1]
-    V = eye(N, dtype=S.dtype, device=S.device).expand(batch + (N, N)).clone()
-    basis = _Basis(N, S.device)
+    V = None
     scale = X.square().sum((-2, -1))
     stop = _Convergence(n * _EPS * _EPS * scale)
     for _ in range(MAX_SWEEPS):
-        for order in basis.rounds:
-            g = basis.to(order)
-            X = X.index_select(-2, g).index_select(-1, g)
-            V = V.index_select(-1, g)
-            dg = X.diagonal(0, -2, -1)
-            c, s = _rotation(dg[..., 0::2], dg[..., 1::2], X.diagonal(1, -2, -1)[..., 0::2])
-            X = _rotate_rows(_rotate_rows(X, c, s).mT, c, s).mT
-            V = _rotate_rows(V.mT, c, s).mT
+        for rnd in _Round.schedule(N, S.device):
+            Jr = rnd.rotation(X)
+            X = Jr.mT @ X @ Jr
+            V = Jr if V is None else V @ Jr
         if stop.done(_off_diagonal(X)):
             break
-    keep = [i for i, v in enumerate(basis.cur) if v < n]   # (the padding index dropped)
-    if odd:
-        k = tensor(keep, device=S.device)
-        X = X.index_select(-2, k).index_select(-1, k)
-        V = V.index_select(-1, k)[..., :n, :]
-    w, idx = X.diagonal(0, -2, -1).sort(-1)
+    w, idx = X.diagonal(0, -2, -1)[..., :n].sort(-1)
+    V = V[..., :n, :n]
     return w, V.gather(-1, idx.unsqueeze(-2).expand(tuple(V.shape)))
 
 
@@ -162,32 +173,21 @@ def svd_tall(A):
     A = U[..., :, :n] diag(S) V^T."""
     m, n = A.shape[-2], A.shape[-1]
     batch = tuple(A.shape[:-2])
-    odd = n % 2
-    W = _pad_even(A, (-1,)) if odd and n > 1 else A
+    W = _pad_even(A, (-1,)) if n % 2 and n > 1 else A   # (a zero column: its pairs never rotate)
     N = W.shape[-1]
-    V = eye(N, dtype=A.dtype, device=A.device).expand(batch + (N, N)).clone()
-    basis = _Basis(N, A.device)
+    V = eye(N, dtype=A.dtype, device=A.device).expand(batch + (N, N))
     if N > 1:
         stop = _Convergence(None)
         for _ in range(MAX_SWEEPS):
-            for order in basis.rounds:
-                g = basis.to(order)
-                W = W.index_select(-1, g)
-                V = V.index_select(-1, g)
-                T = W.reshape(batch + (m, N // 2, 2))
-                p, q = T[..., 0], T[..., 1]
-                a, d, b = p.square().sum(-2), q.square().sum(-2), (p * q).sum(-2)
-                c, s = _rotation(a, d, b)
-                W = _rotate_rows(W.mT, c, s).mT
-                V = _rotate_rows(V.mT, c, s).mT
+            for rnd in _Round.schedule(N, A.device):
+                Jr = rnd.rotation(W.mT @ W)
+                W = W @ Jr
+                V = V @ Jr
             gram = W.mT @ W
             stop.floor = n * _EPS * _EPS * gram.diagonal(0, -2, -1).sum(-1).square()
             if stop.done(_off_diagonal(gram)):
                 break
-    if odd and n > 1:
-        k = tensor([i for i, v in enumerate(basis.cur) if v < n], device=A.device)
-        W = W.index_select(-1, k)
-        V = V.index_select(-1, k)[..., :n, :]
+    W, V = W[..., :, :n], V[..., :n, :n]
     S, idx = W.square().sum(-2).sqrt().sort(-1, descending=True)
     W = W.gather(-1, idx.unsqueeze(-2).expand(tuple(W.shape)))
     V = V.gather(-1, idx.unsqueeze(-2).expand(tuple(V.shape)))
