@@ -8,6 +8,8 @@ rtol 1e-3 / atol 1e-4. Eigenvectors and singular vectors are unique up to sign: 
 aligned to PyTorch's column by column before comparing, and gradients are checked through
 functions that do not depend on the signs."""
 
+import warnings
+
 import pytest
 import torch
 
@@ -398,3 +400,29 @@ def test_linalg_error_is_a_runtime_error():
     assert issubclass(torchweb.linalg.LinAlgError, RuntimeError)
     with pytest.raises(AttributeError, match="not implemented by torchweb"):
         torchweb.linalg.ldl_factor
+
+
+OUT_CASES = {   # name -> (fn(module, A, out), number of results, which results to compare)
+    "inv": (lambda m, x, out: m.linalg.inv(x, out=out), 1, None),
+    "pinv": (lambda m, x, out: m.linalg.pinv(x, out=out), 1, None),
+    "inverse": (lambda m, x, out: m.inverse(x, out=out), 1, None),
+    "qr": (lambda m, x, out: m.linalg.qr(x, out=out), 2, (0, 1)),
+    "slogdet": (lambda m, x, out: m.linalg.slogdet(x, out=out), 2, (0, 1)),
+    "eigh": (lambda m, x, out: m.linalg.eigh(x, out=out), 2, (0,)),   # (eigenvectors: up to sign)
+}
+
+
+@pytest.mark.parametrize("name", OUT_CASES)
+def test_out_arguments(device, name):
+    """out= as PyTorch's: a tensor for one result, a tuple for several, resized to fit."""
+    fn, n_out, compare = OUT_CASES[name]
+    a = square(3, 3, seed=130)
+    results = []
+    for m, x in ((torch, a), (torchweb, ours(a, device))):
+        out = m.empty(0, device=x.device) if n_out == 1 else tuple(m.empty(0, device=x.device) for _ in range(n_out))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            r = fn(m, x, out)
+        assert (r is out) if n_out == 1 else all(p is q for p, q in zip(r, out))
+        results.append(r if compare is None else tuple(r[i] for i in compare))
+    assert_close(results[1], results[0], **VAL)

@@ -9,9 +9,14 @@ from .ops.linalg_checks import LinAlgError  # noqa: F401
 from .ops.linalg_factor import (cholesky, cholesky_ex, inv, inv_ex, det, slogdet, solve, solve_ex,  # noqa: F401
                                 solve_triangular, lu_factor, lu_factor_ex, lu, lu_solve)
 from .ops.linalg_spectral import qr, eigh, eigvalsh, svd, svdvals  # noqa: F401
-from .ops.linalg_derived import (pinv, lstsq, matrix_rank, cond, matrix_power, matrix_exp,  # noqa: F401
-                                 householder_product, vander, eig, eigvals, diagonal, tensorinv,
-                                 tensorsolve)
+from .ops import linalg_derived as _derived
+from .ops.linalg_derived import lstsq, vander, eig, eigvals, diagonal  # noqa: F401
+from .ops.out_arg import with_out as _with_out
+
+# (out= as PyTorch's: written by ops/out_arg.py's rules)
+pinv, matrix_rank, cond, householder_product, tensorinv, tensorsolve, matrix_power, matrix_exp = (
+    _with_out(getattr(_derived, n), "linalg." + n) for n in
+    ("pinv", "matrix_rank", "cond", "householder_product", "tensorinv", "tensorsolve", "matrix_power", "matrix_exp"))
 from ._refused import refuse_the_rest
 
 __getattr__ = refuse_the_rest("torch.linalg", "not implemented by torchweb (LDL^H with Bunch-Kaufman pivoting: "

@@ -27,7 +27,7 @@ def _tolerance(S, atol, rtol, n_max):
     return tol
 
 
-def pinv(A, *, atol=None, rtol=None, hermitian=False, out=None, rcond=None):
+def pinv(A, *, atol=None, rtol=None, hermitian=False, rcond=None):
     """linalg.pinv(A, *, atol=None, rtol=None, hermitian=False): the pseudo-inverse, from the SVD
     (eigh when hermitian), singular values at or below max(atol, rtol * max) taken as zero."""
     if A.dim() < 2 or not A.dtype.is_floating_point or A.dtype.itemsize < 4:
@@ -53,7 +53,7 @@ def pinverse(input, rcond=1e-15):
     return pinv(input, rtol=rcond)
 
 
-def matrix_rank(A, *, atol=None, rtol=None, hermitian=False, out=None, tol=None):
+def matrix_rank(A, *, atol=None, rtol=None, hermitian=False, tol=None):
     """linalg.matrix_rank(A, *, atol=None, rtol=None, hermitian=False): the number of singular
     values (|eigenvalues| when hermitian) above max(atol, rtol * max)."""
     if A.dim() < 2:
@@ -103,7 +103,7 @@ def lstsq(A, B, rcond=None, *, driver=None):
                  rank, svals)
 
 
-def cond(A, p=None, *, out=None):
+def cond(A, p=None):
     """linalg.cond(A, p=None): the condition number in norm p (None / 2 / -2 from the singular
     values; 'fro', 'nuc', inf, -inf, 1, -1 as norm(A) * norm(A^-1), inf where A is singular)."""
     from .linalg_more import matrix_norm
@@ -164,7 +164,7 @@ def matrix_exp(A):
     return E
 
 
-def householder_product(A, tau, *, out=None):
+def householder_product(A, tau):
     """linalg.householder_product(A, tau): the first n columns of H_1 ... H_k, H_i = I - tau_i v_i
     v_i^H, v_i column i of A below the diagonal with 1 on it."""
     name = "torch.linalg.householder_product"
@@ -217,7 +217,7 @@ def diagonal(A, *, offset=0, dim1=-2, dim2=-1):
     return A.diagonal(offset, dim1, dim2)
 
 
-def tensorinv(A, ind=2, *, out=None):
+def tensorinv(A, ind=2):
     """linalg.tensorinv(A, ind=2): the tensor B with tensordot(A, B, ind) the identity: the
     inverse of A reshaped to a square matrix of its first ind dims by the rest."""
     from math import prod
@@ -227,7 +227,7 @@ def tensorinv(A, ind=2, *, out=None):
     return inv(A.reshape(prod(left), prod(right))).reshape(right + left)
 
 
-def tensorsolve(A, B, dims=None, *, out=None):
+def tensorsolve(A, B, dims=None):
     """linalg.tensorsolve(A, B, dims=None): X with tensordot(A, X, X.ndim) = B."""
     from math import prod
     from .linalg_factor import solve

@@ -6,6 +6,7 @@ derivative comes from them."""
 
 from .._creation import eye
 from ..autograd.function import Function
+from .out_arg import result_or_out
 from . import linalg_kernels as K
 from .linalg_checks import (CholeskyEx, InvEx, LUFactor, LUFactorEx, LU, SolveEx, Slogdet, LinAlgError,
                             check_matrix, check_same, raise_for_info)
@@ -49,19 +50,12 @@ def solve_triangular(A, B, *, upper, left=True, unitriangular=False, out=None):
         raise RuntimeError(f"{name}: The input tensor B must have at least 2 dimensions.")
     check_same(A, B, name)
     if not left:
-        return _out(solve_triangular(A.mT, B.mT, upper=not upper, unitriangular=unitriangular).mT, out)
+        return result_or_out(solve_triangular(A.mT, B.mT, upper=not upper, unitriangular=unitriangular).mT, out, "linalg.solve_triangular")
     if A.shape[-1] != B.shape[-2]:
         raise RuntimeError(f"{name}: Incompatible shapes of A and B for the equation AX = B "
                            f"({A.shape[-2]}x{A.shape[-1]} and {B.shape[-2]}x{B.shape[-1]})")
     A, B = K.expand_batch(A, B)
-    return _out(_SolveTriangular.apply(A, B, bool(upper), bool(unitriangular)), out)
-
-
-def _out(result, out):
-    if out is None:
-        return result
-    out.resize_(tuple(result.shape)).copy_(result)
-    return out
+    return result_or_out(_SolveTriangular.apply(A, B, bool(upper), bool(unitriangular)), out, "linalg.solve_triangular")
 
 
 # -- Cholesky ---------------------------------------------------------------------------------------
@@ -94,7 +88,7 @@ def cholesky_ex(A, *, upper=False, check_errors=False, out=None):
     L, info = factor_cholesky(A, upper, "linalg.cholesky")
     if check_errors:
         _raise_not_pd(info, "linalg.cholesky_ex")
-    return CholeskyEx(L, info)
+    return result_or_out(CholeskyEx(L, info), out, "linalg.cholesky_ex")
 
 
 def factor_cholesky(A, upper, name):
@@ -115,7 +109,7 @@ def cholesky(A, *, upper=False, out=None):
     LinAlgError where A is not positive definite."""
     L, info = cholesky_ex(A, upper=upper)
     _raise_not_pd(info, "linalg.cholesky")
-    return _out(L, out)
+    return result_or_out(L, out, "linalg.cholesky")
 
 
 # -- LU ---------------------------------------------------------------------------------------------
@@ -133,7 +127,7 @@ def lu_factor_ex(A, *, pivot=True, check_errors=False, out=None):
         LU_ = _cat_cols(L.tril(-1), L.new_zeros(tuple(L.shape[:-2]) + (m, n - m))) + U
     if check_errors:
         _raise_singular_lu(info)
-    return LUFactorEx(LU_, pivots, info)
+    return result_or_out(LUFactorEx(LU_, pivots, info), out, "linalg.lu_factor_ex")
 
 
 def _check_lu(A, name, pivot):
@@ -156,7 +150,7 @@ def _raise_singular_lu(info):
 def lu_factor(A, *, pivot=True, out=None):
     """linalg.lu_factor(A, *, pivot=True): (LU, pivots), as LAPACK's getrf."""
     LU_, pivots, info = lu_factor_ex(A, pivot=pivot, check_errors=True)
-    return LUFactor(LU_, pivots)
+    return result_or_out(LUFactor(LU_, pivots), out, "linalg.lu_factor")
 
 
 class _LU(Function):
@@ -218,7 +212,7 @@ def _cat_rows(a, b):
 def lu(A, *, pivot=True, out=None):
     """linalg.lu(A, *, pivot=True): (P, L, U) with A = P L U, L unit lower, U upper."""
     _check_lu(A, "linalg.lu", pivot)
-    return LU(*_LU.apply(A)[:3])
+    return result_or_out(LU(*_LU.apply(A)[:3]), out, "linalg.lu")
 
 
 def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True, *, out=None):
@@ -234,7 +228,7 @@ def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True, *, out=N
         U = LU_data[..., :k, :].triu()
     if unpack_pivots:
         P = K.perm_matrix(K.perm_from_pivots(LU_pivots, m), LU_data.dtype)
-    return LUUnpack(P, L, U)
+    return result_or_out(LUUnpack(P, L, U), out, "lu_unpack")
 
 
 def lu_solve(LU_, pivots, B, *, left=True, adjoint=False, out=None):
@@ -244,7 +238,7 @@ def lu_solve(LU_, pivots, B, *, left=True, adjoint=False, out=None):
     check_matrix(LU_, name, what="LU")
     check_same(LU_, B, name)
     if not left:
-        return _out(lu_solve(LU_, pivots, B.mT, adjoint=not adjoint).mT, out)
+        return result_or_out(lu_solve(LU_, pivots, B.mT, adjoint=not adjoint).mT, out, "linalg.lu_solve")
     n = LU_.shape[-1]
     perm = K.perm_from_pivots(pivots, n)
     LU_, B = K.expand_batch(LU_, B)
@@ -253,9 +247,9 @@ def lu_solve(LU_, pivots, B, *, left=True, adjoint=False, out=None):
         Y = solve_triangular(LU_.mT, B, upper=False)
         Y = solve_triangular(LU_.mT, Y, upper=True, unitriangular=True)
         P = K.perm_matrix(perm, B.dtype)
-        return _out(P @ Y, out)
+        return result_or_out(P @ Y, out, "linalg.lu_solve")
     Y = solve_triangular(LU_, K.permute_rows(B, perm), upper=False, unitriangular=True)
-    return _out(solve_triangular(LU_, Y, upper=True), out)
+    return result_or_out(solve_triangular(LU_, Y, upper=True), out, "linalg.lu_solve")
 
 
 # -- solve, inv -------------------------------------------------------------------------------------
@@ -308,7 +302,7 @@ def solve_ex(A, B, *, left=True, check_errors=False, out=None):
         info = info[0]
     if check_errors:
         _raise_singular_solve(info)
-    return SolveEx(X.squeeze(-1) if vector else X, info)
+    return result_or_out(SolveEx(X.squeeze(-1) if vector else X, info), out, "linalg.solve_ex")
 
 
 def _raise_singular_solve(info):
@@ -321,7 +315,7 @@ def solve(A, B, *, left=True, out=None):
     LinAlgError for a singular A."""
     X, info = solve_ex(A, B, left=left)
     _raise_singular_solve(info)
-    return _out(X, out)
+    return result_or_out(X, out, "linalg.solve")
 
 
 class _Inv(Function):
@@ -348,7 +342,7 @@ def inv_ex(A, *, check_errors=False, out=None):
     X, info = _Inv.apply(A)
     if check_errors:
         _raise_singular_inv(info)
-    return InvEx(X, info)
+    return result_or_out(InvEx(X, info), out, "linalg.inv_ex")
 
 
 def _raise_singular_inv(info):
@@ -360,7 +354,7 @@ def inv(A, *, out=None):
     """linalg.inv(A): A^-1; raises LinAlgError for a singular A."""
     X, info = inv_ex(A)
     _raise_singular_inv(info)
-    return _out(X, out)
+    return result_or_out(X, out, "linalg.inv")
 
 
 # -- det, slogdet -----------------------------------------------------------------------------------
@@ -397,7 +391,7 @@ class _Det(Function):
 def det(A, *, out=None):
     """linalg.det(A): the determinant (by LU with partial pivoting)."""
     check_matrix(A, "linalg.det")
-    return _out(_Det.apply(A), out)
+    return result_or_out(_Det.apply(A), out, "linalg.det")
 
 
 class _Slogdet(Function):
@@ -421,7 +415,7 @@ class _Slogdet(Function):
 def slogdet(A, *, out=None, name="linalg.slogdet"):
     """linalg.slogdet(A): (sign, log|det|); sign 0 and logabsdet -inf for a singular A."""
     check_matrix(A, name)
-    return Slogdet(*_Slogdet.apply(A))
+    return result_or_out(Slogdet(*_Slogdet.apply(A)), out, name)
 
 
 def logdet(A):

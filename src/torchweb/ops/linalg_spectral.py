@@ -7,6 +7,7 @@ from .._creation import empty
 from ..autograd.function import Function
 from . import linalg_jacobi as J
 from .join import cat
+from .out_arg import result_or_out
 from .linalg_checks import QR, Eigh, SVD, check_matrix
 from .linalg_factor import solve_triangular, inv
 
@@ -82,7 +83,7 @@ def qr(A, mode="reduced", *, out=None):
     if mode not in ("reduced", "complete", "r"):
         raise RuntimeError(f"qr received unrecognized mode '{mode}' but expected one of 'reduced' (default), "
                            "'r', or 'complete'")
-    return QR(*_QR.apply(A, mode))
+    return result_or_out(QR(*_QR.apply(A, mode)), out, "linalg.qr")
 
 
 # -- eigh -------------------------------------------------------------------------------------------
@@ -135,13 +136,13 @@ def eigh(A, UPLO="L", *, out=None):
     """linalg.eigh(A, UPLO='L'): (eigenvalues ascending, eigenvectors) of a symmetric A from its
     UPLO triangle (cyclic Jacobi)."""
     check_matrix(A, "linalg.eigh")
-    return Eigh(*_Eigh.apply(A, _check_uplo(UPLO)))
+    return result_or_out(Eigh(*_Eigh.apply(A, _check_uplo(UPLO))), out, "linalg.eigh")
 
 
 def eigvalsh(A, UPLO="L", *, out=None):
     """linalg.eigvalsh(A, UPLO='L'): the eigenvalues of a symmetric A, ascending."""
     check_matrix(A, "linalg.eigh")
-    return _Eigh.apply(A, _check_uplo(UPLO))[0]
+    return result_or_out(_Eigh.apply(A, _check_uplo(UPLO))[0], out, "linalg.eigvalsh")
 
 
 # -- SVD --------------------------------------------------------------------------------------------
@@ -212,13 +213,13 @@ def svd(A, full_matrices=True, *, driver=None, out=None):
     """linalg.svd(A, full_matrices=True): (U, S, Vh), A = U diag(S) Vh, S descending (one-sided
     Jacobi)."""
     check_matrix(A, "linalg.svd", square=False)
-    return SVD(*_SVD.apply(A, bool(full_matrices)))
+    return result_or_out(SVD(*_SVD.apply(A, bool(full_matrices))), out, "linalg.svd")
 
 
 def svdvals(A, *, driver=None, out=None):
     """linalg.svdvals(A): the singular values, descending."""
     check_matrix(A, "linalg.svd", square=False)
-    return _SVD.apply(A, False)[1]
+    return result_or_out(_SVD.apply(A, False)[1], out, "linalg.svdvals")
 
 
 # -- det's gradient where A is singular ------------------------------------------------------------
