@@ -6,6 +6,7 @@ import math
 
 from .._creation import eye, empty
 from .elementwise import call
+from .operands import is_tensor
 from .join import stack
 from .linalg_checks import Lstsq, check_matrix, check_float, check_same
 from .linalg_factor import inv
@@ -15,16 +16,16 @@ _EPS = 1.1920928955078125e-07   # float32's
 
 
 def _tolerance(S, atol, rtol, n_max):
-    """PyTorch's cutoff max(atol, rtol * S_max), rtol defaulting to eps * max(m, n) when neither
-    is given (and to 0 when only atol is)."""
+    """PyTorch's cutoff max(atol, rtol * S_max) [..., 1], rtol defaulting to eps * max(m, n),
+    or to 0 when a positive atol (or a tensor of them) is given."""
+    atol_given = atol is not None and (is_tensor(atol) or atol > 0)
     if rtol is None:
-        given = atol is not None and (hasattr(atol, "shape") or atol > 0)
-        rtol = 0.0 if given else _EPS * n_max
-    smax = S.amax(-1, keepdim=True) if S.shape[-1] else S.sum(-1, keepdim=True)
+        rtol = 0.0 if atol_given else _EPS * n_max
+    smax = S.amax(-1, keepdim=True) if S.shape[-1] else S.sum(-1, keepdim=True)   # (no values: 0)
     tol = smax * rtol
-    if atol is not None:
-        tol = call("maximum", tol, atol if hasattr(atol, "shape") else tol * 0 + atol)
-    return tol
+    if atol is None:
+        return tol
+    return call("maximum", tol, atol.unsqueeze(-1) if is_tensor(atol) and atol.dim() else tol * 0 + atol)
 
 
 def pinv(A, *, atol=None, rtol=None, hermitian=False, rcond=None):
@@ -79,12 +80,12 @@ def lstsq(A, B, rcond=None, *, driver=None):
     check_same(A, B, "torch.linalg.lstsq")
     driver = driver or "gelsy"
     if driver not in ("gels", "gelsy", "gelsd", "gelss"):
-        raise RuntimeError(f"torch.linalg.lstsq: parameter `driver` should be one of (gels, gelsy, gelsd, gelss)")
+        raise RuntimeError("torch.linalg.lstsq: parameter `driver` should be one of (gels, gelsy, gelsd, gelss)")
     vector = B.dim() == A.dim() - 1
     Bm = B.unsqueeze(-1) if vector else B
     m, n = A.shape[-2], A.shape[-1]
     if Bm.shape[-2] != m:
-        raise RuntimeError(f"torch.linalg.lstsq: input.size(-2) should match other.size(-2)")
+        raise RuntimeError("torch.linalg.lstsq: input.size(-2) should match other.size(-2)")
     U, S, Vh = svd(A, full_matrices=False)
     rtol = _EPS * max(m, n) if rcond is None or rcond < 0 else rcond
     tol = _tolerance(S, None, rtol, max(m, n))

@@ -50,12 +50,13 @@ def solve_triangular(A, B, *, upper, left=True, unitriangular=False, out=None):
         raise RuntimeError(f"{name}: The input tensor B must have at least 2 dimensions.")
     check_same(A, B, name)
     if not left:
-        return result_or_out(solve_triangular(A.mT, B.mT, upper=not upper, unitriangular=unitriangular).mT, out, "linalg.solve_triangular")
+        X = solve_triangular(A.mT, B.mT, upper=not upper, unitriangular=unitriangular).mT
+        return result_or_out(X, out, name)
     if A.shape[-1] != B.shape[-2]:
         raise RuntimeError(f"{name}: Incompatible shapes of A and B for the equation AX = B "
                            f"({A.shape[-2]}x{A.shape[-1]} and {B.shape[-2]}x{B.shape[-1]})")
     A, B = K.expand_batch(A, B)
-    return result_or_out(_SolveTriangular.apply(A, B, bool(upper), bool(unitriangular)), out, "linalg.solve_triangular")
+    return result_or_out(_SolveTriangular.apply(A, B, bool(upper), bool(unitriangular)), out, name)
 
 
 # -- Cholesky ---------------------------------------------------------------------------------------
