@@ -152,6 +152,13 @@ FORWARD = {
     "torch_qr_complete": (lambda m, a: tuple(m.qr(a, some=False)), [rand(4, 3, seed=74)]),
     "torch_svd_no_uv": (lambda m, a: tuple(m.svd(a, compute_uv=False)), [rand(4, 3, seed=75)]),
     "torch_matrix_exp": (lambda m, a: a.matrix_exp(), [rand(3, 3, seed=76)]),
+    "torch_geqrf": (lambda m, a: tuple(m.geqrf(a)), [rand(2, 5, 3, seed=79)]),
+    "torch_geqrf_wide": (lambda m, a: tuple(a.geqrf()), [rand(3, 5, seed=80)]),
+    "torch_geqrf_triangular": (lambda m, a: tuple(m.geqrf(a)), [torch.eye(3) * 2]),
+    "torch_orgqr": (lambda m, a, t: m.orgqr(a, t), list(torch.geqrf(rand(5, 3, seed=81)))),
+    "torch_ormqr": (lambda m, a, t, b: m.ormqr(a, t, b), list(torch.geqrf(rand(4, 3, seed=82))) + [rand(4, 2)]),
+    "torch_ormqr_t_right": (lambda m, a, t, b: a.ormqr(t, b, left=False, transpose=True),
+                            list(torch.geqrf(rand(4, 3, seed=83))) + [rand(2, 4)]),
     "torch_nuclear_norm": (lambda m, a: m.nuclear_norm(a), [rand(2, 3, seed=77)]),
     "torch_nuclear_norm_dim": (lambda m, a: m.nuclear_norm(a, dim=(0, 2), keepdim=True), [rand(2, 3, 4, seed=78)]),
 }
@@ -264,6 +271,7 @@ BACKWARD = {
     "cholesky_inverse": (lambda m, a: m.cholesky_inverse(m.linalg.cholesky(a @ a.mT + 3 * m.eye(3, device=a.device))),
                          lambda: (rand(3, 3, seed=117),)),
     "householder_product": (lambda m, a, t: m.linalg.householder_product(a, t), lambda: (rand(4, 3, seed=118), rand(3))),
+    "ormqr": (lambda m, a, t, b: m.ormqr(a, t, b, transpose=True), lambda: (rand(4, 3, seed=84), rand(3), rand(4, 2))),
     "torch_svd": (lambda m, a: (lambda U, S, V: (U * S.unsqueeze(-2)) @ V.mT)(*m.svd(a)), lambda: (rand(4, 3, seed=119),)),
 }
 

@@ -121,7 +121,7 @@ NAMES = {
         **_names("bit", "dtype"),
         **_names("""complex polar view_as_real view_as_complex view_as_real_copy view_as_complex_copy
             stft istft""", "complex"),
-        **_names("geqrf lobpcg orgqr ormqr pca_lowrank svd_lowrank", "linalg"),
+        **_names("lobpcg pca_lowrank svd_lowrank", "linalg"),
         **_names("eig lstsq matrix_rank solve symeig", "linalg_removed"),
         **_names("jagged", "nested"),
         **_names("vmap func", "func"),
@@ -143,7 +143,6 @@ NAMES = {
         **dict.fromkeys(("smm", "sspaddmm", "sparse_resize_", "sparse_resize_and_clear_",
                          "resize_as_sparse_"), "sparse_op"),
         "index": "first_class_dims", "to_mkldnn": "vendor", "to_padded_tensor": "nested",
-        **dict.fromkeys(("geqrf", "orgqr", "ormqr"), "linalg"),
         **dict.fromkeys(("eig", "lstsq", "solve", "symeig"), "linalg_removed"),
         **dict.fromkeys(("stft", "istft"), "complex"),
     },

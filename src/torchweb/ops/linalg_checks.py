@@ -37,6 +37,7 @@ SVD = _tuple("linalg_svd", ["U", "S", "Vh"])
 TorchSVD = _tuple("svd", ["U", "S", "V"])
 Lstsq = _tuple("linalg_lstsq", ["solution", "residuals", "rank", "singular_values"])
 TriangularSolve = _tuple("triangular_solve", ["solution", "cloned_coefficient"])
+Geqrf = _tuple("geqrf", ["a", "tau"])
 
 _C_NAMES = {"int64": "Long", "int32": "Int", "uint8": "Byte", "bool": "Bool", "float16": "Half",
             "float32": "Float"}

@@ -187,6 +187,28 @@ def householder_product(A, tau):
     return Q
 
 
+def ormqr(input, tau, other, left=True, transpose=False):
+    """ormqr(input, tau, other, left=True, transpose=False): other multiplied by Q = H_1 ... H_k
+    (geqrf's reflectors in input and tau) without forming Q: Q other, Q^T other, other Q or
+    other Q^T, one reflector at a time."""
+    from .linalg_kernels import index_col
+    name = "torch.ormqr"
+    check_float(input, name)
+    m = input.shape[-2]
+    if (other.shape[-2] if left else other.shape[-1]) != m:
+        raise RuntimeError(f"{name}: other.shape[{-2 if left else -1}] must be equal to input.shape[-2]")
+    rows = index_col(m, input.device)
+    k = tau.shape[-1]
+    X = other
+    # left: Q X applies H_k first; Q^T X applies H_1 first (and the other way round on the right)
+    order = range(k - 1, -1, -1) if left != transpose else range(k)
+    for i in order:
+        v = call("where", rows > i, input[..., :, i:i + 1], call("where", rows == i, 1.0, 0.0))
+        t = tau[..., i:i + 1].unsqueeze(-1)
+        X = X - (t * v) @ (v.mT @ X) if left else X - (X @ v) @ (t * v).mT
+    return X
+
+
 def vander(x, *, N=None):
     """linalg.vander(x, *, N=None): the Vandermonde matrix [x^0, x^1, ..., x^(N-1)] (columns of
     increasing powers, N = x.shape[-1] by default)."""

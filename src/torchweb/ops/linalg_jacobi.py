@@ -21,23 +21,39 @@ MAX_SWEEPS = 30
 _EPS = 1.1920928955078125e-07   # float32's
 
 
-def householder_qr(A):
-    """(Q [..., m, m], R [..., m, n]) with A = Q R."""
+def householder_qr(A, compact=False):
+    """(Q [..., m, m], R [..., m, n]) with A = Q R; compact: LAPACK geqrf's (a, tau) instead, a
+    holding R and below its diagonal each reflector's v (v[j] = 1 implied), H_j = I - tau_j v v^T."""
     m, n = A.shape[-2], A.shape[-1]
     batch = tuple(A.shape[:-2])
     R = A.clone()
-    Q = eye(m, dtype=A.dtype, device=A.device).expand(batch + (m, m)).clone()
+    Q = None if compact else eye(m, dtype=A.dtype, device=A.device).expand(batch + (m, m)).clone()
     rows = index_col(m, A.device)
+    vs, taus = [], []
     for j in range(min(m, n)):
         x = call("where", rows >= j, R[..., :, j:j + 1], 0.0)
         alpha = x[..., j:j + 1, :]
         below = call("where", rows > j, x, 0.0).square().sum(-2, keepdim=True)
         norm = (alpha.square() + below).sqrt()
-        v = call("where", rows == j, alpha + call("where", alpha >= 0, norm, -norm), x)
+        head = alpha + call("where", alpha >= 0, norm, -norm)
+        v = call("where", rows == j, head, x)
         beta = call("where", below == 0, 0.0, 2.0 / v.square().sum(-2, keepdim=True))
         R = R - (beta * v) @ (v.mT @ R)
-        Q = Q - (Q @ v) @ (beta * v).mT
-    return Q, R.triu()
+        if compact:   # (v scaled to v[j] = 1: tau = beta v[j]^2)
+            vs.append(call("where", (rows > j) & (below != 0), v / head, 0.0))
+            taus.append((beta * head.square())[..., 0, :])
+        else:
+            Q = Q - (Q @ v) @ (beta * v).mT
+    if not compact:
+        return Q, R.triu()
+    from .join import cat
+    k = len(vs)
+    a = R.triu()
+    if k:
+        V = cat(vs, -1)
+        a = a + (cat([V, zeros(batch + (m, n - k), dtype=A.dtype, device=A.device)], -1) if n > k else V)
+    tau = cat(taus, -1) if k else zeros(batch + (0,), dtype=A.dtype, device=A.device)
+    return a, tau
 
 
 def _rounds(N):

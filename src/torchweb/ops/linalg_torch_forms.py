@@ -178,3 +178,31 @@ def nuclear_norm(input, dim=None, keepdim=False, *, axis=None, keepdims=None):
     dim = axis if axis is not None else dim
     keepdim = keepdims if keepdims is not None else keepdim
     return matrix_norm(input, "nuc", (-2, -1) if dim is None else dim, keepdim)
+
+
+@define("geqrf", "linalg", dtypes=_F32, out=True)
+def geqrf(input):
+    """geqrf(input) -> (a, tau)
+
+    LAPACK's compact Householder QR: R on and above a's diagonal, the reflectors' vectors below
+    it, their scales in tau (not differentiable, as PyTorch's)."""
+    from .linalg_checks import Geqrf, check_matrix
+    from .linalg_jacobi import householder_qr
+    check_matrix(input, "geqrf", square=False)
+    return Geqrf(*householder_qr(input.detach(), compact=True))
+
+
+@define("orgqr", "linalg", dtypes=_F32, out=True)
+def orgqr(input, input2):
+    """orgqr(input, tau) -> Tensor
+
+    The first n columns of Q from geqrf's reflectors (linalg.householder_product)."""
+    return LD.householder_product(input, input2)
+
+
+@define("ormqr", "linalg", dtypes=_F32, out=True)
+def ormqr(input, input2, input3, left=True, transpose=False):
+    """ormqr(input, tau, other, left=True, transpose=False) -> Tensor
+
+    other multiplied by geqrf's Q (Q^T when transpose; on the right when not left)."""
+    return LD.ormqr(input, input2, input3, left, transpose)
