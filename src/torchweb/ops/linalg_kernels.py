@@ -103,10 +103,43 @@ def cholesky(A):
     return L, first_failure(~(pivots > 0))
 
 
+LU_BLOCK = 32   # panel width of the blocked LU
+
+
 def lu(A):
     """(LU, pivots, perm, info) of A [..., m, n] with partial pivoting: LU holds L's strictly
     lower part (unit diagonal) and U; pivots LAPACK's 1-based row swaps (int32); perm the rows of
-    A in the order they end up (A[perm] = L U); info the first zero diagonal of U (1-based)."""
+    A in the order they end up (A[perm] = L U); info the first zero diagonal of U (1-based).
+
+    Blocked past 2 panels (as LAPACK's getrf): each panel of LU_BLOCK columns is factored
+    column by column on its own rows, its row order applied to the whole rows once, then
+    U12 = L11^-1 A12 (a triangular solve) and A22 -= L21 U12 (one matmul)."""
+    m, n = A.shape[-2], A.shape[-1]
+    k = min(m, n)
+    if k <= 2 * LU_BLOCK:
+        return _lu_columns(A)
+    batch = tuple(A.shape[:-2])
+    LU = A.clone()
+    perm = arange(m, device=A.device).expand(batch + (m,)).clone()
+    pivots = []
+    for j0 in range(0, k, LU_BLOCK):
+        jb = min(LU_BLOCK, k - j0)
+        P, piv, order, _ = _lu_columns(LU[..., j0:, j0:j0 + jb])
+        pivots.append(piv + j0)
+        rows = permute_rows(LU[..., j0:, :], order)        # (the swaps reach L's columns on the left too)
+        perm[..., j0:] = perm[..., j0:].gather(-1, order)
+        rows[..., :, j0:j0 + jb] = P
+        if j0 + jb < n:
+            U12 = tri_solve(P[..., :jb, :], rows[..., :jb, j0 + jb:], upper=False, unit=True)
+            rows[..., :jb, j0 + jb:] = U12
+            rows[..., jb:, j0 + jb:] = rows[..., jb:, j0 + jb:] - P[..., jb:, :] @ U12
+        LU[..., j0:, :] = rows
+    diag = LU.diagonal(0, -2, -1)
+    return LU, cat(pivots, -1), perm, first_failure(diag == 0)
+
+
+def _lu_columns(A):
+    """lu(A) one column at a time: pivot search, a row swap and a rank-1 update per column."""
     m, n = A.shape[-2], A.shape[-1]
     k = min(m, n)
     batch = tuple(A.shape[:-2])
