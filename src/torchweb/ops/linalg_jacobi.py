@@ -5,8 +5,9 @@ float32 on both devices; no autograd here: ops/linalg_spectral.py wraps them).
   and no reflection where the column is already zero below the diagonal);
 - eigh: cyclic Jacobi, every sweep n - 1 rounds of n / 2 disjoint rotations at once (a
   round-robin ordering), until the off-diagonal part is down to float32 rounding (_Convergence);
-- svd: one-sided Jacobi (Hestenes) on the columns, the same ordering; U from a Householder QR of
-  the rotated columns, which also completes it where singular values are zero.
+- svd: a Householder QR first when A is tall, then one-sided Jacobi (Hestenes) on the columns
+  of the square factor, the same ordering; U from a Householder QR of the rotated columns,
+  which also completes it where singular values are zero.
 
 A round is a handful of dispatches: one gather of the pairs' entries, the rotations'
 (c, s) elementwise, one gather placing them into an N x N rotation J, and matmuls (J^T X J for
@@ -189,6 +190,11 @@ def svd_tall(A):
     A = U[..., :, :n] diag(S) V^T."""
     m, n = A.shape[-2], A.shape[-1]
     batch = tuple(A.shape[:-2])
+    if m > n > 0:   # a QR first: the rotations then work on R's n rows, not A's m
+        Q, R = householder_qr(A)
+        Ur, S, V = svd_tall(R[..., :n, :])
+        from .join import cat
+        return cat([Q[..., :, :n] @ Ur, Q[..., :, n:]], -1), S, V
     W = _pad_even(A, (-1,)) if n % 2 and n > 1 else A   # (a zero column: its pairs never rotate)
     N = W.shape[-1]
     V = eye(N, dtype=A.dtype, device=A.device).expand(batch + (N, N))
