@@ -438,3 +438,50 @@ def test_out_arguments(device, name):
         assert (r is out) if n_out == 1 else all(p is q for p, q in zip(r, out))
         results.append(r if compare is None else tuple(r[i] for i in compare))
     assert_close(results[1], results[0], **VAL)
+
+
+def _every_form(m):
+    """name -> fn(x) for each function of this file, called with one bad input."""
+    return {
+        "cholesky": lambda x: m.linalg.cholesky(x), "inv": lambda x: m.linalg.inv(x), "det": lambda x: m.linalg.det(x),
+        "slogdet": lambda x: m.linalg.slogdet(x), "solve": lambda x: m.linalg.solve(x, x),
+        "lu_factor": lambda x: m.linalg.lu_factor(x), "lu": lambda x: m.linalg.lu(x), "qr": lambda x: m.linalg.qr(x),
+        "eigh": lambda x: m.linalg.eigh(x), "eigvalsh": lambda x: m.linalg.eigvalsh(x), "svd": lambda x: m.linalg.svd(x),
+        "svdvals": lambda x: m.linalg.svdvals(x), "pinv": lambda x: m.linalg.pinv(x),
+        "matrix_rank": lambda x: m.linalg.matrix_rank(x), "lstsq": lambda x: m.linalg.lstsq(x, x),
+        "matrix_exp": lambda x: m.linalg.matrix_exp(x), "matrix_power": lambda x: m.linalg.matrix_power(x, 2),
+        "solve_triangular": lambda x: m.linalg.solve_triangular(x, x, upper=True), "cond": lambda x: m.linalg.cond(x),
+        "householder_product": lambda x: m.linalg.householder_product(x, x[..., 0]),
+        "inverse": lambda x: m.inverse(x), "logdet": lambda x: m.logdet(x), "torch_det": lambda x: m.det(x),
+        "torch_slogdet": lambda x: m.slogdet(x), "torch_svd": lambda x: m.svd(x), "torch_qr": lambda x: m.qr(x),
+        "torch_cholesky": lambda x: m.cholesky(x), "geqrf": lambda x: m.geqrf(x),
+        "cholesky_solve": lambda x: m.cholesky_solve(x, x), "cholesky_inverse": lambda x: m.cholesky_inverse(x),
+        "triangular_solve": lambda x: m.triangular_solve(x, x), "pinverse": lambda x: m.pinverse(x),
+        "torch_matrix_exp": lambda x: m.matrix_exp(x), "torch_lu": lambda x: m.lu(x),
+    }
+
+
+BAD_INPUTS = {"vector": lambda m: m.ones(3), "nonsquare": lambda m: m.ones(2, 3),
+              "int64": lambda m: m.ones(3, 3, dtype=m.int64), "float16": lambda m: m.eye(3, dtype=m.float16)}
+
+
+@pytest.mark.parametrize("kind", BAD_INPUTS)
+@pytest.mark.parametrize("name", sorted(_every_form(torch)))
+def test_shape_and_dtype_errors_as_pytorch(name, kind):
+    """Each function on a vector, a non-square matrix, an int64 and a float16 matrix: PyTorch's
+    exception type and message, or a result where PyTorch gives one (float16 results are not
+    compared: torchweb's linalg is float32, so it refuses them where PyTorch computes)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            _every_form(torch)[name](BAD_INPUTS[kind](torch))
+            expected = None
+        except Exception as e:
+            expected = e
+        if expected is None:
+            if kind != "float16":
+                _every_form(torchweb)[name](BAD_INPUTS[kind](torchweb))
+            return
+        with pytest.raises(type(expected)) as got:
+            _every_form(torchweb)[name](BAD_INPUTS[kind](torchweb))
+    assert str(got.value).split("\n")[0] == str(expected).split("\n")[0]

@@ -47,22 +47,27 @@ def c_name(dtype):
     return _C_NAMES.get(dtype.name, dtype.name)
 
 
-def check_matrix(A, name, square=True, what="A"):
-    """PyTorch's checks: at least 2 dims, square (unless not needed), a floating dtype (float16
-    and the like: PyTorch's low-precision refusal)."""
+def check_matrix(A, name, square=True, what="A", kernel=None, int_kernel=False):
+    """PyTorch's checks: at least 2 dims, square (unless not needed), float32 (check_float)."""
     if A.dim() < 2:
         raise RuntimeError(f"{name}: The input tensor {what} must have at least 2 dimensions.")
     if square and A.shape[-1] != A.shape[-2]:
         raise RuntimeError(f"{name}: A must be batches of square matrices, but they are "
                            f"{A.shape[-2]} by {A.shape[-1]} matrices")
-    check_float(A, name)
+    check_float(A, name, kernel, int_kernel)
 
 
-def check_float(A, name):
+def check_float(A, name, kernel=None, int_kernel=False):
+    """float32 only, refused as PyTorch's CPU build refuses: where the op reaches a LAPACK
+    kernel (`kernel`) without a check of its own, that kernel's NotImplementedError (for
+    integer dtypes too when int_kernel), else the op's RuntimeError."""
+    if A.dtype is D.float32:
+        return
+    if kernel is not None and (A.dtype.is_floating_point or int_kernel):
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{c_name(A.dtype)}'")
     if not A.dtype.is_floating_point:
         raise RuntimeError(f"{name}: Expected a floating point or complex tensor as input. Got {c_name(A.dtype)}")
-    if A.dtype is not D.float32:
-        raise RuntimeError(f"{name}: Low precision dtypes not supported. Got {c_name(A.dtype)}")
+    raise RuntimeError(f"{name}: Low precision dtypes not supported. Got {c_name(A.dtype)}")
 
 
 def check_same(A, B, name):

@@ -110,6 +110,8 @@ def cond(A, p=None):
     from .linalg_more import matrix_norm
     if A.dim() < 2:
         raise RuntimeError("linalg.cond: The input tensor must have at least 2 dimensions.")
+    if isinstance(p, str) and p not in ("fro", "nuc"):
+        raise RuntimeError(f"linalg.cond got an invalid norm type: {p}")
     if p in (None, 2, -2):
         S = svdvals(A)
         return S[..., 0] / S[..., -1] if p != -2 else S[..., -1] / S[..., 0]
@@ -176,7 +178,7 @@ def householder_product(A, tau):
         raise RuntimeError(f"{name}: input.shape[-2] must be greater than or equal to input.shape[-1]")
     if tau.shape[-1] > n:
         raise RuntimeError(f"{name}: input.shape[-1] must be greater than or equal to tau.shape[-1]")
-    check_float(A, name)
+    check_float(A, name, kernel="orgqr_cpu", int_kernel=True)
     from .linalg_kernels import index_col
     rows = index_col(m, A.device)
     Q = eye(m, n, dtype=A.dtype, device=A.device).expand(tuple(A.shape)).clone()
@@ -212,7 +214,7 @@ def ormqr(input, tau, other, left=True, transpose=False):
 def vander(x, *, N=None):
     """linalg.vander(x, *, N=None): the Vandermonde matrix [x^0, x^1, ..., x^(N-1)] (columns of
     increasing powers, N = x.shape[-1] by default)."""
-    n = x.shape[-1] if N is None else N
+    n = (x.shape[-1] if x.dim() else 1) if N is None else N
     if n <= 1:
         raise RuntimeError("N must be greater than 1.")
     cols = [x * 0 + 1, x]

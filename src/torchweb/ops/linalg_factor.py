@@ -45,7 +45,7 @@ def solve_triangular(A, B, *, upper, left=True, unitriangular=False, out=None):
     """linalg.solve_triangular(A, B, *, upper, left=True, unitriangular=False): X with A X = B
     (X A = B when left=False), A triangular (only that triangle is read)."""
     name = "linalg.solve_triangular"
-    check_matrix(A, name)
+    check_matrix(A, name, kernel="triangular_solve_cpu", int_kernel=True)
     if B.dim() < 2:
         raise RuntimeError(f"{name}: The input tensor B must have at least 2 dimensions.")
     check_same(A, B, name)
@@ -94,7 +94,7 @@ def cholesky_ex(A, *, upper=False, check_errors=False, out=None):
 
 def factor_cholesky(A, upper, name):
     """(L or U, info) after PyTorch's checks under `name`."""
-    check_matrix(A, name)
+    check_matrix(A, name, kernel="cholesky_cpu", int_kernel=name == "cholesky")
     L, info = _Cholesky.apply(A)
     return L.mT if upper else L, info
 
@@ -238,6 +238,11 @@ def lu_solve(LU_, pivots, B, *, left=True, adjoint=False, out=None):
     name = "linalg.lu_solve"
     check_matrix(LU_, name, what="LU")
     check_same(LU_, B, name)
+    if B.dim() < 2 or LU_.shape[-1] != (B.shape[-2] if left else B.shape[-1]):
+        eq = "AX = B" if left else "XA = B"
+        rows, cols = (B.shape[-2], B.shape[-1]) if B.dim() >= 2 else (B.shape[-1], 1)
+        raise RuntimeError(f"{name}: Incompatible shapes of A and B for the equation {eq} "
+                           f"({LU_.shape[-2]}x{LU_.shape[-1]} and {rows}x{cols})")
     if not left:
         return result_or_out(lu_solve(LU_, pivots, B.mT, adjoint=not adjoint).mT, out, "linalg.lu_solve")
     n = LU_.shape[-1]
@@ -283,15 +288,15 @@ def solve_ex(A, B, *, left=True, check_errors=False, out=None):
     """linalg.solve_ex(A, B, *, left=True, check_errors=False): (X, info) with A X = B (X A = B
     when not left), by LU with partial pivoting."""
     name = "linalg.solve"
-    check_matrix(A, name)
+    check_matrix(A, name, kernel="lu_cpu")
     check_same(A, B, name)
     vector = _vector_rhs(A, B)
     if vector:
         B = B.unsqueeze(-1)
     if not left:
-        if vector:
-            raise RuntimeError("linalg.solve: Vector broadcasting of the left hand side is not supported for left=False. "
-                               "In this case linalg.solve is equivalent to B / A.squeeze(-1)")
+        if A.shape[-1] != B.shape[-1]:
+            raise RuntimeError(f"{name}: Incompatible shapes of A and B for the equation XA = B "
+                               f"({A.shape[-2]}x{A.shape[-1]} and {B.shape[-2]}x{B.shape[-1]})")
         X, info = solve_ex(A.mT, B.mT, check_errors=check_errors)
         return SolveEx(X.mT, info)
     if A.shape[-1] != B.shape[-2]:
@@ -391,7 +396,7 @@ class _Det(Function):
 
 def det(A, *, out=None):
     """linalg.det(A): the determinant (by LU with partial pivoting)."""
-    check_matrix(A, "linalg.det")
+    check_matrix(A, "linalg.det", kernel="lu_cpu")
     return result_or_out(_Det.apply(A), out, "linalg.det")
 
 

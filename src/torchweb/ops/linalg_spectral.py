@@ -79,7 +79,7 @@ def qr_backward(gQ, gR, Q, R, m, n):
 def qr(A, mode="reduced", *, out=None):
     """linalg.qr(A, mode='reduced'): (Q, R), A = Q R with Q orthonormal columns, R upper
     triangular (Householder; mode 'complete' gives a square Q, 'r' only R)."""
-    check_matrix(A, "linalg.qr", square=False)
+    check_matrix(A, "linalg.qr", square=False, kernel="geqrf_cpu")
     if mode not in ("reduced", "complete", "r"):
         raise RuntimeError(f"qr received unrecognized mode '{mode}' but expected one of 'reduced' (default), "
                            "'r', or 'complete'")
@@ -135,13 +135,13 @@ def _check_uplo(UPLO):
 def eigh(A, UPLO="L", *, out=None):
     """linalg.eigh(A, UPLO='L'): (eigenvalues ascending, eigenvectors) of a symmetric A from its
     UPLO triangle (cyclic Jacobi)."""
-    check_matrix(A, "linalg.eigh")
+    check_matrix(A, "linalg.eigh", kernel="linalg_eigh_cpu", int_kernel=True)
     return result_or_out(Eigh(*_Eigh.apply(A, _check_uplo(UPLO))), out, "linalg.eigh")
 
 
 def eigvalsh(A, UPLO="L", *, out=None):
     """linalg.eigvalsh(A, UPLO='L'): the eigenvalues of a symmetric A, ascending."""
-    check_matrix(A, "linalg.eigh")
+    check_matrix(A, "linalg.eigh", kernel="linalg_eigh_cpu", int_kernel=True)
     return result_or_out(_Eigh.apply(A, _check_uplo(UPLO))[0], out, "linalg.eigvalsh")
 
 
@@ -212,13 +212,13 @@ def svd_backward(gU, gS, gVh, U, S, Vh):
 def svd(A, full_matrices=True, *, driver=None, out=None):
     """linalg.svd(A, full_matrices=True): (U, S, Vh), A = U diag(S) Vh, S descending (one-sided
     Jacobi)."""
-    check_matrix(A, "linalg.svd", square=False)
+    check_matrix(A, "linalg.svd", square=False, kernel="linalg_svd_cpu")
     return result_or_out(SVD(*_SVD.apply(A, bool(full_matrices))), out, "linalg.svd")
 
 
 def svdvals(A, *, driver=None, out=None):
     """linalg.svdvals(A): the singular values, descending."""
-    check_matrix(A, "linalg.svd", square=False)
+    check_matrix(A, "linalg.svd", square=False, kernel="linalg_svd_cpu")
     return result_or_out(_SVD.apply(A, False)[1], out, "linalg.svdvals")
 
 

@@ -60,9 +60,25 @@ def cholesky_solve(input, input2, upper=False):
     """cholesky_solve(B, L, upper=False) -> Tensor
 
     X with A X = B, A = L L^H given by its Cholesky factor (U^H U when upper)."""
+    _check_b_and_A(input, input2, "b should have at least 2 dimensions, but has {} dimensions instead",
+                   "cholesky_solve_cpu")
+    if input.shape[-2] != input2.shape[-1]:
+        raise RuntimeError(f"Incompatible matrix sizes for cholesky_solve: each A matrix is {input2.shape[-2]} by "
+                           f"{input2.shape[-1]} but each b matrix is {input.shape[-2]} by {input.shape[-1]}")
     L = input2.mT if upper else input2
     Y = LF.solve_triangular(L, input, upper=False)
     return LF.solve_triangular(L.mT, Y, upper=True)
+
+
+def _check_b_and_A(b, A, b_dims_message, kernel):
+    """The legacy solvers' own checks: b's dims first, then A square, then the dtype."""
+    from .linalg_checks import check_float
+    if b.dim() < 2:
+        raise RuntimeError(b_dims_message.format(b.dim()))
+    if A.dim() < 2 or A.shape[-1] != A.shape[-2]:
+        raise RuntimeError(f"A must be batches of square matrices, but they are {A.shape[-2] if A.dim() > 1 else 1} "
+                           f"by {A.shape[-1]} matrices")
+    check_float(A, kernel, kernel=kernel, int_kernel=True)
 
 
 @define("cholesky_inverse", "linalg", dtypes=_F32, out=True)
@@ -71,6 +87,8 @@ def cholesky_inverse(input, upper=False):
 
     A^-1 from A's Cholesky factor L (A = L L^H; U^H U when upper)."""
     from .._creation import eye
+    from .linalg_checks import check_matrix
+    check_matrix(input, "cholesky_inverse", kernel="cholesky_inverse_out_cpu", int_kernel=True)
     n = input.shape[-1]
     return cholesky_solve(eye(n, dtype=input.dtype, device=input.device).expand(tuple(input.shape)), input, upper)
 
@@ -81,6 +99,8 @@ def triangular_solve(input, A, upper=True, transpose=False, unitriangular=False)
     cloned_coefficient)
 
     X with A X = b (A^T X = b when transpose), A triangular."""
+    _check_b_and_A(input, A, "torch.triangular_solve: Expected b to have at least 2 dimensions, but it has {} "
+                   "dimensions instead", "triangular_solve_cpu")
     M = A.mT if transpose else A
     X = LF.solve_triangular(M, input, upper=upper != transpose, unitriangular=unitriangular)
     return TriangularSolve(X, A.clone())
@@ -98,13 +118,9 @@ def lu_solve(input, LU_data, LU_pivots):
 def lu(A, pivot=True, get_infos=False):
     """lu(A, pivot=True, get_infos=False) -> (LU, pivots[, infos])
 
-    Deprecated form of linalg.lu_factor(_ex)."""
+    Deprecated form of linalg.lu_factor_ex."""
     LU_, pivots, info = LF.lu_factor_ex(A, pivot=pivot)
-    if get_infos:
-        return LU_, pivots, info
-    if info.numel() and bool(info.ne(0).any()):
-        LF._raise_singular_lu(info)
-    return LU_, pivots
+    return (LU_, pivots, info) if get_infos else (LU_, pivots)   # (a singular A is no error here, as PyTorch's)
 
 
 @define("lu_unpack", "linalg", method=False, out=True, dtypes=_F32)
@@ -188,7 +204,9 @@ def geqrf(input):
     it, their scales in tau (not differentiable, as PyTorch's)."""
     from .linalg_checks import Geqrf, check_matrix
     from .linalg_jacobi import householder_qr
-    check_matrix(input, "geqrf", square=False)
+    if input.dim() < 2:
+        raise RuntimeError("torch.geqrf: input must have at least 2 dimensions.")
+    check_matrix(input, "geqrf", square=False, kernel="geqrf_cpu", int_kernel=True)
     return Geqrf(*householder_qr(input.detach(), compact=True))
 
 
