@@ -1,13 +1,14 @@
 """torch.linalg: norms, products, and the decompositions and solvers (the ops themselves live in
-ops/linalg_more.py, ops/linalg_factor.py, ops/linalg_spectral.py and ops/linalg_derived.py;
-docs/linalg.md says which algorithm each uses)."""
+ops/linalg_more.py, ops/linalg_factor.py, ops/linalg_det.py, ops/linalg_spectral.py and
+ops/linalg_derived.py; docs/linalg.md says which algorithm each uses)."""
 
 from .ops import reduction as R
 from .ops.linalg_more import linalg_cross as cross, linalg_norm as norm, matrix_norm, multi_dot  # noqa: F401
 from .ops.linalg import matmul  # noqa: F401
 from .ops.linalg_checks import LinAlgError  # noqa: F401
-from .ops.linalg_factor import (cholesky, cholesky_ex, inv, inv_ex, det, slogdet, solve, solve_ex,  # noqa: F401
+from .ops.linalg_factor import (cholesky, cholesky_ex, inv, inv_ex, solve, solve_ex,  # noqa: F401
                                 solve_triangular, lu_factor, lu_factor_ex, lu, lu_solve)
+from .ops.linalg_det import det, slogdet  # noqa: F401
 from .ops.linalg_spectral import qr, eigh, eigvalsh, svd, svdvals  # noqa: F401
 from .ops import linalg_derived as _derived
 from .ops.linalg_derived import lstsq, vander, eig, eigvals, diagonal  # noqa: F401

@@ -3,13 +3,16 @@ lstsq, matrix_rank, cond, matrix_power, matrix_exp, householder_product, vander;
 refuse (their results are complex)."""
 
 import math
+from math import prod
 
 from .._creation import eye, empty
 from .elementwise import call
 from .operands import is_tensor
 from .join import stack
-from .linalg_checks import Lstsq, check_matrix, check_float, check_same
-from .linalg_factor import inv
+from .linalg_checks import Lstsq, c_name, check_matrix, check_float, check_same
+from .linalg_factor import inv, inv_ex, solve
+from .linalg_kernels import index_col
+from .linalg_more import matrix_norm
 from .linalg_spectral import eigh, svd, svdvals
 
 _EPS = 1.1920928955078125e-07   # float32's
@@ -32,7 +35,6 @@ def pinv(A, *, atol=None, rtol=None, hermitian=False, rcond=None):
     """linalg.pinv(A, *, atol=None, rtol=None, hermitian=False): the pseudo-inverse, from the SVD
     (eigh when hermitian), singular values at or below max(atol, rtol * max) taken as zero."""
     if A.dim() < 2 or not A.dtype.is_floating_point or A.dtype.itemsize < 4:
-        from .linalg_checks import c_name
         raise RuntimeError(f"linalg.pinv({c_name(A.dtype)}{{{list(A.shape)}}}): expected a tensor with 2 or more "
                            "dimensions of float, double, cfloat or cdouble types")
     if rcond is not None:
@@ -107,7 +109,6 @@ def lstsq(A, B, rcond=None, *, driver=None):
 def cond(A, p=None):
     """linalg.cond(A, p=None): the condition number in norm p (None / 2 / -2 from the singular
     values; 'fro', 'nuc', inf, -inf, 1, -1 as norm(A) * norm(A^-1), inf where A is singular)."""
-    from .linalg_more import matrix_norm
     if A.dim() < 2:
         raise RuntimeError("linalg.cond: The input tensor must have at least 2 dimensions.")
     if isinstance(p, str) and p not in ("fro", "nuc"):
@@ -119,7 +120,6 @@ def cond(A, p=None):
         raise RuntimeError(f"linalg.cond(ord={p}): A must be batches of square matrices, but they are "
                            f"{A.shape[-2]} by {A.shape[-1]} matrices")
     check_float(A, "linalg.cond")
-    from .linalg_factor import inv_ex
     Ainv, info = inv_ex(A)
     c = matrix_norm(A, p) * matrix_norm(Ainv, p)
     return call("where", info != 0, float("inf"), c)
@@ -179,7 +179,6 @@ def householder_product(A, tau):
     if tau.shape[-1] > n:
         raise RuntimeError(f"{name}: input.shape[-1] must be greater than or equal to tau.shape[-1]")
     check_float(A, name, kernel="orgqr_cpu", int_kernel=True)
-    from .linalg_kernels import index_col
     rows = index_col(m, A.device)
     Q = eye(m, n, dtype=A.dtype, device=A.device).expand(tuple(A.shape)).clone()
     for i in range(tau.shape[-1] - 1, -1, -1):
@@ -193,7 +192,6 @@ def ormqr(input, tau, other, left=True, transpose=False):
     """ormqr(input, tau, other, left=True, transpose=False): other multiplied by Q = H_1 ... H_k
     (geqrf's reflectors in input and tau) without forming Q: Q other, Q^T other, other Q or
     other Q^T, one reflector at a time."""
-    from .linalg_kernels import index_col
     name = "torch.ormqr"
     check_float(input, name)
     m = input.shape[-2]
@@ -245,7 +243,6 @@ def diagonal(A, *, offset=0, dim1=-2, dim2=-1):
 def tensorinv(A, ind=2):
     """linalg.tensorinv(A, ind=2): the tensor B with tensordot(A, B, ind) the identity: the
     inverse of A reshaped to a square matrix of its first ind dims by the rest."""
-    from math import prod
     if ind <= 0:
         raise RuntimeError(f"Expected a strictly positive integer for 'ind', but got {ind}")
     left, right = tuple(A.shape[:ind]), tuple(A.shape[ind:])
@@ -254,8 +251,6 @@ def tensorinv(A, ind=2):
 
 def tensorsolve(A, B, dims=None):
     """linalg.tensorsolve(A, B, dims=None): X with tensordot(A, X, X.ndim) = B."""
-    from math import prod
-    from .linalg_factor import solve
     if dims is not None:
         nd = A.dim()
         dims = [d % nd for d in dims]

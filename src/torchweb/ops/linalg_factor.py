@@ -1,14 +1,14 @@
 """torch.linalg's triangular and LU family: solve_triangular, cholesky, lu_factor / lu / lu_solve,
-solve, inv, det and slogdet (their _ex forms return `info` where the plain ones raise
-LinAlgError). Each factorization is a Function over ops/linalg_kernels.py; its backward is
+solve and inv (their _ex forms return `info` where the plain ones raise LinAlgError). Each factorization is a Function over ops/linalg_kernels.py; its backward is
 PyTorch's formula (tools/autograd/derivatives.yaml) written with these same ops, so a second
 derivative comes from them."""
 
 from .._creation import eye
 from ..autograd.function import Function
+from .join import cat
 from .out_arg import result_or_out
 from . import linalg_kernels as K
-from .linalg_checks import (CholeskyEx, InvEx, LUFactor, LUFactorEx, LU, SolveEx, Slogdet, LinAlgError,
+from .linalg_checks import (CholeskyEx, InvEx, LUFactor, LUFactorEx, LU, LUUnpack, SolveEx, LinAlgError, c_name,
                             check_matrix, check_same, raise_for_info)
 
 
@@ -136,7 +136,6 @@ def _check_lu(A, name, pivot):
         raise RuntimeError(f"{name}: Expected tensor with 2 or more dimensions. Got size: "
                            f"{list(A.shape)} instead")
     if not A.dtype.is_floating_point or A.dtype.itemsize < 4:
-        from .linalg_checks import c_name
         raise NotImplementedError(f"\"lu_cpu\" not implemented for '{c_name(A.dtype)}'")
     if not pivot:
         raise RuntimeError("linalg.lu_factor: LU without pivoting is not implemented on the CPU")
@@ -201,12 +200,10 @@ class _LU(Function):
 
 
 def _cat_cols(a, b):
-    from .join import cat
     return cat([a, b], -1)
 
 
 def _cat_rows(a, b):
-    from .join import cat
     return cat([a, b], -2)
 
 
@@ -219,7 +216,6 @@ def lu(A, *, pivot=True, out=None):
 def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True, *, out=None):
     """lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True): (P, L, U) from
     lu_factor's result."""
-    from .linalg_checks import LUUnpack
     m, n = LU_data.shape[-2], LU_data.shape[-1]
     k = min(m, n)
     empty = LU_data.new_empty((0,))
@@ -361,72 +357,3 @@ def inv(A, *, out=None):
     X, info = inv_ex(A)
     _raise_singular_inv(info)
     return result_or_out(X, out, "linalg.inv")
-
-
-# -- det, slogdet -----------------------------------------------------------------------------------
-
-def _lu_det_parts(A):
-    """(sign of the permutation times the signs of U's diagonal, |U's diagonal|) by LU."""
-    LU_, pivots, _, _ = K.lu(A)
-    n = A.shape[-1]
-    swaps = (pivots.long() != K.arange(1, n + 1, device=A.device)).sum(-1)
-    sign = 1.0 - 2.0 * (swaps % 2).to(A.dtype)
-    d = LU_.diagonal(0, -2, -1)
-    return sign * d.sign().prod(-1), d.abs()
-
-
-class _Det(Function):
-    _backward_name = "LinalgDetBackward0"
-    _double_backward = True
-
-    @staticmethod
-    def forward(ctx, A):
-        sign, mag = _lu_det_parts(A)
-        det = sign * mag.prod(-1)
-        ctx.save_for_backward(A, det)
-        return det
-
-    @staticmethod
-    def backward(ctx, g):
-        # g det A^-T (an invertible A: singular ones go through the SVD, as PyTorch)
-        A, det = ctx.saved_tensors
-        from .linalg_spectral import det_grad_singular
-        return det_grad_singular(A, g, det)
-
-
-def det(A, *, out=None):
-    """linalg.det(A): the determinant (by LU with partial pivoting)."""
-    check_matrix(A, "linalg.det", kernel="lu_cpu")
-    return result_or_out(_Det.apply(A), out, "linalg.det")
-
-
-class _Slogdet(Function):
-    _backward_name = "LinalgSlogdetBackward0"
-    _double_backward = True
-
-    @staticmethod
-    def forward(ctx, A):
-        sign, mag = _lu_det_parts(A)
-        logabs = mag.log().sum(-1)
-        ctx.save_for_backward(A)
-        ctx.mark_non_differentiable(sign)
-        return sign, logabs
-
-    @staticmethod
-    def backward(ctx, _gsign, glog):
-        (A,) = ctx.saved_tensors
-        return glog.unsqueeze(-1).unsqueeze(-1) * inv(A).mT
-
-
-def slogdet(A, *, out=None, name="linalg.slogdet"):
-    """linalg.slogdet(A): (sign, log|det|); sign 0 and logabsdet -inf for a singular A."""
-    check_matrix(A, name)
-    return result_or_out(Slogdet(*_Slogdet.apply(A)), out, name)
-
-
-def logdet(A):
-    """logdet(A): log(det(A)): NaN where det < 0, -inf where it is 0."""
-    sign, logabs = slogdet(A, name="logdet")
-    from .elementwise import call
-    return call("where", sign < 0, float("nan"), logabs)
-

@@ -16,6 +16,7 @@ eigh; W J and V J for svd).
 
 from .._creation import arange, eye, tensor, zeros
 from .elementwise import call
+from .join import cat
 from .linalg_kernels import index_col
 
 MAX_SWEEPS = 30
@@ -47,7 +48,6 @@ def householder_qr(A, compact=False):
             Q = Q - (Q @ v) @ (beta * v).mT
     if not compact:
         return Q, R.triu()
-    from .join import cat
     k = len(vs)
     a = R.triu()
     if k:
@@ -84,7 +84,6 @@ def _rotation(a, d, b):
 
 def _pad_even(X, dims):
     """X with one zero row and/or column appended (dims: -2, -1 or both) when its size is odd."""
-    from .join import cat
     for d in dims:
         shape = list(X.shape)
         shape[d] = 1
@@ -193,7 +192,6 @@ def svd_tall(A):
     if m > n > 0:   # a QR first: the rotations then work on R's n rows, not A's m
         Q, R = householder_qr(A)
         Ur, S, V = svd_tall(R[..., :n, :])
-        from .join import cat
         return cat([Q[..., :, :n] @ Ur, Q[..., :, n:]], -1), S, V
     W = _pad_even(A, (-1,)) if n % 2 and n > 1 else A   # (a zero column: its pairs never rotate)
     N = W.shape[-1]
@@ -216,6 +214,5 @@ def svd_tall(A):
     Q, R = householder_qr(W)
     sign = call("where", R.diagonal(0, -2, -1) < 0, -1.0, 1.0)
     ones = zeros(batch + (m - n,), dtype=A.dtype, device=A.device) + 1.0
-    from .join import cat
     U = Q * cat([sign, ones], -1).unsqueeze(-2)
     return U, S, V

@@ -13,6 +13,7 @@ from .registry import define
 from . import join as J, linalg as L, reduction as R, shape as S
 from .._creation import arange, zeros, empty, ones_like
 from . import layout
+from .linalg_spectral import svdvals
 
 _INF = float("inf")
 
@@ -378,7 +379,6 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
     if ord == "fro":
         return R.norm(A, 2, (d0, d1), keepdim)
     if ord in ("nuc", 2, -2):   # from the singular values (ops/linalg_spectral.py)
-        from .linalg_spectral import svdvals
         sv = svdvals(S.movedim(A, (d0, d1), (-2, -1)))
         r = R.sum(sv, -1) if ord == "nuc" else R.amax(sv, -1) if ord == 2 else R.amin(sv, -1)
         return S.unsqueeze(S.unsqueeze(r, min(d0, d1)), max(d0, d1)) if keepdim else r

@@ -3,13 +3,13 @@ ops/linalg_jacobi.py whose backwards are PyTorch's (linalg_qr_backward, linalg_e
 a Hermitian input, svd_backward in torch/csrc/autograd/FunctionsManual.cpp), written with ops
 that have derivatives of their own."""
 
-from .._creation import empty
+from .._creation import empty, eye
 from ..autograd.function import Function
 from . import linalg_jacobi as J
 from .join import cat
 from .out_arg import result_or_out
 from .linalg_checks import QR, Eigh, SVD, check_matrix
-from .linalg_factor import solve_triangular, inv
+from .linalg_factor import solve_triangular
 
 
 def _skew(X):
@@ -117,7 +117,6 @@ def eigh_backward(gw, gV, w, V):
         return (V * gw.unsqueeze(-2)) @ V.mT
     E = w.unsqueeze(-2) - w.unsqueeze(-1)
     n = w.shape[-1]
-    from .._creation import eye
     I = eye(n, dtype=w.dtype, device=w.device)
     inner = ((V.mT @ gV) / (E + I)) * (1 - I)
     inner = 0.5 * (inner + inner.mT)   # (its symmetric part: the gradient of a symmetric input)
@@ -187,7 +186,6 @@ def svd_backward(gU, gS, gVh, U, S, Vh):
     k = S.shape[-1]
     if gU is None and gVh is None:
         return (U * gS.unsqueeze(-2)) @ Vh
-    from .._creation import eye
     I = eye(k, dtype=S.dtype, device=S.device)
     S2 = S.square()
     E = S2.unsqueeze(-2) - S2.unsqueeze(-1) + I
@@ -220,31 +218,3 @@ def svdvals(A, *, driver=None, out=None):
     """linalg.svdvals(A): the singular values, descending."""
     check_matrix(A, "linalg.svd", square=False, kernel="linalg_svd_cpu")
     return result_or_out(_SVD.apply(A, False)[1], out, "linalg.svdvals")
-
-
-# -- det's gradient where A is singular ------------------------------------------------------------
-
-def det_grad_singular(A, g, det):
-    """g det A^-H, and where det is 0 the SVD's form: U diag(prod_{j != i} S_j) Vh times the sign
-    of det(U Vh) (PyTorch's linalg_det_backward)."""
-    from .elementwise import call
-    gd = (g * det).unsqueeze(-1).unsqueeze(-1)
-    zero = det == 0
-    if A.shape[-1] == 0 or not bool(zero.any()):
-        return gd * inv(A).mT
-    U, S, Vh = svd(A)
-    from .linalg_factor import det as _det
-    n = S.shape[-1]
-    ones = S[..., :1] * 0 + 1
-    left = cat([ones, S[..., :n - 1].cumprod(-1)], -1)
-    right = cat([ones, S.flip(-1)[..., :n - 1].cumprod(-1)], -1).flip(-1)
-    sign = _det(U) * _det(Vh)
-    singular = (g * sign).unsqueeze(-1).unsqueeze(-1) * ((U * (left * right).unsqueeze(-2)) @ Vh)
-    safe = call("where", zero.unsqueeze(-1).unsqueeze(-1), A + eye_like(A), A)
-    from .linalg_factor import inv_ex
-    return call("where", zero.unsqueeze(-1).unsqueeze(-1), singular, gd * inv_ex(safe).inverse.mT)
-
-
-def eye_like(A):
-    from .._creation import eye
-    return eye(A.shape[-1], dtype=A.dtype, device=A.device)

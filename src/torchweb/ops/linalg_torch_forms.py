@@ -3,9 +3,11 @@ their own argument conventions: torch.svd returns V, torch.triangular_solve take
 
 import warnings
 
-from .._creation import zeros
-from . import linalg_derived as LD, linalg_factor as LF, linalg_spectral as LS
-from .linalg_checks import TorchQR, TorchSVD, TorchSlogdet, TriangularSolve
+from .._creation import eye, zeros
+from . import linalg_derived as LD, linalg_det as LDet, linalg_factor as LF, linalg_spectral as LS
+from .linalg_checks import Geqrf, TorchQR, TorchSVD, TorchSlogdet, TriangularSolve, check_float, check_matrix
+from .linalg_jacobi import householder_qr
+from .linalg_more import matrix_norm
 from .registry import define
 
 _F32 = ("float32",)
@@ -16,7 +18,7 @@ def det(input):
     """det(input) -> Tensor
 
     The determinant of a (batch of) square matrices (linalg.det)."""
-    return LF.det(input)
+    return LDet.det(input)
 
 
 @define("inverse", "linalg", dtypes=_F32, out=True)
@@ -32,7 +34,7 @@ def logdet(input):
     """logdet(input) -> Tensor
 
     log(det(input)): NaN where the determinant is negative, -inf where it is zero."""
-    return LF.logdet(input)
+    return LDet.logdet(input)
 
 
 @define("slogdet", "linalg", out=True, dtypes=_F32)
@@ -40,7 +42,7 @@ def slogdet(input):
     """slogdet(input) -> (sign, logabsdet)
 
     The sign and log |det| of a (batch of) square matrices (linalg.slogdet)."""
-    return TorchSlogdet(*LF.slogdet(input))
+    return TorchSlogdet(*LDet.slogdet(input))
 
 
 @define("cholesky", "linalg", dtypes=_F32, out=True)
@@ -72,7 +74,6 @@ def cholesky_solve(input, input2, upper=False):
 
 def _check_b_and_A(b, A, b_dims_message, kernel):
     """The legacy solvers' own checks: b's dims first, then A square, then the dtype."""
-    from .linalg_checks import check_float
     if b.dim() < 2:
         raise RuntimeError(b_dims_message.format(b.dim()))
     if A.dim() < 2 or A.shape[-1] != A.shape[-2]:
@@ -86,8 +87,6 @@ def cholesky_inverse(input, upper=False):
     """cholesky_inverse(L, upper=False) -> Tensor
 
     A^-1 from A's Cholesky factor L (A = L L^H; U^H U when upper)."""
-    from .._creation import eye
-    from .linalg_checks import check_matrix
     check_matrix(input, "cholesky_inverse", kernel="cholesky_inverse_out_cpu", int_kernel=True)
     n = input.shape[-1]
     return cholesky_solve(eye(n, dtype=input.dtype, device=input.device).expand(tuple(input.shape)), input, upper)
@@ -188,7 +187,6 @@ def nuclear_norm(input, dim=None, keepdim=False, *, axis=None, keepdims=None):
     Deprecated form of linalg.matrix_norm(input, 'nuc', dim, keepdim) (dim: the last two by
     default; a bool in dim's place is keepdim, as PyTorch's overload; axis / keepdims: NumPy's
     names, which PyTorch takes)."""
-    from .linalg_more import matrix_norm
     if isinstance(dim, bool):
         dim, keepdim = None, dim
     dim = axis if axis is not None else dim
@@ -202,8 +200,6 @@ def geqrf(input):
 
     LAPACK's compact Householder QR: R on and above a's diagonal, the reflectors' vectors below
     it, their scales in tau (not differentiable, as PyTorch's)."""
-    from .linalg_checks import Geqrf, check_matrix
-    from .linalg_jacobi import householder_qr
     if input.dim() < 2:
         raise RuntimeError("torch.geqrf: input must have at least 2 dimensions.")
     check_matrix(input, "geqrf", square=False, kernel="geqrf_cpu", int_kernel=True)
