@@ -1,7 +1,7 @@
 """torch.optim.Adadelta (rho, weight decay, maximize), written as PyTorch's
 _single_tensor_adadelta: one kernel per parameter and step (optimizer.py)."""
 
-from .optimizer import Optimizer, check_nonnegative, first_state, next_step
+from .optimizer import Optimizer, check_nonnegative, first_state, l2_grad, next_step
 
 __all__ = ["Adadelta"]
 
@@ -31,10 +31,7 @@ class Adadelta(Optimizer):
 
 def _single_tensor_adadelta(param, grad, square_avg, acc_delta, *, lr, rho, eps, weight_decay, maximize):
     """One parameter's update, as torch/optim/adadelta.py writes it."""
-    if maximize:
-        grad = -grad
-    if weight_decay != 0:
-        grad = grad.add(param, alpha=weight_decay)
+    grad = l2_grad(param, grad, weight_decay, maximize)
     square_avg.mul_(rho).addcmul_(grad, grad, value=1 - rho)
     std = square_avg.add(eps).sqrt_()
     delta = acc_delta.add(eps).sqrt_()

@@ -2,7 +2,7 @@
 PyTorch's _single_tensor_adagrad: one kernel per parameter and step (optimizer.py). Its state
 is made at construction, as PyTorch's is."""
 
-from .optimizer import Optimizer, check_nonnegative, first_state, next_step
+from .optimizer import Optimizer, check_nonnegative, first_state, l2_grad, next_step
 from .._creation import full_like
 
 __all__ = ["Adagrad"]
@@ -40,10 +40,7 @@ def _first_state(state, p, group):
 
 def _single_tensor_adagrad(param, grad, state_sum, step, *, lr, weight_decay, lr_decay, eps, maximize):
     """One parameter's update (dense gradients), as torch/optim/adagrad.py writes it."""
-    if maximize:
-        grad = -grad
-    if weight_decay != 0:
-        grad = grad.add(param, alpha=weight_decay)
+    grad = l2_grad(param, grad, weight_decay, maximize)
     clr = lr / (1 + (step - 1) * lr_decay)
     state_sum.addcmul_(grad, grad, value=1)
     std = state_sum.sqrt().add_(eps)

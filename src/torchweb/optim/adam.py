@@ -2,7 +2,7 @@
 PyTorch's _single_tensor_adam: one kernel per parameter and step (optimizer.py).
 capturable/foreach/fused/differentiable are accepted: they do not change the numbers."""
 
-from .optimizer import Optimizer, check_nonnegative, first_state, next_step
+from .optimizer import Optimizer, check_nonnegative, first_state, l2_grad, next_step
 
 __all__ = ["Adam", "AdamW"]
 
@@ -64,15 +64,8 @@ class Adam(Optimizer):
 def _single_tensor_adam(param, grad, exp_avg, exp_avg_sq, max_exp_avg_sq, step, *, amsgrad, beta1, beta2, lr,
                         weight_decay, eps, maximize, decoupled):
     """One parameter's update, as torch/optim/adam.py writes it (step: the new count)."""
-    if maximize:
-        grad = -grad
-    if weight_decay != 0:
-        if decoupled:
-            param.mul_(1 - lr * weight_decay)
-        else:
-            grad = grad.add(param, alpha=weight_decay)
-    exp_avg.lerp_(grad, 1 - beta1)
-    exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
+    adam_moments(param, grad, exp_avg, exp_avg_sq, beta1=beta1, beta2=beta2, lr=lr, weight_decay=weight_decay,
+                 decoupled=decoupled, maximize=maximize)
     bias_correction1 = 1 - beta1 ** step
     bias_correction2 = 1 - beta2 ** step
     step_size = lr / bias_correction1
@@ -83,6 +76,18 @@ def _single_tensor_adam(param, grad, exp_avg, exp_avg_sq, max_exp_avg_sq, step, 
     else:
         denom = (exp_avg_sq.sqrt() / bias_correction2_sqrt).add_(eps)
     param.addcdiv_(exp_avg, denom, value=-step_size)
+
+
+def adam_moments(param, grad, exp_avg, exp_avg_sq, *, beta1, beta2, lr, weight_decay, decoupled, maximize):
+    """What Adam, NAdam and RAdam's single-tensor functions begin with: weight decay (on the
+    gradient, or decoupled on the parameter as AdamW's), then both moments advanced. Returns the
+    gradient used."""
+    if decoupled and weight_decay != 0:
+        param.mul_(1 - lr * weight_decay)
+    grad = l2_grad(param, grad, 0 if decoupled else weight_decay, maximize)
+    exp_avg.lerp_(grad, 1 - beta1)
+    exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
+    return grad
 
 
 class AdamW(Adam):

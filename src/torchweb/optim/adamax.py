@@ -2,7 +2,7 @@
 kernel per parameter and step (optimizer.py)."""
 
 from .adam import check_betas
-from .optimizer import Optimizer, first_state, next_step
+from .optimizer import Optimizer, first_state, l2_grad, next_step
 
 __all__ = ["Adamax"]
 
@@ -30,10 +30,7 @@ class Adamax(Optimizer):
 
 def _single_tensor_adamax(param, grad, exp_avg, exp_inf, step, *, eps, beta1, beta2, lr, weight_decay, maximize):
     """One parameter's update, as torch/optim/adamax.py writes it (step: the new count)."""
-    if maximize:
-        grad = -grad
-    if weight_decay != 0:
-        grad = grad.add(param, alpha=weight_decay)
+    grad = l2_grad(param, grad, weight_decay, maximize)
     exp_avg.lerp_(grad, 1 - beta1)
     exp_inf.copy_(exp_inf.mul_(beta2).maximum(grad.abs().add_(eps)))   # (torch.maximum(..., out=exp_inf))
     clr = lr / (1 - beta1 ** step)

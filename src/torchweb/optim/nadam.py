@@ -2,7 +2,7 @@
 rectified Adam), written as PyTorch's _single_tensor_nadam and _single_tensor_radam: one kernel
 per parameter and step (optimizer.py)."""
 
-from .adam import check_betas
+from .adam import adam_moments, check_betas
 from .optimizer import Optimizer, _f32, _scalar_value, _set_scalar, check_nonnegative, first_state, next_step
 
 __all__ = ["NAdam", "RAdam"]
@@ -42,17 +42,10 @@ def _single_tensor_nadam(param, grad, exp_avg, exp_avg_sq, step, mu, mu_product,
                          momentum_decay, eps, decoupled, maximize):
     """One parameter's update, as torch/optim/nadam.py writes it (step: the new count; mu and
     mu_product: this step's, the product advanced already)."""
-    if maximize:
-        grad = -grad
     bias_correction2 = 1 - beta2 ** step
-    if weight_decay != 0:
-        if decoupled:
-            param.mul_(1 - lr * weight_decay)
-        else:
-            grad = grad.add(param, alpha=weight_decay)
     mu_next = beta1 * (1.0 - 0.5 * (0.96 ** ((step + 1) * momentum_decay)))
-    exp_avg.lerp_(grad, 1 - beta1)
-    exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
+    grad = adam_moments(param, grad, exp_avg, exp_avg_sq, beta1=beta1, beta2=beta2, lr=lr,
+                        weight_decay=weight_decay, decoupled=decoupled, maximize=maximize)
     denom = exp_avg_sq.div(bias_correction2).sqrt()
     mu_product_next = mu_product * mu_next
     denom.add_(eps)
@@ -87,15 +80,8 @@ class RAdam(Optimizer):
 def _single_tensor_radam(param, grad, exp_avg, exp_avg_sq, step, *, beta1, beta2, lr, weight_decay, eps, decoupled,
                          maximize):
     """One parameter's update, as torch/optim/radam.py writes it (step: the new count)."""
-    if maximize:
-        grad = -grad
-    if weight_decay != 0:
-        if decoupled:
-            param.mul_(1 - lr * weight_decay)
-        else:
-            grad = grad.add(param, alpha=weight_decay)
-    exp_avg.lerp_(grad, 1 - beta1)
-    exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
+    adam_moments(param, grad, exp_avg, exp_avg_sq, beta1=beta1, beta2=beta2, lr=lr, weight_decay=weight_decay,
+                 decoupled=decoupled, maximize=maximize)
     bias_correction1 = 1 - beta1 ** step
     bias_correction2 = 1 - beta2 ** step
     bias_corrected_exp_avg = exp_avg / bias_correction1

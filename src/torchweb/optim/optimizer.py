@@ -103,6 +103,16 @@ def next_step(state, p):
     return _set_scalar(state, "step", _scalar_value(state["step"]) + 1, p)
 
 
+def l2_grad(param, grad, weight_decay, maximize):
+    """The gradient an update uses: negated to maximize, plus weight_decay * param (the L2
+    penalty), as every single-tensor function of PyTorch begins."""
+    if maximize:
+        grad = -grad
+    if weight_decay != 0:
+        grad = grad.add(param, alpha=weight_decay)
+    return grad
+
+
 def _scalar_value(t):
     """The value of a 0-d state tensor (a number stays a number), without a GPU readback when
     the value was cached at its last write."""

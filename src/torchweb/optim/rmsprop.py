@@ -1,7 +1,7 @@
 """torch.optim.RMSprop (centered, momentum, weight decay, maximize), written as PyTorch's
 _single_tensor_rmsprop: one kernel per parameter and step (optimizer.py)."""
 
-from .optimizer import Optimizer, check_nonnegative, first_state, next_step
+from .optimizer import Optimizer, check_nonnegative, first_state, l2_grad, next_step
 
 __all__ = ["RMSprop"]
 
@@ -33,10 +33,7 @@ class RMSprop(Optimizer):
 def _single_tensor_rmsprop(param, grad, square_avg, grad_avg, buf, *, lr, alpha, eps, weight_decay, momentum,
                            centered, maximize):
     """One parameter's update, as torch/optim/rmsprop.py writes it."""
-    if maximize:
-        grad = -grad
-    if weight_decay != 0:
-        grad = grad.add(param, alpha=weight_decay)
+    grad = l2_grad(param, grad, weight_decay, maximize)
     square_avg.mul_(alpha).addcmul_(grad, grad, value=1 - alpha)
     if centered:
         grad_avg.lerp_(grad, 1 - alpha)

@@ -3,7 +3,7 @@ weight decay and maximize, written as PyTorch's _single_tensor_sgd: one kernel p
 and step (optimizer.py)."""
 
 from .._creation import empty_like
-from .optimizer import Optimizer, required
+from .optimizer import Optimizer, l2_grad, required
 
 __all__ = ["SGD"]
 
@@ -55,10 +55,7 @@ class SGD(Optimizer):
 def _single_tensor_sgd(param, grad, buf, first, *, weight_decay, momentum, lr, dampening, nesterov, maximize):
     """One parameter's update, as torch/optim/sgd.py writes it (first: buf is new, made from
     this step's gradient)."""
-    if maximize:
-        grad = -grad
-    if weight_decay != 0:
-        grad = grad.add(param, alpha=weight_decay)
+    grad = l2_grad(param, grad, weight_decay, maximize)
     if momentum != 0:
         if first:
             buf.copy_(grad)
