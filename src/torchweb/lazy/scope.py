@@ -145,9 +145,18 @@ class fusing:
             if len(_COMPILED) > 256:
                 _COMPILED.clear()
             outs = tuple([i for i in written if kinds[i] is not None])   # (written temporaries are no output)
-            found = _COMPILED[sig] = outs, _compile(trace, kinds, outs)
-        outs, compiled = found
+            compiled = _compile(trace, kinds, outs)
+            # the kernel's scalars in its order, as indices into the trace's (no pending node taken in)
+            order = None if any(type(k) is tuple for k in kinds) else tuple([j for c in compiled for j in c[2]])
+            found = _COMPILED[sig] = outs, compiled, order
+        outs, compiled, order = found
         if not outs:
+            return
+        sink = self.sink
+        if sink is not None and order is not None:   # (a replay's scalars: nothing runs, no node is needed)
+            sink.append(list(map(scalars.__getitem__, order)))
+            for i in outs:
+                stores[i].version += 1
             return
         made = []
         for key, reads, values, size in compiled:
@@ -163,8 +172,8 @@ class fusing:
         for s in live:
             if s.readers:   # (what read their old values, pending, runs first)
                 realize_many(pending_readers(s))
-        if self.sink is not None:   # (a replay's scalars: nothing runs)
-            self.sink.append([v for node in made for v in node.scalars])
+        if sink is not None:   # (a replay's scalars: nothing runs)
+            sink.append([v for node in made for v in node.scalars])
             return
         backend_for(live[0].device_type).run_fused(tuple(live), tuple(made), one_kernel=True, patched=self.patched)
 
