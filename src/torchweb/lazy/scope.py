@@ -45,11 +45,12 @@ class fusing:
     """bind() an update's tensors, run the update on the values it gives, run() its kernel (see
     the module). patched: the kernels' scalars are recomputed by a captured call's replay."""
 
-    __slots__ = ("patched", "sink", "values", "shape", "stores", "slots", "kinds", "leaves", "nodes", "inputs",
-                 "written", "trace", "scalars")
+    __slots__ = ("patched", "forms", "sink", "values", "shape", "stores", "slots", "kinds", "leaves", "nodes",
+                 "inputs", "written", "trace", "scalars")
 
-    def __init__(self, patched=False):
+    def __init__(self, patched=False, forms=None):
         self.patched = patched
+        self.forms = forms   # (a list: each kernel's form, its trace's structure, is appended)
         self.sink = _COLLECTING[-1] if _COLLECTING else None
         self.values = []     # the Value of each slot, made once: an update's values die with it, the next reuses them
         self._clear()
@@ -152,6 +153,8 @@ class fusing:
         outs, compiled, order = found
         if not outs:
             return
+        if self.forms is not None:
+            self.forms.append(sig)
         sink = self.sink
         if sink is not None and order is not None:   # (a replay's scalars: nothing runs, no node is needed)
             sink.append(list(map(scalars.__getitem__, order)))
