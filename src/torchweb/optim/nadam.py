@@ -24,7 +24,7 @@ class NAdam(Optimizer):
                         capturable=capturable, differentiable=differentiable)
         super().__init__(params, defaults)
 
-    def _update(self, p, grad, state, group, bind):
+    def _update(self, p, grad, state, group, update):
         if len(state) == 0:
             first_state(state, p, "exp_avg", "exp_avg_sq", mu_product=1.0)
         step = next_step(state, p)
@@ -32,11 +32,10 @@ class NAdam(Optimizer):
         mu = beta1 * (1.0 - 0.5 * (0.96 ** (step * group["momentum_decay"])))
         # mu_product is a float32 tensor in PyTorch: its product rounds to float32 each step
         mu_product = _set_scalar(state, "mu_product", _scalar_value(state["mu_product"]) * _f32(mu), p)
-        _single_tensor_nadam(*bind(p, grad, state["exp_avg"], state["exp_avg_sq"]), step, mu, mu_product,
-                             beta1=beta1, beta2=group["betas"][1], lr=group["lr"],
-                             weight_decay=group["weight_decay"], momentum_decay=group["momentum_decay"],
-                             eps=group["eps"], decoupled=group["decoupled_weight_decay"],
-                             maximize=group["maximize"])
+        update(_single_tensor_nadam, (p, grad, state["exp_avg"], state["exp_avg_sq"]), step, mu, mu_product,
+               beta1=beta1, beta2=group["betas"][1], lr=group["lr"], weight_decay=group["weight_decay"],
+               momentum_decay=group["momentum_decay"], eps=group["eps"], decoupled=group["decoupled_weight_decay"],
+               maximize=group["maximize"])
 
 
 def _single_tensor_nadam(param, grad, exp_avg, exp_avg_sq, step, mu, mu_product, *, beta1, beta2, lr, weight_decay,
@@ -68,15 +67,15 @@ class RAdam(Optimizer):
                         differentiable=differentiable)
         super().__init__(params, defaults)
 
-    def _update(self, p, grad, state, group, bind):
+    def _update(self, p, grad, state, group, update):
         if len(state) == 0:
             first_state(state, p, "exp_avg", "exp_avg_sq")
         step = next_step(state, p)
         beta1, beta2 = group["betas"]
-        _single_tensor_radam(*bind(p, grad, state["exp_avg"], state["exp_avg_sq"]), step, beta1=beta1, beta2=beta2,
-                             lr=group["lr"], weight_decay=group["weight_decay"], eps=group["eps"],
-                             decoupled=group["decoupled_weight_decay"], maximize=group["maximize"],
-                             capturable=group["capturable"] or captured())
+        update(_single_tensor_radam, (p, grad, state["exp_avg"], state["exp_avg_sq"]), step, beta1=beta1,
+               beta2=beta2, lr=group["lr"], weight_decay=group["weight_decay"], eps=group["eps"],
+               decoupled=group["decoupled_weight_decay"], maximize=group["maximize"],
+               capturable=group["capturable"] or captured())
 
 
 def _single_tensor_radam(param, grad, exp_avg, exp_avg_sq, step, *, beta1, beta2, lr, weight_decay, eps, decoupled,

@@ -1,9 +1,9 @@
 """torch.optim.Optimizer: parameter groups, per-parameter state, state_dict in PyTorch's
 layout, step hooks. Each optimizer writes its update as PyTorch's single-tensor function does
-(`exp_avg.lerp_(grad, 1 - beta1)`, `param.addcdiv_(exp_avg, denom, value=-step_size)`) and
-runs it on what a fusing scope's bind() gives for the parameter, its gradient and its state
-(lazy/scope.py): traced values, so that the update is one kernel per parameter and step, or
-the tensors themselves where they cannot be traced together (then op by op). The step's
+(`exp_avg.lerp_(grad, 1 - beta1)`, `param.addcdiv_(exp_avg, denom, value=-step_size)`) and has
+a fusing scope run it (lazy/scope.py `update`) over the parameter, its gradient and its state:
+on traced values, so that the update is one kernel per parameter and step (the parameters of a
+group share one trace), or op by op where the tensors cannot be traced together. The step's
 scalars (learning rate, bias corrections) are computed in Python doubles, as PyTorch's
 single-tensor implementations compute them, and reach the kernel as float32 uniforms.
 
@@ -397,7 +397,7 @@ class Optimizer:
         scope = fusing(captured, forms)   # (each parameter's update: one kernel)
         _CAPTURED.append(captured)
         try:
-            self._each_update(scope.bind, scope)
+            self._each_update(scope)
         finally:
             _CAPTURED.pop()
         if replaying is not None and forms != replaying:
@@ -406,8 +406,8 @@ class Optimizer:
                                "recompute its scalars")
         return loss
 
-    def _each_update(self, bind, scope):
-        """Every parameter with a gradient updated: its update's kernel run (scope.run)."""
+    def _each_update(self, scope):
+        """Every parameter with a gradient updated (scope.update runs each one's kernel)."""
         with grad_mode.no_grad():
             for group in self.param_groups:
                 for p in group["params"]:
@@ -421,16 +421,15 @@ class Optimizer:
                     state = self.state.get(p)
                     if state is None:
                         state = {}
-                        self._update(p, grad, state, group, bind)
+                        self._update(p, grad, state, group, scope.update)
                         if state:
                             self.state[p] = state
                     else:
-                        self._update(p, grad, state, group, bind)
-                    scope.run()
+                        self._update(p, grad, state, group, scope.update)
 
-    def _update(self, p, grad, state, group, bind):
+    def _update(self, p, grad, state, group, update):
         """One parameter's update: its state made or advanced, then its single-tensor function
-        run on bind(p, grad, *state tensors) (traced values, or the tensors themselves)."""
+        run by update(fn, (p, grad, *state tensors), *numbers, **options) (lazy/scope.py)."""
         raise NotImplementedError
 
     def _replay_scalars(self, forms):
