@@ -81,6 +81,14 @@ def release(tree, keep_graph):
     return tree_map(lambda x: x.detach() if is_tensor(x) else x, tree)
 
 
+def release_aux(aux, keep_graph):
+    """has_aux's aux, which (as in PyTorch) holds tensors only."""
+    for x in tree_flatten(aux)[0]:
+        if not is_tensor(x):
+            raise RuntimeError(f"Expected tensors, got unsupported type {type(x)}")
+    return release(aux, keep_graph)
+
+
 def gradients(outputs, inputs, cotangents, create_graph, retain_graph=None):
     """autograd.grad with zeros for inputs the outputs do not depend on (as PyTorch's
     _autograd_grad)."""
@@ -127,8 +135,7 @@ def _grad_and_value(func, argnums, has_aux, args, kwargs):
         keep = level.tracked_outside([output])
         grads = gradients([output], flat_diff, [None], create_graph=keep)
     grads = tree_unflatten(list(grads), spec)
-    value = (output, aux) if has_aux else output
-    return grads, release(value, keep)
+    return grads, ((release(output, keep), release_aux(aux, keep)) if has_aux else release(output, keep))
 
 
 # -- vjp ----------------------------------------------------------------------------------------
@@ -167,7 +174,7 @@ def vjp(func, *primals, has_aux=False):
         return tree_unflatten(list(res), primals_spec)
 
     out = release(out, keep)
-    return (out, vjp_fn, release(aux, keep)) if has_aux else (out, vjp_fn)
+    return (out, vjp_fn, release_aux(aux, keep)) if has_aux else (out, vjp_fn)
 
 
 def _pprint(spec):
@@ -225,12 +232,12 @@ def jvp(func, primals, tangents, *, strict=False, has_aux=False):
             raise RuntimeError(f"{_JVP}: Expected f to be a function that has non-empty output (got output = {out})")
         for o in flat_out:
             if not is_tensor(o):
-                raise RuntimeError(f"{_JVP}: expected f(*args) to return only tensors, got unsupported type {type(o)}")
+                raise RuntimeError(f"{_JVP}: expected f(*primals) to return only tensors, got unsupported type {type(o)}")
         keep = level.tracked_outside(flat_out) or any(t.requires_grad for t in flat_tangents)
         tangents_out = _forward_products(level, flat_out, wrapped, flat_tangents, keep, strict)
     out = tree_unflatten(list(release(flat_out, keep)), out_spec)
     tangents_out = tree_unflatten(list(tangents_out), out_spec)
-    return (out, tangents_out, release(aux, keep)) if has_aux else (out, tangents_out)
+    return (out, tangents_out, release_aux(aux, keep)) if has_aux else (out, tangents_out)
 
 
 def _forward_products(level, outputs, inputs, tangents, keep, strict=False):

@@ -9,7 +9,7 @@ from ..ops.join import stack
 from .._creation import zeros
 from ..utils._pytree import tree_flatten, tree_unflatten
 from .._is_tensor import is_tensor
-from ._autodiff import check_argnums, make_differentiable, split_aux, release, gradients
+from ._autodiff import check_argnums, make_differentiable, split_aux, release_aux, gradients
 from ._levels import Level
 from ._randomness import RandomnessScope
 
@@ -39,7 +39,7 @@ def _jacobian(func, argnums, has_aux, args, kwargs, api):
                       .reshape(tuple(o.shape) + tuple(x.shape)) for r, x in zip(rows, flat_in)]
             per_output.append(tree_unflatten(blocks, in_spec))
     jac = tree_unflatten(per_output, out_spec)
-    return (jac, release(aux, keep)) if has_aux else jac
+    return (jac, release_aux(aux, keep)) if has_aux else jac
 
 
 def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None, _preallocate_and_copy=False):
