@@ -4,22 +4,12 @@ with torchweb (T is the module) on both devices, and what it returns (tensors, s
 requires_grad flags, error types and messages) must match."""
 
 import collections
-import math
-
 import pytest
 import torch
 
 import torchweb as tw
 from oracle import assert_close, ours
-
-
-def values(shape, scale=1.0, shift=0.0):
-    n = math.prod(shape)
-    return torch.tensor([scale * math.sin(0.7 * i + 0.3) + shift for i in range(n)]).reshape(shape)
-
-
-def const(T, dev, t):
-    return t.clone() if T is torch else ours(t, dev)
+from test_autograd_functional import values, const, error_of  # noqa: F401  (test_func_vmap imports them from here)
 
 
 def compare(got, expected, where="result"):
@@ -40,14 +30,6 @@ def compare(got, expected, where="result"):
 
 def both(scenario, device):
     compare(scenario(tw, device), scenario(torch, "cpu"))
-
-
-def error_of(fn):
-    try:
-        fn()
-    except Exception as e:   # noqa: BLE001  (the type and message are compared)
-        return type(e).__name__, str(e)
-    return None
 
 
 def same_error(scenario, device):

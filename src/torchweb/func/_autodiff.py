@@ -140,10 +140,16 @@ def _grad_and_value(func, argnums, has_aux, args, kwargs):
 
 # -- vjp ----------------------------------------------------------------------------------------
 
-def _only_tensors(flat, api):
+def flat_outputs(out, api):
+    """(the leaves of f's output, its spec), which must be tensors, at least one (PyTorch's
+    assert_non_empty_tensor_output)."""
+    flat, spec = tree_flatten(out)
+    if not flat or (len(flat) == 1 and flat[0] is None):
+        raise RuntimeError(f"{api}: Expected f to be a function that has non-empty output (got output = {flat})")
     for x in flat:
         if not is_tensor(x):
             raise RuntimeError(f"{api}: expected f(*primals) to return only tensors, got unsupported type {type(x)}")
+    return flat, spec
 
 
 def vjp(func, *primals, has_aux=False):
@@ -154,8 +160,7 @@ def vjp(func, *primals, has_aux=False):
         primals = tree_map(lambda x: level.differentiable(_checked_tensor(x)), primals)
         flat_primals, primals_spec = tree_flatten(primals)
         out, aux = split_aux(func(*primals), has_aux, api)
-        flat_out, out_spec = tree_flatten(out)
-        _only_tensors(flat_out, api)
+        flat_out, out_spec = flat_outputs(out, api)
         for o in flat_out:
             if not o.is_floating_point():
                 raise RuntimeError(f"vjp(f, ...): All outputs of f must be floating-point or complex "
@@ -227,12 +232,7 @@ def jvp(func, primals, tangents, *, strict=False, has_aux=False):
     with Level() as level:
         wrapped = [level.differentiable(p) for p in flat_primals]
         out, aux = split_aux(func(*tree_unflatten(wrapped, primals_spec)), has_aux, _JVP)
-        flat_out, out_spec = tree_flatten(out)
-        if not flat_out:
-            raise RuntimeError(f"{_JVP}: Expected f to be a function that has non-empty output (got output = {out})")
-        for o in flat_out:
-            if not is_tensor(o):
-                raise RuntimeError(f"{_JVP}: expected f(*primals) to return only tensors, got unsupported type {type(o)}")
+        flat_out, out_spec = flat_outputs(out, _JVP)
         keep = level.tracked_outside(flat_out) or any(t.requires_grad for t in flat_tangents)
         tangents_out = _forward_products(level, flat_out, wrapped, flat_tangents, keep, strict)
     out = tree_unflatten(list(release(flat_out, keep)), out_spec)

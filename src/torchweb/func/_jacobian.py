@@ -7,9 +7,8 @@ import functools
 
 from ..ops.join import stack
 from .._creation import zeros
-from ..utils._pytree import tree_flatten, tree_unflatten
-from .._is_tensor import is_tensor
-from ._autodiff import check_argnums, make_differentiable, split_aux, release_aux, gradients
+from ..utils._pytree import tree_unflatten
+from ._autodiff import check_argnums, make_differentiable, split_aux, release_aux, gradients, flat_outputs
 from ._levels import Level
 from ._randomness import RandomnessScope
 
@@ -21,12 +20,7 @@ def _jacobian(func, argnums, has_aux, args, kwargs, api):
         argnums = check_argnums(args, argnums)
         args, flat_in, in_spec = make_differentiable(level, args, argnums)
         out, aux = split_aux(func(*args, **kwargs), has_aux, api)
-        flat_out, out_spec = tree_flatten(out)
-        if not flat_out:
-            raise RuntimeError(f"{api}: Expected f to be a function that has non-empty output (got output = {out})")
-        for o in flat_out:
-            if not is_tensor(o):
-                raise RuntimeError(f"{api}: expected f(*primals) to return only tensors, got unsupported type {type(o)}")
+        flat_out, out_spec = flat_outputs(out, api)
         keep = level.tracked_outside(flat_out)
         per_output = []
         for o in flat_out:
