@@ -287,6 +287,29 @@ def test_namespace():
     import importlib
     assert tw.func is importlib.import_module("torchweb.func")
     assert tw.vmap is tw.func.vmap and hasattr(tw, "vmap") and hasattr(tw, "func")
-    assert not hasattr(tw.func, "rearrange")
-    with pytest.raises(AttributeError, match="torch.func.rearrange is not supported by torchweb"):
-        tw.func.rearrange
+    with pytest.raises(AttributeError, match="has no attribute 'no_such_transform'"):
+        tw.func.no_such_transform
+
+
+@pytest.mark.parametrize("pattern, lengths", [
+    ("b c h -> b (c h)", {}), ("b (h1 h2) w -> b h1 h2 w", {"h1": 3}), ("b ... -> ... b", {}),
+    ("b c h -> (b c) 1 h", {}), ("b c h -> h () c b", {}), ("b (c h) w -> (w b) c h", {"h": 2}),
+    ("... h -> (...) h", {}), ("b c h -> b c h", {}), ("a b (c d) -> (d a) (b c)", {"d": 2}),
+])
+def test_rearrange(device, pattern, lengths):
+    def scenario(T, dev):
+        x = const(T, dev, values((2, 6, 4)))
+        return T.func.rearrange(x, pattern, **lengths)
+    both(scenario, device)
+    # a list of tensors is stacked first
+    both(lambda T, dev: T.func.rearrange([const(T, dev, values((6, 4))), const(T, dev, values((6, 4), 0.5))],
+                                         "n c h -> c (n h)"), device)
+
+
+@pytest.mark.parametrize("pattern, lengths", [
+    ("b c -> c b", {}), ("b c h -> c b", {}), ("b c h -> b c", {"q": 2}), ("b c h c2 -> b c", {}),
+    ("b c h", {}), ("b c h -> b c h ...", {}), ("b c h -> b c (h", {}), ("b c h -> b c h 2", {}),
+])
+def test_rearrange_errors(device, pattern, lengths):
+    same_error(lambda T, dev: error_of(lambda: T.func.rearrange(const(T, dev, values((2, 3, 4))), pattern,
+                                                                **lengths)), device)

@@ -30,8 +30,6 @@ REASONS = {
     "distributed": "torch.distributed (several processes or devices) does not exist in a web page",
     "cuda_stream": "CUDA streams, events and graphs have no WebGPU counterpart here; torchweb "
                    "orders work on one queue (torch.webgpu.synchronize() waits for it)",
-    "einops": "torch.func.rearrange (einops patterns over first-class dimensions) is not supported; "
-              "use reshape / permute / flatten / unflatten",
     "nested": "nested (jagged) tensors are not supported",
     "scaled_mm": "scaled float8/float4 matmuls need 8-bit and 4-bit float types, which WebGPU does "
                  "not have; use F.grouped_mm or matmul in float32/float16",
@@ -167,7 +165,7 @@ NAMES = {
         functional_datapipe guaranteed_datapipes_determinism non_deterministic runtime_validation
         runtime_validation_disabled""", "datapipes"),
     "special": {},
-    "func": {"rearrange": "einops"},
+    "func": {},
 }
 
 _COMPILED = {ns: [(re.compile(p), key) for p, key in pats] for ns, pats in PATTERNS.items()}

@@ -1,15 +1,17 @@
 """torch.func: composable function transforms (grad, vjp, jvp, jacrev, jacfwd, hessian,
-vmap, functional_call, stack_module_state). docs/func.md says how they run here."""
+vmap, functional_call, stack_module_state) and einops' rearrange. docs/func.md says how they
+run here."""
 
 from ._autodiff import grad, grad_and_value, vjp, jvp, linearize
 from ._jacobian import jacrev, jacfwd, hessian
 from ._vmap import vmap
 from ._modules import functional_call, stack_module_state, replace_all_batch_norm_modules_
+from ._rearrange import rearrange
 from .._refused import module_getattr as _module_getattr
 
 __all__ = ["grad", "grad_and_value", "vjp", "jvp", "linearize", "jacrev", "jacfwd", "hessian", "vmap",
            "functional_call", "stack_module_state", "replace_all_batch_norm_modules_", "functionalize",
-           "debug_unwrap"]
+           "debug_unwrap", "rearrange"]
 
 
 def functionalize(func, *, remove="mutations"):
