@@ -153,5 +153,16 @@ def test_jacobian_of_batched_inputs_matches_autograd_functional(device):
         for i in range(3))), rel_tol=1e-4)
 
 
+def test_data_dependent_control_flow_runs_per_entry(device):
+    # PyTorch refuses Python control flow on values inside vmap; the loop runs it, entry by entry
+    x = const(tw, device, values((4, 3)))
+    got = tw.vmap(lambda a: a * 2 if a.sum() > 0 else -a)(x)
+    rows = values((4, 3))
+    assert_close(got, torch.stack([r * 2 if r.sum() > 0 else -r for r in rows]))
+    # but results of different structures cannot be stacked
+    with pytest.raises(ValueError, match="returned outputs of different structures"):
+        tw.vmap(lambda a: (a,) if a.sum() > 0 else (a, a))(x)
+
+
 def test_torch_vmap_is_func_vmap():
     compare(tw.vmap(tw.sin)(tw.ones(2, 2, device="cpu")), torch.vmap(torch.sin)(torch.ones(2, 2)))

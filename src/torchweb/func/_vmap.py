@@ -119,7 +119,13 @@ def _stack_results(func, results, out_dims, size):
         raise ValueError(f"vmap({name}, ..., out_dims={out_dims})(<inputs>): out_dims is not compatible with the "
                          f"structure of `outputs`. out_dims has structure {tree_flatten(out_dims)[1]} but outputs "
                          f"has structure {out_spec}.")
-    per_entry = [tree_flatten(r)[0] for r in results]
+    per_entry = []
+    for b, r in enumerate(results):
+        leaves, spec = tree_flatten(r)
+        if spec != out_spec:    # (control flow on values; PyTorch's vmap refuses it before this)
+            raise ValueError(f"vmap({name}, ...): `{name}` returned outputs of different structures for the entries "
+                             f"of the batch: {out_spec} for entry 0, {spec} for entry {b}")
+        per_entry.append(leaves)
     out = []
     for i, d in enumerate(flat_out_dims):
         column = [leaves[i] for leaves in per_entry]
