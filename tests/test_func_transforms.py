@@ -104,7 +104,9 @@ def test_nested_grad_gives_higher_derivatives(device):
         # the inner function closes over the outer variable: d/dx of (d/dy (x*y^2)) = 2y
         y = const(T, dev, torch.tensor(1.5))
         mixed = F.grad(lambda a: F.grad(lambda b: a * b ** 2)(y) * a)(x)
-        return d1, d2, d3, mixed, d2.requires_grad
+        # an inner aux that depends on the outer variable stays differentiable by the outer grad
+        through_aux = F.grad(lambda a: F.grad(lambda b: (b ** 2, (a * b).exp()), has_aux=True)(y)[1])(x)
+        return d1, d2, d3, mixed, through_aux, d2.requires_grad
     both(scenario, device)
 
 

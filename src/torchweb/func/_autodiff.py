@@ -81,12 +81,13 @@ def release(tree, keep_graph):
     return tree_map(lambda x: x.detach() if is_tensor(x) else x, tree)
 
 
-def release_aux(aux, keep_graph):
-    """has_aux's aux, which (as in PyTorch) holds tensors only."""
-    for x in tree_flatten(aux)[0]:
+def release_aux(level, aux):
+    """has_aux's aux, which (as in PyTorch) holds tensors only, released on its own graph."""
+    flat = tree_flatten(aux)[0]
+    for x in flat:
         if not is_tensor(x):
             raise RuntimeError(f"Expected tensors, got unsupported type {type(x)}")
-    return release(aux, keep_graph)
+    return release(aux, level.tracked_outside(flat))
 
 
 def gradients(outputs, inputs, cotangents, create_graph, retain_graph=None):
@@ -135,7 +136,7 @@ def _grad_and_value(func, argnums, has_aux, args, kwargs):
         keep = level.tracked_outside([output])
         grads = gradients([output], flat_diff, [None], create_graph=keep)
     grads = tree_unflatten(list(grads), spec)
-    return grads, ((release(output, keep), release_aux(aux, keep)) if has_aux else release(output, keep))
+    return grads, ((release(output, keep), release_aux(level, aux)) if has_aux else release(output, keep))
 
 
 # -- vjp ----------------------------------------------------------------------------------------
@@ -179,7 +180,7 @@ def vjp(func, *primals, has_aux=False):
         return tree_unflatten(list(res), primals_spec)
 
     out = release(out, keep)
-    return (out, vjp_fn, release_aux(aux, keep)) if has_aux else (out, vjp_fn)
+    return (out, vjp_fn, release_aux(level, aux)) if has_aux else (out, vjp_fn)
 
 
 def _pprint(spec):
@@ -237,7 +238,7 @@ def jvp(func, primals, tangents, *, strict=False, has_aux=False):
         tangents_out = _forward_products(level, flat_out, wrapped, flat_tangents, keep, strict)
     out = tree_unflatten(list(release(flat_out, keep)), out_spec)
     tangents_out = tree_unflatten(list(tangents_out), out_spec)
-    return (out, tangents_out, release_aux(aux, keep)) if has_aux else (out, tangents_out)
+    return (out, tangents_out, release_aux(level, aux)) if has_aux else (out, tangents_out)
 
 
 def _forward_products(level, outputs, inputs, tangents, keep, strict=False):

@@ -33,7 +33,7 @@ def _jacobian(func, argnums, has_aux, args, kwargs, api):
                       .reshape(tuple(o.shape) + tuple(x.shape)) for r, x in zip(rows, flat_in)]
             per_output.append(tree_unflatten(blocks, in_spec))
     jac = tree_unflatten(per_output, out_spec)
-    return (jac, release_aux(aux, keep)) if has_aux else jac
+    return (jac, release_aux(level, aux)) if has_aux else jac
 
 
 def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None, _preallocate_and_copy=False):
