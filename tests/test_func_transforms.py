@@ -311,7 +311,14 @@ def test_rearrange(device, pattern, lengths):
 @pytest.mark.parametrize("pattern, lengths", [
     ("b c -> c b", {}), ("b c h -> c b", {}), ("b c h -> b c", {"q": 2}), ("b c h c2 -> b c", {}),
     ("b c h", {}), ("b c h -> b c h ...", {}), ("b c h -> b c (h", {}), ("b c h -> b c h 2", {}),
+    ("b c c -> b c", {}),
 ])
 def test_rearrange_errors(device, pattern, lengths):
     same_error(lambda T, dev: error_of(lambda: T.func.rearrange(const(T, dev, values((2, 3, 4))), pattern,
                                                                 **lengths)), device)
+
+
+def test_rearrange_two_unknown_lengths_in_a_group(device):
+    # (PyTorch raises functorch.dim's DimensionBindError, which torchweb does not have)
+    with pytest.raises(ValueError, match="Could not infer sizes for"):
+        tw.func.rearrange(ours(values((2, 3, 4)), device), "b c (h w) -> b c h w")

@@ -1,5 +1,6 @@
-"""torch.func.rearrange: einops' rearrange (https://einops.rocks/api/rearrange/) as one reshape
-into the pattern's elementary axes, one permute and one reshape into the output's groups.
+"""torch.func.rearrange: einops' rearrange (https://einops.rocks/api/rearrange/) as an
+unflatten of each input group into the pattern's elementary axes, one permute and one reshape
+into the output's groups.
 
 A pattern is `left -> right`; each side is a list of groups: a name (`b`), a parenthesized
 composition (`(h w)`), `...` for the dims no name covers, and `1` or `()` for a unit axis.
@@ -53,7 +54,11 @@ def _parse(side):
 
 
 def _identifiers(groups):
-    return {n for names, _ in groups for n in names}
+    names = [n for names, _ in groups for n in names]
+    for n in names:
+        if names.count(n) > 1 and n != _ELLIPSIS:
+            raise ValueError(f"Indexing expression contains duplicate dimension '{n}'")
+    return set(names)
 
 
 def rearrange(tensor, pattern, **axes_lengths):
@@ -100,20 +105,21 @@ def rearrange(tensor, pattern, **axes_lengths):
                 out.append([d for n in names for d in (dots if n == _ELLIPSIS else [n])])
         return out
     left_groups, right_groups = expand(left), expand(right)
-    sizes = dict(axes_lengths)
-    for names, size in zip(left_groups, tensor.shape):
-        unknown = [n for n in names if n not in sizes]
-        known = math.prod(sizes[n] for n in names if n in sizes)
+    # the left groups split into elementary axes (unflatten infers a group's one unknown length)
+    x = tensor
+    for i in reversed(range(len(left_groups))):
+        names = left_groups[i]
+        unknown = [n for n in names if n not in axes_lengths]
         if len(unknown) > 1:
             raise ValueError(f"Could not infer sizes for {set(unknown)}")
-        if unknown:
-            if known == 0 or size % known:
-                raise ValueError(f"Shape mismatch, can't divide axis of length {size} in chunks of {known}")
-            sizes[unknown[0]] = size // known
-        elif known != size:
-            raise ValueError(f"Shape mismatch, {size} != {known}")
+        if names:
+            x = x.unflatten(i, [axes_lengths.get(n, -1) for n in names])
+        elif x.shape[i] != 1:
+            raise ValueError(f"Shape mismatch, {x.shape[i]} != 1")
+        else:
+            x = x.squeeze(i)
     order = [n for names in left_groups for n in names]
-    elementary = tensor.reshape(tuple(sizes[n] for n in order))
+    sizes = dict(zip(order, x.shape))
     target = [n for names in right_groups for n in names]
-    permuted = elementary.permute(tuple(order.index(n) for n in target))
+    permuted = x.permute(tuple(order.index(n) for n in target))
     return permuted.reshape(tuple(math.prod(sizes[n] for n in names) for names in right_groups))
