@@ -30,7 +30,6 @@ REASONS = {
     "distributed": "torch.distributed (several processes or devices) does not exist in a web page",
     "cuda_stream": "CUDA streams, events and graphs have no WebGPU counterpart here; torchweb "
                    "orders work on one queue (torch.webgpu.synchronize() waits for it)",
-    "func": "torch.func / vmap are not implemented yet (planned: issue 20)",
     "nested": "nested (jagged) tensors are not supported",
     "scaled_mm": "scaled float8/float4 matmuls need 8-bit and 4-bit float types, which WebGPU does "
                  "not have; use F.grouped_mm or matmul in float32/float16",
@@ -123,7 +122,6 @@ NAMES = {
             lu_solve lu_unpack matrix_exp matrix_power matrix_rank nuclear_norm orgqr ormqr
             pca_lowrank pinverse qr logdet slogdet solve svd svd_lowrank symeig triangular_solve""", "linalg"),
         **_names("jagged", "nested"),
-        **_names("vmap func", "func"),
         **_names("onnx export", "export"),
         **_names("fft", "complex"),
         **_names("from_dlpack to_dlpack", "dlpack"),
@@ -167,6 +165,7 @@ NAMES = {
         functional_datapipe guaranteed_datapipes_determinism non_deterministic runtime_validation
         runtime_validation_disabled""", "datapipes"),
     "special": {},
+    "func": {},
 }
 
 _COMPILED = {ns: [(re.compile(p), key) for p, key in pats] for ns, pats in PATTERNS.items()}
