@@ -40,6 +40,13 @@ CONFIGS = [
     ("RAdam", dict(lr=0.01)),
     ("RAdam", dict(lr=0.01, weight_decay=0.1)),
     ("RAdam", dict(lr=0.01, weight_decay=0.1, decoupled_weight_decay=True, betas=(0.9, 0.9))),
+    ("Rprop", dict()),
+    ("Rprop", dict(lr=0.05, etas=(0.3, 1.5), step_sizes=(1e-3, 0.02), maximize=True, foreach=False)),
+    ("ASGD", dict()),
+    ("ASGD", dict(lr=0.05, lambd=1e-3, alpha=0.5, t0=5, weight_decay=0.1, maximize=True)),
+    ("Adafactor", dict()),
+    ("Adafactor", dict(lr=0.05, beta2_decay=-0.5, eps=(1e-4, 1e-2), d=0.5 + 1.0, weight_decay=0.1)),
+    ("Adafactor", dict(lr=0.02, maximize=True, foreach=False)),
 ]
 
 
@@ -130,7 +137,7 @@ def _to_torchweb_state(sd, device):
             "param_groups": copy.deepcopy(sd["param_groups"])}
 
 
-@pytest.mark.parametrize("config", [c for i, c in enumerate(CONFIGS) if i in (2, 6, 10, 12, 15, 17, 19, 22, 25)], ids=_ids)
+@pytest.mark.parametrize("config", [c for i, c in enumerate(CONFIGS) if i in (2, 6, 10, 12, 15, 17, 19, 22, 25, 27, 29, 31)], ids=_ids)
 def test_state_dict_layout_and_round_trip(config, device):
     name, kwargs = config
     half = STEPS // 2
@@ -172,7 +179,8 @@ def test_state_dict_of_sgd_without_momentum_is_empty(device):
     assert opt.state_dict()["param_groups"] == topt.state_dict()["param_groups"]
 
 
-@pytest.mark.parametrize("name", ["SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta", "Adamax", "NAdam", "RAdam"])
+@pytest.mark.parametrize("name", ["SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta", "Adamax", "NAdam", "RAdam",
+                                  "Rprop", "ASGD", "SparseAdam", "Adafactor"])
 def test_repr_and_defaults_match_pytorch(name):
     p = torchweb.zeros(2, device="cpu", requires_grad=True)
     tp = torch.zeros(2, requires_grad=True)
@@ -218,6 +226,11 @@ def _bad(lib, name, *args, **kwargs):
     ("Adagrad", dict(initial_accumulator_value=-1.0)), ("Adadelta", dict(rho=1.5)),
     ("Adamax", dict(lr=-1.0)), ("NAdam", dict(momentum_decay=-1.0)), ("RAdam", dict(eps=-1.0)),
     ("Adam", dict(fused=True, differentiable=True)),
+    ("Rprop", dict(lr=-1.0)), ("Rprop", dict(etas=(1.0, 1.2))), ("Rprop", dict(etas=(0.5, 1.0))),
+    ("ASGD", dict(lr=-1.0)), ("ASGD", dict(weight_decay=-1.0)),
+    ("SparseAdam", dict(lr=0.0)), ("SparseAdam", dict(eps=0.0)), ("SparseAdam", dict(betas=(0.9, 1.0))),
+    ("Adafactor", dict(lr=-1.0)), ("Adafactor", dict(beta2_decay=0.5)), ("Adafactor", dict(eps=(-1.0, 1e-3))),
+    ("Adafactor", dict(eps=(None, -1.0))), ("Adafactor", dict(d=0.5)), ("Adafactor", dict(weight_decay=-1.0)),
 ], ids=lambda c: c[0] + "-" + "-".join(f"{k}={v}" for k, v in c[1].items()))
 def test_bad_options_raise_like_pytorch(case):
     name, kwargs = case
@@ -327,7 +340,8 @@ def test_one_kernel_per_parameter(monkeypatch):
     for name, kwargs in [("SGD", dict(lr=0.1, momentum=0.9, nesterov=True, weight_decay=0.1)),
                          ("Adam", dict(amsgrad=True, weight_decay=0.1)), ("AdamW", {}),
                          ("RMSprop", dict(centered=True, momentum=0.9)), ("Adagrad", {}), ("Adadelta", {}),
-                         ("Adamax", {}), ("NAdam", {}), ("RAdam", {})]:
+                         ("Adamax", {}), ("NAdam", {}), ("RAdam", {}), ("Rprop", {}),
+                         ("ASGD", dict(t0=0, weight_decay=0.1))]:
         params = [torchweb.ones(5, 3, device="webgpu", requires_grad=True), torchweb.ones(3, device="webgpu", requires_grad=True)]
         for p in params:
             p.grad = torchweb.full(p.shape, 0.5, device="webgpu")

@@ -1,4 +1,5 @@
-"""torch.optim: optimizers (one fused update kernel per parameter and step) and lr_scheduler."""
+"""torch.optim: optimizers (one fused update kernel per parameter and step where the update is
+elementwise), lr_scheduler and swa_utils."""
 
 from .optimizer import Optimizer
 from .sgd import SGD
@@ -8,7 +9,11 @@ from .adagrad import Adagrad
 from .adadelta import Adadelta
 from .adamax import Adamax
 from .nadam import NAdam, RAdam
+from .rprop import Rprop
+from .asgd import ASGD
+from .sparse_adam import SparseAdam
+from .adafactor import Adafactor
 from . import lr_scheduler
 
 __all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta", "Adamax", "NAdam",
-           "RAdam", "lr_scheduler"]
+           "RAdam", "Rprop", "ASGD", "SparseAdam", "Adafactor", "lr_scheduler"]
