@@ -460,3 +460,55 @@ def test_without_numpy_the_step_lives_on_the_parameters_device(monkeypatch):
     before = rt.stream.dispatches
     b[2].step()
     assert rt.stream.dispatches - before == 3 and reads == []
+
+
+@pytest.mark.parametrize("kwargs", [dict(), dict(lr=0.05, betas=(0.8, 0.9), eps=1e-4, maximize=True)])
+def test_sparse_adam_matches_pytorch(kwargs, device):
+    """Sparse COO gradients of an embedding table (rows picked with repeats: coalesced first),
+    two parameters, one of them 1-D with sparse entries; a step with an empty gradient skips."""
+    g = torch.Generator().manual_seed(7)
+    w, v = torch.randn(10, 4, generator=g), torch.randn(6, generator=g)
+    tp = [w.clone().requires_grad_(True), v.clone().requires_grad_(True)]
+    p = [ours(w, device, requires_grad=True), ours(v, device, requires_grad=True)]
+    topt, opt = torch.optim.SparseAdam(tp, **kwargs), torchweb.optim.SparseAdam(p, **kwargs)
+    for step in range(6):
+        rows = torch.randint(0, 10, (5,), generator=g)
+        vals = torch.randn(5, 4, generator=g)
+        idx = torch.randint(0, 6, (1, 3), generator=g)
+        vvals = torch.randn(3, generator=g) if step != 3 else torch.zeros(0)
+        idx = idx if step != 3 else torch.zeros(1, 0, dtype=torch.long)
+        tgrads = [torch.sparse_coo_tensor(rows[None], vals, (10, 4)), torch.sparse_coo_tensor(idx, vvals, (6,))]
+        for t, o, gr in zip(tp, p, tgrads):
+            t.grad = gr
+            o.grad = torchweb.sparse_coo_tensor(ours(gr._indices(), device), ours(gr._values(), device), tuple(gr.shape))
+        topt.step()
+        opt.step()
+    for a, b in zip(p, tp):
+        torch.testing.assert_close(theirs(a.detach()), b.detach(), rtol=1e-5, atol=1e-6)
+    sd, tsd = opt.state_dict(), topt.state_dict()
+    assert sd["param_groups"] == tsd["param_groups"]
+    for i, s in tsd["state"].items():
+        assert list(sd["state"][i]) == list(s) and sd["state"][i]["step"] == s["step"] == 6
+        for k in ("exp_avg", "exp_avg_sq"):
+            torch.testing.assert_close(theirs(sd["state"][i][k]), s[k], rtol=1e-5, atol=1e-6)
+
+
+def test_sparse_adam_refuses_dense_gradients_and_sparse_params():
+    p, tp = torchweb.zeros(3, device="cpu", requires_grad=True), torch.zeros(3, requires_grad=True)
+    p.grad, tp.grad = torchweb.ones(3, device="cpu"), torch.ones(3)
+    with pytest.raises(RuntimeError) as exp:
+        torch.optim.SparseAdam([tp]).step()
+    with pytest.raises(RuntimeError) as got:
+        torchweb.optim.SparseAdam([p]).step()
+    assert str(got.value) == str(exp.value) == "SparseAdam does not support dense gradients, please consider Adam instead"
+    sp = torchweb.sparse_coo_tensor(torchweb.tensor([[0]]), torchweb.ones(1), (3,))
+    tsp = torch.sparse_coo_tensor(torch.tensor([[0]]), torch.ones(1), (3,))
+    assert _bad(torchweb, "SparseAdam", [p, sp]) == _bad(torch, "SparseAdam", [tp, tsp])
+    # and the dense optimizers refuse sparse gradients with PyTorch's message
+    for name in ("Rprop", "ASGD", "Adafactor"):
+        p.grad, tp.grad = sp, tsp
+        with pytest.raises(RuntimeError) as exp:
+            getattr(torch.optim, name)([tp]).step()
+        with pytest.raises(RuntimeError) as got:
+            getattr(torchweb.optim, name)([p]).step()
+        assert str(got.value) == str(exp.value), name
