@@ -13,7 +13,8 @@ from .rprop import Rprop
 from .asgd import ASGD
 from .sparse_adam import SparseAdam
 from .adafactor import Adafactor
+from .lbfgs import LBFGS
 from . import lr_scheduler
 
 __all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta", "Adamax", "NAdam",
-           "RAdam", "Rprop", "ASGD", "SparseAdam", "Adafactor", "lr_scheduler"]
+           "RAdam", "Rprop", "ASGD", "SparseAdam", "Adafactor", "LBFGS", "lr_scheduler"]

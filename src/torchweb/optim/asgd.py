@@ -4,7 +4,8 @@ eta and mu are read and written as Python numbers (cached on the tensors, as the
 is: no readback), so the kernel takes them as uniforms."""
 
 from .adam import as_number
-from .optimizer import Optimizer, _scalar_value, _set_scalar, check_nonnegative, first_state, next_step
+from .optimizer import (Optimizer, _scalar_tensor, _scalar_value, _set_scalar, check_nonnegative, first_state,
+                        next_step)
 
 __all__ = ["ASGD"]
 
@@ -26,11 +27,17 @@ class ASGD(Optimizer):
         if len(state) == 0:
             first_state(state, p, "ax", eta=lr, mu=1.0)
         step = next_step(state, p)
-        _single_tensor_asgd(*bind(p, grad, state["ax"]), eta=_scalar_value(state["eta"]),
-                            mu=_scalar_value(state["mu"]), lambd=lambd, weight_decay=group["weight_decay"],
-                            maximize=group["maximize"])
+        mu = _scalar_value(state["mu"])
+        _single_tensor_asgd(*bind(p, grad, state["ax"]), eta=_scalar_value(state["eta"]), mu=mu, lambd=lambd,
+                            weight_decay=group["weight_decay"], maximize=group["maximize"])
         _set_scalar(state, "eta", lr / ((1 + lambd * lr * step) ** alpha), p)
-        _set_scalar(state, "mu", 1 / max(1, step - group["t0"]), p)
+        new_mu = 1 / max(1, step - group["t0"])
+        if (new_mu != 1) != (mu != 1):
+            # the averaging's branch changes: a new tensor, so that a captured step (which
+            # checks the state's tensors) is captured again rather than replaying the old kernel
+            state["mu"] = _scalar_tensor(new_mu, p)
+        else:
+            _set_scalar(state, "mu", new_mu, p)
 
 
 def _single_tensor_asgd(param, grad, ax, *, eta, mu, lambd, weight_decay, maximize):
