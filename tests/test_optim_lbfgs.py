@@ -124,3 +124,45 @@ def test_lbfgs_errors_match_pytorch(case):
     assert exp is not None and got is not None and got[0] is exp[0]
     if case != "no closure":   # (a TypeError naming the method: the qualified names differ)
         assert got[1] == exp[1]
+
+
+def test_time_sequence_prediction_loop_in_float32(device):
+    """examples/time_sequence_prediction's training loop (LSTMCells and a Linear, MSELoss, LBFGS
+    lr=0.8 with a closure over model.parameters()) in float32: the corpus runs the program
+    itself in float64, which torchweb's layers refuse."""
+    g = torch.Generator().manual_seed(0)
+    t = torch.arange(12.0)
+    data = torch.stack([torch.sin((t + 3 * k) / 4.0) for k in range(4)])
+
+    def build(lib):
+        return lib.nn.ModuleList([lib.nn.LSTMCell(1, 6), lib.nn.Linear(6, 1)])
+    tm, m = build(torch), build(torchweb).to(device)
+    with torch.no_grad():
+        for p in tm.parameters():
+            p.copy_(torch.randn(p.shape, generator=g) * 0.3)
+    m.load_state_dict({k: ours(v, device) for k, v in tm.state_dict().items()})
+
+    def forward(lib, model, x):
+        h = c = lib.zeros(x.shape[0], 6, device=x.device)
+        outs = []
+        for x_t in x.split(1, dim=1):
+            h, c = model[0](x_t, (h, c))
+            outs.append(model[1](h))
+        return lib.cat(outs, dim=1)
+
+    def train(lib, model, x, y):
+        opt = lib.optim.LBFGS(model.parameters(), lr=0.8, max_iter=5)
+        losses = []
+        for _ in range(2):
+            def closure():
+                opt.zero_grad()
+                loss = lib.nn.MSELoss()(forward(lib, model, x), y)
+                loss.backward()
+                return loss
+            losses.append(opt.step(closure).item())
+        return losses
+    mine = train(torchweb, m, ours(data[:, :-1], device), ours(data[:, 1:], device))
+    ref = train(torch, tm, data[:, :-1], data[:, 1:])
+    _close(mine, ref, 1e-4)
+    for (k, v), (_, w) in zip(m.state_dict().items(), tm.state_dict().items()):
+        _close(v, w, 1e-4)
