@@ -14,7 +14,7 @@ from .asgd import ASGD
 from .sparse_adam import SparseAdam
 from .adafactor import Adafactor
 from .lbfgs import LBFGS
-from . import lr_scheduler
+from . import lr_scheduler, swa_utils
 
 __all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta", "Adamax", "NAdam",
-           "RAdam", "Rprop", "ASGD", "SparseAdam", "Adafactor", "LBFGS", "lr_scheduler"]
+           "RAdam", "Rprop", "ASGD", "SparseAdam", "Adafactor", "LBFGS", "lr_scheduler", "swa_utils"]
