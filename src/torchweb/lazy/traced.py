@@ -180,8 +180,8 @@ def _binary(key):
 
 # name -> its out-of-place and in-place methods (maximum_ and minimum_ are not Tensor methods)
 for _name, _methods in [("neg", _unary(_NEG)), ("abs", _unary(_ABS)), ("sqrt", _unary(_SQRT)),
-                        ("square", _unary(_SQUARE)), ("sign", _unary(_SIGN)), ("mul", _binary(_MUL)), ("div", _binary(_DIV)),
-                        ("maximum", _binary(_MAXIMUM)[:1]), ("minimum", _binary(_MINIMUM)[:1])]:
+                        ("square", _unary(_SQUARE)), ("sign", _unary(_SIGN)), ("mul", _binary(_MUL)),
+                        ("div", _binary(_DIV)), ("maximum", _binary(_MAXIMUM)[:1]), ("minimum", _binary(_MINIMUM)[:1])]:
     for _method, _suffix in zip(_methods, ("", "_")):
         _method.__name__ = _name + _suffix
         setattr(Value, _method.__name__, _method)

@@ -4,7 +4,7 @@ eta and mu are read and written as Python numbers (cached on the tensors, as the
 is: no readback), so the kernel takes them as uniforms."""
 
 from .adam import as_number
-from .optimizer import (Optimizer, _scalar_tensor, _scalar_value, _set_scalar, check_nonnegative, first_state,
+from .optimizer import (Optimizer, _scalar_value, _set_scalar, captured, check_nonnegative, first_state, l2_grad,
                         next_step)
 
 __all__ = ["ASGD"]
@@ -27,29 +27,21 @@ class ASGD(Optimizer):
         if len(state) == 0:
             first_state(state, p, "ax", eta=lr, mu=1.0)
         step = next_step(state, p)
-        mu = _scalar_value(state["mu"])
-        _single_tensor_asgd(*bind(p, grad, state["ax"]), eta=_scalar_value(state["eta"]), mu=mu, lambd=lambd,
-                            weight_decay=group["weight_decay"], maximize=group["maximize"])
+        _single_tensor_asgd(*bind(p, grad, state["ax"]), eta=_scalar_value(state["eta"]),
+                            mu=_scalar_value(state["mu"]), lambd=lambd, weight_decay=group["weight_decay"],
+                            maximize=group["maximize"], capturable=group["capturable"] or captured())
         _set_scalar(state, "eta", lr / ((1 + lambd * lr * step) ** alpha), p)
-        new_mu = 1 / max(1, step - group["t0"])
-        if (new_mu != 1) != (mu != 1):
-            # the averaging's branch changes: a new tensor, so that a captured step (which
-            # checks the state's tensors) is captured again rather than replaying the old kernel
-            state["mu"] = _scalar_tensor(new_mu, p)
-        else:
-            _set_scalar(state, "mu", new_mu, p)
+        _set_scalar(state, "mu", 1 / max(1, step - group["t0"]), p)
 
 
-def _single_tensor_asgd(param, grad, ax, *, eta, mu, lambd, weight_decay, maximize):
+def _single_tensor_asgd(param, grad, ax, *, eta, mu, lambd, weight_decay, maximize, capturable):
     """One parameter's update, as torch/optim/asgd.py writes it (eta, mu: the state's values
-    before this step; the caller advances them)."""
-    if maximize:
-        grad = -grad
-    if weight_decay != 0:
-        grad = grad.add(param, alpha=weight_decay)
+    before this step, which the caller advances; capturable: the averaging's one form whatever
+    mu, as PyTorch's capturable path, so that a captured step's replays keep its kernel)."""
+    grad = l2_grad(param, grad, weight_decay, maximize)
     param.mul_(1 - lambd * eta)
     param.add_(grad, alpha=-eta)
-    if mu != 1:
+    if capturable or mu != 1:
         ax.add_(param.sub(ax).mul_(mu))
     else:
         ax.copy_(param)
