@@ -289,7 +289,9 @@ def test_add_param_group_zero_grad_closure_and_hooks(device):
 
 
 @pytest.mark.parametrize("name,kwargs", [("SGD", dict(lr=0.1, momentum=0.9)), ("Adam", dict(lr=0.01, amsgrad=True)),
-                                         ("RMSprop", dict(lr=0.01, centered=True, momentum=0.9))])
+                                         ("RMSprop", dict(lr=0.01, centered=True, momentum=0.9)),
+                                         ("Rprop", dict(lr=0.01)), ("ASGD", dict(lr=0.05, t0=1)),
+                                         ("Adafactor", dict(lr=0.05))])
 def test_non_contiguous_parameters(name, kwargs, device):
     g = torch.Generator().manual_seed(3)
     base = torch.randn(6, 5, generator=g)
@@ -307,7 +309,8 @@ def test_non_contiguous_parameters(name, kwargs, device):
 
 
 @pytest.mark.parametrize("name,kwargs", [("SGD", dict(lr=0.1, momentum=0.9)), ("Adam", dict(lr=0.01, eps=1e-3)),
-                                         ("Adagrad", dict(lr=0.1))])
+                                         ("Adagrad", dict(lr=0.1)), ("Rprop", dict(lr=0.01)),
+                                         ("ASGD", dict(lr=0.05, t0=3))])
 def test_float16_parameters(name, kwargs, device):
     """float16 is computed in float32 and stored once per step (PyTorch rounds after each op):
     close to PyTorch's float16 run, state kept in float16. (Adam's default eps, 1e-8, is 0 in
@@ -323,7 +326,7 @@ def test_float16_parameters(name, kwargs, device):
         assert p.dtype == torchweb.float16
     for s in a[2].state.values():
         for k, v in s.items():
-            if k != "step":
+            if k not in ("step", "eta", "mu"):   # (0-d float32 counters, as PyTorch's)
                 assert v.dtype == torchweb.float16
     torch.testing.assert_close(torch.tensor(a[0]), torch.tensor(b[0]), rtol=2e-2, atol=2e-3)
     for x, y in zip(a[1], b[1]):
@@ -512,3 +515,24 @@ def test_sparse_adam_refuses_dense_gradients_and_sparse_params():
         with pytest.raises(RuntimeError) as got:
             getattr(torchweb.optim, name)([p]).step()
         assert str(got.value) == str(exp.value), name
+
+
+@pytest.mark.parametrize("shape", [(2, 3, 4), (5,), ()])
+def test_adafactor_factors_the_last_two_dims(shape, device):
+    """A 3-d parameter's second moments are row and column means over its last two dims (a
+    batched row_var @ col_var); a vector's and a scalar's are full."""
+    g = torch.Generator().manual_seed(2)
+    w = torch.randn(shape, generator=g)
+    tp, p = w.clone().requires_grad_(True), ours(w, device, requires_grad=True)
+    topt, opt = torch.optim.Adafactor([tp], lr=0.05), torchweb.optim.Adafactor([p], lr=0.05)
+    for _ in range(5):
+        gr = torch.randn(shape, generator=g)
+        tp.grad, p.grad = gr.clone(), ours(gr, device)
+        topt.step()
+        opt.step()
+    torch.testing.assert_close(theirs(p.detach()), tp.detach(), rtol=1e-5, atol=1e-6)
+    tstate, state = topt.state[tp], opt.state[p]
+    assert list(state) == list(tstate)
+    for k, v in tstate.items():
+        assert tuple(state[k].shape) == tuple(v.shape)
+        torch.testing.assert_close(theirs(state[k]), v, rtol=1e-5, atol=1e-7)
