@@ -536,3 +536,59 @@ def test_adafactor_factors_the_last_two_dims(shape, device):
     for k, v in tstate.items():
         assert tuple(state[k].shape) == tuple(v.shape)
         torch.testing.assert_close(theirs(state[k]), v, rtol=1e-5, atol=1e-7)
+
+
+def test_swap_in_optimizer_params_and_state(device):
+    """Inside the block the step acts on the given tensors and state (in-place edits reach the
+    given state_dict), with its group options; the live optimizer is restored after."""
+    runs = {}
+    for lib in (torchweb, torch):
+        _, params, opt = _train(lib, "Adam", dict(lr=0.01), device, steps=3)
+        before = [theirs(p.detach()) if lib is torchweb else p.detach().clone() for p in params]
+        live_state = opt.state
+        sd = opt.state_dict()
+        osd = _clone_state(sd) if lib is torchweb else copy.deepcopy(sd)
+        osd["param_groups"][0]["lr"] = 0.5
+        swapped = {f"p{i}": p.detach().clone().requires_grad_(True) for i, p in enumerate(params)}
+        for p in swapped.values():
+            p.grad = lib.ones_like(p)
+        with lib.optim.swap_in_optimizer_params_and_state(opt, swapped, osd):
+            assert opt.param_groups[0]["lr"] == 0.5
+            opt.step()
+        assert opt.state is live_state and opt.param_groups[0]["lr"] == 0.01
+        assert opt.param_groups[0]["params"] == params
+        for p, b in zip(params, before):   # (the live parameters untouched)
+            torch.testing.assert_close(theirs(p.detach()) if lib is torchweb else p.detach(), b)
+        runs[lib] = swapped, osd
+    (ours_p, ours_sd), (their_p, their_sd) = runs[torchweb], runs[torch]
+    for k in their_p:
+        torch.testing.assert_close(theirs(ours_p[k].detach()), their_p[k].detach(), rtol=1e-5, atol=1e-6)
+    for i, s in their_sd["state"].items():
+        assert ours_sd["state"][i]["step"].item() == s["step"].item() == 4
+        torch.testing.assert_close(theirs(ours_sd["state"][i]["exp_avg"]), s["exp_avg"], rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("case", ["no state", "groups", "extra key", "keys", "params"])
+def test_swap_in_optimizer_params_and_state_errors(case):
+    def attempt(lib):
+        p = lib.ones(2, requires_grad=True)
+        opt = lib.optim.SGD([p], lr=0.1, momentum=0.9)
+        if case != "no state":
+            p.grad = lib.ones(2)
+            opt.step()
+        sd = opt.state_dict()
+        if case == "groups":
+            sd["param_groups"] = sd["param_groups"] * 2
+        elif case == "extra key":
+            sd["state"][5] = {}
+        elif case == "keys":
+            sd["param_groups"][0]["other"] = 1
+        elif case == "params":
+            sd["param_groups"][0]["params"] = ["a"]
+        try:
+            with lib.optim.swap_in_optimizer_params_and_state(opt, {"p": p}, sd):
+                pass
+        except Exception as e:  # noqa: BLE001  (comparing exception types and messages)
+            return type(e), str(e)
+    exp = attempt(torch)
+    assert exp is not None and attempt(torchweb) == exp

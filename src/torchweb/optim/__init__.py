@@ -14,7 +14,9 @@ from .asgd import ASGD
 from .sparse_adam import SparseAdam
 from .adafactor import Adafactor
 from .lbfgs import LBFGS
+from ._stateless import swap_in_optimizer_params_and_state
 from . import lr_scheduler, swa_utils
 
 __all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta", "Adamax", "NAdam",
-           "RAdam", "Rprop", "ASGD", "SparseAdam", "Adafactor", "LBFGS", "lr_scheduler", "swa_utils"]
+           "RAdam", "Rprop", "ASGD", "SparseAdam", "Adafactor", "LBFGS", "swap_in_optimizer_params_and_state",
+           "lr_scheduler", "swa_utils"]
