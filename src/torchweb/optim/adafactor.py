@@ -37,7 +37,7 @@ class Adafactor(Optimizer):
                         maximize=maximize)
         super().__init__(params, defaults)
 
-    def _update(self, p, grad, state, group, bind):
+    def _update(self, p, grad, state, group, update):
         if len(state) == 0:
             if grad.dim() > 1:
                 first_state(state, p)

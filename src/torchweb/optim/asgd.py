@@ -22,14 +22,14 @@ class ASGD(Optimizer):
                         maximize=maximize, differentiable=differentiable, capturable=capturable)
         super().__init__(params, defaults)
 
-    def _update(self, p, grad, state, group, bind):
+    def _update(self, p, grad, state, group, update):
         lr, lambd, alpha = group["lr"], group["lambd"], group["alpha"]
         if len(state) == 0:
             first_state(state, p, "ax", eta=lr, mu=1.0)
         step = next_step(state, p)
-        _single_tensor_asgd(*bind(p, grad, state["ax"]), eta=_scalar_value(state["eta"]),
-                            mu=_scalar_value(state["mu"]), lambd=lambd, weight_decay=group["weight_decay"],
-                            maximize=group["maximize"], capturable=group["capturable"] or captured())
+        update(_single_tensor_asgd, (p, grad, state["ax"]), eta=_scalar_value(state["eta"]),
+               mu=_scalar_value(state["mu"]), lambd=lambd, weight_decay=group["weight_decay"],
+               maximize=group["maximize"], capturable=group["capturable"] or captured())
         _set_scalar(state, "eta", lr / ((1 + lambd * lr * step) ** alpha), p)
         _set_scalar(state, "mu", 1 / max(1, step - group["t0"]), p)
 

@@ -23,16 +23,15 @@ class Rprop(Optimizer):
                         differentiable=differentiable, capturable=capturable)
         super().__init__(params, defaults)
 
-    def _update(self, p, grad, state, group, bind):
+    def _update(self, p, grad, state, group, update):
         if len(state) == 0:
             first_state(state, p, "prev")
             state["step_size"] = full_like(grad, group["lr"])
         next_step(state, p)
         etaminus, etaplus = group["etas"]
         step_size_min, step_size_max = group["step_sizes"]
-        _single_tensor_rprop(*bind(p, grad, state["prev"], state["step_size"]), step_size_min=step_size_min,
-                             step_size_max=step_size_max, etaminus=etaminus, etaplus=etaplus,
-                             maximize=group["maximize"])
+        update(_single_tensor_rprop, (p, grad, state["prev"], state["step_size"]), step_size_min=step_size_min,
+               step_size_max=step_size_max, etaminus=etaminus, etaplus=etaplus, maximize=group["maximize"])
 
 
 def _single_tensor_rprop(param, grad, prev, step_size, *, step_size_min, step_size_max, etaminus, etaplus,

@@ -33,7 +33,7 @@ class SparseAdam(Optimizer):
         if sparse:
             raise ValueError(f"Sparse params at indices {sparse}: SparseAdam requires dense parameter tensors")
 
-    def _update(self, p, grad, state, group, bind):
+    def _update(self, p, grad, state, group, update):
         if not grad.is_sparse:
             raise RuntimeError("SparseAdam does not support dense gradients, please consider Adam instead")
         if len(state) == 0:
