@@ -44,7 +44,7 @@ NAMESPACES = [
     ("linalg", "linalg", True),
     ("fft", "fft", False),
     ("distributions", "distributions", True),
-    ("func", "func", False),
+    ("func", "func", True),
 ]
 
 _TYPING_MODULES = {"typing", "typing_extensions", "collections.abc", "abc", "builtins", "types",

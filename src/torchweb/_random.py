@@ -11,6 +11,10 @@ from ._dtype import uint8
 
 _DEFAULT_SEED = 67280421310721
 
+# Called with the generator before each draw while torch.func.vmap runs (its randomness= rule,
+# torchweb/func/_randomness.py); None otherwise.
+on_draw = None
+
 
 class Generator:
     def __init__(self, device="cpu"):
@@ -37,6 +41,8 @@ class Generator:
         self._seed, self._calls = state
 
     def next_call(self):
+        if on_draw is not None:
+            on_draw(self)
         c = self._calls
         self._calls += 1
         return self._seed, c

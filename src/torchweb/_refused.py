@@ -32,7 +32,6 @@ REASONS = {
     "distributed": "torch.distributed (several processes or devices) does not exist in a web page",
     "cuda_stream": "CUDA streams, events and graphs have no WebGPU counterpart here; torchweb "
                    "orders work on one queue (torch.webgpu.synchronize() waits for it)",
-    "func": "torch.func / vmap are not implemented yet (planned: issue 20)",
     "nested": "nested (jagged) tensors are not supported",
     "scaled_mm": "scaled float8/float4 matmuls need 8-bit and 4-bit float types, which WebGPU does "
                  "not have; use F.grouped_mm or matmul in float32/float16",
@@ -124,7 +123,6 @@ NAMES = {
         **_names("lobpcg pca_lowrank svd_lowrank", "linalg"),
         **_names("eig lstsq matrix_rank solve symeig", "linalg_removed"),
         **_names("jagged", "nested"),
-        **_names("vmap func", "func"),
         **_names("onnx export", "export"),
         **_names("fft", "complex"),
         **_names("from_dlpack to_dlpack", "dlpack"),
@@ -166,6 +164,7 @@ NAMES = {
         functional_datapipe guaranteed_datapipes_determinism non_deterministic runtime_validation
         runtime_validation_disabled""", "datapipes"),
     "special": {},
+    "func": {},
 }
 
 _COMPILED = {ns: [(re.compile(p), key) for p, key in pats] for ns, pats in PATTERNS.items()}

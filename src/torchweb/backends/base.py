@@ -192,11 +192,6 @@ class Backend(Protocol):
         """grad_in (zeroed float32, added into, or None) and grad_grid (written, or None)."""
 
 
-    # -- optimizers ------------------------------------------------------------------------------
-    def fused_update(self, key, tensors, names, writes, body, scalar_names, scalars, fresh=()):
-        """Run body (assignments in the optimizers' expression language) over same-sized
-        contiguous tensors, storing the names in writes back in place."""
-
 
 def absent(name, why):
     """The error of a primitive this backend does not have (a flag or *_fits keeps callers off)."""

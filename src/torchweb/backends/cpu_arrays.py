@@ -1,7 +1,7 @@
 """numpy, imported on first use (an optional dependency), and the numpy view of a cpu tensor
 (pending values written first: backends/pending.py):
 what the cpu backend (cpu.py) and its parts (cpu_conv, cpu_count, cpu_embedding, cpu_index,
-cpu_optim, cpu_sort) share, with the storage class and the dtypes; also what the host side uses
+cpu_sort) share, with the storage class and the dtypes; also what the host side uses
 to move numpy arrays in and out (tensor.numpy(), torch.from_numpy, loading)."""
 
 from .._numpy import np

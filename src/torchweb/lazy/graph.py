@@ -42,12 +42,6 @@ class Node:
         self.inlined = False       # taken into a consumer's expression already
 
 
-# the open fusing scope (scope.py), if any: its traced work is written together (realize.py
-# flushes it before realizing any of it). A storage it wrote is pending with SCOPED.
-OPEN = []
-SCOPED = Node((), (), (), None, 0, {})
-
-
 def register(group, storages):
     """Add a new group to the registry and to the readers of every buffer its nodes read
     (storages: their Node.storages)."""

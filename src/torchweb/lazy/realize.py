@@ -15,7 +15,6 @@ kernels as fit: one multi-output kernel per batch of expressions over the same s
 from ..backends import backend_for, pending as _hooks
 from ..backends.webgpu.pool import rounded_size
 from . import graph
-from .graph import OPEN, SCOPED
 
 MAX_BUFFERS = 8        # storage buffers a kernel binds at most (WebGPU's default per stage)
 MAX_BATCH_NODES = 96   # ops of one multi-output kernel at most
@@ -35,9 +34,6 @@ def _run_fused(device_type):
 def realize(storage):
     """Write a pending storage's values: one fused kernel for its whole expression."""
     node = storage.pending
-    if node is SCOPED:
-        OPEN[0].flush()   # (a fusing scope's work: all of it at once)
-        return
     storage.pending = None   # (the entries of its group now skip it)
     _run_fused(storage.device_type)((storage,), (node,))
 
@@ -71,10 +67,7 @@ def materialize(t):
 def realize_many(storages):
     """Write these pending storages, several expressions of one shape per kernel where their
     buffers fit one dispatch. (None reads another's pending values: an expression's leaves
-    were realized when it was recorded, and a storage read by a pending one is never deferred:
-    an open fusing scope's writes, which are, go first, together.)"""
-    if OPEN and OPEN[0].trace:
-        OPEN[0].flush()
+    were realized when it was recorded, and a storage read by a pending one is never deferred.)"""
     if len(storages) == 1:
         if storages[0].pending is not None:
             realize(storages[0])
@@ -107,13 +100,8 @@ def write_into(src, dst, stride, whole):
     instead of the op's then a copy's. dst: a float32 storage whose first numel elements, in
     contiguous `stride`, are the output (whole: that is all of dst). False (nothing done) when
     the expression reads dst in another layout: an element would be read after another thread
-    wrote it. In a fusing scope, a whole dst is written with the scope's other writes."""
+    wrote it."""
     node = src.pending
-    if node is SCOPED:   # (a fusing scope's result)
-        if whole and OPEN[0].assign(dst, src):
-            return True
-        OPEN[0].flush()
-        return False
     if id(dst) in node.storages and not _reads_in_place(node, dst, stride):
         return False
     src.pending = None   # (not a pending reader of dst: it reads dst's old values itself, element by element)

@@ -32,13 +32,10 @@ from math import prod
 from .. import _dtype
 from .._size import _CONTIGUOUS
 from ..backends import backend_for
-from .graph import OPEN, Node, register
+from .graph import Node, register
 from .realize import realize
 
 ENABLED = os.environ.get("TORCHWEB_LAZY", "1") != "0"
-# An op run on its own in a captured optimizer step (scope.py) would replay its scalars unchanged
-EAGER_IN_STEP = ("an optimizer step has an op that does not fuse into its kernel (float16 state, "
-                 "say): a replay could not recompute its scalars")
 MAX_NODES = 48
 MAX_LEAF_BUFFERS = 6
 _F32, _U8 = _dtype.float32, _dtype.uint8
@@ -55,7 +52,7 @@ class Template:
     and no numbers by _pair, others by _general."""
 
     __slots__ = ("opkey", "tokens", "f32", "tensors", "scalars", "spans", "pre", "post", "leaf_key",
-                 "record", "grid_limited", "plain")
+                 "record", "grid_limited")
 
     def __init__(self, opkey, tokens, f32, grid_limited):
         self.opkey, self.tokens, self.f32 = opkey, tokens, f32
@@ -68,8 +65,6 @@ class Template:
         self.record = (_single if len(self.tensors) == 1 else
                        _pair if len(self.tensors) == 2 and not self.scalars else _general)
         self.grid_limited = grid_limited   # the backend's GRID_LIMITED: _record checks the size
-        # float32 in and out, numbers as float32: what a fusing scope traces (scope.py)
-        self.plain = opkey[1] == "f" and all(t in (("t", "f", "f32"), ("s", "f")) for t in tokens)
 
 
 def template(op, out, operands, classes, cls, value_cls, compute_dtypes, backend):
@@ -109,11 +104,9 @@ def elementwise_fresh(op, out, operands, plan):
     if tpl is None:
         tpl = plan.lazy = template(op, out, operands, plan.classes, plan.cls, plan.value_cls, plan.compute,
                                    backend_for(out._storage.device_type))
-    if tpl and (OPEN and OPEN[0].fresh(tpl, out, operands) or _record(out, operands, tpl)):
+    if tpl and _record(out, operands, tpl):
         return
     backend = backend_for(out._storage.device_type)
-    if OPEN and OPEN[0].patched:
-        backend_for("webgpu").refuse_capture(EAGER_IN_STEP)
     backend.elementwise(op, out, operands, plan.classes, plan.cls, plan.value_cls, plan.compute)
 
 
@@ -122,8 +115,6 @@ def elementwise(op, out, operands, classes, cls, value_cls, compute_dtypes):
     out's storage is fresh (a buffer never taken) and whole, else run now by the backend."""
     backend = backend_for(out._storage.device_type)
     if not _defer(op, out, operands, classes, cls, value_cls, compute_dtypes, backend):
-        if OPEN and OPEN[0].patched:
-            backend_for("webgpu").refuse_capture(EAGER_IN_STEP)
         backend.elementwise(op, out, operands, classes, cls, value_cls, compute_dtypes)
 
 

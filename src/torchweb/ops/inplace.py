@@ -3,7 +3,6 @@ require grad are refused, the op's node becomes the tensor's new history, and a 
 a view becomes the base's history (PyTorch's CopySlices)."""
 
 from ..autograd import grad_mode
-from ..lazy import OPEN as FUSING, Node
 from ..autograd.function import Function
 from .operands import empty, is_tensor
 from . import elementwise as E
@@ -29,31 +28,9 @@ def check_no_internal_overlap(target):
                            "performing the operation.")
 
 
-# the rows an open fusing scope (lazy/scope.py: an optimizer's step) defers in place: float32
-# arithmetic, whose results are float32 (no comparison, no integer division)
-FUSED_UNARY = frozenset(["sqrt", "neg", "abs", "square"])
-FUSED_BINARY = frozenset(["add", "sub", "mul", "div", "maximum", "minimum"])
-FUSED_ALPHA = frozenset(["add_alpha", "sub_alpha"])
-Node.ROWS.update({name: OPS[name] for name in FUSED_UNARY | FUSED_BINARY | FUSED_ALPHA | {"copy"}})
-
-
 def call_inplace(name, target, *operands):
     """target = op(target, *operands) in place (an op of the elementwise table), with PyTorch's
-    autograd checks: Tensor.add_ and the other in-place methods. In a fusing scope (under
-    no_grad, no history to record), deferred into the scope's kernel where it can be."""
-    if FUSING:
-        scope = FUSING[0]
-        if name in FUSED_BINARY:
-            if scope.binary(name, target, operands[0]):
-                return target
-        elif name == "copy":
-            if scope.copy(target, operands[0]):
-                return target
-        elif name in FUSED_ALPHA:
-            if type(operands[1]) in (int, float) and scope.add_alpha(name, target, operands[0], operands[1]):
-                return target
-        elif name in FUSED_UNARY and scope.unary(name, target):
-            return target
+    autograd checks: Tensor.add_ and the other in-place methods."""
     return apply_inplace(name, target, operands)
 
 

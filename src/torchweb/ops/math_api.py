@@ -3,7 +3,6 @@ check, float_power's refusal, and the blends lerp, addcmul and addcdiv (composit
 rows, so their gradients come from the rows' rules)."""
 
 from .. import _dtype as D
-from ..lazy import OPEN as FUSING
 from .operands import is_tensor
 from .elementwise import call, OPS, row_dtypes
 from .inplace import call_inplace
@@ -66,11 +65,7 @@ def float_power(input, exponent, *, out=None):
 
 
 # -- blends ----------------------------------------------------------------------------------
-_NUMBER = (float, int)
 def _lerp_(self, end, weight):
-    """In-place lerp (in a fusing scope, with a number weight: deferred as lerp's ops)."""
-    if FUSING and type(weight) in _NUMBER and FUSING[0].lerp(self, end, weight):
-        return self
     return self.copy_(lerp(self, end, weight))
 
 
@@ -106,10 +101,6 @@ def _check_value(name, dt, value):
 
 
 def _addcmul_(self, tensor1, tensor2, *, value=1):
-    """In-place addcmul (in a fusing scope: deferred as self + value * tensor1 * tensor2, PyTorch's
-    order)."""
-    if FUSING and type(value) in _NUMBER and FUSING[0].addc("mul", self, tensor1, tensor2, value):
-        return self
     return self.copy_(addcmul(self, tensor1, tensor2, value=value))
 
 
@@ -123,10 +114,6 @@ def addcmul(input, tensor1, tensor2, *, value=1, out=None):
 
 
 def _addcdiv_(self, tensor1, tensor2, *, value=1):
-    """In-place addcdiv (in a fusing scope: deferred as self + value * tensor1 / tensor2, PyTorch's
-    order)."""
-    if FUSING and type(value) in _NUMBER and FUSING[0].addc("div", self, tensor1, tensor2, value):
-        return self
     return self.copy_(addcdiv(self, tensor1, tensor2, value=value))
 
 

@@ -1,24 +1,19 @@
-"""torch.optim.Adam and AdamW (amsgrad, maximize, weight decay plain or decoupled); one fused
-kernel per parameter and step. capturable/foreach/fused/differentiable are accepted: they do
-not change the numbers."""
+"""torch.optim.Adam and AdamW (amsgrad, maximize, weight decay plain or decoupled), written as
+PyTorch's _single_tensor_adam: one kernel per parameter and step (optimizer.py).
+capturable/foreach/fused/differentiable are accepted: they do not change the numbers."""
 
-
-from .optimizer import Optimizer, _scalar_value, _set_scalar, _scalar_tensor, fused, grad_terms, lerp, zeros_state
+from .optimizer import Optimizer, check_nonnegative, first_state, l2_grad, next_step
 
 __all__ = ["Adam", "AdamW"]
 
 
 def check_betas(lr, eps, betas, weight_decay):
-    if not 0.0 <= lr:
-        raise ValueError(f"Invalid learning rate: {lr}")
-    if not 0.0 <= eps:
-        raise ValueError(f"Invalid epsilon value: {eps}")
-    if not 0.0 <= betas[0] < 1.0:
-        raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
-    if not 0.0 <= betas[1] < 1.0:
-        raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
-    if not 0.0 <= weight_decay:
-        raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+    """The Adam family's checks, in PyTorch's order."""
+    check_nonnegative(lr=lr, eps=eps)
+    for i in (0, 1):
+        if not 0.0 <= betas[i] < 1.0:
+            raise ValueError(f"Invalid beta parameter at index {i}: {betas[i]}")
+    check_nonnegative(weight_decay=weight_decay)
 
 
 def as_number(x):
@@ -55,42 +50,44 @@ class Adam(Optimizer):
                          ("differentiable", False), ("decoupled_weight_decay", False), ("fused", None)):
                 group.setdefault(k, v)
 
-    def step(self, closure=None):
-        """Perform a single optimization step (closure: reevaluates the model, returns the loss)."""
-        return self._run_step(closure)
-
-    def _update(self, p, grad, state, group):
+    def _update(self, p, grad, state, group, update):
         if len(state) == 0:
-            state["step"] = _scalar_tensor(0.0, p)
-            state["exp_avg"] = zeros_state(p)
-            state["exp_avg_sq"] = zeros_state(p)
-            if group["amsgrad"]:
-                state["max_exp_avg_sq"] = zeros_state(p)
-        step = _set_scalar(state, "step", _scalar_value(state["step"]) + 1, p)
+            first_state(state, p, "exp_avg", "exp_avg_sq", *(("max_exp_avg_sq",) if group["amsgrad"] else ()))
+        step = next_step(state, p)
         beta1, beta2 = group["betas"]
-        lr = group["lr"]
-        s = {}
-        body = grad_terms(group, s, decoupled=group["decoupled_weight_decay"])
-        body.append(lerp("exp_avg", "g", 1 - beta1, s, "w1"))
-        s["b2"], s["c2"] = beta2, 1 - beta2
-        body.append(("exp_avg_sq", "exp_avg_sq * b2 + c2 * g * g"))
-        bias_correction1 = 1 - beta1 ** step
-        bias_correction2 = 1 - beta2 ** step
-        s["bc2s"] = bias_correction2 ** 0.5
-        s["eps"] = group["eps"]
-        s["nss"] = -(lr / bias_correction1)
-        tensors = [p, grad, state["exp_avg"], state["exp_avg_sq"]]
-        names = ["param", "grad", "exp_avg", "exp_avg_sq"]
-        if group["amsgrad"]:
-            tensors.append(state["max_exp_avg_sq"])
-            names.append("max_exp_avg_sq")
-            body.append(("max_exp_avg_sq", "max(max_exp_avg_sq, exp_avg_sq)"))
-            body.append(("denom", "sqrt(max_exp_avg_sq) / bc2s + eps"))
-        else:
-            body.append(("denom", "sqrt(exp_avg_sq) / bc2s + eps"))
-        body.append(("param", "param + nss * (exp_avg / denom)"))
-        writes = [n for n in names if n != "grad"]
-        fused("adam", tensors, names, writes, body, s)
+        update(_single_tensor_adam, (p, grad, state["exp_avg"], state["exp_avg_sq"], state.get("max_exp_avg_sq")),
+               step, amsgrad=group["amsgrad"], beta1=beta1, beta2=beta2, lr=group["lr"],
+               weight_decay=group["weight_decay"], eps=group["eps"], maximize=group["maximize"],
+               decoupled=group["decoupled_weight_decay"])
+
+
+def _single_tensor_adam(param, grad, exp_avg, exp_avg_sq, max_exp_avg_sq, step, *, amsgrad, beta1, beta2, lr,
+                        weight_decay, eps, maximize, decoupled):
+    """One parameter's update, as torch/optim/adam.py writes it (step: the new count)."""
+    adam_moments(param, grad, exp_avg, exp_avg_sq, beta1=beta1, beta2=beta2, lr=lr, weight_decay=weight_decay,
+                 decoupled=decoupled, maximize=maximize)
+    bias_correction1 = 1 - beta1 ** step
+    bias_correction2 = 1 - beta2 ** step
+    step_size = lr / bias_correction1
+    bias_correction2_sqrt = bias_correction2 ** 0.5
+    if amsgrad:
+        max_exp_avg_sq.copy_(max_exp_avg_sq.maximum(exp_avg_sq))   # (torch.maximum(..., out=max_exp_avg_sq))
+        denom = (max_exp_avg_sq.sqrt() / bias_correction2_sqrt).add_(eps)
+    else:
+        denom = (exp_avg_sq.sqrt() / bias_correction2_sqrt).add_(eps)
+    param.addcdiv_(exp_avg, denom, value=-step_size)
+
+
+def adam_moments(param, grad, exp_avg, exp_avg_sq, *, beta1, beta2, lr, weight_decay, decoupled, maximize):
+    """What Adam, NAdam and RAdam's single-tensor functions begin with: weight decay (on the
+    gradient, or decoupled on the parameter as AdamW's), then both moments advanced. Returns the
+    gradient used."""
+    if decoupled and weight_decay != 0:
+        param.mul_(1 - lr * weight_decay)
+    grad = l2_grad(param, grad, 0 if decoupled else weight_decay, maximize)
+    exp_avg.lerp_(grad, 1 - beta1)
+    exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
+    return grad
 
 
 class AdamW(Adam):

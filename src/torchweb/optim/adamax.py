@@ -1,7 +1,8 @@
-"""torch.optim.Adamax (the infinity-norm Adam); one fused kernel per parameter and step."""
+"""torch.optim.Adamax (the infinity-norm Adam), written as PyTorch's _single_tensor_adamax: one
+kernel per parameter and step (optimizer.py)."""
 
 from .adam import check_betas
-from .optimizer import Optimizer, _scalar_tensor, _scalar_value, _set_scalar, fused, grad_terms, lerp, zeros_state
+from .optimizer import Optimizer, first_state, l2_grad, next_step
 
 __all__ = ["Adamax"]
 
@@ -17,23 +18,20 @@ class Adamax(Optimizer):
                         maximize=maximize, differentiable=differentiable, capturable=capturable)
         super().__init__(params, defaults)
 
-    def step(self, closure=None):
-        """Perform a single optimization step (closure: reevaluates the model, returns the loss)."""
-        return self._run_step(closure)
-
-    def _update(self, p, grad, state, group):
+    def _update(self, p, grad, state, group, update):
         if len(state) == 0:
-            state["step"] = _scalar_tensor(0.0, p)
-            state["exp_avg"] = zeros_state(p)
-            state["exp_inf"] = zeros_state(p)
-        step = _set_scalar(state, "step", _scalar_value(state["step"]) + 1, p)
+            first_state(state, p, "exp_avg", "exp_inf")
+        step = next_step(state, p)
         beta1, beta2 = group["betas"]
-        s = {}
-        body = grad_terms(group, s)
-        body.append(lerp("exp_avg", "g", 1 - beta1, s, "w1"))
-        s["b2"], s["eps"] = beta2, group["eps"]
-        s["nclr"] = -(group["lr"] / (1 - beta1 ** step))
-        body += [("exp_inf", "max(exp_inf * b2, abs(g) + eps)"),
-                 ("param", "param + nclr * (exp_avg / exp_inf)")]
-        fused("adamax", [p, grad, state["exp_avg"], state["exp_inf"]],
-              ["param", "grad", "exp_avg", "exp_inf"], ["param", "exp_avg", "exp_inf"], body, s)
+        update(_single_tensor_adamax, (p, grad, state["exp_avg"], state["exp_inf"]), step, eps=group["eps"],
+               beta1=beta1, beta2=beta2, lr=group["lr"], weight_decay=group["weight_decay"],
+               maximize=group["maximize"])
+
+
+def _single_tensor_adamax(param, grad, exp_avg, exp_inf, step, *, eps, beta1, beta2, lr, weight_decay, maximize):
+    """One parameter's update, as torch/optim/adamax.py writes it (step: the new count)."""
+    grad = l2_grad(param, grad, weight_decay, maximize)
+    exp_avg.lerp_(grad, 1 - beta1)
+    exp_inf.copy_(exp_inf.mul_(beta2).maximum(grad.abs().add_(eps)))   # (torch.maximum(..., out=exp_inf))
+    clr = lr / (1 - beta1 ** step)
+    param.addcdiv_(exp_avg, exp_inf, value=-clr)

@@ -1,10 +1,10 @@
 """torch.optim.NAdam (momentum_decay, decoupled weight decay) and torch.optim.RAdam (the
-rectified Adam); one fused kernel per parameter and step."""
+rectified Adam), written as PyTorch's _single_tensor_nadam and _single_tensor_radam: one kernel
+per parameter and step (optimizer.py)."""
 
-import math
-
-from .adam import check_betas
-from .optimizer import Optimizer, _f32, _scalar_tensor, _scalar_value, _set_scalar, fused, grad_terms, lerp, zeros_state
+from .adam import adam_moments, check_betas
+from .optimizer import (Optimizer, _f32, _scalar_value, _set_scalar, captured, check_nonnegative, first_state,
+                        next_step)
 
 __all__ = ["NAdam", "RAdam"]
 
@@ -18,44 +18,39 @@ class NAdam(Optimizer):
                  decoupled_weight_decay=False, *, foreach=None, maximize=False, capturable=False,
                  differentiable=False):
         check_betas(lr, eps, betas, weight_decay)
-        if not 0.0 <= momentum_decay:
-            raise ValueError(f"Invalid momentum_decay value: {momentum_decay}")
+        check_nonnegative(momentum_decay=momentum_decay)
         defaults = dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, momentum_decay=momentum_decay,
                         decoupled_weight_decay=decoupled_weight_decay, maximize=maximize, foreach=foreach,
                         capturable=capturable, differentiable=differentiable)
         super().__init__(params, defaults)
 
-    def step(self, closure=None):
-        """Perform a single optimization step (closure: reevaluates the model, returns the loss)."""
-        return self._run_step(closure)
-
-    def _update(self, p, grad, state, group):
+    def _update(self, p, grad, state, group, update):
         if len(state) == 0:
-            state["step"] = _scalar_tensor(0.0, p)
-            state["mu_product"] = _scalar_tensor(1.0, p)
-            state["exp_avg"] = zeros_state(p)
-            state["exp_avg_sq"] = zeros_state(p)
-        step = _set_scalar(state, "step", _scalar_value(state["step"]) + 1, p)
-        beta1, beta2 = group["betas"]
-        lr, md = group["lr"], group["momentum_decay"]
-        bias_correction2 = 1 - beta2 ** step
-        s = {}
-        body = grad_terms(group, s, decoupled=group["decoupled_weight_decay"])
-        mu = beta1 * (1.0 - 0.5 * (0.96 ** (step * md)))
-        mu_next = beta1 * (1.0 - 0.5 * (0.96 ** ((step + 1) * md)))
+            first_state(state, p, "exp_avg", "exp_avg_sq", mu_product=1.0)
+        step = next_step(state, p)
+        beta1 = group["betas"][0]
+        mu = beta1 * (1.0 - 0.5 * (0.96 ** (step * group["momentum_decay"])))
         # mu_product is a float32 tensor in PyTorch: its product rounds to float32 each step
         mu_product = _set_scalar(state, "mu_product", _scalar_value(state["mu_product"]) * _f32(mu), p)
-        mu_product_next = mu_product * mu_next
-        body.append(lerp("exp_avg", "g", 1 - beta1, s, "w1"))
-        s["b2"], s["c2"], s["bc2"], s["eps"] = beta2, 1 - beta2, bias_correction2, group["eps"]
-        s["v1"] = -lr * (1.0 - mu) / (1.0 - mu_product)
-        s["v2"] = (-lr * mu_next) / (1.0 - mu_product_next)
-        body += [("exp_avg_sq", "exp_avg_sq * b2 + c2 * g * g"),
-                 ("denom", "sqrt(exp_avg_sq / bc2) + eps"),
-                 ("param", "param + v1 * (g / denom)"),
-                 ("param", "param + v2 * (exp_avg / denom)")]
-        fused("nadam", [p, grad, state["exp_avg"], state["exp_avg_sq"]],
-              ["param", "grad", "exp_avg", "exp_avg_sq"], ["param", "exp_avg", "exp_avg_sq"], body, s)
+        update(_single_tensor_nadam, (p, grad, state["exp_avg"], state["exp_avg_sq"]), step, mu, mu_product,
+               beta1=beta1, beta2=group["betas"][1], lr=group["lr"], weight_decay=group["weight_decay"],
+               momentum_decay=group["momentum_decay"], eps=group["eps"], decoupled=group["decoupled_weight_decay"],
+               maximize=group["maximize"])
+
+
+def _single_tensor_nadam(param, grad, exp_avg, exp_avg_sq, step, mu, mu_product, *, beta1, beta2, lr, weight_decay,
+                         momentum_decay, eps, decoupled, maximize):
+    """One parameter's update, as torch/optim/nadam.py writes it (step: the new count; mu and
+    mu_product: this step's, the product advanced already)."""
+    bias_correction2 = 1 - beta2 ** step
+    mu_next = beta1 * (1.0 - 0.5 * (0.96 ** ((step + 1) * momentum_decay)))
+    grad = adam_moments(param, grad, exp_avg, exp_avg_sq, beta1=beta1, beta2=beta2, lr=lr,
+                        weight_decay=weight_decay, decoupled=decoupled, maximize=maximize)
+    denom = exp_avg_sq.div(bias_correction2).sqrt()
+    mu_product_next = mu_product * mu_next
+    denom.add_(eps)
+    param.addcdiv_(grad, denom, value=(-lr * (1.0 - mu) / (1.0 - mu_product)))
+    param.addcdiv_(exp_avg, denom, value=(-lr * mu_next) / (1.0 - mu_product_next))
 
 
 class RAdam(Optimizer):
@@ -72,34 +67,35 @@ class RAdam(Optimizer):
                         differentiable=differentiable)
         super().__init__(params, defaults)
 
-    def step(self, closure=None):
-        """Perform a single optimization step (closure: reevaluates the model, returns the loss)."""
-        return self._run_step(closure)
-
-    def _update(self, p, grad, state, group):
+    def _update(self, p, grad, state, group, update):
         if len(state) == 0:
-            state["step"] = _scalar_tensor(0.0, p)
-            state["exp_avg"] = zeros_state(p)
-            state["exp_avg_sq"] = zeros_state(p)
-        step = _set_scalar(state, "step", _scalar_value(state["step"]) + 1, p)
+            first_state(state, p, "exp_avg", "exp_avg_sq")
+        step = next_step(state, p)
         beta1, beta2 = group["betas"]
-        lr = group["lr"]
-        s = {}
-        body = grad_terms(group, s, decoupled=group["decoupled_weight_decay"])
-        body.append(lerp("exp_avg", "g", 1 - beta1, s, "w1"))
-        s["b2"], s["c2"] = beta2, 1 - beta2
-        body.append(("exp_avg_sq", "exp_avg_sq * b2 + c2 * g * g"))
-        bias_correction1 = 1 - beta1 ** step
-        bias_correction2 = 1 - beta2 ** step
-        s["bc1"], s["lr"] = bias_correction1, lr
-        body.append(("bcea", "exp_avg / bc1"))
-        rho_inf = 2 / (1 - beta2) - 1
-        rho_t = rho_inf - 2 * step * (beta2 ** step) / bias_correction2
-        if rho_t > 5.0:
-            s["rect"] = math.sqrt((rho_t - 4) * (rho_t - 2) * rho_inf / ((rho_inf - 4) * (rho_inf - 2) * rho_t))
-            s["bc2s"], s["eps"] = bias_correction2 ** 0.5, group["eps"]
-            body.append(("param", "param - bcea * lr * (bc2s / (sqrt(exp_avg_sq) + eps)) * rect"))
-        else:
-            body.append(("param", "param - bcea * lr"))
-        fused("radam", [p, grad, state["exp_avg"], state["exp_avg_sq"]],
-              ["param", "grad", "exp_avg", "exp_avg_sq"], ["param", "exp_avg", "exp_avg_sq"], body, s)
+        update(_single_tensor_radam, (p, grad, state["exp_avg"], state["exp_avg_sq"]), step, beta1=beta1,
+               beta2=beta2, lr=group["lr"], weight_decay=group["weight_decay"], eps=group["eps"],
+               decoupled=group["decoupled_weight_decay"], maximize=group["maximize"],
+               capturable=group["capturable"] or captured())
+
+
+def _single_tensor_radam(param, grad, exp_avg, exp_avg_sq, step, *, beta1, beta2, lr, weight_decay, eps, decoupled,
+                         maximize, capturable):
+    """One parameter's update, as torch/optim/radam.py writes it (step: the new count; capturable:
+    its branch-free form, as PyTorch's capturable path)."""
+    adam_moments(param, grad, exp_avg, exp_avg_sq, beta1=beta1, beta2=beta2, lr=lr, weight_decay=weight_decay,
+                 decoupled=decoupled, maximize=maximize)
+    bias_correction1 = 1 - beta1 ** step
+    bias_correction2 = 1 - beta2 ** step
+    bias_corrected_exp_avg = exp_avg / bias_correction1
+    rho_inf = 2 / (1 - beta2) - 1
+    rho_t = rho_inf - 2 * step * (beta2 ** step) / bias_correction2
+    rect = ((rho_t - 4) * (rho_t - 2) * rho_inf / ((rho_inf - 4) * (rho_inf - 2) * rho_t)) ** 0.5 if rho_t > 5.0 else 0
+    if capturable:   # (one form whatever the step: torch.where(rho_t > 5, rect * adaptive_lr, 1) as a blend)
+        adaptive_lr = (bias_correction2 ** 0.5) / exp_avg_sq.sqrt().add_(eps)
+        update = adaptive_lr * rect + (0.0 if rho_t > 5.0 else 1.0)
+        param.add_(bias_corrected_exp_avg * lr * update, alpha=-1.0)
+    elif rho_t > 5.0:
+        adaptive_lr = (bias_correction2 ** 0.5) / exp_avg_sq.sqrt().add_(eps)
+        param.add_(bias_corrected_exp_avg * lr * adaptive_lr * rect, alpha=-1.0)
+    else:
+        param.add_(bias_corrected_exp_avg * lr, alpha=-1.0)

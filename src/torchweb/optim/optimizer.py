@@ -1,9 +1,9 @@
 """torch.optim.Optimizer: parameter groups, per-parameter state, state_dict in PyTorch's
-layout, step hooks. Each parameter's update runs in a fusing scope (lazy/scope.py) and is one
-kernel: SGD writes it as PyTorch's single-tensor function does (`param.add_(grad,
-alpha=-lr)`), whose ops the scope fuses; the others still hand a body of assignments to the
-fused update op (ops/optim_update.py) until they are written so too (issue 19: their tensor-op
-forms cost more Python per step than the speed gate allows, branch optim2-all). The step's
+layout, step hooks. Each optimizer writes its update as PyTorch's single-tensor function does
+(`exp_avg.lerp_(grad, 1 - beta1)`, `param.addcdiv_(exp_avg, denom, value=-step_size)`) and has
+a fusing scope run it (lazy/scope.py `update`) over the parameter, its gradient and its state:
+on traced values, so that the update is one kernel per parameter and step (the parameters of a
+group share one trace), or op by op where the tensors cannot be traced together. The step's
 scalars (learning rate, bias corrections) are computed in Python doubles, as PyTorch's
 single-tensor implementations compute them, and reach the kernel as float32 uniforms.
 
@@ -21,11 +21,10 @@ from .._grads import zero_grads
 from .._is_tensor import is_tensor
 from ..autograd import grad_mode
 from ..backends.cpu_arrays import array_for_write
-from .._creation import tensor
+from .._creation import tensor, zeros_like
 from .. import _dtype
+from ..backends.webgpu.runtime import _runtime
 from ..lazy import collecting_scalars, fusing
-from ..ops.operands import empty
-from ..ops.optim_update import fused_update, recording
 
 
 class _RequiredParameter:
@@ -75,6 +74,43 @@ def _scalar_tensor(value, p):
     if rec is not None and t.device.type == "webgpu":
         rec.exempt.add(t._storage._buffer_id)   # a replay's scalar hook makes it again
     return t
+
+
+def check_nonnegative(**options):
+    """PyTorch's checks of an optimizer's options, in the order given: each >= 0, else a
+    ValueError naming it."""
+    for name, value in options.items():
+        if not 0.0 <= value:
+            raise ValueError(f"Invalid {_OPTION_WORDS.get(name, name + ' value')}: {value}")
+
+
+_OPTION_WORDS = {"lr": "learning rate", "eps": "epsilon value"}
+
+
+def first_state(state, p, *zeros, **scalars):
+    """A parameter's state at its first step, in PyTorch's key order: the step count at 0, other
+    0-d float32 counters (scalars: name=value), and a zero tensor for each name in zeros (lazy
+    zeros: the first update's kernel reads them, no kernel of their own)."""
+    state["step"] = _scalar_tensor(0.0, p)
+    for name, value in scalars.items():
+        state[name] = _scalar_tensor(value, p)
+    for name in zeros:
+        state[name] = zeros_like(p)
+
+
+def next_step(state, p):
+    """The step count advanced by one (a float32 0-d tensor, as PyTorch's); its new value."""
+    return _set_scalar(state, "step", _scalar_value(state["step"]) + 1, p)
+
+
+def l2_grad(param, grad, weight_decay, maximize):
+    """The gradient an update uses: negated to maximize, plus weight_decay * param (the L2
+    penalty), as every single-tensor function of PyTorch begins."""
+    if maximize:
+        grad = -grad
+    if weight_decay != 0:
+        grad = grad.add(param, alpha=weight_decay)
+    return grad
 
 
 def _scalar_value(t):
@@ -159,6 +195,8 @@ class Optimizer:
     options that differ from `defaults`)."""
 
     __module__ = "torchweb.optim"
+    _sparse_grads = False    # the update takes sparse gradients (SparseAdam)
+    _eager_update = False    # the update runs tensor ops, not traced values: a capture is refused
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -270,7 +308,10 @@ class Optimizer:
         zero_grads([p for group in self.param_groups for p in group["params"]], set_to_none)
 
     def step(self, closure=None):
-        raise NotImplementedError
+        """Perform a single optimization step (closure: reevaluates the model, returns the loss)."""
+        if type(self)._update is Optimizer._update:
+            raise NotImplementedError
+        return self._run_step(closure)
 
     def add_param_group(self, param_group):
         """Add a parameter group (a dict with "params" and any options that differ from the
@@ -341,102 +382,85 @@ class Optimizer:
         return handle
 
     # -- the step loop shared by the subclasses --------------------------------------------
-    def _run_step(self, closure, replaying=False):
-        rec = None if replaying else recording()
+    def _run_step(self, closure, replaying=None):
+        """The step; replaying: the kernel forms a captured call recorded (a replay's scalars are
+        recomputed, and its kernels must have those forms)."""
+        rec = None if replaying is not None else recording()
+        captured = rec is not None or replaying is not None
+        forms = [] if captured else None   # (this step's kernel forms)
         if rec is not None:
             if self._optimizer_step_pre_hooks or self._optimizer_step_post_hooks or closure is not None:
                 rec.refuse("the optimizer has step hooks or a closure (Python a replay would skip)")
-            rec.hooks.append(self._replay_scalars)
+            if self._eager_update:
+                rec.refuse(f"{type(self).__name__}'s update runs op by op (reductions, readbacks or "
+                           "sparse indices): a replay could not recompute its scalars")
+            rec.hooks.append(lambda: self._replay_scalars(forms))
         loss = None
         if closure is not None:
             with grad_mode.enable_grad():
                 loss = closure()
-        scope = fusing(rec is not None)   # (each parameter's update: one kernel)
+        scope = fusing(captured, forms)   # (each parameter's update: one kernel)
+        _CAPTURED.append(captured)
+        try:
+            self._each_update(scope)
+        finally:
+            _CAPTURED.pop()
+        if replaying is not None and forms != replaying:
+            raise RuntimeError(f"torchweb.compile: {type(self).__name__}'s update no longer has the form it had when "
+                               "the step was captured (an option changed inside the step?); the replay cannot "
+                               "recompute its scalars")
+        return loss
+
+    def _each_update(self, scope):
+        """Every parameter with a gradient updated (scope.update runs each one's kernel)."""
         with grad_mode.no_grad():
             for group in self.param_groups:
                 for p in group["params"]:
                     grad = p.grad
                     if grad is None:
                         continue
-                    if getattr(grad, "is_sparse", False):
+                    if getattr(grad, "is_sparse", False) and not self._sparse_grads:
                         raise RuntimeError(f"{type(self).__name__} does not support sparse gradients")
                     # self.state gets an entry only once an update stored something in it
                     # (SGD without momentum keeps none, as PyTorch's)
                     state = self.state.get(p)
-                    with scope:
-                        if state is None:
-                            state = {}
-                            self._update(p, grad, state, group)
-                            if state:
-                                self.state[p] = state
-                        else:
-                            self._update(p, grad, state, group)
-        return loss
+                    if state is None:
+                        state = {}
+                        self._update(p, grad, state, group, scope.update)
+                        if state:
+                            self.state[p] = state
+                    else:
+                        self._update(p, grad, state, group, scope.update)
 
-    def _update(self, p, grad, state, group):
+    def _update(self, p, grad, state, group, update):
+        """One parameter's update: its state made or advanced, then its single-tensor function
+        run by update(fn, (p, grad, *state tensors), *numbers, **options) (lazy/scope.py)."""
         raise NotImplementedError
 
-    def _replay_scalars(self):
+    def _replay_scalars(self, forms):
         """For a captured step's replay (torchweb.compile): run the step's Python again, which
         advances the state's step counts, but collect each kernel's scalars instead of
-        dispatching it."""
-        with collecting_scalars() as sink:   # (the scopes' kernels and fused()'s, in order)
-            _SCALAR_SINK.append(sink)
-            try:
-                self._run_step(None, replaying=True)
-            finally:
-                _SCALAR_SINK.pop()
+        dispatching it (forms: the kernels' forms at capture, which they must keep)."""
+        with collecting_scalars() as sink:   # (each scope's kernel's, in order)
+            self._run_step(None, replaying=forms)
         return sink
 
 
-# -- pieces of update bodies (the expression language of ops/optim_update.py: the optimizers
-# not yet written as tensor ops, as SGD is) ---------------------------------------------------
-def grad_terms(group, scalars, wd_key="weight_decay", decoupled=False):
-    """The body's first statements: g = grad (negated to maximize), plus weight_decay * param
-    (or param scaled by 1 - lr * weight_decay when decoupled, as AdamW)."""
-    body = [("g", "-grad" if group.get("maximize") else "grad")]
-    wd = group[wd_key]
-    if wd != 0:
-        if decoupled:
-            scalars["decay"] = 1 - group["lr"] * wd
-            body.append(("param", "param * decay"))
-        else:
-            scalars["wd"] = wd
-            body.append(("g", "g + wd * param"))
-    return body
+_CAPTURED = []   # while a step runs: whether torchweb.compile captures or replays it (captured())
 
 
-def lerp(target, end, weight, scalars, name):
-    """target.lerp_(end, weight) with PyTorch's two forms (small and large weights)."""
-    scalars[name] = weight
-    if abs(weight) < 0.5:
-        return (target, f"{target} + {name} * ({end} - {target})")
-    return (target, f"{end} - ({end} - {target}) * (1.0 - {name})")
+def captured():
+    """Whether the step running is captured or replayed by torchweb.compile: an update whose
+    form depends on the step count (RAdam's) then takes its branch-free form, as PyTorch's
+    capturable one does, so that every replay runs the captured kernels."""
+    return bool(_CAPTURED) and _CAPTURED[-1]
 
 
-_SCALAR_SINK = []    # while a replay recomputes scalars: the list each fused call appends to
+def recording():
+    """The capture.Recorder if torchweb.compile is recording a call on the webgpu device, else
+    None: the optimizer then registers how a replay recomputes its scalars."""
+    rt = _runtime[0]
+    return rt.capture if rt is not None else None
 
 
-def fused(key, tensors, names, writes, body, scalars):
-    if _SCALAR_SINK:
-        if scalars and tensors[0].numel():
-            _SCALAR_SINK[-1].append(list(scalars.values()))
-        return
-    fresh = [n for t, n in zip(tensors, names) if t.__dict__.get("_tw_fresh")]
-    fused_update(key, tensors, names, writes, body, list(scalars), list(scalars.values()), fresh)
-    for t, n in zip(tensors, names):
-        if n in fresh:
-            del t.__dict__["_tw_fresh"]
-
-
-def zeros_state(p):
-    """New zero state, left unfilled: the step's own kernel reads it as zeros and writes it
-    (so a first step is one kernel too)."""
-    t = empty_state(p)
-    t.__dict__["_tw_fresh"] = True
-    return t
-
-
-def empty_state(p):
-    """Uninitialized state the first step's kernel writes whole (no fill kernel)."""
-    return empty(p.shape, p.dtype, p.device)
+Optimizer.step = _wrap_step(Optimizer.step)   # (subclasses' own steps are wrapped by __init_subclass__)

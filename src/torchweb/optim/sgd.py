@@ -1,9 +1,9 @@
 """torch.optim.SGD: stochastic gradient descent with momentum, dampening, Nesterov momentum,
 weight decay and maximize, written as PyTorch's _single_tensor_sgd: one kernel per parameter
-and step (the optimizer's fusing scope)."""
+and step (optimizer.py)."""
 
 from .._creation import empty_like
-from .optimizer import Optimizer, required
+from .optimizer import Optimizer, l2_grad, required
 
 __all__ = ["SGD"]
 
@@ -14,6 +14,7 @@ class SGD(Optimizer):
 
     def __init__(self, params, lr=1e-3, momentum=0, dampening=0, weight_decay=0, nesterov=False, *,
                  maximize=False, foreach=None, differentiable=False, fused=None):
+        # (PyTorch's SGD tests `x < 0`, not `not 0 <= x` as the others: a NaN option passes)
         if lr is not required and lr < 0.0:
             raise ValueError(f"Invalid learning rate: {lr}")
         if momentum < 0.0:
@@ -40,28 +41,23 @@ class SGD(Optimizer):
             group.setdefault("differentiable", False)
             group.setdefault("fused", False)
 
-    def step(self, closure=None):
-        """Perform a single optimization step (closure: reevaluates the model, returns the loss)."""
-        return self._run_step(closure)
-
-    def _update(self, p, grad, state, group):
+    def _update(self, p, grad, state, group, update):
+        momentum = group["momentum"]
         buf = state.get("momentum_buffer")
-        buf = _single_tensor_sgd(p, grad, buf, weight_decay=group["weight_decay"], momentum=group["momentum"],
-                                 lr=group["lr"], dampening=group["dampening"], nesterov=group["nesterov"],
-                                 maximize=group["maximize"])
-        if buf is not None:
-            state["momentum_buffer"] = buf
+        first = buf is None and momentum != 0
+        if first:   # (torch.clone(grad), left unfilled: the update's kernel writes it)
+            buf = state["momentum_buffer"] = empty_like(grad)
+        update(_single_tensor_sgd, (p, grad, buf), first, weight_decay=group["weight_decay"], momentum=momentum,
+               lr=group["lr"], dampening=group["dampening"], nesterov=group["nesterov"], maximize=group["maximize"])
 
 
-def _single_tensor_sgd(param, grad, buf, *, weight_decay, momentum, lr, dampening, nesterov, maximize):
-    """One parameter's update, as torch/optim/sgd.py writes it; returns the momentum buffer."""
-    if maximize:
-        grad = -grad
-    if weight_decay != 0:
-        grad = grad.add(param, alpha=weight_decay)
+def _single_tensor_sgd(param, grad, buf, first, *, weight_decay, momentum, lr, dampening, nesterov, maximize):
+    """One parameter's update, as torch/optim/sgd.py writes it (first: buf is new, made from
+    this step's gradient)."""
+    grad = l2_grad(param, grad, weight_decay, maximize)
     if momentum != 0:
-        if buf is None:
-            buf = empty_like(grad).copy_(grad)   # (torch.clone(grad): written by the step's kernel)
+        if first:
+            buf.copy_(grad)
         else:
             buf.mul_(momentum).add_(grad, alpha=1 - dampening)
         if nesterov:
@@ -69,4 +65,3 @@ def _single_tensor_sgd(param, grad, buf, *, weight_decay, momentum, lr, dampenin
         else:
             grad = buf
     param.add_(grad, alpha=-lr)
-    return buf

@@ -15,6 +15,8 @@ Tensor.__mul__ -> autograd.binary_operator -> raw.binary_number (plan cached) ->
 (lazy.elementwise_fresh: a pending node, or the backend's kernel now); under autograd,
 autograd._call_grad -> Function.apply -> forward (raw) and later backward -> grads.d_mul."""
 
+from ...lazy import Node
+from ...lazy.traced import ROW_NAMES
 from . import rule_kernels
 from .autograd import apply, binary_operator, call, inplace_function
 from .raw import contiguous_operand, copy_into, copy_of, fill, run, run_any, run_args
@@ -22,6 +24,7 @@ from .table import OPS, ElementwiseOp, row_dtypes
 from .rule_kernels import K
 
 rule_kernels.install(run_args, call)
+Node.ROWS.update({name: OPS[name] for name in ROW_NAMES})   # (the rows a fusing scope's values use)
 
 __all__ = ["apply", "binary_operator", "call", "inplace_function", "contiguous_operand", "copy_into", "copy_of", "fill",
            "run", "run_any", "OPS", "ElementwiseOp", "row_dtypes", "K"]

@@ -8,6 +8,8 @@ Outputs are contiguous float32 buffers of that shape; inputs are any strided vie
 """
 
 import struct
+from itertools import chain
+from operator import attrgetter, itemgetter
 
 from ...._size import contiguous_strides, numel
 
@@ -55,6 +57,8 @@ def _pack(ints, scalars, tail):
 
 
 _PLANS = PlanCache(FAST)
+_LEAVES, _SCALARS, _KEY = attrgetter("leaves"), attrgetter("scalars"), attrgetter("key")
+_LAYOUT = itemgetter(slice(1, None))   # (a leaf's stride, offset and dtype)
 
 
 def run(outs, roots, one_kernel=False, patched=False):
@@ -65,15 +69,15 @@ def run(outs, roots, one_kernel=False, patched=False):
         root = roots[0]
         all_leaves, scalars, keys = root.leaves, root.scalars, root.key
     else:
-        all_leaves = [leaf for root in roots for leaf in root.leaves]
-        scalars = tuple([v for root in roots for v in root.scalars])
-        keys = tuple([root.key for root in roots])
+        all_leaves = list(chain.from_iterable(map(_LEAVES, roots)))   # (no Python loops: C's)
+        scalars = tuple(chain.from_iterable(map(_SCALARS, roots)))
+        keys = tuple(map(_KEY, roots))
     # distinct leaves, and which one each leaf read of the expressions is (part of the key)
     leaves = list(dict.fromkeys(all_leaves))
     if len(leaves) == len(all_leaves):
         occurrences = tuple(range(len(leaves)))
     else:   # (no Python loop over the reads: a chain of y + w reads w once per op)
-        occurrences = tuple(map({leaf: i for i, leaf in enumerate(leaves)}.__getitem__, all_leaves))
+        occurrences = tuple(map(dict(zip(leaves, range(len(leaves)))).__getitem__, all_leaves))
     # bind inputs first: reading their buffers writes what they depend on (recorded before us).
     # A leaf over an output's storage (lazy write_into: out=, read in the same layout; a fusing
     # scope's writes in place) reads the output's binding: one buffer bound both read-only and
@@ -99,7 +103,7 @@ def run(outs, roots, one_kernel=False, patched=False):
     rt = outs[0].rt
     # a training step realizes the same expressions over the same layouts every time: their
     # dispatches (pipeline, grid, parameter words but the scalars) are planned once
-    sig = (keys, occurrences, roots[0].shape, tuple(leaf_slots), tuple([leaf[1:] for leaf in leaves]), one_kernel)
+    sig = (keys, occurrences, roots[0].shape, tuple(leaf_slots), tuple(map(_LAYOUT, leaves)), one_kernel)
     plan = _PLANS.get(rt, sig)
     if plan is None:
         plan = _plan(rt, roots, keys, leaves, occurrences, leaf_slots, one_kernel)
