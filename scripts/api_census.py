@@ -41,7 +41,7 @@ NAMESPACES = [
     ("autograd", "autograd", True),
     ("utils.data", "utils.data", True),
     ("special", "special", True),
-    ("linalg", "linalg", False),
+    ("linalg", "linalg", True),
     ("fft", "fft", False),
     ("distributions", "distributions", True),
     ("func", "func", True),

@@ -23,8 +23,10 @@ REASONS = {
              "uint8 or bool",
     "complex": "complex tensors are not supported yet (planned: issue 20); work on real and "
                "imaginary parts as separate float tensors",
-    "linalg": "this linear-algebra decomposition is not implemented yet (planned: issue 20); "
-              "torch.linalg has norms, cross and matrix products today",
+    "linalg": "this linear-algebra routine is not implemented by torchweb; torch.linalg has the "
+              "decompositions and solvers (docs/linalg.md)",
+    "linalg_removed": "removed from PyTorch 2 (it raises there too); use torch.linalg.solve, lstsq, "
+                      "eigh, eig or matrix_rank",
     "sparse": "sparse layouts other than COO are not supported; use torch.sparse_coo_tensor or a "
               "dense tensor",
     "distributed": "torch.distributed (several processes or devices) does not exist in a web page",
@@ -118,9 +120,8 @@ NAMES = {
         **_names("bit", "dtype"),
         **_names("""complex polar view_as_real view_as_complex view_as_real_copy view_as_complex_copy
             stft istft""", "complex"),
-        **_names("""cholesky cholesky_inverse cholesky_solve det eig geqrf inverse lobpcg lstsq lu
-            lu_solve lu_unpack matrix_exp matrix_power matrix_rank nuclear_norm orgqr ormqr
-            pca_lowrank pinverse qr logdet slogdet solve svd svd_lowrank symeig triangular_solve""", "linalg"),
+        **_names("lobpcg pca_lowrank svd_lowrank", "linalg"),
+        **_names("eig lstsq matrix_rank solve symeig", "linalg_removed"),
         **_names("jagged", "nested"),
         **_names("onnx export", "export"),
         **_names("fft", "complex"),
@@ -140,9 +141,7 @@ NAMES = {
         **dict.fromkeys(("smm", "sspaddmm", "sparse_resize_", "sparse_resize_and_clear_",
                          "resize_as_sparse_"), "sparse_op"),
         "index": "first_class_dims", "to_mkldnn": "vendor", "to_padded_tensor": "nested",
-        **dict.fromkeys(("cholesky", "cholesky_inverse", "cholesky_solve", "det", "eig", "geqrf", "inverse",
-                         "logdet", "lstsq", "lu", "lu_solve", "matrix_exp", "matrix_power", "orgqr", "ormqr",
-                         "pinverse", "qr", "slogdet", "solve", "svd", "symeig", "triangular_solve"), "linalg"),
+        **dict.fromkeys(("eig", "lstsq", "solve", "symeig"), "linalg_removed"),
         **dict.fromkeys(("stft", "istft"), "complex"),
     },
     "nn": {"CrossMapLRN2d": "lua_lrn"},
