@@ -51,9 +51,9 @@ class Backend(Protocol):
         contiguous bool tensor bad is true: now, or at the next readback on an async device."""
 
     # -- elementwise, reductions, matmul, random --------------------------------------------------
-    def elementwise(self, op, out, operands, classes, cls, value_cls, compute_dtypes):
+    def elementwise(self, op, out, operands, dtypes):
         """out = op(*operands) (a row of ops/elementwise/table.py), broadcast, each operand a
-        tensor or a Python number computed in its compute dtype and class (f, i, u, b)."""
+        tensor or a Python number computed in its dtype and class (plans.ElementwiseDtypes)."""
 
     def run_fused(self, outs, roots, one_kernel=False, patched=False):
         """Write each pending storage of outs with the values of the fused elementwise

@@ -41,10 +41,11 @@ async def read_values_async(t):
     return read_values(t)
 
 
-def elementwise(op, out, operands, classes, cls, value_cls, compute_dtypes):
+def elementwise(op, out, operands, dtypes):
     n = _np()
     args = []
-    for o, c, d in zip(operands, classes, compute_dtypes):
+    cls = dtypes.cls
+    for o, c, d in zip(operands, dtypes.classes, dtypes.compute):
         want = _compute_np_dtype(d, c)
         if hasattr(o, "_storage"):
             v = _view(o)

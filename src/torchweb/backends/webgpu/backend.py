@@ -33,9 +33,9 @@ def empty_storage(numel, dtype):
     return _GPUStorage(r, numel, dtype)
 
 
-def elementwise(op, out, operands, classes, cls, value_cls, compute_dtypes):
+def elementwise(op, out, operands, dtypes):
     """out = op(operands) now (the lazy layer, torchweb/lazy, decided not to defer it)."""
-    ew_kernel.run(_rt(), op, out, operands, classes, cls, value_cls, compute_dtypes)
+    ew_kernel.run(_rt(), op, out, operands, dtypes)
 
 
 # run_fused(outs, nodes, one_kernel=False, patched=False): write each pending storage of outs

@@ -1,0 +1,18 @@
+"""The named arguments of backend primitives (backends/base.py): one small immutable class per
+family, made by ops/ and read by the backends, so that neither side passes long lists by
+position. Here, below both, because backends never import ops. Each is made once per signature
+where ops call it often (ElementwiseDtypes: the cached dtype plan of ops/elementwise)."""
+
+
+class ElementwiseDtypes:
+    """What an elementwise op's signature decides for its kernel: compute, the dtype each
+    operand is computed in (uint8 wraps values to 8 bits, float16 rounds); cls, the kernel
+    template's class (f, i, u, b); classes, each operand's class; value_cls, the class of the
+    value written (b for comparisons). ops/elementwise/dtype_plan.py's DtypePlan is one, cached
+    per signature."""
+
+    __slots__ = ("compute", "cls", "classes", "value_cls")
+
+    def __init__(self, compute, cls, classes, value_cls):
+        self.compute, self.cls, self.classes, self.value_cls = tuple(compute), cls, tuple(classes), value_cls
+
