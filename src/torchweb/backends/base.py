@@ -153,10 +153,11 @@ class Backend(Protocol):
         """out (zeroed) += 1 (or weights[i]) at inp[i]."""
 
     # -- convolution, pooling, padding, interpolation, sampling ----------------------------------
-    def im2col(self, out, inp, kernel, stride, padding, dilation, out_size, l0=0):
-        """out [N, C*K, Lc]: the columns of output positions l0 .. l0 + Lc - 1."""
+    def im2col(self, out, inp, geom, l0=0):
+        """out [N, C*K, Lc]: the columns of output positions l0 .. l0 + Lc - 1 of the windows of
+        geom (plans.ConvGeometry) over inp [N, C, *S]."""
 
-    def col2im(self, out, cols, kernel, stride, padding, dilation, out_size, l0=0, accumulate=False):
+    def col2im(self, out, cols, geom, l0=0, accumulate=False):
         """im2col's adjoint: the columns summed back into out (added to it if accumulate)."""
 
     def pool(self, kind, out, indices, inp, nb, geom, adaptive, count_include_pad=True,

@@ -27,8 +27,9 @@ def _pads(S, kernel, stride, padding, dilation, out_size):
             for n, k, s, p, d, o in zip(S, kernel, stride, padding, dilation, out_size)]
 
 
-def im2col(out, inp, kernel, stride, padding, dilation, out_size, l0=0):
+def im2col(out, inp, geom, l0=0):
     n = np()
+    kernel, stride, padding, dilation, out_size = geom.kernel, geom.stride, geom.padding, geom.dilation, geom.out_size
     x = view(inp)
     N, C = x.shape[:2]
     xp = n.pad(x, [(0, 0), (0, 0)] + _pads(x.shape[2:], kernel, stride, padding, dilation, out_size))
@@ -40,8 +41,9 @@ def im2col(out, inp, kernel, stride, padding, dilation, out_size, l0=0):
     n.copyto(view(out), cols.reshape(N, C * K, L)[:, :, l0:l0 + Lc], casting="unsafe")
 
 
-def col2im(out, cols, kernel, stride, padding, dilation, out_size, l0=0, accumulate=False):
+def col2im(out, cols, geom, l0=0, accumulate=False):
     n = np()
+    kernel, stride, padding, dilation, out_size = geom.kernel, geom.stride, geom.padding, geom.dilation, geom.out_size
     N, C = out.shape[:2]
     S = tuple(out.shape[2:])
     K = int(n.prod(kernel))

@@ -1,9 +1,9 @@
 """The webgpu device's convolution, pooling, padding and interpolation primitives
 (kernels/im2col.py, kernels/pool.py, kernels/pad.py, kernels/interpolate.py), in the interface backends/cpu_conv.py shares:
 
-    im2col(out, inp, kernel, stride, padding, dilation, out_size, l0=0): out [N, C*K, Lc], the
-        columns of output positions l0 .. l0 + Lc - 1
-    col2im(out, cols, kernel, stride, padding, dilation, out_size, l0=0, accumulate=False)
+    im2col(out, inp, geom, l0=0): out [N, C*K, Lc], the columns of output positions
+        l0 .. l0 + Lc - 1 (geom: a backends/plans.py ConvGeometry)
+    col2im(out, cols, geom, l0=0, accumulate=False)
     pool(kind, out, indices, inp, nb, geom, adaptive, count_include_pad, divisor_override)
     pool_backward(kind, grad_in, grad_out, indices, geom, adaptive, count_include_pad, divisor_override)
     pad(mode, out, inp, nb, pads, value) / pad_backward(mode, grad_in, grad_out, nb, pads)
@@ -18,13 +18,13 @@ from .kernels import grid_sample as _grid, im2col as _im2col, interpolate as _in
 from .runtime import get_runtime
 
 
-def im2col(out, inp, kernel, stride, padding, dilation, out_size, l0=0):
-    _im2col.im2col(get_runtime(), out, inp, kernel, stride, padding, dilation, out_size, l0)
+def im2col(out, inp, geom, l0=0):
+    _im2col.im2col(get_runtime(), out, inp, geom, l0)
 
 
-def col2im(out, cols, kernel, stride, padding, dilation, out_size, l0=0, accumulate=False):
+def col2im(out, cols, geom, l0=0, accumulate=False):
     acc = "f32" if out.dtype.is_floating_point else "i32"
-    _im2col.col2im(get_runtime(), out, cols, kernel, stride, padding, dilation, out_size, acc, l0, accumulate)
+    _im2col.col2im(get_runtime(), out, cols, geom, acc, l0, accumulate)
 
 
 def pool(kind, out, indices, inp, nb, geom, adaptive, count_include_pad=True, divisor_override=None):
