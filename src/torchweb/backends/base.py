@@ -91,10 +91,11 @@ class Backend(Protocol):
     def attention_fits(self, L, S, E, Ev, batch=1):
         """Whether the fused attention kernels should run these sizes (False: no kernels)."""
 
-    def attention_forward(self, out, lse, q, k, v, mask, causal, scale):
-        """out [*B, L, Ev] and lse [*B, L] (float32) of softmax(q k^T * scale + mask) v."""
+    def attention_forward(self, out, lse, q, k, v, spec):
+        """out [*B, L, Ev] and lse [*B, L] (float32) of softmax(q k^T * scale + mask) v
+        (spec: plans.AttentionSpec)."""
 
-    def attention_backward(self, dq, dkv, q, k, v, mask, dout, ld, causal, scale):
+    def attention_backward(self, dq, dkv, q, k, v, dout, ld, spec):
         """dq, and dk then dv in dkv, from dout and ld (the forward's lse, then rowsum(dout * out))."""
 
     # -- scans and sorting -----------------------------------------------------------------------

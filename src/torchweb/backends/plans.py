@@ -41,3 +41,14 @@ class ConvGeometry:
     def L(self):
         """Output positions."""
         return prod(self.out_size)
+
+
+class AttentionSpec:
+    """What the fused attention kernels compute besides q, k, v: softmax(q k^T * scale + mask),
+    mask None, bool (False: left out) or additive, broadcast to [*B, L, S] (stride 0) already;
+    causal: the upper triangle left out as well."""
+
+    __slots__ = ("mask", "causal", "scale")
+
+    def __init__(self, mask, causal, scale):
+        self.mask, self.causal, self.scale = mask, causal, scale
