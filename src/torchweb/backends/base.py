@@ -62,10 +62,10 @@ class Backend(Protocol):
         step, lazy/scope.py): one_kernel, one dispatch (no vectorized body and scalar tail);
         patched, its scalars noted for a captured call's replay to recompute."""
 
-    def reduce(self, kind, out, inp, nred, acc_cls, nchunks=1, divisor=None, index_from=None,
-               pairs_in=False, pairs_out=False):
-        """Reduce inp's last nred dims into out (sum, mean, prod, max, min, argmax, argmin, all,
-        any); the other options are the passes of a split reduction (SPLIT_REDUCTIONS only)."""
+    def reduce(self, p, out, inp, index_from=None):
+        """Reduce inp's last p.nred dims into out (p: plans.ReducePass); p's split options and
+        index_from (argmax/argmin's positions, read at the winning partial) are the passes of a
+        split reduction (SPLIT_REDUCTIONS only)."""
 
     def matmul(self, out, a, b, acc_cls):
         """out = a @ b ([*B, M, K] @ [*B, K, N], batch dims broadcast, K <= MAX_MATMUL_K)."""

@@ -119,11 +119,11 @@ SPLIT_REDUCTIONS = False   # numpy reduces in one go (ops/lowering.py)
 MAX_MATMUL_K = None
 
 
-def reduce(kind, out, inp, nred, acc_cls, nchunks=1, divisor=None, index_from=None,
-           pairs_in=False, pairs_out=False):
-    """(The options after acc_cls are a split reduction's passes: never asked, SPLIT_REDUCTIONS
-    is False.)"""
+def reduce(p, out, inp, index_from=None):
+    """(p's split options and index_from are a split reduction's passes: never asked,
+    SPLIT_REDUCTIONS is False.)"""
     n = _np()
+    kind, nred, acc_cls = p.kind, p.nred, p.acc_cls
     x = _view(inp)
     axes = tuple(range(x.ndim - nred, x.ndim))
     outer = x.shape[:x.ndim - nred]

@@ -52,3 +52,31 @@ class AttentionSpec:
 
     def __init__(self, mask, causal, scale):
         self.mask, self.causal, self.scale = mask, causal, scale
+
+
+class ReducePass:
+    """One reduction kernel: kind (sum, mean, prod, max, min, argmax, argmin, all, any) over the
+    last nred dims, accumulating in class acc_cls (f, i, u); a split reduction's passes
+    (SPLIT_REDUCTIONS): nchunks partials per output, divisor (mean's count, for the pass that
+    totals the partials), pairs_out / pairs_in (int64 partials written / read as (lo, hi) int32
+    pairs). Made by reduce_pass, one object per value: kernels key their caches on it."""
+
+    __slots__ = ("kind", "nred", "acc_cls", "nchunks", "divisor", "pairs_in", "pairs_out")
+
+    def __init__(self, kind, nred, acc_cls, nchunks, divisor, pairs_in, pairs_out):
+        self.kind, self.nred, self.acc_cls, self.nchunks = kind, nred, acc_cls, nchunks
+        self.divisor, self.pairs_in, self.pairs_out = divisor, pairs_in, pairs_out
+
+
+_REDUCE_PASSES = {}
+
+
+def reduce_pass(kind, nred, acc_cls, nchunks=1, divisor=None, pairs_in=False, pairs_out=False):
+    """The ReducePass of these values (every reduction asks: made once, bounded)."""
+    key = (kind, nred, acc_cls, nchunks, divisor, pairs_in, pairs_out)
+    p = _REDUCE_PASSES.get(key)
+    if p is None:
+        if len(_REDUCE_PASSES) > 4096:   # (divisors of ever new lengths: stay bounded)
+            _REDUCE_PASSES.clear()
+        p = _REDUCE_PASSES[key] = ReducePass(*key)
+    return p

@@ -53,11 +53,9 @@ SPLIT_REDUCTIONS = True   # long reductions over few outputs in two passes
 MAX_MATMUL_K = 1 << 16    # longer inner dimensions in slices: lavapipe ends loops at 65535 trips
 
 
-def reduce(kind, out, inp, nred, acc_cls, nchunks=1, divisor=None, index_from=None,
-           pairs_in=False, pairs_out=False):
+def reduce(p, out, inp, index_from=None):
     """One reduction kernel (kernels/reduction.py has the options)."""
-    red_kernel.run(_rt(), kind, out, inp, nred, acc_cls, nchunks=nchunks, divisor=divisor,
-                   index_from=index_from, pairs_in=pairs_in, pairs_out=pairs_out)
+    red_kernel.run(_rt(), p, out, inp, index_from)
 
 
 _MATMUL_CHOICE = {}   # (output shape, K, dtype, forced variant, runtime) -> kernel: asked per call
