@@ -99,10 +99,10 @@ class Backend(Protocol):
         """dq, and dk then dv in dkv, from dout and ld (the forward's lse, then rowsum(dout * out))."""
 
     # -- scans and sorting -----------------------------------------------------------------------
-    def scan(self, kind, out, inp, acc_cls, indices=None, reverse=False, nchunks=1, totals_only=False,
-             carry=None, carry_indices=None, pairs_in=False, pairs_out=False, index_in=None):
-        """Scan inp's last dim into out (sum, prod, max, min, logsumexp; max/min also write
-        indices); the options after reverse are the passes of a split scan (SPLIT_SCANS only)."""
+    def scan(self, p, out, inp, indices=None, carry=None, carry_indices=None, index_in=None):
+        """Scan inp's last dim into out (p: plans.ScanPass; max/min also write indices); p's
+        split options, carry (the scanned totals before each chunk, and their indices) and
+        index_in (the totals' indices) are the passes of a split scan (SPLIT_SCANS only)."""
 
     def sort(self, values, indices, inp, descending):
         """Stable sort of inp's rows into values and int64 indices (SORT_BLOCK None only)."""

@@ -41,10 +41,11 @@ def _cumext(n, kind, x):
     return vals, idx
 
 
-def scan(kind, out, inp, acc_cls, indices=None, reverse=False, nchunks=1, totals_only=False,
-         carry=None, carry_indices=None, pairs_in=False, pairs_out=False, index_in=None):
-    """(The options after reverse are a split scan's passes: never asked, SPLIT_SCANS is False.)"""
+def scan(p, out, inp, indices=None, carry=None, carry_indices=None, index_in=None):
+    """(p's split options, carry and index_in are a split scan's passes: never asked,
+    SPLIT_SCANS is False.)"""
     n = np()
+    kind, acc_cls, reverse = p.kind, p.acc_cls, p.reverse
     x = view(inp)
     if reverse:
         x = x[..., ::-1]

@@ -80,3 +80,17 @@ def reduce_pass(kind, nred, acc_cls, nchunks=1, divisor=None, pairs_in=False, pa
             _REDUCE_PASSES.clear()
         p = _REDUCE_PASSES[key] = ReducePass(*key)
     return p
+
+
+class ScanPass:
+    """One scan kernel along the last dim: kind (sum, prod, max, min, logsumexp) accumulating
+    in class acc_cls, reverse (from the end); a split scan's passes (SPLIT_SCANS): nchunks
+    chunks a row, totals_only (each chunk's total, not its scan), pairs_out / pairs_in (int64
+    totals written / read as (lo, hi) int32 pairs)."""
+
+    __slots__ = ("kind", "acc_cls", "reverse", "nchunks", "totals_only", "pairs_in", "pairs_out")
+
+    def __init__(self, kind, acc_cls, reverse=False, nchunks=1, totals_only=False, pairs_in=False,
+                 pairs_out=False):
+        self.kind, self.acc_cls, self.reverse, self.nchunks = kind, acc_cls, reverse, nchunks
+        self.totals_only, self.pairs_in, self.pairs_out = totals_only, pairs_in, pairs_out

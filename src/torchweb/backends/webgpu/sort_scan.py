@@ -13,14 +13,14 @@ SORT_BLOCK = sort_kernel.BLOCK  # rows up to this long sort in one workgroup; lo
 _T = {"f": "f32", "i": "i32", "u": "u32"}
 
 
-def scan(kind, out, inp, acc_cls, indices=None, reverse=False, nchunks=1, totals_only=False,
-         carry=None, carry_indices=None, pairs_in=False, pairs_out=False, index_in=None):
-    """Scan inp's last dim into out (kinds: sum, prod, max, min, logsumexp; max/min also write
-    int64 indices). Integer sum/prod into int64 (or pairs) are exact in 64 bits."""
-    wide = kind in ("sum", "prod") and acc_cls != "f" and (out.dtype.name == "int64" or pairs_in or pairs_out)
-    scan_kernel.run(get_runtime(), kind, out, inp, _T[acc_cls], indices=indices, reverse=reverse,
-                    nchunks=nchunks, totals_only=totals_only, carry=carry, carry_indices=carry_indices,
-                    wide=wide, pairs_in=pairs_in, pairs_out=pairs_out, index_in=index_in)
+def scan(p, out, inp, indices=None, carry=None, carry_indices=None, index_in=None):
+    """Scan inp's last dim into out (p: a backends/plans.py ScanPass; max/min also write int64
+    indices). Integer sum/prod into int64 (or pairs) are exact in 64 bits."""
+    wide = p.kind in ("sum", "prod") and p.acc_cls != "f" and (
+        out.dtype.name == "int64" or p.pairs_in or p.pairs_out)
+    scan_kernel.run(get_runtime(), p.kind, out, inp, _T[p.acc_cls], indices=indices, reverse=p.reverse,
+                    nchunks=p.nchunks, totals_only=p.totals_only, carry=carry, carry_indices=carry_indices,
+                    wide=wide, pairs_in=p.pairs_in, pairs_out=p.pairs_out, index_in=index_in)
 
 
 def sort(values, indices, inp, descending):
