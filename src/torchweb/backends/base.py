@@ -161,12 +161,11 @@ class Backend(Protocol):
     def col2im(self, out, cols, geom, l0=0, accumulate=False):
         """im2col's adjoint: the columns summed back into out (added to it if accumulate)."""
 
-    def pool(self, kind, out, indices, inp, nb, geom, adaptive, count_include_pad=True,
-             divisor_override=None):
-        """max (indices written unless None) or avg pooling of inp's dims after the first nb."""
+    def pool(self, spec, out, indices, inp, nb):
+        """max (indices written unless None) or avg pooling (spec: plans.PoolSpec) of inp's
+        dims after the first nb."""
 
-    def pool_backward(self, kind, grad_in, grad_out, indices, geom, adaptive, count_include_pad=True,
-                      divisor_override=None):
+    def pool_backward(self, spec, grad_in, grad_out, indices):
         """pool's gradient into grad_in."""
 
     def unpool(self, out, inp, indices, what):

@@ -64,11 +64,16 @@ def col2im(out, cols, geom, l0=0, accumulate=False):
 
 
 # -- pooling -------------------------------------------------------------------------------
+def _per_dim(g):
+    """(S, O, k, s, p, d) of each spatial dim of ConvGeometry g."""
+    return zip(g.in_size, g.out_size, g.kernel, g.stride, g.padding, g.dilation)
+
+
 def _windows(geom, adaptive):
     """Per spatial dim: (list over window offsets of (position, valid), start, count)."""
     n = np()
     out = []
-    for S, O, k, s, p, d in zip(*geom):
+    for S, O, k, s, p, d in _per_dim(geom):
         o = n.arange(O, dtype=n.int64)
         if adaptive:
             start = (o * S) // O
@@ -102,18 +107,19 @@ def _divisor(geom, wins, adaptive, count_include_pad, divisor_override):
     if adaptive:
         return _outer([w[2] for w in wins], lambda a, b: a * b)
     sizes = []
-    for (S, O, k, s, p, d), (_, start, _) in zip(zip(*geom), wins):
+    for (S, O, k, s, p, d), (_, start, _) in zip(_per_dim(geom), wins):
         e = n.minimum(start + k, S + p)
         sizes.append(e - start if count_include_pad else n.minimum(e, S) - n.maximum(start, 0))
     return _outer(sizes, lambda a, b: a * b)
 
 
-def pool(kind, out, indices, inp, nb, geom, adaptive, count_include_pad=True, divisor_override=None):
+def pool(spec, out, indices, inp, nb):
     n = np()
+    kind, geom, adaptive = spec.kind, spec.geom, spec.adaptive
     x = view(inp)
     if inp.dtype.name == "float16":
         x = x.astype(n.float32)
-    S = geom[0]
+    S = geom.in_size
     wins = _windows(geom, adaptive)
     oshape = tuple(out.shape)
     if kind == "max":
@@ -145,7 +151,7 @@ def pool(kind, out, indices, inp, nb, geom, adaptive, count_include_pad=True, di
         if indices is not None:
             n.copyto(view(indices), n.maximum(mi, 0), casting="unsafe")
         return
-    div = _divisor(geom, wins, adaptive, count_include_pad, divisor_override)
+    div = _divisor(geom, wins, adaptive, spec.count_include_pad, spec.divisor_override)
     with n.errstate(all="ignore"):
         if m.dtype.kind == "f":
             r = m / n.asarray(div, dtype=n.float32)
@@ -154,10 +160,10 @@ def pool(kind, out, indices, inp, nb, geom, adaptive, count_include_pad=True, di
     n.copyto(view(out), n.broadcast_to(r, oshape), casting="unsafe")
 
 
-def pool_backward(kind, grad_in, grad_out, indices, geom, adaptive, count_include_pad=True,
-                  divisor_override=None):
+def pool_backward(spec, grad_in, grad_out, indices):
     n = np()
-    S, O = tuple(geom[0]), tuple(geom[1])
+    kind, geom, adaptive = spec.kind, spec.geom, spec.adaptive
+    S, O = geom.in_size, geom.out_size
     g = view(grad_out).astype(n.float32)
     B = g.size // max(int(n.prod(O)), 1) if g.size else 0
     gin = n.zeros((B,) + S, dtype=n.float32)
@@ -167,7 +173,7 @@ def pool_backward(kind, grad_in, grad_out, indices, geom, adaptive, count_includ
         n.add.at(flat, (n.arange(B)[:, None], idx), g.reshape(B, -1))
     else:
         wins = _windows(geom, adaptive)
-        div = _divisor(geom, wins, adaptive, count_include_pad, divisor_override)
+        div = _divisor(geom, wins, adaptive, spec.count_include_pad, spec.divisor_override)
         gd = g.reshape((B,) + O) / n.asarray(div, dtype=n.float32)
         for combo in itertools.product(*(w[0] for w in wins)):
             pos = [n.clip(c[0], 0, max(s - 1, 0)) for c, s in zip(combo, S)]

@@ -94,3 +94,15 @@ class ScanPass:
                  pairs_out=False):
         self.kind, self.acc_cls, self.reverse, self.nchunks = kind, acc_cls, reverse, nchunks
         self.totals_only, self.pairs_in, self.pairs_out = totals_only, pairs_in, pairs_out
+
+
+class PoolSpec:
+    """A pooling: kind (max, avg) over windows geom (a ConvGeometry; adaptive: PyTorch's
+    adaptive windows, start floor(o * S / O), end ceil((o + 1) * S / O), geom's kernel then
+    unused); avg's count_include_pad and divisor_override."""
+
+    __slots__ = ("kind", "geom", "adaptive", "count_include_pad", "divisor_override")
+
+    def __init__(self, kind, geom, adaptive, count_include_pad=True, divisor_override=None):
+        self.kind, self.geom, self.adaptive = kind, geom, adaptive
+        self.count_include_pad, self.divisor_override = count_include_pad, divisor_override

@@ -4,8 +4,8 @@
     im2col(out, inp, geom, l0=0): out [N, C*K, Lc], the columns of output positions
         l0 .. l0 + Lc - 1 (geom: a backends/plans.py ConvGeometry)
     col2im(out, cols, geom, l0=0, accumulate=False)
-    pool(kind, out, indices, inp, nb, geom, adaptive, count_include_pad, divisor_override)
-    pool_backward(kind, grad_in, grad_out, indices, geom, adaptive, count_include_pad, divisor_override)
+    pool(spec, out, indices, inp, nb) / pool_backward(spec, grad_in, grad_out, indices): spec a
+        backends/plans.py PoolSpec
     pad(mode, out, inp, nb, pads, value) / pad_backward(mode, grad_in, grad_out, nb, pads)
     interpolate(mode, out, inp, nb, scales, align) / interpolate_backward(mode, grad_in, grad_out, scales, align)
     unpool(out, inp, indices, what) / unpool_backward(grad_in, grad_out, indices, what)
@@ -27,15 +27,12 @@ def col2im(out, cols, geom, l0=0, accumulate=False):
     _im2col.col2im(get_runtime(), out, cols, geom, acc, l0, accumulate)
 
 
-def pool(kind, out, indices, inp, nb, geom, adaptive, count_include_pad=True, divisor_override=None):
-    _pool.forward(get_runtime(), kind, out, indices, inp, nb, geom, adaptive, count_include_pad,
-                  divisor_override)
+def pool(spec, out, indices, inp, nb):
+    _pool.forward(get_runtime(), spec, out, indices, inp, nb)
 
 
-def pool_backward(kind, grad_in, grad_out, indices, geom, adaptive, count_include_pad=True,
-                  divisor_override=None):
-    _pool.backward(get_runtime(), kind, grad_in, grad_out, indices, geom, adaptive,
-                   count_include_pad, divisor_override)
+def pool_backward(spec, grad_in, grad_out, indices):
+    _pool.backward(get_runtime(), spec, grad_in, grad_out, indices)
 
 
 def pad(mode, out, inp, nb, pads, value=0):
