@@ -174,22 +174,22 @@ class Backend(Protocol):
     def unpool_backward(self, grad_in, grad_out, indices, what):
         """grad_in = grad_out at indices."""
 
-    def pad(self, mode, out, inp, nb, pads, value=0):
-        """out = inp padded (constant, reflect, replicate, circular) in its dims after nb."""
+    def pad(self, spec, out, inp, nb):
+        """out = inp padded (spec: plans.PadSpec) in its dims after nb."""
 
-    def pad_backward(self, mode, grad_in, grad_out, nb, pads):
+    def pad_backward(self, spec, grad_in, grad_out, nb):
         """pad's gradient into grad_in."""
 
-    def interpolate(self, mode, out, inp, nb, scales, align):
-        """out = inp resampled (nearest, linear, cubic, antialiased) in its dims after nb."""
+    def interpolate(self, spec, out, inp, nb):
+        """out = inp resampled (spec: plans.InterpolationSpec) in its dims after nb."""
 
-    def interpolate_backward(self, mode, grad_in, grad_out, scales, align):
+    def interpolate_backward(self, spec, grad_in, grad_out):
         """interpolate's gradient into grad_in."""
 
-    def grid_sample(self, out, inp, grid, mode, pad, align):
-        """out = inp sampled at grid's normalized coordinates."""
+    def grid_sample(self, spec, out, inp, grid):
+        """out = inp sampled at grid's normalized coordinates (spec: plans.GridSampleSpec)."""
 
-    def grid_sample_backward(self, grad_in, grad_grid, grad_out, inp, grid, mode, pad, align):
+    def grid_sample_backward(self, spec, grad_in, grad_grid, grad_out, inp, grid):
         """grad_in (zeroed float32, added into, or None) and grad_grid (written, or None)."""
 
 

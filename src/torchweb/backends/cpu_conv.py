@@ -200,8 +200,9 @@ def _pad_maps(mode, sizes, pads, out_sizes):
     return maps
 
 
-def pad(mode, out, inp, nb, pads, value=0):
+def pad(spec, out, inp, nb):
     n = np()
+    mode, pads, value = spec.mode, spec.pads, spec.value
     x = view(inp)
     L = x.shape[nb:]
     maps = _pad_maps(mode, L, pads, out.shape[nb:])
@@ -211,8 +212,9 @@ def pad(mode, out, inp, nb, pads, value=0):
     n.copyto(view(out), n.where(valid, v, value), casting="unsafe")
 
 
-def pad_backward(mode, grad_in, grad_out, nb, pads):
+def pad_backward(spec, grad_in, grad_out, nb):
     n = np()
+    mode, pads = spec.mode, spec.pads
     L = tuple(grad_in.shape[nb:])
     O = tuple(grad_out.shape[nb:])
     g = view(grad_out).astype(n.float32)
@@ -304,8 +306,9 @@ def _interp_taps_plain(mode, S, O, scale, align):
     return idx, n.stack(w, 1).astype(f)
 
 
-def interpolate(mode, out, inp, nb, scales, align):
+def interpolate(spec, out, inp, nb):
     n = np()
+    mode, scales, align = spec.mode, spec.scales, spec.align
     x = view(inp).astype(n.float32)
     S, O = x.shape[nb:], out.shape[nb:]
     taps = [_interp_taps(mode, s, o, sc, align) for s, o, sc in zip(S, O, scales)]
@@ -318,8 +321,9 @@ def interpolate(mode, out, inp, nb, scales, align):
     n.copyto(view(out), acc, casting="unsafe")
 
 
-def interpolate_backward(mode, grad_in, grad_out, scales, align):
+def interpolate_backward(spec, grad_in, grad_out):
     n = np()
+    mode, scales, align = spec.mode, spec.scales, spec.align
     r = len(scales)
     S, O = tuple(grad_in.shape[grad_in.dim() - r:]), tuple(grad_out.shape[grad_out.dim() - r:])
     g = view(grad_out).astype(n.float32)
@@ -486,8 +490,9 @@ def _gs_gather(x, pos):
     return n.moveaxis(v, -1, 1)
 
 
-def grid_sample(out, inp, grid, mode, pad, align):
+def grid_sample(spec, out, inp, grid):
     n = np()
+    mode, pad, align = spec.mode, spec.padding_mode, spec.align
     x = view(inp).astype(n.float32)
     g = view(grid).astype(n.float32)
     S = x.shape[2:]
@@ -499,8 +504,9 @@ def grid_sample(out, inp, grid, mode, pad, align):
     n.copyto(view(out), acc, casting="unsafe")
 
 
-def grid_sample_backward(grad_in, grad_grid, grad_out, inp, grid, mode, pad, align):
+def grid_sample_backward(spec, grad_in, grad_grid, grad_out, inp, grid):
     n = np()
+    mode, pad, align = spec.mode, spec.padding_mode, spec.align
     f = n.float32
     x = view(inp).astype(f)
     g = view(grid).astype(f)

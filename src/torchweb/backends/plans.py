@@ -106,3 +106,34 @@ class PoolSpec:
     def __init__(self, kind, geom, adaptive, count_include_pad=True, divisor_override=None):
         self.kind, self.geom, self.adaptive = kind, geom, adaptive
         self.count_include_pad, self.divisor_override = count_include_pad, divisor_override
+
+
+class PadSpec:
+    """A padding of the trailing dims: mode (constant, reflect, replicate, circular), pads (per
+    padded dim, (before, after)), value (constant's)."""
+
+    __slots__ = ("mode", "pads", "value")
+
+    def __init__(self, mode, pads, value=0):
+        self.mode, self.pads, self.value = mode, tuple(pads), value
+
+
+class InterpolationSpec:
+    """A resampling of the trailing dims: mode (nearest, nearest-exact, linear, cubic,
+    aa-linear, aa-cubic: antialiased), scales (input per output step, float32, per dim),
+    align (align_corners)."""
+
+    __slots__ = ("mode", "scales", "align")
+
+    def __init__(self, mode, scales, align):
+        self.mode, self.scales, self.align = mode, tuple(scales), align
+
+
+class GridSampleSpec:
+    """grid_sample's options: mode (bilinear, nearest, bicubic), padding_mode (zeros, border,
+    reflection), align (align_corners)."""
+
+    __slots__ = ("mode", "padding_mode", "align")
+
+    def __init__(self, mode, padding_mode, align):
+        self.mode, self.padding_mode, self.align = mode, padding_mode, align

@@ -6,12 +6,12 @@
     col2im(out, cols, geom, l0=0, accumulate=False)
     pool(spec, out, indices, inp, nb) / pool_backward(spec, grad_in, grad_out, indices): spec a
         backends/plans.py PoolSpec
-    pad(mode, out, inp, nb, pads, value) / pad_backward(mode, grad_in, grad_out, nb, pads)
-    interpolate(mode, out, inp, nb, scales, align) / interpolate_backward(mode, grad_in, grad_out, scales, align)
+    pad(spec, out, inp, nb) / pad_backward(spec, grad_in, grad_out, nb): spec a PadSpec
+    interpolate(spec, out, inp, nb) / interpolate_backward(spec, grad_in, grad_out): an InterpolationSpec
     unpool(out, inp, indices, what) / unpool_backward(grad_in, grad_out, indices, what)
-    grid_sample(out, inp, grid, mode, pad, align)
-    grid_sample_backward(grad_in, grad_grid, grad_out, inp, grid, mode, pad, align): grad_in a
-        zeroed float32 tensor added into (or None), grad_grid written (or None)
+    grid_sample(spec, out, inp, grid): spec a GridSampleSpec
+    grid_sample_backward(spec, grad_in, grad_grid, grad_out, inp, grid): grad_in a zeroed
+        float32 tensor added into (or None), grad_grid written (or None)
 """
 
 from .kernels import grid_sample as _grid, im2col as _im2col, interpolate as _interp, pad as _pad, pool as _pool
@@ -35,20 +35,20 @@ def pool_backward(spec, grad_in, grad_out, indices):
     _pool.backward(get_runtime(), spec, grad_in, grad_out, indices)
 
 
-def pad(mode, out, inp, nb, pads, value=0):
-    _pad.forward(get_runtime(), mode, out, inp, nb, pads, value)
+def pad(spec, out, inp, nb):
+    _pad.forward(get_runtime(), spec.mode, out, inp, nb, spec.pads, spec.value)
 
 
-def pad_backward(mode, grad_in, grad_out, nb, pads):
-    _pad.backward(get_runtime(), mode, grad_in, grad_out, nb, pads)
+def pad_backward(spec, grad_in, grad_out, nb):
+    _pad.backward(get_runtime(), spec.mode, grad_in, grad_out, nb, spec.pads)
 
 
-def interpolate(mode, out, inp, nb, scales, align):
-    _interp.forward(get_runtime(), mode, out, inp, nb, scales, align)
+def interpolate(spec, out, inp, nb):
+    _interp.forward(get_runtime(), spec.mode, out, inp, nb, spec.scales, spec.align)
 
 
-def interpolate_backward(mode, grad_in, grad_out, scales, align):
-    _interp.backward(get_runtime(), mode, grad_in, grad_out, scales, align)
+def interpolate_backward(spec, grad_in, grad_out):
+    _interp.backward(get_runtime(), spec.mode, grad_in, grad_out, spec.scales, spec.align)
 
 
 def unpool(out, inp, indices, what):
@@ -59,9 +59,10 @@ def unpool_backward(grad_in, grad_out, indices, what):
     _pool.unpool_backward(get_runtime(), grad_in, grad_out, indices, what)
 
 
-def grid_sample(out, inp, grid, mode, pad, align):
-    _grid.forward(get_runtime(), out, inp, grid, mode, pad, align)
+def grid_sample(spec, out, inp, grid):
+    _grid.forward(get_runtime(), out, inp, grid, spec.mode, spec.padding_mode, spec.align)
 
 
-def grid_sample_backward(grad_in, grad_grid, grad_out, inp, grid, mode, pad, align):
-    _grid.backward(get_runtime(), grad_in, grad_grid, grad_out, inp, grid, mode, pad, align)
+def grid_sample_backward(spec, grad_in, grad_grid, grad_out, inp, grid):
+    _grid.backward(get_runtime(), grad_in, grad_grid, grad_out, inp, grid, spec.mode, spec.padding_mode,
+                   spec.align)
