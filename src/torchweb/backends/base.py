@@ -70,9 +70,9 @@ class Backend(Protocol):
     def matmul(self, out, a, b, acc_cls):
         """out = a @ b ([*B, M, K] @ [*B, K, N], batch dims broadcast, K <= MAX_MATMUL_K)."""
 
-    def random(self, kind, out, seed, call, a, b):
-        """out = counter-based (Philox) random values of kind (uniform, normal, ...) with
-        parameters a, b, the same numbers on every device for one (seed, call)."""
+    def random(self, draw, out):
+        """out = counter-based (Philox) random values (draw: plans.RandomDraw), the same
+        numbers on every device for one (seed, call)."""
 
     # -- fused kernels, each with the question whether it fits --------------------------------
     def softmax_fits(self, row, rows):
@@ -141,8 +141,9 @@ class Backend(Protocol):
         """grad_weight (float32, zeroed) += grad's rows at idx, padding_idx skipped."""
 
     # -- search and counting ---------------------------------------------------------------------
-    def search_sorted(self, out, seq, values, sorter, right, acc_cls, shared):
-        """out[r, k] = insertion point of values[r, k] in row (0 if shared else r) of seq."""
+    def search_sorted(self, spec, out, seq, values, sorter=None):
+        """out[r, k] = insertion point of values[r, k] in row (0 if spec.shared else r) of seq,
+        or of seq reordered by sorter (spec: plans.SearchSpec)."""
 
     def count_scatter(self, out, index, src=None, mask=None, bias=0):
         """out[index[i] + bias] = src[i] (or i) where mask[i] (or everywhere)."""

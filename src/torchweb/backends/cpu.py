@@ -211,8 +211,9 @@ def device_assert(bad, what, exc, message):
         raise exc(message() if callable(message) else message)
 
 
-def random(kind, out, seed, call, a, b):
+def random(draw, out):
     n = _np()
+    kind, seed, call, a, b = draw.kind, draw.seed, draw.call, draw.a, draw.b
     if kind == "uniform" and out.dtype.name == "float16":
         # 11 random bits for half, as the GPU kernel draws them: 24 would round up to 1.0
         u = (_philox.philox(n, out.numel(), seed, call)[0] >> n.uint32(21)).astype(n.float32) * n.float32(2.0 ** -11)

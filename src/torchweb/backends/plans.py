@@ -137,3 +137,23 @@ class GridSampleSpec:
 
     def __init__(self, mode, padding_mode, align):
         self.mode, self.padding_mode, self.align = mode, padding_mode, align
+
+
+class SearchSpec:
+    """searchsorted's options: right (the last insertion point among equals), acc_cls (the
+    class values compare in: f, i, u), shared (one sorted row for every row of values)."""
+
+    __slots__ = ("right", "acc_cls", "shared")
+
+    def __init__(self, right, acc_cls, shared):
+        self.right, self.acc_cls, self.shared = right, acc_cls, shared
+
+
+class RandomDraw:
+    """One draw of counter-based (Philox) random numbers: kind (uniform, normal, ...) with
+    parameters a, b, at the counter (seed, call): the same numbers on every device."""
+
+    __slots__ = ("kind", "a", "b", "seed", "call")
+
+    def __init__(self, kind, a, b, seed, call):
+        self.kind, self.a, self.b, self.seed, self.call = kind, a, b, seed, call

@@ -116,8 +116,8 @@ def moments(out, inp, denom, std, with_mean):
     mo_kernel.run(_rt(), out, inp, denom, std, with_mean)
 
 
-def random(kind, out, seed, call, a, b):
-    rand_kernel.run(_rt(), kind, out, seed, call, a, b)
+def random(draw, out):
+    rand_kernel.run(_rt(), draw.kind, out, draw.seed, draw.call, draw.a, draw.b)
 
 
 def capturing():
