@@ -89,7 +89,7 @@ def test_absent_fused_kernels_say_no(device):
         with pytest.raises(NotImplementedError, match="softmax_fits is False"):
             be.softmax(None, None, False)
         with pytest.raises(NotImplementedError, match="SORT_BLOCK is None"):
-            be.sort_block(None, "f", 2, False)
+            be.sort_block(None, None, 2)
     else:
         assert isinstance(be.SORT_BLOCK, int)
         with pytest.raises(NotImplementedError, match="SORT_BLOCK is set"):

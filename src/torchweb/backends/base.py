@@ -107,15 +107,15 @@ class Backend(Protocol):
     def sort(self, values, indices, inp, descending):
         """Stable sort of inp's rows into values and int64 indices (SORT_BLOCK None only)."""
 
-    def sort_block(self, inp, acc_cls, size, descending, values=None, indices=None, work_keys=None,
-                   work_idx=None):
-        """Sort blocks of `size` (a power of two up to SORT_BLOCK) of inp's rows, into values and
-        indices or into the work keys and indices that sort_step and sort_merge go on with."""
+    def sort_block(self, plan, inp, size, values=None, indices=None, work_keys=None, work_idx=None):
+        """Sort blocks of `size` (a power of two up to SORT_BLOCK) of inp's rows (plan:
+        plans.SortPlan), into values and indices or into the work keys and indices that
+        sort_step and sort_merge go on with."""
 
-    def sort_step(self, work_keys, work_idx, acc_cls, R, k, j, descending):
-        """One bitonic compare-exchange pass (k, j) over the work keys of rows of length R."""
+    def sort_step(self, plan, work_keys, work_idx, k, j):
+        """One bitonic compare-exchange pass (k, j) over the work keys of plan's rows."""
 
-    def sort_merge(self, work_keys, work_idx, acc_cls, R, descending, values=None, indices=None):
+    def sort_merge(self, plan, work_keys, work_idx, values=None, indices=None):
         """The last passes of the merge, writing values and indices."""
 
     def sort_scatter_add(self, out, idx, src):

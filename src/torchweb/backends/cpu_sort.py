@@ -87,15 +87,15 @@ def sort(values, indices, inp, descending):
     n.copyto(view(indices), order, casting="unsafe")
 
 
-def sort_block(inp, acc_cls, size, descending, values=None, indices=None, work_keys=None, work_idx=None):
+def sort_block(plan, inp, size, values=None, indices=None, work_keys=None, work_idx=None):
     raise absent("sort_block", "SORT_BLOCK is None: sort() sorts whole rows")
 
 
-def sort_step(work_keys, work_idx, acc_cls, R, k, j, descending):
+def sort_step(plan, work_keys, work_idx, k, j):
     raise absent("sort_step", "SORT_BLOCK is None: sort() sorts whole rows")
 
 
-def sort_merge(work_keys, work_idx, acc_cls, R, descending, values=None, indices=None):
+def sort_merge(plan, work_keys, work_idx, values=None, indices=None):
     raise absent("sort_merge", "SORT_BLOCK is None: sort() sorts whole rows")
 
 

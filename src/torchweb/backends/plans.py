@@ -157,3 +157,14 @@ class RandomDraw:
 
     def __init__(self, kind, a, b, seed, call):
         self.kind, self.a, self.b, self.seed, self.call = kind, a, b, seed, call
+
+
+class SortPlan:
+    """A block sort's rows (SORT_BLOCK set: sort_block, then merge passes sort_step and
+    sort_merge over work buffers): rows of length R, compared in class acc_cls (f, i, u),
+    descending or not; stable (equal keys keep their order)."""
+
+    __slots__ = ("acc_cls", "descending", "R")
+
+    def __init__(self, acc_cls, descending, R):
+        self.acc_cls, self.descending, self.R = acc_cls, descending, R

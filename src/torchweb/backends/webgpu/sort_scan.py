@@ -27,16 +27,18 @@ def sort(values, indices, inp, descending):
     raise absent("sort", "SORT_BLOCK is set: rows sort in blocks (sort_block, sort_step, sort_merge)")
 
 
-def sort_block(inp, acc_cls, size, descending, values=None, indices=None, work_keys=None, work_idx=None):
-    sort_kernel.block(get_runtime(), _T[acc_cls], inp, size, descending, values, indices, work_keys, work_idx)
+def sort_block(plan, inp, size, values=None, indices=None, work_keys=None, work_idx=None):
+    sort_kernel.block(get_runtime(), _T[plan.acc_cls], inp, size, plan.descending, values, indices, work_keys,
+                      work_idx)
 
 
-def sort_step(work_keys, work_idx, acc_cls, R, k, j, descending):
-    sort_kernel.step(get_runtime(), _T[acc_cls], work_keys, work_idx, R, k, j, descending)
+def sort_step(plan, work_keys, work_idx, k, j):
+    sort_kernel.step(get_runtime(), _T[plan.acc_cls], work_keys, work_idx, plan.R, k, j, plan.descending)
 
 
-def sort_merge(work_keys, work_idx, acc_cls, R, descending, values=None, indices=None):
-    sort_kernel.merge(get_runtime(), _T[acc_cls], work_keys, work_idx, R, descending, values, indices)
+def sort_merge(plan, work_keys, work_idx, values=None, indices=None):
+    sort_kernel.merge(get_runtime(), _T[plan.acc_cls], work_keys, work_idx, plan.R, plan.descending, values,
+                      indices)
 
 
 def sort_scatter_add(out, idx, src):
