@@ -91,11 +91,11 @@ class Backend(Protocol):
     def attention_fits(self, L, S, E, Ev, batch=1):
         """Whether the fused attention kernels should run these sizes (False: no kernels)."""
 
-    def attention_forward(self, out, lse, q, k, v, spec):
+    def attention_forward(self, spec, out, lse, q, k, v):
         """out [*B, L, Ev] and lse [*B, L] (float32) of softmax(q k^T * scale + mask) v
         (spec: plans.AttentionSpec)."""
 
-    def attention_backward(self, dq, dkv, q, k, v, dout, ld, spec):
+    def attention_backward(self, spec, dq, dkv, q, k, v, dout, ld):
         """dq, and dk then dv in dkv, from dout and ld (the forward's lse, then rowsum(dout * out))."""
 
     # -- scans and sorting -----------------------------------------------------------------------
@@ -155,11 +155,11 @@ class Backend(Protocol):
         """out (zeroed) += 1 (or weights[i]) at inp[i]."""
 
     # -- convolution, pooling, padding, interpolation, sampling ----------------------------------
-    def im2col(self, out, inp, geom, l0=0):
+    def im2col(self, geom, out, inp, l0=0):
         """out [N, C*K, Lc]: the columns of output positions l0 .. l0 + Lc - 1 of the windows of
         geom (plans.ConvGeometry) over inp [N, C, *S]."""
 
-    def col2im(self, out, cols, geom, l0=0, accumulate=False):
+    def col2im(self, geom, out, cols, l0=0, accumulate=False):
         """im2col's adjoint: the columns summed back into out (added to it if accumulate)."""
 
     def pool(self, spec, out, indices, inp, nb):

@@ -192,11 +192,11 @@ def attention_fits(L, S, E, Ev, batch=1):
     return False
 
 
-def attention_forward(out, lse, q, k, v, spec):
+def attention_forward(spec, out, lse, q, k, v):
     raise _absent("attention_forward", "attention_fits is False")
 
 
-def attention_backward(dq, dkv, q, k, v, dout, ld, spec):
+def attention_backward(spec, dq, dkv, q, k, v, dout, ld):
     raise _absent("attention_backward", "attention_fits is False")
 
 

@@ -27,7 +27,7 @@ def _pads(S, kernel, stride, padding, dilation, out_size):
             for n, k, s, p, d, o in zip(S, kernel, stride, padding, dilation, out_size)]
 
 
-def im2col(out, inp, geom, l0=0):
+def im2col(geom, out, inp, l0=0):
     n = np()
     kernel, stride, padding, dilation, out_size = geom.kernel, geom.stride, geom.padding, geom.dilation, geom.out_size
     x = view(inp)
@@ -41,7 +41,7 @@ def im2col(out, inp, geom, l0=0):
     n.copyto(view(out), cols.reshape(N, C * K, L)[:, :, l0:l0 + Lc], casting="unsafe")
 
 
-def col2im(out, cols, geom, l0=0, accumulate=False):
+def col2im(geom, out, cols, l0=0, accumulate=False):
     n = np()
     kernel, stride, padding, dilation, out_size = geom.kernel, geom.stride, geom.padding, geom.dilation, geom.out_size
     N, C = out.shape[:2]

@@ -71,7 +71,7 @@ def raw_col2im(cols, C, g, out=None):
         if cols.numel() == 0:
             E.fill(out, 0)
         else:
-            _be(cols).col2im(out, cols, g)
+            _be(cols).col2im(g, out, cols)
     return out
 
 
@@ -119,7 +119,7 @@ def _cols(x, g, l0, l1, layout="ncl"):
         out = empty((CK, n, Lc), x.dtype, x.device)
         target = out._view((n, CK, Lc), (Lc, n * Lc, 1), out._offset)
     if out.numel():
-        _be(x).im2col(target, x, g, l0=l0)
+        _be(x).im2col(g, target, x, l0=l0)
     return out
 
 
@@ -186,8 +186,8 @@ def conv_input_grad(gout, w, g, groups, C):
         if L == 0:
             E.fill(o, 0)
             continue
-        _be(gout).col2im(o, cols._view((n, C * K, Lc), contiguous_strides((n, C * K, Lc)), cols._offset),
-                         g, l0=l0, accumulate=l0 > 0)
+        _be(gout).col2im(g, o, cols._view((n, C * K, Lc), contiguous_strides((n, C * K, Lc)), cols._offset),
+                         l0=l0, accumulate=l0 > 0)
     return out
 
 
@@ -608,6 +608,6 @@ def tensor_unfold(x, dimension, size, step):
         if gc.numel() == 0:
             E.fill(out, 0)
         else:
-            _be(gw).col2im(target, cols, g)
+            _be(gw).col2im(g, target, cols)
         return out
     return S.make_view("UnfoldBackward0", x, new_shape, new_stride, x._offset, back)

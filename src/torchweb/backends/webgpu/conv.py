@@ -1,9 +1,9 @@
 """The webgpu device's convolution, pooling, padding and interpolation primitives
 (kernels/im2col.py, kernels/pool.py, kernels/pad.py, kernels/interpolate.py), in the interface backends/cpu_conv.py shares:
 
-    im2col(out, inp, geom, l0=0): out [N, C*K, Lc], the columns of output positions
+    im2col(geom, out, inp, l0=0): out [N, C*K, Lc], the columns of output positions
         l0 .. l0 + Lc - 1 (geom: a backends/plans.py ConvGeometry)
-    col2im(out, cols, geom, l0=0, accumulate=False)
+    col2im(geom, out, cols, l0=0, accumulate=False)
     pool(spec, out, indices, inp, nb) / pool_backward(spec, grad_in, grad_out, indices): spec a
         backends/plans.py PoolSpec
     pad(spec, out, inp, nb) / pad_backward(spec, grad_in, grad_out, nb): spec a PadSpec
@@ -18,11 +18,11 @@ from .kernels import grid_sample as _grid, im2col as _im2col, interpolate as _in
 from .runtime import get_runtime
 
 
-def im2col(out, inp, geom, l0=0):
+def im2col(geom, out, inp, l0=0):
     _im2col.im2col(get_runtime(), out, inp, geom, l0)
 
 
-def col2im(out, cols, geom, l0=0, accumulate=False):
+def col2im(geom, out, cols, l0=0, accumulate=False):
     acc = "f32" if out.dtype.is_floating_point else "i32"
     _im2col.col2im(get_runtime(), out, cols, geom, acc, l0, accumulate)
 
