@@ -5,8 +5,10 @@ against it: each has every member here with the same parameters, and no other pu
 
 Tensors passed in are torchweb Tensors the caller made (shape, strides, offset, dtype, storage);
 a backend reads their layout and storage and writes outputs in place, and never calls ops,
-autograd or Tensor methods. A primitive a backend cannot run is still present: its capability
-flag or `*_fits` answer keeps callers off it, and calling it raises NotImplementedError.
+autograd or Tensor methods. A primitive's options come as one named plan object of
+backends/plans.py (first, but for elementwise's dtypes, last as in DtypePlan.fresh), never as a
+long list by position. A primitive a backend cannot run is still present: its capability flag or
+`*_fits` answer keeps callers off it, and calling it raises NotImplementedError.
 """
 
 from typing import Protocol, runtime_checkable

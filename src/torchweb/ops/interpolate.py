@@ -158,7 +158,7 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         else:
             scales.append(_f32(S / O))
     fn = _fn(mode + ("-aa" if antialias else ""), dim)
-    args = (input, tuple(output_size), InterpolationSpec(kmode, scales, bool(align_corners)))
+    args = (input, tuple(output_size), InterpolationSpec(kmode, tuple(scales), bool(align_corners)))
     if grad_mode.is_grad_enabled() and input.requires_grad:
         return fn.apply(*args)
     return fn.forward(_NoCtx(), *args)

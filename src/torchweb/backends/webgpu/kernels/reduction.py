@@ -84,7 +84,7 @@ def run(rt, p, out, inp, index_from=None):
     its plan: ~25 us less per call."""
     so, si = out._storage, inp._storage
     sig = (p, si is so, inp._shape, inp._stride, inp._offset, inp.dtype, out._shape, out._offset, out.dtype,
-           SG.ENABLED, SG.MIN_SIZE)   # (p: one object per value, see reduce_pass)
+           SG.ENABLED, SG.MIN_SIZE)
     plan = _PLANS.get(rt, sig) if index_from is None else None
     if plan is None:
         plan = _run(rt, p.kind, out, inp, p.nred, p.acc_cls, p.nchunks, p.divisor, index_from, p.pairs_in,
