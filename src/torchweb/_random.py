@@ -4,6 +4,7 @@ counter-based Philox generator (the same on the cpu and webgpu devices)."""
 import random as _pyrandom
 from ._device import as_device, CPU, WEBGPU
 from .backends import backend_for
+from .backends.plans import RandomDraw
 from .ops.operands import empty
 from .ops import elementwise as E
 from ._tensor import Tensor
@@ -80,7 +81,7 @@ def fill(t, kind, a, b, generator=None):
     g = generator or default_generator(t.device)
     seed_, call = g.next_call()
     target = t if t.is_contiguous() else empty(t.shape, t.dtype, t.device)
-    backend_for(t.device.type).random(kind, target, seed_, call, a, b)
+    backend_for(t.device.type).random(RandomDraw(kind, a, b, seed_, call), target)
     if target is not t:
         E.copy_into(t, target)
     t._bump_version()
