@@ -3,6 +3,7 @@ result is compared with PyTorch running the same code eagerly (same initial weig
 data), and the capture's statistics show that replays did happen where they should, and did not
 where a replay would be wrong (readbacks, random numbers, Python values that change)."""
 
+import functools
 import os
 
 import pytest
@@ -168,11 +169,50 @@ def test_a_readback_inside_runs_eagerly():
     assert f.compile_stats["replays"] == 0 and "reads values back" in f.compile_stats["reasons"][0]
 
 
-def test_random_numbers_run_eagerly():
+def _dropout_step(lib, model, opt, x, y):
+    opt.zero_grad()
+    h = lib.nn.functional.dropout(model[1](model[0](x)), 0.3, training=True)   # (a random draw in the step)
+    loss = lib.nn.functional.cross_entropy(model[2](h), y) + lib.rand(()).to(x.device) * 0
+    loss.backward()
+    opt.step()
+    return loss
+
+
+def test_random_numbers_replay_as_eager_draws_them():
+    """Dropout and torch.rand in a captured step: each replay draws new numbers, from the
+    generator as an eager call would, so a seeded compiled run gives the seeded eager run's
+    losses and weights exactly, and a new mask every call."""
+    runs = []
+    for compiled in (False, True):
+        tw.manual_seed(7)
+        ours, _ = _pair()
+        opt = tw.optim.Adam(ours.parameters(), lr=1e-2)
+        step = functools.partial(_dropout_step, tw, ours, opt)
+        f = tw.compile(step) if compiled else step
+        losses = [float(f(_ours(x), _ours(y, tw.int64)).item()) for x, y in _data(8)]
+        runs.append((losses, [v.tolist() for v in ours.state_dict().values()], f))
+    (eager, eager_w, _), (mine, mine_w, f) = runs
+    assert f.compile_stats["replays"] >= 4, f.compile_stats
+    assert mine == eager and mine_w == eager_w
+    assert len(set(mine)) == len(mine)
+
+
+def test_a_dropout_mask_is_new_every_replay():
     f = tw.compile(lambda x: tw.nn.functional.dropout(x, 0.5, training=True))
     x = tw.ones(1000, device="webgpu")
-    masks = [f(x).tolist() for _ in range(5)]
-    assert len({tuple(m) for m in masks}) == 5      # a new mask every call
+    tw.manual_seed(3)
+    masks = [f(x).tolist() for _ in range(6)]
+    tw.manual_seed(3)
+    eager = [tw.nn.functional.dropout(x, 0.5, training=True).tolist() for _ in range(6)]
+    assert f.compile_stats["replays"] >= 3 and masks == eager
+    assert len({tuple(m) for m in masks}) == 6
+
+
+def test_random_numbers_drawn_on_the_host_run_eagerly():
+    f = tw.compile(lambda x: x[tw.randperm(x.shape[0], device="webgpu")] * 2)
+    x = tw.arange(1000, dtype=tw.float32, device="webgpu")
+    outs = [f(x).tolist() for _ in range(5)]
+    assert len({tuple(o) for o in outs}) == 5
     assert f.compile_stats["replays"] == 0 and "random" in f.compile_stats["reasons"][0]
 
 

@@ -14,10 +14,13 @@ it names, or its `self`), the same training flags and optimizer options, the sam
 scalars in those globals, grad mode and default dtype. A call that cannot be captured runs
 eagerly from then on for that signature, with the reason in `.compile_stats` (and in a
 warning with TORCHWEB_COMPILE_WARN=1): reading values back inside it, uploading Python data
-that the GPU reads, drawing random numbers, changing Python attributes of the modules it
-uses, returning a tensor that requires grad without having run backward, work on the cpu
-device. The optimizer's Python (step counts, bias corrections, learning rate from a scheduler)
-runs on each replay, so schedulers stepped outside the function are followed.
+that the GPU reads, random numbers drawn on the host (randperm, a sampler), changing Python
+attributes of the modules it uses, returning a tensor that requires grad without having run
+backward, work on the cpu device. The optimizer's Python (step counts, bias corrections,
+learning rate from a scheduler) runs on each replay, so schedulers stepped outside the function
+are followed; so do the random kernels' counters (dropout, torch.rand...): each replay draws
+from the generator as an eager call would, so a seeded compiled run gives the eager run's
+numbers.
 
 Not covered by the guards: Python state the function reads from objects other than modules,
 optimizers and the scalars of named globals (e.g. an attribute of some other object); keep
@@ -140,8 +143,9 @@ class CompiledFunction:
         if reason is None and _effects(roots) != effects:
             reason = ("it changes Python attributes of a module, optimizer or scheduler it uses "
                       "(a replay would not)")
-        if reason is None and _rng_state() != rng:
-            reason = "it draws random numbers (dropout, torch.rand...): a replay would repeat them"
+        if reason is None and not _advanced_by(rng, _rng_state(), rec.redraws):
+            reason = ("it draws random numbers that a replay cannot draw again (randperm, a sampler, "
+                      "a reseed inside the call)")
         if reason is not None:
             rec.refuse(reason)
         try:
@@ -351,6 +355,20 @@ def _effects(roots):
 
 def _rng_state():
     return tuple((k, g.get_state()) for k, g in sorted(_random._generators.items()))
+
+
+def _advanced_by(before, after, draws):
+    """Whether the generators went from `before` to `after` (_rng_state()s) by `draws` calls in
+    all, their seeds unchanged: the draws of random kernels whose counters a replay recomputes
+    (dropout, torch.rand...: the generator then advances on each replay as an eager call's would)."""
+    if len(before) != len(after):
+        return False
+    taken = 0
+    for (k0, (seed0, calls0)), (k1, (seed1, calls1)) in zip(before, after):
+        if k0 != k1 or seed0 != seed1 or calls1 < calls0:
+            return False
+        taken += calls1 - calls0
+    return taken == draws
 
 
 def _refusal(out_tensors, roots, trained):

@@ -81,7 +81,8 @@ def fill(t, kind, a, b, generator=None):
     g = generator or default_generator(t.device)
     seed_, call = g.next_call()
     target = t if t.is_contiguous() else empty(t.shape, t.dtype, t.device)
-    backend_for(t.device.type).random(RandomDraw(kind, a, b, seed_, call), target)
+    # (redraw: a captured call's replay draws its next counter from g, as an eager call does)
+    backend_for(t.device.type).random(RandomDraw(kind, a, b, seed_, call, g.next_call), target)
     if target is not t:
         E.copy_into(t, target)
     t._bump_version()

@@ -117,7 +117,15 @@ def moments(out, inp, denom, std, with_mean):
 
 
 def random(draw, out):
-    rand_kernel.run(_rt(), draw.kind, out, draw.seed, draw.call, draw.a, draw.b)
+    rt = _rt()
+    rand_kernel.run(rt, draw.kind, out, draw.seed, draw.call, draw.a, draw.b)
+    if rt.capture is not None and out.numel():
+        if draw.redraw is None:
+            rt.capture.refuse("it draws random numbers that a replay cannot draw again")
+        else:   # (a replay draws anew: the counter words are recomputed, as the optimizer's scalars are)
+            rt.capture.note_scalars(rand_kernel.COUNTER_WORDS, 3, "u32")
+            rt.capture.redraws += 1
+            rt.capture.hooks.append(lambda: [rand_kernel.counter_words(*draw.redraw())])
 
 
 def capturing():

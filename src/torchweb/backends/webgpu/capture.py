@@ -47,8 +47,9 @@ class Recorder:
         self.acquired = set()    # buffers taken from the pool during the call
         self.released = {}       # buffer live before the call -> (segment, word) it was freed at
         self.exempt = set()      # buffers whose uploads a replay hook redoes (optimizer step)
-        self.scalar_slots = []   # (segment, byte offset in its blob, count) of patched uniforms
+        self.scalar_slots = []   # (segment, byte offset in its blob, count, f32 or u32) of patched uniforms
         self.hooks = []          # callables run per replay, returning the patched scalars
+        self.redraws = 0         # random draws a replay redoes (their counters patched)
         self.flushes0 = rt.flushes
         self.uploads = {}        # buffer id -> where it was uploaded (TORCHWEB_COMPILE_DEBUG)
         self.acquisitions = {}   # buffer id -> positions where the pool handed it out
@@ -80,11 +81,11 @@ class Recorder:
         if bid not in self.acquired and bid not in self.released:
             self.released[bid] = self.position()
 
-    def note_scalars(self, first_word, count):
-        """The last dispatch's uniform words [first_word, first_word + count) are f32 scalars
-        that a replay hook recomputes."""
+    def note_scalars(self, first_word, count, kind="f32"):
+        """The last dispatch's uniform words [first_word, first_word + count) are scalars (f32,
+        or u32: a random draw's counter) that a replay hook recomputes."""
         flushes, off = self.rt.last_dispatch
-        self.scalar_slots.append((flushes - self.flushes0, off + 4 * first_word, count))
+        self.scalar_slots.append((flushes - self.flushes0, off + 4 * first_word, count, kind))
 
     # -- building the graph ----------------------------------------------------------------
     def signature(self, inputs):
@@ -110,7 +111,7 @@ class Recorder:
             else:
                 names.append(("before", bid))
         blob = bytearray(blob)
-        for off, count in scalar_offsets:
+        for off, count, _ in scalar_offsets:
             blob[off:off + 4 * count] = bytes(4 * count)
         return bytes(canon), tuple(names), bytes(blob)
 
@@ -204,7 +205,7 @@ class Recorder:
                     i += 6
                 else:
                     raise Refused(f"unknown command {op} in the stream")
-        scalar_offsets = [(params_at[s] + off, count) for s, off, count in self.scalar_slots]
+        scalar_offsets = [(params_at[s] + off, count, kind) for s, off, count, kind in self.scalar_slots]
         return out, blob, refs, first, writes, scalar_offsets
 
 
@@ -281,11 +282,12 @@ class Graph:
             for hook in self.hooks:
                 values.extend(hook())
             if len(values) != len(self.scalar_offsets):
-                raise RuntimeError("torchweb.compile: the optimizer's step no longer matches the "
-                                   "captured one (internal)")
+                raise RuntimeError("torchweb.compile: the optimizer's step or the random draws no longer "
+                                   "match the captured ones (internal)")
             blob = bytearray(blob)
-            for (off, count), vals in zip(self.scalar_offsets, values):
-                struct.pack_into(f"<{count}I", blob, off, *[scalar_bits(v, "f32") for v in vals])
+            for (off, count, kind), vals in zip(self.scalar_offsets, values):
+                struct.pack_into(f"<{count}I", blob, off, *(vals if kind == "u32" else
+                                                             [scalar_bits(v, "f32") for v in vals]))
         rt.run_program(pre, self, post, blob)
         rt.errors.replayed(self.error_block)
         return outs

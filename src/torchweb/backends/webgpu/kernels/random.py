@@ -36,6 +36,13 @@ _VALUE = {
 }
 
 
+COUNTER_WORDS = 2   # the parameter words of (seed low, seed high, call): what a replay patches
+
+
+def counter_words(seed, call):
+    return [seed & 0xFFFFFFFF, (seed >> 32) & 0xFFFFFFFF, call & 0xFFFFFFFF]
+
+
 def run(rt, kind, out, seed, call, a, b):
     """Fill contiguous out with random values. a, b: kind's parameters (see _VALUE)."""
     n = out.numel()
@@ -48,7 +55,7 @@ def run(rt, kind, out, seed, call, a, b):
         expr = expr.replace("f32(x.x >> 8u) * 5.9604644775390625e-08", "f32(x.x >> 21u) * 0.00048828125")
     pa = scalar_bits(a, "i32" if kind == "randint" else "f32")
     pb = scalar_bits(b, "i32" if kind == "randint" else "f32")
-    params = [n, out._offset, seed & 0xFFFFFFFF, (seed >> 32) & 0xFFFFFFFF, call & 0xFFFFFFFF, pa, pb, 0]
+    params = [n, out._offset, *counter_words(seed, call), pa, pb, 0]
     key = ("rand", kind, out.dtype.name)
 
     def make_code():
