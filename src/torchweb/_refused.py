@@ -117,15 +117,12 @@ NAMES = {
             set_autocast_xla_dtype set_autocast_xla_enabled""", "other_backend"),
         **_names("empty_quantized", "quantization"),
         **_names("bit", "dtype"),
-        **_names("""complex polar view_as_real view_as_complex view_as_real_copy view_as_complex_copy
-            stft istft""", "complex"),
         **_names("""cholesky cholesky_inverse cholesky_solve det eig geqrf inverse lobpcg lstsq lu
             lu_solve lu_unpack matrix_exp matrix_power matrix_rank nuclear_norm orgqr ormqr
             pca_lowrank pinverse qr logdet slogdet solve svd svd_lowrank symeig triangular_solve""", "linalg"),
         **_names("jagged", "nested"),
         **_names("vmap func", "func"),
         **_names("onnx export", "export"),
-        **_names("fft", "complex"),
         **_names("from_dlpack to_dlpack", "dlpack"),
         **_names("get_file_path", "internal"),
         **_names("binomial poisson", "sampler"),
@@ -145,7 +142,6 @@ NAMES = {
         **dict.fromkeys(("cholesky", "cholesky_inverse", "cholesky_solve", "det", "eig", "geqrf", "inverse",
                          "logdet", "lstsq", "lu", "lu_solve", "matrix_exp", "matrix_power", "orgqr", "ormqr",
                          "pinverse", "qr", "slogdet", "solve", "svd", "symeig", "triangular_solve"), "linalg"),
-        **dict.fromkeys(("stft", "istft"), "complex"),
     },
     "nn": {"CrossMapLRN2d": "lua_lrn"},
     "nn.functional": dict.fromkeys(("scaled_mm", "scaled_grouped_mm", "ScalingType", "SwizzleType"), "scaled_mm"),
