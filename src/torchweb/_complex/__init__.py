@@ -14,7 +14,7 @@ from .._creation import full
 from .._tensor_methods import OPERATORS, INPLACE, METHODS, _cuda
 from ..ops.registry import method_names
 from . import creation as C, math as M, shape as S
-from .tensor import ComplexTensor as Z, wrap
+from .._complex_tensor import ComplexTensor as Z, wrap
 
 ROUTES.update(tensor=C.from_data, full=C.full, random=C.random)
 

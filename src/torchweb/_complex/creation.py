@@ -8,7 +8,7 @@ from .. import _dtype as D
 from .._creation import tensor as _tensor, zeros as _zeros, randn as _randn, rand as _rand
 from .._is_tensor import is_tensor
 from ..ops.join import stack
-from .tensor import ComplexTensor, wrap
+from .._complex_tensor import ComplexTensor, wrap
 
 
 def _check_parts(name, a, b):

@@ -11,7 +11,7 @@ from .._is_tensor import is_tensor
 from .._size import broadcast_shapes
 from ..ops.join import stack
 from .._size import wrap_dim
-from .tensor import ComplexTensor, wrap
+from .._complex_tensor import ComplexTensor, wrap
 
 
 def parts(x):

@@ -4,7 +4,7 @@
 from .._is_tensor import is_tensor
 from .._size import wrap_dim
 from ..ops.join import cat as _cat, stack as _stack
-from .tensor import ComplexTensor, wrap, pairs
+from .._complex_tensor import ComplexTensor, wrap, pairs
 from . import math as M
 
 

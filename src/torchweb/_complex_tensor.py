@@ -10,10 +10,10 @@ torchweb has no complex form of raises, naming complex)."""
 
 import sys
 
-from .. import _dtype as D
-from .._complex_routes import refusal
-from .._tensor import Tensor
-from .._printing import tensor_repr
+from . import _dtype as D
+from ._complex_routes import refusal
+from ._tensor import Tensor
+from ._printing import tensor_repr
 
 
 def _op_name():
@@ -149,7 +149,7 @@ class ComplexTensor(Tensor):
 
     def _edges(self, edge):
         """The printed corners of a big tensor (_printing.py reads only these)."""
-        from .shape import narrow, cat   # deferred: load time (shape.py imports this module)
+        from ._complex.shape import narrow, cat   # deferred: load time (the package imports this module)
         t = self
         for d in range(t.dim()):
             n = t.shape[d]
@@ -193,3 +193,18 @@ def pairs(r):
 
 def is_complex_tensor(x):
     return isinstance(x, ComplexTensor)
+
+
+_PARAMETER_CLASSES = {}
+
+
+def parameter(cls, data, requires_grad):
+    """nn.Parameter(complex data): a complex tensor that is an instance of cls (Parameter or a
+    subclass), whose pair view is a leaf sharing data's storage."""
+    if issubclass(cls, ComplexTensor):
+        cls = next(c for c in cls.__mro__ if not issubclass(c, ComplexTensor))
+    made = _PARAMETER_CLASSES.get(cls)
+    if made is None:
+        made = _PARAMETER_CLASSES[cls] = type("Complex" + cls.__name__, (cls, ComplexTensor),
+                                              {"__module__": cls.__module__})
+    return wrap(data._r.detach(), made).requires_grad_(requires_grad)
