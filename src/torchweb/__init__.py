@@ -90,6 +90,8 @@ _host64.install(globals())
 from . import _complex  # noqa: E402
 _complex.install(globals())   # (complex64: float32 pairs; torch.complex, polar, view_as_real, ...)
 from . import fft  # noqa: E402  (torch.fft)
+from ._stft import stft, istft  # noqa: E402
+Tensor.stft, Tensor.istft = stft, istft
 bfloat16 = _UnsupportedDtype("bfloat16")
 from ._dtype import complex64, complex64 as cfloat  # noqa: E402  (float32 pairs: torchweb/_complex/)
 complex128 = cdouble = _UnsupportedDtype("complex128")
