@@ -98,7 +98,7 @@ PROGRAMS = [
             batch=lambda s: (randn(2, 8, 12, step=s), randint(29, 2, 5, step=s)), loss=whisper_loss,
             optim=lambda lib, params: lib.optim.AdamW(params, lr=1e-3)),
     Program("whisper/audio (log-mel front end)", "whisper_audio.py", lambda m, lib: lib.nn.Module(),
-            train=whisper_front_end, xfail="needs torch.stft (complex tensors: issue 20)"),
+            train=whisper_front_end),
     Program("mamba.py/mamba (parallel scan)", "mambapy_mamba.py", lambda m, lib: m.Mamba(mamba_config(m)),
             batch=lambda s: (randn(2, 8, 8, step=s),), optim=lambda lib, params: lib.optim.AdamW(params, lr=1e-3)),
     Program("mamba.py/mamba (sequential scan)", "mambapy_mamba.py",
