@@ -2,7 +2,8 @@
 functions and casts that meet such requests: the package fills ROUTES when it is imported, and
 they look the route up here instead of importing it."""
 
-# "tensor" (data with a complex number, or dtype=complex64), "full", "random" (creation)
+# "tensor" (data with a complex number, or dtype=complex64), "full", "random" (creation),
+# "from_real" (a real tensor cast by Tensor.to)
 ROUTES = {}
 
 

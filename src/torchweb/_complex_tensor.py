@@ -16,17 +16,27 @@ from ._tensor import Tensor
 from ._printing import tensor_repr
 
 
+_GENERIC = {"f", "fn", "op", "<lambda>", "wrapper", "inner", "call", "apply", "forward"}
+
+
 def _op_name():
-    """The public function an unsupported op came through: the outermost torchweb frame."""
-    f, name = sys._getframe(2), "this operation"
+    """The public op an unsupported call came through: the op name the elementwise entry
+    carries (its `name` argument), else the outermost torchweb function with a telling name
+    (not a dispatching wrapper's)."""
+    f, frames = sys._getframe(2), []
     while f is not None:
         mod = f.f_globals.get("__name__", "")
         if mod.startswith("torchweb") and not mod.startswith("torchweb._complex"):
-            name = f.f_code.co_name
-        elif name != "this operation":
+            frames.append(f)
+        elif frames:
             break
         f = f.f_back
-    return name
+    for f in reversed(frames):
+        name = f.f_locals.get("name") if f.f_code.co_name in ("call", "call_inplace") else None
+        if isinstance(name, str):
+            return name
+    names = [f.f_code.co_name for f in reversed(frames)]
+    return next((n for n in names if n not in _GENERIC and not n.startswith("_")), "this operation")
 
 
 class ComplexTensor(Tensor):
@@ -146,16 +156,6 @@ class ComplexTensor(Tensor):
     @property
     def _version(self):
         return self._r._version
-
-    def _edges(self, edge):
-        """The printed corners of a big tensor (_printing.py reads only these)."""
-        from ._complex.shape import narrow, cat   # deferred: load time (the package imports this module)
-        t = self
-        for d in range(t.dim()):
-            n = t.shape[d]
-            if n > 2 * edge:
-                t = cat([narrow(t, d, 0, edge), narrow(t, d, n - edge, edge)], d)
-        return t
 
 
 def _set_meta(z, r):

@@ -16,7 +16,7 @@ from ..ops.registry import method_names
 from . import creation as C, math as M, shape as S
 from .._complex_tensor import ComplexTensor as Z, wrap
 
-ROUTES.update(tensor=C.from_data, full=C.full, random=C.random)
+ROUTES.update(tensor=C.from_data, full=C.full, random=C.random, from_real=C.from_real)
 
 # methods that work on a complex tensor as Tensor defines them (metadata)
 _KEEP = {"type", "__hash__", "dim", "size", "numel", "element_size", "is_floating_point", "stride",
@@ -173,6 +173,7 @@ def install(namespace):
         if callable(orig):
             _ORIG[name] = orig
             namespace[name] = _dispatching(orig, fn, name in _SEQUENCE_FIRST)
+    Z._edges = S.printed_edges
     Z.real = property(lambda self: wrap_part(self, 0))
     Z.imag = property(lambda self: wrap_part(self, 1))
     Z.T = property(lambda self: S.permute(self, list(range(self.dim() - 1, -1, -1))))
@@ -180,7 +181,8 @@ def install(namespace):
     Z.mH = property(lambda self: M.conj(S.transpose(self, -2, -1)))
     Z.H = property(lambda self: M.conj(S.t(self)))
     namespace.update(complex=C.complex, polar=C.polar, view_as_complex=C.view_as_complex,
-                     view_as_real=C.view_as_real)
+                     view_as_real=C.view_as_real, view_as_real_copy=C.view_as_real_copy,
+                     view_as_complex_copy=C.view_as_complex_copy)
 
 
 def wrap_part(z, i):

@@ -7,6 +7,7 @@ import math
 from .. import _dtype as D
 from .._creation import tensor as _tensor, zeros as _zeros, randn as _randn, rand as _rand
 from .._is_tensor import is_tensor
+from .._size import broadcast_shapes
 from ..ops.join import stack
 from .._complex_tensor import ComplexTensor, wrap
 
@@ -28,7 +29,6 @@ def _check_parts(name, a, b):
 
 def _pair(a, b):
     if a.shape != b.shape:
-        from .._size import broadcast_shapes
         shape = broadcast_shapes(a.shape, b.shape)
         a, b = a.expand(shape), b.expand(shape)
     return wrap(stack([a.float(), b.float()], -1))
@@ -71,6 +71,16 @@ def view_as_real(input):
     return input._r.view(input._r.shape)
 
 
+def view_as_real_copy(input, *, out=None):
+    """view_as_real(input), copied."""
+    return view_as_real(input).clone()
+
+
+def view_as_complex_copy(input, *, out=None):
+    """view_as_complex(input), copied."""
+    return view_as_complex(input).clone()
+
+
 def from_data(data, device, requires_grad):
     """torch.tensor of data holding complex numbers (nested sequences, or a numpy array)."""
     if hasattr(data, "tolist") and not isinstance(data, (list, tuple)):
@@ -88,6 +98,15 @@ def _split(v):
         v = v.item()
     v = builtins.complex(v)
     return [v.real, v.imag]
+
+
+def from_real(x, device):
+    """A real tensor as complex64 (Tensor.to(torch.complex64), .cfloat()): zero imaginary parts."""
+    if x.dtype is D.float64:
+        raise TypeError("a float64 tensor would become complex128, which torchweb does not have; "
+                        "cast with .float() first")
+    x = x.to(device)
+    return _pair(x.float(), _zeros(x.shape, device=x.device))
 
 
 def full(shape, value, device, requires_grad):

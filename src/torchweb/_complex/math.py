@@ -9,6 +9,7 @@ from .. import _dtype as D
 from .._creation import full_like, zeros_like
 from .._is_tensor import is_tensor
 from .._size import broadcast_shapes
+from ..linalg import vector_norm
 from ..ops.join import stack
 from .._size import wrap_dim
 from .._complex_tensor import ComplexTensor, wrap
@@ -100,7 +101,6 @@ def conj(x):
 
 def abs(x):
     """|z|, with PyTorch's zero gradient at 0 (the norm of the pair)."""
-    from ..linalg import vector_norm   # deferred: load time (linalg imports the package's ops)
     return vector_norm(x._r, 2, -1)
 
 

@@ -7,7 +7,7 @@ from .. import _dtype as D
 from .._complex_tensor import ComplexTensor, wrap, pairs
 from .._creation import tensor as _tensor, zeros
 from .._size import wrap_dim
-from ..ops.join import cat
+from ..ops.join import cat, stack
 from . import _dft
 
 __all__ = ["fft", "ifft", "fft2", "ifft2", "fftn", "ifftn", "rfft", "irfft", "rfft2", "irfft2",
@@ -97,7 +97,6 @@ def _c2r(x, n, dim, norm, forward):
 
 
 def _real_pairs(x):
-    from ..ops.join import stack
     return stack([x, zeros(x.shape, device=x.device)], -1)
 
 
