@@ -14,12 +14,12 @@ from .ops.padding import pad as _pad
 
 def _window(window, win_length, n_fft, device, name):
     if window is None:
-        if name == "stft":
-            warnings.warn(
-                "A window was not provided. A rectangular window will be applied,which is known to cause "
-                "spectral leakage. Other windows such as torch.hann_window or torch.hamming_window are "
-                "recommended to reduce spectral leakage.To suppress this warning and use a rectangular "
-                "window, explicitly set `window=torch.ones(n_fft, device=<device>)`.", UserWarning, stacklevel=3)
+        why = ("which is known to cause spectral leakage. Other windows such as torch.hann_window or "
+               "torch.hamming_window are recommended to reduce spectral leakage." if name == "stft" else
+               "Please provide the same window used by stft to make the inversion lossless.")
+        warnings.warn(f"A window was not provided. A rectangular window will be applied,{why}To suppress this "
+                      "warning and use a rectangular window, explicitly set `window=torch.ones(n_fft, "
+                      "device=<device>)`.", UserWarning, stacklevel=3)
         window = ones(win_length, device=device)
     elif window.dim() != 1 or window.shape[0] != win_length:
         raise RuntimeError(f"{name}: expected a 1D window tensor of size equal to win_length={win_length}, "
