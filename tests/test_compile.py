@@ -52,11 +52,17 @@ def _train(lib, model, opt, data, compiled, sched=None):
     return [float(l.item()) for l in losses], f
 
 
-@pytest.mark.parametrize("optim", ["Adam", "AdamW", "SGD"])
+# RAdam's update changes form at its 6th step (the rectification starts): its replays cross it
+OPTIONS = {"Adam": dict(lr=1e-2), "AdamW": dict(lr=1e-2, weight_decay=0.1),
+           "SGD": dict(lr=0.1, momentum=0.9, nesterov=True), "RAdam": dict(lr=1e-2),
+           "NAdam": dict(lr=1e-2, weight_decay=0.01), "RMSprop": dict(lr=1e-2, momentum=0.5, centered=True),
+           "Adagrad": dict(lr=0.1, lr_decay=0.01), "Adadelta": dict(lr=1.0), "Adamax": dict(lr=1e-2)}
+
+
+@pytest.mark.parametrize("optim", list(OPTIONS))
 def test_training_step_replays_and_matches_pytorch(optim):
     ours, theirs = _pair()
-    kw = {"Adam": dict(lr=1e-2), "AdamW": dict(lr=1e-2, weight_decay=0.1),
-          "SGD": dict(lr=0.1, momentum=0.9, nesterov=True)}[optim]
+    kw = OPTIONS[optim]
     o_opt = getattr(tw.optim, optim)(ours.parameters(), **kw)
     t_opt = getattr(torch.optim, optim)(theirs.parameters(), **kw)
     data = _data(10)
@@ -225,3 +231,17 @@ def test_nanogpt_training_step_matches_pytorch():
         ref.append(step(g_theirs, t_opt, idx, tgt).item())
     assert f.compile_stats["replays"] >= 4, f.compile_stats
     assert [l.item() for l in mine] == pytest.approx(ref, abs=1e-4)
+
+
+def test_a_replay_whose_update_changed_form_is_refused_with_a_clear_error():
+    """The kernels a replay patches must be the ones captured: an update whose form differs from
+    the captured one (a structure the scalars cannot describe) raises instead of patching the
+    wrong kernel."""
+    ours, _ = _pair()
+    opt = tw.optim.Adam(ours.parameters(), lr=1e-2)
+    x, y = _data(1)[0]
+    tw.nn.functional.cross_entropy(ours(_ours(x)), _ours(y, tw.int64)).backward()
+    opt.step()
+    with pytest.raises(RuntimeError, match="no longer has the form it had when the step was captured"):
+        with tw.lazy.collecting_scalars():
+            opt._run_step(None, replaying=[("another form",)])

@@ -45,13 +45,18 @@ class fusing:
     """bind() an update's tensors, run the update on the values it gives, run() its kernel (see
     the module). patched: the kernels' scalars are recomputed by a captured call's replay."""
 
-    __slots__ = ("patched", "sink", "values", "shape", "stores", "slots", "kinds", "leaves", "nodes", "inputs",
-                 "written", "trace", "scalars")
+    __slots__ = ("patched", "forms", "sink", "values", "last", "shape", "stores", "slots", "kinds", "leaves",
+                 "nodes", "inputs", "written", "trace", "scalars")
 
-    def __init__(self, patched=False):
+    def __init__(self, patched=False, forms=None):
         self.patched = patched
+        self.forms = forms   # (a list: each kernel's form, its trace's structure, is appended)
         self.sink = _COLLECTING[-1] if _COLLECTING else None
         self.values = []     # the Value of each slot, made once: an update's values die with it, the next reuses them
+        # the last traced update: fn, the bound kinds, args, kwargs, its kernel's parts (run()'s),
+        # and where no pending expression was taken in, its kernel's scalars and the positions of
+        # the tensors it writes
+        self.last = None
         self._clear()
 
     def _clear(self):
@@ -66,9 +71,61 @@ class fusing:
         self.trace = []      # (op key, written slot, (read slot or None for the next number, ...))
         self.scalars = []
 
-    def bind(self, *tensors):
-        """Values standing for tensors (None stays None), or the tensors themselves where they
-        cannot be traced together."""
+    def update(self, fn, tensors, *args, **kwargs):
+        """fn(*tensors, *args, **kwargs), an update written with tensor methods: run on the
+        values bind() gives, as one kernel, or op by op on the tensors where they cannot be
+        traced together. Where fn, its other arguments and the bound tensors' kinds are those
+        of the last update traced (the parameters of a group, step after step), that trace is
+        written again over these tensors: fn's Python does not run a second time."""
+        last = self.last
+        if self.sink is not None and last is not None and last[0] is fn and last[2] == args and last[3] == kwargs \
+                and last[5] is not None:
+            # a replay's scalars: those of the same update over other tensors (a captured step's
+            # tensors were all traced; the replay checks its kernels' forms at its end)
+            if self.forms is not None:
+                self.forms.append(last[4][0])
+            self.sink.append(last[5])
+            for k in last[6]:
+                tensors[k]._storage.version += 1
+            return
+        slots = self._bind(tensors)
+        if slots is None:
+            fn(*tensors, *args, **kwargs)
+            return
+        if last is not None and last[0] is fn and last[1] == self.kinds and last[2] == args and last[3] == kwargs:
+            self._write(*last[4])
+            return
+        bound = self.kinds[:]
+        fn(*self._values(slots), *args, **kwargs)
+        parts = self.run()
+        scalars = written = None
+        if parts is not None and parts[1][2] is not None:   # (its kernel's scalars, and which tensors it writes)
+            scalars = list(map(parts[2].__getitem__, parts[1][2]))
+            written = tuple([slots.index(i) for i in parts[1][0]])
+        self.last = (fn, bound, args, kwargs, parts, scalars, written)
+
+    def bind(self, tensors):
+        """Values standing for tensors (None stays None), or None where they cannot be traced
+        together."""
+        slots = self._bind(tensors)
+        return None if slots is None else self._values(slots)
+
+    def _values(self, slots):
+        values = self.values
+        if len(values) < len(self.kinds):
+            self.value(len(self.kinds) - 1)
+        return [None if i is None else values[i] for i in slots]
+
+    def value(self, slot):
+        """The Value of slot."""
+        values = self.values
+        while len(values) <= slot:
+            values.append(Value(self, len(values)))
+        return values[slot]
+
+    def _bind(self, tensors):
+        """The slot of each tensor (None for None), or None where they cannot be traced together:
+        whole contiguous float32 tensors of one shape on one device."""
         first = tensors[0]
         shape, stride, n = first._shape, first._stride, first._storage.numel
         if first.dtype is not _F32 or first._offset or n != prod(shape) or not n or (
@@ -76,10 +133,8 @@ class fusing:
             return self._not_traced(tensors, n)
         device = first._storage.device_type
         self.shape = shape
+        kinds, slot_of, stores, leaves, inputs = self.kinds, self.slots, self.stores, self.leaves, self.inputs
         left = len(tensors)
-        values = self.values
-        if len(values) < left:
-            self.value(left - 1)
         bound = []
         for t in tensors:
             left -= 1
@@ -91,34 +146,34 @@ class fusing:
                     or s.device_type != device:
                 self._clear()
                 return self._not_traced(tensors, n)
-            i = self.slots.get(id(s))
-            bound.append(values[self._bind_storage(s, stride, left) if i is None else i])
+            i = slot_of.get(id(s))
+            if i is None:
+                if s.pending is None:   # (a buffer read as it is: the common case, inline)
+                    slot_of[id(s)] = i = len(kinds)
+                    stores.append(s)
+                    inputs[id(s)] = s
+                    kinds.append(0)
+                    leaves.append((s, stride, 0, _F32))
+                else:
+                    i = self._bind_pending(s, stride, left)
+            bound.append(i)
         return bound
 
-    def value(self, slot):
-        """The Value of slot."""
-        values = self.values
-        if slot < len(values):
-            return values[slot]
-        while len(values) <= slot:
-            values.append(Value(self, len(values)))
-        return values[slot]
-
-    def _bind_storage(self, s, stride, left):
-        """A new slot for storage s: read as it is, or from its pending expression where the
-        kernel can read what that reads (left: tensors still to bind, a buffer each at most)."""
+    def _bind_pending(self, s, stride, left):
+        """A new slot for pending storage s: its expression taken in where the kernel can read
+        what it reads (left: tensors still to bind, a buffer each at most), else written first
+        and read as a buffer."""
         self.slots[id(s)] = i = len(self.kinds)
         self.stores.append(s)
         inputs = self.inputs
         node = s.pending
-        if node is not None:
-            if len(inputs) + left + sum([k not in inputs for k in node.storages]) <= _MAX_INPUTS:
-                inputs.update(node.storages)
-                self.kinds.append(node.key)
-                self.leaves.append(None)
-                self.nodes[i] = node
-                return i
-            realize(s)
+        if len(inputs) + left + sum([k not in inputs for k in node.storages]) <= _MAX_INPUTS:
+            inputs.update(node.storages)
+            self.kinds.append(node.key)
+            self.leaves.append(None)
+            self.nodes[i] = node
+            return i
+        realize(s)
         inputs[id(s)] = s
         self.kinds.append(0)
         self.leaves.append((s, stride, 0, _F32))
@@ -127,27 +182,45 @@ class fusing:
     def _not_traced(self, tensors, n):
         if self.patched and n:
             backend_for("webgpu").refuse_capture(EAGER_IN_STEP)
-        return tensors
+        return None
 
     def run(self):
-        """Write every bound storage the update wrote: one kernel."""
+        """Write every bound storage the update wrote: one kernel. Returns what writing the same
+        trace over other tensors takes (_write's arguments), None where nothing was traced."""
         trace, kinds, written = self.trace, self.kinds, self.written
         if not trace:
             if kinds:
                 self._clear()
-            return
-        stores, leaves, nodes, inputs, scalars, shape = \
-            self.stores, self.leaves, self.nodes, self.inputs, self.scalars, self.shape
-        self._clear()
+            return None
         sig = (tuple(trace), tuple(kinds), tuple(written))
         found = _COMPILED.get(sig)
         if found is None:
             if len(_COMPILED) > 256:
                 _COMPILED.clear()
             outs = tuple([i for i in written if kinds[i] is not None])   # (written temporaries are no output)
-            found = _COMPILED[sig] = outs, _compile(trace, kinds, outs)
-        outs, compiled = found
+            compiled = _compile(trace, kinds, outs)
+            # the kernel's scalars in its order, as indices into the trace's (no pending node taken in)
+            order = None if any(type(k) is tuple for k in kinds) else tuple([j for c in compiled for j in c[2]])
+            found = _COMPILED[sig] = outs, compiled, order
+        parts = (sig, found, self.scalars)
+        self._write(*parts)
+        return parts
+
+    def _write(self, sig, found, scalars):
+        """The kernel of a compiled trace (found: _COMPILED's entry for sig) over the bound
+        storages, with the trace's numbers."""
+        stores, leaves, nodes, inputs, shape = self.stores, self.leaves, self.nodes, self.inputs, self.shape
+        self._clear()
+        outs, compiled, order = found
         if not outs:
+            return
+        if self.forms is not None:
+            self.forms.append(sig)
+        sink = self.sink
+        if sink is not None and order is not None:   # (a replay's scalars: nothing runs, no node is needed)
+            sink.append(list(map(scalars.__getitem__, order)))
+            for i in outs:
+                stores[i].version += 1
             return
         made = []
         for key, reads, values, size in compiled:
@@ -163,8 +236,8 @@ class fusing:
         for s in live:
             if s.readers:   # (what read their old values, pending, runs first)
                 realize_many(pending_readers(s))
-        if self.sink is not None:   # (a replay's scalars: nothing runs)
-            self.sink.append([v for node in made for v in node.scalars])
+        if sink is not None:   # (a replay's scalars: nothing runs)
+            sink.append([v for node in made for v in node.scalars])
             return
         backend_for(live[0].device_type).run_fused(tuple(live), tuple(made), one_kernel=True, patched=self.patched)
 

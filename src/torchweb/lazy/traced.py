@@ -121,13 +121,53 @@ class Value:
 
 
 def _unary(key):
-    return (lambda self: self._new(key, (self.slot,)),
-            lambda self: self._set(key, (self.slot,)))
+    """key's out-of-place and in-place methods (Value._new and _set written out: the hot part of
+    an optimizer's step)."""
+    def out_of_place(self):
+        scope = self.scope
+        kinds = scope.kinds
+        slot = len(kinds)
+        kinds.append(None)
+        scope.trace.append((key, slot, (self.slot,)))
+        values = scope.values
+        return values[slot] if slot < len(values) else scope.value(slot)
+
+    def in_place(self):
+        scope = self.scope
+        scope.trace.append((key, self.slot, (self.slot,)))
+        scope.written[self.slot] = None
+        return self
+    return out_of_place, in_place
 
 
 def _binary(key):
-    return (lambda self, other: self._new(key, (self.slot, self._read(other))),
-            lambda self, other: self._set(key, (self.slot, self._read(other))))
+    """key's out-of-place and in-place methods (Value._read, _new and _set written out)."""
+    def out_of_place(self, other):
+        scope = self.scope
+        if type(other) is Value:
+            b = other.slot
+        else:
+            scope.scalars.append(other if type(other) in _NUMBERS else _number(other))
+            b = None
+        kinds = scope.kinds
+        slot = len(kinds)
+        kinds.append(None)
+        scope.trace.append((key, slot, (self.slot, b)))
+        values = scope.values
+        return values[slot] if slot < len(values) else scope.value(slot)
+
+    def in_place(self, other):
+        scope = self.scope
+        if type(other) is Value:
+            b = other.slot
+        else:
+            scope.scalars.append(other if type(other) in _NUMBERS else _number(other))
+            b = None
+        a = self.slot
+        scope.trace.append((key, a, (a, b)))
+        scope.written[a] = None
+        return self
+    return out_of_place, in_place
 
 
 # name -> its out-of-place and in-place methods (maximum_ and minimum_ are not Tensor methods)

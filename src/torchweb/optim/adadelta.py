@@ -20,13 +20,12 @@ class Adadelta(Optimizer):
                         capturable=capturable, foreach=foreach, differentiable=differentiable)
         super().__init__(params, defaults)
 
-    def _update(self, p, grad, state, group, bind):
+    def _update(self, p, grad, state, group, update):
         if len(state) == 0:
             first_state(state, p, "square_avg", "acc_delta")
         next_step(state, p)
-        _single_tensor_adadelta(*bind(p, grad, state["square_avg"], state["acc_delta"]), lr=group["lr"],
-                                rho=group["rho"], eps=group["eps"], weight_decay=group["weight_decay"],
-                                maximize=group["maximize"])
+        update(_single_tensor_adadelta, (p, grad, state["square_avg"], state["acc_delta"]), lr=group["lr"],
+               rho=group["rho"], eps=group["eps"], weight_decay=group["weight_decay"], maximize=group["maximize"])
 
 
 def _single_tensor_adadelta(param, grad, square_avg, acc_delta, *, lr, rho, eps, weight_decay, maximize):

@@ -24,13 +24,13 @@ class Adagrad(Optimizer):
             for p in group["params"]:
                 _first_state(self.state[p], p, group)
 
-    def _update(self, p, grad, state, group, bind):
+    def _update(self, p, grad, state, group, update):
         if len(state) == 0:
             _first_state(state, p, group)
         step = next_step(state, p)
-        _single_tensor_adagrad(*bind(p, grad, state["sum"]), step, lr=group["lr"],
-                               weight_decay=group["weight_decay"], lr_decay=group["lr_decay"], eps=group["eps"],
-                               maximize=group["maximize"])
+        update(_single_tensor_adagrad, (p, grad, state["sum"]), step, lr=group["lr"],
+               weight_decay=group["weight_decay"], lr_decay=group["lr_decay"], eps=group["eps"],
+               maximize=group["maximize"])
 
 
 def _first_state(state, p, group):

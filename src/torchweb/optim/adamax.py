@@ -18,14 +18,14 @@ class Adamax(Optimizer):
                         maximize=maximize, differentiable=differentiable, capturable=capturable)
         super().__init__(params, defaults)
 
-    def _update(self, p, grad, state, group, bind):
+    def _update(self, p, grad, state, group, update):
         if len(state) == 0:
             first_state(state, p, "exp_avg", "exp_inf")
         step = next_step(state, p)
         beta1, beta2 = group["betas"]
-        _single_tensor_adamax(*bind(p, grad, state["exp_avg"], state["exp_inf"]), step, eps=group["eps"],
-                              beta1=beta1, beta2=beta2, lr=group["lr"], weight_decay=group["weight_decay"],
-                              maximize=group["maximize"])
+        update(_single_tensor_adamax, (p, grad, state["exp_avg"], state["exp_inf"]), step, eps=group["eps"],
+               beta1=beta1, beta2=beta2, lr=group["lr"], weight_decay=group["weight_decay"],
+               maximize=group["maximize"])
 
 
 def _single_tensor_adamax(param, grad, exp_avg, exp_inf, step, *, eps, beta1, beta2, lr, weight_decay, maximize):

@@ -3,7 +3,8 @@ rectified Adam), written as PyTorch's _single_tensor_nadam and _single_tensor_ra
 per parameter and step (optimizer.py)."""
 
 from .adam import adam_moments, check_betas
-from .optimizer import Optimizer, _f32, _scalar_value, _set_scalar, check_nonnegative, first_state, next_step
+from .optimizer import (Optimizer, _f32, _scalar_value, _set_scalar, captured, check_nonnegative, first_state,
+                        next_step)
 
 __all__ = ["NAdam", "RAdam"]
 
@@ -23,7 +24,7 @@ class NAdam(Optimizer):
                         capturable=capturable, differentiable=differentiable)
         super().__init__(params, defaults)
 
-    def _update(self, p, grad, state, group, bind):
+    def _update(self, p, grad, state, group, update):
         if len(state) == 0:
             first_state(state, p, "exp_avg", "exp_avg_sq", mu_product=1.0)
         step = next_step(state, p)
@@ -31,11 +32,10 @@ class NAdam(Optimizer):
         mu = beta1 * (1.0 - 0.5 * (0.96 ** (step * group["momentum_decay"])))
         # mu_product is a float32 tensor in PyTorch: its product rounds to float32 each step
         mu_product = _set_scalar(state, "mu_product", _scalar_value(state["mu_product"]) * _f32(mu), p)
-        _single_tensor_nadam(*bind(p, grad, state["exp_avg"], state["exp_avg_sq"]), step, mu, mu_product,
-                             beta1=beta1, beta2=group["betas"][1], lr=group["lr"],
-                             weight_decay=group["weight_decay"], momentum_decay=group["momentum_decay"],
-                             eps=group["eps"], decoupled=group["decoupled_weight_decay"],
-                             maximize=group["maximize"])
+        update(_single_tensor_nadam, (p, grad, state["exp_avg"], state["exp_avg_sq"]), step, mu, mu_product,
+               beta1=beta1, beta2=group["betas"][1], lr=group["lr"], weight_decay=group["weight_decay"],
+               momentum_decay=group["momentum_decay"], eps=group["eps"], decoupled=group["decoupled_weight_decay"],
+               maximize=group["maximize"])
 
 
 def _single_tensor_nadam(param, grad, exp_avg, exp_avg_sq, step, mu, mu_product, *, beta1, beta2, lr, weight_decay,
@@ -67,19 +67,21 @@ class RAdam(Optimizer):
                         differentiable=differentiable)
         super().__init__(params, defaults)
 
-    def _update(self, p, grad, state, group, bind):
+    def _update(self, p, grad, state, group, update):
         if len(state) == 0:
             first_state(state, p, "exp_avg", "exp_avg_sq")
         step = next_step(state, p)
         beta1, beta2 = group["betas"]
-        _single_tensor_radam(*bind(p, grad, state["exp_avg"], state["exp_avg_sq"]), step, beta1=beta1, beta2=beta2,
-                             lr=group["lr"], weight_decay=group["weight_decay"], eps=group["eps"],
-                             decoupled=group["decoupled_weight_decay"], maximize=group["maximize"])
+        update(_single_tensor_radam, (p, grad, state["exp_avg"], state["exp_avg_sq"]), step, beta1=beta1,
+               beta2=beta2, lr=group["lr"], weight_decay=group["weight_decay"], eps=group["eps"],
+               decoupled=group["decoupled_weight_decay"], maximize=group["maximize"],
+               capturable=group["capturable"] or captured())
 
 
 def _single_tensor_radam(param, grad, exp_avg, exp_avg_sq, step, *, beta1, beta2, lr, weight_decay, eps, decoupled,
-                         maximize):
-    """One parameter's update, as torch/optim/radam.py writes it (step: the new count)."""
+                         maximize, capturable):
+    """One parameter's update, as torch/optim/radam.py writes it (step: the new count; capturable:
+    its branch-free form, as PyTorch's capturable path)."""
     adam_moments(param, grad, exp_avg, exp_avg_sq, beta1=beta1, beta2=beta2, lr=lr, weight_decay=weight_decay,
                  decoupled=decoupled, maximize=maximize)
     bias_correction1 = 1 - beta1 ** step
@@ -87,8 +89,12 @@ def _single_tensor_radam(param, grad, exp_avg, exp_avg_sq, step, *, beta1, beta2
     bias_corrected_exp_avg = exp_avg / bias_correction1
     rho_inf = 2 / (1 - beta2) - 1
     rho_t = rho_inf - 2 * step * (beta2 ** step) / bias_correction2
-    if rho_t > 5.0:
-        rect = ((rho_t - 4) * (rho_t - 2) * rho_inf / ((rho_inf - 4) * (rho_inf - 2) * rho_t)) ** 0.5
+    rect = ((rho_t - 4) * (rho_t - 2) * rho_inf / ((rho_inf - 4) * (rho_inf - 2) * rho_t)) ** 0.5 if rho_t > 5.0 else 0
+    if capturable:   # (one form whatever the step: torch.where(rho_t > 5, rect * adaptive_lr, 1) as a blend)
+        adaptive_lr = (bias_correction2 ** 0.5) / exp_avg_sq.sqrt().add_(eps)
+        update = adaptive_lr * rect + (0.0 if rho_t > 5.0 else 1.0)
+        param.add_(bias_corrected_exp_avg * lr * update, alpha=-1.0)
+    elif rho_t > 5.0:
         adaptive_lr = (bias_correction2 ** 0.5) / exp_avg_sq.sqrt().add_(eps)
         param.add_(bias_corrected_exp_avg * lr * adaptive_lr * rect, alpha=-1.0)
     else:

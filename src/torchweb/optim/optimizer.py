@@ -1,9 +1,9 @@
 """torch.optim.Optimizer: parameter groups, per-parameter state, state_dict in PyTorch's
 layout, step hooks. Each optimizer writes its update as PyTorch's single-tensor function does
-(`exp_avg.lerp_(grad, 1 - beta1)`, `param.addcdiv_(exp_avg, denom, value=-step_size)`) and
-runs it on what a fusing scope's bind() gives for the parameter, its gradient and its state
-(lazy/scope.py): traced values, so that the update is one kernel per parameter and step, or
-the tensors themselves where they cannot be traced together (then op by op). The step's
+(`exp_avg.lerp_(grad, 1 - beta1)`, `param.addcdiv_(exp_avg, denom, value=-step_size)`) and has
+a fusing scope run it (lazy/scope.py `update`) over the parameter, its gradient and its state:
+on traced values, so that the update is one kernel per parameter and step (the parameters of a
+group share one trace), or op by op where the tensors cannot be traced together. The step's
 scalars (learning rate, bias corrections) are computed in Python doubles, as PyTorch's
 single-tensor implementations compute them, and reach the kernel as float32 uniforms.
 
@@ -380,18 +380,34 @@ class Optimizer:
         return handle
 
     # -- the step loop shared by the subclasses --------------------------------------------
-    def _run_step(self, closure, replaying=False):
-        rec = None if replaying else recording()
+    def _run_step(self, closure, replaying=None):
+        """The step; replaying: the kernel forms a captured call recorded (a replay's scalars are
+        recomputed, and its kernels must have those forms)."""
+        rec = None if replaying is not None else recording()
+        captured = rec is not None or replaying is not None
+        forms = [] if captured else None   # (this step's kernel forms)
         if rec is not None:
             if self._optimizer_step_pre_hooks or self._optimizer_step_post_hooks or closure is not None:
                 rec.refuse("the optimizer has step hooks or a closure (Python a replay would skip)")
-            rec.hooks.append(self._replay_scalars)
+            rec.hooks.append(lambda: self._replay_scalars(forms))
         loss = None
         if closure is not None:
             with grad_mode.enable_grad():
                 loss = closure()
-        scope = fusing(rec is not None)   # (each parameter's update: one kernel)
-        bind = scope.bind
+        scope = fusing(captured, forms)   # (each parameter's update: one kernel)
+        _CAPTURED.append(captured)
+        try:
+            self._each_update(scope)
+        finally:
+            _CAPTURED.pop()
+        if replaying is not None and forms != replaying:
+            raise RuntimeError(f"torchweb.compile: {type(self).__name__}'s update no longer has the form it had when "
+                               "the step was captured (an option changed inside the step?); the replay cannot "
+                               "recompute its scalars")
+        return loss
+
+    def _each_update(self, scope):
+        """Every parameter with a gradient updated (scope.update runs each one's kernel)."""
         with grad_mode.no_grad():
             for group in self.param_groups:
                 for p in group["params"]:
@@ -408,26 +424,34 @@ class Optimizer:
                     state = self.state.get(key)
                     if state is None:
                         state = {}
-                        self._update(p, grad, state, group, bind)
+                        self._update(p, grad, state, group, scope.update)
                         if state:
                             self.state[key] = state
                     else:
-                        self._update(p, grad, state, group, bind)
-                    scope.run()
-        return loss
+                        self._update(p, grad, state, group, scope.update)
 
-    def _update(self, p, grad, state, group, bind):
+    def _update(self, p, grad, state, group, update):
         """One parameter's update: its state made or advanced, then its single-tensor function
-        run on bind(p, grad, *state tensors) (traced values, or the tensors themselves)."""
+        run by update(fn, (p, grad, *state tensors), *numbers, **options) (lazy/scope.py)."""
         raise NotImplementedError
 
-    def _replay_scalars(self):
+    def _replay_scalars(self, forms):
         """For a captured step's replay (torchweb.compile): run the step's Python again, which
         advances the state's step counts, but collect each kernel's scalars instead of
-        dispatching it."""
+        dispatching it (forms: the kernels' forms at capture, which they must keep)."""
         with collecting_scalars() as sink:   # (each scope's kernel's, in order)
-            self._run_step(None, replaying=True)
+            self._run_step(None, replaying=forms)
         return sink
+
+
+_CAPTURED = []   # while a step runs: whether torchweb.compile captures or replays it (captured())
+
+
+def captured():
+    """Whether the step running is captured or replayed by torchweb.compile: an update whose
+    form depends on the step count (RAdam's) then takes its branch-free form, as PyTorch's
+    capturable one does, so that every replay runs the captured kernels."""
+    return bool(_CAPTURED) and _CAPTURED[-1]
 
 
 def recording():

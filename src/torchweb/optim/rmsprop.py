@@ -18,16 +18,15 @@ class RMSprop(Optimizer):
                         maximize=maximize, differentiable=differentiable)
         super().__init__(params, defaults)
 
-    def _update(self, p, grad, state, group, bind):
+    def _update(self, p, grad, state, group, update):
         if len(state) == 0:
             first_state(state, p, "square_avg", *(("momentum_buffer",) if group["momentum"] > 0 else ()),
                         *(("grad_avg",) if group["centered"] else ()))
         next_step(state, p)
-        _single_tensor_rmsprop(*bind(p, grad, state["square_avg"], state.get("grad_avg"),
-                                     state.get("momentum_buffer")),
-                               lr=group["lr"], alpha=group["alpha"], eps=group["eps"],
-                               weight_decay=group["weight_decay"], momentum=group["momentum"],
-                               centered=group["centered"], maximize=group["maximize"])
+        update(_single_tensor_rmsprop, (p, grad, state["square_avg"], state.get("grad_avg"),
+               state.get("momentum_buffer")), lr=group["lr"], alpha=group["alpha"], eps=group["eps"],
+               weight_decay=group["weight_decay"], momentum=group["momentum"], centered=group["centered"],
+               maximize=group["maximize"])
 
 
 def _single_tensor_rmsprop(param, grad, square_avg, grad_avg, buf, *, lr, alpha, eps, weight_decay, momentum,

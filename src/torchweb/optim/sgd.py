@@ -41,15 +41,14 @@ class SGD(Optimizer):
             group.setdefault("differentiable", False)
             group.setdefault("fused", False)
 
-    def _update(self, p, grad, state, group, bind):
+    def _update(self, p, grad, state, group, update):
         momentum = group["momentum"]
         buf = state.get("momentum_buffer")
         first = buf is None and momentum != 0
         if first:   # (torch.clone(grad), left unfilled: the update's kernel writes it)
             buf = state["momentum_buffer"] = empty_like(grad)
-        _single_tensor_sgd(*bind(p, grad, buf), first, weight_decay=group["weight_decay"], momentum=momentum,
-                           lr=group["lr"], dampening=group["dampening"], nesterov=group["nesterov"],
-                           maximize=group["maximize"])
+        update(_single_tensor_sgd, (p, grad, buf), first, weight_decay=group["weight_decay"], momentum=momentum,
+               lr=group["lr"], dampening=group["dampening"], nesterov=group["nesterov"], maximize=group["maximize"])
 
 
 def _single_tensor_sgd(param, grad, buf, first, *, weight_decay, momentum, lr, dampening, nesterov, maximize):
