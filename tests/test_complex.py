@@ -244,3 +244,14 @@ def test_unsupported_ops_name_the_op_and_complex(device):
         torchweb.zeros(2, dtype=torchweb.complex128)
     with pytest.raises(RuntimeError, match="implicitly created only for real scalar outputs"):
         cours(_z(3), device, True).sum().backward()
+
+
+def test_copies_of_the_views(device):
+    a = _z(3, 2)
+    A = cours(a, device)
+    r = torchweb.view_as_real_copy(A)
+    cclose(r, torch.view_as_real_copy(a))
+    r[0, 0] = 100.0   # a copy: A unchanged
+    cclose(A, a)
+    x = _x(3, 2)
+    cclose(torchweb.view_as_complex_copy(cours(x, device)), torch.view_as_complex_copy(x))

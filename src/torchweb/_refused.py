@@ -21,8 +21,6 @@ REASONS = {
                "classes; use tensors (torch.save/load handle checkpoints)",
     "dtype": "this dtype is not supported on WebGPU; use torch.float32, float16, int32, int64, "
              "uint8 or bool",
-    "complex": "complex tensors are not supported yet (planned: issue 20); work on real and "
-               "imaginary parts as separate float tensors",
     "linalg": "this linear-algebra decomposition is not implemented yet (planned: issue 20); "
               "torch.linalg has norms, cross and matrix products today",
     "sparse": "sparse layouts other than COO are not supported; use torch.sparse_coo_tensor or a "
