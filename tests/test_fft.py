@@ -159,3 +159,14 @@ def test_errors_match(device):
 def test_namespace_is_complete():
     assert sorted(n for n in dir(torch.fft) if not n.startswith("_") and n != "Tensor" and callable(getattr(torch.fft, n))) == \
         sorted(torchweb.fft.__all__)
+
+
+def test_out_and_empty_dims(device):
+    z = _x(6, cplx=True)
+    Z = cours(z, device)
+    out = torchweb.zeros(6, dtype=torchweb.cfloat, device=device)
+    r = torchweb.fft.fft(Z, out=out)
+    assert r is out
+    _close(out, torch.fft.fft(z))
+    x = _x(2, 3)
+    _close(torchweb.fft.fftn(cours(x, device), dim=()), torch.fft.fftn(x, dim=()))

@@ -17,6 +17,21 @@ __all__ = ["fft", "ifft", "fft2", "ifft2", "fftn", "ifftn", "rfft", "irfft", "rf
 _SWAP = {None: "forward", "backward": "forward", "forward": "backward", "ortho": "ortho"}
 
 
+def _swap(norm):
+    """The norm of the transform hfft/ihfft are written with (their direction is the other's)."""
+    return _SWAP.get(norm, norm)
+
+
+def _out(result, out):
+    """out= as PyTorch's: the result written there (its shape must match)."""
+    if out is None:
+        return result
+    if tuple(out.shape) != tuple(result.shape) or out.is_complex() != result.is_complex():
+        raise RuntimeError(f"out= must have the result's shape {list(result.shape)} and dtype {result.dtype} "
+                           "in torchweb's torch.fft")
+    return out.copy_(result)
+
+
 def _scale(norm, n, forward):
     """The factor norm= puts on a transform of n points."""
     if norm is None or norm == "backward":
@@ -108,36 +123,36 @@ def _conj(z):
 def fft(input, n=None, dim=-1, norm=None, *, out=None):
     """fft(input, n=None, dim=-1, norm=None) -> Tensor: the one-dimensional discrete Fourier
     transform (complex64; real input is taken as complex)."""
-    return _c2c(input, n, dim, norm, True)
+    return _out(_c2c(input, n, dim, norm, True), out)
 
 
 def ifft(input, n=None, dim=-1, norm=None, *, out=None):
     """ifft(input, n=None, dim=-1, norm=None) -> Tensor: the inverse of fft."""
-    return _c2c(input, n, dim, norm, False)
+    return _out(_c2c(input, n, dim, norm, False), out)
 
 
 def rfft(input, n=None, dim=-1, norm=None, *, out=None):
     """rfft(input, n=None, dim=-1, norm=None) -> Tensor: the fft of real input, its n // 2 + 1
     non-negative frequencies."""
-    return _r2c(input, n, dim, norm, True, "rfft")
+    return _out(_r2c(input, n, dim, norm, True, "rfft"), out)
 
 
 def irfft(input, n=None, dim=-1, norm=None, *, out=None):
     """irfft(input, n=None, dim=-1, norm=None) -> Tensor: the real inverse of rfft, of length
     n (2 * (input.size(dim) - 1) by default)."""
-    return _c2r(input, n, dim, norm, False)
+    return _out(_c2r(input, n, dim, norm, False), out)
 
 
 def hfft(input, n=None, dim=-1, norm=None, *, out=None):
     """hfft(input, n=None, dim=-1, norm=None) -> Tensor: the fft of a Hermitian-symmetric signal
     given by its first half: a real result of length n."""
     z = input if isinstance(input, ComplexTensor) else wrap(_real_pairs(_float(input)))
-    return _c2r(_conj(z), n, dim, _SWAP[norm] if norm in _SWAP else norm, False)
+    return _out(_c2r(_conj(z), n, dim, _swap(norm), False), out)
 
 
 def ihfft(input, n=None, dim=-1, norm=None, *, out=None):
     """ihfft(input, n=None, dim=-1, norm=None) -> Tensor: the inverse of hfft, of real input."""
-    return _conj(_r2c(input, n, dim, _SWAP[norm] if norm in _SWAP else norm, True, "ihfft"))
+    return _out(_conj(_r2c(input, n, dim, _swap(norm), True, "ihfft")), out)
 
 
 # -- several dimensions ----------------------------------------------------------------------
@@ -164,7 +179,7 @@ def fftn(input, s=None, dim=None, norm=None, *, out=None):
     s, dims = _dims(input, s, dim)
     for n, d in zip(s, dims):
         input = _c2c(input, n, d, norm, True)
-    return input if isinstance(input, ComplexTensor) else _c2c(input, None, -1, None, True)
+    return _out(input if isinstance(input, ComplexTensor) else input.to(D.complex64), out)
 
 
 def ifftn(input, s=None, dim=None, norm=None, *, out=None):
@@ -172,7 +187,7 @@ def ifftn(input, s=None, dim=None, norm=None, *, out=None):
     s, dims = _dims(input, s, dim)
     for n, d in zip(s, dims):
         input = _c2c(input, n, d, norm, False)
-    return input
+    return _out(input if isinstance(input, ComplexTensor) else input.to(D.complex64), out)
 
 
 def rfftn(input, s=None, dim=None, norm=None, *, out=None):
@@ -182,7 +197,7 @@ def rfftn(input, s=None, dim=None, norm=None, *, out=None):
     z = _r2c(input, s[-1], dims[-1], norm, True, "rfftn")
     for n, d in zip(s[:-1], dims[:-1]):
         z = _c2c(z, n, d, norm, True)
-    return z
+    return _out(z, out)
 
 
 def irfftn(input, s=None, dim=None, norm=None, *, out=None):
@@ -193,48 +208,48 @@ def irfftn(input, s=None, dim=None, norm=None, *, out=None):
     for n, d in zip(s[:-1], dims[:-1]):
         z = _c2c(z, n, d, norm, False)
     last = s[-1] if given else 2 * (input.shape[dims[-1]] - 1)
-    return _c2r(z, last, dims[-1], norm, False)
+    return _out(_c2r(z, last, dims[-1], norm, False), out)
 
 
 def hfftn(input, s=None, dim=None, norm=None, *, out=None):
     """hfftn(input, s=None, dim=None, norm=None) -> Tensor: the n-dimensional hfft (a real result)."""
     z = input if isinstance(input, ComplexTensor) else wrap(_real_pairs(_float(input)))
-    return irfftn(_conj(z), s, dim, _SWAP[norm] if norm in _SWAP else norm)
+    return _out(irfftn(_conj(z), s, dim, _swap(norm)), out)
 
 
 def ihfftn(input, s=None, dim=None, norm=None, *, out=None):
     """ihfftn(input, s=None, dim=None, norm=None) -> Tensor: the inverse of hfftn, of real input."""
-    return _conj(rfftn(input, s, dim, _SWAP[norm] if norm in _SWAP else norm))
+    return _out(_conj(rfftn(input, s, dim, _swap(norm))), out)
 
 
 def fft2(input, s=None, dim=(-2, -1), norm=None, *, out=None):
     """fft2(input, s=None, dim=(-2, -1), norm=None) -> Tensor."""
-    return fftn(input, s, dim, norm)
+    return _out(fftn(input, s, dim, norm), out)
 
 
 def ifft2(input, s=None, dim=(-2, -1), norm=None, *, out=None):
     """ifft2(input, s=None, dim=(-2, -1), norm=None) -> Tensor."""
-    return ifftn(input, s, dim, norm)
+    return _out(ifftn(input, s, dim, norm), out)
 
 
 def rfft2(input, s=None, dim=(-2, -1), norm=None, *, out=None):
     """rfft2(input, s=None, dim=(-2, -1), norm=None) -> Tensor."""
-    return rfftn(input, s, dim, norm)
+    return _out(rfftn(input, s, dim, norm), out)
 
 
 def irfft2(input, s=None, dim=(-2, -1), norm=None, *, out=None):
     """irfft2(input, s=None, dim=(-2, -1), norm=None) -> Tensor."""
-    return irfftn(input, s, dim, norm)
+    return _out(irfftn(input, s, dim, norm), out)
 
 
 def hfft2(input, s=None, dim=(-2, -1), norm=None, *, out=None):
     """hfft2(input, s=None, dim=(-2, -1), norm=None) -> Tensor."""
-    return hfftn(input, s, dim, norm)
+    return _out(hfftn(input, s, dim, norm), out)
 
 
 def ihfft2(input, s=None, dim=(-2, -1), norm=None, *, out=None):
     """ihfft2(input, s=None, dim=(-2, -1), norm=None) -> Tensor."""
-    return ihfftn(input, s, dim, norm)
+    return _out(ihfftn(input, s, dim, norm), out)
 
 
 # -- helpers ---------------------------------------------------------------------------------
