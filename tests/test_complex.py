@@ -255,3 +255,34 @@ def test_copies_of_the_views(device):
     cclose(A, a)
     x = _x(3, 2)
     cclose(torchweb.view_as_complex_copy(cours(x, device)), torch.view_as_complex_copy(x))
+
+
+def test_save_and_load_both_ways(device):
+    import io
+    z = _z(3, 4)
+    buf = io.BytesIO()
+    torch.save({"z": z, "zt": z.t(), "row": z[1]}, buf)
+    got = torchweb.load(io.BytesIO(buf.getvalue()), map_location=device)
+    cclose(got["z"], z)
+    cclose(got["zt"], z.t())
+    cclose(got["row"], z[1])
+    buf = io.BytesIO()
+    torchweb.save({"z": got["z"], "col": got["z"][:, 2], "p": torchweb.nn.Parameter(got["z"])}, buf)
+    back = torch.load(io.BytesIO(buf.getvalue()))
+    assert torch.equal(back["z"], z) and torch.equal(back["col"], z[:, 2])
+    assert isinstance(back["p"], torch.nn.Parameter) and torch.equal(back["p"].detach(), z)
+
+
+def test_safetensors_c64_round_trip(device):
+    import json
+    import struct
+    z = _z(2, 3)
+    Z = cours(z, device)
+    data = torchweb.safetensors.save({"z": Z, "x": torchweb.ones(2, device=device)})
+    n = struct.unpack("<Q", data[:8])[0]
+    header = json.loads(data[8:8 + n])
+    assert header["z"]["dtype"] == "C64" and header["z"]["shape"] == [2, 3]
+    b, e = header["z"]["data_offsets"]
+    assert bytes(data[8 + n + b:8 + n + e]) == z.numpy().tobytes()   # complex64's own bytes
+    back = torchweb.safetensors.load(data, device=device)
+    cclose(back["z"], z)
