@@ -172,15 +172,13 @@ def wrap(r, cls=ComplexTensor):
     z._r = r
     _set_meta(z, r)
     z.dtype = D.complex64
-    z._base = None
-    z._requires_grad = False
-    z._grad = None
-    z._grad_fn = None
-    z._view_version = None
-    z._output_nr = 0
-    z._acc = None
-    z._hooks = ()
+    for field, value in _NO_HISTORY:   # (the pair tensor holds the autograd state)
+        setattr(z, field, value)
     return z
+
+
+_NO_HISTORY = (("_base", None), ("_requires_grad", False), ("_grad", None), ("_grad_fn", None),
+               ("_view_version", None), ("_output_nr", 0), ("_acc", None), ("_hooks", ()))
 
 
 def pairs(r):

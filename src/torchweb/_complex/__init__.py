@@ -5,12 +5,12 @@ and complex), routes the torch.* functions complex tensors support here when an 
 complex (the registry's op otherwise, unchanged: no cost on real tensors), and fills the
 creation routes (_complex_routes.py)."""
 
-import functools
 import warnings
 
 from .. import _dtype as D
 from .._complex_routes import ROUTES, refusal
 from .._creation import full
+from .._type_routes import refusing, routed
 from .._tensor_methods import OPERATORS, INPLACE, METHODS, _cuda
 from ..ops.registry import method_names
 from . import creation as C, math as M, shape as S
@@ -96,15 +96,6 @@ def _methods():
     return m
 
 
-def _refusing(name):
-    what = name.strip("_") if name.startswith("__") else f"Tensor.{name}"
-
-    def refused(self, *args, **kwargs):
-        raise refusal(what)
-    refused.__name__ = name
-    return refused
-
-
 # torch.<name> -> the complex form, where an argument is a complex tensor
 def _torch_forms(m):
     f = {name: m[name] for name in (
@@ -135,29 +126,6 @@ _ORIG = {}
 _SEQUENCE_FIRST = {"cat", "concat", "concatenate", "stack"}
 
 
-def _dispatching(orig, fn, sequence_first):
-    if sequence_first:
-        def f(tensors, *args, **kwargs):
-            for t in tensors:
-                if type(t) is Z:
-                    return fn(tensors, *args, **kwargs)
-            return orig(tensors, *args, **kwargs)
-    else:
-        def f(*args, **kwargs):
-            for a in args:
-                if type(a) is Z:
-                    return fn(*args, **kwargs)
-            if kwargs:
-                for a in kwargs.values():
-                    if type(a) is Z:
-                        return fn(*args, **kwargs)
-            return orig(*args, **kwargs)
-    f = functools.wraps(orig)(f)
-    f.__wrapped__ = getattr(orig, "__wrapped__", orig) if getattr(orig, "_routes_float64", False) else orig
-    f._routes_float64 = True   # (tests/test_registry.py: the op behind the name is __wrapped__)
-    return f
-
-
 def install(namespace):
     """Give the complex tensor its methods (others refused), and route namespace's torch.*
     functions complex tensors support (namespace: torchweb's globals)."""
@@ -167,12 +135,12 @@ def install(namespace):
     for table in (method_names(), OPERATORS, INPLACE, METHODS):
         for name in table:
             if name not in Z.__dict__ and name not in _KEEP:
-                setattr(Z, name, _refusing(name))
+                setattr(Z, name, refusing(name, refusal))
     for name, fn in _torch_forms(m).items():
         orig = namespace.get(name)
         if callable(orig):
             _ORIG[name] = orig
-            namespace[name] = _dispatching(orig, fn, name in _SEQUENCE_FIRST)
+            namespace[name] = routed(orig, fn, Z, name in _SEQUENCE_FIRST)
     Z._edges = S.printed_edges
     Z.real = property(lambda self: wrap_part(self, 0))
     Z.imag = property(lambda self: wrap_part(self, 1))
