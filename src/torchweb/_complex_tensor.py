@@ -203,6 +203,7 @@ def parameter(cls, data, requires_grad):
         cls = next(c for c in cls.__mro__ if not issubclass(c, ComplexTensor))
     made = _PARAMETER_CLASSES.get(cls)
     if made is None:
-        made = _PARAMETER_CLASSES[cls] = type("Complex" + cls.__name__, (cls, ComplexTensor),
-                                              {"__module__": cls.__module__})
+        # (named as cls: type(p).__name__ is "Parameter", as PyTorch's)
+        made = _PARAMETER_CLASSES[cls] = type(cls.__name__, (cls, ComplexTensor),
+                                              {"__module__": cls.__module__, "__qualname__": cls.__qualname__})
     return wrap(data._r.detach(), made).requires_grad_(requires_grad)
