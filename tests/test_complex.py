@@ -286,3 +286,16 @@ def test_safetensors_c64_round_trip(device):
     assert bytes(data[8 + n + b:8 + n + e]) == z.numpy().tobytes()   # complex64's own bytes
     back = torchweb.safetensors.load(data, device=device)
     cclose(back["z"], z)
+
+
+def test_device_as_context_manager():
+    """`with torch.device(d):` (llama2's init_weights makes its frequencies under it): factories
+    inside make tensors on d, as PyTorch's; the default comes back after."""
+    before = torchweb.get_default_device()
+    with torchweb.device("cpu") as d:
+        assert d == torchweb.device("cpu")
+        assert torchweb.ones(2).device.type == "cpu"
+        assert torchweb.polar(torchweb.ones(2), torchweb.zeros(2)).device.type == "cpu"
+    assert torchweb.get_default_device() == before
+    with torch.device("cpu"):
+        assert torch.ones(2).device.type == "cpu"

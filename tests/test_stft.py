@@ -112,3 +112,20 @@ def test_errors_and_warnings_match(device):
         assert b.endswith(a) or "window overlap add min" in a and "window overlap add min" in b, (a, b)
     with pytest.warns(UserWarning, match="A window was not provided"):
         torchweb.stft(X, 16, return_complex=True)
+
+
+def test_istft_return_complex_and_length_past_the_frames(device):
+    z = torch.complex(_signal(300), _signal(300, seed=2))
+    w = torch.hann_window(32)
+    s = torch.stft(z, 32, 8, window=w, return_complex=True)
+    S, W = cours(s, device), torchweb.hann_window(32, device=device)
+    for length in (None, 250, 320):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            want = torch.istft(s, 32, 8, window=w, return_complex=True, onesided=False, length=length)
+        got = torchweb.istft(S, 32, 8, window=W, return_complex=True, onesided=False, length=length)
+        cclose(got, want, rtol=1e-4, atol=1e-4)
+    x = _signal(300)
+    s = torch.stft(x, 32, 8, window=w, return_complex=True)
+    cclose(torchweb.istft(cours(s, device), 32, 8, window=W, length=330),
+           torch.istft(s, 32, 8, window=w, length=330), rtol=1e-4, atol=1e-4)

@@ -143,8 +143,11 @@ def istft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tr
         y = y[:, start:min(end, total)] / env
     else:
         y = _overlap_add(frames * w, total, n_fft, hop)[:, start:min(end, total)] / env
-    if end > total:
-        y = y if isinstance(y, ComplexTensor) else _pad(y, [0, end - total])
+    if end > total:   # (length past the frames: zeros, as PyTorch's)
+        if isinstance(y, ComplexTensor):
+            y = wrap(cat([y._r, zeros(y.shape[0], end - total, 2, device=y.device)], 1))
+        else:
+            y = _pad(y, [0, end - total])
     return y if batched else y.squeeze(0)
 
 
