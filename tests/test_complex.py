@@ -299,3 +299,14 @@ def test_device_as_context_manager():
     assert torchweb.get_default_device() == before
     with torch.device("cpu"):
         assert torch.ones(2).device.type == "cpu"
+
+
+def test_real_tensor_with_a_python_complex_number(device):
+    x = _x(5)
+    X = cours(x, device)
+    cclose(X * 1j, x * 1j)
+    cclose(2j * X, 2j * x)
+    cclose(X + (1 - 1j), x + (1 - 1j))
+    cclose(X - 0.5j, x - 0.5j)
+    cclose(X / (1 + 1j), x / (1 + 1j))
+    cclose((1j * X).exp(), (1j * x).exp())

@@ -3,7 +3,8 @@ functions and casts that meet such requests: the package fills ROUTES when it is
 they look the route up here instead of importing it."""
 
 # "tensor" (data with a complex number, or dtype=complex64), "full", "random" (creation),
-# "from_real" (a real tensor cast by Tensor.to)
+# "from_real" (a real tensor cast by Tensor.to), "binary" (a real tensor's operator with a
+# Python complex number)
 ROUTES = {}
 
 

@@ -1,4 +1,4 @@
-"""complex64 tensors (float32 pairs; tensor.py says how they are held and differentiated).
+"""complex64 tensors (float32 pairs; _complex_tensor.py says how they are held and differentiated).
 
 install() gives the complex tensor its methods (every other Tensor method raises, naming the op
 and complex), routes the torch.* functions complex tensors support here when an argument is
@@ -16,7 +16,8 @@ from ..ops.registry import method_names
 from . import creation as C, math as M, shape as S
 from .._complex_tensor import ComplexTensor as Z, wrap
 
-ROUTES.update(tensor=C.from_data, full=C.full, random=C.random, from_real=C.from_real)
+ROUTES.update(tensor=C.from_data, full=C.full, random=C.random, from_real=C.from_real,
+              binary=lambda name, a, b: getattr(M, name)(a, b))
 
 # methods that work on a complex tensor as Tensor defines them (metadata)
 _KEEP = {"type", "__hash__", "dim", "size", "numel", "element_size", "is_floating_point", "stride",
@@ -122,7 +123,6 @@ def _like(input, value, kw):
     return C.full(input.shape, value, device, kw.get("requires_grad", False))
 
 
-_ORIG = {}
 _SEQUENCE_FIRST = {"cat", "concat", "concatenate", "stack"}
 
 
@@ -139,7 +139,6 @@ def install(namespace):
     for name, fn in _torch_forms(m).items():
         orig = namespace.get(name)
         if callable(orig):
-            _ORIG[name] = orig
             namespace[name] = routed(orig, fn, Z, name in _SEQUENCE_FIRST)
     Z._edges = S.printed_edges
     Z.real = property(lambda self: wrap_part(self, 0))
