@@ -41,10 +41,10 @@ NAMESPACES = [
     ("autograd", "autograd", True),
     ("utils.data", "utils.data", True),
     ("special", "special", True),
-    ("linalg", "linalg", False),
+    ("linalg", "linalg", True),
     ("fft", "fft", True),
     ("distributions", "distributions", True),
-    ("func", "func", False),
+    ("func", "func", True),
 ]
 
 _TYPING_MODULES = {"typing", "typing_extensions", "collections.abc", "abc", "builtins", "types",

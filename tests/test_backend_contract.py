@@ -8,7 +8,7 @@ import typing
 
 import pytest
 
-from torchweb.backends import backend_for
+from torchweb.backends import backend_for, plans
 from torchweb.backends.base import Backend
 
 DEVICES = ["cpu", "webgpu"]
@@ -89,11 +89,26 @@ def test_absent_fused_kernels_say_no(device):
         with pytest.raises(NotImplementedError, match="softmax_fits is False"):
             be.softmax(None, None, False)
         with pytest.raises(NotImplementedError, match="SORT_BLOCK is None"):
-            be.sort_block(None, "f", 2, False)
+            be.sort_block(None, None, 2)
     else:
         assert isinstance(be.SORT_BLOCK, int)
         with pytest.raises(NotImplementedError, match="SORT_BLOCK is set"):
             be.sort(None, None, None, False)
+
+
+def test_plan_objects_are_immutable_values():
+    """The plans primitives take (backends/plans.py) cannot change under a kernel cache keyed on
+    them, and equal plans key alike; ElementwiseDtypes (extended by the cached DtypePlan) is
+    the one class that is not a NamedTuple."""
+    classes = [c for c in vars(plans).values() if isinstance(c, type) and c.__module__ == plans.__name__]
+    assert {c.__name__ for c in classes if not issubclass(c, tuple)} == {"ElementwiseDtypes"}
+    for cls in classes:
+        if not issubclass(cls, tuple):
+            continue
+        a, b = cls._make(range(len(cls._fields))), cls._make(range(len(cls._fields)))
+        assert a == b and hash(a) == hash(b)
+        with pytest.raises(AttributeError):
+            setattr(a, cls._fields[0], -1)
 
 
 def test_cpu_device_assert_raises_now():

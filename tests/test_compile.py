@@ -52,11 +52,13 @@ def _train(lib, model, opt, data, compiled, sched=None):
     return [float(l.item()) for l in losses], f
 
 
-# RAdam's update changes form at its 6th step (the rectification starts): its replays cross it
+# RAdam's update changes form at its 6th step (the rectification starts), ASGD's after t0 steps
+# (its averaging starts): their replays cross it
 OPTIONS = {"Adam": dict(lr=1e-2), "AdamW": dict(lr=1e-2, weight_decay=0.1),
            "SGD": dict(lr=0.1, momentum=0.9, nesterov=True), "RAdam": dict(lr=1e-2),
            "NAdam": dict(lr=1e-2, weight_decay=0.01), "RMSprop": dict(lr=1e-2, momentum=0.5, centered=True),
-           "Adagrad": dict(lr=0.1, lr_decay=0.01), "Adadelta": dict(lr=1.0), "Adamax": dict(lr=1e-2)}
+           "Adagrad": dict(lr=0.1, lr_decay=0.01), "Adadelta": dict(lr=1.0), "Adamax": dict(lr=1e-2),
+           "Rprop": dict(lr=1e-2), "ASGD": dict(lr=0.05, t0=3, lambd=1e-2)}
 
 
 @pytest.mark.parametrize("optim", list(OPTIONS))
@@ -87,6 +89,41 @@ def test_scheduler_outside_the_step_is_followed(optim):
     assert mine == pytest.approx(ref, abs=2e-5)
     if optim == "Adam":
         assert o_opt.state[ours[0].weight]["step"].item() == 10
+
+
+@pytest.mark.parametrize("optim", ["SparseAdam", "Adafactor", "LBFGS"])
+def test_an_optimizer_that_runs_op_by_op_is_not_captured(optim):
+    """Adafactor reads norms back, SparseAdam gathers at a gradient's indices, LBFGS needs a
+    closure: their steps run eagerly, and the same as PyTorch's."""
+    ours, theirs = _pair()
+    kw = dict(lr=0.05) if optim != "LBFGS" else dict(lr=0.5, max_iter=3)
+    o_opt = getattr(tw.optim, optim)(ours.parameters(), **kw)
+    t_opt = getattr(torch.optim, optim)(theirs.parameters(), **kw)
+
+    def step(lib, model, opt, x, y):
+        def closure():
+            opt.zero_grad()
+            loss = lib.nn.functional.cross_entropy(model(x), y)
+            loss.backward()
+            if optim == "SparseAdam":
+                for p in model.parameters():
+                    p.grad = p.grad.to_sparse(1) if p.dim() == 2 else p.grad.to_sparse()
+            return loss
+        if optim == "LBFGS":
+            return opt.step(closure)
+        loss = closure()
+        opt.step()
+        return loss
+    f = tw.compile(step)
+    for x, y in _data(4):
+        mine = f(tw, ours, o_opt, _ours(x), _ours(y, tw.int64))
+        ref = step(torch, theirs, t_opt, x, y)
+        assert mine.item() == pytest.approx(ref.item(), abs=2e-5)
+    assert f.compile_stats["replays"] == 0
+    why = {"SparseAdam": "reads values back", "Adafactor": "Adafactor's update runs op by op", "LBFGS": "closure"}
+    assert any(why[optim] in r for r in f.compile_stats["reasons"]), f.compile_stats["reasons"]
+    for (k, v), (_, w) in zip(ours.state_dict().items(), theirs.state_dict().items()):
+        assert torch.allclose(torch.tensor(v.tolist()), w, atol=2e-5), k
 
 
 def test_held_outputs_keep_their_values():

@@ -626,5 +626,3 @@ def test_spectral_norm_errors(device):
             wPZ.spectral_norm(w, **kw)
         if "Module" not in str(e.value):
             assert str(mine.value) == str(e.value)
-    with pytest.raises(NotImplementedError, match="orthogonal"):
-        wPZ.orthogonal(torchweb.nn.Linear(2, 2))

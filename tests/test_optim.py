@@ -40,6 +40,13 @@ CONFIGS = [
     ("RAdam", dict(lr=0.01)),
     ("RAdam", dict(lr=0.01, weight_decay=0.1)),
     ("RAdam", dict(lr=0.01, weight_decay=0.1, decoupled_weight_decay=True, betas=(0.9, 0.9))),
+    ("Rprop", dict()),
+    ("Rprop", dict(lr=0.05, etas=(0.3, 1.5), step_sizes=(1e-3, 0.02), maximize=True, foreach=False)),
+    ("ASGD", dict()),
+    ("ASGD", dict(lr=0.05, lambd=1e-3, alpha=0.5, t0=5, weight_decay=0.1, maximize=True)),
+    ("Adafactor", dict()),
+    ("Adafactor", dict(lr=0.05, beta2_decay=-0.5, eps=(1e-4, 1e-2), d=0.5 + 1.0, weight_decay=0.1)),
+    ("Adafactor", dict(lr=0.02, maximize=True, foreach=False)),
 ]
 
 
@@ -130,7 +137,7 @@ def _to_torchweb_state(sd, device):
             "param_groups": copy.deepcopy(sd["param_groups"])}
 
 
-@pytest.mark.parametrize("config", [c for i, c in enumerate(CONFIGS) if i in (2, 6, 10, 12, 15, 17, 19, 22, 25)], ids=_ids)
+@pytest.mark.parametrize("config", [c for i, c in enumerate(CONFIGS) if i in (2, 6, 10, 12, 15, 17, 19, 22, 25, 27, 29, 31)], ids=_ids)
 def test_state_dict_layout_and_round_trip(config, device):
     name, kwargs = config
     half = STEPS // 2
@@ -172,7 +179,8 @@ def test_state_dict_of_sgd_without_momentum_is_empty(device):
     assert opt.state_dict()["param_groups"] == topt.state_dict()["param_groups"]
 
 
-@pytest.mark.parametrize("name", ["SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta", "Adamax", "NAdam", "RAdam"])
+@pytest.mark.parametrize("name", ["SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta", "Adamax", "NAdam", "RAdam",
+                                  "Rprop", "ASGD", "SparseAdam", "Adafactor"])
 def test_repr_and_defaults_match_pytorch(name):
     p = torchweb.zeros(2, device="cpu", requires_grad=True)
     tp = torch.zeros(2, requires_grad=True)
@@ -218,6 +226,11 @@ def _bad(lib, name, *args, **kwargs):
     ("Adagrad", dict(initial_accumulator_value=-1.0)), ("Adadelta", dict(rho=1.5)),
     ("Adamax", dict(lr=-1.0)), ("NAdam", dict(momentum_decay=-1.0)), ("RAdam", dict(eps=-1.0)),
     ("Adam", dict(fused=True, differentiable=True)),
+    ("Rprop", dict(lr=-1.0)), ("Rprop", dict(etas=(1.0, 1.2))), ("Rprop", dict(etas=(0.5, 1.0))),
+    ("ASGD", dict(lr=-1.0)), ("ASGD", dict(weight_decay=-1.0)),
+    ("SparseAdam", dict(lr=0.0)), ("SparseAdam", dict(eps=0.0)), ("SparseAdam", dict(betas=(0.9, 1.0))),
+    ("Adafactor", dict(lr=-1.0)), ("Adafactor", dict(beta2_decay=0.5)), ("Adafactor", dict(eps=(-1.0, 1e-3))),
+    ("Adafactor", dict(eps=(None, -1.0))), ("Adafactor", dict(d=0.5)), ("Adafactor", dict(weight_decay=-1.0)),
 ], ids=lambda c: c[0] + "-" + "-".join(f"{k}={v}" for k, v in c[1].items()))
 def test_bad_options_raise_like_pytorch(case):
     name, kwargs = case
@@ -276,7 +289,9 @@ def test_add_param_group_zero_grad_closure_and_hooks(device):
 
 
 @pytest.mark.parametrize("name,kwargs", [("SGD", dict(lr=0.1, momentum=0.9)), ("Adam", dict(lr=0.01, amsgrad=True)),
-                                         ("RMSprop", dict(lr=0.01, centered=True, momentum=0.9))])
+                                         ("RMSprop", dict(lr=0.01, centered=True, momentum=0.9)),
+                                         ("Rprop", dict(lr=0.01)), ("ASGD", dict(lr=0.05, t0=1)),
+                                         ("Adafactor", dict(lr=0.05))])
 def test_non_contiguous_parameters(name, kwargs, device):
     g = torch.Generator().manual_seed(3)
     base = torch.randn(6, 5, generator=g)
@@ -294,7 +309,8 @@ def test_non_contiguous_parameters(name, kwargs, device):
 
 
 @pytest.mark.parametrize("name,kwargs", [("SGD", dict(lr=0.1, momentum=0.9)), ("Adam", dict(lr=0.01, eps=1e-3)),
-                                         ("Adagrad", dict(lr=0.1))])
+                                         ("Adagrad", dict(lr=0.1)), ("Rprop", dict(lr=0.01)),
+                                         ("ASGD", dict(lr=0.05, t0=3))])
 def test_float16_parameters(name, kwargs, device):
     """float16 is computed in float32 and stored once per step (PyTorch rounds after each op):
     close to PyTorch's float16 run, state kept in float16. (Adam's default eps, 1e-8, is 0 in
@@ -310,7 +326,7 @@ def test_float16_parameters(name, kwargs, device):
         assert p.dtype == torchweb.float16
     for s in a[2].state.values():
         for k, v in s.items():
-            if k != "step":
+            if k not in ("step", "eta", "mu"):   # (0-d float32 counters, as PyTorch's)
                 assert v.dtype == torchweb.float16
     torch.testing.assert_close(torch.tensor(a[0]), torch.tensor(b[0]), rtol=2e-2, atol=2e-3)
     for x, y in zip(a[1], b[1]):
@@ -327,7 +343,8 @@ def test_one_kernel_per_parameter(monkeypatch):
     for name, kwargs in [("SGD", dict(lr=0.1, momentum=0.9, nesterov=True, weight_decay=0.1)),
                          ("Adam", dict(amsgrad=True, weight_decay=0.1)), ("AdamW", {}),
                          ("RMSprop", dict(centered=True, momentum=0.9)), ("Adagrad", {}), ("Adadelta", {}),
-                         ("Adamax", {}), ("NAdam", {}), ("RAdam", {})]:
+                         ("Adamax", {}), ("NAdam", {}), ("RAdam", {}), ("Rprop", {}),
+                         ("ASGD", dict(t0=0, weight_decay=0.1))]:
         params = [torchweb.ones(5, 3, device="webgpu", requires_grad=True), torchweb.ones(3, device="webgpu", requires_grad=True)]
         for p in params:
             p.grad = torchweb.full(p.shape, 0.5, device="webgpu")
@@ -446,3 +463,132 @@ def test_without_numpy_the_step_lives_on_the_parameters_device(monkeypatch):
     before = rt.stream.dispatches
     b[2].step()
     assert rt.stream.dispatches - before == 3 and reads == []
+
+
+@pytest.mark.parametrize("kwargs", [dict(), dict(lr=0.05, betas=(0.8, 0.9), eps=1e-4, maximize=True)])
+def test_sparse_adam_matches_pytorch(kwargs, device):
+    """Sparse COO gradients of an embedding table (rows picked with repeats: coalesced first),
+    two parameters, one of them 1-D with sparse entries; a step with an empty gradient skips."""
+    g = torch.Generator().manual_seed(7)
+    w, v = torch.randn(10, 4, generator=g), torch.randn(6, generator=g)
+    tp = [w.clone().requires_grad_(True), v.clone().requires_grad_(True)]
+    p = [ours(w, device, requires_grad=True), ours(v, device, requires_grad=True)]
+    topt, opt = torch.optim.SparseAdam(tp, **kwargs), torchweb.optim.SparseAdam(p, **kwargs)
+    for step in range(6):
+        rows = torch.randint(0, 10, (5,), generator=g)
+        vals = torch.randn(5, 4, generator=g)
+        idx = torch.randint(0, 6, (1, 3), generator=g)
+        vvals = torch.randn(3, generator=g) if step != 3 else torch.zeros(0)
+        idx = idx if step != 3 else torch.zeros(1, 0, dtype=torch.long)
+        tgrads = [torch.sparse_coo_tensor(rows[None], vals, (10, 4)), torch.sparse_coo_tensor(idx, vvals, (6,))]
+        for t, o, gr in zip(tp, p, tgrads):
+            t.grad = gr
+            o.grad = torchweb.sparse_coo_tensor(ours(gr._indices(), device), ours(gr._values(), device), tuple(gr.shape))
+        topt.step()
+        opt.step()
+    for a, b in zip(p, tp):
+        torch.testing.assert_close(theirs(a.detach()), b.detach(), rtol=1e-5, atol=1e-6)
+    sd, tsd = opt.state_dict(), topt.state_dict()
+    assert sd["param_groups"] == tsd["param_groups"]
+    for i, s in tsd["state"].items():
+        assert list(sd["state"][i]) == list(s) and sd["state"][i]["step"] == s["step"] == 6
+        for k in ("exp_avg", "exp_avg_sq"):
+            torch.testing.assert_close(theirs(sd["state"][i][k]), s[k], rtol=1e-5, atol=1e-6)
+
+
+def test_sparse_adam_refuses_dense_gradients_and_sparse_params():
+    p, tp = torchweb.zeros(3, device="cpu", requires_grad=True), torch.zeros(3, requires_grad=True)
+    p.grad, tp.grad = torchweb.ones(3, device="cpu"), torch.ones(3)
+    with pytest.raises(RuntimeError) as exp:
+        torch.optim.SparseAdam([tp]).step()
+    with pytest.raises(RuntimeError) as got:
+        torchweb.optim.SparseAdam([p]).step()
+    assert str(got.value) == str(exp.value) == "SparseAdam does not support dense gradients, please consider Adam instead"
+    sp = torchweb.sparse_coo_tensor(torchweb.tensor([[0]]), torchweb.ones(1), (3,))
+    tsp = torch.sparse_coo_tensor(torch.tensor([[0]]), torch.ones(1), (3,))
+    assert _bad(torchweb, "SparseAdam", [p, sp]) == _bad(torch, "SparseAdam", [tp, tsp])
+    # and the dense optimizers refuse sparse gradients with PyTorch's message
+    for name in ("Rprop", "ASGD", "Adafactor"):
+        p.grad, tp.grad = sp, tsp
+        with pytest.raises(RuntimeError) as exp:
+            getattr(torch.optim, name)([tp]).step()
+        with pytest.raises(RuntimeError) as got:
+            getattr(torchweb.optim, name)([p]).step()
+        assert str(got.value) == str(exp.value), name
+
+
+@pytest.mark.parametrize("shape", [(2, 3, 4), (5,), ()])
+def test_adafactor_factors_the_last_two_dims(shape, device):
+    """A 3-d parameter's second moments are row and column means over its last two dims (a
+    batched row_var @ col_var); a vector's and a scalar's are full."""
+    g = torch.Generator().manual_seed(2)
+    w = torch.randn(shape, generator=g)
+    tp, p = w.clone().requires_grad_(True), ours(w, device, requires_grad=True)
+    topt, opt = torch.optim.Adafactor([tp], lr=0.05), torchweb.optim.Adafactor([p], lr=0.05)
+    for _ in range(5):
+        gr = torch.randn(shape, generator=g)
+        tp.grad, p.grad = gr.clone(), ours(gr, device)
+        topt.step()
+        opt.step()
+    torch.testing.assert_close(theirs(p.detach()), tp.detach(), rtol=1e-5, atol=1e-6)
+    tstate, state = topt.state[tp], opt.state[p]
+    assert list(state) == list(tstate)
+    for k, v in tstate.items():
+        assert tuple(state[k].shape) == tuple(v.shape)
+        torch.testing.assert_close(theirs(state[k]), v, rtol=1e-5, atol=1e-7)
+
+
+def test_swap_in_optimizer_params_and_state(device):
+    """Inside the block the step acts on the given tensors and state (in-place edits reach the
+    given state_dict), with its group options; the live optimizer is restored after."""
+    runs = {}
+    for lib in (torchweb, torch):
+        _, params, opt = _train(lib, "Adam", dict(lr=0.01), device, steps=3)
+        before = [theirs(p.detach()) if lib is torchweb else p.detach().clone() for p in params]
+        live_state = opt.state
+        sd = opt.state_dict()
+        osd = _clone_state(sd) if lib is torchweb else copy.deepcopy(sd)
+        osd["param_groups"][0]["lr"] = 0.5
+        swapped = {f"p{i}": p.detach().clone().requires_grad_(True) for i, p in enumerate(params)}
+        for p in swapped.values():
+            p.grad = lib.ones_like(p)
+        with lib.optim.swap_in_optimizer_params_and_state(opt, swapped, osd):
+            assert opt.param_groups[0]["lr"] == 0.5
+            opt.step()
+        assert opt.state is live_state and opt.param_groups[0]["lr"] == 0.01
+        assert opt.param_groups[0]["params"] == params
+        for p, b in zip(params, before):   # (the live parameters untouched)
+            torch.testing.assert_close(theirs(p.detach()) if lib is torchweb else p.detach(), b)
+        runs[lib] = swapped, osd
+    (ours_p, ours_sd), (their_p, their_sd) = runs[torchweb], runs[torch]
+    for k in their_p:
+        torch.testing.assert_close(theirs(ours_p[k].detach()), their_p[k].detach(), rtol=1e-5, atol=1e-6)
+    for i, s in their_sd["state"].items():
+        assert ours_sd["state"][i]["step"].item() == s["step"].item() == 4
+        torch.testing.assert_close(theirs(ours_sd["state"][i]["exp_avg"]), s["exp_avg"], rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("case", ["no state", "groups", "extra key", "keys", "params"])
+def test_swap_in_optimizer_params_and_state_errors(case):
+    def attempt(lib):
+        p = lib.ones(2, requires_grad=True)
+        opt = lib.optim.SGD([p], lr=0.1, momentum=0.9)
+        if case != "no state":
+            p.grad = lib.ones(2)
+            opt.step()
+        sd = opt.state_dict()
+        if case == "groups":
+            sd["param_groups"] = sd["param_groups"] * 2
+        elif case == "extra key":
+            sd["state"][5] = {}
+        elif case == "keys":
+            sd["param_groups"][0]["other"] = 1
+        elif case == "params":
+            sd["param_groups"][0]["params"] = ["a"]
+        try:
+            with lib.optim.swap_in_optimizer_params_and_state(opt, {"p": p}, sd):
+                pass
+        except Exception as e:  # noqa: BLE001  (comparing exception types and messages)
+            return type(e), str(e)
+    exp = attempt(torch)
+    assert exp is not None and attempt(torchweb) == exp

@@ -144,13 +144,15 @@ def test_tensorboard_and_export_are_refused_as_on_a_build_without_them():
     import importlib
     with pytest.raises(ImportError, match="tensorboard is not supported by torchweb"):
         importlib.import_module("torchweb.utils.tensorboard")
-    for name in ("onnx", "func"):
+    for name in ("onnx",):
         assert not hasattr(torchweb, name)
         with pytest.raises(AttributeError, match=f"torch.{name} is not supported by torchweb"):
             getattr(torchweb, name)
-    # torch.distributions exists now (loaded on first use), as a submodule too
+    # torch.distributions and torch.func exist now (loaded on first use), as submodules too
     assert importlib.import_module("torchweb.distributions") is torchweb.distributions
     assert torchweb.distributions.Normal.__name__ == torch.distributions.Normal.__name__
+    assert importlib.import_module("torchweb.func") is torchweb.func
+    assert torchweb.vmap is torchweb.func.vmap
 
 
 def test_from_file(tmp_path, device):

@@ -21,9 +21,15 @@ REPO = os.path.abspath(os.path.join(HERE, "..", ".."))
 FULL = dict(chain_n=1024, chain_ops=200, matmuls=(512, 1024), readback_n=1 << 20,
             mlp=(784, 256, 10, 64),
             gpt=dict(n_layer=2, n_head=2, n_embd=64, block_size=32, vocab_size=65, batch=4))
+# On a real GPU (bench/gpu: the browser path in node on Dawn): nanoGPT's shape and the issue's
+# 1024/4096 matmuls
+GPU = dict(chain_n=1024, chain_ops=200, matmuls=(1024, 4096), readback_n=1 << 20,
+           mlp=(784, 256, 10, 64),
+           gpt=dict(n_layer=6, n_head=6, n_embd=384, block_size=256, vocab_size=65, batch=16))
 SMOKE = dict(chain_n=64, chain_ops=20, matmuls=(32, 64), readback_n=4096,
              mlp=(64, 32, 10, 8),
              gpt=dict(n_layer=1, n_head=2, n_embd=16, block_size=8, vocab_size=65, batch=2))
+SIZES = {"full": FULL, "smoke": SMOKE, "gpu": GPU}
 CHECKED_STEPS = 3    # training: the losses of the first steps are compared, then the timed steps go on
 MLP_LR, GPT_LR, GPT_WD, GPT_BETAS = 1e-3, 6e-4, 0.1, (0.9, 0.95)
 
@@ -50,9 +56,10 @@ def _gpt_module():
     return load_file(os.path.join(REPO, "tests", "models", "nanogpt_model.py"), torch)
 
 
-def make(out_dir, smoke):
-    """Write out_dir/data/*.bin and out_dir/manifest.json; returns the manifest."""
-    sizes = SMOKE if smoke else FULL
+def make(out_dir, smoke, profile=None):
+    """Write out_dir/data/*.bin and out_dir/manifest.json; returns the manifest. profile: a
+    key of SIZES (default: smoke or full)."""
+    sizes = SIZES[profile or ("smoke" if smoke else "full")]
     data_dir = os.path.join(out_dir, "data")
     os.makedirs(data_dir, exist_ok=True)
     os.makedirs(os.path.join(out_dir, "py"), exist_ok=True)
@@ -152,7 +159,7 @@ def make(out_dir, smoke):
         if kind in ("mlp", "gpt"):
             w["warm"] = CHECKED_STEPS
         wl.append(w)
-    manifest = {"smoke": smoke, "sizes": sizes, "workloads": wl, "python_files": py_files,
+    manifest = {"smoke": smoke, "profile": profile or ("smoke" if smoke else "full"), "sizes": sizes, "workloads": wl, "python_files": py_files,
                 "arrays": arrays, "torch_reference": torch.__version__}
     with open(os.path.join(out_dir, "manifest.json"), "w") as f:
         json.dump(manifest, f, indent=1)

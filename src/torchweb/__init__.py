@@ -109,4 +109,8 @@ def __getattr__(name):
     if name == "distributions":
         import torchweb.distributions  # deferred: load time (imports torchweb itself)
         return globals()["distributions"]  # the import set it on this package
+    if name in ("func", "vmap"):   # torch.func and torch.vmap, likewise
+        import torchweb.func  # deferred: load time (imports torchweb itself)
+        globals()["vmap"] = globals()["func"].vmap
+        return globals()[name]
     return _refused_getattr(name)

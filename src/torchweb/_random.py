@@ -4,12 +4,17 @@ counter-based Philox generator (the same on the cpu and webgpu devices)."""
 import random as _pyrandom
 from ._device import as_device, CPU, WEBGPU
 from .backends import backend_for
+from .backends.plans import RandomDraw
 from .ops.operands import empty
 from .ops import elementwise as E
 from ._tensor import Tensor
 from ._dtype import uint8
 
 _DEFAULT_SEED = 67280421310721
+
+# Called with the generator before each draw while torch.func.vmap runs (its randomness= rule,
+# torchweb/func/_randomness.py); None otherwise.
+on_draw = None
 
 
 class Generator:
@@ -37,6 +42,8 @@ class Generator:
         self._seed, self._calls = state
 
     def next_call(self):
+        if on_draw is not None:
+            on_draw(self)
         c = self._calls
         self._calls += 1
         return self._seed, c
@@ -74,7 +81,7 @@ def fill(t, kind, a, b, generator=None):
     g = generator or default_generator(t.device)
     seed_, call = g.next_call()
     target = t if t.is_contiguous() else empty(t.shape, t.dtype, t.device)
-    backend_for(t.device.type).random(kind, target, seed_, call, a, b)
+    backend_for(t.device.type).random(RandomDraw(kind, a, b, seed_, call), target)
     if target is not t:
         E.copy_into(t, target)
     t._bump_version()

@@ -21,14 +21,15 @@ REASONS = {
                "classes; use tensors (torch.save/load handle checkpoints)",
     "dtype": "this dtype is not supported on WebGPU; use torch.float32, float16, int32, int64, "
              "uint8 or bool",
-    "linalg": "this linear-algebra decomposition is not implemented yet (planned: issue 20); "
-              "torch.linalg has norms, cross and matrix products today",
+    "linalg": "this linear-algebra routine is not implemented by torchweb; torch.linalg has the "
+              "decompositions and solvers (docs/linalg.md)",
+    "linalg_removed": "removed from PyTorch 2 (it raises there too); use torch.linalg.solve, lstsq, "
+                      "eigh, eig or matrix_rank",
     "sparse": "sparse layouts other than COO are not supported; use torch.sparse_coo_tensor or a "
               "dense tensor",
     "distributed": "torch.distributed (several processes or devices) does not exist in a web page",
     "cuda_stream": "CUDA streams, events and graphs have no WebGPU counterpart here; torchweb "
                    "orders work on one queue (torch.webgpu.synchronize() waits for it)",
-    "func": "torch.func / vmap are not implemented yet (planned: issue 20)",
     "nested": "nested (jagged) tensors are not supported",
     "scaled_mm": "scaled float8/float4 matmuls need 8-bit and 4-bit float types, which WebGPU does "
                  "not have; use F.grouped_mm or matmul in float32/float16",
@@ -115,11 +116,9 @@ NAMES = {
             set_autocast_xla_dtype set_autocast_xla_enabled""", "other_backend"),
         **_names("empty_quantized", "quantization"),
         **_names("bit", "dtype"),
-        **_names("""cholesky cholesky_inverse cholesky_solve det eig geqrf inverse lobpcg lstsq lu
-            lu_solve lu_unpack matrix_exp matrix_power matrix_rank nuclear_norm orgqr ormqr
-            pca_lowrank pinverse qr logdet slogdet solve svd svd_lowrank symeig triangular_solve""", "linalg"),
+        **_names("lobpcg pca_lowrank svd_lowrank", "linalg"),
+        **_names("eig lstsq matrix_rank solve symeig", "linalg_removed"),
         **_names("jagged", "nested"),
-        **_names("vmap func", "func"),
         **_names("onnx export", "export"),
         **_names("from_dlpack to_dlpack", "dlpack"),
         **_names("get_file_path", "internal"),
@@ -137,9 +136,7 @@ NAMES = {
         **dict.fromkeys(("smm", "sspaddmm", "sparse_resize_", "sparse_resize_and_clear_",
                          "resize_as_sparse_"), "sparse_op"),
         "index": "first_class_dims", "to_mkldnn": "vendor", "to_padded_tensor": "nested",
-        **dict.fromkeys(("cholesky", "cholesky_inverse", "cholesky_solve", "det", "eig", "geqrf", "inverse",
-                         "logdet", "lstsq", "lu", "lu_solve", "matrix_exp", "matrix_power", "orgqr", "ormqr",
-                         "pinverse", "qr", "slogdet", "solve", "svd", "symeig", "triangular_solve"), "linalg"),
+        **dict.fromkeys(("eig", "lstsq", "solve", "symeig"), "linalg_removed"),
     },
     "nn": {"CrossMapLRN2d": "lua_lrn"},
     "nn.functional": dict.fromkeys(("scaled_mm", "scaled_grouped_mm", "ScalingType", "SwizzleType"), "scaled_mm"),
@@ -161,6 +158,7 @@ NAMES = {
         functional_datapipe guaranteed_datapipes_determinism non_deterministic runtime_validation
         runtime_validation_disabled""", "datapipes"),
     "special": {},
+    "func": {},
 }
 
 _COMPILED = {ns: [(re.compile(p), key) for p, key in pats] for ns, pats in PATTERNS.items()}

@@ -1,8 +1,27 @@
-"""torch.linalg: norms, cross, multi_dot (the ops themselves live in ops/linalg_more.py)."""
+"""torch.linalg: norms, products, and the decompositions and solvers (the ops themselves live in
+ops/linalg_more.py, ops/linalg_factor.py, ops/linalg_det.py, ops/linalg_spectral.py and
+ops/linalg_derived.py; docs/linalg.md says which algorithm each uses)."""
 
 from .ops import reduction as R
 from .ops.linalg_more import linalg_cross as cross, linalg_norm as norm, matrix_norm, multi_dot  # noqa: F401
 from .ops.linalg import matmul  # noqa: F401
+from .ops.linalg_checks import LinAlgError  # noqa: F401
+from .ops.linalg_factor import (cholesky, cholesky_ex, inv, inv_ex, solve, solve_ex,  # noqa: F401
+                                solve_triangular, lu_factor, lu_factor_ex, lu, lu_solve)
+from .ops.linalg_det import det, slogdet  # noqa: F401
+from .ops.linalg_spectral import qr, eigh, eigvalsh, svd, svdvals  # noqa: F401
+from .ops import linalg_derived as _derived
+from .ops.linalg_derived import lstsq, vander, eig, eigvals, diagonal  # noqa: F401
+from .ops.out_arg import with_out as _with_out
+
+# (out= as PyTorch's: written by ops/out_arg.py's rules)
+pinv, matrix_rank, cond, householder_product, tensorinv, tensorsolve, matrix_power, matrix_exp = (
+    _with_out(getattr(_derived, n), "linalg." + n) for n in
+    ("pinv", "matrix_rank", "cond", "householder_product", "tensorinv", "tensorsolve", "matrix_power", "matrix_exp"))
+from ._refused import refuse_the_rest
+
+__getattr__ = refuse_the_rest("torch.linalg", "not implemented by torchweb (LDL^H with Bunch-Kaufman pivoting: "
+                              "use linalg.cholesky for a positive-definite matrix, linalg.solve otherwise)")
 
 
 def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):

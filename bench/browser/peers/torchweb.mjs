@@ -5,8 +5,10 @@ export const name = "torchweb";
 let py = null;
 
 export async function init(files) {
-  const { loadPyodide } = await import("../build/pyodide/pyodide.mjs");
-  py = await loadPyodide({ indexURL: new URL("../build/pyodide/", import.meta.url).href });
+  // (bench/gpu/dawn.mjs, the page in node on Dawn, starts Pyodide before navigator exists:
+  // with a navigator there, node's Pyodide takes the browser's paths and fails)
+  py = globalThis.__benchPyodide ?? await (await import("../build/pyodide/pyodide.mjs")).loadPyodide(
+    { indexURL: new URL("../build/pyodide/", import.meta.url).href });
   const latest = await (await fetch("build/wheels/latest.json")).json();
   await py.loadPackage(new URL(`build/wheels/${latest.wheel}`, location.href).href);
   for (const f of files) {   // python files next to the bench: torchweb_bench, model_files, nanogpt_model

@@ -5,8 +5,10 @@ against it: each has every member here with the same parameters, and no other pu
 
 Tensors passed in are torchweb Tensors the caller made (shape, strides, offset, dtype, storage);
 a backend reads their layout and storage and writes outputs in place, and never calls ops,
-autograd or Tensor methods. A primitive a backend cannot run is still present: its capability
-flag or `*_fits` answer keeps callers off it, and calling it raises NotImplementedError.
+autograd or Tensor methods. A primitive's options come as one named plan object of
+backends/plans.py (first, but for elementwise's dtypes, last as in DtypePlan.fresh), never as a
+long list by position. A primitive a backend cannot run is still present: its capability flag or
+`*_fits` answer keeps callers off it, and calling it raises NotImplementedError.
 """
 
 from typing import Protocol, runtime_checkable
@@ -51,9 +53,9 @@ class Backend(Protocol):
         contiguous bool tensor bad is true: now, or at the next readback on an async device."""
 
     # -- elementwise, reductions, matmul, random --------------------------------------------------
-    def elementwise(self, op, out, operands, classes, cls, value_cls, compute_dtypes):
+    def elementwise(self, op, out, operands, dtypes):
         """out = op(*operands) (a row of ops/elementwise/table.py), broadcast, each operand a
-        tensor or a Python number computed in its compute dtype and class (f, i, u, b)."""
+        tensor or a Python number computed in its dtype and class (plans.ElementwiseDtypes)."""
 
     def run_fused(self, outs, roots, one_kernel=False, patched=False):
         """Write each pending storage of outs with the values of the fused elementwise
@@ -62,17 +64,17 @@ class Backend(Protocol):
         step, lazy/scope.py): one_kernel, one dispatch (no vectorized body and scalar tail);
         patched, its scalars noted for a captured call's replay to recompute."""
 
-    def reduce(self, kind, out, inp, nred, acc_cls, nchunks=1, divisor=None, index_from=None,
-               pairs_in=False, pairs_out=False):
-        """Reduce inp's last nred dims into out (sum, mean, prod, max, min, argmax, argmin, all,
-        any); the other options are the passes of a split reduction (SPLIT_REDUCTIONS only)."""
+    def reduce(self, p, out, inp, index_from=None):
+        """Reduce inp's last p.nred dims into out (p: plans.ReducePass); p's split options and
+        index_from (argmax/argmin's positions, read at the winning partial) are the passes of a
+        split reduction (SPLIT_REDUCTIONS only)."""
 
     def matmul(self, out, a, b, acc_cls):
         """out = a @ b ([*B, M, K] @ [*B, K, N], batch dims broadcast, K <= MAX_MATMUL_K)."""
 
-    def random(self, kind, out, seed, call, a, b):
-        """out = counter-based (Philox) random values of kind (uniform, normal, ...) with
-        parameters a, b, the same numbers on every device for one (seed, call)."""
+    def random(self, draw, out):
+        """out = counter-based (Philox) random values (draw: plans.RandomDraw), the same
+        numbers on every device for one (seed, call)."""
 
     # -- fused kernels, each with the question whether it fits --------------------------------
     def softmax_fits(self, row, rows):
@@ -91,30 +93,31 @@ class Backend(Protocol):
     def attention_fits(self, L, S, E, Ev, batch=1):
         """Whether the fused attention kernels should run these sizes (False: no kernels)."""
 
-    def attention_forward(self, out, lse, q, k, v, mask, causal, scale):
-        """out [*B, L, Ev] and lse [*B, L] (float32) of softmax(q k^T * scale + mask) v."""
+    def attention_forward(self, spec, out, lse, q, k, v):
+        """out [*B, L, Ev] and lse [*B, L] (float32) of softmax(q k^T * scale + mask) v
+        (spec: plans.AttentionSpec)."""
 
-    def attention_backward(self, dq, dkv, q, k, v, mask, dout, ld, causal, scale):
+    def attention_backward(self, spec, dq, dkv, q, k, v, dout, ld):
         """dq, and dk then dv in dkv, from dout and ld (the forward's lse, then rowsum(dout * out))."""
 
     # -- scans and sorting -----------------------------------------------------------------------
-    def scan(self, kind, out, inp, acc_cls, indices=None, reverse=False, nchunks=1, totals_only=False,
-             carry=None, carry_indices=None, pairs_in=False, pairs_out=False, index_in=None):
-        """Scan inp's last dim into out (sum, prod, max, min, logsumexp; max/min also write
-        indices); the options after reverse are the passes of a split scan (SPLIT_SCANS only)."""
+    def scan(self, p, out, inp, indices=None, carry=None, carry_indices=None, index_in=None):
+        """Scan inp's last dim into out (p: plans.ScanPass; max/min also write indices); p's
+        split options, carry (the scanned totals before each chunk, and their indices) and
+        index_in (the totals' indices) are the passes of a split scan (SPLIT_SCANS only)."""
 
     def sort(self, values, indices, inp, descending):
         """Stable sort of inp's rows into values and int64 indices (SORT_BLOCK None only)."""
 
-    def sort_block(self, inp, acc_cls, size, descending, values=None, indices=None, work_keys=None,
-                   work_idx=None):
-        """Sort blocks of `size` (a power of two up to SORT_BLOCK) of inp's rows, into values and
-        indices or into the work keys and indices that sort_step and sort_merge go on with."""
+    def sort_block(self, plan, inp, size, values=None, indices=None, work_keys=None, work_idx=None):
+        """Sort blocks of `size` (a power of two up to SORT_BLOCK) of inp's rows (plan:
+        plans.SortPlan), into values and indices or into the work keys and indices that
+        sort_step and sort_merge go on with."""
 
-    def sort_step(self, work_keys, work_idx, acc_cls, R, k, j, descending):
-        """One bitonic compare-exchange pass (k, j) over the work keys of rows of length R."""
+    def sort_step(self, plan, work_keys, work_idx, k, j):
+        """One bitonic compare-exchange pass (k, j) over the work keys of plan's rows."""
 
-    def sort_merge(self, work_keys, work_idx, acc_cls, R, descending, values=None, indices=None):
+    def sort_merge(self, plan, work_keys, work_idx, values=None, indices=None):
         """The last passes of the merge, writing values and indices."""
 
     def sort_scatter_add(self, out, idx, src):
@@ -140,8 +143,9 @@ class Backend(Protocol):
         """grad_weight (float32, zeroed) += grad's rows at idx, padding_idx skipped."""
 
     # -- search and counting ---------------------------------------------------------------------
-    def search_sorted(self, out, seq, values, sorter, right, acc_cls, shared):
-        """out[r, k] = insertion point of values[r, k] in row (0 if shared else r) of seq."""
+    def search_sorted(self, spec, out, seq, values, sorter=None):
+        """out[r, k] = insertion point of values[r, k] in row (0 if spec.shared else r) of seq,
+        or of seq reordered by sorter (spec: plans.SearchSpec)."""
 
     def count_scatter(self, out, index, src=None, mask=None, bias=0):
         """out[index[i] + bias] = src[i] (or i) where mask[i] (or everywhere)."""
@@ -153,18 +157,18 @@ class Backend(Protocol):
         """out (zeroed) += 1 (or weights[i]) at inp[i]."""
 
     # -- convolution, pooling, padding, interpolation, sampling ----------------------------------
-    def im2col(self, out, inp, kernel, stride, padding, dilation, out_size, l0=0):
-        """out [N, C*K, Lc]: the columns of output positions l0 .. l0 + Lc - 1."""
+    def im2col(self, geom, out, inp, l0=0):
+        """out [N, C*K, Lc]: the columns of output positions l0 .. l0 + Lc - 1 of the windows of
+        geom (plans.ConvGeometry) over inp [N, C, *S]."""
 
-    def col2im(self, out, cols, kernel, stride, padding, dilation, out_size, l0=0, accumulate=False):
+    def col2im(self, geom, out, cols, l0=0, accumulate=False):
         """im2col's adjoint: the columns summed back into out (added to it if accumulate)."""
 
-    def pool(self, kind, out, indices, inp, nb, geom, adaptive, count_include_pad=True,
-             divisor_override=None):
-        """max (indices written unless None) or avg pooling of inp's dims after the first nb."""
+    def pool(self, spec, out, indices, inp, nb):
+        """max (indices written unless None) or avg pooling (spec: plans.PoolSpec) of inp's
+        dims after the first nb."""
 
-    def pool_backward(self, kind, grad_in, grad_out, indices, geom, adaptive, count_include_pad=True,
-                      divisor_override=None):
+    def pool_backward(self, spec, grad_in, grad_out, indices):
         """pool's gradient into grad_in."""
 
     def unpool(self, out, inp, indices, what):
@@ -173,22 +177,22 @@ class Backend(Protocol):
     def unpool_backward(self, grad_in, grad_out, indices, what):
         """grad_in = grad_out at indices."""
 
-    def pad(self, mode, out, inp, nb, pads, value=0):
-        """out = inp padded (constant, reflect, replicate, circular) in its dims after nb."""
+    def pad(self, spec, out, inp, nb):
+        """out = inp padded (spec: plans.PadSpec) in its dims after nb."""
 
-    def pad_backward(self, mode, grad_in, grad_out, nb, pads):
+    def pad_backward(self, spec, grad_in, grad_out, nb):
         """pad's gradient into grad_in."""
 
-    def interpolate(self, mode, out, inp, nb, scales, align):
-        """out = inp resampled (nearest, linear, cubic, antialiased) in its dims after nb."""
+    def interpolate(self, spec, out, inp, nb):
+        """out = inp resampled (spec: plans.InterpolationSpec) in its dims after nb."""
 
-    def interpolate_backward(self, mode, grad_in, grad_out, scales, align):
+    def interpolate_backward(self, spec, grad_in, grad_out):
         """interpolate's gradient into grad_in."""
 
-    def grid_sample(self, out, inp, grid, mode, pad, align):
-        """out = inp sampled at grid's normalized coordinates."""
+    def grid_sample(self, spec, out, inp, grid):
+        """out = inp sampled at grid's normalized coordinates (spec: plans.GridSampleSpec)."""
 
-    def grid_sample_backward(self, grad_in, grad_grid, grad_out, inp, grid, mode, pad, align):
+    def grid_sample_backward(self, spec, grad_in, grad_grid, grad_out, inp, grid):
         """grad_in (zeroed float32, added into, or None) and grad_grid (written, or None)."""
 
 

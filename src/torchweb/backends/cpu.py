@@ -41,10 +41,11 @@ async def read_values_async(t):
     return read_values(t)
 
 
-def elementwise(op, out, operands, classes, cls, value_cls, compute_dtypes):
+def elementwise(op, out, operands, dtypes):
     n = _np()
     args = []
-    for o, c, d in zip(operands, classes, compute_dtypes):
+    cls = dtypes.cls
+    for o, c, d in zip(operands, dtypes.classes, dtypes.compute):
         want = _compute_np_dtype(d, c)
         if hasattr(o, "_storage"):
             v = _view(o)
@@ -118,11 +119,11 @@ SPLIT_REDUCTIONS = False   # numpy reduces in one go (ops/lowering.py)
 MAX_MATMUL_K = None
 
 
-def reduce(kind, out, inp, nred, acc_cls, nchunks=1, divisor=None, index_from=None,
-           pairs_in=False, pairs_out=False):
-    """(The options after acc_cls are a split reduction's passes: never asked, SPLIT_REDUCTIONS
-    is False.)"""
+def reduce(p, out, inp, index_from=None):
+    """(p's split options and index_from are a split reduction's passes: never asked,
+    SPLIT_REDUCTIONS is False.)"""
     n = _np()
+    kind, nred, acc_cls = p.kind, p.nred, p.acc_cls
     x = _view(inp)
     axes = tuple(range(x.ndim - nred, x.ndim))
     outer = x.shape[:x.ndim - nred]
@@ -191,11 +192,11 @@ def attention_fits(L, S, E, Ev, batch=1):
     return False
 
 
-def attention_forward(out, lse, q, k, v, mask, causal, scale):
+def attention_forward(spec, out, lse, q, k, v):
     raise _absent("attention_forward", "attention_fits is False")
 
 
-def attention_backward(dq, dkv, q, k, v, mask, dout, ld, causal, scale):
+def attention_backward(spec, dq, dkv, q, k, v, dout, ld):
     raise _absent("attention_backward", "attention_fits is False")
 
 
@@ -210,8 +211,9 @@ def device_assert(bad, what, exc, message):
         raise exc(message() if callable(message) else message)
 
 
-def random(kind, out, seed, call, a, b):
+def random(draw, out):
     n = _np()
+    kind, seed, call, a, b = draw.kind, draw.seed, draw.call, draw.a, draw.b
     if kind == "uniform" and out.dtype.name == "float16":
         # 11 random bits for half, as the GPU kernel draws them: 24 would round up to 1.0
         u = (_philox.philox(n, out.numel(), seed, call)[0] >> n.uint32(21)).astype(n.float32) * n.float32(2.0 ** -11)

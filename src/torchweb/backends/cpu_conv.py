@@ -27,8 +27,9 @@ def _pads(S, kernel, stride, padding, dilation, out_size):
             for n, k, s, p, d, o in zip(S, kernel, stride, padding, dilation, out_size)]
 
 
-def im2col(out, inp, kernel, stride, padding, dilation, out_size, l0=0):
+def im2col(geom, out, inp, l0=0):
     n = np()
+    kernel, stride, padding, dilation, out_size = geom.kernel, geom.stride, geom.padding, geom.dilation, geom.out_size
     x = view(inp)
     N, C = x.shape[:2]
     xp = n.pad(x, [(0, 0), (0, 0)] + _pads(x.shape[2:], kernel, stride, padding, dilation, out_size))
@@ -40,8 +41,9 @@ def im2col(out, inp, kernel, stride, padding, dilation, out_size, l0=0):
     n.copyto(view(out), cols.reshape(N, C * K, L)[:, :, l0:l0 + Lc], casting="unsafe")
 
 
-def col2im(out, cols, kernel, stride, padding, dilation, out_size, l0=0, accumulate=False):
+def col2im(geom, out, cols, l0=0, accumulate=False):
     n = np()
+    kernel, stride, padding, dilation, out_size = geom.kernel, geom.stride, geom.padding, geom.dilation, geom.out_size
     N, C = out.shape[:2]
     S = tuple(out.shape[2:])
     K = int(n.prod(kernel))
@@ -62,11 +64,16 @@ def col2im(out, cols, kernel, stride, padding, dilation, out_size, l0=0, accumul
 
 
 # -- pooling -------------------------------------------------------------------------------
+def _per_dim(g):
+    """(S, O, k, s, p, d) of each spatial dim of ConvGeometry g."""
+    return zip(g.in_size, g.out_size, g.kernel, g.stride, g.padding, g.dilation)
+
+
 def _windows(geom, adaptive):
     """Per spatial dim: (list over window offsets of (position, valid), start, count)."""
     n = np()
     out = []
-    for S, O, k, s, p, d in zip(*geom):
+    for S, O, k, s, p, d in _per_dim(geom):
         o = n.arange(O, dtype=n.int64)
         if adaptive:
             start = (o * S) // O
@@ -100,18 +107,19 @@ def _divisor(geom, wins, adaptive, count_include_pad, divisor_override):
     if adaptive:
         return _outer([w[2] for w in wins], lambda a, b: a * b)
     sizes = []
-    for (S, O, k, s, p, d), (_, start, _) in zip(zip(*geom), wins):
+    for (S, O, k, s, p, d), (_, start, _) in zip(_per_dim(geom), wins):
         e = n.minimum(start + k, S + p)
         sizes.append(e - start if count_include_pad else n.minimum(e, S) - n.maximum(start, 0))
     return _outer(sizes, lambda a, b: a * b)
 
 
-def pool(kind, out, indices, inp, nb, geom, adaptive, count_include_pad=True, divisor_override=None):
+def pool(spec, out, indices, inp, nb):
     n = np()
+    kind, geom, adaptive = spec.kind, spec.geom, spec.adaptive
     x = view(inp)
     if inp.dtype.name == "float16":
         x = x.astype(n.float32)
-    S = geom[0]
+    S = geom.in_size
     wins = _windows(geom, adaptive)
     oshape = tuple(out.shape)
     if kind == "max":
@@ -143,7 +151,7 @@ def pool(kind, out, indices, inp, nb, geom, adaptive, count_include_pad=True, di
         if indices is not None:
             n.copyto(view(indices), n.maximum(mi, 0), casting="unsafe")
         return
-    div = _divisor(geom, wins, adaptive, count_include_pad, divisor_override)
+    div = _divisor(geom, wins, adaptive, spec.count_include_pad, spec.divisor_override)
     with n.errstate(all="ignore"):
         if m.dtype.kind == "f":
             r = m / n.asarray(div, dtype=n.float32)
@@ -152,10 +160,10 @@ def pool(kind, out, indices, inp, nb, geom, adaptive, count_include_pad=True, di
     n.copyto(view(out), n.broadcast_to(r, oshape), casting="unsafe")
 
 
-def pool_backward(kind, grad_in, grad_out, indices, geom, adaptive, count_include_pad=True,
-                  divisor_override=None):
+def pool_backward(spec, grad_in, grad_out, indices):
     n = np()
-    S, O = tuple(geom[0]), tuple(geom[1])
+    kind, geom, adaptive = spec.kind, spec.geom, spec.adaptive
+    S, O = geom.in_size, geom.out_size
     g = view(grad_out).astype(n.float32)
     B = g.size // max(int(n.prod(O)), 1) if g.size else 0
     gin = n.zeros((B,) + S, dtype=n.float32)
@@ -165,7 +173,7 @@ def pool_backward(kind, grad_in, grad_out, indices, geom, adaptive, count_includ
         n.add.at(flat, (n.arange(B)[:, None], idx), g.reshape(B, -1))
     else:
         wins = _windows(geom, adaptive)
-        div = _divisor(geom, wins, adaptive, count_include_pad, divisor_override)
+        div = _divisor(geom, wins, adaptive, spec.count_include_pad, spec.divisor_override)
         gd = g.reshape((B,) + O) / n.asarray(div, dtype=n.float32)
         for combo in itertools.product(*(w[0] for w in wins)):
             pos = [n.clip(c[0], 0, max(s - 1, 0)) for c, s in zip(combo, S)]
@@ -192,8 +200,9 @@ def _pad_maps(mode, sizes, pads, out_sizes):
     return maps
 
 
-def pad(mode, out, inp, nb, pads, value=0):
+def pad(spec, out, inp, nb):
     n = np()
+    mode, pads, value = spec.mode, spec.pads, spec.value
     x = view(inp)
     L = x.shape[nb:]
     maps = _pad_maps(mode, L, pads, out.shape[nb:])
@@ -203,8 +212,9 @@ def pad(mode, out, inp, nb, pads, value=0):
     n.copyto(view(out), n.where(valid, v, value), casting="unsafe")
 
 
-def pad_backward(mode, grad_in, grad_out, nb, pads):
+def pad_backward(spec, grad_in, grad_out, nb):
     n = np()
+    mode, pads = spec.mode, spec.pads
     L = tuple(grad_in.shape[nb:])
     O = tuple(grad_out.shape[nb:])
     g = view(grad_out).astype(n.float32)
@@ -296,8 +306,9 @@ def _interp_taps_plain(mode, S, O, scale, align):
     return idx, n.stack(w, 1).astype(f)
 
 
-def interpolate(mode, out, inp, nb, scales, align):
+def interpolate(spec, out, inp, nb):
     n = np()
+    mode, scales, align = spec.mode, spec.scales, spec.align
     x = view(inp).astype(n.float32)
     S, O = x.shape[nb:], out.shape[nb:]
     taps = [_interp_taps(mode, s, o, sc, align) for s, o, sc in zip(S, O, scales)]
@@ -310,8 +321,9 @@ def interpolate(mode, out, inp, nb, scales, align):
     n.copyto(view(out), acc, casting="unsafe")
 
 
-def interpolate_backward(mode, grad_in, grad_out, scales, align):
+def interpolate_backward(spec, grad_in, grad_out):
     n = np()
+    mode, scales, align = spec.mode, spec.scales, spec.align
     r = len(scales)
     S, O = tuple(grad_in.shape[grad_in.dim() - r:]), tuple(grad_out.shape[grad_out.dim() - r:])
     g = view(grad_out).astype(n.float32)
@@ -478,8 +490,9 @@ def _gs_gather(x, pos):
     return n.moveaxis(v, -1, 1)
 
 
-def grid_sample(out, inp, grid, mode, pad, align):
+def grid_sample(spec, out, inp, grid):
     n = np()
+    mode, pad, align = spec.mode, spec.padding_mode, spec.align
     x = view(inp).astype(n.float32)
     g = view(grid).astype(n.float32)
     S = x.shape[2:]
@@ -491,8 +504,9 @@ def grid_sample(out, inp, grid, mode, pad, align):
     n.copyto(view(out), acc, casting="unsafe")
 
 
-def grid_sample_backward(grad_in, grad_grid, grad_out, inp, grid, mode, pad, align):
+def grid_sample_backward(spec, grad_in, grad_grid, grad_out, inp, grid):
     n = np()
+    mode, pad, align = spec.mode, spec.padding_mode, spec.align
     f = n.float32
     x = view(inp).astype(f)
     g = view(grid).astype(f)

@@ -5,8 +5,9 @@ compaction scatter behind unique, and bincount (sequential float32 sums, as PyTo
 from .cpu_arrays import np, view
 
 
-def search_sorted(out, seq, values, sorter, right, acc_cls, shared):
+def search_sorted(spec, out, seq, values, sorter=None):
     n = np()
+    right, acc_cls, shared = spec.right, spec.acc_cls, spec.shared
     s, v = view(seq), view(values)
     if acc_cls == "f":
         s, v = s.astype(n.float32), v.astype(n.float32)

@@ -41,10 +41,11 @@ def _cumext(n, kind, x):
     return vals, idx
 
 
-def scan(kind, out, inp, acc_cls, indices=None, reverse=False, nchunks=1, totals_only=False,
-         carry=None, carry_indices=None, pairs_in=False, pairs_out=False, index_in=None):
-    """(The options after reverse are a split scan's passes: never asked, SPLIT_SCANS is False.)"""
+def scan(p, out, inp, indices=None, carry=None, carry_indices=None, index_in=None):
+    """(p's split options, carry and index_in are a split scan's passes: never asked,
+    SPLIT_SCANS is False.)"""
     n = np()
+    kind, acc_cls, reverse = p.kind, p.acc_cls, p.reverse
     x = view(inp)
     if reverse:
         x = x[..., ::-1]
@@ -86,15 +87,15 @@ def sort(values, indices, inp, descending):
     n.copyto(view(indices), order, casting="unsafe")
 
 
-def sort_block(inp, acc_cls, size, descending, values=None, indices=None, work_keys=None, work_idx=None):
+def sort_block(plan, inp, size, values=None, indices=None, work_keys=None, work_idx=None):
     raise absent("sort_block", "SORT_BLOCK is None: sort() sorts whole rows")
 
 
-def sort_step(work_keys, work_idx, acc_cls, R, k, j, descending):
+def sort_step(plan, work_keys, work_idx, k, j):
     raise absent("sort_step", "SORT_BLOCK is None: sort() sorts whole rows")
 
 
-def sort_merge(work_keys, work_idx, acc_cls, R, descending, values=None, indices=None):
+def sort_merge(plan, work_keys, work_idx, values=None, indices=None):
     raise absent("sort_merge", "SORT_BLOCK is None: sort() sorts whole rows")
 
 

@@ -67,14 +67,15 @@ class Template:
         self.grid_limited = grid_limited   # the backend's GRID_LIMITED: _record checks the size
 
 
-def template(op, out, operands, classes, cls, value_cls, compute_dtypes, backend):
-    """op's Template, from its dtype plan and the operands of one call; False where the op
-    must run now."""
-    if value_cls != "f" or out.dtype is not _F32 or not ENABLED or (
+def template(op, out, operands, dtypes, backend):
+    """op's Template, from its dtype plan (backends/plans.py ElementwiseDtypes) and the
+    operands of one call; False where the op must run now."""
+    cls = dtypes.cls
+    if dtypes.value_cls != "f" or out.dtype is not _F32 or not ENABLED or (
             op.divisor >= 0 and cls in ("i", "u") and getattr(operands[op.divisor], "_storage", None) is not None):
         return False   # (a zero integer divisor in a tensor is checked on the device: at the op)
     tokens, f32 = [], []
-    for o, c, dt in zip(operands, classes, compute_dtypes):
+    for o, c, dt in zip(operands, dtypes.classes, dtypes.compute):
         if getattr(o, "_storage", None) is None:
             if dt is _U8 or c != "f":
                 return False   # (scalars are passed as float32: deferred ops compute in f32)
@@ -102,24 +103,23 @@ def elementwise_fresh(op, out, operands, plan):
     recorded as pending where the plan allows, else run now by the backend."""
     tpl = plan.lazy
     if tpl is None:
-        tpl = plan.lazy = template(op, out, operands, plan.classes, plan.cls, plan.value_cls, plan.compute,
-                                   backend_for(out._storage.device_type))
+        tpl = plan.lazy = template(op, out, operands, plan, backend_for(out._storage.device_type))
     if tpl and _record(out, operands, tpl):
         return
     backend = backend_for(out._storage.device_type)
-    backend.elementwise(op, out, operands, plan.classes, plan.cls, plan.value_cls, plan.compute)
+    backend.elementwise(op, out, operands, plan)
 
 
-def elementwise(op, out, operands, classes, cls, value_cls, compute_dtypes):
+def elementwise(op, out, operands, dtypes):
     """out = op(operands) for any out (out=, in place, copy_, fill_): recorded as pending where
     out's storage is fresh (a buffer never taken) and whole, else run now by the backend."""
     backend = backend_for(out._storage.device_type)
-    if not _defer(op, out, operands, classes, cls, value_cls, compute_dtypes, backend):
-        backend.elementwise(op, out, operands, classes, cls, value_cls, compute_dtypes)
+    if not _defer(op, out, operands, dtypes, backend):
+        backend.elementwise(op, out, operands, dtypes)
 
 
-def _defer(op, out, operands, classes, cls, value_cls, compute_dtypes, backend):
-    if value_cls != "f" or out.dtype is not _F32 or not ENABLED:
+def _defer(op, out, operands, dtypes, backend):
+    if dtypes.value_cls != "f" or out.dtype is not _F32 or not ENABLED:
         return False
     s = out._storage
     if s.touched or s.pending is not None or s.readers or out._offset:
@@ -129,7 +129,7 @@ def _defer(op, out, operands, classes, cls, value_cls, compute_dtypes, backend):
     # (contiguous strides are the common case; else the general test)
     if n == 0 or (out._stride != _CONTIGUOUS.get(shape) and not out.is_contiguous()) or prod(shape) != n:
         return False
-    tpl = template(op, out, operands, classes, cls, value_cls, compute_dtypes, backend)
+    tpl = template(op, out, operands, dtypes, backend)
     return bool(tpl) and _record(out, tuple(operands), tpl)
 
 

@@ -10,13 +10,13 @@ the ops read them.
 The op names are rows of the elementwise table; ops/elementwise registers them as the lazy
 Nodes' rows (ROW_NAMES)."""
 
-ROW_NAMES = ("neg", "abs", "sqrt", "square", "add", "sub", "mul", "div", "maximum", "minimum",
+ROW_NAMES = ("neg", "abs", "sqrt", "square", "sign", "add", "sub", "mul", "div", "maximum", "minimum",
              "add_alpha", "sub_alpha", "copy")
 
 _NUMBERS = (float, int)
 _ADD, _SUB, _MUL, _DIV = ("add", "f"), ("sub", "f"), ("mul", "f"), ("div", "f")
 _ADD_ALPHA, _SUB_ALPHA, _COPY = ("add_alpha", "f"), ("sub_alpha", "f"), ("copy", "f")
-_NEG, _ABS, _SQRT, _SQUARE = ("neg", "f"), ("abs", "f"), ("sqrt", "f"), ("square", "f")
+_NEG, _ABS, _SQRT, _SQUARE, _SIGN = ("neg", "f"), ("abs", "f"), ("sqrt", "f"), ("square", "f"), ("sign", "f")
 _MAXIMUM, _MINIMUM = ("maximum", "f"), ("minimum", "f")
 
 
@@ -102,6 +102,14 @@ class Value:
             return self._set(_ADD, (self.slot, diff.mul(weight).slot))
         return self._set(_SUB, (end.slot, diff.mul(1 - weight).slot))
 
+    def clamp(self, min=None, max=None):
+        """min(max(self, min), max), as PyTorch's clamp (either bound may be None)."""
+        out = self if min is None else self.maximum(min)
+        return out if max is None else out.minimum(max)
+
+    def clamp_(self, min=None, max=None):
+        return self.copy_(self.clamp(min, max))
+
     def _product(self, op, tensor1, tensor2, value):
         """The slot of value * tensor1 <op> tensor2, in PyTorch's order (addcmul, addcdiv)."""
         t1 = tensor1 if value == 1 else tensor1.mul(value)
@@ -172,8 +180,8 @@ def _binary(key):
 
 # name -> its out-of-place and in-place methods (maximum_ and minimum_ are not Tensor methods)
 for _name, _methods in [("neg", _unary(_NEG)), ("abs", _unary(_ABS)), ("sqrt", _unary(_SQRT)),
-                        ("square", _unary(_SQUARE)), ("mul", _binary(_MUL)), ("div", _binary(_DIV)),
-                        ("maximum", _binary(_MAXIMUM)[:1]), ("minimum", _binary(_MINIMUM)[:1])]:
+                        ("square", _unary(_SQUARE)), ("sign", _unary(_SIGN)), ("mul", _binary(_MUL)),
+                        ("div", _binary(_DIV)), ("maximum", _binary(_MAXIMUM)[:1]), ("minimum", _binary(_MINIMUM)[:1])]:
     for _method, _suffix in zip(_methods, ("", "_")):
         _method.__name__ = _name + _suffix
         setattr(Value, _method.__name__, _method)

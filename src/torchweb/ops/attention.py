@@ -20,6 +20,7 @@ from .._size import broadcast_shapes, contiguous_strides, shape_str
 from ..autograd import grad_mode
 from ..autograd.function import Function
 from ..backends import backend_for
+from ..backends.plans import AttentionSpec
 from . import elementwise as E
 from . import elementwise as PW
 from .operands import common_device, empty, expand_to
@@ -133,7 +134,7 @@ def _fused_forward(q, k, v, mask, causal, scale, batch):
     me = expand_to(mask, batch + (L, S)) if mask is not None else None
     out = empty(batch + (L, Ev), q.dtype, q.device)
     lse = empty(batch + (L,), D.float32, q.device)
-    backend_for(q.device.type).attention_forward(out, lse, qe, ke, ve, me, causal, scale)
+    backend_for(q.device.type).attention_forward(AttentionSpec(me, causal, scale), out, lse, qe, ke, ve)
     return out, lse
 
 
@@ -179,7 +180,7 @@ class _FusedAttention(Function):
         dkv = empty((NB * S * (E_ + Ev),), q.dtype, dev)
         qe, ke, ve = (expand_to(q, batch + (L, E_)), expand_to(k, batch + (S, E_)), expand_to(v, batch + (S, Ev)))
         me = expand_to(mask, batch + (L, S)) if mask is not None else None
-        backend_for(dev.type).attention_backward(dq, dkv, qe, ke, ve, me, go, ld, causal, scale)
+        backend_for(dev.type).attention_backward(AttentionSpec(me, causal, scale), dq, dkv, qe, ke, ve, go, ld)
         dk = dkv._view(batch + (S, E_), contiguous_strides(batch + (S, E_)), 0)
         dv = dkv._view(batch + (S, Ev), contiguous_strides(batch + (S, Ev)), NB * S * E_)
         need = ctx.needs_input_grad

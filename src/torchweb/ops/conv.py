@@ -18,6 +18,7 @@ from .._size import contiguous_strides, numel, shape_str, wrap_dim
 from ..autograd import grad_mode
 from ..autograd.function import Function
 from ..backends import backend_for
+from ..backends.plans import ConvGeometry
 from . import elementwise as E
 from . import lowering
 from . import shape as S
@@ -50,27 +51,6 @@ def ntuple(v, n, name, what="convolution"):
     return (int(v),) * n
 
 
-class Geometry:
-    """kernel, stride, padding (before), dilation, input and output spatial sizes."""
-
-    __slots__ = ("kernel", "stride", "padding", "dilation", "in_size", "out_size")
-
-    def __init__(self, kernel, stride, padding, dilation, in_size, out_size):
-        self.kernel, self.stride, self.padding = tuple(kernel), tuple(stride), tuple(padding)
-        self.dilation, self.in_size, self.out_size = tuple(dilation), tuple(in_size), tuple(out_size)
-
-    @property
-    def K(self):
-        return numel(self.kernel)
-
-    @property
-    def L(self):
-        return numel(self.out_size)
-
-    def args(self):
-        return self.kernel, self.stride, self.padding, self.dilation, self.out_size
-
-
 def conv_out_size(in_size, kernel, stride, padding, dilation):
     return tuple((s + 2 * p - d * (k - 1) - 1) // st + 1
                  for s, k, st, p, d in zip(in_size, kernel, stride, padding, dilation))
@@ -91,7 +71,7 @@ def raw_col2im(cols, C, g, out=None):
         if cols.numel() == 0:
             E.fill(out, 0)
         else:
-            _be(cols).col2im(out, cols, *g.args())
+            _be(cols).col2im(g, out, cols)
     return out
 
 
@@ -139,7 +119,7 @@ def _cols(x, g, l0, l1, layout="ncl"):
         out = empty((CK, n, Lc), x.dtype, x.device)
         target = out._view((n, CK, Lc), (Lc, n * Lc, 1), out._offset)
     if out.numel():
-        _be(x).im2col(target, x, *g.args(), l0=l0)
+        _be(x).im2col(g, target, x, l0=l0)
     return out
 
 
@@ -206,8 +186,8 @@ def conv_input_grad(gout, w, g, groups, C):
         if L == 0:
             E.fill(o, 0)
             continue
-        _be(gout).col2im(o, cols._view((n, C * K, Lc), contiguous_strides((n, C * K, Lc)), cols._offset),
-                         *g.args(), l0=l0, accumulate=l0 > 0)
+        _be(gout).col2im(g, o, cols._view((n, C * K, Lc), contiguous_strides((n, C * K, Lc)), cols._offset),
+                         l0=l0, accumulate=l0 > 0)
     return out
 
 
@@ -420,7 +400,7 @@ def _convolution(name, r, input, weight, bias, stride, padding, dilation, groups
                                f"output size per channel: ({' x '.join(map(str, out_size))}). Output size "
                                f"is too small")
         # the transposed conv is the input gradient of the conv from out_size to in_size
-        g = Geometry(kernel, stride, padding, dilation, out_size, in_size)
+        g = ConvGeometry(kernel, stride, padding, dilation, out_size, in_size)
     else:
         if padding is None:   # 'same': the total d * (k - 1), its smaller half before
             padding = tuple(d * (k - 1) // 2 for d, k in zip(dilation, kernel))
@@ -433,7 +413,7 @@ def _convolution(name, r, input, weight, bias, stride, padding, dilation, groups
                                    f"Kernel size: ({' x '.join(map(str, eff))}). Kernel size can't be greater "
                                    f"than actual input size")
             out_size = conv_out_size(in_size, kernel, stride, padding, dilation)
-        g = Geometry(kernel, stride, padding, dilation, in_size, out_size)
+        g = ConvGeometry(kernel, stride, padding, dilation, in_size, out_size)
     if grad_mode.is_grad_enabled() and any(t is not None and t.requires_grad for t in (x, weight, bias)):
         out = _Conv.apply(x, weight, bias, g, groups, transposed)
     else:
@@ -561,7 +541,7 @@ def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
                            f"{k[1]}), dilation=({d[0]}, {d[1]}), padding=({p[0]}, {p[1]}), calculated shape "
                            f"of the array of sliding blocks as ({out_size[0]}, {out_size[1]}), but its "
                            f"components must be at least one.")
-    out = _apply(_Unfold, x, Geometry(k, s, p, d, in_size, out_size))
+    out = _apply(_Unfold, x, ConvGeometry(k, s, p, d, in_size, out_size))
     return out if batched else S.squeeze(out, 0)
 
 
@@ -589,7 +569,7 @@ def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
                            f"expected size of input's dimension 2 to match the calculated number of sliding "
                            f"blocks {blocks[0]} * {blocks[1]} = {blocks[0] * blocks[1]}, but got "
                            f"input.size(2)={cols.shape[2]}.")
-    out = _apply(_Fold, cols, cols.shape[1] // K, Geometry(k, s, p, d, out_hw, blocks))
+    out = _apply(_Fold, cols, cols.shape[1] // K, ConvGeometry(k, s, p, d, out_hw, blocks))
     return out if batched else S.squeeze(out, 0)
 
 
@@ -624,10 +604,10 @@ def tensor_unfold(x, dimension, size, step):
         cols = gc._view((A, B * size, nwin), (nwin * B * size, 1, B * size), gc._offset)
         out = empty(in_shape, gw.dtype, gw.device)
         target = out._view((A, B, L), (L * B, 1, B), 0)
-        g = Geometry((size,), (step,), (0,), (1,), (L,), (nwin,))
+        g = ConvGeometry((size,), (step,), (0,), (1,), (L,), (nwin,))
         if gc.numel() == 0:
             E.fill(out, 0)
         else:
-            _be(gw).col2im(target, cols, *g.args())
+            _be(gw).col2im(g, target, cols)
         return out
     return S.make_view("UnfoldBackward0", x, new_shape, new_stride, x._offset, back)

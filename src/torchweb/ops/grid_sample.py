@@ -9,6 +9,7 @@ from .. import _dtype as D
 from ..autograd import grad_mode
 from ..autograd.function import Function
 from ..backends import backend_for
+from ..backends.plans import GridSampleSpec
 from . import elementwise as E
 from .._size import shape_str
 from .operands import common_device, empty, is_tensor
@@ -27,34 +28,34 @@ class _GridSample(Function):
     _backward_name = "GridSampler2DBackward0"
 
     @staticmethod
-    def forward(ctx, x, grid, mode, pad, align):
+    def forward(ctx, x, grid, spec):
         r = x.dim() - 2
         out = empty((x.shape[0], x.shape[1]) + tuple(grid.shape[1:1 + r]), x.dtype, x.device)
         if out.numel():
-            _be(x).grid_sample(out, x, grid, mode, pad, align)
+            _be(x).grid_sample(spec, out, x, grid)
         ctx.save_for_backward(x, grid)
-        ctx.meta = (mode, pad, align)
+        ctx.spec = spec
         return out
 
     @staticmethod
     def backward(ctx, g):
         x, grid = ctx.saved_tensors
-        mode, pad, align = ctx.meta
+        spec = ctx.spec
         need_x, need_grid = ctx.needs_input_grad[:2]
         gx = E.fill(empty(x.shape, D.float32, x.device), 0) if need_x else None
         gg = empty(grid.shape, grid.dtype, grid.device) if need_grid else None
-        if gg is not None and mode == "nearest":
+        if gg is not None and spec.mode == "nearest":
             E.fill(gg, 0)
             gg_k = None
         else:
             gg_k = gg
         if (gx is not None or gg_k is not None) and grid.numel() and x.numel():
-            _be(g).grid_sample_backward(gx, gg_k, contiguous_operand(g), x, grid, mode, pad, align)
+            _be(g).grid_sample_backward(spec, gx, gg_k, contiguous_operand(g), x, grid)
         elif gg_k is not None:
             E.fill(gg_k, 0)
         if gx is not None and x.dtype is not D.float32:
             gx = E.copy_into(empty(x.shape, x.dtype, x.device), gx)
-        return gx, gg, None, None, None
+        return gx, gg, None
 
 
 _GS3 = type("_GridSample3D", (_GridSample,), {"_backward_name": "GridSampler3DBackward0"})
@@ -103,9 +104,10 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
         raise RuntimeError(f"\"grid_sampler_2d_cpu\" not implemented for '{input.dtype.word}'")
     align = bool(align_corners)
     fn = _GridSample if r == 2 else _GS3
+    spec = GridSampleSpec(mode, padding_mode, align)
     if grad_mode.is_grad_enabled() and (input.requires_grad or grid.requires_grad):
-        return fn.apply(input, grid, mode, padding_mode, align)
-    return fn.forward(_NoCtx(), input, grid, mode, padding_mode, align)
+        return fn.apply(input, grid, spec)
+    return fn.forward(_NoCtx(), input, grid, spec)
 
 
 def _f32(v):

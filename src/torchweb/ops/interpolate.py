@@ -10,6 +10,7 @@ import struct
 from ..autograd import grad_mode
 from ..autograd.function import Function
 from ..backends import backend_for
+from ..backends.plans import InterpolationSpec
 from .operands import empty, is_tensor
 from .elementwise import contiguous_operand
 from .adjoint import linear_backward
@@ -36,27 +37,27 @@ def _f32(v):
 class _Interp(Function):
     _double_backward = True   # (ops/adjoint.py)
     @staticmethod
-    def forward(ctx, x, kmode, out_size, scales, align):
+    def forward(ctx, x, out_size, spec):
         r = len(out_size)
         nb = x.dim() - r
         out = empty(tuple(x.shape[:nb]) + tuple(out_size), x.dtype, x.device)
         if out.numel():
-            _be(x).interpolate(kmode, out, x, nb, scales, align)
-        ctx.meta = (x.shape, kmode, scales, align, tuple(out_size))
+            _be(x).interpolate(spec, out, x, nb)
+        ctx.meta = (x.shape, tuple(out_size), spec)
         return out
 
     @staticmethod
     def backward(ctx, g):
-        shape, kmode, scales, align, out_size = ctx.meta
+        shape, out_size, spec = ctx.meta
 
         def scatter(g):
             gin = empty(shape, g.dtype, g.device)
             if gin.numel():
-                _be(g).interpolate_backward(kmode, gin, contiguous_operand(g), scales, align)
+                _be(g).interpolate_backward(spec, gin, contiguous_operand(g))
             return gin
         # interpolation is linear in its input: the adjoint of its backward is itself
-        return linear_backward(g, scatter, lambda gg: _Interp.apply(gg, kmode, out_size, scales, align),
-                               "UpsampleBackwardBackward0"), None, None, None, None
+        return linear_backward(g, scatter, lambda gg: _Interp.apply(gg, out_size, spec),
+                               "UpsampleBackwardBackward0"), None, None
 
 
 _FNS = {}
@@ -157,7 +158,7 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         else:
             scales.append(_f32(S / O))
     fn = _fn(mode + ("-aa" if antialias else ""), dim)
-    args = (input, kmode, tuple(output_size), tuple(scales), bool(align_corners))
+    args = (input, tuple(output_size), InterpolationSpec(kmode, tuple(scales), bool(align_corners)))
     if grad_mode.is_grad_enabled() and input.requires_grad:
         return fn.apply(*args)
     return fn.forward(_NoCtx(), *args)

@@ -13,6 +13,7 @@ from .registry import define
 from . import join as J, linalg as L, reduction as R, shape as S
 from .._creation import arange, zeros, empty, ones_like
 from . import layout
+from .linalg_spectral import svdvals
 
 _INF = float("inf")
 
@@ -360,8 +361,8 @@ def chain_matmul(*matrices, out=None):
 
 
 def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
-    """linalg.matrix_norm(A, ord='fro', dim=(-2, -1), keepdim=False): 'fro', 1, -1, inf, -inf
-    ('nuc', 2 and -2 need singular values, which torchweb does not compute)."""
+    """linalg.matrix_norm(A, ord='fro', dim=(-2, -1), keepdim=False): 'fro', 'nuc', 1, -1, 2, -2,
+    inf, -inf."""
     if dtype is not None:
         A = A.to(dtype)
     if A.dim() < 2:
@@ -377,9 +378,10 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
         raise RuntimeError(f"linalg.matrix_norm: dims must be different. Got ({dim[0]}, {dim[1]})")
     if ord == "fro":
         return R.norm(A, 2, (d0, d1), keepdim)
-    if ord in ("nuc", 2, -2):
-        raise NotImplementedError(f"torchweb.linalg.matrix_norm: ord={ord!r} needs the singular values "
-                                  f"(an SVD), which torchweb does not compute")
+    if ord in ("nuc", 2, -2):   # from the singular values (ops/linalg_spectral.py)
+        sv = svdvals(S.movedim(A, (d0, d1), (-2, -1)))
+        r = R.sum(sv, -1) if ord == "nuc" else R.amax(sv, -1) if ord == 2 else R.amin(sv, -1)
+        return S.unsqueeze(S.unsqueeze(r, min(d0, d1)), max(d0, d1)) if keepdim else r
     if isinstance(ord, str) or ord not in (1, -1, _INF, -_INF):
         raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
     # 1 / -1: the largest / smallest column sum (over rows d0), inf / -inf: row sums (over d1)

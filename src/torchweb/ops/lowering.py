@@ -14,6 +14,7 @@ from math import prod
 
 from .. import _dtype as D
 from ..backends import backend_for
+from ..backends.plans import ReducePass
 from ..lazy import matmul_epilogue, reduction_prologue
 from .operands import empty, is_tensor
 from . import elementwise as E
@@ -23,6 +24,7 @@ _SPLITTABLE = {"sum": "sum", "mean": "sum", "prod": "prod", "max": "max", "min":
 SPLIT_MIN = 65536           # a reduction this long over at most...
 SPLIT_MAX_OUTPUTS = 256     # ...this many outputs is split
 CHUNK = 8192                # elements per chunk (and at most 1024 chunks)
+_WHOLE = {}                 # (kind, nred, acc_cls) -> its one-pass ReducePass: made once, every reduction asks
 
 
 def reduce(kind, out, inp, nred, acc_cls):
@@ -34,7 +36,10 @@ def reduce(kind, out, inp, nred, acc_cls):
     R = prod(tuple(shape)[len(shape) - nred:])   # (a plain tuple's slice: a Size's runs Python)
     n_out = prod(out._shape)
     if not be.SPLIT_REDUCTIONS or kind not in _SPLITTABLE or n_out > SPLIT_MAX_OUTPUTS or R < SPLIT_MIN:
-        be.reduce(kind, out, inp, nred, acc_cls)
+        p = _WHOLE.get((kind, nred, acc_cls))
+        if p is None:
+            p = _WHOLE[kind, nred, acc_cls] = ReducePass(kind, nred, acc_cls)
+        be.reduce(p, out, inp)
         return
     nchunks = min(1024, -(-R // CHUNK))
     if kind in ("argmax", "argmin"):
@@ -43,15 +48,15 @@ def reduce(kind, out, inp, nred, acc_cls):
         # ends a shader's loops after 65535 trips: one workgroup cannot walk 2^24 elements).
         values = empty((n_out, nchunks), D.float32 if inp.dtype is D.float16 else inp.dtype, out.device)
         where = empty((n_out, nchunks), D.int64, out.device)
-        be.reduce(kind[3:], values, inp, nred, acc_cls, nchunks=nchunks)
-        be.reduce(kind, where, inp, nred, acc_cls, nchunks=nchunks)
-        be.reduce(kind, out, values, 1, acc_cls, index_from=where)
+        be.reduce(ReducePass(kind[3:], nred, acc_cls, nchunks), values, inp)
+        be.reduce(ReducePass(kind, nred, acc_cls, nchunks), where, inp)
+        be.reduce(ReducePass(kind, 1, acc_cls), out, values, index_from=where)
         return
     if out.dtype is D.int64 and kind in ("sum", "prod"):
         # 64-bit partials as (lo, hi) int32 pairs: a partial may pass 32 bits when the total doesn't
         pairs = empty((n_out, nchunks, 2), D.int32, out.device)
-        be.reduce(kind, pairs, inp, nred, acc_cls, nchunks=nchunks, pairs_out=True)
-        be.reduce(kind, out, pairs._view((n_out, nchunks), (nchunks, 1), 0), 1, acc_cls, pairs_in=True)
+        be.reduce(ReducePass(kind, nred, acc_cls, nchunks, pairs_out=True), pairs, inp)
+        be.reduce(ReducePass(kind, 1, acc_cls, pairs_in=True), out, pairs._view((n_out, nchunks), (nchunks, 1), 0))
         return
     if kind in ("all", "any"):
         pdt = D.bool
@@ -60,8 +65,8 @@ def reduce(kind, out, inp, nred, acc_cls):
     else:
         pdt = D.float32 if acc_cls == "f" else D.int64
     partial = empty((n_out, nchunks), pdt, out.device)
-    be.reduce(_SPLITTABLE[kind], partial, inp, nred, acc_cls, nchunks=nchunks)
-    be.reduce(kind, out, partial, 1, acc_cls, divisor=R)
+    be.reduce(ReducePass(_SPLITTABLE[kind], nred, acc_cls, nchunks), partial, inp)
+    be.reduce(ReducePass(kind, 1, acc_cls, divisor=R), out, partial)
 
 
 def matmul(out, a, b, acc_cls):

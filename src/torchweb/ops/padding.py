@@ -6,6 +6,7 @@ copy, so autograd comes from the view ops)."""
 from ..autograd import grad_mode
 from ..autograd.function import Function
 from ..backends import backend_for
+from ..backends.plans import PadSpec
 from . import shape as S
 from .._size import shape_str
 from .operands import empty, is_tensor
@@ -27,29 +28,29 @@ class _Pad(Function):
     _double_backward = True   # (ops/adjoint.py)
 
     @staticmethod
-    def forward(ctx, x, mode, pads, value):
-        r = len(pads)
-        nb = x.dim() - r
-        shape = tuple(x.shape[:nb]) + tuple(s + a + b for s, (a, b) in zip(x.shape[nb:], pads))
+    def forward(ctx, x, spec):
+        nb = x.dim() - len(spec.pads)
+        shape = tuple(x.shape[:nb]) + tuple(s + a + b for s, (a, b) in zip(x.shape[nb:], spec.pads))
         out = empty(shape, x.dtype, x.device)
         if out.numel():
-            _be(x).pad(mode, out, x, nb, pads, value)
-        ctx.meta = (x.shape, mode, pads)
+            _be(x).pad(spec, out, x, nb)
+        ctx.meta = (x.shape, spec)
         return out
 
     @staticmethod
     def backward(ctx, g):
-        shape, mode, pads = ctx.meta
-        nb = len(shape) - len(pads)
+        shape, spec = ctx.meta
+        nb = len(shape) - len(spec.pads)
 
         def crop(g):
             gin = empty(shape, g.dtype, g.device)
             if gin.numel():
-                _be(g).pad_backward(mode, gin, contiguous_operand(g), nb, pads)
+                _be(g).pad_backward(spec, gin, contiguous_operand(g), nb)
             return gin
         # a padding (with zeros) is linear: the adjoint of its backward is the padding
-        return linear_backward(g, crop, lambda gg: _pad_fn(mode, len(pads)).apply(gg, mode, pads, 0.0),
-                               "PadBackwardBackward0"), None, None, None
+        zeros = PadSpec(spec.mode, spec.pads, 0.0)
+        return linear_backward(g, crop, lambda gg: _pad_fn(spec.mode, len(spec.pads)).apply(gg, zeros),
+                               "PadBackwardBackward0"), None
 
 
 _PAD_FNS = {}
@@ -125,9 +126,10 @@ def pad(input, pad, mode="constant", value=None):
                 input = S.narrow(input, nb + i, max(-a, 0), L - max(-a, 0) - max(-b, 0))
         pads = tuple((max(a, 0), max(b, 0)) for a, b in pads)
     fn = _pad_fn(mode, r)
+    spec = PadSpec(mode, pads, value)
     if grad_mode.is_grad_enabled() and input.requires_grad:
-        return fn.apply(input, mode, pads, value)
-    return fn.forward(_NoCtx(), input, mode, pads, value)
+        return fn.apply(input, spec)
+    return fn.forward(_NoCtx(), input, spec)
 
 
 # -- channel rearrangements ----------------------------------------------------------------------

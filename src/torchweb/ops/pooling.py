@@ -7,6 +7,7 @@ from .. import _dtype as D
 from ..autograd import grad_mode
 from ..autograd.function import Function
 from ..backends import backend_for
+from ..backends.plans import ConvGeometry, PoolSpec
 from .._size import shape_str
 from .conv import ntuple
 from .operands import empty, is_tensor
@@ -76,7 +77,7 @@ def _window_args(name, r, x, kernel_size, stride, padding, dilation, ceil_mode):
         C = x.shape[x.dim() - r - 1] if x.dim() > r else 1
         raise RuntimeError(f"Given input size: ({'x'.join(map(str, (C,) + in_size))}). Calculated output size: "
                            f"({'x'.join(map(str, (C,) + out_size))}). Output size is too small")
-    return (in_size, out_size, k, s, p, d)
+    return ConvGeometry(k, s, p, d, in_size, out_size)
 
 
 class _NoCtx:
@@ -98,28 +99,28 @@ class _MaxPool(Function):
     _double_backward = True   # (ops/adjoint.py)
 
     @staticmethod
-    def forward(ctx, x, geom, adaptive):
-        r = len(geom[0])
+    def forward(ctx, x, spec):
+        r = len(spec.geom.in_size)
         lead = x.shape[:x.dim() - r]
-        out = empty(lead + geom[1], x.dtype, x.device)
-        idx = empty(lead + geom[1], D.int64, x.device)
-        _be(x).pool("max", out, idx, x, len(lead), geom, adaptive)
+        out = empty(lead + spec.geom.out_size, x.dtype, x.device)
+        idx = empty(lead + spec.geom.out_size, D.int64, x.device)
+        _be(x).pool(spec, out, idx, x, len(lead))
         ctx.save_for_backward(idx)
         ctx.mark_non_differentiable(idx)
-        ctx.meta = (x.shape, geom, adaptive)
+        ctx.meta = (x.shape, spec)
         return out, idx
 
     @staticmethod
     def backward(ctx, g, _gi):
         (idx,) = ctx.saved_tensors
-        shape, geom, adaptive = ctx.meta
+        shape, spec = ctx.meta
 
         def scatter(g):
             gin = empty(shape, g.dtype, g.device)
-            _be(g).pool_backward("max", gin, contiguous_operand(g), idx, geom, adaptive)
+            _be(g).pool_backward(spec, gin, contiguous_operand(g), idx)
             return gin
-        return linear_backward(g, scatter, lambda gg: _gather_at(gg, idx, len(geom[0])),
-                               "MaxPoolBackwardBackward0"), None, None
+        return linear_backward(g, scatter, lambda gg: _gather_at(gg, idx, len(spec.geom.in_size)),
+                               "MaxPoolBackwardBackward0"), None
 
 
 def _gather_at(x, idx, r):
@@ -136,25 +137,24 @@ class _AvgPool(Function):
     _double_backward = True
 
     @staticmethod
-    def forward(ctx, x, geom, adaptive, count_include_pad, divisor_override):
-        r = len(geom[0])
+    def forward(ctx, x, spec):
+        r = len(spec.geom.in_size)
         lead = x.shape[:x.dim() - r]
-        out = empty(lead + geom[1], x.dtype, x.device)
-        _be(x).pool("avg", out, None, x, len(lead), geom, adaptive, count_include_pad, divisor_override)
-        ctx.meta = (x.shape, geom, adaptive, count_include_pad, divisor_override)
+        out = empty(lead + spec.geom.out_size, x.dtype, x.device)
+        _be(x).pool(spec, out, None, x, len(lead))
+        ctx.meta = (x.shape, spec)
         return out
 
     @staticmethod
     def backward(ctx, g):
-        shape, geom, adaptive, cip, override = ctx.meta
+        shape, spec = ctx.meta
 
         def scatter(g):
             gin = empty(shape, g.dtype, g.device)
-            _be(g).pool_backward("avg", gin, contiguous_operand(g), None, geom, adaptive, cip, override)
+            _be(g).pool_backward(spec, gin, contiguous_operand(g), None)
             return gin
         # average pooling is linear: the adjoint of its backward is itself
-        return linear_backward(g, scatter, lambda gg: _AvgPool.apply(gg, geom, adaptive, cip, override),
-                               "AvgPoolBackwardBackward0"), None, None, None, None
+        return linear_backward(g, scatter, lambda gg: _AvgPool.apply(gg, spec), "AvgPoolBackwardBackward0"), None
 
 
 def _named(base, name):
@@ -172,7 +172,7 @@ def _max_pool(r, input, kernel_size, stride=None, padding=0, dilation=1, ceil_mo
     name = f"max_pool{r}d"
     _check_input(name, r, input)
     geom = _window_args(name, r, input, kernel_size, stride, padding, dilation, ceil_mode)
-    out, idx = _run(_MAX[(r, False)], input, geom, False)
+    out, idx = _run(_MAX[(r, False)], input, PoolSpec("max", geom, False))
     return (out, idx) if return_indices else out
 
 
@@ -183,7 +183,7 @@ def _avg_pool(r, input, kernel_size, stride=None, padding=0, ceil_mode=False, co
     if divisor_override is not None and divisor_override == 0:
         raise RuntimeError("divisor must be not zero")
     geom = _window_args(name, r, input, kernel_size, stride, padding, 1, ceil_mode)
-    return _run(_AVG[(r, False)], input, geom, False, bool(count_include_pad), divisor_override)
+    return _run(_AVG[(r, False)], input, PoolSpec("avg", geom, False, bool(count_include_pad), divisor_override))
 
 
 def _adaptive_geom(name, r, x, output_size):
@@ -200,7 +200,7 @@ def _adaptive_geom(name, r, x, output_size):
         raise RuntimeError(f"{name}: elements of output_size must be greater than or equal to 0 but received "
                            f"{list(out_size)}")
     ones = (1,) * r
-    return (in_size, out_size, ones, ones, (0,) * r, ones)
+    return ConvGeometry(ones, ones, (0,) * r, ones, in_size, out_size)
 
 
 def _adaptive_avg(r, input, output_size):
@@ -208,7 +208,7 @@ def _adaptive_avg(r, input, output_size):
     if is_tensor(input) and not input.dtype.is_floating_point:
         raise NotImplementedError(f"\"{name}\" not implemented for '{input.dtype.word}'")
     geom = _adaptive_geom(name, r, input, output_size)
-    return _run(_AVG[(r, True)], input, geom, True, True, None)
+    return _run(_AVG[(r, True)], input, PoolSpec("avg", geom, True))
 
 
 def _adaptive_max(r, input, output_size, return_indices=False):
@@ -216,7 +216,7 @@ def _adaptive_max(r, input, output_size, return_indices=False):
     if is_tensor(input) and not input.dtype.is_floating_point:
         raise NotImplementedError(f"\"{name}\" not implemented for '{input.dtype.word}'")
     geom = _adaptive_geom(name, r, input, output_size)
-    out, idx = _run(_MAX[(r, True)], input, geom, True)
+    out, idx = _run(_MAX[(r, True)], input, PoolSpec("max", geom, True))
     return (out, idx) if return_indices else out
 
 

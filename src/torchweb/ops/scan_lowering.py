@@ -6,6 +6,7 @@ ops/scan.py (the differentiable scans), index_ops, sorting and counting use it."
 
 from .. import _dtype as D
 from ..backends import backend_for
+from ..backends.plans import ScanPass
 from .operands import empty
 
 SPLIT_MIN = 4096          # a row this long...
@@ -32,7 +33,7 @@ def lower_scan(kind, out, inp, acc_cls, indices=None, reverse=False):
     if rows == 0 or R == 0:
         return
     if not be.SPLIT_SCANS or R < SPLIT_MIN or rows > SPLIT_MAX_ROWS:
-        be.scan(kind, out, inp, acc_cls, indices=indices, reverse=reverse)
+        be.scan(ScanPass(kind, acc_cls, reverse), out, inp, indices)
         return
     chunk = max(CHUNK, -(-R // 1024))
     nchunks = -(-R // chunk)
@@ -51,12 +52,10 @@ def lower_scan(kind, out, inp, acc_cls, indices=None, reverse=False):
         tview, sview = totals, scanned
     tidx = empty((rows, nchunks), D.int64, dev) if arg else None
     cidx = empty((rows, nchunks), D.int64, dev) if arg else None
-    be.scan(kind, tview, inp, acc_cls, indices=tidx, reverse=reverse, nchunks=nchunks,
-            totals_only=True, pairs_out=wide)
-    be.scan(kind, sview, tview, acc_cls, indices=cidx, pairs_in=wide, pairs_out=wide,
-            **({"index_in": tidx} if arg else {}))
-    be.scan(kind, out, inp, acc_cls, indices=indices, reverse=reverse, nchunks=nchunks,
-            carry=scanned, carry_indices=cidx)
+    be.scan(ScanPass(kind, acc_cls, reverse, nchunks, totals_only=True, pairs_out=wide), tview, inp, tidx)
+    be.scan(ScanPass(kind, acc_cls, pairs_in=wide, pairs_out=wide), sview, tview, cidx,
+            index_in=tidx)
+    be.scan(ScanPass(kind, acc_cls, reverse, nchunks), out, inp, indices, carry=scanned, carry_indices=cidx)
 
 
 def raw_scan(kind, x, d, out_dtype, acc_cls, reverse=False):

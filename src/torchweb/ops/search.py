@@ -8,6 +8,7 @@ counts as the largest. Integer results, no gradient.
 
 from .. import _dtype as D
 from ..backends import backend_for
+from ..backends.plans import SearchSpec
 from . import elementwise as E
 from .operands import compute_class, empty, is_tensor
 from .elementwise import contiguous_operand
@@ -66,7 +67,7 @@ def search_rows(seq, values, out_int32, right, sorter, name="torch.searchsorted(
     vals2 = _flat2(values, rows, K)
     srt2 = _flat2(sorter, S, M) if sorter is not None else None
     out2 = out._view((rows, K), (K, 1), 0)
-    backend_for(seq.device.type).search_sorted(out2, seq2, vals2, srt2, right, acc, shared)
+    backend_for(seq.device.type).search_sorted(SearchSpec(right, acc, shared), out2, seq2, vals2, srt2)
     return out
 
 

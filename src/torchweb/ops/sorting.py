@@ -14,6 +14,7 @@ from .. import _dtype as D
 from .._size import wrap_dim
 from ..autograd.function import Function
 from ..backends import backend_for
+from ..backends.plans import SortPlan
 from . import elementwise as E
 from . import shape as S
 from .operands import compute_class, empty
@@ -51,23 +52,23 @@ def raw_sort(x, d, descending):
     if be.SORT_BLOCK is None:
         be.sort(vm, im, xm, descending)
         return values, indices
-    acc = compute_class(x.dtype)
+    plan = SortPlan(compute_class(x.dtype), descending, R)
     B = be.SORT_BLOCK
     if R <= B:
-        be.sort_block(xm, acc, _pow2(R), descending, values=vm, indices=im)
+        be.sort_block(plan, xm, _pow2(R), values=vm, indices=im)
         return values, indices
     npad = _pow2(R)
     keys = empty((rows, npad), D.float32 if x.dtype is D.float16 else x.dtype, x.device)
     idx = empty((rows, npad), D.int32, x.device)
-    be.sort_block(xm, acc, B, descending, work_keys=keys, work_idx=idx)
+    be.sort_block(plan, xm, B, work_keys=keys, work_idx=idx)
     k = 2 * B
     while k <= npad:
         j = k // 2
         while j >= B:
-            be.sort_step(keys, idx, acc, R, k, j, descending)
+            be.sort_step(plan, keys, idx, k, j)
             j //= 2
         last = k == npad
-        be.sort_merge(keys, idx, acc, R, descending, values=vm if last else None, indices=im if last else None)
+        be.sort_merge(plan, keys, idx, values=vm if last else None, indices=im if last else None)
         k *= 2
     return values, indices
 

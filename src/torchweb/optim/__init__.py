@@ -1,4 +1,5 @@
-"""torch.optim: optimizers (one fused update kernel per parameter and step) and lr_scheduler."""
+"""torch.optim: optimizers (one fused update kernel per parameter and step where the update is
+elementwise), lr_scheduler and swa_utils."""
 
 from .optimizer import Optimizer
 from .sgd import SGD
@@ -8,7 +9,14 @@ from .adagrad import Adagrad
 from .adadelta import Adadelta
 from .adamax import Adamax
 from .nadam import NAdam, RAdam
-from . import lr_scheduler
+from .rprop import Rprop
+from .asgd import ASGD
+from .sparse_adam import SparseAdam
+from .adafactor import Adafactor
+from .lbfgs import LBFGS
+from ._stateless import swap_in_optimizer_params_and_state
+from . import lr_scheduler, swa_utils
 
 __all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta", "Adamax", "NAdam",
-           "RAdam", "lr_scheduler"]
+           "RAdam", "Rprop", "ASGD", "SparseAdam", "Adafactor", "LBFGS", "swap_in_optimizer_params_and_state",
+           "lr_scheduler", "swa_utils"]

@@ -195,6 +195,8 @@ class Optimizer:
     options that differ from `defaults`)."""
 
     __module__ = "torchweb.optim"
+    _sparse_grads = False    # the update takes sparse gradients (SparseAdam)
+    _eager_update = False    # the update runs tensor ops, not traced values: a capture is refused
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -389,6 +391,9 @@ class Optimizer:
         if rec is not None:
             if self._optimizer_step_pre_hooks or self._optimizer_step_post_hooks or closure is not None:
                 rec.refuse("the optimizer has step hooks or a closure (Python a replay would skip)")
+            if self._eager_update:
+                rec.refuse(f"{type(self).__name__}'s update runs op by op (reductions, readbacks or "
+                           "sparse indices): a replay could not recompute its scalars")
             rec.hooks.append(lambda: self._replay_scalars(forms))
         loss = None
         if closure is not None:
@@ -414,7 +419,7 @@ class Optimizer:
                     grad = p.grad
                     if grad is None:
                         continue
-                    if getattr(grad, "is_sparse", False):
+                    if getattr(grad, "is_sparse", False) and not self._sparse_grads:
                         raise RuntimeError(f"{type(self).__name__} does not support sparse gradients")
                     key = p
                     if p.dtype.is_complex:   # (as PyTorch: a complex parameter updated as its real view)

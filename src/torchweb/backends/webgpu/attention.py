@@ -19,15 +19,15 @@ def attention_fits(L, S, E, Ev, batch=1):
     return _attn.fits(L, S, E, Ev) and batch * L * S > COMPOSITE_MAX_SCORES
 
 
-def attention_forward(out, lse, q, k, v, mask, causal, scale):
+def attention_forward(spec, out, lse, q, k, v):
     """out [*B, L, Ev] (contiguous) and lse [*B, L] (float32, contiguous) from q [*B, L, E],
-    k [*B, S, E], v [*B, S, Ev] and mask (None, bool or additive, [*B, L, S]): strided views with
+    k [*B, S, E], v [*B, S, Ev] and spec (a backends/plans.py AttentionSpec): strided views with
     the batch dims broadcast (stride 0) already."""
-    _attn.forward(get_runtime(), out, lse, q, k, v, mask, causal, scale)
+    _attn.forward(get_runtime(), out, lse, q, k, v, spec.mask, spec.causal, spec.scale)
 
 
-def attention_backward(dq, dkv, q, k, v, mask, dout, ld, causal, scale):
+def attention_backward(spec, dq, dkv, q, k, v, dout, ld):
     """dq [*B, L, E] and dkv (dk [*B, S, E] then dv [*B, S, Ev] in one contiguous buffer) from
     dout (contiguous [*B, L, Ev]) and ld (float32 [2, NB * L]: the forward's lse, then
     D = rowsum(dout * out))."""
-    _attn.backward(get_runtime(), dq, dkv, q, k, v, mask, dout, ld, causal, scale)
+    _attn.backward(get_runtime(), dq, dkv, q, k, v, spec.mask, dout, ld, spec.causal, spec.scale)

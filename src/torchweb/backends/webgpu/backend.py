@@ -33,9 +33,9 @@ def empty_storage(numel, dtype):
     return _GPUStorage(r, numel, dtype)
 
 
-def elementwise(op, out, operands, classes, cls, value_cls, compute_dtypes):
+def elementwise(op, out, operands, dtypes):
     """out = op(operands) now (the lazy layer, torchweb/lazy, decided not to defer it)."""
-    ew_kernel.run(_rt(), op, out, operands, classes, cls, value_cls, compute_dtypes)
+    ew_kernel.run(_rt(), op, out, operands, dtypes)
 
 
 # run_fused(outs, nodes, one_kernel=False, patched=False): write each pending storage of outs
@@ -53,11 +53,9 @@ SPLIT_REDUCTIONS = True   # long reductions over few outputs in two passes
 MAX_MATMUL_K = 1 << 16    # longer inner dimensions in slices: lavapipe ends loops at 65535 trips
 
 
-def reduce(kind, out, inp, nred, acc_cls, nchunks=1, divisor=None, index_from=None,
-           pairs_in=False, pairs_out=False):
+def reduce(p, out, inp, index_from=None):
     """One reduction kernel (kernels/reduction.py has the options)."""
-    red_kernel.run(_rt(), kind, out, inp, nred, acc_cls, nchunks=nchunks, divisor=divisor,
-                   index_from=index_from, pairs_in=pairs_in, pairs_out=pairs_out)
+    red_kernel.run(_rt(), p, out, inp, index_from)
 
 
 _MATMUL_CHOICE = {}   # (output shape, K, dtype, forced variant, runtime) -> kernel: asked per call
@@ -118,8 +116,8 @@ def moments(out, inp, denom, std, with_mean):
     mo_kernel.run(_rt(), out, inp, denom, std, with_mean)
 
 
-def random(kind, out, seed, call, a, b):
-    rand_kernel.run(_rt(), kind, out, seed, call, a, b)
+def random(draw, out):
+    rand_kernel.run(_rt(), draw.kind, out, draw.seed, draw.call, draw.a, draw.b)
 
 
 def capturing():

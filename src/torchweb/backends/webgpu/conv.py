@@ -1,57 +1,54 @@
 """The webgpu device's convolution, pooling, padding and interpolation primitives
 (kernels/im2col.py, kernels/pool.py, kernels/pad.py, kernels/interpolate.py), in the interface backends/cpu_conv.py shares:
 
-    im2col(out, inp, kernel, stride, padding, dilation, out_size, l0=0): out [N, C*K, Lc], the
-        columns of output positions l0 .. l0 + Lc - 1
-    col2im(out, cols, kernel, stride, padding, dilation, out_size, l0=0, accumulate=False)
-    pool(kind, out, indices, inp, nb, geom, adaptive, count_include_pad, divisor_override)
-    pool_backward(kind, grad_in, grad_out, indices, geom, adaptive, count_include_pad, divisor_override)
-    pad(mode, out, inp, nb, pads, value) / pad_backward(mode, grad_in, grad_out, nb, pads)
-    interpolate(mode, out, inp, nb, scales, align) / interpolate_backward(mode, grad_in, grad_out, scales, align)
+    im2col(geom, out, inp, l0=0): out [N, C*K, Lc], the columns of output positions
+        l0 .. l0 + Lc - 1 (geom: a backends/plans.py ConvGeometry)
+    col2im(geom, out, cols, l0=0, accumulate=False)
+    pool(spec, out, indices, inp, nb) / pool_backward(spec, grad_in, grad_out, indices): spec a
+        backends/plans.py PoolSpec
+    pad(spec, out, inp, nb) / pad_backward(spec, grad_in, grad_out, nb): spec a PadSpec
+    interpolate(spec, out, inp, nb) / interpolate_backward(spec, grad_in, grad_out): an InterpolationSpec
     unpool(out, inp, indices, what) / unpool_backward(grad_in, grad_out, indices, what)
-    grid_sample(out, inp, grid, mode, pad, align)
-    grid_sample_backward(grad_in, grad_grid, grad_out, inp, grid, mode, pad, align): grad_in a
-        zeroed float32 tensor added into (or None), grad_grid written (or None)
+    grid_sample(spec, out, inp, grid): spec a GridSampleSpec
+    grid_sample_backward(spec, grad_in, grad_grid, grad_out, inp, grid): grad_in a zeroed
+        float32 tensor added into (or None), grad_grid written (or None)
 """
 
 from .kernels import grid_sample as _grid, im2col as _im2col, interpolate as _interp, pad as _pad, pool as _pool
 from .runtime import get_runtime
 
 
-def im2col(out, inp, kernel, stride, padding, dilation, out_size, l0=0):
-    _im2col.im2col(get_runtime(), out, inp, kernel, stride, padding, dilation, out_size, l0)
+def im2col(geom, out, inp, l0=0):
+    _im2col.im2col(get_runtime(), out, inp, geom, l0)
 
 
-def col2im(out, cols, kernel, stride, padding, dilation, out_size, l0=0, accumulate=False):
+def col2im(geom, out, cols, l0=0, accumulate=False):
     acc = "f32" if out.dtype.is_floating_point else "i32"
-    _im2col.col2im(get_runtime(), out, cols, kernel, stride, padding, dilation, out_size, acc, l0, accumulate)
+    _im2col.col2im(get_runtime(), out, cols, geom, acc, l0, accumulate)
 
 
-def pool(kind, out, indices, inp, nb, geom, adaptive, count_include_pad=True, divisor_override=None):
-    _pool.forward(get_runtime(), kind, out, indices, inp, nb, geom, adaptive, count_include_pad,
-                  divisor_override)
+def pool(spec, out, indices, inp, nb):
+    _pool.forward(get_runtime(), spec, out, indices, inp, nb)
 
 
-def pool_backward(kind, grad_in, grad_out, indices, geom, adaptive, count_include_pad=True,
-                  divisor_override=None):
-    _pool.backward(get_runtime(), kind, grad_in, grad_out, indices, geom, adaptive,
-                   count_include_pad, divisor_override)
+def pool_backward(spec, grad_in, grad_out, indices):
+    _pool.backward(get_runtime(), spec, grad_in, grad_out, indices)
 
 
-def pad(mode, out, inp, nb, pads, value=0):
-    _pad.forward(get_runtime(), mode, out, inp, nb, pads, value)
+def pad(spec, out, inp, nb):
+    _pad.forward(get_runtime(), spec.mode, out, inp, nb, spec.pads, spec.value)
 
 
-def pad_backward(mode, grad_in, grad_out, nb, pads):
-    _pad.backward(get_runtime(), mode, grad_in, grad_out, nb, pads)
+def pad_backward(spec, grad_in, grad_out, nb):
+    _pad.backward(get_runtime(), spec.mode, grad_in, grad_out, nb, spec.pads)
 
 
-def interpolate(mode, out, inp, nb, scales, align):
-    _interp.forward(get_runtime(), mode, out, inp, nb, scales, align)
+def interpolate(spec, out, inp, nb):
+    _interp.forward(get_runtime(), spec.mode, out, inp, nb, spec.scales, spec.align)
 
 
-def interpolate_backward(mode, grad_in, grad_out, scales, align):
-    _interp.backward(get_runtime(), mode, grad_in, grad_out, scales, align)
+def interpolate_backward(spec, grad_in, grad_out):
+    _interp.backward(get_runtime(), spec.mode, grad_in, grad_out, spec.scales, spec.align)
 
 
 def unpool(out, inp, indices, what):
@@ -62,9 +59,10 @@ def unpool_backward(grad_in, grad_out, indices, what):
     _pool.unpool_backward(get_runtime(), grad_in, grad_out, indices, what)
 
 
-def grid_sample(out, inp, grid, mode, pad, align):
-    _grid.forward(get_runtime(), out, inp, grid, mode, pad, align)
+def grid_sample(spec, out, inp, grid):
+    _grid.forward(get_runtime(), out, inp, grid, spec.mode, spec.padding_mode, spec.align)
 
 
-def grid_sample_backward(grad_in, grad_grid, grad_out, inp, grid, mode, pad, align):
-    _grid.backward(get_runtime(), grad_in, grad_grid, grad_out, inp, grid, mode, pad, align)
+def grid_sample_backward(spec, grad_in, grad_grid, grad_out, inp, grid):
+    _grid.backward(get_runtime(), grad_in, grad_grid, grad_out, inp, grid, spec.mode, spec.padding_mode,
+                   spec.align)

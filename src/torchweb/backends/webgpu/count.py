@@ -8,10 +8,10 @@ from .runtime import get_runtime
 _T = {"f": "f32", "i": "i32", "u": "u32"}
 
 
-def search_sorted(out, seq, values, sorter, right, acc_cls, shared):
-    """out[r, k] = insertion point of values[r, k] in row (0 if shared else r) of seq; all
-    contiguous 2-D; sorter ([S, M] int64) or None; acc_cls: the compare class (f, i, u)."""
-    search_kernel.run(get_runtime(), out, seq, values, sorter, right, _T[acc_cls], shared)
+def search_sorted(spec, out, seq, values, sorter=None):
+    """out[r, k] = insertion point of values[r, k] in row (0 if spec.shared else r) of seq; all
+    contiguous 2-D; sorter ([S, M] int64) or None; spec: a backends/plans.py SearchSpec."""
+    search_kernel.run(get_runtime(), out, seq, values, sorter, spec.right, _T[spec.acc_cls], spec.shared)
 
 
 def count_scatter(out, index, src=None, mask=None, bias=0):

@@ -1,7 +1,5 @@
 """torch.nn.utils.parametrizations: weight_norm and spectral_norm as parametrizations
-(PyTorch's modules, buffers, state_dict keys and power iteration). orthogonal is not here:
-its maps (matrix_exp, the Cayley map, householder_product) and its right_inverse (QR) have no
-torchweb ops yet."""
+(PyTorch's modules, buffers, state_dict keys and power iteration); orthogonal in _orthogonal.py."""
 
 from ... import _creation as C
 from ..._tensor import Tensor
@@ -11,6 +9,7 @@ from ..modules.module import Module
 from . import parametrize
 from ..modules.conv import ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
 from ...linalg import vector_norm
+from ._orthogonal import orthogonal  # noqa: F401
 
 __all__ = ["orthogonal", "spectral_norm", "weight_norm"]
 
@@ -125,11 +124,3 @@ def spectral_norm(module, name="weight", n_power_iterations=1, eps=1e-12, dim=No
         dim = 1 if isinstance(module, (ConvTranspose1d, ConvTranspose2d, ConvTranspose3d)) else 0
     parametrize.register_parametrization(module, name, _SpectralNorm(weight, n_power_iterations, dim, eps))
     return module
-
-
-def orthogonal(module, name="weight", orthogonal_map=None, *, use_trivialization=True):
-    """Not available: see the module docstring."""
-    raise NotImplementedError(
-        "torchweb.nn.utils.parametrizations.orthogonal is not implemented: its maps (matrix_exp, "
-        "cayley, householder_product) and its right_inverse (linalg.qr) have no torchweb ops yet. "
-        "nn.init.orthogonal_ initializes a weight orthogonally.")

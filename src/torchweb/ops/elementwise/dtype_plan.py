@@ -4,6 +4,7 @@ the checks made on the host. Planned once per signature (PLANS): every op call a
 
 from ... import _dtype as D, lazy
 from ..._tensor import Tensor
+from ...backends.plans import ElementwiseDtypes
 from ..operands import compute_class, is_tensor
 
 
@@ -66,17 +67,16 @@ def _is_bool(o):
     return o.dtype is D.bool if is_tensor(o) else isinstance(o, bool)
 
 
-class DtypePlan:
-    """What an op's signature decides (planned once per key: see run): the dtype each operand
-    is computed in, the template's class, each operand's class, the value class, the result
+class DtypePlan(ElementwiseDtypes):
+    """What an op's signature decides (planned once per key: see run): the dtypes and classes
+    its kernel reads (ElementwiseDtypes, what the backend's elementwise takes), the result
     dtype; host_checks: Python numbers to check on the host (int64 range, a zero integer
     divisor); and what each call then needs, looked up once: the op's row, the device's
     empty_storage, Tensor._make, and fresh(op, out, operands, plan), the lazy layer's elementwise
     for an output just made (deferred where it may be: torchweb/lazy); lazy: that layer's
     decision for this plan, None until it makes it."""
 
-    __slots__ = ("op", "compute", "cls", "classes", "value_cls", "result", "host_checks",
-                 "empty", "make", "fresh", "lazy")
+    __slots__ = ("op", "result", "host_checks", "empty", "make", "fresh", "lazy")
 
     def __init__(self, op, operands, backend):
         self.op = op

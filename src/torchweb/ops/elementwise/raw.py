@@ -9,6 +9,7 @@ from math import prod
 from ... import _dtype as D, lazy
 from ..._size import broadcast_shapes, contiguous_strides
 from ...backends import backend_for
+from ...backends.plans import ElementwiseDtypes
 from ..operands import check_inplace_dtype, compute_class, empty, expand_to, is_tensor, same_view
 from .dtype_plan import NUMBER_TYPES, PLANS, DtypePlan, check_fill, device_error, host_checks
 from .table import OPS
@@ -89,7 +90,7 @@ def run(name, *operands, out=None, out_dtype=None):
                 if o._storage is out_storage and not same_view(o, out):
                     o = copy_of(o)
             ops.append(o)
-    lazy.elementwise(op, out, ops, plan.classes, plan.cls, plan.value_cls, plan.compute)
+    lazy.elementwise(op, out, ops, plan)
     return out
 
 
@@ -208,15 +209,13 @@ def copy_into(dst, src):
     s = expand_to(src, shape)
     if s._storage is dst._storage and not same_view(s, dst):
         s = copy_of(s)
-    cls = compute_class(src.dtype)
-    lazy.elementwise(op, dst, [s], [cls], cls, cls, [src.dtype])
+    lazy.elementwise(op, dst, [s], _one_dtype(src.dtype))
     return dst
 
 
 def fill(dst, value):
     op = OPS["fill"]
     dt = dst.dtype
-    cls = compute_class(dt)
     if dt is D.bool:
         value = bool(value)
     elif not dt.is_floating_point:
@@ -229,5 +228,17 @@ def fill(dst, value):
     elif dt is D.float16 and isinstance(value, int) and abs(value) > dt.max:
         # (PyTorch checks a Python int against half's range, not a float: 1e5 fills inf)
         raise RuntimeError("value cannot be converted to type c10::Half without overflow")
-    lazy.elementwise(op, dst, [value], [cls], cls, cls, [dt])
+    lazy.elementwise(op, dst, [value], _one_dtype(dt))
     return dst
+
+
+_ONE_DTYPE = {}
+
+
+def _one_dtype(dt):
+    """The ElementwiseDtypes of copy and fill into dt (computed in dt's class), made once."""
+    d = _ONE_DTYPE.get(dt)
+    if d is None:
+        cls = compute_class(dt)
+        d = _ONE_DTYPE[dt] = ElementwiseDtypes((dt,), cls, (cls,), cls)
+    return d

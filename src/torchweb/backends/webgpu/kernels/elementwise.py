@@ -39,12 +39,13 @@ def coalesce(shape, strides_list):
     return [m[0] for m in merged], [[m[1][k] for m in merged] for k in range(len(strides_list))]
 
 
-def run(rt, op, out, operands, classes, cls, value_cls, compute_dtypes=None):
-    """out[...] = op(operands...). classes: compute class per operand; cls: the template's;
-    compute_dtypes: the dtype each operand is computed in (uint8 wraps values to 8 bits)."""
+def run(rt, op, out, operands, dtypes):
+    """out[...] = op(operands...), each operand computed in its dtype and class (dtypes, a
+    backends/plans.py ElementwiseDtypes)."""
     n = out.numel()
     if n == 0:
         return
+    classes, cls, value_cls = dtypes.classes, dtypes.cls, dtypes.value_cls
     tensors = [out] + [o for o in operands if hasattr(o, "_storage")]
     strides = [list(t._stride) for t in tensors]
     shape, strides = coalesce(out.shape, strides)
@@ -53,7 +54,7 @@ def run(rt, op, out, operands, classes, cls, value_cls, compute_dtypes=None):
     buffers, slots = bind(out, *tensors[1:])
     slots = iter(slots)
     desc = []
-    computed_in = [d.name if d is not None else "" for d in (compute_dtypes or [None] * len(operands))]
+    computed_in = [d.name for d in dtypes.compute]
     wrap8 = [name == "uint8" for name in computed_in]
     for o, c, name in zip(operands, classes, computed_in):
         if hasattr(o, "_storage"):

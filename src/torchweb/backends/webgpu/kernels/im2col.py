@@ -20,16 +20,15 @@ from .wgsl import load, store
 _ZERO = {"f32": "0.0", "f16": "0.0h", "i32": "0i", "u32": "0u"}
 
 
-def _run(rt, key, source, image, cols, src, dst, geometry, l0):
+def _run(rt, key, source, image, cols, src, dst, g, l0):
     """Both directions: a thread per element of dst, reading src (image [N, C, *S] and cols
     [., ., Lc] in one order or the other); source(slot, nparams) is the kernel's WGSL.
-    geometry: (kernel, stride, padding, dilation, out_size)."""
+    g: the windows (a backends/plans.py ConvGeometry)."""
     n = dst.numel()
     if n == 0:
         return
-    kernel, stride, padding, dilation, out_size = geometry
     params = ([n, image.shape[0], image.shape[1], src._offset] + list(src._stride) + [dst._offset]
-              + list(dst._stride) + uint_params(image.shape[2:], kernel, stride, padding, dilation, out_size)
+              + list(dst._stride) + uint_params(image.shape[2:], g.kernel, g.stride, g.padding, g.dilation, g.out_size)
               + [cols.shape[2], l0])
     bufs, (slot,) = bind(dst, src)
     launch(rt, key + (slot,), lambda nparams: source(slot, nparams), bufs, params, n)
@@ -55,13 +54,13 @@ def _geometry_names(r, base):
     return names
 
 
-def im2col(rt, out, inp, kernel, stride, padding, dilation, out_size, l0=0):
+def im2col(rt, out, inp, g, l0=0):
     """inp: [N, C, *S] (any strides); out: a view shaped [N, C * K, Lc] (any strides) that
     receives the columns of output positions l0 .. l0 + Lc - 1 (all L of them by default)."""
-    r = len(kernel)
+    r = len(g.kernel)
     _run(rt, ("im2col", r, inp.dtype.gpu_storage, out.dtype.gpu_storage),
          lambda slot, nparams: _im2col_source(r, inp.dtype, out.dtype, slot, nparams),
-         inp, out, inp, out, (kernel, stride, padding, dilation, out_size), l0)
+         inp, out, inp, out, g, l0)
 
 
 def _im2col_source(r, in_dtype, out_dtype, slot, nparams):
@@ -95,14 +94,14 @@ def _im2col_source(r, in_dtype, out_dtype, slot, nparams):
     return declarations(nparams, storages) + "\n" + entry_point(body)
 
 
-def col2im(rt, out, cols, kernel, stride, padding, dilation, out_size, acc, l0=0, accumulate=False):
+def col2im(rt, out, cols, g, acc, l0=0, accumulate=False):
     """out: [N, C, *S] (written whole, through its strides); cols: [N, C * K, Lc] (any strides),
     the columns of output positions l0 .. l0 + Lc - 1 (all L by default). acc: the accumulation
     type ('f32' or 'i32'); accumulate: add to out's values instead of replacing them."""
-    r = len(kernel)
+    r = len(g.kernel)
     _run(rt, ("col2im", r, cols.dtype.gpu_storage, out.dtype.name, acc, accumulate),
          lambda slot, nparams: _col2im_source(r, cols.dtype, out.dtype, slot, nparams, acc, accumulate),
-         out, cols, cols, out, (kernel, stride, padding, dilation, out_size), l0)
+         out, cols, cols, out, g, l0)
 
 
 def _col2im_source(r, in_dtype, out_dtype, slot, nparams, acc, accumulate):

@@ -55,18 +55,23 @@ def _divisor(r, g, adaptive, cip, override):
     return lines
 
 
-def forward(rt, kind, out, indices, inp, nb, geom, adaptive, count_include_pad=True,
-            divisor_override=None):
-    """kind 'max' or 'avg'. inp: [*B, *S] (nb batch dims, any strides); out, indices
-    (int64, max only, or None): contiguous [*B, *O]. geom: (in_size, out_size, kernel,
-    stride, padding, dilation), tuples over the spatial dims."""
+def _spec_params(spec):
+    """The params a pooling's kernels read after the tensors': per spatial dim S, O, k, s, p,
+    d, then count_include_pad and divisor_override."""
+    g = spec.geom
+    return uint_params(g.in_size, g.out_size, g.kernel, g.stride, g.padding, g.dilation) + [
+        1 if spec.count_include_pad else 0, int(spec.divisor_override or 0) & 0xFFFFFFFF]
+
+
+def forward(rt, spec, out, indices, inp, nb):
+    """spec: a backends/plans.py PoolSpec (kind 'max' or 'avg'). inp: [*B, *S] (nb batch dims,
+    any strides); out, indices (int64, max only, or None): contiguous [*B, *O]."""
     n = out.numel()
     if n == 0:
         return
-    r = len(geom[0])
-    params = [n] + list(inp.shape[:nb]) + [inp._offset] + list(inp._stride)
-    params += uint_params(*geom)
-    params += [1 if count_include_pad else 0, int(divisor_override or 0) & 0xFFFFFFFF]
+    kind, adaptive = spec.kind, spec.adaptive
+    r = len(spec.geom.in_size)
+    params = [n] + list(inp.shape[:nb]) + [inp._offset] + list(inp._stride) + _spec_params(spec)
     acc = "f32" if inp.dtype.is_floating_point else ("u32" if inp.dtype.gpu_storage == "u32" else "i32")
     bufs, slots = bind(out, inp)
     binding_kinds = kinds(bufs)
@@ -128,17 +133,15 @@ def _forward_source(kind, r, nb, adaptive, in_dtype, out_dtype, slots, nbuf, npa
     return decl + "\n" + helpers + "\n" + entry_point(body)
 
 
-def backward(rt, kind, grad_in, grad_out, indices, geom, adaptive, count_include_pad=True,
-             divisor_override=None):
+def backward(rt, spec, grad_in, grad_out, indices):
     """grad_in: contiguous [B, *S] (written whole); grad_out: contiguous [B, *O]; indices:
     contiguous int64 [B, *O] (max) or None."""
     n = grad_in.numel()
     if n == 0:
         return
-    r = len(geom[0])
-    params = [n] + uint_params(*geom)
-    params += [1 if count_include_pad else 0, int(divisor_override or 0) & 0xFFFFFFFF,
-               grad_out._offset, indices._offset if indices is not None else 0]
+    kind, adaptive = spec.kind, spec.adaptive
+    r = len(spec.geom.in_size)
+    params = [n] + _spec_params(spec) + [grad_out._offset, indices._offset if indices is not None else 0]
     others = [grad_out] + ([indices] if indices is not None else [])
     bufs, slots = bind(grad_in, *others)
     launch(rt, ("pool_bwd", kind, r, adaptive, grad_out.dtype.name, grad_in.dtype.name, tuple(slots), len(bufs)),

@@ -78,16 +78,17 @@ def _better(kind, t):
 _PLANS = PlanCache(FAST)
 
 
-def run(rt, kind, out, inp, nred, acc_cls, nchunks=1, divisor=None, index_from=None,
-        pairs_in=False, pairs_out=False):
-    """Reduce inp's last nred dims into out: see _run. A call whose signature was seen before
-    (same shapes, strides, offsets, dtypes, options) reuses its plan: ~25 us less per call."""
+def run(rt, p, out, inp, index_from=None):
+    """Reduce inp's last p.nred dims into out (p: a backends/plans.py ReducePass): see _run. A
+    call whose signature was seen before (same pass, shapes, strides, offsets, dtypes) reuses
+    its plan: ~25 us less per call."""
     so, si = out._storage, inp._storage
-    sig = (kind, nred, acc_cls, nchunks, divisor, pairs_in, pairs_out, si is so, inp._shape,
-           inp._stride, inp._offset, inp.dtype, out._shape, out._offset, out.dtype, SG.ENABLED, SG.MIN_SIZE)
+    sig = (p, si is so, inp._shape, inp._stride, inp._offset, inp.dtype, out._shape, out._offset, out.dtype,
+           SG.ENABLED, SG.MIN_SIZE)
     plan = _PLANS.get(rt, sig) if index_from is None else None
     if plan is None:
-        plan = _run(rt, kind, out, inp, nred, acc_cls, nchunks, divisor, index_from, pairs_in, pairs_out)
+        plan = _run(rt, p.kind, out, inp, p.nred, p.acc_cls, p.nchunks, p.divisor, index_from, p.pairs_in,
+                    p.pairs_out)
         if plan is not None and index_from is None:
             _PLANS.put(sig, plan)
         return

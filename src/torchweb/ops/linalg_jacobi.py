@@ -1,0 +1,218 @@
+"""Householder QR and the Jacobi methods behind eigh and svd, as loops of tensor ops (batched,
+float32 on both devices; no autograd here: ops/linalg_spectral.py wraps them).
+
+- qr: one Householder reflection per column (LAPACK's geqrf convention: R[j, j] = -sign(a) |x|,
+  and no reflection where the column is already zero below the diagonal);
+- eigh: cyclic Jacobi, every sweep n - 1 rounds of n / 2 disjoint rotations at once (a
+  round-robin ordering), until the off-diagonal part is down to float32 rounding (_Convergence);
+- svd: a Householder QR first when A is tall, then one-sided Jacobi (Hestenes) on the columns
+  of the square factor, the same ordering; U from a Householder QR of the rotated columns,
+  which also completes it where singular values are zero.
+
+A round is a handful of dispatches: one gather of the pairs' entries, the rotations'
+(c, s) elementwise, one gather placing them into an N x N rotation J, and matmuls (J^T X J for
+eigh; W J and V J for svd).
+"""
+
+from .._creation import arange, eye, tensor, zeros
+from .elementwise import call
+from .join import cat
+from .linalg_kernels import index_col
+
+MAX_SWEEPS = 30
+_EPS = 1.1920928955078125e-07   # float32's
+
+
+def householder_qr(A, compact=False):
+    """(Q [..., m, m], R [..., m, n]) with A = Q R; compact: LAPACK geqrf's (a, tau) instead, a
+    holding R and below its diagonal each reflector's v (v[j] = 1 implied), H_j = I - tau_j v v^T."""
+    m, n = A.shape[-2], A.shape[-1]
+    batch = tuple(A.shape[:-2])
+    R = A.clone()
+    Q = None if compact else eye(m, dtype=A.dtype, device=A.device).expand(batch + (m, m)).clone()
+    rows = index_col(m, A.device)
+    vs, taus = [], []
+    for j in range(min(m, n)):
+        x = call("where", rows >= j, R[..., :, j:j + 1], 0.0)
+        alpha = x[..., j:j + 1, :]
+        below = call("where", rows > j, x, 0.0).square().sum(-2, keepdim=True)
+        norm = (alpha.square() + below).sqrt()
+        head = alpha + call("where", alpha >= 0, norm, -norm)
+        v = call("where", rows == j, head, x)
+        beta = call("where", below == 0, 0.0, 2.0 / v.square().sum(-2, keepdim=True))
+        R = R - (beta * v) @ (v.mT @ R)
+        if compact:   # (v scaled to v[j] = 1: tau = beta v[j]^2)
+            vs.append(call("where", (rows > j) & (below != 0), v / head, 0.0))
+            taus.append((beta * head.square())[..., 0, :])
+        else:
+            Q = Q - (Q @ v) @ (beta * v).mT
+    if not compact:
+        return Q, R.triu()
+    k = len(vs)
+    a = R.triu()
+    if k:
+        V = cat(vs, -1)
+        a = a + (cat([V, zeros(batch + (m, n - k), dtype=A.dtype, device=A.device)], -1) if n > k else V)
+    tau = cat(taus, -1) if k else zeros(batch + (0,), dtype=A.dtype, device=A.device)
+    return a, tau
+
+
+def _rounds(N):
+    """The round-robin schedule for N (even) indices: N - 1 orderings, each with its pairs at
+    positions (0, 1), (2, 3), ...; over a sweep every pair meets once."""
+    ring = list(range(1, N))
+    out = []
+    for _ in range(N - 1):
+        arr = [0] + ring
+        order = []
+        for i in range(N // 2):
+            order += [arr[i], arr[N - 1 - i]]
+        out.append(order)
+        ring = ring[-1:] + ring[:-1]
+    return out
+
+
+def _rotation(a, d, b):
+    """(c, s) of the Jacobi rotation that zeroes b in [[a, b], [b, d]] (Golub & Van Loan's
+    sym.schur2); no rotation where b is 0."""
+    tau = (d - a) / (2.0 * b)
+    t = call("where", tau >= 0, 1.0, -1.0) / (tau.abs() + (1.0 + tau.square()).sqrt())
+    t = call("where", b == 0, 0.0, t)
+    c = (1.0 + t.square()).rsqrt()
+    return c, t * c
+
+
+def _pad_even(X, dims):
+    """X with one zero row and/or column appended (dims: -2, -1 or both) when its size is odd."""
+    for d in dims:
+        shape = list(X.shape)
+        shape[d] = 1
+        X = cat([X, zeros(tuple(shape), dtype=X.dtype, device=X.device)], d)
+    return X
+
+
+def _off_diagonal(X):
+    """The squared Frobenius norm of X's off-diagonal part (summed directly: the difference of
+    the whole and the diagonal's would cancel to rounding noise)."""
+    return (X - X.diagonal(0, -2, -1).diag_embed()).square().sum((-2, -1))
+
+
+class _Convergence:
+    """When to stop sweeping: every matrix's off-diagonal mass (squared) at or below `floor`
+    (n eps^2 times the squared Frobenius norm: float32 rounding keeps it about there), or no
+    longer shrinking from one sweep to the next (stalled at rounding). One read-back a sweep."""
+
+    def __init__(self, floor):
+        self.floor, self.last = floor, None
+
+    def done(self, off):
+        worst = float((off - self.floor).amax()) if off.numel() else 0.0
+        if worst <= 0:
+            return True
+        total = float(off.amax())
+        stalled = self.last is not None and total > 0.9 * self.last
+        self.last = total
+        return stalled
+
+
+class _Round:
+    """One round's pairs as small index vectors (made once per size and device): `entries`
+    picks each pair's (p, p), (q, q) and (p, q) entries from a flattened N x N matrix; `pair`
+    and `second` say for each index its pair and whether it is the pair's q. The rotation J
+    (J[p, p] = J[q, q] = c, J[p, q] = s, J[q, p] = -s, zero elsewhere) is one elementwise
+    expression of those."""
+
+    _cache = {}
+
+    def __init__(self, order, N, device):
+        ps, qs = order[0::2], order[1::2]
+        self.entries = tensor([p * N + p for p in ps] + [q * N + q for q in qs] + [p * N + q for p, q in zip(ps, qs)],
+                              device=device)
+        pair, second = [0] * N, [0] * N
+        for k, (p, q) in enumerate(zip(ps, qs)):
+            pair[p] = pair[q] = k
+            second[q] = 1
+        self.pair = tensor(pair, device=device)
+        self.second = tensor(second, device=device)
+        self.index = arange(N, device=device)
+
+    @classmethod
+    def schedule(cls, N, device):
+        key = (N, str(device))
+        if key not in cls._cache:
+            if len(cls._cache) > 8:    # (a few sizes at a time: each holds O(N^2) indices)
+                cls._cache.clear()
+            cls._cache[key] = [cls(order, N, device) for order in _rounds(N)]
+        return cls._cache[key]
+
+    def rotation(self, G):
+        """J for this round's pairs of the symmetric G [..., N, N] (J^T G J zeroes them)."""
+        N = G.shape[-1]
+        batch = tuple(G.shape[:-2])
+        adb = G.reshape(batch + (N * N,)).index_select(-1, self.entries).reshape(batch + (3, N // 2))
+        c, s = _rotation(adb[..., 0, :], adb[..., 1, :], adb[..., 2, :])
+        c = c.index_select(-1, self.pair).unsqueeze(-1)      # [..., N, 1]: row r's pair's c
+        s = s.index_select(-1, self.pair).unsqueeze(-1)
+        col = self.index.unsqueeze(0)
+        row = self.index.unsqueeze(1)
+        same = self.pair.unsqueeze(1) == self.pair.unsqueeze(0)
+        off = call("where", self.second.unsqueeze(1) < self.second.unsqueeze(0), s, -s)
+        return call("where", same, call("where", row == col, c, off), 0.0)
+
+
+def eigh(S):
+    """(eigenvalues ascending, eigenvectors) of the symmetric S [..., n, n] (both triangles
+    read: the caller symmetrizes from UPLO's triangle)."""
+    n = S.shape[-1]
+    batch = tuple(S.shape[:-2])
+    if n <= 1:
+        return S.diagonal(0, -2, -1).clone(), eye(n, dtype=S.dtype, device=S.device).expand(batch + (n, n)).clone()
+    X = _pad_even(S, (-2, -1)) if n % 2 else S   # (a zero row and column: its pairs never rotate)
+    N = X.shape[-1]
+    V = None
+    scale = X.square().sum((-2, -1))
+    stop = _Convergence(n * _EPS * _EPS * scale)
+    for _ in range(MAX_SWEEPS):
+        for rnd in _Round.schedule(N, S.device):
+            Jr = rnd.rotation(X)
+            X = Jr.mT @ X @ Jr
+            V = Jr if V is None else V @ Jr
+        if stop.done(_off_diagonal(X)):
+            break
+    w, idx = X.diagonal(0, -2, -1)[..., :n].sort(-1)
+    V = V[..., :n, :n]
+    return w, V.gather(-1, idx.unsqueeze(-2).expand(tuple(V.shape)))
+
+
+def svd_tall(A):
+    """(U [..., m, m], S [..., n], V [..., n, n]) of A [..., m, n] with m >= n, S descending:
+    A = U[..., :, :n] diag(S) V^T."""
+    m, n = A.shape[-2], A.shape[-1]
+    batch = tuple(A.shape[:-2])
+    if m > n > 0:   # a QR first: the rotations then work on R's n rows, not A's m
+        Q, R = householder_qr(A)
+        Ur, S, V = svd_tall(R[..., :n, :])
+        return cat([Q[..., :, :n] @ Ur, Q[..., :, n:]], -1), S, V
+    W = _pad_even(A, (-1,)) if n % 2 and n > 1 else A   # (a zero column: its pairs never rotate)
+    N = W.shape[-1]
+    V = eye(N, dtype=A.dtype, device=A.device).expand(batch + (N, N))
+    if N > 1:
+        stop = _Convergence(None)
+        for _ in range(MAX_SWEEPS):
+            for rnd in _Round.schedule(N, A.device):
+                Jr = rnd.rotation(W.mT @ W)
+                W = W @ Jr
+                V = V @ Jr
+            gram = W.mT @ W
+            stop.floor = n * _EPS * _EPS * gram.diagonal(0, -2, -1).sum(-1).square()
+            if stop.done(_off_diagonal(gram)):
+                break
+    W, V = W[..., :, :n], V[..., :n, :n]
+    S, idx = W.square().sum(-2).sqrt().sort(-1, descending=True)
+    W = W.gather(-1, idx.unsqueeze(-2).expand(tuple(W.shape)))
+    V = V.gather(-1, idx.unsqueeze(-2).expand(tuple(V.shape)))
+    Q, R = householder_qr(W)
+    sign = call("where", R.diagonal(0, -2, -1) < 0, -1.0, 1.0)
+    ones = zeros(batch + (m - n,), dtype=A.dtype, device=A.device) + 1.0
+    U = Q * cat([sign, ones], -1).unsqueeze(-2)
+    return U, S, V

@@ -1,0 +1,195 @@
+"""The factorizations behind torch.linalg, as loops of tensor ops over the matrix size (O(n)
+dispatches each, batched over leading dims, float32 on both devices). No autograd here: the
+ops in ops/linalg_factor.py and ops/linalg_spectral.py wrap these in Functions whose backwards
+are PyTorch's formulas.
+
+- triangular solve: substitution row by row, blocked past 16 rows (tri_solve);
+- Cholesky: left-looking, column by column;
+- LU: partial pivoting (the largest |entry| of the column, first one on ties, as LAPACK's
+  getrf), a gather swapping two rows and a rank-1 update per column.
+"""
+
+from .._creation import arange, eye, zeros
+from .._size import broadcast_shapes
+from .elementwise import call
+from .join import cat
+
+
+def index_col(n, device):
+    """arange(n) as a column [n, 1] (row numbers, for masks)."""
+    return arange(n, device=device).reshape(n, 1)
+
+
+def expand_batch(A, B):
+    """A and B with their batch dims (all but the last two) broadcast to one shape."""
+    batch = broadcast_shapes(tuple(A.shape[:-2]), tuple(B.shape[:-2]))
+    return A.expand(batch + tuple(A.shape[-2:])), B.expand(batch + tuple(B.shape[-2:]))
+
+
+BLOCK = 8   # diagonal blocks of a triangular solve (their inverses found all at once)
+
+
+def tri_solve(A, B, upper, unit=False):
+    """X with A X = B, A triangular (only its upper or lower triangle is read; unit: its
+    diagonal taken as ones), A [..., n, n] and B [..., n, k] with equal batch dims.
+
+    Up to 2 BLOCK rows, substitution row by row; larger, blocked: the inverses of all the
+    BLOCK x BLOCK diagonal blocks at once (substitution on their batch), then one block row
+    at a time, X_i = D_i^-1 (B_i - T_i X) (about 4 BLOCK + 3 n / BLOCK dispatches)."""
+    n = A.shape[-1]
+    T = A.triu(1 if unit else 0) if upper else A.tril(-1 if unit else 0)
+    if unit:
+        T = T + eye(n, dtype=A.dtype, device=A.device)
+    if n <= 2 * BLOCK:
+        return _substitute(T, B, upper)
+    b = BLOCK
+    nb = -(-n // b)
+    pad = nb * b - n
+    if pad:   # (identity rows and columns past the end: their unknowns are zero)
+        T = _pad_identity(T, pad)
+        B = cat([B, zeros(tuple(B.shape[:-2]) + (pad, B.shape[-1]), dtype=B.dtype, device=B.device)], -2)
+    batch = tuple(T.shape[:-2])
+    D = T.reshape(batch + (nb, b, nb, b)).diagonal(0, -4, -2).movedim(-1, -3)     # [..., nb, b, b]
+    Dinv = _substitute(D, eye(b, dtype=T.dtype, device=T.device).expand(tuple(D.shape)), upper)
+    X = zeros(tuple(B.shape), dtype=B.dtype, device=B.device)
+    for i in (range(nb - 1, -1, -1) if upper else range(nb)):
+        rows = slice(i * b, (i + 1) * b)
+        r = B[..., rows, :] - T[..., rows, :] @ X     # (unsolved rows of X are zero; the diagonal block meets zeros)
+        X[..., rows, :] = Dinv[..., i, :, :] @ r
+    return X[..., :n, :] if pad else X
+
+
+def _substitute(T, B, upper):
+    """X with T X = B by substitution, one row per step (T triangular, zero off its triangle)."""
+    n = T.shape[-1]
+    X = zeros(tuple(B.shape), dtype=B.dtype, device=B.device)
+    for i in (range(n - 1, -1, -1) if upper else range(n)):
+        # (rows of X not solved yet are zero, so the whole row of T can multiply X)
+        r = B[..., i:i + 1, :] - T[..., i:i + 1, :] @ X
+        X[..., i:i + 1, :] = r / T[..., i:i + 1, i:i + 1]
+    return X
+
+
+def _pad_identity(T, pad):
+    n = T.shape[-1]
+    batch = tuple(T.shape[:-2])
+    T = cat([T, zeros(batch + (n, pad), dtype=T.dtype, device=T.device)], -1)
+    corner = cat([zeros((pad, n), dtype=T.dtype, device=T.device), eye(pad, dtype=T.dtype, device=T.device)], -1)
+    return cat([T, corner.expand(batch + (pad, n + pad))], -2)
+
+
+def first_failure(bad):
+    """info: the 1-based index of the first True along the last dim of `bad`, 0 where none
+    (int32, as LAPACK's)."""
+    n = bad.shape[-1]
+    order = arange(1, n + 1, device=bad.device).expand(tuple(bad.shape))
+    first = call("where", bad, order, n + 1).amin(-1) if n else zeros(tuple(bad.shape[:-1]), device=bad.device)
+    return call("where", first > n, 0, first).int()
+
+
+def cholesky(A):
+    """(L, info): the lower Cholesky factor of A's lower triangle, and the order of the first
+    leading minor that is not positive definite (0 where A is). L holds NaN past that column."""
+    n = A.shape[-1]
+    L = zeros(tuple(A.shape), dtype=A.dtype, device=A.device)
+    pivots = zeros(tuple(A.shape[:-1]), dtype=A.dtype, device=A.device)
+    rows = index_col(n, A.device)
+    for j in range(n):
+        # (columns j.. of L are still zero, so L @ row j sums over the finished ones)
+        c = A[..., :, j:j + 1] - L @ L[..., j:j + 1, :].mT
+        d = c[..., j:j + 1, :]
+        pivots[..., j:j + 1] = d[..., 0]
+        L[..., :, j:j + 1] = call("where", rows >= j, c / d.sqrt(), 0.0)
+    return L, first_failure(~(pivots > 0))
+
+
+LU_BLOCK = 32   # panel width of the blocked LU
+
+
+def lu(A):
+    """(LU, pivots, perm, info) of A [..., m, n] with partial pivoting: LU holds L's strictly
+    lower part (unit diagonal) and U; pivots LAPACK's 1-based row swaps (int32); perm the rows of
+    A in the order they end up (A[perm] = L U); info the first zero diagonal of U (1-based).
+
+    Blocked past 2 panels (as LAPACK's getrf): each panel of LU_BLOCK columns is factored
+    column by column on its own rows, its row order applied to the whole rows once, then
+    U12 = L11^-1 A12 (a triangular solve) and A22 -= L21 U12 (one matmul)."""
+    m, n = A.shape[-2], A.shape[-1]
+    k = min(m, n)
+    if k <= 2 * LU_BLOCK:
+        return _lu_columns(A)
+    batch = tuple(A.shape[:-2])
+    LU = A.clone()
+    perm = arange(m, device=A.device).expand(batch + (m,)).clone()
+    pivots = []
+    for j0 in range(0, k, LU_BLOCK):
+        jb = min(LU_BLOCK, k - j0)
+        P, piv, order, _ = _lu_columns(LU[..., j0:, j0:j0 + jb])
+        pivots.append(piv + j0)
+        rows = permute_rows(LU[..., j0:, :], order)        # (the swaps reach L's columns on the left too)
+        perm[..., j0:] = perm[..., j0:].gather(-1, order)
+        rows[..., :, j0:j0 + jb] = P
+        if j0 + jb < n:
+            U12 = tri_solve(P[..., :jb, :], rows[..., :jb, j0 + jb:], upper=False, unit=True)
+            rows[..., :jb, j0 + jb:] = U12
+            rows[..., jb:, j0 + jb:] = rows[..., jb:, j0 + jb:] - P[..., jb:, :] @ U12
+        LU[..., j0:, :] = rows
+    diag = LU.diagonal(0, -2, -1)
+    return LU, cat(pivots, -1), perm, first_failure(diag == 0)
+
+
+def _lu_columns(A):
+    """lu(A) one column at a time: pivot search, a row swap and a rank-1 update per column."""
+    m, n = A.shape[-2], A.shape[-1]
+    k = min(m, n)
+    batch = tuple(A.shape[:-2])
+    LU = A.clone()
+    rows = arange(m, device=A.device)
+    perm = rows.expand(batch + (m,)).clone()
+    pivots = zeros(batch + (k,), dtype=perm.dtype, device=A.device)
+    rcol = rows.reshape(m, 1)
+    cols = arange(n, device=A.device).reshape(1, n)
+    for j in range(k):
+        col = LU[..., :, j]
+        p = call("where", rows >= j, col.abs(), -1.0).argmax(-1, keepdim=True)     # [..., 1]
+        pivots[..., j:j + 1] = p + 1
+        swap = call("where", rows == j, p, call("where", rows == p, j, rows))       # [..., m]
+        LU = LU.gather(-2, swap.unsqueeze(-1).expand(batch + (m, n)))
+        perm = perm.gather(-1, swap)
+        pivot = LU[..., j:j + 1, j:j + 1]
+        # (a zero pivot has a zero column below it: it divides nothing, as getrf skips it)
+        l = call("where", rcol > j, LU[..., :, j:j + 1] / call("where", pivot == 0, 1.0, pivot), 0.0)
+        u = call("where", cols > j, LU[..., j:j + 1, :], 0.0)
+        LU = call("where", (rcol > j) & (cols == j), l, LU - l @ u)
+    diag = LU.diagonal(0, -2, -1)
+    return LU, pivots.int(), perm, first_failure(diag == 0)
+
+
+def permute_rows(B, perm):
+    """B's rows in the order perm gives (B[..., perm[i], :] at row i), batch dims equal."""
+    return B.gather(-2, perm.unsqueeze(-1).expand(tuple(B.shape)))
+
+
+def lu_solve(LU, perm, B):
+    """X with A X = B from A's LU and perm (batch dims equal)."""
+    Y = tri_solve(LU, permute_rows(B, perm), upper=False, unit=True)
+    return tri_solve(LU, Y, upper=True)
+
+
+def perm_from_pivots(pivots, m):
+    """The row order (A[perm] = L U) LAPACK's 1-based pivots give, by replaying the swaps."""
+    batch = tuple(pivots.shape[:-1])
+    rows = arange(m, device=pivots.device)
+    perm = rows.expand(batch + (m,)).clone()
+    piv = pivots.long() - 1
+    for j in range(pivots.shape[-1]):
+        p = piv[..., j:j + 1]
+        swap = call("where", rows == j, p, call("where", rows == p, j, rows))
+        perm = perm.gather(-1, swap)
+    return perm
+
+
+def perm_matrix(perm, dtype):
+    """P with P[perm[i], i] = 1: A = P L U."""
+    m = perm.shape[-1]
+    return (perm.unsqueeze(-2) == index_col(m, perm.device)).to(dtype)
