@@ -42,7 +42,7 @@ NAMESPACES = [
     ("utils.data", "utils.data", True),
     ("special", "special", True),
     ("linalg", "linalg", True),
-    ("fft", "fft", False),
+    ("fft", "fft", True),
     ("distributions", "distributions", True),
     ("func", "func", True),
 ]

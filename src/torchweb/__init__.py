@@ -87,8 +87,13 @@ def _assert(condition, message):
 from ._dtype import float64, double  # noqa: E402  (held on the host: torchweb/host64/)
 from . import host64 as _host64  # noqa: E402
 _host64.install(globals())
+from . import _complex  # noqa: E402
+_complex.install(globals())   # (complex64: float32 pairs; torch.complex, polar, view_as_real, ...)
+from . import fft  # noqa: E402  (torch.fft)
+from ._stft import stft, istft  # noqa: E402
+Tensor.stft, Tensor.istft = stft, istft
 bfloat16 = _UnsupportedDtype("bfloat16")
-complex64 = cfloat = _UnsupportedDtype("complex64")
+from ._dtype import complex64, complex64 as cfloat  # noqa: E402  (float32 pairs: torchweb/_complex/)
 complex128 = cdouble = _UnsupportedDtype("complex128")
 int16 = short = _UnsupportedDtype("int16")
 int8 = _UnsupportedDtype("int8")

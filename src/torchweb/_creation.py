@@ -8,6 +8,7 @@ import math
 from . import _dtype as D
 from ._device import as_device, CPU
 from ._float64 import ROUTES as FLOAT64
+from ._complex_routes import ROUTES as COMPLEX
 from ._size import as_shape
 from ._tensor import Tensor
 from .backends import backend_for
@@ -64,7 +65,7 @@ def _flatten(data, shape, flat, depth=0, leaf=None):
         raise ValueError("too many dimensions 'str'")
     if hasattr(data, "item") and not isinstance(data, (int, float, bool)):
         data = data.item()  # numpy scalars
-    if not isinstance(data, (int, float, bool)):
+    if not isinstance(data, (int, float, bool, complex)):
         if not isinstance(data, (bytes, bytearray)):   # (PyTorch's two messages)
             raise RuntimeError(f"Could not infer dtype of {type(data).__name__}")
         raise TypeError(f"new(): invalid data type '{type(data).__name__}'")
@@ -77,6 +78,8 @@ def _infer_dtype(flat):
         return D.bool
     if all(isinstance(v, int) for v in flat) and flat:
         return D.int64
+    if any(isinstance(v, complex) for v in flat):
+        return D.complex64
     return D.default_float()
 
 
@@ -156,6 +159,9 @@ def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False)
     device = as_device(device)
     if dtype is not None:
         dtype = D.as_dtype(dtype)
+    if dtype is D.complex64 or getattr(getattr(data, "dtype", None), "kind", None) == "c" or \
+            getattr(data, "dtype", None) is D.complex64:
+        return COMPLEX["tensor"](data, device, requires_grad)   # float32 pairs (torchweb/_complex/)
     if isinstance(data, Tensor):
         t = data.detach().to(device=device, dtype=dtype or data.dtype).clone()
     elif type(data).__module__ == "numpy" and hasattr(data, "shape") and hasattr(data, "dtype") and data.shape != ():
@@ -164,6 +170,8 @@ def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False)
         flat = []
         shape = _flatten(data, [], flat)
         dtype = dtype or _infer_dtype(flat)
+        if dtype is D.complex64:
+            return COMPLEX["tensor"](data, device, requires_grad)
         values = _convert(flat, dtype, device)
         storage = backend_for(device.type).storage_from_values(values, dtype)
         t = Tensor._make(storage, tuple(shape), None, 0, dtype, device)
@@ -191,6 +199,8 @@ def _factory(size, dtype, device, requires_grad, value, default=None):
     dtype = D.as_dtype(dtype) if dtype is not None else (default or D.default_float())
     if dtype is D.float64:
         return FLOAT64["full"](shape, 0 if value is None else value, requires_grad)
+    if dtype is D.complex64:
+        return COMPLEX["full"](shape, value, as_device(device), requires_grad)
     t = _empty(shape, dtype, as_device(device))
     if value is not None:
         E.fill(t, value)
@@ -385,6 +395,8 @@ def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_g
 
 # -- random ------------------------------------------------------------------------------
 def _random_factory(size, kind, a, b, dtype, device, requires_grad, generator, default=None):
+    if dtype is not None and D.as_dtype(dtype) is D.complex64 and kind in ("normal", "uniform"):
+        return COMPLEX["random"](as_shape(size), kind, as_device(device), requires_grad, generator)
     t = _factory(size, dtype, device, False, None, default)
     _random.fill(t, kind, a, b, generator)
     if requires_grad:

@@ -55,11 +55,21 @@ class device:
     def __str__(self):
         return self.type if self.index is None else f"{self.type}:{self.index}"
 
+    # `with torch.device(d):` factories make tensors on d inside the block
+    def __enter__(self):
+        _entered.append(_default[0])
+        set_default_device(self)
+        return self
+
+    def __exit__(self, *exc):
+        _default[0] = _entered.pop()
+
 
 CPU = device("cpu")
 WEBGPU = device("webgpu")
 
 _default = [None]
+_entered = []   # (the defaults `with device:` blocks replaced)
 
 
 def as_device(d):

@@ -53,6 +53,11 @@ float32 = dtype("float32", 4, 2, "f32", "f32", "float32", "f",
 float64 = dtype("float64", 8, 2, None, None, "float64", "d",
                 -1.7976931348623157e308, 1.7976931348623157e308)
 
+# complex64 is float32 pairs (torchweb/_complex/: a ComplexTensor wraps its float32 view with
+# a trailing dim of 2); category 3 so that promotion with any real dtype gives it.
+complex64 = dtype("complex64", 8, 3, None, None, "complex64", "f")
+complex64.is_complex = True
+
 half = float16
 double = float64
 float = float32
@@ -73,16 +78,16 @@ for _d, _facts in {
     float16: ("Half", "c10::Half", None, None, None),
     float32: ("Float", "float", None, None, None),
     float64: ("Double", "double", None, None, None),
+    complex64: ("ComplexFloat", "c10::complex<float>", None, None, None),
 }.items():
     _d.word, _d.c_name, _d.c_int, _d.c_scalar, _d.scalar_range = _facts
-_BY_NAME = {d.name: d for d in ALL + (float64,)}
-_ORDER = {bool: 0, uint8: 1, int32: 2, int64: 3, float16: 4, float32: 5, float64: 6}
+_BY_NAME = {d.name: d for d in ALL + (float64, complex64)}
+_ORDER = {bool: 0, uint8: 1, int32: 2, int64: 3, float16: 4, float32: 5, float64: 6, complex64: 7}
 
 # Names PyTorch has that we refuse, with the reason the user needs.
 UNSUPPORTED = {
     "bfloat16": "WebGPU has no bfloat16; use torch.float16 or torch.float32",
-    "complex64": "complex tensors are not supported",
-    "complex128": "complex tensors are not supported",
+    "complex128": "complex128 needs 64-bit floats, which WebGPU does not have; use torch.complex64",
     "int16": "int16 is not supported; use torch.int32",
     "int8": "int8 is not supported; use torch.int32 or torch.uint8",
 }
@@ -129,6 +134,8 @@ def as_dtype(d, what="dtype"):
             return int64
         if name in ("double",):
             return float64
+        if name in ("cfloat", "complex"):
+            return complex64
         if name in ("int",):
             return int32
         if name in UNSUPPORTED:
@@ -177,6 +184,8 @@ def scalar_dtype(value):
         return int64
     if isinstance(value, builtins.float):
         return default_float()
+    if isinstance(value, builtins.complex):
+        return complex64
     raise TypeError(f"expected a Python number, got {type(value).__name__}")
 
 

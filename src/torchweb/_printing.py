@@ -81,6 +81,20 @@ class _Formatter:
         return (self.max_width - len(s)) * " " + s
 
 
+class _ComplexFormatter:
+    """PyTorch's two formatters of a complex tensor: one over the real parts, one over the
+    imaginary parts (whose padding is stripped), joined as a+bj."""
+
+    def __init__(self, values):
+        self.re = _Formatter([v.real for v in values], True)
+        self.im = _Formatter([v.imag for v in values], True)
+        self.max_width = self.re.max_width + self.im.max_width + 1
+
+    def format(self, v):
+        im = (self.im.format(v.imag) + "j").lstrip()
+        return self.re.format(v.real) + (im if im[0] in "+-" else "+" + im)
+
+
 def _vector_str(x, n, indent, summarize, fmt):
     """x: the values shown (only the edges of a summarized dim of original length n)."""
     element_length = fmt.max_width + 2
@@ -136,7 +150,7 @@ def tensor_repr(t, prefix="tensor("):
         if t.dtype is not D.get_default_dtype():  # no values to tell int64 by: PyTorch names it
             suffixes.append(f"dtype={t.dtype}")
     else:
-        if t.dtype not in (D.get_default_dtype(), D.int64, D.bool):
+        if t.dtype not in (D.get_default_dtype(), D.int64, D.bool, D.complex64):
             suffixes.append(f"dtype={t.dtype}")
         summarize = t.numel() > PRINT_OPTS.threshold
         src = t.detach()
@@ -144,7 +158,8 @@ def tensor_repr(t, prefix="tensor("):
             edges = getattr(src, "_edges", None)   # (a float64 tensor: its own, on the host)
             src = edges(PRINT_OPTS.edgeitems) if edges else _edge_view(src, PRINT_OPTS.edgeitems)
         values = src.tolist()
-        fmt = _Formatter(_flatten(values, []) if t.dim() else [values], t.dtype.is_floating_point)
+        flat = _flatten(values, []) if t.dim() else [values]
+        fmt = _ComplexFormatter(flat) if t.dtype.is_complex else _Formatter(flat, t.dtype.is_floating_point)
         body = _tensor_str(values, tuple(t.shape), indent, summarize, fmt)
     if t.grad_fn is not None:
         suffixes.append(f"grad_fn=<{t.grad_fn.name()}>")

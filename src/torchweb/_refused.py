@@ -21,8 +21,6 @@ REASONS = {
                "classes; use tensors (torch.save/load handle checkpoints)",
     "dtype": "this dtype is not supported on WebGPU; use torch.float32, float16, int32, int64, "
              "uint8 or bool",
-    "complex": "complex tensors are not supported yet (planned: issue 20); work on real and "
-               "imaginary parts as separate float tensors",
     "linalg": "this linear-algebra routine is not implemented by torchweb; torch.linalg has the "
               "decompositions and solvers (docs/linalg.md)",
     "linalg_removed": "removed from PyTorch 2 (it raises there too); use torch.linalg.solve, lstsq, "
@@ -118,13 +116,10 @@ NAMES = {
             set_autocast_xla_dtype set_autocast_xla_enabled""", "other_backend"),
         **_names("empty_quantized", "quantization"),
         **_names("bit", "dtype"),
-        **_names("""complex polar view_as_real view_as_complex view_as_real_copy view_as_complex_copy
-            stft istft""", "complex"),
         **_names("lobpcg pca_lowrank svd_lowrank", "linalg"),
         **_names("eig lstsq matrix_rank solve symeig", "linalg_removed"),
         **_names("jagged", "nested"),
         **_names("onnx export", "export"),
-        **_names("fft", "complex"),
         **_names("from_dlpack to_dlpack", "dlpack"),
         **_names("get_file_path", "internal"),
         **_names("binomial poisson", "sampler"),
@@ -142,7 +137,6 @@ NAMES = {
                          "resize_as_sparse_"), "sparse_op"),
         "index": "first_class_dims", "to_mkldnn": "vendor", "to_padded_tensor": "nested",
         **dict.fromkeys(("eig", "lstsq", "solve", "symeig"), "linalg_removed"),
-        **dict.fromkeys(("stft", "istft"), "complex"),
     },
     "nn": {"CrossMapLRN2d": "lua_lrn"},
     "nn.functional": dict.fromkeys(("scaled_mm", "scaled_grouped_mm", "ScalingType", "SwizzleType"), "scaled_mm"),

@@ -184,7 +184,7 @@ METHODS = {
     "type_as": type_as, "cuda": cuda,
     "xpu": _no_backend("xpu"), "ipu": _no_backend("ipu"), "mtia": _no_backend("mtia"),
     "char": _unsupported("int8", "char"), "short": _unsupported("int16", "short"),
-    "bfloat16": _unsupported("bfloat16", "bfloat16"), "cfloat": _unsupported("complex64", "cfloat"),
+    "bfloat16": _unsupported("bfloat16", "bfloat16"), "cfloat": lambda self, memory_format=None: self.to(D.complex64),
     "cdouble": _unsupported("complex128", "cdouble"), "chalf": _unsupported("complex32", "chalf"),
     "new": new, "module_load": module_load, "as_subclass": as_subclass,
     "apply_": apply_, "map_": map_, "map2_": map2_,

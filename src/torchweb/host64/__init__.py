@@ -18,6 +18,7 @@ import functools
 from .. import _dtype as D, _functions, _tensor_methods as TM
 from .._float64 import ROUTES, refusal
 from .._is_tensor import is_tensor
+from .._type_routes import refusing, routed
 from .._tensor_methods import _cuda as target
 from ..nn import functional as F
 from ..ops.registry import method_names
@@ -157,25 +158,7 @@ _SEQUENCE_FIRST = {"cat", "concat", "concatenate", "stack"}
 
 
 def _dispatching(orig, host, sequence_first):
-    if sequence_first:
-        def f(tensors, *args, **kwargs):
-            for t in tensors:
-                if type(t) is H:
-                    return host(tensors, *args, **kwargs)
-            return orig(tensors, *args, **kwargs)
-    else:
-        def f(*args, **kwargs):
-            for a in args:
-                if type(a) is H:
-                    return host(*args, **kwargs)
-            if kwargs:
-                for a in kwargs.values():
-                    if type(a) is H:
-                        return host(*args, **kwargs)
-            return orig(*args, **kwargs)
-    f = functools.wraps(orig)(f)
-    f._routes_float64 = True   # (tests/test_registry.py: the op behind the name is orig)
-    return f
+    return routed(orig, host, H, sequence_first)
 
 
 def install(namespace):
@@ -198,12 +181,7 @@ def install(namespace):
 
 
 def _refusing(name):
-    what = name.strip("_") if name.startswith("__") else f"Tensor.{name}"
-
-    def refused(self, *args, **kwargs):
-        raise refusal(what)
-    refused.__name__ = name
-    return refused
+    return refusing(name, refusal)
 
 
 __all__ = ["install", "H", "convert"]

@@ -4,6 +4,7 @@ UninitializedParameter and UninitializedBuffer, the shapeless placeholders of la
 from .._tensor import Tensor
 from .. import _dtype as D
 from .._creation import empty
+from .._complex_tensor import parameter as complex_parameter
 
 
 class Parameter(Tensor):
@@ -19,6 +20,8 @@ class Parameter(Tensor):
             data = empty(0)
         if not isinstance(data, Tensor):
             raise TypeError(f"Parameter(data) expects a Tensor, got {type(data).__name__}")
+        if data.dtype.is_complex:   # (float32 pairs: a complex tensor class, torchweb/_complex/)
+            return complex_parameter(cls, data, requires_grad)
         p = cls._make(data._storage, data._shape, data._stride, data._offset,
                   data.dtype, data.device)
         p.requires_grad_(requires_grad)

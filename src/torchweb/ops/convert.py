@@ -2,6 +2,7 @@
 
 from .. import _dtype as D
 from .._float64 import ROUTES as FLOAT64
+from .._complex_routes import ROUTES as COMPLEX
 from ..autograd import grad_mode
 from ..autograd.function import Function
 from ..backends.cpu_arrays import storage_from_array, view
@@ -79,6 +80,8 @@ def to(x, *args, **kwargs):
     dtype = D.as_dtype(dtype) if dtype is not None else x.dtype
     if dtype is D.float64:   # read back onto the host (torchweb/host64/)
         return FLOAT64["to"](x)
+    if dtype is D.complex64:   # float32 pairs (torchweb/_complex/)
+        return COMPLEX["from_real"](x, as_device(dev) if dev is not None else x.device)
     dev = as_device(dev) if dev is not None else x.device
     if dtype is x.dtype and dev == x.device:
         out = x.clone() if copy else x

@@ -421,14 +421,17 @@ class Optimizer:
                         continue
                     if getattr(grad, "is_sparse", False) and not self._sparse_grads:
                         raise RuntimeError(f"{type(self).__name__} does not support sparse gradients")
+                    key = p
+                    if p.dtype.is_complex:   # (as PyTorch: a complex parameter updated as its real view)
+                        p, grad = p._r, grad._r
                     # self.state gets an entry only once an update stored something in it
                     # (SGD without momentum keeps none, as PyTorch's)
-                    state = self.state.get(p)
+                    state = self.state.get(key)
                     if state is None:
                         state = {}
                         self._update(p, grad, state, group, scope.update)
                         if state:
-                            self.state[p] = state
+                            self.state[key] = state
                     else:
                         self._update(p, grad, state, group, scope.update)
 

@@ -18,6 +18,8 @@ start at 0, follow each other without gap or overlap, and end at the end of the 
 import json
 import struct
 
+from .. import _dtype as D
+from .._complex_tensor import wrap as wrap_complex
 from .._tensor import Tensor
 from .storage_bytes import BY_ST_NAME, check_loadable, file_dtype_of, for_device, \
     storage_from_file_bytes, storage_to_file_bytes
@@ -46,7 +48,7 @@ def _check_for_save(tensors):
     by_storage = {}
     for k, v in tensors.items():
         if v.numel():
-            by_storage.setdefault(id(v._storage), []).append(k)
+            by_storage.setdefault(id((v._r if v.dtype.is_complex else v)._storage), []).append(k)
     failing = []
     for names in by_storage.values():
         if len(names) < 2:
@@ -82,6 +84,8 @@ def _tensor_bytes(t):
     """t's elements (t is contiguous) in the file format."""
     if t.numel() == 0:
         return b""
+    if t.dtype.is_complex:   # its pairs' float32 bytes: complex64's layout
+        return _tensor_bytes(t._r)
     if t.dtype is not t._storage.dtype or t.storage_offset() or t._storage.numel != t.numel():
         t = t.detach().clone()   # a piece of a larger storage: write the piece alone
     return storage_to_file_bytes(t._storage)
@@ -192,6 +196,10 @@ def _load(data, device):
         what = f"safetensors tensor '{name}'"
         check_loadable(fmt, what)
         fmt = for_device(fmt, dev, what)
+        if fmt.target is D.complex64:   # float32 pairs (docs/complex.md)
+            storage = storage_from_file_bytes(data[base + b:base + e], BY_ST_NAME["F32"], (e - b) // 4, dev)
+            out[name] = wrap_complex(Tensor._make(storage, tuple(shape) + (2,), None, 0, D.float32, dev))
+            continue
         numel = (e - b) // fmt.itemsize
         storage = storage_from_file_bytes(data[base + b:base + e], fmt, numel, dev)
         out[name] = Tensor._make(storage, tuple(shape), None, 0, fmt.target, dev)

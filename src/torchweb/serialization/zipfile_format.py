@@ -20,7 +20,9 @@ import io
 import struct
 import zipfile
 
-from .storage_bytes import BY_STORAGE, check_loadable, file_dtype_of, for_device, \
+from .. import _dtype as D
+from .._complex_tensor import wrap as wrap_complex
+from .storage_bytes import BY_NAME, BY_STORAGE, check_loadable, file_dtype_of, for_device, \
     Int64OutOfRange, check_views, storage_from_file_bytes, storage_to_file_bytes
 from .._tensor import Tensor
 
@@ -59,6 +61,13 @@ def write_archive(fileobj, name, obj):
     records = []     # (key, storage)
 
     def describe(t):
+        if t.dtype.is_complex:   # its pairs' float32 storage, counted in complex elements
+            storage = t._r._storage
+            key = keys.get(id(storage))
+            if key is None:
+                key = keys[id(storage)] = str(len(keys))
+                records.append((key, storage))
+            return file_dtype_of(t.dtype).storage, key, "cpu", storage.numel // 2, t
         storage = t._storage
         if t.dtype is not storage.dtype:   # a dtype view: write its own copy
             t = t.contiguous().clone()
@@ -146,6 +155,10 @@ class LoadedStorage:
 
     def make_tensor(self, offset, size, stride, fmt=None):
         fmt = fmt or self.fmt
+        if fmt.target is D.complex64:   # the pairs, as float32 (docs/complex.md)
+            pairs = self.make_tensor(2 * offset, tuple(size) + (2,), tuple(2 * s for s in stride) + (1,),
+                                     BY_NAME["float32"])
+            return wrap_complex(pairs)
         numel = self.numel
         if fmt is not self.fmt:   # a typed view of an untyped storage: numel counts bytes
             numel = self.numel * self.fmt.itemsize // fmt.itemsize

@@ -3,6 +3,7 @@ requires grad, makes the node; the backward rule, what it saves and the node's n
 the op's row (table.py, rules in grads.py). Gradients for broadcast operands are summed back to
 their shapes by the autograd engine, as PyTorch's does."""
 
+from ..._complex_routes import ROUTES as COMPLEX
 from ...autograd.function import Function
 from ...autograd.grad_mode import _state as _grad
 from ..operands import is_tensor
@@ -173,6 +174,8 @@ def binary_operator(name, a, b):
         return E.binary_tensor(name, a, b)
     if isinstance(b, _NUMBERS):   # (a subclass: numpy's float64, say)
         return call(name, a, b)
+    if tb is complex:   # x * 1j: a complex64 result (torchweb/_complex/)
+        return COMPLEX["binary"](name, a, b)
     return NotImplemented
 
 
