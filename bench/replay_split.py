@@ -15,10 +15,10 @@ spent = [0.0]
 orig = Optimizer._replay_scalars
 
 
-def timed(self):
+def timed(self, *args):
     t = time.perf_counter()
     try:
-        return orig(self)
+        return orig(self, *args)
     finally:
         spent[0] += time.perf_counter() - t
 
