@@ -129,53 +129,15 @@ class Value:
 
 
 def _unary(key):
-    """key's out-of-place and in-place methods (Value._new and _set written out: the hot part of
-    an optimizer's step)."""
-    def out_of_place(self):
-        scope = self.scope
-        kinds = scope.kinds
-        slot = len(kinds)
-        kinds.append(None)
-        scope.trace.append((key, slot, (self.slot,)))
-        values = scope.values
-        return values[slot] if slot < len(values) else scope.value(slot)
-
-    def in_place(self):
-        scope = self.scope
-        scope.trace.append((key, self.slot, (self.slot,)))
-        scope.written[self.slot] = None
-        return self
-    return out_of_place, in_place
+    """key's out-of-place and in-place methods."""
+    return (lambda self: self._new(key, (self.slot,)),
+            lambda self: self._set(key, (self.slot,)))
 
 
 def _binary(key):
-    """key's out-of-place and in-place methods (Value._read, _new and _set written out)."""
-    def out_of_place(self, other):
-        scope = self.scope
-        if type(other) is Value:
-            b = other.slot
-        else:
-            scope.scalars.append(other if type(other) in _NUMBERS else _number(other))
-            b = None
-        kinds = scope.kinds
-        slot = len(kinds)
-        kinds.append(None)
-        scope.trace.append((key, slot, (self.slot, b)))
-        values = scope.values
-        return values[slot] if slot < len(values) else scope.value(slot)
-
-    def in_place(self, other):
-        scope = self.scope
-        if type(other) is Value:
-            b = other.slot
-        else:
-            scope.scalars.append(other if type(other) in _NUMBERS else _number(other))
-            b = None
-        a = self.slot
-        scope.trace.append((key, a, (a, b)))
-        scope.written[a] = None
-        return self
-    return out_of_place, in_place
+    """key's out-of-place and in-place methods (other: a value or a number)."""
+    return (lambda self, other: self._new(key, (self.slot, self._read(other))),
+            lambda self, other: self._set(key, (self.slot, self._read(other))))
 
 
 # name -> its out-of-place and in-place methods (maximum_ and minimum_ are not Tensor methods)
