@@ -83,6 +83,14 @@ class Backend(Protocol):
     def softmax(self, out, inp, log):
         """Fused softmax (log: log_softmax) over inp's last dim into out."""
 
+    def cholesky_block_fits(self, n):
+        """Whether cholesky_block() factors n x n matrices in one dispatch (False: no kernel)."""
+
+    def cholesky_block(self, out, info, inp, n, count, inverse=None):
+        """out [count, n, n] = the lower Cholesky factors of inp's lower triangles (float32,
+        contiguous from offset 0); info [count] (int32): the first non-positive pivot's order, or 0;
+        inverse (optional, as out): the factors' inverses."""
+
     def moments_fits(self, row, rows):
         """Whether moments() runs rows of this length in one kernel (False: no kernel)."""
 

@@ -178,6 +178,15 @@ def softmax(out, inp, log):
     raise _absent("softmax", "softmax_fits is False")
 
 
+def cholesky_block_fits(n):
+    """No kernel: Cholesky is composed of tensor ops (ops/linalg_cholesky.py)."""
+    return False
+
+
+def cholesky_block(out, info, inp, n, count, inverse=None):
+    raise _absent("cholesky_block", "cholesky_block_fits is False")
+
+
 def moments_fits(row, rows):
     """No fused kernel: var and std are composed of reductions."""
     return False

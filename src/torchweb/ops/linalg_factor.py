@@ -8,6 +8,7 @@ from ..autograd.function import Function
 from .join import cat
 from .out_arg import result_or_out
 from . import linalg_kernels as K
+from .linalg_cholesky import cholesky as cholesky_factor
 from .linalg_checks import (CholeskyEx, InvEx, LUFactor, LUFactorEx, LU, LUUnpack, SolveEx, LinAlgError, c_name,
                             check_matrix, check_same, raise_for_info)
 
@@ -67,7 +68,7 @@ class _Cholesky(Function):
 
     @staticmethod
     def forward(ctx, A):
-        L, info = K.cholesky(A)
+        L, info = cholesky_factor(A)
         ctx.save_for_backward(L)
         ctx.mark_non_differentiable(info)
         return L, info

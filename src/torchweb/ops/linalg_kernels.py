@@ -4,7 +4,8 @@ ops in ops/linalg_factor.py and ops/linalg_spectral.py wrap these in Functions w
 are PyTorch's formulas.
 
 - triangular solve: substitution row by row, blocked past 16 rows (tri_solve);
-- Cholesky: left-looking, column by column;
+- Cholesky: left-looking, column by column (the cpu device's; webgpu factors by 32 x 32 blocks
+  in one dispatch each: linalg_cholesky.py);
 - LU: partial pivoting (the largest |entry| of the column, first one on ties, as LAPACK's
   getrf), a gather swapping two rows and a rank-1 update per column.
 """

@@ -12,6 +12,7 @@ from .index import (ATOMIC_FLOAT16, MAX_INDEX_BUFFERS, index_gather, index_scatt
                     mask_compact, masked_scatter)
 from .kernels import elementwise as ew_kernel, matmul as mm_kernel, random as rand_kernel, reduction as red_kernel
 from .kernels import check, fused, matmul_small, matmul_tiles as tiles, moments as mo_kernel, softmax as sm_kernel
+from .kernels import cholesky as chol_kernel
 from .runtime import _runtime, get_runtime as _get_runtime
 from .sort_scan import (SORT_BLOCK, SPLIT_SCANS, scan, sort, sort_block, sort_merge,  # noqa: F401
                         sort_scatter_add, sort_step)
@@ -114,6 +115,18 @@ def moments(out, inp, denom, std, with_mean):
     """var (std) of each row of inp (its last dim, stride 1) into out[:rows], the mean into
     out[rows:] if with_mean; denom: n - correction, at least 0."""
     mo_kernel.run(_rt(), out, inp, denom, std, with_mean)
+
+
+def cholesky_block_fits(n):
+    """Whether cholesky_block factors n x n matrices (kernels/cholesky.py: n <= 32)."""
+    return n <= chol_kernel.MAX_N
+
+
+def cholesky_block(out, info, inp, n, count, inverse=None):
+    """out [count, n, n] = the lower Cholesky factors of inp's lower triangles (float32,
+    contiguous, offset 0); info [count] (int32) the first non-positive pivot's order, or 0;
+    inverse (optional, as out): the factors' inverses."""
+    chol_kernel.run(_rt(), out, info, inp, n, count, inverse)
 
 
 def random(draw, out):
