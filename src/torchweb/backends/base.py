@@ -91,6 +91,14 @@ class Backend(Protocol):
         contiguous from offset 0); info [count] (int32): the first non-positive pivot's order, or 0;
         inverse (optional, as out): the factors' inverses."""
 
+    def lu_panel_fits(self, w):
+        """Whether lu_panel() factors panels w columns wide in one dispatch (False: no kernel)."""
+
+    def lu_panel(self, out, pivots, order, inp, m, w, count):
+        """out [count, m, w] = inp's panels LU-factored with partial pivoting (float32,
+        contiguous from offset 0); pivots [count, w] (int32, 1-based); order [count, m] (int32):
+        the source row of each row of out."""
+
     def moments_fits(self, row, rows):
         """Whether moments() runs rows of this length in one kernel (False: no kernel)."""
 

@@ -187,6 +187,15 @@ def cholesky_block(out, info, inp, n, count, inverse=None):
     raise _absent("cholesky_block", "cholesky_block_fits is False")
 
 
+def lu_panel_fits(w):
+    """No kernel: LU's panels are composed of tensor ops (ops/linalg_kernels.py)."""
+    return False
+
+
+def lu_panel(out, pivots, order, inp, m, w, count):
+    raise _absent("lu_panel", "lu_panel_fits is False")
+
+
 def moments_fits(row, rows):
     """No fused kernel: var and std are composed of reductions."""
     return False

@@ -10,10 +10,13 @@ are PyTorch's formulas.
   getrf), a gather swapping two rows and a rank-1 update per column.
 """
 
+from .. import _dtype
 from .._creation import arange, eye, zeros
+from ..backends import backend_for
 from .._size import broadcast_shapes
 from .elementwise import call
 from .join import cat
+from .operands import empty
 
 
 def index_col(n, device):
@@ -117,7 +120,8 @@ def lu(A):
     U12 = L11^-1 A12 (a triangular solve) and A22 -= L21 U12 (one matmul)."""
     m, n = A.shape[-2], A.shape[-1]
     k = min(m, n)
-    if k <= 2 * LU_BLOCK:
+    kernel = backend_for(A.device.type).lu_panel_fits(LU_BLOCK)
+    if k == 0 or k <= 2 * LU_BLOCK and not kernel:
         return _lu_columns(A)
     batch = tuple(A.shape[:-2])
     LU = A.clone()
@@ -125,7 +129,7 @@ def lu(A):
     pivots = []
     for j0 in range(0, k, LU_BLOCK):
         jb = min(LU_BLOCK, k - j0)
-        P, piv, order, _ = _lu_columns(LU[..., j0:, j0:j0 + jb])
+        P, piv, order = (_lu_panel if kernel else _lu_columns)(LU[..., j0:, j0:j0 + jb])[:3]
         pivots.append(piv + j0)
         rows = permute_rows(LU[..., j0:, :], order)        # (the swaps reach L's columns on the left too)
         perm[..., j0:] = perm[..., j0:].gather(-1, order)
@@ -164,6 +168,24 @@ def _lu_columns(A):
         LU = call("where", (rcol > j) & (cols == j), l, LU - l @ u)
     diag = LU.diagonal(0, -2, -1)
     return LU, pivots.int(), perm, first_failure(diag == 0)
+
+
+def _lu_panel(A):
+    """(LU, pivots, row order) of a panel A [..., m, w <= LU_BLOCK] in one dispatch (the
+    backend's lu_panel: the pivot search, swaps and updates of every column in one workgroup)."""
+    m, w = A.shape[-2], A.shape[-1]
+    batch = tuple(A.shape[:-2])
+    count = 1
+    for d in batch:
+        count *= d
+    src = A.contiguous()
+    if src._offset:
+        src = src.clone()
+    out = empty(tuple(A.shape), A.dtype, A.device)
+    pivots = empty(batch + (w,), _dtype.int32, A.device)
+    order = empty(batch + (m,), _dtype.int32, A.device)
+    backend_for(A.device.type).lu_panel(out, pivots, order, src, m, w, count)
+    return out, pivots[..., :min(m, w)], order.long()
 
 
 def permute_rows(B, perm):

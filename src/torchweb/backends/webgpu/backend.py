@@ -12,7 +12,7 @@ from .index import (ATOMIC_FLOAT16, MAX_INDEX_BUFFERS, index_gather, index_scatt
                     mask_compact, masked_scatter)
 from .kernels import elementwise as ew_kernel, matmul as mm_kernel, random as rand_kernel, reduction as red_kernel
 from .kernels import check, fused, matmul_small, matmul_tiles as tiles, moments as mo_kernel, softmax as sm_kernel
-from .kernels import cholesky as chol_kernel
+from .kernels import cholesky as chol_kernel, lu_panel as lu_kernel
 from .runtime import _runtime, get_runtime as _get_runtime
 from .sort_scan import (SORT_BLOCK, SPLIT_SCANS, scan, sort, sort_block, sort_merge,  # noqa: F401
                         sort_scatter_add, sort_step)
@@ -127,6 +127,18 @@ def cholesky_block(out, info, inp, n, count, inverse=None):
     contiguous, offset 0); info [count] (int32) the first non-positive pivot's order, or 0;
     inverse (optional, as out): the factors' inverses."""
     chol_kernel.run(_rt(), out, info, inp, n, count, inverse)
+
+
+def lu_panel_fits(w):
+    """Whether lu_panel factors panels w columns wide (kernels/lu_panel.py: w <= 32)."""
+    return w <= lu_kernel.MAX_W
+
+
+def lu_panel(out, pivots, order, inp, m, w, count):
+    """out [count, m, w] = inp's panels LU-factored with partial pivoting (float32, contiguous,
+    offset 0); pivots [count, w] (int32) the 1-based pivot rows; order [count, m] (int32) the
+    source row of each row of out."""
+    lu_kernel.run(_rt(), out, pivots, order, inp, m, w, count)
 
 
 def random(draw, out):

@@ -1,6 +1,6 @@
-"""linalg.cholesky past one block (ops/linalg_cholesky.py: the webgpu kernel of 32 x 32 blocks,
-panels above it; the cpu device composes column by column), against PyTorch: factors, a
-failure's order in any panel, batches, gradients."""
+"""Cholesky and LU by panels of 32 columns (webgpu: kernels/cholesky.py and kernels/lu_panel.py,
+one dispatch a panel; the cpu device composes column by column), against PyTorch: factors,
+pivots, a failure's order in any panel, batches, tall and wide matrices, gradients."""
 
 import pytest
 import torch
@@ -51,3 +51,26 @@ def test_gradient_past_one_block(device):
     Ao = ours(A, device).requires_grad_()
     (torchweb.linalg.cholesky(Ao) * ours(w, device)).sum().backward()
     torch.testing.assert_close(theirs(Ao.grad), At.grad, rtol=1e-3, atol=1e-4)
+
+
+@pytest.mark.parametrize("m,n,batch", [(5, 5, ()), (32, 32, (2,)), (33, 33, ()), (70, 70, (2,)), (100, 60, ()),
+                                       (60, 100, ()), (129, 129, ())])
+def test_lu_factor_matches_pytorch(device, m, n, batch):
+    g = torch.Generator().manual_seed(m * n)
+    A = torch.randn(*batch, m, n, generator=g)
+    LU, pivots = torchweb.linalg.lu_factor(ours(A, device))
+    t_LU, t_pivots = torch.linalg.lu_factor(A.double())
+    assert theirs(pivots).tolist() == t_pivots.tolist()
+    scale = t_LU.abs().amax()
+    torch.testing.assert_close(theirs(LU).double() / scale, t_LU / scale, rtol=0, atol=1e-4)
+
+
+def test_lu_of_a_singular_matrix_and_a_solve(device):
+    g = torch.Generator().manual_seed(7)
+    S = torch.randn(40, 40, generator=g)
+    S[:, 33] = 0.0
+    _, _, info = torchweb.linalg.lu_factor_ex(ours(S, device))
+    assert int(info.item()) == int(torch.linalg.lu_factor_ex(S).info.item())
+    A, B = torch.randn(80, 80, generator=g) + 8 * torch.eye(80), torch.randn(80, 3, generator=g)
+    X = torchweb.linalg.solve(ours(A, device), ours(B, device))
+    torch.testing.assert_close(theirs(X), torch.linalg.solve(A.double(), B.double()).float(), rtol=1e-4, atol=1e-5)
