@@ -74,10 +74,11 @@ def _rounds(N):
 
 def _rotation(a, d, b):
     """(c, s) of the Jacobi rotation that zeroes b in [[a, b], [b, d]] (Golub & Van Loan's
-    sym.schur2); no rotation where b is 0."""
+    sym.schur2); no rotation where |b| <= eps sqrt(|a d|) (already diagonal to float32: skipping
+    it leaves the rows exact, where a tiny rotation would round every entry again)."""
     tau = (d - a) / (2.0 * b)
     t = call("where", tau >= 0, 1.0, -1.0) / (tau.abs() + (1.0 + tau.square()).sqrt())
-    t = call("where", b == 0, 0.0, t)
+    t = call("where", b.abs() <= _EPS * (a * d).abs().sqrt(), 0.0, t)
     c = (1.0 + t.square()).rsqrt()
     return c, t * c
 
