@@ -98,10 +98,20 @@ def _off_diagonal(X):
     return (X - X.diagonal(0, -2, -1).diag_embed()).square().sum((-2, -1))
 
 
+def _cosines(W):
+    """W's columns' pairwise cosines (zero for a zero column): one-sided Jacobi has converged
+    when they are all at float32 rounding, however small the columns (an absolute test on
+    W^T W would stop with the small singular values' columns still mixed with the large)."""
+    d = W.square().sum(-2)
+    r = call("where", d > 0, d.rsqrt(), 0.0)
+    return (W.mT @ W) * (r.unsqueeze(-1) * r.unsqueeze(-2))
+
+
 class _Convergence:
     """When to stop sweeping: every matrix's off-diagonal mass (squared) at or below `floor`
-    (n eps^2 times the squared Frobenius norm: float32 rounding keeps it about there), or no
-    longer shrinking from one sweep to the next (stalled at rounding). One read-back a sweep."""
+    (where float32 rounding keeps it: eigh n eps^2 times the squared Frobenius norm, svd m n^2
+    eps^2 of the cosines), or no longer shrinking from one sweep to the next (stalled at
+    rounding). One read-back a sweep."""
 
     def __init__(self, floor):
         self.floor, self.last = floor, None
@@ -225,7 +235,7 @@ def svd_tall(A):
     if N > 1:
         plan = _Schedule.of(N, A.device)
         W, V = W.index_select(-1, plan.start), V.index_select(-1, plan.start)
-        stop = _Convergence(None)
+        stop = _Convergence(m * n * n * _EPS * _EPS)
         for _ in range(MAX_SWEEPS):
             for step in plan.steps:
                 W, V = W.index_select(-1, step), V.index_select(-1, step)
@@ -233,9 +243,7 @@ def svd_tall(A):
                 wp, wq = pairs[..., 0], pairs[..., 1]
                 c, s = _rotation(wp.square().sum(-2), wq.square().sum(-2), (wp * wq).sum(-2))
                 W, V = _rotate_pairs(W, c, s, -1), _rotate_pairs(V, c, s, -1)
-            gram = W.mT @ W
-            stop.floor = n * _EPS * _EPS * gram.diagonal(0, -2, -1).sum(-1).square()
-            if stop.done(_off_diagonal(gram)):
+            if stop.done(_off_diagonal(_cosines(W))):
                 break
         W, V = W.index_select(-1, plan.home), V.index_select(-1, plan.home)
     W, V = W[..., :, :n], V[..., :n, :n]
