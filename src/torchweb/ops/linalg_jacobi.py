@@ -9,9 +9,11 @@ float32 on both devices; no autograd here: ops/linalg_spectral.py wraps them).
   of the square factor, the same ordering; U from a Householder QR of the rotated columns,
   which also completes it where singular values are zero.
 
-A round is a handful of dispatches: one gather of the pairs' entries, the rotations'
-(c, s) elementwise, one gather placing them into an N x N rotation J, and matmuls (J^T X J for
-eigh; W J and V J for svd).
+A round is a few dozen elementwise dispatches, O(n^2) work: one gather per dimension moves
+the matrix into the round's frame (its pairs at (0, 1), (2, 3), ...), the rotations' (c, s)
+come from the pairs' entries (eigh) or column inner products (svd), and each pair of rows /
+columns is combined in place of a dense rotation matrix, so an entry is rounded only by its
+own rotations (values within ~1e-6 of float64's relative to the largest, as LAPACK's float32).
 """
 
 from .._creation import arange, eye, tensor, zeros
@@ -73,14 +75,16 @@ def _rounds(N):
 
 
 def _rotation(a, d, b):
-    """(c, s) of the Jacobi rotation that zeroes b in [[a, b], [b, d]] (Golub & Van Loan's
-    sym.schur2); no rotation where |b| <= eps sqrt(|a d|) (already diagonal to float32: skipping
-    it leaves the rows exact, where a tiny rotation would round every entry again)."""
+    """(t, (s, r)) of the Jacobi rotation that zeroes b in [[a, b], [b, d]] (Golub & Van Loan's
+    sym.schur2: t = tan, s = sin; r = s / (1 + cos) for _rotate_pairs); no rotation where
+    |b| <= eps sqrt(|a d|) (already diagonal to float32: skipping it leaves the rows exact,
+    where a tiny rotation would round every entry again)."""
     tau = (d - a) / (2.0 * b)
     t = call("where", tau >= 0, 1.0, -1.0) / (tau.abs() + (1.0 + tau.square()).sqrt())
     t = call("where", b.abs() <= _EPS * (a * d).abs().sqrt(), 0.0, t)
     c = (1.0 + t.square()).rsqrt()
-    return c, t * c
+    s = t * c
+    return t, (s, s / (1.0 + c))
 
 
 def _pad_even(X, dims):
@@ -160,20 +164,20 @@ class _Schedule:
         return cls._cache[key]
 
 
-def _rotate_pairs(X, c, s, dim):
+def _rotate_pairs(X, rot, dim):
     """X with its pairs of rows (dim -2) or columns (dim -1) at (0, 1), (2, 3), ... rotated:
     x_p <- c x_p - s x_q, x_q <- s x_p + c x_q (J^T X or X J for the rotation J with
-    J[p, p] = J[q, q] = c, J[p, q] = s); c, s [..., N / 2]. Elementwise, in Rutishauser's form
-    (x_p - s (x_q + r x_p), r = s / (1 + c)): a small correction to x_p, not a sum of two products,
-    so the rounding that every round adds stays small (svdvals 50x closer to float64 than c x_p - s x_q)."""
+    J[p, p] = J[q, q] = c, J[p, q] = s); rot = (s, r) [..., N / 2]. Elementwise, in Rutishauser's
+    form (x_p - s (x_q + r x_p), r = s / (1 + c)): a small correction to x_p rather than a sum
+    of two products, so each round's rounding stays small (svdvals 50x closer to float64)."""
+    s, r = rot
     shape = tuple(X.shape)
     if dim == -2:
         X = X.reshape(shape[:-2] + (shape[-2] // 2, 2, shape[-1]))
-        xp, xq, c, s = X[..., 0, :], X[..., 1, :], c.unsqueeze(-1), s.unsqueeze(-1)
+        xp, xq, s, r = X[..., 0, :], X[..., 1, :], s.unsqueeze(-1), r.unsqueeze(-1)
     else:
         X = X.reshape(shape[:-1] + (shape[-1] // 2, 2))
-        xp, xq, c, s = X[..., 0], X[..., 1], c.unsqueeze(-2), s.unsqueeze(-2)
-    r = s / (1.0 + c)
+        xp, xq, s, r = X[..., 0], X[..., 1], s.unsqueeze(-2), r.unsqueeze(-2)
     return stack([xp - s * (xq + r * xp), xq + s * (xp - r * xq)], dim).reshape(shape)
 
 
@@ -188,11 +192,10 @@ def _eigh_round(X, plan, step):
     ad = X.diagonal(0, -2, -1).reshape(batch + (N // 2, 2))
     a, d = ad[..., 0], ad[..., 1]
     b = X.reshape(batch + (N * N,)).index_select(-1, plan.offdiag)
-    c, s = _rotation(a, d, b)
-    t = s / c
-    X = _rotate_pairs(_rotate_pairs(X, c, s, -2), c, s, -1)
+    t, rot = _rotation(a, d, b)
+    X = _rotate_pairs(_rotate_pairs(X, rot, -2), rot, -1)
     diag = stack([a - t * b, d + t * b], -1).reshape(batch + (N,))
-    return call("where", plan.blocks, diag.diag_embed(), X), c, s
+    return call("where", plan.blocks, diag.diag_embed(), X), rot
 
 
 def eigh(S):
@@ -211,8 +214,8 @@ def eigh(S):
     stop = _Convergence(n * _EPS * _EPS * scale)
     for _ in range(MAX_SWEEPS):
         for step in plan.steps:
-            X, c, s = _eigh_round(X, plan, step)
-            V = _rotate_pairs(V.index_select(-1, step), c, s, -1)
+            X, rot = _eigh_round(X, plan, step)
+            V = _rotate_pairs(V.index_select(-1, step), rot, -1)
         if stop.done(_off_diagonal(X)):
             break
     w, idx = X.diagonal(0, -2, -1).index_select(-1, plan.home)[..., :n].sort(-1)
@@ -241,8 +244,8 @@ def svd_tall(A):
                 W, V = W.index_select(-1, step), V.index_select(-1, step)
                 pairs = W.reshape(batch + (m, N // 2, 2))
                 wp, wq = pairs[..., 0], pairs[..., 1]
-                c, s = _rotation(wp.square().sum(-2), wq.square().sum(-2), (wp * wq).sum(-2))
-                W, V = _rotate_pairs(W, c, s, -1), _rotate_pairs(V, c, s, -1)
+                _, rot = _rotation(wp.square().sum(-2), wq.square().sum(-2), (wp * wq).sum(-2))
+                W, V = _rotate_pairs(W, rot, -1), _rotate_pairs(V, rot, -1)
             if stop.done(_off_diagonal(_cosines(W))):
                 break
         W, V = W.index_select(-1, plan.home), V.index_select(-1, plan.home)
