@@ -9,14 +9,16 @@ float32 on both devices; no autograd here: ops/linalg_spectral.py wraps them).
   of the square factor, the same ordering; U from a Householder QR of the rotated columns,
   which also completes it where singular values are zero.
 
-A round is a handful of dispatches: one gather of the pairs' entries, the rotations'
-(c, s) elementwise, one gather placing them into an N x N rotation J, and matmuls (J^T X J for
-eigh; W J and V J for svd).
+A round is a few dozen elementwise dispatches, O(n^2) work: one gather per dimension moves
+the matrix into the round's frame (its pairs at (0, 1), (2, 3), ...), the rotations' (c, s)
+come from the pairs' entries (eigh) or column inner products (svd), and each pair of rows /
+columns is combined in place of a dense rotation matrix, so an entry is rounded only by its
+own rotations (values within ~1e-6 of float64's relative to the largest, as LAPACK's float32).
 """
 
 from .._creation import arange, eye, tensor, zeros
 from .elementwise import call
-from .join import cat
+from .join import cat, stack
 from .linalg_kernels import index_col
 
 MAX_SWEEPS = 30
@@ -73,13 +75,16 @@ def _rounds(N):
 
 
 def _rotation(a, d, b):
-    """(c, s) of the Jacobi rotation that zeroes b in [[a, b], [b, d]] (Golub & Van Loan's
-    sym.schur2); no rotation where b is 0."""
+    """(t, (s, r)) of the Jacobi rotation that zeroes b in [[a, b], [b, d]] (Golub & Van Loan's
+    sym.schur2: t = tan, s = sin; r = s / (1 + cos) for _rotate_pairs); no rotation where
+    |b| <= eps sqrt(|a d|) (already diagonal to float32: skipping it leaves the rows exact,
+    where a tiny rotation would round every entry again)."""
     tau = (d - a) / (2.0 * b)
     t = call("where", tau >= 0, 1.0, -1.0) / (tau.abs() + (1.0 + tau.square()).sqrt())
-    t = call("where", b == 0, 0.0, t)
+    t = call("where", b.abs() <= _EPS * (a * d).abs().sqrt(), 0.0, t)
     c = (1.0 + t.square()).rsqrt()
-    return c, t * c
+    s = t * c
+    return t, (s, s / (1.0 + c))
 
 
 def _pad_even(X, dims):
@@ -97,10 +102,20 @@ def _off_diagonal(X):
     return (X - X.diagonal(0, -2, -1).diag_embed()).square().sum((-2, -1))
 
 
+def _cosines(W):
+    """W's columns' pairwise cosines (zero for a zero column): one-sided Jacobi has converged
+    when they are all at float32 rounding, however small the columns (an absolute test on
+    W^T W would stop with the small singular values' columns still mixed with the large)."""
+    d = W.square().sum(-2)
+    r = call("where", d > 0, d.rsqrt(), 0.0)
+    return (W.mT @ W) * (r.unsqueeze(-1) * r.unsqueeze(-2))
+
+
 class _Convergence:
     """When to stop sweeping: every matrix's off-diagonal mass (squared) at or below `floor`
-    (n eps^2 times the squared Frobenius norm: float32 rounding keeps it about there), or no
-    longer shrinking from one sweep to the next (stalled at rounding). One read-back a sweep."""
+    (where float32 rounding keeps it: eigh n eps^2 times the squared Frobenius norm, svd m n^2
+    eps^2 of the cosines), or no longer shrinking from one sweep to the next (stalled at
+    rounding). One read-back a sweep."""
 
     def __init__(self, floor):
         self.floor, self.last = floor, None
@@ -115,49 +130,72 @@ class _Convergence:
         return stalled
 
 
-class _Round:
-    """One round's pairs as small index vectors (made once per size and device): `entries`
-    picks each pair's (p, p), (q, q) and (p, q) entries from a flattened N x N matrix; `pair`
-    and `second` say for each index its pair and whether it is the pair's q. The rotation J
-    (J[p, p] = J[q, q] = c, J[p, q] = s, J[q, p] = -s, zero elsewhere) is one elementwise
-    expression of those."""
+class _Schedule:
+    """A sweep's rounds as index vectors (made once per size and device). The matrices are kept
+    in the current round's frame: its indices reordered so that the pairs sit at (0, 1), (2, 3),
+    ...; `steps[r]` moves from round r - 1's frame (the sweep's last round for r = 0) to round
+    r's by one gather, `start` from the natural order into the last round's frame (where every
+    sweep starts and ends) and `home` back. `offdiag` picks the pairs' (p, q) entries from a
+    flattened N x N matrix in a round's frame, `blocks` marks the 2 x 2 diagonal blocks."""
 
     _cache = {}
 
-    def __init__(self, order, N, device):
-        ps, qs = order[0::2], order[1::2]
-        self.entries = tensor([p * N + p for p in ps] + [q * N + q for q in qs] + [p * N + q for p, q in zip(ps, qs)],
-                              device=device)
-        pair, second = [0] * N, [0] * N
-        for k, (p, q) in enumerate(zip(ps, qs)):
-            pair[p] = pair[q] = k
-            second[q] = 1
-        self.pair = tensor(pair, device=device)
-        self.second = tensor(second, device=device)
-        self.index = arange(N, device=device)
+    def __init__(self, N, device):
+        orders = _rounds(N)
+        frame = orders[-1]
+        self.steps = []
+        for order in orders:
+            position = {j: i for i, j in enumerate(frame)}
+            self.steps.append(tensor([position[j] for j in order], device=device))
+            frame = order
+        self.start = tensor(frame, device=device)
+        self.home = tensor(sorted(range(N), key=frame.__getitem__), device=device)
+        self.offdiag = tensor([2 * k * (N + 1) + 1 for k in range(N // 2)], device=device)
+        pair = arange(N, device=device) // 2
+        self.blocks = pair.unsqueeze(1) == pair.unsqueeze(0)
 
     @classmethod
-    def schedule(cls, N, device):
+    def of(cls, N, device):
         key = (N, str(device))
         if key not in cls._cache:
-            if len(cls._cache) > 8:    # (a few sizes at a time: each holds O(N^2) indices)
+            if len(cls._cache) > 8:    # (a few sizes at a time)
                 cls._cache.clear()
-            cls._cache[key] = [cls(order, N, device) for order in _rounds(N)]
+            cls._cache[key] = cls(N, device)
         return cls._cache[key]
 
-    def rotation(self, G):
-        """J for this round's pairs of the symmetric G [..., N, N] (J^T G J zeroes them)."""
-        N = G.shape[-1]
-        batch = tuple(G.shape[:-2])
-        adb = G.reshape(batch + (N * N,)).index_select(-1, self.entries).reshape(batch + (3, N // 2))
-        c, s = _rotation(adb[..., 0, :], adb[..., 1, :], adb[..., 2, :])
-        c = c.index_select(-1, self.pair).unsqueeze(-1)      # [..., N, 1]: row r's pair's c
-        s = s.index_select(-1, self.pair).unsqueeze(-1)
-        col = self.index.unsqueeze(0)
-        row = self.index.unsqueeze(1)
-        same = self.pair.unsqueeze(1) == self.pair.unsqueeze(0)
-        off = call("where", self.second.unsqueeze(1) < self.second.unsqueeze(0), s, -s)
-        return call("where", same, call("where", row == col, c, off), 0.0)
+
+def _rotate_pairs(X, rot, dim):
+    """X with its pairs of rows (dim -2) or columns (dim -1) at (0, 1), (2, 3), ... rotated:
+    x_p <- c x_p - s x_q, x_q <- s x_p + c x_q (J^T X or X J for the rotation J with
+    J[p, p] = J[q, q] = c, J[p, q] = s); rot = (s, r) [..., N / 2]. Elementwise, in Rutishauser's
+    form (x_p - s (x_q + r x_p), r = s / (1 + c)): a small correction to x_p rather than a sum
+    of two products, so each round's rounding stays small (svdvals 50x closer to float64)."""
+    s, r = rot
+    shape = tuple(X.shape)
+    if dim == -2:
+        X = X.reshape(shape[:-2] + (shape[-2] // 2, 2, shape[-1]))
+        xp, xq, s, r = X[..., 0, :], X[..., 1, :], s.unsqueeze(-1), r.unsqueeze(-1)
+    else:
+        X = X.reshape(shape[:-1] + (shape[-1] // 2, 2))
+        xp, xq, s, r = X[..., 0], X[..., 1], s.unsqueeze(-2), r.unsqueeze(-2)
+    return stack([xp - s * (xq + r * xp), xq + s * (xp - r * xq)], dim).reshape(shape)
+
+
+def _eigh_round(X, plan, step):
+    """One round on the symmetric X (in the previous round's frame): reorder into this round's
+    frame, rotate the pairs' rows and columns, and set the 2 x 2 blocks to their exact result
+    (a - t b, d + t b, zero off the diagonal: the eigenvalues gather there, so they are not
+    left to the rounding of the rows' and columns' combinations)."""
+    X = X.index_select(-2, step).index_select(-1, step)
+    N = X.shape[-1]
+    batch = tuple(X.shape[:-2])
+    ad = X.diagonal(0, -2, -1).reshape(batch + (N // 2, 2))
+    a, d = ad[..., 0], ad[..., 1]
+    b = X.reshape(batch + (N * N,)).index_select(-1, plan.offdiag)
+    t, rot = _rotation(a, d, b)
+    X = _rotate_pairs(_rotate_pairs(X, rot, -2), rot, -1)
+    diag = stack([a - t * b, d + t * b], -1).reshape(batch + (N,))
+    return call("where", plan.blocks, diag.diag_embed(), X), rot
 
 
 def eigh(S):
@@ -169,18 +207,19 @@ def eigh(S):
         return S.diagonal(0, -2, -1).clone(), eye(n, dtype=S.dtype, device=S.device).expand(batch + (n, n)).clone()
     X = _pad_even(S, (-2, -1)) if n % 2 else S   # (a zero row and column: its pairs never rotate)
     N = X.shape[-1]
-    V = None
+    plan = _Schedule.of(N, S.device)
+    X = X.index_select(-2, plan.start).index_select(-1, plan.start)
+    V = eye(N, dtype=S.dtype, device=S.device).index_select(-1, plan.start).expand(batch + (N, N))
     scale = X.square().sum((-2, -1))
     stop = _Convergence(n * _EPS * _EPS * scale)
     for _ in range(MAX_SWEEPS):
-        for rnd in _Round.schedule(N, S.device):
-            Jr = rnd.rotation(X)
-            X = Jr.mT @ X @ Jr
-            V = Jr if V is None else V @ Jr
+        for step in plan.steps:
+            X, rot = _eigh_round(X, plan, step)
+            V = _rotate_pairs(V.index_select(-1, step), rot, -1)
         if stop.done(_off_diagonal(X)):
             break
-    w, idx = X.diagonal(0, -2, -1)[..., :n].sort(-1)
-    V = V[..., :n, :n]
+    w, idx = X.diagonal(0, -2, -1).index_select(-1, plan.home)[..., :n].sort(-1)
+    V = V.index_select(-1, plan.home)[..., :n, :n]
     return w, V.gather(-1, idx.unsqueeze(-2).expand(tuple(V.shape)))
 
 
@@ -197,16 +236,19 @@ def svd_tall(A):
     N = W.shape[-1]
     V = eye(N, dtype=A.dtype, device=A.device).expand(batch + (N, N))
     if N > 1:
-        stop = _Convergence(None)
+        plan = _Schedule.of(N, A.device)
+        W, V = W.index_select(-1, plan.start), V.index_select(-1, plan.start)
+        stop = _Convergence(m * n * n * _EPS * _EPS)
         for _ in range(MAX_SWEEPS):
-            for rnd in _Round.schedule(N, A.device):
-                Jr = rnd.rotation(W.mT @ W)
-                W = W @ Jr
-                V = V @ Jr
-            gram = W.mT @ W
-            stop.floor = n * _EPS * _EPS * gram.diagonal(0, -2, -1).sum(-1).square()
-            if stop.done(_off_diagonal(gram)):
+            for step in plan.steps:
+                W, V = W.index_select(-1, step), V.index_select(-1, step)
+                pairs = W.reshape(batch + (m, N // 2, 2))
+                wp, wq = pairs[..., 0], pairs[..., 1]
+                _, rot = _rotation(wp.square().sum(-2), wq.square().sum(-2), (wp * wq).sum(-2))
+                W, V = _rotate_pairs(W, rot, -1), _rotate_pairs(V, rot, -1)
+            if stop.done(_off_diagonal(_cosines(W))):
                 break
+        W, V = W.index_select(-1, plan.home), V.index_select(-1, plan.home)
     W, V = W[..., :, :n], V[..., :n, :n]
     S, idx = W.square().sum(-2).sqrt().sort(-1, descending=True)
     W = W.gather(-1, idx.unsqueeze(-2).expand(tuple(W.shape)))
