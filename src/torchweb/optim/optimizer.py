@@ -195,7 +195,8 @@ class Optimizer:
     options that differ from `defaults`)."""
 
     __module__ = "torchweb.optim"
-    _sparse_grads = False    # the update takes sparse gradients (SparseAdam)
+    _sparse_grads = False    # the update takes sparse gradients (SGD, Adagrad, SparseAdam)
+    _sparse_refusal = None   # PyTorch's message where it refuses them, if not "<name> does not support ..."
     _eager_update = False    # the update runs tensor ops, not traced values: a capture is refused
 
     def __init_subclass__(cls, **kwargs):
@@ -420,7 +421,8 @@ class Optimizer:
                     if grad is None:
                         continue
                     if getattr(grad, "is_sparse", False) and not self._sparse_grads:
-                        raise RuntimeError(f"{type(self).__name__} does not support sparse gradients")
+                        raise RuntimeError(self._sparse_refusal or
+                                           f"{type(self).__name__} does not support sparse gradients")
                     key = p
                     if p.dtype.is_complex:   # (as PyTorch: a complex parameter updated as its real view)
                         p, grad = p._r, grad._r
