@@ -253,8 +253,7 @@ class SparseCOOTensor(Tensor):
     def add(self, other, *, alpha=1):
         """sparse + alpha * sparse (PyTorch's merge of the two entry lists, _sparse_math.merged);
         sparse + dense is refused as PyTorch refuses it (dense + sparse is __radd__)."""
-        if not getattr(other, "is_sparse", False):
-            raise RuntimeError("add(sparse, dense) is not supported. Use add(dense, sparse) instead.")
+        _check_sparse_operand(other)
         indices, values, coalesced = merged(self, other, alpha)
         return _make(indices, values, self._shape, coalesced)
 
@@ -267,8 +266,7 @@ class SparseCOOTensor(Tensor):
         raise _refusal(f"add of a {type(other).__name__} and a sparse tensor")
 
     def add_(self, other, *, alpha=1):
-        if not getattr(other, "is_sparse", False):
-            raise RuntimeError("add(sparse, dense) is not supported. Use add(dense, sparse) instead.")
+        _check_sparse_operand(other)
         self._set_entries(*merged(self, other, alpha))
         return self
 
@@ -309,6 +307,13 @@ class SparseCOOTensor(Tensor):
 
 def _rebuild(indices, values, size, coalesced, requires_grad=False):
     return _make(indices, values.requires_grad_(requires_grad) if requires_grad else values, size, coalesced)
+
+
+def _check_sparse_operand(other):
+    if not isinstance(other, Tensor):
+        raise _refusal(f"add with a {type(other).__name__}")
+    if not other.is_sparse:
+        raise RuntimeError("add(sparse, dense) is not supported. Use add(dense, sparse) instead.")
 
 
 def sparse_entries(indices, values, size):
