@@ -239,3 +239,16 @@ def test_zero_grad_keeps_an_empty_sparse_grad(device):
 
 def test_module_repr():
     assert repr(torchweb.nn.Embedding(3, 2, sparse=True)) == repr(torch.nn.Embedding(3, 2, sparse=True))
+
+
+def test_create_graph_gives_a_sparse_grad_without_a_graph(device):
+    """backward(create_graph=True) through a sparse lookup: .grad is the sparse gradient, with
+    no graph of its own (PyTorch's sparse embedding backward is not differentiable)."""
+    tw, w = _weights()
+    p = ours(w, device, requires_grad=True)
+    ty = torch.nn.functional.embedding(torch.tensor([1, 3, 1]), tw, sparse=True)
+    (ty * ty).sum().backward(create_graph=True)
+    y = torchweb.nn.functional.embedding(torchweb.tensor([1, 3, 1], device=device), p, sparse=True)
+    (y * y).sum().backward(create_graph=True)
+    _same_grad(p.grad, tw.grad, device)
+    assert p.grad._values().requires_grad == tw.grad._values().requires_grad == False  # noqa: E712

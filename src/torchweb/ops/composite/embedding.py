@@ -78,7 +78,6 @@ class _SparseEmbedding(_Embedding):
     PyTorch's embedding_sparse_backward makes it: uncoalesced, an entry per index looked up
     (padding_idx's left out) holding that position's row of the output's gradient."""
     _backward_name = "EmbeddingBackward0"
-    _double_backward = False
 
     @staticmethod
     def backward(ctx, g):
