@@ -1,7 +1,7 @@
 """A minimal sparse COO tensor, so that code which builds, moves, stores or multiplies one runs:
 torch.sparse_coo_tensor, Tensor.to_sparse()/to_dense(), indices()/values() (coalesced only,
 as PyTorch), coalesce(), sparse_dim()/dense_dim(), _nnz(), sparse @ dense (torch.sparse.mm,
-torch.mm, torch.matmul, @), a number times it, .to(device/dtype), clone/detach, copy_,
+torch.mm, torch.matmul, @), a number times it, sparse + sparse and dense + sparse, .to(device/dtype), clone/detach, copy_,
 torch.save/load and pickling.
 
 SparseCOOTensor is a subclass of Tensor (isinstance(x, torch.Tensor) holds, as in PyTorch)

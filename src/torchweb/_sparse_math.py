@@ -1,6 +1,7 @@
 """The sparse COO operations that the tensor type (_sparse_coo.py), torch.sparse and
 torch.mm/matmul (ops/linalg.py) share: products are gathers and scatter-adds over the entries
-(index_select, index_add), sum goes through the dense tensor. All are dense ops underneath, so
+(index_select, index_add), sum goes through the dense tensor, addition merges the entry lists
+(worked out on the host) or scatter-adds into a dense tensor. All are dense ops underneath, so
 gradients reach the values and the dense operands. Sparse tensors are read through their
 methods and fields only, so this module sits below the tensor type."""
 
@@ -15,7 +16,7 @@ def refusal(op):
     what = f"Could not run '{op}' on" if op else "A dense op was given"
     return NotImplementedError(
         f"{what} a sparse COO tensor ({_LAYOUT}): torchweb's sparse tensors "
-        "support construction, conversion, coalesce, indices/values, sum, softmax and "
+        "support construction, conversion, coalesce, indices/values, addition, sum, softmax and "
         "sparse @ dense products; call .to_dense() first")
 
 
