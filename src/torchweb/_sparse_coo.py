@@ -1,8 +1,8 @@
 """A minimal sparse COO tensor, so that code which builds, moves, stores or multiplies one runs:
 torch.sparse_coo_tensor, Tensor.to_sparse()/to_dense(), indices()/values() (coalesced only,
 as PyTorch), coalesce(), sparse_dim()/dense_dim(), _nnz(), sparse @ dense (torch.sparse.mm,
-torch.mm, torch.matmul, @), a number times it, sparse + sparse and dense + sparse, .to(device/dtype), clone/detach, copy_,
-torch.save/load and pickling.
+torch.mm, torch.matmul, @), a number times it, sparse + sparse and dense + sparse,
+.to(device/dtype), clone/detach, copy_, torch.save/load and pickling.
 
 SparseCOOTensor is a subclass of Tensor (isinstance(x, torch.Tensor) holds, as in PyTorch)
 holding two dense tensors: indices [sparse_dim, nnz] (int64) and values [nnz, *dense_shape].
