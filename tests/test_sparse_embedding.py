@@ -48,7 +48,8 @@ def test_sparse_grad_is_the_rows_looked_up(padding_idx, device):
 
 def test_accumulation_of_two_backward_passes(device):
     """Two passes concatenate the entries (PyTorch's merge of uncoalesced lists); two lookups
-    of one weight in one pass likewise (the same entries after coalesce); a dense gradient joining a sparse one makes .grad dense."""
+    of one weight in one pass likewise (the same entries after coalesce); a dense gradient
+    joining a sparse one makes .grad dense."""
     tw, w = _weights()
     p = ours(w, device, requires_grad=True)
     for idx in ([[1, 2], [2, 4]], [5, 1]):
@@ -94,7 +95,8 @@ def test_sparse_arithmetic_as_pytorch(device):
     h = torchweb.sparse_coo_tensor(torchweb.tensor([[5, 1]], device=device), torchweb.ones(2, 2, device=device),
                                    (6, 2))
     for got, exp in ((s + h, t + th), (s.coalesce() + s, t.coalesce() + t),
-                     (s.coalesce() + h.coalesce(), t.coalesce() + th.coalesce()), (s.add(h, alpha=-2), t.add(th, alpha=-2))):
+                     (s.coalesce() + h.coalesce(), t.coalesce() + th.coalesce()),
+                     (s.add(h, alpha=-2), t.add(th, alpha=-2))):
         _same_grad(got, exp, device)
     assert_close(torchweb.ones(6, 2, device=device) + s, torch.ones(6, 2) + t)
     with pytest.raises(RuntimeError) as exp:
@@ -166,7 +168,7 @@ class _Model:
 
     def step(self, x, target):
         lib = self.lib
-        if lib is torchweb:
+        if lib is torchweb and isinstance(x, torch.Tensor):
             x, target = ours(x, self.device), ours(target, self.device)
         for o in self.opts:
             o.zero_grad()
@@ -252,3 +254,26 @@ def test_create_graph_gives_a_sparse_grad_without_a_graph(device):
     (y * y).sum().backward(create_graph=True)
     _same_grad(p.grad, tw.grad, device)
     assert p.grad._values().requires_grad == tw.grad._values().requires_grad == False  # noqa: E712
+
+
+def test_compile_refuses_a_step_with_a_sparse_gradient():
+    """An update of a sparse gradient runs op by op: torchweb.compile runs the step as it is
+    (no capture, the reason named) and the weights still match PyTorch's."""
+    tw, w = _weights()
+    p = ours(w, "webgpu", requires_grad=True)
+    topt, opt = torch.optim.SGD([tw], lr=0.5), torchweb.optim.SGD([p], lr=0.5)
+
+    def step(idx):
+        opt.zero_grad()
+        torchweb.nn.functional.embedding(idx, p, sparse=True).pow(2).sum().backward()
+        opt.step()
+
+    compiled = torchweb.compile(step)
+    for idx in ([1, 3, 1], [2, 3, 4], [6, 6, 0]):
+        topt.zero_grad()
+        torch.nn.functional.embedding(torch.tensor(idx), tw, sparse=True).pow(2).sum().backward()
+        topt.step()
+        compiled(torchweb.tensor(idx, device="webgpu"))
+    assert_close(p, tw.detach())
+    stats = compiled.compile_stats
+    assert stats["replays"] == 0 and "SGD's update of a sparse gradient" in stats["reasons"][0], stats

@@ -14,6 +14,8 @@ class SGD(Optimizer):
     """torch.optim.SGD(params, lr=1e-3, momentum=0, dampening=0, weight_decay=0, nesterov=False,
     *, maximize=False, foreach=None, differentiable=False, fused=None)."""
 
+    _sparse_grads = True
+
     def __init__(self, params, lr=1e-3, momentum=0, dampening=0, weight_decay=0, nesterov=False, *,
                  maximize=False, foreach=None, differentiable=False, fused=None):
         # (PyTorch's SGD tests `x < 0`, not `not 0 <= x` as the others: a NaN option passes)
@@ -42,8 +44,6 @@ class SGD(Optimizer):
             group.setdefault("foreach", None)
             group.setdefault("differentiable", False)
             group.setdefault("fused", False)
-
-    _sparse_grads = True
 
     def _update(self, p, grad, state, group, update):
         momentum = group["momentum"]

@@ -144,7 +144,8 @@ def _embedding(input, weight, padding_idx, max_norm, norm_type, scale_grad_by_fr
     idx = S.reshape(input, (-1,)).contiguous()
     if max_norm is not None and idx.numel():
         _renorm(weight, idx, max_norm, norm_type)
-    return (_SparseEmbedding if sparse else _Embedding).apply(weight, idx, padding_idx, scale_grad_by_freq, tuple(input.shape))
+    fn = _SparseEmbedding if sparse else _Embedding
+    return fn.apply(weight, idx, padding_idx, scale_grad_by_freq, tuple(input.shape))
 
 
 @define("embedding", "indexing", method=False, torch=False, functional=True, key="F.embedding",
