@@ -31,16 +31,17 @@ def _same_grad(got, exp, device, raw=True):
     assert_close(gc.values(), ec.values())
 
 
-@pytest.mark.parametrize("padding_idx", [None, 0, -1])
-def test_sparse_grad_is_the_rows_looked_up(padding_idx, device):
+@pytest.mark.parametrize("padding_idx,max_norm", [(None, None), (0, None), (-1, None), (None, 1.0)])
+def test_sparse_grad_is_the_rows_looked_up(padding_idx, max_norm, device):
     tw, w = _weights()
     x = torch.tensor([[1, 0, 2], [2, 6, 0]])
     gout = torch.arange(18.0).reshape(2, 3, 3)
-    ty = torch.nn.functional.embedding(x, tw, padding_idx=padding_idx, sparse=True)
+    ty = torch.nn.functional.embedding(x, tw, padding_idx=padding_idx, max_norm=max_norm, sparse=True)
     ty.backward(gout)
     p = ours(w, device, requires_grad=True)
-    y = torchweb.nn.functional.embedding(ours(x, device), p, padding_idx=padding_idx, sparse=True)
+    y = torchweb.nn.functional.embedding(ours(x, device), p, padding_idx=padding_idx, max_norm=max_norm, sparse=True)
     assert_close(y, ty)
+    assert_close(p, tw.detach())   # (max_norm renormalizes the rows looked up, in place)
     assert y.grad_fn.name() == ty.grad_fn.name()
     y.backward(ours(gout, device))
     _same_grad(p.grad, tw.grad, device)
