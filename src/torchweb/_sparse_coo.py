@@ -1,8 +1,8 @@
 """A minimal sparse COO tensor, so that code which builds, moves, stores or multiplies one runs:
 torch.sparse_coo_tensor, Tensor.to_sparse()/to_dense(), indices()/values() (coalesced only,
 as PyTorch), coalesce(), sparse_dim()/dense_dim(), _nnz(), sparse @ dense (torch.sparse.mm,
-torch.mm, torch.matmul, @), a number times it, .to(device/dtype), clone/detach, copy_,
-torch.save/load and pickling.
+torch.mm, torch.matmul, @), a number times it, sparse + sparse and dense + sparse,
+.to(device/dtype), clone/detach, copy_, torch.save/load and pickling.
 
 SparseCOOTensor is a subclass of Tensor (isinstance(x, torch.Tensor) holds, as in PyTorch)
 holding two dense tensors: indices [sparse_dim, nnz] (int64) and values [nnz, *dense_shape].
@@ -22,7 +22,7 @@ from ._tensor import Tensor
 from .autograd import grad_mode
 from ._creation import tensor, as_tensor
 from ._device import as_device
-from ._sparse_math import mm, refusal as _refusal, sum as sparse_sum
+from ._sparse_math import dense_plus, linear_index as _linear_index, merged, mm, refusal as _refusal, sum as sparse_sum
 
 class _NoStorage:
     """The storage of a sparse tensor: dense kernels that reach for its buffer get the refusal."""
@@ -250,6 +250,32 @@ class SparseCOOTensor(Tensor):
 
     neg = __neg__
 
+    def add(self, other, *, alpha=1):
+        """sparse + alpha * sparse (PyTorch's merge of the two entry lists, _sparse_math.merged);
+        sparse + dense is refused as PyTorch refuses it (dense + sparse is __radd__)."""
+        _check_sparse_operand(other)
+        indices, values, coalesced = merged(self, other, alpha)
+        return _make(indices, values, self._shape, coalesced)
+
+    __add__ = add
+
+    def __radd__(self, other):
+        """dense + sparse: a dense tensor (Python asks this subclass before Tensor.__add__)."""
+        if isinstance(other, Tensor):
+            return dense_plus(other, self)
+        raise _refusal(f"add of a {type(other).__name__} and a sparse tensor")
+
+    def add_(self, other, *, alpha=1):
+        _check_sparse_operand(other)
+        self._set_entries(*merged(self, other, alpha))
+        return self
+
+    def mul_(self, other):
+        if isinstance(other, bool) or not isinstance(other, (int, float)):
+            raise _refusal(f"mul_ with a {type(other).__name__}")
+        self._sp_values.mul_(other)
+        return self
+
     def sum(self, dim=None, keepdim=False, dtype=None):
         if keepdim:
             raise _refusal("sum with keepdim=True")
@@ -283,6 +309,19 @@ def _rebuild(indices, values, size, coalesced, requires_grad=False):
     return _make(indices, values.requires_grad_(requires_grad) if requires_grad else values, size, coalesced)
 
 
+def _check_sparse_operand(other):
+    if not isinstance(other, Tensor):
+        raise _refusal(f"add with a {type(other).__name__}")
+    if not other.is_sparse:
+        raise RuntimeError("add(sparse, dense) is not supported. Use add(dense, sparse) instead.")
+
+
+def sparse_entries(indices, values, size):
+    """A sparse tensor of these entries, unchecked (a backward's gradient, as PyTorch's
+    _sparse_coo_tensor_unsafe): uncoalesced unless it has fewer than two."""
+    return _make(indices, values, size, values.shape[0] < 2)
+
+
 def _make(indices, values, size, coalesced):
     shape = Size(tuple(size))
     # (PyTorch's sparse stride(): zeros)
@@ -292,17 +331,6 @@ def _make(indices, values, size, coalesced):
     t._sp_coalesced = bool(coalesced)
     t._sp_version = -values._version   # (a new tensor starts at version 0)
     return t
-
-
-def _linear_index(indices, sizes):
-    """The row-major position of each entry among the sparse dims (an int64 tensor [nnz])."""
-    flat = None
-    for d, s in enumerate(sizes):
-        row = indices[d]
-        flat = row if flat is None else flat * s + row
-    if flat is None:   # no sparse dims: one entry slot
-        return indices.new_zeros(indices.shape[1])
-    return flat
 
 
 def _check_layout(layout):

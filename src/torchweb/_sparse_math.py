@@ -1,6 +1,7 @@
 """The sparse COO operations that the tensor type (_sparse_coo.py), torch.sparse and
 torch.mm/matmul (ops/linalg.py) share: products are gathers and scatter-adds over the entries
-(index_select, index_add), sum goes through the dense tensor. All are dense ops underneath, so
+(index_select, index_add), sum goes through the dense tensor, addition merges the entry lists
+(worked out on the host) or scatter-adds into a dense tensor. All are dense ops underneath, so
 gradients reach the values and the dense operands. Sparse tensors are read through their
 methods and fields only, so this module sits below the tensor type."""
 
@@ -15,7 +16,7 @@ def refusal(op):
     what = f"Could not run '{op}' on" if op else "A dense op was given"
     return NotImplementedError(
         f"{what} a sparse COO tensor ({_LAYOUT}): torchweb's sparse tensors "
-        "support construction, conversion, coalesce, indices/values, sum, softmax and "
+        "support construction, conversion, coalesce, indices/values, addition, sum, softmax and "
         "sparse @ dense products; call .to_dense() first")
 
 
@@ -94,3 +95,71 @@ def sum(input, dim=None, dtype=None):
     out = dense.sum(dims, dtype=dtype) if dtype is not None else dense.sum(dims)
     left = input.sparse_dim() - builtins.sum(1 for d in dims if d < input.sparse_dim())
     return out if left == 0 else out.to_sparse(left)
+
+
+def _check_same_size(a, b):
+    if tuple(a.shape) != tuple(b.shape):
+        raise RuntimeError(f"add: expected 'self' and 'other' to have same size, but self has size "
+                           f"{list(a.shape)} while other has size {list(b.shape)} (FYI: dense-sparse addition "
+                           "does not currently support broadcasting)")
+
+
+def merged(t, s, alpha=1):
+    """t + alpha * s, both sparse of one size: (indices, values, coalesced) as PyTorch's CPU
+    kernel makes them, a walk over both entry lists that takes the smaller index first and sums
+    two entries at an equal index (no sort: uncoalesced inputs give an uncoalesced sum that
+    keeps every entry, as PyTorch's, so gradient accumulation concatenates)."""
+    _check_same_size(t, s)
+    ti, si = t._indices(), s._indices().to(t.device)
+    tk, sk = list(zip(*ti.tolist())), list(zip(*si.tolist()))
+    if not t._nnz():
+        tk = []
+    if not s._nnz():
+        sk = []
+    t_at, s_at, keys = [], [], []
+    i = j = 0
+    while i < len(tk) or j < len(sk):
+        cmp = -1 if i >= len(tk) else 1 if j >= len(sk) else (tk[i] < sk[j]) - (tk[i] > sk[j])
+        if cmp >= 0:
+            t_at.append(len(keys))
+            key = tk[i]
+            i += 1
+        if cmp <= 0:
+            s_at.append(len(keys))
+            key = sk[j]
+            j += 1
+        keys.append(key)
+    tv, sv = t._values(), s._values().to(t.device, t.dtype)
+    values = tv.new_zeros((len(keys),) + tuple(tv.shape[1:]))
+    if t_at:
+        values = values.index_add(0, ti.new_tensor(t_at), tv)
+    if s_at:
+        values = values.index_add(0, ti.new_tensor(s_at), sv, alpha=alpha)
+    indices = ti.new_tensor([list(c) for c in zip(*keys)] if keys else [[]] * ti.shape[0]).view(ti.shape[0], len(keys))
+    return indices, values, t.is_coalesced() and s.is_coalesced()
+
+
+def dense_plus(dense, s, alpha=1, inplace=False):
+    """dense + alpha * s (s sparse, of dense's size): a dense tensor, dense itself when inplace
+    (each entry added at its row of dense seen as [rows of the sparse dims, *dense dims])."""
+    _check_same_size(dense, s)
+    nsparse = s.sparse_dim()
+    rows = 1
+    for n in dense.shape[:nsparse]:
+        rows *= n
+    flat = linear_index(s._indices(), dense.shape[:nsparse]).to(dense.device)
+    values = s._values().to(dense.device, dense.dtype)
+    view = (rows,) + tuple(dense.shape[nsparse:])
+    if inplace:
+        dense.view(view).index_add_(0, flat, values, alpha=alpha)
+        return dense
+    return dense.reshape(view).index_add(0, flat, values, alpha=alpha).view(dense.shape)
+
+
+def linear_index(indices, sizes):
+    """The row-major position of each entry among the sparse dims (an int64 tensor [nnz])."""
+    flat = None
+    for d, n in enumerate(sizes):
+        row = indices[d]
+        flat = row if flat is None else flat * n + row
+    return indices.new_zeros(indices.shape[1]) if flat is None else flat

@@ -4,6 +4,7 @@ however many paths reach it, and accumulates into leaves (or captures, for autog
 import sys
 
 from .._size import contiguous_strides
+from .._sparse_math import dense_plus
 from ..lazy import materialize
 from . import anomaly_mode, grad_mode
 from .double_backward import apply_with_graph, recording
@@ -219,7 +220,8 @@ def _needed(roots, targets):
 def _add(buffers, node, nr, g):
     slot = buffers.setdefault(id(node), {})
     prev = slot.get(nr)
-    slot[nr] = g if prev is None else prev + g
+    # (a dense gradient joining a sparse one: dense + sparse, as sparse + dense is refused)
+    slot[nr] = g if prev is None else prev + g if not prev.is_sparse or g.is_sparse else g + prev
 
 
 def _accumulate(node, g, capture, accumulate, owned=None):
@@ -277,9 +279,28 @@ def accumulate_grad(var, g):
         # the existing .grad would cut the graph)
         var._grad = g.clone() if var._grad is None else var._grad + g
         return
+    if g.is_sparse or var._grad is not None and var._grad.is_sparse:
+        _accumulate_sparse(var, g.detach())
+        return
     if var._grad is None:
         var._grad = g.detach().clone()  # the same gradient may flow to several leaves
         # computed now, so that the graph's saved tensors it reads are freed with the graph
         materialize(var._grad)
     else:
         var._grad.add_(g)  # in place, as PyTorch: references to .grad see the sum
+
+
+def _accumulate_sparse(var, g):
+    """As PyTorch's AccumulateGrad where a sparse gradient is involved: a first one kept (a
+    copy), sparse into sparse merged in place (the entries concatenated when uncoalesced),
+    sparse into dense added in place, dense into sparse a new dense .grad."""
+    grad = var._grad
+    if grad is None:
+        var._grad = g.clone()
+    elif grad.is_sparse:
+        if g.is_sparse:
+            grad.add_(g)
+        else:
+            var._grad = g + grad
+    else:
+        dense_plus(grad, g, inplace=True)

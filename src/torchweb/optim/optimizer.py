@@ -195,7 +195,8 @@ class Optimizer:
     options that differ from `defaults`)."""
 
     __module__ = "torchweb.optim"
-    _sparse_grads = False    # the update takes sparse gradients (SparseAdam)
+    _sparse_grads = False    # the update takes sparse gradients (SGD, Adagrad, SparseAdam)
+    _sparse_refusal = None   # PyTorch's message where it refuses them, if not "<name> does not support ..."
     _eager_update = False    # the update runs tensor ops, not traced values: a capture is refused
 
     def __init_subclass__(cls, **kwargs):
@@ -419,8 +420,8 @@ class Optimizer:
                     grad = p.grad
                     if grad is None:
                         continue
-                    if getattr(grad, "is_sparse", False) and not self._sparse_grads:
-                        raise RuntimeError(f"{type(self).__name__} does not support sparse gradients")
+                    if getattr(grad, "is_sparse", False):
+                        self._check_sparse_grad()
                     key = p
                     if p.dtype.is_complex:   # (as PyTorch: a complex parameter updated as its real view)
                         p, grad = p._r, grad._r
@@ -434,6 +435,16 @@ class Optimizer:
                             self.state[key] = state
                     else:
                         self._update(p, grad, state, group, scope.update)
+
+    def _check_sparse_grad(self):
+        """A sparse gradient: refused with PyTorch's message unless the update takes one; its
+        update runs op by op, so a torchweb.compile capture is refused (a replay could not
+        recompute it)."""
+        if not self._sparse_grads:
+            raise RuntimeError(self._sparse_refusal or f"{type(self).__name__} does not support sparse gradients")
+        rec = recording()
+        if rec is not None:
+            rec.refuse(f"{type(self).__name__}'s update of a sparse gradient runs op by op")
 
     def _update(self, p, grad, state, group, update):
         """One parameter's update: its state made or advanced, then its single-tensor function

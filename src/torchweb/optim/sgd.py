@@ -1,8 +1,10 @@
 """torch.optim.SGD: stochastic gradient descent with momentum, dampening, Nesterov momentum,
 weight decay and maximize, written as PyTorch's _single_tensor_sgd: one kernel per parameter
-and step (optimizer.py)."""
+and step (optimizer.py). A sparse gradient (nn.Embedding(sparse=True)) takes the same steps op
+by op on its entries, as PyTorch's: the momentum buffer is then sparse too."""
 
 from .._creation import empty_like
+from .._sparse_math import dense_plus
 from .optimizer import Optimizer, l2_grad, required
 
 __all__ = ["SGD"]
@@ -11,6 +13,8 @@ __all__ = ["SGD"]
 class SGD(Optimizer):
     """torch.optim.SGD(params, lr=1e-3, momentum=0, dampening=0, weight_decay=0, nesterov=False,
     *, maximize=False, foreach=None, differentiable=False, fused=None)."""
+
+    _sparse_grads = True
 
     def __init__(self, params, lr=1e-3, momentum=0, dampening=0, weight_decay=0, nesterov=False, *,
                  maximize=False, foreach=None, differentiable=False, fused=None):
@@ -43,6 +47,10 @@ class SGD(Optimizer):
 
     def _update(self, p, grad, state, group, update):
         momentum = group["momentum"]
+        if grad.is_sparse:
+            _sparse_sgd(p, grad, state, weight_decay=group["weight_decay"], momentum=momentum, lr=group["lr"],
+                        dampening=group["dampening"], nesterov=group["nesterov"], maximize=group["maximize"])
+            return
         buf = state.get("momentum_buffer")
         first = buf is None and momentum != 0
         if first:   # (torch.clone(grad), left unfilled: the update's kernel writes it)
@@ -65,3 +73,25 @@ def _single_tensor_sgd(param, grad, buf, first, *, weight_decay, momentum, lr, d
         else:
             grad = buf
     param.add_(grad, alpha=-lr)
+
+
+def _sparse_sgd(param, grad, state, *, weight_decay, momentum, lr, dampening, nesterov, maximize):
+    """The same update for a sparse gradient, with PyTorch's sparse arithmetic (weight decay
+    is refused as PyTorch's grad.add(param) refuses it: sparse + dense)."""
+    if maximize:
+        grad = -grad
+    if weight_decay != 0:
+        grad = grad.add(param, alpha=weight_decay)
+    if momentum != 0:
+        buf = state.get("momentum_buffer")
+        if buf is None:
+            buf = state["momentum_buffer"] = grad.clone()
+        elif buf.is_sparse:
+            buf.mul_(momentum).add_(grad, alpha=1 - dampening)
+        else:   # (a dense buffer from dense steps before)
+            dense_plus(buf.mul_(momentum), grad, 1 - dampening, inplace=True)
+        grad = grad.add(buf, alpha=momentum) if nesterov else buf
+    if grad.is_sparse:
+        dense_plus(param, grad, -lr, inplace=True)
+    else:
+        param.add_(grad, alpha=-lr)

@@ -1,6 +1,6 @@
 """Embedding and EmbeddingBag (PyTorch's nn/modules/sparse.py): weight N(0, 1) at init with the
 padding_idx row zeroed, from_pretrained (frozen by default), over F.embedding / F.embedding_bag.
-sparse=True is accepted by the constructor and refused by the forward (no sparse gradients)."""
+sparse=True gives weight a sparse COO gradient (ops/composite/embedding.py)."""
 
 from ... import _creation
 from .. import functional as F

@@ -1,13 +1,15 @@
 """one_hot, embedding and embedding_bag.
 
 embedding is a row gather with its own backward (backends' embedding / embedding_backward: the
-gradient rows summed per index, padding_idx skipped, see backends/webgpu/kernels/embedding.py).
+gradient rows summed per index, padding_idx skipped, see backends/webgpu/kernels/embedding.py),
+or with sparse=True a sparse COO gradient of the rows as they are (_SparseEmbedding).
 embedding_bag is composed from it: the gathered rows (n, dim) summed into bags by a (bags, n)
 membership matrix (a matmul, which also carries per_sample_weights and drops padding_idx), or
 for mode='max' the largest entry per bag of the rows masked to -inf outside it."""
 
 from ... import _dtype as D
 from ..._creation import arange, tensor, zeros
+from ..._sparse_coo import sparse_entries
 from ...autograd import grad_mode
 from ...autograd.function import Function
 from ...backends import backend_for
@@ -71,6 +73,26 @@ class _Embedding(Function):
                                "EmbeddingBackwardBackward0"), None, None, None, None
 
 
+class _SparseEmbedding(_Embedding):
+    """embedding(sparse=True): the same lookup; weight's gradient a sparse COO tensor as
+    PyTorch's embedding_sparse_backward makes it: uncoalesced, an entry per index looked up
+    (padding_idx's left out) holding that position's row of the output's gradient."""
+    _backward_name = "EmbeddingBackward0"
+
+    @staticmethod
+    def backward(ctx, g):
+        (idx,) = ctx.saved_tensors
+        shape, dtype, padding_idx, scale = ctx.meta
+        if scale:
+            raise RuntimeError("embedding_backward: scale_grad_by_freq not supported with sparse gradients")
+        g = S.reshape(g.contiguous(), (idx.shape[0], shape[1]))
+        if padding_idx >= 0:
+            keep = idx != padding_idx
+            idx, g = idx[keep], g[keep]
+        grad = sparse_entries(S.reshape(idx.to(D.int64), (1, -1)), g.to(dtype), shape)
+        return grad, None, None, None, None
+
+
 def _rows_summed(g, idx, shape, dtype, padding_idx, scale_grad_by_freq):
     """grad_weight: the rows of g summed per index (optionally divided by each index's count)."""
     be = backend_for(g.device.type)
@@ -119,12 +141,11 @@ def _embedding(input, weight, padding_idx, max_norm, norm_type, scale_grad_by_fr
     if weight.dim() != 2:
         raise RuntimeError("'weight' must be 2-D")
     _check_indices(input)
-    if sparse:
-        raise NotImplementedError("torchweb: sparse embedding gradients are not supported (use sparse=False)")
     idx = S.reshape(input, (-1,)).contiguous()
     if max_norm is not None and idx.numel():
         _renorm(weight, idx, max_norm, norm_type)
-    return _Embedding.apply(weight, idx, padding_idx, scale_grad_by_freq, tuple(input.shape))
+    fn = _SparseEmbedding if sparse else _Embedding
+    return fn.apply(weight, idx, padding_idx, scale_grad_by_freq, tuple(input.shape))
 
 
 @define("embedding", "indexing", method=False, torch=False, functional=True, key="F.embedding",
@@ -192,6 +213,8 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
         raise ValueError(f"input has to be 1D or 2D Tensor, but got Tensor of dimension {input.dim()}")
     if mode not in ("sum", "mean", "max"):
         raise ValueError("mode has to be one of sum, mean or max")
+    if mode == "max" and sparse:
+        raise ValueError("max mode does not support sparse weights")
     if per_sample_weights is not None:
         if mode != "sum":
             raise NotImplementedError("embedding_bag: per_sample_weights was not None. per_sample_weights is only "
@@ -201,7 +224,9 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
             raise ValueError(f"embedding_bag: If per_sample_weights ({tuple(per_sample_weights.shape)}) is not None, "
                              f"then it must have the same shape as the input ({tuple(input.shape)})")
     pad = _padding(padding_idx, weight.shape[0])
-    rows = embedding(input, weight, None, max_norm, norm_type, scale_grad_by_freq, sparse)  # (n, dim)
+    # (n, dim); a sparse gradient leaves padding_idx's entries out, as PyTorch's
+    rows = embedding(input, weight, pad if sparse and pad >= 0 else None, max_norm, norm_type, scale_grad_by_freq,
+                     sparse)
     nbags, n = len(starts), input.shape[0]
     # membership (bags, n): 1 where index j is in bag b and is not padding_idx
     pos = arange(n, device=weight.device)
