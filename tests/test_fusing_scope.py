@@ -263,3 +263,17 @@ def test_update_runs_op_by_op_where_bind_refuses(device):
     assert calls == [0.2, 0.2]
     for w, t in zip(ws, ts):
         _same(w, t)
+
+
+def test_an_update_that_writes_nothing_twice(device):
+    """An update whose trace is empty (a zero-step schedule's branch, say) leaves the tensors as
+    they are, for the second parameter too (nothing to reuse)."""
+    calls = []
+    ts, ws = _tensors(device)
+    scope = fusing()
+    with torchweb.no_grad():
+        for _ in range(2):
+            scope.update(lambda a, b, c: calls.append(1), tuple(ws))
+    assert calls == [1, 1]
+    for w, t in zip(ws, ts):
+        _same(w, t)

@@ -92,7 +92,8 @@ class fusing:
         if slots is None:
             fn(*tensors, *args, **kwargs)
             return
-        if last is not None and last[0] is fn and last[1] == self.kinds and last[2] == args and last[3] == kwargs:
+        if last is not None and last[0] is fn and last[4] is not None and last[1] == self.kinds and last[2] == args \
+                and last[3] == kwargs:
             self._write(*last[4])
             return
         bound = self.kinds[:]
