@@ -131,7 +131,7 @@ class fusing:
         shape, stride, n = first._shape, first._stride, first._storage.numel
         if first.dtype is not _F32 or first._offset or n != prod(shape) or not n or (
                 stride != _CONTIGUOUS.get(shape) and not first.is_contiguous()):
-            return self._not_traced(tensors, n)
+            return self._not_traced(n)
         device = first._storage.device_type
         self.shape = shape
         kinds, slot_of, stores, leaves, inputs = self.kinds, self.slots, self.stores, self.leaves, self.inputs
@@ -146,7 +146,7 @@ class fusing:
             if t.dtype is not _F32 or t._shape != shape or t._stride != stride or t._offset or s.numel != n \
                     or s.device_type != device:
                 self._clear()
-                return self._not_traced(tensors, n)
+                return self._not_traced(n)
             i = slot_of.get(id(s))
             if i is None:
                 if s.pending is None:   # (a buffer read as it is: the common case, inline)
@@ -180,7 +180,7 @@ class fusing:
         self.leaves.append((s, stride, 0, _F32))
         return i
 
-    def _not_traced(self, tensors, n):
+    def _not_traced(self, n):
         if self.patched and n:
             backend_for("webgpu").refuse_capture(EAGER_IN_STEP)
         return None

@@ -14,7 +14,7 @@ from .. import _dtype
 from ..backends import backend_for
 from .._creation import zeros
 from .elementwise import call
-from .linalg_kernels import cholesky as cholesky_columns
+from .linalg_kernels import cholesky as cholesky_columns, kernel_input
 from .operands import empty
 
 BLOCK = 32   # the panel width (the webgpu kernel's largest block)
@@ -45,12 +45,7 @@ def cholesky(A):
 
 def _block(backend, A, batch, n, with_inverse=False):
     """(L, info, L^-1 or None) of A [..., n, n] (n <= the kernel's block) in one dispatch."""
-    count = 1
-    for d in batch:
-        count *= d
-    src = A.contiguous()
-    if src._offset:
-        src = src.clone()
+    src, count = kernel_input(A)
     L = empty(tuple(A.shape), A.dtype, A.device)       # (the kernel writes every entry)
     info = empty(batch, _dtype.int32, A.device)
     inverse = empty(tuple(A.shape), A.dtype, A.device) if with_inverse else None

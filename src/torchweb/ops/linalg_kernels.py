@@ -10,6 +10,8 @@ are PyTorch's formulas.
   getrf), a gather swapping two rows and a rank-1 update per column.
 """
 
+from math import prod
+
 from .. import _dtype
 from .._creation import arange, eye, zeros
 from ..backends import backend_for
@@ -175,17 +177,19 @@ def _lu_panel(A):
     backend's lu_panel: the pivot search, swaps and updates of every column in one workgroup)."""
     m, w = A.shape[-2], A.shape[-1]
     batch = tuple(A.shape[:-2])
-    count = 1
-    for d in batch:
-        count *= d
-    src = A.contiguous()
-    if src._offset:
-        src = src.clone()
+    src, count = kernel_input(A)
     out = empty(tuple(A.shape), A.dtype, A.device)
     pivots = empty(batch + (w,), _dtype.int32, A.device)
     order = empty(batch + (m,), _dtype.int32, A.device)
     backend_for(A.device.type).lu_panel(out, pivots, order, src, m, w, count)
     return out, pivots[..., :min(m, w)], order.long()
+
+
+def kernel_input(A):
+    """(A's values contiguous from offset 0, the number of matrices in its batch): what the
+    backends' one-dispatch linear-algebra kernels (lu_panel, cholesky_block) read."""
+    src = A.contiguous()
+    return (src.clone() if src._offset else src), prod(A.shape[:-2])
 
 
 def permute_rows(B, perm):
