@@ -135,8 +135,9 @@ def fused_layer_norm(x, weight, bias, dims, eps):
     return y, mean, rstd
 
 
-def fused_layer_norm_backward(g, x, weight, mean, rstd, dims):
-    """layer_norm's input gradient in one kernel; None where the backend has none (compose)."""
+def fused_layer_norm_backward(g, x, weight, mean, rstd, dims, with_gx):
+    """(dx, gx) of layer_norm's backward in one kernel, gx = g * xhat (the weight gradient's
+    terms, None unless with_gx); None where the backend has no kernel (compose)."""
     row = prod(x._shape[-len(dims):])
     if g.dtype is not x.dtype or g._shape != x._shape:
         return None
@@ -144,8 +145,9 @@ def fused_layer_norm_backward(g, x, weight, mean, rstd, dims):
     if be is None:
         return None
     dx = empty(x._shape, x.dtype, x.device)
-    be.layer_norm_backward(dx, g, x, weight, mean, rstd, row)
-    return dx
+    gx = empty(x._shape, x.dtype, x.device) if with_gx else None
+    be.layer_norm_backward(dx, g, x, weight, mean, rstd, row, gx)
+    return dx, gx
 
 
 def index_gather(out, src, walk, indices, check):

@@ -128,9 +128,10 @@ def layer_norm(y, mean, rstd, x, weight, bias, eps, row):
     ln_kernel.forward(_rt(), y, mean, rstd, x, weight, bias, eps, row)
 
 
-def layer_norm_backward(dx, g, x, weight, mean, rstd, row):
-    """dx = layer_norm's input gradient for g, from the forward's mean and rstd."""
-    ln_kernel.backward(_rt(), dx, g, x, weight, mean, rstd, row)
+def layer_norm_backward(dx, g, x, weight, mean, rstd, row, gx=None):
+    """dx = layer_norm's input gradient for g, from the forward's mean and rstd (and gx = g *
+    xhat where given)."""
+    ln_kernel.backward(_rt(), dx, g, x, weight, mean, rstd, row, gx)
 
 
 def cholesky_block_fits(n):

@@ -13,7 +13,7 @@ two row reductions, two column ones and fused elementwise kernels: with the forw
 dispatches fewer per layer norm than the composite and its gradient (a small GPT's eager step:
 234 -> 209; a transformer's step runs two layer norms a block). Where the backend has layer norm
 kernels (webgpu, contiguous float32), the forward and dx are one dispatch each (ops/lowering.py's
-fused_layer_norm): a 6-layer nanoGPT step 519 -> 389 dispatches.
+fused_layer_norm), and the weight gradient's terms g * xhat come from the same pass.
 """
 
 import math
@@ -58,9 +58,11 @@ class LayerNorm(Function):
             mean = R.mean(x, dims, keepdim=True)
             rstd = call("rsqrt", R.mean((x - mean) * (x - mean), dims, keepdim=True) + ctx.eps)
         need_x, need_w, need_b = ctx.needs_input_grad[:3]
-        dx = dw = db = None
+        dx = dw = db = gx = None
         if need_x and not graph:
-            dx = lowering.fused_layer_norm_backward(g, x, weight, mean, rstd, dims)
+            fused = lowering.fused_layer_norm_backward(g, x, weight, mean, rstd, dims, need_w)
+            if fused is not None:
+                dx, gx = fused   # (gx = g * xhat from the same pass, where the weight needs it)
         if need_x and dx is None:
             # in PyTorch's order of operations (its CPU kernel: sums over x itself, then
             # dx = rstd * gw + b * x + c), so that rounding goes as there
@@ -73,7 +75,8 @@ class LayerNorm(Function):
             dx = rstd * gw + b * x + c
         batch = tuple(range(x.dim() - len(dims)))
         if need_w:
-            gx = g * ((x - mean) * rstd)
+            if gx is None:
+                gx = g * ((x - mean) * rstd)
             dw = R.sum(gx, batch) if batch else gx
         if need_b:
             db = R.sum(g, batch) if batch else g

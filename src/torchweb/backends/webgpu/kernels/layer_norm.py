@@ -111,14 +111,15 @@ def forward(rt, y, mean, rstd, x, weight, bias, eps, N):
     _dispatch(rt, ("layer_norm", wg, short, hw, hb), make_code, slots, bufs, rows, wg, short, params, N)
 
 
-def backward(rt, dx, g, x, weight, mean, rstd, N):
+def backward(rt, dx, g, x, weight, mean, rstd, N, gx=None):
     """dx (contiguous, fresh) = the input gradient of layer_norm for the output gradient g
-    (contiguous), from x's rows of N elements and the forward's mean and rstd [rows]."""
+    (contiguous), from x's rows of N elements and the forward's mean and rstd [rows]; gx (if
+    given, as dx) = g * xhat, the terms of the weight's gradient, written in the same pass."""
     rows = x.numel() // N
     wg, short = _launch(rt, N)
-    hw = weight is not None
-    slots = [("DX", "read_write"), ("G", "read"), ("X", "read"), ("MEAN", "read"), ("RSTD", "read")]
-    slots += [("W", "read")] * hw
+    hw, hg = weight is not None, gx is not None
+    slots = [("DX", "read_write")] + [("GX", "read_write")] * hg
+    slots += [("G", "read"), ("X", "read"), ("MEAN", "read"), ("RSTD", "read")] + [("W", "read")] * hw
 
     def make_code():
         gw = f"G[gb + i] * W[{param(5)} + i]" if hw else "G[gb + i]"
@@ -132,12 +133,13 @@ def backward(rt, dx, g, x, weight, mean, rstd, N):
                 "  let c = -bb * m - t.y * r * scale;\n"
                 "  for (var i = first; i < n; i = i + step) {\n"
                 f"    DX[row * n + i] = r * ({gw}) + bb * X[xb + i] + c;\n"
+                + ("    GX[row * n + i] = G[gb + i] * ((X[xb + i] - m) * r);\n" if hg else "") +
                 "  }\n")
         return _frame(wg, short, _decl(slots), body)
 
-    bufs = [dx, g, x, mean, rstd] + ([weight] if hw else [])
+    bufs = [dx] + [gx] * hg + [g, x, mean, rstd] + [weight] * hw
     params = [rows, N, g._offset, x._offset, mean._offset, weight._offset if hw else 0, rstd._offset, 0]
-    _dispatch(rt, ("layer_norm_backward", wg, short, hw), make_code, slots, bufs, rows, wg, short, params, N)
+    _dispatch(rt, ("layer_norm_backward", wg, short, hw, hg), make_code, slots, bufs, rows, wg, short, params, N)
 
 
 def _dispatch(rt, key, make_code, slots, tensors, rows, wg, short, params, N):
