@@ -77,24 +77,21 @@ def test_training_step_replays_and_matches_pytorch(optim):
         assert torch.allclose(torch.tensor(v.tolist()), w, atol=2e-5), k
 
 
-def _muon_pair(lib, model, **options):
-    """Muon for the 2-D weights, AdamW for the biases (PyTorch's Muon refuses other shapes)."""
-    return [lib.optim.Muon([p for p in model.parameters() if p.ndim == 2], lr=0.02, **options),
-            lib.optim.AdamW([p for p in model.parameters() if p.ndim != 2], lr=1e-2)]
+class _MuonAndAdamW:
+    """Muon for the 2-D weights, AdamW for the biases (PyTorch's Muon refuses other shapes),
+    stepped together."""
 
+    def __init__(self, lib, model, **options):
+        self.opts = [lib.optim.Muon([p for p in model.parameters() if p.ndim == 2], lr=0.02, **options),
+                     lib.optim.AdamW([p for p in model.parameters() if p.ndim != 2], lr=1e-2)]
 
-def _train_pair(lib, model, opts, data, compiled):
-    def step(x, y):
-        for o in opts:
+    def zero_grad(self):
+        for o in self.opts:
             o.zero_grad()
-        loss = lib.nn.functional.cross_entropy(model(x), y)
-        loss.backward()
-        for o in opts:
+
+    def step(self):
+        for o in self.opts:
             o.step()
-        return loss
-    f = lib.compile(step) if compiled else step
-    losses = [f(_ours(x), _ours(y, tw.int64)) if lib is tw else f(x, y) for x, y in data]
-    return [float(l.item()) for l in losses], f
 
 
 def test_muon_step_replays_and_matches_pytorch():
@@ -104,15 +101,15 @@ def test_muon_step_replays_and_matches_pytorch():
     emulation differs from PyTorch's by a few bfloat16 units: tests/test_optim_muon.py)."""
     ours, theirs = _pair()
     data = _data(10)
-    mine, f = _train_pair(tw, ours, _muon_pair(tw, ours, ns_steps=0), data, True)
-    ref, _ = _train_pair(torch, theirs, _muon_pair(torch, theirs, ns_steps=0), data, False)
+    mine, f = _train(tw, ours, _MuonAndAdamW(tw, ours, ns_steps=0), data, True)
+    ref, _ = _train(torch, theirs, _MuonAndAdamW(torch, theirs, ns_steps=0), data, False)
     assert f.compile_stats["replays"] >= 6, f.compile_stats
     assert mine == pytest.approx(ref, abs=2e-5)
     for (k, v), (_, w) in zip(ours.state_dict().items(), theirs.state_dict().items()):
         assert torch.allclose(torch.tensor(v.tolist()), w, atol=2e-5), k
     compiled, eager = _pair()[0], _pair()[0]
-    mine, f = _train_pair(tw, compiled, _muon_pair(tw, compiled), data, True)
-    again, _ = _train_pair(tw, eager, _muon_pair(tw, eager), data, False)
+    mine, f = _train(tw, compiled, _MuonAndAdamW(tw, compiled), data, True)
+    again, _ = _train(tw, eager, _MuonAndAdamW(tw, eager), data, False)
     assert f.compile_stats["replays"] >= 6, f.compile_stats
     assert mine == pytest.approx(again, abs=1e-6)
     for (k, v), (_, w) in zip(compiled.state_dict().items(), eager.state_dict().items()):
@@ -123,11 +120,11 @@ def test_a_changed_muon_option_is_not_replayed_silently():
     """The iteration's options are constants of the captured program: a replay whose options
     changed raises (the update's form check) rather than run the old ones."""
     ours, _ = _pair()
-    opts = _muon_pair(tw, ours)
+    opt = _MuonAndAdamW(tw, ours)
     data = _data(5)
-    _, f = _train_pair(tw, ours, opts, data[:4], True)
+    _, f = _train(tw, ours, opt, data[:4], True)
     assert f.compile_stats["replays"] >= 1, f.compile_stats
-    opts[0].param_groups[0]["ns_steps"] = 3
+    opt.opts[0].param_groups[0]["ns_steps"] = 3
     with pytest.raises(RuntimeError, match="no longer has the form it had when the step was captured"):
         f(_ours(data[4][0]), _ours(data[4][1], tw.int64))
 
