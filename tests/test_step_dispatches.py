@@ -167,9 +167,38 @@ def test_causal_attention_reuses_its_mask(dispatches):
     assert second <= 4   # q k^T, the masked scaling, softmax, @ v: no mask kernels
 
 
+@pytest.mark.parametrize("device", ["cpu", "webgpu"])
+def test_cat_of_pending_copies_matches_pytorch(device):
+    # q/k/v's gradients reach the split's cat as pending copies (a transpose's reshape): read
+    # from their sources directly, whether the source or the destination takes the other's shape
+    x = _rand(2, 6, 4, 5)
+    parts = [x.transpose(1, 2).reshape(2, 4, 30), x.reshape(2, 4, 6, 5).reshape(2, 4, 30), x[:, :, :2].reshape(2, 4, 15)]
+    ux = fast_ours(x, device)
+    ours = [ux.transpose(1, 2).reshape(2, 4, 30), ux.reshape(2, 4, 6, 5).reshape(2, 4, 30),
+            ux[:, :, :2].reshape(2, 4, 15)]
+    assert_close(torchweb.cat(ours, -1), torch.cat(parts, -1))
+    out = torchweb.zeros(2, 4, 30, device=device)
+    out[:, :, 5:].copy_(ours[0][:, :, 5:])
+    expected = torch.zeros(2, 4, 30)
+    expected[:, :, 5:].copy_(parts[0][:, :, 5:])
+    assert_close(out, expected)
+
+
+def test_split_backward_through_head_reshapes_matches_pytorch():
+    qkv = fast_ours(_rand(2, 8, 24), "webgpu").requires_grad_()
+    q, k, v = qkv.split(8, dim=2)
+    heads = [t.view(2, 8, 2, 4).transpose(1, 2) for t in (q, k, v)]
+    loss = sum((h * (i + 1)).exp().sum() for i, h in enumerate(heads))
+    t = _rand(2, 8, 24).requires_grad_()
+    tq, tk, tv = t.split(8, dim=2)
+    sum((h.view(2, 8, 2, 4).transpose(1, 2) * (i + 1)).exp().sum() for i, h in enumerate((tq, tk, tv))).backward()
+    loss.backward()
+    assert_close(qkv.grad, t.grad, rtol=1e-5, atol=1e-5)
+
+
 # The step's budget: 519 dispatches before this work (bench/dispatch_census.py), the issue's
 # target <= 300. It fails when a change adds kernels to the step.
-NANOGPT_6L_BUDGET = 327
+NANOGPT_6L_BUDGET = 315
 
 
 def test_nanogpt_step_dispatch_budget():
