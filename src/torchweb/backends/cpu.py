@@ -183,11 +183,11 @@ def layer_norm_fits(row):
     return False
 
 
-def layer_norm(y, mean, rstd, x, weight, bias, eps, row):
+def layer_norm(y, mean, rstd, x, weight, bias, eps, row, x_parts=None):
     raise _absent("layer_norm", "layer_norm_fits is False")
 
 
-def layer_norm_backward(dx, g, x, weight, mean, rstd, row, gx=None):
+def layer_norm_backward(dx, g, x, weight, mean, rstd, row, gx=None, g_parts=None):
     raise _absent("layer_norm_backward", "layer_norm_fits is False")
 
 
@@ -239,6 +239,16 @@ def capturing():
 def device_assert(bad, what, exc, message):
     """Raise exc(message) now if any element of bad is true (numpy has the values at hand)."""
     if _view(bad).any():
+        raise exc(message() if callable(message) else message)
+
+
+def device_assert_range(t, lo, hi, skip, what, exc, message):
+    """Raise exc(message) now if an element of t is outside [lo, hi) and not skip."""
+    v = _view(t)
+    bad = (v < lo) | (v >= hi)
+    if skip is not None:
+        bad &= v != skip
+    if bad.any():
         raise exc(message() if callable(message) else message)
 
 

@@ -123,15 +123,15 @@ def layer_norm_fits(row):
     return ln_kernel.fits(row)
 
 
-def layer_norm(y, mean, rstd, x, weight, bias, eps, row):
+def layer_norm(y, mean, rstd, x, weight, bias, eps, row, x_parts=None):
     """y = layer_norm of x's rows (float32, contiguous), mean and rstd [rows] written."""
-    ln_kernel.forward(_rt(), y, mean, rstd, x, weight, bias, eps, row)
+    ln_kernel.forward(_rt(), y, mean, mean._offset, rstd._offset, x, weight, bias, eps, row, x_parts)
 
 
-def layer_norm_backward(dx, g, x, weight, mean, rstd, row, gx=None):
+def layer_norm_backward(dx, g, x, weight, mean, rstd, row, gx=None, g_parts=None):
     """dx = layer_norm's input gradient for g, from the forward's mean and rstd (and gx = g *
     xhat where given)."""
-    ln_kernel.backward(_rt(), dx, g, x, weight, mean, rstd, row, gx)
+    ln_kernel.backward(_rt(), dx, g, x, weight, mean, mean._offset, rstd._offset, row, gx, g_parts)
 
 
 def cholesky_block_fits(n):
@@ -185,3 +185,9 @@ def refuse_capture(reason):
 def device_assert(bad, what, exc, message):
     """Raise exc(message) at the next readback if any element of contiguous bool tensor bad is true."""
     check.run(_rt(), bad, what, exc, message)
+
+
+def device_assert_range(t, lo, hi, skip, what, exc, message):
+    """Raise exc(message) at the next readback if an element of contiguous integer tensor t
+    (int32 words) is outside [lo, hi) and not skip."""
+    check.run_range(_rt(), t, lo, hi, skip, what, exc, message)
