@@ -229,3 +229,18 @@ def test_errors_dtypes_and_empty_as_pytorchs(device):
     assert edge.tolist() == torch.binomial(torch.tensor([10.0, 10.0, -3.0, 5.0]), torch.tensor([1.0, 1.5, 0.5, 0.0])).tolist()
     assert torchweb.ops.samplers.standard_gamma(ours(torch.tensor([0.0]), device)).tolist() == \
         torch._standard_gamma(torch.tensor([0.0])).tolist()
+
+
+@pytest.mark.parametrize("kind", sorted(SAMPLERS))
+def test_a_compiled_call_draws_anew_each_replay_as_eager(kind):
+    """torchweb.compile: a replay patches the sampler's counter words as an eager call draws
+    them (the same numbers as eager calls, new ones each time)."""
+    draw = SAMPLERS[kind]
+    f = torchweb.compile(lambda t: draw(t) + 0)
+    x = ours(torch.linspace(0.05, 4.0, 500), "webgpu")
+    torchweb.manual_seed(3)
+    compiled = [f(x).tolist() for _ in range(6)]
+    torchweb.manual_seed(3)
+    eager = [(draw(x) + 0).tolist() for _ in range(6)]
+    assert f.compile_stats["replays"] >= 3, f.compile_stats
+    assert compiled == eager and len({tuple(c) for c in compiled}) == 6
