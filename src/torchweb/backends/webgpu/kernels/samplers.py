@@ -49,6 +49,29 @@ fn tw_sample(i: u32, alpha: f32) -> f32 {{
 """
 
 
+def _counting(acc, update, stop, result):
+    """WGSL: a loop over the uniforms (four a try) setting acc = update, returning the number
+    of uniforms before `stop` first held (held in `result`)."""
+    return f"""for (var r = 0u; r < {MAX_ROUNDS}u; r = r + 1u) {{
+    let u = tw_block(i, r);
+    for (var j = 0u; j < 4u; j = j + 1u) {{
+      {acc} = {update};
+      if ({stop}) {{ return {result}; }}
+      {result} = {result} + 1.0;
+    }}
+  }}
+  return tw_nan();"""
+
+
+# the start of a PTRS or BTRS try: u - 1/2 from word 0 (us = 1/2 - |u - 1/2|, where 0 would
+# divide by zero), v from word 1
+_TRANSFORMED_TRY = """let u = tw_block(i, r);
+    let uu = u.x - 0.5;
+    let vv = u.y;
+    let us = 0.5 - abs(uu);
+    if (us <= 0.0) { continue; }"""
+
+
 def _table(name, values):
     return f"var<private> {name}: array<f32, {len(values)}> = array<f32, {len(values)}>({', '.join(map(repr, values))});\n"
 
@@ -67,15 +90,7 @@ fn tw_sample(i: u32, rate: f32) -> f32 {{
     let enlam = tw_exp(-rate);
     var prod = 1.0;
     var count = 0.0;
-    for (var r = 0u; r < {MAX_ROUNDS}u; r = r + 1u) {{
-      let u = tw_block(i, r);
-      for (var j = 0u; j < 4u; j = j + 1u) {{
-        prod = prod * u[j];
-        if (prod <= enlam) {{ return count; }}
-        count = count + 1.0;
-      }}
-    }}
-    return tw_nan();
+    {_counting("prod", "prod * u[j]", "prod <= enlam", "count")}
   }}
   let slam = sqrt(rate);
   let b = 0.931 + 2.53 * slam;
@@ -83,11 +98,7 @@ fn tw_sample(i: u32, rate: f32) -> f32 {{
   let log_invalpha = tw_log(1.1239 + 1.1328 / (b - 3.4));
   let vr = 0.9277 - 3.6224 / (b - 2.0);
   for (var r = 0u; r < {MAX_ROUNDS}u; r = r + 1u) {{
-    let u = tw_block(i, r);
-    let uu = u.x - 0.5;
-    let vv = u.y;
-    let us = 0.5 - abs(uu);
-    if (us <= 0.0) {{ continue; }}
+    {_TRANSFORMED_TRY}
     let k = floor((2.0 * a / us + b) * uu + rate + 0.43);
     if (us >= 0.07 && vv <= vr) {{ return k; }}
     if (k < 0.0 || (us < 0.013 && vv > us)) {{ continue; }}
@@ -108,15 +119,7 @@ fn tw_inversion(i: u32, count: f32, p: f32) -> f32 {{
   let logq = tw_log1p(-p);
   var total = 0.0;
   var geoms = 0.0;
-  for (var r = 0u; r < {MAX_ROUNDS}u; r = r + 1u) {{
-    let u = tw_block(i, r);
-    for (var j = 0u; j < 4u; j = j + 1u) {{
-      total = total + ceil(tw_log(u[j]) / logq);
-      if (total > count) {{ return geoms; }}
-      geoms = geoms + 1.0;
-    }}
-  }}
-  return tw_nan();
+  {_counting("total", "total + ceil(tw_log(u[j]) / logq)", "total > count", "geoms")}
 }}
 
 fn tw_btrs(i: u32, count: f32, p: f32) -> f32 {{
@@ -125,17 +128,13 @@ fn tw_btrs(i: u32, count: f32, p: f32) -> f32 {{
   let a = -0.0873 + 0.0248 * b + 0.01 * p;
   let c = count * p + 0.5;
   let v_r = 0.92 - 4.2 / b;
-  let r = p / (1.0 - p);
+  let odds = p / (1.0 - p);
   let alpha = (2.83 + 5.1 / b) * stddev;
   let m = floor((count + 1.0) * p);
-  let fixed = tw_log(r * (count - m + 1.0) / (m + 1.0));
+  let fixed = tw_log(odds * (count - m + 1.0) / (m + 1.0));
   let tails_m = tw_tail(m) + tw_tail(count - m);
-  for (var rr = 0u; rr < {MAX_ROUNDS}u; rr = rr + 1u) {{
-    let u = tw_block(i, rr);
-    let uu = u.x - 0.5;
-    let vv = u.y;
-    let us = 0.5 - abs(uu);
-    if (us <= 0.0) {{ continue; }}
+  for (var r = 0u; r < {MAX_ROUNDS}u; r = r + 1u) {{
+    {_TRANSFORMED_TRY}
     let k = floor((2.0 * a / us + b) * uu + c);
     if (k < 0.0 || k > count) {{ continue; }}
     if (us >= 0.07 && vv <= v_r) {{ return k; }}
