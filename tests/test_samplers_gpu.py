@@ -34,7 +34,8 @@ def ks_statistic(a, b):
     """Two-sample Kolmogorov-Smirnov statistic: the largest gap of the empirical CDFs."""
     a, b = a.double().sort().values, b.double().sort().values
     at = torch.cat([a, b])
-    return (torch.searchsorted(a, at, right=True) / len(a) - torch.searchsorted(b, at, right=True) / len(b)).abs().max().item()
+    cdf_a, cdf_b = torch.searchsorted(a, at, right=True) / len(a), torch.searchsorted(b, at, right=True) / len(b)
+    return (cdf_a - cdf_b).abs().max().item()
 
 
 def check_draws(name, mine, theirs, mean, var, kurtosis_excess):
@@ -224,9 +225,8 @@ def test_errors_dtypes_and_empty_as_pytorchs(device):
     assert half.dtype == torchweb.float16 and half.device.type == device
     assert tuple(torchweb.poisson(ours(torch.empty(0, 3), device)).shape) == (0, 3)
     # PyTorch's edge values: binomial with prob >= 1 gives count, with count <= 0 or prob <= 0 zero
-    edge = torchweb.binomial(ours(torch.tensor([10.0, 10.0, -3.0, 5.0]), device),
-                             ours(torch.tensor([1.0, 1.5, 0.5, 0.0]), device))
-    assert edge.tolist() == torch.binomial(torch.tensor([10.0, 10.0, -3.0, 5.0]), torch.tensor([1.0, 1.5, 0.5, 0.0])).tolist()
+    count, prob = torch.tensor([10.0, 10.0, -3.0, 5.0]), torch.tensor([1.0, 1.5, 0.5, 0.0])
+    assert torchweb.binomial(ours(count, device), ours(prob, device)).tolist() == torch.binomial(count, prob).tolist()
     assert torchweb.ops.samplers.standard_gamma(ours(torch.tensor([0.0]), device)).tolist() == \
         torch._standard_gamma(torch.tensor([0.0])).tolist()
 

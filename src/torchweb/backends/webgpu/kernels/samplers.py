@@ -73,14 +73,16 @@ _TRANSFORMED_TRY = """let u = tw_block(i, r);
 
 
 def _table(name, values):
-    return f"var<private> {name}: array<f32, {len(values)}> = array<f32, {len(values)}>({', '.join(map(repr, values))});\n"
+    kind = f"array<f32, {len(values)}>"
+    return f"var<private> {name}: {kind} = {kind}({', '.join(map(repr, values))});\n"
 
 
 _POISSON = _table("LOG_FACTORIAL", LOG_FACTORIAL) + f"""
 fn tw_log_pmf(k: f32, rate: f32) -> f32 {{
   if (k < {PTRS_MIN_RATE}) {{ return k * tw_log(rate) - rate - LOG_FACTORIAL[u32(clamp(k, 0.0, 9.0))]; }}
   let e = k - rate;
-  return -(k * tw_log1p(e / rate) - e) - 0.5 * tw_log(6.283185307179586 * k) - (1.0 / 12.0 - (1.0 / 360.0) / (k * k)) / k;
+  return -(k * tw_log1p(e / rate) - e) - 0.5 * tw_log(6.283185307179586 * k)
+         - (1.0 / 12.0 - (1.0 / 360.0) / (k * k)) / k;
 }}
 
 fn tw_sample(i: u32, rate: f32) -> f32 {{
