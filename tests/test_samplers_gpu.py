@@ -244,3 +244,29 @@ def test_a_compiled_call_draws_anew_each_replay_as_eager(kind):
     eager = [(draw(x) + 0).tolist() for _ in range(6)]
     assert f.compile_stats["replays"] >= 3, f.compile_stats
     assert compiled == eager and len({tuple(c) for c in compiled}) == 6
+
+
+def test_a_large_multinomial_counts_by_binomials_with_pytorchs_marginals(device):
+    """Past ONE_HOT_MAX (total_count x draws x categories) Multinomial counts category by
+    category with binomial draws: every row sums to total_count, each category's counts match
+    PyTorch's draws of their law Binomial(n, p_k) (KS; PyTorch's own Multinomial would draw n
+    categorical samples per row here), and two categories' covariance is -n p_i p_j (within 5
+    standard errors)."""
+    from torchweb.distributions import multinomial
+    probs = torch.tensor([0.5, 0.05, 0.3, 0.15])
+    n, draws = 100000, 4096
+    assert n * draws * len(probs) > multinomial.ONE_HOT_MAX
+    torch.manual_seed(0)
+    theirs = torch.binomial(torch.full((draws, 4), float(n)), probs.expand(draws, 4))
+    torchweb.manual_seed(0)
+    mine = _drawn(D.Multinomial(n, ours(probs, device)).sample((draws,)))
+    assert tuple(mine.shape) == (draws, 4) and bool((mine.sum(-1) == n).all())
+    crit = math.sqrt(-math.log(0.001 / 2) / 2) * math.sqrt(2 / draws)
+    for k, p in enumerate(probs.tolist()):
+        d = ks_statistic(mine[:, k], theirs[:, k])
+        assert d < crit, f"category {k}: KS statistic {d:.4f} (0.1% critical value {crit:.4f})"
+    x = mine.double() - mine.double().mean(0)
+    cov, want = (x[:, 0] * x[:, 2]).mean().item(), -n * 0.5 * 0.3
+    # var of a product of jointly normal centered counts: var_i var_j + cov^2
+    se = math.sqrt((n * 0.25 * n * 0.21 + want ** 2) / draws)
+    assert abs(cov - want) <= 5 * se, (cov, want)
