@@ -37,15 +37,11 @@ class _Stream:
         self.pending = self.pending[~done]
 
 
-def _f(n, x):
-    return n.float32(x)
-
-
 def _gamma(n, stream, alpha):
     """Marsaglia and Tsang; alpha < 1 draws with alpha + 1 and the boost u^(1/alpha) (PyTorch's
     sample_gamma). A round's words: the normal (Box-Muller on 0 and 1), the test's uniform (2),
     the boost's (3)."""
-    f = lambda x: _f(n, x)  # noqa: E731
+    f = n.float32
     out = n.full(alpha.shape, n.nan, dtype=n.float32)
     out[alpha == 0] = 0
     small = alpha < 1
@@ -70,7 +66,7 @@ def _gamma(n, stream, alpha):
 def _poisson_log_pmf(n, k, rate):
     """log P(K = k), K ~ Poisson(rate >= 10): for k >= 10 with Stirling's series written around
     k - rate, whose terms stay small (k log(rate) - lgamma(k + 1) cancels in float32)."""
-    f = lambda x: _f(n, x)  # noqa: E731
+    f = n.float32
     table = n.array(LOG_FACTORIAL, dtype=n.float32)[n.clip(k, 0, 9).astype(n.int64)]
     direct = k * n.log(rate) - rate - table
     kk = n.maximum(k, f(PTRS_MIN_RATE))
@@ -83,7 +79,7 @@ def _poisson_log_pmf(n, k, rate):
 def _poisson(n, stream, rate):
     """Knuth's product of uniforms below PTRS_MIN_RATE (a round multiplies four), Hörmann's
     PTRS (1993) at and above (a round's words 0 and 1), as PyTorch's sample_poisson."""
-    f = lambda x: _f(n, x)  # noqa: E731
+    f = n.float32
     out = n.full(rate.shape, n.nan, dtype=n.float32)
     out[rate == 0] = 0
     large = rate >= PTRS_MIN_RATE
@@ -118,7 +114,7 @@ def _poisson(n, stream, rate):
 
 
 def _stirling_tail(n, k):
-    f = lambda x: _f(n, x)  # noqa: E731
+    f = n.float32
     table = n.array(STIRLING_TAIL, dtype=n.float32)[n.clip(k, 0, 9).astype(n.int64)]
     kp1sq = (k + f(1)) * (k + f(1))
     return n.where(k <= 9, table, (f(1.0 / 12.0) - (f(1.0 / 360.0) - f(1.0 / 1260.0) / kp1sq) / kp1sq) / (k + f(1)))
@@ -130,7 +126,7 @@ def _binomial(n, stream, count, prob):
     (a round's words 0 and 1) at and above, as PyTorch's sample_binomial. BTRS's bound, log
     f(k) / f(m) by Stirling's series, is written with log1p of small ratios, which float32 keeps
     precise for counts up to 2^24."""
-    f = lambda x: _f(n, x)  # noqa: E731
+    f = n.float32
     out = n.full(count.shape, n.nan, dtype=n.float32)
     zero = (count <= 0) | (prob <= 0)
     out[zero] = 0
