@@ -80,6 +80,14 @@ class Backend(Protocol):
         """out = counter-based (Philox) random values (draw: plans.RandomDraw), the same
         numbers on every device for one (seed, call)."""
 
+    def random_sample(self, draw, out, params):
+        """out (float32, contiguous) = one draw per element from draw.kind's distribution at
+        params' elements (float32, contiguous, out's numel each): gamma (alpha) a standard gamma,
+        poisson (rate), binomial (count, prob); NaN for a parameter outside the domain. A thread
+        per element tries until it accepts, its r-th try reading the Philox block at counter
+        (element, draw.call, r, 0): one (seed, call) per call, the same draws on every device
+        up to float32 rounding in the acceptance tests (draw: plans.RandomDraw, a and b unused)."""
+
     # -- fused kernels, each with the question whether it fits --------------------------------
     def softmax_fits(self, row, rows):
         """Whether softmax() beats the composite for rows of this length (False: no kernel)."""

@@ -17,6 +17,7 @@ from .cpu_conv import (col2im, grid_sample, grid_sample_backward, im2col, interp
                        interpolate_backward, pad, pad_backward, pool, pool_backward, unpool, unpool_backward)
 from .cpu_count import bincount, count_gather, count_scatter, search_sorted  # noqa: F401
 from .cpu_embedding import embedding, embedding_backward  # noqa: F401
+from .cpu_samplers import random_sample  # noqa: F401
 from .cpu_index import (ATOMIC_FLOAT16, MAX_INDEX_BUFFERS, index_gather, index_scatter,  # noqa: F401
                         mask_compact, masked_scatter)
 from .cpu_sort import (SORT_BLOCK, SPLIT_SCANS, scan, sort, sort_block, sort_merge,  # noqa: F401

@@ -12,7 +12,7 @@ from .index import (ATOMIC_FLOAT16, MAX_INDEX_BUFFERS, index_gather, index_scatt
                     mask_compact, masked_scatter)
 from .kernels import elementwise as ew_kernel, matmul as mm_kernel, random as rand_kernel, reduction as red_kernel
 from .kernels import check, fused, matmul_small, matmul_tiles as tiles, moments as mo_kernel, softmax as sm_kernel
-from .kernels import cholesky as chol_kernel, lu_panel as lu_kernel
+from .kernels import cholesky as chol_kernel, lu_panel as lu_kernel, samplers as sampler_kernel
 from .kernels import layer_norm as ln_kernel
 from .runtime import _runtime, get_runtime as _get_runtime
 from .sort_scan import (SORT_BLOCK, SPLIT_SCANS, scan, sort, sort_block, sort_merge,  # noqa: F401
@@ -161,6 +161,19 @@ def lu_panel(out, pivots, order, inp, m, w, count):
 def random(draw, out):
     rt = _rt()
     rand_kernel.run(rt, draw.kind, out, draw.seed, draw.call, draw.a, draw.b)
+    _note_redraw(rt, draw, out)
+
+
+def random_sample(draw, out, params):
+    """out = draws of draw.kind at params' elements, a thread each (kernels/samplers.py)."""
+    rt = _rt()
+    sampler_kernel.run(rt, draw.kind, out, params, draw.seed, draw.call)
+    _note_redraw(rt, draw, out)
+
+
+def _note_redraw(rt, draw, out):
+    """While torchweb.compile records: the last dispatch's counter words (the parameter words
+    2..4 of random's and random_sample's kernels) drawn anew by each replay."""
     if rt.capture is not None and out.numel():
         if draw.redraw is None:
             rt.capture.refuse("it draws random numbers that a replay cannot draw again")
