@@ -1,23 +1,22 @@
-"""The discrete Fourier transform as float32 tensor ops (so autograd and both devices come with
-it), on pair tensors: a complex signal along dim -2 of r (..., n, 2), the layout of a complex
-tensor's view_as_real, so no transposes at the edges.
+"""The discrete Fourier transform on pair tensors: a complex signal along dim -2 of r (..., n, 2),
+the layout of a complex tensor's view_as_real, so no transposes at the edges.
 
-- n <= DIRECT_MAX, or a length with no factor up to PRIME_DIRECT_MAX: one matmul with the
-  cached (2n, 2n) matrix of cos/sin pairs (interleaved rows and columns);
-- n = n1 * n2 (n1 the largest factor <= sqrt n): the four-step Cooley-Tukey split: transforms
-  of length n1, a twiddle multiply, transforms of length n2, a transpose; recursively;
-- a length past PRIME_DIRECT_MAX with no split (a large prime): Bluestein's chirp-z, a
-  convolution by transforms of a power of two.
-Real input takes the real matrices (n, 2m): half the work of the complex ones. Transforms are
-unnormalized; sign -1 is the forward transform, +1 the inverse."""
+- a length the device's fft primitive takes (webgpu: powers of two, Stockham kernels; cpu:
+  any, numpy.fft): that primitive, as an autograd op (_transform.py);
+- other lengths up to DIRECT_MAX: one matmul with the cached (2n, 2n) matrix of cos/sin pairs
+  (interleaved rows and columns);
+- longer ones: Bluestein's chirp-z, a convolution by transforms of a power of two (the primitive).
+Real input takes the real matrices (n, 2m): half the work of the complex ones, or the
+primitive's real-input form. Transforms are unnormalized; sign -1 is the forward transform,
++1 the inverse."""
 
 import math
 
 from .._creation import arange, tensor, zeros
 from ..ops.join import cat, stack
+from ._transform import fits, transform
 
 DIRECT_MAX = 128
-PRIME_DIRECT_MAX = 1024
 
 _CACHE = {}
 
@@ -67,22 +66,6 @@ def _c2r_matrix(m, n, device):
     return _cached(("c2r", m, n, device), make)
 
 
-def _twiddles(n2, n1, sign, device):
-    """(n2, n1, 2): exp(sign 2 pi i j2 k1 / n)."""
-    def make():
-        t = _angles(n2, n1, n2 * n1, device)
-        return stack([t.cos(), t.sin() * sign], -1)
-    return _cached(("t", n2, n1, sign, device), make)
-
-
-def _split(n):
-    """The largest factor of n up to sqrt(n) (1 for a prime)."""
-    for f in range(math.isqrt(n), 1, -1):
-        if n % f == 0:
-            return f
-    return 1
-
-
 def _mul_pairs(a, b):
     """The complex product of pair tensors (broadcasting)."""
     ar, ai, br, bi = a.select(-1, 0), a.select(-1, 1), b.select(-1, 0), b.select(-1, 1)
@@ -94,13 +77,12 @@ def dft(r, sign):
     n = r.shape[-2]
     if n == 1:
         return r
-    n1 = _split(n) if n > DIRECT_MAX else 1
-    if n1 == 1 and n > PRIME_DIRECT_MAX:
+    if fits(r, n):
+        return transform(r, sign)
+    if n > DIRECT_MAX:
         return _bluestein(r, n, sign)
-    if n1 == 1:
-        lead = r.shape[:-2]
-        return (r.reshape(-1, 2 * n) @ _complex_matrix(n, sign, r.device)).reshape(*lead, n, 2)
-    return _four_step(r, n, n1, sign, None)
+    lead = r.shape[:-2]
+    return (r.reshape(-1, 2 * n) @ _complex_matrix(n, sign, r.device)).reshape(*lead, n, 2)
 
 
 def dft_real(x, sign, m=None):
@@ -108,31 +90,13 @@ def dft_real(x, sign, m=None):
     as pairs (..., m, 2)."""
     n = x.shape[-1]
     m = n if m is None else m
-    n1 = _split(n) if n > DIRECT_MAX else 1
-    if n1 == 1 and n > PRIME_DIRECT_MAX:
+    if n > 1 and fits(x, n):
+        q = transform(x, sign, real=True)
+        return q.narrow(-2, 0, m) if m < n else q
+    if n > DIRECT_MAX:
         return dft(stack([x, zeros(x.shape, device=x.device)], -1), sign).narrow(-2, 0, m)
     lead = x.shape[:-1]
-    if n1 == 1:
-        return (x.reshape(-1, n) @ _real_matrix(n, m, sign, x.device)).reshape(*lead, m, 2)
-    return _four_step(x, n, n1, sign, m)
-
-
-def _four_step(x, n, n1, sign, m):
-    """j = n2 j1 + j2, k = k1 + n1 k2: length-n1 transforms over j1, the twiddles, length-n2
-    transforms over j2. x: pairs (..., n, 2), or real (..., n) when m (outputs kept) is given."""
-    n2 = n // n1
-    real = m is not None
-    lead = x.shape[:-1] if real else x.shape[:-2]
-    if real:
-        q = x.reshape(*lead, n1, n2).transpose(-1, -2)          # (..., j2, j1)
-        q = dft_real(q, sign)                                   # (..., j2, k1, 2)
-    else:
-        q = x.reshape(*lead, n1, n2, 2).transpose(-3, -2)       # (..., j2, j1, 2)
-        q = dft(q, sign)
-    q = _mul_pairs(q, _twiddles(n2, n1, sign, x.device))
-    q = dft(q.transpose(-3, -2), sign)                          # (..., k1, k2, 2)
-    q = q.transpose(-3, -2).reshape(*lead, n, 2)                # k = k1 + n1 k2
-    return q.narrow(-2, 0, m) if real and m < n else q
+    return (x.reshape(-1, n) @ _real_matrix(n, m, sign, x.device)).reshape(*lead, m, 2)
 
 
 def _chirp(n, sign, device):
@@ -165,9 +129,11 @@ def _bluestein(r, n, sign):
 
 def c2r(r, n):
     """The real inverse transform (unnormalized) of length n of the half spectrum r
-    (..., n // 2 + 1, 2): a matmul, or the full spectrum's complex transform."""
+    (..., n // 2 + 1, 2): a matmul for short lengths without a primitive, else the full
+    spectrum's complex transform (whose real part ignores the imaginary parts of X_0 and
+    X_{n/2}, as the matrix does)."""
     m = r.shape[-2]
-    if n <= PRIME_DIRECT_MAX and (n <= DIRECT_MAX or _split(n) == 1):
+    if n <= DIRECT_MAX and not fits(r, n):
         lead = r.shape[:-2]
         return (r.reshape(-1, 2 * m) @ _c2r_matrix(m, n, r.device)).reshape(*lead, n)
     tail = r.narrow(-2, 1, (n - 1) // 2).flip(-2) * tensor([1.0, -1.0], device=r.device)
