@@ -31,7 +31,7 @@ def _z(*shape, seed=0, cplx=True):
 
 def _err(got, want):
     """max |got - want| over max |want| (complex as pairs)."""
-    g = torch.tensor(torchweb.view_as_real(got).cpu().numpy() if got.is_complex() else got.cpu().numpy())
+    g = torch.tensor(torchweb.view_as_real(got.resolve_conj()).cpu().numpy() if got.is_complex() else got.cpu().numpy())
     w = torch.view_as_real(want.resolve_conj()) if want.is_complex() else want
     assert tuple(g.shape) == tuple(w.shape)
     return float((g - w).abs().max() / w.abs().max())

@@ -152,7 +152,8 @@ def hfft(input, n=None, dim=-1, norm=None, *, out=None):
 
 def ihfft(input, n=None, dim=-1, norm=None, *, out=None):
     """ihfft(input, n=None, dim=-1, norm=None) -> Tensor: the inverse of hfft, of real input."""
-    return _out(_conj(_r2c(input, n, dim, _swap(norm), True, "ihfft")), out)
+    # (PyTorch's result is a conjugate view of the forward transform: is_conj() True)
+    return _out(_r2c(input, n, dim, _swap(norm), True, "ihfft").conj(), out)
 
 
 # -- several dimensions ----------------------------------------------------------------------
