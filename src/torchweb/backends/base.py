@@ -104,8 +104,8 @@ class Backend(Protocol):
 
     def fft(self, spec, out, inp):
         """out [B1, B2, n, 2] (float32 pairs, contiguous, offset 0) = the unnormalized DFTs
-        (spec: plans.FFTSpec) along dim 2 of inp [B1, B2, n, 2] (pairs, last stride 1) or
-        [B1, B2, n] (spec.real), float32 with any other strides."""
+        (spec: plans.FFTSpec) along dim 2 of inp [B1, B2, m, 2] (pairs, last stride 1) or
+        [B1, B2, m] (spec.real), float32 with any other strides, m <= n (zero-padded to n)."""
 
     def moments_fits(self, row, rows):
         """Whether moments() runs rows of this length in one kernel (False: no kernel)."""

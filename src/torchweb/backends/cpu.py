@@ -206,7 +206,7 @@ def fft(spec, out, inp):
     n = _np()
     x = _view(inp)
     z = x.astype(n.float32) if spec.real else x[..., 0] + 1j * x[..., 1]
-    f = n.fft.fft(z, axis=2) if spec.sign < 0 else n.fft.ifft(z, axis=2, norm="forward")
+    f = n.fft.fft(z, spec.n, axis=2) if spec.sign < 0 else n.fft.ifft(z, spec.n, axis=2, norm="forward")
     y = _view(out)
     y[..., 0] = f.real
     y[..., 1] = f.imag

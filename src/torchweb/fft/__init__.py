@@ -87,9 +87,9 @@ def _c2c(x, n, dim, norm, forward):
     n = _points(n, x.shape[d])
     sign = -1 if forward else 1
     if isinstance(x, ComplexTensor):
-        r = _dft.dft(_resize(x._r.movedim(d, -2), n, -2), sign)
+        r = _dft.dft(x._r.movedim(d, -2), sign, n)
     else:
-        r = _dft.dft_real(_resize(_float(x).movedim(d, -1), n, -1), sign)
+        r = _dft.dft_real(_float(x).movedim(d, -1), sign, n=n)
     return wrap(pairs(_scaled(r, _scale(norm, n, forward)).movedim(-2, d)))
 
 
@@ -97,7 +97,7 @@ def _r2c(x, n, dim, norm, forward, name):
     d = wrap_dim(dim, x.dim())
     x = _real_input(x, name)
     n = _points(n, x.shape[d])
-    r = _dft.dft_real(_resize(x.movedim(d, -1), n, -1), -1 if forward else 1, n // 2 + 1)
+    r = _dft.dft_real(x.movedim(d, -1), -1 if forward else 1, n // 2 + 1, n)
     return wrap(pairs(_scaled(r, _scale(norm, n, forward)).movedim(-2, d)))
 
 

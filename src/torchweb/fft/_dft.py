@@ -66,35 +66,59 @@ def _c2r_matrix(m, n, device):
     return _cached(("c2r", m, n, device), make)
 
 
-def _mul_pairs(a, b):
-    """The complex product of pair tensors (broadcasting)."""
-    ar, ai, br, bi = a.select(-1, 0), a.select(-1, 1), b.select(-1, 0), b.select(-1, 1)
-    return stack([ar * br - ai * bi, ar * bi + ai * br], -1)
+def _times(a, b, b_rot):
+    """The complex product of the pairs a and b, given b_rot = i b (two products and a sum:
+    one fused elementwise kernel)."""
+    return a.narrow(-1, 0, 1) * b + a.narrow(-1, 1, 1) * b_rot
 
 
-def dft(r, sign):
-    """The transform of the pairs r (..., n, 2) along dim -2."""
-    n = r.shape[-2]
-    if n == 1:
-        return r
-    if fits(r, n):
-        return transform(r, sign)
+def _rot(b):
+    """i b of the pairs b."""
+    return b.flip(-1) * tensor([-1.0, 1.0], device=b.device)
+
+
+def _sized(x, dim, n):
+    """(n or x's length along dim, x trimmed to n there)."""
+    size = x.shape[dim]
+    n = size if n is None else n
+    return n, (x.narrow(dim, 0, n) if n < size else x)
+
+
+def _padded(x, dim, n):
+    """x zero-padded to n along dim."""
+    size = x.shape[dim]
+    if n <= size:
+        return x
+    shape = list(x.shape)
+    shape[dim] = n - size
+    return cat([x, zeros(*shape, device=x.device)], dim)
+
+
+def dft(r, sign, n=None):
+    """The transform of the pairs r (..., size, 2) along dim -2, trimmed or zero-padded to n."""
+    n, r = _sized(r, -2, n)
+    if n > 1 and fits(r, n):
+        return transform(r, sign, n=n)
     if n > DIRECT_MAX:
         return _bluestein(r, n, sign)
+    r = _padded(r, -2, n)
+    if n == 1:
+        return r
     lead = r.shape[:-2]
     return (r.reshape(-1, 2 * n) @ _complex_matrix(n, sign, r.device)).reshape(*lead, n, 2)
 
 
-def dft_real(x, sign, m=None):
-    """The first m (all n by default) outputs of the transform of real x (..., n) along dim -1,
-    as pairs (..., m, 2)."""
-    n = x.shape[-1]
+def dft_real(x, sign, m=None, n=None):
+    """The first m (all n by default) outputs of the transform of real x (..., size) along
+    dim -1, trimmed or zero-padded to n, as pairs (..., m, 2)."""
+    n, x = _sized(x, -1, n)
     m = n if m is None else m
     if n > 1 and fits(x, n):
-        q = transform(x, sign, real=True)
+        q = transform(x, sign, real=True, n=n)
         return q.narrow(-2, 0, m) if m < n else q
     if n > DIRECT_MAX:
-        return dft(stack([x, zeros(x.shape, device=x.device)], -1), sign).narrow(-2, 0, m)
+        return _bluestein(x, n, sign, real=True).narrow(-2, 0, m)
+    x = _padded(x, -1, n)
     lead = x.shape[:-1]
     return (x.reshape(-1, n) @ _real_matrix(n, m, sign, x.device)).reshape(*lead, m, 2)
 
@@ -110,32 +134,48 @@ def _chirp(n, sign, device):
     return _cached(("chirp", n, sign, device), make)
 
 
-def _bluestein(r, n, sign):
+def _bluestein(r, n, sign, real=False):
     """X_k = c_k sum_j (x_j c_j) conj(c_{k-j}), c_j = exp(sign i pi j^2 / n): a convolution,
-    by transforms of a power of two M >= 2n - 1."""
+    by transforms of a power of two M >= 2n - 1 (r: pairs (..., m, 2), or real (..., m), m <= n
+    points, the rest zeros)."""
     size = 1 << (2 * n - 2).bit_length()
-    c = _chirp(n, sign, r.device)
+    dev = r.device
+    c = _chirp(n, sign, dev)
 
-    def kernel():   # the transform of conj(c) laid out circularly over M
-        b = c * tensor([1.0, -1.0], device=r.device)
-        ext = cat([b, zeros(size - 2 * n + 1, 2, device=r.device), b[1:].flip(0)], 0)
-        return dft(ext, -1)
-    spectrum = _cached(("blue", n, sign, r.device), kernel)
-    a = _mul_pairs(r, c)
-    a = cat([a, zeros(*a.shape[:-2], size - n, 2, device=r.device)], -2)
-    conv = dft(_mul_pairs(dft(a, -1), spectrum), 1).narrow(-2, 0, n) * (1.0 / size)
-    return _mul_pairs(conv, c)
+    def kernel():   # the transform of conj(c) laid out circularly over M, and i times it
+        b = c * tensor([1.0, -1.0], device=dev)
+        ext = cat([b, zeros(size - 2 * n + 1, 2, device=dev), b[1:].flip(0)], 0)
+        f = dft(ext, -1)
+        return f, _rot(f)
+
+    def scaled():   # c / M and i times it: the last product and the inverse's 1 / M at once
+        s = c * (1.0 / size)
+        return s, _rot(s)
+    spectrum, spectrum_rot = _cached(("blue", n, sign, dev), kernel)
+    m = r.shape[-1 if real else -2]
+    if real:
+        a = r.unsqueeze(-1) * c.narrow(0, 0, m)
+    else:
+        a = _times(r, c.narrow(0, 0, m), _cached(("chirp_rot", n, sign, dev), lambda: _rot(c)).narrow(0, 0, m))
+    conv = dft(_times(dft(a, -1, size), spectrum, spectrum_rot), 1).narrow(-2, 0, n)
+    return _times(conv, *_cached(("chirp_scaled", n, sign, dev), scaled))
 
 
 def c2r(r, n):
     """The real inverse transform (unnormalized) of length n of the half spectrum r
-    (..., n // 2 + 1, 2): a matmul for short lengths without a primitive, else the full
-    spectrum's complex transform (whose real part ignores the imaginary parts of X_0 and
-    X_{n/2}, as the matrix does)."""
+    (..., n // 2 + 1, 2): a matmul for short lengths without a primitive, else the real part
+    of the complex transform of the half spectrum (zero-padded to n) weighted 2 where its
+    conjugate mirror image would be: the mirror's terms are the conjugates of these, so the
+    real part of the full sum is the same (the imaginary parts of X_0 and X_{n/2} drop out,
+    as PyTorch's C2R transforms ignore them)."""
     m = r.shape[-2]
     if n <= DIRECT_MAX and not fits(r, n):
         lead = r.shape[:-2]
         return (r.reshape(-1, 2 * m) @ _c2r_matrix(m, n, r.device)).reshape(*lead, n)
-    tail = r.narrow(-2, 1, (n - 1) // 2).flip(-2) * tensor([1.0, -1.0], device=r.device)
-    full = cat([r.narrow(-2, 0, n // 2 + 1), tail], -2)
-    return dft(full, 1).select(-1, 0)
+    return dft(r * _hermitian_weights(m, n, r.device), 1, n).select(-1, 0)
+
+
+def _hermitian_weights(m, n, device):
+    """(m, 1): 1 for X_0 and X_{n/2}, which have no mirror image, 2 for the others."""
+    return _cached(("hw", m, n, device), lambda: tensor(
+        [[1.0] if k == 0 or 2 * k == n else [2.0] for k in range(m)], device=device))

@@ -15,10 +15,11 @@ def fits(x, n):
     return backend_for(x.device.type).fft_fits(n)
 
 
-def transform(x, sign, real=False):
-    """The unnormalized DFT (sign -1 forward, +1 inverse) along dim -2 of the pairs x (..., n, 2),
-    or along dim -1 of real x (..., n): pairs (..., n, 2)."""
-    return _Transform.apply(x, sign, real)
+def transform(x, sign, real=False, n=None):
+    """The unnormalized DFT (sign -1 forward, +1 inverse) along dim -2 of the pairs x (..., m, 2),
+    or along dim -1 of real x (..., m), zero-padded to n >= m points (m by default): pairs
+    (..., n, 2)."""
+    return _Transform.apply(x, sign, real, n)
 
 
 class _Transform(Function):
@@ -26,20 +27,22 @@ class _Transform(Function):
     _double_backward = True
 
     @staticmethod
-    def forward(ctx, x, sign, real):
-        ctx.meta = (sign, real)
-        return _run(x, sign, real)
+    def forward(ctx, x, sign, real, n):
+        m = x.shape[-1 if real else -2]
+        ctx.meta = (sign, real, m)
+        return _run(x, sign, real, m if n is None else n)
 
     @staticmethod
     def backward(ctx, g):
-        sign, real = ctx.meta
+        sign, real, m = ctx.meta
         gx = transform(g, -sign)
-        return (gx.select(-1, 0) if real else gx), None, None
+        if gx.shape[-2] > m:   # (the zero padding's points have no input)
+            gx = gx.narrow(-2, 0, m)
+        return (gx.select(-1, 0) if real else gx), None, None, None
 
 
-def _run(x, sign, real):
+def _run(x, sign, real, n):
     tail = 1 if real else 2
-    n = x.shape[-tail]
     lead = tuple(x.shape[:-tail])
     batch = _batch_view(x, tail)
     out = empty(lead + (n, 2), D.float32, x.device)

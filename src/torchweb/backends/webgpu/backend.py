@@ -148,7 +148,8 @@ def fft_fits(n):
 
 def fft(spec, out, inp):
     """out [B1, B2, n, 2] (contiguous, offset 0) = the unnormalized DFTs (spec: plans.FFTSpec)
-    of inp [B1, B2, n, 2] pairs or [B1, B2, n] real, any strides: one to three Stockham passes."""
+    of inp [B1, B2, m, 2] pairs or [B1, B2, m] real (m <= n: zero-padded), any strides: one to
+    three Stockham passes."""
     fft_kernel.run(_rt(), spec, out, inp)
 
 

@@ -72,9 +72,10 @@ def _code(R, G, T, real, cols_first):
         val = "vec2<f32>(IN[a], 0.0)" if real else "vec2<f32>(IN[a], IN[a + 1u])"
         lines.append(f"""  {{ let jj = {jj}; let r = {r}; let q = q0 + jj;
     var v = vec2<f32>(0.0, 0.0);
-    if (q < Q) {{
+    let jn = (q & (nr - 1u)) + (r << lognr);
+    if (q < Q && jn < P[3].x) {{
       let b = q >> lognr; let j = q & (nr - 1u);
-      let a = off + (b / B2) * S1 + (b % B2) * S2 + (j + (r << lognr)) * JS;
+      let a = off + (b / B2) * S1 + (b % B2) * S2 + jn * JS;
       v = {val};
       if (logns > 0u) {{ v = cmul(v, tw(((j & (ns - 1u)) * r) << (logn - logns - {L}u))); }}
     }}
@@ -157,7 +158,8 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
 
 def run(rt, spec, out, inp):
     """out [B1, B2, n, 2] (contiguous, offset 0) = the unnormalized transforms (spec.sign) of
-    inp [B1, B2, n, 2] (pairs) or [B1, B2, n] (spec.real), any strides."""
+    inp [B1, B2, m, 2] (pairs) or [B1, B2, m] (spec.real), any strides, m <= n points (the
+    rest zeros: the first pass reads only the given ones)."""
     n = spec.n
     B1, B2 = inp.shape[0], inp.shape[1]
     B = B1 * B2
@@ -171,6 +173,7 @@ def run(rt, spec, out, inp):
     # ping-pong so that the last pass writes out
     targets = [out if (len(steps) - 1 - p) % 2 == 0 else scratch for p in range(len(steps))]
     src = (inp._storage, inp._offset, B2, s1, s2, js, spec.real)
+    given = inp.shape[2]
     ns = 1
     for p, R in enumerate(steps):
         G = max(1, min(SHARED // R, _pow2_at_least(B * n // R)))
@@ -187,13 +190,14 @@ def run(rt, spec, out, inp):
         ga = min(ns, G)
         words = struct.pack("<16I", logn, ns.bit_length() - 1, nr.bit_length() - 1, B * nr,
                             b2, t1, t2, tj, off, ga.bit_length() - 1, fb, 1 if spec.sign < 0 else 0,
-                            0, 0, 0, 0)
+                            given, 0, 0, 0)
         rt.dispatch(pid, rt.grid(-(-B * nr // G)),
                     [(dst_storage.buffer_for_write(), dst_storage.size),
                      (storage.buffer_for_read(), storage.size),
                      (table.buffer_for_read(), table.size)],
                     words, work=16 * B * n)
         src = (dst_storage, 0, 1, 2 * n, 0, 2, False)
+        given = n
         ns *= R
 
 
