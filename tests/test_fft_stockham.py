@@ -1,7 +1,7 @@
 """torch.fft over the backends' fft primitive (webgpu: the Stockham kernels of
 backends/webgpu/kernels/fft_stockham.py; cpu: numpy.fft) against PyTorch on both devices:
-every power of two from 2 to 2^20 (one pass in workgroup memory up to 2048 points, two passes
-past it), lengths with odd factors (Bluestein over power-of-two transforms), batched and
+every power of two from 2 to 2^20 (one pass in workgroup memory up to 4096 points, or 2048
+under a browser's default limits, two passes past it), lengths with odd factors (Bluestein over power-of-two transforms), batched and
 strided inputs (no copy where the batch dims merge), each norm, gradients, and the number of
 dispatches of a 1M-point transform.
 
@@ -176,4 +176,4 @@ def test_a_million_points_in_two_dispatches():
     assert count == 2
     B = cours(_z(64, 4096), "webgpu")
     count, _ = _count_dispatches(lambda: torchweb.fft.fft(B))
-    assert count == 2   # (64 x 4096 batched: two passes of 64 points)
+    assert count <= 2   # (64 x 4096 batched: one pass with 32 KiB of workgroup memory, else two of 64)

@@ -1,15 +1,16 @@
 """Power-of-two FFTs of complex64 (float32 pairs) as Stockham autosort passes, batched, the input
-strided (any batch and element strides: no transpose at the edges).
+strided (any batch and element strides: no transpose at the edges) and zero-padded on the fly.
 
-A transform of N points is one to three dispatches, each a Stockham pass of radix R (R the
-transform's own length when N <= SHARED): pass p reads column j's R points x[j + r N/R] (r < R),
-multiplies them by exp(sign 2 pi i (j mod Ns) r / (Ns R)) (Ns: the product of the radices
-before it), takes their R-point DFT and writes them to (j div Ns) Ns R + j mod Ns + r Ns, so the
-last pass leaves the spectrum in natural order. A workgroup does G columns' R-point DFTs in
-workgroup memory (G R <= SHARED points: WebGPU's default 16 KiB), themselves radix-4 Stockham
-passes (a radix-2 one first where log2 R is odd), 8 points a thread held in registers
-between barriers. Loads and stores take the column or the point as the fastest index,
-whichever is contiguous in memory.
+A transform of N points is one dispatch up to S points (S = 4096 where the adapter gives 32 KiB
+of workgroup memory, 2048 on WebGPU's default 16 KiB) and two past it up to S^2 (a million
+points: two passes of 1024), each a Stockham pass of radix R: pass p reads column j's R points
+x[j + r N/R] (r < R), multiplies them by exp(sign 2 pi i (j mod Ns) r / (Ns R)) (Ns: the
+product of the radices before it), takes their R-point DFT and writes them to
+(j div Ns) Ns R + j mod Ns + r Ns, so the last pass leaves the spectrum in natural order. A
+workgroup does G columns' R-point DFTs in workgroup memory (G R <= S), themselves radix-4
+Stockham passes (a radix-2 one first where log2 R is odd), each thread's butterflies held in
+registers between two barriers. Loads and stores take the column or the point as the fastest
+index, whichever is contiguous in memory.
 
 Twiddles come from a table of exp(2 pi i m / N) made in double precision on the host: m's low
 bits index a fine table, its high bits a coarse one, and their product (an ulp or two) is the
@@ -22,8 +23,9 @@ from ..storage import GPUStorage
 from ..transfer import storage_from_values
 from .... import _dtype as D
 
-SHARED = 2048        # points in workgroup memory (vec2<f32>: 16 KiB)
-PER_THREAD = 8       # points a thread holds
+MAX_SHARED = 4096    # points in workgroup memory (vec2<f32>: 32 KiB), where the adapter allows
+THREADS = 256        # at most (WebGPU's default limit)
+PER_THREAD = 8       # points a thread holds, at least
 MAX_LOG2 = 27        # the largest transform: 2^27 points (a 1 GiB buffer of pairs)
 
 _TABLES = {}
@@ -33,10 +35,18 @@ def fits(n):
     return n >= 2 and n & (n - 1) == 0 and n.bit_length() - 1 <= MAX_LOG2
 
 
-def radices(n):
-    """The passes' radices: as few passes as SHARED allows, of about equal size."""
+def shared_points(rt):
+    """The points a workgroup holds: 32 KiB of pairs, or the adapter's limit (browsers: 16 KiB
+    by default)."""
+    limit = rt.driver.limit("max-compute-workgroup-storage-size") // 8
+    return min(MAX_SHARED, 1 << (limit.bit_length() - 1))
+
+
+def radices(n, shared):
+    """The passes' radices: as few passes as workgroups of `shared` points allow, of about equal
+    size (a million points: two passes of 1024)."""
     logn = n.bit_length() - 1
-    passes = -(-logn // (SHARED.bit_length() - 1))
+    passes = -(-logn // (shared.bit_length() - 1))
     sizes = [logn // passes + (1 if p < logn % passes else 0) for p in range(passes)]
     return [1 << s for s in sizes]
 
@@ -168,7 +178,8 @@ def run(rt, spec, out, inp):
     logn = n.bit_length() - 1
     table, fb = _table(rt, n)
     s1, s2, js = inp._stride[:3]          # (in floats: the real tensor's, or the pairs')
-    steps = radices(n)
+    shared = shared_points(rt)
+    steps = radices(n, shared)
     scratch = GPUStorage(rt, B * n * 2, D.float32) if len(steps) > 1 else None
     # ping-pong so that the last pass writes out
     targets = [out if (len(steps) - 1 - p) % 2 == 0 else scratch for p in range(len(steps))]
@@ -176,8 +187,8 @@ def run(rt, spec, out, inp):
     given = inp.shape[2]
     ns = 1
     for p, R in enumerate(steps):
-        G = max(1, min(SHARED // R, _pow2_at_least(B * n // R)))
-        T = max(1, min(256, G * R // PER_THREAD))
+        G = max(1, min(shared // R, _pow2_at_least(B * n // R)))
+        T = max(1, min(THREADS, G * R // PER_THREAD))
         storage, off, b2, t1, t2, tj, real = src
         nr = n // R
         # columns first where consecutive columns are closer in memory than a column's points
