@@ -35,6 +35,8 @@ FLAGS = {
     "mH": lambda lib, z: z.mH,
     "H": lambda lib, z: z.H,
     "mH_of_view": lambda lib, z: z.conj().mH,
+    "adjoint": lambda lib, z: z.adjoint(),
+    "torch_adjoint_of_view": lambda lib, z: lib.adjoint(z.conj()),
     "clone": lambda lib, z: z.conj().clone(),
     "flip": lambda lib, z: z.conj().flip(0),
     "add": lambda lib, z: z.conj() + 1,

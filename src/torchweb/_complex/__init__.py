@@ -74,6 +74,7 @@ def _methods():
         "abs": M.abs, "absolute": M.abs, "angle": M.angle, "exp": M.exp, "conj": conjugate.conj,
         "conj_physical": M.conj, "resolve_conj": lambda self: self, "resolve_neg": lambda self: self,
         "is_conj": lambda self: False, "is_neg": lambda self: False,
+        "adjoint": lambda self: self.transpose(-2, -1).conj(),
         "sum": M.sum, "mean": M.mean,
         "reshape": S.reshape, "view": S.view, "permute": S.permute, "transpose": S.transpose,
         "swapaxes": S.transpose, "swapdims": S.transpose, "t": S.t, "unsqueeze": S.unsqueeze,
@@ -102,7 +103,7 @@ def _torch_forms(m):
     f = {name: _by_method(name, m[name]) if name in _BY_METHOD else m[name] for name in (
         "add", "sub", "subtract", "mul", "multiply", "div", "divide", "true_divide", "matmul", "mm",
         "bmm", "pow", "eq", "ne", "neg", "negative", "abs", "absolute", "angle", "exp", "conj",
-        "conj_physical", "resolve_conj", "resolve_neg", "is_conj", "is_neg", "sum", "mean",
+        "conj_physical", "resolve_conj", "resolve_neg", "is_conj", "is_neg", "adjoint", "sum", "mean",
         "reshape", "permute", "transpose", "swapaxes", "swapdims", "t", "unsqueeze", "squeeze",
         "flatten", "unflatten", "narrow", "select", "flip", "roll", "chunk", "split", "unbind",
         "clone")}
