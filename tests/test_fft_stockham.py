@@ -131,6 +131,25 @@ def test_gradients_through_the_kernel(device, n):
     cclose(X.grad, tx.grad, rtol=1e-4, atol=1e-3)
 
 
+@pytest.mark.parametrize("case", ["fft_padded", "rfft_padded", "irfft", "hfft_bluestein", "ifft_dim0"])
+def test_more_gradients(device, case):
+    """Zero padding in the kernel (its backward keeps the given points), the weighted half
+    spectrum of irfft/hfft, Bluestein's products, a strided transform."""
+    fns = {
+        "fft_padded": lambda lib, t: lib.view_as_real(lib.fft.fft(t, n=64)).pow(2).sum(),
+        "rfft_padded": lambda lib, t: lib.fft.rfft(t, n=128, norm="forward").abs().sum(),
+        "irfft": lambda lib, t: lib.fft.irfft(lib.fft.rfft(t) * 1j, n=64).sin().sum(),
+        "hfft_bluestein": lambda lib, t: lib.fft.hfft(lib.fft.rfft(t), n=300).pow(2).sum() / 300,
+        "ifft_dim0": lambda lib, t: lib.fft.ifft(t.reshape(2, 25).t(), dim=0, norm="ortho").abs().sum(),
+    }
+    x = _z(50, seed=10, cplx=False)
+    tx = x.clone().requires_grad_()
+    fns[case](torch, tx).backward()
+    X = cours(x, device, True)
+    fns[case](torchweb, X).backward()
+    cclose(X.grad, tx.grad, rtol=1e-4, atol=1e-4)
+
+
 def test_double_backward(device):
     x = _z(32, seed=8, cplx=False)
     tx = x.clone().requires_grad_()

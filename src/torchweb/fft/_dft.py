@@ -139,6 +139,9 @@ def _bluestein(r, n, sign, real=False):
     by transforms of a power of two M >= 2n - 1 (r: pairs (..., m, 2), or real (..., m), m <= n
     points, the rest zeros)."""
     size = 1 << (2 * n - 2).bit_length()
+    if not fits(r, size):
+        raise RuntimeError(f"torchweb's fft of {n} points would need a {size}-point transform, "
+                           "longer than this device's fft kernel takes")
     dev = r.device
     c = _chirp(n, sign, dev)
 
