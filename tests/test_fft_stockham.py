@@ -196,3 +196,24 @@ def test_a_million_points_in_two_dispatches():
     B = cours(_z(64, 4096), "webgpu")
     count, _ = _count_dispatches(lambda: torchweb.fft.fft(B))
     assert count <= 2   # (64 x 4096 batched: one pass with 32 KiB of workgroup memory, else two of 64)
+
+
+@pytest.mark.parametrize("shared", [16, 128, 2048])
+def test_smaller_workgroups_take_more_passes(monkeypatch, shared):
+    """Workgroups of fewer points (a browser's 16 KiB: 2048; 16 and 128 force two to five
+    passes, the scratch and the output taking turns): the same transforms, a dispatch a pass."""
+    from torchweb.backends.webgpu.kernels import fft_stockham
+    monkeypatch.setattr(fft_stockham, "shared_points", lambda rt: shared)
+    for logn in (4, 10, 13):
+        n = 1 << logn
+        passes = len(fft_stockham.radices(n, shared))
+        z = _z(3, n, seed=logn)
+        Z = cours(z, "webgpu").transpose(0, 1)          # (strided along the transformed dim)
+        count, got = _count_dispatches(lambda: torchweb.fft.ifft(Z, dim=0, norm="forward"))
+        assert count == passes
+        assert _err(got, torch.fft.ifft(z.t(), dim=0, norm="forward")) < _bound(n, POW2)
+        x = z.real[:, :n - 3].contiguous()              # (zero-padded to n as the first pass reads)
+        X = cours(x, "webgpu")
+        count, got = _count_dispatches(lambda: torchweb.fft.rfft(X, n=n))
+        assert count == passes
+        assert _err(got, torch.fft.rfft(x, n=n)) < _bound(n, POW2)

@@ -56,7 +56,7 @@ def _table(rt, n):
     part exp(2 pi i h 2^fb / n) for h < n / 2^fb."""
     key = (id(rt), n)
     got = _TABLES.get(key)
-    if got is None:
+    if got is None or got[0].rt is not rt:   # (an id reused by a later runtime)
         logn = n.bit_length() - 1
         fb = (logn + 1) // 2
         vals = []
