@@ -114,40 +114,38 @@ def test_each_norm(device, norm, n):
         assert _err(got, want) < _bound(n, per)
 
 
+def _same_gradient(loss, x, device, atol=1e-4):
+    """loss's gradient at x (real or complex) on device, against PyTorch's."""
+    tx = x.clone().requires_grad_()
+    loss(torch, tx).backward()
+    X = cours(x, device, True)
+    loss(torchweb, X).backward()
+    cclose(X.grad, tx.grad, rtol=1e-4, atol=atol)
+
+
 @pytest.mark.parametrize("n", [256, 4096])
 def test_gradients_through_the_kernel(device, n):
-    z = _z(2, n, seed=6)
     w = _z(2, n, seed=7)
-    tz = z.clone().requires_grad_()
-    (torch.fft.fft(tz, norm="ortho") * w).real.sum().backward()
-    Z = cours(z, device, True)
-    (torchweb.fft.fft(Z, norm="ortho") * cours(w, device)).real.sum().backward()
-    cclose(Z.grad, tz.grad, rtol=1e-4, atol=1e-5)
-    x = z.real.contiguous()
-    tx = x.clone().requires_grad_()
-    torch.fft.rfft(tx).abs().sum().backward()
-    X = cours(x, device, True)
-    torchweb.fft.rfft(X).abs().sum().backward()
-    cclose(X.grad, tx.grad, rtol=1e-4, atol=1e-3)
+    W = cours(w, device)
+    _same_gradient(lambda lib, t: (lib.fft.fft(t, norm="ortho") * (w if lib is torch else W)).real.sum(),
+                   _z(2, n, seed=6), device, 1e-5)
+    _same_gradient(lambda lib, t: lib.fft.rfft(t).abs().sum(), _z(2, n, seed=6, cplx=False), device, 1e-3)
 
 
-@pytest.mark.parametrize("case", ["fft_padded", "rfft_padded", "irfft", "hfft_bluestein", "ifft_dim0"])
+GRADIENT_CASES = {
+    "fft_padded": lambda lib, t: lib.view_as_real(lib.fft.fft(t, n=64)).pow(2).sum(),
+    "rfft_padded": lambda lib, t: lib.fft.rfft(t, n=128, norm="forward").abs().sum(),
+    "irfft": lambda lib, t: lib.fft.irfft(lib.fft.rfft(t) * 1j, n=64).sin().sum(),
+    "hfft_bluestein": lambda lib, t: lib.fft.hfft(lib.fft.rfft(t), n=300).pow(2).sum() / 300,
+    "ifft_dim0": lambda lib, t: lib.fft.ifft(t.reshape(2, 25).t(), dim=0, norm="ortho").abs().sum(),
+}
+
+
+@pytest.mark.parametrize("case", sorted(GRADIENT_CASES))
 def test_more_gradients(device, case):
     """Zero padding in the kernel (its backward keeps the given points), the weighted half
     spectrum of irfft/hfft, Bluestein's products, a strided transform."""
-    fns = {
-        "fft_padded": lambda lib, t: lib.view_as_real(lib.fft.fft(t, n=64)).pow(2).sum(),
-        "rfft_padded": lambda lib, t: lib.fft.rfft(t, n=128, norm="forward").abs().sum(),
-        "irfft": lambda lib, t: lib.fft.irfft(lib.fft.rfft(t) * 1j, n=64).sin().sum(),
-        "hfft_bluestein": lambda lib, t: lib.fft.hfft(lib.fft.rfft(t), n=300).pow(2).sum() / 300,
-        "ifft_dim0": lambda lib, t: lib.fft.ifft(t.reshape(2, 25).t(), dim=0, norm="ortho").abs().sum(),
-    }
-    x = _z(50, seed=10, cplx=False)
-    tx = x.clone().requires_grad_()
-    fns[case](torch, tx).backward()
-    X = cours(x, device, True)
-    fns[case](torchweb, X).backward()
-    cclose(X.grad, tx.grad, rtol=1e-4, atol=1e-4)
+    _same_gradient(GRADIENT_CASES[case], _z(50, seed=10, cplx=False), device)
 
 
 def test_double_backward(device):
@@ -163,22 +161,18 @@ def test_double_backward(device):
 
 
 def _count_dispatches(fn):
+    """(the webgpu dispatches recorded while fn runs and its result is realized, that result)."""
     from torchweb.backends.webgpu.runtime import get_runtime
     rt = get_runtime()
     torchweb.webgpu.synchronize()
-    count = [0]
-    real = rt.dispatch
-
-    def counting(*args, **kw):
-        count[0] += 1
-        return real(*args, **kw)
-    rt.dispatch = counting
+    recorded = []
+    rt.dispatch = lambda *args, **kw: (recorded.append(args[0]), type(rt).dispatch(rt, *args, **kw))[1]
     try:
         out = fn()
         torchweb.webgpu.synchronize()
     finally:
-        rt.dispatch = real
-    return count[0], out
+        del rt.dispatch   # (the class's method again)
+    return len(recorded), out
 
 
 def test_a_million_points_in_two_dispatches():
