@@ -129,8 +129,8 @@ def _chirp(n, sign, device):
         vals = []
         for j in range(n):
             t = math.pi * ((j * j) % (2 * n)) / n
-            vals.append([math.cos(t), sign * math.sin(t)])
-        return tensor(vals, device=device)
+            vals += (math.cos(t), sign * math.sin(t))
+        return tensor(vals, device=device).reshape(n, 2)
     return _cached(("chirp", n, sign, device), make)
 
 
