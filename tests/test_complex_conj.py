@@ -117,3 +117,23 @@ def test_gradient_through_a_conjugate_view(device):
     assert c.is_conj() and c.requires_grad and not c.is_leaf
     (c * cours(w, device)).real.sum().backward()
     cclose(Z.grad, tz.grad)
+
+
+def test_saved_conjugate_views_load_as_pytorch_does(device):
+    """PyTorch saves a conjugate view as its storage and {"conj": True} (a negative one, such as
+    conj().imag, with {"neg": True}): loaded, the same values (and the bit); torchweb's own
+    saved view loads in PyTorch with its values."""
+    import io
+    z = _z(3)
+    for saved in (z.conj(), z.conj().imag, z.conj()[1:]):
+        buf = io.BytesIO()
+        torch.save(saved, buf)
+        buf.seek(0)
+        got = torchweb.load(buf, map_location=device)
+        cclose(got, saved)
+        if saved.is_complex():
+            assert got.is_conj() == saved.is_conj()
+    buf = io.BytesIO()
+    torchweb.save(cours(z, device).conj(), buf)
+    buf.seek(0)
+    cclose(torchweb.tensor(torch.load(buf).resolve_conj().tolist()), z.conj().resolve_conj())
