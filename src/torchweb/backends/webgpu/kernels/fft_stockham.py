@@ -24,8 +24,8 @@ from ..transfer import storage_from_values
 from .... import _dtype as D
 
 MAX_SHARED = 4096    # points in workgroup memory (vec2<f32>: 32 KiB), where the adapter allows
-THREADS = 256        # at most (WebGPU's default limit)
-PER_THREAD = 8       # points a thread holds, at least
+MAX_THREADS = 512    # a workgroup's threads, where the adapter allows (WebGPU's default: 256)
+PER_THREAD = 8       # points a thread holds (more where the threads run out)
 MAX_LOG2 = 27        # the largest transform: 2^27 points (a 1 GiB buffer of pairs)
 
 _TABLES = {}
@@ -40,6 +40,13 @@ def shared_points(rt):
     by default)."""
     limit = rt.driver.limit("max-compute-workgroup-storage-size") // 8
     return min(MAX_SHARED, 1 << (limit.bit_length() - 1))
+
+
+def _threads(rt):
+    """The threads a workgroup may have: more of them hide the memory's latency where a few
+    long transforms make few workgroups (a million points: 256 of them)."""
+    limit = rt.driver.limit("max-compute-invocations-per-workgroup")
+    return min(MAX_THREADS, 1 << (limit.bit_length() - 1))
 
 
 def radices(n, shared):
@@ -178,7 +185,7 @@ def run(rt, spec, out, inp):
     logn = n.bit_length() - 1
     table, fb = _table(rt, n)
     s1, s2, js = inp._stride[:3]          # (in floats: the real tensor's, or the pairs')
-    shared = shared_points(rt)
+    shared, threads = shared_points(rt), _threads(rt)
     steps = radices(n, shared)
     scratch = GPUStorage(rt, B * n * 2, D.float32) if len(steps) > 1 else None
     # ping-pong so that the last pass writes out
@@ -188,7 +195,7 @@ def run(rt, spec, out, inp):
     ns = 1
     for p, R in enumerate(steps):
         G = max(1, min(shared // R, _pow2_at_least(B * n // R)))
-        T = max(1, min(THREADS, G * R // PER_THREAD))
+        T = max(1, min(threads, G * R // PER_THREAD))
         storage, off, b2, t1, t2, tj, real = src
         nr = n // R
         # columns first where consecutive columns are closer in memory than a column's points
