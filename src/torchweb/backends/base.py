@@ -127,6 +127,14 @@ class Backend(Protocol):
         contiguous from offset 0); pivots [count, w] (int32, 1-based); order [count, m] (int32):
         the source row of each row of out."""
 
+    def fft_fits(self, n):
+        """Whether fft() transforms n points in one call (False: the caller composes them)."""
+
+    def fft(self, spec, out, inp):
+        """out [B1, B2, n, 2] (float32 pairs, contiguous, offset 0) = the unnormalized DFTs
+        (spec: plans.FFTSpec) along dim 2 of inp [B1, B2, m, 2] (pairs, last stride 1) or
+        [B1, B2, m] (spec.real), float32 with any other strides, m <= n (zero-padded to n)."""
+
     def moments_fits(self, row, rows):
         """Whether moments() runs rows of this length in one kernel (False: no kernel)."""
 

@@ -210,6 +210,22 @@ def lu_panel(out, pivots, order, inp, m, w, count):
     raise _absent("lu_panel", "lu_panel_fits is False")
 
 
+def fft_fits(n):
+    """numpy.fft transforms any length."""
+    return n >= 1
+
+
+def fft(spec, out, inp):
+    """numpy.fft's (pocketfft) transforms, unnormalized, rounded to float32."""
+    n = _np()
+    x = _view(inp)
+    z = x.astype(n.float32) if spec.real else x[..., 0] + 1j * x[..., 1]
+    f = n.fft.fft(z, spec.n, axis=2) if spec.sign < 0 else n.fft.ifft(z, spec.n, axis=2, norm="forward")
+    y = _view(out)
+    y[..., 0] = f.real
+    y[..., 1] = f.imag
+
+
 def moments_fits(row, rows):
     """No fused kernel: var and std are composed of reductions."""
     return False

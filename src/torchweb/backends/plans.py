@@ -140,3 +140,11 @@ class RandomDraw(NamedTuple):
     seed: int
     call: int
     redraw: Any = None
+
+
+class FFTSpec(NamedTuple):
+    """One batch of unnormalized discrete Fourier transforms of n points: sign -1 (forward) or
+    +1 (inverse); real, the input is real float32 (imaginary parts 0) rather than pairs."""
+    n: int
+    sign: int
+    real: bool = False

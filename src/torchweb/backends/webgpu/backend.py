@@ -13,6 +13,7 @@ from .index import (ATOMIC_FLOAT16, MAX_INDEX_BUFFERS, index_gather, index_scatt
 from .kernels import elementwise as ew_kernel, matmul as mm_kernel, random as rand_kernel, reduction as red_kernel
 from .kernels import check, fused, matmul_small, matmul_tiles as tiles, moments as mo_kernel, softmax as sm_kernel
 from .kernels import cholesky as chol_kernel, lu_panel as lu_kernel, samplers as sampler_kernel
+from .kernels import fft_stockham as fft_kernel
 from .kernels import layer_norm as ln_kernel
 from .runtime import _runtime, get_runtime as _get_runtime
 from .sort_scan import (SORT_BLOCK, SPLIT_SCANS, scan, sort, sort_block, sort_merge,  # noqa: F401
@@ -156,6 +157,18 @@ def lu_panel(out, pivots, order, inp, m, w, count):
     offset 0); pivots [count, w] (int32) the 1-based pivot rows; order [count, m] (int32) the
     source row of each row of out."""
     lu_kernel.run(_rt(), out, pivots, order, inp, m, w, count)
+
+
+def fft_fits(n):
+    """Whether fft transforms n points (kernels/fft_stockham.py: powers of two from 2 to 2^27)."""
+    return fft_kernel.fits(n)
+
+
+def fft(spec, out, inp):
+    """out [B1, B2, n, 2] (contiguous, offset 0) = the unnormalized DFTs (spec: plans.FFTSpec)
+    of inp [B1, B2, m, 2] pairs or [B1, B2, m] real (m <= n: zero-padded), any strides: one to
+    three Stockham passes."""
+    fft_kernel.run(_rt(), spec, out, inp)
 
 
 def random(draw, out):
