@@ -9,7 +9,8 @@ from .ops.linalg_checks import LinAlgError  # noqa: F401
 from .ops.linalg_factor import (cholesky, cholesky_ex, inv, inv_ex, solve, solve_ex,  # noqa: F401
                                 solve_triangular, lu_factor, lu_factor_ex, lu, lu_solve)
 from .ops.linalg_det import det, slogdet  # noqa: F401
-from .ops.linalg_spectral import qr, eigh, eigvalsh, svd, svdvals  # noqa: F401
+from .ops.linalg_spectral import eigh, eigvalsh, svd, svdvals  # noqa: F401
+from .ops.linalg_qr import qr  # noqa: F401
 from .ops import linalg_derived as _derived
 from .ops.linalg_derived import lstsq, vander, eig, eigvals, diagonal  # noqa: F401
 from .ops.out_arg import with_out as _with_out

@@ -99,6 +99,19 @@ class Backend(Protocol):
         contiguous from offset 0); pivots [count, w] (int32, 1-based); order [count, m] (int32):
         the source row of each row of out."""
 
+    def trsm_block(self, plan, out, a, b, p=None):
+        """out [count, n, k] = T^-1 (b - p) (plan: plans.TrsmPlan, n <= 32 on every backend),
+        T the upper or lower triangle of a [count, n, n] (unit: ones on its diagonal); float32
+        3-D views read and written through their strides (out shares no storage with the
+        others); p optional."""
+
+    def qr_panel(self, plan, out, tau, t, inp):
+        """out [count, m, w] (plan: plans.QRPanelPlan, w <= 32 on every backend) = inp's panels
+        Householder-factored as LAPACK's geqr2 (R on and above the diagonal, the reflectors' v
+        below it, v[j] = 1 implied; float32, contiguous from offset 0); tau [count, w]; t
+        [count, w, w]: the upper triangular T of the compact WY form, H_1 ... H_w = I - V T V^T
+        (LAPACK's larft)."""
+
     def moments_fits(self, row, rows):
         """Whether moments() runs rows of this length in one kernel (False: no kernel)."""
 

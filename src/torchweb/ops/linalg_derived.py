@@ -14,6 +14,7 @@ from .linalg_factor import inv, inv_ex, solve
 from .linalg_kernels import index_col
 from .linalg_more import matrix_norm
 from .linalg_spectral import eigh, svd, svdvals
+from . import linalg_qr as LQ
 
 _EPS = 1.1920928955078125e-07   # float32's
 
@@ -179,34 +180,19 @@ def householder_product(A, tau):
     if tau.shape[-1] > n:
         raise RuntimeError(f"{name}: input.shape[-1] must be greater than or equal to tau.shape[-1]")
     check_float(A, name, kernel="orgqr_cpu", int_kernel=True)
-    rows = index_col(m, A.device)
-    Q = eye(m, n, dtype=A.dtype, device=A.device).expand(tuple(A.shape)).clone()
-    for i in range(tau.shape[-1] - 1, -1, -1):
-        v = call("where", rows > i, A[..., :, i:i + 1], call("where", rows == i, 1.0, 0.0))
-        t = tau[..., i:i + 1].unsqueeze(-1)
-        Q = Q - (t * v) @ (v.mT @ Q)
-    return Q
+    return LQ.householder_product(A, tau)
 
 
 def ormqr(input, tau, other, left=True, transpose=False):
     """ormqr(input, tau, other, left=True, transpose=False): other multiplied by Q = H_1 ... H_k
     (geqrf's reflectors in input and tau) without forming Q: Q other, Q^T other, other Q or
-    other Q^T, one reflector at a time."""
+    other Q^T, a panel of reflectors at a time (ops/linalg_qr.py)."""
     name = "torch.ormqr"
     check_float(input, name)
     m = input.shape[-2]
     if (other.shape[-2] if left else other.shape[-1]) != m:
         raise RuntimeError(f"{name}: other.shape[{-2 if left else -1}] must be equal to input.shape[-2]")
-    rows = index_col(m, input.device)
-    k = tau.shape[-1]
-    X = other
-    # left: Q X applies H_k first; Q^T X applies H_1 first (and the other way round on the right)
-    order = range(k - 1, -1, -1) if left != transpose else range(k)
-    for i in order:
-        v = call("where", rows > i, input[..., :, i:i + 1], call("where", rows == i, 1.0, 0.0))
-        t = tau[..., i:i + 1].unsqueeze(-1)
-        X = X - (t * v) @ (v.mT @ X) if left else X - (X @ v) @ (t * v).mT
-    return X
+    return LQ.apply_reflectors(input, tau, other, left, transpose)
 
 
 def vander(x, *, N=None):

@@ -3,7 +3,7 @@ dispatches each, batched over leading dims, float32 on both devices). No autogra
 ops in ops/linalg_factor.py and ops/linalg_spectral.py wrap these in Functions whose backwards
 are PyTorch's formulas.
 
-- triangular solve: substitution row by row, blocked past 16 rows (tri_solve);
+- triangular solve: by blocks of 32 rows, a kernel dispatch each (ops/linalg_triangular.py);
 - Cholesky: left-looking, column by column (the cpu device's; webgpu factors by 32 x 32 blocks
   in one dispatch each: linalg_cholesky.py);
 - LU: partial pivoting (the largest |entry| of the column, first one on ties, as LAPACK's
@@ -19,6 +19,7 @@ from .._size import broadcast_shapes
 from .elementwise import call
 from .join import cat
 from .operands import empty
+from .linalg_triangular import tri_solve
 
 
 def index_col(n, device):
@@ -30,58 +31,6 @@ def expand_batch(A, B):
     """A and B with their batch dims (all but the last two) broadcast to one shape."""
     batch = broadcast_shapes(tuple(A.shape[:-2]), tuple(B.shape[:-2]))
     return A.expand(batch + tuple(A.shape[-2:])), B.expand(batch + tuple(B.shape[-2:]))
-
-
-BLOCK = 8   # diagonal blocks of a triangular solve (their inverses found all at once)
-
-
-def tri_solve(A, B, upper, unit=False):
-    """X with A X = B, A triangular (only its upper or lower triangle is read; unit: its
-    diagonal taken as ones), A [..., n, n] and B [..., n, k] with equal batch dims.
-
-    Up to 2 BLOCK rows, substitution row by row; larger, blocked: the inverses of all the
-    BLOCK x BLOCK diagonal blocks at once (substitution on their batch), then one block row
-    at a time, X_i = D_i^-1 (B_i - T_i X) (about 4 BLOCK + 3 n / BLOCK dispatches)."""
-    n = A.shape[-1]
-    T = A.triu(1 if unit else 0) if upper else A.tril(-1 if unit else 0)
-    if unit:
-        T = T + eye(n, dtype=A.dtype, device=A.device)
-    if n <= 2 * BLOCK:
-        return _substitute(T, B, upper)
-    b = BLOCK
-    nb = -(-n // b)
-    pad = nb * b - n
-    if pad:   # (identity rows and columns past the end: their unknowns are zero)
-        T = _pad_identity(T, pad)
-        B = cat([B, zeros(tuple(B.shape[:-2]) + (pad, B.shape[-1]), dtype=B.dtype, device=B.device)], -2)
-    batch = tuple(T.shape[:-2])
-    D = T.reshape(batch + (nb, b, nb, b)).diagonal(0, -4, -2).movedim(-1, -3)     # [..., nb, b, b]
-    Dinv = _substitute(D, eye(b, dtype=T.dtype, device=T.device).expand(tuple(D.shape)), upper)
-    X = zeros(tuple(B.shape), dtype=B.dtype, device=B.device)
-    for i in (range(nb - 1, -1, -1) if upper else range(nb)):
-        rows = slice(i * b, (i + 1) * b)
-        r = B[..., rows, :] - T[..., rows, :] @ X     # (unsolved rows of X are zero; the diagonal block meets zeros)
-        X[..., rows, :] = Dinv[..., i, :, :] @ r
-    return X[..., :n, :] if pad else X
-
-
-def _substitute(T, B, upper):
-    """X with T X = B by substitution, one row per step (T triangular, zero off its triangle)."""
-    n = T.shape[-1]
-    X = zeros(tuple(B.shape), dtype=B.dtype, device=B.device)
-    for i in (range(n - 1, -1, -1) if upper else range(n)):
-        # (rows of X not solved yet are zero, so the whole row of T can multiply X)
-        r = B[..., i:i + 1, :] - T[..., i:i + 1, :] @ X
-        X[..., i:i + 1, :] = r / T[..., i:i + 1, i:i + 1]
-    return X
-
-
-def _pad_identity(T, pad):
-    n = T.shape[-1]
-    batch = tuple(T.shape[:-2])
-    T = cat([T, zeros(batch + (n, pad), dtype=T.dtype, device=T.device)], -1)
-    corner = cat([zeros((pad, n), dtype=T.dtype, device=T.device), eye(pad, dtype=T.dtype, device=T.device)], -1)
-    return cat([T, corner.expand(batch + (pad, n + pad))], -2)
 
 
 def first_failure(bad):
