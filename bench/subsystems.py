@@ -1,5 +1,5 @@
-"""Issue 20's speed figures: torch.fft.fft of 1M points, torch.linalg.solve of 1024^2 and
-torch.linalg.svd of 512^2, torchweb (webgpu) against PyTorch (CUDA where present, else CPU) in
+"""Issue 20's speed figures: torch.fft.fft of 1M points, torch.linalg.solve, solve_triangular and
+qr of 1024^2, torch.linalg.svd of 512^2, torchweb (webgpu) against PyTorch (CUDA where present, else CPU) in
 one run, each checked against PyTorch's result; ms, best of 3 means of 2 calls (result read back).
 
     python3 bench/subsystems.py [--out FILE]"""
@@ -49,6 +49,8 @@ def main():
         "fft_1M_complex": (lambda t, v: t.fft.fft(v[0]), [x]),
         "rfft_1M": (lambda t, v: t.fft.rfft(v[0]), [x]),
         "linalg_solve_1024_rhs8": (lambda t, v: t.linalg.solve(v[0], v[1]), [A, B]),
+        "linalg_solve_triangular_1024_rhs8": (lambda t, v: t.linalg.solve_triangular(v[0], v[1], upper=True), [A, B]),
+        "linalg_qr_1024": (lambda t, v: t.linalg.qr(v[0]).R.abs(), [A]),   # (|R|: the signs are the library's)
         "linalg_svd_512": (lambda t, v: t.linalg.svdvals(v[0]), [S]),
         "linalg_eigh_512": (lambda t, v: t.linalg.eigvalsh(v[0] + v[0].mT), [S]),
         "linalg_cholesky_1024": (lambda t, v: t.linalg.cholesky(v[0] @ v[0].mT / 1024 + torch_eye(t, v[0])), [A]),
