@@ -6,7 +6,6 @@ backward from the identity the same way. linalg.qr, geqrf and the parametrizatio
 householder_product and ormqr (autograd through their ops) rebuild each panel's T from V and
 tau: T^-1 = diag(1 / tau) + the strict upper part of V^T V (larft's recurrence, inverted)."""
 
-from ..autograd.function import Function
 from ..backends import backend_for
 from ..backends.plans import QRPanelPlan
 from .._creation import eye, zeros
@@ -15,7 +14,7 @@ from .join import cat
 from .linalg_checks import QR, check_matrix
 from .linalg_factor import solve_triangular
 from .linalg_kernels import kernel_input
-from .linalg_spectral import qr_backward
+from . import linalg_spectral as LS
 from .operands import empty
 from .out_arg import result_or_out
 
@@ -77,9 +76,9 @@ def householder_qr(A, compact=False):
     return form_q(panels, m, m, A), a.triu()
 
 
-class _QR(Function):
-    _backward_name = "LinalgQrBackward0"
-    _double_backward = True
+class _QR(LS._QR):
+    """linalg_spectral's QR Function (its backward, PyTorch's linalg_qr_backward) with the
+    blocked factorization as its forward."""
 
     @staticmethod
     def forward(ctx, A, mode):
@@ -96,19 +95,6 @@ class _QR(Function):
             R = R[..., :k, :].contiguous()
         ctx.save_for_backward(Q, R)   # (the outputs themselves: a second derivative goes through them)
         return Q, R
-
-    @staticmethod
-    def backward(ctx, gQ, gR):
-        mode, m, n = ctx.meta
-        if mode == "r":
-            raise RuntimeError("The derivative of linalg.qr depends on Q, which is not computed when mode='r'. "
-                               "Please use linalg.qr(A, mode='reduced') if you are going to differentiate "
-                               "through linalg.qr.")
-        if mode == "complete" and m > n:
-            raise RuntimeError("The QR decomposition is not differentiable when mode='complete' and nrows > ncols.")
-        Q, R = ctx.saved_tensors
-        k = min(m, n)
-        return qr_backward(gQ, gR, Q[..., :, :k], R[..., :k, :], m, n), None
 
 
 def qr(A, mode="reduced", *, out=None):
