@@ -11,7 +11,6 @@ from .operands import is_tensor
 from .join import stack
 from .linalg_checks import Lstsq, c_name, check_matrix, check_float, check_same
 from .linalg_factor import inv, inv_ex, solve
-from .linalg_kernels import index_col
 from .linalg_more import matrix_norm
 from .linalg_spectral import eigh, svd, svdvals
 from . import linalg_qr as LQ

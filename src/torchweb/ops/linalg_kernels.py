@@ -13,7 +13,7 @@ are PyTorch's formulas.
 from math import prod
 
 from .. import _dtype
-from .._creation import arange, eye, zeros
+from .._creation import arange, zeros
 from ..backends import backend_for
 from .._size import broadcast_shapes
 from .elementwise import call

@@ -170,7 +170,7 @@ def _standard_form(LD, piv):
 
 def _solve_d(d, sub, two, Z):
     """D^-1 Z for D block diagonal (1 x 1 and 2 x 2 blocks), as sytrs's formulas."""
-    c, n = Z.shape[0], Z.shape[-2]
+    c = Z.shape[0]
     zrow = zeros((c, 1, Z.shape[-1]), dtype=Z.dtype, device=Z.device)
     zero1 = zeros((c, 1), dtype=Z.dtype, device=Z.device)
     z_next = cat([Z[..., 1:, :], zrow], -2)
