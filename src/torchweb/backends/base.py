@@ -102,8 +102,8 @@ class Backend(Protocol):
     def trsm_block(self, plan, out, a, b, p=None):
         """out [count, n, k] = T^-1 (b - p) (plan: plans.TrsmPlan, n <= 32 on every backend),
         T the upper or lower triangle of a [count, n, n] (unit: ones on its diagonal); float32
-        3-D views read and written through their strides (out shares no storage with the
-        others); p optional."""
+        3-D views read and written through their strides (out may be b itself, in place, but
+        shares no storage with a or p); p optional."""
 
     def qr_panel(self, plan, out, tau, t, inp):
         """out [count, m, w] (plan: plans.QRPanelPlan, w <= 32 on every backend) = inp's panels

@@ -77,21 +77,21 @@ def lu(A):
     batch = tuple(A.shape[:-2])
     LU = A.clone()
     perm = arange(m, device=A.device).expand(batch + (m,)).clone()
-    pivots = []
+    pivots = empty(batch + (k,), _dtype.int32, A.device)
     for j0 in range(0, k, LU_BLOCK):
         jb = min(LU_BLOCK, k - j0)
         P, piv, order = (_lu_panel if kernel else _lu_columns)(LU[..., j0:, j0:j0 + jb])[:3]
-        pivots.append(piv + j0)
+        pivots[..., j0:j0 + jb] = piv + j0
         rows = permute_rows(LU[..., j0:, :], order)        # (the swaps reach L's columns on the left too)
         perm[..., j0:] = perm[..., j0:].gather(-1, order)
         rows[..., :, j0:j0 + jb] = P
         if j0 + jb < n:
-            U12 = tri_solve(P[..., :jb, :], rows[..., :jb, j0 + jb:], upper=False, unit=True)
-            rows[..., :jb, j0 + jb:] = U12
-            rows[..., jb:, j0 + jb:] = rows[..., jb:, j0 + jb:] - P[..., jb:, :] @ U12
+            U12 = rows[..., :jb, j0 + jb:]
+            tri_solve(P[..., :jb, :], U12, upper=False, unit=True, in_place=True)
+            rows[..., jb:, j0 + jb:] -= P[..., jb:, :] @ U12
         LU[..., j0:, :] = rows
     diag = LU.diagonal(0, -2, -1)
-    return LU, cat(pivots, -1), perm, first_failure(diag == 0)
+    return LU, pivots, perm, first_failure(diag == 0)
 
 
 def _lu_columns(A):

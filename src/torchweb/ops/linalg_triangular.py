@@ -22,16 +22,18 @@ def _as3d(t, count):
     return t.reshape((count,) + tuple(t.shape[-2:]))
 
 
-def tri_solve(A, B, upper, unit=False):
+def tri_solve(A, B, upper, unit=False, in_place=False):
     """X with A X = B, A triangular (only its upper or lower triangle is read; unit: its
-    diagonal taken as ones), A [..., n, n] and B [..., n, k] with equal batch dims."""
+    diagonal taken as ones), A [..., n, n] and B [..., n, k] with equal batch dims; in_place:
+    X written over B (a view whose batch dims fold into one; A shares no storage with it)."""
     n, k = A.shape[-1], B.shape[-1]
-    X = empty(tuple(B.shape), B.dtype, B.device)
+    X = B if in_place else empty(tuple(B.shape), B.dtype, B.device)
     count = prod(B.shape[:-2])
     if n == 0 or k == 0 or count == 0:
         return X
     backend = backend_for(A.device.type)
-    A3, B3, X3 = _as3d(A, count), _as3d(B, count), _as3d(X, count)
+    A3, B3 = _as3d(A, count), _as3d(B, count)
+    X3 = B3 if in_place else _as3d(X, count)
     starts = range(0, n, BLOCK)
     for i0 in (reversed(starts) if upper else starts):
         i1 = min(i0 + BLOCK, n)

@@ -28,6 +28,7 @@ def run(rt, plan, out, a, b, p=None):
         return
     N, T = MAX_N, THREADS
     has_p = p is not None
+    inplace = b._storage is out._storage   # (b read from the bound output: one binding may not be both)
     ncb = -(-k // T)
 
     def make_code():
@@ -38,8 +39,8 @@ def run(rt, plan, out, a, b, p=None):
             "@group(0) @binding(0) var<uniform> P: array<vec4<u32>, 5>;\n"
             "@group(0) @binding(1) var<storage, read_write> O: array<f32>;\n"
             "@group(0) @binding(2) var<storage, read> A: array<f32>;\n"
-            "@group(0) @binding(3) var<storage, read> B: array<f32>;\n"
-            + ("@group(0) @binding(4) var<storage, read> Q: array<f32>;\n" if has_p else "") +
+            + ("" if inplace else "@group(0) @binding(3) var<storage, read> B: array<f32>;\n")
+            + (f"@group(0) @binding({4 - inplace}) var<storage, read> Q: array<f32>;\n" if has_p else "") +
             f"var<workgroup> M: array<f32, {N * N}>;\n"
             f"@compute @workgroup_size({T})\n"
             "fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,\n"
@@ -64,7 +65,7 @@ def run(rt, plan, out, a, b, p=None):
             f"  var x: array<f32, {N}>;\n"
             "  for (var ii = 0u; ii < n; ii = ii + 1u) {\n"
             f"    let i = {order};\n"
-            f"    var s = B[bo + i * {param(10)}];\n"
+            f"    var s = {'O' if inplace else 'B'}[bo + i * {param(10)}];\n"
             + (f"    s = s - Q[qo + i * {param(14)}];\n" if has_p else "") +
             f"    {inner} {{ s = s - M[i * {N}u + j] * x[j]; }}\n"
             f"    let v = {diag};\n"
@@ -75,11 +76,12 @@ def run(rt, plan, out, a, b, p=None):
 
     layouts = _layout(a) + _layout(b) + (_layout(p) if has_p else (0, 0, 0, 0)) + _layout(out)
     buffers = [(out._storage.buffer_for_write(), out._storage.size),
-               (a._storage.buffer_for_read(), a._storage.size),
-               (b._storage.buffer_for_read(), b._storage.size)]
+               (a._storage.buffer_for_read(), a._storage.size)]
+    if not inplace:
+        buffers.append((b._storage.buffer_for_read(), b._storage.size))
     if has_p:
         buffers.append((p._storage.buffer_for_read(), p._storage.size))
-    pid = rt.pipeline(("trsm", plan.upper, plan.unit, has_p), make_code,
-                      ["uniform", "write", "read", "read"] + ["read"] * has_p)
+    pid = rt.pipeline(("trsm", plan.upper, plan.unit, has_p, inplace), make_code,
+                      ["uniform", "write", "read"] + ["read"] * (len(buffers) - 2))
     rt.dispatch(pid, rt.grid(count * ncb), buffers, struct.pack("<20I", n, k, count, ncb, *layouts),
                 work=4 * count * (n * n + 3 * n * k))
