@@ -14,7 +14,7 @@ def _sym(n, batch=(), seed=0):
     return M + M.mT
 
 
-@pytest.mark.parametrize("n,batch", [(1, ()), (2, ()), (3, ()), (5, (3,)), (17, ()), (40, (2,)), (101, ())])
+@pytest.mark.parametrize("n,batch", [(1, ()), (2, ()), (3, ()), (5, (3,)), (17, ()), (40, (2,)), (101, ()), (257, ())])
 def test_ldl_factor_matches_pytorch(device, n, batch):
     A = _sym(n, batch, seed=n)
     LD, piv, info = torchweb.linalg.ldl_factor_ex(ours(A, device))

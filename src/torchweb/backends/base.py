@@ -112,6 +112,18 @@ class Backend(Protocol):
         [count, w, w]: the upper triangular T of the compact WY form, H_1 ... H_w = I - V T V^T
         (LAPACK's larft)."""
 
+    def ldl_fits(self, n):
+        """Whether ldl() factors n x n matrices in one dispatch (False: no kernel)."""
+
+    def ldl(self, out, pivots, info, inp, n, count):
+        """out [count, n, n] = the Bunch-Kaufman LD factors of inp's lower triangles as LAPACK's
+        sytf2 leaves them (float32, contiguous from offset 0; upper triangle zero); pivots
+        [count, n] (int32, LAPACK's); info [count] (int32): the first zero pivot, or 0."""
+
+    def ldl_solve(self, x, ld, pivots, n, k, count):
+        """x [count, n, k] (B on entry) = A^-1 B from A's ldl() factors, as LAPACK's sytrs (all
+        float32 / int32, contiguous from offset 0); only where ldl_fits."""
+
     def moments_fits(self, row, rows):
         """Whether moments() runs rows of this length in one kernel (False: no kernel)."""
 

@@ -1,8 +1,9 @@
 """The cpu device's blocked linear-algebra primitives on numpy (backends/base.py's trsm_block
-and qr_panel): the same steps as the webgpu kernels (kernels/trsm.py, kernels/qr_panel.py),
+and qr_panel; ldl has no kernel here): the same steps as the webgpu kernels (kernels/trsm.py, kernels/qr_panel.py),
 each vectorized over the batch and the right-hand sides, so both devices run one blocked
 algorithm (ops/linalg_triangular.py, ops/linalg_qr.py)."""
 
+from .base import absent as _absent
 from .cpu_arrays import array_for_read, np as _np, strided, view
 
 
@@ -61,3 +62,16 @@ def qr_panel(plan, out, tau, t, inp):
     for dst, v in ((out, R), (tau, taus), (t, T)):
         dst = view(dst)
         dst[...] = v.reshape(dst.shape)
+
+
+def ldl_fits(n):
+    """No kernel: the LDL factorization is composed of tensor ops (ops/linalg_ldl.py)."""
+    return False
+
+
+def ldl(out, pivots, info, inp, n, count):
+    raise _absent("ldl", "ldl_fits is False")
+
+
+def ldl_solve(x, ld, pivots, n, k, count):
+    raise _absent("ldl_solve", "ldl_fits is False")

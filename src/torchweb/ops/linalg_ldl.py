@@ -4,22 +4,27 @@ subdiagonal entry of each 2 x 2 block) and each step's column of L, in the frame
 interchange (later interchanges are not applied to earlier columns); pivots: 1-based, kp for a
 1 x 1 step, -kp twice for a 2 x 2 one.
 
-The factorization is sytf2's column loop, each step tensor ops over the whole batch: the pivot
+The factorization is sytf2's column loop: one dispatch on webgpu (kernels/ldl.py); on cpu each
+step tensor ops over the whole batch: the pivot
 choice (alpha = (1 + sqrt 17) / 8) per matrix, the symmetric interchange as two gathers, the
 rank-1 or rank-2 update as one matmul; a matrix whose step is the second column of a 2 x 2
-block is masked out of that step. ldl_solve rewrites the factor as P L D L^T P^T (each later
+block is masked out of that step. ldl_solve is sytrs in one dispatch on webgpu; on cpu it
+rewrites the factor as P L D L^T P^T (each later
 interchange applied to the earlier columns, one gather a step) and solves with the blocked
 triangular solves. float32; not differentiable, as PyTorch's."""
 
+from functools import partial
 from math import prod, sqrt
 
 from .. import _dtype
 from .._creation import arange, zeros
 from ..autograd import grad_mode
+from ..backends import backend_for
 from .elementwise import call
 from .join import cat
 from .linalg_checks import LDLFactor, LDLFactorEx, check_matrix, check_same
-from .linalg_kernels import expand_batch, permute_rows
+from .linalg_kernels import expand_batch, kernel_input, permute_rows
+from .operands import empty
 from .linalg_triangular import tri_solve
 from .out_arg import result_or_out
 
@@ -106,6 +111,17 @@ def _factor(A):
     return LD, piv.int(), info.int()
 
 
+def _factor_kernel(backend, A):
+    """_factor in one dispatch (the backend's ldl)."""
+    c, n = A.shape[0], A.shape[-1]
+    src, _ = kernel_input(A)
+    LD = empty((c, n, n), A.dtype, A.device)
+    piv = empty((c, n), _dtype.int32, A.device)
+    info = empty((c,), _dtype.int32, A.device)
+    backend.ldl(LD, piv, info, src, n, c)
+    return LD, piv, info
+
+
 def ldl_factor_ex(A, *, hermitian=False, check_errors=False, out=None):
     """linalg.ldl_factor_ex(A, *, hermitian=False, check_errors=False): (LD, pivots, info) of
     the symmetric A's lower triangle, Bunch-Kaufman pivoting as LAPACK's sytrf; info: the first
@@ -115,7 +131,9 @@ def ldl_factor_ex(A, *, hermitian=False, check_errors=False, out=None):
     batch, n = tuple(A.shape[:-2]), A.shape[-1]
     c = prod(batch)
     with grad_mode.no_grad():
-        LD, piv, info = _factor(A.detach().reshape(c, n, n)) if c and n else (
+        backend = backend_for(A.device.type)
+        factor = partial(_factor_kernel, backend) if backend.ldl_fits(n) else _factor
+        LD, piv, info = factor(A.detach().reshape(c, n, n)) if c and n else (
             zeros((c, n, n), device=A.device), zeros((c, n), dtype=_dtype.int32, device=A.device),
             zeros((c,), dtype=_dtype.int32, device=A.device))
     LD, piv, info = LD.reshape(batch + (n, n)), piv.reshape(batch + (n,)), info.reshape(batch)
@@ -208,6 +226,11 @@ def ldl_solve(LD, pivots, B, *, hermitian=False, out=None):
         if c == 0 or n == 0 or k == 0:
             return result_or_out(zeros(batch + (n, k), dtype=B.dtype, device=B.device), out, "linalg.ldl_solve")
         P = pivots.expand(batch + (n,)).reshape(c, n)
+        backend = backend_for(LD.device.type)
+        if backend.ldl_fits(n):   # (sytrs in one dispatch)
+            X = Be.reshape(c, n, k).contiguous().clone()
+            backend.ldl_solve(X, kernel_input(LDe.reshape(c, n, n))[0], kernel_input(P.int())[0], n, k, c)
+            return result_or_out(X.reshape(batch + (n, k)), out, "linalg.ldl_solve")
         L, d, sub, two, order = _standard_form(LDe.reshape(c, n, n), P)
         Z = permute_rows(Be.reshape(c, n, k), order)
         Z = tri_solve(L, Z, upper=False, unit=True)

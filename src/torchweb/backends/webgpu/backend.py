@@ -12,7 +12,8 @@ from .index import (ATOMIC_FLOAT16, MAX_INDEX_BUFFERS, index_gather, index_scatt
                     mask_compact, masked_scatter)
 from .kernels import elementwise as ew_kernel, matmul as mm_kernel, random as rand_kernel, reduction as red_kernel
 from .kernels import check, fused, matmul_small, matmul_tiles as tiles, moments as mo_kernel, softmax as sm_kernel
-from .kernels import cholesky as chol_kernel, lu_panel as lu_kernel, qr_panel as qr_kernel, trsm as trsm_kernel
+from .kernels import cholesky as chol_kernel, ldl as ldl_kernel, lu_panel as lu_kernel, qr_panel as qr_kernel
+from .kernels import trsm as trsm_kernel
 from .runtime import _runtime, get_runtime as _get_runtime
 from .sort_scan import (SORT_BLOCK, SPLIT_SCANS, scan, sort, sort_block, sort_merge,  # noqa: F401
                         sort_scatter_add, sort_step)
@@ -151,6 +152,22 @@ def qr_panel(plan, out, tau, t, inp):
     """out [count, m, w] = inp's panels as LAPACK's geqr2 leaves them; tau [count, w]; t
     [count, w, w] the compact WY form's T (float32, contiguous from offset 0)."""
     qr_kernel.run(_rt(), plan, out, tau, t, inp)
+
+
+def ldl_fits(n):
+    """Whether ldl factors n x n matrices (kernels/ldl.py: any n, a workgroup per matrix)."""
+    return True
+
+
+def ldl(out, pivots, info, inp, n, count):
+    """out [count, n, n] = inp's lower triangles' LD factors as sytf2 leaves them (float32,
+    contiguous, offset 0); pivots [count, n] and info [count] (int32)."""
+    ldl_kernel.run(_rt(), out, pivots, info, inp, n, count)
+
+
+def ldl_solve(x, ld, pivots, n, k, count):
+    """x [count, n, k] (B on entry) = A^-1 B from ldl's factors, as sytrs (kernels/ldl.py)."""
+    ldl_kernel.solve(_rt(), x, ld, pivots, n, k, count)
 
 
 def random(draw, out):
