@@ -135,30 +135,6 @@ def layer_norm_backward(dx, g, x, weight, mean, rstd, row, gx=None):
     ln_kernel.backward(_rt(), dx, g, x, weight, mean, rstd, row, gx)
 
 
-def cholesky_block_fits(n):
-    """Whether cholesky_block factors n x n matrices (kernels/cholesky.py: n <= 32)."""
-    return n <= chol_kernel.MAX_N
-
-
-def cholesky_block(out, info, inp, n, count, inverse=None):
-    """out [count, n, n] = the lower Cholesky factors of inp's lower triangles (float32,
-    contiguous, offset 0); info [count] (int32) the first non-positive pivot's order, or 0;
-    inverse (optional, as out): the factors' inverses."""
-    chol_kernel.run(_rt(), out, info, inp, n, count, inverse)
-
-
-def lu_panel_fits(w):
-    """Whether lu_panel factors panels w columns wide (kernels/lu_panel.py: w <= 32)."""
-    return w <= lu_kernel.MAX_W
-
-
-def lu_panel(out, pivots, order, inp, m, w, count):
-    """out [count, m, w] = inp's panels LU-factored with partial pivoting (float32, contiguous,
-    offset 0); pivots [count, w] (int32) the 1-based pivot rows; order [count, m] (int32) the
-    source row of each row of out."""
-    lu_kernel.run(_rt(), out, pivots, order, inp, m, w, count)
-
-
 def trsm_block(plan, out, a, b, p=None):
     """out [count, n, k] = T^-1 (b - p), T a's upper or lower triangle (plans.TrsmPlan), all
     float32 3-D views read and written through their strides."""
@@ -185,6 +161,30 @@ def ldl(out, pivots, info, inp, n, count):
 def ldl_solve(x, ld, pivots, n, k, count):
     """x [count, n, k] (B on entry) = A^-1 B from ldl's factors, as sytrs (kernels/ldl.py)."""
     ldl_kernel.solve(_rt(), x, ld, pivots, n, k, count)
+
+
+def cholesky_block_fits(n):
+    """Whether cholesky_block factors n x n matrices (kernels/cholesky.py: n <= 32)."""
+    return n <= chol_kernel.MAX_N
+
+
+def cholesky_block(out, info, inp, n, count, inverse=None):
+    """out [count, n, n] = the lower Cholesky factors of inp's lower triangles (float32,
+    contiguous, offset 0); info [count] (int32) the first non-positive pivot's order, or 0;
+    inverse (optional, as out): the factors' inverses."""
+    chol_kernel.run(_rt(), out, info, inp, n, count, inverse)
+
+
+def lu_panel_fits(w):
+    """Whether lu_panel factors panels w columns wide (kernels/lu_panel.py: w <= 32)."""
+    return w <= lu_kernel.MAX_W
+
+
+def lu_panel(out, pivots, order, inp, m, w, count):
+    """out [count, m, w] = inp's panels LU-factored with partial pivoting (float32, contiguous,
+    offset 0); pivots [count, w] (int32) the 1-based pivot rows; order [count, m] (int32) the
+    source row of each row of out."""
+    lu_kernel.run(_rt(), out, pivots, order, inp, m, w, count)
 
 
 def random(draw, out):
