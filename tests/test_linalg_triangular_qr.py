@@ -202,3 +202,19 @@ def test_householder_product_gradient_matches_pytorch(device):
     (torchweb.linalg.householder_product(ao, to) * ours(w, device)).sum().backward()
     torch.testing.assert_close(theirs(ao.grad), at.grad, rtol=1e-3, atol=2e-4)
     torch.testing.assert_close(theirs(to.grad), tt.grad, rtol=1e-3, atol=2e-4)
+
+
+@pytest.mark.parametrize("m,n,batch", [(6, 3, ()), (3, 6, ()), (70, 40, (2,)), (40, 70, ())])
+def test_lstsq_gels_goes_through_qr_as_pytorchs(device, m, n, batch):
+    A, B = _rand(*batch, m, n, seed=21), _rand(*batch, m, 2, seed=22)
+    got = torchweb.linalg.lstsq(ours(A, device), ours(B, device), driver="gels")
+    want = torch.linalg.lstsq(A, B, driver="gels")
+    torch.testing.assert_close(theirs(got.solution), want.solution, rtol=1e-3, atol=1e-4)
+    assert tuple(got.rank.shape) == (0,) and got.rank.dtype.name == "int64" and got.singular_values.numel() == 0
+    torch.testing.assert_close(theirs(got.residuals), want.residuals, rtol=1e-3, atol=1e-4)
+    At, Bt = A.clone().requires_grad_(), B.clone().requires_grad_()
+    torch.linalg.lstsq(At, Bt, driver="gels").solution.square().sum().backward()
+    Ao, Bo = ours(A, device, True), ours(B, device, True)
+    torchweb.linalg.lstsq(Ao, Bo, driver="gels").solution.square().sum().backward()
+    torch.testing.assert_close(theirs(Ao.grad), At.grad, rtol=1e-3, atol=2e-4)
+    torch.testing.assert_close(theirs(Bo.grad), Bt.grad, rtol=1e-3, atol=2e-4)

@@ -5,12 +5,13 @@ refuse (their results are complex)."""
 import math
 from math import prod
 
+from .. import _dtype as D
 from .._creation import eye, empty
 from .elementwise import call
 from .operands import is_tensor
 from .join import stack
 from .linalg_checks import Lstsq, c_name, check_matrix, check_float, check_same
-from .linalg_factor import inv, inv_ex, solve
+from .linalg_factor import inv, inv_ex, solve, solve_triangular
 from .linalg_more import matrix_norm
 from .linalg_spectral import eigh, svd, svdvals
 from . import linalg_qr as LQ
@@ -72,7 +73,8 @@ def matrix_rank(A, *, atol=None, rtol=None, hermitian=False, tol=None):
 
 def lstsq(A, B, rcond=None, *, driver=None):
     """linalg.lstsq(A, B, rcond=None, *, driver=None): the least-squares (minimum-norm where A is
-    rank-deficient) solution X of A X ~ B, through the SVD. The other fields as PyTorch's CPU
+    rank-deficient) solution X of A X ~ B, through the SVD (gels: through QR, A taken to have full
+rank as LAPACK's gels does). The other fields as PyTorch's CPU
     drivers give them: rank for gelsy (the default), gelsd and gelss; residuals (squared, per
     column) for gelsd/gelss/gels when m > n and A has full rank; singular values for gelsd/gelss."""
     if A.dim() < 2:
@@ -88,6 +90,12 @@ def lstsq(A, B, rcond=None, *, driver=None):
     m, n = A.shape[-2], A.shape[-1]
     if Bm.shape[-2] != m:
         raise RuntimeError("torch.linalg.lstsq: input.size(-2) should match other.size(-2)")
+    none = empty((0,), dtype=A.dtype, device=A.device)
+    if driver == "gels":   # (full rank assumed, as LAPACK's gels: through QR, no SVD)
+        X = _gels(A, Bm)
+        residuals = (A @ X - Bm).square().sum(-2) if m > n and A.numel() else none
+        return Lstsq(X.squeeze(-1) if vector else X, residuals.squeeze(-1) if vector and residuals.numel()
+                     else residuals, empty((0,), dtype=D.int64, device=A.device), none)
     U, S, Vh = svd(A, full_matrices=False)
     rtol = _EPS * max(m, n) if rcond is None or rcond < 0 else rcond
     tol = _tolerance(S, None, rtol, max(m, n))
@@ -95,15 +103,23 @@ def lstsq(A, B, rcond=None, *, driver=None):
     sinv = call("where", keep, 1.0 / S, 0.0)
     X = (Vh.mT * sinv.unsqueeze(-2)) @ (U.mT @ Bm)
     rank = keep.long().sum(-1)
-    none = empty((0,), dtype=A.dtype, device=A.device)
     residuals = none
     if driver != "gelsy" and m > n and A.numel() and bool((rank == n).all()):
         residuals = (A @ X - Bm).square().sum(-2)
     svals = S if driver in ("gelsd", "gelss") else none
-    if driver == "gels":
-        rank = empty((0,), dtype=rank.dtype, device=A.device)
     return Lstsq(X.squeeze(-1) if vector else X, residuals.squeeze(-1) if vector and residuals.numel() else residuals,
                  rank, svals)
+
+
+def _gels(A, B):
+    """LAPACK gels's answer for a full-rank A: R^-1 Q^T B (A = Q R) when tall, the minimum-norm
+    Q R^-T B (A^T = Q R) when wide."""
+    m, n = A.shape[-2], A.shape[-1]
+    if m >= n:
+        Q, R = LQ.qr(A)
+        return solve_triangular(R, Q.mT @ B, upper=True)
+    Q, R = LQ.qr(A.mT)
+    return Q @ solve_triangular(R.mT, B, upper=False)
 
 
 def cond(A, p=None):
