@@ -5,11 +5,10 @@ interchange (later interchanges are not applied to earlier columns); pivots: 1-b
 1 x 1 step, -kp twice for a 2 x 2 one.
 
 The factorization is sytf2's column loop: one dispatch on webgpu (kernels/ldl.py); on cpu each
-step tensor ops over the whole batch: the pivot
-choice (alpha = (1 + sqrt 17) / 8) per matrix, the symmetric interchange as two gathers, the
-rank-1 or rank-2 update as one matmul; a matrix whose step is the second column of a 2 x 2
-block is masked out of that step. ldl_solve is sytrs in one dispatch on webgpu; on cpu it
-rewrites the factor as P L D L^T P^T (each later
+step is tensor ops over the whole batch: the pivot choice (alpha = (1 + sqrt 17) / 8) per
+matrix, the symmetric interchange as two gathers, the rank-1 or rank-2 update as one matmul; a
+matrix whose step is the second column of a 2 x 2 block is masked out of that step. ldl_solve
+is sytrs in one dispatch on webgpu; on cpu it rewrites the factor as P L D L^T P^T (each later
 interchange applied to the earlier columns, one gather a step) and solves with the blocked
 triangular solves. float32; not differentiable, as PyTorch's."""
 
@@ -24,8 +23,8 @@ from .elementwise import call
 from .join import cat
 from .linalg_checks import LDLFactor, LDLFactorEx, check_matrix, check_same
 from .linalg_kernels import expand_batch, kernel_input, permute_rows
-from .operands import empty
 from .linalg_triangular import tri_solve
+from .operands import empty
 from .out_arg import result_or_out
 
 _ALPHA = (1.0 + sqrt(17.0)) / 8.0
