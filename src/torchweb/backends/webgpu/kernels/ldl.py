@@ -57,6 +57,14 @@ var<workgroup> bi_s: array<u32, {T}>;
 var<workgroup> second: u32;
 var<workgroup> failed: u32;
 
+// sytf2's d11, d22 and d21 of the 2 x 2 block at k (the multipliers' scalars)
+fn block_scalars(base: u32, k: u32, n: u32) -> vec3<f32> {{
+  let b = A[base + (k + 1u) * n + k];
+  let d11 = A[base + (k + 1u) * n + k + 1u] / b;
+  let d22 = A[base + k * n + k] / b;
+  return vec3<f32>(d11, d22, (1.0 / (d11 * d22 - 1.0)) / b);
+}}
+
 @compute @workgroup_size({T})
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
         @builtin(local_invocation_index) t: u32) {{
@@ -129,11 +137,8 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     }}
     var wk = 0.0; var wkp1 = 0.0;
     if (act && two) {{
-      var d21 = A[base + (k + 1u) * n + k];
-      let d11 = A[base + (k + 1u) * n + k + 1u] / d21;
-      let d22 = A[base + k * n + k] / d21;
-      let tt = 1.0 / (d11 * d22 - 1.0);
-      d21 = tt / d21;
+      let d = block_scalars(base, k, n);
+      let d11 = d.x; let d22 = d.y; let d21 = d.z;
       for (var j = k + 2u + t; j < n; j += {T}u) {{
         let wj = d21 * (d11 * A[base + j * n + k] - A[base + j * n + k + 1u]);
         let wj1 = d21 * (d22 * A[base + j * n + k + 1u] - A[base + j * n + k]);
@@ -149,11 +154,8 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
       for (var r = k + 1u + t; r < n; r += {T}u) {{ A[base + r * n + k] *= d11; }}
     }}
     if (act && two) {{
-      var d21 = A[base + (k + 1u) * n + k];
-      let d11 = A[base + (k + 1u) * n + k + 1u] / d21;
-      let d22 = A[base + k * n + k] / d21;
-      let tt = 1.0 / (d11 * d22 - 1.0);
-      d21 = tt / d21;
+      let d = block_scalars(base, k, n);
+      let d11 = d.x; let d22 = d.y; let d21 = d.z;
       for (var j = k + 2u + t; j < n; j += {T}u) {{
         let a0 = A[base + j * n + k]; let a1 = A[base + j * n + k + 1u];
         A[base + j * n + k] = d21 * (d11 * a0 - a1);
