@@ -218,3 +218,16 @@ def test_lstsq_gels_goes_through_qr_as_pytorchs(device, m, n, batch):
     torchweb.linalg.lstsq(Ao, Bo, driver="gels").solution.square().sum().backward()
     torch.testing.assert_close(theirs(Ao.grad), At.grad, rtol=1e-3, atol=2e-4)
     torch.testing.assert_close(theirs(Bo.grad), Bt.grad, rtol=1e-3, atol=2e-4)
+
+
+def test_qr_second_derivative_matches_pytorch(device):
+    A = _rand(40, 35, seed=23)
+    At = A.clone().requires_grad_()
+    Q, R = torch.linalg.qr(At)
+    g, = torch.autograd.grad(Q.sum() + R.square().sum(), At, create_graph=True)
+    gg, = torch.autograd.grad(g.square().sum(), At)
+    Ao = ours(A, device, True)
+    Q, R = torchweb.linalg.qr(Ao)
+    g, = torchweb.autograd.grad(Q.sum() + R.square().sum(), Ao, create_graph=True)
+    gg2, = torchweb.autograd.grad(g.square().sum(), Ao)
+    torch.testing.assert_close(theirs(gg2), gg, rtol=1e-3, atol=1e-3 * gg.abs().max().item())
