@@ -1,7 +1,7 @@
 """The cpu device's blocked linear-algebra primitives on numpy (backends/base.py's trsm_block
 and qr_panel; ldl has no kernel here): the same steps as the webgpu kernels (kernels/trsm.py, kernels/qr_panel.py),
 each vectorized over the batch and the right-hand sides, so both devices run one blocked
-algorithm (ops/linalg_triangular.py, ops/linalg_qr.py)."""
+algorithm (ops/linalg_triangular.py, ops/linalg_qr_blocked.py)."""
 
 from .base import absent as _absent
 from .cpu_arrays import array_for_read, np as _np, strided, view

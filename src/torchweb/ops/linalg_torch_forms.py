@@ -7,6 +7,7 @@ from .._creation import eye, zeros
 from . import linalg_derived as LD, linalg_det as LDet, linalg_factor as LF, linalg_spectral as LS
 from .linalg_checks import Geqrf, TorchQR, TorchSVD, TorchSlogdet, TriangularSolve, check_float, check_matrix
 from . import linalg_qr as LQ
+from .linalg_qr_blocked import householder_qr
 from .linalg_more import matrix_norm
 from .registry import define
 
@@ -203,7 +204,7 @@ def geqrf(input):
     if input.dim() < 2:
         raise RuntimeError("torch.geqrf: input must have at least 2 dimensions.")
     check_matrix(input, "geqrf", square=False, kernel="geqrf_cpu", int_kernel=True)
-    return Geqrf(*LQ.householder_qr(input.detach(), compact=True))
+    return Geqrf(*householder_qr(input.detach(), compact=True))
 
 
 @define("orgqr", "linalg", dtypes=_F32, out=True)

@@ -5,7 +5,7 @@ the diagonal (partial sums per row group, totalled in workgroup memory) gives th
 (larfg's beta, tau and the scale of v, without its rescaling of tiny norms) and each column's
 multiple of v at once; the columns right of j are updated, then column j becomes v. Last, the
 compact WY form's T (H_1 ... H_w = I - V T V^T) from the reflectors' inner products, a column
-at a time. ops/linalg_qr.py applies the panel to the trailing columns with matmuls."""
+at a time. ops/linalg_qr_blocked.py applies the panel to the trailing columns with matmuls."""
 
 import struct
 
