@@ -231,3 +231,16 @@ def test_qr_second_derivative_matches_pytorch(device):
     g, = torchweb.autograd.grad(Q.sum() + R.square().sum(), Ao, create_graph=True)
     gg2, = torchweb.autograd.grad(g.square().sum(), Ao)
     torch.testing.assert_close(theirs(gg2), gg, rtol=1e-3, atol=1e-3 * gg.abs().max().item())
+
+
+def test_qr_of_an_ill_conditioned_matrix(device):
+    # cond 1e6: Householder stays backward stable (Q R = A, Q orthonormal) as LAPACK's
+    n = 70
+    U, _ = torch.linalg.qr(_rand(n, n, seed=24))
+    V, _ = torch.linalg.qr(_rand(n, n, seed=25))
+    A = U @ torch.diag(torch.logspace(0, -6, n)) @ V.mT
+    Q, R = torchweb.linalg.qr(ours(A, device))
+    Qt, Rt = theirs(Q), theirs(R)
+    torch.testing.assert_close(Qt @ Rt, A, rtol=0, atol=2e-6)
+    torch.testing.assert_close(Qt.mT @ Qt, torch.eye(n), rtol=0, atol=2e-5)
+    torch.testing.assert_close(Rt.diagonal().abs(), torch.linalg.qr(A).R.diagonal().abs(), rtol=0, atol=2e-6)
