@@ -10,6 +10,8 @@ from ..autograd.differentiate import grad as _autograd_grad
 from .._creation import zeros_like
 from ..utils._pytree import tree_flatten, tree_unflatten, tree_map
 from ._levels import Level
+from ._batched import active_levels
+from . import _lifted
 
 __all__ = ["grad", "grad_and_value", "vjp", "jvp", "linearize"]
 
@@ -122,17 +124,29 @@ def grad(func, argnums=0, has_aux=False):
     return wrapper
 
 
+GRAD_API = "grad_and_value(f)(*args)"
+
+
+def check_scalar(output):
+    if not is_tensor(output):
+        raise RuntimeError(f"{GRAD_API}: Expected f(*args) to return a Tensor, got {type(output)}")
+    if output.dim() != 0:
+        raise RuntimeError(f"{GRAD_API}: Expected f(*args) to return a scalar Tensor, got tensor with "
+                           f"{output.dim()} dims. Maybe you wanted to use the vjp or jacrev APIs instead?")
+
+
 def _grad_and_value(func, argnums, has_aux, args, kwargs):
-    api = "grad_and_value(f)(*args)"
+    if active_levels():
+        return _lifted.grad_and_value(plain_grad_and_value, func, argnums, has_aux, args, kwargs)
+    return plain_grad_and_value(func, argnums, has_aux, args, kwargs)
+
+
+def plain_grad_and_value(func, argnums, has_aux, args, kwargs):
     with Level() as level:
         argnums = check_argnums(args, argnums)
         args, flat_diff, spec = make_differentiable(level, args, argnums)
-        output, aux = split_aux(func(*args, **kwargs), has_aux, api)
-        if not is_tensor(output):
-            raise RuntimeError(f"{api}: Expected f(*args) to return a Tensor, got {type(output)}")
-        if output.dim() != 0:
-            raise RuntimeError(f"{api}: Expected f(*args) to return a scalar Tensor, got tensor with "
-                               f"{output.dim()} dims. Maybe you wanted to use the vjp or jacrev APIs instead?")
+        output, aux = split_aux(func(*args, **kwargs), has_aux, GRAD_API)
+        check_scalar(output)
         keep = level.tracked_outside([output])
         grads = gradients([output], flat_diff, [None], create_graph=keep)
     grads = tree_unflatten(list(grads), spec)
@@ -153,10 +167,19 @@ def flat_outputs(out, api):
     return flat, spec
 
 
+VJP_API = "vjp(f, *primals)"
+
+
 def vjp(func, *primals, has_aux=False):
     """(func(*primals), vjp_fn[, aux]): vjp_fn(cotangents) gives, for each primal, the
     vector-Jacobian product (a tuple with one entry per primal). vjp_fn can be called again."""
-    api = "vjp(f, *primals)"
+    if active_levels():
+        return _lifted.vjp(plain_vjp, func, primals, has_aux)
+    return plain_vjp(func, *primals, has_aux=has_aux)
+
+
+def plain_vjp(func, *primals, has_aux=False, levels=()):
+    api = VJP_API
     with Level() as level:
         primals = tree_map(lambda x: level.differentiable(_checked_tensor(x)), primals)
         flat_primals, primals_spec = tree_flatten(primals)
@@ -169,6 +192,9 @@ def vjp(func, *primals, has_aux=False):
         keep = level.tracked_outside(flat_out)
 
     def vjp_fn(cotangents, retain_graph=True, create_graph=None):
+        outer = _lifted.unhandled_level(cotangents, levels)
+        if outer is not None:      # called under a vmap the graph was not recorded in: once per entry
+            return _lifted.per_entry(lambda c: vjp_fn(c, retain_graph, create_graph), cotangents, outer)
         flat_cot, cot_spec = tree_flatten(cotangents)
         if cot_spec != out_spec:
             raise RuntimeError("Expected pytree structure of cotangents to be the same as pytree structure "
@@ -213,6 +239,12 @@ def _check_tensor_list(flat, argname):
 
 def jvp(func, primals, tangents, *, strict=False, has_aux=False):
     """(func(*primals), J @ tangents[, aux]): the Jacobian-vector product."""
+    if active_levels():
+        return _lifted.jvp(plain_jvp, func, primals, tangents, strict, has_aux)
+    return plain_jvp(func, primals, tangents, strict=strict, has_aux=has_aux)
+
+
+def plain_jvp(func, primals, tangents, *, strict=False, has_aux=False):
     if not isinstance(primals, tuple):
         raise RuntimeError(f"{_JVP}: Expected primals to be a tuple. E.g. it should be valid to call f(*primals).")
     flat_primals, primals_spec = tree_flatten(primals)

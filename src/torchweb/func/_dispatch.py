@@ -1,0 +1,263 @@
+"""How ops reach batched tensors. While a vmap runs, the op names users call (torch.*,
+torch.nn.functional.*, and Tensor's methods and operators) are routed: a call with a batched
+argument goes to the batching rule for the op's name (func/_rules_*.py), which moves batch
+dims to the front and calls the op once on the whole batch; an op without a rule runs once per
+batch entry (the fallback loop) after a one-time warning naming it. Outside vmap nothing is
+routed, so the per-op path costs nothing extra.
+
+Calls without a batched argument go straight to the op, except random ops, which follow the
+level's randomness= rule (a 'different' draw is batched)."""
+
+import functools
+import inspect
+import warnings
+
+from .._is_tensor import is_tensor
+from ..utils._pytree import tree_flatten, tree_unflatten, tree_map
+from ._batched import BatchedTensor, wrap, level_by_id
+from ._randomness import RandomnessScope
+from . import _random_ops
+
+_installed = {"depth": 0, "saved": None, "routed": {}}
+_warned = set()
+RULES = {}           # op name -> rule(call); filled by the _rules_* modules
+_SIGNATURES = {}
+
+
+def rule(*names):
+    def deco(fn):
+        for n in names:
+            RULES[n] = fn
+        return fn
+    return deco
+
+
+class Call:
+    """One op call at one level: its bound arguments, for a rule to rewrite and run."""
+    __slots__ = ("name", "fn", "level", "bound", "args", "kwargs")
+
+    def __init__(self, name, fn, level, args, kwargs, bound):
+        self.name, self.fn, self.level, self.args, self.kwargs, self.bound = name, fn, level, args, kwargs, bound
+
+    @property
+    def lid(self):
+        return self.level.id
+
+    @property
+    def size(self):
+        return self.level.size
+
+    def get(self, key, default=None):
+        return self.bound.arguments.get(key, default)
+
+    def set(self, key, value):
+        self.bound.arguments[key] = value
+
+    def run(self, **changes):
+        for k, v in changes.items():
+            self.bound.arguments[k] = v
+        args, kwargs = self.bound.args, self.bound.kwargs
+        if _at_level(args, kwargs, self.level.id):
+            raise _NoRule     # an argument the rule does not handle: the loop instead of recursing
+        return self.fn(*args, **kwargs)
+
+
+class _NoRule(Exception):
+    pass
+
+
+def _at_level(args, kwargs, lid):
+    for a in list(args) + list(kwargs.values()):
+        for e in (a if type(a) in (list, tuple) else (a,)):
+            if type(e) is BatchedTensor and e._level == lid:
+                return True
+    return False
+
+
+# -- routing ------------------------------------------------------------------------------------
+
+def _batched_in(args, kwargs):
+    for a in args:
+        t = type(a)
+        if t is BatchedTensor or ((t is list or t is tuple) and any(type(e) is BatchedTensor for e in a)):
+            return True
+    if kwargs:
+        return _batched_in(tuple(kwargs.values()), None)
+    return False
+
+
+def _top_level(args, kwargs):
+    best = None
+    for a in list(args) + list(kwargs.values()):
+        for e in (a if type(a) in (list, tuple) else (a,)):
+            if type(e) is BatchedTensor and (best is None or e._level > best):
+                best = e._level
+    return level_by_id(best)
+
+
+def _routed(name, orig):
+    random = name in _random_ops.RANDOM
+
+    def f(*args, **kwargs):
+        if _batched_in(args, kwargs):
+            return dispatch(name, orig, f, args, kwargs)
+        if random:
+            return _random_ops.unbatched(orig, args, kwargs)
+        return orig(*args, **kwargs)
+    functools.update_wrapper(f, orig)
+    f._vmap_orig = orig
+    return f
+
+
+def _targets():
+    """(owner, name, orig) for every routed name."""
+    import torchweb
+    from ..nn import functional as F
+    from .. import _tensor_methods as TM, _tensor_convert
+    from ..ops.registry import torch_names, functional_names, method_names
+    out = []
+    for name in set(torch_names()) | _random_ops.FACTORIES:
+        fn = torchweb.__dict__.get(name)
+        if callable(fn) and not isinstance(fn, type):
+            out.append((torchweb, name, fn))
+    for name in functional_names():
+        fn = F.__dict__.get(name)
+        if callable(fn) and not isinstance(fn, type):
+            out.append((F, name, fn))
+    tensor_names = set(method_names()) | set(TM.OPERATORS) | set(TM.INPLACE) | set(TM.METHODS) | {"type_as", "type"}
+    for name in sorted(tensor_names):
+        fn = torchweb.Tensor.__dict__.get(name)
+        if callable(fn):
+            out.append((torchweb.Tensor, name, fn))
+    return out
+
+
+def install():
+    """Route the namespaces (the outermost vmap calls this; nested ones count)."""
+    if _installed["depth"] == 0:
+        saved = []
+        routed = _installed["routed"]
+        for owner, name, orig in _targets():
+            r = routed.get((id(owner), name))
+            if r is None or r._vmap_orig is not orig:
+                r = routed[(id(owner), name)] = _routed(name, orig)
+            saved.append((owner, name, orig))
+            setattr(owner, name, r)
+        _installed["saved"] = saved
+    _installed["depth"] += 1
+
+
+def uninstall():
+    _installed["depth"] -= 1
+    if _installed["depth"] == 0:
+        for owner, name, orig in _installed["saved"]:
+            setattr(owner, name, orig)
+        _installed["saved"] = None
+
+
+def routed_form(fn):
+    """The routed function for fn, an op captured before vmap started (vmap(torch.sin),
+    functools.partial(torch.mul, ...)); fn itself otherwise."""
+    if isinstance(fn, functools.partial):
+        inner = routed_form(fn.func)
+        return fn if inner is fn.func else functools.partial(inner, *fn.args, **fn.keywords)
+    for (owner_id, name), r in _installed["routed"].items():
+        if r._vmap_orig is fn:
+            return r
+    return fn
+
+
+# -- dispatch -----------------------------------------------------------------------------------
+
+def _signature(orig):
+    sig = _SIGNATURES.get(orig, False)
+    if sig is False:
+        try:
+            sig = inspect.signature(orig)
+        except (TypeError, ValueError):
+            sig = None
+        _SIGNATURES[orig] = sig
+    return sig
+
+
+def dispatch(name, orig, routed, args, kwargs):
+    level = _top_level(args, kwargs)
+    if name in _random_ops.RANDOM:
+        return _random_ops.batched(name, level, routed, args, kwargs, RULES.get(name), _bind, fallback)
+    r = RULES.get(name)
+    if r is not None:
+        bound = _bind(orig, args, kwargs)
+        if bound is not None:
+            try:
+                out = r(Call(name, routed, level, args, kwargs, bound))
+            except _NoRule:
+                out = NotImplemented
+            if out is not NotImplemented:
+                return out
+    return fallback(name, routed, level, args, kwargs)
+
+
+def _bind(orig, args, kwargs):
+    sig = _signature(orig)
+    if sig is None:
+        return None
+    try:
+        return sig.bind(*args, **kwargs)
+    except TypeError:
+        return None
+
+
+def warn_fallback(name):
+    if name not in _warned:
+        _warned.add(name)
+        warnings.warn(f"There is a performance drop because we have not yet implemented the batching rule for "
+                      f"{name}. Please file us an issue on GitHub so that we can prioritize its implementation.",
+                      UserWarning, stacklevel=4)
+
+
+def _entry(tree, lid, b):
+    return tree_map(lambda x: x._value.select(x._bdim, b) if type(x) is BatchedTensor and x._level == lid else x, tree)
+
+
+def _zero_entry(tree, lid):
+    return tree_map(lambda x: x._value.new_zeros(tuple(x.shape)) if type(x) is BatchedTensor and x._level == lid
+                    else x, tree)
+
+
+def fallback(name, fn, level, args, kwargs, warn=True, randomness=None):
+    """fn run once per batch entry of the level, results stacked at dim 0 (the loop)."""
+    if warn:
+        warn_fallback(name)
+    lid, size = level.id, level.size
+    if size == 0:
+        a, k = _zero_entry((args, kwargs), lid)
+        return stack_entries(name, [fn(*a, **k)], lid, size)
+    outs = []
+    in_place = False
+    with RandomnessScope(randomness or level.randomness) as scope:
+        for b in range(size):
+            if b:
+                scope.next_entry()
+            a, k = _entry((args, kwargs), lid, b)
+            outs.append(fn(*a, **k))
+            in_place = bool(a) and outs[-1] is a[0] and type(args[0]) is BatchedTensor
+    if in_place:            # an in-place op: the entries were views of its value
+        return args[0]
+    return stack_entries(name, outs, lid, size)
+
+
+def stack_entries(name, outs, lid, size):
+    import torchweb
+    flat0, spec = tree_flatten(outs[0])
+    columns = [flat0] + [tree_flatten(o)[0] for o in outs[1:]]
+    res = []
+    for i, first in enumerate(flat0):
+        col = [c[i] for c in columns]
+        if is_tensor(first):
+            s = torchweb.stack(col, 0)
+            res.append(wrap(s.narrow(0, 0, 0) if size == 0 else s, 0, lid))
+        elif all(c == first for c in col[1:]):
+            res.append(first)
+        else:
+            raise RuntimeError(f"vmap: {name} returned different non-tensor values for the entries of the batch")
+    return tree_unflatten(res, spec)

@@ -1,0 +1,58 @@
+"""Random ops under vmap, by the level's randomness= rule (PyTorch's): 'error' raises at the
+first draw; 'different' gives every entry its own numbers (one batched draw where the op has a
+rule, else one draw per entry); 'same' gives every entry the numbers one unbatched call draws
+(factories called once, ops on batched tensors run per entry from the same generator state)."""
+
+from ._batched import active_levels, wrap
+from ._randomness import RandomnessScope
+
+# torch.* factories routed even where the registry does not define them
+FACTORIES = frozenset(("rand", "randn", "randint", "randperm", "rand_like", "randn_like", "randint_like",
+                       "normal", "bernoulli", "multinomial", "poisson"))
+RANDOM = FACTORIES | frozenset((
+    "dropout", "dropout_", "alpha_dropout", "alpha_dropout_", "feature_alpha_dropout", "feature_alpha_dropout_",
+    "dropout1d", "dropout2d", "dropout3d", "feature_dropout", "feature_dropout_", "rrelu", "rrelu_",
+    "gumbel_softmax", "bernoulli_", "uniform_", "normal_", "random_", "cauchy_", "exponential_", "geometric_",
+    "log_normal_"))
+
+
+def _mode(levels):
+    return "error" if any(lvl.randomness == "error" for lvl in levels) else levels[-1].randomness
+
+
+def unbatched(orig, args, kwargs):
+    """A random op with no batched argument, called while vmaps run."""
+    levels = active_levels()
+    if not levels:
+        return orig(*args, **kwargs)
+    if _mode(levels) == "error" or getattr(orig, "__name__", "").endswith("_"):
+        with RandomnessScope("error" if _mode(levels) == "error" else "different"):
+            return orig(*args, **kwargs)
+    return _draw(orig, args, kwargs, levels)
+
+
+def _draw(orig, args, kwargs, levels):
+    """One draw per entry of each 'different' level (outermost first), one for 'same' levels."""
+    if not levels:
+        with RandomnessScope("different"):
+            return orig(*args, **kwargs)
+    lvl, rest = levels[0], levels[1:]
+    if lvl.randomness == "same":
+        return _draw(orig, args, kwargs, rest)
+    import torchweb
+    return wrap(torchweb.stack([_draw(orig, args, kwargs, rest) for _ in range(lvl.size)], 0), 0, lvl.id)
+
+
+def batched(name, level, routed, args, kwargs, rule, bind, fallback):
+    """A random op with a batched argument, dispatched at `level`."""
+    from ._dispatch import Call
+    levels = [lvl for lvl in active_levels() if lvl.id <= level.id]
+    mode = _mode(levels)
+    if mode != "same" and rule is not None:
+        bound = bind(routed._vmap_orig, args, kwargs)
+        if bound is not None:
+            with RandomnessScope(mode):
+                out = rule(Call(name, routed, level, args, kwargs, bound))
+            if out is not NotImplemented:
+                return out
+    return fallback(name, routed, level, args, kwargs, warn=False, randomness=mode)

@@ -1,0 +1,280 @@
+"""Batching rules for views and shape ops (view, reshape, expand, permute, flatten, squeeze,
+repeat, t, cat, stack, ...) and indexing (x[index], x[index] = v, gather, scatter,
+index_select, take_along_dim, embedding): the batch dim goes first and the logical shape or
+index gets a leading entry for it."""
+
+from .._is_tensor import is_tensor
+from ._batched import to_front, wrap, BatchedTensor
+from ._dispatch import rule
+from ._rules_reduce import shift
+from ._rules_pointwise import wrap_out
+
+
+def _shape_arg(call, var_key, kw_key):
+    shape = call.get(var_key) or ()
+    if call.get(kw_key) is not None:
+        shape = call.get(kw_key)
+    if len(shape) == 1 and isinstance(shape[0], (tuple, list)) or (len(shape) == 1 and not isinstance(shape[0], int)
+                                                                     and hasattr(shape[0], "__len__")):
+        shape = shape[0]
+    return tuple(shape)
+
+
+def _front(call):
+    key = next(iter(call.bound.arguments))
+    x = call.get(key)
+    v, batched = to_front(x, call.lid)
+    return key, x, v, batched
+
+
+def _reshaped(method):
+    def run(call):
+        if call.get("dtype") is not None:
+            key, x, v, batched = _front(call)
+            return wrap(call.run(**{key: v}), 0, call.lid) if batched else NotImplemented
+        var_key, kw_key = list(call.bound.arguments)[1], ("size" if method == "view" else "shape")
+        key, x, v, batched = _front(call)
+        if not batched:
+            return NotImplemented
+        shape = _shape_arg(call, var_key, kw_key)
+        return wrap(getattr(v, method if v.is_contiguous() or method == "reshape" else "reshape")(
+            (v.shape[0],) + shape), 0, call.lid)
+    return run
+
+
+rule("view")(_reshaped("view"))
+rule("reshape")(_reshaped("reshape"))
+
+
+@rule("view_as", "reshape_as")
+def _view_as(call):
+    key, x, v, batched = _front(call)
+    other = call.get("other")
+    return (x.view if call.name == "view_as" else x.reshape)(tuple(other.shape)) if batched else NotImplemented
+
+
+@rule("expand", "broadcast_to")
+def _expand(call):
+    key, x, v, batched = _front(call)
+    if not batched:
+        return NotImplemented
+    sizes = tuple(call.get("size")) if call.name == "broadcast_to" else _shape_arg(call, "sizes", "size")
+    for _ in range(len(sizes) - x.dim()):
+        v = v.unsqueeze(1)
+    return wrap(v.expand((v.shape[0],) + sizes), 0, call.lid)
+
+
+@rule("expand_as")
+def _expand_as(call):
+    x, other = call.get("input", call.get("self")), call.get("other")
+    x = x if x is not None else call.get(next(iter(call.bound.arguments)))
+    return x.expand(tuple(other.shape))
+
+
+@rule("repeat", "tile")
+def _repeat(call):
+    key, x, v, batched = _front(call)
+    if not batched:
+        return NotImplemented
+    sizes = tuple(call.get("dims")) if call.name == "tile" else _shape_arg(call, "sizes", "repeats")
+    if call.name == "tile" and len(sizes) < x.dim():
+        sizes = (1,) * (x.dim() - len(sizes)) + sizes
+    for _ in range(len(sizes) - x.dim()):
+        v = v.unsqueeze(1)
+    return wrap(v.repeat((1,) + sizes), 0, call.lid)
+
+
+@rule("permute")
+def _permute(call):
+    key, x, v, batched = _front(call)
+    if not batched:
+        return NotImplemented
+    dims = _shape_arg(call, "dims_args", "dims")
+    return wrap(v.permute((0,) + tuple(shift(d, x.dim()) for d in dims)), 0, call.lid)
+
+
+@rule("t")
+def _t(call):
+    key, x, v, batched = _front(call)
+    if not batched:
+        return NotImplemented
+    return wrap(v.transpose(1, 2) if x.dim() == 2 else v, 0, call.lid)
+
+
+@rule("flatten", "ravel")
+def _flatten(call):
+    key, x, v, batched = _front(call)
+    if not batched:
+        return NotImplemented
+    if x.dim() == 0:
+        return wrap(v.reshape(v.shape[0], 1), 0, call.lid)
+    start, end = (0, -1) if call.name == "ravel" else (call.get("start_dim", 0), call.get("end_dim", -1))
+    return wrap(v.flatten(shift(start, x.dim()), shift(end, x.dim())), 0, call.lid)
+
+
+@rule("squeeze")
+def _squeeze(call):
+    key, x, v, batched = _front(call)
+    if not batched:
+        return NotImplemented
+    dim = call.get("dim") if call.get("axis") is None else call.get("axis")
+    if dim is None:
+        dims = tuple(i + 1 for i, s in enumerate(x.shape) if s == 1)
+    else:
+        dims = tuple(shift(d, x.dim()) for d in (dim if isinstance(dim, (list, tuple)) else (dim,)))
+    return wrap(v.squeeze(dims) if dims else v, 0, call.lid)
+
+
+def _batched_list(call, key):
+    tensors = call.get(key)
+    if not any(type(t) is BatchedTensor and t._level == call.lid for t in tensors):
+        return None
+    out = []
+    for t in tensors:
+        v, batched = to_front(t, call.lid)
+        out.append(v if batched else t.unsqueeze(0).expand((call.size,) + tuple(t.shape)))
+    return out
+
+
+@rule("cat", "concat", "concatenate", "stack")
+def _cat(call):
+    key = next(iter(call.bound.arguments))
+    tensors = _batched_list(call, key)
+    if tensors is None or call.get("out") is not None:
+        return NotImplemented
+    if call.get("axis") is not None:
+        call.set("dim", call.get("axis"))
+        call.set("axis", None)
+    first = call.get(key)[0]
+    rank = first.dim() + (1 if call.name == "stack" else 0)
+    if call.name != "stack" and first.dim() == 1 and first.shape[0] == 0:
+        return NotImplemented
+    return wrap(call.run(**{key: tensors, "dim": shift(call.get("dim", 0), rank)}), 0, call.lid)
+
+
+@rule("broadcast_tensors")
+def _broadcast_tensors(call):
+    tensors = call.get(next(iter(call.bound.arguments)))
+    shape = ()
+    for t in tensors:
+        shape = _broadcast(shape, tuple(t.shape))
+    return tuple(t.expand(shape) for t in tensors)
+
+
+def _broadcast(a, b):
+    n = max(len(a), len(b))
+    a, b = (1,) * (n - len(a)) + a, (1,) * (n - len(b)) + b
+    return tuple(y if x == 1 else x for x, y in zip(a, b))
+
+
+# -- indexing ---------------------------------------------------------------------------------
+
+def _index_parts(index):
+    return index if isinstance(index, tuple) else (index,)
+
+
+def _simple(parts):
+    """Whether the index's tensors (if any) sit next to each other and hold no bool mask."""
+    positions = [i for i, p in enumerate(parts) if is_tensor(p) or isinstance(p, list)]
+    if any(is_tensor(p) and p.dtype.name == "bool" for p in parts):
+        return None
+    if positions and positions != list(range(positions[0], positions[-1] + 1)):
+        return None
+    return positions
+
+
+@rule("__getitem__")
+def _getitem(call):
+    x, index = call.get("x"), call.get("index")
+    parts = _index_parts(index)
+    positions = _simple(parts)
+    if positions is None:
+        return NotImplemented
+    v, batched = to_front(x, call.lid)
+    batched_index = [p for p in parts if type(p) is BatchedTensor and p._level == call.lid]
+    if not batched_index:
+        if not batched:
+            return NotImplemented
+        return wrap(v[(slice(None),) + parts], 0, call.lid)
+    if positions[0] != 0 or Ellipsis in parts[:1]:
+        return NotImplemented
+    # batched indices: each entry picks with its own index; the entry number indexes the batch dim
+    rank = max(p.dim() for p in parts if is_tensor(p))
+    new = []
+    for p in parts:
+        pv, pb = to_front(p, call.lid) if is_tensor(p) else (p, False)
+        if pb:
+            for _ in range(rank - p.dim()):
+                pv = pv.unsqueeze(1)
+        new.append(pv)
+    if batched:
+        import torchweb
+        entry = torchweb.arange(call.size, device=v.device).reshape((call.size,) + (1,) * rank)
+        return wrap(v[(entry,) + tuple(new)], 0, call.lid)
+    return wrap(x[tuple(new)], 0, call.lid)
+
+
+@rule("__setitem__")
+def _setitem(call):
+    x, index, value = call.get("x"), call.get("index"), call.get("value")
+    parts = _index_parts(index)
+    v, batched = to_front(x, call.lid)
+    if not batched:
+        raise RuntimeError("vmap: index_put_(self, *extra_args) is not possible because there exists a Tensor `other` "
+                           "in extra_args that has more elements than `self`. This happened due to `other` being "
+                           "vmapped over but `self` not being vmapped over in a vmap. Please try to use out-of-place "
+                           "operators instead of index_put_. If said operator is being called inside the PyTorch "
+                           "framework, please file a bug report instead.")
+    if _simple(parts) is None or any(type(p) is BatchedTensor for p in parts):
+        return NotImplemented
+    full = (slice(None),) + parts
+    if is_tensor(value):
+        val, vb = to_front(value, call.lid)
+        if vb:
+            target = v[full]
+            for _ in range(target.dim() - 1 - value.dim()):
+                val = val.unsqueeze(1)
+            value = val
+    v[full] = value
+    return None
+
+
+def _gather_like(index_keys):
+    def run(call):
+        key = next(iter(call.bound.arguments))
+        if call.get("out") is not None or call.get("dim") is None:
+            return NotImplemented
+        x = call.get(key)
+        changes = {}
+        for k in (key,) + index_keys:
+            t = call.get(k)
+            if not is_tensor(t):
+                continue
+            tv, tb = to_front(t, call.lid)
+            changes[k] = tv if tb else t.unsqueeze(0).expand((call.size,) + tuple(t.shape))
+        changes["dim"] = shift(call.get("dim"), x.dim())
+        return wrap_out(call.run(**changes), call.lid)
+    return run
+
+
+rule("gather", "take_along_dim")(_gather_like(("index", "indices")))
+rule("scatter", "scatter_add", "scatter_reduce")(_gather_like(("index", "src", "value")))
+
+
+@rule("index_select")
+def _index_select(call):
+    key, x, v, batched = _front(call)
+    index = call.get("index")
+    if not batched or (type(index) is BatchedTensor and index._level == call.lid):
+        return NotImplemented
+    dim = call.get("dim") if call.get("axis") is None else call.get("axis")
+    return wrap(call.run(**{key: v, "dim": shift(dim, x.dim()), "axis": None}), 0, call.lid)
+
+
+@rule("embedding")
+def _embedding(call):
+    ids, weight = call.get("input"), call.get("weight")
+    if type(weight) is BatchedTensor and weight._level == call.lid:
+        return NotImplemented
+    v, batched = to_front(ids, call.lid)
+    return wrap(call.run(input=v), 0, call.lid) if batched else NotImplemented
