@@ -18,7 +18,7 @@ from ._batched import BatchedTensor, wrap, level_by_id
 from ._randomness import RandomnessScope
 from . import _random_ops
 
-_installed = {"depth": 0, "saved": None, "routed": {}}
+_installed = {"depth": 0, "saved": None, "routed": {}, "in_dispatch": 0}
 _warned = set()
 RULES = {}           # op name -> rule(call); filled by the _rules_* modules
 _SIGNATURES = {}
@@ -101,7 +101,7 @@ def _routed(name, orig):
     def f(*args, **kwargs):
         if _batched_in(args, kwargs):
             return dispatch(name, orig, f, args, kwargs)
-        if random:
+        if random and not _installed["in_dispatch"]:    # (a rule's own call runs as asked)
             return _random_ops.unbatched(orig, args, kwargs)
         return orig(*args, **kwargs)
     functools.update_wrapper(f, orig)
@@ -181,6 +181,14 @@ def _signature(orig):
 
 
 def dispatch(name, orig, routed, args, kwargs):
+    _installed["in_dispatch"] += 1
+    try:
+        return _dispatch(name, orig, routed, args, kwargs)
+    finally:
+        _installed["in_dispatch"] -= 1
+
+
+def _dispatch(name, orig, routed, args, kwargs):
     level = _top_level(args, kwargs)
     if name in _random_ops.RANDOM:
         return _random_ops.batched(name, level, routed, args, kwargs, RULES.get(name), _bind, fallback)

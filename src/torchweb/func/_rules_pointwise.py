@@ -5,6 +5,7 @@ after it to line up with the other operands (broadcasting aligns the rest on the
 the op runs once."""
 
 from .._is_tensor import is_tensor
+from .._size import broadcast_shapes
 from ..ops.registry import OPS
 from ._batched import to_front, wrap
 from ._dispatch import rule
@@ -92,18 +93,25 @@ def in_place(call):
     self_key = names[0]
     target = call.get(self_key)
     front, batched = to_front(target, call.lid)
-    if not batched:
-        other = next(k for k, v in _tensors(call) if k != self_key and to_front(v, call.lid)[1])
-        raise RuntimeError(
-            f"vmap: {call.name}(self, *extra_args) is not possible because there exists a Tensor `{other}` in "
-            "extra_args that has more elements than `self`. This happened due to `other` being vmapped over but "
-            "`self` not being vmapped over in a vmap. Please try to use out-of-place operators instead of "
-            f"{call.name}. If said operator is being called inside the PyTorch framework, please file a bug "
-            "report instead.")
+    if not batched:     # PyTorch's errors: the write cannot hold every entry's result
+        if call.name in ("copy_", "fill_"):
+            raise RuntimeError(INPLACE_INTO_UNBATCHED)
+        shape = ()
+        for _, v in _tensors(call):
+            shape = broadcast_shapes(shape, tuple(v.shape))
+        raise RuntimeError(f"output with shape {list(target.shape)} doesn't match the broadcast shape "
+                           f"{[call.size] + list(shape)}")
     aligned(call, rank=target.dim())
     call.set(self_key, front)
     call.run()
     return target
+
+
+INPLACE_INTO_UNBATCHED = (
+    "vmap: inplace arithmetic(self, *extra_args) is not possible because there exists a Tensor `other` in extra_args "
+    "that has more elements than `self`. This happened due to `other` being vmapped over but `self` not being "
+    "vmapped over in a vmap. Please try to use out-of-place operators instead of inplace arithmetic. If said "
+    "operator is being called inside the PyTorch framework, please file a bug report instead.")
 
 
 def reduced_loss(call):

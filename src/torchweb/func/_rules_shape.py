@@ -7,7 +7,7 @@ from .._is_tensor import is_tensor
 from ._batched import to_front, wrap, BatchedTensor
 from ._dispatch import rule
 from ._rules_reduce import shift
-from ._rules_pointwise import wrap_out
+from ._rules_pointwise import wrap_out, INPLACE_INTO_UNBATCHED
 
 
 def _shape_arg(call, var_key, kw_key):
@@ -196,7 +196,7 @@ def _getitem(call):
         if not batched:
             return NotImplemented
         return wrap(v[(slice(None),) + parts], 0, call.lid)
-    if positions[0] != 0 or Ellipsis in parts[:1]:
+    if positions[0] != 0:
         return NotImplemented
     # batched indices: each entry picks with its own index; the entry number indexes the batch dim
     rank = max(p.dim() for p in parts if is_tensor(p))
@@ -220,11 +220,7 @@ def _setitem(call):
     parts = _index_parts(index)
     v, batched = to_front(x, call.lid)
     if not batched:
-        raise RuntimeError("vmap: index_put_(self, *extra_args) is not possible because there exists a Tensor `other` "
-                           "in extra_args that has more elements than `self`. This happened due to `other` being "
-                           "vmapped over but `self` not being vmapped over in a vmap. Please try to use out-of-place "
-                           "operators instead of index_put_. If said operator is being called inside the PyTorch "
-                           "framework, please file a bug report instead.")
+        raise RuntimeError(INPLACE_INTO_UNBATCHED)
     if _simple(parts) is None or any(type(p) is BatchedTensor for p in parts):
         return NotImplemented
     full = (slice(None),) + parts
