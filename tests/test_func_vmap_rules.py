@@ -5,7 +5,6 @@ fallback loop (an op without a rule) warns once, naming the op, and gives the ri
 
 import warnings
 
-import pytest
 import torch
 
 import torchweb as tw

@@ -18,7 +18,7 @@ from ._batched import BatchedTensor, wrap, level_by_id
 from ._randomness import RandomnessScope
 from . import _random_ops
 
-_installed = {"depth": 0, "saved": None, "routed": {}, "in_dispatch": 0}
+_installed = {"depth": 0, "routed": {}, "in_dispatch": 0}    # routed: id(op) -> its routed form
 _warned = set()
 RULES = {}           # op name -> rule(call); filled by the _rules_* modules
 _SIGNATURES = {}
@@ -109,50 +109,48 @@ def _routed(name, orig):
     return f
 
 
-def _targets():
-    """(owner, name, orig) for every routed name."""
-    import torchweb
-    from ..nn import functional as F
-    from .. import _tensor_methods as TM, _tensor_convert
-    from ..ops.registry import torch_names, functional_names, method_names
-    out = []
-    for name in set(torch_names()) | _random_ops.FACTORIES:
-        fn = torchweb.__dict__.get(name)
-        if callable(fn) and not isinstance(fn, type):
-            out.append((torchweb, name, fn))
-    for name in functional_names():
-        fn = F.__dict__.get(name)
-        if callable(fn) and not isinstance(fn, type):
-            out.append((F, name, fn))
-    tensor_names = set(method_names()) | set(TM.OPERATORS) | set(TM.INPLACE) | set(TM.METHODS) | {"type_as", "type"}
-    for name in sorted(tensor_names):
-        fn = torchweb.Tensor.__dict__.get(name)
-        if callable(fn):
-            out.append((torchweb.Tensor, name, fn))
-    return out
+def _target_names():
+    """(owner, names) for every routed name, found once."""
+    if "names" not in _installed:
+        import torchweb
+        from ..nn import functional as F
+        from .. import _tensor_methods as TM
+        from ..ops.registry import torch_names, functional_names, method_names
+        tensor_names = set(method_names()) | set(TM.OPERATORS) | set(TM.INPLACE) | set(TM.METHODS) | {"type_as", "type"}
+        _installed["names"] = ((torchweb, sorted(set(torch_names()) | _random_ops.FACTORIES)),
+                               (F, sorted(functional_names())), (torchweb.Tensor, sorted(tensor_names)))
+    return _installed["names"]
 
 
 def install():
     """Route the namespaces (the outermost vmap calls this; nested ones count)."""
     if _installed["depth"] == 0:
-        saved = []
+        plan = _installed.get("plan")
+        if plan is None:
+            plan = _installed["plan"] = [[owner, name, None, None] for owner, names in _target_names()
+                                         for name in names]
         routed = _installed["routed"]
-        for owner, name, orig in _targets():
-            r = routed.get((id(owner), name))
-            if r is None or r._vmap_orig is not orig:
-                r = routed[(id(owner), name)] = _routed(name, orig)
-            saved.append((owner, name, orig))
-            setattr(owner, name, r)
-        _installed["saved"] = saved
+        for entry in plan:
+            owner, name, orig, r = entry
+            now = owner.__dict__.get(name)
+            if now is not orig:        # (first use, or the name was set again since)
+                if not callable(now) or isinstance(now, type):
+                    entry[2] = entry[3] = None
+                    continue
+                entry[2], entry[3] = now, _routed(name, now)
+                routed[id(now)] = entry[3]
+                orig, r = now, entry[3]
+            if r is not None:
+                setattr(owner, name, r)
     _installed["depth"] += 1
 
 
 def uninstall():
     _installed["depth"] -= 1
     if _installed["depth"] == 0:
-        for owner, name, orig in _installed["saved"]:
-            setattr(owner, name, orig)
-        _installed["saved"] = None
+        for owner, name, orig, r in _installed["plan"]:
+            if r is not None:
+                setattr(owner, name, orig)
 
 
 def routed_form(fn):
@@ -161,10 +159,8 @@ def routed_form(fn):
     if isinstance(fn, functools.partial):
         inner = routed_form(fn.func)
         return fn if inner is fn.func else functools.partial(inner, *fn.args, **fn.keywords)
-    for (owner_id, name), r in _installed["routed"].items():
-        if r._vmap_orig is fn:
-            return r
-    return fn
+    r = _installed["routed"].get(id(fn))
+    return r if r is not None and r._vmap_orig is fn else fn
 
 
 # -- dispatch -----------------------------------------------------------------------------------

@@ -4,7 +4,7 @@ split along a dim (select, narrow, unbind, chunk, split, flip, roll). The batch 
 and every logical dim the call names moves up by one; dim=None (all dims) runs on the entries
 flattened to one dim."""
 
-from ._batched import to_front, wrap
+from ._batched import to_front
 from ._dispatch import rule
 from ._rules_pointwise import wrap_out, pointwise
 

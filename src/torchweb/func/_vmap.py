@@ -14,7 +14,7 @@ from ._batched import VmapLevel, BatchedTensor, wrap
 from ._dispatch import install, uninstall, routed_form
 from ._loop import vmap_loop, name_of, check_out_dims, batched_inputs, flat_out_dims
 from ._randomness import RandomnessScope, check as check_randomness
-from . import _rules_pointwise, _rules_reduce, _rules_shape, _rules_matmul, _rules_nn  # noqa: F401  (they register)
+from . import _rules_pointwise, _rules_reduce, _rules_shape, _rules_matmul, _rules_nn  # noqa: F401,E501  (they register)
 
 __all__ = ["vmap"]
 
