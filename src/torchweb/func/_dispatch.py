@@ -12,9 +12,13 @@ import functools
 import inspect
 import warnings
 
+import torchweb
 from .._is_tensor import is_tensor
+from .. import _tensor_methods as TM
+from ..nn import functional as F
+from ..ops.registry import torch_names, functional_names, method_names
 from ..utils._pytree import tree_flatten, tree_unflatten, tree_map
-from ._batched import BatchedTensor, wrap, level_by_id
+from ._batched import BatchedTensor, wrap, level_by_id, active_levels
 from ._randomness import RandomnessScope
 from . import _random_ops
 
@@ -112,10 +116,6 @@ def _routed(name, orig):
 def _target_names():
     """(owner, names) for every routed name, found once."""
     if "names" not in _installed:
-        import torchweb
-        from ..nn import functional as F
-        from .. import _tensor_methods as TM
-        from ..ops.registry import torch_names, functional_names, method_names
         tensor_names = set(method_names()) | set(TM.OPERATORS) | set(TM.INPLACE) | set(TM.METHODS) | {"type_as", "type"}
         _installed["names"] = ((torchweb, sorted(set(torch_names()) | _random_ops.FACTORIES)),
                                (F, sorted(functional_names())), (torchweb.Tensor, sorted(tensor_names)))
@@ -187,7 +187,7 @@ def dispatch(name, orig, routed, args, kwargs):
 def _dispatch(name, orig, routed, args, kwargs):
     level = _top_level(args, kwargs)
     if name in _random_ops.RANDOM:
-        return _random_ops.batched(name, level, routed, args, kwargs, RULES.get(name), _bind, fallback)
+        return _random_batched(name, level, routed, args, kwargs)
     r = RULES.get(name)
     if r is not None:
         bound = _bind(orig, args, kwargs)
@@ -199,6 +199,24 @@ def _dispatch(name, orig, routed, args, kwargs):
             if out is not NotImplemented:
                 return out
     return fallback(name, routed, level, args, kwargs)
+
+
+def _random_batched(name, level, routed, args, kwargs):
+    """A random op with a batched argument: one batched draw by its rule ('different'), or one
+    draw per entry from the same generator state ('same'); 'error' raises at the draw."""
+    mode = _random_ops.mode_of([lvl for lvl in active_levels() if lvl.id <= level.id])
+    r = RULES.get(name)
+    if mode != "same" and r is not None:
+        bound = _bind(routed._vmap_orig, args, kwargs)
+        if bound is not None:
+            try:
+                with RandomnessScope(mode):
+                    out = r(Call(name, routed, level, args, kwargs, bound))
+            except _NoRule:
+                out = NotImplemented
+            if out is not NotImplemented:
+                return out
+    return fallback(name, routed, level, args, kwargs, warn=False, randomness=mode)
 
 
 def _bind(orig, args, kwargs):
@@ -219,11 +237,11 @@ def warn_fallback(name):
                       UserWarning, stacklevel=4)
 
 
-def _entry(tree, lid, b):
+def entry_of(tree, lid, b):
     return tree_map(lambda x: x._value.select(x._bdim, b) if type(x) is BatchedTensor and x._level == lid else x, tree)
 
 
-def _zero_entry(tree, lid):
+def zero_entry(tree, lid):
     return tree_map(lambda x: x._value.new_zeros(tuple(x.shape)) if type(x) is BatchedTensor and x._level == lid
                     else x, tree)
 
@@ -234,7 +252,7 @@ def fallback(name, fn, level, args, kwargs, warn=True, randomness=None):
         warn_fallback(name)
     lid, size = level.id, level.size
     if size == 0:
-        a, k = _zero_entry((args, kwargs), lid)
+        a, k = zero_entry((args, kwargs), lid)
         return stack_entries(name, [fn(*a, **k)], lid, size)
     outs = []
     in_place = False
@@ -242,7 +260,7 @@ def fallback(name, fn, level, args, kwargs, warn=True, randomness=None):
         for b in range(size):
             if b:
                 scope.next_entry()
-            a, k = _entry((args, kwargs), lid, b)
+            a, k = entry_of((args, kwargs), lid, b)
             outs.append(fn(*a, **k))
             in_place = bool(a) and outs[-1] is a[0] and type(args[0]) is BatchedTensor
     if in_place:            # an in-place op: the entries were views of its value
@@ -251,7 +269,6 @@ def fallback(name, fn, level, args, kwargs, warn=True, randomness=None):
 
 
 def stack_entries(name, outs, lid, size):
-    import torchweb
     flat0, spec = tree_flatten(outs[0])
     columns = [flat0] + [tree_flatten(o)[0] for o in outs[1:]]
     res = []

@@ -9,7 +9,8 @@ from .._is_tensor import is_tensor
 from .._creation import ones_like
 from ..utils._pytree import tree_map, tree_flatten
 from ._batched import active_levels, canonical, from_canonical, BatchedTensor, level_by_id
-from . import _autodiff as A
+from . import _transform_args as A
+from ._dispatch import stack_entries, entry_of
 
 
 def lift(tree, levels):
@@ -100,6 +101,5 @@ def unhandled_level(tree, handled):
 
 def per_entry(fn, tree, level_id):
     """fn(tree's entry b) for each entry of the level, stacked (one backward pass per entry)."""
-    from ._dispatch import stack_entries, _entry
     level = level_by_id(level_id)
-    return stack_entries("vjp_fn", [fn(_entry(tree, level_id, b)) for b in range(level.size)], level_id, level.size)
+    return stack_entries("vjp_fn", [fn(entry_of(tree, level_id, b)) for b in range(level.size)], level_id, level.size)

@@ -3,6 +3,8 @@ first draw; 'different' gives every entry its own numbers (one batched draw wher
 rule, else one draw per entry); 'same' gives every entry the numbers one unbatched call draws
 (factories called once, ops on batched tensors run per entry from the same generator state)."""
 
+import torchweb
+
 from ._batched import active_levels, wrap
 from ._randomness import RandomnessScope
 
@@ -16,7 +18,8 @@ RANDOM = FACTORIES | frozenset((
     "log_normal_"))
 
 
-def _mode(levels):
+def mode_of(levels):
+    """'error' where any of the levels says so, else the innermost level's mode."""
     return "error" if any(lvl.randomness == "error" for lvl in levels) else levels[-1].randomness
 
 
@@ -25,8 +28,8 @@ def unbatched(orig, args, kwargs):
     levels = active_levels()
     if not levels:
         return orig(*args, **kwargs)
-    if _mode(levels) == "error" or getattr(orig, "__name__", "").endswith("_"):
-        with RandomnessScope("error" if _mode(levels) == "error" else "different"):
+    if mode_of(levels) == "error" or getattr(orig, "__name__", "").endswith("_"):
+        with RandomnessScope("error" if mode_of(levels) == "error" else "different"):
             return orig(*args, **kwargs)
     return _draw(orig, args, kwargs, levels)
 
@@ -39,20 +42,4 @@ def _draw(orig, args, kwargs, levels):
     lvl, rest = levels[0], levels[1:]
     if lvl.randomness == "same":
         return _draw(orig, args, kwargs, rest)
-    import torchweb
     return wrap(torchweb.stack([_draw(orig, args, kwargs, rest) for _ in range(lvl.size)], 0), 0, lvl.id)
-
-
-def batched(name, level, routed, args, kwargs, rule, bind, fallback):
-    """A random op with a batched argument, dispatched at `level`."""
-    from ._dispatch import Call
-    levels = [lvl for lvl in active_levels() if lvl.id <= level.id]
-    mode = _mode(levels)
-    if mode != "same" and rule is not None:
-        bound = bind(routed._vmap_orig, args, kwargs)
-        if bound is not None:
-            with RandomnessScope(mode):
-                out = rule(Call(name, routed, level, args, kwargs, bound))
-            if out is not NotImplemented:
-                return out
-    return fallback(name, routed, level, args, kwargs, warn=False, randomness=mode)

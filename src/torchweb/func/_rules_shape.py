@@ -3,6 +3,7 @@ repeat, t, cat, stack, ...) and indexing (x[index], x[index] = v, gather, scatte
 index_select, take_along_dim, embedding): the batch dim goes first and the logical shape or
 index gets a leading entry for it."""
 
+import torchweb
 from .._is_tensor import is_tensor
 from ._batched import to_front, wrap, BatchedTensor
 from ._dispatch import rule
@@ -208,7 +209,6 @@ def _getitem(call):
                 pv = pv.unsqueeze(1)
         new.append(pv)
     if batched:
-        import torchweb
         entry = torchweb.arange(call.size, device=v.device).reshape((call.size,) + (1,) * rank)
         return wrap(v[(entry,) + tuple(new)], 0, call.lid)
     return wrap(x[tuple(new)], 0, call.lid)

@@ -8,6 +8,7 @@ warning). The results' batch dims go to their out_dims. docs/func.md says which 
 import functools
 import os
 
+import torchweb
 from .._is_tensor import is_tensor
 from ..utils._pytree import tree_flatten, tree_unflatten
 from ._batched import VmapLevel, BatchedTensor, wrap
@@ -81,7 +82,6 @@ def _outputs(name, out, out_dims, level):
 
 
 def _concat_chunks(func, parts, out_dims):
-    import torchweb
     flat0, spec = tree_flatten(parts[0])
     dims = flat_out_dims(name_of(func), parts[0], out_dims, spec)
     columns = [tree_flatten(p)[0] for p in parts]
