@@ -198,3 +198,12 @@ def test_randomness_different_and_same_batch_once(device):
     same_error(lambda T, dev: error_of(lambda: T.vmap(lambda a: T.rand_like(a))(const(T, dev, values((2, 3))))), device)
     # dropout off in eval: no draw, no error
     assert tw.vmap(lambda a: tw.nn.functional.dropout(a, 0.5, training=False))(x).tolist() == x.tolist()
+
+
+def test_trailing_dim_and_creation_rules(device):
+    def scenario(T, dev):
+        v = T.vmap
+        m = const(T, dev, values((3, 4, 4))) + 3 * const(T, dev, torch.eye(4))
+        return (v(lambda a: (a.tril(), a.triu(1), T.det(a), T.inverse(a), a.new_zeros(2) + 1))(m),
+                v(lambda a: (T.nn.functional.normalize(a, dim=0), T.diag_embed(a[0])))(m))
+    both(rules_scenario(scenario), device)

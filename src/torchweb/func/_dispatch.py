@@ -57,13 +57,13 @@ class Call:
     def set(self, key, value):
         self.bound.arguments[key] = value
 
-    def run(self, **changes):
+    def run(call, /, **changes):     # (positional-only: an op's first parameter may be called self)
         for k, v in changes.items():
-            self.bound.arguments[k] = v
-        args, kwargs = self.bound.args, self.bound.kwargs
-        if _at_level(args, kwargs, self.level.id):
+            call.bound.arguments[k] = v
+        args, kwargs = call.bound.args, call.bound.kwargs
+        if _at_level(args, kwargs, call.level.id):
             raise _NoRule     # an argument the rule does not handle: the loop instead of recursing
-        return self.fn(*args, **kwargs)
+        return call.fn(*args, **kwargs)
 
 
 class _NoRule(Exception):

@@ -117,7 +117,7 @@ def _default(dim):
 for _n, _d in (("cumsum", None), ("sort", -1), ("argsort", -1), ("topk", -1), ("kthvalue", -1), ("mode", -1),
                ("unbind", 0), ("chunk", 0), ("split", 0), ("tensor_split", 0), ("split_with_sizes", 0),
                ("glu", -1), ("diff", -1), ("unsafe_chunk", 0), ("unsafe_split", 0), ("msort", 0),
-               ("diag_embed", None)):
+               ("normalize", 1)):
     if _d is not None:
         rule(_n)(_default(_d))
 

@@ -274,3 +274,23 @@ def _embedding(call):
         return NotImplemented
     v, batched = to_front(ids, call.lid)
     return wrap(call.run(input=v), 0, call.lid) if batched else NotImplemented
+
+
+@rule("new_zeros", "new_ones", "new_full", "new_empty", "new_tensor")
+def _new(call):
+    """A new tensor from a batched one's options: unbatched, as PyTorch's."""
+    key, x, v, batched = _front(call)
+    return call.run(**{key: v}) if batched else NotImplemented
+
+
+@rule("tril", "triu", "det", "inverse", "logdet", "slogdet", "matrix_exp", "matrix_power", "pinverse", "cholesky",
+      "diag_embed")
+def _trailing(call):
+    """Ops on the last dims that batch over leading ones: the batch dim is one more of those."""
+    key, x, v, batched = _front(call)
+    if not batched or x.dim() < (1 if call.name == "diag_embed" else 2) or \
+            any(type(a) is BatchedTensor for k, a in call.bound.arguments.items() if k != key):
+        return NotImplemented
+    if call.name == "diag_embed" and (call.get("dim1", -2) >= 0 or call.get("dim2", -1) >= 0):
+        return NotImplemented
+    return wrap_out(call.run(**{key: v}), call.lid)
