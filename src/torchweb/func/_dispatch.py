@@ -18,7 +18,7 @@ from .. import _tensor_methods as TM
 from ..nn import functional as F
 from ..ops.registry import torch_names, functional_names, method_names
 from ..utils._pytree import tree_flatten, tree_unflatten, tree_map
-from ._batched import BatchedTensor, wrap, level_by_id, active_levels
+from ._batched import BatchedTensor, wrap, level_by_id, active_levels, to_front
 from ._randomness import RandomnessScope
 from . import _random_ops
 
@@ -53,6 +53,14 @@ class Call:
 
     def get(self, key, default=None):
         return self.bound.arguments.get(key, default)
+
+    def first(self):
+        """(the first argument's name, its value, that value with this level's batch dim first,
+        whether it is batched here)."""
+        key = next(iter(self.bound.arguments))
+        x = self.bound.arguments[key]
+        v, batched = to_front(x, self.level.id)
+        return key, x, v, batched
 
     def set(self, key, value):
         self.bound.arguments[key] = value

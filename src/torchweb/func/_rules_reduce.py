@@ -4,7 +4,6 @@ split along a dim (select, narrow, unbind, chunk, split, flip, roll). The batch 
 and every logical dim the call names moves up by one; dim=None (all dims) runs on the entries
 flattened to one dim."""
 
-from ._batched import to_front
 from ._dispatch import rule
 from ._rules_pointwise import wrap_out, pointwise
 
@@ -46,9 +45,7 @@ def reduction(call):
     if call.get("other") is not None or call.get("out") is not None:   # max(input, other): elementwise
         return pointwise(call) if call.get("out") is None else NotImplemented
     _aliases(call)
-    key = next(iter(call.bound.arguments))
-    x = call.get(key)
-    v, batched = to_front(x, call.lid)
+    key, x, v, batched = call.first()
     if not batched:
         return NotImplemented
     rank, dim = x.dim(), call.get("dim")
@@ -74,9 +71,7 @@ def along_dim(*dim_keys, default_dim=None, rank_plus=0):
     """A rule for an op whose dims are the arguments dim_keys (ints or lists of ints)."""
     def run(call):
         _aliases(call)
-        key = next(iter(call.bound.arguments))
-        x = call.get(key)
-        v, batched = to_front(x, call.lid)
+        key, x, v, batched = call.first()
         if not batched:
             return NotImplemented
         rank = x.dim() + rank_plus

@@ -21,20 +21,20 @@ def _shape_arg(call, var_key, kw_key):
     return tuple(shape)
 
 
-def _front(call):
-    key = next(iter(call.bound.arguments))
-    x = call.get(key)
-    v, batched = to_front(x, call.lid)
-    return key, x, v, batched
+def _padded(v, rank, logical_rank):
+    """v (batch dim first) with unit dims after the batch dim up to `rank` logical dims."""
+    for _ in range(rank - logical_rank):
+        v = v.unsqueeze(1)
+    return v
 
 
 def _reshaped(method):
     def run(call):
         if call.get("dtype") is not None:
-            key, x, v, batched = _front(call)
+            key, x, v, batched = call.first()
             return wrap(call.run(**{key: v}), 0, call.lid) if batched else NotImplemented
         var_key, kw_key = list(call.bound.arguments)[1], ("size" if method == "view" else "shape")
-        key, x, v, batched = _front(call)
+        key, x, v, batched = call.first()
         if not batched:
             return NotImplemented
         shape = _shape_arg(call, var_key, kw_key)
@@ -49,20 +49,25 @@ rule("reshape")(_reshaped("reshape"))
 
 @rule("view_as", "reshape_as")
 def _view_as(call):
-    key, x, v, batched = _front(call)
+    key, x, v, batched = call.first()
     other = call.get("other")
     return (x.view if call.name == "view_as" else x.reshape)(tuple(other.shape)) if batched else NotImplemented
 
 
-@rule("expand", "broadcast_to")
-def _expand(call):
-    key, x, v, batched = _front(call)
+@rule("expand", "broadcast_to", "repeat", "tile")
+def _sized(call):
+    """expand / repeat to logical sizes: the entry's dims padded to their count, the batch dim
+    kept (expanded to itself, repeated once)."""
+    key, x, v, batched = call.first()
     if not batched:
         return NotImplemented
-    sizes = tuple(call.get("size")) if call.name == "broadcast_to" else _shape_arg(call, "sizes", "size")
-    for _ in range(len(sizes) - x.dim()):
-        v = v.unsqueeze(1)
-    return wrap(v.expand((v.shape[0],) + sizes), 0, call.lid)
+    if call.name in ("expand", "broadcast_to"):
+        sizes = tuple(call.get("size")) if call.name == "broadcast_to" else _shape_arg(call, "sizes", "size")
+        return wrap(_padded(v, len(sizes), x.dim()).expand((v.shape[0],) + sizes), 0, call.lid)
+    sizes = tuple(call.get("dims")) if call.name == "tile" else _shape_arg(call, "sizes", "repeats")
+    if call.name == "tile" and len(sizes) < x.dim():
+        sizes = (1,) * (x.dim() - len(sizes)) + sizes
+    return wrap(_padded(v, len(sizes), x.dim()).repeat((1,) + sizes), 0, call.lid)
 
 
 @rule("expand_as")
@@ -72,22 +77,9 @@ def _expand_as(call):
     return x.expand(tuple(other.shape))
 
 
-@rule("repeat", "tile")
-def _repeat(call):
-    key, x, v, batched = _front(call)
-    if not batched:
-        return NotImplemented
-    sizes = tuple(call.get("dims")) if call.name == "tile" else _shape_arg(call, "sizes", "repeats")
-    if call.name == "tile" and len(sizes) < x.dim():
-        sizes = (1,) * (x.dim() - len(sizes)) + sizes
-    for _ in range(len(sizes) - x.dim()):
-        v = v.unsqueeze(1)
-    return wrap(v.repeat((1,) + sizes), 0, call.lid)
-
-
 @rule("permute")
 def _permute(call):
-    key, x, v, batched = _front(call)
+    key, x, v, batched = call.first()
     if not batched:
         return NotImplemented
     dims = _shape_arg(call, "dims_args", "dims")
@@ -96,7 +88,7 @@ def _permute(call):
 
 @rule("t")
 def _t(call):
-    key, x, v, batched = _front(call)
+    key, x, v, batched = call.first()
     if not batched:
         return NotImplemented
     return wrap(v.transpose(1, 2) if x.dim() == 2 else v, 0, call.lid)
@@ -104,7 +96,7 @@ def _t(call):
 
 @rule("flatten", "ravel")
 def _flatten(call):
-    key, x, v, batched = _front(call)
+    key, x, v, batched = call.first()
     if not batched:
         return NotImplemented
     if x.dim() == 0:
@@ -115,7 +107,7 @@ def _flatten(call):
 
 @rule("squeeze")
 def _squeeze(call):
-    key, x, v, batched = _front(call)
+    key, x, v, batched = call.first()
     if not batched:
         return NotImplemented
     dim = call.get("dim") if call.get("axis") is None else call.get("axis")
@@ -259,7 +251,7 @@ rule("scatter", "scatter_add", "scatter_reduce")(_gather_like(("index", "src", "
 
 @rule("index_select")
 def _index_select(call):
-    key, x, v, batched = _front(call)
+    key, x, v, batched = call.first()
     index = call.get("index")
     if not batched or (type(index) is BatchedTensor and index._level == call.lid):
         return NotImplemented
@@ -279,7 +271,7 @@ def _embedding(call):
 @rule("new_zeros", "new_ones", "new_full", "new_empty", "new_tensor")
 def _new(call):
     """A new tensor from a batched one's options: unbatched, as PyTorch's."""
-    key, x, v, batched = _front(call)
+    key, x, v, batched = call.first()
     return call.run(**{key: v}) if batched else NotImplemented
 
 
@@ -287,7 +279,7 @@ def _new(call):
       "diag_embed")
 def _trailing(call):
     """Ops on the last dims that batch over leading ones: the batch dim is one more of those."""
-    key, x, v, batched = _front(call)
+    key, x, v, batched = call.first()
     if not batched or x.dim() < (1 if call.name == "diag_embed" else 2) or \
             any(type(a) is BatchedTensor for k, a in call.bound.arguments.items() if k != key):
         return NotImplemented
