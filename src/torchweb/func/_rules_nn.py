@@ -25,7 +25,7 @@ def folded(spatial, input_key="input"):
     the batch into N."""
     def run(call):
         x = call.get(input_key)
-        s = spatial if spatial is not None else max(x.dim() - 2, 1)
+        s = spatial if spatial is not None else x.dim() - 2     # (an (N, C, *) input, N always there)
         lid = call.lid
         if any(_batched(v, lid) for k, v in call.bound.arguments.items() if k != input_key):
             return NotImplemented
@@ -46,13 +46,22 @@ for _s, _names in ((1, ("max_pool1d", "avg_pool1d", "adaptive_avg_pool1d", "adap
                         "max_pool1d_with_indices", "adaptive_max_pool1d_with_indices")),
                    (2, ("max_pool2d", "avg_pool2d", "adaptive_avg_pool2d", "adaptive_max_pool2d", "lp_pool2d",
                         "max_pool2d_with_indices", "adaptive_max_pool2d_with_indices", "pixel_shuffle",
-                        "pixel_unshuffle", "channel_shuffle", "local_response_norm")),
+                        "pixel_unshuffle", "channel_shuffle")),
                    (3, ("max_pool3d", "avg_pool3d", "adaptive_avg_pool3d", "adaptive_max_pool3d", "lp_pool3d",
                         "max_pool3d_with_indices", "adaptive_max_pool3d_with_indices")),
                    (None, ("interpolate", "upsample", "upsample_nearest", "upsample_bilinear", "group_norm",
-                           "instance_norm"))):
+                           "instance_norm", "local_response_norm"))):
     for _n in _names:
         rule(_n)(folded(_s))
+
+
+@rule("batch_norm")
+def _batch_norm(call):
+    """Running statistics (eval mode): per channel, so the batch folds into N. Training mode
+    takes each entry's own batch statistics: the loop."""
+    if call.get("training"):
+        return NotImplemented
+    return folded(None)(call)
 
 
 @rule("pad")

@@ -4,6 +4,7 @@ split along a dim (select, narrow, unbind, chunk, split, flip, roll). The batch 
 and every logical dim the call names moves up by one; dim=None (all dims) runs on the entries
 flattened to one dim."""
 
+from .._is_tensor import is_tensor
 from ._dispatch import rule
 from ._rules_pointwise import wrap_out, pointwise
 
@@ -42,8 +43,10 @@ _VALUES_WHEN_NONE = {"max", "min", "median", "nanmedian"}    # no dim: a tensor,
 
 
 def reduction(call):
-    if call.get("other") is not None or call.get("out") is not None:   # max(input, other): elementwise
-        return pointwise(call) if call.get("out") is None else NotImplemented
+    if call.get("out") is not None:
+        return NotImplemented
+    if call.get("other") is not None or is_tensor(call.get("dim")):   # max(input, other): elementwise
+        return pointwise(call)
     _aliases(call)
     key, x, v, batched = call.first()
     if not batched:
