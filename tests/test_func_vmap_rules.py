@@ -9,7 +9,7 @@ import torch
 
 import torchweb as tw
 from test_func_transforms import values, const, both, error_of, same_error
-from torchweb.func import _dispatch
+from torchweb.func import _dispatch, _vmap
 
 
 def no_fallback(fn):
@@ -209,3 +209,17 @@ def test_trailing_dim_and_creation_rules(device):
         return (v(lambda a: (a.tril(), a.triu(1), T.det(a), T.inverse(a), a.new_zeros(2) + 1))(m),
                 v(lambda a: (T.nn.functional.normalize(a, dim=0), T.diag_embed(a[0])))(m))
     both(rules_scenario(scenario), device)
+
+
+def test_op_stored_before_vmap_runs_the_function_per_entry(device):
+    # a module's activation=F.gelu is the op itself, not the name vmap routes: the whole
+    # function then runs per entry, with a warning that says where the batched tensor went
+    def scenario(T, dev):
+        act = T.nn.functional.gelu
+        return T.vmap(lambda a: act(a * 2).sum(0))(const(T, dev, values((3, 4, 2))))
+    _vmap._warned_unrouted.clear()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        both(scenario, device)
+    said = [str(w.message) for w in caught if "batched tensor reached" in str(w.message)]
+    assert said and "runs once per batch entry instead" in said[0], [str(w.message) for w in caught]

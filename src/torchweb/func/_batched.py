@@ -6,6 +6,8 @@ level L runs its rule at L, which calls the op on the values (dispatched again b
 
 Only metadata lives here; ops reach batched tensors through func/_dispatch.py's routing."""
 
+import sys
+
 from .._tensor import Tensor
 from .._size import Size
 
@@ -42,9 +44,26 @@ def level_by_id(level_id):
     raise RuntimeError("vmap: a batched tensor escaped the vmap that made it")
 
 
+class Unrouted(RuntimeError):
+    """A batched tensor reached code that reads a tensor's storage or autograd slots directly:
+    an op called through a name vmap does not route (an op stored before vmap ran, e.g. a
+    module's activation=F.relu). vmap then runs the function once per entry (func/_vmap.py)."""
+
+
+def _unrouted(slot):
+    def get(self):
+        f = sys._getframe(1)
+        where = f"{f.f_code.co_name} ({f.f_code.co_filename.rsplit('torchweb', 1)[-1].lstrip('/')})"
+        raise Unrouted(f"vmap: a batched tensor reached {where}, which reads its {slot} directly")
+    return property(get)
+
+
 class BatchedTensor(Tensor):
     """A logical tensor batched at one vmap level (see the module's docstring)."""
     __slots__ = ("_value", "_bdim", "_level")
+
+    _storage, _stride, _offset, _requires_grad, _grad_fn, _grad, _output_nr = (
+        _unrouted(n) for n in ("_storage", "_stride", "_offset", "_requires_grad", "_grad_fn", "_grad", "_output_nr"))
 
     def __repr__(self):
         return f"BatchedTensor(lvl={self._level}, bdim={self._bdim}, value=\n{self._value!r}\n)"

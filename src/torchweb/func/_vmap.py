@@ -7,11 +7,12 @@ warning). The results' batch dims go to their out_dims. docs/func.md says which 
 
 import functools
 import os
+import warnings
 
 import torchweb
 from .._is_tensor import is_tensor
 from ..utils._pytree import tree_flatten, tree_unflatten
-from ._batched import VmapLevel, BatchedTensor, wrap
+from ._batched import VmapLevel, BatchedTensor, Unrouted, wrap
 from ._dispatch import install, uninstall, routed_form
 from ._loop import vmap_loop, name_of, check_out_dims, batched_inputs, flat_out_dims
 from ._randomness import RandomnessScope, check as check_randomness
@@ -31,16 +32,36 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
 
     @functools.wraps(func)
     def wrapped(*args, **kwargs):
-        flat_args, args_spec, flat_in_dims, size = batched_inputs(func, in_dims, args)
-        if chunk_size is None or chunk_size >= size:
-            return _run(func, flat_args, args_spec, flat_in_dims, size, kwargs, out_dims, randomness)
-        parts = []
-        for start in range(0, size, chunk_size):
-            n = min(chunk_size, size - start)
-            chunk = [x if d is None else x.narrow(d, start, n) for x, d in zip(flat_args, flat_in_dims)]
-            parts.append(_run(func, chunk, args_spec, flat_in_dims, n, kwargs, out_dims, randomness))
-        return _concat_chunks(func, parts, out_dims)
+        try:
+            return _batched_call(func, in_dims, out_dims, randomness, chunk_size, args, kwargs)
+        except Unrouted as e:
+            _warn_unrouted(func, e)
+            return vmap_loop(func, in_dims, out_dims, randomness, chunk_size=chunk_size)(*args, **kwargs)
     return wrapped
+
+
+def _warn_unrouted(func, e):
+    key = (name_of(func), str(e))
+    if key not in _warned_unrouted:
+        _warned_unrouted.add(key)
+        warnings.warn(f"{e}: vmap does not route it (only torch.*, torch.nn.functional.* and Tensor's methods "
+                      f"are, while vmap runs), so vmap({name_of(func)}) runs once per batch entry instead",
+                      UserWarning, stacklevel=3)
+
+
+_warned_unrouted = set()
+
+
+def _batched_call(func, in_dims, out_dims, randomness, chunk_size, args, kwargs):
+    flat_args, args_spec, flat_in_dims, size = batched_inputs(func, in_dims, args)
+    if chunk_size is None or chunk_size >= size:
+        return _run(func, flat_args, args_spec, flat_in_dims, size, kwargs, out_dims, randomness)
+    parts = []
+    for start in range(0, size, chunk_size):
+        n = min(chunk_size, size - start)
+        chunk = [x if d is None else x.narrow(d, start, n) for x, d in zip(flat_args, flat_in_dims)]
+        parts.append(_run(func, chunk, args_spec, flat_in_dims, n, kwargs, out_dims, randomness))
+    return _concat_chunks(func, parts, out_dims)
 
 
 def _run(func, flat_args, args_spec, flat_in_dims, size, kwargs, out_dims, randomness):
