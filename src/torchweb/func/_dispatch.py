@@ -38,10 +38,10 @@ def rule(*names):
 
 class Call:
     """One op call at one level: its bound arguments, for a rule to rewrite and run."""
-    __slots__ = ("name", "fn", "level", "bound", "args", "kwargs")
+    __slots__ = ("name", "fn", "level", "bound")
 
-    def __init__(self, name, fn, level, args, kwargs, bound):
-        self.name, self.fn, self.level, self.args, self.kwargs, self.bound = name, fn, level, args, kwargs, bound
+    def __init__(self, name, fn, level, bound):
+        self.name, self.fn, self.level, self.bound = name, fn, level, bound
 
     @property
     def lid(self):
@@ -78,12 +78,16 @@ class _NoRule(Exception):
     pass
 
 
-def _at_level(args, kwargs, lid):
+def _levels_in(args, kwargs):
+    """The levels of the batched tensors among the arguments (and in list or tuple arguments)."""
     for a in list(args) + list(kwargs.values()):
         for e in (a if type(a) in (list, tuple) else (a,)):
-            if type(e) is BatchedTensor and e._level == lid:
-                return True
-    return False
+            if type(e) is BatchedTensor:
+                yield e._level
+
+
+def _at_level(args, kwargs, lid):
+    return any(level == lid for level in _levels_in(args, kwargs))
 
 
 # -- routing ------------------------------------------------------------------------------------
@@ -99,12 +103,7 @@ def _batched_in(args, kwargs):
 
 
 def _top_level(args, kwargs):
-    best = None
-    for a in list(args) + list(kwargs.values()):
-        for e in (a if type(a) in (list, tuple) else (a,)):
-            if type(e) is BatchedTensor and (best is None or e._level > best):
-                best = e._level
-    return level_by_id(best)
+    return level_by_id(max(_levels_in(args, kwargs)))
 
 
 def _routed(name, orig):
@@ -195,36 +194,29 @@ def dispatch(name, orig, routed, args, kwargs):
 def _dispatch(name, orig, routed, args, kwargs):
     level = _top_level(args, kwargs)
     if name in _random_ops.RANDOM:
-        return _random_batched(name, level, routed, args, kwargs)
-    r = RULES.get(name)
-    if r is not None:
-        bound = _bind(orig, args, kwargs)
-        if bound is not None:
-            try:
-                out = r(Call(name, routed, level, args, kwargs, bound))
-            except _NoRule:
-                out = NotImplemented
+        # one batched draw by the rule ('different'), or one draw per entry from the same
+        # generator state ('same'); 'error' raises at the draw
+        mode = _random_ops.mode_of([lvl for lvl in active_levels() if lvl.id <= level.id])
+        if mode != "same":
+            with RandomnessScope(mode):
+                out = _by_rule(name, orig, routed, level, args, kwargs)
             if out is not NotImplemented:
                 return out
-    return fallback(name, routed, level, args, kwargs)
+        return fallback(name, routed, level, args, kwargs, warn=False, randomness=mode)
+    out = _by_rule(name, orig, routed, level, args, kwargs)
+    return fallback(name, routed, level, args, kwargs) if out is NotImplemented else out
 
 
-def _random_batched(name, level, routed, args, kwargs):
-    """A random op with a batched argument: one batched draw by its rule ('different'), or one
-    draw per entry from the same generator state ('same'); 'error' raises at the draw."""
-    mode = _random_ops.mode_of([lvl for lvl in active_levels() if lvl.id <= level.id])
+def _by_rule(name, orig, routed, level, args, kwargs):
+    """The op's rule's result, or NotImplemented where it has none or declines the call."""
     r = RULES.get(name)
-    if mode != "same" and r is not None:
-        bound = _bind(routed._vmap_orig, args, kwargs)
-        if bound is not None:
-            try:
-                with RandomnessScope(mode):
-                    out = r(Call(name, routed, level, args, kwargs, bound))
-            except _NoRule:
-                out = NotImplemented
-            if out is not NotImplemented:
-                return out
-    return fallback(name, routed, level, args, kwargs, warn=False, randomness=mode)
+    bound = _bind(orig, args, kwargs) if r is not None else None
+    if bound is None:
+        return NotImplemented
+    try:
+        return r(Call(name, routed, level, bound))
+    except _NoRule:
+        return NotImplemented
 
 
 def _bind(orig, args, kwargs):
