@@ -223,3 +223,20 @@ def test_op_stored_before_vmap_runs_the_function_per_entry(device):
         both(scenario, device)
     said = [str(w.message) for w in caught if "batched tensor reached" in str(w.message)]
     assert said and "runs once per batch entry instead" in said[0], [str(w.message) for w in caught]
+
+
+def test_transforms_with_aux_inside_vmap(device):
+    def scenario(T, dev):
+        F = T.func
+        xs, w = const(T, dev, values((4, 3))), const(T, dev, values((3,), 0.5))
+
+        def f(w, x):
+            y = (w * x).sin()
+            return y.sum(), {"y": y, "n": x.norm()}
+        g, aux = T.vmap(F.grad(f, has_aux=True), in_dims=(None, 0))(w, xs)
+        gv, (v, aux2) = T.vmap(F.grad_and_value(f, has_aux=True), in_dims=(None, 0))(w, xs)
+        jac, aux3 = T.vmap(F.jacrev(lambda x: (x.exp() * w, x.sum()), has_aux=True))(xs)
+        vj = T.vmap(lambda x, c: F.vjp(lambda a: a.cos() * a.sum(), x)[1](c)[0])(xs, xs.flip(0))
+        tangent = T.vmap(lambda x: F.jvp(lambda a: a.sin() * w, (x,), (T.ones_like(x),))[1])(xs)
+        return g, aux, gv, v, aux2, jac, aux3, vj, tangent
+    both(rules_scenario(scenario), device)
