@@ -83,6 +83,19 @@ class Backend(Protocol):
     def softmax(self, out, inp, log):
         """Fused softmax (log: log_softmax) over inp's last dim into out."""
 
+    def layer_norm_fits(self, row):
+        """Whether layer_norm() and layer_norm_backward() take rows of this length (False: the
+        caller composes means and elementwise ops)."""
+
+    def layer_norm(self, y, mean, rstd, x, weight, bias, eps, row):
+        """y = layer_norm of x's rows of `row` elements (x float32, contiguous), mean and rstd
+        [rows] written; weight, bias: None or contiguous float32 rows."""
+
+    def layer_norm_backward(self, dx, g, x, weight, mean, rstd, row, gx=None):
+        """dx = layer_norm's input gradient for the output gradient g (as x: contiguous
+        float32), from the forward's mean and rstd; gx (optional, as dx) = g * xhat, the terms
+        of the weight's gradient, written in the same pass."""
+
     def cholesky_block_fits(self, n):
         """Whether cholesky_block() factors n x n matrices in one dispatch (False: no kernel)."""
 

@@ -178,6 +178,19 @@ def softmax(out, inp, log):
     raise _absent("softmax", "softmax_fits is False")
 
 
+def layer_norm_fits(row):
+    """No fused kernel: the caller composes means and elementwise ops (numpy gains nothing)."""
+    return False
+
+
+def layer_norm(y, mean, rstd, x, weight, bias, eps, row):
+    raise _absent("layer_norm", "layer_norm_fits is False")
+
+
+def layer_norm_backward(dx, g, x, weight, mean, rstd, row, gx=None):
+    raise _absent("layer_norm_backward", "layer_norm_fits is False")
+
+
 def cholesky_block_fits(n):
     """No kernel: Cholesky is composed of tensor ops (ops/linalg_cholesky.py)."""
     return False

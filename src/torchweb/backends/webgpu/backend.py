@@ -13,6 +13,7 @@ from .index import (ATOMIC_FLOAT16, MAX_INDEX_BUFFERS, index_gather, index_scatt
 from .kernels import elementwise as ew_kernel, matmul as mm_kernel, random as rand_kernel, reduction as red_kernel
 from .kernels import check, fused, matmul_small, matmul_tiles as tiles, moments as mo_kernel, softmax as sm_kernel
 from .kernels import cholesky as chol_kernel, lu_panel as lu_kernel
+from .kernels import layer_norm as ln_kernel
 from .runtime import _runtime, get_runtime as _get_runtime
 from .sort_scan import (SORT_BLOCK, SPLIT_SCANS, scan, sort, sort_block, sort_merge,  # noqa: F401
                         sort_scatter_add, sort_step)
@@ -115,6 +116,22 @@ def moments(out, inp, denom, std, with_mean):
     """var (std) of each row of inp (its last dim, stride 1) into out[:rows], the mean into
     out[rows:] if with_mean; denom: n - correction, at least 0."""
     mo_kernel.run(_rt(), out, inp, denom, std, with_mean)
+
+
+def layer_norm_fits(row):
+    """Whether layer_norm's kernels (kernels/layer_norm.py) take rows of this length."""
+    return ln_kernel.fits(row)
+
+
+def layer_norm(y, mean, rstd, x, weight, bias, eps, row):
+    """y = layer_norm of x's rows (float32, contiguous), mean and rstd [rows] written."""
+    ln_kernel.forward(_rt(), y, mean, rstd, x, weight, bias, eps, row)
+
+
+def layer_norm_backward(dx, g, x, weight, mean, rstd, row, gx=None):
+    """dx = layer_norm's input gradient for g, from the forward's mean and rstd (and gx = g *
+    xhat where given)."""
+    ln_kernel.backward(_rt(), dx, g, x, weight, mean, rstd, row, gx)
 
 
 def cholesky_block_fits(n):
