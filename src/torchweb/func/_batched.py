@@ -68,37 +68,15 @@ class BatchedTensor(Tensor):
     def __repr__(self):
         return f"BatchedTensor(lvl={self._level}, bdim={self._bdim}, value=\n{self._value!r}\n)"
 
-    @property
-    def requires_grad(self):
-        return self._value.requires_grad
-
-    @requires_grad.setter
-    def requires_grad(self, value):
-        self._value.requires_grad = value
-
-    @property
-    def grad_fn(self):
-        return self._value.grad_fn
-
-    @property
-    def is_leaf(self):
-        return self._value.is_leaf
-
-    @property
-    def grad(self):
-        return None
-
-    @property
-    def data(self):
-        return self.detach()
-
-    @property
-    def T(self):
-        return self.permute(tuple(range(self.dim() - 1, -1, -1)))
-
-    @property
-    def mT(self):
-        return self.transpose(-2, -1)
+    # what autograd and the user read: the value's (a batched tensor is no leaf of its own)
+    requires_grad = property(lambda self: self._value.requires_grad,
+                             lambda self, flag: setattr(self._value, "requires_grad", flag))
+    grad_fn = property(lambda self: self._value.grad_fn)
+    is_leaf = property(lambda self: self._value.is_leaf)
+    grad = property(lambda self: None)
+    data = property(lambda self: self.detach())
+    T = property(lambda self: self.permute(tuple(range(self.dim() - 1, -1, -1))))
+    mT = property(lambda self: self.transpose(-2, -1))
 
     def detach(self):
         return wrap(self._value.detach(), self._bdim, self._level)

@@ -38,18 +38,11 @@ def rule(*names):
 
 class Call:
     """One op call at one level: its bound arguments, for a rule to rewrite and run."""
-    __slots__ = ("name", "fn", "level", "bound")
+    __slots__ = ("name", "fn", "level", "bound", "lid", "size")
 
     def __init__(self, name, fn, level, bound):
         self.name, self.fn, self.level, self.bound = name, fn, level, bound
-
-    @property
-    def lid(self):
-        return self.level.id
-
-    @property
-    def size(self):
-        return self.level.size
+        self.lid, self.size = level.id, level.size      # (the level's id and batch size)
 
     def get(self, key, default=None):
         return self.bound.arguments.get(key, default)
