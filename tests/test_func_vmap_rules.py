@@ -207,7 +207,9 @@ def test_trailing_dim_and_creation_rules(device):
         v = T.vmap
         m = const(T, dev, values((3, 4, 4))) + 3 * const(T, dev, torch.eye(4))
         return (v(lambda a: (a.tril(), a.triu(1), T.det(a), T.inverse(a), a.new_zeros(2) + 1))(m),
-                v(lambda a: (T.nn.functional.normalize(a, dim=0), T.diag_embed(a[0])))(m))
+                v(lambda a: (T.nn.functional.normalize(a, dim=0), T.diag_embed(a[0]), T.trace(a), T.diag(a, 1),
+                             T.diag(a[0]), a.diagonal(), T.fliplr(a), T.rot90(a, 1, [0, 1]), T.msort(a),
+                             T.amax(a), a.amin()))(m))
     both(rules_scenario(scenario), device)
 
 

@@ -45,7 +45,12 @@ class Call:
         self.lid, self.size = level.id, level.size      # (the level's id and batch size)
 
     def get(self, key, default=None):
-        return self.bound.arguments.get(key, default)
+        """The argument's value: as passed, else the op's default for it, else `default`."""
+        arguments = self.bound.arguments
+        if key in arguments:
+            return arguments[key]
+        param = self.bound.signature.parameters.get(key)
+        return default if param is None or param.default is param.empty else param.default
 
     def first(self):
         """(the first argument's name, its value, that value with this level's batch dim first,

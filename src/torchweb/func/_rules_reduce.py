@@ -54,7 +54,7 @@ def reduction(call):
     rank, dim = x.dim(), call.get("dim")
     if call.name == "norm" and call.get("p") in ("nuc",):
         return NotImplemented
-    if dim is None or (isinstance(dim, (list, tuple)) and len(dim) == 0 and call.name in ("sum", "mean", "nansum")):
+    if dim is None or (isinstance(dim, (list, tuple)) and len(dim) == 0):      # () is every dim too
         if call.name not in _ALL_WHEN_NONE:
             return NotImplemented
         out = call.run(**{key: v.reshape(v.shape[0], -1), "dim": 1})
@@ -98,7 +98,7 @@ for _n in _ALL_WHEN_NONE:
     rule(_n)(reduction)
 rule("cumsum", "cumprod", "cummax", "cummin", "logcumsumexp", "softmax", "log_softmax", "softmin", "sort", "argsort",
      "topk", "kthvalue", "mode", "unbind", "chunk", "split", "tensor_split", "split_with_sizes", "narrow", "select",
-     "glu", "diff", "repeat_interleave", "unsafe_chunk", "unsafe_split", "msort")(along_dim("dim", default_dim=None))
+     "glu", "diff", "repeat_interleave", "unsafe_chunk", "unsafe_split")(along_dim("dim", default_dim=None))
 rule("flip")(along_dim("dims"))
 rule("roll")(along_dim("dims"))
 rule("transpose", "swapaxes", "swapdims")(along_dim("dim0", "dim1"))
@@ -114,7 +114,7 @@ def _default(dim):
 
 for _n, _d in (("cumsum", None), ("sort", -1), ("argsort", -1), ("topk", -1), ("kthvalue", -1), ("mode", -1),
                ("unbind", 0), ("chunk", 0), ("split", 0), ("tensor_split", 0), ("split_with_sizes", 0),
-               ("glu", -1), ("diff", -1), ("unsafe_chunk", 0), ("unsafe_split", 0), ("msort", 0),
+               ("glu", -1), ("diff", -1), ("unsafe_chunk", 0), ("unsafe_split", 0),
                ("normalize", 1)):
     if _d is not None:
         rule(_n)(_default(_d))
@@ -125,3 +125,24 @@ def _repeat_interleave(call):
     if call.get("dim") is None:
         return NotImplemented
     return along_dim("dim")(call)
+
+
+@rule("msort", "fliplr", "flipud", "trace", "diag", "adjoint", "rot90")
+def _fixed_dims(call):
+    """Ops whose dims are fixed by the entry's rank: the same op with the dims spelled out."""
+    key, x, v, batched = call.first()
+    if not batched:
+        return NotImplemented
+    if call.name == "msort":
+        return wrap_out(v.sort(1).values, call.lid)
+    if call.name in ("fliplr", "flipud"):
+        return wrap_out(v.flip(2 if call.name == "fliplr" else 1), call.lid)
+    if call.name == "trace":
+        return wrap_out(v.diagonal(0, 1, 2).sum(-1), call.lid)
+    if call.name == "adjoint":
+        return wrap_out(v.transpose(-2, -1), call.lid)
+    if call.name == "rot90":
+        dims = call.get("dims", [0, 1])
+        return wrap_out(v.rot90(call.get("k", 1), [shift(d, x.dim()) for d in dims]), call.lid)
+    offset = call.get("diagonal", 0)       # diag: a vector's diagonal matrix, or a matrix's diagonal
+    return wrap_out(v.diag_embed(offset) if x.dim() == 1 else v.diagonal(offset, 1, 2), call.lid)
