@@ -13,13 +13,13 @@ from ._dispatch import rule
 _NOT_POINTWISE = {"allclose", "equal", "is_nonzero", "is_same_size", "is_signed", "isin", "frexp"}
 _ACTIVATIONS = ("celu", "elu", "gelu", "hardshrink", "hardsigmoid", "hardswish", "hardtanh", "leaky_relu",
                 "logsigmoid", "mish", "relu6", "selu", "softplus", "softshrink", "softsign", "tanhshrink",
-                "threshold", "relu", "sigmoid", "silu", "tanh", "relu_")
+                "threshold", "relu", "sigmoid", "silu", "tanh")
 _OPERATORS = ("__abs__", "__add__", "__and__", "__eq__", "__floordiv__", "__ge__", "__gt__", "__invert__",
               "__le__", "__lshift__", "__lt__", "__mod__", "__mul__", "__ne__", "__neg__", "__or__", "__pos__",
               "__pow__", "__radd__", "__rand__", "__rfloordiv__", "__rlshift__", "__rmod__", "__rmul__",
               "__ror__", "__rpow__", "__rrshift__", "__rshift__", "__rsub__", "__rtruediv__", "__rxor__",
               "__sub__", "__truediv__", "__xor__")
-_IN_PLACE_OPERATORS = ("__iadd__", "__iand__", "__ifloordiv__", "__ilshift__", "__imod__", "__imul__", "__ior__",
+_IN_PLACE_OPERATORS = ("celu_", "elu_", "hardtanh_", "leaky_relu_", "selu_", "threshold_", "relu_", "__iadd__", "__iand__", "__ifloordiv__", "__ilshift__", "__imod__", "__imul__", "__ior__",
                        "__ipow__", "__irshift__", "__isub__", "__itruediv__", "__ixor__", "copy_", "fill_", "zero_")
 _SAME_SHAPE = ("clone", "contiguous", "to", "float", "double", "half", "int", "long", "bool", "byte", "type",
                "type_as", "cpu", "webgpu", "cuda", "zeros_like", "ones_like", "empty_like", "full_like",
