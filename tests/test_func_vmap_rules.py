@@ -49,10 +49,12 @@ def test_in_place_rules(device):
     def scenario(T, dev):
         x = const(T, dev, values((3, 4)))
         T.vmap(lambda a: a.mul_(2).add_(1))(x)            # writes reach the caller's tensor
+        views = T.vmap(lambda a: (a.clone().t_(), a.clone().unsqueeze_(0).squeeze_(), a.clone().tril_()))(
+            const(T, dev, values((3, 4, 2))))
         buf = const(T, dev, values((4, 3)))
         T.vmap(lambda a, b: a.copy_(b), in_dims=(1, 0))(buf, const(T, dev, values((3, 4), 0.5)))
-        return x, buf
-    both(scenario, device)
+        return x, buf, views
+    both(rules_scenario(scenario), device)
     for case in (lambda a, b: a.add_(b), lambda a, b: a.__setitem__(0, b[0])):    # writes into an unbatched tensor
         same_error(lambda T, dev: error_of(lambda: T.vmap(case, in_dims=(None, 0))(
             const(T, dev, values((4,))), const(T, dev, values((3, 4))))), device)

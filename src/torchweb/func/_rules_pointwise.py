@@ -19,7 +19,7 @@ _OPERATORS = ("__abs__", "__add__", "__and__", "__eq__", "__floordiv__", "__ge__
               "__pow__", "__radd__", "__rand__", "__rfloordiv__", "__rlshift__", "__rmod__", "__rmul__",
               "__ror__", "__rpow__", "__rrshift__", "__rshift__", "__rsub__", "__rtruediv__", "__rxor__",
               "__sub__", "__truediv__", "__xor__")
-_IN_PLACE_OPERATORS = ("celu_", "elu_", "hardtanh_", "leaky_relu_", "selu_", "threshold_", "relu_", "__iadd__", "__iand__", "__ifloordiv__", "__ilshift__", "__imod__", "__imul__", "__ior__",
+_IN_PLACE_OPERATORS = ("tril_", "triu_", "celu_", "elu_", "hardtanh_", "leaky_relu_", "selu_", "threshold_", "relu_", "__iadd__", "__iand__", "__ifloordiv__", "__ilshift__", "__imod__", "__imul__", "__ior__",
                        "__ipow__", "__irshift__", "__isub__", "__itruediv__", "__ixor__", "copy_", "fill_", "zero_")
 _SAME_SHAPE = ("clone", "contiguous", "to", "float", "double", "half", "int", "long", "bool", "byte", "type",
                "type_as", "cpu", "webgpu", "cuda", "zeros_like", "ones_like", "empty_like", "full_like",

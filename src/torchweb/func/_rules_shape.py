@@ -286,3 +286,14 @@ def _trailing(call):
     if call.name == "diag_embed" and (call.get("dim1", -2) >= 0 or call.get("dim2", -1) >= 0):
         return NotImplemented
     return wrap_out(call.run(**{key: v}), call.lid)
+
+
+@rule("t_", "transpose_", "swapaxes_", "swapdims_", "squeeze_", "unsqueeze_")
+def _view_in_place(call):
+    """The view op's result taken over by the batched tensor itself (its value and shape)."""
+    key, x, v, batched = call.first()
+    if not batched:
+        return NotImplemented
+    out = getattr(x, call.name[:-1])(*call.get("args", ()), **call.get("kwargs", {}))   # (self, *args, **kwargs)
+    x._value, x._bdim, x._shape = out._value, out._bdim, out._shape
+    return x
