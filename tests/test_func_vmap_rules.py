@@ -244,3 +244,16 @@ def test_transforms_with_aux_inside_vmap(device):
         tangent = T.vmap(lambda x: F.jvp(lambda a: a.sin() * w, (x,), (T.ones_like(x),))[1])(xs)
         return g, aux, gv, v, aux2, jac, aux3, vj, tangent
     both(rules_scenario(scenario), device)
+
+
+def test_linalg_and_special_rules(device):
+    def scenario(T, dev):
+        v, L, S = T.vmap, T.linalg, T.special
+        m = const(T, dev, values((3, 4, 4))) + 3 * const(T, dev, torch.eye(4))
+        spd = m @ m.transpose(-1, -2)
+        return (v(lambda a: (L.det(a), L.inv(a), L.vector_norm(a), L.vector_norm(a, 1, dim=0), L.matrix_norm(a),
+                             L.norm(a), L.norm(a, dim=1), L.diagonal(a), L.matmul(a, a)))(m),
+                v(lambda a: (L.eigvalsh(a), L.cholesky(a), L.svdvals(a)))(spd),
+                v(lambda a: (S.expit(a), S.logsumexp(a, 1), S.softmax(a, 0), S.xlogy(a.abs(), a.exp()),
+                             S.ndtr(a), S.i0e(a)))(m))
+    both(rules_scenario(scenario), device)

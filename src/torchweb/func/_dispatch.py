@@ -123,8 +123,17 @@ def _target_names():
     if "names" not in _installed:
         tensor_names = set(method_names()) | set(TM.OPERATORS) | set(TM.INPLACE) | set(TM.METHODS) | {"type_as", "type"}
         _installed["names"] = ((torchweb, sorted(set(torch_names()) | _random_ops.FACTORIES)),
-                               (F, sorted(functional_names())), (torchweb.Tensor, sorted(tensor_names)))
+                               (F, sorted(functional_names())), (torchweb.Tensor, sorted(tensor_names)),
+                               (torchweb.linalg, _public(torchweb.linalg)), (torchweb.special, _public(torchweb.special)))
     return _installed["names"]
+
+
+def _public(module):
+    return sorted(n for n, v in vars(module).items() if not n.startswith("_") and callable(v)
+                  and getattr(v, "__module__", "").startswith("torchweb") and n not in _NOT_OPS)
+
+
+_NOT_OPS = {"is_tensor", "no_grad", "tensor", "refuse_the_rest"}
 
 
 def install():

@@ -133,7 +133,16 @@ def reduced_loss(call):
     return wrap(total / logical_n if reduction == "batchmean" else total, 0, call.lid)
 
 
-for _n in pointwise_names() | set(_SAME_SHAPE):
+_SPECIAL = ("airy_ai", "bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1", "chebyshev_polynomial_t",
+            "chebyshev_polynomial_u", "chebyshev_polynomial_v", "chebyshev_polynomial_w", "entr", "erfcx", "expit",
+            "gammainc", "gammaincc", "gammaln", "hermite_polynomial_h", "hermite_polynomial_he", "i0e", "i1", "i1e",
+            "laguerre_polynomial_l", "legendre_polynomial_p", "log_ndtr", "modified_bessel_i0", "modified_bessel_i1",
+            "modified_bessel_k0", "modified_bessel_k1", "multigammaln", "ndtr", "ndtri", "psi",
+            "scaled_modified_bessel_k0", "scaled_modified_bessel_k1", "shifted_chebyshev_polynomial_t",
+            "shifted_chebyshev_polynomial_u", "shifted_chebyshev_polynomial_v", "shifted_chebyshev_polynomial_w",
+            "spherical_bessel_j0", "xlog1py", "zeta")     # torch.special's elementwise names torch.* lacks
+
+for _n in pointwise_names() | set(_SAME_SHAPE) | set(_SPECIAL):
     rule(_n)(pointwise)
 for _n in in_place_names():
     rule(_n)(in_place)

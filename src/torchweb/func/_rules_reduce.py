@@ -38,7 +38,7 @@ def _aliases(call):
 
 _ALL_WHEN_NONE = {"sum", "mean", "nansum", "nanmean", "prod", "amax", "amin", "all", "any", "std", "var", "std_mean",
                   "var_mean", "norm", "count_nonzero", "argmax", "argmin", "max", "min", "median", "nanmedian",
-                  "aminmax", "logsumexp"}
+                  "aminmax", "logsumexp", "vector_norm"}
 _VALUES_WHEN_NONE = {"max", "min", "median", "nanmedian"}    # no dim: a tensor, not (values, indices)
 
 
@@ -52,8 +52,8 @@ def reduction(call):
     if not batched:
         return NotImplemented
     rank, dim = x.dim(), call.get("dim")
-    if call.name == "norm" and call.get("p") in ("nuc",):
-        return NotImplemented
+    if call.name == "norm" and (call.get("p") == "nuc" or (dim is None and call.get("ord") is not None)):
+        return NotImplemented        # (a matrix norm: the loop)
     if dim is None or (isinstance(dim, (list, tuple)) and len(dim) == 0):      # () is every dim too
         if call.name not in _ALL_WHEN_NONE:
             return NotImplemented
@@ -102,6 +102,7 @@ rule("cumsum", "cumprod", "cummax", "cummin", "logcumsumexp", "softmax", "log_so
 rule("flip")(along_dim("dims"))
 rule("roll")(along_dim("dims"))
 rule("transpose", "swapaxes", "swapdims")(along_dim("dim0", "dim1"))
+rule("matrix_norm")(along_dim("dim"))
 rule("diagonal")(along_dim("dim1", "dim2"))
 rule("movedim", "moveaxis")(along_dim("source", "destination"))
 rule("unsqueeze")(along_dim("dim", rank_plus=1))

@@ -276,11 +276,14 @@ def _new(call):
 
 
 @rule("tril", "triu", "det", "inverse", "logdet", "slogdet", "matrix_exp", "matrix_power", "pinverse", "cholesky",
-      "diag_embed")
+      "diag_embed", "vander", "svd", "qr", "lu",
+      # torch.linalg's
+      "inv", "inv_ex", "cholesky_ex", "eigh", "eigvalsh", "eig", "eigvals", "svdvals", "lu_factor", "lu_factor_ex",
+      "matrix_rank", "pinv", "cond")
 def _trailing(call):
     """Ops on the last dims that batch over leading ones: the batch dim is one more of those."""
     key, x, v, batched = call.first()
-    if not batched or x.dim() < (1 if call.name == "diag_embed" else 2) or \
+    if not batched or x.dim() < (1 if call.name in ("diag_embed", "vander") else 2) or \
             any(type(a) is BatchedTensor for k, a in call.bound.arguments.items() if k != key):
         return NotImplemented
     if call.name == "diag_embed" and (call.get("dim1", -2) >= 0 or call.get("dim2", -1) >= 0):
