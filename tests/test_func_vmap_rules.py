@@ -257,3 +257,18 @@ def test_linalg_and_special_rules(device):
                 v(lambda a: (S.expit(a), S.logsumexp(a, 1), S.softmax(a, 0), S.xlogy(a.abs(), a.exp()),
                              S.ndtr(a), S.i0e(a)))(m))
     both(rules_scenario(scenario), device)
+
+
+def test_attention_and_channel_rules(device):
+    def scenario(T, dev):
+        v, F = T.vmap, T.nn.functional
+        q, k = const(T, dev, values((3, 2, 5, 4))), const(T, dev, values((3, 2, 6, 4), 0.5))
+        val, mask = const(T, dev, values((2, 6, 4), 0.7)), const(T, dev, values((3, 5, 6))) > -0.5
+        w = const(T, dev, values((5,), 0.3))
+        return (v(lambda a, b: F.scaled_dot_product_attention(a, b, val))(q, k),
+                v(lambda a, b, m: F.scaled_dot_product_attention(a, b, val, attn_mask=m))(q, k, mask),
+                v(lambda a: F.scaled_dot_product_attention(a, a, a, is_causal=True))(q),
+                v(lambda a: (F.prelu(a, w), F.prelu(a[0, 0], w[:1])))(q),
+                v(lambda a, b: (F.cosine_similarity(a, b[:, :5]), F.cosine_similarity(a, b[:, :5], dim=-1)))(q, k),
+                v(lambda a, b: F.pairwise_distance(a, b[:, :5]))(q, k))
+    both(rules_scenario(scenario), device)

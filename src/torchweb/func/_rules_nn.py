@@ -153,3 +153,37 @@ def _class_loss(call):
     else:
         denom = (weight[t.clamp(0, weight.shape[0] - 1)] * counted).sum(1)
     return wrap(losses.sum(1) / denom, 0, lid)
+
+
+@rule("prelu")
+def _prelu(call):
+    """The weight is per channel (dim 1 of an (N, C, ...) entry; a 1-d entry has one channel)."""
+    x = call.get("input")
+    if x.dim() == 1:
+        v, batched = to_front(x, call.lid)
+        if not batched or _batched(call.get("weight"), call.lid):
+            return NotImplemented
+        return wrap(call.run(input=v), 0, call.lid)
+    return folded(None)(call)
+
+
+@rule("scaled_dot_product_attention")
+def _attention(call):
+    """query, key and value with the batch as one more leading dim (expanded where one is not
+    batched); a batched mask lined up as an elementwise operand."""
+    lid, size = call.lid, call.size
+    if call.get("dropout_p", 0.0) or len({call.get(k).dim() for k in ("query", "key", "value")}) != 1:
+        return NotImplemented
+    changes = {}
+    for k in ("query", "key", "value"):
+        t = call.get(k)
+        v, batched = to_front(t, lid)
+        changes[k] = v if batched else t.unsqueeze(0).expand((size,) + tuple(t.shape))
+    mask = call.get("attn_mask")
+    if mask is not None:
+        v, batched = to_front(mask, lid)
+        if batched:
+            for _ in range(call.get("query").dim() - mask.dim()):
+                v = v.unsqueeze(1)
+            changes["attn_mask"] = v
+    return wrap(call.run(**changes), 0, lid)

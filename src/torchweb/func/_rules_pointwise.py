@@ -148,3 +148,17 @@ for _n in in_place_names():
     rule(_n)(in_place)
 rule("mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss", "binary_cross_entropy", "binary_cross_entropy_with_logits",
      "soft_margin_loss", "kl_div", "poisson_nll_loss")(reduced_loss)
+
+
+@rule("cosine_similarity", "pairwise_distance")
+def _along_aligned(call):
+    """Elementwise operands reduced along a dim: lined up as elementwise, then the dim moves
+    up by one (relative to the largest logical rank, which the result's dims follow)."""
+    rank = max(v.dim() for _, v in _tensors(call))
+    if call.name == "pairwise_distance":
+        return NotImplemented if rank == 0 else pointwise(call)      # (the last dim: unchanged)
+    aligned(call)
+    dim = call.get("dim", 1)
+    if not -rank <= dim < rank:
+        return NotImplemented
+    return wrap_out(call.run(dim=dim % rank + 1), call.lid)
