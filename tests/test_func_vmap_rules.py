@@ -144,6 +144,7 @@ def test_nn_rules(device):
                 v(lambda x: F.cross_entropy(x, target[0], ignore_index=3))(logits),
                 v(lambda x: F.mse_loss(x, x.cos()) + F.l1_loss(x, x.sin(), reduction="sum") + F.kl_div(x, x.exp(), reduction="batchmean"))(logits),
                 v(lambda x: F.pad(x, (1, 2)))(imgs),
+                v(lambda x: F.conv_transpose2d(x, w.transpose(0, 1), stride=2))(imgs),
                 v(lambda x: (F.batch_norm(x, b[:2], b[2:].abs() + 1, training=False), F.group_norm(x[:, :, 0], 1)))(imgs),
                 v(lambda x, y: T.max(x, y) + T.minimum(x, y))(imgs, imgs.flip(0)))
     both(rules_scenario(scenario), device)

@@ -42,12 +42,12 @@ def folded(spatial, input_key="input"):
     return run
 
 
-for _s, _names in ((1, ("max_pool1d", "avg_pool1d", "adaptive_avg_pool1d", "adaptive_max_pool1d", "lp_pool1d",
+for _s, _names in ((1, ("conv_transpose1d", "max_pool1d", "avg_pool1d", "adaptive_avg_pool1d", "adaptive_max_pool1d", "lp_pool1d",
                         "max_pool1d_with_indices", "adaptive_max_pool1d_with_indices")),
-                   (2, ("max_pool2d", "avg_pool2d", "adaptive_avg_pool2d", "adaptive_max_pool2d", "lp_pool2d",
+                   (2, ("conv_transpose2d", "max_pool2d", "avg_pool2d", "adaptive_avg_pool2d", "adaptive_max_pool2d", "lp_pool2d",
                         "max_pool2d_with_indices", "adaptive_max_pool2d_with_indices", "pixel_shuffle",
                         "pixel_unshuffle", "channel_shuffle")),
-                   (3, ("max_pool3d", "avg_pool3d", "adaptive_avg_pool3d", "adaptive_max_pool3d", "lp_pool3d",
+                   (3, ("conv_transpose3d", "max_pool3d", "avg_pool3d", "adaptive_avg_pool3d", "adaptive_max_pool3d", "lp_pool3d",
                         "max_pool3d_with_indices", "adaptive_max_pool3d_with_indices")),
                    (None, ("interpolate", "upsample", "upsample_nearest", "upsample_bilinear", "group_norm",
                            "instance_norm", "local_response_norm"))):
