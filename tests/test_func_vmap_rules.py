@@ -273,3 +273,13 @@ def test_attention_and_channel_rules(device):
                 v(lambda a, b: (F.cosine_similarity(a, b[:, :5]), F.cosine_similarity(a, b[:, :5], dim=-1)))(q, k),
                 v(lambda a, b: F.pairwise_distance(a, b[:, :5]))(q, k))
     both(rules_scenario(scenario), device)
+
+
+def test_nested_randomness_of_factories(device):
+    # PyTorch's pattern: a 'different' level draws per entry, a 'same' one shares the draw
+    def pattern(T, dev, outer, inner):
+        x = const(T, dev, torch.zeros(2, 3))
+        out = T.vmap(T.vmap(lambda a: a + T.rand((), device=dev), randomness=inner), randomness=outer)(x).tolist()
+        return len({v for row in out for v in row}), len({tuple(row) for row in out}), len({tuple(c) for c in zip(*out)})
+    for outer, inner in (("different", "different"), ("same", "different"), ("different", "same")):
+        assert pattern(tw, device, outer, inner) == pattern(torch, "cpu", outer, inner)

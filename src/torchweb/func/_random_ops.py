@@ -3,6 +3,8 @@ first draw; 'different' gives every entry its own numbers (one batched draw wher
 rule, else one draw per entry); 'same' gives every entry the numbers one unbatched call draws
 (factories called once, ops on batched tensors run per entry from the same generator state)."""
 
+import math
+
 import torchweb
 
 from ._batched import active_levels, wrap
@@ -35,11 +37,13 @@ def unbatched(orig, args, kwargs):
 
 
 def _draw(orig, args, kwargs, levels):
-    """One draw per entry of each 'different' level (outermost first), one for 'same' levels."""
-    if not levels:
-        with RandomnessScope("different"):
-            return orig(*args, **kwargs)
-    lvl, rest = levels[0], levels[1:]
-    if lvl.randomness == "same":
-        return _draw(orig, args, kwargs, rest)
-    return wrap(torchweb.stack([_draw(orig, args, kwargs, rest) for _ in range(lvl.size)], 0), 0, lvl.id)
+    """One draw per entry of the 'different' levels (all of their entries), one for 'same' ones."""
+    different = [lvl for lvl in levels if lvl.randomness == "different"]
+    sizes = tuple(lvl.size for lvl in different)
+    with RandomnessScope("different"):
+        draws = [orig(*args, **kwargs) for _ in range(math.prod(sizes))]
+    p = torchweb.stack(draws, 0)
+    p = p.reshape(sizes + tuple(p.shape[1:]))
+    for lvl in different:            # outermost first: the innermost level's wrapper is outside
+        p = wrap(p, 0, lvl.id)
+    return p
