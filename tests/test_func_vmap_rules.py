@@ -101,7 +101,9 @@ def test_view_and_shape_rules(device):
                 v(lambda a: (a[:1].squeeze(0), a.unsqueeze(0).squeeze(), a.movedim(0, -1), a.expand(2, 4, 6)))(x),
                 v(lambda a: (a.repeat(2, 1, 1), a.narrow(1, 2, 3), a.select(0, 1), a.chunk(2, -1), a.unbind(0)))(x),
                 v(lambda a: (T.cat([a, small.expand(4, 6)], 0), T.stack([a, a], -1), a.flip(1), a.contiguous()))(x),
-                v(v(lambda a: a.reshape(3, 2).sum(0)), in_dims=1, out_dims=-1)(x))
+                v(v(lambda a: a.reshape(3, 2).sum(0)), in_dims=1, out_dims=-1)(x),
+                v(lambda a: (a.view((2, 12)), a.reshape(shape=(24,)), a.view(2, 2, 6).permute((2, 0, 1)), a.expand(size=(2, 4, 6)),
+                             a.view(-1, 3).repeat((1, 2))))(x))
     both(rules_scenario(scenario), device)
 
 

@@ -11,12 +11,13 @@ from ._rules_reduce import shift
 from ._rules_pointwise import wrap_out, INPLACE_INTO_UNBATCHED
 
 
-def _shape_arg(call, var_key, kw_key):
-    shape = call.get(var_key) or ()
+def _shape_arg(call, kw_key):
+    """A shape or dims given as *args (`view(2, 3)`, `view((2, 3))`) or as the keyword kw_key."""
     if call.get(kw_key) is not None:
-        shape = call.get(kw_key)
-    if len(shape) == 1 and isinstance(shape[0], (tuple, list)) or (len(shape) == 1 and not isinstance(shape[0], int)
-                                                                     and hasattr(shape[0], "__len__")):
+        return tuple(call.get(kw_key))
+    var = next((p.name for p in call.bound.signature.parameters.values() if p.kind is p.VAR_POSITIONAL), None)
+    shape = call.get(var, ()) if var else ()
+    if len(shape) == 1 and not isinstance(shape[0], int) and hasattr(shape[0], "__len__"):
         shape = shape[0]
     return tuple(shape)
 
@@ -33,11 +34,10 @@ def _reshaped(method):
         if call.get("dtype") is not None:
             key, x, v, batched = call.first()
             return wrap(call.run(**{key: v}), 0, call.lid) if batched else NotImplemented
-        var_key, kw_key = list(call.bound.arguments)[1], ("size" if method == "view" else "shape")
         key, x, v, batched = call.first()
         if not batched:
             return NotImplemented
-        shape = _shape_arg(call, var_key, kw_key)
+        shape = _shape_arg(call, "size" if method == "view" else "shape")
         return wrap(getattr(v, method if v.is_contiguous() or method == "reshape" else "reshape")(
             (v.shape[0],) + shape), 0, call.lid)
     return run
@@ -62,9 +62,9 @@ def _sized(call):
     if not batched:
         return NotImplemented
     if call.name in ("expand", "broadcast_to"):
-        sizes = tuple(call.get("size")) if call.name == "broadcast_to" else _shape_arg(call, "sizes", "size")
+        sizes = tuple(call.get("size")) if call.name == "broadcast_to" else _shape_arg(call, "size")
         return wrap(_padded(v, len(sizes), x.dim()).expand((v.shape[0],) + sizes), 0, call.lid)
-    sizes = tuple(call.get("dims")) if call.name == "tile" else _shape_arg(call, "sizes", "repeats")
+    sizes = tuple(call.get("dims")) if call.name == "tile" else _shape_arg(call, "repeats")
     if call.name == "tile" and len(sizes) < x.dim():
         sizes = (1,) * (x.dim() - len(sizes)) + sizes
     return wrap(_padded(v, len(sizes), x.dim()).repeat((1,) + sizes), 0, call.lid)
@@ -82,7 +82,7 @@ def _permute(call):
     key, x, v, batched = call.first()
     if not batched:
         return NotImplemented
-    dims = _shape_arg(call, "dims_args", "dims")
+    dims = _shape_arg(call, "dims")
     return wrap(v.permute((0,) + tuple(shift(d, x.dim()) for d in dims)), 0, call.lid)
 
 
