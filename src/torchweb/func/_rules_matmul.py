@@ -5,13 +5,14 @@ and loses that dim after, so every case is one batched matmul."""
 
 from ._batched import to_front, wrap, BatchedTensor
 from ._dispatch import rule
+from ._rules_pointwise import padded
 
 
 def _batched(t, lid):
     return type(t) is BatchedTensor and t._level == lid
 
 
-@rule("matmul", "mm", "bmm", "mv", "dot", "__matmul__", "__rmatmul__", "vdot", "inner_product")
+@rule("matmul", "mm", "bmm", "mv", "dot", "__matmul__", "__rmatmul__", "vdot")
 def _matmul(call):
     keys = list(call.bound.arguments)[:2]
     a, b = call.get(keys[0]), call.get(keys[1])
@@ -30,10 +31,7 @@ def matmul(a, b, lid):
         v, batched = to_front(t, lid)
         if one_d:
             v = v.unsqueeze(axis)
-        if batched:
-            for _ in range(rank - (t.dim() + one_d)):
-                v = v.unsqueeze(1)
-        ops.append(v)
+        ops.append(padded(v, rank, t.dim() + one_d) if batched else v)
     out = ops[0].matmul(ops[1])
     if b1:
         out = out.squeeze(-1)

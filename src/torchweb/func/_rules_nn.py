@@ -6,7 +6,7 @@ after)."""
 from .._is_tensor import is_tensor
 from ._batched import to_front, wrap, BatchedTensor
 from ._dispatch import rule
-from ._rules_pointwise import wrap_out
+from ._rules_pointwise import wrap_out, padded
 
 
 def _batched(t, lid):
@@ -183,7 +183,5 @@ def _attention(call):
     if mask is not None:
         v, batched = to_front(mask, lid)
         if batched:
-            for _ in range(call.get("query").dim() - mask.dim()):
-                v = v.unsqueeze(1)
-            changes["attn_mask"] = v
+            changes["attn_mask"] = padded(v, call.get("query").dim(), mask.dim())
     return wrap(call.run(**changes), 0, lid)

@@ -49,22 +49,23 @@ def _tensors(call):
     return [(k, v) for k, v in call.bound.arguments.items() if is_tensor(v)]
 
 
+def padded(v, rank, logical_rank):
+    """v (batch dim first) with unit dims after the batch dim up to `rank` logical dims."""
+    for _ in range(rank - logical_rank):
+        v = v.unsqueeze(1)
+    return v
+
+
 def aligned(call, rank=None):
     """Rewrite the call's tensor arguments: batched ones with the batch dim first, padded with
-    unit dims to `rank` (the largest logical rank among them by default). Returns whether any
-    was batched."""
+    unit dims to `rank` (the largest logical rank among them by default)."""
     tensors = _tensors(call)
     if rank is None:
         rank = max(v.dim() for _, v in tensors)
-    any_batched = False
     for k, v in tensors:
         front, batched = to_front(v, call.lid)
         if batched:
-            any_batched = True
-            for _ in range(rank - v.dim()):
-                front = front.unsqueeze(1)
-            call.set(k, front)
-    return any_batched
+            call.set(k, padded(front, rank, v.dim()))
 
 
 def wrap_out(out, lid, bdim=0):

@@ -8,7 +8,7 @@ from .._is_tensor import is_tensor
 from ._batched import to_front, wrap, BatchedTensor
 from ._dispatch import rule
 from ._rules_reduce import shift
-from ._rules_pointwise import wrap_out, INPLACE_INTO_UNBATCHED
+from ._rules_pointwise import wrap_out, padded, INPLACE_INTO_UNBATCHED
 
 
 def _shape_arg(call, kw_key):
@@ -20,13 +20,6 @@ def _shape_arg(call, kw_key):
     if len(shape) == 1 and not isinstance(shape[0], int) and hasattr(shape[0], "__len__"):
         shape = shape[0]
     return tuple(shape)
-
-
-def _padded(v, rank, logical_rank):
-    """v (batch dim first) with unit dims after the batch dim up to `rank` logical dims."""
-    for _ in range(rank - logical_rank):
-        v = v.unsqueeze(1)
-    return v
 
 
 def _reshaped(method):
@@ -63,11 +56,11 @@ def _sized(call):
         return NotImplemented
     if call.name in ("expand", "broadcast_to"):
         sizes = tuple(call.get("size")) if call.name == "broadcast_to" else _shape_arg(call, "size")
-        return wrap(_padded(v, len(sizes), x.dim()).expand((v.shape[0],) + sizes), 0, call.lid)
+        return wrap(padded(v, len(sizes), x.dim()).expand((v.shape[0],) + sizes), 0, call.lid)
     sizes = tuple(call.get("dims")) if call.name == "tile" else _shape_arg(call, "repeats")
     if call.name == "tile" and len(sizes) < x.dim():
         sizes = (1,) * (x.dim() - len(sizes)) + sizes
-    return wrap(_padded(v, len(sizes), x.dim()).repeat((1,) + sizes), 0, call.lid)
+    return wrap(padded(v, len(sizes), x.dim()).repeat((1,) + sizes), 0, call.lid)
 
 
 @rule("expand_as")
@@ -196,10 +189,7 @@ def _getitem(call):
     new = []
     for p in parts:
         pv, pb = to_front(p, call.lid) if is_tensor(p) else (p, False)
-        if pb:
-            for _ in range(rank - p.dim()):
-                pv = pv.unsqueeze(1)
-        new.append(pv)
+        new.append(padded(pv, rank, p.dim()) if pb else pv)
     if batched:
         entry = torchweb.arange(call.size, device=v.device).reshape((call.size,) + (1,) * rank)
         return wrap(v[(entry,) + tuple(new)], 0, call.lid)
@@ -219,10 +209,7 @@ def _setitem(call):
     if is_tensor(value):
         val, vb = to_front(value, call.lid)
         if vb:
-            target = v[full]
-            for _ in range(target.dim() - 1 - value.dim()):
-                val = val.unsqueeze(1)
-            value = val
+            value = padded(val, v[full].dim() - 1, value.dim())
     v[full] = value
     return None
 
