@@ -285,3 +285,7 @@ def test_nested_randomness_of_factories(device):
         return len({v for row in out for v in row}), len({tuple(row) for row in out}), len({tuple(c) for c in zip(*out)})
     for outer, inner in (("different", "different"), ("same", "different"), ("different", "same")):
         assert pattern(tw, device, outer, inner) == pattern(torch, "cpu", outer, inner)
+    for mode, distinct in (("same", 1), ("different", 4)):     # chunks too
+        out = tw.vmap(lambda a: a + tw.rand((), device=device), randomness=mode, chunk_size=2)(
+            const(tw, device, torch.zeros(4)))
+        assert len(set(out.tolist())) == distinct

@@ -10,6 +10,7 @@ import os
 import warnings
 
 import torchweb
+from .. import _random
 from .._is_tensor import is_tensor
 from ..utils._pytree import tree_flatten, tree_unflatten
 from ._batched import VmapLevel, BatchedTensor, Unrouted, wrap
@@ -57,7 +58,11 @@ def _batched_call(func, in_dims, out_dims, randomness, chunk_size, args, kwargs)
     if chunk_size is None or chunk_size >= size:
         return _run(func, flat_args, args_spec, flat_in_dims, size, kwargs, out_dims, randomness)
     parts = []
+    states = {g: g.get_state() for g in _random._generators.values()}
     for start in range(0, size, chunk_size):
+        if start and randomness == "same":     # every chunk draws what the first one drew
+            for g, state in states.items():
+                g.set_state(state)
         n = min(chunk_size, size - start)
         chunk = [x if d is None else x.narrow(d, start, n) for x, d in zip(flat_args, flat_in_dims)]
         parts.append(_run(func, chunk, args_spec, flat_in_dims, n, kwargs, out_dims, randomness))
