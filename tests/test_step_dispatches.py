@@ -106,6 +106,46 @@ def test_layer_norm_double_backward_still_composes():
     assert_close(uw.grad, w.grad, rtol=1e-3, atol=1e-3)
 
 
+@pytest.mark.parametrize("few_barriers", [True, False])
+def test_layer_norm_takes_a_residual_sum_in(monkeypatch, dispatches, few_barriers):
+    # x = a + b pending (a residual connection): the layer norm kernel adds as it reads and
+    # writes x too (one dispatch for both), x then read by the next residual as PyTorch's
+    monkeypatch.setitem(RK.FAST, "few_barriers", few_barriers)
+    a, b, w = _rand(3, 5, 64), _rand(3, 5, 64, seed=1), _rand(64, seed=2, scale=1.0, shift=1.0)
+    ta, tb, tw_ = (t.clone().requires_grad_() for t in (a, b, w))
+    tx = ta + tb
+    ty = torch.nn.functional.layer_norm(tx, (64,), tw_)
+    (ty * 3 + ty.pow(2) + tx).sum().backward()   # (the output's gradient: a pending sum too)
+    ua, ub, uw = (fast_ours(t, "webgpu").requires_grad_() for t in (a, b, w))
+    torchweb.webgpu.synchronize()
+    dispatches[0] = 0
+    ux = ua + ub
+    uy = torchweb.nn.functional.layer_norm(ux, (64,), uw)
+    torchweb.webgpu.synchronize()
+    assert dispatches[0] == 1
+    assert_close(ux, tx.detach())
+    assert_close(uy, ty.detach(), rtol=1e-5, atol=1e-5)
+    (uy * 3 + uy.pow(2) + ux).sum().backward()
+    for u, t in ((ua, ta), (ub, tb), (uw, tw_)):
+        assert_close(u.grad, t.grad, rtol=1e-4, atol=1e-4)
+
+
+def test_cross_entropy_target_check_on_the_gpu_raises_as_pytorch():
+    logits = fast_ours(_rand(6, 5), "webgpu")
+    good = torchweb.tensor([0, 4, -100, 2, 1, 3], device="webgpu")
+    torchweb.webgpu.synchronize()
+    loss = torchweb.nn.functional.cross_entropy(logits, good)
+    ref = torch.nn.functional.cross_entropy(_rand(6, 5), torch.tensor([0, 4, -100, 2, 1, 3]))
+    assert_close(loss, ref)
+    bad = torchweb.tensor([0, 5, 1, 2, 1, 3], device="webgpu")
+    with pytest.raises(IndexError, match="Target 5 is out of bounds"):
+        torchweb.nn.functional.cross_entropy(logits, bad).item()
+    negative = torchweb.tensor([0, -1, 1, 2, 1, 3], device="webgpu")
+    with pytest.raises(IndexError, match="Target -1 is out of bounds"):
+        torchweb.nn.functional.cross_entropy(logits, negative).item()
+    assert float(torchweb.nn.functional.cross_entropy(logits, good)) == pytest.approx(float(ref), rel=1e-5)
+
+
 @pytest.mark.parametrize("device", ["cpu", "webgpu"])
 def test_linear_weight_grad_is_taken_and_accumulates(device):
     torch.manual_seed(0)
@@ -167,9 +207,38 @@ def test_causal_attention_reuses_its_mask(dispatches):
     assert second <= 4   # q k^T, the masked scaling, softmax, @ v: no mask kernels
 
 
+@pytest.mark.parametrize("device", ["cpu", "webgpu"])
+def test_cat_of_pending_copies_matches_pytorch(device):
+    # q/k/v's gradients reach the split's cat as pending copies (a transpose's reshape): read
+    # from their sources directly, whether the source or the destination takes the other's shape
+    x = _rand(2, 6, 4, 5)
+    parts = [x.transpose(1, 2).reshape(2, 4, 30), x.reshape(2, 4, 6, 5).reshape(2, 4, 30), x[:, :, :2].reshape(2, 4, 15)]
+    ux = fast_ours(x, device)
+    ours = [ux.transpose(1, 2).reshape(2, 4, 30), ux.reshape(2, 4, 6, 5).reshape(2, 4, 30),
+            ux[:, :, :2].reshape(2, 4, 15)]
+    assert_close(torchweb.cat(ours, -1), torch.cat(parts, -1))
+    out = torchweb.zeros(2, 4, 30, device=device)
+    out[:, :, 5:].copy_(ours[0][:, :, 5:])
+    expected = torch.zeros(2, 4, 30)
+    expected[:, :, 5:].copy_(parts[0][:, :, 5:])
+    assert_close(out, expected)
+
+
+def test_split_backward_through_head_reshapes_matches_pytorch():
+    qkv = fast_ours(_rand(2, 8, 24), "webgpu").requires_grad_()
+    q, k, v = qkv.split(8, dim=2)
+    heads = [t.view(2, 8, 2, 4).transpose(1, 2) for t in (q, k, v)]
+    loss = sum((h * (i + 1)).exp().sum() for i, h in enumerate(heads))
+    t = _rand(2, 8, 24).requires_grad_()
+    tq, tk, tv = t.split(8, dim=2)
+    sum((h.view(2, 8, 2, 4).transpose(1, 2) * (i + 1)).exp().sum() for i, h in enumerate((tq, tk, tv))).backward()
+    loss.backward()
+    assert_close(qkv.grad, t.grad, rtol=1e-5, atol=1e-5)
+
+
 # The step's budget: 519 dispatches before this work (bench/dispatch_census.py), the issue's
 # target <= 300. It fails when a change adds kernels to the step.
-NANOGPT_6L_BUDGET = 327
+NANOGPT_6L_BUDGET = 298
 
 
 def test_nanogpt_step_dispatch_budget():

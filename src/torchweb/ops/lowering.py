@@ -15,7 +15,7 @@ from math import prod
 from .. import _dtype as D
 from ..backends import backend_for
 from ..backends.plans import ReducePass
-from ..lazy import matmul_epilogue, reduction_prologue
+from ..lazy import matmul_epilogue, reduction_prologue, sum_prologue
 from .._size import contiguous_strides
 from .operands import empty, is_tensor
 from . import elementwise as E
@@ -130,8 +130,12 @@ def fused_layer_norm(x, weight, bias, dims, eps):
     if be is None:
         return None
     stat = tuple(x._shape[:-k]) + (1,) * k
-    y, mean, rstd = empty(x._shape, x.dtype, x.device), empty(stat, x.dtype, x.device), empty(stat, x.dtype, x.device)
-    be.layer_norm(y, mean, rstd, x, weight, bias, float(eps), row)
+    y = empty(x._shape, x.dtype, x.device)
+    stats = empty((2,) + stat, x.dtype, x.device)   # (mean and rstd in one buffer: one binding)
+    n = stats.numel() // 2
+    mean, rstd = stats._view(stat, stats._stride[1:], 0), stats._view(stat, stats._stride[1:], n)
+    parts = sum_prologue(x) if x._storage.pending is not None else None
+    be.layer_norm(y, mean, rstd, x, weight, bias, float(eps), row, parts)
     return y, mean, rstd
 
 
@@ -142,11 +146,12 @@ def fused_layer_norm_backward(g, x, weight, mean, rstd, dims, with_gx):
     if g.dtype is not x.dtype or g._shape != x._shape:
         return None
     be = _ln_backend(x, row, g, weight, mean, rstd)
-    if be is None:
+    if be is None or mean._storage is not rstd._storage:
         return None
     dx = empty(x._shape, x.dtype, x.device)
     gx = empty(x._shape, x.dtype, x.device) if with_gx else None
-    be.layer_norm_backward(dx, g, x, weight, mean, rstd, row, gx)
+    parts = sum_prologue(g) if g._storage.pending is not None else None
+    be.layer_norm_backward(dx, g, x, weight, mean, rstd, row, gx, parts)
     return dx, gx
 
 
