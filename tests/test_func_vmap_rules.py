@@ -144,6 +144,8 @@ def test_nn_rules(device):
                 v(lambda x, t: (F.cross_entropy(x, t), F.nll_loss(x.log_softmax(-1), t, reduction="sum"),
                                 F.cross_entropy(x, t, reduction="none")))(logits, target),
                 v(lambda x: F.cross_entropy(x, target[0], ignore_index=3))(logits),
+                v(lambda x, t: (F.cross_entropy(x, t, weight=b.abs() + 0.5, ignore_index=1),
+                                F.nll_loss(x[0], t[0], weight=b.abs() + 0.5)))(logits, target),
                 v(lambda x: F.mse_loss(x, x.cos()) + F.l1_loss(x, x.sin(), reduction="sum") + F.kl_div(x, x.exp(), reduction="batchmean"))(logits),
                 v(lambda x: F.pad(x, (1, 2)))(imgs),
                 v(lambda x: F.conv_transpose2d(x, w.transpose(0, 1), stride=2))(imgs),
