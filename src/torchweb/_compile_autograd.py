@@ -1,0 +1,381 @@
+"""torch.compile of a call whose outputs require grad: a compiled module in an ordinary training
+loop (`loss = F.cross_entropy(model(x), y); loss.backward(); opt.step()`).
+
+The call's forward is captured as one program and its backward as another, both from eager
+calls (the second and third of a signature, as for any compiled call; the backward when
+`.backward()` first runs through each of them). The outputs hang from one autograd node
+(_Boundary) whose inputs are the call's leaves: the parameters it used and its inputs that
+require grad. Its backward returns their gradients, and the engine accumulates them into .grad
+as for any node (set on the first backward, added after). In a recorded call the node's backward
+runs the call's own eager graph (autograd.grad); in a replayed one it replays the backward
+program, which reads what the forward replay left in the buffers the pair shares (the saved
+activations, the copied inputs and outputs).
+
+Those shared buffers hold one call's values at a time, so a call is replayed only when no earlier
+call of the signature may still run its backward (its node is alive and was not freed by a
+backward without retain_graph): otherwise it runs eagerly, with its own graph. Parameters are
+read in place, so an optimizer step between calls is seen; a parameter replaced (new tensor or
+storage) invalidates the pair (the module's world, _compile_guards.world)."""
+
+import weakref
+
+from . import _compile_guards as guards
+from ._size import contiguous_strides
+from ._tensor import Tensor
+from .autograd import grad_mode
+from .autograd.differentiate import grad as autograd_grad
+from .autograd.function import AccumulateGrad, Function
+from .backends.webgpu import capture
+from .backends.webgpu.runtime import get_runtime
+from .compiler import _CAPTURING
+
+_SECOND_TIME = ("Trying to backward through the graph a second time (or directly access saved tensors "
+                "after they have already been freed). Saved intermediate values of the graph are freed "
+                "when you call .backward() or autograd.grad(). Specify retain_graph=True if you need to "
+                "backward through the graph a second time or if you need to access saved tensors after "
+                "calling backward.")
+
+
+class _Boundary(Function):
+    """The node a compiled call's outputs hang from; `call` is an _EagerCall or a _ReplayedCall."""
+
+    _backward_name = "CompiledFunctionBackward"
+
+    @staticmethod
+    def forward(ctx, call, *leaves):
+        ctx.call = call
+        ctx.set_materialize_grads(False)     # (an output without a gradient costs no zeros)
+        if call.nondiff:
+            ctx.mark_non_differentiable(*call.nondiff)
+        return call.outs
+
+    @staticmethod
+    def backward(ctx, *grads):
+        if ctx._freed:
+            raise RuntimeError(_SECOND_TIME)
+        return (None,) + tuple(ctx.call.backward(ctx, grads))
+
+
+def _hang(call, outs, diff, leaves, spec):
+    """The call's result (spec's structure) with `outs` replaced by tensors hanging from one
+    _Boundary node over `leaves`."""
+    call.outs = tuple(outs)
+    call.nondiff = tuple(o for i, o in enumerate(outs) if i not in diff)
+    res = _Boundary.apply(call, *leaves)
+    call.outs = call.nondiff = None      # (the node must not hold its own outputs)
+    it = iter(res)
+    return guards.rebuild(spec, lambda *_: next(it)), res
+
+
+class Tape:
+    """The autograd capture of one compiled signature (a _compile._Entry's `tape`)."""
+
+    def __init__(self, owner, entry):
+        self.owner, self.entry = owner, entry
+        self.fwd = None          # the forward Graph, once its backward is captured too
+        self.bwds = {}           # which outputs have gradients -> (backward Graph, result specs)
+        self.spec = self.diff = self.leaf_map = self.world = None
+        self.fprobe = self.bprobe = None     # the last recordings' signatures
+        self.fblock = self.bblock = None     # their device-errors blocks
+        self.mismatches = 0
+        self.live = None         # weakref to the node of the last call taken (recorded or replayed)
+        self.generation = 0      # forward replays so far (a replayed call's backward checks it)
+        self.last = None         # the recorded call whose backward may complete the pair
+
+    # -- a call -------------------------------------------------------------------------------
+    def call(self, args, kwargs, tensors, reached, state):
+        node = self.live() if self.live is not None else None
+        if node is not None and not node.ctx._freed:
+            self.owner._note("an earlier call's backward has not run yet (or its graph is kept with "
+                             "retain_graph=True): the captured buffers hold that call's values, so "
+                             "this call runs eagerly")
+            return self.owner._eager(args, kwargs)
+        if self.fwd is not None:
+            if state == self.world:
+                return self._replay(tensors)
+            self.reset()                 # a parameter or buffer was replaced: capture again
+        return self._record(args, kwargs, tensors, reached, state)
+
+    def reset(self):
+        self.fwd, self.bwds, self.fprobe, self.bprobe, self.last = None, {}, None, None, None
+
+    def give_up(self, reason):
+        self.reset()
+        self.owner._give_up(self.entry, reason)
+
+    # -- recording ----------------------------------------------------------------------------
+    def _record(self, args, kwargs, tensors, reached, state):
+        rt = get_runtime()
+        detached = {id(t): t.detach().requires_grad_() for t in tensors if t.requires_grad}
+        in_storages = guards.unique_storages(tensors)
+        for s in in_storages:
+            s.buffer_for_write()     # buffers taken and pending work run before recording
+        effects, rng = guards.effects(reached), guards.rng_state()
+        rec = capture.start(rt, self.fblock)
+        self.fblock = rec.error_block
+        _CAPTURING[0] += 1
+        try:
+            out = self.owner.fn(*_swap(args, detached), **_swap(kwargs, detached))
+        finally:
+            _CAPTURING[0] -= 1
+            capture.stop(rt, rec)
+        outs, spec = guards.flatten_out(out)
+        inner_leaves, reason = _leaves(outs)
+        by_inner = {id(d): tensors[i] for i, t in enumerate(tensors) if id(t) in detached
+                    for d in (detached[id(t)],)}
+        leaves = [by_inner.get(id(v), v) for v in inner_leaves]
+        reason = reason or guards.off_device(outs, reached)
+        if reason is None and guards.effects(reached) != effects:
+            reason = ("it changes Python attributes of a module, optimizer or scheduler it uses "
+                      "(a replay would not)")
+        if reason is None and not guards.advanced_by(rng, guards.rng_state(), rec.redraws):
+            reason = ("it draws random numbers that a replay cannot draw again (randperm, a sampler, "
+                      "a reseed inside the call)")
+        if reason is not None:
+            rec.refuse(reason)
+        diff = tuple(i for i, t in enumerate(outs) if t.requires_grad)
+        call = _EagerCall(self, outs, diff, inner_leaves)
+        try:
+            sig = rec.signature(in_storages)
+            if not sig[0]:
+                raise capture.Refused("nothing ran on the GPU")
+            # (the backward's signature names what this forward made as this recording does)
+            call.known = {s._buffer_id: ("input", k) for k, s in enumerate(in_storages)}
+            call.known.update((bid, ("made", n)) for bid, n in rec.made_names.items())
+            sig = (sig, diff, tuple(map(id, leaves)))
+            same, self.fprobe = sig == self.fprobe, sig
+            if same:
+                out_storages = guards.unique_storages(outs)
+                graph = capture.build(rt, rec, in_storages, out_storages)
+                call.candidate = (graph, _links(in_storages, graph.in_slots) + _links(out_storages, graph.out_slots),
+                                  spec, diff, _leaf_map(leaves, tensors), state)
+                self.last = call
+            else:
+                self._mismatch("forward")
+                rt.pool.trim(rt.pool.limit)
+        except capture.Refused as e:
+            rt.pool.trim(rt.pool.limit)
+            self.give_up(str(e))
+        res, hung = _hang(call, [o.detach() for o in outs], diff, leaves, spec)
+        self._taken(hung, diff)
+        return res
+
+    def _mismatch(self, what):
+        self.mismatches += 1
+        if self.mismatches > 3:
+            self.give_up(f"its {what} differs from call to call (a Python value or uploaded data that "
+                         "changes: pass it as an argument), or no backward ran through it")
+
+    def _taken(self, outs, diff):
+        self.live = weakref.ref(outs[diff[0]].grad_fn) if diff else None
+
+    def record_backward(self, call, grads, pattern, inner):
+        """Run a recorded call's backward eagerly, recording it; where it repeats the previous
+        one, it and the call's forward become the replayed pair."""
+        rt = get_runtime()
+        in_storages = guards.unique_storages(grads)
+        for s in in_storages:
+            s.buffer_for_write()
+        rng = guards.rng_state()
+        rec = capture.start(rt, self.bblock)
+        self.bblock = rec.error_block
+        try:
+            res = autograd_grad(inner, call.leaves, grads, retain_graph=True, allow_unused=True)
+        finally:
+            capture.stop(rt, rec)
+        if guards.rng_state() != rng:
+            rec.refuse("its backward draws random numbers")
+        try:
+            sig = (pattern, rec.signature(in_storages, call.known))
+            same, self.bprobe = sig == self.bprobe, sig
+            if not same:
+                self._mismatch("backward")
+            elif call.candidate is not None and call is self.last:
+                fwd, links, spec, diff, leaf_map, state = call.candidate
+                out_storages, specs = _result_specs(res, in_storages)
+                rename = {}
+                for ref, gid in links:
+                    st = ref()
+                    if st is not None and rec.storages.get(st._buffer_id) is st \
+                            and st._buffer_id not in rec.acquisitions:
+                        rename[st._buffer_id] = gid
+                bwd = capture.build(rt, rec, in_storages, out_storages, rename)
+                bwd.forward = fwd      # (the forward graph owns the renamed buffers)
+                self.fwd, self.bwds = fwd, {pattern: (bwd, specs)}
+                self.spec, self.diff, self.leaf_map, self.world = spec, diff, leaf_map, state
+                self.owner.compile_stats["captures"] += 1
+                self.owner.compile_stats["backward_captures"] += 1
+        except capture.Refused as e:
+            rt.pool.trim(rt.pool.limit)
+            self.give_up(str(e))
+        call.candidate = None
+        return res
+
+    # -- replaying ----------------------------------------------------------------------------
+    def _replay(self, tensors):
+        stats = self.owner.compile_stats
+        stats["replays"] += 1
+        self.generation += 1
+        storages = self.fwd.replay(guards.unique_storages(tensors))
+        outs = []
+        guards.rebuild(self.spec, lambda i, shape, stride, offset, dtype, device: outs.append(
+            Tensor._make(storages[i], shape, stride, offset, dtype, device)))
+        leaves = [tensors[k] if k is not None else t for k, t in self.leaf_map]
+        call = _ReplayedCall(self, self.generation, self.diff, self.bwds)
+        res, hung = _hang(call, outs, self.diff, leaves, self.spec)
+        self._taken(hung, self.diff)
+        return res
+
+
+class _EagerCall:
+    """A recorded call: its outputs' eager graph runs its backward."""
+
+    def __init__(self, tape, outs, diff, leaves):
+        self.tape, self.diff, self.leaves = tape, diff, leaves
+        self.inner = tuple(outs[i] for i in diff)   # (kept by the node until its backward is freed)
+        self.candidate = None    # (forward Graph, links, spec, diff, leaf map, world) if it repeated the last
+        self.known = None        # its forward's buffers, named for its backward's signature
+
+    def backward(self, ctx, grads):
+        if self.inner is None:
+            raise RuntimeError(_SECOND_TIME)
+        pairs = [(o, g) for o, g in zip(self.inner, grads_of(grads, self.diff)) if g is not None]
+        if not pairs:
+            return (None,) * len(self.leaves)
+        inner = [o for o, _ in pairs]
+        tape = self.tape
+        if grad_mode.is_grad_enabled():     # create_graph: the gradients need graphs of their own
+            tape.give_up("a backward with create_graph=True ran through it (a replay gives no "
+                         "graph to the gradients)")
+            res = autograd_grad(inner, self.leaves, [g for _, g in pairs], retain_graph=True,
+                                create_graph=True, allow_unused=True)
+        elif tape.entry.eager_reason is None and (self.candidate is not None or tape.fwd is None):
+            pattern = tuple(g is not None for g in grads_of(grads, self.diff))
+            res = tape.record_backward(self, _canonical([g for _, g in pairs]), pattern, inner)
+        else:
+            res = autograd_grad(inner, self.leaves, [g for _, g in pairs], retain_graph=True,
+                                allow_unused=True)
+        return res
+
+
+class _ReplayedCall:
+    """A replayed call: the backward program runs its backward."""
+
+    def __init__(self, tape, generation, diff, bwds):
+        self.tape, self.generation, self.diff, self.bwds = tape, generation, diff, bwds
+
+    def backward(self, ctx, grads):
+        tape = self.tape
+        if self.generation != tape.generation:
+            raise RuntimeError("torchweb.compile: this call's saved values were overwritten by a later "
+                               "call of the compiled function (internal)")
+        if grad_mode.is_grad_enabled():
+            tape.give_up("a backward with create_graph=True ran through it (a replay gives no graph "
+                         "to the gradients)")
+            raise RuntimeError("torchweb.compile: create_graph=True through a replayed call: its "
+                               "gradients would have no graph. The next calls of this signature run "
+                               "eagerly (and support it).")
+        present = grads_of(grads, self.diff)
+        pattern = tuple(g is not None for g in present)
+        found = self.bwds.get(pattern)
+        if found is None:
+            tape.give_up("a backward took gradients from other outputs than the captured backward did")
+            raise RuntimeError("torchweb.compile: this backward starts from other outputs of a "
+                               "replayed call than the captured one; the next calls run eagerly")
+        bwd, specs = found
+        gs = _canonical([g for g in present if g is not None])
+        storages = bwd.replay(guards.unique_storages(gs))
+        tape.owner.compile_stats["backward_replays"] += 1
+        out = []
+        for s in specs:
+            if s is None:
+                out.append(None)
+            else:
+                where, k, shape, stride, offset, dtype, device = s
+                st = gs[k]._storage if where == "in" else storages[k]
+                out.append(Tensor._make(st, shape, stride, offset, dtype, device))
+        return out
+
+
+def grads_of(grads, diff):
+    return [grads[i] for i in diff]
+
+
+def _swap(x, detached):
+    """args/kwargs with each tensor that requires grad replaced by its detached leaf."""
+    if not detached:
+        return x
+    if isinstance(x, dict):
+        return {k: _swap(v, detached) for k, v in x.items()}
+    if isinstance(x, (list, tuple)) and not hasattr(x, "_fields"):
+        return type(x)(_swap(v, detached) for v in x)
+    return detached.get(id(x), x)
+
+
+def _leaves(outs):
+    """The leaves the outputs' graph reaches (in a fixed order), and why the call cannot be
+    captured with its backward, or None."""
+    seen, leaves, why = set(), [], None
+    stack = [t.grad_fn for t in reversed(outs) if t.grad_fn is not None]
+    for t in outs:
+        if t.requires_grad and t.grad_fn is None:
+            why = "it returns a tensor that requires grad and has no graph (an input or a parameter)"
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        if type(node) is AccumulateGrad:
+            if node.variable._hooks:
+                why = "a tensor it differentiates has gradient hooks (they would run twice)"
+            leaves.append(node.variable)
+            continue
+        if node._hooks or node._pre_hooks:
+            why = "its graph has backward hooks (a replay would not run them)"
+        stack.extend(n for n, _ in reversed(node.next_functions) if n is not None)
+    return leaves, why
+
+
+def _leaf_map(leaves, tensors):
+    """Where each leaf comes from in a replay: (index of the input, None) or (None, the tensor)."""
+    index = {id(t): i for i, t in enumerate(tensors)}
+    return [(index[id(v)], None) if id(v) in index else (None, v) for v in leaves]
+
+
+def _links(storages, slots):
+    """(weakref to a recorded storage, the graph buffer that holds its values on replay)."""
+    return [(weakref.ref(s), slot[0]) for s, slot in zip(storages, slots)]
+
+
+def _canonical(grads):
+    """The gradients as contiguous tensors with storages of their own (a replayed backward's
+    inputs then have one layout whatever the graph outside made)."""
+    seen, out = set(), []
+    for g in grads:
+        st = g._storage
+        if g._offset or g._stride != contiguous_strides(g._shape) or st.numel != g.numel() \
+                or id(st) in seen:
+            g = g.clone()
+        seen.add(id(g._storage))
+        out.append(g)
+    return out
+
+
+def _result_specs(res, in_storages):
+    """(the gradients' own storages, per leaf: None or ("in"/"out", index, shape, stride,
+    offset, dtype, device)): a gradient may be an incoming gradient passed on."""
+    in_index = {id(s): k for k, s in enumerate(in_storages)}
+    outs, index, specs = [], {}, []
+    for r in res:
+        if r is None:
+            specs.append(None)
+            continue
+        st = r._storage
+        if id(st) in in_index:
+            where, k = "in", in_index[id(st)]
+        else:
+            where, k = "out", index.setdefault(id(st), len(index))
+            if k == len(outs):
+                outs.append(st)
+        specs.append((where, k, r._shape, r._stride, r._offset, r.dtype, r.device))
+    return outs, specs
