@@ -73,8 +73,8 @@ _live = set()
 
 
 class _Entry:
-    __slots__ = ("calls", "graph", "world", "watch_grads", "spec", "eager_reason", "probe",
-                 "mismatches", "block", "tape")
+    __slots__ = ("calls", "graph", "world", "watch_grads", "grads_in", "spec", "eager_reason",
+                 "probe", "mismatches", "block", "tape")
 
     def __init__(self):
         self.calls = 0
@@ -84,6 +84,7 @@ class _Entry:
         self.graph = None
         self.world = None
         self.watch_grads = False  # the world includes the gradients (the call trains)
+        self.grads_in = None     # an optimizer step without backward: its gradients' signature (inputs)
         self.spec = None
         self.eager_reason = None
         self.tape = None         # a call whose outputs require grad: its forward and backward (_compile_autograd)
@@ -122,6 +123,14 @@ class CompiledFunction:
             return self._eager(args, kwargs)
         if entry.tape is not None:
             return entry.tape.call(args, kwargs, tensors, roots, state)
+        if entry.grads_in is not None:
+            # (a compiled optimizer step: the gradients are its inputs, copied in on replay)
+            grads_now = guards.optimizer_grads(roots)
+            more, layout = guards.signature(grads_now, {})
+            if layout != entry.grads_in:
+                self._note("its optimizer's gradients changed shape or layout between calls")
+                return self._eager(args, kwargs)
+            tensors = tensors + more
         if entry.graph is not None:
             if (state, grads if entry.watch_grads else None) == entry.world:
                 return self._replay(entry, tensors)
@@ -138,13 +147,20 @@ class CompiledFunction:
         return self.fn(*args, **kwargs)
 
     def _warm_up(self, entry, args, kwargs):
-        """An eager call; where its outputs require grad and it ran no backward, the signature's
-        later calls capture its forward and backward separately (_compile_autograd)."""
+        """An eager call. Where its outputs require grad and it ran no backward, the signature's
+        later calls capture its forward and backward separately (_compile_autograd); where it
+        steps an optimizer without a backward (a compiled opt.step), the gradients are inputs of
+        its later calls (new tensors each step after zero_grad(set_to_none=True))."""
         backward = BACKWARD_RUNS[0]
         out = self._eager(args, kwargs)
-        if grad_mode.is_grad_enabled() and BACKWARD_RUNS[0] == backward and \
-                any(t.requires_grad for t in guards.flatten_out(out)[0]):
+        if BACKWARD_RUNS[0] != backward:
+            return out
+        if grad_mode.is_grad_enabled() and any(t.requires_grad for t in guards.flatten_out(out)[0]):
             entry.tape = Tape(self, entry)
+            return out
+        reached = guards.roots(self.fn, args, kwargs)
+        if any(guards.kind(o) == "optimizer" for o in reached[0]):
+            entry.grads_in = guards.signature(guards.optimizer_grads(reached), {})[1]
         return out
 
     def _capture(self, entry, tensors, roots, args, kwargs):
@@ -195,7 +211,8 @@ class CompiledFunction:
             self._give_up(entry, str(e))
             return out
         # a step that trains (or steps an optimizer) reads the gradients: they are guarded too
-        entry.watch_grads = trained or any(guards.kind(o) == "optimizer" for o in roots[0])
+        entry.watch_grads = trained or entry.grads_in is None and \
+            any(guards.kind(o) == "optimizer" for o in roots[0])
         _, state, grads = guards.world(roots)
         entry.graph, entry.spec = graph, spec
         entry.world = (state, grads if entry.watch_grads else None)

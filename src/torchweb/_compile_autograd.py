@@ -40,6 +40,7 @@ class _Boundary(Function):
     """The node a compiled call's outputs hang from; `call` is an _EagerCall or a _ReplayedCall."""
 
     _backward_name = "CompiledFunctionBackward"
+    _double_backward = True   # (create_graph: a recorded call's eager graph differentiates; a replay refuses)
 
     @staticmethod
     def forward(ctx, call, *leaves):
@@ -143,7 +144,7 @@ class Tape:
             call.known = {s._buffer_id: ("input", k) for k, s in enumerate(in_storages)}
             call.known.update((bid, ("made", n)) for bid, n in rec.made_names.items())
             sig = (sig, diff, tuple(map(id, leaves)))
-            same, self.fprobe = sig == self.fprobe, sig
+            same, first, self.fprobe = sig == self.fprobe, self.fprobe is None, sig
             if same:
                 out_storages = guards.unique_storages(outs)
                 graph = capture.build(rt, rec, in_storages, out_storages)
@@ -151,7 +152,8 @@ class Tape:
                                   spec, diff, _leaf_map(leaves, tensors), state)
                 self.last = call
             else:
-                self._mismatch("forward")
+                if not first:
+                    self._mismatch("forward")
                 rt.pool.trim(rt.pool.limit)
         except capture.Refused as e:
             rt.pool.trim(rt.pool.limit)
@@ -187,9 +189,10 @@ class Tape:
             rec.refuse("its backward draws random numbers")
         try:
             sig = (pattern, rec.signature(in_storages, call.known))
-            same, self.bprobe = sig == self.bprobe, sig
+            same, first, self.bprobe = sig == self.bprobe, self.bprobe is None, sig
             if not same:
-                self._mismatch("backward")
+                if not first:
+                    self._mismatch("backward")
             elif call.candidate is not None and call is self.last:
                 fwd, links, spec, diff, leaf_map, state = call.candidate
                 out_storages, specs = _result_specs(res, in_storages)

@@ -150,6 +150,18 @@ def world(reached):
     return tuple(modes), tuple(out), tuple(grads)
 
 
+def optimizer_grads(reached):
+    """The gradients of the reachable optimizers' parameters (None where unset), in order: the
+    inputs of a compiled optimizer step (they are new tensors after zero_grad(set_to_none=True))."""
+    out = []
+    for o in reached[0]:
+        if kind(o) == "optimizer":
+            for g in o.param_groups:
+                for p in g["params"]:
+                    out.append(p.grad)
+    return out
+
+
 def effects(reached):
     """Python scalar attributes of the reachable modules and schedulers (a capture that
     changes them cannot be replayed)."""
