@@ -369,3 +369,50 @@ def test_the_optimizer_step_compiled_on_its_own():
     assert mine == pytest.approx(ref, abs=2e-5)
     assert net.compile_stats["backward_replays"] >= 7
     assert step.compile_stats["replays"] >= 7, step.compile_stats
+
+
+def test_a_step_that_clears_the_gradients_at_its_end_runs_eagerly_with_the_reason():
+    """zero_grad(set_to_none=True) after opt.step() inside a compiled step: a replay's optimizer
+    would find no gradients, so the step is not replayed (the model compiled instead is)."""
+    theirs = _theirs_mlp()
+    ours = _ours_like(theirs)
+    o_opt, t_opt = tw.optim.Adam(ours.parameters(), lr=1e-2), torch.optim.Adam(theirs.parameters(), lr=1e-2)
+
+    def step(lib, model, opt, x, y):
+        loss = lib.nn.functional.cross_entropy(model(x), y)
+        loss.backward()
+        opt.step()
+        opt.zero_grad(set_to_none=True)
+        return loss
+    f = tw.compile(step)
+    for x, y in _data(5):
+        mine = f(tw, ours, o_opt, _ours(x), _ours(y, tw.int64)).item()
+        assert mine == pytest.approx(step(torch, theirs, t_opt, x, y).item(), abs=2e-5)
+    assert f.compile_stats["replays"] == 0
+    assert any("sets the gradients to None after the optimizer step" in r for r in f.compile_stats["reasons"])
+
+
+def test_batch_norm_buffers_and_a_compiled_function_of_a_module():
+    """BatchNorm's running statistics are updated in place by every replayed forward, and a
+    compiled function (not a module) whose outputs require grad replays the same way."""
+    torch.manual_seed(0)
+    theirs = torch.nn.Sequential(torch.nn.Linear(20, 16), torch.nn.BatchNorm1d(16), torch.nn.ReLU(),
+                                 torch.nn.Linear(16, 5))
+    ours = tw.nn.Sequential(tw.nn.Linear(20, 16), tw.nn.BatchNorm1d(16), tw.nn.ReLU(), tw.nn.Linear(16, 5))
+    ours.load_state_dict({k: tw.tensor(v.tolist()) for k, v in theirs.state_dict().items()})
+    ours.to("webgpu")
+    f = tw.compile(lambda x: ours(x) * 2)
+    o_opt, t_opt = tw.optim.SGD(ours.parameters(), lr=0.1), torch.optim.SGD(theirs.parameters(), lr=0.1)
+    for x, y in _data(8):
+        loss = tw.nn.functional.cross_entropy(f(_ours(x)), _ours(y, tw.int64))
+        o_opt.zero_grad()
+        loss.backward()
+        o_opt.step()
+        t_loss = torch.nn.functional.cross_entropy(theirs(x) * 2, y)
+        t_opt.zero_grad()
+        t_loss.backward()
+        t_opt.step()
+        assert loss.item() == pytest.approx(t_loss.item(), abs=2e-5)
+    assert f.compile_stats["replays"] >= 5 and f.compile_stats["backward_replays"] >= 5, f.compile_stats
+    for (k, v), (_, w) in zip(ours.state_dict().items(), theirs.state_dict().items()):
+        assert torch.allclose(torch.tensor(v.tolist(), dtype=w.dtype), w, atol=1e-5), k

@@ -183,6 +183,10 @@ class CompiledFunction:
         if reason is None and not trained and any(t.requires_grad for t in out_tensors):
             reason = ("it returns a tensor that requires grad without running backward, and did not "
                       "on its first call")
+        if reason is None and guards.grads_unset(rec.optimizers):
+            reason = ("it sets the gradients to None after the optimizer step (zero_grad(set_to_none=True) "
+                      "at its end): a replay's optimizer would find none. Call zero_grad at the start "
+                      "of the step, or compile the model instead")
         if reason is None and guards.effects(roots) != effects:
             reason = ("it changes Python attributes of a module, optimizer or scheduler it uses "
                       "(a replay would not)")

@@ -162,6 +162,17 @@ def optimizer_grads(reached):
     return out
 
 
+def grads_unset(optimizers):
+    """Whether a parameter of these optimizers that requires grad has none (a step that clears
+    the gradients after updating: its replay would find none to update with)."""
+    for o in optimizers:
+        for g in o.param_groups:
+            for p in g["params"]:
+                if p.grad is None and p.requires_grad:
+                    return True
+    return False
+
+
 def effects(reached):
     """Python scalar attributes of the reachable modules and schedulers (a capture that
     changes them cannot be replayed)."""

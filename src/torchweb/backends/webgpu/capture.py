@@ -49,6 +49,7 @@ class Recorder:
         self.exempt = set()      # buffers whose uploads a replay hook redoes (optimizer step)
         self.scalar_slots = []   # (segment, byte offset in its blob, count, f32 or u32) of patched uniforms
         self.hooks = []          # callables run per replay, returning the patched scalars
+        self.optimizers = []     # the optimizers whose step registered one
         self.redraws = 0         # random draws a replay redoes (their counters patched)
         self.flushes0 = rt.flushes
         self.uploads = {}        # buffer id -> where it was uploaded (TORCHWEB_COMPILE_DEBUG)
