@@ -16,15 +16,21 @@ eagerly from then on for that signature, with the reason in `.compile_stats` (an
 warning with TORCHWEB_COMPILE_WARN=1): reading values back inside it, uploading Python data
 that the GPU reads, random numbers drawn on the host (randperm, a sampler), changing Python
 attributes of the modules it uses, returning a tensor that requires grad without having run
-backward, work on the cpu device. The optimizer's Python (step counts, bias corrections,
+backward when it ran none on its first call, work on the cpu device. The optimizer's Python (step counts, bias corrections,
 learning rate from a scheduler) runs on each replay, so schedulers stepped outside the function
 are followed; so do the random kernels' counters (dropout, torch.rand...): each replay draws
 from the generator as an eager call would, so a seeded compiled run gives the eager run's
 numbers.
 
+A call whose outputs require grad and that runs no backward (a compiled module's forward in an
+ordinary training loop) is captured with its backward as a pair (_compile_autograd.py): its
+outputs hang from one autograd node whose backward replays the backward program. The guards
+are _compile_guards.py's; train and eval calls, and each input shape, are separate signatures
+(at most CACHE_LIMIT; calls past it run eagerly).
+
 Not covered by the guards: Python state the function reads from objects other than modules,
 optimizers and the scalars of named globals (e.g. an attribute of some other object); keep
-such values as arguments. Outputs come back detached from autograd.
+such values as arguments. The outputs of a call that ran its own backward come back detached.
 """
 
 import functools
