@@ -44,7 +44,6 @@ from .autograd import grad_mode
 from .autograd.engine import BACKWARD_RUNS
 from .backends.webgpu import capture
 from .backends.webgpu.runtime import get_runtime
-from .compiler import _CAPTURING
 from .nn.modules.module import Module
 
 CACHE_LIMIT = 8       # signatures per compiled function (torch._dynamo's recompile limit)
@@ -174,15 +173,9 @@ class CompiledFunction:
         in_storages = guards.unique_storages(tensors)
         for s in in_storages:
             s.buffer_for_write()   # buffers taken and pending work run before recording
-        effects, rng, backward = guards.effects(roots), guards.rng_state(), BACKWARD_RUNS[0]
-        rec = capture.start(rt, entry.block)
+        backward = BACKWARD_RUNS[0]
+        out, rec = guards.record_call(rt, entry.block, self.fn, args, kwargs, roots)
         entry.block = rec.error_block
-        _CAPTURING[0] += 1    # torch.compiler.is_compiling() is True while the Python records
-        try:
-            out = self.fn(*args, **kwargs)
-        finally:
-            _CAPTURING[0] -= 1
-            capture.stop(rt, rec)
         out_tensors, spec = guards.flatten_out(out)
         trained = BACKWARD_RUNS[0] != backward
         reason = guards.off_device(out_tensors, roots)
@@ -193,12 +186,6 @@ class CompiledFunction:
             reason = ("it sets the gradients to None after the optimizer step (zero_grad(set_to_none=True) "
                       "at its end): a replay's optimizer would find none. Call zero_grad at the start "
                       "of the step, or compile the model instead")
-        if reason is None and guards.effects(roots) != effects:
-            reason = ("it changes Python attributes of a module, optimizer or scheduler it uses "
-                      "(a replay would not)")
-        if reason is None and not guards.advanced_by(rng, guards.rng_state(), rec.redraws):
-            reason = ("it draws random numbers that a replay cannot draw again (randperm, a sampler, "
-                      "a reseed inside the call)")
         if reason is not None:
             rec.refuse(reason)
         try:

@@ -27,7 +27,6 @@ from .autograd.differentiate import grad as autograd_grad
 from .autograd.function import AccumulateGrad, Function
 from .backends.webgpu import capture
 from .backends.webgpu.runtime import get_runtime
-from .compiler import _CAPTURING
 
 _SECOND_TIME = ("Trying to backward through the graph a second time (or directly access saved tensors "
                 "after they have already been freed). Saved intermediate values of the graph are freed "
@@ -107,31 +106,21 @@ class Tape:
     # -- recording ----------------------------------------------------------------------------
     def _record(self, args, kwargs, tensors, reached, state):
         rt = get_runtime()
-        detached = {id(t): t.detach().requires_grad_() for t in tensors if t.requires_grad}
+        detached, outer = {}, {}   # the inputs that require grad: as leaves of the call's own graph
+        for t in tensors:
+            if t.requires_grad and id(t) not in detached:
+                d = detached[id(t)] = t.detach().requires_grad_()
+                outer[id(d)] = t
         in_storages = guards.unique_storages(tensors)
         for s in in_storages:
             s.buffer_for_write()     # buffers taken and pending work run before recording
-        effects, rng = guards.effects(reached), guards.rng_state()
-        rec = capture.start(rt, self.fblock)
+        out, rec = guards.record_call(rt, self.fblock, self.owner.fn, _swap(args, detached),
+                                      _swap(kwargs, detached), reached)
         self.fblock = rec.error_block
-        _CAPTURING[0] += 1
-        try:
-            out = self.owner.fn(*_swap(args, detached), **_swap(kwargs, detached))
-        finally:
-            _CAPTURING[0] -= 1
-            capture.stop(rt, rec)
         outs, spec = guards.flatten_out(out)
         inner_leaves, reason = _leaves(outs)
-        by_inner = {id(d): tensors[i] for i, t in enumerate(tensors) if id(t) in detached
-                    for d in (detached[id(t)],)}
-        leaves = [by_inner.get(id(v), v) for v in inner_leaves]
+        leaves = [outer.get(id(v), v) for v in inner_leaves]
         reason = reason or guards.off_device(outs, reached)
-        if reason is None and guards.effects(reached) != effects:
-            reason = ("it changes Python attributes of a module, optimizer or scheduler it uses "
-                      "(a replay would not)")
-        if reason is None and not guards.advanced_by(rng, guards.rng_state(), rec.redraws):
-            reason = ("it draws random numbers that a replay cannot draw again (randperm, a sampler, "
-                      "a reseed inside the call)")
         if reason is not None:
             rec.refuse(reason)
         diff = tuple(i for i, t in enumerate(outs) if t.requires_grad)

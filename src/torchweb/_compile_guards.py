@@ -1,12 +1,14 @@
 """What torchweb.compile keys a capture on and what it checks before replaying one: the input
 signature, the objects a function reaches (its roots), the state of those objects (its world),
-the Python attributes a call may not change, the random generators' state, and the outputs'
-structure (flattened to tensors and rebuilt around new storages)."""
+the Python attributes and random generators a recorded call may not change (record_call), and
+the outputs' structure (flattened to tensors and rebuilt around new storages)."""
 
 from ._is_tensor import is_tensor
 from . import _dtype, _random
 from .autograd import grad_mode
+from .backends.webgpu import capture
 from .backends.webgpu.runtime import _runtime
+from .compiler import _CAPTURING
 from .nn.modules.module import Module
 from .optim.lr_scheduler import LRScheduler
 from .optim.optimizer import Optimizer
@@ -184,6 +186,28 @@ def effects(reached):
             out.append(tuple((n, v) for n, v in vars(m).items()
                              if isinstance(v, (bool, int, float, str, type(None)))))
     return tuple(out)
+
+
+def record_call(rt, block, fn, args, kwargs, reached):
+    """Run fn(*args, **kwargs) eagerly while its GPU work is recorded (block: the errors block
+    of the signature's earlier recordings, or None): (its result, the Recorder), the recorder
+    refusing a call that changed what a replay would not (Python attributes of the modules,
+    optimizers and schedulers reached, generators advanced other than by device kernels)."""
+    before, rng = effects(reached), rng_state()
+    rec = capture.start(rt, block)
+    _CAPTURING[0] += 1    # torch.compiler.is_compiling() is True while the Python records
+    try:
+        out = fn(*args, **kwargs)
+    finally:
+        _CAPTURING[0] -= 1
+        capture.stop(rt, rec)
+    if effects(reached) != before:
+        rec.refuse("it changes Python attributes of a module, optimizer or scheduler it uses "
+                   "(a replay would not)")
+    if not advanced_by(rng, rng_state(), rec.redraws):
+        rec.refuse("it draws random numbers that a replay cannot draw again (randperm, a sampler, "
+                   "a reseed inside the call)")
+    return out, rec
 
 
 def rng_state():
