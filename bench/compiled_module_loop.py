@@ -20,6 +20,7 @@ from torchweb.backends.webgpu import commands
 from torchweb.backends.webgpu import runtime as RT
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from op_overhead import count_bytecodes  # noqa: E402
 from workloads import _gpt_module  # noqa: E402
 
 DEV = "webgpu"
@@ -104,24 +105,13 @@ def _ops(words):
 
 
 def bytecodes(step, n=3):
-    count = 0
-
-    def tracer(frame, event, arg):
-        nonlocal count
-        frame.f_trace_opcodes = True
-        if event == "opcode":
-            count += 1
-        return tracer
-    saved, RT.FLUSH_AFTER_S = RT.FLUSH_AFTER_S, float("inf")
-    sys.settrace(tracer)
-    try:
-        for _ in range(n):
-            step()
-        torch.webgpu.synchronize()
-    finally:
-        sys.settrace(None)
-        RT.FLUSH_AFTER_S = saved
-    return count / n
+    """Python bytecodes per step (op_overhead's count: undisturbed by the machine's load)."""
+    def make(k):
+        def run():
+            for _ in range(k):
+                step()
+        return run
+    return count_bytecodes(make, n)
 
 
 def main():

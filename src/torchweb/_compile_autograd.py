@@ -25,6 +25,7 @@ from ._tensor import Tensor
 from .autograd import grad_mode
 from .autograd.differentiate import grad as autograd_grad
 from .autograd.function import AccumulateGrad, Function
+from .autograd.graph import _reachable
 from .backends.webgpu import capture
 from .backends.webgpu.runtime import get_runtime
 
@@ -307,24 +308,17 @@ def _swap(x, detached):
 def _leaves(outs):
     """The leaves the outputs' graph reaches (in a fixed order), and why the call cannot be
     captured with its backward, or None."""
-    seen, leaves, why = set(), [], None
-    stack = [t.grad_fn for t in reversed(outs) if t.grad_fn is not None]
+    leaves, why = [], None
     for t in outs:
         if t.requires_grad and t.grad_fn is None:
             why = "it returns a tensor that requires grad and has no graph (an input or a parameter)"
-    while stack:
-        node = stack.pop()
-        if id(node) in seen:
-            continue
-        seen.add(id(node))
+    for node in _reachable([t.grad_fn for t in outs if t.grad_fn is not None]):
         if type(node) is AccumulateGrad:
             if node.variable._hooks:
                 why = "a tensor it differentiates has gradient hooks (they would run twice)"
             leaves.append(node.variable)
-            continue
-        if node._hooks or node._pre_hooks:
+        elif node._hooks or node._pre_hooks:
             why = "its graph has backward hooks (a replay would not run them)"
-        stack.extend(n for n, _ in reversed(node.next_functions) if n is not None)
     return leaves, why
 
 
