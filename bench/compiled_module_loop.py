@@ -123,7 +123,8 @@ def main():
     ap.add_argument("--repeat", type=int, default=10)
     ap.add_argument("--gpt-only", action="store_true")
     a = ap.parse_args()
-    print(f"{'workload':10s} {'mode':18s} {'bytecodes':>10s} {'dispatches':>10s} {'ms':>8s}  replays (fwd/bwd)")
+    print(f"{'workload':10s} {'mode':18s} {'bytecodes':>10s} {'dispatches':>10s} {'ms':>8s}  "
+          "replays (fwd/bwd)")
     for name, workload in (("nanoGPT", gpt),) if a.gpt_only else (("MLP", mlp), ("nanoGPT", gpt)):
         for mode in ("eager", "compiled module", "module + opt.step", "compiled step"):
             step, compiled = make(workload, mode)

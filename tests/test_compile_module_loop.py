@@ -33,7 +33,8 @@ def _ours_like(theirs):
 
 def _data(n, batch=8, seed=1):
     g = torch.Generator().manual_seed(seed)
-    return [(torch.randn(batch, 20, generator=g), torch.randint(0, 5, (batch,), generator=g)) for _ in range(n)]
+    return [(torch.randn(batch, 20, generator=g), torch.randint(0, 5, (batch,), generator=g))
+            for _ in range(n)]
 
 
 def _weights(model):
@@ -435,3 +436,44 @@ def test_batch_norm_buffers_and_a_compiled_function_of_a_module():
     assert f.compile_stats["replays"] >= 5 and f.compile_stats["backward_replays"] >= 5, f.compile_stats
     for (k, v), (_, w) in zip(ours.state_dict().items(), theirs.state_dict().items()):
         assert torch.allclose(torch.tensor(v.tolist(), dtype=w.dtype), w, atol=1e-5), k
+
+
+def test_a_backward_from_fewer_outputs_than_captured_gets_zeros_for_the_others():
+    """The captured backward took gradients from both outputs; a later one from one output
+    replays it with zeros for the other. One from an output it never took a gradient from
+    cannot replay: it raises, and the next calls run eagerly."""
+    class Two(tw.nn.Module):
+        def __init__(self, inner):
+            super().__init__()
+            self.inner = inner
+
+        def forward(self, x):
+            h = self.inner(x)
+            return h, h.tanh()
+    theirs = _theirs_mlp()
+    ours = _ours_like(theirs)
+    net = tw.compile(Two(ours))
+
+    def grads_match(pick):
+        for x, _ in _data(1, seed=7):
+            a, b = net(_ours(x))
+            ours.zero_grad()
+            sum(t.square().sum() for t in pick(a, b)).backward()
+            ta = theirs(x)
+            theirs.zero_grad()
+            sum(t.square().sum() for t in pick(ta, ta.tanh())).backward()
+            for p, q in zip(ours.parameters(), theirs.parameters()):
+                assert torch.allclose(torch.tensor(p.grad.tolist()), q.grad, atol=1e-5)
+    for _ in range(4):
+        grads_match(lambda a, b: (a, b))
+    replays = net.compile_stats["backward_replays"]
+    grads_match(lambda a, b: (b,))
+    assert net.compile_stats["backward_replays"] == replays + 1
+
+    net = tw.compile(Two(ours))
+    for _ in range(4):
+        grads_match(lambda a, b: (b,))
+    with pytest.raises(RuntimeError, match="took no gradient from"):
+        grads_match(lambda a, b: (a, b))
+    grads_match(lambda a, b: (a, b))
+    assert any("other outputs" in r for r in net.compile_stats["reasons"])

@@ -15,9 +15,9 @@ scalars in those globals, grad mode and default dtype. A call that cannot be cap
 eagerly from then on for that signature, with the reason in `.compile_stats` (and in a
 warning with TORCHWEB_COMPILE_WARN=1): reading values back inside it, uploading Python data
 that the GPU reads, random numbers drawn on the host (randperm, a sampler), changing Python
-attributes of the modules it uses, returning a tensor that requires grad without having run
-backward when it ran none on its first call, work on the cpu device. The optimizer's Python (step counts, bias corrections,
-learning rate from a scheduler) runs on each replay, so schedulers stepped outside the function
+attributes of the modules it uses, clearing the gradients after an optimizer step, work on the
+cpu device. The optimizer's Python (step counts, bias corrections, learning rate from a
+scheduler) runs on each replay, so schedulers stepped outside the function
 are followed; so do the random kernels' counters (dropout, torch.rand...): each replay draws
 from the generator as an eager call would, so a seeded compiled run gives the eager run's
 numbers.
@@ -92,7 +92,7 @@ class _Entry:
         self.grads_in = None     # an optimizer step without backward: its gradients' signature (inputs)
         self.spec = None
         self.eager_reason = None
-        self.tape = None         # a call whose outputs require grad: its forward and backward (_compile_autograd)
+        self.tape = None         # outputs that require grad: forward and backward (_compile_autograd)
 
 
 class CompiledFunction:

@@ -20,6 +20,7 @@ storage) invalidates the pair (the module's world, _compile_guards.world)."""
 import weakref
 
 from . import _compile_guards as guards
+from ._creation import zeros
 from ._size import contiguous_strides
 from ._tensor import Tensor
 from .autograd import grad_mode
@@ -138,8 +139,8 @@ class Tape:
             if same:
                 out_storages = guards.unique_storages(outs)
                 graph = capture.build(rt, rec, in_storages, out_storages)
-                call.candidate = (graph, _links(in_storages, graph.in_slots) + _links(out_storages, graph.out_slots),
-                                  spec, diff, _leaf_map(leaves, tensors), state)
+                links = _links(in_storages, graph.in_slots) + _links(out_storages, graph.out_slots)
+                call.candidate = (graph, links, spec, diff, _leaf_map(leaves, tensors), state)
                 self.last = call
             else:
                 if not first:
@@ -214,7 +215,8 @@ class Tape:
         guards.rebuild(self.spec, lambda i, shape, stride, offset, dtype, device: outs.append(
             Tensor._make(storages[i], shape, stride, offset, dtype, device)))
         leaves = [tensors[k] if k is not None else t for k, t in self.leaf_map]
-        call = _ReplayedCall(self, self.generation, self.diff, self.bwds)
+        call = _ReplayedCall(self, self.generation, self.diff, self.bwds,
+                             [(outs[i].shape, outs[i].dtype, outs[i].device) for i in self.diff])
         res, hung = _hang(call, outs, self.diff, leaves, self.spec)
         self._taken(hung, self.diff)
         return res
@@ -254,8 +256,9 @@ class _EagerCall:
 class _ReplayedCall:
     """A replayed call: the backward program runs its backward."""
 
-    def __init__(self, tape, generation, diff, bwds):
+    def __init__(self, tape, generation, diff, bwds, metas):
         self.tape, self.generation, self.diff, self.bwds = tape, generation, diff, bwds
+        self.metas = metas       # the differentiable outputs' (shape, dtype, device)
 
     def backward(self, ctx, grads):
         tape = self.tape
@@ -272,9 +275,17 @@ class _ReplayedCall:
         pattern = tuple(g is not None for g in present)
         found = self.bwds.get(pattern)
         if found is None:
-            tape.give_up("a backward took gradients from other outputs than the captured backward did")
-            raise RuntimeError("torchweb.compile: this backward starts from other outputs of a "
-                               "replayed call than the captured one; the next calls run eagerly")
+            # fewer outputs with gradients than the captured backward took: zeros for the others
+            for taken, found in self.bwds.items():
+                if all(t or not p for t, p in zip(taken, pattern)):
+                    present = [g if g is not None or not t else zeros(shape, dtype=dtype, device=device)
+                               for g, t, (shape, dtype, device) in zip(present, taken, self.metas)]
+                    break
+            else:
+                tape.give_up("a backward took gradients from other outputs than the captured backward did")
+                raise RuntimeError("torchweb.compile: this backward starts from outputs of a replayed "
+                                   "call that the captured backward took no gradient from; the next "
+                                   "calls run eagerly")
         bwd, specs = found
         gs = _canonical([g for g in present if g is not None])
         storages = bwd.replay(guards.unique_storages(gs))
