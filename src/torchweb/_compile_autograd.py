@@ -227,13 +227,11 @@ class _EagerCall:
 
     def __init__(self, tape, outs, diff, leaves):
         self.tape, self.diff, self.leaves = tape, diff, leaves
-        self.inner = tuple(outs[i] for i in diff)   # (kept by the node until its backward is freed)
+        self.inner = tuple(outs[i] for i in diff)   # (their graph lives as long as the node)
         self.candidate = None    # (forward Graph, links, spec, diff, leaf map, world) if it repeated the last
         self.known = None        # its forward's buffers, named for its backward's signature
 
     def backward(self, ctx, grads):
-        if self.inner is None:
-            raise RuntimeError(_SECOND_TIME)
         pairs = [(o, g) for o, g in zip(self.inner, grads_of(grads, self.diff)) if g is not None]
         if not pairs:
             return (None,) * len(self.leaves)
