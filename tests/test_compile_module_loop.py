@@ -477,3 +477,20 @@ def test_a_backward_from_fewer_outputs_than_captured_gets_zeros_for_the_others()
         grads_match(lambda a, b: (a, b))
     grads_match(lambda a, b: (a, b))
     assert any("other outputs" in r for r in net.compile_stats["reasons"])
+
+
+def test_a_function_that_reads_gradients_sees_new_ones():
+    """A compiled inference function reading .grad (a gradient norm for logging): after
+    zero_grad(set_to_none=True) and a new backward the gradients are new tensors, which a replay
+    must read, not the captured ones."""
+    theirs = _theirs_mlp()
+    ours = _ours_like(theirs)
+    norm = tw.compile(lambda: sum((p.grad * p.grad).sum() for p in ours.parameters()))
+    for x, y in _data(6):
+        ours.zero_grad(set_to_none=True)
+        tw.nn.functional.cross_entropy(ours(_ours(x)), _ours(y, tw.int64)).backward()
+        theirs.zero_grad(set_to_none=True)
+        torch.nn.functional.cross_entropy(theirs(x), y).backward()
+        with tw.no_grad():
+            mine = norm().item()
+        assert mine == pytest.approx(sum((p.grad ** 2).sum() for p in theirs.parameters()).item(), rel=1e-5)

@@ -207,9 +207,9 @@ class CompiledFunction:
             rt.pool.trim(rt.pool.limit)
             self._give_up(entry, str(e))
             return out
-        # a step that trains (or steps an optimizer) reads the gradients: they are guarded too
-        entry.watch_grads = trained or entry.grads_in is None and \
-            any(guards.kind(o) == "optimizer" for o in roots[0])
+        # a step that trains, steps an optimizer or reads gradients: they are guarded too
+        entry.watch_grads = trained or entry.grads_in is None and (
+            any(guards.kind(o) == "optimizer" for o in roots[0]) or guards.reads_grads(roots, rec))
         _, state, grads = guards.world(roots)
         entry.graph, entry.spec = graph, spec
         entry.world = (state, grads if entry.watch_grads else None)

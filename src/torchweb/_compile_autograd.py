@@ -123,6 +123,8 @@ class Tape:
         inner_leaves, reason = _leaves(outs)
         leaves = [outer.get(id(v), v) for v in inner_leaves]
         reason = reason or guards.off_device(outs, reached)
+        if reason is None and guards.reads_grads(reached, rec):
+            reason = "it reads the .grad of a parameter (a replay would read a stale one)"
         if reason is not None:
             rec.refuse(reason)
         diff = tuple(i for i, t in enumerate(outs) if t.requires_grad)

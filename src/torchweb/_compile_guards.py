@@ -164,6 +164,16 @@ def optimizer_grads(reached):
     return out
 
 
+def reads_grads(reached, rec):
+    """Whether the recording used a gradient of a reachable module's or optimizer's parameter
+    (then the gradients are part of the capture's world: replaced ones mean capturing again)."""
+    used = {id(s) for s in rec.storages.values()}
+    objs = reached[0]
+    params = [p for o in objs if kind(o) == "module" for p in o.parameters()]
+    params += [p for o in objs if kind(o) == "optimizer" for g in o.param_groups for p in g["params"]]
+    return any(p.grad is not None and id(p.grad._storage) in used for p in params)
+
+
 def grads_unset(optimizers):
     """Whether a parameter of these optimizers that requires grad has none (a step that clears
     the gradients after updating: its replay would find none to update with)."""
