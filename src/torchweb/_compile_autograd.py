@@ -11,9 +11,10 @@ runs the call's own eager graph (autograd.grad); in a replayed one it replays th
 program, which reads what the forward replay left in the buffers the pair shares (the saved
 activations, the copied inputs and outputs).
 
-Those shared buffers hold one call's values at a time, so a call is replayed only when no earlier
-call of the signature may still run its backward (its node is alive and was not freed by a
-backward without retain_graph): otherwise it runs eagerly, with its own graph. Parameters are
+Those shared buffers hold one call's values at a time, so a pair (a slot) takes a call only when
+no earlier call it took may still run its backward (its node is alive and was not freed by a
+backward without retain_graph). A call that finds every slot taken (SLOTS of them: `f(a)`, `f(b)`,
+then one backward uses two) runs eagerly, with its own graph. Parameters are
 read in place, so an optimizer step between calls is seen; a parameter replaced (new tensor or
 storage) invalidates the pair (the module's world, _compile_guards.world)."""
 
@@ -69,44 +70,77 @@ def _hang(call, outs, diff, leaves, spec):
     return guards.rebuild(spec, lambda *_: next(it)), res
 
 
+SLOTS = 2   # calls of one signature whose backward may be pending at once (f(a), f(b), then a backward)
+
+
 class Tape:
-    """The autograd capture of one compiled signature (a _compile._Entry's `tape`)."""
+    """The autograd capture of one compiled signature (a _compile._Entry's `tape`): up to SLOTS
+    pairs of programs, each with buffers of its own, so that as many calls may await their
+    backward at once."""
 
     def __init__(self, owner, entry):
         self.owner, self.entry = owner, entry
+        self.slots = []
+        self.mismatches = 0
+
+    def call(self, args, kwargs, tensors, reached, state):
+        for slot in self.slots:
+            if not slot.busy():
+                break
+        else:
+            if len(self.slots) == SLOTS:
+                self.owner._note(f"{SLOTS} earlier calls' backward has not run yet (or their graphs are "
+                                 "kept with retain_graph=True): the captured buffers hold those calls' "
+                                 "values, so this call runs eagerly")
+                return self.owner._eager(args, kwargs)
+            slot = _Slot(self)
+            self.slots.append(slot)
+        if slot.fwd is not None:
+            if state == slot.world:
+                return slot.replay(tensors)
+            slot.reset()                 # a parameter or buffer was replaced: capture again
+        return slot.record(args, kwargs, tensors, reached, state)
+
+    def give_up(self, reason):
+        for slot in self.slots:
+            slot.reset()
+        self.owner._give_up(self.entry, reason)
+
+    def mismatch(self, what):
+        self.mismatches += 1
+        if self.mismatches > 3:
+            self.give_up(f"its {what} differs from call to call (a Python value or uploaded data that "
+                         "changes: pass it as an argument), or no backward ran through it")
+
+
+class _Slot:
+    """One pair of captured programs (forward, backward) and the buffers they share."""
+
+    def __init__(self, tape):
+        self.tape, self.owner = tape, tape.owner
         self.fwd = None          # the forward Graph, once its backward is captured too
         self.bwds = {}           # which outputs have gradients -> (backward Graph, result specs)
         self.spec = self.diff = self.leaf_map = self.world = None
         self.fprobe = self.bprobe = None     # the last recordings' signatures
         self.fblock = self.bblock = None     # their device-errors blocks
-        self.mismatches = 0
         self.live = None         # weakref to the node of the last call taken (recorded or replayed)
         self.generation = 0      # forward replays so far (a replayed call's backward checks it)
         self.last = None         # the recorded call whose backward may complete the pair
 
-    # -- a call -------------------------------------------------------------------------------
-    def call(self, args, kwargs, tensors, reached, state):
+    def busy(self):
+        """Whether the last call taken may still run its backward (its node is alive and was
+        not freed by a backward without retain_graph)."""
         node = self.live() if self.live is not None else None
-        if node is not None and not node.ctx._freed:
-            self.owner._note("an earlier call's backward has not run yet (or its graph is kept with "
-                             "retain_graph=True): the captured buffers hold that call's values, so "
-                             "this call runs eagerly")
-            return self.owner._eager(args, kwargs)
-        if self.fwd is not None:
-            if state == self.world:
-                return self._replay(tensors)
-            self.reset()                 # a parameter or buffer was replaced: capture again
-        return self._record(args, kwargs, tensors, reached, state)
+        return node is not None and not node.ctx._freed
 
     def reset(self):
         self.fwd, self.bwds, self.fprobe, self.bprobe, self.last = None, {}, None, None, None
 
     def give_up(self, reason):
-        self.reset()
-        self.owner._give_up(self.entry, reason)
+        self.tape.give_up(reason)
 
     # -- recording ----------------------------------------------------------------------------
-    def _record(self, args, kwargs, tensors, reached, state):
+    def record(self, args, kwargs, tensors, reached, state):
         rt = get_runtime()
         detached, outer = {}, {}   # the inputs that require grad: as leaves of the call's own graph
         for t in tensors:
@@ -136,17 +170,18 @@ class Tape:
             # (the backward's signature names what this forward made as this recording does)
             call.known = {s._buffer_id: ("input", k) for k, s in enumerate(in_storages)}
             call.known.update((bid, ("made", n)) for bid, n in rec.made_names.items())
-            sig = (sig, diff, tuple(map(id, leaves)))
+            leaf_map = _leaf_map(leaves, tensors)
+            sig = (sig, diff, tuple(k if k is not None else id(t) for k, t in leaf_map))
             same, first, self.fprobe = sig == self.fprobe, self.fprobe is None, sig
             if same:
                 out_storages = guards.unique_storages(outs)
                 graph = capture.build(rt, rec, in_storages, out_storages)
                 links = _links(in_storages, graph.in_slots) + _links(out_storages, graph.out_slots)
-                call.candidate = (graph, links, spec, diff, _leaf_map(leaves, tensors), state)
+                call.candidate = (graph, links, spec, diff, leaf_map, state)
                 self.last = call
             else:
                 if not first:
-                    self._mismatch("forward")
+                    self.tape.mismatch("forward")
                 rt.pool.trim(rt.pool.limit)
         except capture.Refused as e:
             rt.pool.trim(rt.pool.limit)
@@ -154,12 +189,6 @@ class Tape:
         res, hung = _hang(call, [o.detach() for o in outs], diff, leaves, spec)
         self._taken(hung, diff)
         return res
-
-    def _mismatch(self, what):
-        self.mismatches += 1
-        if self.mismatches > 3:
-            self.give_up(f"its {what} differs from call to call (a Python value or uploaded data that "
-                         "changes: pass it as an argument), or no backward ran through it")
 
     def _taken(self, outs, diff):
         self.live = weakref.ref(outs[diff[0]].grad_fn) if diff else None
@@ -185,7 +214,7 @@ class Tape:
             same, first, self.bprobe = sig == self.bprobe, self.bprobe is None, sig
             if not same:
                 if not first:
-                    self._mismatch("backward")
+                    self.tape.mismatch("backward")
             elif call.candidate is not None and call is self.last:
                 fwd, links, spec, diff, leaf_map, state = call.candidate
                 out_storages, specs = _result_specs(res, in_storages)
@@ -208,7 +237,7 @@ class Tape:
         return res
 
     # -- replaying ----------------------------------------------------------------------------
-    def _replay(self, tensors):
+    def replay(self, tensors):
         stats = self.owner.compile_stats
         stats["replays"] += 1
         self.generation += 1
@@ -227,8 +256,8 @@ class Tape:
 class _EagerCall:
     """A recorded call: its outputs' eager graph runs its backward."""
 
-    def __init__(self, tape, outs, diff, leaves):
-        self.tape, self.diff, self.leaves = tape, diff, leaves
+    def __init__(self, slot, outs, diff, leaves):
+        self.slot, self.diff, self.leaves = slot, diff, leaves
         self.inner = tuple(outs[i] for i in diff)   # (their graph lives as long as the node)
         self.candidate = None    # (forward Graph, links, spec, diff, leaf map, world) if it repeated the last
         self.known = None        # its forward's buffers, named for its backward's signature
@@ -238,15 +267,15 @@ class _EagerCall:
         if not pairs:
             return (None,) * len(self.leaves)
         inner = [o for o, _ in pairs]
-        tape = self.tape
+        slot = self.slot
         if grad_mode.is_grad_enabled():     # create_graph: the gradients need graphs of their own
-            tape.give_up("a backward with create_graph=True ran through it (a replay gives no "
+            slot.give_up("a backward with create_graph=True ran through it (a replay gives no "
                          "graph to the gradients)")
             res = autograd_grad(inner, self.leaves, [g for _, g in pairs], retain_graph=True,
                                 create_graph=True, allow_unused=True)
-        elif tape.entry.eager_reason is None and (self.candidate is not None or tape.fwd is None):
+        elif slot.tape.entry.eager_reason is None and (self.candidate is not None or slot.fwd is None):
             pattern = tuple(g is not None for g in grads_of(grads, self.diff))
-            res = tape.record_backward(self, _canonical([g for _, g in pairs]), pattern, inner)
+            res = slot.record_backward(self, _canonical([g for _, g in pairs]), pattern, inner)
         else:
             res = autograd_grad(inner, self.leaves, [g for _, g in pairs], retain_graph=True,
                                 allow_unused=True)
@@ -256,17 +285,17 @@ class _EagerCall:
 class _ReplayedCall:
     """A replayed call: the backward program runs its backward."""
 
-    def __init__(self, tape, generation, diff, bwds, metas):
-        self.tape, self.generation, self.diff, self.bwds = tape, generation, diff, bwds
+    def __init__(self, slot, generation, diff, bwds, metas):
+        self.slot, self.generation, self.diff, self.bwds = slot, generation, diff, bwds
         self.metas = metas       # the differentiable outputs' (shape, dtype, device)
 
     def backward(self, ctx, grads):
-        tape = self.tape
-        if self.generation != tape.generation:
+        slot = self.slot
+        if self.generation != slot.generation:
             raise RuntimeError("torchweb.compile: this call's saved values were overwritten by a later "
                                "call of the compiled function (internal)")
         if grad_mode.is_grad_enabled():
-            tape.give_up("a backward with create_graph=True ran through it (a replay gives no graph "
+            slot.give_up("a backward with create_graph=True ran through it (a replay gives no graph "
                          "to the gradients)")
             raise RuntimeError("torchweb.compile: create_graph=True through a replayed call: its "
                                "gradients would have no graph. The next calls of this signature run "
@@ -282,14 +311,14 @@ class _ReplayedCall:
                                for g, t, (shape, dtype, device) in zip(present, taken, self.metas)]
                     break
             else:
-                tape.give_up("a backward took gradients from other outputs than the captured backward did")
+                slot.give_up("a backward took gradients from other outputs than the captured backward did")
                 raise RuntimeError("torchweb.compile: this backward starts from outputs of a replayed "
                                    "call that the captured backward took no gradient from; the next "
                                    "calls run eagerly")
         bwd, specs = found
         gs = _canonical([g for g in present if g is not None])
         storages = bwd.replay(guards.unique_storages(gs))
-        tape.owner.compile_stats["backward_replays"] += 1
+        slot.owner.compile_stats["backward_replays"] += 1
         out = []
         for s in specs:
             if s is None:
