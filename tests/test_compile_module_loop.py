@@ -500,3 +500,31 @@ def test_a_function_that_reads_gradients_sees_new_ones():
         with tw.no_grad():
             mine = norm().item()
         assert mine == pytest.approx(sum((p.grad ** 2).sum() for p in theirs.parameters()).item(), rel=1e-5)
+
+
+def test_grad_scaler_enabled_around_a_compiled_module():
+    """A GradScaler that scales the loss and unscales the gradients (reading them back, outside
+    the compiled module) around replayed forwards and backwards: PyTorch's losses."""
+    theirs = _theirs_mlp()
+    ours = _ours_like(theirs)
+    runs = []
+    for lib, model in ((tw, ours), (torch, theirs)):
+        net = lib.compile(model) if lib is tw else model
+        opt = lib.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+        scaler = lib.amp.GradScaler("cpu" if lib is torch else "webgpu", init_scale=2.0 ** 10)
+        losses = []
+        for x, y in _data(8):
+            if lib is tw:
+                x, y = _ours(x), _ours(y, tw.int64)
+            loss = lib.nn.functional.cross_entropy(net(x), y)
+            scaler.scale(loss).backward()
+            scaler.unscale_(opt)
+            lib.nn.utils.clip_grad_norm_(model.parameters(), 0.5)
+            scaler.step(opt)
+            scaler.update()
+            opt.zero_grad(set_to_none=True)
+            losses.append(loss.item())
+        runs.append((losses, net))
+    (mine, net), (ref, _) = runs
+    assert net.compile_stats["backward_replays"] >= 5, net.compile_stats
+    assert mine == pytest.approx(ref, abs=2e-5)
