@@ -15,6 +15,7 @@ from .cpu_arrays import CPUStorage as _CPUStorage, compute_np_dtype as _compute_
 from .cpu_arrays import np_dtype as _np_dtype, strided as _strided, view as _view
 from .cpu_conv import (col2im, grid_sample, grid_sample_backward, im2col, interpolate,  # noqa: F401
                        interpolate_backward, pad, pad_backward, pool, pool_backward, unpool, unpool_backward)
+from .cpu_linalg import ldl, ldl_fits, ldl_solve, qr_panel, trsm_block  # noqa: F401
 from .cpu_count import bincount, count_gather, count_scatter, search_sorted  # noqa: F401
 from .cpu_embedding import embedding, embedding_backward  # noqa: F401
 from .cpu_samplers import random_sample  # noqa: F401

@@ -15,6 +15,7 @@ from .kernels import check, fused, matmul_small, matmul_tiles as tiles, moments 
 from .kernels import cholesky as chol_kernel, lu_panel as lu_kernel, samplers as sampler_kernel
 from .kernels import fft_stockham as fft_kernel
 from .kernels import layer_norm as ln_kernel
+from .kernels import ldl as ldl_kernel, qr_panel as qr_kernel, trsm as trsm_kernel
 from .runtime import _runtime, get_runtime as _get_runtime
 from .sort_scan import (SORT_BLOCK, SPLIT_SCANS, scan, sort, sort_block, sort_merge,  # noqa: F401
                         sort_scatter_add, sort_step)
@@ -133,6 +134,34 @@ def layer_norm_backward(dx, g, x, weight, mean, rstd, row, gx=None, g_parts=None
     """dx = layer_norm's input gradient for g, from the forward's mean and rstd (and gx = g *
     xhat where given)."""
     ln_kernel.backward(_rt(), dx, g, x, weight, mean, mean._offset, rstd._offset, row, gx, g_parts)
+
+
+def trsm_block(plan, out, a, b, p=None):
+    """out [count, n, k] = T^-1 (b - p), T a's upper or lower triangle (plans.TrsmPlan), all
+    float32 3-D views read and written through their strides."""
+    trsm_kernel.run(_rt(), plan, out, a, b, p)
+
+
+def qr_panel(plan, out, tau, t, inp):
+    """out [count, m, w] = inp's panels as LAPACK's geqr2 leaves them; tau [count, w]; t
+    [count, w, w] the compact WY form's T (float32, contiguous from offset 0)."""
+    qr_kernel.run(_rt(), plan, out, tau, t, inp)
+
+
+def ldl_fits(n):
+    """Whether ldl factors n x n matrices (kernels/ldl.py: any n, a workgroup per matrix)."""
+    return True
+
+
+def ldl(out, pivots, info, inp, n, count):
+    """out [count, n, n] = inp's lower triangles' LD factors as sytf2 leaves them (float32,
+    contiguous, offset 0); pivots [count, n] and info [count] (int32)."""
+    ldl_kernel.run(_rt(), out, pivots, info, inp, n, count)
+
+
+def ldl_solve(x, ld, pivots, n, k, count):
+    """x [count, n, k] (B on entry) = A^-1 B from ldl's factors, as sytrs (kernels/ldl.py)."""
+    ldl_kernel.solve(_rt(), x, ld, pivots, n, k, count)
 
 
 def cholesky_block_fits(n):
