@@ -225,3 +225,11 @@ def test_lr_used_by_the_optimizer_step():
         sched.step()
         assert p.tolist() == pytest.approx([expect] * 3)
     assert math.isclose(opt.param_groups[0]["lr"], 0.5 ** 4)
+
+
+def test_module_level_bisect_right_as_pytorch():
+    # torch.optim.lr_scheduler re-exports bisect.bisect_right (MultiStepLR's milestones use it)
+    import torch
+    import torchweb
+    for xs, v in (([1, 3, 3, 7], 3), ([], 0), ([2, 4], 5)):
+        assert torchweb.optim.lr_scheduler.bisect_right(xs, v) == torch.optim.lr_scheduler.bisect_right(xs, v)
