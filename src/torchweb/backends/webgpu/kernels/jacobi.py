@@ -60,15 +60,17 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
         @builtin(local_invocation_index) t: u32) {
   let N = {N}; let count = {count}; let r0 = {r0}; let R = {R}; let PW = {PW}; let parity = {parity};
   let H = N / 2u;
-  let groups = H / PW;
+  let groups = (H + PW - 1u) / PW;   // (the last one may hold fewer)
   let wg = wid.y * nwg.x + wid.x;
   let b = wg / groups;
   let k0 = (wg % groups) * PW;
+  let k1 = min(k0 + PW, H);
   let live = b < count;
   let nn = N * N;
   // threads as a grid: C along the column pairs (or V's columns), T / C along the row pairs
-  let C = min(H, {T}u); let kc = t % C; let kr = t / C;
-  let CV = min(N, {T}u); let jc = t % CV; let jr = t / CV;
+  // (the threads past the grid's last full row have none: PW stands for no row)
+  let C = min(H, {T}u); let kc = t % C; let kr = select(PW, t / C, t / C < {T}u / C);
+  let CV = min(N, {T}u); let jc = t % CV; let jr = select(PW, t / CV, t / CV < {T}u / CV);
   for (var rr = 0u; rr < R; rr = rr + 1u) {
     let r = r0 + rr;
     let src = ((parity + r) % 2u) * count * nn + b * nn;
@@ -83,7 +85,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
       }
       workgroupBarrier();
       if (live) {
-        for (var k = k0 + kr; k < k0 + PW; k = k + {T}u / C) {
+        for (var k = k0 + kr; k < k1; k = k + {T}u / C) {
           let p = tw_member(k, r, N); let q = tw_member(N - 1u - k, r, N);
           let a = X[src + p * N + p]; let d = X[src + q * N + q]; let bpq = X[src + p * N + q];
           let rot = tw_rotation(a, d, bpq);
@@ -107,7 +109,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
       workgroupBarrier();
     }
     if (live) {
-      for (var k = k0 + jr; k < k0 + PW; k = k + {T}u / CV) {
+      for (var k = k0 + jr; k < k1; k = k + {T}u / CV) {
         let p = tw_member(k, r, N); let q = tw_member(N - 1u - k, r, N);
         let rot = tw_rotation(X[src + p * N + p], X[src + q * N + q], X[src + p * N + q]);
         if (rot.y != 0.0) {
@@ -130,7 +132,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
         @builtin(local_invocation_index) t: u32) {
   let N = {N}; let count = {count}; let r0 = {r0}; let R = {R}; let PW = {PW}; let G = {G}; let L = {L};
   let H = N / 2u;
-  let groups = H / PW;
+  let groups = (H + PW - 1u) / PW;   // (the last one may hold fewer)
   let wg = wid.y * nwg.x + wid.x;
   let b = wg / groups;
   let k0 = (wg % groups) * PW;
@@ -141,7 +143,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     let r = r0 + rr;
     for (var kb = 0u; kb < PW; kb = kb + {T}u / G) {   // G threads a pair, T / G pairs at a time
       let k = k0 + kb + kt;
-      let live = b < count && kb + kt < PW;
+      let live = b < count && kb + kt < PW && k < H;
       let p = tw_member(k, r, N); let q = tw_member(N - 1u - k, r, N);
       var acc = vec3<f32>(0.0);
       if (live) {
@@ -199,7 +201,7 @@ def _layout(rt, plan):
     if rt.software_adapter:
         # lavapipe: a few workgroups of few threads (a core each), each thread's loops short of
         # lavapipe's 65535 trips (a quarter of the pairs a workgroup, 64 at most)
-        T, PW = 32, max(d for d in range(1, min(H // 4, 64) + 1) if H % d == 0)
+        T, PW = 32, min(-(-H // 4), 64)
         return T, PW, _pow2_at_most(T // PW), False
     T = 64 if (N if plan.kind == "eigh" else plan.length) <= 128 else THREADS
     return T, 1, T, False
@@ -213,7 +215,7 @@ def run(rt, plan, X, V, sweep):
     T, PW, G, whole = _layout(rt, plan)
     pid = rt.pipeline(("jacobi", plan.kind, T), lambda: _code(plan.kind, T), ["uniform", "write", "write"])
     buffers = [(X._storage.buffer_for_write(), X._storage.size), (V._storage.buffer_for_write(), V._storage.size)]
-    grid = rt.grid(count * (N // 2 // PW))
+    grid = rt.grid(count * -(-(N // 2) // PW))
     R = N - 1 if whole else 1
     work = 8 * count * N * (N if plan.kind == "eigh" else plan.length + N) * R
     for r0 in range(0, N - 1, R):
