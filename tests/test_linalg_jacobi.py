@@ -60,6 +60,14 @@ def test_svdvals_sizes(device, n):
     assert _rel(torchweb.linalg.svdvals(ours(A, device)), torch.linalg.svdvals(A.double())) <= 1e-6
 
 
+@pytest.mark.parametrize("shape", [(100, 41), (41, 100), (2, 90, 64), (1, 70)])
+def test_svdvals_tall_and_wide(device, shape):
+    """(without a gradient: the singular values alone, R of a compact QR first when tall)"""
+    g = torch.Generator().manual_seed(sum(shape))
+    A = torch.randn(*shape, generator=g)
+    assert _rel(torchweb.linalg.svdvals(ours(A, device)), torch.linalg.svdvals(A.double())) <= 1e-6
+
+
 @pytest.mark.parametrize("n", [201, 256])
 def test_large_matrices(device, n):
     A = _sym(n, seed=n)

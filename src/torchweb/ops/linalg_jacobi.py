@@ -1,19 +1,20 @@
-"""Householder QR and the Jacobi methods behind eigh and svd, as loops of tensor ops (batched,
-float32 on both devices; no autograd here: ops/linalg_spectral.py wraps them).
+"""Householder QR and the Jacobi methods behind eigh and svd (batched, float32 on both devices;
+no autograd here: ops/linalg_spectral.py wraps them).
 
 - qr: one Householder reflection per column (LAPACK's geqrf convention: R[j, j] = -sign(a) |x|,
   and no reflection where the column is already zero below the diagonal);
-- eigh: cyclic Jacobi, every sweep n - 1 rounds of n / 2 disjoint rotations at once (a
-  round-robin ordering), until the off-diagonal part is down to float32 rounding (_Convergence);
+- eigh: cyclic two-sided Jacobi, every sweep n - 1 rounds of n / 2 disjoint rotations (a
+  round-robin order), until the off-diagonal part is down to float32 rounding (_Convergence);
+  the eigenvalues are then the Rayleigh quotients of the accumulated eigenvectors;
 - svd: a Householder QR first when A is tall, then one-sided Jacobi (Hestenes) on the columns
-  of the square factor, the same ordering; U from a Householder QR of the rotated columns,
-  which also completes it where singular values are zero.
+  of the square factor, the same order; U from a Householder QR of the rotated columns, which
+  also completes it where singular values are zero.
 
-A round is a few dozen elementwise dispatches, O(n^2) work: one gather per dimension moves
-the matrix into the round's frame (its pairs at (0, 1), (2, 3), ...), the rotations' (c, s)
-come from the pairs' entries (eigh) or column inner products (svd), and each pair of rows /
-columns is combined in place of a dense rotation matrix, so an entry is rounded only by its
-own rotations (values within ~1e-6 of float64's relative to the largest, as LAPACK's float32).
+A sweep is the backend's jacobi_sweep (webgpu: a dispatch a round, kernels/jacobi.py, or one
+for the whole sweep up to n = 64; cpu: the same rounds on numpy). Each pair of rows / columns
+is combined in Rutishauser's form, so an entry is rounded only by its own rotations (values
+within ~5e-7 of float64's relative to the largest at n = 600, better than LAPACK's float32).
+Between sweeps, one read-back decides whether to stop.
 """
 
 from math import prod
@@ -150,12 +151,15 @@ def eigh(S):
     return w.reshape(batch + (n,)), V.reshape(batch + (n, n))
 
 
-def svd_tall(A):
+def svd_tall(A, uv=True):
     """(U [..., m, m], S [..., n], V [..., n, n]) of A [..., m, n] with m >= n, S descending:
-    A = U[..., :, :n] diag(S) V^T. One-sided: the rotations turn the rows of W^T (A's columns,
-    a zero one padding an odd n), and V's rows with them."""
+    A = U[..., :, :n] diag(S) V^T (uv False: S alone, without U's QR and the sorts' gathers).
+    One-sided: the rotations turn the rows of W^T (A's columns, a zero one padding an odd n),
+    and V's rows with them."""
     m, n = A.shape[-2], A.shape[-1]
     batch = tuple(A.shape[:-2])
+    if m > n > 0 and not uv:   # (R alone: the compact QR, no Q accumulated)
+        return svd_tall(householder_qr(A, compact=True)[0][..., :n, :].triu(), uv=False)
     if m > n > 0:   # a QR first: the rotations then work on R's n rows, not A's m
         Q, R = householder_qr(A)
         Ur, S, V = svd_tall(R[..., :n, :])
@@ -169,8 +173,10 @@ def svd_tall(A):
         Wt = _sweeps("svd", Wt, V, _Convergence(m * n * n * _EPS * _EPS),
                      lambda X: _off_diagonal(_cosines(X.mT), diagonal))
     W = Wt[:, :n, :].mT.reshape(batch + (m, n))
-    V = V[:, :n, :n].mT.reshape(batch + (n, n))
     S, idx = W.square().sum(-2).sqrt().sort(-1, descending=True)
+    if not uv:
+        return S
+    V = V[:, :n, :n].mT.reshape(batch + (n, n))
     W = W.gather(-1, idx.unsqueeze(-2).expand(tuple(W.shape)))
     V = V.gather(-1, idx.unsqueeze(-2).expand(tuple(V.shape)))
     Q, R = householder_qr(W)

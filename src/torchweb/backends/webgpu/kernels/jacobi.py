@@ -195,8 +195,8 @@ def _pow2_at_most(x):
 def _layout(rt, plan):
     """(threads a workgroup, pairs a workgroup, threads a pair for svd, whole sweep in one dispatch)."""
     N, H = plan.N, plan.N // 2
-    if N <= SWEEP_N:
-        T = THREADS
+    if N <= SWEEP_N:   # (lavapipe: few threads; a thread's loops in all stay short of its 65535 trips)
+        T = 32 if rt.software_adapter else THREADS
         return T, H, _pow2_at_most(T // H), True
     if rt.software_adapter:
         # lavapipe: a few workgroups of few threads (a core each), each thread's loops short of
