@@ -199,3 +199,26 @@ def test_a_256_eigh_is_a_dispatch_a_round(monkeypatch):
     others = len(calls) - rounds   # (setup, a convergence check a sweep, the sort of the results)
     print(f"eigh 256: {sweeps} sweeps, {rounds} round dispatches, {others} others")
     assert others <= 6 * sweeps + 40
+
+
+@pytest.fixture(params=[True, False], ids=["lavapipe_layout", "gpu_layout"])
+def layout(request, monkeypatch):
+    """The kernels' layout for a software adapter (a few workgroups of 32 threads) and for a
+    GPU (a workgroup of up to 256 threads a pair), both run here."""
+    from torchweb.backends.webgpu.runtime import get_runtime
+    monkeypatch.setattr(get_runtime(), "software_adapter", request.param)
+    return request.param
+
+
+@pytest.mark.parametrize("kind,N,length,count", [("eigh", 6, 6, 2), ("eigh", 64, 64, 1), ("eigh", 100, 100, 2),
+                                                 ("eigh", 258, 258, 1), ("svd", 6, 9, 2), ("svd", 64, 64, 1),
+                                                 ("svd", 100, 100, 2), ("svd", 258, 258, 1)])
+def test_both_layouts_sweep_alike(layout, kind, N, length, count):
+    _sweep_agrees(kind, N, length, count)
+
+
+@pytest.mark.parametrize("n", [7, 64, 100])
+def test_both_layouts_decompose(layout, n):
+    A = _sym(n, (2,), seed=n)
+    _check_eigh(A, "webgpu", 2e-6)
+    assert _rel(torchweb.linalg.svdvals(ours(A, "webgpu")), torch.linalg.svdvals(A.double())) <= 1e-6
