@@ -1,14 +1,16 @@
 """Cyclic Jacobi rounds for eigh and svd (backends/base.py's jacobi_sweep; the cpu device's
 numpy twin is backends/cpu_jacobi.py). A round's N / 2 pairs are disjoint, so a round is one
-dispatch: workgroups take pairs, the pairs computed in the kernel from the round index (the
-round-robin order of plans.JacobiSweep). Up to SWEEP_N, one workgroup holds a whole matrix's
-pairs and runs all N - 1 rounds of a sweep in one dispatch, barriers between rounds.
+dispatch: workgroups take pairs (on a GPU one each, on lavapipe a quarter of them), the pairs
+computed in the kernel from the round index (the round-robin order of plans.JacobiSweep). Up
+to SWEEP_N, one workgroup holds a whole matrix's pairs and runs all N - 1 rounds of a sweep in
+one dispatch, barriers between rounds.
 
-- 'eigh' (two-sided): each thread takes one 2 x 2 block (row pair k, column pair k') of a round
-  and computes it from the round's input half of X into the other half: both rotations (its
-  rows' and its columns', each from the input's a, d, b: every thread of every workgroup
-  computes them alike), rows first then columns, as the cpu's; the pair's own block is set to
-  (a - t b, d + t b). Reading one half and writing the other, no workgroup waits on another.
+- 'eigh' (two-sided): each thread takes 2 x 2 blocks (row pair k, column pair k') of a round
+  and computes them from the round's input half of X into the other half: its rows' rotation
+  and its columns' (the column pairs' rotations computed once a workgroup, into workgroup
+  memory; every workgroup computes them alike from the input's a, d, b), rows first then
+  columns, as the cpu's; the pair's own block is set to (a - t b, d + t b). Reading one half
+  and writing the other, no workgroup waits on another.
 - 'svd' (one-sided, Hestenes): G threads a pair sum the pair's squared norms and inner product
   over its two rows (a workgroup reduction), then rotate both rows and V's in place.
 """
