@@ -52,6 +52,10 @@ class Backend(Protocol):
         """Raise exc(message) (message may be a callable giving the words) if any element of
         contiguous bool tensor bad is true: now, or at the next readback on an async device."""
 
+    def device_assert_range(self, t, lo, hi, skip, what, exc, message):
+        """As device_assert, for the elements of contiguous integer tensor t outside [lo, hi)
+        that are not skip (None: none skipped): one kernel, no bool tensor made."""
+
     # -- elementwise, reductions, matmul, random --------------------------------------------------
     def elementwise(self, op, out, operands, dtypes):
         """out = op(*operands) (a row of ops/elementwise/table.py), broadcast, each operand a
@@ -76,12 +80,61 @@ class Backend(Protocol):
         """out = counter-based (Philox) random values (draw: plans.RandomDraw), the same
         numbers on every device for one (seed, call)."""
 
+    def random_sample(self, draw, out, params):
+        """out (float32, contiguous) = one draw per element from draw.kind's distribution at
+        params' elements (float32, contiguous, out's numel each): gamma (alpha) a standard gamma,
+        poisson (rate), binomial (count, prob); NaN for a parameter outside the domain. A thread
+        per element tries until it accepts, its r-th try reading the Philox block at counter
+        (element, draw.call, r, 0): one (seed, call) per call, the same draws on every device
+        up to float32 rounding in the acceptance tests (draw: plans.RandomDraw, a and b unused)."""
+
     # -- fused kernels, each with the question whether it fits --------------------------------
+    def trsm_block(self, plan, out, a, b, p=None):
+        """out [count, n, k] = T^-1 (b - p) (plan: plans.TrsmPlan, n <= 32 on every backend),
+        T the upper or lower triangle of a [count, n, n] (unit: ones on its diagonal); float32
+        3-D views read and written through their strides (out may be b itself, in place, but
+        shares no storage with a or p); p optional."""
+
+    def qr_panel(self, plan, out, tau, t, inp):
+        """out [count, m, w] (plan: plans.QRPanelPlan, w <= 32 on every backend) = inp's panels
+        Householder-factored as LAPACK's geqr2 (R on and above the diagonal, the reflectors' v
+        below it, v[j] = 1 implied; float32, contiguous from offset 0); tau [count, w]; t
+        [count, w, w]: the upper triangular T of the compact WY form, H_1 ... H_w = I - V T V^T
+        (LAPACK's larft)."""
+
+    def ldl_fits(self, n):
+        """Whether ldl() factors n x n matrices in one dispatch (False: no kernel)."""
+
+    def ldl(self, out, pivots, info, inp, n, count):
+        """out [count, n, n] = the Bunch-Kaufman LD factors of inp's lower triangles as LAPACK's
+        sytf2 leaves them (float32, contiguous from offset 0; upper triangle zero); pivots
+        [count, n] (int32, LAPACK's); info [count] (int32): the first zero pivot, or 0."""
+
+    def ldl_solve(self, x, ld, pivots, n, k, count):
+        """x [count, n, k] (B on entry) = A^-1 B from A's ldl() factors, as LAPACK's sytrs (all
+        float32 / int32, contiguous from offset 0); only where ldl_fits."""
+
     def softmax_fits(self, row, rows):
         """Whether softmax() beats the composite for rows of this length (False: no kernel)."""
 
     def softmax(self, out, inp, log):
         """Fused softmax (log: log_softmax) over inp's last dim into out."""
+
+    def layer_norm_fits(self, row):
+        """Whether layer_norm() and layer_norm_backward() take rows of this length (False: the
+        caller composes means and elementwise ops)."""
+
+    def layer_norm(self, y, mean, rstd, x, weight, bias, eps, row, x_parts=None):
+        """y = layer_norm of x's rows of `row` elements (x float32, contiguous), mean and rstd
+        [rows] written (views of one storage); weight, bias: None or contiguous float32 rows.
+        x_parts: x is pending as the sum of these two (storage, offset) whole buffers of its
+        shape (lazy.sum_prologue): the kernel adds them as it reads and writes x."""
+
+    def layer_norm_backward(self, dx, g, x, weight, mean, rstd, row, gx=None, g_parts=None):
+        """dx = layer_norm's input gradient for the output gradient g (as x: contiguous
+        float32), from the forward's mean and rstd (views of one storage); gx (optional, as dx)
+        = g * xhat, the terms of the weight's gradient, written in the same pass; g_parts: g is
+        pending as a sum of two buffers, as layer_norm's x_parts."""
 
     def cholesky_block_fits(self, n):
         """Whether cholesky_block() factors n x n matrices in one dispatch (False: no kernel)."""
@@ -109,6 +162,14 @@ class Backend(Protocol):
         pairs' rows then columns from the round's a = X[p, p], d = X[q, q], b = X[p, q], and sets
         each pair's 2 x 2 block to (a - t b, 0, 0, d + t b). 'svd': X [count, N, length], a round
         rotates rows p, q (a, d, b: their squared norms and inner product) so they are orthogonal."""
+
+    def fft_fits(self, n):
+        """Whether fft() transforms n points in one call (False: the caller composes them)."""
+
+    def fft(self, spec, out, inp):
+        """out [B1, B2, n, 2] (float32 pairs, contiguous, offset 0) = the unnormalized DFTs
+        (spec: plans.FFTSpec) along dim 2 of inp [B1, B2, m, 2] (pairs, last stride 1) or
+        [B1, B2, m] (spec.real), float32 with any other strides, m <= n (zero-padded to n)."""
 
     def moments_fits(self, row, rows):
         """Whether moments() runs rows of this length in one kernel (False: no kernel)."""

@@ -15,8 +15,10 @@ from .cpu_arrays import CPUStorage as _CPUStorage, compute_np_dtype as _compute_
 from .cpu_arrays import np_dtype as _np_dtype, strided as _strided, view as _view
 from .cpu_conv import (col2im, grid_sample, grid_sample_backward, im2col, interpolate,  # noqa: F401
                        interpolate_backward, pad, pad_backward, pool, pool_backward, unpool, unpool_backward)
+from .cpu_linalg import ldl, ldl_fits, ldl_solve, qr_panel, trsm_block  # noqa: F401
 from .cpu_count import bincount, count_gather, count_scatter, search_sorted  # noqa: F401
 from .cpu_embedding import embedding, embedding_backward  # noqa: F401
+from .cpu_samplers import random_sample  # noqa: F401
 from .cpu_index import (ATOMIC_FLOAT16, MAX_INDEX_BUFFERS, index_gather, index_scatter,  # noqa: F401
                         mask_compact, masked_scatter)
 from .cpu_jacobi import jacobi_sweep  # noqa: F401
@@ -179,6 +181,19 @@ def softmax(out, inp, log):
     raise _absent("softmax", "softmax_fits is False")
 
 
+def layer_norm_fits(row):
+    """No fused kernel: the caller composes means and elementwise ops (numpy gains nothing)."""
+    return False
+
+
+def layer_norm(y, mean, rstd, x, weight, bias, eps, row, x_parts=None):
+    raise _absent("layer_norm", "layer_norm_fits is False")
+
+
+def layer_norm_backward(dx, g, x, weight, mean, rstd, row, gx=None, g_parts=None):
+    raise _absent("layer_norm_backward", "layer_norm_fits is False")
+
+
 def cholesky_block_fits(n):
     """No kernel: Cholesky is composed of tensor ops (ops/linalg_cholesky.py)."""
     return False
@@ -195,6 +210,22 @@ def lu_panel_fits(w):
 
 def lu_panel(out, pivots, order, inp, m, w, count):
     raise _absent("lu_panel", "lu_panel_fits is False")
+
+
+def fft_fits(n):
+    """numpy.fft transforms any length."""
+    return n >= 1
+
+
+def fft(spec, out, inp):
+    """numpy.fft's (pocketfft) transforms, unnormalized, rounded to float32."""
+    n = _np()
+    x = _view(inp)
+    z = x.astype(n.float32) if spec.real else x[..., 0] + 1j * x[..., 1]
+    f = n.fft.fft(z, spec.n, axis=2) if spec.sign < 0 else n.fft.ifft(z, spec.n, axis=2, norm="forward")
+    y = _view(out)
+    y[..., 0] = f.real
+    y[..., 1] = f.imag
 
 
 def moments_fits(row, rows):
@@ -227,6 +258,16 @@ def capturing():
 def device_assert(bad, what, exc, message):
     """Raise exc(message) now if any element of bad is true (numpy has the values at hand)."""
     if _view(bad).any():
+        raise exc(message() if callable(message) else message)
+
+
+def device_assert_range(t, lo, hi, skip, what, exc, message):
+    """Raise exc(message) now if an element of t is outside [lo, hi) and not skip."""
+    v = _view(t)
+    bad = (v < lo) | (v >= hi)
+    if skip is not None:
+        bad &= v != skip
+    if bad.any():
         raise exc(message() if callable(message) else message)
 
 

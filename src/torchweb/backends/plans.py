@@ -46,6 +46,23 @@ class AttentionSpec(NamedTuple):
     scale: float
 
 
+class TrsmPlan(NamedTuple):
+    """One triangular block solve (trsm_block): n x n blocks (upper or lower triangle; unit:
+    ones taken on the diagonal) against k right-hand sides, count matrices in the batch."""
+    upper: bool
+    unit: bool
+    n: int
+    k: int
+    count: int
+
+
+class QRPanelPlan(NamedTuple):
+    """One Householder panel (qr_panel): m x w panels (w <= the kernel's width), count matrices."""
+    m: int
+    w: int
+    count: int
+
+
 class ReducePass(NamedTuple):
     """One reduction kernel: kind (sum, mean, prod, max, min, argmax, argmin, all, any) over the
     last nred dims, accumulating in class acc_cls (f, i, u); a split reduction's passes
@@ -130,7 +147,8 @@ class GridSampleSpec(NamedTuple):
 
 class RandomDraw(NamedTuple):
     """One draw of counter-based (Philox) random numbers: kind (uniform, normal, ...) with
-    parameters a, b, at the counter (seed, call): the same numbers on every device. redraw: what
+    parameters a, b (random), or a sampler's (gamma, poisson, binomial: random_sample, whose
+    parameters are tensors), at the counter (seed, call): the same numbers on every device. redraw: what
     gives a captured call's replay its next (seed, call), as an eager call would draw it (the
     generator's next_call), or None where a replay cannot draw again."""
     kind: str
@@ -159,3 +177,11 @@ class JacobiSweep(NamedTuple):
         """Round r's N / 2 disjoint pairs (p, q): positions (k, N - 1 - k) of its order."""
         N = self.N
         return [(self.member(k, r), self.member(N - 1 - k, r)) for k in range(N // 2)]
+
+
+class FFTSpec(NamedTuple):
+    """One batch of unnormalized discrete Fourier transforms of n points: sign -1 (forward) or
+    +1 (inverse); real, the input is real float32 (imaginary parts 0) rather than pairs."""
+    n: int
+    sign: int
+    real: bool = False
