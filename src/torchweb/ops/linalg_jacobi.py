@@ -8,7 +8,7 @@ no autograd here: ops/linalg_spectral.py wraps them).
   the eigenvalues are then the Rayleigh quotients of the accumulated eigenvectors;
 - svd: a Householder QR first when A is tall, then one-sided Jacobi (Hestenes) on the columns
   of the square factor, the same order; U from a Householder QR of the rotated columns, which
-  also completes it where singular values are zero.
+  also completes it where singular values are zero (both QRs blocked: ops/linalg_qr_blocked.py).
 
 A sweep is the backend's jacobi_sweep (webgpu: a dispatch a round, kernels/jacobi.py, or one
 for the whole sweep up to n = 64; cpu: the same rounds on numpy). Each pair of rows / columns
@@ -25,6 +25,7 @@ from ..backends.plans import JacobiSweep
 from .elementwise import call
 from .join import cat
 from .linalg_kernels import index_col
+from .linalg_qr_blocked import householder_qr as blocked_qr
 
 MAX_SWEEPS = 30
 _EPS = 1.1920928955078125e-07   # float32's
@@ -159,9 +160,9 @@ def svd_tall(A, uv=True):
     m, n = A.shape[-2], A.shape[-1]
     batch = tuple(A.shape[:-2])
     if m > n > 0 and not uv:   # (R alone: the compact QR, no Q accumulated)
-        return svd_tall(householder_qr(A, compact=True)[0][..., :n, :].triu(), uv=False)
+        return svd_tall(blocked_qr(A, compact=True)[0][..., :n, :].triu(), uv=False)
     if m > n > 0:   # a QR first: the rotations then work on R's n rows, not A's m
-        Q, R = householder_qr(A)
+        Q, R = blocked_qr(A)
         Ur, S, V = svd_tall(R[..., :n, :])
         return cat([Q[..., :, :n] @ Ur, Q[..., :, n:]], -1), S, V
     count, N = prod(batch), n + n % 2
@@ -179,7 +180,7 @@ def svd_tall(A, uv=True):
     V = V[:, :n, :n].mT.reshape(batch + (n, n))
     W = W.gather(-1, idx.unsqueeze(-2).expand(tuple(W.shape)))
     V = V.gather(-1, idx.unsqueeze(-2).expand(tuple(V.shape)))
-    Q, R = householder_qr(W)
+    Q, R = blocked_qr(W)
     sign = call("where", R.diagonal(0, -2, -1) < 0, -1.0, 1.0)
     ones = zeros(batch + (m - n,), dtype=A.dtype, device=A.device) + 1.0
     U = Q * cat([sign, ones], -1).unsqueeze(-2)
