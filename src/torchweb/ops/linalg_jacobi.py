@@ -105,7 +105,7 @@ class _Convergence:
         scaled = off / floor if isinstance(floor, float) else call("where", floor > 0, off / floor, float("inf"))
         over = call("where", off <= floor, 0.0, scaled)
         ratio = float(over.amax())   # (the worst matrix's off-diagonal mass in floors: 0 where all are done)
-        if ratio <= 0:
+        if not ratio > 0:   # (NaN: a non-finite input, which more sweeps leave NaN)
             return True
         stalled = self.last is not None and ratio > 0.9 * self.last and ratio <= self.NEAR
         self.last = ratio
