@@ -152,6 +152,17 @@ class Backend(Protocol):
         contiguous from offset 0); pivots [count, w] (int32, 1-based); order [count, m] (int32):
         the source row of each row of out."""
 
+    def jacobi_sweep(self, plan, X, V, sweep):
+        """One sweep of Jacobi rotations in place (plan: plans.JacobiSweep; float32, contiguous
+        from offset 0), each pair's rotation the one that zeroes its 2 x 2 problem [[a, b], [b, d]]
+        (none where |b| <= eps sqrt(|a|) sqrt(|d|)), applied as x_p - s (x_q + r x_p),
+        x_q + s (x_p - r x_q) with r = s / (1 + c). V [count, N, N]: its rows p, q turn with each
+        rotation. 'eigh': X [2, count, N, N] symmetric, sweep s reads half s % 2 and leaves the
+        result in the other (N - 1 rounds, each from one half to the other): a round rotates the
+        pairs' rows then columns from the round's a = X[p, p], d = X[q, q], b = X[p, q], and sets
+        each pair's 2 x 2 block to (a - t b, 0, 0, d + t b). 'svd': X [count, N, length], a round
+        rotates rows p, q (a, d, b: their squared norms and inner product) so they are orthogonal."""
+
     def fft_fits(self, n):
         """Whether fft() transforms n points in one call (False: the caller composes them)."""
 

@@ -21,6 +21,7 @@ from .cpu_embedding import embedding, embedding_backward  # noqa: F401
 from .cpu_samplers import random_sample  # noqa: F401
 from .cpu_index import (ATOMIC_FLOAT16, MAX_INDEX_BUFFERS, index_gather, index_scatter,  # noqa: F401
                         mask_compact, masked_scatter)
+from .cpu_jacobi import jacobi_sweep  # noqa: F401
 from .cpu_sort import (SORT_BLOCK, SPLIT_SCANS, scan, sort, sort_block, sort_merge,  # noqa: F401
                        sort_scatter_add, sort_step)
 

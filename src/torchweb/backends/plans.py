@@ -159,6 +159,26 @@ class RandomDraw(NamedTuple):
     redraw: Any = None
 
 
+class JacobiSweep(NamedTuple):
+    """One sweep of cyclic Jacobi rotations over `count` matrices (jacobi_sweep): kind 'eigh'
+    (two-sided on a symmetric N x N matrix) or 'svd' (one-sided: the rows of X, each `length`
+    long, are the columns being made orthogonal). N is even; a sweep is its N - 1 rounds of the
+    round-robin order, round r pairing pairs(r) (every pair of indices meets once a sweep)."""
+    kind: str
+    N: int
+    length: int
+    count: int
+
+    def member(self, i, r):
+        """The index at position i of round r's order: 0 stays first, the others turn."""
+        return 0 if i == 0 else 1 + (i - 1 - r) % (self.N - 1)
+
+    def pairs(self, r):
+        """Round r's N / 2 disjoint pairs (p, q): positions (k, N - 1 - k) of its order."""
+        N = self.N
+        return [(self.member(k, r), self.member(N - 1 - k, r)) for k in range(N // 2)]
+
+
 class FFTSpec(NamedTuple):
     """One batch of unnormalized discrete Fourier transforms of n points: sign -1 (forward) or
     +1 (inverse); real, the input is real float32 (imaginary parts 0) rather than pairs."""

@@ -1,25 +1,31 @@
-"""Householder QR and the Jacobi methods behind eigh and svd, as loops of tensor ops (batched,
-float32 on both devices; no autograd here: ops/linalg_spectral.py wraps them).
+"""Householder QR and the Jacobi methods behind eigh and svd (batched, float32 on both devices;
+no autograd here: ops/linalg_spectral.py wraps them).
 
 - qr: one Householder reflection per column (LAPACK's geqrf convention: R[j, j] = -sign(a) |x|,
   and no reflection where the column is already zero below the diagonal);
-- eigh: cyclic Jacobi, every sweep n - 1 rounds of n / 2 disjoint rotations at once (a
-  round-robin ordering), until the off-diagonal part is down to float32 rounding (_Convergence);
+- eigh: cyclic two-sided Jacobi, every sweep n - 1 rounds of n / 2 disjoint rotations (a
+  round-robin order), until the off-diagonal part is down to float32 rounding (_Convergence);
+  the eigenvalues are then the Rayleigh quotients of the accumulated eigenvectors;
 - svd: a Householder QR first when A is tall, then one-sided Jacobi (Hestenes) on the columns
-  of the square factor, the same ordering; U from a Householder QR of the rotated columns,
-  which also completes it where singular values are zero.
+  of the square factor, the same order; U from a Householder QR of the rotated columns, which
+  also completes it where singular values are zero (both QRs blocked: ops/linalg_qr_blocked.py).
 
-A round is a few dozen elementwise dispatches, O(n^2) work: one gather per dimension moves
-the matrix into the round's frame (its pairs at (0, 1), (2, 3), ...), the rotations' (c, s)
-come from the pairs' entries (eigh) or column inner products (svd), and each pair of rows /
-columns is combined in place of a dense rotation matrix, so an entry is rounded only by its
-own rotations (values within ~1e-6 of float64's relative to the largest, as LAPACK's float32).
+A sweep is the backend's jacobi_sweep (webgpu: a dispatch a round, kernels/jacobi.py, or one
+for the whole sweep up to n = 64; cpu: the same rounds on numpy). Each pair of rows / columns
+is combined in Rutishauser's form, so an entry is rounded only by its own rotations (values
+within ~5e-7 of float64's relative to the largest at n = 600, better than LAPACK's float32).
+Between sweeps, one read-back decides whether to stop.
 """
 
-from .._creation import arange, eye, tensor, zeros
+from math import prod
+
+from .._creation import eye, zeros
+from ..backends import backend_for
+from ..backends.plans import JacobiSweep
 from .elementwise import call
-from .join import cat, stack
+from .join import cat
 from .linalg_kernels import index_col
+from .linalg_qr_blocked import householder_qr as blocked_qr
 
 MAX_SWEEPS = 30
 _EPS = 1.1920928955078125e-07   # float32's
@@ -59,47 +65,16 @@ def householder_qr(A, compact=False):
     return a, tau
 
 
-def _rounds(N):
-    """The round-robin schedule for N (even) indices: N - 1 orderings, each with its pairs at
-    positions (0, 1), (2, 3), ...; over a sweep every pair meets once."""
-    ring = list(range(1, N))
-    out = []
-    for _ in range(N - 1):
-        arr = [0] + ring
-        order = []
-        for i in range(N // 2):
-            order += [arr[i], arr[N - 1 - i]]
-        out.append(order)
-        ring = ring[-1:] + ring[:-1]
-    return out
+def _off_diagonal(X, diagonal):
+    """The squared Frobenius norm of X's off-diagonal part (diagonal: the bool mask of the
+    diagonal; summed directly: the difference of the whole and the diagonal's would cancel to
+    rounding noise)."""
+    return call("where", diagonal, 0.0, X).square().sum((-2, -1))
 
 
-def _rotation(a, d, b):
-    """(t, (s, r)) of the Jacobi rotation that zeroes b in [[a, b], [b, d]] (Golub & Van Loan's
-    sym.schur2: t = tan, s = sin; r = s / (1 + cos) for _rotate_pairs); no rotation where
-    |b| <= eps sqrt(|a d|) (already diagonal to float32: skipping it leaves the rows exact,
-    where a tiny rotation would round every entry again)."""
-    tau = (d - a) / (2.0 * b)
-    t = call("where", tau >= 0, 1.0, -1.0) / (tau.abs() + (1.0 + tau.square()).sqrt())
-    t = call("where", b.abs() <= _EPS * (a * d).abs().sqrt(), 0.0, t)
-    c = (1.0 + t.square()).rsqrt()
-    s = t * c
-    return t, (s, s / (1.0 + c))
-
-
-def _pad_even(X, dims):
-    """X with one zero row and/or column appended (dims: -2, -1 or both) when its size is odd."""
-    for d in dims:
-        shape = list(X.shape)
-        shape[d] = 1
-        X = cat([X, zeros(tuple(shape), dtype=X.dtype, device=X.device)], d)
-    return X
-
-
-def _off_diagonal(X):
-    """The squared Frobenius norm of X's off-diagonal part (summed directly: the difference of
-    the whole and the diagonal's would cancel to rounding noise)."""
-    return (X - X.diagonal(0, -2, -1).diag_embed()).square().sum((-2, -1))
+def _diagonal_mask(N, device):
+    rows = index_col(N, device)
+    return rows == rows.reshape(1, N)
 
 
 def _cosines(W):
@@ -114,146 +89,98 @@ def _cosines(W):
 class _Convergence:
     """When to stop sweeping: every matrix's off-diagonal mass (squared) at or below `floor`
     (where float32 rounding keeps it: eigh n eps^2 times the squared Frobenius norm, svd m n^2
-    eps^2 of the cosines), or no longer shrinking from one sweep to the next (stalled at
-    rounding). One read-back a sweep."""
+    eps^2 of the cosines), or near it (within NEAR floors) and no longer shrinking from one
+    sweep to the next (stalled at rounding; far from it, a sweep may shrink it little before
+    the fast phase). One read-back a sweep: the worst matrix's mass in floors."""
+
+    NEAR = 1e6
 
     def __init__(self, floor):
         self.floor, self.last = floor, None
 
     def done(self, off):
-        worst = float((off - self.floor).amax()) if off.numel() else 0.0
-        if worst <= 0:
+        if not off.numel():
             return True
-        total = float(off.amax())
-        stalled = self.last is not None and total > 0.9 * self.last
-        self.last = total
+        floor = self.floor   # (a number, or a tensor of one a matrix: zero for a zero matrix)
+        scaled = off / floor if isinstance(floor, float) else call("where", floor > 0, off / floor, float("inf"))
+        over = call("where", off <= floor, 0.0, scaled)
+        ratio = float(over.amax())   # (the worst matrix's off-diagonal mass in floors: 0 where all are done)
+        if not ratio > 0:   # (NaN: a non-finite input, which more sweeps leave NaN)
+            return True
+        stalled = self.last is not None and ratio > 0.9 * self.last and ratio <= self.NEAR
+        self.last = ratio
         return stalled
 
 
-class _Schedule:
-    """A sweep's rounds as index vectors (made once per size and device). The matrices are kept
-    in the current round's frame: its indices reordered so that the pairs sit at (0, 1), (2, 3),
-    ...; `steps[r]` moves from round r - 1's frame (the sweep's last round for r = 0) to round
-    r's by one gather, `start` from the natural order into the last round's frame (where every
-    sweep starts and ends) and `home` back. `offdiag` picks the pairs' (p, q) entries from a
-    flattened N x N matrix in a round's frame, `blocks` marks the 2 x 2 diagonal blocks."""
-
-    _cache = {}
-
-    def __init__(self, N, device):
-        orders = _rounds(N)
-        frame = orders[-1]
-        self.steps = []
-        for order in orders:
-            position = {j: i for i, j in enumerate(frame)}
-            self.steps.append(tensor([position[j] for j in order], device=device))
-            frame = order
-        self.start = tensor(frame, device=device)
-        self.home = tensor(sorted(range(N), key=frame.__getitem__), device=device)
-        self.offdiag = tensor([2 * k * (N + 1) + 1 for k in range(N // 2)], device=device)
-        pair = arange(N, device=device) // 2
-        self.blocks = pair.unsqueeze(1) == pair.unsqueeze(0)
-
-    @classmethod
-    def of(cls, N, device):
-        key = (N, str(device))
-        if key not in cls._cache:
-            if len(cls._cache) > 8:    # (a few sizes at a time)
-                cls._cache.clear()
-            cls._cache[key] = cls(N, device)
-        return cls._cache[key]
+def _sweeps(kind, X, V, stop, off):
+    """Sweep X and V (count matrices, N even) until stop.done(off(X's result)); the result."""
+    count, N, length = V.shape[0], V.shape[-1], X.shape[-1]
+    plan = JacobiSweep(kind, N, length, count)
+    backend = backend_for(X.device.type)
+    for sweep in range(MAX_SWEEPS):
+        backend.jacobi_sweep(plan, X, V, sweep)
+        out = X[(sweep + 1) % 2] if kind == "eigh" else X
+        if stop.done(off(out)):
+            break
+    return out
 
 
-def _rotate_pairs(X, rot, dim):
-    """X with its pairs of rows (dim -2) or columns (dim -1) at (0, 1), (2, 3), ... rotated:
-    x_p <- c x_p - s x_q, x_q <- s x_p + c x_q (J^T X or X J for the rotation J with
-    J[p, p] = J[q, q] = c, J[p, q] = s); rot = (s, r) [..., N / 2]. Elementwise, in Rutishauser's
-    form (x_p - s (x_q + r x_p), r = s / (1 + c)): a small correction to x_p rather than a sum
-    of two products, so each round's rounding stays small (svdvals 50x closer to float64)."""
-    s, r = rot
-    shape = tuple(X.shape)
-    if dim == -2:
-        X = X.reshape(shape[:-2] + (shape[-2] // 2, 2, shape[-1]))
-        xp, xq, s, r = X[..., 0, :], X[..., 1, :], s.unsqueeze(-1), r.unsqueeze(-1)
-    else:
-        X = X.reshape(shape[:-1] + (shape[-1] // 2, 2))
-        xp, xq, s, r = X[..., 0], X[..., 1], s.unsqueeze(-2), r.unsqueeze(-2)
-    return stack([xp - s * (xq + r * xp), xq + s * (xp - r * xq)], dim).reshape(shape)
-
-
-def _eigh_round(X, plan, step):
-    """One round on the symmetric X (in the previous round's frame): reorder into this round's
-    frame, rotate the pairs' rows and columns, and set the 2 x 2 blocks to their exact result
-    (a - t b, d + t b, zero off the diagonal: the eigenvalues gather there, so they are not
-    left to the rounding of the rows' and columns' combinations)."""
-    X = X.index_select(-2, step).index_select(-1, step)
-    N = X.shape[-1]
-    batch = tuple(X.shape[:-2])
-    ad = X.diagonal(0, -2, -1).reshape(batch + (N // 2, 2))
-    a, d = ad[..., 0], ad[..., 1]
-    b = X.reshape(batch + (N * N,)).index_select(-1, plan.offdiag)
-    t, rot = _rotation(a, d, b)
-    X = _rotate_pairs(_rotate_pairs(X, rot, -2), rot, -1)
-    diag = stack([a - t * b, d + t * b], -1).reshape(batch + (N,))
-    return call("where", plan.blocks, diag.diag_embed(), X), rot
+def _identities(count, N, like):
+    return eye(N, dtype=like.dtype, device=like.device).expand((count, N, N)).contiguous()
 
 
 def eigh(S):
     """(eigenvalues ascending, eigenvectors) of the symmetric S [..., n, n] (both triangles
-    read: the caller symmetrizes from UPLO's triangle)."""
+    read: the caller symmetrizes from UPLO's triangle). Two-sided: the eigenvectors are V's rows
+    (a zero row and column pad an odd n: their pairs never rotate)."""
     n = S.shape[-1]
     batch = tuple(S.shape[:-2])
     if n <= 1:
         return S.diagonal(0, -2, -1).clone(), eye(n, dtype=S.dtype, device=S.device).expand(batch + (n, n)).clone()
-    X = _pad_even(S, (-2, -1)) if n % 2 else S   # (a zero row and column: its pairs never rotate)
-    N = X.shape[-1]
-    plan = _Schedule.of(N, S.device)
-    X = X.index_select(-2, plan.start).index_select(-1, plan.start)
-    V = eye(N, dtype=S.dtype, device=S.device).index_select(-1, plan.start).expand(batch + (N, N))
-    scale = X.square().sum((-2, -1))
-    stop = _Convergence(n * _EPS * _EPS * scale)
-    for _ in range(MAX_SWEEPS):
-        for step in plan.steps:
-            X, rot = _eigh_round(X, plan, step)
-            V = _rotate_pairs(V.index_select(-1, step), rot, -1)
-        if stop.done(_off_diagonal(X)):
-            break
-    w, idx = X.diagonal(0, -2, -1).index_select(-1, plan.home)[..., :n].sort(-1)
-    V = V.index_select(-1, plan.home)[..., :n, :n]
-    return w, V.gather(-1, idx.unsqueeze(-2).expand(tuple(V.shape)))
+    count, N = prod(batch), n + n % 2
+    X = zeros((2, count, N, N), dtype=S.dtype, device=S.device)
+    X[0, :, :n, :n] = S.reshape(count, n, n)
+    V = _identities(count, N, S)
+    scale = S.square().sum((-2, -1)).reshape(count)
+    diagonal = _diagonal_mask(N, S.device)
+    _sweeps("eigh", X, V, _Convergence(n * _EPS * _EPS * scale), lambda X: _off_diagonal(X, diagonal))
+    V = V[..., :n, :n].mT
+    # the eigenvalues as Rayleigh quotients v^T S v, not X's diagonal: each rotation rounds the
+    # diagonal again (float32 at n = 600: 4e-7 of the largest against 9e-6)
+    w, idx = ((S.reshape(count, n, n) @ V) * V).sum(-2).sort(-1)
+    V = V.gather(-1, idx.unsqueeze(-2).expand(tuple(V.shape)))
+    return w.reshape(batch + (n,)), V.reshape(batch + (n, n))
 
 
-def svd_tall(A):
+def svd_tall(A, uv=True):
     """(U [..., m, m], S [..., n], V [..., n, n]) of A [..., m, n] with m >= n, S descending:
-    A = U[..., :, :n] diag(S) V^T."""
+    A = U[..., :, :n] diag(S) V^T (uv False: S alone, without U's QR and the sorts' gathers).
+    One-sided: the rotations turn the rows of W^T (A's columns, a zero one padding an odd n),
+    and V's rows with them."""
     m, n = A.shape[-2], A.shape[-1]
     batch = tuple(A.shape[:-2])
+    if m > n > 0 and not uv:   # (R alone: the compact QR, no Q accumulated)
+        return svd_tall(blocked_qr(A, compact=True)[0][..., :n, :].triu(), uv=False)
     if m > n > 0:   # a QR first: the rotations then work on R's n rows, not A's m
-        Q, R = householder_qr(A)
+        Q, R = blocked_qr(A)
         Ur, S, V = svd_tall(R[..., :n, :])
         return cat([Q[..., :, :n] @ Ur, Q[..., :, n:]], -1), S, V
-    W = _pad_even(A, (-1,)) if n % 2 and n > 1 else A   # (a zero column: its pairs never rotate)
-    N = W.shape[-1]
-    V = eye(N, dtype=A.dtype, device=A.device).expand(batch + (N, N))
+    count, N = prod(batch), n + n % 2
+    Wt = zeros((count, N, m), dtype=A.dtype, device=A.device)
+    Wt[:, :n, :] = A.reshape(count, m, n).mT
+    V = _identities(count, N, A)
     if N > 1:
-        plan = _Schedule.of(N, A.device)
-        W, V = W.index_select(-1, plan.start), V.index_select(-1, plan.start)
-        stop = _Convergence(m * n * n * _EPS * _EPS)
-        for _ in range(MAX_SWEEPS):
-            for step in plan.steps:
-                W, V = W.index_select(-1, step), V.index_select(-1, step)
-                pairs = W.reshape(batch + (m, N // 2, 2))
-                wp, wq = pairs[..., 0], pairs[..., 1]
-                _, rot = _rotation(wp.square().sum(-2), wq.square().sum(-2), (wp * wq).sum(-2))
-                W, V = _rotate_pairs(W, rot, -1), _rotate_pairs(V, rot, -1)
-            if stop.done(_off_diagonal(_cosines(W))):
-                break
-        W, V = W.index_select(-1, plan.home), V.index_select(-1, plan.home)
-    W, V = W[..., :, :n], V[..., :n, :n]
+        diagonal = _diagonal_mask(N, A.device)
+        Wt = _sweeps("svd", Wt, V, _Convergence(m * n * n * _EPS * _EPS),
+                     lambda X: _off_diagonal(_cosines(X.mT), diagonal))
+    W = Wt[:, :n, :].mT.reshape(batch + (m, n))
     S, idx = W.square().sum(-2).sqrt().sort(-1, descending=True)
+    if not uv:
+        return S
+    V = V[:, :n, :n].mT.reshape(batch + (n, n))
     W = W.gather(-1, idx.unsqueeze(-2).expand(tuple(W.shape)))
     V = V.gather(-1, idx.unsqueeze(-2).expand(tuple(V.shape)))
-    Q, R = householder_qr(W)
+    Q, R = blocked_qr(W)
     sign = call("where", R.diagonal(0, -2, -1) < 0, -1.0, 1.0)
     ones = zeros(batch + (m - n,), dtype=A.dtype, device=A.device) + 1.0
     U = Q * cat([sign, ones], -1).unsqueeze(-2)

@@ -4,6 +4,7 @@ a Hermitian input, svd_backward in torch/csrc/autograd/FunctionsManual.cpp), wri
 that have derivatives of their own."""
 
 from .._creation import empty, eye
+from ..autograd import grad_mode
 from ..autograd.function import Function
 from . import linalg_jacobi as J
 from .join import cat
@@ -215,6 +216,10 @@ def svd(A, full_matrices=True, *, driver=None, out=None):
 
 
 def svdvals(A, *, driver=None, out=None):
-    """linalg.svdvals(A): the singular values, descending."""
+    """linalg.svdvals(A): the singular values, descending (U and V only for a gradient)."""
     check_matrix(A, "linalg.svd", square=False, kernel="linalg_svd_cpu")
-    return result_or_out(_SVD.apply(A, False)[1], out, "linalg.svdvals")
+    if A.requires_grad and grad_mode.is_grad_enabled():
+        S = _SVD.apply(A, False)[1]
+    else:
+        S = J.svd_tall(A if A.shape[-2] >= A.shape[-1] else A.mT, uv=False)
+    return result_or_out(S, out, "linalg.svdvals")

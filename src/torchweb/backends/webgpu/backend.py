@@ -12,7 +12,8 @@ from .index import (ATOMIC_FLOAT16, MAX_INDEX_BUFFERS, index_gather, index_scatt
                     mask_compact, masked_scatter)
 from .kernels import elementwise as ew_kernel, matmul as mm_kernel, random as rand_kernel, reduction as red_kernel
 from .kernels import check, fused, matmul_small, matmul_tiles as tiles, moments as mo_kernel, softmax as sm_kernel
-from .kernels import cholesky as chol_kernel, lu_panel as lu_kernel, samplers as sampler_kernel
+from .kernels import cholesky as chol_kernel, jacobi as jacobi_kernel, lu_panel as lu_kernel
+from .kernels import samplers as sampler_kernel
 from .kernels import fft_stockham as fft_kernel
 from .kernels import layer_norm as ln_kernel
 from .kernels import ldl as ldl_kernel, qr_panel as qr_kernel, trsm as trsm_kernel
@@ -186,6 +187,12 @@ def lu_panel(out, pivots, order, inp, m, w, count):
     offset 0); pivots [count, w] (int32) the 1-based pivot rows; order [count, m] (int32) the
     source row of each row of out."""
     lu_kernel.run(_rt(), out, pivots, order, inp, m, w, count)
+
+
+def jacobi_sweep(plan, X, V, sweep):
+    """One sweep of Jacobi rotations in place (plans.JacobiSweep; kernels/jacobi.py: a dispatch
+    a round, or the whole sweep in one for N <= 64)."""
+    jacobi_kernel.run(_rt(), plan, X, V, sweep)
 
 
 def fft_fits(n):
