@@ -188,10 +188,10 @@ class Tensor:
 
     def _set_history(self, node, output_nr):
         old = self._grad_fn
-        if old is not None and old._retained.get(self._output_nr, lambda: None)() is self:
+        if old is not None and old._retained and old._retained.get(self._output_nr, lambda: None)() is self:
             # retain_grad follows the tensor to its new history (hooks stay with the old one)
             del old._retained[self._output_nr]
-            node._retained[output_nr] = weakref.ref(self)
+            node._retain(output_nr, self)
         self._grad_fn = node
         self._output_nr = output_nr
         self._requires_grad = True
@@ -229,11 +229,11 @@ class Tensor:
             if not self.requires_grad:
                 raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
             return
-        self.grad_fn._retained[self._output_nr] = weakref.ref(self)
+        self.grad_fn._retain(self._output_nr, self)
 
     @property
     def retains_grad(self):
-        return self.grad_fn is not None and self._output_nr in self.grad_fn._retained
+        return self.grad_fn is not None and self._output_nr in (self.grad_fn._retained or ())
 
     _post_accumulate_grad_hooks = None   # (a list in the instance's __dict__ once one is registered)
 

@@ -18,7 +18,7 @@ def _sum_to(g, shape):
 
 
 def _check_grad(node, i, g):
-    meta = node.metadata.get("inputs")
+    meta = node._inputs
     if not meta or meta[i] is None or g is None:
         return g
     shape, dtype = meta[i]
@@ -134,7 +134,7 @@ def run_backward(roots, grad_roots, retain_graph, capture=None, accumulate=True,
                         f"(expected {len(nexts)}, got {len(results)})")
                 for hook in node._hooks:
                     hook(results, outs)
-                meta = node.metadata.get("inputs")
+                meta = node._inputs
                 # the library's own backward formulas make fresh results (a user's Function or
                 # node hook may keep theirs); an incoming gradient passed on, or one result
                 # given to two inputs, is shared
