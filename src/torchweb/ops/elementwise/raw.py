@@ -7,7 +7,7 @@ Python time counts)."""
 from math import prod
 
 from ... import _dtype as D, lazy
-from ..._size import broadcast_shapes, contiguous_strides
+from ..._size import Size, broadcast_shapes
 from ...backends import backend_for
 from ...backends.plans import ElementwiseDtypes
 from ..operands import check_inplace_dtype, compute_class, empty, expand_to, is_tensor, same_view
@@ -64,11 +64,11 @@ def run(name, *operands, out=None, out_dtype=None):
     if plan.host_checks:
         host_checks(op, operands, plan, dev)
     if not same:
-        shape = broadcast_shapes(*[o._shape for o in operands if getattr(type(o), "_is_torchweb_tensor", False)])
+        shape = Size(broadcast_shapes(*[o._shape for o in operands if getattr(type(o), "_is_torchweb_tensor", False)]))
     if out is None:
         dt = out_dtype or plan.result
         # (operands.empty without its checks: a broadcast shape is valid already)
-        out = plan.make(plan.empty(prod(shape), dt), shape, contiguous_strides(shape), 0, dt, dev)
+        out = plan.make(plan.empty(prod(shape), dt), shape, dt, dev)
         # a fresh output overlaps no operand: each is only broadcast to the shape
         ops = tuple([expand_to(o, shape) if getattr(type(o), "_is_torchweb_tensor", False) else o
                      for o in operands]) if not same else operands
@@ -108,7 +108,7 @@ def binary_number(name, a, b):
     if plan.host_checks:
         host_checks(plan.op, (a, b), plan, dev)
     dt = plan.result
-    out = plan.make(plan.empty(prod(shape), dt), shape, contiguous_strides(shape), 0, dt, dev)
+    out = plan.make(plan.empty(prod(shape), dt), shape, dt, dev)
     plan.fresh(plan.op, out, (a, b), plan)
     return out
 
@@ -127,10 +127,10 @@ def binary_tensor(name, a, b):
     if plan.host_checks:
         host_checks(plan.op, (a, b), plan, dev)
     if bshape != shape:
-        shape = broadcast_shapes(shape, bshape)
+        shape = Size(broadcast_shapes(shape, bshape))
         a, b = expand_to(a, shape), expand_to(b, shape)
     dt = plan.result
-    out = plan.make(plan.empty(prod(shape), dt), shape, contiguous_strides(shape), 0, dt, dev)
+    out = plan.make(plan.empty(prod(shape), dt), shape, dt, dev)
     plan.fresh(plan.op, out, (a, b), plan)
     return out
 
@@ -145,7 +145,7 @@ def unary(name, a):
     if plan.host_checks:
         host_checks(plan.op, (a,), plan, dev)
     dt = plan.result
-    out = plan.make(plan.empty(prod(shape), dt), shape, contiguous_strides(shape), 0, dt, dev)
+    out = plan.make(plan.empty(prod(shape), dt), shape, dt, dev)
     plan.fresh(plan.op, out, (a,), plan)
     return out
 
