@@ -159,24 +159,29 @@ def _call_grad(name, operands):
 _NUMBERS = (int, float, bool)
 
 
-def binary_operator(name, a, b):
-    """call(name, a, b) for the operators (a: a tensor), with the operand checks unrolled;
-    NotImplemented where b is neither a tensor nor a number (Python then asks b)."""
-    tb = type(b)
-    if tb in _NUMBERS:
-        if _grad["enabled"] and (a._requires_grad or (a._base is not None and a.requires_grad)):
-            return _call_grad(name, (a, b))
-        return E.binary_number(name, a, b)
-    if getattr(tb, "_is_torchweb_tensor", False):
-        if _grad["enabled"] and (a._requires_grad or b._requires_grad or (a._base is not None and a.requires_grad)
-                                 or (b._base is not None and b.requires_grad)):
-            return _call_grad(name, (a, b))
-        return E.binary_tensor(name, a, b)
-    if isinstance(b, _NUMBERS):   # (a subclass: numpy's float64, say)
-        return call(name, a, b)
-    if tb is complex:   # x * 1j: a complex64 result (torchweb/_complex/)
-        return COMPLEX["binary"](name, a, b)
-    return NotImplemented
+def binary_operator(name):
+    """Tensor's operator for op `name` (a + b, a * b, ...; a: a tensor): call(name, a, b) with
+    the operand checks unrolled; NotImplemented where b is neither a tensor nor a number
+    (Python then asks b)."""
+
+    def operator(a, b):
+        tb = type(b)
+        if tb in _NUMBERS:
+            if _grad["enabled"] and (a._requires_grad or (a._base is not None and a.requires_grad)):
+                return _call_grad(name, (a, b))
+            return E.binary_number(name, a, b)
+        if getattr(tb, "_is_torchweb_tensor", False):
+            if _grad["enabled"] and (a._requires_grad or b._requires_grad or (a._base is not None and a.requires_grad)
+                                     or (b._base is not None and b.requires_grad)):
+                return _call_grad(name, (a, b))
+            return E.binary_tensor(name, a, b)
+        if isinstance(b, _NUMBERS):   # (a subclass: numpy's float64, say)
+            return call(name, a, b)
+        if tb is complex:   # x * 1j: a complex64 result (torchweb/_complex/)
+            return COMPLEX["binary"](name, a, b)
+        return NotImplemented
+
+    return operator
 
 
 def inplace_function(name, operands):

@@ -96,10 +96,11 @@ class DtypePlan(ElementwiseDtypes):
         self.lazy = None
 
 
-# Plans by what decides them (op, default float dtype, per operand its dtype and whether it is
-# 0-d, or a Python number's type, and the device type): every op call asks, and planning is
-# much of its Python time.
+# Plans by what decides them (op, per operand its dtype and whether it is 0-d, or a Python
+# number's type, and the device type; and the default float dtype: emptied when it changes):
+# every op call asks, and planning is much of its Python time.
 PLANS = {}
+D.DEFAULT_FLOAT_LISTENERS.append(PLANS.clear)
 NUMBER_TYPES = (int, float, bool)
 
 

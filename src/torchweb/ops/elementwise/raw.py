@@ -23,7 +23,7 @@ def run(name, *operands, out=None, out_dtype=None):
     # depend on the value) and their shape, broadcast below only where they differ.
     dev = shape = None
     same = True
-    key = [name, D._default_float[0]]
+    key = [name]
     for o in operands:
         t = type(o)
         if getattr(t, "_is_torchweb_tensor", False):
@@ -102,7 +102,7 @@ def binary_number(name, a, b):
     """run(name, a, b) for a tensor a and b of type int, float or bool."""
     dev = a.device
     shape = a._shape
-    plan = PLANS.get((name, D._default_float[0], a.dtype, not shape, type(b), dev.type))
+    plan = PLANS.get((name, a.dtype, not shape, type(b), dev.type))
     if plan is None:
         return run(name, a, b)
     if plan.host_checks:
@@ -121,7 +121,7 @@ def binary_tensor(name, a, b):
         device_error(dev, d, name)
     shape = a._shape
     bshape = b._shape
-    plan = PLANS.get((name, D._default_float[0], a.dtype, not shape, b.dtype, not bshape, dev.type))
+    plan = PLANS.get((name, a.dtype, not shape, b.dtype, not bshape, dev.type))
     if plan is None:
         return run(name, a, b)
     if plan.host_checks:
@@ -139,7 +139,7 @@ def unary(name, a):
     """run(name, a) for a tensor a and no out= (binary's one-operand twin)."""
     dev = a.device
     shape = a._shape
-    plan = PLANS.get((name, D._default_float[0], a.dtype, not shape, dev.type))
+    plan = PLANS.get((name, a.dtype, not shape, dev.type))
     if plan is None:
         return run(name, a)
     if plan.host_checks:
