@@ -209,7 +209,7 @@ def copy_into(dst, src):
     s = expand_to(src, shape)
     if s._storage is dst._storage and not same_view(s, dst):
         s = copy_of(s)
-    lazy.elementwise(op, dst, [s], _one_dtype(src.dtype))
+    lazy.elementwise(op, dst, [s], _one_dtype(src.dtype, "copy"))
     return dst
 
 
@@ -228,17 +228,18 @@ def fill(dst, value):
     elif dt is D.float16 and isinstance(value, int) and abs(value) > dt.max:
         # (PyTorch checks a Python int against half's range, not a float: 1e5 fills inf)
         raise RuntimeError("value cannot be converted to type c10::Half without overflow")
-    lazy.elementwise(op, dst, [value], _one_dtype(dt))
+    lazy.elementwise(op, dst, [value], _one_dtype(dt, "fill"))
     return dst
 
 
 _ONE_DTYPE = {}
 
 
-def _one_dtype(dt):
-    """The ElementwiseDtypes of copy and fill into dt (computed in dt's class), made once."""
-    d = _ONE_DTYPE.get(dt)
+def _one_dtype(dt, name):
+    """The ElementwiseDtypes of copy (from a tensor of dt) or fill (a number) into dt (computed
+    in dt's class), made once for each: a plan is for one signature (lazy._defer keys by it)."""
+    d = _ONE_DTYPE.get((dt, name))
     if d is None:
         cls = compute_class(dt)
-        d = _ONE_DTYPE[dt] = ElementwiseDtypes((dt,), cls, (cls,), cls)
+        d = _ONE_DTYPE[dt, name] = ElementwiseDtypes((dt,), cls, (cls,), cls)
     return d
