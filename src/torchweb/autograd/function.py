@@ -169,6 +169,8 @@ class FunctionMeta(type):
     def __init__(cls, name, bases, attrs):
         super().__init__(name, bases, attrs)
         cls._backward_name = attrs.get("_backward_name") or f"{name}Backward"
+        # the library's own (its backward makes fresh gradients: the engine may hand them on)
+        cls._library = cls.__module__.startswith("torchweb.")
 
 
 class Function(metaclass=FunctionMeta):
