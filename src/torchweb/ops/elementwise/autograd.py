@@ -54,13 +54,14 @@ def _spec(op, operands, needs):
     """What forward does for operands of these types and these needed grads: (positions of
     the tensor operands, positions of those saved, whether the result is saved, ctx.operands
     when no operand is a number (else None), whether a number counts as saved, the op's
-    runner for these operand types: elementwise.runner)."""
+    runner for these operand types (elementwise.runner), and where nothing is saved, what
+    save_for_backward would make of its Nones (else None))."""
     tensors = tuple(i for i, o in enumerate(operands) if is_tensor(o))
     idx, keep_y = _saves(op, operands, needs)
     numbers = len(tensors) < len(operands)
     # (PyTorch saves a number operand as a tensor: x * 2's MulBackward0 has saved something)
     return (tensors, idx, keep_y, None if numbers else (None,) * len(operands), numbers and op.saves != "",
-            E.runner(operands))
+            E.runner(operands), None if idx or keep_y else (None,) * (len(tensors) + 1))
 
 
 def _make_function(name, backward_name, inplace):
@@ -73,7 +74,7 @@ def _make_function(name, backward_name, inplace):
         spec = specs.get(key)
         if spec is None:
             spec = specs[key] = _spec(op, operands, ctx.needs_input_grad)
-        tensors, idx, keep_y, nones, number_saved, run = spec
+        tensors, idx, keep_y, nones, number_saved, run, nothing_saved = spec
         if inplace:
             xs = operands
             if 0 in idx:
@@ -90,7 +91,10 @@ def _make_function(name, backward_name, inplace):
             ctx._saved_versions = versions + ctx._saved_versions[-1:]
         else:
             out = run(name, *operands)
-            ctx.save_for_backward(*[operands[i] if i in idx else None for i in tensors], out if keep_y else None)
+            if nothing_saved is not None:   # (save_for_backward of Nones: its result, made once)
+                ctx._saved = ctx._saved_versions = nothing_saved
+            else:
+                ctx.save_for_backward(*[operands[i] if i in idx else None for i in tensors], out if keep_y else None)
         if nones is None:   # the numbers, with None for the tensors
             nones = list(operands)
             for i in tensors:
@@ -148,6 +152,9 @@ def call(name, *operands):
 
 
 def _call_grad(name, operands):
+    fn = _FUNCTIONS.get((name, False))   # (_function's first look-up, without its call)
+    if fn is not None:
+        return fn.apply(*operands)
     if OPS[name].grad is not None:
         return _function(name, operands).apply(*operands)
     out = E.run_any(name, operands)
