@@ -101,6 +101,11 @@ class Runtime:
                 f"torchweb: a {what} of {nbytes} bytes is larger than this WebGPU adapter's "
                 f"largest storage binding ({limit} bytes, maxStorageBufferBindingSize); "
                 f"split the tensor into smaller pieces")
+        return self.take(nbytes)
+
+    def take(self, nbytes):
+        """alloc without its checks: a storage's buffer (its size checked when it was made, the
+        pool's sizes 4-aligned)."""
         bid, size = self.pool.acquire(nbytes)
         if self.capture is not None:
             self.capture.on_acquire(bid)
