@@ -40,7 +40,9 @@ class FunctionCtx:
 
     @property
     def saved_tensors(self):
-        if self._freed and self._saved_any:
+        if not self._saved_any:   # (Nones only: nothing to check)
+            return self._saved
+        if self._freed:
             raise RuntimeError(
                 "Trying to backward through the graph a second time (or directly access saved "
                 "tensors after they have already been freed). Saved intermediate values of the "

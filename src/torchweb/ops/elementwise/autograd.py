@@ -106,16 +106,22 @@ def _make_function(name, backward_name, inplace):
         return out
 
     def backward(ctx, g):
-        saved = list(ctx.saved_tensors)
-        out = saved.pop()
-        it = iter(saved)
-        xs = tuple(next(it) if o is None else o for o in ctx.operands)
-        grads = rule(g, xs, out)
-        for gr, need in zip(grads, ctx.needs_input_grad):
+        saved = ctx.saved_tensors   # (per tensor operand, then the result)
+        operands = ctx.operands     # (the numbers, None for the tensors)
+        numbers = len(saved) <= len(operands)
+        if numbers:
+            it = iter(saved)
+            xs = tuple([next(it) if o is None else o for o in operands])
+        else:
+            xs = saved[:-1]
+        grads = rule(g, xs, saved[-1])
+        needs = ctx.needs_input_grad
+        for gr, need in zip(grads, needs):
             if gr is NotImplemented and need:   # a rule's way to say PyTorch has no derivative there
                 raise NotImplementedError(f"the derivative for '{name}: input' is not implemented.")
-        return tuple(gr if o is None and need else None
-                     for gr, o, need in zip(grads, ctx.operands, ctx.needs_input_grad))
+        if not numbers and False not in needs:
+            return tuple(grads)
+        return tuple([gr if o is None and need else None for gr, o, need in zip(grads, operands, needs)])
 
     return type(name, (Function,), {"forward": staticmethod(forward), "backward": staticmethod(backward),
                                     "_backward_name": backward_name,
