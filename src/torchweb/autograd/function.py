@@ -178,6 +178,10 @@ class FunctionMeta(type):
 class Function(metaclass=FunctionMeta):
     """Subclass with static forward(ctx, *args) and backward(ctx, *grads); call .apply()."""
 
+    # the library's Functions whose forward runs raw kernels only (nothing in it records
+    # autograd) set this: apply then leaves grad mode as it is around forward
+    _forward_is_raw = False
+
     @staticmethod
     def forward(ctx, *args, **kwargs):
         raise NotImplementedError("You must implement the forward function for custom autograd.Function.")
@@ -210,12 +214,15 @@ class Function(metaclass=FunctionMeta):
                 needs.append(False)
                 edges.append(_NO_EDGE)
         ctx.needs_input_grad = tuple(needs) if tracked else (False,) * len(args)
-        # forward runs without recording (no_grad, without its context manager's calls)
-        prev, state["enabled"] = state["enabled"], False
-        try:
+        if cls._forward_is_raw:
             out = cls.forward(ctx, *args, **kwargs)
-        finally:
-            state["enabled"] = prev
+        else:
+            # forward runs without recording (no_grad, without its context manager's calls)
+            prev, state["enabled"] = state["enabled"], False
+            try:
+                out = cls.forward(ctx, *args, **kwargs)
+            finally:
+                state["enabled"] = prev
         if not tracked:
             return out
         outs = out if isinstance(out, tuple) else (out,)

@@ -124,7 +124,7 @@ def _make_function(name, backward_name, inplace):
         return tuple([gr if o is None and need else None for gr, o, need in zip(grads, operands, needs)])
 
     return type(name, (Function,), {"forward": staticmethod(forward), "backward": staticmethod(backward),
-                                    "_backward_name": backward_name,
+                                    "_backward_name": backward_name, "_forward_is_raw": True,
                                     "_double_backward": True})   # the rules are Tensor ops
 
 
