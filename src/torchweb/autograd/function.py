@@ -199,20 +199,16 @@ class Function(metaclass=FunctionMeta):
         state = grad_mode._state
         tracked = False
         if state["enabled"]:
-            needs, edges, in_meta = [], [], []
-            for a in args:
+            # (filled in for the tensors only: views pass their shape, strides and offset too)
+            n = len(args)
+            needs, edges, in_meta = [False] * n, [_NO_EDGE] * n, [None] * n
+            for i, a in enumerate(args):
                 if isinstance(a, Tensor):
-                    in_meta.append((a._shape, a.dtype))
+                    in_meta[i] = (a._shape, a.dtype)
                     if a.requires_grad:   # (the property: a view's history refreshed first)
                         fn = a._grad_fn
-                        edges.append((fn, a._output_nr) if fn is not None else (a._accumulator(), 0))
-                        needs.append(True)
-                        tracked = True
-                        continue
-                else:
-                    in_meta.append(None)
-                needs.append(False)
-                edges.append(_NO_EDGE)
+                        edges[i] = (fn, a._output_nr) if fn is not None else (a._accumulator(), 0)
+                        needs[i] = tracked = True
         ctx.needs_input_grad = tuple(needs) if tracked else (False,) * len(args)
         if cls._forward_is_raw:
             out = cls.forward(ctx, *args, **kwargs)
