@@ -173,21 +173,21 @@ class Runtime:
             bound = sum(sizes)
             if bound > work:
                 work = bound
-        stream.dispatches += 1
+        n = stream.dispatches = stream.dispatches + 1
+        if n == 1:
+            self._stream_since = perf_counter()
+            total = self._stream_work = work
+        else:
+            total = self._stream_work = self._stream_work + work
         if self.capture is not None:
             self.last_dispatch = (self.flushes, off)
-        if stream.dispatches == 1:
-            self._stream_since = perf_counter()
-            self._stream_work = work
-        else:
-            self._stream_work += work
-        if stream.dispatches >= FLUSH_DISPATCHES or self.capture is None and (
-                self._stream_work >= FLUSH_WORK_BYTES
-                or (self._gpu_idle and work >= IDLE_START_BYTES)
-                or self._stream_work >= self._feed_bytes and perf_counter() >= self._feed_at
-                or perf_counter() - self._stream_since > FLUSH_AFTER_S):
-            # (the size and time rules not while torch.compile records: two recordings must
-            # split alike)
+            # (only the count rule while torch.compile records: two recordings must split alike)
+            if n >= FLUSH_DISPATCHES:
+                self.flush()
+        elif (n >= FLUSH_DISPATCHES or total >= FLUSH_WORK_BYTES
+              or (self._gpu_idle and work >= IDLE_START_BYTES)
+              or total >= self._feed_bytes and perf_counter() >= self._feed_at
+              or perf_counter() - self._stream_since > FLUSH_AFTER_S):
             self.flush()
 
     def grid(self, workgroups):
