@@ -36,7 +36,7 @@ NAMESPACES = [
     ("nn.functional", "nn.functional", True),
     ("nn.init", "nn.init", True),
     ("nn.utils", "nn.utils", True),
-    ("optim", "optim", False),
+    ("optim", "optim", True),
     ("optim.lr_scheduler", "optim.lr_scheduler", True),
     ("autograd", "autograd", True),
     ("utils.data", "utils.data", True),

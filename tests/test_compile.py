@@ -77,6 +77,58 @@ def test_training_step_replays_and_matches_pytorch(optim):
         assert torch.allclose(torch.tensor(v.tolist()), w, atol=2e-5), k
 
 
+class _MuonAndAdamW:
+    """Muon for the 2-D weights, AdamW for the biases (PyTorch's Muon refuses other shapes),
+    stepped together."""
+
+    def __init__(self, lib, model, **options):
+        self.opts = [lib.optim.Muon([p for p in model.parameters() if p.ndim == 2], lr=0.02, **options),
+                     lib.optim.AdamW([p for p in model.parameters() if p.ndim != 2], lr=1e-2)]
+
+    def zero_grad(self):
+        for o in self.opts:
+            o.zero_grad()
+
+    def step(self):
+        for o in self.opts:
+            o.step()
+
+
+def test_muon_step_replays_and_matches_pytorch():
+    """Muon's Newton-Schulz ops are part of the captured program and its two fused kernels'
+    scalars are recomputed per replay. Without the iteration (ns_steps=0) the curve is
+    PyTorch's; with it, the compiled steps are the eager ones (the iteration's bfloat16
+    emulation differs from PyTorch's by a few bfloat16 units: tests/test_optim_muon.py)."""
+    ours, theirs = _pair()
+    data = _data(10)
+    mine, f = _train(tw, ours, _MuonAndAdamW(tw, ours, ns_steps=0), data, True)
+    ref, _ = _train(torch, theirs, _MuonAndAdamW(torch, theirs, ns_steps=0), data, False)
+    assert f.compile_stats["replays"] >= 6, f.compile_stats
+    assert mine == pytest.approx(ref, abs=2e-5)
+    for (k, v), (_, w) in zip(ours.state_dict().items(), theirs.state_dict().items()):
+        assert torch.allclose(torch.tensor(v.tolist()), w, atol=2e-5), k
+    compiled, eager = _pair()[0], _pair()[0]
+    mine, f = _train(tw, compiled, _MuonAndAdamW(tw, compiled), data, True)
+    again, _ = _train(tw, eager, _MuonAndAdamW(tw, eager), data, False)
+    assert f.compile_stats["replays"] >= 6, f.compile_stats
+    assert mine == pytest.approx(again, abs=1e-6)
+    for (k, v), (_, w) in zip(compiled.state_dict().items(), eager.state_dict().items()):
+        assert torch.allclose(torch.tensor(v.tolist()), torch.tensor(w.tolist()), atol=1e-6), k
+
+
+def test_a_changed_muon_option_is_not_replayed_silently():
+    """The iteration's options are constants of the captured program: a replay whose options
+    changed raises (the update's form check) rather than run the old ones."""
+    ours, _ = _pair()
+    opt = _MuonAndAdamW(tw, ours)
+    data = _data(5)
+    _, f = _train(tw, ours, opt, data[:4], True)
+    assert f.compile_stats["replays"] >= 1, f.compile_stats
+    opt.opts[0].param_groups[0]["ns_steps"] = 3
+    with pytest.raises(RuntimeError, match="no longer has the form it had when the step was captured"):
+        f(_ours(data[4][0]), _ours(data[4][1], tw.int64))
+
+
 @pytest.mark.parametrize("optim", ["Adam", "SGD"])
 def test_scheduler_outside_the_step_is_followed(optim):
     ours, theirs = _pair()

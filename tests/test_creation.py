@@ -278,3 +278,13 @@ def test_type_conversion_methods(device):
         assert_close(got, getattr(x.abs(), name)())
     assert o.type() == x.type()
     assert_close(o.type(torchweb.int32), x.type(torch.int32))
+
+
+@pytest.mark.parametrize("np_dtype", ["float32", "int64", "bool"])
+def test_tensor_copies_and_as_tensor_shares_as_pytorch(np_dtype):
+    # torch.tensor always copies a numpy array; torch.as_tensor shares a cpu one's memory
+    for make in (torch.tensor, torch.as_tensor):
+        a, b = np.zeros(4, dtype=np_dtype), np.zeros(4, dtype=np_dtype)
+        theirs, ours = make(a), getattr(torchweb, make.__name__)(b, device="cpu")
+        a[0] = b[0] = 1
+        assert ours.tolist() == theirs.tolist()

@@ -165,7 +165,8 @@ def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False)
     if isinstance(data, Tensor):
         t = data.detach().to(device=device, dtype=dtype or data.dtype).clone()
     elif type(data).__module__ == "numpy" and hasattr(data, "shape") and hasattr(data, "dtype") and data.shape != ():
-        t = _from_numpy_array(data, dtype, device)
+        # torch.tensor copies (as_tensor and from_numpy share a cpu array's memory)
+        t = _from_numpy_array(data.copy() if device.type == "cpu" else data, dtype, device)
     else:
         flat = []
         shape = _flatten(data, [], flat)
@@ -184,6 +185,9 @@ def as_tensor(data, dtype=None, device=None):
     if isinstance(data, Tensor):
         dev = as_device(device) if device is not None else data.device
         return data.to(device=dev, dtype=dtype)
+    if type(data).__module__ == "numpy" and getattr(data, "shape", ()) != () and as_device(device).type == "cpu" \
+            and getattr(getattr(data, "dtype", None), "kind", None) in ("b", "f", "i", "u"):
+        return _from_numpy_array(data, D.as_dtype(dtype) if dtype is not None else None, CPU)   # shared, as PyTorch's
     return tensor(data, dtype=dtype, device=device)
 
 

@@ -19,6 +19,7 @@ from .ops import special_ops  # noqa: F401,E402  (polygamma, mvlgamma register)
 from .ops.composite import ctc  # noqa: F401,E402  (ctc_loss registers)
 from .ops.composite import aten_forms  # noqa: F401,E402  (torch.convolution, grid_sampler, ... register)
 from .ops import random_ops  # noqa: F401,E402  (multinomial, bernoulli, normal register)
+from .ops import samplers  # noqa: F401,E402  (poisson, binomial register)
 from .ops import real_complex  # noqa: F401,E402  (conj, real, imag, angle, adjoint register)
 from .ops import linalg_torch_forms  # noqa: F401,E402  (det, inverse, svd, qr, ... register)
 # the torch.* math long tail (issue 18): statistics, windows, index math, scatters, number parts, ...

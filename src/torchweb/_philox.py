@@ -4,10 +4,16 @@
 
 def philox(np, n, seed, call):
     """(4, n) uint32 array of the draws for elements 0..n-1."""
-    c0 = np.arange(n, dtype=np.uint64)
-    c1 = np.full(n, call & 0xFFFFFFFF, dtype=np.uint64)
-    c2 = np.zeros(n, dtype=np.uint64)
-    c3 = np.zeros(n, dtype=np.uint64)
+    return philox_at(np, np.arange(n, dtype=np.uint64), seed, call)
+
+
+def philox_at(np, elements, seed, call, round_=0):
+    """(4, len(elements)) uint32 array: the words at counters (element, call, round_, 0), the
+    block the samplers (backends/cpu_samplers.py) draw for an element's round_-th try."""
+    c0 = elements.astype(np.uint64)
+    c1 = np.full(len(c0), call & 0xFFFFFFFF, dtype=np.uint64)
+    c2 = np.full(len(c0), round_ & 0xFFFFFFFF, dtype=np.uint64)
+    c3 = np.zeros(len(c0), dtype=np.uint64)
     k0, k1 = seed & 0xFFFFFFFF, (seed >> 32) & 0xFFFFFFFF
     mask = np.uint64(0xFFFFFFFF)
     for _ in range(10):

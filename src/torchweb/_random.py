@@ -89,6 +89,18 @@ def fill(t, kind, a, b, generator=None):
     return t
 
 
+def sample(kind, out, params, generator=None):
+    """Fill contiguous float32 out with draws of `kind` (gamma, poisson, binomial) at the
+    elements of params (float32 tensors of out's numel), by the backend's rejection samplers
+    (backends/base.py random_sample). One call of the generator, whatever the number of tries:
+    element i's r-th try reads the Philox block at counter (i, call, r, 0)."""
+    g = generator or default_generator(out.device)
+    seed_, call = g.next_call()
+    backend_for(out.device.type).random_sample(RandomDraw(kind, None, None, seed_, call, g.next_call), out, params)
+    out._bump_version()
+    return out
+
+
 def permutation(n, generator=None, device=None):
     """randperm's order: a Fisher-Yates shuffle driven by the generator's seed and call."""
     g = generator or default_generator(as_device(device))

@@ -55,8 +55,6 @@ REASONS = {
     "other_backend": "a switch of another PyTorch backend (IPU, XLA); torchweb's device is webgpu",
     "lua_lrn": "PyTorch's legacy Lua-torch LRN (an asymmetric channel window and a hand-written "
                "backward); use nn.LocalResponseNorm",
-    "sampler": "torch.poisson / torch.binomial are not implemented (issue 20); draw with "
-               "torch.distributions.Poisson(rate).sample() or Binomial(total_count, probs).sample()",
     "export": "exporting a model for another runtime (ONNX, torch.export) is not part of torchweb; "
               "save weights with torch.save(model.state_dict(), path) or safetensors",
     "sparse_op": "this sparse operation is not implemented: torchweb's sparse COO tensors support "
@@ -122,7 +120,6 @@ NAMES = {
         **_names("onnx export", "export"),
         **_names("from_dlpack to_dlpack", "dlpack"),
         **_names("get_file_path", "internal"),
-        **_names("binomial poisson", "sampler"),
         **_names("ccol_indices_copy col_indices_copy crow_indices_copy "
                  "row_indices_copy indices_copy values_copy", "sparse"),
     },

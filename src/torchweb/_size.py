@@ -28,6 +28,34 @@ def numel(shape):
 _CONTIGUOUS = {}   # shape -> its contiguous strides: every new tensor asks
 
 
+def view_strides(old_shape, old_stride, shape):
+    """Strides that show the elements of a view (old_shape, old_stride) in `shape` without a
+    copy, or None (PyTorch's computeStride)."""
+    old = list(zip(old_shape, old_stride))
+    new_strides = [0] * len(shape)
+    view_d = len(shape) - 1
+    chunk_base_stride = old[-1][1] if old else 1
+    tensor_numel = 1
+    view_numel = 1
+    for tensor_d in range(len(old) - 1, -1, -1):
+        tensor_numel *= old[tensor_d][0]
+        if tensor_d == 0 or (old[tensor_d - 1][0] != 1 and
+                             old[tensor_d - 1][1] != tensor_numel * chunk_base_stride):
+            while view_d >= 0 and (view_numel < tensor_numel or shape[view_d] == 1):
+                new_strides[view_d] = view_numel * chunk_base_stride
+                view_numel *= shape[view_d]
+                view_d -= 1
+            if view_numel != tensor_numel:
+                return None
+            if tensor_d > 0:
+                chunk_base_stride = old[tensor_d - 1][1]
+                tensor_numel = 1
+                view_numel = 1
+    if view_d != -1:
+        return None
+    return tuple(new_strides)
+
+
 def contiguous_strides(shape):
     try:
         return _CONTIGUOUS[shape]

@@ -30,6 +30,17 @@ def _copy(m, x, *rest, form="clone", dtype=None):
     raise ValueError(form)
 
 
+def _bfloat16_round(m, x):
+    """torchweb's bfloat16_round row (optim.Muon's bfloat16 emulation), against PyTorch's cast
+    to bfloat16 and back (integers pass unchanged)."""
+    if m is not torch:
+        from torchweb.ops.elementwise import call
+        return call("bfloat16_round", x)
+    if isinstance(x, torch.Tensor) and x.is_floating_point():
+        return x.to(torch.bfloat16).to(x.dtype)
+    return torch.clone(x)
+
+
 ELEMENTWISE_CALLS = {
     # internal rows: the public call that reaches them
     "copy": _copy,
@@ -42,6 +53,7 @@ ELEMENTWISE_CALLS = {
     "gelu_tanh": lambda m, a: _nn(m).gelu(a, approximate="tanh"),
     "silu": lambda m, a: _nn(m).silu(a),
     "clamp": lambda m, x, lo=None, hi=None: m.clamp(x, lo, hi),
+    "bfloat16_round": _bfloat16_round,
 }
 
 

@@ -102,6 +102,7 @@ def run_backward(roots, grad_roots, retain_graph, capture=None, accumulate=True,
                 node = ready.pop()
                 grads = buffers.pop(id(node), empty)
                 if type(node) is AccumulateGrad:
+                    outs = results = None   # (the last node's gradients: a view of one would hold its base)
                     _accumulate(node, grads.get(0), capture, accumulate, None if create_graph else owned)
                     continue
                 n_out = node.noutputs
@@ -149,8 +150,10 @@ def run_backward(roots, grad_roots, retain_graph, capture=None, accumulate=True,
                     if g is not None:
                         # (only gradients bound for a leaf are tracked: `owned` must not keep
                         # intermediate gradients alive past the nodes that consume them)
-                        mine = ours and type(nxt) is AccumulateGrad and g._base is None \
-                            and _fresh(g, outs, results)
+                        # (a view of a fresh base too: t()'s backward of a linear layer's weight
+                        # gradient; _accumulate checks that nothing else holds it by then)
+                        mine = ours and type(nxt) is AccumulateGrad and _fresh(g, outs, results) \
+                            and (g._base is None or not _among(g._base, outs))
                         m = meta[i] if meta else None
                         if m is not None and (g._shape != m[0] or g.dtype is not m[1]):
                             g2 = _check_grad(node, i, g)
@@ -194,6 +197,13 @@ def _fresh(g, outs, results):
         if r is g:
             n += 1
     return n == 1
+
+
+def _among(t, ts):
+    for o in ts:
+        if o is t:
+            return True
+    return False
 
 
 def _all_none(outs):
@@ -245,6 +255,9 @@ def _accumulate(node, g, capture, accumulate, owned=None):
         if mine and var._grad is None and _can_take(var, g):
             var._grad = g
             materialize(g)
+        elif mine and var._grad is None and _can_take_view(var, g):
+            var._grad = g = type(g)._make(g._storage, g._shape, g._stride, 0, g.dtype, g.device)
+            materialize(g)
         else:
             accumulate_grad(var, g)
         if var._post_accumulate_grad_hooks:
@@ -274,6 +287,18 @@ def _can_take(var, g):
     return (g._shape == var._shape and g.dtype is var.dtype and g.device == var.device
             and g._base is None and g._offset == 0 and g._stride == contiguous_strides(g._shape)
             and not g._requires_grad and sys.getrefcount(g._storage) == _ONE_HOLDER)
+
+
+def _can_take_view(var, g):
+    """As _can_take, for a gradient that is a contiguous view of all of a base tensor that
+    nothing else holds (a linear layer's weight gradient made transposed, then transposed back
+    by t()'s backward): .grad takes its storage under a tensor of its own, no copy made."""
+    return (g._base is not None and g._shape == var._shape and g.dtype is var.dtype
+            and g.device == var.device and g._offset == 0 and g._stride == contiguous_strides(g._shape)
+            and not g._requires_grad and g._base._base is None and g._base._offset == 0
+            and g._base.numel() == g.numel()
+            and sys.getrefcount(g._base) == _ONE_HOLDER                # (held by g alone)
+            and sys.getrefcount(g._storage) == _ONE_HOLDER + 1)        # (by g and its base)
 
 
 def accumulate_grad(var, g):

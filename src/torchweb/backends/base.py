@@ -52,6 +52,10 @@ class Backend(Protocol):
         """Raise exc(message) (message may be a callable giving the words) if any element of
         contiguous bool tensor bad is true: now, or at the next readback on an async device."""
 
+    def device_assert_range(self, t, lo, hi, skip, what, exc, message):
+        """As device_assert, for the elements of contiguous integer tensor t outside [lo, hi)
+        that are not skip (None: none skipped): one kernel, no bool tensor made."""
+
     # -- elementwise, reductions, matmul, random --------------------------------------------------
     def elementwise(self, op, out, operands, dtypes):
         """out = op(*operands) (a row of ops/elementwise/table.py), broadcast, each operand a
@@ -76,12 +80,36 @@ class Backend(Protocol):
         """out = counter-based (Philox) random values (draw: plans.RandomDraw), the same
         numbers on every device for one (seed, call)."""
 
+    def random_sample(self, draw, out, params):
+        """out (float32, contiguous) = one draw per element from draw.kind's distribution at
+        params' elements (float32, contiguous, out's numel each): gamma (alpha) a standard gamma,
+        poisson (rate), binomial (count, prob); NaN for a parameter outside the domain. A thread
+        per element tries until it accepts, its r-th try reading the Philox block at counter
+        (element, draw.call, r, 0): one (seed, call) per call, the same draws on every device
+        up to float32 rounding in the acceptance tests (draw: plans.RandomDraw, a and b unused)."""
+
     # -- fused kernels, each with the question whether it fits --------------------------------
     def softmax_fits(self, row, rows):
         """Whether softmax() beats the composite for rows of this length (False: no kernel)."""
 
     def softmax(self, out, inp, log):
         """Fused softmax (log: log_softmax) over inp's last dim into out."""
+
+    def layer_norm_fits(self, row):
+        """Whether layer_norm() and layer_norm_backward() take rows of this length (False: the
+        caller composes means and elementwise ops)."""
+
+    def layer_norm(self, y, mean, rstd, x, weight, bias, eps, row, x_parts=None):
+        """y = layer_norm of x's rows of `row` elements (x float32, contiguous), mean and rstd
+        [rows] written (views of one storage); weight, bias: None or contiguous float32 rows.
+        x_parts: x is pending as the sum of these two (storage, offset) whole buffers of its
+        shape (lazy.sum_prologue): the kernel adds them as it reads and writes x."""
+
+    def layer_norm_backward(self, dx, g, x, weight, mean, rstd, row, gx=None, g_parts=None):
+        """dx = layer_norm's input gradient for the output gradient g (as x: contiguous
+        float32), from the forward's mean and rstd (views of one storage); gx (optional, as dx)
+        = g * xhat, the terms of the weight's gradient, written in the same pass; g_parts: g is
+        pending as a sum of two buffers, as layer_norm's x_parts."""
 
     def cholesky_block_fits(self, n):
         """Whether cholesky_block() factors n x n matrices in one dispatch (False: no kernel)."""

@@ -17,6 +17,7 @@ from .cpu_conv import (col2im, grid_sample, grid_sample_backward, im2col, interp
                        interpolate_backward, pad, pad_backward, pool, pool_backward, unpool, unpool_backward)
 from .cpu_count import bincount, count_gather, count_scatter, search_sorted  # noqa: F401
 from .cpu_embedding import embedding, embedding_backward  # noqa: F401
+from .cpu_samplers import random_sample  # noqa: F401
 from .cpu_index import (ATOMIC_FLOAT16, MAX_INDEX_BUFFERS, index_gather, index_scatter,  # noqa: F401
                         mask_compact, masked_scatter)
 from .cpu_sort import (SORT_BLOCK, SPLIT_SCANS, scan, sort, sort_block, sort_merge,  # noqa: F401
@@ -178,6 +179,19 @@ def softmax(out, inp, log):
     raise _absent("softmax", "softmax_fits is False")
 
 
+def layer_norm_fits(row):
+    """No fused kernel: the caller composes means and elementwise ops (numpy gains nothing)."""
+    return False
+
+
+def layer_norm(y, mean, rstd, x, weight, bias, eps, row, x_parts=None):
+    raise _absent("layer_norm", "layer_norm_fits is False")
+
+
+def layer_norm_backward(dx, g, x, weight, mean, rstd, row, gx=None, g_parts=None):
+    raise _absent("layer_norm_backward", "layer_norm_fits is False")
+
+
 def cholesky_block_fits(n):
     """No kernel: Cholesky is composed of tensor ops (ops/linalg_cholesky.py)."""
     return False
@@ -226,6 +240,16 @@ def capturing():
 def device_assert(bad, what, exc, message):
     """Raise exc(message) now if any element of bad is true (numpy has the values at hand)."""
     if _view(bad).any():
+        raise exc(message() if callable(message) else message)
+
+
+def device_assert_range(t, lo, hi, skip, what, exc, message):
+    """Raise exc(message) now if an element of t is outside [lo, hi) and not skip."""
+    v = _view(t)
+    bad = (v < lo) | (v >= hi)
+    if skip is not None:
+        bad &= v != skip
+    if bad.any():
         raise exc(message() if callable(message) else message)
 
 

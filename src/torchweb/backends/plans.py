@@ -130,7 +130,8 @@ class GridSampleSpec(NamedTuple):
 
 class RandomDraw(NamedTuple):
     """One draw of counter-based (Philox) random numbers: kind (uniform, normal, ...) with
-    parameters a, b, at the counter (seed, call): the same numbers on every device. redraw: what
+    parameters a, b (random), or a sampler's (gamma, poisson, binomial: random_sample, whose
+    parameters are tensors), at the counter (seed, call): the same numbers on every device. redraw: what
     gives a captured call's replay its next (seed, call), as an eager call would draw it (the
     generator's next_call), or None where a replay cannot draw again."""
     kind: str

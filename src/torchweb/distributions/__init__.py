@@ -2,8 +2,9 @@
 is), log_prob, entropy and moments, their constraints and transforms, and kl_divergence.
 
 Written from torchweb's tensor ops, so autograd differentiates rsample, log_prob and the rest
-on every device. Sampling bounds (Poisson / Binomial counts) and the Cholesky helper are described where they live
-(discrete_sampling.py, cholesky.py, gamma_sampler.py)."""
+on every device. Gamma, Poisson and Binomial draws come from the backends' one-dispatch rejection
+samplers (ops/samplers.py); the gamma gradient and the Cholesky helper are described where they
+live (gamma_sampler.py, cholesky.py)."""
 
 from . import constraints, transforms  # noqa: F401
 from .bernoulli import Bernoulli

@@ -4,7 +4,6 @@ import torchweb as torch
 
 from . import constraints
 from .binary_params import BinaryProbs
-from .binomial_sampler import sample_binomial
 from .distribution import Distribution, expanded
 
 __all__ = ["Binomial"]
@@ -45,8 +44,8 @@ class Binomial(BinaryProbs, Distribution):
 
     def sample(self, sample_shape=torch.Size()):
         shape = self._extended_shape(sample_shape)
-        with torch.no_grad():
-            return sample_binomial(self.total_count.expand(shape), self.probs.expand(shape))
+        with torch.no_grad():   # (the backend's rejection sampler: ops/samplers.py)
+            return torch.binomial(self.total_count.expand(shape), self.probs.expand(shape))
 
     @staticmethod
     def _log_pmf(n, logits, k):

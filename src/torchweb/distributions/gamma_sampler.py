@@ -1,62 +1,28 @@
-"""Standard gamma draws (rate 1) from tensor ops: Marsaglia and Tsang's rejection method in
-bounded rounds, with implicit reparameterization gradients.
+"""Standard gamma draws (rate 1) with implicit reparameterization gradients.
 
-Sampling: for alpha >= 1, d = alpha - 1/3, c = 1/sqrt(9d); a normal x gives v = (1 + c x)^3,
-accepted when log u < x^2/2 + d - d v + d log v (about 95% per round and more for large alpha);
-alpha < 1 draws with alpha + 1 and multiplies by u^(1/alpha). Each round draws for every entry
-and fills those still pending; rounds stop when none is pending (checked every few rounds, one
-readback each), at most MAX_ROUNDS.
+Sampling is the backends' rejection sampler (ops/samplers.py: Marsaglia and Tsang's method, a
+thread per draw, alpha < 1 boosted by u^(1/alpha), as PyTorch's; no readback).
 
 Gradient (implicit reparameterization, Figurnov et al. 2018, as PyTorch's): with F(x; alpha)
 the gamma CDF, dx/dalpha = -(dF/dalpha) / (dF/dx), dF/dx being the density. Below and around
 alpha it is a series over the lower incomplete gamma's terms, in the upper tail a Gauss-Laguerre
 quadrature of the upper one (both divided by the density analytically, so nothing underflows);
 past SERIES_MAX_ALPHA the Wilson-Hilferty transform gives it, within about 1e-2 relative in the
-tails there (PyTorch uses a saddle-point approximation for large alpha)."""
+tails there (PyTorch uses a saddle-point approximation for large alpha). The series' length is
+read back once from the largest draw."""
 
 import math
 
 import torchweb as torch
+from ..ops.samplers import standard_gamma as _draw
 
-from .utils import _standard_normal, _standard_uniform
-
-MAX_ROUNDS = 40
-CHECK_EVERY = 4
 SERIES_MAX_ALPHA = 128.0
 SERIES_BLOCK = 64
 
 
-def _marsaglia_tsang(alpha):
-    """Draws of Gamma(alpha, 1) for alpha >= 1 (a detached tensor)."""
-    d = alpha - 1.0 / 3.0
-    c = (9.0 * d).rsqrt()
-    result = torch.zeros_like(alpha)
-    pending = torch.ones_like(alpha, dtype=torch.bool)
-    for round_ in range(1, MAX_ROUNDS + 1):
-        x = _standard_normal(alpha.shape, alpha.dtype, alpha.device)
-        u = _standard_uniform(alpha.shape, alpha.dtype, alpha.device)
-        v = (1.0 + c * x) ** 3
-        log_v = torch.log(v.clamp(min=torch.finfo(alpha.dtype).tiny))
-        accept = (v > 0) & (torch.log(u) < 0.5 * x * x + d - d * v + d * log_v) & pending
-        result = torch.where(accept, d * v, result)
-        pending = pending & ~accept
-        if round_ % CHECK_EVERY == 0 and not bool(pending.any()):
-            return result
-    if bool(pending.any()):
-        raise RuntimeError(f"standard gamma sampler: draws still rejected after {MAX_ROUNDS} rounds "
-                           "(concentration not finite or not positive?)")
-    return result
-
-
 def sample_standard_gamma(alpha):
     """Draws of Gamma(alpha, 1), alpha > 0, not differentiable (see standard_gamma)."""
-    with torch.no_grad():
-        alpha = alpha.detach()
-        small = alpha < 1
-        draws = _marsaglia_tsang(torch.where(small, alpha + 1, alpha))
-        u = _standard_uniform(alpha.shape, alpha.dtype, alpha.device)
-        boost = torch.where(small, u.pow(1.0 / alpha), torch.ones_like(alpha))
-        return (draws * boost).clamp(min=torch.finfo(alpha.dtype).tiny)
+    return _draw(alpha.detach())
 
 
 def _laguerre_rule(n=32):

@@ -1,4 +1,5 @@
-"""Multinomial(total_count, probs | logits): counts of total_count Categorical draws."""
+"""Multinomial(total_count, probs | logits): counts of total_count Categorical draws; past
+ONE_HOT_MAX one-hot entries, counted category by category with binomial draws instead."""
 
 import torchweb as torch
 import torchweb.nn.functional as F
@@ -11,6 +12,8 @@ from .distribution import Distribution
 from .utils import broadcast_all
 
 __all__ = ["Multinomial"]
+
+ONE_HOT_MAX = 1 << 22   # draws x categories (32 MB of int64) past which K - 1 binomial draws are cheaper
 
 
 class Multinomial(WrapsCategorical, Distribution):
@@ -45,9 +48,26 @@ class Multinomial(WrapsCategorical, Distribution):
 
     def sample(self, sample_shape=torch.Size()):
         sample_shape = torch.Size(sample_shape)
+        shape = self._extended_shape(sample_shape)
+        if self.total_count * shape.numel() > ONE_HOT_MAX:
+            return self._sample_by_binomials(shape)
         draws = self._categorical.sample(torch.Size((self.total_count,) + tuple(sample_shape)))
         counts = F.one_hot(draws, self._categorical._num_events).sum(0)
-        return counts.reshape(self._extended_shape(sample_shape)).to(self.probs.dtype)
+        return counts.reshape(shape).to(self.probs.dtype)
+
+    def _sample_by_binomials(self, shape):
+        """Count k ~ Binomial(the draws left, p_k / the mass of categories k and after), for
+        k < K - 1; the last takes what is left (the same law as counting categorical draws)."""
+        with torch.no_grad():
+            probs = self.probs.detach().expand(shape).float()
+            tail = probs.flip(-1).cumsum(-1).flip(-1)
+            share = torch.where(tail > 0, probs / tail, torch.zeros_like(probs)).clamp(max=1)
+            left = torch.full(tuple(shape[:-1]), float(self.total_count), device=probs.device)
+            counts = []
+            for k in range(shape[-1] - 1):
+                counts.append(torch.binomial(left, share[..., k]))
+                left = left - counts[-1]
+            return torch.stack(counts + [left], -1).to(self.probs.dtype)
 
     def entropy(self):
         n = torch.tensor(float(self.total_count), dtype=self.probs.dtype, device=self.probs.device)

@@ -5,7 +5,6 @@ import torchweb as torch
 from . import constraints
 from .distribution import expanded, scalar_batch
 from .exp_family import ExponentialFamily
-from .poisson_sampler import sample_poisson
 from .utils import broadcast_all
 
 __all__ = ["Poisson"]
@@ -35,8 +34,8 @@ class Poisson(ExponentialFamily):
         return self.rate
 
     def sample(self, sample_shape=torch.Size()):
-        with torch.no_grad():
-            return sample_poisson(self.rate.expand(self._extended_shape(sample_shape)))
+        with torch.no_grad():   # (the backend's rejection sampler: ops/samplers.py)
+            return torch.poisson(self.rate.expand(self._extended_shape(sample_shape)))
 
     def log_prob(self, value):
         if self._validate_args:

@@ -12,7 +12,12 @@ the reduction or matmul reads it. #21 plugs in here:
   kernel itself; the decision is that the output is fresh, float32 and read whole (lowering
   then asks for every matmul, not only one with a pending operand, as it does today)."""
 
+from math import prod
+
+from .._size import contiguous_strides
 from .realize import realize
+
+_SUM_OF_TWO = (("add", "f"), ("t", "f", "f32"), ("t", "f", "f32"))
 
 
 def reduction_prologue(inp):
@@ -32,3 +37,24 @@ def matmul_epilogue(out, a, b):
     if sb.pending is not None:
         realize(sb)
     return None
+
+
+def sum_prologue(t):
+    """t (whole, contiguous) is pending as a + b, both whole contiguous float32 buffers of its
+    shape (a residual connection: x + f(x), or two gradients summed): the two leaves
+    (storage, offset) for a kernel that computes the sum as it reads it and writes t itself,
+    t's node taken off (it is written by that kernel, not by run_fused). None otherwise (t
+    untouched: the caller realizes it as usual)."""
+    s = t._storage
+    node = s.pending
+    if node is None or node.key != _SUM_OF_TWO or node.scalars or t._offset or t._shape != node.shape:
+        return None
+    n = prod(node.shape)
+    strides = contiguous_strides(node.shape)
+    if s.numel != n or t._stride != strides:
+        return None
+    for leaf, stride, offset, _ in node.leaves:
+        if stride != strides or leaf.numel < offset + n:
+            return None
+    s.pending = None   # (as realize() does: its group's entries now skip it)
+    return [(leaf, offset) for leaf, _, offset, _ in node.leaves]

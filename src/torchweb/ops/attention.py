@@ -82,10 +82,22 @@ def _repeat_heads(t, hq):
     return g.reshape(*shape[:-3], hq, *shape[-2:])
 
 
+_CAUSAL_MASKS = {}          # (L, S, device) -> the bool mask: made once, not per layer and step
+_CAUSAL_CACHE_SCORES = 1 << 22   # (masks up to 4 MB are kept, at most 8 of them)
+
+
 def _causal_mask(L, S, device):
-    i = _creation.arange(L, device=device).reshape(L, 1)
-    j = _creation.arange(S, device=device)
-    return E.run("le", j, i)
+    key = (L, S, str(device))
+    mask = _CAUSAL_MASKS.get(key)
+    if mask is None:
+        i = _creation.arange(L, device=device).reshape(L, 1)
+        j = _creation.arange(S, device=device)
+        mask = E.run("le", j, i)
+        if L * S <= _CAUSAL_CACHE_SCORES:
+            if len(_CAUSAL_MASKS) >= 8:
+                _CAUSAL_MASKS.pop(next(iter(_CAUSAL_MASKS)))
+            _CAUSAL_MASKS[key] = mask
+    return mask
 
 
 def _composite(q, k, v, mask, causal, scale, dropout_p):

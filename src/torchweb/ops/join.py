@@ -142,12 +142,49 @@ def split(tensor, split_size_or_sections=None, dim=0, *, split_size=None):
         if sum(sizes) != size:
             raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {size} (input tensor's "
                                f"size at dimension {d}), but got split_sizes={sizes}")
-    name = "Split" if isinstance(split_size_or_sections, int) else "SplitWithSizes"  # PyTorch's node names
+    fn = _Split if isinstance(split_size_or_sections, int) else _SplitWithSizes  # PyTorch's node names
+    if len(sizes) > 1 and grad_mode.is_grad_enabled() and tensor.requires_grad:
+        return fn.apply(tensor, d, tuple(sizes))
+    return _split_views(tensor, d, sizes)
+
+
+def _split_views(x, d, sizes):
     out, start = [], 0
-    for s in sizes:
-        out.append(S.narrow(tensor, d, start, s, name))
-        start += s
+    for n in sizes:
+        out.append(x._view(*_slice_geometry(x, d, start, n)))
+        start += n
     return tuple(out)
+
+
+class _Split(Function):
+    """The pieces of a split as one node (as PyTorch's SplitBackward0): its backward joins their
+    gradients with one cat (zeros for a piece that got none), where a node per piece placed each
+    into zeros of the whole and summed them (a fill and a copy a piece, then the sum)."""
+    _backward_name = "SplitBackward0"
+    _double_backward = True
+
+    @staticmethod
+    def forward(ctx, x, d, sizes):
+        ctx.d, ctx.sizes = d, sizes
+        return _split_views(x, d, sizes)
+
+    @staticmethod
+    def backward(ctx, *grads):
+        d = ctx.d
+        ref = next(g for g in grads if g is not None)
+        pieces = []
+        for g, n in zip(grads, ctx.sizes):
+            if g is None:
+                shape = list(ref.shape)
+                shape[d] = n
+                g = E.fill(empty(tuple(shape), ref.dtype, ref.device), 0)
+            pieces.append(g)
+        joined = cat(pieces, d) if grad_mode._state["enabled"] else _raw_cat(pieces, d)
+        return joined, None, None
+
+
+class _SplitWithSizes(_Split):
+    _backward_name = "SplitWithSizesBackward0"
 
 
 @define("chunk", "join", doc='chunk(input, chunks, dim=0) -> tuple of Tensors\n\nViews of at most `chunks` equal pieces.')

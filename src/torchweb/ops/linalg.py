@@ -110,7 +110,15 @@ class _Matmul(Function):
         # (create_graph: grad mode is on, and the products are recorded)
         mm = _Matmul.apply if grad_mode._state["enabled"] else raw_matmul
         ga = mm(g, S.transpose(b, -1, -2)) if ctx.needs_input_grad[0] else None
-        gb = mm(S.transpose(a, -1, -2), g) if ctx.needs_input_grad[1] else None
+        gb = None
+        if ctx.needs_input_grad[1]:
+            if b.dim() == 2 and b._stride[0] == 1 and b._shape[0] > 1 and b._shape[1] > 1:
+                # b is a transposed matrix (linear's weight.t()): its gradient made in the
+                # weight's own layout, (g^T a)^T, so that the weight's .grad is contiguous
+                # and no copy is made to store it (one dispatch a linear layer fewer)
+                gb = S.transpose(mm(S.transpose(g, -1, -2), a), -1, -2)
+            else:
+                gb = mm(S.transpose(a, -1, -2), g)
         return ga, gb
 
 

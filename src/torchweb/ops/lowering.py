@@ -15,7 +15,8 @@ from math import prod
 from .. import _dtype as D
 from ..backends import backend_for
 from ..backends.plans import ReducePass
-from ..lazy import matmul_epilogue, reduction_prologue
+from ..lazy import matmul_epilogue, reduction_prologue, sum_prologue
+from .._size import contiguous_strides
 from .operands import empty, is_tensor
 from . import elementwise as E
 
@@ -104,6 +105,54 @@ def fused_softmax(out, inp, log):
         return False
     be.softmax(out, inp, log)
     return True
+
+
+def _contiguous(t):
+    return t._stride == contiguous_strides(t._shape)
+
+
+def _ln_backend(x, row, *others):
+    """The backend whose layer_norm kernels take x's rows of `row` elements (its normalized
+    dims, flattened; weight and bias the same) where all are contiguous float32; else None."""
+    for t in (x,) + others:
+        if t is not None and (t.dtype is not D.float32 or not _contiguous(t)):
+            return None
+    be = backend_for(x.device.type)
+    return be if be.layer_norm_fits(row) else None
+
+
+def fused_layer_norm(x, weight, bias, dims, eps):
+    """(y, mean, rstd) of layer_norm over x's trailing `dims` in one kernel, mean and rstd
+    shaped as keepdim means; None where the backend has no kernel for it (compose)."""
+    k = len(dims)
+    row = prod(x._shape[-k:])
+    be = _ln_backend(x, row, weight, bias)
+    if be is None:
+        return None
+    stat = tuple(x._shape[:-k]) + (1,) * k
+    y = empty(x._shape, x.dtype, x.device)
+    stats = empty((2,) + stat, x.dtype, x.device)   # (mean and rstd in one buffer: one binding)
+    n = stats.numel() // 2
+    mean, rstd = stats._view(stat, stats._stride[1:], 0), stats._view(stat, stats._stride[1:], n)
+    parts = sum_prologue(x) if x._storage.pending is not None else None
+    be.layer_norm(y, mean, rstd, x, weight, bias, float(eps), row, parts)
+    return y, mean, rstd
+
+
+def fused_layer_norm_backward(g, x, weight, mean, rstd, dims, with_gx):
+    """(dx, gx) of layer_norm's backward in one kernel, gx = g * xhat (the weight gradient's
+    terms, None unless with_gx); None where the backend has no kernel (compose)."""
+    row = prod(x._shape[-len(dims):])
+    if g.dtype is not x.dtype or g._shape != x._shape:
+        return None
+    be = _ln_backend(x, row, g, weight, mean, rstd)
+    if be is None or mean._storage is not rstd._storage:
+        return None
+    dx = empty(x._shape, x.dtype, x.device)
+    gx = empty(x._shape, x.dtype, x.device) if with_gx else None
+    parts = sum_prologue(g) if g._storage.pending is not None else None
+    be.layer_norm_backward(dx, g, x, weight, mean, rstd, row, gx, parts)
+    return dx, gx
 
 
 def index_gather(out, src, walk, indices, check):

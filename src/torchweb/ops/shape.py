@@ -6,7 +6,7 @@ names them: ViewBackward0, PermuteBackward0, ...), and writes through views reac
 from math import prod
 
 from .. import _dtype as D
-from .._size import as_shape, broadcast_shapes, contiguous_strides, numel, Size, wrap_dim
+from .._size import as_shape, broadcast_shapes, contiguous_strides, numel, Size, view_strides, wrap_dim
 from ..autograd import grad_mode
 from ..autograd.function import Function
 from .operands import empty, expand_to
@@ -117,29 +117,7 @@ def _view_strides(x, shape):
     """Strides that show x's elements in `shape` without a copy, or None (PyTorch's computeStride)."""
     if x._stride == contiguous_strides(x._shape) or x.numel() <= 1 or x.is_contiguous():
         return contiguous_strides(shape)
-    old = [(s, st) for s, st in zip(x.shape, x._stride)]
-    new_strides = [0] * len(shape)
-    view_d = len(shape) - 1
-    chunk_base_stride = old[-1][1] if old else 1
-    tensor_numel = 1
-    view_numel = 1
-    for tensor_d in range(len(old) - 1, -1, -1):
-        tensor_numel *= old[tensor_d][0]
-        if tensor_d == 0 or (old[tensor_d - 1][0] != 1 and
-                             old[tensor_d - 1][1] != tensor_numel * chunk_base_stride):
-            while view_d >= 0 and (view_numel < tensor_numel or shape[view_d] == 1):
-                new_strides[view_d] = view_numel * chunk_base_stride
-                view_numel *= shape[view_d]
-                view_d -= 1
-            if view_numel != tensor_numel:
-                return None
-            if tensor_d > 0:
-                chunk_base_stride = old[tensor_d - 1][1]
-                tensor_numel = 1
-                view_numel = 1
-    if view_d != -1:
-        return None
-    return tuple(new_strides)
+    return view_strides(x._shape, x._stride, shape)
 
 
 @define("view", "shape", torch=False, doc='view(*shape) -> Tensor\n\nThe same storage seen with another shape (-1 inferred); strides must allow it.')

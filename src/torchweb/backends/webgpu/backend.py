@@ -12,7 +12,8 @@ from .index import (ATOMIC_FLOAT16, MAX_INDEX_BUFFERS, index_gather, index_scatt
                     mask_compact, masked_scatter)
 from .kernels import elementwise as ew_kernel, matmul as mm_kernel, random as rand_kernel, reduction as red_kernel
 from .kernels import check, fused, matmul_small, matmul_tiles as tiles, moments as mo_kernel, softmax as sm_kernel
-from .kernels import cholesky as chol_kernel, lu_panel as lu_kernel
+from .kernels import cholesky as chol_kernel, lu_panel as lu_kernel, samplers as sampler_kernel
+from .kernels import layer_norm as ln_kernel
 from .runtime import _runtime, get_runtime as _get_runtime
 from .sort_scan import (SORT_BLOCK, SPLIT_SCANS, scan, sort, sort_block, sort_merge,  # noqa: F401
                         sort_scatter_add, sort_step)
@@ -117,6 +118,22 @@ def moments(out, inp, denom, std, with_mean):
     mo_kernel.run(_rt(), out, inp, denom, std, with_mean)
 
 
+def layer_norm_fits(row):
+    """Whether layer_norm's kernels (kernels/layer_norm.py) take rows of this length."""
+    return ln_kernel.fits(row)
+
+
+def layer_norm(y, mean, rstd, x, weight, bias, eps, row, x_parts=None):
+    """y = layer_norm of x's rows (float32, contiguous), mean and rstd [rows] written."""
+    ln_kernel.forward(_rt(), y, mean, mean._offset, rstd._offset, x, weight, bias, eps, row, x_parts)
+
+
+def layer_norm_backward(dx, g, x, weight, mean, rstd, row, gx=None, g_parts=None):
+    """dx = layer_norm's input gradient for g, from the forward's mean and rstd (and gx = g *
+    xhat where given)."""
+    ln_kernel.backward(_rt(), dx, g, x, weight, mean, mean._offset, rstd._offset, row, gx, g_parts)
+
+
 def cholesky_block_fits(n):
     """Whether cholesky_block factors n x n matrices (kernels/cholesky.py: n <= 32)."""
     return n <= chol_kernel.MAX_N
@@ -144,6 +161,19 @@ def lu_panel(out, pivots, order, inp, m, w, count):
 def random(draw, out):
     rt = _rt()
     rand_kernel.run(rt, draw.kind, out, draw.seed, draw.call, draw.a, draw.b)
+    _note_redraw(rt, draw, out)
+
+
+def random_sample(draw, out, params):
+    """out = draws of draw.kind at params' elements, a thread each (kernels/samplers.py)."""
+    rt = _rt()
+    sampler_kernel.run(rt, draw.kind, out, params, draw.seed, draw.call)
+    _note_redraw(rt, draw, out)
+
+
+def _note_redraw(rt, draw, out):
+    """While torchweb.compile records: the last dispatch's counter words (the parameter words
+    2..4 of random's and random_sample's kernels) drawn anew by each replay."""
     if rt.capture is not None and out.numel():
         if draw.redraw is None:
             rt.capture.refuse("it draws random numbers that a replay cannot draw again")
@@ -168,3 +198,9 @@ def refuse_capture(reason):
 def device_assert(bad, what, exc, message):
     """Raise exc(message) at the next readback if any element of contiguous bool tensor bad is true."""
     check.run(_rt(), bad, what, exc, message)
+
+
+def device_assert_range(t, lo, hi, skip, what, exc, message):
+    """Raise exc(message) at the next readback if an element of contiguous integer tensor t
+    (int32 words) is outside [lo, hi) and not skip."""
+    check.run_range(_rt(), t, lo, hi, skip, what, exc, message)

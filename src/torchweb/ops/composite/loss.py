@@ -55,9 +55,6 @@ def _check_targets(target, c, ignore_index, message=None):
     waits for the GPU (and a call being captured by torch.compile may not)."""
     if target.numel() == 0:
         return
-    bad = call("logical_or", target < 0, target >= c)
-    if ignore_index is not None:
-        bad = call("logical_and", bad, target != ignore_index)
     if target.device.type == "webgpu":
         be = backend_for("webgpu")
         if message or be.capturing():   # a replay's targets are not this call's: no values named
@@ -65,8 +62,13 @@ def _check_targets(target, c, ignore_index, message=None):
         else:
             def text():      # PyTorch's message names the first bad value: read when raised
                 return _first_bad_target(target.tolist() if target.dim() else [target.item()], c, ignore_index)
-        be.device_assert(bad.contiguous(), "cross_entropy/nll_loss", RuntimeError if message else IndexError, text)
+        skip = ignore_index if ignore_index is not None and -2 ** 31 <= ignore_index < 2 ** 31 else None
+        be.device_assert_range(target.contiguous(), 0, c, skip, "cross_entropy/nll_loss",
+                               RuntimeError if message else IndexError, text)
         return
+    bad = call("logical_or", target < 0, target >= c)
+    if ignore_index is not None:
+        bad = call("logical_and", bad, target != ignore_index)
     if bool(R.any(bad).item()):
         if message:
             raise RuntimeError(message)

@@ -161,7 +161,9 @@ def d_nan_to_num(g, x, y):
 
 
 def d_where(g, x, y):
-    return (None, _mask(g, x[0]), _mask(g, K.run("logical_not", x[0])))
+    # (the other branch's as where(cond, 0, g): fused with the first, where a logical_not of
+    # the condition was a kernel of its own)
+    return (None, _mask(g, x[0]), K.run("where", x[0], 0.0, g))
 
 
 def d_copy(g, x, y):

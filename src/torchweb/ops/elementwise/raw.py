@@ -7,7 +7,7 @@ Python time counts)."""
 from math import prod
 
 from ... import _dtype as D, lazy
-from ..._size import Size, broadcast_shapes
+from ..._size import Size, broadcast_shapes, contiguous_strides, view_strides
 from ...backends import backend_for
 from ...backends.plans import ElementwiseDtypes
 from ..operands import check_inplace_dtype, compute_class, empty, expand_to, is_tensor, same_view
@@ -206,11 +206,40 @@ def copy_into(dst, src):
     if broadcast_shapes(src.shape, shape) != tuple(shape):
         raise RuntimeError(f"output with shape {list(shape)} doesn't match the broadcast shape "
                            f"{list(broadcast_shapes(src.shape, shape))}")
-    s = expand_to(src, shape)
-    if s._storage is dst._storage and not same_view(s, dst):
+    target = dst
+    if src._storage.pending is not None and src._shape == shape:
+        target, src = _through_pending_copy(dst, src)
+    s = expand_to(src, target._shape)
+    if s._storage is target._storage and not same_view(s, target):
         s = copy_of(s)
-    lazy.elementwise(op, dst, [s], _one_dtype(src.dtype, "copy"))
+    lazy.elementwise(op, target, [s], _one_dtype(src.dtype, "copy"))
     return dst
+
+
+_COPY_KEY = (("copy", "f"), ("t", "f", "f32"))
+
+
+def _through_pending_copy(dst, src):
+    """Where src's values are a pending copy of a strided float32 view (a reshape's, a
+    contiguous()'s), (dst, that view) in one shape, read in src's place: copying into a part of
+    another tensor (cat, a split's gradient) then takes one kernel, not the copy's and then
+    this one. Otherwise (dst, src) as they are."""
+    node = src._storage.pending
+    if node.key != _COPY_KEY or src._offset or src._stride != contiguous_strides(src._shape) \
+            or src._storage.numel != prod(src._shape):
+        return dst, src
+    storage, stride, offset, dtype = node.leaves[0]
+    make = type(src)._make
+    if src._shape == node.shape:
+        return dst, make(storage, src._shape, stride, offset, dtype, src.device)
+    seen = view_strides(node.shape, stride, src._shape)     # the source seen in src's shape
+    if seen is not None:
+        return dst, make(storage, src._shape, seen, offset, dtype, src.device)
+    into = view_strides(dst._shape, dst._stride, node.shape)   # or dst seen in the copy's
+    if into is not None:
+        return (make(dst._storage, node.shape, into, dst._offset, dst.dtype, dst.device),
+                make(storage, node.shape, stride, offset, dtype, src.device))
+    return dst, src
 
 
 def fill(dst, value):

@@ -188,6 +188,13 @@ op("round", 1, "arith", {"f": "round({0})", "i": "{0}", "u": "{0}"}, lambda np, 
    kernel="round_vml_cpu",
    grad=G.d_round, saves="",
    doc='input rounded to the nearest integer, halves to even.')   # public form: math_api.round (decimals=)
+# float input rounded to the nearest bfloat16 (halves to even, on the float32 bits; NaN stays
+# NaN), kept in its own dtype: what PyTorch's bfloat16 ops round to after each op. WebGPU has no
+# bfloat16; optim.Muon's Newton-Schulz iteration emulates PyTorch's bfloat16 one with it. The
+# gradient passes through, as that of PyTorch's cast (x.bfloat16().float()).
+op("bfloat16_round", 1, "arith", {"f": "tw_bf16round({0})", "i": "{0}", "u": "{0}"},
+   lambda np, a: _bfloat16_round(np, a) if a.dtype.kind == "f" else a,
+   grad=G.d_copy, saves="", node="ToCopyBackward0", inplace=False)
 
 # -- float functions ---------------------------------------------------------------------
 op("exp", 1, "float", "tw_exp({0})", lambda np, a: np.exp(a),
@@ -313,6 +320,14 @@ op("isfinite", 1, "pred", {"f": "!(tw_isinf({0}) || tw_isnan({0}))", "i": "true"
 # where(cond, a, b): cond is read as bool, a and b promoted (special-cased in elementwise.py).
 op("where", 3, "arith", "select({2}, {1}, {0})", lambda np, c, a, b: np.where(c, a, b),
    grad=G.d_where, saves={0: (1, 2)})
+
+
+def _bfloat16_round(np, a):
+    """a rounded to bfloat16 as PyTorch's c10::BFloat16 does: (bits + 0x7fff + lowest kept bit)
+    with the low 16 bits cleared, NaN left as it is."""
+    bits = a.astype(np.float32).view(np.uint32)
+    kept = (bits + np.uint32(0x7FFF) + ((bits >> np.uint32(16)) & np.uint32(1))) & np.uint32(0xFFFF0000)
+    return np.where(np.isnan(a), a, kept.view(np.float32)).astype(a.dtype)
 
 
 def _sigmoid(np, a):

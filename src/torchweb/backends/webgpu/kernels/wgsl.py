@@ -310,6 +310,13 @@ HELPERS = {
   let b = bitcast<u32>(x);
   return bitcast<f32>((b + 0xfffu + ((b >> 13u) & 1u)) & 0xffffe000u);
 }""",
+    # a value rounded to bfloat16 precision, kept in f32 (WebGPU has no bfloat16): nearest-even
+    # at mantissa bit 16, as PyTorch's c10::BFloat16; NaN stays NaN (the carry would corrupt it)
+    "bf16round": """fn tw_bf16round(x: f32) -> f32 {
+  if (tw_isnan(x)) { return x; }
+  let b = bitcast<u32>(x);
+  return bitcast<f32>((b + 0x7fffu + ((b >> 16u) & 1u)) & 0xffff0000u);
+}""",
     # 64-bit integers as vec2<u32> (low word, high word), two's complement, wrapping mod 2^64
     # as int64 does in PyTorch: int64 results are computed exactly this way, then refused if
     # they leave the 32 bits the GPU holds int64 in (errors.py).
@@ -361,7 +368,7 @@ HELPER_DEPS = {
     "erf": ("isnan",),
     "powf": ("isnan", "isinf", "nan", "inf"), "fmodf": ("isnan", "isinf", "nan", "fmodpos"),
     "remf": ("fmodf", "isnan"), "floordivf": ("fmodf", "isnan", "nan"),
-    "wmul": ("mulwide",), "f16round": ("isnan", "inf"), "wpow": ("w", "wmul", "powi"), "gcdi": ("gcdu",),
+    "wmul": ("mulwide",), "f16round": ("isnan", "inf"), "bf16round": ("isnan",), "wpow": ("w", "wmul", "powi"), "gcdi": ("gcdu",),
 }
 
 
