@@ -1,4 +1,5 @@
-"""Issue 20's speed figures: torch.fft.fft of 1M points, torch.linalg.solve of 1024^2 and
+"""Issue 20's speed figures: torch.fft.fft of 1M points (real and complex input), 64 x 4096
+batched and 256 x 1000 (Bluestein), torch.linalg.solve, solve_triangular and qr of 1024^2,
 torch.linalg.svd of 512^2, torchweb (webgpu) against PyTorch (CUDA where present, else CPU) in
 one run, each checked against PyTorch's result; ms, best of 3 means of 2 calls (result read back).
 The samplers' cases (1M gamma and 1M Poisson draws at mixed parameters) are random: their error is
@@ -45,6 +46,7 @@ def main():
     n, m = (64, 32) if os.environ.get("SUBSYSTEMS_SMALL") else (1024, 512)   # (small: checking the script)
     if n == 64:
         x = x[:4096]
+    xc = torch.complex(x, x.flip(0))
     A = torch.randn(n, n, generator=g) + 32 * torch.eye(n)
     B = torch.randn(n, 8, generator=g)
     S = torch.randn(m, m, generator=g)
@@ -53,7 +55,12 @@ def main():
     cases = {
         "fft_1M_complex": (lambda t, v: t.fft.fft(v[0]), [x]),
         "rfft_1M": (lambda t, v: t.fft.rfft(v[0]), [x]),
+        "fft_1M_complex_input": (lambda t, v: t.fft.fft(v[0]), [xc]),
+        "fft_64x4096_batched": (lambda t, v: t.fft.fft(v[0].reshape(64, -1)), [xc]),
+        "fft_1000_x256_bluestein": (lambda t, v: t.fft.fft(v[0][:256000].reshape(256, -1)), [xc]),
         "linalg_solve_1024_rhs8": (lambda t, v: t.linalg.solve(v[0], v[1]), [A, B]),
+        "linalg_solve_triangular_1024_rhs8": (lambda t, v: t.linalg.solve_triangular(v[0], v[1], upper=True), [A, B]),
+        "linalg_qr_1024": (lambda t, v: t.linalg.qr(v[0]).R.abs(), [A]),   # (|R|: the signs are the library's)
         "linalg_svd_512": (lambda t, v: t.linalg.svdvals(v[0]), [S]),
         "linalg_eigh_512": (lambda t, v: t.linalg.eigvalsh(v[0] + v[0].mT), [S]),
         "linalg_cholesky_1024": (lambda t, v: t.linalg.cholesky(v[0] @ v[0].mT / 1024 + torch_eye(t, v[0])), [A]),

@@ -29,7 +29,7 @@ def cclose(got, expected, rtol=1e-5, atol=1e-5):
     assert tuple(got.shape) == tuple(expected.shape), (tuple(got.shape), tuple(expected.shape))
     if expected.is_complex():
         assert got.dtype == torchweb.complex64
-        assert_close(torchweb.view_as_real(got.detach()), torch.view_as_real(expected.detach().resolve_conj()),
+        assert_close(torchweb.view_as_real(got.detach().resolve_conj()), torch.view_as_real(expected.detach().resolve_conj()),
                      rtol, atol)
     else:
         assert_close(got.detach(), expected.detach(), rtol, atol)

@@ -22,6 +22,7 @@ from .ops import random_ops  # noqa: F401,E402  (multinomial, bernoulli, normal 
 from .ops import samplers  # noqa: F401,E402  (poisson, binomial register)
 from .ops import real_complex  # noqa: F401,E402  (conj, real, imag, angle, adjoint register)
 from .ops import linalg_torch_forms  # noqa: F401,E402  (det, inverse, svd, qr, ... register)
+from .ops import linalg_lowrank  # noqa: F401,E402  (svd_lowrank, pca_lowrank register)
 # the torch.* math long tail (issue 18): statistics, windows, index math, scatters, number parts, ...
 from .ops.composite import (statistics, quantiles, differences, norms, windows, indices,  # noqa: F401,E402
                             scatter_views, sets, number_parts, index_reduce, integration, matrix_builders,

@@ -114,7 +114,7 @@ NAMES = {
             set_autocast_xla_dtype set_autocast_xla_enabled""", "other_backend"),
         **_names("empty_quantized", "quantization"),
         **_names("bit", "dtype"),
-        **_names("lobpcg pca_lowrank svd_lowrank", "linalg"),
+        **_names("lobpcg", "linalg"),
         **_names("eig lstsq matrix_rank solve symeig", "linalg_removed"),
         **_names("jagged", "nested"),
         **_names("onnx export", "export"),

@@ -7,21 +7,23 @@ import functools
 
 
 def routed(orig, form, cls, sequence_first):
-    """orig, calling form instead where an argument is a cls instance."""
+    """orig, calling form instead where an argument is a cls instance (cls: a class, or a tuple
+    of classes: exactly these, not their subclasses)."""
+    cls = cls if isinstance(cls, tuple) else (cls,)
     if sequence_first:
         def f(tensors, *args, **kwargs):
             for t in tensors:
-                if type(t) is cls:
+                if type(t) in cls:
                     return form(tensors, *args, **kwargs)
             return orig(tensors, *args, **kwargs)
     else:
         def f(*args, **kwargs):
             for a in args:
-                if type(a) is cls:
+                if type(a) in cls:
                     return form(*args, **kwargs)
             if kwargs:
                 for a in kwargs.values():
-                    if type(a) is cls:
+                    if type(a) in cls:
                         return form(*args, **kwargs)
             return orig(*args, **kwargs)
     f = functools.wraps(orig)(f)

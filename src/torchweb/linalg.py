@@ -9,7 +9,9 @@ from .ops.linalg_checks import LinAlgError  # noqa: F401
 from .ops.linalg_factor import (cholesky, cholesky_ex, inv, inv_ex, solve, solve_ex,  # noqa: F401
                                 solve_triangular, lu_factor, lu_factor_ex, lu, lu_solve)
 from .ops.linalg_det import det, slogdet  # noqa: F401
-from .ops.linalg_spectral import qr, eigh, eigvalsh, svd, svdvals  # noqa: F401
+from .ops.linalg_spectral import eigh, eigvalsh, svd, svdvals  # noqa: F401
+from .ops.linalg_qr import qr  # noqa: F401
+from .ops.linalg_ldl import ldl_factor, ldl_factor_ex, ldl_solve  # noqa: F401
 from .ops import linalg_derived as _derived
 from .ops.linalg_derived import lstsq, vander, eig, eigvals, diagonal  # noqa: F401
 from .ops.out_arg import with_out as _with_out
@@ -20,8 +22,7 @@ pinv, matrix_rank, cond, householder_product, tensorinv, tensorsolve, matrix_pow
     ("pinv", "matrix_rank", "cond", "householder_product", "tensorinv", "tensorsolve", "matrix_power", "matrix_exp"))
 from ._refused import refuse_the_rest
 
-__getattr__ = refuse_the_rest("torch.linalg", "not implemented by torchweb (LDL^H with Bunch-Kaufman pivoting: "
-                              "use linalg.cholesky for a positive-definite matrix, linalg.solve otherwise)")
+__getattr__ = refuse_the_rest("torch.linalg", "not implemented by torchweb")
 
 
 def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):

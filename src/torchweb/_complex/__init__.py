@@ -13,7 +13,7 @@ from .._creation import full
 from .._type_routes import refusing, routed
 from .._tensor_methods import OPERATORS, INPLACE, METHODS, _cuda
 from ..ops.registry import method_names
-from . import creation as C, math as M, shape as S
+from . import conjugate, creation as C, math as M, shape as S
 from .._complex_tensor import ComplexTensor as Z, wrap
 
 ROUTES.update(tensor=C.from_data, full=C.full, random=C.random, from_real=C.from_real,
@@ -71,9 +71,10 @@ def _methods():
         "divide": _binary(M.div), "true_divide": _binary(M.div), "matmul": _binary(M.matmul),
         "mm": _binary(M.matmul), "bmm": _binary(M.matmul), "pow": M.pow,
         "eq": _binary(M.eq), "ne": _binary(M.ne), "neg": M.neg, "negative": M.neg,
-        "abs": M.abs, "absolute": M.abs, "angle": M.angle, "exp": M.exp, "conj": M.conj,
+        "abs": M.abs, "absolute": M.abs, "angle": M.angle, "exp": M.exp, "conj": conjugate.conj,
         "conj_physical": M.conj, "resolve_conj": lambda self: self, "resolve_neg": lambda self: self,
         "is_conj": lambda self: False, "is_neg": lambda self: False,
+        "adjoint": lambda self: self.transpose(-2, -1).conj(),
         "sum": M.sum, "mean": M.mean,
         "reshape": S.reshape, "view": S.view, "permute": S.permute, "transpose": S.transpose,
         "swapaxes": S.transpose, "swapdims": S.transpose, "t": S.t, "unsqueeze": S.unsqueeze,
@@ -99,10 +100,10 @@ def _methods():
 
 # torch.<name> -> the complex form, where an argument is a complex tensor
 def _torch_forms(m):
-    f = {name: m[name] for name in (
+    f = {name: _by_method(name, m[name]) if name in _BY_METHOD else m[name] for name in (
         "add", "sub", "subtract", "mul", "multiply", "div", "divide", "true_divide", "matmul", "mm",
         "bmm", "pow", "eq", "ne", "neg", "negative", "abs", "absolute", "angle", "exp", "conj",
-        "conj_physical", "resolve_conj", "resolve_neg", "is_conj", "is_neg", "sum", "mean",
+        "conj_physical", "resolve_conj", "resolve_neg", "is_conj", "is_neg", "adjoint", "sum", "mean",
         "reshape", "permute", "transpose", "swapaxes", "swapdims", "t", "unsqueeze", "squeeze",
         "flatten", "unflatten", "narrow", "select", "flip", "roll", "chunk", "split", "unbind",
         "clone")}
@@ -113,6 +114,18 @@ def _torch_forms(m):
              empty_like=lambda input, **kw: _like(input, 0, kw),
              full_like=lambda input, fill_value, **kw: _like(input, fill_value, kw))
     return f
+
+
+# torch.<name>(z) as z.<name>(): a conjugate view's own form (its bit kept or resolved)
+_BY_METHOD = set(conjugate.VIEW_METHODS) | {"conj", "conj_physical", "resolve_conj", "is_conj"}
+
+
+def _by_method(name, fn):
+    def form(input, *args, **kwargs):
+        if isinstance(input, Z):
+            return getattr(input, name)(*args, **kwargs)
+        return fn(input, *args, **kwargs)
+    return form
 
 
 def _like(input, value, kw):
@@ -139,14 +152,15 @@ def install(namespace):
     for name, fn in _torch_forms(m).items():
         orig = namespace.get(name)
         if callable(orig):
-            namespace[name] = routed(orig, fn, Z, name in _SEQUENCE_FIRST)
+            namespace[name] = routed(orig, fn, (Z, conjugate.ConjugateView), name in _SEQUENCE_FIRST)
     Z._edges = S.printed_edges
     Z.real = property(lambda self: wrap_part(self, 0))
     Z.imag = property(lambda self: wrap_part(self, 1))
     Z.T = property(lambda self: S.permute(self, list(range(self.dim() - 1, -1, -1))))
     Z.mT = property(lambda self: S.transpose(self, -2, -1))
-    Z.mH = property(lambda self: M.conj(S.transpose(self, -2, -1)))
-    Z.H = property(lambda self: M.conj(S.t(self)))
+    Z.mH = property(lambda self: self.transpose(-2, -1).conj())
+    Z.H = property(lambda self: self.t().conj())
+    conjugate.install()
     namespace.update(complex=C.complex, polar=C.polar, view_as_complex=C.view_as_complex,
                      view_as_real=C.view_as_real, view_as_real_copy=C.view_as_real_copy,
                      view_as_complex_copy=C.view_as_complex_copy)

@@ -68,12 +68,16 @@ def view_as_real(input):
     """The float32 view of a complex tensor, with a trailing dim of 2 (no copy)."""
     if not isinstance(input, ComplexTensor):
         raise RuntimeError("view_as_real is only supported for complex tensors")
+    if input.is_conj():
+        raise RuntimeError("view_as_real doesn't work on unresolved conjugated tensors.  To resolve the conjugate "
+                           "tensor so you can view it as real, use self.resolve_conj(); however, be warned that "
+                           "the resulting tensor will NOT alias the original.")
     return input._r.view(input._r.shape)
 
 
 def view_as_real_copy(input, *, out=None):
     """view_as_real(input), copied."""
-    return view_as_real(input).clone()
+    return view_as_real(input.resolve_conj()).clone()
 
 
 def view_as_complex_copy(input, *, out=None):

@@ -137,7 +137,7 @@ def _dims(x, dim):
     if dim is None:
         return None
     if isinstance(dim, int):
-        return wrap_dim(dim, x.dim())
+        return (wrap_dim(dim, x.dim()),)
     return tuple(wrap_dim(d, x.dim()) for d in dim)
 
 

@@ -89,6 +89,31 @@ class Backend(Protocol):
         up to float32 rounding in the acceptance tests (draw: plans.RandomDraw, a and b unused)."""
 
     # -- fused kernels, each with the question whether it fits --------------------------------
+    def trsm_block(self, plan, out, a, b, p=None):
+        """out [count, n, k] = T^-1 (b - p) (plan: plans.TrsmPlan, n <= 32 on every backend),
+        T the upper or lower triangle of a [count, n, n] (unit: ones on its diagonal); float32
+        3-D views read and written through their strides (out may be b itself, in place, but
+        shares no storage with a or p); p optional."""
+
+    def qr_panel(self, plan, out, tau, t, inp):
+        """out [count, m, w] (plan: plans.QRPanelPlan, w <= 32 on every backend) = inp's panels
+        Householder-factored as LAPACK's geqr2 (R on and above the diagonal, the reflectors' v
+        below it, v[j] = 1 implied; float32, contiguous from offset 0); tau [count, w]; t
+        [count, w, w]: the upper triangular T of the compact WY form, H_1 ... H_w = I - V T V^T
+        (LAPACK's larft)."""
+
+    def ldl_fits(self, n):
+        """Whether ldl() factors n x n matrices in one dispatch (False: no kernel)."""
+
+    def ldl(self, out, pivots, info, inp, n, count):
+        """out [count, n, n] = the Bunch-Kaufman LD factors of inp's lower triangles as LAPACK's
+        sytf2 leaves them (float32, contiguous from offset 0; upper triangle zero); pivots
+        [count, n] (int32, LAPACK's); info [count] (int32): the first zero pivot, or 0."""
+
+    def ldl_solve(self, x, ld, pivots, n, k, count):
+        """x [count, n, k] (B on entry) = A^-1 B from A's ldl() factors, as LAPACK's sytrs (all
+        float32 / int32, contiguous from offset 0); only where ldl_fits."""
+
     def softmax_fits(self, row, rows):
         """Whether softmax() beats the composite for rows of this length (False: no kernel)."""
 
@@ -126,6 +151,14 @@ class Backend(Protocol):
         """out [count, m, w] = inp's panels LU-factored with partial pivoting (float32,
         contiguous from offset 0); pivots [count, w] (int32, 1-based); order [count, m] (int32):
         the source row of each row of out."""
+
+    def fft_fits(self, n):
+        """Whether fft() transforms n points in one call (False: the caller composes them)."""
+
+    def fft(self, spec, out, inp):
+        """out [B1, B2, n, 2] (float32 pairs, contiguous, offset 0) = the unnormalized DFTs
+        (spec: plans.FFTSpec) along dim 2 of inp [B1, B2, m, 2] (pairs, last stride 1) or
+        [B1, B2, m] (spec.real), float32 with any other strides, m <= n (zero-padded to n)."""
 
     def moments_fits(self, row, rows):
         """Whether moments() runs rows of this length in one kernel (False: no kernel)."""

@@ -15,6 +15,7 @@ from .cpu_arrays import CPUStorage as _CPUStorage, compute_np_dtype as _compute_
 from .cpu_arrays import np_dtype as _np_dtype, strided as _strided, view as _view
 from .cpu_conv import (col2im, grid_sample, grid_sample_backward, im2col, interpolate,  # noqa: F401
                        interpolate_backward, pad, pad_backward, pool, pool_backward, unpool, unpool_backward)
+from .cpu_linalg import ldl, ldl_fits, ldl_solve, qr_panel, trsm_block  # noqa: F401
 from .cpu_count import bincount, count_gather, count_scatter, search_sorted  # noqa: F401
 from .cpu_embedding import embedding, embedding_backward  # noqa: F401
 from .cpu_samplers import random_sample  # noqa: F401
@@ -208,6 +209,22 @@ def lu_panel_fits(w):
 
 def lu_panel(out, pivots, order, inp, m, w, count):
     raise _absent("lu_panel", "lu_panel_fits is False")
+
+
+def fft_fits(n):
+    """numpy.fft transforms any length."""
+    return n >= 1
+
+
+def fft(spec, out, inp):
+    """numpy.fft's (pocketfft) transforms, unnormalized, rounded to float32."""
+    n = _np()
+    x = _view(inp)
+    z = x.astype(n.float32) if spec.real else x[..., 0] + 1j * x[..., 1]
+    f = n.fft.fft(z, spec.n, axis=2) if spec.sign < 0 else n.fft.ifft(z, spec.n, axis=2, norm="forward")
+    y = _view(out)
+    y[..., 0] = f.real
+    y[..., 1] = f.imag
 
 
 def moments_fits(row, rows):

@@ -46,6 +46,23 @@ class AttentionSpec(NamedTuple):
     scale: float
 
 
+class TrsmPlan(NamedTuple):
+    """One triangular block solve (trsm_block): n x n blocks (upper or lower triangle; unit:
+    ones taken on the diagonal) against k right-hand sides, count matrices in the batch."""
+    upper: bool
+    unit: bool
+    n: int
+    k: int
+    count: int
+
+
+class QRPanelPlan(NamedTuple):
+    """One Householder panel (qr_panel): m x w panels (w <= the kernel's width), count matrices."""
+    m: int
+    w: int
+    count: int
+
+
 class ReducePass(NamedTuple):
     """One reduction kernel: kind (sum, mean, prod, max, min, argmax, argmin, all, any) over the
     last nred dims, accumulating in class acc_cls (f, i, u); a split reduction's passes
@@ -140,3 +157,11 @@ class RandomDraw(NamedTuple):
     seed: int
     call: int
     redraw: Any = None
+
+
+class FFTSpec(NamedTuple):
+    """One batch of unnormalized discrete Fourier transforms of n points: sign -1 (forward) or
+    +1 (inverse); real, the input is real float32 (imaginary parts 0) rather than pairs."""
+    n: int
+    sign: int
+    real: bool = False

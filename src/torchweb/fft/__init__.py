@@ -87,9 +87,9 @@ def _c2c(x, n, dim, norm, forward):
     n = _points(n, x.shape[d])
     sign = -1 if forward else 1
     if isinstance(x, ComplexTensor):
-        r = _dft.dft(_resize(x._r.movedim(d, -2), n, -2), sign)
+        r = _dft.dft(x._r.movedim(d, -2), sign, n)
     else:
-        r = _dft.dft_real(_resize(_float(x).movedim(d, -1), n, -1), sign)
+        r = _dft.dft_real(_float(x).movedim(d, -1), sign, n=n)
     return wrap(pairs(_scaled(r, _scale(norm, n, forward)).movedim(-2, d)))
 
 
@@ -97,7 +97,7 @@ def _r2c(x, n, dim, norm, forward, name):
     d = wrap_dim(dim, x.dim())
     x = _real_input(x, name)
     n = _points(n, x.shape[d])
-    r = _dft.dft_real(_resize(x.movedim(d, -1), n, -1), -1 if forward else 1, n // 2 + 1)
+    r = _dft.dft_real(x.movedim(d, -1), -1 if forward else 1, n // 2 + 1, n)
     return wrap(pairs(_scaled(r, _scale(norm, n, forward)).movedim(-2, d)))
 
 
@@ -152,7 +152,8 @@ def hfft(input, n=None, dim=-1, norm=None, *, out=None):
 
 def ihfft(input, n=None, dim=-1, norm=None, *, out=None):
     """ihfft(input, n=None, dim=-1, norm=None) -> Tensor: the inverse of hfft, of real input."""
-    return _out(_conj(_r2c(input, n, dim, _swap(norm), True, "ihfft")), out)
+    # (PyTorch's result is a conjugate view of the forward transform: is_conj() True)
+    return _out(_r2c(input, n, dim, _swap(norm), True, "ihfft").conj(), out)
 
 
 # -- several dimensions ----------------------------------------------------------------------

@@ -1,23 +1,22 @@
-"""The discrete Fourier transform as float32 tensor ops (so autograd and both devices come with
-it), on pair tensors: a complex signal along dim -2 of r (..., n, 2), the layout of a complex
-tensor's view_as_real, so no transposes at the edges.
+"""The discrete Fourier transform on pair tensors: a complex signal along dim -2 of r (..., n, 2),
+the layout of a complex tensor's view_as_real, so no transposes at the edges.
 
-- n <= DIRECT_MAX, or a length with no factor up to PRIME_DIRECT_MAX: one matmul with the
-  cached (2n, 2n) matrix of cos/sin pairs (interleaved rows and columns);
-- n = n1 * n2 (n1 the largest factor <= sqrt n): the four-step Cooley-Tukey split: transforms
-  of length n1, a twiddle multiply, transforms of length n2, a transpose; recursively;
-- a length past PRIME_DIRECT_MAX with no split (a large prime): Bluestein's chirp-z, a
-  convolution by transforms of a power of two.
-Real input takes the real matrices (n, 2m): half the work of the complex ones. Transforms are
-unnormalized; sign -1 is the forward transform, +1 the inverse."""
+- a length the device's fft primitive takes (webgpu: powers of two, Stockham kernels; cpu:
+  any, numpy.fft): that primitive, as an autograd op (_transform.py);
+- other lengths up to DIRECT_MAX: one matmul with the cached (2n, 2n) matrix of cos/sin pairs
+  (interleaved rows and columns);
+- longer ones: Bluestein's chirp-z, a convolution by transforms of a power of two (the primitive).
+Real input takes the real matrices (n, 2m): half the work of the complex ones, or the
+primitive's real-input form. Transforms are unnormalized; sign -1 is the forward transform,
++1 the inverse."""
 
 import math
 
 from .._creation import arange, tensor, zeros
 from ..ops.join import cat, stack
+from ._transform import fits, transform
 
 DIRECT_MAX = 128
-PRIME_DIRECT_MAX = 1024
 
 _CACHE = {}
 
@@ -67,72 +66,61 @@ def _c2r_matrix(m, n, device):
     return _cached(("c2r", m, n, device), make)
 
 
-def _twiddles(n2, n1, sign, device):
-    """(n2, n1, 2): exp(sign 2 pi i j2 k1 / n)."""
-    def make():
-        t = _angles(n2, n1, n2 * n1, device)
-        return stack([t.cos(), t.sin() * sign], -1)
-    return _cached(("t", n2, n1, sign, device), make)
+def _times(a, b, b_rot):
+    """The complex product of the pairs a and b, given b_rot = i b (two products and a sum:
+    one fused elementwise kernel)."""
+    return a.narrow(-1, 0, 1) * b + a.narrow(-1, 1, 1) * b_rot
 
 
-def _split(n):
-    """The largest factor of n up to sqrt(n) (1 for a prime)."""
-    for f in range(math.isqrt(n), 1, -1):
-        if n % f == 0:
-            return f
-    return 1
+def _rot(b):
+    """i b of the pairs b."""
+    return b.flip(-1) * tensor([-1.0, 1.0], device=b.device)
 
 
-def _mul_pairs(a, b):
-    """The complex product of pair tensors (broadcasting)."""
-    ar, ai, br, bi = a.select(-1, 0), a.select(-1, 1), b.select(-1, 0), b.select(-1, 1)
-    return stack([ar * br - ai * bi, ar * bi + ai * br], -1)
+def _sized(x, dim, n):
+    """(n or x's length along dim, x trimmed to n there)."""
+    size = x.shape[dim]
+    n = size if n is None else n
+    return n, (x.narrow(dim, 0, n) if n < size else x)
 
 
-def dft(r, sign):
-    """The transform of the pairs r (..., n, 2) along dim -2."""
-    n = r.shape[-2]
+def _padded(x, dim, n):
+    """x zero-padded to n along dim."""
+    size = x.shape[dim]
+    if n <= size:
+        return x
+    shape = list(x.shape)
+    shape[dim] = n - size
+    return cat([x, zeros(*shape, device=x.device)], dim)
+
+
+def dft(r, sign, n=None):
+    """The transform of the pairs r (..., size, 2) along dim -2, trimmed or zero-padded to n."""
+    n, r = _sized(r, -2, n)
+    if n > 1 and fits(r, n):
+        return transform(r, sign, n=n)
+    if n > DIRECT_MAX:
+        return _bluestein(r, n, sign)
+    r = _padded(r, -2, n)
     if n == 1:
         return r
-    n1 = _split(n) if n > DIRECT_MAX else 1
-    if n1 == 1 and n > PRIME_DIRECT_MAX:
-        return _bluestein(r, n, sign)
-    if n1 == 1:
-        lead = r.shape[:-2]
-        return (r.reshape(-1, 2 * n) @ _complex_matrix(n, sign, r.device)).reshape(*lead, n, 2)
-    return _four_step(r, n, n1, sign, None)
+    lead = r.shape[:-2]
+    return (r.reshape(-1, 2 * n) @ _complex_matrix(n, sign, r.device)).reshape(*lead, n, 2)
 
 
-def dft_real(x, sign, m=None):
-    """The first m (all n by default) outputs of the transform of real x (..., n) along dim -1,
-    as pairs (..., m, 2)."""
-    n = x.shape[-1]
+def dft_real(x, sign, m=None, n=None):
+    """The first m (all n by default) outputs of the transform of real x (..., size) along
+    dim -1, trimmed or zero-padded to n, as pairs (..., m, 2)."""
+    n, x = _sized(x, -1, n)
     m = n if m is None else m
-    n1 = _split(n) if n > DIRECT_MAX else 1
-    if n1 == 1 and n > PRIME_DIRECT_MAX:
-        return dft(stack([x, zeros(x.shape, device=x.device)], -1), sign).narrow(-2, 0, m)
+    if n > 1 and fits(x, n):
+        q = transform(x, sign, real=True, n=n)
+        return q.narrow(-2, 0, m) if m < n else q
+    if n > DIRECT_MAX:
+        return _bluestein(x, n, sign, real=True).narrow(-2, 0, m)
+    x = _padded(x, -1, n)
     lead = x.shape[:-1]
-    if n1 == 1:
-        return (x.reshape(-1, n) @ _real_matrix(n, m, sign, x.device)).reshape(*lead, m, 2)
-    return _four_step(x, n, n1, sign, m)
-
-
-def _four_step(x, n, n1, sign, m):
-    """j = n2 j1 + j2, k = k1 + n1 k2: length-n1 transforms over j1, the twiddles, length-n2
-    transforms over j2. x: pairs (..., n, 2), or real (..., n) when m (outputs kept) is given."""
-    n2 = n // n1
-    real = m is not None
-    lead = x.shape[:-1] if real else x.shape[:-2]
-    if real:
-        q = x.reshape(*lead, n1, n2).transpose(-1, -2)          # (..., j2, j1)
-        q = dft_real(q, sign)                                   # (..., j2, k1, 2)
-    else:
-        q = x.reshape(*lead, n1, n2, 2).transpose(-3, -2)       # (..., j2, j1, 2)
-        q = dft(q, sign)
-    q = _mul_pairs(q, _twiddles(n2, n1, sign, x.device))
-    q = dft(q.transpose(-3, -2), sign)                          # (..., k1, k2, 2)
-    q = q.transpose(-3, -2).reshape(*lead, n, 2)                # k = k1 + n1 k2
-    return q.narrow(-2, 0, m) if real and m < n else q
+    return (x.reshape(-1, n) @ _real_matrix(n, m, sign, x.device)).reshape(*lead, m, 2)
 
 
 def _chirp(n, sign, device):
@@ -141,35 +129,56 @@ def _chirp(n, sign, device):
         vals = []
         for j in range(n):
             t = math.pi * ((j * j) % (2 * n)) / n
-            vals.append([math.cos(t), sign * math.sin(t)])
-        return tensor(vals, device=device)
+            vals += (math.cos(t), sign * math.sin(t))
+        return tensor(vals, device=device).reshape(n, 2)
     return _cached(("chirp", n, sign, device), make)
 
 
-def _bluestein(r, n, sign):
+def _bluestein(r, n, sign, real=False):
     """X_k = c_k sum_j (x_j c_j) conj(c_{k-j}), c_j = exp(sign i pi j^2 / n): a convolution,
-    by transforms of a power of two M >= 2n - 1."""
+    by transforms of a power of two M >= 2n - 1 (r: pairs (..., m, 2), or real (..., m), m <= n
+    points, the rest zeros)."""
     size = 1 << (2 * n - 2).bit_length()
-    c = _chirp(n, sign, r.device)
+    if not fits(r, size):
+        raise RuntimeError(f"torchweb's fft of {n} points would need a {size}-point transform, "
+                           "longer than this device's fft kernel takes")
+    dev = r.device
+    c = _chirp(n, sign, dev)
 
-    def kernel():   # the transform of conj(c) laid out circularly over M
-        b = c * tensor([1.0, -1.0], device=r.device)
-        ext = cat([b, zeros(size - 2 * n + 1, 2, device=r.device), b[1:].flip(0)], 0)
-        return dft(ext, -1)
-    spectrum = _cached(("blue", n, sign, r.device), kernel)
-    a = _mul_pairs(r, c)
-    a = cat([a, zeros(*a.shape[:-2], size - n, 2, device=r.device)], -2)
-    conv = dft(_mul_pairs(dft(a, -1), spectrum), 1).narrow(-2, 0, n) * (1.0 / size)
-    return _mul_pairs(conv, c)
+    def kernel():   # the transform of conj(c) laid out circularly over M, and i times it
+        b = c * tensor([1.0, -1.0], device=dev)
+        ext = cat([b, zeros(size - 2 * n + 1, 2, device=dev), b[1:].flip(0)], 0)
+        f = dft(ext, -1)
+        return f, _rot(f)
+
+    def scaled():   # c / M and i times it: the last product and the inverse's 1 / M at once
+        s = c * (1.0 / size)
+        return s, _rot(s)
+    spectrum, spectrum_rot = _cached(("blue", n, sign, dev), kernel)
+    m = r.shape[-1 if real else -2]
+    if real:
+        a = r.unsqueeze(-1) * c.narrow(0, 0, m)
+    else:
+        a = _times(r, c.narrow(0, 0, m), _cached(("chirp_rot", n, sign, dev), lambda: _rot(c)).narrow(0, 0, m))
+    conv = dft(_times(dft(a, -1, size), spectrum, spectrum_rot), 1).narrow(-2, 0, n)
+    return _times(conv, *_cached(("chirp_scaled", n, sign, dev), scaled))
 
 
 def c2r(r, n):
     """The real inverse transform (unnormalized) of length n of the half spectrum r
-    (..., n // 2 + 1, 2): a matmul, or the full spectrum's complex transform."""
+    (..., n // 2 + 1, 2): a matmul for short lengths without a primitive, else the real part
+    of the complex transform of the half spectrum (zero-padded to n) weighted 2 where its
+    conjugate mirror image would be: the mirror's terms are the conjugates of these, so the
+    real part of the full sum is the same (the imaginary parts of X_0 and X_{n/2} drop out,
+    as PyTorch's C2R transforms ignore them)."""
     m = r.shape[-2]
-    if n <= PRIME_DIRECT_MAX and (n <= DIRECT_MAX or _split(n) == 1):
+    if n <= DIRECT_MAX and not fits(r, n):
         lead = r.shape[:-2]
         return (r.reshape(-1, 2 * m) @ _c2r_matrix(m, n, r.device)).reshape(*lead, n)
-    tail = r.narrow(-2, 1, (n - 1) // 2).flip(-2) * tensor([1.0, -1.0], device=r.device)
-    full = cat([r.narrow(-2, 0, n // 2 + 1), tail], -2)
-    return dft(full, 1).select(-1, 0)
+    return dft(r * _hermitian_weights(m, n, r.device), 1, n).select(-1, 0)
+
+
+def _hermitian_weights(m, n, device):
+    """(m, 1): 1 for X_0 and X_{n/2}, which have no mirror image, 2 for the others."""
+    return _cached(("hw", m, n, device), lambda: tensor(
+        [[1.0] if k == 0 or 2 * k == n else [2.0] for k in range(m)], device=device))

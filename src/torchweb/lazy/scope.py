@@ -35,6 +35,7 @@ _F32 = _dtype.float32
 _SCALAR = ("s", "f")
 _LEAF = ("t", "f", "f32")
 _MAX_INPUTS = 6      # buffers the scope's kernel reads at most (a dispatch binds 8: room for 2 more outputs)
+_MAX_BUFFERS = 8     # storage buffers of a dispatch (WebGPU's default per stage): two updates paired
 _COLLECTING = []     # while a replay recomputes scalars: the list each scope's kernels append to
 _COMPILED = {}       # trace structure -> the outputs' Node parts (_compile)
 EAGER_IN_STEP = ("an optimizer step has an update that does not fuse into one kernel (float16 state, "
@@ -46,11 +47,16 @@ class fusing:
     the module). patched: the kernels' scalars are recomputed by a captured call's replay."""
 
     __slots__ = ("patched", "forms", "sink", "values", "last", "shape", "stores", "slots", "kinds", "leaves",
-                 "nodes", "inputs", "written", "trace", "scalars")
+                 "nodes", "inputs", "written", "trace", "scalars", "held")
 
-    def __init__(self, patched=False, forms=None):
+    def __init__(self, patched=False, forms=None, pairing=False):
         self.patched = patched
         self.forms = forms   # (a list: each kernel's form, its trace's structure, is appended)
+        # pairing (eager steps; the caller flush()es at the step's end): an update's kernel is
+        # held until another of the same shape comes whose buffers fit one dispatch with its
+        # own, and the two run as one (a transformer's layers have parameters of a few shapes:
+        # a 6-layer nanoGPT's AdamW step 39 -> 21 kernels); shape -> (outs, nodes, buffer ids)
+        self.held = {} if pairing and not patched else None
         self.sink = _COLLECTING[-1] if _COLLECTING else None
         self.values = []     # the Value of each slot, made once: an update's values die with it, the next reuses them
         # the last traced update: fn, the bound kinds, args, kwargs, its kernel's parts (run()'s),
@@ -240,7 +246,32 @@ class fusing:
         if sink is not None:   # (a replay's scalars: nothing runs)
             sink.append([v for node in made for v in node.scalars])
             return
+        if self.held is not None and self.sink is None:
+            self._pair(shape, live, made, inputs)
+            return
         backend_for(live[0].device_type).run_fused(tuple(live), tuple(made), one_kernel=True, patched=self.patched)
+
+    def _pair(self, shape, live, made, inputs):
+        """Run this kernel together with a held one of its shape where their buffers fit one
+        dispatch, else hold it (and run the one held before, if any)."""
+        buffers = set(inputs)
+        buffers.update([id(s) for s in live])
+        key = (shape, live[0].device_type)
+        other = self.held.pop(key, None)
+        if other is not None:
+            o_live, o_made, o_buffers = other
+            if len(o_buffers | buffers) <= _MAX_BUFFERS:
+                backend_for(key[1]).run_fused(tuple(o_live + live), tuple(o_made + made), one_kernel=True)
+                return
+            backend_for(key[1]).run_fused(tuple(o_live), tuple(o_made), one_kernel=True)
+        self.held[key] = (live, made, buffers)
+
+    def flush(self):
+        """Run the kernels held for pairing (the end of the step: nothing may read the
+        parameters and states they write before)."""
+        held, self.held = self.held, ({} if self.held is not None else None)
+        for (_, device_type), (live, made, _) in (held or {}).items():
+            backend_for(device_type).run_fused(tuple(live), tuple(made), one_kernel=True)
 
 
 def _compile(trace, kinds, outs):

@@ -38,6 +38,8 @@ TorchSVD = _tuple("svd", ["U", "S", "V"])
 Lstsq = _tuple("linalg_lstsq", ["solution", "residuals", "rank", "singular_values"])
 TriangularSolve = _tuple("triangular_solve", ["solution", "cloned_coefficient"])
 Geqrf = _tuple("geqrf", ["a", "tau"])
+LDLFactor = _tuple("linalg_ldl_factor", ["LD", "pivots"])
+LDLFactorEx = _tuple("linalg_ldl_factor_ex", ["LD", "pivots", "info"])
 
 _C_NAMES = {"int64": "Long", "int32": "Int", "uint8": "Byte", "bool": "Bool", "float16": "Half",
             "float32": "Float"}

@@ -5,15 +5,16 @@ refuse (their results are complex)."""
 import math
 from math import prod
 
+from .. import _dtype as D
 from .._creation import eye, empty
 from .elementwise import call
 from .operands import is_tensor
 from .join import stack
 from .linalg_checks import Lstsq, c_name, check_matrix, check_float, check_same
-from .linalg_factor import inv, inv_ex, solve
-from .linalg_kernels import index_col
+from .linalg_factor import inv, inv_ex, solve, solve_triangular
 from .linalg_more import matrix_norm
 from .linalg_spectral import eigh, svd, svdvals
+from . import linalg_qr as LQ
 
 _EPS = 1.1920928955078125e-07   # float32's
 
@@ -72,7 +73,8 @@ def matrix_rank(A, *, atol=None, rtol=None, hermitian=False, tol=None):
 
 def lstsq(A, B, rcond=None, *, driver=None):
     """linalg.lstsq(A, B, rcond=None, *, driver=None): the least-squares (minimum-norm where A is
-    rank-deficient) solution X of A X ~ B, through the SVD. The other fields as PyTorch's CPU
+    rank-deficient) solution X of A X ~ B, through the SVD (gels: through QR, A taken to have full
+rank as LAPACK's gels does). The other fields as PyTorch's CPU
     drivers give them: rank for gelsy (the default), gelsd and gelss; residuals (squared, per
     column) for gelsd/gelss/gels when m > n and A has full rank; singular values for gelsd/gelss."""
     if A.dim() < 2:
@@ -88,6 +90,12 @@ def lstsq(A, B, rcond=None, *, driver=None):
     m, n = A.shape[-2], A.shape[-1]
     if Bm.shape[-2] != m:
         raise RuntimeError("torch.linalg.lstsq: input.size(-2) should match other.size(-2)")
+    none = empty((0,), dtype=A.dtype, device=A.device)
+    if driver == "gels":   # (full rank assumed, as LAPACK's gels: through QR, no SVD)
+        X = _gels(A, Bm)
+        residuals = (A @ X - Bm).square().sum(-2) if m > n and A.numel() else none
+        return Lstsq(X.squeeze(-1) if vector else X, residuals.squeeze(-1) if vector and residuals.numel()
+                     else residuals, empty((0,), dtype=D.int64, device=A.device), none)
     U, S, Vh = svd(A, full_matrices=False)
     rtol = _EPS * max(m, n) if rcond is None or rcond < 0 else rcond
     tol = _tolerance(S, None, rtol, max(m, n))
@@ -95,15 +103,23 @@ def lstsq(A, B, rcond=None, *, driver=None):
     sinv = call("where", keep, 1.0 / S, 0.0)
     X = (Vh.mT * sinv.unsqueeze(-2)) @ (U.mT @ Bm)
     rank = keep.long().sum(-1)
-    none = empty((0,), dtype=A.dtype, device=A.device)
     residuals = none
     if driver != "gelsy" and m > n and A.numel() and bool((rank == n).all()):
         residuals = (A @ X - Bm).square().sum(-2)
     svals = S if driver in ("gelsd", "gelss") else none
-    if driver == "gels":
-        rank = empty((0,), dtype=rank.dtype, device=A.device)
     return Lstsq(X.squeeze(-1) if vector else X, residuals.squeeze(-1) if vector and residuals.numel() else residuals,
                  rank, svals)
+
+
+def _gels(A, B):
+    """LAPACK gels's answer for a full-rank A: R^-1 Q^T B (A = Q R) when tall, the minimum-norm
+    Q R^-T B (A^T = Q R) when wide."""
+    m, n = A.shape[-2], A.shape[-1]
+    if m >= n:
+        Q, R = LQ.qr(A)
+        return solve_triangular(R, Q.mT @ B, upper=True)
+    Q, R = LQ.qr(A.mT)
+    return Q @ solve_triangular(R.mT, B, upper=False)
 
 
 def cond(A, p=None):
@@ -179,34 +195,19 @@ def householder_product(A, tau):
     if tau.shape[-1] > n:
         raise RuntimeError(f"{name}: input.shape[-1] must be greater than or equal to tau.shape[-1]")
     check_float(A, name, kernel="orgqr_cpu", int_kernel=True)
-    rows = index_col(m, A.device)
-    Q = eye(m, n, dtype=A.dtype, device=A.device).expand(tuple(A.shape)).clone()
-    for i in range(tau.shape[-1] - 1, -1, -1):
-        v = call("where", rows > i, A[..., :, i:i + 1], call("where", rows == i, 1.0, 0.0))
-        t = tau[..., i:i + 1].unsqueeze(-1)
-        Q = Q - (t * v) @ (v.mT @ Q)
-    return Q
+    return LQ.householder_product(A, tau)
 
 
 def ormqr(input, tau, other, left=True, transpose=False):
     """ormqr(input, tau, other, left=True, transpose=False): other multiplied by Q = H_1 ... H_k
     (geqrf's reflectors in input and tau) without forming Q: Q other, Q^T other, other Q or
-    other Q^T, one reflector at a time."""
+    other Q^T, a panel of reflectors at a time (ops/linalg_qr.py)."""
     name = "torch.ormqr"
     check_float(input, name)
     m = input.shape[-2]
     if (other.shape[-2] if left else other.shape[-1]) != m:
         raise RuntimeError(f"{name}: other.shape[{-2 if left else -1}] must be equal to input.shape[-2]")
-    rows = index_col(m, input.device)
-    k = tau.shape[-1]
-    X = other
-    # left: Q X applies H_k first; Q^T X applies H_1 first (and the other way round on the right)
-    order = range(k - 1, -1, -1) if left != transpose else range(k)
-    for i in order:
-        v = call("where", rows > i, input[..., :, i:i + 1], call("where", rows == i, 1.0, 0.0))
-        t = tau[..., i:i + 1].unsqueeze(-1)
-        X = X - (t * v) @ (v.mT @ X) if left else X - (X @ v) @ (t * v).mT
-    return X
+    return LQ.apply_reflectors(input, tau, other, left, transpose)
 
 
 def vander(x, *, N=None):

@@ -3,7 +3,7 @@ dispatches each, batched over leading dims, float32 on both devices). No autogra
 ops in ops/linalg_factor.py and ops/linalg_spectral.py wrap these in Functions whose backwards
 are PyTorch's formulas.
 
-- triangular solve: substitution row by row, blocked past 16 rows (tri_solve);
+- triangular solve: by blocks of 32 rows, a kernel dispatch each (ops/linalg_triangular.py);
 - Cholesky: left-looking, column by column (the cpu device's; webgpu factors by 32 x 32 blocks
   in one dispatch each: linalg_cholesky.py);
 - LU: partial pivoting (the largest |entry| of the column, first one on ties, as LAPACK's
@@ -13,12 +13,13 @@ are PyTorch's formulas.
 from math import prod
 
 from .. import _dtype
-from .._creation import arange, eye, zeros
+from .._creation import arange, zeros
 from ..backends import backend_for
 from .._size import broadcast_shapes
 from .elementwise import call
 from .join import cat
 from .operands import empty
+from .linalg_triangular import tri_solve
 
 
 def index_col(n, device):
@@ -30,58 +31,6 @@ def expand_batch(A, B):
     """A and B with their batch dims (all but the last two) broadcast to one shape."""
     batch = broadcast_shapes(tuple(A.shape[:-2]), tuple(B.shape[:-2]))
     return A.expand(batch + tuple(A.shape[-2:])), B.expand(batch + tuple(B.shape[-2:]))
-
-
-BLOCK = 8   # diagonal blocks of a triangular solve (their inverses found all at once)
-
-
-def tri_solve(A, B, upper, unit=False):
-    """X with A X = B, A triangular (only its upper or lower triangle is read; unit: its
-    diagonal taken as ones), A [..., n, n] and B [..., n, k] with equal batch dims.
-
-    Up to 2 BLOCK rows, substitution row by row; larger, blocked: the inverses of all the
-    BLOCK x BLOCK diagonal blocks at once (substitution on their batch), then one block row
-    at a time, X_i = D_i^-1 (B_i - T_i X) (about 4 BLOCK + 3 n / BLOCK dispatches)."""
-    n = A.shape[-1]
-    T = A.triu(1 if unit else 0) if upper else A.tril(-1 if unit else 0)
-    if unit:
-        T = T + eye(n, dtype=A.dtype, device=A.device)
-    if n <= 2 * BLOCK:
-        return _substitute(T, B, upper)
-    b = BLOCK
-    nb = -(-n // b)
-    pad = nb * b - n
-    if pad:   # (identity rows and columns past the end: their unknowns are zero)
-        T = _pad_identity(T, pad)
-        B = cat([B, zeros(tuple(B.shape[:-2]) + (pad, B.shape[-1]), dtype=B.dtype, device=B.device)], -2)
-    batch = tuple(T.shape[:-2])
-    D = T.reshape(batch + (nb, b, nb, b)).diagonal(0, -4, -2).movedim(-1, -3)     # [..., nb, b, b]
-    Dinv = _substitute(D, eye(b, dtype=T.dtype, device=T.device).expand(tuple(D.shape)), upper)
-    X = zeros(tuple(B.shape), dtype=B.dtype, device=B.device)
-    for i in (range(nb - 1, -1, -1) if upper else range(nb)):
-        rows = slice(i * b, (i + 1) * b)
-        r = B[..., rows, :] - T[..., rows, :] @ X     # (unsolved rows of X are zero; the diagonal block meets zeros)
-        X[..., rows, :] = Dinv[..., i, :, :] @ r
-    return X[..., :n, :] if pad else X
-
-
-def _substitute(T, B, upper):
-    """X with T X = B by substitution, one row per step (T triangular, zero off its triangle)."""
-    n = T.shape[-1]
-    X = zeros(tuple(B.shape), dtype=B.dtype, device=B.device)
-    for i in (range(n - 1, -1, -1) if upper else range(n)):
-        # (rows of X not solved yet are zero, so the whole row of T can multiply X)
-        r = B[..., i:i + 1, :] - T[..., i:i + 1, :] @ X
-        X[..., i:i + 1, :] = r / T[..., i:i + 1, i:i + 1]
-    return X
-
-
-def _pad_identity(T, pad):
-    n = T.shape[-1]
-    batch = tuple(T.shape[:-2])
-    T = cat([T, zeros(batch + (n, pad), dtype=T.dtype, device=T.device)], -1)
-    corner = cat([zeros((pad, n), dtype=T.dtype, device=T.device), eye(pad, dtype=T.dtype, device=T.device)], -1)
-    return cat([T, corner.expand(batch + (pad, n + pad))], -2)
 
 
 def first_failure(bad):
@@ -128,21 +77,21 @@ def lu(A):
     batch = tuple(A.shape[:-2])
     LU = A.clone()
     perm = arange(m, device=A.device).expand(batch + (m,)).clone()
-    pivots = []
+    pivots = empty(batch + (k,), _dtype.int32, A.device)
     for j0 in range(0, k, LU_BLOCK):
         jb = min(LU_BLOCK, k - j0)
         P, piv, order = (_lu_panel if kernel else _lu_columns)(LU[..., j0:, j0:j0 + jb])[:3]
-        pivots.append(piv + j0)
+        pivots[..., j0:j0 + jb] = piv + j0
         rows = permute_rows(LU[..., j0:, :], order)        # (the swaps reach L's columns on the left too)
         perm[..., j0:] = perm[..., j0:].gather(-1, order)
         rows[..., :, j0:j0 + jb] = P
         if j0 + jb < n:
-            U12 = tri_solve(P[..., :jb, :], rows[..., :jb, j0 + jb:], upper=False, unit=True)
-            rows[..., :jb, j0 + jb:] = U12
-            rows[..., jb:, j0 + jb:] = rows[..., jb:, j0 + jb:] - P[..., jb:, :] @ U12
+            U12 = rows[..., :jb, j0 + jb:]
+            tri_solve(P[..., :jb, :], U12, upper=False, unit=True, in_place=True)
+            rows[..., jb:, j0 + jb:] -= P[..., jb:, :] @ U12
         LU[..., j0:, :] = rows
     diag = LU.diagonal(0, -2, -1)
-    return LU, cat(pivots, -1), perm, first_failure(diag == 0)
+    return LU, pivots, perm, first_failure(diag == 0)
 
 
 def _lu_columns(A):

@@ -6,7 +6,8 @@ import warnings
 from .._creation import eye, zeros
 from . import linalg_derived as LD, linalg_det as LDet, linalg_factor as LF, linalg_spectral as LS
 from .linalg_checks import Geqrf, TorchQR, TorchSVD, TorchSlogdet, TriangularSolve, check_float, check_matrix
-from .linalg_jacobi import householder_qr
+from . import linalg_qr as LQ
+from .linalg_qr_blocked import householder_qr
 from .linalg_more import matrix_norm
 from .registry import define
 
@@ -159,7 +160,7 @@ def qr(input, some=True):
     """qr(input, some=True) -> (Q, R)
 
     linalg.qr with mode 'reduced' (some) or 'complete'."""
-    return TorchQR(*LS.qr(input, "reduced" if some else "complete"))
+    return TorchQR(*LQ.qr(input, "reduced" if some else "complete"))
 
 
 @define("svd", "linalg", dtypes=_F32, out=True)

@@ -9,6 +9,7 @@ __all__ = ["Adadelta"]
 class Adadelta(Optimizer):
     """torch.optim.Adadelta(params, lr=1.0, rho=0.9, eps=1e-6, weight_decay=0, foreach=None, *,
     capturable=False, maximize=False, differentiable=False)."""
+    _pairs_updates = True
 
     def __init__(self, params, lr=1.0, rho=0.9, eps=1e-6, weight_decay=0, foreach=None, *, capturable=False,
                  maximize=False, differentiable=False):

@@ -12,6 +12,7 @@ __all__ = ["Adagrad"]
 class Adagrad(Optimizer):
     """torch.optim.Adagrad(params, lr=1e-2, lr_decay=0, weight_decay=0, initial_accumulator_value=0,
     eps=1e-10, foreach=None, *, maximize=False, differentiable=False, fused=None)."""
+    _pairs_updates = True
 
     def __init__(self, params, lr=1e-2, lr_decay=0, weight_decay=0, initial_accumulator_value=0, eps=1e-10,
                  foreach=None, *, maximize=False, differentiable=False, fused=None):

@@ -25,6 +25,7 @@ class Adam(Optimizer):
     """torch.optim.Adam(params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
     amsgrad=False, *, foreach=None, maximize=False, capturable=False, differentiable=False,
     fused=None, decoupled_weight_decay=False)."""
+    _pairs_updates = True
 
     _sparse_refusal = "Adam does not support sparse gradients, please consider SparseAdam instead"
 

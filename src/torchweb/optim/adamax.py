@@ -10,6 +10,7 @@ __all__ = ["Adamax"]
 class Adamax(Optimizer):
     """torch.optim.Adamax(params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
     foreach=None, *, maximize=False, differentiable=False, capturable=False)."""
+    _pairs_updates = True
 
     def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, foreach=None, *,
                  maximize=False, differentiable=False, capturable=False):

@@ -13,6 +13,7 @@ __all__ = ["ASGD"]
 class ASGD(Optimizer):
     """torch.optim.ASGD(params, lr=1e-2, lambd=1e-4, alpha=0.75, t0=1e6, weight_decay=0,
     foreach=None, maximize=False, differentiable=False, capturable=False)."""
+    _pairs_updates = True
 
     def __init__(self, params, lr=1e-2, lambd=1e-4, alpha=0.75, t0=1e6, weight_decay=0, foreach=None,
                  maximize=False, differentiable=False, capturable=False):

@@ -198,6 +198,10 @@ class Optimizer:
     _sparse_grads = False    # the update takes sparse gradients (SGD, Adagrad, SparseAdam)
     _sparse_refusal = None   # PyTorch's message where it refuses them, if not "<name> does not support ..."
     _eager_update = False    # the update runs tensor ops, not traced values: a capture is refused
+    # _update is one fusing-scope update and nothing else that reads what it writes: eager steps
+    # may then run two parameters' kernels as one (lazy/scope.py's pairing; Muon's Newton-Schulz
+    # ops read its momentum kernel's output, so it keeps them one by one)
+    _pairs_updates = False
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -400,12 +404,13 @@ class Optimizer:
         if closure is not None:
             with grad_mode.enable_grad():
                 loss = closure()
-        scope = fusing(captured, forms)   # (each parameter's update: one kernel)
+        scope = fusing(captured, forms, pairing=self._pairs_updates)   # (each parameter's update: one kernel)
         _CAPTURED.append(captured)
         try:
             self._each_update(scope)
         finally:
             _CAPTURED.pop()
+            scope.flush()
         if replaying is not None and forms != replaying:
             raise RuntimeError(f"torchweb.compile: {type(self).__name__}'s update no longer has the form it had when "
                                "the step was captured (an option changed inside the step?); the replay cannot "

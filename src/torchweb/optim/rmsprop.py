@@ -9,6 +9,7 @@ __all__ = ["RMSprop"]
 class RMSprop(Optimizer):
     """torch.optim.RMSprop(params, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0, momentum=0,
     centered=False, capturable=False, foreach=None, maximize=False, differentiable=False)."""
+    _pairs_updates = True
 
     def __init__(self, params, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0, momentum=0, centered=False,
                  capturable=False, foreach=None, maximize=False, differentiable=False):

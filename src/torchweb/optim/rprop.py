@@ -12,6 +12,7 @@ __all__ = ["Rprop"]
 class Rprop(Optimizer):
     """torch.optim.Rprop(params, lr=1e-2, etas=(0.5, 1.2), step_sizes=(1e-6, 50), *,
     capturable=False, foreach=None, maximize=False, differentiable=False)."""
+    _pairs_updates = True
 
     def __init__(self, params, lr=1e-2, etas=(0.5, 1.2), step_sizes=(1e-6, 50), *, capturable=False,
                  foreach=None, maximize=False, differentiable=False):

@@ -13,6 +13,7 @@ __all__ = ["SGD"]
 class SGD(Optimizer):
     """torch.optim.SGD(params, lr=1e-3, momentum=0, dampening=0, weight_decay=0, nesterov=False,
     *, maximize=False, foreach=None, differentiable=False, fused=None)."""
+    _pairs_updates = True
 
     _sparse_grads = True
 

@@ -75,7 +75,7 @@ def _rebuild_tensor(storage, storage_offset, size, stride):
 
 def _rebuild_tensor_v2(storage, storage_offset, size, stride, requires_grad, backward_hooks,
                        metadata=None):
-    return _grad(_storage_tensor(storage, storage_offset, size, stride), requires_grad)
+    return _grad(_bits(_storage_tensor(storage, storage_offset, size, stride), metadata), requires_grad)
 
 
 def _rebuild_tensor_v3(storage, storage_offset, size, stride, requires_grad, backward_hooks,
@@ -83,7 +83,19 @@ def _rebuild_tensor_v3(storage, storage_offset, size, stride, requires_grad, bac
     name = getattr(dtype, "name", None)
     if name not in BY_NAME:
         raise UnpicklingError(f"_rebuild_tensor_v3: unknown dtype {dtype!r}")
-    return _grad(_storage_tensor(storage, storage_offset, size, stride, BY_NAME[name]), requires_grad)
+    t = _storage_tensor(storage, storage_offset, size, stride, BY_NAME[name])
+    return _grad(_bits(t, metadata), requires_grad)
+
+
+def _bits(t, metadata):
+    """PyTorch saves a conjugate (or negative) view as its storage and {"conj": True} (or
+    {"neg": True}): the view again (torchweb has no negative bit: the negation)."""
+    if isinstance(metadata, dict):
+        if metadata.get("neg"):
+            t = -t
+        if metadata.get("conj"):
+            t = t.conj()
+    return t
 
 
 def _set_state(obj, state):

@@ -13,7 +13,9 @@ from .index import (ATOMIC_FLOAT16, MAX_INDEX_BUFFERS, index_gather, index_scatt
 from .kernels import elementwise as ew_kernel, matmul as mm_kernel, random as rand_kernel, reduction as red_kernel
 from .kernels import check, fused, matmul_small, matmul_tiles as tiles, moments as mo_kernel, softmax as sm_kernel
 from .kernels import cholesky as chol_kernel, lu_panel as lu_kernel, samplers as sampler_kernel
+from .kernels import fft_stockham as fft_kernel
 from .kernels import layer_norm as ln_kernel
+from .kernels import ldl as ldl_kernel, qr_panel as qr_kernel, trsm as trsm_kernel
 from .runtime import _runtime, get_runtime as _get_runtime
 from .sort_scan import (SORT_BLOCK, SPLIT_SCANS, scan, sort, sort_block, sort_merge,  # noqa: F401
                         sort_scatter_add, sort_step)
@@ -134,6 +136,34 @@ def layer_norm_backward(dx, g, x, weight, mean, rstd, row, gx=None, g_parts=None
     ln_kernel.backward(_rt(), dx, g, x, weight, mean, mean._offset, rstd._offset, row, gx, g_parts)
 
 
+def trsm_block(plan, out, a, b, p=None):
+    """out [count, n, k] = T^-1 (b - p), T a's upper or lower triangle (plans.TrsmPlan), all
+    float32 3-D views read and written through their strides."""
+    trsm_kernel.run(_rt(), plan, out, a, b, p)
+
+
+def qr_panel(plan, out, tau, t, inp):
+    """out [count, m, w] = inp's panels as LAPACK's geqr2 leaves them; tau [count, w]; t
+    [count, w, w] the compact WY form's T (float32, contiguous from offset 0)."""
+    qr_kernel.run(_rt(), plan, out, tau, t, inp)
+
+
+def ldl_fits(n):
+    """Whether ldl factors n x n matrices (kernels/ldl.py: any n, a workgroup per matrix)."""
+    return True
+
+
+def ldl(out, pivots, info, inp, n, count):
+    """out [count, n, n] = inp's lower triangles' LD factors as sytf2 leaves them (float32,
+    contiguous, offset 0); pivots [count, n] and info [count] (int32)."""
+    ldl_kernel.run(_rt(), out, pivots, info, inp, n, count)
+
+
+def ldl_solve(x, ld, pivots, n, k, count):
+    """x [count, n, k] (B on entry) = A^-1 B from ldl's factors, as sytrs (kernels/ldl.py)."""
+    ldl_kernel.solve(_rt(), x, ld, pivots, n, k, count)
+
+
 def cholesky_block_fits(n):
     """Whether cholesky_block factors n x n matrices (kernels/cholesky.py: n <= 32)."""
     return n <= chol_kernel.MAX_N
@@ -156,6 +186,18 @@ def lu_panel(out, pivots, order, inp, m, w, count):
     offset 0); pivots [count, w] (int32) the 1-based pivot rows; order [count, m] (int32) the
     source row of each row of out."""
     lu_kernel.run(_rt(), out, pivots, order, inp, m, w, count)
+
+
+def fft_fits(n):
+    """Whether fft transforms n points (kernels/fft_stockham.py: powers of two from 2 to 2^27)."""
+    return fft_kernel.fits(n)
+
+
+def fft(spec, out, inp):
+    """out [B1, B2, n, 2] (contiguous, offset 0) = the unnormalized DFTs (spec: plans.FFTSpec)
+    of inp [B1, B2, m, 2] pairs or [B1, B2, m] real (m <= n: zero-padded), any strides: one to
+    three Stockham passes."""
+    fft_kernel.run(_rt(), spec, out, inp)
 
 
 def random(draw, out):
