@@ -288,3 +288,19 @@ def test_tensor_copies_and_as_tensor_shares_as_pytorch(np_dtype):
         theirs, ours = make(a), getattr(torchweb, make.__name__)(b, device="cpu")
         a[0] = b[0] = 1
         assert ours.tolist() == theirs.tolist()
+
+
+def test_tensor_from_long_rows_of_numbers_as_pytorch():
+    # rows of plain numbers take the fast path (whole rows, C loops): same dtypes, values and errors
+    rows = [[1.5, 2, True], [0, -3, 4.25]]
+    for data in (rows, [[1, 2], [3, 4]], [[True, False]], [1, 2.5] * 1000, [[1, 2], [3]], [[1, [2]], [3, 4]],
+                 [[1, 2], 3]):
+        try:
+            expected = torch.tensor(data)
+        except (TypeError, ValueError) as e:
+            with pytest.raises(type(e)):
+                torchweb.tensor(data, device="cpu")
+            continue
+        got = torchweb.tensor(data, device="cpu")
+        assert str(got.dtype) == str(expected.dtype)
+        assert got.tolist() == expected.tolist()

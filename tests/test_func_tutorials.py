@@ -1,11 +1,13 @@
 """PyTorch's torch.func tutorials, run with torch and with torchweb on the same weights and
-data (each at a smaller size, so that the per-entry loop of vmap stays quick on lavapipe):
-per-sample gradients of a CNN, model ensembling, Jacobians / Hessians / hvp, and a MAML-style
-meta-learning step with grad in the inner loop. Each checks the tutorial's own assertion (the
-transform equals the plain loop) and that torchweb's numbers equal PyTorch's."""
+data (each at a smaller size, so that the tests stay quick on lavapipe): per-sample gradients
+of a CNN, model ensembling, Jacobians / Hessians / hvp, and a MAML-style meta-learning step with
+grad in the inner loop. Each checks the tutorial's own assertion (the transform equals the plain
+loop) and that torchweb's numbers equal PyTorch's; the per-sample gradients and the ensemble
+run every op through a batching rule (no per-entry fallback)."""
 
 import copy
 import functools
+import warnings
 
 import torch
 
@@ -80,8 +82,17 @@ def per_sample_grads(T, dev):
     return per_sample, ft
 
 
+def batched_throughout(fn):
+    """fn() with vmap's per-entry fallback counted: it must not run."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        out = fn()
+    assert not [w for w in caught if "performance drop" in str(w.message)], [str(w.message) for w in caught]
+    return out
+
+
 def test_per_sample_gradients(device):
-    loop, ft = per_sample_grads(tw, device)
+    loop, ft = batched_throughout(lambda: per_sample_grads(tw, device))
     for g, f in zip(loop, ft.values()):       # the tutorial's check
         assert_close(f, torch.tensor(g.tolist()), atol=3e-3, rtol=1e-5)
     compare(ft, per_sample_grads(torch, "cpu")[1])
@@ -138,7 +149,7 @@ def ensemble(T, dev):
 
 
 def test_model_ensembling(device):
-    loop_diff, loop_same, diff, same = ensemble(tw, device)
+    loop_diff, loop_same, diff, same = batched_throughout(lambda: ensemble(tw, device))
     assert_close(diff, torch.tensor(loop_diff.tolist()), atol=1e-3, rtol=1e-5)
     assert_close(same, torch.tensor(loop_same.tolist()), atol=1e-3, rtol=1e-5)
     compare((diff, same), ensemble(torch, "cpu")[2:])

@@ -1,6 +1,7 @@
 """torch.func.vmap (torch.vmap) against PyTorch 2.13 on both devices: in_dims / out_dims as ints,
 None and pytree prefixes, nested vmap, vmap over grad / jacrev, keyword arguments, in-place
-writes, randomness='error' / 'different' / 'same', chunk_size, and PyTorch's errors."""
+writes, randomness='error' / 'different' / 'same', chunk_size, and PyTorch's errors. The
+batching rules, class by class, are in tests/test_func_vmap_rules.py."""
 
 import math
 
@@ -142,7 +143,7 @@ def test_errors(device, case):
 
 
 def test_jacobian_of_batched_inputs_matches_autograd_functional(device):
-    # vmap(jacrev(f)) against autograd.functional.jacobian entry by entry (the loop rule)
+    # vmap(jacrev(f)) against autograd.functional.jacobian entry by entry
     x = const(tw, device, values((3, 4)))
     got = tw.vmap(tw.func.jacrev(lambda a: a.tanh() * a.norm()))(x)
     for i in range(3):
@@ -153,15 +154,13 @@ def test_jacobian_of_batched_inputs_matches_autograd_functional(device):
         for i in range(3))), rel_tol=1e-4)
 
 
-def test_data_dependent_control_flow_runs_per_entry(device):
-    # PyTorch refuses Python control flow on values inside vmap; the loop runs it, entry by entry
-    x = const(tw, device, values((4, 3)))
-    got = tw.vmap(lambda a: a * 2 if a.sum() > 0 else -a)(x)
-    rows = values((4, 3))
-    assert_close(got, torch.stack([r * 2 if r.sum() > 0 else -r for r in rows]))
-    # but results of different structures cannot be stacked
-    with pytest.raises(ValueError, match="returned outputs of different structures"):
-        tw.vmap(lambda a: (a,) if a.sum() > 0 else (a, a))(x)
+def test_data_dependent_control_flow_and_item_raise_pytorchs_errors(device):
+    def scenario(T, dev):
+        x = const(T, dev, values((4, 3)))
+        return (error_of(lambda: T.vmap(lambda a: a * 2 if a.sum() > 0 else -a)(x)),
+                error_of(lambda: T.vmap(lambda a: a * a.sum().item())(x)))
+    same_error(lambda T, dev: scenario(T, dev)[0], device)
+    same_error(lambda T, dev: scenario(T, dev)[1], device)
 
 
 def test_torch_vmap_is_func_vmap():

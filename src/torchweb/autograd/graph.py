@@ -1,5 +1,5 @@
-"""torch.autograd.graph: the graph's node type, gradient edges, and the saved-tensor hooks
-context managers.
+"""torch.autograd.graph: the graph's node type, gradient edges, the saved-tensor hooks context
+managers, and a walk over the nodes a graph reaches (the library's own).
 
 Saved-tensor hooks (saved_tensors_hooks, save_on_cpu) are accepted and their hooks are not
 called: torchweb keeps saved tensors where they are (on the GPU, or in host memory on the cpu
@@ -33,6 +33,19 @@ class Node(metaclass=_NodeMeta):
 
 GradientEdge = namedtuple("GradientEdge", ["node", "output_nr"])
 GradientEdge.__doc__ = "An edge of the graph: the node and which of its outputs (a gradient slot)."
+
+
+def _reachable(roots):
+    """Each node reachable from the root nodes, once, depth first with each node's inputs in
+    order (AccumulateGrad nodes included: they end the paths)."""
+    seen, stack = set(), list(reversed(roots))
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        yield node
+        stack.extend(n for n, _ in reversed(node.next_functions) if n is not None)
 
 
 def get_gradient_edge(tensor):

@@ -10,52 +10,12 @@ from ..autograd.differentiate import grad as _autograd_grad
 from .._creation import zeros_like
 from ..utils._pytree import tree_flatten, tree_unflatten, tree_map
 from ._levels import Level
+from ._batched import active_levels
+from ._transform_args import (GRAD_API, VJP_API, check_argnums, _pick, _replace, _checked_tensor, split_aux,  # noqa: F401
+                              check_scalar, flat_outputs)
+from . import _lifted
 
 __all__ = ["grad", "grad_and_value", "vjp", "jvp", "linearize"]
-
-
-# -- argnums ----------------------------------------------------------------------------------
-
-def _wrap_argnum(argnum, num_args):
-    if not isinstance(argnum, int):
-        raise RuntimeError(f"argnum must be int, got: {type(argnum)}")
-    if -num_args <= argnum < num_args:
-        return argnum % num_args
-    raise RuntimeError(f"Got argnum={argnum}, but only {num_args} positional inputs")
-
-
-def check_argnums(args, argnums):
-    """argnums wrapped to non-negative positions, with PyTorch's errors."""
-    if isinstance(argnums, int):
-        return _wrap_argnum(argnums, len(args))
-    if not isinstance(argnums, tuple):
-        raise RuntimeError(f"argnums must be int or Tuple[int, ...], got: {type(argnums)}")
-    wrapped = tuple(_wrap_argnum(a, len(args)) for a in argnums)
-    if not wrapped:
-        raise RuntimeError("argnums must be non-empty")
-    if len(set(wrapped)) != len(wrapped):
-        raise RuntimeError(f"argnums elements must be unique, got {argnums}")
-    return wrapped
-
-
-def _pick(args, argnums):
-    return args[argnums] if isinstance(argnums, int) else tuple(args[i] for i in argnums)
-
-
-def _replace(args, argnums, new):
-    args = list(args)
-    if isinstance(argnums, int):
-        args[argnums] = new
-    else:
-        for i, v in zip(argnums, new):
-            args[i] = v
-    return tuple(args)
-
-
-def _checked_tensor(x):
-    if not is_tensor(x):
-        raise ValueError(f"Thing passed to transform API must be Tensor, got {type(x)}")
-    return x
 
 
 def make_differentiable(level, args, argnums):
@@ -64,14 +24,6 @@ def make_differentiable(level, args, argnums):
     diff = tree_map(lambda x: level.differentiable(_checked_tensor(x)), _pick(args, argnums))
     flat, spec = tree_flatten(diff)
     return _replace(args, argnums, diff), flat, spec
-
-
-def split_aux(output, has_aux, api):
-    if not has_aux:
-        return output, None
-    if not (isinstance(output, tuple) and len(output) == 2):
-        raise RuntimeError(f"{api}: output of function f should be a tuple: (output, aux) if has_aux is True")
-    return output
 
 
 def release(tree, keep_graph):
@@ -123,16 +75,17 @@ def grad(func, argnums=0, has_aux=False):
 
 
 def _grad_and_value(func, argnums, has_aux, args, kwargs):
-    api = "grad_and_value(f)(*args)"
+    if active_levels():
+        return _lifted.grad_and_value(plain_grad_and_value, func, argnums, has_aux, args, kwargs)
+    return plain_grad_and_value(func, argnums, has_aux, args, kwargs)
+
+
+def plain_grad_and_value(func, argnums, has_aux, args, kwargs):
     with Level() as level:
         argnums = check_argnums(args, argnums)
         args, flat_diff, spec = make_differentiable(level, args, argnums)
-        output, aux = split_aux(func(*args, **kwargs), has_aux, api)
-        if not is_tensor(output):
-            raise RuntimeError(f"{api}: Expected f(*args) to return a Tensor, got {type(output)}")
-        if output.dim() != 0:
-            raise RuntimeError(f"{api}: Expected f(*args) to return a scalar Tensor, got tensor with "
-                               f"{output.dim()} dims. Maybe you wanted to use the vjp or jacrev APIs instead?")
+        output, aux = split_aux(func(*args, **kwargs), has_aux, GRAD_API)
+        check_scalar(output)
         keep = level.tracked_outside([output])
         grads = gradients([output], flat_diff, [None], create_graph=keep)
     grads = tree_unflatten(list(grads), spec)
@@ -141,22 +94,16 @@ def _grad_and_value(func, argnums, has_aux, args, kwargs):
 
 # -- vjp ----------------------------------------------------------------------------------------
 
-def flat_outputs(out, api):
-    """(the leaves of f's output, its spec), which must be tensors, at least one (PyTorch's
-    assert_non_empty_tensor_output)."""
-    flat, spec = tree_flatten(out)
-    if not flat or (len(flat) == 1 and flat[0] is None):
-        raise RuntimeError(f"{api}: Expected f to be a function that has non-empty output (got output = {flat})")
-    for x in flat:
-        if not is_tensor(x):
-            raise RuntimeError(f"{api}: expected f(*primals) to return only tensors, got unsupported type {type(x)}")
-    return flat, spec
-
-
 def vjp(func, *primals, has_aux=False):
     """(func(*primals), vjp_fn[, aux]): vjp_fn(cotangents) gives, for each primal, the
     vector-Jacobian product (a tuple with one entry per primal). vjp_fn can be called again."""
-    api = "vjp(f, *primals)"
+    if active_levels():
+        return _lifted.vjp(plain_vjp, func, primals, has_aux)
+    return plain_vjp(func, *primals, has_aux=has_aux)
+
+
+def plain_vjp(func, *primals, has_aux=False, levels=()):
+    api = VJP_API
     with Level() as level:
         primals = tree_map(lambda x: level.differentiable(_checked_tensor(x)), primals)
         flat_primals, primals_spec = tree_flatten(primals)
@@ -169,6 +116,9 @@ def vjp(func, *primals, has_aux=False):
         keep = level.tracked_outside(flat_out)
 
     def vjp_fn(cotangents, retain_graph=True, create_graph=None):
+        outer = _lifted.unhandled_level(cotangents, levels)
+        if outer is not None:      # called under a vmap the graph was not recorded in: once per entry
+            return _lifted.per_entry(lambda c: vjp_fn(c, retain_graph, create_graph), cotangents, outer)
         flat_cot, cot_spec = tree_flatten(cotangents)
         if cot_spec != out_spec:
             raise RuntimeError("Expected pytree structure of cotangents to be the same as pytree structure "
@@ -213,6 +163,12 @@ def _check_tensor_list(flat, argname):
 
 def jvp(func, primals, tangents, *, strict=False, has_aux=False):
     """(func(*primals), J @ tangents[, aux]): the Jacobian-vector product."""
+    if active_levels():
+        return _lifted.jvp(plain_jvp, func, primals, tangents, strict, has_aux)
+    return plain_jvp(func, primals, tangents, strict=strict, has_aux=has_aux)
+
+
+def plain_jvp(func, primals, tangents, *, strict=False, has_aux=False):
     if not isinstance(primals, tuple):
         raise RuntimeError(f"{_JVP}: Expected primals to be a tuple. E.g. it should be valid to call f(*primals).")
     flat_primals, primals_spec = tree_flatten(primals)

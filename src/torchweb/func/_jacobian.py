@@ -11,11 +11,20 @@ from ..utils._pytree import tree_unflatten
 from ._autodiff import check_argnums, make_differentiable, split_aux, release_aux, gradients, flat_outputs
 from ._levels import Level
 from ._randomness import RandomnessScope
+from ._batched import active_levels
+from . import _lifted
 
 __all__ = ["jacrev", "jacfwd", "hessian"]
 
 
 def _jacobian(func, argnums, has_aux, args, kwargs, api):
+    if active_levels():
+        return _lifted.jacobian(plain_jacobian, func, argnums, has_aux, args, kwargs, api)
+    return plain_jacobian(func, argnums, has_aux, args, kwargs, api)
+
+
+def plain_jacobian(func, argnums, has_aux, args, kwargs, api, batch_ndim=0):
+    """batch_ndim: the leading dims of inputs and outputs that are vmap's batch (_lifted.py)."""
     with Level() as level:
         argnums = check_argnums(args, argnums)
         args, flat_in, in_spec = make_differentiable(level, args, argnums)
@@ -25,12 +34,16 @@ def _jacobian(func, argnums, has_aux, args, kwargs, api):
         per_output = []
         for o in flat_out:
             rows = [[] for _ in flat_in]
-            flat = o.reshape(-1)
-            for k in range(o.numel()):
-                for j, g in enumerate(gradients([flat[k]], flat_in, [None], create_graph=keep, retain_graph=True)):
+            batch = tuple(o.shape[:batch_ndim])
+            flat = o.reshape(batch + (-1,))
+            for k in range(flat.shape[-1]):
+                element = flat[(slice(None),) * batch_ndim + (k,)]
+                cot = _lifted.batch_cotangent(element, batch_ndim)
+                for j, g in enumerate(gradients([element], flat_in, [cot], create_graph=keep, retain_graph=True)):
                     rows[j].append(g)
-            blocks = [(stack(r, 0) if r else zeros((0,) + tuple(x.shape), dtype=x.dtype, device=x.device))
-                      .reshape(tuple(o.shape) + tuple(x.shape)) for r, x in zip(rows, flat_in)]
+            blocks = [(stack(r, batch_ndim) if r else
+                       zeros(batch + (0,) + tuple(x.shape[batch_ndim:]), dtype=x.dtype, device=x.device))
+                      .reshape(tuple(o.shape) + tuple(x.shape[batch_ndim:])) for r, x in zip(rows, flat_in)]
             per_output.append(tree_unflatten(blocks, in_spec))
     jac = tree_unflatten(per_output, out_spec)
     return (jac, release_aux(level, aux)) if has_aux else jac

@@ -1,10 +1,12 @@
-"""vmap's randomness= rule over the loop that runs the function once per batch entry.
+"""vmap's randomness= rule, as scopes around the code that may draw.
 
 Every random draw passes through Generator.next_call, which calls `_random.on_draw` while a
-vmap runs. 'error' raises PyTorch's error at the first draw; 'different' lets each entry draw
-on (every entry gets its own numbers, as PyTorch's batched draw does); 'same' puts each
-generator the function draws from back to the state it had before the first entry's draw, so
-every entry sees the same numbers and the generator ends as after one unbatched call."""
+scope is open; the innermost scope rules. 'error' raises PyTorch's error at the first draw;
+'different' lets each entry draw on (every entry gets its own numbers, as PyTorch's batched
+draw does); 'same', around a loop over the entries, puts each generator the code draws from
+back to the state it had before the first entry's draw, so every entry sees the same numbers
+and the generator ends as after one unbatched call. func/_random_ops.py says which scope a
+random op runs in."""
 
 from .. import _random
 
@@ -18,8 +20,8 @@ def check(randomness):
 
 
 def _on_draw(generator):
-    for scope in _scopes:
-        scope.saw(generator)
+    if _scopes:
+        _scopes[-1].saw(generator)
 
 
 class RandomnessScope:

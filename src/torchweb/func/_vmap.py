@@ -1,152 +1,117 @@
-"""torch.func.vmap (torch.vmap): the function mapped over a dimension of its inputs.
-
-It runs as a loop: for each index b of the mapped size, the function gets every batched input
-with its in_dim selected at b (a view, so in-place writes reach the caller's tensor as they do
-in PyTorch), unbatched inputs and keyword arguments as they are, and the results are stacked
-at their out_dims. This gives PyTorch's numbers for any function (nested vmap, vmap over grad,
-random ops under randomness=, Python control flow on values), at the cost of one call per entry
-(docs/func.md). Inputs and outputs are pytrees; in_dims and out_dims are prefixes of them, with
-PyTorch's checks and messages.
+"""torch.func.vmap (torch.vmap): the function mapped over a dimension of its inputs, run once on
+the whole batch. Each batched input becomes a BatchedTensor at a new level (func/_batched.py);
+while the function runs, the op names it calls are routed to batching rules
+(func/_dispatch.py, func/_rules_*.py), and an op without a rule runs per entry (with a
+warning). The results' batch dims go to their out_dims. docs/func.md says which ops have rules.
 """
 
 import functools
+import os
+import warnings
 
+import torchweb
+from .. import _random
 from .._is_tensor import is_tensor
-from ..ops.join import stack
-from ..utils._pytree import tree_flatten, tree_unflatten, _broadcast_to_and_flatten
+from ..utils._pytree import tree_flatten, tree_unflatten
+from ._batched import VmapLevel, BatchedTensor, Unrouted, wrap
+from ._dispatch import install, uninstall, routed_form
+from ._loop import vmap_loop, name_of, check_out_dims, batched_inputs, flat_out_dims
 from ._randomness import RandomnessScope, check as check_randomness
+from . import _rules_pointwise, _rules_reduce, _rules_shape, _rules_matmul, _rules_nn  # noqa: F401,E501  (they register)
 
 __all__ = ["vmap"]
 
 
-def _name(func):
-    if hasattr(func, "__name__"):
-        return func.__name__
-    if isinstance(func, functools.partial):
-        return f"functools.partial({_name(func.func)}, ...)"
-    return repr(func)
-
-
 def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
-    """func mapped over dimension in_dims of its inputs; results stacked at out_dims."""
+    """func mapped over dimension in_dims of its inputs; results' batch dims at out_dims."""
     check_randomness(randomness)
     if chunk_size is not None and (not isinstance(chunk_size, int) or chunk_size <= 0):
         raise ValueError(f"vmap: chunk_size should be None or greater than 0. (got {chunk_size})")
-    _check_out_dims(out_dims, func)
+    check_out_dims(out_dims, func)
+    if os.environ.get("TORCHWEB_VMAP") == "loop":
+        return vmap_loop(func, in_dims, out_dims, randomness, chunk_size=chunk_size)
 
     @functools.wraps(func)
     def wrapped(*args, **kwargs):
-        flat_args, args_spec, flat_in_dims, size = _batched_inputs(func, in_dims, args)
-        with RandomnessScope(randomness) as scope:
-            results = []
-            for b in range(size):
-                if b:
-                    scope.next_entry()
-                entry = [x if d is None else x.select(d, b) for x, d in zip(flat_args, flat_in_dims)]
-                results.append(func(*tree_unflatten(entry, args_spec), **kwargs))
-        if size == 0:   # no entry to run: the shapes come from one call on a zero entry
-            results = [_call_on_zero_entry(func, flat_args, args_spec, flat_in_dims, kwargs)]
-        return _stack_results(func, results, out_dims, size)
+        try:
+            return _batched_call(func, in_dims, out_dims, randomness, chunk_size, args, kwargs)
+        except Unrouted as e:
+            _warn_unrouted(func, e)
+            return vmap_loop(func, in_dims, out_dims, randomness, chunk_size=chunk_size)(*args, **kwargs)
     return wrapped
 
 
-def _check_out_dims(out_dims, func):
-    for d in tree_flatten(out_dims)[0]:
-        if d is not None and not isinstance(d, int):
-            raise ValueError(f"vmap({_name(func)}, ..., out_dims={out_dims}): `out_dims` must be an int, None or "
-                             "a python collection of ints representing where in the outputs the vmapped "
-                             "dimension should appear.")
+def _warn_unrouted(func, e):
+    key = (name_of(func), str(e))
+    if key not in _warned_unrouted:
+        _warned_unrouted.add(key)
+        warnings.warn(f"{e}: vmap does not route it (only torch.*, torch.nn.functional.* and Tensor's methods "
+                      f"are, while vmap runs), so vmap({name_of(func)}) runs once per batch entry instead",
+                      UserWarning, stacklevel=3)
 
 
-def _batched_inputs(func, in_dims, args):
-    """(flat args, their spec, each one's in_dim (non-negative, or None), the batch size)."""
-    name = _name(func)
-    if not isinstance(in_dims, (int, tuple)):
-        raise ValueError(f"vmap({name}, in_dims={in_dims}, ...)(<inputs>): expected `in_dims` to be int or a "
-                         f"(potentially nested) tuple matching the structure of inputs, got: {type(in_dims)}.")
-    if not args:
-        raise ValueError(f"vmap({name})(<inputs>): got no inputs. Maybe you forgot to add inputs, or you are "
-                         "trying to vmap over a function with no inputs. The latter is unsupported.")
-    flat_args, args_spec = tree_flatten(args)
-    flat_in_dims = _broadcast_to_and_flatten(in_dims, args_spec)
-    if flat_in_dims is None:
-        raise ValueError(f"vmap({name}, in_dims={in_dims}, ...)(<inputs>): in_dims is not compatible with the "
-                         f"structure of `inputs`. in_dims has structure {tree_flatten(in_dims)[1]} but inputs "
-                         f"has structure {args_spec}.")
-    dims, sizes = [], []
-    for x, d in zip(flat_args, flat_in_dims):
+_warned_unrouted = set()
+
+
+def _batched_call(func, in_dims, out_dims, randomness, chunk_size, args, kwargs):
+    flat_args, args_spec, flat_in_dims, size = batched_inputs(func, in_dims, args)
+    if chunk_size is None or chunk_size >= size:
+        return _run(func, flat_args, args_spec, flat_in_dims, size, kwargs, out_dims, randomness)
+    parts = []
+    states = {g: g.get_state() for g in _random._generators.values()}
+    for start in range(0, size, chunk_size):
+        if start and randomness == "same":     # every chunk draws what the first one drew
+            for g, state in states.items():
+                g.set_state(state)
+        n = min(chunk_size, size - start)
+        chunk = [x if d is None else x.narrow(d, start, n) for x, d in zip(flat_args, flat_in_dims)]
+        parts.append(_run(func, chunk, args_spec, flat_in_dims, n, kwargs, out_dims, randomness))
+    return _concat_chunks(func, parts, out_dims)
+
+
+def _run(func, flat_args, args_spec, flat_in_dims, size, kwargs, out_dims, randomness):
+    install()
+    try:
+        with VmapLevel(size, randomness) as level, RandomnessScope(randomness):
+            inputs = [x if d is None else wrap(x, d, level.id) for x, d in zip(flat_args, flat_in_dims)]
+            out = routed_form(func)(*tree_unflatten(inputs, args_spec), **kwargs)
+            return _outputs(name_of(func), out, out_dims, level)
+    finally:
+        uninstall()
+
+
+def _outputs(name, out, out_dims, level):
+    flat, spec = tree_flatten(out)
+    dims = flat_out_dims(name, out, out_dims, spec)
+    res = []
+    for o, d in zip(flat, dims):
+        batched = type(o) is BatchedTensor and o._level == level.id
         if d is None:
-            dims.append(None)
+            if batched:
+                raise ValueError(f"vmap({name}, ...): `{name}` can not return a BatchedTensor when out_dim is None")
+            res.append(o)
             continue
-        if not isinstance(d, int):
-            raise ValueError(f"vmap({name}, in_dims={in_dims}, ...)(<inputs>): Got in_dim={d} for an input but "
-                             "in_dim must be either an integer dimension or None.")
-        if not is_tensor(x):
-            raise ValueError(f"vmap({name}, in_dims={in_dims}, ...)(<inputs>): Got in_dim={d} for an input but "
-                             f"the input is of type {type(x)}. We cannot vmap over non-Tensor arguments, please "
-                             "use None as the respective in_dim")
-        n = x.dim()
-        if not -n <= d < n:
-            raise ValueError(f"vmap({name}, in_dims={in_dims}, ...)(<inputs>): Got in_dim={d} for some input, but "
-                             f"that input is a Tensor of dimensionality {n} so expected in_dim to satisfy "
-                             f"-{n} <= in_dim < {n}.")
-        dims.append(d % n)
-        sizes.append(x.shape[d])
-    if not sizes:
-        raise ValueError("vmap: Expected at least one Tensor to vmap over")
-    if any(s != sizes[0] for s in sizes):
-        raise ValueError("vmap: Expected all tensors to have the same size in the mapped dimension, got sizes "
-                         f"{sizes} for the mapped dimension")
-    return flat_args, args_spec, dims, sizes[0]
-
-
-def _call_on_zero_entry(func, flat_args, args_spec, dims, kwargs):
-    entry = [x if d is None else x.new_zeros(tuple(x.shape[:d]) + tuple(x.shape[d + 1:]))
-             for x, d in zip(flat_args, dims)]
-    return func(*tree_unflatten(entry, args_spec), **kwargs)
-
-
-def _stack_results(func, results, out_dims, size):
-    name = _name(func)
-    flat0, out_spec = tree_flatten(results[0])
-    if is_tensor(results[0]):
-        # (PyTorch's edge case: a lone tensor takes an int, None or a 1-tuple of out_dims)
-        ok = isinstance(out_dims, int) or out_dims is None or (isinstance(out_dims, tuple) and len(out_dims) == 1)
-        flat_out_dims = (list(out_dims) if isinstance(out_dims, tuple) else [out_dims]) if ok else None
-    else:
-        flat_out_dims = _broadcast_to_and_flatten(out_dims, out_spec)
-    if flat_out_dims is None:
-        raise ValueError(f"vmap({name}, ..., out_dims={out_dims})(<inputs>): out_dims is not compatible with the "
-                         f"structure of `outputs`. out_dims has structure {tree_flatten(out_dims)[1]} but outputs "
-                         f"has structure {out_spec}.")
-    per_entry = []
-    for b, r in enumerate(results):
-        leaves, spec = tree_flatten(r)
-        if spec != out_spec:    # (control flow on values; PyTorch's vmap refuses it before this)
-            raise ValueError(f"vmap({name}, ...): `{name}` returned outputs of different structures for the entries "
-                             f"of the batch: {out_spec} for entry 0, {spec} for entry {b}")
-        per_entry.append(leaves)
-    out = []
-    for i, d in enumerate(flat_out_dims):
-        column = [leaves[i] for leaves in per_entry]
-        if d is None:
-            out.append(_unbatched(name, column))
-            continue
-        if not is_tensor(column[0]):
-            raise ValueError(f"vmap({name}, ...): `{name}` must only return Tensors, got type {type(column[0])}. "
+        if not is_tensor(o):
+            raise ValueError(f"vmap({name}, ...): `{name}` must only return Tensors, got type {type(o)}. "
                              "Did you mean to set out_dims= to None for output?")
-        n = column[0].dim() + 1
+        n = o.dim() + 1
         if not -n <= d < n:
             raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {d})")
-        stacked = stack(column, d)
-        out.append(stacked.narrow(d, 0, 0) if size == 0 else stacked)
-    return tree_unflatten(out, out_spec)
+        d %= n
+        if batched:
+            res.append(o._value.movedim(o._bdim, d) if o._bdim != d else o._value)
+        else:     # the same for every entry: expanded, as PyTorch returns it
+            shape = list(o.shape)
+            shape.insert(d, level.size)
+            res.append(o.unsqueeze(d).expand(tuple(shape)))
+    return tree_unflatten(res, spec)
 
 
-def _unbatched(name, column):
-    """An output with out_dim None: the same for every entry (PyTorch refuses a batched one)."""
-    first = column[0]
-    if is_tensor(first) and any(c is not first and not (tuple(c.shape) == tuple(first.shape) and
-                                                        bool((c == first).all())) for c in column[1:]):
-        raise ValueError(f"vmap({name}, ...): `{name}` can not return a BatchedTensor when out_dim is None")
-    return first
+def _concat_chunks(func, parts, out_dims):
+    flat0, spec = tree_flatten(parts[0])
+    dims = flat_out_dims(name_of(func), parts[0], out_dims, spec)
+    columns = [tree_flatten(p)[0] for p in parts]
+    out = [first if d is None else torchweb.cat([c[i] for c in columns], d)
+           for i, (first, d) in enumerate(zip(flat0, dims))]
+    return tree_unflatten(out, spec)
+

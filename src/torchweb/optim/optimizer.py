@@ -400,6 +400,7 @@ class Optimizer:
                 rec.refuse(f"{type(self).__name__}'s update runs op by op (reductions, readbacks or "
                            "sparse indices): a replay could not recompute its scalars")
             rec.hooks.append(lambda: self._replay_scalars(forms))
+            rec.optimizers.append(self)
         loss = None
         if closure is not None:
             with grad_mode.enable_grad():

@@ -49,6 +49,7 @@ class Recorder:
         self.exempt = set()      # buffers whose uploads a replay hook redoes (optimizer step)
         self.scalar_slots = []   # (segment, byte offset in its blob, count, f32 or u32) of patched uniforms
         self.hooks = []          # callables run per replay, returning the patched scalars
+        self.optimizers = []     # the optimizers whose step registered one
         self.redraws = 0         # random draws a replay redoes (their counters patched)
         self.flushes0 = rt.flushes
         self.uploads = {}        # buffer id -> where it was uploaded (TORCHWEB_COMPILE_DEBUG)
@@ -88,12 +89,15 @@ class Recorder:
         self.scalar_slots.append((flushes - self.flushes0, off + 4 * first_word, count, kind))
 
     # -- building the graph ----------------------------------------------------------------
-    def signature(self, inputs):
+    def signature(self, inputs, known=None):
         """What must be equal between two calls for their recordings to be one program: the
         words with each buffer named by what it is (the call's k-th input, a buffer that existed
         before the call by its id, or the n-th buffer the pool handed out during the call: pool
         reuse may differ between calls without changing the program), and the blob (uniforms,
-        uploads) without the scalars that replay hooks recompute."""
+        uploads) without the scalars that replay hooks recompute. known: names for buffers
+        that existed before the call ({buffer id: name}: a backward's reads of what its forward
+        made, named by the forward's recording). Sets made_names: {buffer id: n} of the
+        buffers made during the call, by their last acquisition."""
         from bisect import bisect_right
         if self.refused:
             raise Refused(self.refused)
@@ -108,16 +112,23 @@ class Recorder:
             elif bid in self.acquisitions:
                 key = (bid, bisect_right(self.acquisitions[bid], where))
                 names.append(("made", numbered.setdefault(key, len(numbered))))
+            elif known is not None and bid in known:
+                names.append(("known", known[bid]))
             else:
                 names.append(("before", bid))
+        self.made_names = {bid: numbered[(bid, len(at))] for bid, at in self.acquisitions.items()
+                           if (bid, len(at)) in numbered}
         blob = bytearray(blob)
         for off, count, _ in scalar_offsets:
             blob[off:off + 4 * count] = bytes(4 * count)
         return bytes(canon), tuple(names), bytes(blob)
 
-    def finish(self, inputs, outputs):
+    def finish(self, inputs, outputs, rename=None):
         """The Graph for this recording, given the storages of the call's tensor inputs and
-        outputs (outputs may not alias inputs or anything made before the call)."""
+        outputs (outputs may not alias inputs or anything made before the call). rename:
+        {buffer id: another graph's buffer} for buffers made before the call that the program
+        must read in that graph's buffers instead (a backward reading what its forward's
+        replay wrote)."""
         if self.refused:
             raise Refused(self.refused)
         words, blob, refs, first, writes, scalar_offsets = self._merge()
@@ -135,7 +146,7 @@ class Recorder:
                 raise Refused("it returns a tensor that existed before the call (an input, a "
                               "parameter, or a view of one)")
         return Graph(self.rt, words, blob, refs, writes, scalar_offsets, self.hooks,
-                     inputs, outputs, self.storages)
+                     inputs, outputs, self.storages, rename)
 
     def _merge(self):
         """All segments as one program: CREATE/DESTROY dropped (the buffers exist), uploads
@@ -212,7 +223,8 @@ class Recorder:
 class Graph:
     """A replayable program (see the module's docstring)."""
 
-    def __init__(self, rt, words, blob, refs, writes, scalar_offsets, hooks, inputs, outputs, seen):
+    def __init__(self, rt, words, blob, refs, writes, scalar_offsets, hooks, inputs, outputs, seen,
+                 rename=None):
         self.rt = rt
         self.blob = bytes(blob)
         self.scalar_offsets = scalar_offsets
@@ -224,6 +236,8 @@ class Graph:
         # of the program, free now, which must be reserved as such below)
         in_sites = [refs.pop(s._buffer_id, ()) for s in inputs]
         out_sites = [refs.pop(s._buffer_id, ()) for s in outputs]
+        for bid, gid in (rename or {}).items():     # (the other graph owns those buffers)
+            self._rename(words, refs.pop(bid, ()), gid)
         # temporaries: referenced, and free in the pool now -> reserved for the graph
         self.held = []       # storages the program writes or reads, kept alive
         for bid in refs:
@@ -331,10 +345,10 @@ def stop(rt, rec):
         rec.error_block = rt.errors.end_block(keep=True)
 
 
-def build(rt, rec, inputs, outputs):
+def build(rt, rec, inputs, outputs, rename=None):
     """The Graph of a stopped recording (or Refused); then the pool is trimmed as usual."""
     try:
-        graph = rec.finish(inputs, outputs)
+        graph = rec.finish(inputs, outputs, rename)
         graph.error_block = rec.error_block
         return graph
     finally:

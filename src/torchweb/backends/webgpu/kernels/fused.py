@@ -106,6 +106,9 @@ def run(outs, roots, one_kernel=False, patched=False):
         buffers.insert(k, (s.buffer_for_write() if s.touched else s._buffer_id, s.size))
         s.touched = True
     rt = outs[0].rt
+    if rt.capture is not None:    # (a captured program's outputs that outlive it are held by it)
+        for s in outs:
+            rt.capture.storages[s._buffer_id] = s
     # a training step realizes the same expressions over the same layouts every time: their
     # dispatches (pipeline, grid, parameter words but the scalars) are planned once
     sig = (keys, occurrences, roots[0].shape, leaf_slots, tuple(map(_LAYOUT, leaves)), one_kernel)
