@@ -177,8 +177,7 @@ def wrap(r, cls=ComplexTensor):
     return z
 
 
-_NO_HISTORY = (("_base", None), ("_requires_grad", False), ("_grad", None), ("_grad_fn", None),
-               ("_view_version", None), ("_output_nr", 0), ("_acc", None), ("_hooks", ()))
+_NO_HISTORY = (("_base", None), ("_requires_grad", False), ("_grad_fn", None), ("_output_nr", 0))
 
 
 def pairs(r):

@@ -160,6 +160,8 @@ def default_float():
 
 
 _default_float = [float32]
+# called with no argument when the default float dtype changes (caches keyed without it)
+DEFAULT_FLOAT_LISTENERS = []
 
 
 def set_default_dtype(d):
@@ -169,7 +171,10 @@ def set_default_dtype(d):
     if d is float64:
         raise TypeError("torch.float64 cannot be torchweb's default dtype: float64 tensors are held "
                         "on the host for small computations (WebGPU has no 64-bit floats)")
-    _default_float[0] = d
+    if d is not _default_float[0]:
+        _default_float[0] = d
+        for listener in DEFAULT_FLOAT_LISTENERS:
+            listener()
 
 
 def get_default_dtype():

@@ -28,9 +28,25 @@ def numel(shape):
 _CONTIGUOUS = {}   # shape -> its contiguous strides: every new tensor asks
 
 
+_VIEW_STRIDES = {}   # (shape, strides, new shape) -> view_strides(...): a step's reshapes repeat
+
+
 def view_strides(old_shape, old_stride, shape):
     """Strides that show the elements of a view (old_shape, old_stride) in `shape` without a
     copy, or None (PyTorch's computeStride)."""
+    key = (old_shape, old_stride, shape)
+    try:
+        return _VIEW_STRIDES[key]
+    except KeyError:
+        if len(_VIEW_STRIDES) > 4096:   # (programs with ever new shapes: stay bounded)
+            _VIEW_STRIDES.clear()
+        found = _VIEW_STRIDES[key] = _view_strides(old_shape, old_stride, shape)
+        return found
+    except TypeError:   # (a list)
+        return _view_strides(old_shape, old_stride, shape)
+
+
+def _view_strides(old_shape, old_stride, shape):
     old = list(zip(old_shape, old_stride))
     new_strides = [0] * len(shape)
     view_d = len(shape) - 1

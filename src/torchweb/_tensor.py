@@ -6,7 +6,6 @@ nothing above the backends (ops import Tensor): methods that need autograd's nod
 printing are installed from above (_tensor_autograd.py, _tensor_convert.py).
 """
 
-import weakref
 
 from . import _dtype
 from . import _device as _device_mod
@@ -17,15 +16,20 @@ from .backends import backend_for
 
 
 class Tensor:
+    # _view_version is set for views only (it is read where _base is set); _grad, _acc and
+    # _hooks are class defaults, set on the few tensors that get one (the leaves): every op
+    # makes a tensor, and each attribute set is part of its cost
     __slots__ = ("_storage", "_shape", "_stride", "_offset", "dtype", "device", "_base",
-                 "_requires_grad", "_grad", "_grad_fn", "_output_nr", "_acc", "_hooks",
-                 "_view_version", "__dict__", "__weakref__")
+                 "_requires_grad", "_grad_fn", "_output_nr", "_view_version", "__dict__", "__weakref__")
 
     __module__ = "torchweb"
     _is_torchweb_tensor = True   # what is_tensor() looks for
     # numpy defers to our operators (np.float64 * tensor is a tensor, as in PyTorch), not the
     # other way round (an object ndarray of elementwise products)
     __array_priority__ = 1000
+    _grad = None
+    _acc = None   # a weakref to the leaf's AccumulateGrad node, once it has one
+    _hooks = ()   # (a list once a hook is registered: most tensors never get one)
 
     def __init__(self, *args, **kwargs):
         pass   # (made by __new__)
@@ -43,12 +47,27 @@ class Tensor:
         t.device = device
         t._base = base
         t._requires_grad = False
-        t._grad = None
         t._grad_fn = None
-        t._view_version = storage.version if base is not None else None
         t._output_nr = 0
-        t._acc = None
-        t._hooks = ()   # (a list once a hook is registered: most tensors never get one)
+        if base is not None:
+            t._view_version = storage.version
+        return t
+
+    @classmethod
+    def _new(cls, storage, shape, dtype, device):
+        """_make for a new op's output: contiguous over the whole of a storage just made, shape
+        a Size (each op makes one: no argument is checked)."""
+        t = object.__new__(cls)
+        t._storage = storage
+        t._shape = shape
+        t._stride = contiguous_strides(shape)
+        t._offset = 0
+        t.dtype = dtype
+        t.device = device
+        t._base = None
+        t._requires_grad = False
+        t._grad_fn = None
+        t._output_nr = 0
         return t
 
     def _backend(self):
@@ -188,10 +207,10 @@ class Tensor:
 
     def _set_history(self, node, output_nr):
         old = self._grad_fn
-        if old is not None and old._retained.get(self._output_nr, lambda: None)() is self:
+        if old is not None and old._retained and old._retained.get(self._output_nr, lambda: None)() is self:
             # retain_grad follows the tensor to its new history (hooks stay with the old one)
             del old._retained[self._output_nr]
-            node._retained[output_nr] = weakref.ref(self)
+            node._retain(output_nr, self)
         self._grad_fn = node
         self._output_nr = output_nr
         self._requires_grad = True
@@ -229,11 +248,11 @@ class Tensor:
             if not self.requires_grad:
                 raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
             return
-        self.grad_fn._retained[self._output_nr] = weakref.ref(self)
+        self.grad_fn._retain(self._output_nr, self)
 
     @property
     def retains_grad(self):
-        return self.grad_fn is not None and self._output_nr in self.grad_fn._retained
+        return self.grad_fn is not None and self._output_nr in (self.grad_fn._retained or ())
 
     _post_accumulate_grad_hooks = None   # (a list in the instance's __dict__ once one is registered)
 

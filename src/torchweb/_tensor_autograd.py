@@ -40,7 +40,7 @@ def register_hook(self, hook):
             self._hooks = []
         self._hooks.append(hook)
         return _Handle(self._hooks, hook)
-    hooks = self.grad_fn._pre_hooks.setdefault(self._output_nr, [])
+    hooks = self.grad_fn._pre_hooks_of(self._output_nr)
     hooks.append(hook)
     return _Handle(hooks, hook)
 

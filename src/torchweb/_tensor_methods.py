@@ -35,7 +35,7 @@ _DIRECT = ("add", "sub", "mul", "div")
 def _binop(name):
     fn = getattr(torch_functions, name)
     if name in _DIRECT:
-        return lambda self, other: binary_operator(name, self, other)   # (NotImplemented for other types)
+        return binary_operator(name)   # (NotImplemented for other types)
 
     def op(self, other):
         if not (is_tensor(other) or isinstance(other, (int, float, bool))):

@@ -18,7 +18,7 @@ def _sum_to(g, shape):
 
 
 def _check_grad(node, i, g):
-    meta = node.metadata.get("inputs")
+    meta = node._inputs
     if not meta or meta[i] is None or g is None:
         return g
     shape, dtype = meta[i]
@@ -70,23 +70,24 @@ def run_backward(roots, grad_roots, retain_graph, capture=None, accumulate=True,
         needed, through = _needed([e[0] for e in edges], {k[0] for k in capture})
         edges = [e for e in edges if id(e[0]) in needed]
     # dependencies: how many edges lead into each node from the part of the graph we run
+    # (each node is walked once: pushed when first seen)
     deps = {}
-    seen = set()
-    stack = [e[0] for e in edges]
+    roots = {id(e[0]): e[0] for e in edges}
+    seen = set(roots)
+    stack = list(roots.values())
     while stack:
-        node = stack.pop()
-        if id(node) in seen:
-            continue
-        seen.add(id(node))
-        for nxt, _ in node.next_functions:
+        for nxt, _ in stack.pop().next_functions:
             if nxt is not None and (needed is None or id(nxt) in needed):
-                deps[id(nxt)] = deps.get(id(nxt), 0) + 1
-                stack.append(nxt)
+                key = id(nxt)
+                deps[key] = deps.get(key, 0) + 1
+                if key not in seen:
+                    seen.add(key)
+                    stack.append(nxt)
 
     buffers = {}
     for node, nr, g in edges:
         _add(buffers, node, nr, g)
-    ready = [node for node in {id(e[0]): e[0] for e in edges}.values() if deps.get(id(node), 0) == 0]
+    ready = [node for key, node in roots.items() if key not in deps]
     ran = []
     # Gradients this pass made that nothing else holds (id -> the tensor): a leaf whose .grad
     # is unset takes one as it is instead of a copy (_accumulate), as PyTorch's AccumulateGrad
@@ -125,7 +126,7 @@ def run_backward(roots, grad_roots, retain_graph, capture=None, accumulate=True,
                     continue
                 ran.append(node)
                 nexts = node.next_functions
-                if _all_none(outs):
+                if (outs[0] is None) if n_out == 1 else _all_none(outs):
                     results = (None,) * len(nexts)
                 else:
                     results = node.apply(outs) if not slow else _apply_slow(node, outs, create_graph)
@@ -133,13 +134,15 @@ def run_backward(roots, grad_roots, retain_graph, capture=None, accumulate=True,
                     raise RuntimeError(
                         f"function {node.name()} returned an incorrect number of gradients "
                         f"(expected {len(nexts)}, got {len(results)})")
-                for hook in node._hooks:
-                    hook(results, outs)
-                meta = node.metadata.get("inputs")
+                hooks = node._hooks
+                if hooks:
+                    for hook in hooks:
+                        hook(results, outs)
+                meta = node._inputs
                 # the library's own backward formulas make fresh results (a user's Function or
                 # node hook may keep theirs); an incoming gradient passed on, or one result
                 # given to two inputs, is shared
-                ours = node.fn.__module__.startswith("torchweb.") and not node._hooks
+                ours = getattr(node.fn, "_library", False) and not hooks
                 for i, ((nxt, nr), g) in enumerate(zip(nexts, results)):
                     if nxt is None or (needed is not None and id(nxt) not in needed):
                         continue
@@ -151,7 +154,8 @@ def run_backward(roots, grad_roots, retain_graph, capture=None, accumulate=True,
                         # gradient; _accumulate checks that nothing else holds it by then)
                         mine = ours and type(nxt) is AccumulateGrad and _fresh(g, outs, results) \
                             and (g._base is None or not _among(g._base, outs))
-                        if meta and meta[i] is not None and (g._shape != meta[i][0] or g.dtype is not meta[i][1]):
+                        m = meta[i] if meta else None
+                        if m is not None and (g._shape != m[0] or g.dtype is not m[1]):
                             g2 = _check_grad(node, i, g)
                             mine, g = mine or (g2 is not g and type(nxt) is AccumulateGrad), g2
                         slot = buffers.get(key)

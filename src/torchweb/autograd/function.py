@@ -1,8 +1,7 @@
 """torch.autograd.Function and the graph nodes it creates. The library's own ops use it too."""
 
 import re
-
-from .._is_tensor import is_tensor as _is_tensor
+import weakref
 
 from . import grad_mode
 from .._size import contiguous_strides, numel
@@ -16,6 +15,8 @@ class FunctionCtx:
 
     # the defaults are class attributes: a ctx is made for every op recorded with autograd, and
     # most set few of them
+    # _saved_origins: per saved tensor, (output_nr, node name) of a saved output, else None;
+    # () where no output is saved (_alias_saved_outputs sets it)
     _saved = _saved_versions = _saved_origins = _non_differentiable = _dirty = ()
     _saved_any = _freed = False
     needs_input_grad = ()
@@ -23,18 +24,10 @@ class FunctionCtx:
 
     def save_for_backward(self, *tensors):
         self._saved = tensors
-        versions = []
-        any_saved = False
-        for t in tensors:
-            if t is None:
-                versions.append(None)
-            else:
-                versions.append(t._version)
-                any_saved = True
-        self._saved_versions = tuple(versions)
-        self._saved_origins = (None,) * len(tensors)  # (output_nr, node name) of saved outputs
+        # (a list comprehension, not a loop of appends: this runs for every op recorded)
+        self._saved_versions = versions = tuple([None if t is None else t._version for t in tensors])
         # a node that saved nothing can run again after its graph is freed (PyTorch's AddBackward0)
-        self._saved_any = any_saved
+        self._saved_any = versions.count(None) < len(versions)
 
     def mark_non_differentiable(self, *tensors):
         self._non_differentiable = tensors
@@ -47,16 +40,19 @@ class FunctionCtx:
 
     @property
     def saved_tensors(self):
-        if self._freed and self._saved_any:
+        if not self._saved_any:   # (Nones only: nothing to check)
+            return self._saved
+        if self._freed:
             raise RuntimeError(
                 "Trying to backward through the graph a second time (or directly access saved "
                 "tensors after they have already been freed). Saved intermediate values of the "
                 "graph are freed when you call .backward() or autograd.grad(). Specify "
                 "retain_graph=True if you need to backward through the graph a second time or "
                 "if you need to access saved tensors after calling backward.")
-        for t, v, origin in zip(self._saved, self._saved_versions, self._saved_origins):
+        for j, (t, v) in enumerate(zip(self._saved, self._saved_versions)):
             if t is not None and t._version != v:
                 # PyTorch names the node that made a saved output, or an input's current node
+                origin = self._saved_origins[j] if self._saved_origins else None
                 if origin is None and t.grad_fn is not None:
                     origin = (t._output_nr, t.grad_fn.name())
                 where = (f", which is output {origin[0]} of {re.sub('Backward(0$)?', '', origin[1])},"
@@ -77,20 +73,43 @@ class FunctionCtx:
 
 
 class Node:
-    """A node of the backward graph: one Function application."""
+    """A node of the backward graph: one Function application. Its hooks and retained
+    tensors are made on first use (most nodes never get any): _pre_hooks, output_nr ->
+    [hook(grad) -> grad or None], and _retained, output_nr -> weakref to the non-leaf tensor
+    that retains grad, are None until then, _hooks an empty tuple. _inputs and _outputs: per
+    forward input (shape, dtype), per output (shape, dtype, device), None for a non-tensor:
+    what the engine checks gradients against and materializes missing ones from."""
 
     __slots__ = ("fn", "ctx", "next_functions", "_pre_hooks", "_hooks", "_retained", "noutputs",
-                 "metadata", "__weakref__")
+                 "_inputs", "_outputs", "_metadata", "__weakref__")
 
-    def __init__(self, fn, ctx, next_functions, noutputs):
+    def __init__(self, fn, ctx, next_functions, noutputs, inputs=(), outputs=()):
         self.fn = fn
         self.ctx = ctx
         self.next_functions = next_functions  # ((node or None, input_nr), ...) per forward input
-        self._pre_hooks = {}    # output_nr -> [hook(grad) -> grad or None]
-        self._hooks = []
-        self._retained = {}     # output_nr -> weakref to the non-leaf tensor that retains grad
         self.noutputs = noutputs
-        self.metadata = {}
+        self._inputs = inputs
+        self._outputs = outputs
+        self._pre_hooks = self._retained = self._metadata = None
+        self._hooks = ()
+
+    @property
+    def metadata(self):
+        """The user's dict (PyTorch's Node.metadata), made on first use."""
+        if self._metadata is None:
+            self._metadata = {}
+        return self._metadata
+
+    def _pre_hooks_of(self, output_nr):
+        """The list of pre-hooks of output output_nr, made if it has none."""
+        if self._pre_hooks is None:
+            self._pre_hooks = {}
+        return self._pre_hooks.setdefault(output_nr, [])
+
+    def _retain(self, output_nr, tensor):
+        if self._retained is None:
+            self._retained = {}
+        self._retained[output_nr] = weakref.ref(tensor)
 
     def name(self):
         return getattr(self.fn, "_backward_name", None) or f"{self.fn.__name__}Backward"
@@ -102,32 +121,35 @@ class Node:
         ctx = self.ctx
         if ctx.materialize_grads and (grads[0] is None if len(grads) == 1 else any(g is None for g in grads)):
             grads = tuple(g if g is not None or m is None else _zeros(*m)
-                          for g, m in zip(grads, self.metadata["outputs"]))
+                          for g, m in zip(grads, self._outputs))
         out = self.fn.backward(ctx, *grads)
         if not isinstance(out, tuple):
             out = (out,)
         return out
 
     def register_hook(self, fn):
+        if type(self._hooks) is tuple:
+            self._hooks = []
         self._hooks.append(fn)
         return _Handle(self._hooks, fn)
 
     def register_prehook(self, fn):
-        self._pre_hooks.setdefault(0, []).append(fn)
-        return _Handle(self._pre_hooks[0], fn)
+        hooks = self._pre_hooks_of(0)
+        hooks.append(fn)
+        return _Handle(hooks, fn)
 
 
 class AccumulateGrad:
     """The node that ends every path at a leaf: adds the gradient into leaf.grad."""
 
-    __slots__ = ("variable", "next_functions", "_pre_hooks", "_hooks", "_retained", "__weakref__")
+    __slots__ = ("variable", "__weakref__")
+
+    # (no hooks or retained tensors: as a Node's before any is registered)
+    next_functions = _hooks = ()
+    _pre_hooks = _retained = None
 
     def __init__(self, variable):
         self.variable = variable
-        self.next_functions = ()
-        self._pre_hooks = {}
-        self._hooks = []
-        self._retained = {}
 
     def name(self):
         return "torch::autograd::AccumulateGrad"
@@ -149,10 +171,16 @@ class FunctionMeta(type):
     def __init__(cls, name, bases, attrs):
         super().__init__(name, bases, attrs)
         cls._backward_name = attrs.get("_backward_name") or f"{name}Backward"
+        # the library's own (its backward makes fresh gradients: the engine may hand them on)
+        cls._library = cls.__module__.startswith("torchweb.")
 
 
 class Function(metaclass=FunctionMeta):
     """Subclass with static forward(ctx, *args) and backward(ctx, *grads); call .apply()."""
+
+    # the library's Functions whose forward runs raw kernels only (nothing in it records
+    # autograd) set this: apply then leaves grad mode as it is around forward
+    _forward_is_raw = False
 
     @staticmethod
     def forward(ctx, *args, **kwargs):
@@ -171,70 +199,62 @@ class Function(metaclass=FunctionMeta):
         state = grad_mode._state
         tracked = False
         if state["enabled"]:
-            needs, edges, in_meta = [], [], []
-            for a in args:
-                if getattr(type(a), "_is_torchweb_tensor", False):
-                    in_meta.append((a._shape, a.dtype))
-                    if a.requires_grad:
-                        needs.append(True)
-                        edges.append(_edge(a))
-                        tracked = True
-                        continue
-                else:
-                    in_meta.append(None)
-                needs.append(False)
-                edges.append((None, 0))
+            # (filled in for the tensors only: views pass their shape, strides and offset too)
+            n = len(args)
+            needs, edges, in_meta = [False] * n, [_NO_EDGE] * n, [None] * n
+            for i, a in enumerate(args):
+                if isinstance(a, Tensor):
+                    in_meta[i] = (a._shape, a.dtype)
+                    if a.requires_grad:   # (the property: a view's history refreshed first)
+                        fn = a._grad_fn
+                        edges[i] = (fn, a._output_nr) if fn is not None else (a._accumulator(), 0)
+                        needs[i] = tracked = True
         ctx.needs_input_grad = tuple(needs) if tracked else (False,) * len(args)
-        # forward runs without recording (no_grad, without its context manager's calls)
-        prev, state["enabled"] = state["enabled"], False
-        try:
+        if cls._forward_is_raw:
             out = cls.forward(ctx, *args, **kwargs)
-        finally:
-            state["enabled"] = prev
+        else:
+            # forward runs without recording (no_grad, without its context manager's calls)
+            prev, state["enabled"] = state["enabled"], False
+            try:
+                out = cls.forward(ctx, *args, **kwargs)
+            finally:
+                state["enabled"] = prev
         if not tracked:
             return out
         outs = out if isinstance(out, tuple) else (out,)
-        node = Node(cls, ctx, tuple(edges), len(outs))
+        node = Node(cls, ctx, tuple(edges), len(outs), tuple(in_meta))
         if ctx._saved:
             _alias_saved_outputs(ctx, outs, node)
         nondiff = ctx._non_differentiable
         out_meta = []
         for i, o in enumerate(outs):
-            if getattr(type(o), "_is_torchweb_tensor", False):
+            if isinstance(o, Tensor):
                 if o.dtype.is_floating_point and not (nondiff and any(o is t for t in nondiff)):
                     o._set_history(node, i)
                 out_meta.append((o._shape, o.dtype, o.device))
             else:
                 out_meta.append(None)
-        node.metadata["inputs"] = tuple(in_meta)
-        node.metadata["outputs"] = tuple(out_meta)
+        node._outputs = tuple(out_meta)
         return out
+
+
+_NO_EDGE = (None, 0)
 
 
 def _alias_saved_outputs(ctx, outs, node):
     """Saved outputs are kept as detached aliases (same storage and version counter): an
     output holding its own node through ctx would be a reference cycle, keeping device
     memory alive until Python's cycle collector runs."""
-    out_ids = [id(o) for o in outs]   # (identity: `in outs` would compare tensors by value)
-    for s in ctx._saved:
-        if s is not None and id(s) in out_ids:
-            break
-    else:
-        return   # (most nodes save no output)
-    saved, origins = list(ctx._saved), list(ctx._saved_origins)
+    # (identity, in C: `in outs` would compare tensors by value; most nodes save no output)
+    if set(map(id, outs)).isdisjoint(map(id, ctx._saved)):
+        return
+    saved = list(ctx._saved)
+    origins = list(ctx._saved_origins) or [None] * len(saved)
     for j, s in enumerate(saved):
         for i, o in enumerate(outs):
             if s is not None and s is o:
                 saved[j], origins[j] = o.detach(), (i, node.name())
     ctx._saved, ctx._saved_origins = tuple(saved), tuple(origins)
-
-
-def _edge(t):
-    if not t.requires_grad:
-        return (None, 0)
-    if t.grad_fn is not None:
-        return (t.grad_fn, t._output_nr)
-    return (t._accumulator(), 0)
 
 
 def once_differentiable(fn):

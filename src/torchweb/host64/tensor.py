@@ -107,12 +107,8 @@ def make(data, shape):
     t.device = CPU
     t._base = None
     t._requires_grad = False
-    t._grad = None
     t._grad_fn = None
-    t._view_version = None
     t._output_nr = 0
-    t._acc = None
-    t._hooks = ()
     return t
 
 

@@ -129,8 +129,19 @@ def _defer(op, out, operands, dtypes, backend):
     # (contiguous strides are the common case; else the general test)
     if n == 0 or (out._stride != _CONTIGUOUS.get(shape) and not out.is_contiguous()) or prod(shape) != n:
         return False
-    tpl = template(op, out, operands, dtypes, backend)
+    # (the template is the plan's, as elementwise_fresh's: a plan is made for one signature,
+    # its operands' kinds and dtypes; per plan and backend, out float32; the plan itself in
+    # the key, so that no other plan takes its id)
+    key = (dtypes, backend)
+    tpl = _TEMPLATES.get(key)
+    if tpl is None:
+        if len(_TEMPLATES) > 4096:
+            _TEMPLATES.clear()
+        tpl = _TEMPLATES[key] = template(op, out, operands, dtypes, backend)
     return bool(tpl) and _record(out, tuple(operands), tpl)
+
+
+_TEMPLATES = {}   # (dtype plan, backend) -> template() for _defer (copy_, fill_, out=, in place)
 
 
 def _record(out, operands, tpl):

@@ -3,7 +3,7 @@
 from math import prod
 
 from .. import _dtype as D
-from .._size import broadcast_shapes, contiguous_strides
+from .._size import Size, broadcast_shapes, contiguous_strides
 from ..autograd import grad_mode
 from ..autograd.function import Function
 from ..backends import backend_for
@@ -51,8 +51,7 @@ def _product(a, b, shape, a_view=None):
     """A fresh contiguous `shape` = a @ b, batch dims equal (no broadcasting), K > 0, no
     autograd; a_view: a's rows folded into one matrix, `shape`'s batch then folded likewise."""
     dt, dev = a.dtype, a.device
-    out = Tensor._make(backend_for(dev.type).empty_storage(prod(shape), dt), shape,
-                                 contiguous_strides(shape), 0, dt, dev)
+    out = Tensor._new(backend_for(dev.type).empty_storage(prod(shape), dt), Size(shape), dt, dev)
     acc = "f" if dt.is_floating_point else "i"
     if a_view is None:
         lowering.matmul(out, a, b, acc)
@@ -96,6 +95,7 @@ def _matmul_fast(a, b):
 
 class _Matmul(Function):
     _backward_name = "BmmBackward0"
+    _forward_is_raw = True
 
     @staticmethod
     def forward(ctx, a, b):

@@ -5,7 +5,7 @@ of a dtype."""
 from .. import _dtype as D
 from .._float64 import refusal
 from .._is_tensor import is_tensor  # noqa: F401  (re-exported for ops)
-from .._size import Size, contiguous_strides, numel
+from .._size import Size, numel
 from .._tensor import Tensor
 from ..backends import backend_for
 
@@ -26,14 +26,13 @@ def common_device(*operands, what="op"):
 
 def empty(shape, dtype, device):
     """A new tensor of shape, dtype and device (uninitialized): the output of an op."""
-    shape = tuple(shape)
+    shape = Size(shape)
     for s in shape:
         if s < 0:
             raise RuntimeError(f"Trying to create tensor with negative dimension {s}: {list(shape)}")
     if dtype is D.float64:
         raise refusal("this operation")
-    storage = backend_for(device.type).empty_storage(numel(shape), dtype)
-    return Tensor._make(storage, shape, contiguous_strides(shape), 0, dtype, device)
+    return Tensor._new(backend_for(device.type).empty_storage(numel(shape), dtype), shape, dtype, device)
 
 
 def expand_to(t, shape):

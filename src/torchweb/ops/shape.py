@@ -32,7 +32,7 @@ def _view_fn(name):
         # the backs are views, reshapes, sums, _scatter_back and as_strided's _spread (recorded
         # with create_graph): differentiable, but for unfold's col2im
         fn = type(name, (Function,), {"forward": staticmethod(forward), "backward": staticmethod(backward),
-                                      "_backward_name": backward_name,
+                                      "_backward_name": backward_name, "_forward_is_raw": True,
                                       "_double_backward": name != "UnfoldBackward0"})
         _VIEW_FUNCTIONS[name] = fn
     return fn

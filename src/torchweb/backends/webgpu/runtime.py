@@ -8,6 +8,7 @@ torchweb.webgpu.synchronize()), and then in one call.
 import os
 import struct
 import sys
+from itertools import chain, repeat
 from time import perf_counter
 
 from ... import _dtype
@@ -74,7 +75,7 @@ class Runtime:
         self.pipeline_kinds = {}   # pipeline id -> its binding kinds (capture.py: what is written)
         self.capture = None        # a capture.Recorder while torchweb.compile records a call
         self.flushes = 0
-        self.last_dispatch = (0, 0)   # (flush count, uniform offset) of the last dispatch
+        self.last_dispatch = (0, 0)   # (flush count, uniform offset) of the last dispatch, while capturing
         self._stream_since = 0.0      # when the unflushed stream got its first dispatch
         self._stream_work = 0         # work (bytes) of the unflushed stream's dispatches
         self._gpu_idle = True         # nothing submitted since the last wait or readback
@@ -100,6 +101,11 @@ class Runtime:
                 f"torchweb: a {what} of {nbytes} bytes is larger than this WebGPU adapter's "
                 f"largest storage binding ({limit} bytes, maxStorageBufferBindingSize); "
                 f"split the tensor into smaller pieces")
+        return self.take(nbytes)
+
+    def take(self, nbytes):
+        """alloc without its checks: a storage's buffer (its size checked when it was made, the
+        pool's sizes 4-aligned)."""
         bid, size = self.pool.acquire(nbytes)
         if self.capture is not None:
             self.capture.on_acquire(bid)
@@ -161,26 +167,27 @@ class Runtime:
         gx, gy, gz = grid
         words.extend((commands.DISPATCH, pipeline_id, gx, gy, gz, len(buffers) + 1,
                       PARAMS_BUFFER_ID, off, max(16, (len(params_words) + 15) & ~15)))
-        bound = 0
-        for bid, size in buffers:
-            words.extend((bid, 0, size))
-            bound += size
-        if bound > work:
-            work = bound
-        stream.dispatches += 1
-        self.last_dispatch = (self.flushes, off)
-        if stream.dispatches == 1:
+        if buffers:   # (each bound whole: id, offset 0, size; written without a Python loop)
+            ids, sizes = zip(*buffers)
+            words.extend(chain.from_iterable(zip(ids, _OFFSET_ZERO, sizes)))
+            bound = sum(sizes)
+            if bound > work:
+                work = bound
+        n = stream.dispatches = stream.dispatches + 1
+        if n == 1:
             self._stream_since = perf_counter()
-            self._stream_work = work
+            total = self._stream_work = work
         else:
-            self._stream_work += work
-        if stream.dispatches >= FLUSH_DISPATCHES or self.capture is None and (
-                self._stream_work >= FLUSH_WORK_BYTES
-                or (self._gpu_idle and work >= IDLE_START_BYTES)
-                or self._stream_work >= self._feed_bytes and perf_counter() >= self._feed_at
-                or perf_counter() - self._stream_since > FLUSH_AFTER_S):
-            # (the size and time rules not while torch.compile records: two recordings must
-            # split alike)
+            total = self._stream_work = self._stream_work + work
+        if self.capture is not None:
+            self.last_dispatch = (self.flushes, off)
+            # (only the count rule while torch.compile records: two recordings must split alike)
+            if n >= FLUSH_DISPATCHES:
+                self.flush()
+        elif (n >= FLUSH_DISPATCHES or total >= FLUSH_WORK_BYTES
+              or (self._gpu_idle and work >= IDLE_START_BYTES)
+              or total >= self._feed_bytes and perf_counter() >= self._feed_at
+              or perf_counter() - self._stream_since > FLUSH_AFTER_S):
             self.flush()
 
     def grid(self, workgroups):
@@ -318,6 +325,9 @@ class Runtime:
         bid, nbytes = self.errors.binding
         words = memoryview(await self.driver.read_async(bid, 0, nbytes)).cast("I").tolist()
         self.errors.check(words)
+
+
+_OFFSET_ZERO = repeat(0)   # (never exhausted: shared by every dispatch's zip)
 
 
 def _shift_writes(words, base):

@@ -39,7 +39,7 @@ class GPUStorage:
     def _allocate(self):
         """Take the buffer from the pool. touched is True from here on: a storage is touched
         exactly when it has a buffer (what __del__ and the lazy layer's unallocated_bytes go by)."""
-        bid, self.size = self.rt.alloc(self.numel * (2 if self.dtype.gpu_storage == "f16" else 4))
+        bid, self.size = self.rt.take(self.numel * (2 if self.dtype.gpu_storage == "f16" else 4))
         self._buffer_id = bid
         self.touched = True
         return bid

@@ -54,13 +54,14 @@ def _spec(op, operands, needs):
     """What forward does for operands of these types and these needed grads: (positions of
     the tensor operands, positions of those saved, whether the result is saved, ctx.operands
     when no operand is a number (else None), whether a number counts as saved, the op's
-    runner for these operand types: elementwise.runner)."""
+    runner for these operand types (elementwise.runner), and where nothing is saved, what
+    save_for_backward would make of its Nones (else None))."""
     tensors = tuple(i for i, o in enumerate(operands) if is_tensor(o))
     idx, keep_y = _saves(op, operands, needs)
     numbers = len(tensors) < len(operands)
     # (PyTorch saves a number operand as a tensor: x * 2's MulBackward0 has saved something)
     return (tensors, idx, keep_y, None if numbers else (None,) * len(operands), numbers and op.saves != "",
-            E.runner(operands))
+            E.runner(operands), None if idx or keep_y else (None,) * (len(tensors) + 1))
 
 
 def _make_function(name, backward_name, inplace):
@@ -73,7 +74,7 @@ def _make_function(name, backward_name, inplace):
         spec = specs.get(key)
         if spec is None:
             spec = specs[key] = _spec(op, operands, ctx.needs_input_grad)
-        tensors, idx, keep_y, nones, number_saved, run = spec
+        tensors, idx, keep_y, nones, number_saved, run, nothing_saved = spec
         if inplace:
             xs = operands
             if 0 in idx:
@@ -90,7 +91,10 @@ def _make_function(name, backward_name, inplace):
             ctx._saved_versions = versions + ctx._saved_versions[-1:]
         else:
             out = run(name, *operands)
-            ctx.save_for_backward(*[operands[i] if i in idx else None for i in tensors], out if keep_y else None)
+            if nothing_saved is not None:   # (save_for_backward of Nones: its result, made once)
+                ctx._saved = ctx._saved_versions = nothing_saved
+            else:
+                ctx.save_for_backward(*[operands[i] if i in idx else None for i in tensors], out if keep_y else None)
         if nones is None:   # the numbers, with None for the tensors
             nones = list(operands)
             for i in tensors:
@@ -102,19 +106,25 @@ def _make_function(name, backward_name, inplace):
         return out
 
     def backward(ctx, g):
-        saved = list(ctx.saved_tensors)
-        out = saved.pop()
-        it = iter(saved)
-        xs = tuple(next(it) if o is None else o for o in ctx.operands)
-        grads = rule(g, xs, out)
-        for gr, need in zip(grads, ctx.needs_input_grad):
+        saved = ctx.saved_tensors   # (per tensor operand, then the result)
+        operands = ctx.operands     # (the numbers, None for the tensors)
+        numbers = len(saved) <= len(operands)
+        if numbers:
+            it = iter(saved)
+            xs = tuple([next(it) if o is None else o for o in operands])
+        else:
+            xs = saved[:-1]
+        grads = rule(g, xs, saved[-1])
+        needs = ctx.needs_input_grad
+        for gr, need in zip(grads, needs):
             if gr is NotImplemented and need:   # a rule's way to say PyTorch has no derivative there
                 raise NotImplementedError(f"the derivative for '{name}: input' is not implemented.")
-        return tuple(gr if o is None and need else None
-                     for gr, o, need in zip(grads, ctx.operands, ctx.needs_input_grad))
+        if not numbers and False not in needs:
+            return tuple(grads)
+        return tuple([gr if o is None and need else None for gr, o, need in zip(grads, operands, needs)])
 
     return type(name, (Function,), {"forward": staticmethod(forward), "backward": staticmethod(backward),
-                                    "_backward_name": backward_name,
+                                    "_backward_name": backward_name, "_forward_is_raw": True,
                                     "_double_backward": True})   # the rules are Tensor ops
 
 
@@ -148,6 +158,9 @@ def call(name, *operands):
 
 
 def _call_grad(name, operands):
+    fn = _FUNCTIONS.get((name, False))   # (_function's first look-up, without its call)
+    if fn is not None:
+        return fn.apply(*operands)
     if OPS[name].grad is not None:
         return _function(name, operands).apply(*operands)
     out = E.run_any(name, operands)
@@ -159,24 +172,29 @@ def _call_grad(name, operands):
 _NUMBERS = (int, float, bool)
 
 
-def binary_operator(name, a, b):
-    """call(name, a, b) for the operators (a: a tensor), with the operand checks unrolled;
-    NotImplemented where b is neither a tensor nor a number (Python then asks b)."""
-    tb = type(b)
-    if tb in _NUMBERS:
-        if _grad["enabled"] and (a._requires_grad or (a._base is not None and a.requires_grad)):
-            return _call_grad(name, (a, b))
-        return E.binary_number(name, a, b)
-    if getattr(tb, "_is_torchweb_tensor", False):
-        if _grad["enabled"] and (a._requires_grad or b._requires_grad or (a._base is not None and a.requires_grad)
-                                 or (b._base is not None and b.requires_grad)):
-            return _call_grad(name, (a, b))
-        return E.binary_tensor(name, a, b)
-    if isinstance(b, _NUMBERS):   # (a subclass: numpy's float64, say)
-        return call(name, a, b)
-    if tb is complex:   # x * 1j: a complex64 result (torchweb/_complex/)
-        return COMPLEX["binary"](name, a, b)
-    return NotImplemented
+def binary_operator(name):
+    """Tensor's operator for op `name` (a + b, a * b, ...; a: a tensor): call(name, a, b) with
+    the operand checks unrolled; NotImplemented where b is neither a tensor nor a number
+    (Python then asks b)."""
+
+    def operator(a, b):
+        tb = type(b)
+        if tb in _NUMBERS:
+            if _grad["enabled"] and (a._requires_grad or (a._base is not None and a.requires_grad)):
+                return _call_grad(name, (a, b))
+            return E.binary_number(name, a, b)
+        if getattr(tb, "_is_torchweb_tensor", False):
+            if _grad["enabled"] and (a._requires_grad or b._requires_grad or (a._base is not None and a.requires_grad)
+                                     or (b._base is not None and b.requires_grad)):
+                return _call_grad(name, (a, b))
+            return E.binary_tensor(name, a, b)
+        if isinstance(b, _NUMBERS):   # (a subclass: numpy's float64, say)
+            return call(name, a, b)
+        if tb is complex:   # x * 1j: a complex64 result (torchweb/_complex/)
+            return COMPLEX["binary"](name, a, b)
+        return NotImplemented
+
+    return operator
 
 
 def inplace_function(name, operands):

@@ -72,7 +72,7 @@ class DtypePlan(ElementwiseDtypes):
     its kernel reads (ElementwiseDtypes, what the backend's elementwise takes), the result
     dtype; host_checks: Python numbers to check on the host (int64 range, a zero integer
     divisor); and what each call then needs, looked up once: the op's row, the device's
-    empty_storage, Tensor._make, and fresh(op, out, operands, plan), the lazy layer's elementwise
+    empty_storage, Tensor._new, and fresh(op, out, operands, plan), the lazy layer's elementwise
     for an output just made (deferred where it may be: torchweb/lazy); lazy: that layer's
     decision for this plan, None until it makes it."""
 
@@ -91,15 +91,16 @@ class DtypePlan(ElementwiseDtypes):
         self.host_checks = D.int64 in compute or (op.divisor >= 0 and self.cls in ("i", "u")
                                                   and not is_tensor(operands[op.divisor]))
         self.empty = backend.empty_storage
-        self.make = Tensor._make
+        self.make = Tensor._new
         self.fresh = lazy.elementwise_fresh
         self.lazy = None
 
 
-# Plans by what decides them (op, default float dtype, per operand its dtype and whether it is
-# 0-d, or a Python number's type, and the device type): every op call asks, and planning is
-# much of its Python time.
+# Plans by what decides them (op, per operand its dtype and whether it is 0-d, or a Python
+# number's type, and the device type; and the default float dtype: emptied when it changes):
+# every op call asks, and planning is much of its Python time.
 PLANS = {}
+D.DEFAULT_FLOAT_LISTENERS.append(PLANS.clear)
 NUMBER_TYPES = (int, float, bool)
 
 

@@ -7,7 +7,7 @@ Python time counts)."""
 from math import prod
 
 from ... import _dtype as D, lazy
-from ..._size import broadcast_shapes, contiguous_strides, view_strides
+from ..._size import Size, broadcast_shapes, contiguous_strides, view_strides
 from ...backends import backend_for
 from ...backends.plans import ElementwiseDtypes
 from ..operands import check_inplace_dtype, compute_class, empty, expand_to, is_tensor, same_view
@@ -23,7 +23,7 @@ def run(name, *operands, out=None, out_dtype=None):
     # depend on the value) and their shape, broadcast below only where they differ.
     dev = shape = None
     same = True
-    key = [name, D._default_float[0]]
+    key = [name]
     for o in operands:
         t = type(o)
         if getattr(t, "_is_torchweb_tensor", False):
@@ -64,11 +64,11 @@ def run(name, *operands, out=None, out_dtype=None):
     if plan.host_checks:
         host_checks(op, operands, plan, dev)
     if not same:
-        shape = broadcast_shapes(*[o._shape for o in operands if getattr(type(o), "_is_torchweb_tensor", False)])
+        shape = Size(broadcast_shapes(*[o._shape for o in operands if getattr(type(o), "_is_torchweb_tensor", False)]))
     if out is None:
         dt = out_dtype or plan.result
         # (operands.empty without its checks: a broadcast shape is valid already)
-        out = plan.make(plan.empty(prod(shape), dt), shape, contiguous_strides(shape), 0, dt, dev)
+        out = plan.make(plan.empty(prod(shape), dt), shape, dt, dev)
         # a fresh output overlaps no operand: each is only broadcast to the shape
         ops = tuple([expand_to(o, shape) if getattr(type(o), "_is_torchweb_tensor", False) else o
                      for o in operands]) if not same else operands
@@ -102,13 +102,13 @@ def binary_number(name, a, b):
     """run(name, a, b) for a tensor a and b of type int, float or bool."""
     dev = a.device
     shape = a._shape
-    plan = PLANS.get((name, D._default_float[0], a.dtype, not shape, type(b), dev.type))
+    plan = PLANS.get((name, a.dtype, not shape, type(b), dev.type))
     if plan is None:
         return run(name, a, b)
     if plan.host_checks:
         host_checks(plan.op, (a, b), plan, dev)
     dt = plan.result
-    out = plan.make(plan.empty(prod(shape), dt), shape, contiguous_strides(shape), 0, dt, dev)
+    out = plan.make(plan.empty(prod(shape), dt), shape, dt, dev)
     plan.fresh(plan.op, out, (a, b), plan)
     return out
 
@@ -121,16 +121,16 @@ def binary_tensor(name, a, b):
         device_error(dev, d, name)
     shape = a._shape
     bshape = b._shape
-    plan = PLANS.get((name, D._default_float[0], a.dtype, not shape, b.dtype, not bshape, dev.type))
+    plan = PLANS.get((name, a.dtype, not shape, b.dtype, not bshape, dev.type))
     if plan is None:
         return run(name, a, b)
     if plan.host_checks:
         host_checks(plan.op, (a, b), plan, dev)
     if bshape != shape:
-        shape = broadcast_shapes(shape, bshape)
+        shape = Size(broadcast_shapes(shape, bshape))
         a, b = expand_to(a, shape), expand_to(b, shape)
     dt = plan.result
-    out = plan.make(plan.empty(prod(shape), dt), shape, contiguous_strides(shape), 0, dt, dev)
+    out = plan.make(plan.empty(prod(shape), dt), shape, dt, dev)
     plan.fresh(plan.op, out, (a, b), plan)
     return out
 
@@ -139,13 +139,13 @@ def unary(name, a):
     """run(name, a) for a tensor a and no out= (binary's one-operand twin)."""
     dev = a.device
     shape = a._shape
-    plan = PLANS.get((name, D._default_float[0], a.dtype, not shape, dev.type))
+    plan = PLANS.get((name, a.dtype, not shape, dev.type))
     if plan is None:
         return run(name, a)
     if plan.host_checks:
         host_checks(plan.op, (a,), plan, dev)
     dt = plan.result
-    out = plan.make(plan.empty(prod(shape), dt), shape, contiguous_strides(shape), 0, dt, dev)
+    out = plan.make(plan.empty(prod(shape), dt), shape, dt, dev)
     plan.fresh(plan.op, out, (a,), plan)
     return out
 
@@ -212,7 +212,7 @@ def copy_into(dst, src):
     s = expand_to(src, target._shape)
     if s._storage is target._storage and not same_view(s, target):
         s = copy_of(s)
-    lazy.elementwise(op, target, [s], _one_dtype(src.dtype))
+    lazy.elementwise(op, target, [s], _one_dtype(src.dtype, "copy"))
     return dst
 
 
@@ -257,17 +257,18 @@ def fill(dst, value):
     elif dt is D.float16 and isinstance(value, int) and abs(value) > dt.max:
         # (PyTorch checks a Python int against half's range, not a float: 1e5 fills inf)
         raise RuntimeError("value cannot be converted to type c10::Half without overflow")
-    lazy.elementwise(op, dst, [value], _one_dtype(dt))
+    lazy.elementwise(op, dst, [value], _one_dtype(dt, "fill"))
     return dst
 
 
 _ONE_DTYPE = {}
 
 
-def _one_dtype(dt):
-    """The ElementwiseDtypes of copy and fill into dt (computed in dt's class), made once."""
-    d = _ONE_DTYPE.get(dt)
+def _one_dtype(dt, name):
+    """The ElementwiseDtypes of copy (from a tensor of dt) or fill (a number) into dt (computed
+    in dt's class), made once for each: a plan is for one signature (lazy._defer keys by it)."""
+    d = _ONE_DTYPE.get((dt, name))
     if d is None:
         cls = compute_class(dt)
-        d = _ONE_DTYPE[dt] = ElementwiseDtypes((dt,), cls, (cls,), cls)
+        d = _ONE_DTYPE[dt, name] = ElementwiseDtypes((dt,), cls, (cls,), cls)
     return d

@@ -9,7 +9,8 @@ import re
 import struct
 
 from .. import errors as ERR
-from .bindings import bind, declarations, kinds
+from .bindings import bind, declarations
+from .plans import PlanCache
 from .wgsl import helpers_source, load, scalar_bits, scalar_read, store
 
 WGSL_TYPE = {"f": "f32", "i": "i32", "u": "u32", "b": "bool"}
@@ -39,37 +40,67 @@ def coalesce(shape, strides_list):
     return [m[0] for m in merged], [[m[1][k] for m in merged] for k in range(len(strides_list))]
 
 
+_PLANS = PlanCache(FAST)
+
+
 def run(rt, op, out, operands, dtypes):
     """out[...] = op(operands...), each operand computed in its dtype and class (dtypes, a
-    backends/plans.py ElementwiseDtypes)."""
+    backends/plans.py ElementwiseDtypes). A call seen before (the same op, dtype plan, layouts
+    and shared buffers; other numbers) reuses its dispatches: only the numbers' words are new."""
     n = out.numel()
     if n == 0:
         return
-    classes, cls, value_cls = dtypes.classes, dtypes.cls, dtypes.value_cls
     tensors = [out] + [o for o in operands if hasattr(o, "_storage")]
+    buffers, slots = bind(out, *tensors[1:])
+    checks = _checks(op, out, operands, dtypes.cls, dtypes.value_cls)
+    if checks:   # (each error-checked dispatch takes its own tag: planned every time)
+        plan = _plan(rt, op, out, operands, dtypes, tensors, slots, checks, n)
+    else:
+        sig = (op.name, dtypes, out.dtype, out._shape, tuple(slots),
+               tuple([(t._stride, t._offset, t.dtype) for t in tensors]),
+               tuple([hasattr(o, "_storage") for o in operands]))
+        plan = _PLANS.get(rt, sig)
+        if plan is None:
+            plan = _plan(rt, op, out, operands, dtypes, tensors, slots, checks, n)
+            _PLANS.put(sig, plan)
+    dispatches, numbers = plan
+    words = [scalar_bits(operands[i], wgsl_type) & mask for i, wgsl_type, mask in numbers]
+    for pid, grid, ints, tail in dispatches:
+        rt.dispatch(pid, grid, buffers + [rt.errors.binding] if checks else buffers,
+                    struct.pack(f"<{len(ints) + len(words) + len(tail)}I", *ints, *words, *tail))
+
+
+def _plan(rt, op, out, operands, dtypes, tensors, slots, checks, n):
+    """The call's dispatches, [(pipeline id, grid, parameter words before the numbers', after)],
+    and its numbers, [(operand index, WGSL type, mask)] (their words follow the ints)."""
+    classes, cls, value_cls = dtypes.classes, dtypes.cls, dtypes.value_cls
     strides = [list(t._stride) for t in tensors]
     shape, strides = coalesce(out.shape, strides)
     ndim = len(shape)
-
-    buffers, slots = bind(out, *tensors[1:])
+    nbuffers = 1 + len(set(slots) - {0})
     slots = iter(slots)
     desc = []
     computed_in = [d.name for d in dtypes.compute]
-    wrap8 = [name == "uint8" for name in computed_in]
-    for o, c, name in zip(operands, classes, computed_in):
+    numbers = []
+    for i, (o, c, name) in enumerate(zip(operands, classes, computed_in)):
         if hasattr(o, "_storage"):
             w = _narrowing(o, name)
             desc.append(("t", o.dtype.gpu_storage, c, next(slots), w))
         else:
             desc.append(("s", None, c, None, False))
-    checks = _checks(op, out, operands, cls, value_cls)
+            numbers.append((i, WGSL_TYPE[c], 0xFF if name == "uint8" else 0xFFFFFFFF))
+    # (an error-checked kernel's tag, a new one for each dispatch, is its last parameter word)
+    tail = (lambda: [rt.errors.tag(_USER_NAME.get(op.name, op.name))]) if checks else list
+    binding_kinds = ["uniform", "write"] + ["read"] * (nbuffers - 1) + (["write"] if checks else [])
     key = ("ew", op.name, cls, value_cls, out.dtype.name, ndim, tuple(desc), checks)
 
+    dispatches = []
     offsets = [t._offset for t in tensors]
     if FAST["vec"] and ndim == 1 and n >= max(FAST["min"], 4) and _contiguous_alike(tensors, strides, offsets):
-        done = _run_fast(rt, op, out, operands, cls, value_cls, desc, buffers, checks, wrap8, offsets, n)
+        done = _plan_fast(rt, op, out, cls, value_cls, desc, nbuffers, checks, offsets, n, len(numbers), tail,
+                          binding_kinds, dispatches)
         if done == n:
-            return
+            return dispatches, numbers
         # the last n % 4 elements: the generic kernel below, from element `done` on
         n = n - done
         shape = [n]
@@ -78,31 +109,19 @@ def run(rt, op, out, operands, dtypes):
     for off, st in zip(offsets, strides):
         params.append(off)
         params.extend(st)
-    for o, c, w in zip(operands, classes, wrap8):
-        if not hasattr(o, "_storage"):
-            params.append(scalar_bits(o, WGSL_TYPE[c]) & (0xFF if w else 0xFFFFFFFF))
-    binding_kinds = kinds(buffers)
-    if checks:
-        buffers, binding_kinds = _bind_errors(rt, op, params, buffers, binding_kinds)
-    nparams = len(params)
+    nparams = len(params) + len(numbers) + bool(checks)
 
     def make_code():
-        return _source(op, cls, value_cls, out.dtype, ndim, desc, len(buffers) - bool(checks), nparams, checks)
+        return _source(op, cls, value_cls, out.dtype, ndim, desc, nbuffers, nparams, checks)
 
     pid = rt.pipeline(key, make_code, binding_kinds)
-    wg = -(-n // WORKGROUP)
-    rt.dispatch(pid, rt.grid(wg), buffers, struct.pack(f"<{nparams}I", *params))
+    dispatches.append((pid, rt.grid(-(-n // WORKGROUP)), params, tail()))
+    return dispatches, numbers
 
 
 # what the user called, for error messages, where the table's row name differs
 _USER_NAME = {"div_floor": "floor_divide", "div_trunc": "div(rounding_mode='trunc')", "add_alpha": "add",
               "sub_alpha": "sub", "copy": "a conversion to int64"}
-
-
-def _bind_errors(rt, op, params, buffers, binding_kinds):
-    """For a kernel with checks: its error tag appended to params, the errors buffer bound last."""
-    params.append(rt.errors.tag(_USER_NAME.get(op.name, op.name)))
-    return buffers + [rt.errors.binding], binding_kinds + ["write"]
 
 
 def _checks(op, out, operands, cls, value_cls):
@@ -249,24 +268,20 @@ def fast_main(body, wg, per):
             f"    if (u >= {param(0)}) {{ return; }}\n" + "\n".join("  " + b for b in body) + "\n  }\n}\n")
 
 
-def _run_fast(rt, op, out, operands, cls, value_cls, desc, buffers, checks, wrap8, offsets, n):
-    """The contiguous fast path over the first n - n % unit elements; returns how many."""
+def _plan_fast(rt, op, out, cls, value_cls, desc, nbuffers, checks, offsets, n, nnumbers, tail, binding_kinds,
+               dispatches):
+    """The contiguous fast path over the first n - n % unit elements: its dispatch appended to
+    dispatches (as _plan's); returns how many elements it covers."""
     storage_of = {0: out.dtype.gpu_storage}
     for kind, st, _, slot, _w in desc:
         if kind == "t":
             storage_of.setdefault(slot, st)
-    storages = [storage_of[s] for s in range(len(buffers))]
+    storages = [storage_of[s] for s in range(nbuffers)]
     unit = fast_unit(offsets, storages)
     wg, per = FAST["wg"], FAST["per"]
     units = n // unit
     params = [units] + [o // unit for o in offsets]
-    for o, (kind, _, c, _, _), w in zip(operands, desc, wrap8):
-        if kind == "s":
-            params.append(scalar_bits(o, WGSL_TYPE[c]) & (0xFF if w else 0xFFFFFFFF))
-    binding_kinds = kinds(buffers)
-    if checks:
-        buffers, binding_kinds = _bind_errors(rt, op, params, buffers, binding_kinds)
-    nparams = len(params)
+    nparams = len(params) + nnumbers + bool(checks)
     key = ("ew_fast", op.name, cls, value_cls, out.dtype.name, tuple(desc), checks, unit, wg, per)
 
     def make_code():
@@ -291,5 +306,5 @@ def _run_fast(rt, op, out, operands, cls, value_cls, desc, buffers, checks, wrap
         return decl + "\n" + helpers + "\n" + fast_main(body, wg, per)
 
     pid = rt.pipeline(key, make_code, binding_kinds)
-    rt.dispatch(pid, rt.grid(-(-units // (wg * per))), buffers, struct.pack(f"<{nparams}I", *params))
+    dispatches.append((pid, rt.grid(-(-units // (wg * per))), params, tail()))
     return units * unit

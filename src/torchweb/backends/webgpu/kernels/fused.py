@@ -59,6 +59,7 @@ def _pack(ints, scalars, tail):
 _PLANS = PlanCache(FAST)
 _LEAVES, _SCALARS, _KEY = attrgetter("leaves"), attrgetter("scalars"), attrgetter("key")
 _LAYOUT = itemgetter(slice(1, None))   # (a leaf's stride, offset and dtype)
+_STORAGE = itemgetter(0)   # (a leaf's storage)
 
 
 def run(outs, roots, one_kernel=False, patched=False):
@@ -83,19 +84,23 @@ def run(outs, roots, one_kernel=False, patched=False):
     # scope's writes in place) reads the output's binding: one buffer bound both read-only and
     # writable is invalid. (Every thread loads its element's inputs before it stores.)
     nout = len(outs)
-    if nout == 1:
-        slot_of = {id(outs[0]): 0}
+    stores = list(dict.fromkeys(map(_STORAGE, leaves)))
+    if len(stores) == len(leaves) and set(outs).isdisjoint(stores):
+        # (the common case: each leaf a buffer of its own, none an output's, in slot order)
+        leaf_slots = tuple(range(nout, nout + len(stores)))
+        buffers = [(ls.buffer_for_read(), ls.size) for ls in stores]
     else:
         slot_of = dict(zip(map(id, outs), range(nout)))
-    buffers = []
-    leaf_slots = []
-    for leaf in leaves:
-        ls = leaf[0]
-        sid = id(ls)
-        if sid not in slot_of:
-            slot_of[sid] = len(buffers) + nout
-            buffers.append((ls.buffer_for_read(), ls.size))
-        leaf_slots.append(slot_of[sid])
+        buffers = []
+        leaf_slots = []
+        for leaf in leaves:
+            ls = leaf[0]
+            sid = id(ls)
+            if sid not in slot_of:
+                slot_of[sid] = len(buffers) + nout
+                buffers.append((ls.buffer_for_read(), ls.size))
+            leaf_slots.append(slot_of[sid])
+        leaf_slots = tuple(leaf_slots)
     for k, s in enumerate(outs):
         # (a buffer with values, written in place: what else reads them runs first)
         buffers.insert(k, (s.buffer_for_write() if s.touched else s._buffer_id, s.size))
@@ -106,7 +111,7 @@ def run(outs, roots, one_kernel=False, patched=False):
             rt.capture.storages[s._buffer_id] = s
     # a training step realizes the same expressions over the same layouts every time: their
     # dispatches (pipeline, grid, parameter words but the scalars) are planned once
-    sig = (keys, occurrences, roots[0].shape, tuple(leaf_slots), tuple(map(_LAYOUT, leaves)), one_kernel)
+    sig = (keys, occurrences, roots[0].shape, leaf_slots, tuple(map(_LAYOUT, leaves)), one_kernel)
     plan = _PLANS.get(rt, sig)
     if plan is None:
         plan = _plan(rt, roots, keys, leaves, occurrences, leaf_slots, one_kernel)

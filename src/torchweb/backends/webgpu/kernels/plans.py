@@ -16,8 +16,7 @@ class PlanCache:
         self.made = None   # (FAST as the plans were made, id(runtime), grid limit)
 
     def get(self, rt, sig):
-        made = self.made
-        if made is None or made[1] != id(rt) or made[2] != rt.max_workgroups or made[0] != self.fast:
+        if self.made != (self.fast, id(rt), rt.max_workgroups):   # (one tuple compare, in C)
             self.plans.clear()
             self.made = (dict(self.fast), id(rt), rt.max_workgroups)
         return self.plans.get(sig)
