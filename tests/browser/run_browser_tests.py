@@ -21,6 +21,8 @@ import serve  # noqa: E402
 import wheel  # noqa: E402
 
 MIN_CASES = 200
+# The soak scripts (scripts/soak_*.py) measure the JS heap after a forced collection
+MEMORY_FLAGS = ("--js-flags=--expose-gc", "--enable-precise-memory-info")
 
 
 def main():
@@ -43,7 +45,7 @@ def main():
     page = "site/tests.html" + ("?" + urllib.parse.urlencode(query) if query else "")
 
     server, base = serve.start(REPO)
-    driver = run_page.chrome()
+    driver = run_page.chrome(MEMORY_FLAGS)
     try:
         status, text = run_page.wait_for_page(driver, base + page, args.timeout, echo=not args.quiet)
         summary = driver.execute_script("return globalThis.torchwebSummary || null;")

@@ -306,3 +306,8 @@ class NativeDriver:
 
     def can_block(self):
         return True
+
+    def stats(self):
+        """How many GPU objects are alive (leak checks; the same keys as runtime.mjs's stats)."""
+        return {"buffers": len(self.buffers), "pipelines": len(self.pipelines),
+                "layouts": len(self.layouts), "bindGroups": len(self._bind_groups)}

@@ -16,6 +16,11 @@ CLEAR = b"\xff" * (4 * NWORDS)    # atomicMin's identity
 # CONTENTION: under lavapipe's 65535-iteration loop cut; NVIDIA lost updates at 4096 with
 # 10,000 adds racing for one word.
 CAS_RETRIES = 60000
+# What the tags since the last check are kept for, at most: each entry may hold a tensor (the
+# words of an out-of-range message are read from the values when raised), and a training loop
+# that never reads back would keep every step's targets. Later checked ops share the last tag.
+PENDING_KEPT = 64
+OVERFLOW = ("an op (past the 64 error-checked ops since the last readback)", None, None, None)
 WGSL_DECL = "var<storage, read_write> ERR: array<atomic<u32>, {n}>;".format(n=NWORDS)
 
 
@@ -87,8 +92,12 @@ class DeviceErrors:
             if len(entries) >= BLOCK_SPAN:
                 raise RuntimeError("torchweb.compile: too many error-checked ops in one graph")
             return BLOCK_BASE + n * BLOCK_SPAN + len(entries)
-        self._pending.append((what, exc, message, hint))
-        return len(self._pending)
+        pending = self._pending
+        if len(pending) < PENDING_KEPT:
+            pending.append((what, exc, message, hint))
+        else:
+            pending[-1] = OVERFLOW
+        return len(pending)
 
     binding = (ERROR_BUFFER_ID, 4 * NWORDS)
 
