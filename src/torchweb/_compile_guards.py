@@ -28,35 +28,38 @@ def signature(args, kwargs):
     """(input tensors in order, hashable key), or (None, None) if an argument can't be keyed."""
     tensors, parts = [], []
     storage_index = {}
-
-    def visit(x):
-        if is_tensor(x):
-            st = x._storage
-            if getattr(st, "device_type", None) != "webgpu":
-                raise TypeError
-            k = storage_index.setdefault(id(st), len(storage_index))
-            tensors.append(x)
-            parts.append(("T", tuple(x.shape), tuple(x._stride), x._offset, x.dtype.name,
-                          x.requires_grad, st.size, k))
-        elif isinstance(x, (list, tuple)):
-            parts.append((type(x).__name__, len(x)))
-            for v in x:
-                visit(v)
-        elif isinstance(x, dict):
-            parts.append(("dict", tuple(x)))
-            for v in x.values():
-                visit(v)
-        elif x is None or isinstance(x, (bool, int, float, str)):
-            parts.append((type(x).__name__, x))
-        else:
-            parts.append(("obj", id(x)))     # modules, optimizers: guarded through world()
     try:
-        visit(args)
-        visit(kwargs)
+        _visit(args, tensors, parts, storage_index)
+        _visit(kwargs, tensors, parts, storage_index)
     except TypeError:
         return None, None
     parts.append((grad_mode.is_grad_enabled(), _dtype.get_default_dtype().name))
     return tensors, tuple(parts)
+
+
+def _visit(x, tensors, parts, storage_index):
+    # (a module function, not a closure of signature(): a recursive closure is a reference
+    # cycle, which kept each call's input tensors, and their GPU buffers, until a collection)
+    if is_tensor(x):
+        st = x._storage
+        if getattr(st, "device_type", None) != "webgpu":
+            raise TypeError
+        k = storage_index.setdefault(id(st), len(storage_index))
+        tensors.append(x)
+        parts.append(("T", tuple(x.shape), tuple(x._stride), x._offset, x.dtype.name,
+                      x.requires_grad, st.size, k))
+    elif isinstance(x, (list, tuple)):
+        parts.append((type(x).__name__, len(x)))
+        for v in x:
+            _visit(v, tensors, parts, storage_index)
+    elif isinstance(x, dict):
+        parts.append(("dict", tuple(x)))
+        for v in x.values():
+            _visit(v, tensors, parts, storage_index)
+    elif x is None or isinstance(x, (bool, int, float, str)):
+        parts.append((type(x).__name__, x))
+    else:
+        parts.append(("obj", id(x)))     # modules, optimizers: guarded through world()
 
 
 def roots(fn, args, kwargs):

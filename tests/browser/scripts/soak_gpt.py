@@ -51,7 +51,8 @@ def soak(mode):
     losses.append(loss.item())
     steps = soak_stats.STEPS - soak_stats.WARMUP
     print(soak_stats.line(f"gpt {mode}", before, after, steps))
-    soak_runs[f"gpt {mode}"] = {"steps": steps, "before": before, "after": after}
+    soak_runs[f"gpt {mode}"] = {"steps": steps, "before": before, "after": after,
+                                  "compile": dict(getattr(step, "compile_stats", {}))}
     return {"losses": losses[:3], "learned": losses[-1] < 0.6 * losses[0],
             "grew": soak_stats.grew(before, after, steps)}
 

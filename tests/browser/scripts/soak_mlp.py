@@ -52,7 +52,8 @@ def soak(mode):
     losses.append(loss.item())
     steps = soak_stats.STEPS - soak_stats.WARMUP
     print(soak_stats.line(f"mlp {mode}", before, after, steps))
-    soak_runs[f"mlp {mode}"] = {"steps": steps, "before": before, "after": after}
+    soak_runs[f"mlp {mode}"] = {"steps": steps, "before": before, "after": after,
+                                  "compile": dict(getattr(step, "compile_stats", {}))}
     return {"losses": losses[:3], "learned": losses[-1] < 0.5 * losses[0],
             "grew": soak_stats.grew(before, after, steps)}
 
