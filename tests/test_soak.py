@@ -116,3 +116,33 @@ def test_compiled_call_frees_its_inputs_without_a_collection():
     finally:
         gc.enable()
     assert step.compile_stats["replays"] >= 1, step.compile_stats
+
+
+def test_dropped_compiled_step_frees_its_captures():
+    """A compiled training step that is dropped (a notebook cell run again, a page's second run)
+    gives back its captures' GPU memory: torch.compile's registry of compiled functions (for
+    torch.compiler.reset) held every one made, with its model and captured buffers."""
+    gc.collect()
+    base = torchweb.webgpu.memory_allocated()
+
+    def run():
+        model = torchweb.nn.Linear(8, 4, device="webgpu")
+        opt = torchweb.optim.SGD(model.parameters(), lr=0.1)
+
+        @torchweb.compile
+        def step(x):
+            opt.zero_grad()
+            loss = model(x).square().mean()
+            loss.backward()
+            opt.step()
+            return loss
+
+        for _ in range(5):
+            step(torchweb.ones(16, 8, device="webgpu"))
+        assert step.compile_stats["replays"] >= 1, step.compile_stats
+        return weakref.ref(step)
+
+    ref = run()
+    gc.collect()
+    assert ref() is None, "the compiled step outlived its last reference"
+    assert torchweb.webgpu.memory_allocated() == base

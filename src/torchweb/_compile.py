@@ -36,6 +36,7 @@ such values as arguments. The outputs of a call that ran its own backward come b
 import functools
 import os
 import warnings
+import weakref
 
 from . import _compile_guards as guards
 from ._compile_autograd import Tape
@@ -74,7 +75,7 @@ def reset():
         f.cache.clear()
 
 
-_live = set()
+_live = weakref.WeakSet()   # (weak: a compiled function that is dropped frees its captures' buffers)
 
 
 class _Entry:
