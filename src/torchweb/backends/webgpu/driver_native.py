@@ -9,7 +9,7 @@ import logging
 import os
 
 from . import commands
-from .errors import DeviceLostError
+from .errors import DeviceLostError, device_lost
 from .native_encoding import encoding_factory
 
 
@@ -68,7 +68,7 @@ def _device_lost_checked(method):
                 pass
             reason = _LOSSES[-1] if _LOSSES else str(e).strip().splitlines()[-1].strip()
             _LOSSES.clear()
-            raise self.device_lost(reason) from None
+            raise device_lost(self, reason) from None
     return checked
 
 
@@ -360,12 +360,6 @@ class NativeDriver:
         return True
 
     # -- device loss ------------------------------------------------------------------------
-    def device_lost(self, reason):
-        """The DeviceLostError to raise for a lost device (the runtime drops it first)."""
-        if self.on_lost is not None:
-            return self.on_lost(reason)
-        return DeviceLostError(f"torchweb: the WebGPU device was lost ({reason})", reason)
-
     def destroy_device(self):
         """device.destroy(): what a lost device looks like, for tests (torchweb.webgpu._destroy_device)."""
         self.device.destroy()

@@ -35,6 +35,14 @@ class DeviceLostError(RuntimeError):
         self.reason = reason
 
 
+def device_lost(driver, reason):
+    """The DeviceLostError a driver raises for its lost device: through the runtime's lose()
+    (driver.on_lost), which drops what it held of the device first."""
+    if driver.on_lost is not None:
+        return driver.on_lost(reason)
+    return DeviceLostError(f"torchweb: the WebGPU device was lost ({reason})", reason)
+
+
 def wgsl_raise(kind, tag_expr):
     """The WGSL statement that raises error `kind` for the dispatch tagged tag_expr."""
     return f"atomicMin(&ERR[{kind}], {tag_expr});"
