@@ -374,7 +374,12 @@ class NativeDriver:
         self._groups_of_buffer.clear()
         self._fence = None
         self._encoding = None
+        limits = {k: self.device.limits[k] for k in self.limits}   # (those torchweb asked for)
         try:
             self.device.destroy()
+            self.device._poll_wait()   # (its lost callback now, not as a stale reason for the next device)
         except Exception:   # (already lost: nothing left to destroy)
             pass
+        _LOSSES.clear()
+        self.limit = limits.get    # (torchweb.webgpu.limits() still answers, without the device)
+        self.device = self.queue = self.adapter = self._raw_bind_group = None

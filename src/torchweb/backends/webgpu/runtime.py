@@ -340,17 +340,15 @@ class Runtime:
         From here on this runtime only raises DeviceLostError (LostRuntime). Returns the error
         for the caller to raise."""
         if self.lost is None:
-            self.lost = reason or "lost"
-            self.closed = True
-            self.stream = commands.CommandStream()
-            self.params, self._param_slots, self._params_held = bytearray(), {}, b""
-            self._pipelines, self.pipeline_kinds = {}, {}
-            self.pool = BufferPool(self._create_buffer, self.stream_destroy)   # empty: stats say 0
-            self.errors.reset()
             self.driver.on_lost = None
             self.driver.close()
-            self.capture = None
+            # what is left: what the driver, the adapter's facts and an empty pool (stats: 0) say
+            self.__dict__ = {k: v for k, v in self.__dict__.items() if k in _KEPT_WHEN_LOST}
+            self.lost = reason or "lost"
+            self.closed = True
+            self.pool = BufferPool(self._create_buffer, self.stream_destroy)
             self.__class__ = LostRuntime
+            _LOST.append(self)
             pending.drop_pending(self)
             for callback in _ON_LOST:
                 callback(self)
@@ -395,6 +393,11 @@ class LostRuntime(Runtime):
         pass
 
 
+_KEPT_WHEN_LOST = {"driver", "features", "max_binding", "max_buffer", "max_workgroups", "software_adapter",
+                   "barriers_costly", "share_params"}
+# Lost runtimes, kept for good (about 5 KB each once lose() dropped its device): kernel
+# caches are keyed by id(runtime), and a new runtime must never get the id of a dead lost one.
+_LOST = []
 _ON_LOST = []   # callbacks (lost runtime) of the layers above that keep GPU work of a runtime
 
 
