@@ -48,6 +48,23 @@ def test_next_op_raises_device_lost_error_naming_the_reason():
     _small_model_check()   # the next use started a new device
 
 
+@pytest.mark.parametrize("op", ["index", "gather", "int_div", "cumsum", "sort"])
+def test_any_kind_of_first_op_raises_device_lost_error(op):
+    """Ops that reach the runtime in different ways (error-checked kernels, scans, sorts)."""
+    torchweb.webgpu.reset()
+    torchweb.webgpu._destroy_device()
+
+    def run():   # (inputs made each time: the first call's are on the lost device)
+        idx, x = torchweb.tensor([2, 0, 1]), torchweb.tensor([3.0, 1.0, 2.0])
+        return {"index": lambda: x[idx], "gather": lambda: x.gather(0, idx), "int_div": lambda: (idx + 3) // (idx + 1),
+                "cumsum": lambda: x.cumsum(0), "sort": lambda: x.sort().values}[op]()
+
+    with pytest.raises(DeviceLostError, match="WebGPU device was lost"):
+        run().tolist()
+    assert run().tolist() == {"index": [2.0, 3.0, 1.0], "gather": [2.0, 3.0, 1.0], "int_div": [1, 3, 2],
+                              "cumsum": [3.0, 4.0, 6.0], "sort": [1.0, 2.0, 3.0]}[op]
+
+
 def test_old_tensors_raise_when_touched():
     torchweb.webgpu.reset()
     a = torchweb.arange(6.0, device="webgpu") * 2
@@ -55,7 +72,8 @@ def test_old_tensors_raise_when_touched():
     a.tolist()
     _lose()
     for touch in (lambda: a.tolist(), lambda: (a + 1).tolist(), lambda: repr(a), lambda: w @ w,
-                  lambda: a.sum().item(), lambda: a.add_(1), lambda: a.cpu()):
+                  lambda: a.sum().item(), lambda: a.add_(1), lambda: a.cpu(), lambda: a[torchweb.tensor([1, 0])],
+                  lambda: a.sort().values.tolist(), lambda: a.cumsum(0).tolist()):
         with pytest.raises(DeviceLostError, match="this tensor was on a WebGPU device that was lost"):
             touch()
     # still after reset(): never garbage from the new device's buffers of the same ids

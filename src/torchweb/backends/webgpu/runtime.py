@@ -379,6 +379,11 @@ class LostRuntime(Runtime):
     def _gone(self, *_args, **_kwargs):
         raise self.error()
 
+    def __getattr__(self, name):   # what lose() dropped (stream, errors, params...): gone too
+        if name.startswith("__"):
+            raise AttributeError(name)
+        raise self.error()
+
     capture = property(_gone)   # (a data descriptor: it wins over the instance's attribute)
     alloc = take = upload = copy = pipeline = dispatch = grid = _gone
     flush = run_program = synchronize = read = _gone
