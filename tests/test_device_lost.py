@@ -135,6 +135,28 @@ def test_pending_and_compiled_work_of_the_lost_device_is_dropped():
     assert step.compile_stats["captures"] >= 1
 
 
+def test_loss_while_compile_records():
+    torchweb.webgpu.reset()
+    lose_now = [False]
+
+    @torchweb.compile
+    def step(x):
+        y = x * 2
+        if lose_now[0]:
+            torchweb.webgpu._destroy_device()
+        return (y + 1).sum()
+
+    x = torchweb.ones(8)
+    step(x).item()           # (warm-up calls run eagerly; the next ones record)
+    lose_now[0] = True
+    with pytest.raises(DeviceLostError, match="WebGPU device was lost"):
+        for _ in range(4):
+            step(x).item()
+    lose_now[0] = False
+    y = torchweb.ones(8)
+    assert [step(y).item() for _ in range(4)] == [24.0] * 4
+
+
 def _live_gpu_objects():
     gc.collect()
     import wgpu

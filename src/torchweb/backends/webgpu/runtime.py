@@ -342,6 +342,7 @@ class Runtime:
         if self.lost is None:
             self.driver.on_lost = None
             self.driver.close()
+            self.errors.reset()
             # what is left: what the driver, the adapter's facts and an empty pool (stats: 0) say
             self.__dict__ = {k: v for k, v in self.__dict__.items() if k in _KEPT_WHEN_LOST}
             self.lost = reason or "lost"
@@ -361,20 +362,23 @@ class LostRuntime(Runtime):
     out its buffer, or through the methods that would reach the GPU. Nothing on the hot path of a
     live runtime checks for loss."""
 
-    def error(self):
+    def error(self, touched=False):
         """The DeviceLostError to raise. The first one (while this is still the current runtime)
-        says the device was lost and detaches it, so that the next new tensor starts a new
-        device (as PyTorch-like code that just goes on expects); later ones say that a tensor
-        of the old device was touched."""
-        if _runtime[0] is self:
+        detaches it, so that the next new tensor starts a new device (as PyTorch-like code that
+        just goes on expects). touched: a storage of this runtime asks (an old tensor used after
+        that first error), said so."""
+        current = _runtime[0] is self
+        if current:
             _runtime[0] = None
+        if touched and not current:
             return DeviceLostError(
-                f"torchweb: the WebGPU device was lost ({self.lost}). Every tensor on it is gone; "
-                f"torchweb.webgpu.reset() starts a new device (so does the next new tensor): make "
-                f"the tensors you need again there (e.g. load the model's weights again)", self.lost)
+                f"torchweb: this tensor was on a WebGPU device that was lost ({self.lost}): its "
+                f"values are gone. Make it again on the current device (e.g. load the weights again)",
+                self.lost)
         return DeviceLostError(
-            f"torchweb: this tensor was on a WebGPU device that was lost ({self.lost}): its values "
-            f"are gone. Make it again on the current device (e.g. load the weights again)", self.lost)
+            f"torchweb: the WebGPU device was lost ({self.lost}). Every tensor on it is gone; "
+            f"torchweb.webgpu.reset() starts a new device (so does the next new tensor): make "
+            f"the tensors you need again there (e.g. load the model's weights again)", self.lost)
 
     def _gone(self, *_args, **_kwargs):
         raise self.error()
@@ -384,7 +388,12 @@ class LostRuntime(Runtime):
             raise AttributeError(name)
         raise self.error()
 
-    capture = property(_gone)   # (a data descriptor: it wins over the instance's attribute)
+    def _touched(self):
+        raise self.error(touched=True)
+
+    # a storage reads its runtime's capture before it hands out its buffer (a data descriptor
+    # wins over the instance's attribute); set: a recording that ends
+    capture = property(_touched, lambda self, value: None)
     alloc = take = upload = copy = pipeline = dispatch = grid = _gone
     flush = run_program = synchronize = read = _gone
 
@@ -398,7 +407,7 @@ class LostRuntime(Runtime):
         pass
 
 
-_KEPT_WHEN_LOST = {"driver", "features", "max_binding", "max_buffer", "max_workgroups", "software_adapter",
+_KEPT_WHEN_LOST = {"driver", "errors", "features", "max_binding", "max_buffer", "max_workgroups", "software_adapter",
                    "barriers_costly", "share_params"}
 # Lost runtimes, kept for good (about 5 KB each once lose() dropped its device): kernel
 # caches are keyed by id(runtime), and a new runtime must never get the id of a dead lost one.
