@@ -102,6 +102,18 @@ def test_reset_gives_a_working_device_and_sane_memory_stats():
     del keep
 
 
+def test_reset_async_starts_a_new_device():
+    import asyncio
+    torchweb.webgpu.reset()
+    a = torchweb.ones(4)
+    _lose()
+    info = asyncio.run(torchweb.webgpu.reset_async())
+    assert info == torchweb.webgpu.adapter_info()
+    with pytest.raises(DeviceLostError, match="this tensor"):
+        a.tolist()
+    _small_model_check()
+
+
 def test_reset_of_a_live_device_drops_its_tensors():
     torchweb.webgpu.reset()
     a = torchweb.ones(4, device="webgpu")

@@ -388,13 +388,14 @@ class LostRuntime(Runtime):
             raise AttributeError(name)
         raise self.error()
 
-    def _touched(self):
+    def _touched(self, *_args):
         raise self.error(touched=True)
 
     # a storage reads its runtime's capture before it hands out its buffer (a data descriptor
     # wins over the instance's attribute); set: a recording that ends
     capture = property(_touched, lambda self, value: None)
-    alloc = take = upload = copy = pipeline = dispatch = grid = _gone
+    take = _touched   # (a storage that never had its buffer: taken on its first use)
+    alloc = upload = copy = pipeline = dispatch = grid = _gone
     flush = run_program = synchronize = read = _gone
 
     async def synchronize_async(self):
