@@ -44,7 +44,7 @@ from ._tensor import Tensor
 from .autograd import grad_mode
 from .autograd.engine import BACKWARD_RUNS
 from .backends.webgpu import capture
-from .backends.webgpu.runtime import get_runtime
+from .backends.webgpu.runtime import get_runtime, on_device_lost
 from .nn.modules.module import Module
 
 CACHE_LIMIT = 8       # signatures per compiled function (torch._dynamo's recompile limit)
@@ -76,6 +76,7 @@ def reset():
 
 
 _live = weakref.WeakSet()   # (weak: a compiled function that is dropped frees its captures' buffers)
+on_device_lost(lambda _rt: reset())   # captured programs bind the lost device's buffers
 
 
 class _Entry:
