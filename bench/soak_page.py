@@ -23,9 +23,8 @@ REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(REPO, "scripts"))
 sys.path.insert(0, os.path.join(REPO, "tests", "browser"))
 import run_page  # noqa: E402
-import serve  # noqa: E402
 import wheel  # noqa: E402
-from run_browser_tests import MEMORY_FLAGS  # noqa: E402
+from run_browser_tests import open_page  # noqa: E402
 from soak_stats import grew  # noqa: E402
 
 
@@ -45,16 +44,8 @@ def main():
     query = {"steps": args.steps, "scripts": args.scripts}
     if args.worker:
         query["worker"] = "1"
-    server, base = serve.start(REPO)
-    driver = run_page.chrome(MEMORY_FLAGS)
-    try:
-        status, text = run_page.wait_for_page(driver, base + "bench/soak_page/index.html?"
-                                              + urllib.parse.urlencode(query), args.timeout)
-        summary = driver.execute_script("return globalThis.torchwebSoak || null;")
-        console = run_page.console_log(driver) if status != "DONE" else ""
-    finally:
-        run_page.quit_chrome(driver)
-        server.shutdown()
+    status, _, summary, console = open_page("bench/soak_page/index.html?" + urllib.parse.urlencode(query),
+                                            args.timeout, "torchwebSoak")
     if status != "DONE" or not summary:
         print(f"\n[soak] page {status}\n{console}", file=sys.stderr)
         return 2

@@ -44,16 +44,7 @@ def main():
         query["worker"] = "1"
     page = "site/tests.html" + ("?" + urllib.parse.urlencode(query) if query else "")
 
-    server, base = serve.start(REPO)
-    driver = run_page.chrome(MEMORY_FLAGS)
-    try:
-        status, text = run_page.wait_for_page(driver, base + page, args.timeout, echo=not args.quiet)
-        summary = driver.execute_script("return globalThis.torchwebSummary || null;")
-        console = run_page.console_log(driver) if status != "DONE" else ""
-    finally:
-        run_page.quit_chrome(driver)
-        server.shutdown()
-
+    status, text, summary, console = open_page(page, args.timeout, "torchwebSummary", echo=not args.quiet)
     if status != "DONE" or not summary:
         print(f"\n[browser tier] page {status}\n{text[-4000:] if args.quiet else ''}\n{console}", file=sys.stderr)
         return 2
@@ -62,6 +53,22 @@ def main():
             json.dump(summary, f, indent=1)
     ok = _report(summary, args.filter)
     return 0 if ok else 1
+
+
+def open_page(page, timeout, summary_name, echo=True):
+    """Serve the repository root, open page (a path under it) in a fresh headless Chromium and
+    wait for its DONE or ERROR: (status, log text, globalThis[summary_name] or None, the
+    browser console where it did not finish)."""
+    server, base = serve.start(REPO)
+    driver = run_page.chrome(MEMORY_FLAGS)
+    try:
+        status, text = run_page.wait_for_page(driver, base + page, timeout, echo=echo)
+        summary = driver.execute_script(f"return globalThis.{summary_name} || null;")
+        console = run_page.console_log(driver) if status != "DONE" else ""
+    finally:
+        run_page.quit_chrome(driver)
+        server.shutdown()
+    return status, text, summary, console
 
 
 def _report(s, case_filter):

@@ -7,6 +7,7 @@ snapshot() is {} and grew() is [], which is what the page's run must give too.
 """
 
 import gc
+import math
 import os
 import sys
 
@@ -100,3 +101,34 @@ def line(name, before, after, steps):
     """The figures before -> after, for the page's log and the bench's report."""
     parts = [f"{k} {before[k]} -> {after.get(k)}" for k in before]
     return f"soak {name}: {steps} steps after warm-up: " + ", ".join(parts)
+
+
+def soak(name, step, batch, runs, learns=0.5):
+    """STEPS calls of step(*batch(i)) (a training step returning its loss), snapshots after
+    WARMUP and at the end, nothing read back between them. Notes the figures in runs[name] (for
+    bench/soak_page.py) and returns what the page's run must match: the first three losses,
+    whether the last is under `learns` times the first, and what grew ([])."""
+    losses, before = [], None
+    for i in range(STEPS):
+        if i == WARMUP:
+            before = snapshot()
+        loss = step(*batch(i))
+        if i < 3:
+            losses.append(loss.item())
+    after = snapshot()   # (before the last loss is read: see snapshot)
+    losses.append(loss.item())
+    steps = STEPS - WARMUP
+    print(line(name, before, after, steps))
+    runs[name] = {"steps": steps, "before": before, "after": after,
+                  "compile": dict(getattr(step, "compile_stats", {}))}
+    return {"losses": losses[:3], "learned": losses[-1] < learns * losses[0],
+            "grew": grew(before, after, steps)}
+
+
+def formula_weights(model, freq, scale):
+    """Every parameter from a formula, the same under PyTorch and torchweb (the scripts may not
+    depend on random numbers: the generators differ)."""
+    with torch.no_grad():
+        for k, p in enumerate(model.parameters()):
+            p.copy_(torch.tensor([math.sin(freq * i + k) * scale for i in range(p.numel())]).reshape(p.shape))
+    return model
