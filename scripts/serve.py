@@ -23,7 +23,24 @@ import threading
 CSP = ("default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self' 'unsafe-inline'; "
        "img-src 'self' data: blob:; connect-src 'self' https: blob:; worker-src 'self'; "
        "object-src 'none'; base-uri 'self'; form-action 'none'")
+# PyScript evaluates strings (its core and its workers) and starts its worker from a blob:, so
+# its two pages add 'unsafe-eval' and blob: workers, and data: for torchweb's runtime.mjs
+# (PyScript's worker cannot hand it over as site/boot.mjs does): still no script from another
+# origin and no inline script. JupyterLite (lite/) gets no header.
+PYSCRIPT_CSP = (CSP.replace("script-src 'self'", "script-src 'self' 'unsafe-eval' data:")
+                .replace("worker-src 'self'", "worker-src 'self' blob:"))
 REPORT_PATH = "/csp-report"
+
+
+def policy_for(path, csp):
+    """The CSP header for a request path when serving with csp (the site's): PyScript's files
+    get PYSCRIPT_CSP, JupyterLite's none."""
+    path = path.split("?", 1)[0]
+    if path.startswith("/lite/"):
+        return None
+    if path.startswith(("/pyscript/", "/pyscript.", "/pyscript-", "/pyscript_")):
+        return PYSCRIPT_CSP if csp == CSP else csp
+    return csp
 
 MIME = {
     ".js": "text/javascript", ".mjs": "text/javascript", ".wasm": "application/wasm",
@@ -42,9 +59,10 @@ class Handler(http.server.SimpleHTTPRequestHandler):
     def end_headers(self):
         # Always fetch fresh files: a rebuilt wheel must not come from the browser's cache.
         self.send_header("Cache-Control", "no-store")
-        if self.csp:
+        policy = policy_for(self.path, self.csp) if self.csp else None
+        if policy:
             report = f"; report-uri {REPORT_PATH}" if self.on_report else ""
-            self.send_header("Content-Security-Policy", self.csp + report + "; frame-ancestors 'self'")
+            self.send_header("Content-Security-Policy", policy + report + "; frame-ancestors 'self'")
             self.send_header("X-Content-Type-Options", "nosniff")
         super().end_headers()
 

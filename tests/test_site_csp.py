@@ -1,8 +1,9 @@
 """The site is safe to share (issue 22, item 6).
 
 Statically: every page of site/ carries the site's Content-Security-Policy (serve.CSP, the same
-header scripts/serve.py sends), runs no inline script or inline event handler, and no JavaScript
-of ours (site/, src/torchweb/_js/) evaluates strings.
+header scripts/serve.py sends; PyScript's two pages serve.PYSCRIPT_CSP, since PyScript evaluates
+strings: tests/test_pyscript_page.py runs them under it), runs no inline script or inline event
+handler, and no JavaScript of ours (site/, src/torchweb/_js/) evaluates strings.
 
 In headless Chromium with WebGPU: each gallery page, served with the CSP as a header (which also
 binds the module workers) and as its <meta>, runs its demo to the end with no CSP violation, seen
@@ -42,7 +43,8 @@ def test_every_page_carries_the_csp_and_no_inline_script():
     for page in PAGES:
         with open(page, encoding="utf-8") as f:
             html = f.read()
-        assert META.findall(html) == [serve.CSP], f"{page}: its CSP <meta> is not serve.CSP"
+        want = serve.policy_for("/" + os.path.basename(page), serve.CSP)   # PyScript's pages: theirs
+        assert META.findall(html) == [want], f"{page}: its CSP <meta> is not the header serve.py sends"
         for tag in re.findall(r"<script\b[^>]*>", html):
             assert "src=" in tag, f"{page}: inline script {tag} (the CSP blocks it)"
         assert not re.search(r"<[^>]+\son[a-z]+\s*=", html), f"{page}: an inline event handler"
@@ -50,6 +52,10 @@ def test_every_page_carries_the_csp_and_no_inline_script():
 
 
 def test_the_csp_needs_no_eval():
+    """The site's policy; PyScript's two pages alone add what PyScript needs (eval, blob: workers)."""
+    assert [os.path.basename(p) for p in PAGES if serve.policy_for("/" + os.path.basename(p), serve.CSP) != serve.CSP] \
+        == ["pyscript-worker.html", "pyscript.html"]
+    assert serve.policy_for("/lite/lab/index.html", serve.CSP) is None   # JupyterLite's own needs
     directives = dict(d.strip().split(" ", 1) for d in serve.CSP.split(";"))
     assert directives["script-src"] == "'self' 'wasm-unsafe-eval'"
     assert "unsafe-eval" not in serve.CSP.replace("wasm-unsafe-eval", "")
