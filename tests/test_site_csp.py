@@ -19,7 +19,8 @@ import time
 
 import pytest
 
-from page_helpers import ROOT, SITE, finished_page, publish_site, require_chromium, run_page, serve, served_chromium
+from page_helpers import ROOT, SITE, finished_page, publish_site, require_chromium, serve, served_chromium
+from test_playground_page import wait as playground_wait
 
 PAGES = sorted(glob.glob(os.path.join(SITE, "*.html")))
 OUR_JS = sorted(glob.glob(os.path.join(SITE, "**", "*.mjs"), recursive=True)
@@ -146,7 +147,7 @@ def test_playground_link_shows_its_code_and_runs_nothing_before_run(csp_browser)
     driver, base, reports = csp_browser
     reports.clear()
     driver.get(base + "playground.html")
-    wait = lambda cond, t: _wait(driver, cond, t)  # noqa: E731
+    wait = lambda cond, t: playground_wait(driver, cond, t)  # noqa: E731
     wait("s && s.loaded", 30)
     driver.execute_script("document.getElementById('editor').value = arguments[0];", HOSTILE)
     driver.find_element("id", "share").click()
@@ -172,14 +173,3 @@ def test_playground_link_shows_its_code_and_runs_nothing_before_run(csp_browser)
     assert out.text.strip() == "RAN-MARK" and out.get_attribute("data-status") == "DONE"
     assert not driver.find_elements("id", "pwned")
     assert violations(driver, reports) == []
-
-
-def _wait(driver, cond, timeout):
-    deadline = time.monotonic() + timeout
-    while True:
-        s = driver.execute_script(f"const s = globalThis.torchwebPlayground; return ({cond}) ? s : null;")
-        if s:
-            return s
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {cond}: {run_page.console_log(driver)}")
-        time.sleep(0.2)
