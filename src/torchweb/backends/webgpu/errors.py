@@ -24,6 +24,25 @@ class Int64RangeError(RuntimeError):
     32 bits (WebGPU has no 64-bit integers): refused rather than wrapped."""
 
 
+class BufferOutOfMemory(Exception):
+    """A driver could not create a buffer of nbytes (the device said `detail`), even after the
+    pool's free buffers were given back: the runtime raises torchweb.OutOfMemoryError for it.
+    The driver ran what came before the failed creation and skipped the rest of that flush."""
+
+    def __init__(self, nbytes, detail):
+        super().__init__(nbytes, detail)
+        self.nbytes = nbytes
+        self.detail = detail
+
+
+def format_size(nbytes):
+    """PyTorch's caching allocator's sizes: bytes, KiB, MiB, then GiB (no TiB)."""
+    for unit, scale in (("bytes", 1), ("KiB", 1 << 10), ("MiB", 1 << 20)):
+        if nbytes <= scale << 10:
+            return f"{nbytes} bytes" if scale == 1 else f"{nbytes / scale:.2f} {unit}"
+    return f"{nbytes / (1 << 30):.2f} GiB"
+
+
 def wgsl_raise(kind, tag_expr):
     """The WGSL statement that raises error `kind` for the dispatch tagged tag_expr."""
     return f"atomicMin(&ERR[{kind}], {tag_expr});"
