@@ -8,6 +8,7 @@ pyodide.ffi.run_sync (JSPI) by read, where the page allows it (can_run_sync()).
 
 import base64
 from importlib import resources
+from .errors import BufferOutOfMemory
 from .runtime import _runtime, set_runtime_driver
 
 _MODULE = [None]   # the imported runtime.mjs, shared by every driver in this interpreter
@@ -38,7 +39,14 @@ def _check_can_block(what):
 def _js_error(e):
     """A RuntimeError with the JS message of a JsException (the JS stack is noise here)."""
     msg = getattr(e, "message", None) or str(e)
+    if msg.startswith(_OOM):   # runtime.mjs: "out of memory: BYTES: the device's message"
+        nbytes, _, detail = msg[len(_OOM):].partition(": ")
+        return BufferOutOfMemory(int(nbytes), detail + " (reported at this readback: values "
+                                 "computed since that allocation are undefined)")
     return RuntimeError(f"torchweb (WebGPU): {msg}")
+
+
+_OOM = "out of memory: "
 
 
 class BrowserDriver:

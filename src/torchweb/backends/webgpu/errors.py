@@ -8,6 +8,8 @@ such dispatches were recorded: float code never pays for it. The exception names
 failing op; the buffer is reset, so the device and earlier tensors stay usable.
 """
 
+from ... import _errors
+
 ERROR_BUFFER_ID = 0xFFFFFFF0      # a fixed id, far above the pool's counter
 ZERO_DIVISION, INT64_RANGE, INDEX, CONTENTION = 0, 1, 2, 3
 NWORDS = 4
@@ -24,13 +26,16 @@ class Int64RangeError(RuntimeError):
     32 bits (WebGPU has no 64-bit integers): refused rather than wrapped."""
 
 
-class BufferOutOfMemory(Exception):
-    """A driver could not create a buffer of nbytes (the device said `detail`), even after the
-    pool's free buffers were given back: the runtime raises torchweb.OutOfMemoryError for it.
-    The driver ran what came before the failed creation and skipped the rest of that flush."""
+class BufferOutOfMemory(_errors.OutOfMemoryError):
+    """A driver could not create a buffer of nbytes (the device said `detail`). The native
+    driver raises it at the flush, after the pool's free buffers were given back and the
+    creation tried again, having run what came before it and skipped the rest of that flush
+    (the runtime re-raises it with the pool's sizes); the browser's, at the next readback or
+    synchronize (WebGPU reports it to an error scope, asynchronously)."""
 
     def __init__(self, nbytes, detail):
-        super().__init__(nbytes, detail)
+        super().__init__(f"WebGPU out of memory. Tried to allocate {format_size(nbytes)}: "
+                         f"the device reported: {detail.strip()}")
         self.nbytes = nbytes
         self.detail = detail
 
