@@ -219,13 +219,7 @@ class NativeDriver:
                             raise
                     i += 4
                 elif op == commands.DESTROY:
-                    bid = words[i + 1]
-                    self._forget_bind_groups(bid)
-                    buf = self.buffers.pop(bid, None)
-                    if buf is not None:   # (None: its creation ran out of memory)
-                        doomed.append(buf)   # recorded work may still use it
-                    else:
-                        self.buffers.failed.pop(bid, None)
+                    self._destroy_row(words[i + 1], doomed)
                     i += 2
                 else:
                     raise RuntimeError(f"torchweb: corrupt command stream (opcode {op} at word {i})")
@@ -254,6 +248,14 @@ class NativeDriver:
                 raise BufferOutOfMemory(nbytes, str(e).replace("\n", " ")) from None
             raise
 
+    def _destroy_row(self, bid, doomed):
+        self._forget_bind_groups(bid)
+        buf = self.buffers.pop(bid, None)
+        if buf is not None:   # (None: its creation ran out of memory)
+            doomed.append(buf)   # recorded work may still use it: destroyed after the submit
+        else:
+            self.buffers.failed.pop(bid, None)
+
     def _destroy_now(self, ids):
         for bid in ids:
             self._forget_bind_groups(bid)
@@ -278,12 +280,7 @@ class NativeDriver:
                 except BufferOutOfMemory:
                     self.buffers.failed[bid] = (nbytes, usage)
             elif op == commands.DESTROY:
-                bid = words[i + 1]
-                self._forget_bind_groups(bid)
-                self.buffers.failed.pop(bid, None)
-                buf = self.buffers.pop(bid, None)
-                if buf is not None:
-                    doomed.append(buf)
+                self._destroy_row(words[i + 1], doomed)
             i += commands.row_length(words, i)
         for buf in doomed:
             buf.destroy()
