@@ -17,6 +17,7 @@ import torch
 
 import torchweb
 from torchweb.backends.webgpu.errors import format_size
+from torchweb.backends.webgpu import runtime
 from torchweb.backends.webgpu.runtime import get_runtime
 from oracle import assert_close
 
@@ -88,6 +89,27 @@ def test_retry_after_freeing_the_pool_succeeds():
     assert_close(x.sum(), torch.full((700_000,), 2.0).sum())   # no error: the retry made it
     # the pool's free buffers were given back for it (what is free now: the sum's temporaries)
     assert rt.pool.free_bytes < free_before // 8
+
+
+def test_retry_keeps_free_buffers_the_rest_of_the_flush_reads(monkeypatch):
+    """The retry destroys the pool's free buffers, but not those that rows after the failed
+    creation, in the same flush, still bind (x here: read by a sum recorded after, then freed)."""
+    _fresh_pool()
+    rt = get_runtime()
+    monkeypatch.setattr(runtime, "FLUSH_AFTER_S", 60.0)   # one flush, at the end
+    x = torchweb.full((50_000,), 5.0, device="webgpu")
+    torchweb.webgpu.synchronize()
+    rt.driver.fail_next_creations = 1
+    flushes = rt.flushes
+    s = torchweb.full((700_000,), 1.0, device="webgpu").sum()   # new buffers: CREATE rows
+    t = x.sum()
+    del x
+    gc.collect()
+    assert rt.pool.free_bytes >= 200_000   # x's buffer, free in the pool while the rows bind it
+    rt.flush()
+    assert rt.flushes == flushes + 1 and rt.driver.fail_next_creations == 0
+    assert_close(s, torch.full((700_000,), 1.0).sum())
+    assert_close(t, torch.full((50_000,), 5.0).sum())
 
 
 def test_empty_cache_frees_the_pool():
