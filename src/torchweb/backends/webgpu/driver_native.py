@@ -40,6 +40,14 @@ def _out_of_memory(e):
 _OOM_TYPES = ()   # (wgpu.GPUOutOfMemoryError, once wgpu is imported)
 
 
+def _one_line(e):
+    """wgpu-native's "Validation Error\n\nCaused by:\n  In wgpuDeviceCreateBuffer\n    Not
+    enough memory left." as "In wgpuDeviceCreateBuffer: Not enough memory left."."""
+    lines = [s.strip() for s in str(e).splitlines()]
+    kept = [s for s in lines if s and s != "Caused by:" and not s.endswith(" Error")]
+    return ": ".join(kept) or str(e)
+
+
 def _raw_bind_group_calls():
     """(the entry array, the descriptor, wgpuDeviceCreateBindGroup with wgpu-py's error
     capture, the GPUBindGroup class), or None where this wgpu-py does not have them as expected."""
@@ -245,7 +253,7 @@ class NativeDriver:
             return self.device.create_buffer(size=nbytes, usage=u)
         except self._wgpu.GPUError as e:
             if _out_of_memory(e):
-                raise BufferOutOfMemory(nbytes, str(e).replace("\n", " ")) from None
+                raise BufferOutOfMemory(nbytes, _one_line(e)) from None
             raise
 
     def _destroy_row(self, bid, doomed):
