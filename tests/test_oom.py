@@ -73,6 +73,31 @@ def test_device_out_of_memory_raised_and_device_usable_after():
     assert rt.driver.fail_next_creations == 0
 
 
+def test_big_buffer_out_of_memory_raised_at_the_op(monkeypatch):
+    """A buffer of CREATE_NOW_BYTES or more is made at the op that needs it: out of memory
+    raises there, before anything of the op is recorded, and nothing recorded is lost."""
+    _fresh_pool()
+    monkeypatch.setattr(runtime, "FLUSH_AFTER_S", 60.0)   # what is recorded stays so until then
+    rt = get_runtime()
+    n = runtime.CREATE_NOW_BYTES // 4
+    a = torchweb.arange(100, dtype=torchweb.float32, device="webgpu")
+    torchweb.webgpu.synchronize()
+    small = a * 3                  # pending, and the dispatch below recorded, not yet flushed
+    b = a.cumsum(0)
+    flushes = rt.flushes
+    rt.driver.fail_next_creations = 2   # the big creation and its retry (not the stream's)
+    monkeypatch.setattr(rt.driver, "fail_min_bytes", runtime.CREATE_NOW_BYTES)
+    with pytest.raises(torchweb.OutOfMemoryError) as info:
+        torchweb.tensor(np.ones(n, np.float32), device="webgpu")   # the upload needs its buffer
+    msg = str(info.value)
+    assert f"Tried to allocate {format_size(runtime.CREATE_NOW_BYTES)}" in msg
+    assert "tried again" in msg and "did not run" not in msg
+    assert rt.flushes > flushes   # the recorded work was flushed before the retry
+    assert_close(small.sum(), torch.arange(100, dtype=torch.float32).mul(3).sum())
+    assert_close(b, torch.arange(100, dtype=torch.float32).cumsum(0))
+    assert_close(torchweb.tensor(np.ones(n, np.float32), device="webgpu").sum(), torch.ones(n).sum())
+
+
 def test_retry_after_freeing_the_pool_succeeds():
     _fresh_pool()
     rt = get_runtime()

@@ -43,8 +43,9 @@ let initInfo = null;
 const memChecks = [];          // the flushes' popErrorScope promises, until read/sync awaits them
 let oom = null;                // "BYTES: message" of the first out-of-memory since Python heard
 const failed = new Map();      // id -> {size, usage} of buffers given up after an out-of-memory
-let failNextCreations = 0;     // a test hook: the next flush with creations reports out of memory
-export function setFailNextCreations(n) { failNextCreations = n; }
+let failNextCreations = 0;     // a test hook: the next n flushes with creations (failMinBytes 0),
+let failMinBytes = 0;          // or createNow calls of failMinBytes or more, report out of memory
+export function setFailNextCreations(n, minBytes = 0) { failNextCreations = n; failMinBytes = minBytes; }
 
 function createBuffer(id, size, usage) {
   buffers.set(id, { buf: device.createBuffer({ size, usage }), gen: ++generation, size, usage });
@@ -62,7 +63,7 @@ function bufferOf(id) { return buffers.get(id) || revive(id); }
 function scopeCreations(created) {
   const dev = device;
   memChecks.push(dev.popErrorScope().then((err) => {
-    if (failNextCreations > 0 && !err) { failNextCreations--; err = { message: "Not enough memory left (test hook)" }; }
+    if (failNextCreations > 0 && !failMinBytes && !err) { failNextCreations--; err = { message: "Not enough memory left (test hook)" }; }
     if (!err || device !== dev) return;
     let bytes = 0;
     for (const [id, size] of created) {
@@ -74,6 +75,21 @@ function scopeCreations(created) {
     }
     if (!oom) oom = `${bytes}: ${err.message}`;
   }));
+}
+
+// Make storage buffer `id` now, in its own error scope (a big one, at the op that needs it):
+// the promise rejects with "out of memory: BYTES: message" if the device had no room for it.
+export async function createNow(id, size) {
+  const dev = device;
+  dev.pushErrorScope("out-of-memory");
+  createBuffer(id, size, GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC | GPUBufferUsage.COPY_DST);
+  let err = await dev.popErrorScope();
+  if (failNextCreations > 0 && size >= failMinBytes && !err) { failNextCreations--; err = { message: "Not enough memory left (test hook)" }; }
+  if (err) {
+    const b = buffers.get(id);
+    if (b) { buffers.delete(id); b.buf.destroy(); }
+    throw new Error(`out of memory: ${size}: ${err.message}`);
+  }
 }
 
 // Throw the out-of-memory error reported since the last check (read and sync call this).

@@ -30,8 +30,19 @@ if on_gpu:
     except torch.OutOfMemoryError as e:
         result["device_oom"] = isinstance(e, RuntimeError) and "Tried to allocate" in str(e)
     del big
+    # a big buffer (16 MiB and more) is made at the op that needs it, in its own error scope
+    # waited on (JSPI): out of memory raises there, after the pool was freed and it was retried
+    _MODULE[0].setFailNextCreations(2, 16 << 20)
+    big = torch.ones(1 << 22) * 3
+    try:
+        torch.webgpu.synchronize()   # big's values are written: its buffer is needed now
+        result["big_oom_at_op"] = "not raised"
+    except torch.OutOfMemoryError as e:
+        result["big_oom_at_op"] = ("Tried to allocate 16.00 MiB" in str(e) and "tried again" in str(e)
+                                   and "readback" not in str(e))
+    del big
 else:
-    result["device_oom"] = True
+    result["device_oom"] = result["big_oom_at_op"] = True
 # computing goes on, the given-up buffers made again when their ids come back
 for k in range(3):
     y = torch.ones(1 << 20) * (k + 1)

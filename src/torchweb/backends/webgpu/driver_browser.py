@@ -36,13 +36,15 @@ def _check_can_block(what):
             f"awaitable forms (`await t.tolist_async()`, `await t.item_async()`)")
 
 
-def _js_error(e):
-    """A RuntimeError with the JS message of a JsException (the JS stack is noise here)."""
+def _js_error(e, late=True):
+    """A RuntimeError with the JS message of a JsException (the JS stack is noise here); an
+    out-of-memory is BufferOutOfMemory (a torchweb.OutOfMemoryError), `late` where a flush's
+    error scope reported it at a readback, after the flush ran."""
     msg = getattr(e, "message", None) or str(e)
     if msg.startswith(_OOM):   # runtime.mjs: "out of memory: BYTES: the device's message"
         nbytes, _, detail = msg[len(_OOM):].partition(": ")
-        return BufferOutOfMemory(int(nbytes), detail + " (reported at this readback: values "
-                                 "computed since that allocation are undefined)")
+        return BufferOutOfMemory(int(nbytes), detail + (" (reported at this readback: values "
+                                 "computed since that allocation are undefined)" if late else ""))
     return RuntimeError(f"torchweb (WebGPU): {msg}")
 
 
@@ -110,6 +112,19 @@ class BrowserDriver:
         finally:
             w.destroy()
             b.destroy()
+
+    def create_now(self, bid, nbytes):
+        """Make storage buffer bid now, in its own out-of-memory error scope, waiting for the
+        scope's answer (JSPI): True, or BufferOutOfMemory; False where the page cannot block
+        (the buffer is then made at the flush, and an out-of-memory found at the next readback)."""
+        ffi = _ffi()
+        if not ffi.can_run_sync():
+            return False
+        try:
+            ffi.run_sync(self._mod.createNow(bid, nbytes))
+        except ffi.JsException as e:
+            raise _js_error(e, late=False) from None
+        return True
 
     # -- readback ---------------------------------------------------------------------------
     def read(self, buffer_id, offset, nbytes):

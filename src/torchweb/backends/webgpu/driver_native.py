@@ -114,7 +114,8 @@ class NativeDriver:
         self.buffers.failed = {}     # buffer id -> (nbytes, usage) of creations out of memory
         self.buffers.create = self._create_or_raise
         self.reclaim = lambda keep: []   # the runtime's: (ids still needed) -> free pool ids
-        self.fail_next_creations = 0     # a test hook: this many creations fail as out of memory
+        self.fail_next_creations = 0     # a test hook: this many creations (of fail_min_bytes
+        self.fail_min_bytes = 0          # or more) fail as out of memory
         self.pipelines = {}
         self.layouts = {}
         self._fence = None
@@ -247,7 +248,7 @@ class NativeDriver:
         u = (B.UNIFORM | B.COPY_DST if usage == commands.USAGE_UNIFORM
              else B.STORAGE | B.COPY_SRC | B.COPY_DST)
         try:
-            if self.fail_next_creations:
+            if self.fail_next_creations and nbytes >= self.fail_min_bytes:
                 self.fail_next_creations -= 1
                 raise self._wgpu.GPUOutOfMemoryError("Not enough memory left (test hook)")
             return self.device.create_buffer(size=nbytes, usage=u)
@@ -255,6 +256,13 @@ class NativeDriver:
             if _out_of_memory(e):
                 raise BufferOutOfMemory(nbytes, _one_line(e)) from None
             raise
+
+    def create_now(self, bid, nbytes):
+        """Make storage buffer bid now (a big one: the runtime's _create_now): True, or
+        BufferOutOfMemory."""
+        self._forget_bind_groups(bid)
+        self.buffers[bid] = self._create_or_raise(nbytes, commands.USAGE_STORAGE)
+        return True
 
     def _destroy_row(self, bid, doomed):
         self._forget_bind_groups(bid)

@@ -25,6 +25,7 @@ FLUSH_DISPATCHES = 1024       # flush after this many recorded dispatches...
 FLUSH_BLOB_BYTES = 64 << 20   # ...or this many bytes of pending uploads...
 FLUSH_AFTER_S = 0.001         # ...or once recording has gone on this long: the GPU works meanwhile
 FLUSH_WORK_BYTES = 512 << 20  # ...or once the recorded kernels' work reaches this many bytes
+CREATE_NOW_BYTES = 16 << 20   # buffers this big are made at the op, not at the flush (_create_now)
 IDLE_START_BYTES = 16 << 20   # ...or at once, for a kernel this big when the GPU is idle,
 # ...or when the GPU is about to run dry and enough work is queued (feed.py)
 # Work: the bytes a kernel binds (or what it says, e.g. a matmul's flops / 16). Big kernels go
@@ -87,8 +88,34 @@ class Runtime:
     def _create_buffer(self, nbytes):
         bid = self._next_id
         self._next_id += 1
+        if nbytes >= CREATE_NOW_BYTES and self.capture is None and self._create_now(bid, nbytes):
+            return bid
         self.stream.create(bid, nbytes, commands.USAGE_STORAGE)
         return bid
+
+    def _create_now(self, bid, nbytes):
+        """Make a big buffer at once, at the op that needs it, so that running out of memory
+        raises there (as in PyTorch) rather than at a later flush: False where the driver cannot
+        (a page that cannot block), and the buffer goes into the stream as usual. On out of
+        memory: the recorded work is flushed, the pool's free buffers destroyed, and it is
+        tried once more."""
+        create = getattr(self.driver, "create_now", None)
+        if create is None:
+            return False
+        try:
+            return create(bid, nbytes)
+        except BufferOutOfMemory:
+            pass
+        self.flush()            # (recorded work may bind the pool's free buffers: it goes first)
+        self.pool.trim(0)
+        self.pool.forget_working_set()
+        self.flush()
+        try:
+            return create(bid, nbytes)
+        except BufferOutOfMemory as e:
+            raise self.out_of_memory(nbytes, f"the device reported: {e.detail.strip()} (after the "
+                                             f"pool's free buffers were given back and it was "
+                                             f"tried again)") from None
 
     def stream_destroy(self, bid):
         self.stream.destroy(bid)
