@@ -151,8 +151,10 @@ def _record(out, operands, tpl):
     n = s.numel
     if not n:
         return False
-    if tpl.grid_limited and n > s.rt.max_workgroups << 8:
+    if tpl.grid_limited and n > s.rt.defer_numel:
         s.rt.grid(-(-n // 256))   # past what a folded grid holds: refused now, at the call
+        if n * 4 > s.rt.max_binding:
+            return False          # past the binding limit: the eager kernel splits it
     node = tpl.record(out, operands, tpl)
     if node is None:
         return False

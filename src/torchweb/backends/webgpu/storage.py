@@ -33,8 +33,8 @@ class GPUStorage:
         self.touched = False   # it has a buffer, bound, written or read since (no longer fresh)
         if numel > _CHECK_NUMEL:
             nbytes = numel * (2 if dtype.gpu_storage == "f16" else 4)
-            if nbytes > rt.max_binding or nbytes > rt.max_buffer:
-                rt.alloc(nbytes)   # raises its "larger than this adapter's binding" error, at the op
+            if nbytes > rt.max_buffer:
+                rt.alloc(nbytes)   # raises its "larger than this adapter's largest buffer" error, at the op
 
     def _allocate(self):
         """Take the buffer from the pool. touched is True from here on: a storage is touched
