@@ -121,6 +121,21 @@ def _matmul_in_pieces(be, out, a, b, acc_cls, limit):
                                   f"maxStorageBufferBindingSize)", 0, limit)
         return n
 
+    kb = rows_fitting(K, lambda k: max(_span_bytes((k, 1), b._stride[-2:]), _span_bytes((1, k), a._stride[-2:])))
+    if kb < K:   # a row of A or a column of B spans too much: slices of K, their products added
+        if out.dtype is not D.float32:
+            raise BindingTooLarge(f"torchweb: {out.dtype.name} matmul with an inner dimension past the "
+                                  f"binding limit ({limit} bytes, maxStorageBufferBindingSize) is not split",
+                                  0, limit)
+        part = empty(out.shape, out.dtype, out.device)
+        for k0 in range(0, K, kb):
+            n = min(kb, K - k0)
+            a_k = a._view(a.shape[:-1] + (n,), a._stride, a._offset + k0 * a._stride[-1])
+            b_k = b._view(b.shape[:-2] + (n, b.shape[-1]), b._stride, b._offset + k0 * b._stride[-2])
+            _matmul_in_pieces(be, out if k0 == 0 else part, a_k, b_k, acc_cls, limit)
+            if k0:
+                E.run("add", out, part, out=out)
+        return
     for bi in _indices(batch):
         a2 = a._view((M, K), a._stride[-2:], a._offset + sum(i * st for i, st in zip(bi, a._stride)))
         b2 = b._view((K, N), b._stride[-2:], b._offset + sum(i * st for i, st in zip(bi, b._stride)))

@@ -8,6 +8,7 @@ torchweb.webgpu.synchronize()), and then in one call.
 import os
 import struct
 import sys
+import weakref
 from itertools import chain, repeat
 from time import perf_counter
 
@@ -56,7 +57,7 @@ class Runtime:
         self.max_binding = driver.limit("max-storage-buffer-binding-size")
         self.max_buffer = driver.limit("max-buffer-size")
         self.max_workgroups = driver.limit("max-compute-workgroups-per-dimension")
-        self.defer_numel = 0   # the largest fused (lazy) output: set_binding_limit
+        self.big = weakref.WeakSet()   # live storages past the binding limit (storage.py)
         self.set_binding_limit(self.max_binding)
         self._window_ids = {}
         self.windows = {}   # window id -> (buffer id, byte offset): bindings of part of a buffer (windows.py)
@@ -205,7 +206,19 @@ class Runtime:
         lower it to reach the split paths with small tensors). Outputs past it are not fused
         (lazy/record.py): the eager kernels split their work (windows.py)."""
         self.max_binding = nbytes
-        self.defer_numel = min(self.max_workgroups << 8, nbytes // 4)
+        self.big_numel = min(1 << 24, nbytes // 4)   # storages past this many elements check sizes
+        self.defer_numel = 0 if self.big else self.max_fused_numel()
+
+    def max_fused_numel(self):
+        """The largest output a fused kernel writes (lazy/record.py checks larger ones, and
+        every one while a storage past the binding limit lives: set to 0 then)."""
+        return min(self.max_workgroups << 8, self.max_binding // 4)
+
+    def add_big(self, storage):
+        """A storage past the binding limit: fused kernels (which bind whole buffers) do not
+        read it while it lives (lazy/record.py)."""
+        self.big.add(storage)
+        self.defer_numel = 0
 
     def _check_bindings(self, pipeline_id, sizes):
         """Raise BindingTooLarge where one binding passes maxStorageBufferBindingSize (kernels

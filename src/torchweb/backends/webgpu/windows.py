@@ -200,7 +200,12 @@ def split_reduce(run, limit, p, out, inp):
         def fits(block):
             return (window_bytes(part(inp, block + full)) + ALIGN <= limit
                     and window_bytes(part(o, block + ofull)) + ALIGN <= limit)
-        for block in blocks(kept, fits):
+        try:
+            pieces = list(blocks(kept, fits))
+        except BindingTooLarge:   # one output's elements span too much (a sum over dim 0)
+            _reduce_by_slabs(run, limit, p, out, inp, kept, red)
+            return
+        for block in pieces:
             cache = {}
             run(p, windowed(part(o, block + ofull), limit, cache), windowed(part(inp, block + full), limit, cache))
         return
@@ -233,6 +238,32 @@ def split_reduce(run, limit, p, out, inp):
                             inp.dtype, inp.device)
                 dst = View(out._storage, (pair,), (1,), slot + (full - c0) * pair, out.dtype, out.device)
                 run(one, windowed(dst, limit, cache), windowed(tail, limit, cache))
+
+
+_PARTIAL_KIND = {"sum": "sum", "mean": "sum", "max": "max", "min": "min", "prod": "prod"}
+
+
+def _reduce_by_slabs(run, limit, p, out, inp, kept, red):
+    """A float32 reduction whose every output reads across the window: per slab of the first
+    reduced dim (all outputs, slab rows, the other reduced dims whole), partial results into
+    a temporary [slabs, outputs], then their reduction over the slabs."""
+    from .storage import GPUStorage   # (here: only this rare path makes a storage)
+    if p.kind not in _PARTIAL_KIND or inp.dtype.name != "float32" or out.dtype.name != "float32" \
+            or p.pairs_in or p.pairs_out or not red:
+        raise BindingTooLarge(f"torchweb: {p.kind} over a tensor past the binding limit ({limit} bytes, "
+                              f"maxStorageBufferBindingSize) is not split this way", 0, limit)
+    whole = tuple((0, s) for s in kept)
+    rest = tuple((0, s) for s in red[1:])
+    fits = fits_in(limit, [inp])
+    slabs = [b[0] for b in blocks(red[:1], lambda b: fits(whole + b + rest))]
+    n_out = prod(kept)
+    tmp = GPUStorage(out._storage.rt, n_out * len(slabs), out.dtype)
+    first = p._replace(kind=_PARTIAL_KIND[p.kind], divisor=None)
+    for j, slab in enumerate(slabs):
+        dst = View(tmp, (n_out,), (1,), j * n_out, out.dtype, out.device)
+        run(first, dst, windowed(part(inp, whole + (slab,) + rest), limit, {}))
+    partials = View(tmp, (n_out, len(slabs)), (1, n_out), 0, out.dtype, out.device)
+    run(p._replace(nred=1, divisor=prod(red) if p.kind == "mean" else None), out, partials)
 
 
 def _flat_stride(shape, strides):
