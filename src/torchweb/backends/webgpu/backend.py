@@ -10,7 +10,7 @@ from .count import bincount, count_gather, count_scatter, search_sorted  # noqa:
 from .embedding import embedding, embedding_backward  # noqa: F401
 from .index import (ATOMIC_FLOAT16, MAX_INDEX_BUFFERS, index_gather, index_scatter,  # noqa: F401
                     mask_compact, masked_scatter)
-from ..limits import BindingTooLarge
+from ..limits import BindingTooLarge as _BindingTooLarge
 from . import windows
 from .kernels import elementwise as ew_kernel, matmul as mm_kernel, random as rand_kernel, reduction as red_kernel
 from .kernels import check, fused, matmul_small, matmul_tiles as tiles, moments as mo_kernel, softmax as sm_kernel
@@ -45,7 +45,7 @@ def elementwise(op, out, operands, dtypes):
     rt = _rt()
     try:
         ew_kernel.run(rt, op, out, operands, dtypes)
-    except BindingTooLarge:   # a tensor past the binding limit: in blocks that fit (windows.py)
+    except _BindingTooLarge:   # a tensor past the binding limit: in blocks that fit (windows.py)
         windows.split_elementwise(lambda o, ops: ew_kernel.run(rt, op, o, ops, dtypes), rt.max_binding,
                                   out, operands)
 
@@ -70,7 +70,7 @@ def reduce(p, out, inp, index_from=None):
     rt = _rt()
     try:
         red_kernel.run(rt, p, out, inp, index_from)
-    except BindingTooLarge:   # a tensor past the binding limit: in pieces that fit (windows.py)
+    except _BindingTooLarge:   # a tensor past the binding limit: in pieces that fit (windows.py)
         if index_from is not None:
             raise
         windows.split_reduce(lambda q, o, i: red_kernel.run(rt, q, o, i), rt.max_binding, p, out, inp)
@@ -84,7 +84,7 @@ def matmul(out, a, b, acc_cls):
     the window its view spans (ops/lowering.py splits the product into views that fit)."""
     try:
         _matmul(out, a, b, acc_cls)
-    except BindingTooLarge:
+    except _BindingTooLarge:
         if not windows.retry(_matmul, _rt().max_binding, (out, a, b), acc_cls):
             raise
 

@@ -13,6 +13,7 @@ split keeps the refusal, which names the kernel, the size and the limit."""
 from math import prod
 
 from ..limits import BindingTooLarge
+from .storage import GPUStorage
 
 ALIGN = 256   # minStorageBufferOffsetAlignment: a window's offset is a multiple of it
 
@@ -247,7 +248,6 @@ def _reduce_by_slabs(run, limit, p, out, inp, kept, red):
     """A float32 reduction whose every output reads across the window: per slab of the first
     reduced dim (all outputs, slab rows, the other reduced dims whole), partial results into
     a temporary [slabs, outputs], then their reduction over the slabs."""
-    from .storage import GPUStorage   # (here: only this rare path makes a storage)
     if p.kind not in _PARTIAL_KIND or inp.dtype.name != "float32" or out.dtype.name != "float32" \
             or p.pairs_in or p.pairs_out or not red:
         raise BindingTooLarge(f"torchweb: {p.kind} over a tensor past the binding limit ({limit} bytes, "
