@@ -82,14 +82,6 @@ _MATMUL_CHOICE = {}   # (output shape, K, dtype, forced variant, runtime) -> ker
 def matmul(out, a, b, acc_cls):
     """out = a @ b; where an operand's storage passes the binding limit, each is bound through
     the window its view spans (ops/lowering.py splits the product into views that fit)."""
-    try:
-        _matmul(out, a, b, acc_cls)
-    except _BindingTooLarge:
-        if not windows.retry(_matmul, _rt().max_binding, (out, a, b), acc_cls):
-            raise
-
-
-def _matmul(out, a, b, acc_cls):
     compute = "f32" if acc_cls == "f" else "i32"
     r = _rt()
     *_, K = a._shape   # (unpacked: indexing a Size runs Python code)
@@ -99,12 +91,17 @@ def _matmul(out, a, b, acc_cls):
         if len(_MATMUL_CHOICE) > 4096:
             _MATMUL_CHOICE.clear()
         kernel = _MATMUL_CHOICE[key] = _choose_matmul(r, out, a, b)
-    if kernel == "small":
-        matmul_small.run(r, out, a, b, compute)
-    elif kernel == "mm2":
-        mm_kernel.run(r, out, a, b, compute)
-    else:
-        tiles.run(r, out, a, b, compute, kernel)
+    try:
+        if kernel == "small":
+            matmul_small.run(r, out, a, b, compute)
+        elif kernel == "mm2":
+            mm_kernel.run(r, out, a, b, compute)
+        else:
+            tiles.run(r, out, a, b, compute, kernel)
+    except _BindingTooLarge:
+        if any(type(t._storage) is windows.WindowStorage for t in (out, a, b)) \
+                or not windows.retry(matmul, r.max_binding, (out, a, b), acc_cls):
+            raise
 
 
 def _choose_matmul(r, out, a, b):
