@@ -68,6 +68,34 @@ def test_creation_copies_and_readback(device, lowered):
     lowered()
 
 
+def test_random_creation_matches_the_unsplit_stream(device, lowered):
+    # each block draws from its own elements' counters: the numbers of the cpu device's
+    # generator (the same Philox stream), split or not
+    torchweb.manual_seed(5)
+    got = torchweb.randn(BIG, device=device)
+    torchweb.manual_seed(5)
+    want = torchweb.randn(BIG, device="cpu")
+    assert_close(got.cpu(), torch.from_numpy(want.numpy()), rtol=1e-5, atol=2e-5)
+    torchweb.manual_seed(6)
+    u = torchweb.rand(BIG, device=device)
+    assert 0.0 <= u.min().item() and u.max().item() < 1.0 and abs(u.mean().item() - 0.5) < 0.01
+    lowered()
+
+
+def test_softmax_rows(device, lowered):
+    a = _rand(BIG, 13)
+    x = fast_ours(a, device).requires_grad_(True)
+    ta = a.clone().requires_grad_(True)
+    got, want = x.softmax(-1), ta.softmax(-1)
+    assert_close(got.detach(), want.detach(), rtol=1e-5, atol=1e-6)
+    assert_close(x.log_softmax(1).detach(), a.log_softmax(1), rtol=1e-5, atol=1e-5)
+    g = _rand(BIG, 14)
+    got.backward(fast_ours(g, device))
+    want.backward(g)
+    assert_close(x.grad, ta.grad, rtol=1e-4, atol=1e-6)
+    lowered()
+
+
 def test_elementwise_and_gradients(device, lowered):
     a, b, row = _rand(BIG, 1), _rand(BIG, 2), _rand((500,), 3)
     x = fast_ours(a, device).requires_grad_(True)
@@ -156,6 +184,8 @@ def test_an_op_not_split_is_refused_naming_the_limit(device, lowered):
     if device == "webgpu":
         with pytest.raises(RuntimeError, match="maxStorageBufferBindingSize"):
             torchweb.sort(x.flatten())
+        with pytest.raises(RuntimeError, match=r"kernel .scan sum. would bind \d+ bytes.*maxStorageBufferBindingSize \(1048576 bytes\)"):
+            x.cumsum(1)
     else:
         assert_close(torchweb.sort(x.flatten())[0], torch.sort(a.flatten())[0], rtol=0, atol=0)
     assert_close(x + 1, a + 1, rtol=0, atol=0)      # the device is still usable

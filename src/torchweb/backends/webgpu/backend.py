@@ -127,7 +127,11 @@ def softmax_fits(row, rows):
 
 def softmax(out, inp, log):
     """Fused softmax (log: log_softmax) over inp's last dim into out."""
-    sm_kernel.run(_rt(), out, inp, log)
+    rt = _rt()
+    try:
+        sm_kernel.run(rt, out, inp, log)
+    except _BindingTooLarge:   # past the binding limit: blocks of rows (windows.py)
+        windows.split_last_dim_rows(lambda o, i: sm_kernel.run(rt, o, i, log), rt.max_binding, out, inp)
 
 
 def moments_fits(row, rows):
@@ -229,7 +233,11 @@ def fft(spec, out, inp):
 
 def random(draw, out):
     rt = _rt()
-    rand_kernel.run(rt, draw.kind, out, draw.seed, draw.call, draw.a, draw.b)
+    try:
+        rand_kernel.run(rt, draw.kind, out, draw.seed, draw.call, draw.a, draw.b)
+    except _BindingTooLarge:   # past the binding limit: blocks, each from its elements' counters
+        windows.split_flat(lambda o, start: rand_kernel.run(rt, draw.kind, o, draw.seed, draw.call, draw.a,
+                                                            draw.b, start), rt.max_binding, out)
     _note_redraw(rt, draw, out)
 
 

@@ -298,3 +298,23 @@ def split_rows(run, limit, table, others, rows_arg):
         if cols != (0, table._shape[1]):
             raise BindingTooLarge(f"torchweb: an embedding row past the binding limit ({limit} bytes)", 0, limit)
         run(windowed(part(table, ((lo, hi), cols)), limit, dict(cache)), *others, **{rows_arg: (lo, hi, num)})
+
+
+def split_flat(run, limit, out):
+    """run(block, start) over blocks of contiguous out's elements, each through its window
+    (start: the block's first element's index in out)."""
+    n = out.numel()
+    flat = View(out._storage, (n,), (1,), out._offset, out.dtype, out.device)
+    for ((a, b),) in blocks((n,), fits_in(limit, [flat])):
+        run(windowed(part(flat, ((a, b),)), limit, {}), a)
+
+
+def split_last_dim_rows(run, limit, out, inp):
+    """run(out_rows, inp_rows) over blocks of the rows (last dim whole) of out and inp (one
+    shape), each through its window: a softmax's rows."""
+    *lead, row = out._shape
+    fits = fits_in(limit, [out, inp])
+    for block in blocks(tuple(lead), lambda b: fits(b + ((0, row),))):
+        cache = {}
+        block = block + ((0, row),)
+        run(windowed(part(out, block), limit, cache), windowed(part(inp, block), limit, cache))
