@@ -6,6 +6,7 @@ on webgpu the test checks that windows were bound. An op that is not split is re
 message naming the limit."""
 
 import io
+import struct
 
 import pytest
 import torch
@@ -199,3 +200,26 @@ def test_past_max_buffer_size_is_refused(device):
     n = rt.max_buffer // 4 + 1024
     with pytest.raises(RuntimeError, match="maxBufferSize"):
         torchweb.empty(n, device=device)
+
+
+def test_window_rows_bind_parts_of_buffers():
+    """The runtime's windows on the native driver (tests/browser/driver_check.py runs the same
+    check through runtime.mjs): a kernel reads and writes 256-byte windows of two buffers."""
+    from torchweb.backends.webgpu.runtime import get_runtime
+    rt = get_runtime()
+    src = fast_ours(torch.arange(1024.0), "webgpu")
+    dst = torchweb.zeros(1024, device="webgpu")
+    rt.synchronize()
+    s, d = src._storage, dst._storage
+    pid = rt.pipeline(("check-window",), lambda: """
+@group(0) @binding(0) var<uniform> n: vec4<u32>;
+@group(0) @binding(1) var<storage, read> a: array<f32>;
+@group(0) @binding(2) var<storage, read_write> o: array<f32>;
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) g: vec3u) { if (g.x < n.x) { o[g.x] = a[g.x] * 2.0; } }""",
+                      ["uniform", "read", "write"])
+    rt.dispatch(pid, (1, 1, 1), [(rt.window(s.buffer_for_read(), 1024), 256),
+                                 (rt.window(d.buffer_for_write(), 512), 256)], struct.pack("<I", 64))
+    got = dst.tolist()
+    assert got[128:192] == [2.0 * i for i in range(256, 320)]
+    assert got[:128] == [0.0] * 128 and got[192:] == [0.0] * 832
