@@ -181,9 +181,29 @@ async def check_window_binding(rt):
     assert values(rt.read(b[0], 0, 4096), 1024) == [float(i) for i in range(1024)]
 
 
+async def check_split_past_binding_limit(rt):
+    # torchweb's split paths in the page (tests/test_binding_limit.py has them against
+    # PyTorch natively): the limit lowered to 64 KiB, a 300 x 64 table (77 KB) whose row i
+    # holds i, gathered, multiplied as a linear layer's weight, summed and scaled.
+    import torchweb as t
+    saved = rt.max_binding
+    rt.set_binding_limit(64 << 10)
+    try:
+        w = t.arange(300.0, device="webgpu").view(300, 1).expand(300, 64).contiguous()
+        rows = t.nn.functional.embedding(t.tensor([0, 299, 150], device="webgpu"), w)
+        assert await rows[:, 0].tolist_async() == [0.0, 299.0, 150.0]
+        logits = t.ones(2, 64, device="webgpu") @ w.t()
+        assert await logits[1, ::100].tolist_async() == [0.0, 6400.0, 12800.0]
+        assert await (w * 2 + 1).sum().item_async() == 2 * 64 * 44850 + 300 * 64
+        assert await w.sum(0)[:2].tolist_async() == [44850.0, 44850.0]
+    finally:
+        rt.set_binding_limit(saved)
+
+
 CHECKS = [check_roundtrip, check_write_order, check_many_dispatches, check_odd_write,
           check_2d_grid, check_bad_wgsl, check_device_state, check_no_leaks,
-          check_without_jspi, check_gradient_ownership, check_window_binding]
+          check_without_jspi, check_gradient_ownership, check_window_binding,
+          check_split_past_binding_limit]
 
 
 async def run_driver_checks():
