@@ -81,6 +81,26 @@ export async function init() {
 export function deviceState() { return { errors: [...errors], lost }; }
 export function takeErrors() { return errors.splice(0, errors.length); }
 
+// Device loss. A lost device's calls do nothing (WebGPU raises no errors for them), and its
+// `lost` promise settles on a later turn of the event loop: every entry point below throws once
+// `lost` is set, and a failed map waits for the promise, so the next op that reaches the GPU
+// fails with the reason WebGPU gave (Python raises DeviceLostError with it).
+function lostError() { return new Error(`the WebGPU device was lost (${lost})`); }
+function checkLost() { if (lost) throw lostError(); }
+
+// Test hook (torchweb.webgpu._destroy_device): device.destroy(), as a GPU loss does it.
+export function destroyDevice() { if (device) device.destroy(); }
+
+// Drop the device and every GPU object of it (after a loss, or torchweb.webgpu.reset()); the
+// next init() requests a new one. Its late `lost` event is ignored (init's check of `device`).
+export function release() {
+  const dev = device;
+  device = null; queue = null; initInfo = null; lost = null;
+  buffers.clear(); pipelines.clear(); layouts.clear(); bindCache.clear(); dropStaging();
+  errors.length = 0;
+  if (dev) dev.destroy();
+}
+
 // A PyProxy of a memoryview, or a typed array: (view as Ctor, release function).
 function borrow(x, Ctor) {
   if (x == null) return [new Ctor(0), () => {}];
@@ -120,6 +140,7 @@ function layoutFor(kinds) {
 // has checked it, rejecting with the compiler's messages. With wait=false nothing is returned
 // and a failure lands in the error list instead (for pages that cannot block).
 export function createPipeline(id, code, kinds, wait = true) {
+  checkLost();
   kinds = kindList(kinds);
   const { bgl, layout } = layoutFor(kinds);
   device.pushErrorScope("internal");
@@ -173,6 +194,7 @@ const SUBMIT_EVERY = 64;
 // Run one flush of the command stream. words: u32 rows (commands.py); blob: the bytes that
 // WRITE rows point into. Both may be PyProxies of memoryviews (read in place, no copy).
 export function execute(wordsArg, blobArg) {
+  checkLost();
   const [words, releaseWords] = borrow(wordsArg, Uint32Array);
   const [blob, releaseBlob] = borrow(blobArg, Uint8Array);
   let encoder = null, pass = null, queued = 0;
@@ -302,6 +324,7 @@ function dropStaging() {   // at init after a device loss
 // resolves to nbytes; without it, to a Uint8Array of its own. dest's memory is taken only after
 // mapping: Pyodide's heap may grow (and move) while this awaits.
 export async function read(id, offset, nbytes, dest) {
+  checkLost();
   const b = buffers.get(id);
   if (!b) throw new Error(`torchweb: read of unknown buffer ${id}`);
   const size = Math.max(4, (nbytes + 3) & ~3);
@@ -315,7 +338,8 @@ export async function read(id, offset, nbytes, dest) {
       await staging.buf.mapAsync(GPUMapMode.READ, 0, size);
       mapped = true;
     } catch (e) {
-      throw new Error(lost ? `the WebGPU device was lost (${lost})` : `mapAsync failed: ${e.message}`);
+      if (!lost && device) await Promise.race([device.lost, new Promise((r) => setTimeout(r, 200))]);
+      throw lost ? lostError() : new Error(`mapAsync failed: ${e.message}`);
     }
     const src = new Uint8Array(staging.buf.getMappedRange(0, size), 0, nbytes);
     let out = nbytes;
@@ -344,7 +368,11 @@ export async function read(id, offset, nbytes, dest) {
 }
 
 // Wait until all submitted work is done (for timing).
-export async function sync() { await queue.onSubmittedWorkDone(); }
+export async function sync() {
+  checkLost();
+  await queue.onSubmittedWorkDone();
+  checkLost();
+}
 
 // How many GPU objects are alive: for leak checks in tests.
 export function stats() {

@@ -8,6 +8,7 @@ pyodide.ffi.run_sync (JSPI) by read, where the page allows it (can_run_sync()).
 
 import base64
 from importlib import resources
+from .errors import device_lost
 from .runtime import _runtime, set_runtime_driver
 
 _MODULE = [None]   # the imported runtime.mjs, shared by every driver in this interpreter
@@ -24,6 +25,10 @@ def _import_promise():
     src = (resources.files("torchweb") / "_js" / "runtime.mjs").read_bytes()
     url = "data:text/javascript;base64," + base64.b64encode(src).decode("ascii")
     return run_js("u => import(u)")(url)
+
+
+def can_block():
+    return bool(_ffi().can_run_sync())
 
 
 def _check_can_block(what):
@@ -43,6 +48,7 @@ def _js_error(e):
 
 class BrowserDriver:
     name = "browser"
+    on_lost = None   # the runtime's lose(reason), called when the device is found lost
 
     def __init__(self, module, init_result):
         self._mod = module
@@ -85,7 +91,7 @@ class BrowserDriver:
             try:
                 ffi.run_sync(self._mod.createPipeline(pipeline_id, code, kinds, True))
             except ffi.JsException as e:
-                raise _js_error(e) from None
+                raise self._error(e) from None
         else:
             self._mod.createPipeline(pipeline_id, code, kinds, False)
 
@@ -98,7 +104,7 @@ class BrowserDriver:
         try:
             self._mod.execute(w, b)
         except ffi.JsException as e:
-            raise _js_error(e) from None
+            raise self._error(e) from None
         finally:
             w.destroy()
             b.destroy()
@@ -114,7 +120,7 @@ class BrowserDriver:
         try:
             ffi.run_sync(self._mod.read(buffer_id, offset, nbytes, dest))
         except ffi.JsException as e:
-            raise _js_error(e) from None
+            raise self._error(e) from None
         finally:
             dest.destroy()
         return out
@@ -126,7 +132,7 @@ class BrowserDriver:
         try:
             await self._mod.read(buffer_id, offset, nbytes, dest)
         except ffi.JsException as e:
-            raise _js_error(e) from None
+            raise self._error(e) from None
         finally:
             dest.destroy()
         return out
@@ -138,17 +144,39 @@ class BrowserDriver:
         try:
             ffi.run_sync(self._mod.sync())
         except ffi.JsException as e:
-            raise _js_error(e) from None
+            raise self._error(e) from None
 
     async def wait_async(self):
         ffi = _ffi()
         try:
             await self._mod.sync()
         except ffi.JsException as e:
-            raise _js_error(e) from None
+            raise self._error(e) from None
 
     def can_block(self):
-        return bool(_ffi().can_run_sync())
+        return can_block()
+
+    def _error(self, e):
+        """The exception for a JsException of a call: DeviceLostError if the device is lost
+        (runtime.mjs notes device.lost's reason), else a RuntimeError with the JS message."""
+        try:
+            lost = self._mod.deviceState().lost
+        except Exception:   # (the module itself failed: report the first error)
+            lost = None
+        if isinstance(lost, str):
+            return device_lost(self, lost)
+        return _js_error(e)
+
+    # -- device loss ------------------------------------------------------------------------
+    def destroy_device(self):
+        """device.destroy() in the page: what a lost device looks like, for tests
+        (torchweb.webgpu._destroy_device)."""
+        self._mod.destroyDevice()
+
+    def close(self):
+        """Drop this device and every GPU object of it in runtime.mjs (lost, or reset); the
+        next init() there requests a new one."""
+        self._mod.release()
 
     # -- diagnostics ------------------------------------------------------------------------
     def device_state(self):

@@ -4,9 +4,12 @@ Thin on purpose: it executes the command stream (commands.py) and reads buffers 
 Everything above it is shared with the browser driver.
 """
 
+import functools
+import logging
 import os
 
 from . import commands
+from .errors import DeviceLostError, device_lost
 from .native_encoding import encoding_factory
 
 
@@ -29,11 +32,54 @@ def _raw_bind_group_calls():
         return None
 
 
+_LOSSES = []   # what wgpu-py's device-lost callback said, latest last (it only logs it)
+
+
+class _LossRecorder(logging.Filter):
+    """Notes wgpu-py's "The WGPU device was lost (reason):\nmessage" log records: the reason and
+    message WebGPU gives, which wgpu-py 0.32 has no other way to hand out."""
+
+    def filter(self, record):
+        msg = record.getMessage()
+        if msg.startswith("The WGPU device was lost ("):
+            head, _, detail = msg.partition(":\n")
+            _LOSSES[:] = [f"{head[len('The WGPU device was lost ('):-1]}: {detail.strip()}"]
+        return True
+
+
+_RECORDER = _LossRecorder()
+
+
+def _device_lost_checked(method):
+    """The method, with wgpu's errors of a lost device ("Parent device is lost") raised as
+    DeviceLostError, through the runtime's on_lost (which drops what it held of the device)."""
+    @functools.wraps(method)
+    def checked(self, *args):
+        try:
+            return method(self, *args)
+        except DeviceLostError:
+            raise
+        except Exception as e:
+            if "device is lost" not in str(e).lower() and "device lost" not in str(e).lower():
+                raise
+            try:
+                self.device._poll_wait()   # (lets wgpu-native call its lost callback now)
+            except Exception:
+                pass
+            reason = _LOSSES[-1] if _LOSSES else str(e).strip().splitlines()[-1].strip()
+            _LOSSES.clear()
+            raise device_lost(self, reason) from None
+    return checked
+
+
 class NativeDriver:
     name = "native"
+    on_lost = None   # the runtime's lose(reason), called when the device is found lost
 
     def __init__(self):
         import wgpu  # the optional extra torchweb[native]
+
+        logging.getLogger("wgpu").addFilter(_RECORDER)   # (after wgpu made its logger; once)
 
         self._wgpu = wgpu
         adapter = wgpu.gpu.request_adapter_sync(power_preference="high-performance")
@@ -90,6 +136,7 @@ class NativeDriver:
         return self.device.limits[name]
 
     # -- set-up calls (rare, direct) --------------------------------------------------------
+    @_device_lost_checked
     def create_pipeline(self, pipeline_id, code, binding_kinds):
         """binding_kinds: 'uniform' | 'read' | 'write' per binding, in order."""
         wgpu = self._wgpu
@@ -117,6 +164,7 @@ class NativeDriver:
         self.pipelines[pipeline_id] = (pipeline, layout[0], uniforms, params_first)
 
     # -- the command stream ----------------------------------------------------------------
+    @_device_lost_checked
     def execute(self, words, blob):
         wgpu = self._wgpu
         dev = self.device
@@ -174,6 +222,7 @@ class NativeDriver:
             buf.destroy()
 
     # -- captured programs (capture.py): decoded once, replayed without parsing ---------------
+    @_device_lost_checked
     def prepare(self, words):
         """A replayable form of a program of DISPATCH, COPY and WRITE rows whose buffers stay
         alive: pipelines, bind groups and buffers looked up once."""
@@ -201,6 +250,7 @@ class NativeDriver:
                 raise RuntimeError(f"torchweb: a captured program holds opcode {op}")
         return steps, list(used.items())
 
+    @_device_lost_checked
     def run_prepared(self, prepared, blob):
         """Run a prepare()d program; False (nothing run) if one of its buffers was remade since
         (the caller prepares it again)."""
@@ -281,6 +331,7 @@ class NativeDriver:
         for key in self._groups_of_buffer.pop(bid, ()):
             self._bind_groups.pop(key, None)
 
+    @_device_lost_checked
     def read(self, buffer_id, offset, nbytes):
         """Blocking readback of nbytes at offset (both multiples of 4)."""
         return self.queue.read_buffer(self.buffers[buffer_id], offset, nbytes)
@@ -288,6 +339,7 @@ class NativeDriver:
     async def read_async(self, buffer_id, offset, nbytes):
         return self.read(buffer_id, offset, nbytes)
 
+    @_device_lost_checked
     def wait(self):
         """Block until the GPU has finished everything submitted: wgpu-native's blocking device
         poll (~10 us on an H100's host), else reading a tiny buffer, which waits for the queue
@@ -306,3 +358,28 @@ class NativeDriver:
 
     def can_block(self):
         return True
+
+    # -- device loss ------------------------------------------------------------------------
+    def destroy_device(self):
+        """device.destroy(): what a lost device looks like, for tests (torchweb.webgpu._destroy_device)."""
+        self.device.destroy()
+
+    def close(self):
+        """Drop every GPU object of this device and destroy it (lost, or reset): nothing of it
+        is used again."""
+        self.buffers.clear()
+        self.pipelines.clear()
+        self.layouts.clear()
+        self._bind_groups.clear()
+        self._groups_of_buffer.clear()
+        self._fence = None
+        self._encoding = None
+        limits = {k: self.device.limits[k] for k in self.limits}   # (those torchweb asked for)
+        try:
+            self.device.destroy()
+            self.device._poll_wait()   # (its lost callback now, not as a stale reason for the next device)
+        except Exception:   # (already lost: nothing left to destroy)
+            pass
+        _LOSSES.clear()
+        self.limit = limits.get    # (torchweb.webgpu.limits() still answers, without the device)
+        self.device = self.queue = self.adapter = self._raw_bind_group = None

@@ -24,6 +24,25 @@ class Int64RangeError(RuntimeError):
     32 bits (WebGPU has no 64-bit integers): refused rather than wrapped."""
 
 
+class DeviceLostError(RuntimeError):
+    """The WebGPU device is gone (destroyed, reset by the browser or the driver, a kernel the
+    driver killed, the GPU removed): raised by the next op that reaches the GPU, then by every
+    tensor of that device when touched. torchweb.webgpu.reset(), or the next new tensor, starts
+    a new device. reason: what WebGPU said ('destroyed: ...', 'unknown: ...')."""
+
+    def __init__(self, message, reason=""):
+        super().__init__(message)
+        self.reason = reason
+
+
+def device_lost(driver, reason):
+    """The DeviceLostError a driver raises for its lost device: through the runtime's lose()
+    (driver.on_lost), which drops what it held of the device first."""
+    if driver.on_lost is not None:
+        return driver.on_lost(reason)
+    return DeviceLostError(f"torchweb: the WebGPU device was lost ({reason})", reason)
+
+
 def wgsl_raise(kind, tag_expr):
     """The WGSL statement that raises error `kind` for the dispatch tagged tag_expr."""
     return f"atomicMin(&ERR[{kind}], {tag_expr});"

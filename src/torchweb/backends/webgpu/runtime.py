@@ -16,7 +16,7 @@ from ... import _dtype
 from .. import pending
 from ..limits import BindingTooLarge
 from . import commands
-from .errors import DeviceErrors
+from .errors import DeviceErrors, DeviceLostError
 from .feed import Feed
 from .pool import BufferPool
 
@@ -43,8 +43,11 @@ SHARE_PARAMS = None           # ...and identical uniforms of a flush share one s
 
 
 class Runtime:
+    lost = None   # once the device is lost: what WebGPU said (then the class is LostRuntime)
+
     def __init__(self, driver):
         self.driver = driver
+        driver.on_lost = self.lose    # a driver that sees the device gone calls it (lose())
         self.stream = commands.CommandStream()
         self.params = bytearray()
         self._params_capacity = 0
@@ -147,6 +150,8 @@ class Runtime:
             code = make_code()
             try:
                 self.driver.create_pipeline(pid, code, list(binding_kinds))
+            except DeviceLostError:
+                raise
             except Exception as e:  # a bug of ours: show the kernel that failed
                 raise RuntimeError(f"torchweb: WGSL kernel failed to compile: {e}\n{code}") from None
             self._pipelines[key] = pid
@@ -399,6 +404,106 @@ class Runtime:
         bid, nbytes = self.errors.binding
         words = memoryview(await self.driver.read_async(bid, 0, nbytes)).cast("I").tolist()
         self.errors.check(words)
+
+
+    # -- device loss -----------------------------------------------------------------------
+    def lose(self, reason):
+        """The device is gone (reason: what WebGPU said, or why torchweb dropped it): drop what
+        this runtime and its driver hold of it (buffers, pipelines, bind groups, the pool, the
+        unflushed stream) and let the layers above drop what they cached (on_device_lost).
+        From here on this runtime only raises DeviceLostError (LostRuntime). Returns the error
+        for the caller to raise."""
+        if self.lost is None:
+            self.driver.on_lost = None
+            self.driver.close()
+            self.errors.reset()
+            # what is left: what the driver, the adapter's facts and an empty pool (stats: 0) say
+            self.__dict__ = {k: v for k, v in self.__dict__.items() if k in _KEPT_WHEN_LOST}
+            self.lost = reason or "lost"
+            self.closed = True
+            self.pool = BufferPool(self._create_buffer, self.stream_destroy)
+            self.__class__ = LostRuntime
+            _LOST.append(self)
+            pending.drop_pending(self)
+            for callback in _ON_LOST:
+                callback(self)
+        return self.error()
+
+
+class LostRuntime(Runtime):
+    """A runtime whose device was lost. Its storages (the old device's tensors) still point to it:
+    each access raises DeviceLostError, through `capture`, which a storage reads before handing
+    out its buffer, or through the methods that would reach the GPU. Nothing on the hot path of a
+    live runtime checks for loss."""
+
+    def error(self, touched=False):
+        """The DeviceLostError to raise. The first one (while this is still the current runtime)
+        detaches it, so that the next new tensor starts a new device (as PyTorch-like code that
+        just goes on expects). touched: a storage of this runtime asks (an old tensor used after
+        that first error), said so."""
+        current = _runtime[0] is self
+        if current:
+            _runtime[0] = None
+        if touched and not current:
+            return DeviceLostError(
+                f"torchweb: this tensor was on a WebGPU device that was lost ({self.lost}): its "
+                f"values are gone. Make it again on the current device (e.g. load the weights again)",
+                self.lost)
+        return DeviceLostError(
+            f"torchweb: the WebGPU device was lost ({self.lost}). Every tensor on it is gone; "
+            f"torchweb.webgpu.reset() starts a new device (so does the next new tensor): make "
+            f"the tensors you need again there (e.g. load the model's weights again)", self.lost)
+
+    def _gone(self, *_args, **_kwargs):
+        raise self.error()
+
+    def __getattr__(self, name):   # what lose() dropped (stream, errors, params...): gone too
+        if name.startswith("__"):
+            raise AttributeError(name)
+        raise self.error()
+
+    def _touched(self, *_args):
+        raise self.error(touched=True)
+
+    # a storage reads its runtime's capture before it hands out its buffer (a data descriptor
+    # wins over the instance's attribute); set: a recording that ends
+    capture = property(_touched, lambda self, value: None)
+    take = _touched   # (a storage that never had its buffer: taken on its first use)
+    alloc = upload = copy = pipeline = dispatch = grid = _gone
+    flush = run_program = synchronize = read = _gone
+
+    async def synchronize_async(self):
+        raise self.error()
+
+    async def read_async(self, *_args):
+        raise self.error()
+
+    def free(self, bid, size):   # (an old tensor dying: its buffer went with the device)
+        pass
+
+
+_KEPT_WHEN_LOST = {"driver", "errors", "features", "max_binding", "max_buffer", "max_workgroups", "software_adapter",
+                   "barriers_costly", "share_params"}
+# Lost runtimes, kept for good (about 5 KB each once lose() dropped its device): kernel
+# caches are keyed by id(runtime), and a new runtime must never get the id of a dead lost one.
+_LOST = []
+_ON_LOST = []   # callbacks (lost runtime) of the layers above that keep GPU work of a runtime
+
+
+def on_device_lost(callback):
+    """Have callback(runtime) run when a runtime's device is lost or reset: layers above the
+    backends that cache work of a runtime (pending expressions, compiled graphs) drop it."""
+    _ON_LOST.append(callback)
+
+
+def reset_runtime(reason="torchweb.webgpu.reset() was called"):
+    """Drop the current runtime and its device (its tensors then raise DeviceLostError); the
+    next get_runtime() starts a new one."""
+    rt = _runtime[0]
+    _runtime[0] = None
+    _init_error[0] = None
+    if rt is not None and rt.lost is None:
+        rt.lose(reason)
 
 
 WINDOW_IDS = 1 << 31   # ids from here on name windows (Runtime.window), never buffers
