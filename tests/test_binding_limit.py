@@ -187,6 +187,9 @@ def test_an_op_not_split_is_refused_naming_the_limit(device, lowered):
             torchweb.sort(x.flatten())
         with pytest.raises(RuntimeError, match=r"kernel .scan sum. would bind \d+ bytes.*maxStorageBufferBindingSize \(1048576 bytes\)"):
             x.cumsum(1)
+        wide = fast_ours(_rand((2, 300000), 15), device)   # one row (1.2 MB) past the limit
+        with pytest.raises(RuntimeError, match=r"kernel .embedding.*maxStorageBufferBindingSize \(1048576"):
+            torchweb.nn.functional.embedding(fast_ours(torch.tensor([1, 0]), device), wide).sum().item()
     else:
         assert_close(torchweb.sort(x.flatten())[0], torch.sort(a.flatten())[0], rtol=0, atol=0)
     assert_close(x + 1, a + 1, rtol=0, atol=0)      # the device is still usable

@@ -45,9 +45,9 @@ def elementwise(op, out, operands, dtypes):
     rt = _rt()
     try:
         ew_kernel.run(rt, op, out, operands, dtypes)
-    except _BindingTooLarge:   # a tensor past the binding limit: in blocks that fit (windows.py)
-        windows.split_elementwise(lambda o, ops: ew_kernel.run(rt, op, o, ops, dtypes), rt.max_binding,
-                                  out, operands)
+    except _BindingTooLarge as e:   # a tensor past the binding limit: in blocks that fit (windows.py)
+        windows.split(e, windows.split_elementwise, lambda o, ops: ew_kernel.run(rt, op, o, ops, dtypes),
+                      rt.max_binding, out, operands)
 
 
 # run_fused(outs, nodes, one_kernel=False, patched=False): write each pending storage of outs
@@ -70,10 +70,11 @@ def reduce(p, out, inp, index_from=None):
     rt = _rt()
     try:
         red_kernel.run(rt, p, out, inp, index_from)
-    except _BindingTooLarge:   # a tensor past the binding limit: in pieces that fit (windows.py)
+    except _BindingTooLarge as e:   # a tensor past the binding limit: in pieces that fit (windows.py)
         if index_from is not None:
             raise
-        windows.split_reduce(lambda q, o, i: red_kernel.run(rt, q, o, i), rt.max_binding, p, out, inp)
+        windows.split(e, windows.split_reduce, lambda q, o, i: red_kernel.run(rt, q, o, i), rt.max_binding,
+                      p, out, inp)
 
 
 _MATMUL_CHOICE = {}   # (output shape, K, dtype, forced variant, runtime) -> kernel: asked per call
@@ -130,8 +131,9 @@ def softmax(out, inp, log):
     rt = _rt()
     try:
         sm_kernel.run(rt, out, inp, log)
-    except _BindingTooLarge:   # past the binding limit: blocks of rows (windows.py)
-        windows.split_last_dim_rows(lambda o, i: sm_kernel.run(rt, o, i, log), rt.max_binding, out, inp)
+    except _BindingTooLarge as e:   # past the binding limit: blocks of rows (windows.py)
+        windows.split(e, windows.split_last_dim_rows, lambda o, i: sm_kernel.run(rt, o, i, log), rt.max_binding,
+                      out, inp)
 
 
 def moments_fits(row, rows):
@@ -235,9 +237,9 @@ def random(draw, out):
     rt = _rt()
     try:
         rand_kernel.run(rt, draw.kind, out, draw.seed, draw.call, draw.a, draw.b)
-    except _BindingTooLarge:   # past the binding limit: blocks, each from its elements' counters
-        windows.split_flat(lambda o, start: rand_kernel.run(rt, draw.kind, o, draw.seed, draw.call, draw.a,
-                                                            draw.b, start), rt.max_binding, out)
+    except _BindingTooLarge as e:   # past the binding limit: blocks, each from its elements' counters
+        windows.split(e, windows.split_flat, lambda o, start: rand_kernel.run(
+            rt, draw.kind, o, draw.seed, draw.call, draw.a, draw.b, start), rt.max_binding, out)
     _note_redraw(rt, draw, out)
 
 

@@ -13,10 +13,10 @@ def embedding(out, weight, idx):
     rt = get_runtime()
     try:
         emb_kernel.forward(rt, out, weight, idx)
-    except BindingTooLarge:
+    except BindingTooLarge as e:
         tag = rt.errors.tag("embedding")
-        windows.split_rows(lambda w, o, i, rows: emb_kernel.forward(rt, o, w, i, rows, tag), rt.max_binding,
-                           weight, [out, idx], "rows")
+        windows.split(e, windows.split_rows, lambda w, o, i, rows: emb_kernel.forward(rt, o, w, i, rows, tag),
+                      rt.max_binding, weight, [out, idx], "rows")
 
 
 def embedding_backward(grad_weight, grad, idx, padding_idx):
@@ -25,6 +25,6 @@ def embedding_backward(grad_weight, grad, idx, padding_idx):
     rt = get_runtime()
     try:
         emb_kernel.backward(rt, grad_weight, grad, idx, padding_idx)
-    except BindingTooLarge:
-        windows.split_rows(lambda gw, g, i, rows: emb_kernel.backward(rt, gw, g, i, padding_idx, rows),
-                           rt.max_binding, grad_weight, [grad, idx], "rows")
+    except BindingTooLarge as e:
+        windows.split(e, windows.split_rows, lambda gw, g, i, rows: emb_kernel.backward(
+            rt, gw, g, i, padding_idx, rows), rt.max_binding, grad_weight, [grad, idx], "rows")

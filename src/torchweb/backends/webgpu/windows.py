@@ -18,6 +18,10 @@ from .storage import GPUStorage
 ALIGN = 256   # minStorageBufferOffsetAlignment: a window's offset is a multiple of it
 
 
+class _Unsplittable(BindingTooLarge):
+    """No block of the kind a split needs fits (split() raises the kernel's refusal instead)."""
+
+
 def itemsize(dtype):
     return 2 if dtype.gpu_storage == "f16" else 4
 
@@ -109,7 +113,7 @@ def windowed(t, limit, cache):
     start = (lo * n) // ALIGN * ALIGN
     size = ((hi * n + 3) & ~3) - start
     if size > limit:
-        raise BindingTooLarge(
+        raise _Unsplittable(
             f"torchweb: a view of {size} bytes of a tensor of {s.size} bytes is larger than this "
             f"WebGPU adapter's maxStorageBufferBindingSize ({limit} bytes), and this op is not "
             f"split for tensors past that limit", size, limit)
@@ -139,13 +143,22 @@ def part(t, block):
     return View(t._storage, [b - a for a, b in block], t._stride, offset, t.dtype, t.device)
 
 
+def split(error, how, *args):
+    """how(*args), one of the splits below, for a kernel refused with error (BindingTooLarge):
+    that refusal again, naming the kernel, size and limit, where no piece of the split fits."""
+    try:
+        how(*args)
+    except _Unsplittable:
+        raise error from None
+
+
 def blocks(shape, fits, d=0, prefix=()):
     """Blocks [(start, stop) per dim] covering shape, each one for which fits(block) holds:
     runs of dim d's indices as long as fit (all equal but the last), a dim further in where a
     single index does not fit."""
     if d == len(shape):
         if not fits(prefix):
-            raise BindingTooLarge("torchweb: one element past the binding limit")
+            raise _Unsplittable("torchweb: no piece of this op fits in one binding")
         yield prefix
         return
     n = shape[d]
@@ -296,7 +309,8 @@ def split_rows(run, limit, table, others, rows_arg):
     others = [windowed(t, limit, cache) for t in others]
     for (lo, hi), cols in blocks(tuple(table._shape), fits_in(limit, [table])):
         if cols != (0, table._shape[1]):
-            raise BindingTooLarge(f"torchweb: an embedding row past the binding limit ({limit} bytes)", 0, limit)
+            raise _Unsplittable(f"torchweb: a row of {table._shape[1]} elements is past this WebGPU "
+                                  f"adapter's maxStorageBufferBindingSize ({limit} bytes)", 0, limit)
         run(windowed(part(table, ((lo, hi), cols)), limit, dict(cache)), *others, **{rows_arg: (lo, hi, num)})
 
 
