@@ -1,5 +1,6 @@
 """torchweb.webgpu: the user's view of the WebGPU device."""
 
+from ._errors import OutOfMemoryError  # noqa: F401  (torch.cuda.OutOfMemoryError's counterpart)
 from .backends.cpu_arrays import view
 from .backends.webgpu import is_available as _avail
 from .backends.webgpu.host import shaped, view_format

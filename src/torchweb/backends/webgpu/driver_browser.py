@@ -8,7 +8,7 @@ pyodide.ffi.run_sync (JSPI) by read, where the page allows it (can_run_sync()).
 
 import base64
 from importlib import resources
-from .errors import device_lost
+from .errors import BufferOutOfMemory, device_lost
 from .runtime import _runtime, set_runtime_driver
 
 _MODULE = [None]   # the imported runtime.mjs, shared by every driver in this interpreter
@@ -40,10 +40,19 @@ def _check_can_block(what):
             f"awaitable forms (`await t.tolist_async()`, `await t.item_async()`)")
 
 
-def _js_error(e):
-    """A RuntimeError with the JS message of a JsException (the JS stack is noise here)."""
+def _js_error(e, late=True):
+    """A RuntimeError with the JS message of a JsException (the JS stack is noise here); an
+    out-of-memory is BufferOutOfMemory (a torchweb.OutOfMemoryError), `late` where a flush's
+    error scope reported it at a readback, after the flush ran."""
     msg = getattr(e, "message", None) or str(e)
+    if msg.startswith(_OOM):   # runtime.mjs: "out of memory: BYTES: the device's message"
+        nbytes, _, detail = msg[len(_OOM):].partition(": ")
+        return BufferOutOfMemory(int(nbytes), detail + (" (reported at this readback: values "
+                                 "computed since that allocation are undefined)" if late else ""))
     return RuntimeError(f"torchweb (WebGPU): {msg}")
+
+
+_OOM = "out of memory: "
 
 
 class BrowserDriver:
@@ -109,6 +118,19 @@ class BrowserDriver:
             w.destroy()
             b.destroy()
 
+    def create_now(self, bid, nbytes):
+        """Make storage buffer bid now, in its own out-of-memory error scope, waiting for the
+        scope's answer (JSPI): True, or BufferOutOfMemory; False where the page cannot block
+        (the buffer is then made at the flush, and an out-of-memory found at the next readback)."""
+        ffi = _ffi()
+        if not ffi.can_run_sync():
+            return False
+        try:
+            ffi.run_sync(self._mod.createNow(bid, nbytes))
+        except ffi.JsException as e:
+            raise self._error(e, late=False) from None
+        return True
+
     # -- readback ---------------------------------------------------------------------------
     def read(self, buffer_id, offset, nbytes):
         """Blocking readback (JSPI) of nbytes at offset (both multiples of 4), as a bytearray:
@@ -156,7 +178,7 @@ class BrowserDriver:
     def can_block(self):
         return can_block()
 
-    def _error(self, e):
+    def _error(self, e, late=True):
         """The exception for a JsException of a call: DeviceLostError if the device is lost
         (runtime.mjs notes device.lost's reason), else a RuntimeError with the JS message."""
         try:
@@ -165,7 +187,7 @@ class BrowserDriver:
             lost = None
         if isinstance(lost, str):
             return device_lost(self, lost)
-        return _js_error(e)
+        return _js_error(e, late)
 
     # -- device loss ------------------------------------------------------------------------
     def destroy_device(self):

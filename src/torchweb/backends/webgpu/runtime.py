@@ -12,11 +12,11 @@ import weakref
 from itertools import chain, repeat
 from time import perf_counter
 
-from ... import _dtype
+from ... import _dtype, _errors
 from .. import pending
 from ..limits import BindingTooLarge
 from . import commands
-from .errors import DeviceErrors, DeviceLostError
+from .errors import BufferOutOfMemory, DeviceErrors, DeviceLostError, format_size
 from .feed import Feed
 from .pool import BufferPool
 
@@ -27,6 +27,7 @@ FLUSH_DISPATCHES = 1024       # flush after this many recorded dispatches...
 FLUSH_BLOB_BYTES = 64 << 20   # ...or this many bytes of pending uploads...
 FLUSH_AFTER_S = 0.001         # ...or once recording has gone on this long: the GPU works meanwhile
 FLUSH_WORK_BYTES = 512 << 20  # ...or once the recorded kernels' work reaches this many bytes
+CREATE_NOW_BYTES = 16 << 20   # buffers this big are made at the op, not at the flush (_create_now)
 IDLE_START_BYTES = 16 << 20   # ...or at once, for a kernel this big when the GPU is idle,
 # ...or when the GPU is about to run dry and enough work is queued (feed.py)
 # Work: the bytes a kernel binds (or what it says, e.g. a matmul's flops / 16). Big kernels go
@@ -79,6 +80,7 @@ class Runtime:
         # reductions and softmax avoid barriers there (kernels/reduction.py few_barriers)
         self.barriers_costly = any("swiftshader" in str(v).lower() for v in info.values())
         self.pool = BufferPool(self._create_buffer, self.stream_destroy)
+        driver.reclaim = self._reclaim   # (an out-of-memory creation frees the pool, retries once)
         self.errors = DeviceErrors(self)
         self.closed = False
         self.pipeline_kinds = {}   # pipeline id -> its binding kinds (capture.py: what is written)
@@ -95,8 +97,34 @@ class Runtime:
     def _create_buffer(self, nbytes):
         bid = self._next_id
         self._next_id += 1
+        if nbytes >= CREATE_NOW_BYTES and self.capture is None and self._create_now(bid, nbytes):
+            return bid
         self.stream.create(bid, nbytes, commands.USAGE_STORAGE)
         return bid
+
+    def _create_now(self, bid, nbytes):
+        """Make a big buffer at once, at the op that needs it, so that running out of memory
+        raises there (as in PyTorch) rather than at a later flush: False where the driver cannot
+        (a page that cannot block), and the buffer goes into the stream as usual. On out of
+        memory: the recorded work is flushed, the pool's free buffers destroyed, and it is
+        tried once more."""
+        create = getattr(self.driver, "create_now", None)
+        if create is None:
+            return False
+        try:
+            return create(bid, nbytes)
+        except BufferOutOfMemory:
+            pass
+        self.flush()            # (recorded work may bind the pool's free buffers: it goes first)
+        self.pool.trim(0)
+        self.pool.forget_working_set()
+        self.flush()
+        try:
+            return create(bid, nbytes)
+        except BufferOutOfMemory as e:
+            raise self.out_of_memory(nbytes, f"the device reported: {e.detail.strip()} (after the "
+                                             f"pool's free buffers were given back and it was "
+                                             f"tried again)") from None
 
     def stream_destroy(self, bid):
         self.stream.destroy(bid)
@@ -107,11 +135,8 @@ class Runtime:
         windows of it, windows.py); past maxBufferSize it is refused."""
         nbytes = max(4, (nbytes + 3) & ~3)
         if nbytes > self.max_buffer:
-            raise RuntimeError(
-                f"torchweb: a {what} of {nbytes} bytes is larger than this WebGPU adapter's "
-                f"largest buffer ({self.max_buffer} bytes, maxBufferSize; kernels bind at most "
-                f"{self.max_binding} bytes, maxStorageBufferBindingSize); split the tensor "
-                f"into smaller pieces")
+            raise self.out_of_memory(nbytes, f"the adapter's largest buffer is "
+                                             f"{format_size(self.max_buffer)} (maxBufferSize)")
         return self.take(nbytes)
 
     def take(self, nbytes):
@@ -121,6 +146,22 @@ class Runtime:
         if self.capture is not None:
             self.capture.on_acquire(bid)
         return bid, size
+
+    def _reclaim(self, keep):
+        """The driver failed to create a buffer: the pool's free buffers not in keep (ids the
+        rest of the flush uses), taken out of the pool for the driver to destroy at once."""
+        self.pool.forget_working_set()
+        return self.pool.drain(keep)
+
+    def out_of_memory(self, nbytes, why):
+        """torchweb.OutOfMemoryError in the shape of PyTorch's CUDA message, with the sizes."""
+        p = self.pool
+        return _errors.OutOfMemoryError(
+            f"WebGPU out of memory. Tried to allocate {format_size(nbytes)}: {why}. "
+            f"Of the memory in use, {format_size(p.live_bytes)} is allocated by torchweb and "
+            f"{format_size(p.free_bytes)} is reserved by torchweb but unallocated. Free tensors "
+            f"you no longer need or use smaller batches; torch.webgpu.empty_cache() gives the "
+            f"pool's free buffers back")
 
     def free(self, bid, size):
         if not self.closed:
@@ -319,11 +360,20 @@ class Runtime:
         t0 = perf_counter()
         try:
             self.driver.execute(words, blob)
+        except BufferOutOfMemory as e:
+            self._params_held = b""
+            raise self._flush_out_of_memory(e) from None
         except BaseException:
             self._params_held = b""   # (whether the upload happened is unknown now)
             raise
         self._feed_bytes, self._feed_at = self.feed.flushed(
             self._stream_work if stream.dispatches else 0, t0, perf_counter())
+
+    def _flush_out_of_memory(self, e):
+        return self.out_of_memory(e.nbytes, f"the device reported: {e.detail.strip()} (after the "
+                                            f"pool's free buffers were given back and it was tried "
+                                            f"again). The ops recorded after it in the same batch "
+                                            f"did not run")
 
     def run_program(self, pre, graph, post, blob):
         """Execute a captured program (capture.Graph) after what is recorded so far: the `pre`
