@@ -283,6 +283,15 @@ class Unpickler:
         return obj
 
     def load(self):
+        """The object; a malformed stream raises UnpicklingError (a rebuild's RuntimeError, which
+        names what is wrong with a storage, passes through)."""
+        try:
+            return self._load()
+        except (ValueError, TypeError, KeyError, IndexError, AttributeError, OverflowError, struct.error,
+                RecursionError) as e:   # (UnicodeDecodeError is a ValueError)
+            raise UnpicklingError(f"malformed pickle: {type(e).__name__}: {e}"[:500]) from None
+
+    def _load(self):
         self.stack, self.metastack = [], []
         read, push = self.read, None
         while True:
