@@ -122,10 +122,37 @@ def test_pytorch_refuses_the_gadgets_too(tmp_path):
 
 
 # -- safetensors ------------------------------------------------------------------------------------
+def _package_verdict(data):
+    """Whether the safetensors package accepts the file's header (None: no package here)."""
+    try:
+        from safetensors import deserialize
+    except ImportError:
+        return None
+    try:
+        deserialize(data)
+    except Exception:   # noqa: BLE001 - the package's errors (SafetensorError, ...) all mean "refused"
+        return False
+    return True
+
+
+def same_verdict_as_package(data):
+    """torchweb refuses as malformed exactly the files the safetensors package refuses."""
+    theirs = _package_verdict(data)
+    if theirs is None:
+        return
+    try:
+        parse_header(memoryview(data))
+        ours = True
+    except torchweb.safetensors.SafetensorError:
+        ours = False
+    assert ours == theirs, f"the safetensors package {'accepts' if theirs else 'refuses'} it, torchweb does not"
+
+
 @FUZZ
 @given(H.safetensors_file())
 def test_safetensors_headers(data):
     out = loads_or_refuses("safetensors_header", load_st, data)
+    same_verdict_as_package(data)
     if out is not None:   # what loads is what the header says
         _, entries, _ = parse_header(memoryview(data))
         assert {e[0]: list(e[2]) for e in entries} == {k: list(v.shape) for k, v in out.items()}
@@ -136,6 +163,7 @@ def test_safetensors_headers(data):
 @given(H.mutated_safetensors())
 def test_mutated_safetensors(data):
     check_loaded_tensors(loads_or_refuses("safetensors_mutated", load_st, data))
+    same_verdict_as_package(data)
 
 
 # -- memory claims ----------------------------------------------------------------------------------
