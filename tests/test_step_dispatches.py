@@ -268,3 +268,25 @@ def test_paired_updates_match_pytorch_and_halve_kernels(dispatches):
         assert dispatches[0] == 4   # (8x4: a pair and one alone; 5: a pair and one alone)
         for u, t in zip(ours, ref):
             assert_close(u, t.detach(), rtol=1e-5, atol=1e-6)
+
+
+def test_compiled_step_records_no_more_kernels_than_eager(dispatches):
+    # the capture holds the storages it saw: gradients are still taken as .grad without copies,
+    # and the optimizer's kernels paired, so the replayed program is the eager step's
+    from workloads import _gpt_step
+    torchweb.manual_seed(0)
+    step = _gpt_step(torchweb, "webgpu", False, dict(n_layer=2, n_head=2, n_embd=32, block_size=8, batch=2))
+    compiled = torchweb.compile(step)
+    counts = []
+    for _ in range(3):
+        torchweb.webgpu.synchronize()
+        dispatches[0] = 0
+        compiled()
+        torchweb.webgpu.synchronize()
+        counts.append(dispatches[0])
+    assert compiled.compile_stats["captures"] == 1
+    torchweb.webgpu.synchronize()
+    dispatches[0] = 0
+    step()
+    torchweb.webgpu.synchronize()
+    assert counts[-1] <= dispatches[0] + 1, (counts, dispatches[0])

@@ -168,18 +168,21 @@ function bindGroup(pid, p, words, j, nb, offsets) {
   return bg;
 }
 
+const SUBMIT_EVERY = 64;
+
 // Run one flush of the command stream. words: u32 rows (commands.py); blob: the bytes that
 // WRITE rows point into. Both may be PyProxies of memoryviews (read in place, no copy).
 export function execute(wordsArg, blobArg) {
   const [words, releaseWords] = borrow(wordsArg, Uint32Array);
   const [blob, releaseBlob] = borrow(blobArg, Uint8Array);
-  let encoder = null, pass = null;
+  let encoder = null, pass = null, queued = 0;
   const touched = new Set();   // buffers the unsubmitted encoder uses
   const doomed = [];           // destroyed at the end: destroy() waits for submitted work
   const submit = () => {
     if (pass) { pass.end(); pass = null; }
     if (encoder) { queue.submit([encoder.finish()]); encoder = null; }
     touched.clear();
+    queued = 0;
   };
   try {
     const n = words.length;
@@ -201,6 +204,10 @@ export function execute(wordsArg, blobArg) {
         pass.setBindGroup(0, bg, offsets);
         pass.dispatchWorkgroups(words[i + 2], words[i + 3], words[i + 4]);
         i += 6 + 3 * nb;
+        // a long program (a torch.compile replay: hundreds of dispatches) is submitted in parts,
+        // so that the GPU starts on the first while the rest are encoded (native_encoding.py's
+        // SUBMIT_EVERY, the same rule)
+        if (++queued >= SUBMIT_EVERY) submit();
       } else if (op === WRITE) {
         const id = words[i + 1], dst = words[i + 2], start = words[i + 3], nbytes = words[i + 4];
         // writeBuffer lands on the queue before the unsubmitted encoder: submit first if that

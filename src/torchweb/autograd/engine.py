@@ -4,6 +4,7 @@ however many paths reach it, and accumulates into leaves (or captures, for autog
 import sys
 
 from .._size import contiguous_strides
+from ..backends import backend_for
 from .._sparse_math import dense_plus
 from ..lazy import materialize
 from . import anomaly_mode, grad_mode
@@ -284,9 +285,13 @@ def _can_take(var, g):
     """g may become var.grad as it is: a gradient of var's shape, dtype and device, in the
     contiguous layout a copy would have, whose storage no other tensor (no view, no detached
     alias, no pending expression) holds."""
-    return (g._shape == var._shape and g.dtype is var.dtype and g.device == var.device
+    if not (g._shape == var._shape and g.dtype is var.dtype and g.device == var.device
             and g._base is None and g._offset == 0 and g._stride == contiguous_strides(g._shape)
-            and not g._requires_grad and sys.getrefcount(g._storage) == _ONE_HOLDER)
+            and not g._requires_grad):
+        return False
+    holders = sys.getrefcount(g._storage)
+    # (a call torchweb.compile records holds every storage its kernels touched: one more)
+    return holders == _ONE_HOLDER or (holders == _ONE_HOLDER + 1 and _captured(g))
 
 
 def _can_take_view(var, g):
@@ -298,7 +303,13 @@ def _can_take_view(var, g):
             and not g._requires_grad and g._base._base is None and g._base._offset == 0
             and g._base.numel() == g.numel()
             and sys.getrefcount(g._base) == _ONE_HOLDER                # (held by g alone)
-            and sys.getrefcount(g._storage) == _ONE_HOLDER + 1)        # (by g and its base)
+            and (sys.getrefcount(g._storage) == _ONE_HOLDER + 1        # (by g and its base)
+                 or sys.getrefcount(g._storage) == _ONE_HOLDER + 2 and _captured(g)))
+
+
+def _captured(g):
+    """Whether a call being recorded by torchweb.compile holds g's storage."""
+    return backend_for(g.device.type).capture_holds(g._storage)
 
 
 def accumulate_grad(var, g):

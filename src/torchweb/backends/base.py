@@ -48,6 +48,10 @@ class Backend(Protocol):
     def refuse_capture(self, reason):
         """Have the call torchweb.compile records run eagerly instead (nothing while none is)."""
 
+    def capture_holds(self, storage):
+        """Whether the call torchweb.compile records holds storage (a reference of its own, which
+        autograd's "no one else holds this gradient" test then allows for)."""
+
     def device_assert(self, bad, what, exc, message):
         """Raise exc(message) (message may be a callable giving the words) if any element of
         contiguous bool tensor bad is true: now, or at the next readback on an async device."""

@@ -47,16 +47,20 @@ class fusing:
     the module). patched: the kernels' scalars are recomputed by a captured call's replay."""
 
     __slots__ = ("patched", "forms", "sink", "values", "last", "shape", "stores", "slots", "kinds", "leaves",
-                 "nodes", "inputs", "written", "trace", "scalars", "held")
+                 "nodes", "inputs", "written", "trace", "scalars", "held", "groups", "count")
 
-    def __init__(self, patched=False, forms=None, pairing=False):
+    def __init__(self, patched=False, forms=None, pairing=False, groups=None):
         self.patched = patched
         self.forms = forms   # (a list: each kernel's form, its trace's structure, is appended)
         # pairing (eager steps; the caller flush()es at the step's end): an update's kernel is
         # held until another of the same shape comes whose buffers fit one dispatch with its
         # own, and the two run as one (a transformer's layers have parameters of a few shapes:
-        # a 6-layer nanoGPT's AdamW step 39 -> 21 kernels); shape -> (outs, nodes, buffer ids)
-        self.held = {} if pairing and not patched else None
+        # a 6-layer nanoGPT's AdamW step 39 -> 21 kernels); shape -> (outs, nodes, buffer ids,
+        # the kernel's index). groups (a list, while a step is captured): the indices of the
+        # kernels each dispatch ran, in order, for the replay to pack their scalars alike
+        self.held = {} if pairing else None
+        self.groups = groups
+        self.count = 0
         self.sink = _COLLECTING[-1] if _COLLECTING else None
         self.values = []     # the Value of each slot, made once: an update's values die with it, the next reuses them
         # the last traced update: fn, the bound kinds, args, kwargs, its kernel's parts (run()'s),
@@ -247,11 +251,12 @@ class fusing:
             sink.append([v for node in made for v in node.scalars])
             return
         if self.held is not None and self.sink is None:
-            self._pair(shape, live, made, inputs)
+            self.count += 1
+            self._pair(shape, live, made, inputs, self.count - 1)
             return
         backend_for(live[0].device_type).run_fused(tuple(live), tuple(made), one_kernel=True, patched=self.patched)
 
-    def _pair(self, shape, live, made, inputs):
+    def _pair(self, shape, live, made, inputs, index):
         """Run this kernel together with a held one of its shape where their buffers fit one
         dispatch, else hold it (and run the one held before, if any)."""
         buffers = set(inputs)
@@ -259,19 +264,24 @@ class fusing:
         key = (shape, live[0].device_type)
         other = self.held.pop(key, None)
         if other is not None:
-            o_live, o_made, o_buffers = other
+            o_live, o_made, o_buffers, o_index = other
             if len(o_buffers | buffers) <= _MAX_BUFFERS:
-                backend_for(key[1]).run_fused(tuple(o_live + live), tuple(o_made + made), one_kernel=True)
+                self._run(key[1], o_live + live, o_made + made, (o_index, index))
                 return
-            backend_for(key[1]).run_fused(tuple(o_live), tuple(o_made), one_kernel=True)
-        self.held[key] = (live, made, buffers)
+            self._run(key[1], o_live, o_made, (o_index,))
+        self.held[key] = (live, made, buffers, index)
+
+    def _run(self, device_type, live, made, indices):
+        if self.groups is not None:
+            self.groups.append(indices)
+        backend_for(device_type).run_fused(tuple(live), tuple(made), one_kernel=True, patched=self.patched)
 
     def flush(self):
         """Run the kernels held for pairing (the end of the step: nothing may read the
         parameters and states they write before)."""
         held, self.held = self.held, ({} if self.held is not None else None)
-        for (_, device_type), (live, made, _) in (held or {}).items():
-            backend_for(device_type).run_fused(tuple(live), tuple(made), one_kernel=True)
+        for (_, device_type), (live, made, _, index) in (held or {}).items():
+            self._run(device_type, live, made, (index,))
 
 
 def _compile(trace, kinds, outs):

@@ -393,19 +393,20 @@ class Optimizer:
         rec = None if replaying is not None else recording()
         captured = rec is not None or replaying is not None
         forms = [] if captured else None   # (this step's kernel forms)
+        groups = [] if rec is not None else None   # (the captured kernels' pairs of updates)
         if rec is not None:
             if self._optimizer_step_pre_hooks or self._optimizer_step_post_hooks or closure is not None:
                 rec.refuse("the optimizer has step hooks or a closure (Python a replay would skip)")
             if self._eager_update:
                 rec.refuse(f"{type(self).__name__}'s update runs op by op (reductions, readbacks or "
                            "sparse indices): a replay could not recompute its scalars")
-            rec.hooks.append(lambda: self._replay_scalars(forms))
+            rec.hooks.append(lambda: self._replay_scalars(forms, groups))
             rec.optimizers.append(self)
         loss = None
         if closure is not None:
             with grad_mode.enable_grad():
                 loss = closure()
-        scope = fusing(captured, forms, pairing=self._pairs_updates)   # (each parameter's update: one kernel)
+        scope = fusing(captured, forms, pairing=self._pairs_updates, groups=groups)   # (an update: one kernel)
         _CAPTURED.append(captured)
         try:
             self._each_update(scope)
@@ -457,12 +458,15 @@ class Optimizer:
         run by update(fn, (p, grad, *state tensors), *numbers, **options) (lazy/scope.py)."""
         raise NotImplementedError
 
-    def _replay_scalars(self, forms):
+    def _replay_scalars(self, forms, groups=None):
         """For a captured step's replay (torchweb.compile): run the step's Python again, which
         advances the state's step counts, but collect each kernel's scalars instead of
-        dispatching it (forms: the kernels' forms at capture, which they must keep)."""
+        dispatching it (forms: the kernels' forms at capture, which they must keep; groups: the
+        updates whose kernels the capture ran as one dispatch, whose scalars go together)."""
         with collecting_scalars() as sink:   # (each scope's kernel's, in order)
             self._run_step(None, replaying=forms)
+        if groups:
+            return [[v for i in group for v in sink[i]] for group in groups]
         return sink
 
 

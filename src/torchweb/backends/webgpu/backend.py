@@ -237,6 +237,19 @@ def capturing():
     return _rt().capture is not None
 
 
+def capture_holds(storage):
+    """Whether the call being recorded holds storage (capture.py keeps every storage that
+    reached a dispatch, so that no buffer id is reused within the call)."""
+    capture = _rt().capture
+    if capture is None:
+        return False
+    try:   # (the slot itself: reading the attribute would take a buffer for a storage without one)
+        bid = _GPUStorage._buffer_id.__get__(storage)
+    except AttributeError:
+        return False
+    return capture.storages.get(bid) is storage
+
+
 def refuse_capture(reason):
     """Have the call torchweb.compile is recording run eagerly instead (nothing while none is)."""
     capture = _rt().capture

@@ -58,6 +58,16 @@ VARIANTS = {v.name: v for v in [
     _v("t128x64_k16_split", 8, 4, 16, split=8),
     _v("t128x128_k16_acc16", 8, 8, 16, acc16=True),
     _v("t128x64_k16_acc16", 8, 4, 16, acc16=True),
+    # candidates measured on the H200 (bench/matmul_variants.py): double buffering at the
+    # other tile shapes, and split-K with it
+    _v("t128x64_k16_db", 8, 4, 16, db=True),
+    _v("t64x128_k16_db", 4, 8, 16, db=True),
+    _v("t128x128_k16_db", 8, 8, 16, db=True),
+    _v("t64x64_k8_db", 4, 4, 8, db=True),
+    _v("t64x64_k32_db", 4, 4, 32, db=True),
+    _v("t64x64_k16_db_split4", 4, 4, 16, db=True, split=4),
+    _v("t64x64_k16_db_split", 4, 4, 16, db=True, split=8),
+    _v("t128x64_k16_db_split4", 8, 4, 16, db=True, split=4),
     # barrier-free (matmul_direct.py), for SwiftShader. Also measured there, no faster than
     # d16x16_w4x4_k4: K steps of 1, 2, 8; blocks 8x16, 8x32, 16x32, 32x16, 32x32; workgroups
     # 2x2, 2x8, 8x2 (fewer than 4 threads leave SIMD lanes idle). Blocks past 16x16 take Subzero
@@ -71,9 +81,11 @@ VARIANTS = {v.name: v for v in [
 TABLE = {
     "huge": "t128x128_k16",      # >= 16M outputs, K >= 1024: 4096^3 0.68 (mm2 0.43)
     "large": "t128x128_k8",      # >= 4M outputs, K >= 1024: 2048^3 0.54, 4096^3 0.62
-    "wide": "t128x64_k16",       # >= 4M outputs, shorter K: attention bmm 0.20-0.31, linear 0.44
+    "wide": "t128x64_k16_db",    # >= 4M outputs, shorter K: attention bmm, linear (H200: 0.71 by the
+    # class's geometric mean, t128x64_k16 0.69; nvidia-h200-matmul-variants-2026-11-27-db.json)
     "medium": "t64x64_k16_db",   # >= 1M outputs: 1024^3 0.30, bmm 0.19-0.23, linear 0.40
-    "longk": "t64x64_k16_split",  # fewer outputs, K >= 1024: linear weight grad 0.35 (mm2 0.24)
+    "longk": "t64x64_k16_db_split",  # fewer outputs, K >= 1024: linear weight grads (H200: 0.62,
+    # t64x64_k16_split 0.60; H100 before double buffering: 0.35, mm2 0.24)
     "small": "t64x64_k16_db",    # the rest (tiny ones go to matmul_small.py): 512^3 0.38 (t64x64_k32
     # as good there, 0.38), nanoGPT's lm head 4096x384 @ 384x65 0.76 (k32 0.57;
     # nvidia-h100-matmul-variants-session4-gpt.json)
