@@ -64,6 +64,8 @@ def _storage_tensor(storage, offset, size, stride, fmt=None):
 
 
 def _grad(t, requires_grad):
+    if type(requires_grad) is not bool:   # PyTorch sets tensor.requires_grad, which takes a bool only
+        raise UnpicklingError(f"requires_grad must be a bool, got {type(requires_grad).__name__}")
     if requires_grad and t.dtype.is_floating_point:
         t.requires_grad_(True)
     return t
