@@ -273,6 +273,10 @@ ARGS = {
     "to_unknown_device": lambda m, x: x.to("gpu9"), "numel_arg": lambda m, x: x.numel(1),
     "size_dim_past": lambda m, x: x.size(2), "stride_dim_past": lambda m, x: x.stride(-3),
     "manual_seed_neg_str": lambda m, x: m.manual_seed("abc"),
+    "add_none": lambda m, x: m.add(x, None), "where_none": lambda m, x: m.where(x > 0, x, None),
+    "mm_none": lambda m, x: m.mm(x, None), "maximum_none": lambda m, x: m.maximum(x, None),
+    "lerp_none": lambda m, x: m.lerp(x, None, 0.5), "index_select_none": lambda m, x: x.index_select(0, None),
+    "gather_none": lambda m, x: x.gather(0, None),
 }
 for _n, _f in ARGS.items():
     case("arg_" + _n, _f)

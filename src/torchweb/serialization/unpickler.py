@@ -337,6 +337,8 @@ class Unpickler:
                     inst.__dict__.update({k: v for k, v in state.items()
                                           if isinstance(k, str) and not k.startswith("__")})
                 elif isinstance(inst, Tensor):
+                    if isinstance(state, dict):   # PyTorch's reader calls set_(*state) on a tensor: refused
+                        raise UnpicklingError("BUILD on a tensor takes a tuple state, got a dict")
                     _set_state(inst, state)
                 else:
                     raise UnpicklingError(f"Can only build Tensor, Parameter or OrderedDict, but got {type(inst)}")
