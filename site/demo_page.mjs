@@ -16,9 +16,21 @@ export function collectErrors(errors) {
   window.addEventListener("unhandledrejection", (e) => errors.push(String(e.reason)));
 }
 
+// A lost GPU device (torchweb.webgpu.DeviceLostError: the browser reset the GPU, a kernel ran too
+// long, the tab was backgrounded on a phone...) takes the worker's tensors with it: the error
+// comes with a button that restarts the page (a new worker, Pyodide and device) instead of
+// leaving it stuck.
+export const isDeviceLost = (text) => /DeviceLostError|WebGPU device (was|that was) lost/.test(String(text));
+
 export function showError(text) {
   $("stage").innerHTML = "";
   const s = document.createElement("span"); s.className = "error"; s.textContent = text; $("stage").append(s);
+  if (isDeviceLost(text)) {
+    const b = document.createElement("button");
+    b.id = "restart"; b.textContent = "The GPU device was lost: restart";
+    b.onclick = () => location.reload();
+    $("stage").append(" ", b);
+  }
 }
 
 export function showStage(m, log, t0) {

@@ -43,7 +43,7 @@ from ._tensor import Tensor
 from .autograd import grad_mode
 from .autograd.engine import BACKWARD_RUNS
 from .backends.webgpu import capture
-from .backends.webgpu.runtime import get_runtime
+from .backends.webgpu.runtime import get_runtime, on_device_lost
 from .nn.modules.module import Module
 
 CACHE_LIMIT = 8       # signatures per compiled function (torch._dynamo's recompile limit)
@@ -75,6 +75,7 @@ def reset():
 
 
 _live = set()
+on_device_lost(lambda _rt: reset())   # captured programs bind the lost device's buffers
 
 
 class _Entry:

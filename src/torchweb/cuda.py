@@ -10,6 +10,7 @@ device.type 'webgpu' and is_cuda True), and the calls below answer
 with the webgpu device's: synchronize, the memory counters, the generator, the name."""
 
 from . import _device, webgpu
+from ._errors import OutOfMemoryError  # noqa: F401  (torch.cuda.OutOfMemoryError is torch.OutOfMemoryError)
 from . import amp as _amp
 from ._random import default_generator
 from ._refused import refuse_the_rest

@@ -1,9 +1,10 @@
 """torchweb.webgpu: the user's view of the WebGPU device."""
 
+from ._errors import OutOfMemoryError  # noqa: F401  (torch.cuda.OutOfMemoryError's counterpart)
 from .backends.cpu_arrays import view
 from .backends.webgpu import is_available as _avail
 from .backends.webgpu.host import shaped, view_format
-from .backends.webgpu.runtime import get_runtime, in_browser
+from .backends.webgpu.runtime import _runtime, get_runtime, in_browser, reset_runtime
 
 
 def is_available():
@@ -70,6 +71,33 @@ async def init_async():
     return await _init()
 
 
+def reset():
+    """Start a new WebGPU device: after a DeviceLostError, or to drop everything the device
+    holds. Tensors of the old device raise DeviceLostError when touched (make them again, e.g.
+    load the weights again). Returns the new adapter's info. In a page that cannot block, use
+    `await torchweb.webgpu.reset_async()`."""
+    reset_runtime()
+    if in_browser():
+        from .backends.webgpu.driver_browser import can_block  # deferred: driver choice (the browser's)
+        if not can_block():
+            return None   # (the next use, or `await init_async()`, starts it)
+    return adapter_info()
+
+
+async def reset_async():
+    reset_runtime()
+    return await init_async()
+
+
+def _destroy_device():
+    """Test hook: destroy the current device as a GPU loss would (WebGPU's device.destroy()).
+    The next op that reaches the GPU raises DeviceLostError."""
+    rt = _runtime[0]
+    if rt is not None and rt.lost is None:
+        rt.flush()
+        rt.driver.destroy_device()
+
+
 def to_memoryview(tensor):
     """The tensor's values as a memoryview shaped like it (format 'f' float32, 'e' float16,
     'i' int32, 'q' int64, 'B' uint8, '?' bool), without making a Python number per element:
@@ -93,4 +121,4 @@ async def to_memoryview_async(tensor):
     return await read_memoryview_async(t)
 
 
-from .backends.webgpu.errors import Int64RangeError  # noqa: E402,F401  (raised at readback)
+from .backends.webgpu.errors import DeviceLostError, Int64RangeError  # noqa: E402,F401  (raised at readback)

@@ -36,13 +36,81 @@ let lost = null;               // the device-lost message, once lost
 
 let initInfo = null;
 
+// Out of memory: each flush that creates buffers does so inside one 'out-of-memory' error scope
+// (not one per buffer); the scope's promise settles later, so it is reported at the next read()
+// or sync(). Which buffer of the flush failed is not known: all the flush's new buffers are
+// destroyed then and made again when next used (revive), and values computed since are undefined.
+const memChecks = [];          // the flushes' popErrorScope promises, until read/sync awaits them
+let oom = null;                // "BYTES: message" of the first out-of-memory since Python heard
+const failed = new Map();      // id -> {size, usage} of buffers given up after an out-of-memory
+let failNextCreations = 0;     // a test hook: the next n flushes with creations (failMinBytes 0),
+let failMinBytes = 0;          // or createNow calls of failMinBytes or more, report out of memory
+export function setFailNextCreations(n, minBytes = 0) { failNextCreations = n; failMinBytes = minBytes; }
+
+function createBuffer(id, size, usage) {
+  buffers.set(id, { buf: device.createBuffer({ size, usage }), gen: ++generation, size, usage });
+  failed.delete(id);
+}
+
+function revive(id) {   // a buffer given up after an out-of-memory, used again: made again
+  const f = failed.get(id);
+  if (f) createBuffer(id, f.size, f.usage);
+  return buffers.get(id);
+}
+
+function bufferOf(id) { return buffers.get(id) || revive(id); }
+
+function scopeCreations(created) {
+  const dev = device;
+  memChecks.push(dev.popErrorScope().then((err) => {
+    if (failNextCreations > 0 && !failMinBytes && !err) { failNextCreations--; err = { message: "Not enough memory left (test hook)" }; }
+    if (!err || device !== dev) return;
+    let bytes = 0;
+    for (const [id, size] of created) {
+      const b = buffers.get(id);
+      // (not the params uniform (id 1) nor the error words (0xFFFFFFF0): tiny, and their
+      // contents are kept by the runtime across flushes)
+      if (b && id > 1 && id < 0xFFFFFFF0) { buffers.delete(id); b.buf.destroy(); failed.set(id, { size: b.size, usage: b.usage }); }
+      bytes += size;
+    }
+    if (!oom) oom = `${bytes}: ${err.message}`;
+  }));
+}
+
+// Make storage buffer `id` now, in its own error scope (a big one, at the op that needs it):
+// the promise rejects with "out of memory: BYTES: message" if the device had no room for it.
+export async function createNow(id, size) {
+  checkLost();
+  const dev = device;
+  dev.pushErrorScope("out-of-memory");
+  createBuffer(id, size, GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC | GPUBufferUsage.COPY_DST);
+  let err = await dev.popErrorScope();
+  if (failNextCreations > 0 && size >= failMinBytes && !err) { failNextCreations--; err = { message: "Not enough memory left (test hook)" }; }
+  if (err) {
+    const b = buffers.get(id);
+    if (b) { buffers.delete(id); b.buf.destroy(); }
+    throw new Error(`out of memory: ${size}: ${err.message}`);
+  }
+}
+
+// Throw the out-of-memory error reported since the last check (read and sync call this).
+async function checkMemory() {
+  if (memChecks.length) await Promise.all(memChecks.splice(0, memChecks.length));
+  if (oom) {
+    const m = oom;
+    oom = null;
+    errors.length = 0;   // (validation errors of work that bound the failed buffers follow from it)
+    throw new Error(`out of memory: ${m}`);
+  }
+}
+
 // Idempotent while the device lives: a second runtime in the same page shares the device
 // (the tables are keyed by ids that each runtime allocates from the same counters' start,
 // so only one runtime at a time should be used). After a device loss it starts afresh.
 export async function init() {
   if (device && !lost) return initInfo;
   buffers.clear(); pipelines.clear(); layouts.clear(); bindCache.clear(); dropStaging();
-  errors.length = 0; lost = null;
+  errors.length = 0; lost = null; failed.clear(); memChecks.length = 0; oom = null;
   const gpu = globalThis.navigator && globalThis.navigator.gpu;
   if (!gpu) throw new Error("this browser has no WebGPU (navigator.gpu is missing)");
   const adapter = await gpu.requestAdapter({ powerPreference: "high-performance" });
@@ -80,6 +148,26 @@ export async function init() {
 // Uncaptured errors and device loss, for Python to query (takeErrors empties the list).
 export function deviceState() { return { errors: [...errors], lost }; }
 export function takeErrors() { return errors.splice(0, errors.length); }
+
+// Device loss. A lost device's calls do nothing (WebGPU raises no errors for them), and its
+// `lost` promise settles on a later turn of the event loop: every entry point below throws once
+// `lost` is set, and a failed map waits for the promise, so the next op that reaches the GPU
+// fails with the reason WebGPU gave (Python raises DeviceLostError with it).
+function lostError() { return new Error(`the WebGPU device was lost (${lost})`); }
+function checkLost() { if (lost) throw lostError(); }
+
+// Test hook (torchweb.webgpu._destroy_device): device.destroy(), as a GPU loss does it.
+export function destroyDevice() { if (device) device.destroy(); }
+
+// Drop the device and every GPU object of it (after a loss, or torchweb.webgpu.reset()); the
+// next init() requests a new one. Its late `lost` event is ignored (init's check of `device`).
+export function release() {
+  const dev = device;
+  device = null; queue = null; initInfo = null; lost = null;
+  buffers.clear(); pipelines.clear(); layouts.clear(); bindCache.clear(); dropStaging();
+  errors.length = 0; failed.clear(); memChecks.length = 0; oom = null;
+  if (dev) dev.destroy();
+}
 
 // A PyProxy of a memoryview, or a typed array: (view as Ctor, release function).
 function borrow(x, Ctor) {
@@ -120,6 +208,7 @@ function layoutFor(kinds) {
 // has checked it, rejecting with the compiler's messages. With wait=false nothing is returned
 // and a failure lands in the error list instead (for pages that cannot block).
 export function createPipeline(id, code, kinds, wait = true) {
+  checkLost();
   kinds = kindList(kinds);
   const { bgl, layout } = layoutFor(kinds);
   device.pushErrorScope("internal");
@@ -148,7 +237,7 @@ export function createPipeline(id, code, kinds, wait = true) {
 function bindGroup(pid, p, words, j, nb, offsets) {
   let key = String(pid);
   for (let k = 0; k < nb; k++, j += 3) {
-    const b = buffers.get(words[j]);
+    const b = bufferOf(words[j]);
     if (!b) throw new Error(`torchweb: dispatch binds unknown buffer ${words[j]}`);
     key += p.uniform[k] ? `|${b.gen}:${words[j + 2]}` : `|${b.gen}:${words[j + 1]}:${words[j + 2]}`;
     if (p.uniform[k]) offsets.push(words[j + 1]);
@@ -173,11 +262,13 @@ const SUBMIT_EVERY = 64;
 // Run one flush of the command stream. words: u32 rows (commands.py); blob: the bytes that
 // WRITE rows point into. Both may be PyProxies of memoryviews (read in place, no copy).
 export function execute(wordsArg, blobArg) {
+  checkLost();
   const [words, releaseWords] = borrow(wordsArg, Uint32Array);
   const [blob, releaseBlob] = borrow(blobArg, Uint8Array);
   let encoder = null, pass = null, queued = 0;
   const touched = new Set();   // buffers the unsubmitted encoder uses
   const doomed = [];           // destroyed at the end: destroy() waits for submitted work
+  const created = [];          // [id, size] of this flush's new buffers, in an error scope
   const submit = () => {
     if (pass) { pass.end(); pass = null; }
     if (encoder) { queue.submit([encoder.finish()]); encoder = null; }
@@ -213,7 +304,7 @@ export function execute(wordsArg, blobArg) {
         // writeBuffer lands on the queue before the unsubmitted encoder: submit first if that
         // encoder uses this buffer, so the write stays in order with the dispatches around it.
         if (touched.has(id)) submit();
-        const b = buffers.get(id);
+        const b = bufferOf(id);
         if (!b) throw new Error(`torchweb: write to unknown buffer ${id}`);
         if (nbytes % 4 === 0) {
           queue.writeBuffer(b.buf, dst, blob, start, nbytes);
@@ -224,7 +315,7 @@ export function execute(wordsArg, blobArg) {
         }
         i += 5;
       } else if (op === COPY) {
-        const src = buffers.get(words[i + 1]), dst = buffers.get(words[i + 3]);
+        const src = bufferOf(words[i + 1]), dst = bufferOf(words[i + 3]);
         if (!src || !dst) throw new Error(`torchweb: copy between unknown buffers ${words[i + 1]}, ${words[i + 3]}`);
         if (pass) { pass.end(); pass = null; }
         if (!encoder) encoder = device.createCommandEncoder();
@@ -236,17 +327,21 @@ export function execute(wordsArg, blobArg) {
         const usage = words[i + 3] === USAGE_UNIFORM
           ? GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST
           : GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC | GPUBufferUsage.COPY_DST;
-        buffers.set(words[i + 1], { buf: device.createBuffer({ size: words[i + 2], usage }), gen: ++generation });
+        if (!created.length) device.pushErrorScope("out-of-memory");
+        createBuffer(words[i + 1], words[i + 2], usage);
+        created.push([words[i + 1], words[i + 2]]);
         i += 4;
       } else if (op === DESTROY) {
         const b = buffers.get(words[i + 1]);
         if (b) { buffers.delete(words[i + 1]); doomed.push(b.buf); }
+        failed.delete(words[i + 1]);
         i += 2;
       } else {
         throw new Error(`torchweb: corrupt command stream (opcode ${op} at word ${i})`);
       }
     }
   } finally {
+    if (created.length) scopeCreations(created);
     // Submit what was encoded even after an error, so the queue stays consistent.
     try { submit(); } finally {
       for (const buf of doomed) buf.destroy();
@@ -302,7 +397,8 @@ function dropStaging() {   // at init after a device loss
 // resolves to nbytes; without it, to a Uint8Array of its own. dest's memory is taken only after
 // mapping: Pyodide's heap may grow (and move) while this awaits.
 export async function read(id, offset, nbytes, dest) {
-  const b = buffers.get(id);
+  checkLost();
+  const b = bufferOf(id);
   if (!b) throw new Error(`torchweb: read of unknown buffer ${id}`);
   const size = Math.max(4, (nbytes + 3) & ~3);
   const staging = takeStaging(size);
@@ -315,7 +411,8 @@ export async function read(id, offset, nbytes, dest) {
       await staging.buf.mapAsync(GPUMapMode.READ, 0, size);
       mapped = true;
     } catch (e) {
-      throw new Error(lost ? `the WebGPU device was lost (${lost})` : `mapAsync failed: ${e.message}`);
+      if (!lost && device) await Promise.race([device.lost, new Promise((r) => setTimeout(r, 200))]);
+      throw lost ? lostError() : new Error(`mapAsync failed: ${e.message}`);
     }
     const src = new Uint8Array(staging.buf.getMappedRange(0, size), 0, nbytes);
     let out = nbytes;
@@ -330,6 +427,7 @@ export async function read(id, offset, nbytes, dest) {
     } else {
       out = src.slice();
     }
+    await checkMemory();   // (settled by now: the scopes were popped before this copy)
     // Errors raised by earlier work (invalid bind groups, ...) surface here, not as zeros.
     if (errors.length) throw new Error(`WebGPU reported errors: ${takeErrors().join("\n")}`);
     return out;
@@ -344,7 +442,12 @@ export async function read(id, offset, nbytes, dest) {
 }
 
 // Wait until all submitted work is done (for timing).
-export async function sync() { await queue.onSubmittedWorkDone(); }
+export async function sync() {
+  checkLost();
+  await queue.onSubmittedWorkDone();
+  checkLost();
+  await checkMemory();
+}
 
 // How many GPU objects are alive: for leak checks in tests.
 export function stats() {

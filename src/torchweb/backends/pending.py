@@ -12,3 +12,4 @@ realize_for_read = _nothing    # (storage): its own pending values written
 realize_for_write = _nothing   # (storage): that, and its pending readers run first (eager order)
 realize_all = _nothing         # (): every pending storage written (synchronize, capture)
 unallocated_bytes = _nothing   # (pool): bytes the pending storages of a pool will take
+drop_pending = _nothing        # (runtime): forget its storages' pending work (its device was lost)

@@ -132,9 +132,19 @@ def unallocated_bytes(pool):
     return total
 
 
+def drop_pending(rt):
+    """Forget the pending expressions of a webgpu runtime's storages: its device was lost, so
+    they can never run (touching such a storage raises DeviceLostError from the runtime)."""
+    for s in graph.pending_storages():
+        if getattr(s, "rt", None) is rt:
+            s.pending = None
+    graph.prune_groups()
+
+
 def install():
     """Set the hooks through which the backends ask for realization (backends/pending.py)."""
     _hooks.realize_for_read = realize_for_read
     _hooks.realize_for_write = realize_for_write
     _hooks.realize_all = realize_all
     _hooks.unallocated_bytes = unallocated_bytes
+    _hooks.drop_pending = drop_pending

@@ -8,6 +8,7 @@ pyodide.ffi.run_sync (JSPI) by read, where the page allows it (can_run_sync()).
 
 import base64
 from importlib import resources
+from .errors import BufferOutOfMemory, device_lost
 from .runtime import _runtime, set_runtime_driver
 
 _MODULE = [None]   # the imported runtime.mjs, shared by every driver in this interpreter
@@ -26,6 +27,10 @@ def _import_promise():
     return run_js("u => import(u)")(url)
 
 
+def can_block():
+    return bool(_ffi().can_run_sync())
+
+
 def _check_can_block(what):
     if not _ffi().can_run_sync():
         raise RuntimeError(
@@ -35,14 +40,24 @@ def _check_can_block(what):
             f"awaitable forms (`await t.tolist_async()`, `await t.item_async()`)")
 
 
-def _js_error(e):
-    """A RuntimeError with the JS message of a JsException (the JS stack is noise here)."""
+def _js_error(e, late=True):
+    """A RuntimeError with the JS message of a JsException (the JS stack is noise here); an
+    out-of-memory is BufferOutOfMemory (a torchweb.OutOfMemoryError), `late` where a flush's
+    error scope reported it at a readback, after the flush ran."""
     msg = getattr(e, "message", None) or str(e)
+    if msg.startswith(_OOM):   # runtime.mjs: "out of memory: BYTES: the device's message"
+        nbytes, _, detail = msg[len(_OOM):].partition(": ")
+        return BufferOutOfMemory(int(nbytes), detail + (" (reported at this readback: values "
+                                 "computed since that allocation are undefined)" if late else ""))
     return RuntimeError(f"torchweb (WebGPU): {msg}")
+
+
+_OOM = "out of memory: "
 
 
 class BrowserDriver:
     name = "browser"
+    on_lost = None   # the runtime's lose(reason), called when the device is found lost
 
     def __init__(self, module, init_result):
         self._mod = module
@@ -85,7 +100,7 @@ class BrowserDriver:
             try:
                 ffi.run_sync(self._mod.createPipeline(pipeline_id, code, kinds, True))
             except ffi.JsException as e:
-                raise _js_error(e) from None
+                raise self._error(e) from None
         else:
             self._mod.createPipeline(pipeline_id, code, kinds, False)
 
@@ -98,10 +113,23 @@ class BrowserDriver:
         try:
             self._mod.execute(w, b)
         except ffi.JsException as e:
-            raise _js_error(e) from None
+            raise self._error(e) from None
         finally:
             w.destroy()
             b.destroy()
+
+    def create_now(self, bid, nbytes):
+        """Make storage buffer bid now, in its own out-of-memory error scope, waiting for the
+        scope's answer (JSPI): True, or BufferOutOfMemory; False where the page cannot block
+        (the buffer is then made at the flush, and an out-of-memory found at the next readback)."""
+        ffi = _ffi()
+        if not ffi.can_run_sync():
+            return False
+        try:
+            ffi.run_sync(self._mod.createNow(bid, nbytes))
+        except ffi.JsException as e:
+            raise self._error(e, late=False) from None
+        return True
 
     # -- readback ---------------------------------------------------------------------------
     def read(self, buffer_id, offset, nbytes):
@@ -114,7 +142,7 @@ class BrowserDriver:
         try:
             ffi.run_sync(self._mod.read(buffer_id, offset, nbytes, dest))
         except ffi.JsException as e:
-            raise _js_error(e) from None
+            raise self._error(e) from None
         finally:
             dest.destroy()
         return out
@@ -126,7 +154,7 @@ class BrowserDriver:
         try:
             await self._mod.read(buffer_id, offset, nbytes, dest)
         except ffi.JsException as e:
-            raise _js_error(e) from None
+            raise self._error(e) from None
         finally:
             dest.destroy()
         return out
@@ -138,17 +166,39 @@ class BrowserDriver:
         try:
             ffi.run_sync(self._mod.sync())
         except ffi.JsException as e:
-            raise _js_error(e) from None
+            raise self._error(e) from None
 
     async def wait_async(self):
         ffi = _ffi()
         try:
             await self._mod.sync()
         except ffi.JsException as e:
-            raise _js_error(e) from None
+            raise self._error(e) from None
 
     def can_block(self):
-        return bool(_ffi().can_run_sync())
+        return can_block()
+
+    def _error(self, e, late=True):
+        """The exception for a JsException of a call: DeviceLostError if the device is lost
+        (runtime.mjs notes device.lost's reason), else a RuntimeError with the JS message."""
+        try:
+            lost = self._mod.deviceState().lost
+        except Exception:   # (the module itself failed: report the first error)
+            lost = None
+        if isinstance(lost, str):
+            return device_lost(self, lost)
+        return _js_error(e, late)
+
+    # -- device loss ------------------------------------------------------------------------
+    def destroy_device(self):
+        """device.destroy() in the page: what a lost device looks like, for tests
+        (torchweb.webgpu._destroy_device)."""
+        self._mod.destroyDevice()
+
+    def close(self):
+        """Drop this device and every GPU object of it in runtime.mjs (lost, or reset); the
+        next init() there requests a new one."""
+        self._mod.release()
 
     # -- diagnostics ------------------------------------------------------------------------
     def device_state(self):

@@ -4,13 +4,50 @@ Thin on purpose: it executes the command stream (commands.py) and reads buffers 
 Everything above it is shared with the browser driver.
 """
 
+import functools
+import logging
 import os
 
 from . import commands
+from .errors import BufferOutOfMemory, DeviceLostError, device_lost
 from .native_encoding import encoding_factory
 
 
 _MAX_BINDINGS = 32   # a dispatch's bindings: the params uniform and the storage buffers
+
+
+class _Buffers(dict):
+    """buffer id -> GPUBuffer. An id whose creation ran out of memory is made again when next
+    used (by its tensor, or by the pool handing the id out again), else it raises again."""
+
+    __slots__ = ("failed", "create")
+
+    def __missing__(self, bid):
+        if bid not in self.failed:
+            raise KeyError(bid)
+        nbytes, usage = self.failed[bid]
+        buf = self.create(nbytes, usage)   # (raises BufferOutOfMemory if memory is still short)
+        del self.failed[bid]
+        self[bid] = buf
+        return buf
+
+
+def _out_of_memory(e):
+    """Whether a wgpu-py error is an allocation failure (wgpu-native reports lavapipe's as a
+    validation error "Not enough memory left")."""
+    text = str(e).lower()
+    return isinstance(e, _OOM_TYPES) or "not enough memory" in text or "out of memory" in text
+
+
+_OOM_TYPES = ()   # (wgpu.GPUOutOfMemoryError, once wgpu is imported)
+
+
+def _one_line(e):
+    """wgpu-native's "Validation Error\n\nCaused by:\n  In wgpuDeviceCreateBuffer\n    Not
+    enough memory left." as "In wgpuDeviceCreateBuffer: Not enough memory left."."""
+    lines = [s.strip() for s in str(e).splitlines()]
+    kept = [s for s in lines if s and s != "Caused by:" and not s.endswith(" Error")]
+    return ": ".join(kept) or str(e)
 
 
 def _raw_bind_group_calls():
@@ -29,13 +66,74 @@ def _raw_bind_group_calls():
         return None
 
 
+def _ids_used(words, i):
+    """The buffer ids that rows words[i:] bind, copy or write."""
+    used = set()
+    n = len(words)
+    while i < n:
+        op = words[i]
+        if op == commands.DISPATCH:
+            used.update(words[i + 6:i + 6 + 3 * words[i + 5]:3])
+        elif op == commands.COPY:
+            used.update((words[i + 1], words[i + 3]))
+        elif op == commands.WRITE:
+            used.add(words[i + 1])
+        i += commands.row_length(words, i)
+    return used
+
+
+_LOSSES = []   # what wgpu-py's device-lost callback said, latest last (it only logs it)
+
+
+class _LossRecorder(logging.Filter):
+    """Notes wgpu-py's "The WGPU device was lost (reason):\nmessage" log records: the reason and
+    message WebGPU gives, which wgpu-py 0.32 has no other way to hand out."""
+
+    def filter(self, record):
+        msg = record.getMessage()
+        if msg.startswith("The WGPU device was lost ("):
+            head, _, detail = msg.partition(":\n")
+            _LOSSES[:] = [f"{head[len('The WGPU device was lost ('):-1]}: {detail.strip()}"]
+        return True
+
+
+_RECORDER = _LossRecorder()
+
+
+def _device_lost_checked(method):
+    """The method, with wgpu's errors of a lost device ("Parent device is lost") raised as
+    DeviceLostError, through the runtime's on_lost (which drops what it held of the device)."""
+    @functools.wraps(method)
+    def checked(self, *args):
+        try:
+            return method(self, *args)
+        except DeviceLostError:
+            raise
+        except Exception as e:
+            if "device is lost" not in str(e).lower() and "device lost" not in str(e).lower():
+                raise
+            try:
+                self.device._poll_wait()   # (lets wgpu-native call its lost callback now)
+            except Exception:
+                pass
+            reason = _LOSSES[-1] if _LOSSES else str(e).strip().splitlines()[-1].strip()
+            _LOSSES.clear()
+            raise device_lost(self, reason) from None
+    return checked
+
+
 class NativeDriver:
     name = "native"
+    on_lost = None   # the runtime's lose(reason), called when the device is found lost
 
     def __init__(self):
         import wgpu  # the optional extra torchweb[native]
 
+        logging.getLogger("wgpu").addFilter(_RECORDER)   # (after wgpu made its logger; once)
+
         self._wgpu = wgpu
+        global _OOM_TYPES
+        _OOM_TYPES = (wgpu.GPUOutOfMemoryError,)
         adapter = wgpu.gpu.request_adapter_sync(power_preference="high-performance")
         if adapter is None:
             raise RuntimeError("wgpu found no WebGPU adapter (is a Vulkan driver installed?)")
@@ -57,7 +155,12 @@ class NativeDriver:
                                                   required_limits=self.limits)
         self.features = {"subgroups" if f == "subgroup" else f for f in want}
         self.queue = self.device.queue
-        self.buffers = {}
+        self.buffers = _Buffers()
+        self.buffers.failed = {}     # buffer id -> (nbytes, usage) of creations out of memory
+        self.buffers.create = self._create_or_raise
+        self.reclaim = lambda keep: []   # the runtime's: (ids still needed) -> free pool ids
+        self.fail_next_creations = 0     # a test hook: this many creations (of fail_min_bytes
+        self.fail_min_bytes = 0          # or more) fail as out of memory
         self.pipelines = {}
         self.layouts = {}
         self._fence = None
@@ -90,6 +193,7 @@ class NativeDriver:
         return self.device.limits[name]
 
     # -- set-up calls (rare, direct) --------------------------------------------------------
+    @_device_lost_checked
     def create_pipeline(self, pipeline_id, code, binding_kinds):
         """binding_kinds: 'uniform' | 'read' | 'write' per binding, in order."""
         wgpu = self._wgpu
@@ -117,63 +221,136 @@ class NativeDriver:
         self.pipelines[pipeline_id] = (pipeline, layout[0], uniforms, params_first)
 
     # -- the command stream ----------------------------------------------------------------
+    @_device_lost_checked
     def execute(self, words, blob):
-        wgpu = self._wgpu
-        dev = self.device
         enc = self._encoding()
         doomed = []
         blob = memoryview(blob)
         pipelines, groups = self.pipelines, self._bind_groups
         i, n = 0, len(words)
-        while i < n:
-            op = words[i]
-            if op == commands.DISPATCH:
-                pid, x, y, z, nb = words[i + 1:i + 6]
-                pipeline, bgl, _, params_first = pipelines[pid]
-                j = i + 6 + 3 * nb
-                if params_first:
-                    # (the params binding's offset is dynamic: the bind group is keyed by its
-                    # size and the storage buffers' rows)
-                    key = (id(bgl), words[i + 8], tuple(words[i + 9:j]))
-                    group = groups.get(key)
-                    if group is None:
-                        rows = list(words[i + 6:j])
-                        rows[1] = 0
-                        group = self._bind_group(bgl, tuple(rows), key)
-                    enc.dispatch(pipeline, group, (words[i + 7],), x, y, z)
-                    i = j
-                    continue
-                pipeline, group, offsets, (x, y, z), _, i = self._decode_dispatch(words, i)
-                enc.dispatch(pipeline, group, offsets, x, y, z)
-            elif op == commands.COPY:
-                src, so, dst, do, nbytes = words[i + 1:i + 6]
-                enc.copy(self.buffers[src], so, self.buffers[dst], do, nbytes)
-                i += 6
-            elif op == commands.WRITE:
-                bid, dst_off, start, nbytes = words[i + 1:i + 5]
-                enc.write(self.buffers[bid], dst_off, blob[start:start + nbytes])
-                i += 5
-            elif op == commands.CREATE:
-                bid, nbytes, usage = words[i + 1:i + 4]
-                if usage == commands.USAGE_UNIFORM:
-                    u = wgpu.BufferUsage.UNIFORM | wgpu.BufferUsage.COPY_DST
+        try:
+            while i < n:
+                op = words[i]
+                if op == commands.DISPATCH:
+                    pid, x, y, z, nb = words[i + 1:i + 6]
+                    pipeline, bgl, _, params_first = pipelines[pid]
+                    j = i + 6 + 3 * nb
+                    if params_first:
+                        # (the params binding's offset is dynamic: the bind group is keyed by its
+                        # size and the storage buffers' rows)
+                        key = (id(bgl), words[i + 8], tuple(words[i + 9:j]))
+                        group = groups.get(key)
+                        if group is None:
+                            rows = list(words[i + 6:j])
+                            rows[1] = 0
+                            group = self._bind_group(bgl, tuple(rows), key)
+                        enc.dispatch(pipeline, group, (words[i + 7],), x, y, z)
+                        i = j
+                        continue
+                    pipeline, group, offsets, (x, y, z), _, i = self._decode_dispatch(words, i)
+                    enc.dispatch(pipeline, group, offsets, x, y, z)
+                elif op == commands.COPY:
+                    src, so, dst, do, nbytes = words[i + 1:i + 6]
+                    enc.copy(self.buffers[src], so, self.buffers[dst], do, nbytes)
+                    i += 6
+                elif op == commands.WRITE:
+                    bid, dst_off, start, nbytes = words[i + 1:i + 5]
+                    enc.write(self.buffers[bid], dst_off, blob[start:start + nbytes])
+                    i += 5
+                elif op == commands.CREATE:
+                    bid, nbytes, usage = words[i + 1:i + 4]
+                    self._forget_bind_groups(bid)
+                    try:
+                        self.buffers[bid] = self._create_or_raise(nbytes, usage)
+                    except BufferOutOfMemory:
+                        # submit what is encoded, give the pool's free buffers back, try once more
+                        enc.submit()
+                        enc = self._encoding()
+                        self._destroy_now(self.reclaim(_ids_used(words, i + 4)))
+                        try:
+                            self.buffers[bid] = self._create_or_raise(nbytes, usage)
+                        except BufferOutOfMemory:
+                            self.buffers.failed[bid] = (nbytes, usage)
+                            i += 4
+                            raise
+                    i += 4
+                elif op == commands.DESTROY:
+                    self._destroy_row(words[i + 1], doomed)
+                    i += 2
                 else:
-                    u = wgpu.BufferUsage.STORAGE | wgpu.BufferUsage.COPY_SRC | wgpu.BufferUsage.COPY_DST
-                self._forget_bind_groups(bid)
-                self.buffers[bid] = dev.create_buffer(size=nbytes, usage=u)
-                i += 4
-            elif op == commands.DESTROY:
-                bid = words[i + 1]
-                self._forget_bind_groups(bid)
-                doomed.append(self.buffers.pop(bid))  # recorded work may still use it
-                i += 2
-            else:
-                raise RuntimeError(f"torchweb: corrupt command stream (opcode {op} at word {i})")
+                    raise RuntimeError(f"torchweb: corrupt command stream (opcode {op} at word {i})")
+        except BufferOutOfMemory:
+            # (a creation, or a failed id made again when used: the rest of the flush is skipped)
+            self._finish_after_oom(enc, words, i, doomed)
+            raise
         enc.submit()
         for buf in doomed:
             buf.destroy()
 
+    # -- out of memory ---------------------------------------------------------------------
+    def _create_or_raise(self, nbytes, usage):
+        """A new buffer; BufferOutOfMemory where the device has no memory for it (wgpu-py raises
+        the device's error at the call, so no error scope is needed here)."""
+        B = self._wgpu.BufferUsage
+        u = (B.UNIFORM | B.COPY_DST if usage == commands.USAGE_UNIFORM
+             else B.STORAGE | B.COPY_SRC | B.COPY_DST)
+        try:
+            if self.fail_next_creations and nbytes >= self.fail_min_bytes:
+                self.fail_next_creations -= 1
+                raise self._wgpu.GPUOutOfMemoryError("Not enough memory left (test hook)")
+            return self.device.create_buffer(size=nbytes, usage=u)
+        except self._wgpu.GPUError as e:
+            if _out_of_memory(e):
+                raise BufferOutOfMemory(nbytes, _one_line(e)) from None
+            raise
+
+    def create_now(self, bid, nbytes):
+        """Make storage buffer bid now (a big one: the runtime's _create_now): True, or
+        BufferOutOfMemory."""
+        self._forget_bind_groups(bid)
+        self.buffers[bid] = self._create_or_raise(nbytes, commands.USAGE_STORAGE)
+        return True
+
+    def _destroy_row(self, bid, doomed):
+        self._forget_bind_groups(bid)
+        buf = self.buffers.pop(bid, None)
+        if buf is not None:   # (None: its creation ran out of memory)
+            doomed.append(buf)   # recorded work may still use it: destroyed after the submit
+        else:
+            self.buffers.failed.pop(bid, None)
+
+    def _destroy_now(self, ids):
+        for bid in ids:
+            self._forget_bind_groups(bid)
+            buf = self.buffers.pop(bid, None)
+            if buf is not None:
+                buf.destroy()
+            self.buffers.failed.pop(bid, None)
+
+    def _finish_after_oom(self, enc, words, i, doomed):
+        """A creation failed for good at row i: run what was encoded, then only the rest's
+        buffer rows (CREATE, DESTROY), so the tables stay in step with the runtime's; its
+        dispatches, copies and writes are skipped (the OutOfMemoryError says so)."""
+        enc.submit()
+        n = len(words)
+        while i < n:
+            op = words[i]
+            if op == commands.CREATE:
+                bid, nbytes, usage = words[i + 1:i + 4]
+                self._forget_bind_groups(bid)
+                try:
+                    self.buffers[bid] = self._create_or_raise(nbytes, usage)
+                except BufferOutOfMemory:
+                    self.buffers.failed[bid] = (nbytes, usage)
+            elif op == commands.DESTROY:
+                self._destroy_row(words[i + 1], doomed)
+            i += commands.row_length(words, i)
+        for buf in doomed:
+            buf.destroy()
+        doomed.clear()
+
     # -- captured programs (capture.py): decoded once, replayed without parsing ---------------
+    @_device_lost_checked
     def prepare(self, words):
         """A replayable form of a program of DISPATCH, COPY and WRITE rows whose buffers stay
         alive: pipelines, bind groups and buffers looked up once."""
@@ -201,6 +378,7 @@ class NativeDriver:
                 raise RuntimeError(f"torchweb: a captured program holds opcode {op}")
         return steps, list(used.items())
 
+    @_device_lost_checked
     def run_prepared(self, prepared, blob):
         """Run a prepare()d program; False (nothing run) if one of its buffers was remade since
         (the caller prepares it again)."""
@@ -281,6 +459,7 @@ class NativeDriver:
         for key in self._groups_of_buffer.pop(bid, ()):
             self._bind_groups.pop(key, None)
 
+    @_device_lost_checked
     def read(self, buffer_id, offset, nbytes):
         """Blocking readback of nbytes at offset (both multiples of 4)."""
         return self.queue.read_buffer(self.buffers[buffer_id], offset, nbytes)
@@ -288,6 +467,7 @@ class NativeDriver:
     async def read_async(self, buffer_id, offset, nbytes):
         return self.read(buffer_id, offset, nbytes)
 
+    @_device_lost_checked
     def wait(self):
         """Block until the GPU has finished everything submitted: wgpu-native's blocking device
         poll (~10 us on an H100's host), else reading a tiny buffer, which waits for the queue
@@ -306,3 +486,28 @@ class NativeDriver:
 
     def can_block(self):
         return True
+
+    # -- device loss ------------------------------------------------------------------------
+    def destroy_device(self):
+        """device.destroy(): what a lost device looks like, for tests (torchweb.webgpu._destroy_device)."""
+        self.device.destroy()
+
+    def close(self):
+        """Drop every GPU object of this device and destroy it (lost, or reset): nothing of it
+        is used again."""
+        self.buffers.clear()
+        self.pipelines.clear()
+        self.layouts.clear()
+        self._bind_groups.clear()
+        self._groups_of_buffer.clear()
+        self._fence = None
+        self._encoding = None
+        limits = {k: self.device.limits[k] for k in self.limits}   # (those torchweb asked for)
+        try:
+            self.device.destroy()
+            self.device._poll_wait()   # (its lost callback now, not as a stale reason for the next device)
+        except Exception:   # (already lost: nothing left to destroy)
+            pass
+        _LOSSES.clear()
+        self.limit = limits.get    # (torchweb.webgpu.limits() still answers, without the device)
+        self.device = self.queue = self.adapter = self._raw_bind_group = None

@@ -8,6 +8,8 @@ such dispatches were recorded: float code never pays for it. The exception names
 failing op; the buffer is reset, so the device and earlier tensors stay usable.
 """
 
+from ... import _errors
+
 ERROR_BUFFER_ID = 0xFFFFFFF0      # a fixed id, far above the pool's counter
 ZERO_DIVISION, INT64_RANGE, INDEX, CONTENTION = 0, 1, 2, 3
 NWORDS = 4
@@ -22,6 +24,47 @@ WGSL_DECL = "var<storage, read_write> ERR: array<atomic<u32>, {n}>;".format(n=NW
 class Int64RangeError(RuntimeError):
     """An int64 result outside [-2**31, 2**31 - 1] on the webgpu device, which holds int64 in
     32 bits (WebGPU has no 64-bit integers): refused rather than wrapped."""
+
+
+class BufferOutOfMemory(_errors.OutOfMemoryError):
+    """A driver could not create a buffer of nbytes (the device said `detail`). The native
+    driver raises it at the flush, after the pool's free buffers were given back and the
+    creation tried again, having run what came before it and skipped the rest of that flush
+    (the runtime re-raises it with the pool's sizes); the browser's, at the next readback or
+    synchronize (WebGPU reports it to an error scope, asynchronously)."""
+
+    def __init__(self, nbytes, detail):
+        super().__init__(f"WebGPU out of memory. Tried to allocate {format_size(nbytes)}: "
+                         f"the device reported: {detail.strip()}")
+        self.nbytes = nbytes
+        self.detail = detail
+
+
+def format_size(nbytes):
+    """PyTorch's caching allocator's sizes: bytes, KiB, MiB, then GiB (no TiB)."""
+    for unit, scale in (("bytes", 1), ("KiB", 1 << 10), ("MiB", 1 << 20)):
+        if nbytes <= scale << 10:
+            return f"{nbytes} bytes" if scale == 1 else f"{nbytes / scale:.2f} {unit}"
+    return f"{nbytes / (1 << 30):.2f} GiB"
+
+
+class DeviceLostError(RuntimeError):
+    """The WebGPU device is gone (destroyed, reset by the browser or the driver, a kernel the
+    driver killed, the GPU removed): raised by the next op that reaches the GPU, then by every
+    tensor of that device when touched. torchweb.webgpu.reset(), or the next new tensor, starts
+    a new device. reason: what WebGPU said ('destroyed: ...', 'unknown: ...')."""
+
+    def __init__(self, message, reason=""):
+        super().__init__(message)
+        self.reason = reason
+
+
+def device_lost(driver, reason):
+    """The DeviceLostError a driver raises for its lost device: through the runtime's lose()
+    (driver.on_lost), which drops what it held of the device first."""
+    if driver.on_lost is not None:
+        return driver.on_lost(reason)
+    return DeviceLostError(f"torchweb: the WebGPU device was lost ({reason})", reason)
 
 
 def wgsl_raise(kind, tag_expr):

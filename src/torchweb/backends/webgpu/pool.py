@@ -116,6 +116,16 @@ class BufferPool:
         """Keep only max_free_bytes from now on (until the working set grows again)."""
         self.working_set = 0
 
+    def drain(self, keep=()):
+        """Take the free buffers whose ids are not in keep out of the pool without destroying
+        them (a driver out of memory destroys them at once and tries again): their ids."""
+        ids = [bid for bid in self._lru if bid not in keep]
+        for bid in ids:
+            size = self._lru.pop(bid)
+            _heap_remove(self._free[size], bid)
+            self.free_bytes -= size
+        return ids
+
     def trim(self, keep_bytes=0):
         while self.free_bytes > keep_bytes and self._lru:
             bid, size = self._lru.popitem(last=False)

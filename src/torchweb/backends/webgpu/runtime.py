@@ -11,10 +11,10 @@ import sys
 from itertools import chain, repeat
 from time import perf_counter
 
-from ... import _dtype
+from ... import _dtype, _errors
 from .. import pending
 from . import commands
-from .errors import DeviceErrors
+from .errors import BufferOutOfMemory, DeviceErrors, DeviceLostError, format_size
 from .feed import Feed
 from .pool import BufferPool
 
@@ -25,6 +25,7 @@ FLUSH_DISPATCHES = 1024       # flush after this many recorded dispatches...
 FLUSH_BLOB_BYTES = 64 << 20   # ...or this many bytes of pending uploads...
 FLUSH_AFTER_S = 0.001         # ...or once recording has gone on this long: the GPU works meanwhile
 FLUSH_WORK_BYTES = 512 << 20  # ...or once the recorded kernels' work reaches this many bytes
+CREATE_NOW_BYTES = 16 << 20   # buffers this big are made at the op, not at the flush (_create_now)
 IDLE_START_BYTES = 16 << 20   # ...or at once, for a kernel this big when the GPU is idle,
 # ...or when the GPU is about to run dry and enough work is queued (feed.py)
 # Work: the bytes a kernel binds (or what it says, e.g. a matmul's flops / 16). Big kernels go
@@ -41,8 +42,11 @@ SHARE_PARAMS = None           # ...and identical uniforms of a flush share one s
 
 
 class Runtime:
+    lost = None   # once the device is lost: what WebGPU said (then the class is LostRuntime)
+
     def __init__(self, driver):
         self.driver = driver
+        driver.on_lost = self.lose    # a driver that sees the device gone calls it (lose())
         self.stream = commands.CommandStream()
         self.params = bytearray()
         self._params_capacity = 0
@@ -70,6 +74,7 @@ class Runtime:
         # reductions and softmax avoid barriers there (kernels/reduction.py few_barriers)
         self.barriers_costly = any("swiftshader" in str(v).lower() for v in info.values())
         self.pool = BufferPool(self._create_buffer, self.stream_destroy)
+        driver.reclaim = self._reclaim   # (an out-of-memory creation frees the pool, retries once)
         self.errors = DeviceErrors(self)
         self.closed = False
         self.pipeline_kinds = {}   # pipeline id -> its binding kinds (capture.py: what is written)
@@ -86,8 +91,34 @@ class Runtime:
     def _create_buffer(self, nbytes):
         bid = self._next_id
         self._next_id += 1
+        if nbytes >= CREATE_NOW_BYTES and self.capture is None and self._create_now(bid, nbytes):
+            return bid
         self.stream.create(bid, nbytes, commands.USAGE_STORAGE)
         return bid
+
+    def _create_now(self, bid, nbytes):
+        """Make a big buffer at once, at the op that needs it, so that running out of memory
+        raises there (as in PyTorch) rather than at a later flush: False where the driver cannot
+        (a page that cannot block), and the buffer goes into the stream as usual. On out of
+        memory: the recorded work is flushed, the pool's free buffers destroyed, and it is
+        tried once more."""
+        create = getattr(self.driver, "create_now", None)
+        if create is None:
+            return False
+        try:
+            return create(bid, nbytes)
+        except BufferOutOfMemory:
+            pass
+        self.flush()            # (recorded work may bind the pool's free buffers: it goes first)
+        self.pool.trim(0)
+        self.pool.forget_working_set()
+        self.flush()
+        try:
+            return create(bid, nbytes)
+        except BufferOutOfMemory as e:
+            raise self.out_of_memory(nbytes, f"the device reported: {e.detail.strip()} (after the "
+                                             f"pool's free buffers were given back and it was "
+                                             f"tried again)") from None
 
     def stream_destroy(self, bid):
         self.stream.destroy(bid)
@@ -95,7 +126,10 @@ class Runtime:
     def alloc(self, nbytes, what="tensor"):
         """A buffer of at least nbytes (4-aligned), from the pool: (id, size)."""
         nbytes = max(4, (nbytes + 3) & ~3)
-        if nbytes > self.max_binding or nbytes > self.max_buffer:
+        if nbytes > self.max_buffer:
+            raise self.out_of_memory(nbytes, f"the adapter's largest buffer is "
+                                             f"{format_size(self.max_buffer)} (maxBufferSize)")
+        if nbytes > self.max_binding:
             limit = min(self.max_binding, self.max_buffer)
             raise RuntimeError(
                 f"torchweb: a {what} of {nbytes} bytes is larger than this WebGPU adapter's "
@@ -110,6 +144,22 @@ class Runtime:
         if self.capture is not None:
             self.capture.on_acquire(bid)
         return bid, size
+
+    def _reclaim(self, keep):
+        """The driver failed to create a buffer: the pool's free buffers not in keep (ids the
+        rest of the flush uses), taken out of the pool for the driver to destroy at once."""
+        self.pool.forget_working_set()
+        return self.pool.drain(keep)
+
+    def out_of_memory(self, nbytes, why):
+        """torchweb.OutOfMemoryError in the shape of PyTorch's CUDA message, with the sizes."""
+        p = self.pool
+        return _errors.OutOfMemoryError(
+            f"WebGPU out of memory. Tried to allocate {format_size(nbytes)}: {why}. "
+            f"Of the memory in use, {format_size(p.live_bytes)} is allocated by torchweb and "
+            f"{format_size(p.free_bytes)} is reserved by torchweb but unallocated. Free tensors "
+            f"you no longer need or use smaller batches; torch.webgpu.empty_cache() gives the "
+            f"pool's free buffers back")
 
     def free(self, bid, size):
         if not self.closed:
@@ -139,6 +189,8 @@ class Runtime:
             code = make_code()
             try:
                 self.driver.create_pipeline(pid, code, list(binding_kinds))
+            except DeviceLostError:
+                raise
             except Exception as e:  # a bug of ours: show the kernel that failed
                 raise RuntimeError(f"torchweb: WGSL kernel failed to compile: {e}\n{code}") from None
             self._pipelines[key] = pid
@@ -240,11 +292,20 @@ class Runtime:
         t0 = perf_counter()
         try:
             self.driver.execute(words, blob)
+        except BufferOutOfMemory as e:
+            self._params_held = b""
+            raise self._flush_out_of_memory(e) from None
         except BaseException:
             self._params_held = b""   # (whether the upload happened is unknown now)
             raise
         self._feed_bytes, self._feed_at = self.feed.flushed(
             self._stream_work if stream.dispatches else 0, t0, perf_counter())
+
+    def _flush_out_of_memory(self, e):
+        return self.out_of_memory(e.nbytes, f"the device reported: {e.detail.strip()} (after the "
+                                            f"pool's free buffers were given back and it was tried "
+                                            f"again). The ops recorded after it in the same batch "
+                                            f"did not run")
 
     def run_program(self, pre, graph, post, blob):
         """Execute a captured program (capture.Graph) after what is recorded so far: the `pre`
@@ -325,6 +386,106 @@ class Runtime:
         bid, nbytes = self.errors.binding
         words = memoryview(await self.driver.read_async(bid, 0, nbytes)).cast("I").tolist()
         self.errors.check(words)
+
+
+    # -- device loss -----------------------------------------------------------------------
+    def lose(self, reason):
+        """The device is gone (reason: what WebGPU said, or why torchweb dropped it): drop what
+        this runtime and its driver hold of it (buffers, pipelines, bind groups, the pool, the
+        unflushed stream) and let the layers above drop what they cached (on_device_lost).
+        From here on this runtime only raises DeviceLostError (LostRuntime). Returns the error
+        for the caller to raise."""
+        if self.lost is None:
+            self.driver.on_lost = None
+            self.driver.close()
+            self.errors.reset()
+            # what is left: what the driver, the adapter's facts and an empty pool (stats: 0) say
+            self.__dict__ = {k: v for k, v in self.__dict__.items() if k in _KEPT_WHEN_LOST}
+            self.lost = reason or "lost"
+            self.closed = True
+            self.pool = BufferPool(self._create_buffer, self.stream_destroy)
+            self.__class__ = LostRuntime
+            _LOST.append(self)
+            pending.drop_pending(self)
+            for callback in _ON_LOST:
+                callback(self)
+        return self.error()
+
+
+class LostRuntime(Runtime):
+    """A runtime whose device was lost. Its storages (the old device's tensors) still point to it:
+    each access raises DeviceLostError, through `capture`, which a storage reads before handing
+    out its buffer, or through the methods that would reach the GPU. Nothing on the hot path of a
+    live runtime checks for loss."""
+
+    def error(self, touched=False):
+        """The DeviceLostError to raise. The first one (while this is still the current runtime)
+        detaches it, so that the next new tensor starts a new device (as PyTorch-like code that
+        just goes on expects). touched: a storage of this runtime asks (an old tensor used after
+        that first error), said so."""
+        current = _runtime[0] is self
+        if current:
+            _runtime[0] = None
+        if touched and not current:
+            return DeviceLostError(
+                f"torchweb: this tensor was on a WebGPU device that was lost ({self.lost}): its "
+                f"values are gone. Make it again on the current device (e.g. load the weights again)",
+                self.lost)
+        return DeviceLostError(
+            f"torchweb: the WebGPU device was lost ({self.lost}). Every tensor on it is gone; "
+            f"torchweb.webgpu.reset() starts a new device (so does the next new tensor): make "
+            f"the tensors you need again there (e.g. load the model's weights again)", self.lost)
+
+    def _gone(self, *_args, **_kwargs):
+        raise self.error()
+
+    def __getattr__(self, name):   # what lose() dropped (stream, errors, params...): gone too
+        if name.startswith("__"):
+            raise AttributeError(name)
+        raise self.error()
+
+    def _touched(self, *_args):
+        raise self.error(touched=True)
+
+    # a storage reads its runtime's capture before it hands out its buffer (a data descriptor
+    # wins over the instance's attribute); set: a recording that ends
+    capture = property(_touched, lambda self, value: None)
+    take = _touched   # (a storage that never had its buffer: taken on its first use)
+    alloc = upload = copy = pipeline = dispatch = grid = _gone
+    flush = run_program = synchronize = read = _gone
+
+    async def synchronize_async(self):
+        raise self.error()
+
+    async def read_async(self, *_args):
+        raise self.error()
+
+    def free(self, bid, size):   # (an old tensor dying: its buffer went with the device)
+        pass
+
+
+_KEPT_WHEN_LOST = {"driver", "errors", "features", "max_binding", "max_buffer", "max_workgroups", "software_adapter",
+                   "barriers_costly", "share_params"}
+# Lost runtimes, kept for good (about 5 KB each once lose() dropped its device): kernel
+# caches are keyed by id(runtime), and a new runtime must never get the id of a dead lost one.
+_LOST = []
+_ON_LOST = []   # callbacks (lost runtime) of the layers above that keep GPU work of a runtime
+
+
+def on_device_lost(callback):
+    """Have callback(runtime) run when a runtime's device is lost or reset: layers above the
+    backends that cache work of a runtime (pending expressions, compiled graphs) drop it."""
+    _ON_LOST.append(callback)
+
+
+def reset_runtime(reason="torchweb.webgpu.reset() was called"):
+    """Drop the current runtime and its device (its tensors then raise DeviceLostError); the
+    next get_runtime() starts a new one."""
+    rt = _runtime[0]
+    _runtime[0] = None
+    _init_error[0] = None
+    if rt is not None and rt.lost is None:
+        rt.lose(reason)
 
 
 _OFFSET_ZERO = repeat(0)   # (never exhausted: shared by every dispatch's zip)
