@@ -272,8 +272,9 @@ def test_hub_inputs(tmp_path_factory, fake_fetch, url, file_name, check_hash, pa
     except HUB_ERRORS as e:
         count("hub", type(e).__name__)
     assert not H.GADGET_RAN
-    # a name taken from the URL never writes outside model_dir
-    assert sorted(p.name for p in root.iterdir()) == ["checkpoints"]
+    # a name taken from the URL never writes outside model_dir (which a URL urlparse refuses
+    # never creates)
+    assert {p.name for p in root.iterdir()} <= {"checkpoints"}
 
 
 def test_hub_hash_checked_before_loading(fake_fetch, tmp_path):
