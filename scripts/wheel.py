@@ -15,6 +15,7 @@ import tempfile
 import zipfile
 
 REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
+RUNTIME_JS = "torchweb-runtime.mjs"   # the wheel's torchweb/_js/runtime.mjs, served beside it
 
 
 def build(out_dir=os.path.join(REPO, "wheels")):
@@ -51,14 +52,17 @@ def _check_has_js(path):
 
 
 def publish(wheel, site_dir=os.path.join(REPO, "site")):
-    """Copy the wheel to site/wheels/ and name it in latest.json, which site/boot.mjs reads."""
+    """Copy the wheel to site/wheels/ and name it in latest.json, which site/boot.mjs reads; its
+    runtime.mjs goes beside it, so pages under a CSP import it from their own origin (no eval)."""
     dest = os.path.join(site_dir, "wheels")
     os.makedirs(dest, exist_ok=True)
     for old in glob.glob(os.path.join(dest, "*.whl")):
         os.remove(old)
     shutil.copy2(wheel, dest)
+    with zipfile.ZipFile(wheel) as z, open(os.path.join(dest, RUNTIME_JS), "wb") as f:
+        f.write(z.read("torchweb/_js/runtime.mjs"))
     with open(os.path.join(dest, "latest.json"), "w") as f:
-        json.dump({"wheel": os.path.basename(wheel)}, f)
+        json.dump({"wheel": os.path.basename(wheel), "runtime": RUNTIME_JS}, f)
     return os.path.join(dest, os.path.basename(wheel))
 
 

@@ -5,6 +5,8 @@
 export async function boot({ log = console.log, pyodideURL, wheelURL } = {}) {
   const here = new URL(".", import.meta.url);
   const indexURL = new URL(pyodideURL || "pyodide/", here).href;
+  // ?pyodide= comes from the link: code from another origin must never be imported on ours.
+  if (new URL(indexURL).origin !== here.origin) throw new Error(`Pyodide must come from this site, not ${indexURL}`);
   const { loadPyodide } = await import(indexURL + "pyodide.mjs");
   const t0 = performance.now();
   const pyodide = await loadPyodide({ indexURL, stdout: log, stderr: log });
@@ -12,7 +14,11 @@ export async function boot({ log = console.log, pyodideURL, wheelURL } = {}) {
     // The build writes the wheel's file name here, so the page needs no version number.
     const r = await fetch(new URL("wheels/latest.json", here));
     if (!r.ok) throw new Error(`no wheels/latest.json (${r.status}): build the wheel first (scripts/run_page.py does)`);
-    wheelURL = new URL("wheels/" + (await r.json()).wheel, here).href;
+    const latest = await r.json();
+    wheelURL = new URL("wheels/" + latest.wheel, here).href;
+    // The wheel's runtime.mjs from this origin: torchweb then needs no eval and no data: script,
+    // so the pages work under their Content-Security-Policy (script-src 'self' 'wasm-unsafe-eval').
+    if (latest.runtime) globalThis.torchwebRuntimeModule = import(new URL("wheels/" + latest.runtime, here).href);
   }
   await pyodide.loadPackage(wheelURL, { messageCallback: () => {} });
   log(`pyodide ${pyodide.version} and ${wheelURL.split("/").pop()} loaded in ${((performance.now() - t0) / 1000).toFixed(1)} s`);

@@ -29,10 +29,11 @@ def publish_site():
 
 
 @contextlib.contextmanager
-def served_chromium(site=SITE, webgpu=True):
+def served_chromium(site=SITE, webgpu=True, csp=None, on_report=None):
     """(driver, base URL): site served on a free port and a fresh headless Chromium, both closed
-    on leaving. webgpu=False leaves out --enable-unsafe-webgpu (no adapter in headless Linux)."""
-    server, base = serve.start(site)
+    on leaving. webgpu=False leaves out --enable-unsafe-webgpu (no adapter in headless Linux).
+    csp, on_report: serve.start's (a CSP header, and where the browser's violation reports go)."""
+    server, base = serve.start(site, csp=csp, on_report=on_report)
     try:
         flags = run_page.CHROME_FLAGS
         if not webgpu:   # run_page.chrome reads its flags from the module: swapped for this launch

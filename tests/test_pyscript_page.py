@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from page_helpers import finished_page, require_chromium, served_chromium
+from page_helpers import finished_page, require_chromium, serve, served_chromium
 import build_pyscript  # scripts/, on the path through page_helpers
 
 PAGES = (("pyscript.html", False), ("pyscript-worker.html", True))
@@ -18,10 +18,12 @@ PAGES = (("pyscript.html", False), ("pyscript-worker.html", True))
 def test_pyscript_pages_train_on_webgpu():
     require_chromium("the PyScript pages")
     build_pyscript.build()
-    with served_chromium(build_pyscript.SITE) as (driver, base):
+    reports = []   # the site's CSP as a header (serve.py gives PyScript's files theirs): no violation
+    with served_chromium(build_pyscript.SITE, csp=serve.CSP, on_report=reports.append) as (driver, base):
         for page, worker in PAGES:
             status, text, _, console = finished_page(driver, base + page, 90)
             assert status == "DONE", f"{page}: {status}\n{text[-5000:]}\nconsole:\n{console[-5000:]}"
+            assert reports == [], reports
             shown = driver.execute_script(
                 "const g = (id) => document.getElementById(id).textContent;"
                 "return {result: document.getElementById('output').dataset.result,"

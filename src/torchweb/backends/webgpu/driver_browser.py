@@ -20,7 +20,14 @@ def _ffi():
 
 
 def _import_promise():
-    """A JS promise of the runtime.mjs module, imported from a data: URL (no server needed)."""
+    """A JS promise of the runtime.mjs module. A page that forbids string eval and data: scripts
+    (a Content-Security-Policy without 'unsafe-eval') imports the wheel's runtime.mjs itself from
+    its own origin and sets globalThis.torchwebRuntimeModule to that import's promise
+    (site/boot.mjs does); elsewhere it is imported from a data: URL (no server needed)."""
+    import js
+    given = getattr(js, "torchwebRuntimeModule", None)
+    if given:
+        return js.Promise.resolve(given)
     from pyodide.code import run_js
     src = (resources.files("torchweb") / "_js" / "runtime.mjs").read_bytes()
     url = "data:text/javascript;base64," + base64.b64encode(src).decode("ascii")
