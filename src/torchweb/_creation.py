@@ -112,6 +112,8 @@ def _convert(flat, dtype, device):
             v = int(v)
         else:
             v = int(v)
+            if not -2 ** 63 <= v < 2 ** 63:   # PyTorch reads a Python int as a C long long
+                raise ValueError(f"Overflow when unpacking long long: {v}")
         out.append(v)
     if dtype is D.uint8:
         return [v & 0xFF for v in out]
@@ -324,6 +326,8 @@ def arange(start, end=None, step=1, *, out=None, dtype=None, layout=None, device
     if end is None:
         start, end = 0, start
     start, end, step = _num(start), _num(end), _num(step)
+    if not all(math.isfinite(v) for v in (start, end)):
+        raise RuntimeError(f"unsupported range: {start} -> {end}")
     if step == 0:
         raise RuntimeError("step must be nonzero")
     if (end - start) * step < 0 and end != start:
@@ -462,6 +466,9 @@ def randint(low=0, high=None, size=None, *, generator=None, out=None, dtype=None
         raise TypeError("randint() missing required arguments: 'high' and 'size'")
     if high <= low:
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
+    limit = D.as_dtype(dtype) if dtype is not None else None
+    if limit in (D.int32, D.uint8) and not (limit.min <= low and high - 1 <= limit.max):
+        raise RuntimeError(f"to - 1 is out of bounds for {limit.name}: randint({low}, {high}) with dtype {limit}")
     return _random_factory(size, "randint", int(low), int(high - low), dtype, device, requires_grad,
                            generator, D.int64)
 
@@ -483,5 +490,7 @@ def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=Non
         return write_out(randperm(n, generator=generator, dtype=dtype, device=device),
                          out, "randperm")
     dtype = D.as_dtype(dtype) if dtype is not None else D.int64
+    if n < 0:
+        raise RuntimeError(f"Trying to create tensor with negative dimension {n}: [{n}]")
     return tensor(_random.permutation(n, generator, device), dtype=dtype, device=device) if n else \
         _factory((0,), dtype, device, False, None)

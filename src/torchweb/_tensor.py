@@ -241,6 +241,11 @@ class Tensor:
                     f"attempting to assign a gradient of size '{list(value.shape)}' to a tensor of "
                     f"size '{list(self._shape)}'. Please ensure that the gradient and the tensor "
                     "are the same size")
+            if value.dtype is not self.dtype:
+                raise RuntimeError(
+                    f"attempting to assign a gradient with dtype '{value.dtype}' to a tensor with grad_dtype "
+                    f"'{self.dtype.word}'. The gradient must match the tensor's grad_dtype (defaults to the "
+                    "tensor's dtype)")
         self._grad = value
 
     def retain_grad(self):
@@ -307,10 +312,16 @@ class Tensor:
         return bool(self.item())
 
     def __float__(self):
-        return float(self.item())
+        return float(self._scalar())
 
     def __int__(self):
-        return int(self.item())
+        return int(self._scalar())
+
+    def _scalar(self):
+        """float()/int(): a ValueError for many elements, as PyTorch's (item() raises RuntimeError)."""
+        if self.numel() != 1:
+            raise ValueError("only one element tensors can be converted to Python scalars")
+        return self.item()
 
     def __index__(self):
         if self.dtype.is_floating_point or self.numel() != 1:

@@ -157,9 +157,53 @@ async def check_gradient_ownership(rt):
     assert await w.grad.tolist_async() == [[2.0, 2.0]] * 3
 
 
+async def check_window_binding(rt):
+    # Windows of buffers (tensors past the binding limit, backends/webgpu/windows.py): bytes
+    # [1024, 1280) of a bound as the kernel's input, bytes [512, 768) of b as its output; past
+    # a lowered limit a whole-buffer binding is refused before it is recorded, the device fine.
+    a, b = rt.alloc(4 * 1024), rt.alloc(4 * 1024)
+    rt.upload(a[0], 0, f32s(range(1024)))
+    rt.upload(b[0], 0, f32s([0.0] * 1024))
+    scale(rt, (rt.window(a[0], 1024), 256), (rt.window(b[0], 512), 256), 64, 2.0)
+    got = values(rt.read(b[0], 0, 4096), 1024)
+    assert got[128:192] == [2.0 * i for i in range(256, 320)], got[128:192]
+    assert got[:128] == [0.0] * 128 and got[192:] == [0.0] * 832, "wrote outside its window"
+    saved = rt.max_binding
+    rt.set_binding_limit(2048)
+    try:
+        scale(rt, a, b, 1024, 1.0)
+        raise AssertionError("a binding past the lowered limit was not refused")
+    except RuntimeError as e:
+        assert "maxStorageBufferBindingSize" in str(e), str(e)
+    finally:
+        rt.set_binding_limit(saved)
+    scale(rt, a, b, 1024, 1.0)
+    assert values(rt.read(b[0], 0, 4096), 1024) == [float(i) for i in range(1024)]
+
+
+async def check_split_past_binding_limit(rt):
+    # torchweb's split paths in the page (tests/test_binding_limit.py has them against
+    # PyTorch natively): the limit lowered to 64 KiB, a 300 x 64 table (77 KB) whose row i
+    # holds i, gathered, multiplied as a linear layer's weight, summed and scaled.
+    import torchweb as t
+    saved = rt.max_binding
+    rt.set_binding_limit(64 << 10)
+    try:
+        w = t.arange(300.0, device="webgpu").view(300, 1).expand(300, 64).contiguous()
+        rows = t.nn.functional.embedding(t.tensor([0, 299, 150], device="webgpu"), w)
+        assert await rows[:, 0].tolist_async() == [0.0, 299.0, 150.0]
+        logits = t.ones(2, 64, device="webgpu") @ w.t()
+        assert await logits[1, ::100].tolist_async() == [0.0, 6400.0, 12800.0]
+        assert await (w * 2 + 1).sum().item_async() == 2 * 64 * 44850 + 300 * 64
+        assert await w.sum(0)[:2].tolist_async() == [44850.0, 44850.0]
+    finally:
+        rt.set_binding_limit(saved)
+
+
 CHECKS = [check_roundtrip, check_write_order, check_many_dispatches, check_odd_write,
           check_2d_grid, check_bad_wgsl, check_device_state, check_no_leaks,
-          check_without_jspi, check_gradient_ownership]
+          check_without_jspi, check_gradient_ownership, check_window_binding,
+          check_split_past_binding_limit]
 
 
 async def run_driver_checks():

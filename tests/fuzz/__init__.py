@@ -11,4 +11,6 @@
     session.py      modes (CI / long), counters, the long mode's collector, regressions file
     replay.py       python -m fuzz.replay <id | group | case JSON>: replay on both devices
     FINDINGS.md     what the fuzz found, with repros
+    hostile_files.py  hostile checkpoints and safetensors files (tests/test_loader_fuzz.py)
+    bad_inputs.py   the bad-input catalog (tests/test_bad_inputs.py, docs/reliability.md)
 """

@@ -151,8 +151,8 @@ def _record(out, operands, tpl):
     n = s.numel
     if not n:
         return False
-    if tpl.grid_limited and n > s.rt.max_workgroups << 8:
-        s.rt.grid(-(-n // 256))   # past what a folded grid holds: refused now, at the call
+    if tpl.grid_limited and n > s.rt.defer_numel and not _fusable(s.rt, n, operands):
+        return False
     node = tpl.record(out, operands, tpl)
     if node is None:
         return False
@@ -165,6 +165,21 @@ def _record(out, operands, tpl):
     node.group = group = [ref]
     register(group, node.storages)
     return True
+
+
+def _fusable(rt, n, operands):
+    """Whether a fused kernel may write n elements from operands, on a runtime whose
+    defer_numel n passes: refused at the call past what a folded grid holds; not past the
+    binding limit, nor reading a storage past it (rt.big): the eager kernels split those."""
+    if n > rt.max_workgroups << 8:
+        rt.grid(-(-n // 256))
+    if n * 4 > rt.max_binding:
+        return False
+    big = rt.big
+    if not big:
+        rt.defer_numel = rt.max_fused_numel()   # (the last one died)
+        return True
+    return not any(getattr(o, "_storage", None) in big for o in operands)
 
 
 # The recorders: the node of out = op(operands), or None where its inputs are too many buffers.

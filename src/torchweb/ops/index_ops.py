@@ -483,7 +483,7 @@ class _IndexSelect(Function):
         "[0, size)).")
 def index_select(input, dim=None, index=None, *, out=None, axis=None):
     dim = required_dim("index_select", dim, axis)
-    _index_dtype("index_select", index, exc=IndexError,
+    _index_dtype("index_select", index, exc=RuntimeError,
                  msg="index_select(): Expected dtype int32 or int64 for index")
     common_device(input, index, what="index_select")
     if index.dim() > 1:

@@ -164,6 +164,8 @@ def _basic(x, items):
                 d += 1
             else:
                 raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+        elif isinstance(it, (str, bytes)):   # PyTorch tries to make a tensor of it: a TypeError
+            raise TypeError(f"new(): invalid data type '{type(it).__name__}' used as an index")
         else:
             raise IndexError("only integers, slices (`:`), ellipsis (`...`), None and long or byte "
                              f"Variables are valid indices (got {type(it).__name__})")

@@ -139,6 +139,9 @@ def split(tensor, split_size_or_sections=None, dim=0, *, split_size=None):
         sizes = [min(step, size - s) for s in range(0, size, step)] or [0]
     else:
         sizes = list(split_size_or_sections)
+        if any(s < 0 for s in sizes):
+            raise RuntimeError(f"split_with_sizes expects split_sizes have only non-negative entries, but got "
+                               f"split_sizes={sizes}")
         if sum(sizes) != size:
             raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {size} (input tensor's "
                                f"size at dimension {d}), but got split_sizes={sizes}")
@@ -210,11 +213,16 @@ def tensor_split(input, indices_or_sections=None, dim=0, *, sections=None, indic
     if indices_or_sections is None:
         raise TypeError("tensor_split() missing 1 required positional argument: 'indices_or_sections'")
     if is_tensor(indices_or_sections):
+        if indices_or_sections.dtype not in (D.int64, D.int32):
+            raise RuntimeError("tensor_split expected tensor_indices_or_sections to have dtype of long, but got "
+                               f"{indices_or_sections.dtype}")
         indices_or_sections = indices_or_sections.tolist()
     d = wrap_dim(dim, input.dim())
     size = input.shape[d]
     if isinstance(indices_or_sections, int):
         n = indices_or_sections
+        if n <= 0:
+            raise RuntimeError(f"number of sections must be larger than 0, got {n}")
         q, r = divmod(size, n)
         sizes = [q + 1] * r + [q] * (n - r)
     else:

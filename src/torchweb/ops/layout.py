@@ -120,9 +120,10 @@ def repeat(input, *sizes, repeats=None):
         sizes = tuple(sizes[0])
     if len(sizes) < input.dim():
         raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number of dimensions of tensor")
-    for r in sizes:
-        if r < 0:
-            raise RuntimeError(f"Trying to create tensor with negative dimension {r}: {list(sizes)}")
+    if any(r < 0 for r in sizes):   # PyTorch names the result's sizes
+        padded = (1,) * (len(sizes) - input.dim()) + tuple(input.shape)
+        result = [r * s for r, s in zip(sizes, padded)]
+        raise RuntimeError(f"Trying to create tensor with negative dimension {min(result)}: {result}")
     x = S.reshape(input, (1,) * (len(sizes) - input.dim()) + tuple(input.shape))
     inter, expand = [], []
     for r, s in zip(sizes, x.shape):

@@ -232,6 +232,9 @@ def matmul(input, other):
 def mv(input, vec):
     if input.dim() != 2 or vec.dim() != 1:
         raise RuntimeError(f"vector + matrix @ vector expected, got {input.dim()}, {vec.dim()}, {vec.dim()}")
+    if input.shape[1] != vec.shape[0]:
+        raise RuntimeError(f"size mismatch, got input ({input.shape[0]}), mat ({input.shape[0]}x{input.shape[1]}), "
+                           f"vec ({vec.shape[0]})")
     return matmul(input, vec)
 
 

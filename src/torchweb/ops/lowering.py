@@ -14,6 +14,7 @@ from math import prod
 
 from .. import _dtype as D
 from ..backends import backend_for
+from ..backends.limits import BindingTooLarge
 from ..backends.plans import ReducePass
 from ..lazy import matmul_epilogue, reduction_prologue, sum_prologue
 from .._size import contiguous_strides
@@ -80,7 +81,10 @@ def matmul(out, a, b, acc_cls):
     *_, K = a._shape   # (unpacked: indexing a Size runs Python code)
     limit = be.MAX_MATMUL_K
     if limit is None or K <= limit:
-        be.matmul(out, a, b, acc_cls)
+        try:
+            be.matmul(out, a, b, acc_cls)
+        except BindingTooLarge as e:
+            _matmul_in_pieces(be, out, a, b, acc_cls, e.limit)
         return
     acc_dtype = D.float32 if acc_cls == "f" else out.dtype   # int64: each slice checked
     acc = out if out.dtype is acc_dtype else empty(out.shape, acc_dtype, out.device)
@@ -89,11 +93,81 @@ def matmul(out, a, b, acc_cls):
         n = min(limit, K - k0)
         a_k = a._view(a.shape[:-1] + (n,), a._stride, a._offset + k0 * a._stride[-1])
         b_k = b._view(b.shape[:-2] + (n, b.shape[-1]), b._stride, b._offset + k0 * b._stride[-2])
-        be.matmul(acc if k0 == 0 else part, a_k, b_k, acc_cls)
+        try:
+            be.matmul(acc if k0 == 0 else part, a_k, b_k, acc_cls)
+        except BindingTooLarge as e:
+            _matmul_in_pieces(be, acc if k0 == 0 else part, a_k, b_k, acc_cls, e.limit)
         if k0:
             E.run("add", acc, part, out=acc)
     if acc is not out:
         E.copy_into(out, acc)
+
+
+def _matmul_in_pieces(be, out, a, b, acc_cls, limit):
+    """out = a @ b where an operand passes the backend's binding limit (limits.BindingTooLarge):
+    per batch entry, in blocks of B's columns and of A's rows whose views each span less than
+    the limit (the backend binds each through a window of its storage). A block of out's
+    columns that is not all of them is written through a contiguous temporary."""
+    *batch, M, N = out._shape
+    K = a._shape[-1]
+    budget = limit - 1024   # (4-byte elements; a window starts up to 256 bytes early)
+
+    def rows_fitting(n, span_of):
+        while n > 1 and span_of(n) > budget:
+            n = (n + 1) // 2
+        if span_of(n) > budget:
+            raise BindingTooLarge(f"torchweb: matmul of a {M}x{K} by a {K}x{N} matrix: one row or "
+                                  f"column spans more than the binding limit ({limit} bytes, "
+                                  f"maxStorageBufferBindingSize)", 0, limit)
+        return n
+
+    kb = rows_fitting(K, lambda k: max(_span_bytes((k, 1), b._stride[-2:]), _span_bytes((1, k), a._stride[-2:])))
+    if kb < K:   # a row of A or a column of B spans too much: slices of K, their products added
+        if out.dtype is not D.float32:
+            raise BindingTooLarge(f"torchweb: {out.dtype.name} matmul with an inner dimension past the "
+                                  f"binding limit ({limit} bytes, maxStorageBufferBindingSize) is not split",
+                                  0, limit)
+        part = empty(out.shape, out.dtype, out.device)
+        for k0 in range(0, K, kb):
+            n = min(kb, K - k0)
+            a_k = a._view(a.shape[:-1] + (n,), a._stride, a._offset + k0 * a._stride[-1])
+            b_k = b._view(b.shape[:-2] + (n, b.shape[-1]), b._stride, b._offset + k0 * b._stride[-2])
+            _matmul_in_pieces(be, out if k0 == 0 else part, a_k, b_k, acc_cls, limit)
+            if k0:
+                E.run("add", out, part, out=out)
+        return
+    for bi in _indices(batch):
+        a2 = a._view((M, K), a._stride[-2:], a._offset + sum(i * st for i, st in zip(bi, a._stride)))
+        b2 = b._view((K, N), b._stride[-2:], b._offset + sum(i * st for i, st in zip(bi, b._stride)))
+        o2 = out._view((M, N), out._stride[-2:], out._offset + sum(i * st for i, st in zip(bi, out._stride)))
+        nb = rows_fitting(N, lambda n: _span_bytes((K, n), b2._stride))
+        for n0 in range(0, N, nb):
+            n = min(nb, N - n0)
+            b_p = b2._view((K, n), b2._stride, b2._offset + n0 * b2._stride[1])
+            mb = rows_fitting(M, lambda m: max(_span_bytes((m, K), a2._stride), 4 * m * n))
+            for m0 in range(0, M, mb):
+                m = min(mb, M - m0)
+                a_p = a2._view((m, K), a2._stride, a2._offset + m0 * a2._stride[0])
+                o_p = o2._view((m, n), o2._stride, o2._offset + m0 * o2._stride[0] + n0 * o2._stride[1])
+                if n == N:
+                    be.matmul(o_p, a_p, b_p, acc_cls)
+                else:
+                    tmp = empty((m, n), out.dtype, out.device)
+                    be.matmul(tmp, a_p, b_p, acc_cls)
+                    E.copy_into(o_p, tmp)
+
+
+def _span_bytes(shape, stride):
+    """The bytes a view of 4-byte elements spans in its storage."""
+    return 4 * (1 + sum((s - 1) * abs(st) for s, st in zip(shape, stride) if s))
+
+
+def _indices(shape):
+    """Every index of shape, row-major."""
+    out = [()]
+    for s in shape:
+        out = [i + (j,) for i in out for j in range(s)]
+    return out
 
 
 def fused_softmax(out, inp, log):

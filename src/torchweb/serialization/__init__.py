@@ -9,6 +9,7 @@ docs/checkpoints.md describes the formats, the allow-list and what is refused.
 
 import io
 import os
+import pickle
 import warnings
 
 from .zipfile_format import check_format, open_source, read_archive, write_archive
@@ -29,6 +30,9 @@ def save(obj, f, pickle_module=None, pickle_protocol=2, _use_new_zipfile_seriali
         raise RuntimeError("torchweb.save writes only the zip format (PyTorch 1.6 and later); the "
                            "legacy format (_use_new_zipfile_serialization=False) is not supported")
     if isinstance(f, (str, os.PathLike)):
+        parent = os.path.dirname(os.path.abspath(os.fspath(f)))
+        if not os.path.isdir(parent):   # PyTorch's check and message
+            raise RuntimeError(f"Parent directory {parent} does not exist.")
         name = os.path.splitext(os.path.basename(os.fspath(f)))[0] or "archive"
         buf = io.BytesIO()
         write_archive(buf, name, obj)
@@ -36,7 +40,8 @@ def save(obj, f, pickle_module=None, pickle_protocol=2, _use_new_zipfile_seriali
             out.write(buf.getbuffer())
         return
     if not hasattr(f, "write"):
-        raise TypeError(f"save() expects a path or a writable file object, got {type(f).__name__}")
+        raise AttributeError("expected 'f' to be string, path, or a file-like object with a 'write' attribute "
+                             f"(got {type(f).__name__})")
     buf = io.BytesIO()
     write_archive(buf, "archive", obj)
     f.write(buf.getbuffer())
@@ -55,7 +60,7 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=True, mmap=No
     serialization/map_location.py); PyTorch's "cuda:0" lands on webgpu where an adapter exists.
     mmap is accepted and ignored (storages are read into memory). float64/bfloat16 tensors become
     float32, int8/int16 become int32, with a warning naming the dtype."""
-    if pickle_module is not None:
+    if pickle_module is not None and pickle_module is not pickle:   # (the standard one: nothing to choose)
         raise RuntimeError("Can not safely load weights when explicit pickle_module is specified: "
                            "torchweb.load reads checkpoints with its own restricted unpickler")
     if weights_only is False:

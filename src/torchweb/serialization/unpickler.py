@@ -64,6 +64,8 @@ def _storage_tensor(storage, offset, size, stride, fmt=None):
 
 
 def _grad(t, requires_grad):
+    if type(requires_grad) is not bool:   # PyTorch sets tensor.requires_grad, which takes a bool only
+        raise UnpicklingError(f"requires_grad must be a bool, got {type(requires_grad).__name__}")
     if requires_grad and t.dtype.is_floating_point:
         t.requires_grad_(True)
     return t
@@ -283,6 +285,15 @@ class Unpickler:
         return obj
 
     def load(self):
+        """The object; a malformed stream raises UnpicklingError (a rebuild's RuntimeError, which
+        names what is wrong with a storage, passes through)."""
+        try:
+            return self._load()
+        except (ValueError, TypeError, KeyError, IndexError, AttributeError, OverflowError, struct.error,
+                RecursionError) as e:   # (UnicodeDecodeError is a ValueError)
+            raise UnpicklingError(f"malformed pickle: {type(e).__name__}: {e}"[:500]) from None
+
+    def _load(self):
         self.stack, self.metastack = [], []
         read, push = self.read, None
         while True:
@@ -326,6 +337,8 @@ class Unpickler:
                     inst.__dict__.update({k: v for k, v in state.items()
                                           if isinstance(k, str) and not k.startswith("__")})
                 elif isinstance(inst, Tensor):
+                    if isinstance(state, dict):   # PyTorch's reader calls set_(*state) on a tensor: refused
+                        raise UnpicklingError("BUILD on a tensor takes a tuple state, got a dict")
                     _set_state(inst, state)
                 else:
                     raise UnpicklingError(f"Can only build Tensor, Parameter or OrderedDict, but got {type(inst)}")

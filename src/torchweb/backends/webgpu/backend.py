@@ -10,6 +10,8 @@ from .count import bincount, count_gather, count_scatter, search_sorted  # noqa:
 from .embedding import embedding, embedding_backward  # noqa: F401
 from .index import (ATOMIC_FLOAT16, MAX_INDEX_BUFFERS, index_gather, index_scatter,  # noqa: F401
                     mask_compact, masked_scatter)
+from ..limits import BindingTooLarge as _BindingTooLarge
+from . import windows
 from .kernels import elementwise as ew_kernel, matmul as mm_kernel, random as rand_kernel, reduction as red_kernel
 from .kernels import check, fused, matmul_small, matmul_tiles as tiles, moments as mo_kernel, softmax as sm_kernel
 from .kernels import cholesky as chol_kernel, jacobi as jacobi_kernel, lu_panel as lu_kernel
@@ -40,7 +42,12 @@ def empty_storage(numel, dtype):
 
 def elementwise(op, out, operands, dtypes):
     """out = op(operands) now (the lazy layer, torchweb/lazy, decided not to defer it)."""
-    ew_kernel.run(_rt(), op, out, operands, dtypes)
+    rt = _rt()
+    try:
+        ew_kernel.run(rt, op, out, operands, dtypes)
+    except _BindingTooLarge as e:   # a tensor past the binding limit: in blocks that fit (windows.py)
+        windows.split(e, windows.split_elementwise, lambda o, ops: ew_kernel.run(rt, op, o, ops, dtypes),
+                      rt.max_binding, out, operands)
 
 
 # run_fused(outs, nodes, one_kernel=False, patched=False): write each pending storage of outs
@@ -60,13 +67,22 @@ MAX_MATMUL_K = 1 << 16    # longer inner dimensions in slices: lavapipe ends loo
 
 def reduce(p, out, inp, index_from=None):
     """One reduction kernel (kernels/reduction.py has the options)."""
-    red_kernel.run(_rt(), p, out, inp, index_from)
+    rt = _rt()
+    try:
+        red_kernel.run(rt, p, out, inp, index_from)
+    except _BindingTooLarge as e:   # a tensor past the binding limit: in pieces that fit (windows.py)
+        if index_from is not None:
+            raise
+        windows.split(e, windows.split_reduce, lambda q, o, i: red_kernel.run(rt, q, o, i), rt.max_binding,
+                      p, out, inp)
 
 
 _MATMUL_CHOICE = {}   # (output shape, K, dtype, forced variant, runtime) -> kernel: asked per call
 
 
 def matmul(out, a, b, acc_cls):
+    """out = a @ b; where an operand's storage passes the binding limit, each is bound through
+    the window its view spans (ops/lowering.py splits the product into views that fit)."""
     compute = "f32" if acc_cls == "f" else "i32"
     r = _rt()
     *_, K = a._shape   # (unpacked: indexing a Size runs Python code)
@@ -76,12 +92,17 @@ def matmul(out, a, b, acc_cls):
         if len(_MATMUL_CHOICE) > 4096:
             _MATMUL_CHOICE.clear()
         kernel = _MATMUL_CHOICE[key] = _choose_matmul(r, out, a, b)
-    if kernel == "small":
-        matmul_small.run(r, out, a, b, compute)
-    elif kernel == "mm2":
-        mm_kernel.run(r, out, a, b, compute)
-    else:
-        tiles.run(r, out, a, b, compute, kernel)
+    try:
+        if kernel == "small":
+            matmul_small.run(r, out, a, b, compute)
+        elif kernel == "mm2":
+            mm_kernel.run(r, out, a, b, compute)
+        else:
+            tiles.run(r, out, a, b, compute, kernel)
+    except _BindingTooLarge:
+        if any(type(t._storage) is windows.WindowStorage for t in (out, a, b)) \
+                or not windows.retry(matmul, r.max_binding, (out, a, b), acc_cls):
+            raise
 
 
 def _choose_matmul(r, out, a, b):
@@ -107,7 +128,12 @@ def softmax_fits(row, rows):
 
 def softmax(out, inp, log):
     """Fused softmax (log: log_softmax) over inp's last dim into out."""
-    sm_kernel.run(_rt(), out, inp, log)
+    rt = _rt()
+    try:
+        sm_kernel.run(rt, out, inp, log)
+    except _BindingTooLarge as e:   # past the binding limit: blocks of rows (windows.py)
+        windows.split(e, windows.split_last_dim_rows, lambda o, i: sm_kernel.run(rt, o, i, log), rt.max_binding,
+                      out, inp)
 
 
 def moments_fits(row, rows):
@@ -209,7 +235,11 @@ def fft(spec, out, inp):
 
 def random(draw, out):
     rt = _rt()
-    rand_kernel.run(rt, draw.kind, out, draw.seed, draw.call, draw.a, draw.b)
+    try:
+        rand_kernel.run(rt, draw.kind, out, draw.seed, draw.call, draw.a, draw.b)
+    except _BindingTooLarge as e:   # past the binding limit: blocks, each from its elements' counters
+        windows.split(e, windows.split_flat, lambda o, start: rand_kernel.run(
+            rt, draw.kind, o, draw.seed, draw.call, draw.a, draw.b, start), rt.max_binding, out)
     _note_redraw(rt, draw, out)
 
 

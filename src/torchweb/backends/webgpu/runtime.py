@@ -8,11 +8,13 @@ torchweb.webgpu.synchronize()), and then in one call.
 import os
 import struct
 import sys
+import weakref
 from itertools import chain, repeat
 from time import perf_counter
 
 from ... import _dtype, _errors
 from .. import pending
+from ..limits import BindingTooLarge
 from . import commands
 from .errors import BufferOutOfMemory, DeviceErrors, DeviceLostError, format_size
 from .feed import Feed
@@ -59,6 +61,10 @@ class Runtime:
         self.max_binding = driver.limit("max-storage-buffer-binding-size")
         self.max_buffer = driver.limit("max-buffer-size")
         self.max_workgroups = driver.limit("max-compute-workgroups-per-dimension")
+        self.big = weakref.WeakSet()   # live storages past the binding limit (storage.py)
+        self.set_binding_limit(self.max_binding)
+        self._window_ids = {}
+        self.windows = {}   # window id -> (buffer id, byte offset): bindings of part of a buffer (windows.py)
         self.features = set(driver.features)
         if os.environ.get("TORCHWEB_NO_SHADER_F16"):   # test the path of adapters without it
             self.features.discard("shader-f16")
@@ -124,17 +130,13 @@ class Runtime:
         self.stream.destroy(bid)
 
     def alloc(self, nbytes, what="tensor"):
-        """A buffer of at least nbytes (4-aligned), from the pool: (id, size)."""
+        """A buffer of at least nbytes (4-aligned), from the pool: (id, size). Past the
+        binding limit it is made (copies, uploads and readbacks take it whole; kernels bind
+        windows of it, windows.py); past maxBufferSize it is refused."""
         nbytes = max(4, (nbytes + 3) & ~3)
         if nbytes > self.max_buffer:
             raise self.out_of_memory(nbytes, f"the adapter's largest buffer is "
                                              f"{format_size(self.max_buffer)} (maxBufferSize)")
-        if nbytes > self.max_binding:
-            limit = min(self.max_binding, self.max_buffer)
-            raise RuntimeError(
-                f"torchweb: a {what} of {nbytes} bytes is larger than this WebGPU adapter's "
-                f"largest storage binding ({limit} bytes, maxStorageBufferBindingSize); "
-                f"split the tensor into smaller pieces")
         return self.take(nbytes)
 
     def take(self, nbytes):
@@ -217,14 +219,17 @@ class Runtime:
         stream = self.stream
         words = stream.words
         gx, gy, gz = grid
-        words.extend((commands.DISPATCH, pipeline_id, gx, gy, gz, len(buffers) + 1,
-                      PARAMS_BUFFER_ID, off, max(16, (len(params_words) + 15) & ~15)))
-        if buffers:   # (each bound whole: id, offset 0, size; written without a Python loop)
+        if buffers:
             ids, sizes = zip(*buffers)
-            words.extend(chain.from_iterable(zip(ids, _OFFSET_ZERO, sizes)))
             bound = sum(sizes)
             if bound > work:
                 work = bound
+            if bound > self.max_binding:   # (rare: refused before the row is written)
+                self._check_bindings(pipeline_id, sizes)
+        words.extend((commands.DISPATCH, pipeline_id, gx, gy, gz, len(buffers) + 1,
+                      PARAMS_BUFFER_ID, off, max(16, (len(params_words) + 15) & ~15)))
+        if buffers:   # (each bound whole: id, offset 0, size; written without a Python loop)
+            words.extend(chain.from_iterable(zip(ids, _OFFSET_ZERO, sizes)))
         n = stream.dispatches = stream.dispatches + 1
         if n == 1:
             self._stream_since = perf_counter()
@@ -241,6 +246,67 @@ class Runtime:
               or total >= self._feed_bytes and perf_counter() >= self._feed_at
               or perf_counter() - self._stream_since > FLUSH_AFTER_S):
             self.flush()
+
+    def set_binding_limit(self, nbytes):
+        """Bind at most nbytes of a buffer (the adapter's maxStorageBufferBindingSize; tests
+        lower it to reach the split paths with small tensors). Outputs past it are not fused
+        (lazy/record.py): the eager kernels split their work (windows.py)."""
+        self.max_binding = nbytes
+        self.big_numel = min(1 << 24, nbytes // 4)   # storages past this many elements check sizes
+        self.defer_numel = 0 if self.big else self.max_fused_numel()
+
+    def max_fused_numel(self):
+        """The largest output a fused kernel writes (lazy/record.py checks larger ones, and
+        every one while a storage past the binding limit lives: set to 0 then)."""
+        return min(self.max_workgroups << 8, self.max_binding // 4)
+
+    def add_big(self, storage):
+        """A storage past the binding limit: fused kernels (which bind whole buffers) do not
+        read it while it lives (lazy/record.py)."""
+        self.big.add(storage)
+        self.defer_numel = 0
+
+    def _check_bindings(self, pipeline_id, sizes):
+        """Raise BindingTooLarge where one binding passes maxStorageBufferBindingSize (kernels
+        that split their work catch it, windows.py; others refuse the op with it)."""
+        size = max(sizes)
+        if size > self.max_binding:
+            key = next((k for k, p in self._pipelines.items() if p == pipeline_id), "?")
+            name = " ".join(str(k) for k in key[:2]) if isinstance(key, tuple) else str(key)
+            raise BindingTooLarge(
+                f"torchweb: kernel {name!r} would bind {size} bytes of one tensor, more than "
+                f"this WebGPU adapter's maxStorageBufferBindingSize ({self.max_binding} bytes), "
+                f"and this op is not split for tensors past that limit", size, self.max_binding)
+
+    def window(self, buffer_id, offset):
+        """The id that binds buffer_id from byte offset on (a multiple of 256,
+        minStorageBufferOffsetAlignment): translated into (buffer_id, offset + ...) rows at
+        the flush. (windows.py's views; ids reused within a flush.)"""
+        key = (buffer_id, offset)
+        wid = self._window_ids.get(key)
+        if wid is None:
+            if self.capture is not None:
+                self.capture.refuse("it binds a window of a tensor past the binding limit")
+            wid = WINDOW_IDS + len(self.windows)
+            self._window_ids[key] = wid
+            self.windows[wid] = key
+        return wid
+
+    def _translate_windows(self, words):
+        """The stream's rows with window ids bound as (buffer id, offset) windows."""
+        out = words[:]
+        windows = self.windows
+        i, n = 0, len(out)
+        while i < n:
+            if out[i] == commands.DISPATCH:
+                for j in range(i + 6, i + 6 + 3 * out[i + 5], 3):
+                    w = windows.get(out[j])
+                    if w is not None:
+                        out[j], out[j + 1] = w[0], out[j + 1] + w[1]
+            i += commands.row_length(out, i)
+        self.windows = {}
+        self._window_ids = {}
+        return out
 
     def grid(self, workgroups):
         """Fold a 1-D workgroup count into (x, y, 1) within maxComputeWorkgroupsPerDimension.
@@ -285,6 +351,8 @@ class Runtime:
         head_len = len(words)
         words.extend(stream.words)
         blob = stream.blob + b"\0" * (base - len(stream.blob)) + head.blob if head.blob else stream.blob
+        if self.windows:
+            words = self._translate_windows(words)
         self.flushes += 1
         self._gpu_idle = False
         if self.capture is not None:
@@ -488,6 +556,7 @@ def reset_runtime(reason="torchweb.webgpu.reset() was called"):
         rt.lose(reason)
 
 
+WINDOW_IDS = 1 << 31   # ids from here on name windows (Runtime.window), never buffers
 _OFFSET_ZERO = repeat(0)   # (never exhausted: shared by every dispatch's zip)
 
 

@@ -12,8 +12,6 @@ a pool acquire and release per op is a good part of an op's Python time."""
 
 from .. import pending
 
-_CHECK_NUMEL = 1 << 24   # storages this big check the adapter's buffer limit when made
-
 
 class GPUStorage:
     # _buffer_id and size stay unset until the buffer is allocated (__getattr__ does it);
@@ -31,10 +29,12 @@ class GPUStorage:
         self.pending = None    # a lazy Node: the expression whose values this buffer will hold
         self.readers = None    # {id: group} of groups of pending storages that read this one (Node.group)
         self.touched = False   # it has a buffer, bound, written or read since (no longer fresh)
-        if numel > _CHECK_NUMEL:
+        if numel > rt.big_numel:
             nbytes = numel * (2 if dtype.gpu_storage == "f16" else 4)
-            if nbytes > rt.max_binding or nbytes > rt.max_buffer:
-                rt.alloc(nbytes)   # raises its "larger than this adapter's binding" error, at the op
+            if nbytes > rt.max_buffer:
+                rt.alloc(nbytes)   # raises its "larger than this adapter's largest buffer" error, at the op
+            if nbytes > rt.max_binding:
+                rt.add_big(self)   # (kernels bind windows of it: windows.py)
 
     def _allocate(self):
         """Take the buffer from the pool. touched is True from here on: a storage is touched

@@ -267,6 +267,8 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
     if tuple(target.shape) != tuple(input.shape):
         raise ValueError(f"Using a target size ({_size(target)}) that is different to the input size "
                          f"({_size(input)}) is deprecated. Please ensure they have the same size.")
+    if target.dtype is not input.dtype:
+        raise RuntimeError(f"Found dtype {target.dtype.word} but expected {input.dtype.word}")
     if input.numel() and bool(R.any(call("logical_or", input < 0, input > 1)).item()):
         raise RuntimeError("all elements of input should be between 0 and 1")
     if weight is not None:

@@ -26,20 +26,23 @@ def _row_col():
     return thread_index(param(0), "i") + [f"  let row = i / {param(1)};", f"  let col = i - row * {param(1)};"]
 
 
-def forward(rt, out, weight, idx):
-    """out (n, dim), contiguous; weight (num, dim) with any strides; idx (n,) contiguous int."""
+def forward(rt, out, weight, idx, rows=None, tag=None):
+    """out (n, dim), contiguous; weight (num, dim) with any strides; idx (n,) contiguous int.
+    rows (lo, hi, num): weight holds only the table's rows [lo, hi) of num (a window of a table
+    past the binding limit, windows.py): only the outputs of those rows are written."""
     total = out.numel()
     if total == 0:
         return
     n_emb, dim = weight.shape
-    tag = rt.errors.tag("embedding")
-    params = [total, dim, n_emb, weight._offset, weight._stride[0], weight._stride[1], idx._offset, tag]
+    lo, hi, n_emb = rows or (0, n_emb, n_emb)
+    tag = rt.errors.tag("embedding") if tag is None else tag
+    params = [total, dim, n_emb, weight._offset, weight._stride[0], weight._stride[1], idx._offset, tag, lo, hi]
     st = weight.dtype.gpu_storage
     key = ("embedding", st)
 
     def make_code():
         enable = "enable f16;\n" if st == "f16" else ""
-        return (enable + "@group(0) @binding(0) var<uniform> P: array<vec4<u32>, 2>;\n"
+        return (enable + "@group(0) @binding(0) var<uniform> P: array<vec4<u32>, 3>;\n"
                 f"@group(0) @binding(1) var<storage, read_write> B0: array<{st}>;\n"
                 f"@group(0) @binding(2) var<storage, read> B1: array<{st}>;\n"
                 "@group(0) @binding(3) var<storage, read> B2: array<i32>;\n"
@@ -49,48 +52,52 @@ def forward(rt, out, weight, idx):
                     f"    {ERR.wgsl_raise(ERR.INDEX, param(7))}",
                     f"    B0[i] = {st}(0);",
                     "    return;\n  }",
-                    f"  B0[i] = B1[{param(3)} + u32(v) * {param(4)} + col * {param(5)}];"]))
+                    f"  if (u32(v) < {param(8)} || u32(v) >= {param(9)}) {{ return; }}",
+                    f"  B0[i] = B1[{param(3)} + (u32(v) - {param(8)}) * {param(4)} + col * {param(5)}];"]))
 
     pid = rt.pipeline(key, make_code, ["uniform", "write", "read", "read", "write"])
     buffers = [(out._storage.buffer_for_write(), out._storage.size), (weight._storage.buffer_for_read(), weight._storage.size),
                (idx._storage.buffer_for_read(), idx._storage.size), rt.errors.binding]
-    rt.dispatch(pid, rt.grid(-(-total // WORKGROUP)), buffers, struct.pack("<8I", *params))
+    rt.dispatch(pid, rt.grid(-(-total // WORKGROUP)), buffers, struct.pack("<10I", *params))
 
 
-def backward(rt, grad_weight, grad, idx, padding_idx):
+def backward(rt, grad_weight, grad, idx, padding_idx, rows=None):
     """grad_weight (num, dim) float32, contiguous, zeroed: += the rows of grad (n, dim),
-    contiguous, at idx (n,) contiguous int; rows whose index is padding_idx (-1: none) skipped."""
+    contiguous, at idx (n,) contiguous int; rows whose index is padding_idx (-1: none) skipped.
+    rows (lo, hi, num): grad_weight holds only rows [lo, hi) of num (as forward's)."""
     total = grad.numel()
     if total == 0:
         return
     n_emb, dim = grad_weight.shape
+    lo, hi, n_emb = rows or (0, n_emb, n_emb)
     pad = padding_idx & 0xFFFFFFFF
     tag = rt.errors.tag("embedding_backward", hint=(
         "A deterministic alternative without atomics: the one-hot matmul "
         "torch.nn.functional.one_hot(indices, num_embeddings).to(weight.dtype) @ weight (its gradient "
         "is a matmul); or run it on the cpu device."))
-    params = [total, dim, n_emb, grad_weight._offset, grad._offset, idx._offset, pad, tag]
+    params = [total, dim, n_emb, grad_weight._offset, grad._offset, idx._offset, pad, tag, lo, hi]
     st = grad.dtype.gpu_storage
     key = ("embedding_backward", st) + cas_key()
 
     def make_code():
         enable = "enable f16;\n" if st == "f16" else ""
         g = load(f"B2[{param(4)} + i]", st, "f32")
-        return (enable + "@group(0) @binding(0) var<uniform> P: array<vec4<u32>, 2>;\n"
+        return (enable + "@group(0) @binding(0) var<uniform> P: array<vec4<u32>, 3>;\n"
                 "@group(0) @binding(1) var<storage, read_write> B0: array<atomic<u32>>;\n"
                 "@group(0) @binding(2) var<storage, read> B1: array<i32>;\n"
                 f"@group(0) @binding(3) var<storage, read> B2: array<{st}>;\n"
                 f"@group(0) @binding(4) {ERR.WGSL_DECL}\n" + entry_point(_row_col() + [
                     f"  let v = B1[{param(5)} + row];",
                     f"  if (v < 0i || u32(v) >= {param(2)} || v == bitcast<i32>({param(6)})) {{ return; }}",
+                    f"  if (u32(v) < {param(8)} || u32(v) >= {param(9)}) {{ return; }}",
                     f"  let g = {g};",
-                    f"  let k = {param(3)} + u32(v) * {param(1)} + col;"] + cas_add_f32("B0[k]", "g", param(7))))
+                    f"  let k = {param(3)} + (u32(v) - {param(8)}) * {param(1)} + col;"] + cas_add_f32("B0[k]", "g", param(7))))
 
     pid = rt.pipeline(key, make_code, ["uniform", "write", "read", "read", "write"])
     buffers = [(grad_weight._storage.buffer_for_write(), grad_weight._storage.size),
                (idx._storage.buffer_for_read(), idx._storage.size), (grad._storage.buffer_for_read(), grad._storage.size),
                rt.errors.binding]
-    rt.dispatch(pid, rt.grid(-(-total // WORKGROUP)), buffers, struct.pack("<8I", *params))
+    rt.dispatch(pid, rt.grid(-(-total // WORKGROUP)), buffers, struct.pack("<10I", *params))
 
 
 __all__ = ["forward", "backward"]

@@ -43,8 +43,9 @@ def counter_words(seed, call):
     return [seed & 0xFFFFFFFF, (seed >> 32) & 0xFFFFFFFF, call & 0xFFFFFFFF]
 
 
-def run(rt, kind, out, seed, call, a, b):
-    """Fill contiguous out with random values. a, b: kind's parameters (see _VALUE)."""
+def run(rt, kind, out, seed, call, a, b, base=0):
+    """Fill contiguous out with random values. a, b: kind's parameters (see _VALUE). base: the
+    counter of out's first element (a block of a tensor past the binding limit: windows.py)."""
     n = out.numel()
     if n == 0:
         return
@@ -55,7 +56,7 @@ def run(rt, kind, out, seed, call, a, b):
         expr = expr.replace("f32(x.x >> 8u) * 5.9604644775390625e-08", "f32(x.x >> 21u) * 0.00048828125")
     pa = scalar_bits(a, "i32" if kind == "randint" else "f32")
     pb = scalar_bits(b, "i32" if kind == "randint" else "f32")
-    params = [n, out._offset, *counter_words(seed, call), pa, pb, 0]
+    params = [n, out._offset, *counter_words(seed, call), pa, pb, base]
     key = ("rand", kind, out.dtype.name)
 
     def make_code():
@@ -69,7 +70,7 @@ def run(rt, kind, out, seed, call, a, b):
                 "        @builtin(local_invocation_index) lid: u32) {\n"
                 f"  let i = (wid.y * nwg.x + wid.x) * {WORKGROUP}u + lid;\n"
                 f"  if (i >= {param(0)}) {{ return; }}\n"
-                f"  let x = tw_philox(vec4<u32>(i, {param(4)}, 0u, 0u), vec2<u32>({param(2)}, {param(3)}));\n"
+                f"  let x = tw_philox(vec4<u32>(i + {param(7)}, {param(4)}, 0u, 0u), vec2<u32>({param(2)}, {param(3)}));\n"
                 f"  B0[{param(1)} + i] = {store(value, vtype, out.dtype)};\n}}\n")
 
     pid = rt.pipeline(key, make_code, ["uniform", "write"])
