@@ -48,6 +48,10 @@ class Backend(Protocol):
     def refuse_capture(self, reason):
         """Have the call torchweb.compile records run eagerly instead (nothing while none is)."""
 
+    def on_device_lost(self, callback):
+        """Have callback(runtime) run when this device is lost or reset: a layer above that
+        keeps tensors of the device (a cache) drops them."""
+
     def capture_holds(self, storage):
         """Whether the call torchweb.compile records holds storage (a reference of its own, which
         autograd's "no one else holds this gradient" test then allows for)."""

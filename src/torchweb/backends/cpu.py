@@ -259,6 +259,10 @@ def capture_holds(storage):
     return False
 
 
+def on_device_lost(callback):
+    """The cpu device is never lost."""
+
+
 def device_assert(bad, what, exc, message):
     """Raise exc(message) now if any element of bad is true (numpy has the values at hand)."""
     if _view(bad).any():

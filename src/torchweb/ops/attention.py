@@ -84,6 +84,7 @@ def _repeat_heads(t, hq):
 
 _CAUSAL_MASKS = {}          # (L, S, device) -> the bool mask: made once, not per layer and step
 _CAUSAL_CACHE_SCORES = 1 << 22   # (masks up to 4 MB are kept, at most 8 of them)
+_MASKS_WATCHED = set()      # device types whose loss clears the masks
 
 
 def _causal_mask(L, S, device):
@@ -94,6 +95,9 @@ def _causal_mask(L, S, device):
         j = _creation.arange(S, device=device)
         mask = E.run("le", j, i)
         if L * S <= _CAUSAL_CACHE_SCORES:
+            if device.type not in _MASKS_WATCHED:   # (a lost device's masks go with it)
+                _MASKS_WATCHED.add(device.type)
+                backend_for(device.type).on_device_lost(lambda _rt: _CAUSAL_MASKS.clear())
             if len(_CAUSAL_MASKS) >= 8:
                 _CAUSAL_MASKS.pop(next(iter(_CAUSAL_MASKS)))
             _CAUSAL_MASKS[key] = mask

@@ -19,7 +19,7 @@ from .kernels import samplers as sampler_kernel
 from .kernels import fft_stockham as fft_kernel
 from .kernels import layer_norm as ln_kernel
 from .kernels import ldl as ldl_kernel, qr_panel as qr_kernel, trsm as trsm_kernel
-from .runtime import _runtime, get_runtime as _get_runtime
+from .runtime import _runtime, get_runtime as _get_runtime, on_device_lost  # noqa: F401
 from .sort_scan import (SORT_BLOCK, SPLIT_SCANS, scan, sort, sort_block, sort_merge,  # noqa: F401
                         sort_scatter_add, sort_step)
 from .storage import GPUStorage as _GPUStorage
