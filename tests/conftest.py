@@ -36,6 +36,23 @@ def device(request):
     return request.param
 
 
+@pytest.fixture
+def dispatches(monkeypatch):
+    """[count]: the webgpu kernels dispatched since the fixture began (tests set count[0] = 0
+    after a synchronize() to count a stretch of their own)."""
+    from torchweb.backends.webgpu.runtime import get_runtime
+    rt = get_runtime()
+    torchweb.webgpu.synchronize()
+    count = [0]
+    real = rt.dispatch
+
+    def counting(*args, **kw):
+        count[0] += 1
+        return real(*args, **kw)
+    monkeypatch.setattr(rt, "dispatch", counting)
+    return count
+
+
 def pytest_addoption(parser):
     parser.addoption("--fuzz-long", action="store_true", default=False,
                      help="run the differential fuzz (tests/test_fuzz.py) in its long mode: many more "

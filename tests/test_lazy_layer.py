@@ -11,28 +11,12 @@ import torch
 
 import torchweb as tw
 from torchweb import lazy
-from torchweb.backends.webgpu.runtime import get_runtime
 
 from oracle import assert_close, make, ours
 
 
 def _pending(t):
     return t._storage.pending is not None
-
-
-@pytest.fixture
-def dispatches(monkeypatch):
-    """The number of webgpu kernels dispatched since the fixture began (a list: [count])."""
-    rt = get_runtime()
-    tw.webgpu.synchronize()
-    count = [0]
-    real = rt.dispatch
-
-    def counting(*args):
-        count[0] += 1
-        return real(*args)
-    monkeypatch.setattr(rt, "dispatch", counting)
-    return count
 
 
 def test_both_devices_defer_fresh_float32_results(device):

@@ -14,24 +14,8 @@ import torch
 import torchweb
 from oracle import assert_close, fast_ours
 from torchweb.backends.webgpu.kernels import reduction as RK
-from torchweb.backends.webgpu.runtime import get_runtime
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "bench"))
-
-
-@pytest.fixture
-def dispatches(monkeypatch):
-    """[count] of webgpu dispatches since the fixture began."""
-    rt = get_runtime()
-    torchweb.webgpu.synchronize()
-    count = [0]
-    real = rt.dispatch
-
-    def counting(*args, **kw):
-        count[0] += 1
-        return real(*args, **kw)
-    monkeypatch.setattr(rt, "dispatch", counting)
-    return count
 
 
 def _rand(*shape, seed=0, scale=3.0, shift=0.5):
