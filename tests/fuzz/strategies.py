@@ -575,7 +575,7 @@ def _NO_GRAD(name, row):
 # Steps whose result jumps (sign, floor, ...) would turn a last-ulp difference of an earlier step
 # into a difference of 1: gradient chains leave them out (the forward fuzz has them).
 DISCONTINUOUS = {"sign", "sgn", "floor", "ceil", "round", "trunc", "frac", "heaviside", "div_trunc", "div_floor",
-                 "remainder", "fmod", "copysign"}
+                 "remainder", "fmod", "copysign", "bfloat16_round"}   # (a bfloat16 ulp is 2^-8 of the value)
 # (rows PyTorch does not differentiate, the Bessel functions and polynomials, have no gradient to chain)
 GRAD_UNARY = sorted(n for n, r in OPS.items() if r.nin == 1 and r.rule in ("arith", "float")
                     and n not in ("fill",) and n not in DISCONTINUOUS and not _NO_GRAD(n, r))

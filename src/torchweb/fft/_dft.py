@@ -13,6 +13,7 @@ primitive's real-input form. Transforms are unnormalized; sign -1 is the forward
 import math
 
 from .._creation import arange, tensor, zeros
+from ..backends import backend_for
 from ..ops.join import cat, stack
 from ._transform import fits, transform
 
@@ -24,8 +25,14 @@ _CACHE = {}
 def _cached(key, make):
     m = _CACHE.get(key)
     if m is None:
+        if key[-1].type == "webgpu" and not _WATCHED:   # (a lost device's matrices go with it)
+            _WATCHED.append(True)
+            backend_for("webgpu").on_device_lost(lambda _rt: _CACHE.clear())
         m = _CACHE[key] = make()
     return m
+
+
+_WATCHED = []   # (True once the webgpu device's loss clears _CACHE)
 
 
 def _angles(rows, cols, n, device):

@@ -248,8 +248,12 @@ def fill(dst, value):
     if dt is D.bool:
         value = bool(value)
     elif not dt.is_floating_point:
-        if isinstance(value, float) and (value != value or value in (float("inf"), float("-inf"))):
-            raise RuntimeError(f"value cannot be converted to type {dt.c_int} without overflow")
+        if isinstance(value, float):
+            # (a float is checked as a float, as PyTorch's checked_convert: -0.5 or 255.5 do not
+            # fit uint8_t, where the int -1 wraps to 255)
+            lo, hi = (0, 255) if dt is D.uint8 else dt.scalar_range
+            if not lo <= value <= hi:   # (NaN fails both)
+                raise RuntimeError(f"value cannot be converted to type {dt.c_int} without overflow")
         value = int(value)
         check_fill(value, dt, dst.device)
     elif dt is D.float32 and isinstance(value, (int, float)) and dt.max < abs(value) < float("inf"):
