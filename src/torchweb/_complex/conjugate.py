@@ -10,8 +10,10 @@ Tensor's forms (conj() is the tensor itself, is_conj() False)."""
 
 from .._complex_tensor import ComplexTensor, wrap
 from .._creation import tensor
+from ..backends import backend_for
 
 _SIGNS = {}
+_WATCHED = set()   # device types whose loss clears _SIGNS
 
 # the complex tensor methods that return views: on a conjugate view, the same view, conjugate
 VIEW_METHODS = ("reshape", "view", "permute", "transpose", "swapaxes", "swapdims", "t", "unsqueeze",
@@ -24,6 +26,9 @@ IN_PLACE = ("add_", "sub_", "mul_", "div_", "copy_", "fill_", "__setitem__")
 def _signs(device):
     s = _SIGNS.get(str(device))
     if s is None:
+        if device.type not in _WATCHED:   # (a lost device's tensor goes with it: made anew on next use)
+            _WATCHED.add(device.type)
+            backend_for(device.type).on_device_lost(lambda _rt: _SIGNS.clear())
         s = _SIGNS[str(device)] = tensor([1.0, -1.0], device=device)
     return s
 
