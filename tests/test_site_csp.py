@@ -150,7 +150,7 @@ def test_playground_link_shows_its_code_and_runs_nothing_before_run(csp_browser)
     driver.get(base + "playground.html")
     wait = lambda cond, t: playground_wait(driver, cond, t)  # noqa: E731
     wait("s && s.loaded", 30)
-    driver.execute_script("document.getElementById('editor').value = arguments[0];", HOSTILE)
+    driver.execute_script("globalThis.torchwebPlaygroundEditor.set(arguments[0]);", HOSTILE)
     driver.find_element("id", "share").click()
     link = wait("s.shared", 10)["shared"]
     # opened afresh with ?autorun=1 (which runs examples for tests): the code shows, nothing runs
@@ -164,6 +164,8 @@ def test_playground_link_shows_its_code_and_runs_nothing_before_run(csp_browser)
     s = driver.execute_script("return globalThis.torchwebPlayground;")
     out = driver.find_element("id", "output")
     assert driver.find_element("id", "editor").get_attribute("value") == HOSTILE
+    shown = driver.find_element("css selector", ".cm-editor .cm-content").text   # as text in CodeMirror
+    assert "<img src=x id=pwned" in shown and "print('RAN' + '-MARK')" in shown, shown
     assert s["runs"] == 0 and not s["running"] and out.text == "", (s, out.text)
     assert out.get_attribute("data-status") == "idle"
     assert not driver.find_elements("id", "pwned") and driver.title != "PWNED"
