@@ -159,6 +159,16 @@ def doc_sources():
     return out
 
 
+def docs_nav(sources, titles, current):
+    """The line of links to every document, atop each docs page."""
+    links = []
+    for name, _, _ in sources:
+        label = "Overview" if name == "index" else name
+        cur = ' aria-current="page"' if name == current else ""
+        links.append(f'<a href="{name}.html" title="{html.escape(titles[name])}"{cur}>{label}</a>')
+    return f'<nav class="doc-nav" aria-label="documents">{"".join(links)}</nav>\n'
+
+
 def page_html(title, body, page, prefix):
     return (f'<!doctype html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
             f'<meta http-equiv="Content-Security-Policy" content="{CSP}">\n'
@@ -201,7 +211,7 @@ def render_docs(out_dir=os.path.join(SITE, "docs")):
                 f"<span>docs/{n}.md</span></a></li>\n" for n, _, _ in sources[1:]) + "</ul>\n"
         counts[name] = env.get("examples", 0)
         with open(os.path.join(out_dir, f"{name}.html"), "w", encoding="utf-8") as f:
-            f.write(page_html(titles[name], body, f"docs/{name}.html", "../"))
+            f.write(page_html(titles[name], docs_nav(sources, titles, name) + body, f"docs/{name}.html", "../"))
     return counts
 
 

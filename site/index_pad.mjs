@@ -24,6 +24,8 @@ export class Pad {
     };
     canvas.addEventListener("pointerup", end);
     canvas.addEventListener("pointercancel", end);
+    // the ink follows the page's colours: drawn again when the system turns dark or light
+    matchMedia("(prefers-color-scheme: dark)").addEventListener("change", () => this.redraw());
   }
 
   // the pointer's position in the canvas's own pixels (it is shown scaled by CSS)
