@@ -11,23 +11,10 @@ const post = (type, data = {}) => self.postMessage({ type, ...data });
 
 const RUN = `
 import json, time
-import pyodide.ffi
-import torchweb
-torchweb.install_torch_alias()
-import torch
-
-if not pyodide.ffi.can_run_sync():
-    raise RuntimeError("this browser cannot block on the GPU (no JSPI): train.py reads values with .item()")
-report("stage", json.dumps({"text": "starting WebGPU"}))
-await torchweb.webgpu.init_async()
-report("adapter", json.dumps(torchweb.webgpu.adapter_info()))
-
-data = json.loads(DIGITS_JSON)
-images, labels = data["images"], data["labels"]
-ns = {"__name__": "digits_train"}
-exec(compile(TRAIN_SRC, "demos/digits/train.py", "exec"), ns)
-if N_TRAIN > 0:      # ?train=N: a smaller training set (the test split stays N_TEST images)
-    images, labels = images[:ns["N_TEST"] + N_TRAIN], labels[:ns["N_TEST"] + N_TRAIN]
+exec(compile(SETUP_SRC, "demos/digits/page_setup.py", "exec"))
+await start(report)
+import torch        # torchweb, since start()
+ns, images, labels = load(report, DIGITS_JSON, TRAIN_SRC, N_TRAIN)
 _, (test_images, test_labels) = ns["split"](images, labels)
 SAMPLES = 8
 samples = torch.tensor(test_images[:SAMPLES], dtype=torch.float32).div(16.0).view(-1, 1, 8, 8)
@@ -50,17 +37,6 @@ def probabilities(x):
 def classify(pixels, ident):
     x = torch.tensor([float(v) for v in pixels], dtype=torch.float32).div(16.0).view(1, 1, 8, 8)
     report("probs", json.dumps({"probs": probabilities(x).view(-1).tolist(), "id": ident}))
-
-_Loader = ns["DataLoader"]
-class ProgressLoader(_Loader):
-    """train.py's DataLoader, reporting each batch (the page's progress bar)."""
-    epoch = 0
-    def __iter__(self):
-        ProgressLoader.epoch += 1
-        for i, b in enumerate(super().__iter__()):
-            report("batch", json.dumps({"epoch": ProgressLoader.epoch, "step": i, "steps": len(self)}))
-            yield b
-ns["DataLoader"] = ProgressLoader
 
 t0 = time.perf_counter()
 def progress(epoch, loss, acc):
@@ -97,14 +73,16 @@ async function start({ epochs = 4, nTrain = 0, pyodideURL }) {
   }
   post("stage", { text: "loading Pyodide and torchweb" });
   const log = (text) => post("log", { text });
-  const [py, digits, train] = await Promise.all([
+  const [py, digits, train, setup] = await Promise.all([
     boot({ log, pyodideURL }),
     fetchText("data/digits.json").catch((e) => {
       throw new Error(`${e.message}: the digits are missing (scripts/fetch_digits.py, then scripts/wheel.py copies them into site/data/)`);
     }),
     fetchText("demos/digits/train.py"),
+    fetchText("demos/digits/page_setup.py"),
   ]);
   pyodide = py;
+  pyodide.globals.set("SETUP_SRC", setup);
   pyodide.globals.set("DIGITS_JSON", digits);
   pyodide.globals.set("TRAIN_SRC", train);
   pyodide.globals.set("EPOCHS", epochs);
