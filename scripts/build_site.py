@@ -9,8 +9,8 @@ code editor, and the docs as pages.
                        codemirror, @codemirror/lang-python (scripts/codemirror_entry.mjs; no CDN).
                        Without node_modules the Playground keeps its plain textarea.
     site/docs/*.html   README.md and docs/*.md rendered with markdown-it-py (a build dependency,
-                       not a runtime one), in the site's design; each Python example gets an
-                       "Open in playground" link (its code in the link's #code=, which the
+                       not a runtime one), in the site's design; each runnable Python example
+                       (whole: every name it reads defined in it) gets an "Open in playground" link (its code in the link's #code=, which the
                        Playground shows and never runs before Run is pressed).
 
 scripts/wheel.py (so scripts/run.sh and scripts/test.sh) and the page tests run it.
@@ -21,6 +21,7 @@ scripts/wheel.py (so scripts/run.sh and scripts/test.sh) and the page tests run 
 import argparse
 import ast
 import base64
+import builtins
 import glob
 import html
 import os
@@ -102,18 +103,55 @@ def playground_link(code, prefix="../"):
     return prefix + "playground.html#code=" + base64.urlsafe_b64encode(raw).decode().rstrip("=")
 
 
-def is_python_example(info, code):
-    """A fenced block marked python, or an unmarked one that parses as Python and uses torch."""
-    lang = (info or "").split()[0].lower() if info else ""
-    if lang in ("python", "py"):
-        return True
-    if lang:
-        return False
+def free_names(code):
+    """Names the code reads but neither defines, imports nor finds among the builtins; None if
+    it is not Python (top-level await allowed, as in the Playground)."""
     try:
-        ast.parse(code)
+        tree = compile(code, "<doc>", "exec", flags=ast.PyCF_ONLY_AST | ast.PyCF_ALLOW_TOP_LEVEL_AWAIT)
     except SyntaxError:
+        return None
+    bound, read = set(dir(builtins)) | {"WEIGHTS_URL"}, set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name):
+            (read if isinstance(node.ctx, ast.Load) else bound).add(node.id)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            bound.update((a.asname or a.name).split(".")[0] for a in node.names)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            bound.add(node.name)
+        elif isinstance(node, ast.arg):
+            bound.add(node.arg)
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            bound.add(node.name)
+    return read - bound
+
+
+def is_python_example(info, code):
+    """A runnable example: a block marked python (or unmarked and using torch) whose code is
+    whole, every name it reads defined in it. Fragments (a training step that uses a `model`
+    from elsewhere) get no playground link: opened there they would only fail."""
+    lang = (info or "").split()[0].lower() if info else ""
+    if lang not in ("python", "py", ""):
         return False
-    return "torch" in code and ("\n" in code.strip() or "(" in code)
+    if not lang and "torch" not in code:
+        return False
+    return free_names(code) == set()
+
+
+def highlighted(code, lang):
+    """Code as HTML, Python and shell coloured by Pygments (site.css gives its classes colours
+    for light and dark) where it is installed; plain text otherwise."""
+    try:
+        from pygments import highlight
+        from pygments.formatters import HtmlFormatter
+        from pygments.lexers import get_lexer_by_name
+        from pygments.util import ClassNotFound
+    except ImportError:
+        return html.escape(code)
+    try:
+        lexer = get_lexer_by_name(lang or "text")
+    except ClassNotFound:
+        return html.escape(code)
+    return highlight(code, lexer, HtmlFormatter(nowrap=True))
 
 
 def markdown_renderer(doc_names):
@@ -128,7 +166,7 @@ def markdown_renderer(doc_names):
         info = tok.info.strip() if tok.type == "fence" else ""
         lang = info.split()[0] if info else ""
         cls = f' class="language-{html.escape(lang)}"' if lang else ""
-        out = f"<pre><code{cls}>{html.escape(tok.content)}</code></pre>\n"
+        out = f"<pre><code{cls}>{highlighted(tok.content, lang)}</code></pre>\n"
         if is_python_example(info, tok.content):
             out += (f'<a class="open-in-playground" href="{html.escape(playground_link(tok.content))}">'
                     "Open in playground &rarr;</a>\n")

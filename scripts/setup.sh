@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Installs what torchweb's build, demo and tests need on a fresh Debian machine with Python 3.11
 # and Node: Chromium + ChromeDriver + Mesa's lavapipe (apt), Pyodide 314, CodeMirror and esbuild
-# (npm), and a virtual environment .venv with wgpu, numpy, selenium, pytest, markdown-it-py (the
-# docs pages) and PyTorch 2.13 CPU (the test oracle).
+# (npm), and a virtual environment .venv with wgpu, numpy, selenium, pytest, markdown-it-py and
+# Pygments (the docs pages) and PyTorch 2.13 CPU (the test oracle).
 # Idempotent: what is there already is not installed again.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -28,8 +28,8 @@ fi
 if [ ! -x .venv/bin/python ]; then
   python3 -m venv .venv
 fi
-want="setuptools wheel pytest hypothesis numpy selenium tokenizers markdown-it-py wgpu==0.32.0"
-mods="setuptools, wheel, pytest, hypothesis, numpy, selenium, tokenizers, markdown_it, wgpu"
+want="setuptools wheel pytest hypothesis numpy selenium tokenizers markdown-it-py pygments wgpu==0.32.0"
+mods="setuptools, wheel, pytest, hypothesis, numpy, selenium, tokenizers, markdown_it, pygments, wgpu"
 if [ "${TORCHWEB_NO_TORCH:-0}" != 1 ]; then want="$want torch==2.13.0"; mods="$mods, torch"; fi
 if ! .venv/bin/python -c "import $mods" 2>/dev/null; then
   .venv/bin/python -m pip install -q --disable-pip-version-check $want

@@ -4,8 +4,8 @@ and pages that hold at a phone's width.
 
 Statically: every page of site/ links site/site.css, has a viewport and carries the header
 scripts/build_site.py writes; the docs pages (README.md and docs/*.md, rendered by build_site.py)
-hold every Python example of the Markdown, each with a playground link whose #code= inflates to
-that example's text (read from the Markdown here, not from the renderer).
+hold every Python example of the Markdown, each whole one (fragments are left out) with a
+playground link whose #code= inflates to that example's text (read from the Markdown here).
 
 In headless Chromium with WebGPU (SwiftShader), served with the site's CSP: the landing page
 trains the digits CNN (a short run), shows its guesses for held-out digits, and classifies a
@@ -77,15 +77,27 @@ def test_docs_render_with_playground_links(docs):
             fences = FENCE.findall(f.read())
         links = [inflate_link(html_mod.unescape(h)) for h in
                  re.findall(r'<a class="open-in-playground" href="([^"]+)"', page)]
-        for code in fences:      # each Python example of the Markdown, linked with its exact text
-            assert code in links, (name, code[:80])
-        examples += len(fences)
-    assert examples >= 5
+        whole = [c for c in fences if build_site.free_names(c) == set()]
+        # each whole Python example of the Markdown, linked with its exact text; fragments not
+        assert sorted(links) == sorted(whole), (name, [c[:60] for c in links], [c[:60] for c in whole])
+        examples += len(whole)
+    assert examples >= 3
     # the API support matrix, as a table
     with open(os.path.join(docs, "api.html"), encoding="utf-8") as f:
         api = f.read()
     assert re.search(r"<tr>\s*<td>torch.nn.functional</td>\s*<td>\d+</td>", api)
     assert "readback.html" in open(os.path.join(docs, "index.html"), encoding="utf-8").read()
+
+
+def test_only_whole_examples_get_a_playground_link():
+    assert build_site.free_names("import torch\nx = torch.ones(2)\nprint(await x.sum().item_async())") == set()
+    assert build_site.free_names("for x, y in batches:\n    loss = model(x)") == {"batches", "model"}
+    assert build_site.free_names("try:\n    f()\nexcept OSError as e:\n    print(e)\ndef f(a):\n    return a") == set()
+    assert build_site.free_names("%pip install torchweb") is None
+    assert build_site.is_python_example("python", "import torchweb as torch\nprint(torch.ones(1))")
+    assert not build_site.is_python_example("python", "model = torch.compile(model)")
+    assert not build_site.is_python_example("js", "import torch")
+    assert not build_site.is_python_example("", "print(1)")      # unmarked, and no torch
 
 
 def test_the_editor_bundle_is_built():
