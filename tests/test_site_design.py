@@ -211,8 +211,9 @@ def test_docs_example_opens_in_the_playground(browser):
         first = FENCE.findall(f.read())[0]
     driver.get("about:blank")
     driver.get(base + "docs/readback.html")
-    shoot(driver, "docs-readback")
     link = driver.find_element("css selector", "a.open-in-playground")
+    driver.execute_script("arguments[0].previousElementSibling.scrollIntoView({block: 'center'});", link)
+    shoot(driver, "docs-readback")
     link.click()
     deadline = time.monotonic() + 30
     while not driver.execute_script("const s = globalThis.torchwebPlayground; return s && s.loaded;"):
