@@ -22,6 +22,7 @@ export class Pad {
       canvas.releasePointerCapture(e.pointerId);
       this.onDigit(this.digit());
     };
+    this.redraw();
     canvas.addEventListener("pointerup", end);
     canvas.addEventListener("pointercancel", end);
     // the ink follows the page's colours: drawn again when the system turns dark or light
@@ -42,6 +43,13 @@ export class Pad {
     const { g, canvas } = this;
     g.clearRect(0, 0, canvas.width, canvas.height);
     if (this.image) return this.drawImage();
+    if (!this.strokes.length) {        // empty: say what the pad is for
+      g.fillStyle = this.ink(); g.globalAlpha = 0.35; g.textAlign = "center";
+      g.font = `${Math.round(canvas.width / 14)}px system-ui, sans-serif`;
+      g.fillText("draw a digit here", canvas.width / 2, canvas.height / 2);
+      g.globalAlpha = 1;
+      return;
+    }
     g.strokeStyle = this.ink(); g.lineCap = g.lineJoin = "round"; g.lineWidth = canvas.width / 14;
     this.path(g, (p) => p);
   }
