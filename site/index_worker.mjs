@@ -5,7 +5,8 @@
 // pyodideURL} | {type: "classify", pixels} (64 values 0..16). Messages out, all {type, ...}:
 //   stage {text} | adapter {...info} | batch {epoch, step, steps} | epoch {epoch, loss, accuracy,
 //   seconds} | samples {labels, images, preds, probs} | probs {probs, id} | done {...} | error {text}
-import { boot, fetchText } from "./boot.mjs";
+import { boot } from "./boot.mjs";
+import { setDigitsGlobals } from "./demos/digits/sources.mjs";
 
 const post = (type, data = {}) => self.postMessage({ type, ...data });
 
@@ -73,22 +74,12 @@ async function start({ epochs = 4, nTrain = 0, pyodideURL }) {
   }
   post("stage", { text: "loading Pyodide and torchweb" });
   const log = (text) => post("log", { text });
-  const [py, digits, train, setup] = await Promise.all([
-    boot({ log, pyodideURL }),
-    fetchText("data/digits.json").catch((e) => {
-      throw new Error(`${e.message}: the digits are missing (scripts/fetch_digits.py, then scripts/wheel.py copies them into site/data/)`);
-    }),
-    fetchText("demos/digits/train.py"),
-    fetchText("demos/digits/page_setup.py"),
-  ]);
-  pyodide = py;
-  pyodide.globals.set("SETUP_SRC", setup);
-  pyodide.globals.set("DIGITS_JSON", digits);
-  pyodide.globals.set("TRAIN_SRC", train);
-  pyodide.globals.set("EPOCHS", epochs);
-  pyodide.globals.set("N_TRAIN", nTrain);
-  pyodide.globals.set("report", (type, json) => post(type, JSON.parse(json)));
-  pyodide.globals.set("take_pending", () => { const p = pending; pending = null; return p; });
+  pyodide = await boot({ log, pyodideURL });
+  await setDigitsGlobals(pyodide, {
+    EPOCHS: epochs, N_TRAIN: nTrain,
+    report: (type, json) => post(type, JSON.parse(json)),
+    take_pending: () => { const p = pending; pending = null; return p; },
+  });
   await pyodide.runPythonAsync(RUN);
   trained = true;
   if (pending) { classifyNow(pending); pending = null; }

@@ -3,7 +3,8 @@
 // with `import torch` resolving to torchweb. Messages out, all {type, ...}:
 //   log {text} | stage {text, done, total} | adapter {info} | batch {epoch, step, steps}
 //   | epoch {epoch, loss, accuracy, seconds} | done {accuracy, seconds, epochs} | error {text}
-import { boot, fetchText } from "../../boot.mjs";
+import { boot } from "../../boot.mjs";
+import { setDigitsGlobals } from "./sources.mjs";
 
 const post = (type, data = {}) => self.postMessage({ type, ...data });
 
@@ -34,16 +35,9 @@ self.onmessage = async ({ data: { epochs = 6, nTrain = 0, pyodideURL } }) => {
     post("stage", { text: "loading Pyodide and the torchweb wheel", done: 0, total: 4 });
     const pyodide = await boot({ log, pyodideURL });
     post("stage", { text: "fetching the digits and train.py", done: 1, total: 4 });
-    const [digits, train, setup] = await Promise.all([fetchText("data/digits.json").catch((e) => {
-      throw new Error(`${e.message}: the digits are missing (scripts/fetch_digits.py, then scripts/wheel.py copies them into site/data/)`);
-    }), fetchText("demos/digits/train.py"), fetchText("demos/digits/page_setup.py")]);
+    await setDigitsGlobals(pyodide, { EPOCHS: epochs, N_TRAIN: nTrain,
+                                      report: (type, json) => post(type, JSON.parse(json)) });
     post("stage", { text: "data fetched", done: 2, total: 4 });
-    pyodide.globals.set("DIGITS_JSON", digits);
-    pyodide.globals.set("TRAIN_SRC", train);
-    pyodide.globals.set("SETUP_SRC", setup);
-    pyodide.globals.set("EPOCHS", epochs);
-    pyodide.globals.set("N_TRAIN", nTrain);
-    pyodide.globals.set("report", (type, json) => post(type, JSON.parse(json)));
     await pyodide.runPythonAsync(RUN);
   } catch (err) {
     post("error", { text: String((err && err.message) || err) });
