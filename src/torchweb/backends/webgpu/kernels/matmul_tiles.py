@@ -17,16 +17,19 @@ from collections import namedtuple
 
 from .elementwise import WORKGROUP, param
 from .wgsl import store
-from . import matmul_direct
+from . import matmul_direct, matmul_warp
 from .matmul_wgsl import cv, header, lit, store_acc
 from .... import _dtype as D
 from ..storage import GPUStorage
 
-Variant = namedtuple("Variant", "name rm rn kt db vec split acc16 wx wy", defaults=(0, 0))
+Variant = namedtuple("Variant", "name rm rn kt db vec split acc16 wx wy ly warps pad",
+                     defaults=(0, 0, 0, None, 0))
 # split: the most slices K may be cut into (1: never); acc16: float16 operands multiplied and
 # accumulated in f16 (where the adapter has shader-f16), instead of f32; wx, wy: 0 for the
 # tiles above, else a barrier-free kernel (matmul_direct.py) of wx x wy threads, each computing
-# rm x rn outputs, kt K steps per loop trip (vec off: it reads scalars)
+# rm x rn outputs, kt K steps per loop trip (vec off: it reads scalars); ly: 0 for those, else
+# a warp-tiled kernel (matmul_warp.py) of warps = (along M, along N) warps of 32 lanes laid out
+# ly x 32/ly, each lane rm x rn outputs; pad: vec4s added to rows of a tile stored transposed
 
 
 def _v(name, rm, rn, kt, db=False, vec=True, split=1, acc16=False):
@@ -38,8 +41,14 @@ def _direct(rm, rn, wx, wy, kt=1):
     return Variant(name, rm, rn, kt, False, False, 1, False, wx, wy)
 
 
+def _warp(name, rm, rn, kt, ly, warps, pad=1, split=1):
+    return Variant(name, rm, rn, kt, True, True, split, False, 0, 0, ly, warps, pad)
+
+
 def tile(v):
     """(rows, columns) of the output one workgroup of variant v computes."""
+    if v.ly:
+        return matmul_warp.tile(v)
     return (v.wy or 16) * v.rm, (v.wx or 16) * v.rn
 
 
@@ -73,6 +82,19 @@ VARIANTS = {v.name: v for v in [
     # 2x2, 2x8, 8x2 (fewer than 4 threads leave SIMD lanes idle). Blocks past 16x16 take Subzero
     # seconds to compile (16x32: ~4 s, 32x32: ~9 s a pipeline), lavapipe's LLVM longer.
     _direct(8, 8, 4, 4, 4), _direct(16, 16, 4, 4, 4),
+    # warp-tiled (matmul_warp.py): w<tile>_k<K step>, lanes 8 x 4, 8x8 outputs each unless named
+    _warp("w128x128_k8", 8, 8, 8, 8, (2, 4)),
+    _warp("w128x128_k16", 8, 8, 16, 8, (2, 4)),
+    _warp("w128x128_k16_l4", 8, 8, 16, 4, (4, 2)),
+    _warp("w128x128_k16_nopad", 8, 8, 16, 8, (2, 4), pad=0),
+    _warp("w128x64_k16", 8, 8, 16, 8, (2, 2)),
+    _warp("w64x128_k16", 8, 8, 16, 8, (1, 4)),
+    _warp("w64x64_k16", 8, 8, 16, 8, (1, 2)),
+    _warp("w64x64_k16_t4x8", 4, 8, 16, 8, (2, 2)),
+    _warp("w128x64_k16_t8x4", 8, 4, 16, 8, (2, 4)),
+    _warp("w128x64_k16_split4", 8, 8, 16, 8, (2, 2), split=4),
+    _warp("w64x64_k16_split8", 8, 8, 16, 8, (1, 2), split=8),
+    _warp("w128x128_k16_split4", 8, 8, 16, 8, (2, 4), split=4),
 ]}
 
 # shape class -> variant name ("mm2": the original kernel in matmul.py). From one H100 run of
@@ -223,6 +245,9 @@ def _plan(rt, out, a, b, compute, v):
     key = ("mmt", v, a.dtype.name, b.dtype.name, odt.name, T, nb, sa, sb, nbuf, amode, bmode, ovec)
 
     def make_code():
+        if v.ly:
+            return matmul_warp.source(v, a.dtype.gpu_storage, b.dtype.gpu_storage, odt, T, nb,
+                                      nparams, sa, sb, nbuf, amode, bmode, ovec)
         if v.wx:
             return matmul_direct.source(v, a.dtype.gpu_storage, b.dtype.gpu_storage, odt, T, nb,
                                         nparams, sa, sb, nbuf, amode, bmode, ovec)
