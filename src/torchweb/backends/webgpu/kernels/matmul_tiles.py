@@ -83,34 +83,38 @@ VARIANTS = {v.name: v for v in [
     # seconds to compile (16x32: ~4 s, 32x32: ~9 s a pipeline), lavapipe's LLVM longer.
     _direct(8, 8, 4, 4, 4), _direct(16, 16, 4, 4, 4),
     # warp-tiled (matmul_warp.py): w<tile>_k<K step>, lanes 8 x 4, 8x8 outputs each unless named
-    _warp("w128x128_k8", 8, 8, 8, 8, (2, 4)),
+    # (_t<rows>x<cols>). Also measured on the H200 and dropped (nvidia-h200-matmul-variants-
+    # 2026-11-27-mm29*.json): lanes 4 x 8 and no padding (as fast as w128x128_k16), K steps of 32
+    # (the driver takes minutes to compile them, lavapipe two), K steps of 16 at 8x8 outputs with
+    # fewer than 256 invocations (0.44 at 4096^3: more registers for the next step than there
+    # are), bands of 4 or 8 tile rows for the L2 cache (no faster), split 8.
     _warp("w128x128_k16", 8, 8, 16, 8, (2, 4)),
-    _warp("w128x128_k16_l4", 8, 8, 16, 4, (4, 2)),
-    _warp("w128x128_k16_nopad", 8, 8, 16, 8, (2, 4), pad=0),
-    _warp("w128x64_k16", 8, 8, 16, 8, (2, 2)),
-    _warp("w64x128_k16", 8, 8, 16, 8, (1, 4)),
-    _warp("w64x64_k16", 8, 8, 16, 8, (1, 2)),
-    _warp("w64x64_k16_t4x8", 4, 8, 16, 8, (2, 2)),
-    _warp("w128x64_k16_t8x4", 8, 4, 16, 8, (2, 4)),
-    _warp("w128x64_k16_split4", 8, 8, 16, 8, (2, 2), split=4),
-    _warp("w64x64_k16_split8", 8, 8, 16, 8, (1, 2), split=8),
     _warp("w128x128_k16_split4", 8, 8, 16, 8, (2, 4), split=4),
+    _warp("w64x128_k8", 8, 8, 8, 8, (1, 4)),
+    _warp("w128x64_k8", 8, 8, 8, 8, (2, 2)),
+    _warp("w64x64_k8", 8, 8, 8, 8, (1, 2)),
+    _warp("w64x64_k8_t4x8", 4, 8, 8, 8, (2, 2)),
+    _warp("w64x64_k16_t4x8", 4, 8, 16, 8, (2, 2)),
 ]}
 
-# shape class -> variant name ("mm2": the original kernel in matmul.py). From one H100 run of
-# bench/matmul_variants.py (bench/results/nvidia-h100-matmul-variants.json; ratio = PyTorch CUDA
-# f32 TF32-off time / ours): each class's winner by the geometric mean over its shapes.
+# shape class -> variant name ("mm2": the original kernel in matmul.py): each class's winner by
+# the geometric mean of ratio (PyTorch CUDA f32 TF32-off time / ours, the kernel alone) over its
+# shapes, from one H200 run of bench/matmul_variants.py --kernel
+# (bench/results/nvidia-h200-matmul-variants-2026-11-27-mm29.json; "was": the class's earlier
+# choice in the same run).
 TABLE = {
-    "huge": "t128x128_k16",      # >= 16M outputs, K >= 1024: 4096^3 0.68 (mm2 0.43)
-    "large": "t128x128_k8",      # >= 4M outputs, K >= 1024: 2048^3 0.54, 4096^3 0.62
-    "wide": "t128x64_k16_db",    # >= 4M outputs, shorter K: attention bmm, linear (H200: 0.71 by the
-    # class's geometric mean, t128x64_k16 0.69; nvidia-h200-matmul-variants-2026-11-27-db.json)
-    "medium": "t64x64_k16_db",   # >= 1M outputs: 1024^3 0.30, bmm 0.19-0.23, linear 0.40
-    "longk": "t64x64_k16_db_split",  # fewer outputs, K >= 1024: linear weight grads (H200: 0.62,
-    # t64x64_k16_split 0.60; H100 before double buffering: 0.35, mm2 0.24)
-    "small": "t64x64_k16_db",    # the rest (tiny ones go to matmul_small.py): 512^3 0.38 (t64x64_k32
-    # as good there, 0.38), nanoGPT's lm head 4096x384 @ 384x65 0.76 (k32 0.57;
-    # nvidia-h100-matmul-variants-session4-gpt.json)
+    "huge": "w128x128_k16",      # >= 16M outputs, K >= 1024: 4096^3 0.82 (was 0.70; w64x128_k8 0.82)
+    "large": "w128x128_k16",     # >= 4M outputs, K >= 1024: 2048^3 0.78 (was 0.63)
+    "wide": "w64x128_k8",        # >= 4M outputs, shorter K: attention's S = Q K^T and its dO V^T
+    # 0.91, nanoGPT's qkv and MLP linears 0.80-0.83; 0.86 by the geometric mean (was 0.73)
+    "medium_k": "w128x128_k16_split4",  # >= 1M outputs, K >= 1024: 1024^3 0.78, the linears
+    # 1536 -> 384 forward and backward 0.77-0.79, nanoGPT's qkv input grad 0.70 (0.76; was 0.63)
+    "medium": "w64x64_k8",       # >= 1M outputs, shorter K: attention's P V, dV, dQ, dK 0.66-0.77,
+    # nanoGPT's c_proj 0.73 (0.70 by the geometric mean; was 0.64)
+    "longk": "t64x64_k16_db_split",  # fewer outputs, K >= 1024: weight grads 0.53-0.67 (0.61;
+    # w64x64_k16_t4x8 split 4 0.60)
+    "small": "t64x64_k16_db",    # the rest (tiny ones go to matmul_small.py): 512^3 0.60, nanoGPT's
+    # lm head 4096x384 @ 384x65 0.68 (t64x64_k16_db_split4 0.67 by the geometric mean, within noise)
 }
 # Software adapters (a CPU): a workgroup barrier costs much more there. SwiftShader (Chromium's
 # WebGPU without a GPU) pays milliseconds per barrier: the barrier-free kernel with 16x16 outputs
@@ -130,7 +134,7 @@ def shape_class(M, N, K, nbatch):
             return "huge" if outputs >= 16 << 20 else "large"
         return "wide"
     if outputs >= 1 << 20:
-        return "medium"
+        return "medium_k" if K >= 1024 else "medium"
     if K >= 1024:
         return "longk"
     return "small"
