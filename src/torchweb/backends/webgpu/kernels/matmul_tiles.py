@@ -8,7 +8,8 @@ otherwise) and split-K (K cut into slices that fill the GPU when M*N is small; a
 sums the slices). Every variant handles any M, N, K (edges masked), any strides, broadcast
 batches (stride 0), f32 or i32 compute, and grids past 65535 workgroups (several dispatches).
 Which variant runs for which shape class: TABLE, set from bench/matmul_variants.py's numbers.
-Variants with wx, wy set are barrier-free kernels (matmul_direct.py) for SwiftShader, a CPU.
+Variants with wx, wy set are barrier-free kernels (matmul_direct.py) for SwiftShader, a CPU;
+variants with ly set are warp-tiled kernels (matmul_warp.py), the faster ones on a GPU.
 Plans (pipeline, grids, parameter bytes) are cached per call signature: ~30 us less per call.
 """
 
