@@ -3,15 +3,13 @@ does differently from the other tiles, against PyTorch CPU: reads clamped into t
 last rows and columns (M or N of 1, of 4 with vec4 reads along them), K steps in the main loop
 with no test and a last partial one (K of 1, below, at and past a K step), all four operand
 layouts (x @ W^T reads both tiles along K and stores them transposed), loads that only some
-threads make, split-K, a grid split into several dispatches, broadcast
-batches, one buffer for both operands, int32 and float16."""
+threads make, split-K. (Batches, aliases, grids split over several dispatches, int32 and
+float16: test_matmul_kernels.py, whose SOME has a warp variant.)"""
 
 import pytest
-import torch
 
 import torchweb
 from oracle import assert_close, make
-from torchweb.backends.webgpu.runtime import get_runtime
 from torchweb.backends.webgpu.kernels import matmul_tiles as T
 
 # Every warp variant of the TABLE also runs test_matmul_kernels.test_variant's shapes. Here: two
@@ -78,34 +76,3 @@ def test_scalar_reads_and_long_k(variant):
     assert_close(x[:, 1:] @ y[1:, ::3], a[:, 1:] @ b[1:, ::3], **TOL)
     e, f = make((33, 1104)), make((1104, 47))
     assert_close(gpu(e) @ gpu(f), e @ f, rtol=1e-5, atol=5e-4)
-
-
-SOME = ["w64x64_k8_t4x8"]
-
-
-@pytest.mark.parametrize("variant", SOME)
-def test_batches_aliases_and_grid_split(variant, monkeypatch):
-    force(variant)
-    a = make((68, 132))
-    x = gpu(a)
-    assert_close(x[:, :67] @ x.t()[:67, 1:], a[:, :67] @ a.t()[:67, 1:], **TOL)   # one buffer
-    c, d = make((3, 1, 33, 20)), make((1, 4, 17, 20))
-    assert_close(torchweb.matmul(gpu(c), gpu(d).transpose(-1, -2)), torch.matmul(c, d.transpose(-1, -2)), **TOL)
-    p, q = make((3, 300, 30)), make((3, 30, 280))
-    gp, gq = gpu(p), gpu(q)
-    monkeypatch.setattr(get_runtime(), "max_workgroups", 2)   # x, y and batch in several dispatches
-    assert_close(torchweb.bmm(gp, gq), torch.bmm(p, q), **TOL)
-
-
-@pytest.mark.parametrize("variant", SOME)
-def test_int32_and_float16(variant):
-    force(variant)
-    a, b = make((65, 600), torch.int32, -9, 9), make((600, 68), torch.int32, -9, 9)
-    assert_close(gpu(a) @ gpu(b), a @ b)
-    assert_close(gpu(a)[1:] @ gpu(b)[:, 4:], a[1:] @ b[:, 4:])
-    if "shader-f16" not in get_runtime().features:
-        return
-    a, b = make((65, 72), torch.float16, -2, 2), make((72, 132), torch.float16, -2, 2)
-    expected = (a.float() @ b.float()).half()
-    assert_close(gpu(a) @ gpu(b), expected, rtol=2e-3, atol=2e-2)
-    assert_close(gpu(a.t().contiguous()).t() @ gpu(b)[:, 3:], expected[:, 3:], rtol=2e-3, atol=2e-2)

@@ -103,7 +103,7 @@ def source(v, ast, bst, odt, T, nb, nparams, sa, sb, nbuf, amode, bmode, ovec=Fa
     def compute(xa, xb):
         out = []
         for kk in range(KT):
-            s = [f"    {{"]
+            s = ["    {"]
             s += [f"      let a{i} = {xa}[{kk}][am + {i * LY}u];" for i in range(MI)]
             s += [f"      let b{j} = {xb}[{kk}][bn + {j * LX}u];" for j in range(NI)]
             s += [f"      acc{4 * i + r}_{j} = acc{4 * i + r}_{j} + a{i}[{r}] * b{j};"
