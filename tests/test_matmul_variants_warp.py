@@ -10,6 +10,7 @@ import pytest
 
 import torchweb
 from oracle import assert_close, make
+from torchweb.backends.webgpu.runtime import get_runtime
 from torchweb.backends.webgpu.kernels import matmul_tiles as T
 
 # Every warp variant of the TABLE also runs test_matmul_kernels.test_variant's shapes. Here: two
@@ -76,3 +77,24 @@ def test_scalar_reads_and_long_k(variant):
     assert_close(x[:, 1:] @ y[1:, ::3], a[:, 1:] @ b[1:, ::3], **TOL)
     e, f = make((33, 1104)), make((1104, 47))
     assert_close(gpu(e) @ gpu(f), e @ f, rtol=1e-5, atol=5e-4)
+
+
+def test_too_big_for_the_device_falls_back(monkeypatch):
+    """A warp variant needing more workgroup memory than the device allows (browsers refuse the
+    pipeline) gives way to WARP_FALLBACK, unless forced; the product is right either way."""
+    from types import SimpleNamespace
+    small = SimpleNamespace(driver=SimpleNamespace(limit=lambda name: 16384))
+    big = SimpleNamespace(driver=SimpleNamespace(limit=lambda name: 32768))
+    w = T.VARIANTS["w128x128_k16"]
+    assert T.fitting(small, w) is T.VARIANTS[T.WARP_FALLBACK]
+    assert T.fitting(big, w) is w
+    assert T.fitting(small, T.VARIANTS["w64x64_k8"]).name == "w64x64_k8"
+    rt = get_runtime()
+    monkeypatch.setattr(rt.driver, "limit", lambda name: 16384)
+    T._PLANS.clear()
+    a, b = make((130, 24)), make((24, 70))
+    out = torchweb.empty((130, 70), device="webgpu")
+    T.run(rt, out, gpu(a), gpu(b), "f32", "w128x128_k16")   # as the TABLE's choice (not forced)
+    assert_close(out, a @ b, **TOL)
+    grids = [p[1][0][0] for k, p in T._PLANS.items() if k[0].name == "w128x128_k16" and not k[1]]
+    assert grids == [(2, 3, 1)], grids   # 64x64 tiles (the fallback's), not 128x128

@@ -85,12 +85,13 @@ VARIANTS = {v.name: v for v in [
     _direct(8, 8, 4, 4, 4), _direct(16, 16, 4, 4, 4),
     # warp-tiled (matmul_warp.py): w<tile>_k<K step>, lanes 8 x 4, 8x8 outputs each unless named
     # (_t<rows>x<cols>). Also measured on the H200 and dropped (nvidia-h200-matmul-variants-
-    # 2026-11-27-mm29*.json): lanes 4 x 8 and no padding (as fast as w128x128_k16), K steps of 32
+    # 2026-11-27-mm29*.json): lanes 4 x 8 and padding (as fast as w128x128_k16), K steps of 32
     # (the driver takes minutes to compile them, lavapipe two), K steps of 16 at 8x8 outputs with
     # fewer than 256 invocations (0.44 at 4096^3: more registers for the next step than there
     # are), bands of 4 or 8 tile rows for the L2 cache (no faster), split 8.
-    _warp("w128x128_k16", 8, 8, 16, 8, (2, 4)),
-    _warp("w128x128_k16_split4", 8, 8, 16, 8, (2, 4), split=4),
+    # (128x128 tiles without padding: 32 KiB of workgroup memory, the most most GPUs allow)
+    _warp("w128x128_k16", 8, 8, 16, 8, (2, 4), pad=0),
+    _warp("w128x128_k16_split4", 8, 8, 16, 8, (2, 4), pad=0, split=4),
     _warp("w64x128_k8", 8, 8, 8, 8, (1, 4)),
     _warp("w128x64_k8", 8, 8, 8, 8, (2, 2)),
     _warp("w64x64_k8", 8, 8, 8, 8, (1, 2)),
@@ -167,13 +168,14 @@ def run(rt, out, a, b, compute, variant):
     v = VARIANTS[variant] if isinstance(variant, str) else variant
     so, sa_, sb_ = out._storage, a._storage, b._storage
     # (out's shape follows from a's and b's: their batch dims are broadcast already)
-    sig = (v, compute, a._shape, a._stride, a._offset, b._shape, b._stride, b._offset,
+    forced = FORCED is not None
+    sig = (v, forced, compute, a._shape, a._stride, a._offset, b._shape, b._stride, b._offset,
            out._offset, a.dtype, b.dtype, out.dtype, sa_ is sb_, so is sa_, so is sb_, id(rt))
     plan = _PLANS.get(sig)
     if plan is None:
         if len(_PLANS) > 4096:
             _PLANS.clear()
-        plan = _plan(rt, out, a, b, compute, v)
+        plan = _plan(rt, out, a, b, compute, v, forced)
         if plan is not False:
             # the GPU work, for the runtime's flush rule: 2 flops a term, counted as 1/16 byte
             # each (an H100's f32 rate over its memory bandwidth)
@@ -200,9 +202,21 @@ def run(rt, out, a, b, compute, variant):
         rt.dispatch(pid2, grid2, [(so.buffer_for_write(), so.size), (tmp.buffer_for_read(), tmp.size)], params2)
 
 
-def _plan(rt, out, a, b, compute, v):
+def fitting(rt, v):
+    """v, or WARP_FALLBACK where v's workgroup memory is past what rt's device allows (browsers
+    enforce it: 16 KiB unless the adapter offers more, 32 KiB on most GPUs)."""
+    if v.ly and matmul_warp.storage_bytes(v) > rt.driver.limit("max-compute-workgroup-storage-size"):
+        return VARIANTS[WARP_FALLBACK]
+    return v
+
+
+WARP_FALLBACK = "t64x64_k16_db"   # 16 KiB
+
+
+def _plan(rt, out, a, b, compute, v, forced=False):
     """(pipeline id, [(grid, params)], temporary's numel (0: none), its dtype, the summing
-    dispatch (pipeline id, grid, params) or None); False when the output is empty."""
+    dispatch (pipeline id, grid, params) or None); False when the output is empty. forced: v
+    runs as named (tests, the bench), else a warp variant too big for the device falls back."""
     M, K, N = a.shape[-2], a.shape[-1], b.shape[-1]
     batch = out.shape[:-2]
     nbatch = 1
@@ -210,6 +224,7 @@ def _plan(rt, out, a, b, compute, v):
         nbatch *= s
     if M == 0 or N == 0 or nbatch == 0:
         return False
+    v = v if forced else fitting(rt, v)
     T = compute
     if (v.acc16 and compute == "f32" and "shader-f16" in rt.features
             and a.dtype.gpu_storage == b.dtype.gpu_storage == out.dtype.gpu_storage == "f16"):

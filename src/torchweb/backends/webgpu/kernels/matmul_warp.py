@@ -27,6 +27,12 @@ def tile(v):
     return v.warps[0] * v.ly * v.rm, v.warps[1] * (32 // v.ly) * v.rn
 
 
+def storage_bytes(v):
+    """Workgroup memory of warp variant v at most (f32: 16 bytes a vec4, both tiles padded)."""
+    BM, BN = tile(v)
+    return 2 * v.kt * (BM // 4 + BN // 4 + 2 * v.pad) * 16
+
+
 def source(v, ast, bst, odt, T, nb, nparams, sa, sb, nbuf, amode, bmode, ovec=False):
     BM, BN = tile(v)
     KT, LY = v.kt, v.ly
