@@ -2,7 +2,8 @@
 
     PYTHONPATH=src python3 bench/matmul_variants.py            # GPU machine: full shapes (< 4 min)
     PYTHONPATH=src python3 bench/matmul_variants.py --quick    # lavapipe: small shapes, checks it runs
-    options: --variants a,b  --shapes 4096,bmm  (substrings)  --names a,b (exact)  --repeat 5
+    options: --variants a,b  --shapes 4096,bmm  (substrings)  --names a,b (exact; "table": what
+             kernels/matmul_tiles.py's TABLE picks, through the `@` op)  --repeat 5  --dtype f32
              --kernel: time the kernel alone (matmul_tiles.run into a preallocated output), not
              the `@` op around it; on the GPU small products are otherwise bound by Python's
              per-op cost (the `host` column: recording time per call), not by the kernel
