@@ -80,13 +80,17 @@ def test_scalar_reads_and_long_k(variant):
 
 
 def test_too_big_for_the_device_falls_back(monkeypatch):
-    """A warp variant needing more workgroup memory than the device allows (browsers refuse the
-    pipeline) gives way to WARP_FALLBACK, unless forced; the product is right either way."""
+    """A variant needing more workgroup memory than the device allows (browsers refuse the
+    pipeline) gives way to FALLBACK, unless forced; the product is right either way."""
     from types import SimpleNamespace
     small = SimpleNamespace(driver=SimpleNamespace(limit=lambda name: 16384))
     big = SimpleNamespace(driver=SimpleNamespace(limit=lambda name: 32768))
     w = T.VARIANTS["w128x128_k16"]
-    assert T.fitting(small, w) is T.VARIANTS[T.WARP_FALLBACK]
+    assert T.fitting(small, w) is T.VARIANTS[T.FALLBACK]
+    # the older tiles too: t128x64_k16_db double-buffers 24 KiB
+    assert T.workgroup_bytes(T.VARIANTS["t128x64_k16_db"]) == 24576
+    assert T.fitting(small, T.VARIANTS["t128x64_k16_db"]) is T.VARIANTS[T.FALLBACK]
+    assert T.workgroup_bytes(T.VARIANTS[T.FALLBACK]) <= 16384
     assert T.fitting(big, w) is w
     assert T.fitting(small, T.VARIANTS["w64x64_k8"]).name == "w64x64_k8"
     rt = get_runtime()

@@ -202,21 +202,31 @@ def run(rt, out, a, b, compute, variant):
         rt.dispatch(pid2, grid2, [(so.buffer_for_write(), so.size), (tmp.buffer_for_read(), tmp.size)], params2)
 
 
+def workgroup_bytes(v):
+    """Workgroup memory variant v declares at most (f32 or i32: 16 bytes a vec4)."""
+    if v.ly:
+        return matmul_warp.storage_bytes(v)
+    if v.wx:
+        return 0   # barrier-free: no workgroup memory
+    TM, TN = tile(v)
+    return (2 if v.db else 1) * v.kt * (TM + TN) * 4
+
+
 def fitting(rt, v):
-    """v, or WARP_FALLBACK where v's workgroup memory is past what rt's device allows (browsers
+    """v, or FALLBACK where v's workgroup memory is past what rt's device allows (browsers
     enforce it: 16 KiB unless the adapter offers more, 32 KiB on most GPUs)."""
-    if v.ly and matmul_warp.storage_bytes(v) > rt.driver.limit("max-compute-workgroup-storage-size"):
-        return VARIANTS[WARP_FALLBACK]
+    if workgroup_bytes(v) > rt.driver.limit("max-compute-workgroup-storage-size"):
+        return VARIANTS[FALLBACK]
     return v
 
 
-WARP_FALLBACK = "t64x64_k16_db"   # 16 KiB
+FALLBACK = "t64x64_k16_db"   # 16 KiB: WebGPU's default limit
 
 
 def _plan(rt, out, a, b, compute, v, forced=False):
     """(pipeline id, [(grid, params)], temporary's numel (0: none), its dtype, the summing
     dispatch (pipeline id, grid, params) or None); False when the output is empty. forced: v
-    runs as named (tests, the bench), else a warp variant too big for the device falls back."""
+    runs as named (tests, the bench), else a variant too big for the device falls back."""
     M, K, N = a.shape[-2], a.shape[-1], b.shape[-1]
     batch = out.shape[:-2]
     nbatch = 1
