@@ -4,7 +4,8 @@ the op's row (table.py, rules in grads.py). Gradients for broadcast operands are
 their shapes by the autograd engine, as PyTorch's does."""
 
 from ..._complex_routes import ROUTES as COMPLEX
-from ...autograd.function import Function
+from ..._tensor import Tensor
+from ...autograd.function import Function, FunctionCtx, Node
 from ...autograd.grad_mode import _state as _grad
 from ..operands import is_tensor
 from . import raw as E
@@ -123,9 +124,70 @@ def _make_function(name, backward_name, inplace):
             return tuple(grads)
         return tuple([gr if o is None and need else None for gr, o, need in zip(grads, operands, needs)])
 
-    return type(name, (Function,), {"forward": staticmethod(forward), "backward": staticmethod(backward),
-                                    "_backward_name": backward_name, "_forward_is_raw": True,
-                                    "_double_backward": True})   # the rules are Tensor ops
+    def record(operands):
+        """cls.apply(*operands) out of place, in one frame (every op recorded for autograd
+        comes here): the inputs' edges and metadata, forward's run and saves, the node, as
+        Function.apply and forward above do them for this Function's one float output."""
+        ctx = FunctionCtx()
+        needs, edges, metas = [], [], []
+        for a in operands:
+            if isinstance(a, Tensor):
+                metas.append((a._shape, a.dtype))
+                # (the property for a view: its history refreshed first)
+                if a._requires_grad if a._base is None else a.requires_grad:
+                    g = a._grad_fn
+                    edges.append((g, a._output_nr) if g is not None else (a._accumulator(), 0))
+                    needs.append(True)
+                    continue
+            else:
+                metas.append(None)
+            edges.append(_NO_EDGE)
+            needs.append(False)
+        ctx.needs_input_grad = needs = tuple(needs)
+        key = (needs, *map(type, operands))
+        spec = specs.get(key)
+        if spec is None:
+            spec = specs[key] = _spec(op, operands, needs)
+        tensors, idx, keep_y, nones, number_saved, run, nothing_saved = spec
+        out = run(name, *operands)
+        if True not in needs:   # (a view's refreshed history required no grad after all)
+            return out
+        node = Node(cls, ctx, tuple(edges), 1, tuple(metas), ((out._shape, out.dtype, out.device),))
+        if nothing_saved is not None:
+            ctx._saved = ctx._saved_versions = nothing_saved
+        else:
+            saved = [operands[i] if i in idx else None for i in tensors]
+            if keep_y:
+                # a detached alias of the output (as _alias_saved_outputs): the output holding
+                # its own node through ctx would be a reference cycle
+                saved.append(out.detach())
+                ctx._saved_origins = (None,) * len(tensors) + ((0, backward_name),)
+            else:
+                saved.append(None)
+            ctx._saved = tuple(saved)
+            ctx._saved_versions = versions = tuple([None if t is None else t._version for t in saved])
+            ctx._saved_any = versions.count(None) < len(versions)
+        if nones is None:   # the numbers, with None for the tensors
+            nones = list(operands)
+            for i in tensors:
+                nones[i] = None
+            nones = tuple(nones)
+        ctx.operands = nones
+        if number_saved:
+            ctx._saved_any = True
+        if out.dtype.is_floating_point:   # (out is fresh: no history of its own to move)
+            out._grad_fn = node
+            out._requires_grad = True
+        return out
+
+    cls = type(name, (Function,), {"forward": staticmethod(forward), "backward": staticmethod(backward),
+                                   "_backward_name": backward_name, "_forward_is_raw": True,
+                                   "_double_backward": True,   # the rules are Tensor ops
+                                   "_record": staticmethod(record)})
+    return cls
+
+
+_NO_EDGE = (None, 0)
 
 
 def _any_requires_grad(operands):
@@ -160,9 +222,9 @@ def call(name, *operands):
 def _call_grad(name, operands):
     fn = _FUNCTIONS.get((name, False))   # (_function's first look-up, without its call)
     if fn is not None:
-        return fn.apply(*operands)
+        return fn._record(operands)
     if OPS[name].grad is not None:
-        return _function(name, operands).apply(*operands)
+        return _function(name, operands)._record(operands)
     out = E.run_any(name, operands)
     if out.dtype.is_floating_point:   # a float result would silently drop the gradient
         raise NotImplementedError(f"the derivative for '{name}' is not implemented")
