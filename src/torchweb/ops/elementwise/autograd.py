@@ -125,10 +125,8 @@ def _make_function(name, backward_name, inplace):
         return tuple([gr if o is None and need else None for gr, o, need in zip(grads, operands, needs)])
 
     def record(operands):
-        """cls.apply(*operands) out of place, in one frame (every op recorded for autograd
-        comes here): the inputs' edges and metadata, forward's run and saves, the node, as
-        Function.apply and forward above do them for this Function's one float output."""
-        ctx = FunctionCtx()
+        """cls.apply(*operands) out of place (every op recorded for autograd comes here): the
+        inputs' edges and metadata, then _finish."""
         needs, edges, metas = [], [], []
         for a in operands:
             if isinstance(a, Tensor):
@@ -143,8 +141,19 @@ def _make_function(name, backward_name, inplace):
                 metas.append(None)
             edges.append(_NO_EDGE)
             needs.append(False)
-        ctx.needs_input_grad = needs = tuple(needs)
-        key = (needs, *map(type, operands))
+        needs = tuple(needs)
+        return _finish(operands, needs, tuple(edges), tuple(metas), (needs, *map(type, operands)))
+
+    def record_number(a, b):
+        """record((a, b)) for a tensor a that requires grad and a Python number b (x * 2,
+        h + 1: the operators' commonest form under autograd), its one edge taken directly."""
+        g = a.grad_fn if a._base is not None else a._grad_fn   # (a view's history refreshed first)
+        edge = (g, a._output_nr) if g is not None else (a._accumulator(), 0)
+        return _finish((a, b), _FIRST, (edge, _NO_EDGE), ((a._shape, a.dtype), None), (_FIRST, type(a), type(b)))
+
+    def _finish(operands, needs, edges, metas, key):
+        """Function.apply's and forward's work for this Function's one output, in one frame:
+        the op run, what it saves, its node. key: the signature's key in specs."""
         spec = specs.get(key)
         if spec is None:
             spec = specs[key] = _spec(op, operands, needs)
@@ -152,7 +161,9 @@ def _make_function(name, backward_name, inplace):
         out = run(name, *operands)
         if True not in needs:   # (a view's refreshed history required no grad after all)
             return out
-        node = Node(cls, ctx, tuple(edges), 1, tuple(metas), ((out._shape, out.dtype, out.device),))
+        ctx = FunctionCtx()
+        ctx.needs_input_grad = needs
+        node = Node(cls, ctx, edges, 1, metas, ((out._shape, out.dtype, out.device),))
         if nothing_saved is not None:
             ctx._saved = ctx._saved_versions = nothing_saved
         else:
@@ -183,11 +194,12 @@ def _make_function(name, backward_name, inplace):
     cls = type(name, (Function,), {"forward": staticmethod(forward), "backward": staticmethod(backward),
                                    "_backward_name": backward_name, "_forward_is_raw": True,
                                    "_double_backward": True,   # the rules are Tensor ops
-                                   "_record": staticmethod(record)})
+                                   "_record": staticmethod(record), "_record_number": staticmethod(record_number)})
     return cls
 
 
 _NO_EDGE = (None, 0)
+_FIRST = (True, False)   # needs_input_grad of a tensor that requires grad and a number
 
 
 def _any_requires_grad(operands):
@@ -243,7 +255,8 @@ def binary_operator(name):
         tb = type(b)
         if tb in _NUMBERS:
             if _grad["enabled"] and (a._requires_grad or (a._base is not None and a.requires_grad)):
-                return _call_grad(name, (a, b))
+                fn = _FUNCTIONS.get((name, False))   # (_call_grad's first look-up)
+                return fn._record_number(a, b) if fn is not None else _call_grad(name, (a, b))
             return E.binary_number(name, a, b)
         if getattr(tb, "_is_torchweb_tensor", False):
             if _grad["enabled"] and (a._requires_grad or b._requires_grad or (a._base is not None and a.requires_grad)
