@@ -151,13 +151,6 @@ def _deferrable(op, out, operands, dtypes, backend):
 _TEMPLATES = {}   # (dtype plan, backend) -> template() for elementwise (copy_, fill_, out=, in place)
 
 
-def _new_group(s, node):
-    """s pending with node, a group of its own (node reads a buffer its inlined child does
-    not, or inlines none): registered with the buffers it reads."""
-    node.group = group = [weakref.ref(s)]
-    register(group, node.storages)
-
-
 def _fusable(rt, n, operands):
     """Whether a fused kernel may write n elements from operands, on a runtime whose
     defer_numel n passes: refused at the call past what a folded grid holds; not past the
@@ -183,7 +176,7 @@ def _fusable(rt, n, operands):
 # broadcast already.) A pending operand not inlined is written now: a pending leaf would keep
 # its own inputs alive, and chains of them would grow memory without bound in loops that
 # never read back. A node that inlines a child and reads no other buffer joins the child's
-# group (registered already); others start a group (_new_group).
+# group (registered already); others start a group (graph.register).
 # (Every deferred op comes through one of them: the checks are in each, unrolled.)
 
 def _single(op, out, operands, plan, tpl=None):
@@ -215,7 +208,7 @@ def _single(op, out, operands, plan, tpl=None):
             realize(os_)
         s.pending = node = Node(tpl.leaf_key, [(os_, o._stride, o._offset, o.dtype)], scalars, shape, 1,
                                 {id(os_): os_})
-    _new_group(s, node)
+    register(s, node)
 
 
 def _pair(op, out, operands, plan, tpl=None):
@@ -260,7 +253,7 @@ def _pair(op, out, operands, plan, tpl=None):
     if group is not None:
         group.append(weakref.ref(s))
     else:
-        _new_group(s, node)
+        register(s, node)
 
 
 def _general(op, out, operands, plan, tpl=None):
@@ -303,4 +296,4 @@ def _general(op, out, operands, plan, tpl=None):
     if len(storages) > MAX_LEAF_BUFFERS:
         return _run_now(op, out, operands, plan)
     s.pending = node = Node(tuple(key), leaves, tuple(scalars + own), shape, size, storages)
-    _new_group(s, node)
+    register(s, node)
