@@ -176,13 +176,13 @@ def _fusable(rt, n, operands):
 # broadcast already.) A pending operand not inlined is written now: a pending leaf would keep
 # its own inputs alive, and chains of them would grow memory without bound in loops that
 # never read back. A node that inlines a child and reads no other buffer joins the child's
-# group (registered already); others start a group (graph.register).
-# (Every deferred op comes through one of them: the checks are in each, unrolled.)
+# group (registered already); others start a group (graph.register). Each first checks, inline
+# (every deferred op asks), that a fused kernel may write out: not empty, and on a grid-limited
+# backend within what one may write (_fusable).
 
 def _single(op, out, operands, plan, tpl=None):
     """One tensor operand (unary ops, a tensor and numbers)."""
-    if tpl is None:
-        tpl = plan.lazy
+    tpl = tpl or plan.lazy
     s = out._storage
     n = s.numel
     if not n or tpl.grid_limited and n > s.rt.defer_numel and not _fusable(s.rt, n, operands):
@@ -213,8 +213,7 @@ def _single(op, out, operands, plan, tpl=None):
 
 def _pair(op, out, operands, plan, tpl=None):
     """Two tensor operands, no numbers (binary ops of tensors): _general unrolled."""
-    if tpl is None:
-        tpl = plan.lazy
+    tpl = tpl or plan.lazy
     s = out._storage
     n = s.numel
     if not n or tpl.grid_limited and n > s.rt.defer_numel and not _fusable(s.rt, n, operands):
@@ -258,15 +257,14 @@ def _pair(op, out, operands, plan, tpl=None):
 
 def _general(op, out, operands, plan, tpl=None):
     """Any operands."""
-    if tpl is None:
-        tpl = plan.lazy
+    tpl = tpl or plan.lazy
     s = out._storage
     n = s.numel
     if not n or tpl.grid_limited and n > s.rt.defer_numel and not _fusable(s.rt, n, operands):
         return _run_now(op, out, operands, plan)
+    key = [tpl.opkey]
     shape = out._shape
     stride = out._stride
-    key = [tpl.opkey]
     leaves = []
     scalars = []
     own = []        # this node's scalars (after its children's)

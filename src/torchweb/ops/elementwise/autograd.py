@@ -65,43 +65,44 @@ def _spec(op, operands, needs):
             E.runner(operands), None if idx or keep_y else (None,) * (len(tensors) + 1))
 
 
+def _numbers_only(operands, tensors):
+    """operands with None for the tensors (at positions tensors): a node's ctx.operands, the
+    numbers its backward rule reads."""
+    nones = list(operands)
+    for i in tensors:
+        nones[i] = None
+    return tuple(nones)
+
+
 def _make_function(name, backward_name, inplace):
     op = OPS[name]
     rule = op.grad
     specs = {}   # (needs_input_grad, operand types) -> _spec: the same for every call of a signature
 
     def forward(ctx, *operands):
+        """In place (the Function of inplace_function, run by Function.apply): operands[0]
+        written. (Out of place, the node is made by record / record_number below.)"""
+        if not inplace:
+            raise RuntimeError("an elementwise op's node is recorded by its Function's _record")
         key = (ctx.needs_input_grad, *map(type, operands))
         spec = specs.get(key)
         if spec is None:
             spec = specs[key] = _spec(op, operands, ctx.needs_input_grad)
-        tensors, idx, keep_y, nones, number_saved, run, nothing_saved = spec
-        if inplace:
-            xs = operands
-            if 0 in idx:
-                xs = list(operands)
-                xs[0] = E.copy_of(operands[0])  # the value before the write (PyTorch's original_self)
-                if operands[0].requires_grad:   # its history, for create_graph (double_backward.py)
-                    ctx.saved_edges = {0: (operands[0].grad_fn, operands[0]._output_nr)}
-            saved = [xs[i] if i in idx else None for i in tensors]
-            # versions as before the write: an operand that is the target (y.mul_(y)) can't backward
-            versions = tuple(t._version if t is not None else None for t in saved)
-            out = E.run(name, *operands, out=operands[0])
-            out._bump_version()
-            ctx.save_for_backward(*saved, out if keep_y else None)
-            ctx._saved_versions = versions + ctx._saved_versions[-1:]
-        else:
-            out = run(name, *operands)
-            if nothing_saved is not None:   # (save_for_backward of Nones: its result, made once)
-                ctx._saved = ctx._saved_versions = nothing_saved
-            else:
-                ctx.save_for_backward(*[operands[i] if i in idx else None for i in tensors], out if keep_y else None)
-        if nones is None:   # the numbers, with None for the tensors
-            nones = list(operands)
-            for i in tensors:
-                nones[i] = None
-            nones = tuple(nones)
-        ctx.operands = nones
+        tensors, idx, keep_y, nones, number_saved, _, _ = spec
+        xs = operands
+        if 0 in idx:
+            xs = list(operands)
+            xs[0] = E.copy_of(operands[0])  # the value before the write (PyTorch's original_self)
+            if operands[0].requires_grad:   # its history, for create_graph (double_backward.py)
+                ctx.saved_edges = {0: (operands[0].grad_fn, operands[0]._output_nr)}
+        saved = [xs[i] if i in idx else None for i in tensors]
+        # versions as before the write: an operand that is the target (y.mul_(y)) can't backward
+        versions = tuple(t._version if t is not None else None for t in saved)
+        out = E.run(name, *operands, out=operands[0])
+        out._bump_version()
+        ctx.save_for_backward(*saved, out if keep_y else None)
+        ctx._saved_versions = versions + ctx._saved_versions[-1:]
+        ctx.operands = nones if nones is not None else _numbers_only(operands, tensors)
         if number_saved:
             ctx._saved_any = True
         return out
@@ -178,12 +179,7 @@ def _make_function(name, backward_name, inplace):
             ctx._saved = tuple(saved)
             ctx._saved_versions = versions = tuple([None if t is None else t._version for t in saved])
             ctx._saved_any = versions.count(None) < len(versions)
-        if nones is None:   # the numbers, with None for the tensors
-            nones = list(operands)
-            for i in tensors:
-                nones[i] = None
-            nones = tuple(nones)
-        ctx.operands = nones
+        ctx.operands = nones if nones is not None else _numbers_only(operands, tensors)
         if number_saved:
             ctx._saved_any = True
         if out.dtype.is_floating_point:   # (out is fresh: no history of its own to move)
