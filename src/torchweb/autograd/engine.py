@@ -130,8 +130,14 @@ def run_backward(roots, grad_roots, retain_graph, capture=None, accumulate=True,
                 nexts = node.next_functions
                 if (outs[0] is None) if n_out == 1 else _all_none(outs):
                     results = (None,) * len(nexts)
+                elif slow:
+                    results = _apply_slow(node, outs, create_graph)
+                elif n_out == 1:   # (node.apply, its one gradient given: nothing to materialize)
+                    results = node.fn.backward(node.ctx, outs[0])
+                    if not isinstance(results, tuple):
+                        results = (results,)
                 else:
-                    results = node.apply(outs) if not slow else _apply_slow(node, outs, create_graph)
+                    results = node.apply(outs)
                 if len(results) != len(nexts):
                     raise RuntimeError(
                         f"function {node.name()} returned an incorrect number of gradients "
