@@ -32,6 +32,10 @@ def empty_storage(numel, dtype):
     return _CPUStorage(_np().zeros(numel, dtype=_np_dtype(dtype)), dtype)
 
 
+def storage_maker():
+    return empty_storage
+
+
 def storage_from_values(values, dtype):
     return _CPUStorage(_np().array(values, dtype=_np_dtype(dtype)).reshape(-1), dtype)
 

@@ -10,6 +10,8 @@ from .count import bincount, count_gather, count_scatter, search_sorted  # noqa:
 from .embedding import embedding, embedding_backward  # noqa: F401
 from .index import (ATOMIC_FLOAT16, MAX_INDEX_BUFFERS, index_gather, index_scatter,  # noqa: F401
                     mask_compact, masked_scatter)
+from functools import partial as _partial
+
 from ..limits import BindingTooLarge as _BindingTooLarge
 from . import windows
 from .kernels import elementwise as ew_kernel, matmul as mm_kernel, random as rand_kernel, reduction as red_kernel
@@ -38,6 +40,14 @@ def empty_storage(numel, dtype):
     if r is None:
         r = _get_runtime()
     return _GPUStorage(r, numel, dtype)
+
+
+def storage_maker():
+    """empty_storage bound to the current runtime (one call less per op: ops/elementwise's
+    plans keep it, and drop it when the device is lost); unbound while that runtime is lost
+    (its next error starts a new one)."""
+    r = _rt()
+    return empty_storage if r.closed else _partial(_GPUStorage, r)
 
 
 def elementwise(op, out, operands, dtypes):
