@@ -73,6 +73,33 @@ def test_device_out_of_memory_raised_and_device_usable_after():
     assert rt.driver.fail_next_creations == 0
 
 
+def test_a_tensor_the_failure_left_unwritten_raises_when_read():
+    """The ops recorded after the failed creation did not run: reading a tensor one of them
+    would have written (or one computed from it later) raises, naming the out of memory,
+    instead of returning a blank buffer's zeros; a tensor computed before keeps its values and
+    the mark goes with the tensor."""
+    _fresh_pool()
+    rt = get_runtime()
+    a = torchweb.arange(1000, dtype=torchweb.float32, device="webgpu")
+    rt.flush()
+    rt.driver.fail_next_creations = 2    # the creation and its retry after freeing the pool
+    b = torchweb.ones(300_000, device="webgpu") * 3
+    with pytest.raises(torchweb.OutOfMemoryError):
+        torchweb.webgpu.synchronize()
+    assert rt.unwritten, "nothing marked unwritten"
+    for victim in (b, b + 1, (b * 2).sum(), b[:10].clone()):   # computed later from b: too
+        with pytest.raises(RuntimeError, match="never computed: an earlier out of memory") as info:
+            victim.tolist()
+        assert not isinstance(info.value, torchweb.OutOfMemoryError)
+        assert "WebGPU out of memory. Tried to allocate" in str(info.value)
+    assert_close(a * 2, torch.arange(1000, dtype=torch.float32) * 2)   # unmarked: reads fine
+    del b, victim, info
+    gc.collect()
+    c = torchweb.ones(300_000, device="webgpu") * 3   # (the pool may hand out the same buffers)
+    assert_close(c.sum(), torch.ones(300_000).mul(3).sum())
+    assert rt.unwritten == {}   # the marks went with the tensors (their buffers back in the pool)
+
+
 def test_big_buffer_out_of_memory_raised_at_the_op(monkeypatch):
     """A buffer of CREATE_NOW_BYTES or more is made at the op that needs it: out of memory
     raises there, before anything of the op is recorded, and nothing recorded is lost."""
