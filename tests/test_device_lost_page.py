@@ -24,6 +24,16 @@ import("./demo_page.mjs").then((m) => {
 """
 
 
+def _restart_reloads(driver):
+    """Click #restart: the page reloads (a marker set before is gone)."""
+    driver.execute_script("window.__before_reload = 1; document.getElementById('restart').click();")
+    for _ in range(200):
+        if driver.execute_script("return document.readyState === 'complete' && !window.__before_reload"):
+            return
+        time.sleep(0.05)
+    pytest.fail("the restart button did not reload the page")
+
+
 @pytest.mark.browser
 def test_device_lost_error_offers_a_restart():
     require_chromium("the device-lost page test")
@@ -33,13 +43,7 @@ def test_device_lost_error_offers_a_restart():
         got = driver.execute_async_script(SHOW, LOST)
         assert got.get("button") == "The GPU device was lost: restart", got
         assert "DeviceLostError" in got["shown"]
-        driver.execute_script("window.__before_reload = 1; document.getElementById('restart').click();")
-        for _ in range(200):   # the click reloads the page: the marker is gone
-            if driver.execute_script("return document.readyState === 'complete' && !window.__before_reload"):
-                break
-            time.sleep(0.05)
-        else:
-            pytest.fail("the restart button did not reload the page")
+        _restart_reloads(driver)
         other = driver.execute_async_script(SHOW, "RuntimeError: shape mismatch")
         assert other.get("button") is None and "shape mismatch" in other["shown"], other
 
@@ -84,12 +88,6 @@ def test_minilm_page_offers_a_restart():
         got = _minilm_with_error(driver, base, LOST)
         assert got["button"] == "The GPU device was lost: restart", got
         assert "DeviceLostError" in got["shown"] and got["errors"] == [LOST], got
-        driver.execute_script("window.__before_reload = 1; document.getElementById('restart').click();")
-        for _ in range(200):   # the click reloads the page: the marker is gone
-            if driver.execute_script("return document.readyState === 'complete' && !window.__before_reload"):
-                break
-            time.sleep(0.05)
-        else:
-            pytest.fail("minilm.html's restart button did not reload the page")
+        _restart_reloads(driver)
         other = _minilm_with_error(driver, base, "RuntimeError: shape mismatch")
         assert other["button"] is None and "shape mismatch" in other["shown"], other

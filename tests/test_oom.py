@@ -52,13 +52,19 @@ def test_past_the_largest_buffer():
     assert_close(torchweb.tensor(x, device="webgpu").mul(2).sum(), torch.tensor(x).mul(2).sum())
 
 
-def test_device_out_of_memory_raised_and_device_usable_after():
+def _a_flush_that_fails():
+    """(runtime, a computed tensor, b = ones * 3 recorded) with the next flush's creation and
+    its retry after freeing the pool set to fail."""
     _fresh_pool()
     rt = get_runtime()
     a = torchweb.arange(1000, dtype=torchweb.float32, device="webgpu")
     rt.flush()
-    rt.driver.fail_next_creations = 2    # the creation and its retry after freeing the pool
-    b = torchweb.ones(300_000, device="webgpu") * 3
+    rt.driver.fail_next_creations = 2
+    return rt, a, torchweb.ones(300_000, device="webgpu") * 3
+
+
+def test_device_out_of_memory_raised_and_device_usable_after():
+    rt, a, b = _a_flush_that_fails()
     with pytest.raises(torchweb.OutOfMemoryError) as info:
         b.sum().item()
     msg = str(info.value)
@@ -78,12 +84,7 @@ def test_a_tensor_the_failure_left_unwritten_raises_when_read():
     would have written (or one computed from it later) raises, naming the out of memory,
     instead of returning a blank buffer's zeros; a tensor computed before keeps its values and
     the mark goes with the tensor."""
-    _fresh_pool()
-    rt = get_runtime()
-    a = torchweb.arange(1000, dtype=torchweb.float32, device="webgpu")
-    rt.flush()
-    rt.driver.fail_next_creations = 2    # the creation and its retry after freeing the pool
-    b = torchweb.ones(300_000, device="webgpu") * 3
+    rt, a, b = _a_flush_that_fails()
     with pytest.raises(torchweb.OutOfMemoryError):
         torchweb.webgpu.synchronize()
     assert rt.unwritten, "nothing marked unwritten"
