@@ -43,6 +43,8 @@ let initInfo = null;
 const memChecks = new Set();   // the flushes' popErrorScope promises, until they settle
 let oom = null;                // "BYTES: message" of the first out-of-memory since Python heard
 const failed = new Map();      // id -> {size, usage} of buffers given up after an out-of-memory
+let givenUp = [];              // their ids, since Python last asked (takeGivenUp): never computed
+export function takeGivenUp() { const ids = givenUp; givenUp = []; return ids; }
 let failNextCreations = 0;     // a test hook: the next n flushes with creations (failMinBytes 0),
 let failMinBytes = 0;          // or createNow calls of failMinBytes or more, report out of memory
 export function setFailNextCreations(n, minBytes = 0) { failNextCreations = n; failMinBytes = minBytes; }
@@ -70,7 +72,7 @@ function scopeCreations(created) {
       const b = buffers.get(id);
       // (not the params uniform (id 1) nor the error words (0xFFFFFFF0): tiny, and their
       // contents are kept by the runtime across flushes)
-      if (b && id > 1 && id < 0xFFFFFFF0) { buffers.delete(id); b.buf.destroy(); failed.set(id, { size: b.size, usage: b.usage }); }
+      if (b && id > 1 && id < 0xFFFFFFF0) { buffers.delete(id); b.buf.destroy(); failed.set(id, { size: b.size, usage: b.usage }); givenUp.push(id); }
       bytes += size;
     }
     if (!oom) oom = `${bytes}: ${err.message}`;
@@ -129,7 +131,7 @@ async function checkMemory() {
 export async function init() {
   if (device && !lost) return initInfo;
   buffers.clear(); pipelines.clear(); layouts.clear(); bindCache.clear(); dropStaging();
-  errors.length = 0; lost = null; failed.clear(); memChecks.clear(); oom = null;
+  errors.length = 0; lost = null; failed.clear(); memChecks.clear(); oom = null; givenUp = [];
   const gpu = globalThis.navigator && globalThis.navigator.gpu;
   if (!gpu) throw new Error("this browser has no WebGPU (navigator.gpu is missing)");
   const adapter = await gpu.requestAdapter({ powerPreference: "high-performance" });
@@ -184,7 +186,7 @@ export function release() {
   const dev = device;
   device = null; queue = null; initInfo = null; lost = null;
   buffers.clear(); pipelines.clear(); layouts.clear(); bindCache.clear(); dropStaging();
-  errors.length = 0; failed.clear(); memChecks.clear(); oom = null;
+  errors.length = 0; failed.clear(); memChecks.clear(); oom = null; givenUp = [];
   if (dev) dev.destroy();
 }
 

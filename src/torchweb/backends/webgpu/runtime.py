@@ -81,6 +81,7 @@ class Runtime:
         self.barriers_costly = any("swiftshader" in str(v).lower() for v in info.values())
         self.pool = BufferPool(self._create_buffer, self.stream_destroy)
         driver.reclaim = self._reclaim   # (an out-of-memory creation frees the pool, retries once)
+        driver.on_given_up = self._given_up   # (the page: a flush's buffers given up, found late)
         self.errors = DeviceErrors(self)
         self.closed = False
         self.pipeline_kinds = {}   # pipeline id -> its binding kinds (capture.py: what is written)
@@ -383,6 +384,15 @@ class Runtime:
             raise
         self._feed_bytes, self._feed_at = self.feed.flushed(
             self._stream_work if stream.dispatches else 0, t0, perf_counter())
+
+    def _given_up(self, ids, e):
+        """(The browser driver's on_given_up.) A page's flush ran out of memory, found late (at
+        a read or sync): the buffers it made (ids) were given up (runtime.mjs; made again blank
+        when used), so the live tensors in them are marked never computed (unwritten.py)."""
+        why = str(e).split(":")[0]
+        for bid in ids:
+            if not self.pool.is_free(bid):
+                self.unwritten[bid] = why
 
     def _flush_out_of_memory(self, e):
         return self.out_of_memory(e.nbytes, f"the device reported: {e.detail.strip()} (after the "
