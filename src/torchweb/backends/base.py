@@ -238,6 +238,10 @@ class Backend(Protocol):
     def embedding_backward(self, grad_weight, grad, idx, padding_idx):
         """grad_weight (float32, zeroed) += grad's rows at idx, padding_idx skipped."""
 
+    def int8_linear(self, out, x, packed, scale, bias):
+        """out (M, N) = x (M, K) @ q^T * scale (+ bias), in float32: q (N, K) int8 packed 4 per
+        int32 word (little-endian, rows zero-padded to whole words), scale and bias (N,)."""
+
     # -- search and counting ---------------------------------------------------------------------
     def search_sorted(self, spec, out, seq, values, sorter=None):
         """out[r, k] = insertion point of values[r, k] in row (0 if spec.shared else r) of seq,
