@@ -1,6 +1,6 @@
 """Tensor methods that convert or re-type a tensor: type_as, the device methods (.cuda() moves
 to webgpu, the GPU torchweb has; .xpu()/.ipu()/.mtia() refuse), the dtype shorthands of dtypes
-torchweb lacks (char, short, bfloat16, cfloat, cdouble, chalf refuse naming what to use),
+torchweb lacks (char, short, cfloat, cdouble, chalf refuse naming what to use),
 the legacy constructor new() and torch.Tensor(...), type(), numpy(), repr, pickling, module_load,
 as_subclass, and apply_/map_/map2_.
 
@@ -184,7 +184,7 @@ METHODS = {
     "type_as": type_as, "cuda": cuda,
     "xpu": _no_backend("xpu"), "ipu": _no_backend("ipu"), "mtia": _no_backend("mtia"),
     "char": _unsupported("int8", "char"), "short": _unsupported("int16", "short"),
-    "bfloat16": _unsupported("bfloat16", "bfloat16"), "cfloat": lambda self, memory_format=None: self.to(D.complex64),
+    "bfloat16": lambda self, memory_format=None: self.to(D.bfloat16), "cfloat": lambda self, memory_format=None: self.to(D.complex64),
     "cdouble": _unsupported("complex128", "cdouble"), "chalf": _unsupported("complex32", "chalf"),
     "new": new, "module_load": module_load, "as_subclass": as_subclass,
     "apply_": apply_, "map_": map_, "map2_": map2_,

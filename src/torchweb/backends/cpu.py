@@ -13,6 +13,7 @@ from .. import _philox
 from .base import absent as _absent
 from .cpu_arrays import CPUStorage as _CPUStorage, compute_np_dtype as _compute_np_dtype, np as _np
 from .cpu_arrays import np_dtype as _np_dtype, strided as _strided, view as _view
+from .cpu_arrays import storage_from_array as _storage_from_array
 from .cpu_conv import (col2im, grid_sample, grid_sample_backward, im2col, interpolate,  # noqa: F401
                        interpolate_backward, pad, pad_backward, pool, pool_backward, unpool, unpool_backward)
 from .cpu_linalg import ldl, ldl_fits, ldl_solve, qr_panel, trsm_block  # noqa: F401
@@ -34,7 +35,7 @@ def empty_storage(numel, dtype):
 
 
 def storage_from_values(values, dtype):
-    return _CPUStorage(_np().array(values, dtype=_np_dtype(dtype)).reshape(-1), dtype)
+    return _storage_from_array(_np().array(values, dtype=_np_dtype(dtype)), dtype)
 
 
 def read_values(t):
@@ -290,3 +291,9 @@ def random(draw, out):
     else:
         v = _philox.values(n, kind, out.numel(), seed, call, a, b)
     n.copyto(_view(out), v.reshape(out.shape), casting="unsafe")
+
+
+# bfloat16 outputs rounded after every primitive that writes them (cpu_bfloat16.py)
+from .base import Backend as _Backend  # noqa: E402
+from .cpu_bfloat16 import round_outputs as _round_outputs  # noqa: E402
+_round_outputs(globals(), [_n for _n in dir(_Backend) if not _n.startswith("_")])

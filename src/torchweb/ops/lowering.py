@@ -48,7 +48,7 @@ def reduce(kind, out, inp, nred, acc_cls):
         # Each chunk's extreme and its global position, then the first winning chunk, whose
         # position is read back from the index partials (also the only way on lavapipe, which
         # ends a shader's loops after 65535 trips: one workgroup cannot walk 2^24 elements).
-        values = empty((n_out, nchunks), D.float32 if inp.dtype is D.float16 else inp.dtype, out.device)
+        values = empty((n_out, nchunks), D.float32 if inp.dtype in D.HALF_FLOATS else inp.dtype, out.device)
         where = empty((n_out, nchunks), D.int64, out.device)
         be.reduce(ReducePass(kind[3:], nred, acc_cls, nchunks), values, inp)
         be.reduce(ReducePass(kind, nred, acc_cls, nchunks), where, inp)
@@ -63,7 +63,7 @@ def reduce(kind, out, inp, nred, acc_cls):
     if kind in ("all", "any"):
         pdt = D.bool
     elif kind in ("max", "min"):
-        pdt = D.float32 if inp.dtype is D.float16 else inp.dtype
+        pdt = D.float32 if inp.dtype in D.HALF_FLOATS else inp.dtype
     else:
         pdt = D.float32 if acc_cls == "f" else D.int64
     partial = empty((n_out, nchunks), pdt, out.device)
