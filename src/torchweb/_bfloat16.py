@@ -22,7 +22,7 @@ def round_in_place_np(np, a):
 def round_words(values):
     """A Python sequence of numbers as an array('f') of their bfloat16 values."""
     words = array("f", values)
-    bits = memoryview(words).cast("I")
+    bits = memoryview(words).cast("B").cast("I")
     for i, b in enumerate(bits):
         if (b & 0x7FFFFFFF) <= 0x7F800000:   # (not NaN)
             bits[i] = (b + 0x7FFF + ((b >> 16) & 1)) & 0xFFFF0000
