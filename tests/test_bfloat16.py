@@ -151,3 +151,10 @@ def test_checkpoints_both_ways(device):
     assert st["w"].dtype is tw.bfloat16
     assert_close(st["w"], sd["w"], rtol=0, atol=0)
     assert torch.equal(safetensors_torch.load(tw.safetensors.save(st))["w"], sd["w"])
+
+
+def test_legacy_bfloat16_tensor_type(device):
+    t = tw.BFloat16Tensor([1.5, 1.00390625])
+    assert t.dtype is tw.bfloat16 and isinstance(t, tw.BFloat16Tensor) and not isinstance(t, tw.FloatTensor)
+    assert t.tolist() == torch.BFloat16Tensor([1.5, 1.00390625]).tolist()
+    assert ours(torch.ones(2).bfloat16(), device).type() == torch.ones(2).bfloat16().type()
