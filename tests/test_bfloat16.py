@@ -158,3 +158,20 @@ def test_legacy_bfloat16_tensor_type(device):
     assert t.dtype is tw.bfloat16 and isinstance(t, tw.BFloat16Tensor) and not isinstance(t, tw.FloatTensor)
     assert t.tolist() == torch.BFloat16Tensor([1.5, 1.00390625]).tolist()
     assert ours(torch.ones(2).bfloat16(), device).type() == torch.ones(2).bfloat16().type()
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+@pytest.mark.parametrize("m,k,n", [(1, 64, 40), (5, 70, 33), (67, 256, 96), (1, 768, 300)])
+def test_half_float_linear_is_pytorchs(device, dtype, m, k, n):
+    """model.half() / model.bfloat16(): a Linear with bias is PyTorch's CPU addmm (the product
+    and bias summed in float32, rounded once), within PyTorch's own tolerance for the dtype."""
+    torch.manual_seed(m * k)
+    theirs_lin = torch.nn.Linear(k, n).to(getattr(torch, dtype))
+    lin = tw.nn.Linear(k, n, device=device).to(getattr(tw, dtype))
+    lin.load_state_dict({key: ours(v, device) for key, v in theirs_lin.state_dict().items()})
+    x = torch.randn(m, k, generator=_g(m)).to(getattr(torch, dtype))
+    with tw.no_grad():
+        got = lin(ours(x, device))
+    want = theirs_lin(x)
+    tol = {"float16": (1e-3, 1e-5), "bfloat16": (1.6e-2, 1e-5)}[dtype]   # torch.testing's defaults
+    assert_close(got, want, *tol)
