@@ -9,6 +9,7 @@ run_fused evaluates the expressions with the same numpy bodies as elementwise().
 from math import prod as _prod
 
 from . import pending
+from .. import _bfloat16
 from .. import _philox
 from .base import absent as _absent
 from .cpu_arrays import CPUStorage as _CPUStorage, compute_np_dtype as _compute_np_dtype, np as _np
@@ -57,6 +58,8 @@ def elementwise(op, out, operands, dtypes):
             if d.name == "float16" and o.dtype.name != "float16":
                 with n.errstate(over="ignore"):   # 70000 -> inf, as PyTorch casts
                     v = v.astype(n.float16)   # to the common dtype first, as PyTorch
+            elif d.name == "bfloat16" and o.dtype.name != "bfloat16":
+                v = _bfloat16.round_np(n, v.astype(n.float32))
             args.append(v.astype(want, copy=False))
         else:
             args.append(n.array(o).astype(want))
