@@ -1,5 +1,6 @@
 """Weight-only int8: per-output-channel symmetric quantization of a linear layer's weight, and
-the linear op that dequantizes inside the matmul (backends' int8_linear).
+the linear op that dequantizes inside the matmul (backends' packed_linear); and bfloat16
+weights packed two to a word, through the same kernels.
 
 The int8 weight is held packed, 4 values per int32 word, little-endian (so the words' bytes are
 the int8 matrix's bytes), each row zero-padded to whole words: an (out, ceil(in / 4)) int32
@@ -53,6 +54,40 @@ def unpack_int8(packed, in_features):
     return S.narrow(q, 1, 0, in_features).contiguous()
 
 
+def pack_bfloat16(weight):
+    """A bfloat16 weight (out, in) -> (out, ceil(in / 2)) int32, two values a word (the low half
+    the even column): the bytes of PyTorch's bfloat16 matrix, half float32's memory."""
+    w = weight.detach().contiguous()
+    out = empty((w.shape[0], -(-w.shape[1] // 2)), D.int32, w.device)
+    backend_for(w.device.type).pack_bfloat16(out, w)
+    return out
+
+
+def _packed_linear(name, input, packed, scale, bias, in_features, bits):
+    out_f, words = packed.shape
+    per = 32 // bits
+    k = in_features if in_features is not None else words * per
+    if input.dtype not in (D.float32, D.float16, D.bfloat16):
+        raise RuntimeError(f"{name}: input must be float32, float16 or bfloat16, got {input.dtype}")
+    if packed.dtype is not D.int32 or not (words * per - per < k <= words * per):
+        raise RuntimeError(f"{name}: weight_packed must be int32 (out, ceil(in / {per})), got "
+                           f"{packed.dtype} {list(packed.shape)} for in_features={k}")
+    if input.shape[-1] != k:
+        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({input.numel() // max(input.shape[-1], 1)}"
+                           f"x{input.shape[-1]} and {k}x{out_f})")
+    if (scale is not None and scale.shape != (out_f,)) or (bias is not None and bias.shape != (out_f,)):
+        raise RuntimeError(f"{name}: scale and bias must have shape ({out_f},)")
+    if grad_mode.is_grad_enabled() and input.requires_grad:
+        raise NotImplementedError(f"{name} has no backward: layers with packed weights are for inference "
+                                  "(run them under torch.no_grad(), or keep the float layer to train)")
+    lead = input.shape[:-1]
+    x = S.reshape(input, (-1, k)).contiguous()
+    out = empty((x.shape[0], out_f), input.dtype, input.device)
+    backend_for(input.device.type).packed_linear(out, x, packed.contiguous(), None if scale is None else scale.contiguous(),
+                                                 None if bias is None else bias.contiguous(), bits)
+    return S.reshape(out, tuple(lead) + (out_f,))
+
+
 @define("int8_weight_linear", "linalg", torch=False, method=False, differentiable=False,
         dtypes="floating",
         doc="int8_weight_linear(input, weight_packed, scale, bias=None, in_features=None) -> Tensor\n\n"
@@ -60,24 +95,14 @@ def unpack_int8(packed, in_features):
             "(ops/quantized_linear.py), dequantized inside the matmul and computed in float32; what "
             "torchweb.ao.quantization's int8_weight_only layers run. No gradient.")
 def int8_weight_linear(input, weight_packed, scale, bias=None, in_features=None):
-    out_f, words = weight_packed.shape
-    k = in_features if in_features is not None else words * 4
-    if input.dtype not in (D.float32, D.float16):
-        raise RuntimeError(f"int8_weight_linear: input must be float32 or float16, got {input.dtype}")
-    if weight_packed.dtype is not D.int32 or not (words * 4 - 3 <= k <= words * 4):
-        raise RuntimeError(f"int8_weight_linear: weight_packed must be int32 (out, ceil(in / 4)), got "
-                           f"{weight_packed.dtype} {list(weight_packed.shape)} for in_features={k}")
-    if input.shape[-1] != k:
-        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({input.numel() // max(input.shape[-1], 1)}"
-                           f"x{input.shape[-1]} and {k}x{out_f})")
-    if scale.shape != (out_f,) or (bias is not None and bias.shape != (out_f,)):
-        raise RuntimeError(f"int8_weight_linear: scale and bias must have shape ({out_f},)")
-    if grad_mode.is_grad_enabled() and input.requires_grad:
-        raise NotImplementedError("int8_weight_linear has no backward: int8 weight-only layers are for "
-                                  "inference (run them under torch.no_grad(), or keep the float layer to train)")
-    lead = input.shape[:-1]
-    x = S.reshape(input, (-1, k)).contiguous()
-    out = empty((x.shape[0], out_f), input.dtype, input.device)
-    backend_for(input.device.type).int8_linear(out, x, weight_packed.contiguous(), scale.contiguous(),
-                                               None if bias is None else bias.contiguous())
-    return S.reshape(out, tuple(lead) + (out_f,))
+    return _packed_linear("int8_weight_linear", input, weight_packed, scale, bias, in_features, 8)
+
+
+@define("bfloat16_weight_linear", "linalg", torch=False, method=False, differentiable=False,
+        dtypes="floating",
+        doc="bfloat16_weight_linear(input, weight_packed, bias=None, in_features=None) -> Tensor\n\n"
+            "input @ w.T + bias with w a bfloat16 weight packed 2 per int32 word (half float32's "
+            "memory), unpacked inside the matmul and computed in float32; what "
+            "torchweb.ao.quantization's bfloat16_weight_only layers run. No gradient.")
+def bfloat16_weight_linear(input, weight_packed, bias=None, in_features=None):
+    return _packed_linear("bfloat16_weight_linear", input, weight_packed, None, bias, in_features, 16)
