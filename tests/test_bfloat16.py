@@ -175,3 +175,14 @@ def test_half_float_linear_is_pytorchs(device, dtype, m, k, n):
     want = theirs_lin(x)
     tol = {"float16": (1e-3, 1e-5), "bfloat16": (1.6e-2, 1e-5)}[dtype]   # torch.testing's defaults
     assert_close(got, want, *tol)
+
+
+def test_numpy_refused_and_pickle_keeps_the_dtype(device):
+    import pickle
+    t = ours(torch.tensor([1.5, -2.25]).bfloat16(), device)
+    with pytest.raises(TypeError, match="BFloat16"):
+        torch.tensor([1.0]).bfloat16().numpy()
+    with pytest.raises(TypeError, match="BFloat16"):
+        t.numpy()
+    back = pickle.loads(pickle.dumps(t))
+    assert back.dtype is tw.bfloat16 and back.tolist() == [1.5, -2.25]

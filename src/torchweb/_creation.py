@@ -5,7 +5,7 @@ import array as _array
 import collections.abc as _abc
 import math
 
-from . import _dtype as D
+from . import _bfloat16 as _bf16, _dtype as D
 from ._device import as_device, CPU
 from ._float64 import ROUTES as FLOAT64
 from ._complex_routes import ROUTES as COMPLEX
