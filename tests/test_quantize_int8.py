@@ -157,3 +157,15 @@ def test_torchao_import_through_the_alias():
                        env=env, cwd="/", timeout=120)
     assert r.returncode == 0, r.stderr
     assert r.stdout.split() == ["Int8WeightOnlyLinear", "True"]
+
+
+def test_compiled_decode_step_replays_the_same():
+    """torch.compile captures the packed kernels and replays them (the decode step's use)."""
+    tw.manual_seed(0)
+    model = tw.nn.Sequential(tw.nn.Linear(64, 128), tw.nn.GELU(), tw.nn.Linear(128, 64)).to("webgpu")
+    quantize_(model, int8_weight_only())
+    step = tw.compile(model)
+    with tw.no_grad():
+        for _ in range(3):
+            x = tw.randn(1, 64, device="webgpu")
+            assert torch.equal(theirs(step(x)), theirs(model(x)))
