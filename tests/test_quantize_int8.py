@@ -169,3 +169,27 @@ def test_compiled_decode_step_replays_the_same():
         for _ in range(3):
             x = tw.randn(1, 64, device="webgpu")
             assert torch.equal(theirs(step(x)), theirs(model(x)))
+
+
+def test_weight_past_the_binding_limit_runs_in_row_blocks():
+    """a packed weight bigger than maxStorageBufferBindingSize (lowered here to 64 KiB): blocks
+    of its rows through windows, each writing its columns of the output"""
+    from torchweb.backends.webgpu.runtime import get_runtime
+    rt = get_runtime()
+    rt.synchronize()
+    saved = rt.max_binding
+    lin, ol = _layer(300, 1000, "webgpu")   # 300 x 250 words: 300 KB
+    layer = Int8WeightOnlyLinear.from_float(ol)
+    x = torch.randn(3, 1000, generator=torch.Generator().manual_seed(1))
+    w = theirs(layer.int8_weight()).float() * theirs(layer.weight_scale)[:, None]
+    rt.set_binding_limit(64 << 10)
+    try:
+        with tw.no_grad():
+            got = layer(ours(x, "webgpu"))
+            got_tiled = layer(ours(x.repeat(3, 1), "webgpu"))
+        rt.synchronize()
+    finally:
+        rt.set_binding_limit(saved)
+    # (K = 1000: float32 sums in another order than PyTorch's)
+    assert_close(got, x @ w.T + lin.bias.detach(), rtol=1e-4, atol=1e-4)
+    assert_close(got_tiled, x.repeat(3, 1) @ w.T + lin.bias.detach(), rtol=1e-4, atol=1e-4)

@@ -46,9 +46,9 @@ def _decls(out_st, x_st, s_st, b_st, has_bias, nparams):
 
 
 # uniform words: M, N, K, KW (words per weight row), x offset, weight offset (words), scale
-# offset, bias offset, out offset
-_M, _N, _K, _KW, _XO, _WO, _SO, _BO, _OO = (f"P[{i // 4}][{i % 4}]" for i in range(9))
-_NPARAMS = 9
+# offset, bias offset, out offset, out's row stride (N, or more for a block of its columns)
+_M, _N, _K, _KW, _XO, _WO, _SO, _BO, _OO, _LDO = (f"P[{i // 4}][{i % 4}]" for i in range(10))
+_NPARAMS = 10
 
 
 def _unpack(word, per):
@@ -84,7 +84,7 @@ def _gemv_code(mt, per, out_dtype, x_st, s_st, b_st, has_bias, per_thread):
                  f"    let w = {_unpack(f'W[{_WO} + n * {_KW} + kw]', per)};", f"    let k = kw * {per}u;"]
         body += [f"    a{m} = a{m} + dot(w, {_xs(x_st, f'{m}u', 'k', per)});" for m in range(mt)]
         body += ["  }"]
-        body += [f"  OUT[{_OO} + {m}u * {_N} + n] = {store(_epilogue(f'a{m}', 'n', s_st, b_st, has_bias), 'f32', out_dtype)};"
+        body += [f"  OUT[{_OO} + {m}u * {_LDO} + n] = {store(_epilogue(f'a{m}', 'n', s_st, b_st, has_bias), 'f32', out_dtype)};"
                  for m in range(mt)]
     else:
         nacc = ROWS * mt
@@ -105,7 +105,7 @@ def _gemv_code(mt, per, out_dtype, x_st, s_st, b_st, has_bias, per_thread):
         body += ["    }", "  }", f"  if (lid < {nacc}u) {{",
                  f"    let r = lid / {mt}u; let m = lid % {mt}u; let n = n0 + r;",
                  f"    if (n < {_N}) {{",
-                 f"      OUT[{_OO} + m * {_N} + n] = {store(_epilogue(f'RED[lid * {WG}u]', 'n', s_st, b_st, has_bias), 'f32', out_dtype)};",
+                 f"      OUT[{_OO} + m * {_LDO} + n] = {store(_epilogue(f'RED[lid * {WG}u]', 'n', s_st, b_st, has_bias), 'f32', out_dtype)};",
                  "    }", "  }"]
     wg = WG
     return head + (f"@compute @workgroup_size({wg})\n"
@@ -149,7 +149,7 @@ def _tiled_code(per, out_dtype, x_st, s_st, b_st, has_bias):
     for i in range(4):
         for j in range(4):
             body += [f"  {{ let m = m0 + ty * 4u + {i}u; let n = n0 + tx * 4u + {j}u;",
-                     f"    if (m < {_M} && n < {_N}) {{ OUT[{_OO} + m * {_N} + n] = "
+                     f"    if (m < {_M} && n < {_N}) {{ OUT[{_OO} + m * {_LDO} + n] = "
                      f"{store(_epilogue(f'c{i}[{j}]', 'n', s_st, b_st, has_bias), 'f32', out_dtype)}; }} }}"]
     return head + ("@compute @workgroup_size(256)\n"
                    "fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,\n"
@@ -157,7 +157,7 @@ def _tiled_code(per, out_dtype, x_st, s_st, b_st, has_bias):
 
 
 def forward(rt, out, x, packed, scale, bias, bits=8):
-    """out (M, N) contiguous = x (M, K) contiguous @ unpacked(packed)^T * scale (+ bias):
+    """out (M, N) rows (stride (ldo, 1)) = x (M, K) contiguous @ unpacked(packed)^T * scale (+ bias):
     packed (N, KW) int32 words of int8 (bits 8) or bfloat16 (bits 16, scale None), scale (N,),
     bias (N,) or None, all contiguous."""
     M, N = out.shape
@@ -174,7 +174,7 @@ def forward(rt, out, x, packed, scale, bias, bits=8):
     for t in ins:
         buffers.append((t._storage.buffer_for_read(), t._storage.size))
     params = struct.pack(f"<{_NPARAMS}I", M, N, K, KW, x._offset, packed._offset, 0 if scale is None else scale._offset,
-                         bias._offset if has_bias else 0, out._offset)
+                         bias._offset if has_bias else 0, out._offset, out._stride[0])
     weight_bytes = N * KW * 4
     if M <= GEMV_MAX_M:
         per_thread = rt.barriers_costly
