@@ -186,3 +186,14 @@ def test_numpy_refused_and_pickle_keeps_the_dtype(device):
         t.numpy()
     back = pickle.loads(pickle.dumps(t))
     assert back.dtype is tw.bfloat16 and back.tolist() == [1.5, -2.25]
+
+
+@pytest.mark.parametrize("m,k,n", [(64, 64, 64), (200, 300, 400), (1, 768, 768), (3, 5, 7)])
+def test_matmul_results_are_bfloat16_values(device, m, k, n):
+    """every matmul kernel's output rounded (the tiled kernels store vec4s)"""
+    a = torch.randn(m, k, generator=_g(m)).bfloat16()
+    b = torch.randn(k, n, generator=_g(n)).bfloat16()
+    got = theirs(ours(a, device) @ ours(b, device))
+    _within_one_ulp(ours(got, "cpu"), a @ b)
+    v = torch.tensor((ours(a, device) @ ours(b, device)).float().tolist())
+    assert torch.equal(v, v.bfloat16().float())
