@@ -197,3 +197,13 @@ def test_matmul_results_are_bfloat16_values(device, m, k, n):
     _within_one_ulp(ours(got, "cpu"), a @ b)
     v = torch.tensor((ours(a, device) @ ours(b, device)).float().tolist())
     assert torch.equal(v, v.bfloat16().float())
+
+
+def test_scatter_reductions_round(device):
+    a = torch.randn(6, 8, generator=_g(7)).bfloat16()
+    src = torch.randn(3, 8, generator=_g(8)).bfloat16()
+    idx = torch.tensor([0, 2, 5])
+    _within_one_ulp(ours(a, device).index_add(0, ours(idx, device), ours(src, device)), a.index_add(0, idx, src))
+    cols = torch.tensor([[0, 1, 7]] * 6)
+    got = ours(a, device).scatter_add(1, ours(cols, device), ours(a[:, :3], device))
+    _within_one_ulp(got, a.scatter_add(1, cols, a[:, :3]))

@@ -238,13 +238,13 @@ def index_gather(out, src, walk, indices, check):
 def index_scatter(dst, src, walk, indices, reduce, check):
     """dst (op)= src through index tensors. Operands living in dst's storage are copied first
     (dst is written while they are read); float16 reductions run in a float32 copy where the
-    backend has no 16-bit atomics."""
+    backend has no 16-bit atomics, bfloat16 ones always (its atomic adds are on float32 words)."""
     be = backend_for(dst.device.type)
     if is_tensor(src) and src._storage is dst._storage:
         src = E.copy_of(src)
     indices = [(E.copy_of(i) if i._storage is dst._storage else i, d, w) for i, d, w in indices]
     indices = _bindable(be, indices)
-    if reduce is not None and dst.dtype is D.float16 and not be.ATOMIC_FLOAT16:
+    if reduce is not None and ((dst.dtype is D.float16 and not be.ATOMIC_FLOAT16) or dst.dtype is D.bfloat16):
         wide = E.copy_into(empty(dst.shape, D.float32, dst.device), dst)
         be.index_scatter(wide, src, walk, indices, reduce, check)
         E.copy_into(dst, wide)
