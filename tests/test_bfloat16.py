@@ -207,3 +207,27 @@ def test_scatter_reductions_round(device):
     cols = torch.tensor([[0, 1, 7]] * 6)
     got = ours(a, device).scatter_add(1, ours(cols, device), ours(a[:, :3], device))
     _within_one_ulp(got, a.scatter_add(1, cols, a[:, :3]))
+
+
+def test_float16_matmul_rounded_without_shader_f16():
+    """float16 held in f32 words (adapters without 'shader-f16', in a fresh interpreter): the
+    tiled matmuls' results are float16 values too (backend.matmul rounds their span)"""
+    import json
+    import os
+    import subprocess
+    import sys
+    code = ("import json, conftest, torchweb as tw\n"
+            "assert 'shader-f16' not in tw.webgpu.features() and tw.float16.gpu_storage == 'f32'\n"
+            "tw.manual_seed(0)\n"
+            "a = tw.randn(64, 96, device='webgpu').half(); b = tw.randn(96, 128, device='webgpu').half()\n"
+            "print(json.dumps([(a @ b).float().flatten().tolist(), a.float().flatten().tolist(), "
+            "b.float().flatten().tolist()]))\n")
+    src = os.path.join(os.path.dirname(__file__), "..", "src")
+    env = dict(os.environ, PYTHONPATH=os.path.abspath(src), TORCHWEB_NO_SHADER_F16="1")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=300,
+                       cwd=os.path.dirname(__file__))
+    assert r.returncode == 0, r.stderr
+    got, a, b = (torch.tensor(v) for v in json.loads(r.stdout.splitlines()[-1]))
+    assert torch.equal(got, got.half().float())
+    want = a.reshape(64, 96).half() @ b.reshape(96, 128).half()
+    torch.testing.assert_close(got.reshape(64, 128).half(), want)   # PyTorch's float16 tolerance
