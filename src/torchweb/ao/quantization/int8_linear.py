@@ -3,40 +3,23 @@ weight held as int8 (packed 4 per int32 word, ops/quantized_linear.py) with a fl
 output channel, dequantized inside the matmul kernel. Its state_dict holds `weight` (the packed
 int32 words, (out, ceil(in / 4))), `weight_scale` (out,) and `bias`."""
 
-from ...autograd import grad_mode
-from ...nn.modules.module import Module
 from ...ops.quantized_linear import int8_weight_linear, pack_int8, quantize_per_channel, unpack_int8
-from ... import _creation, _dtype as D
+from ... import _creation
+from .packed_linear import PackedLinear
 
 
-class Int8WeightOnlyLinear(Module):
+class Int8WeightOnlyLinear(PackedLinear):
     __module__ = "torchweb.ao.quantization"
+    per_word = 4
+    weight_format = "int8 per-channel"
 
-    def __init__(self, in_features, out_features, bias=True, device=None, dtype=None):
-        super().__init__()
-        self.in_features, self.out_features = in_features, out_features
-        dtype = dtype or D.get_default_dtype()
-        self.register_buffer("weight", _creation.zeros((out_features, -(-in_features // 4)), dtype=D.int32,
-                                                       device=device))
+    def _init_extra(self, out_features, device, dtype):
         self.register_buffer("weight_scale", _creation.ones((out_features,), dtype=dtype, device=device))
-        if bias:
-            from ...nn.parameter import Parameter
-            self.bias = Parameter(_creation.zeros((out_features,), dtype=dtype, device=device))
-        else:
-            self.register_parameter("bias", None)
 
-    @classmethod
-    def from_float(cls, linear):
-        """The quantized form of a Linear (its weight quantized per output channel)."""
-        w = linear.weight
-        layer = cls(linear.in_features, linear.out_features, linear.bias is not None, w.device, w.dtype)
-        with grad_mode.no_grad():
-            q, scale = quantize_per_channel(w)
-            layer.weight = pack_int8(q)
-            layer.weight_scale = scale
-            if linear.bias is not None:
-                layer.bias = linear.bias
-        return layer
+    def _pack(self, weight):
+        q, scale = quantize_per_channel(weight)
+        self.weight = pack_int8(q)
+        self.weight_scale = scale
 
     def int8_weight(self):
         """The int8 values of the weight, as an int32 tensor (out_features, in_features)."""
@@ -48,7 +31,3 @@ class Int8WeightOnlyLinear(Module):
 
     def forward(self, input):
         return int8_weight_linear(input, self.weight, self.weight_scale, self.bias, self.in_features)
-
-    def extra_repr(self):
-        return (f"in_features={self.in_features}, out_features={self.out_features}, "
-                f"bias={self.bias is not None}, weight=int8 per-channel")
