@@ -71,7 +71,8 @@ try {
   const { loadPyodide } = await phase("import_pyodide_mjs", () => import(indexURL + "pyodide.mjs"));
   const py = await phase("loadPyodide", () => loadPyodide({ indexURL }));
   R.pyodideVersion = py.version;
-  const wheel = (await (await fetch("./wheels/latest.json")).json()).wheel;
+  const latest = await (await fetch("./wheels/latest.json")).json();
+  const wheel = latest.pyodide_wheel || latest.wheel;   // the pages' choice (site/boot.mjs)
   R.wheel = wheel;
   await phase("loadPackage_wheel", () => py.loadPackage(new URL("./wheels/" + wheel, location.href).href,
                                                          { messageCallback: () => {} }));

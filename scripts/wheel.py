@@ -3,9 +3,15 @@
 The wheel comes from pyproject.toml through pip, built in a clean copy of the sources (no
 build isolation first, so it works offline when the build backend is installed; then with
 isolation). Run as a script it also readies site/pyodide/ (from node_modules/pyodide).
+
+build_pyodide() makes a second wheel for the pages: the same files plus bytecode compiled by
+Pyodide's own Python (scripts/pyodide_pyc.mjs, run by Node), so a page does not compile
+torchweb's source at every visit. The pure wheel stays what pip installs everywhere.
 """
 
+import base64
 import glob
+import hashlib
 import json
 import os
 import shutil
@@ -44,6 +50,47 @@ def build(out_dir=os.path.join(REPO, "wheels")):
     return wheels[0]
 
 
+def build_pyodide(wheel, pyodide_dir=None):
+    """A copy of wheel with torchweb/**/__pycache__/*.cpython-3XY.pyc compiled by Pyodide's Python
+    (unchecked-hash pycs: used without an mtime check; another Python ignores them by their tag),
+    named torchweb-VER-cp3XY-none-any.whl beside wheel. None when Node or Pyodide is missing."""
+    pyodide_dir = pyodide_dir or _pyodide_dir()
+    if not (pyodide_dir and shutil.which("node")):
+        return None
+    with tempfile.TemporaryDirectory(prefix="torchweb-pyc-") as tmp:
+        with zipfile.ZipFile(wheel) as z:
+            z.extractall(tmp)
+            names = z.namelist()
+        r = subprocess.run(["node", os.path.join(REPO, "scripts", "pyodide_pyc.mjs"), pyodide_dir, tmp, "torchweb"],
+                           capture_output=True, text=True)
+        if r.returncode:
+            raise RuntimeError(f"compiling bytecode with Pyodide failed:\n{r.stdout}\n{r.stderr}")
+        tag = r.stdout.split()[-1]                                   # cpython-314
+        pycs = sorted(os.path.relpath(os.path.join(d, f), tmp).replace(os.sep, "/")
+                      for d, _, fs in os.walk(tmp) for f in fs if f.endswith(f".{tag}.pyc"))
+        name, ver = os.path.basename(wheel).split("-")[:2]
+        out = os.path.join(os.path.dirname(wheel), f"{name}-{ver}-cp{tag.split('-')[1]}-none-any.whl")
+        record = next(n for n in names if n.endswith(".dist-info/RECORD"))
+        with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as z:
+            rows = []
+            for n in [n for n in names if n != record] + pycs:
+                with open(os.path.join(tmp, n), "rb") as f:
+                    data = f.read()
+                z.writestr(n, data)
+                digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+                rows.append(f"{n},sha256={digest},{len(data)}")
+            z.writestr(record, "\n".join(rows + [f"{record},,"]) + "\n")
+    return out
+
+
+def _pyodide_dir():
+    for c in (os.environ.get("TORCHWEB_PYODIDE_DIR"), os.path.join(REPO, "node_modules", "pyodide"),
+              os.path.join(REPO, "site", "pyodide")):
+        if c and os.path.exists(os.path.join(c, "pyodide.mjs")) and os.path.exists(os.path.join(c, "pyodide.asm.wasm")):
+            return c
+    return None
+
+
 def _check_has_js(path):
     with zipfile.ZipFile(path) as z:
         if "torchweb/_js/runtime.mjs" not in z.namelist():
@@ -51,18 +98,26 @@ def _check_has_js(path):
                                f"in pyproject.toml, or the browser driver cannot start")
 
 
-def publish(wheel, site_dir=os.path.join(REPO, "site")):
+def publish(wheel, site_dir=os.path.join(REPO, "site"), pyodide_wheel="build"):
     """Copy the wheel to site/wheels/ and name it in latest.json, which site/boot.mjs reads; its
-    runtime.mjs goes beside it, so pages under a CSP import it from their own origin (no eval)."""
+    runtime.mjs goes beside it, so pages under a CSP import it from their own origin (no eval).
+    The bytecode wheel (build_pyodide, built here unless pyodide_wheel is given or None) goes
+    beside it as latest.json's "pyodide_wheel", which the pages load instead."""
+    if pyodide_wheel == "build":
+        pyodide_wheel = build_pyodide(wheel)
     dest = os.path.join(site_dir, "wheels")
     os.makedirs(dest, exist_ok=True)
     for old in glob.glob(os.path.join(dest, "*.whl")):
         os.remove(old)
-    shutil.copy2(wheel, dest)
+    latest = {"wheel": os.path.basename(wheel), "runtime": RUNTIME_JS}
+    for w in filter(None, (wheel, pyodide_wheel)):
+        shutil.copy2(w, dest)
+    if pyodide_wheel:
+        latest["pyodide_wheel"] = os.path.basename(pyodide_wheel)
     with zipfile.ZipFile(wheel) as z, open(os.path.join(dest, RUNTIME_JS), "wb") as f:
         f.write(z.read("torchweb/_js/runtime.mjs"))
     with open(os.path.join(dest, "latest.json"), "w") as f:
-        json.dump({"wheel": os.path.basename(wheel), "runtime": RUNTIME_JS}, f)
+        json.dump(latest, f)
     return os.path.join(dest, os.path.basename(wheel))
 
 

@@ -15,7 +15,8 @@ export async function boot({ log = console.log, pyodideURL, wheelURL } = {}) {
     const r = await fetch(new URL("wheels/latest.json", here));
     if (!r.ok) throw new Error(`no wheels/latest.json (${r.status}): build the wheel first (scripts/run_page.py does)`);
     const latest = await r.json();
-    wheelURL = new URL("wheels/" + latest.wheel, here).href;
+    // pyodide_wheel: the same wheel plus bytecode compiled by Pyodide's Python (no compiling here)
+    wheelURL = new URL("wheels/" + (latest.pyodide_wheel || latest.wheel), here).href;
     // The wheel's runtime.mjs from this origin: torchweb then needs no eval and no data: script,
     // so the pages work under their Content-Security-Policy (script-src 'self' 'wasm-unsafe-eval').
     if (latest.runtime) globalThis.torchwebRuntimeModule = import(new URL("wheels/" + latest.runtime, here).href);
