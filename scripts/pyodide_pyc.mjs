@@ -3,9 +3,9 @@
 //
 //   node scripts/pyodide_pyc.mjs PYODIDE_DIR SRC_DIR PACKAGE
 //
-// Writes SRC_DIR/PACKAGE/**/__pycache__/*.cpython-3XY.pyc, unchecked-hash pycs: the loader uses
-// them without comparing the source's mtime (a wheel's unpacked files get fresh mtimes), and a
-// Python of another version ignores them (the cache tag is in the file name). Prints the tag.
+// Writes SRC_DIR/PACKAGE/**/NAME.pyc beside each NAME.py (the sourceless layout Pyodide's own
+// packages and standard library use: the wheel then ships the .pyc instead of the .py). Prints
+// Python's "major.minor", which the .pyc files need.
 import path from "node:path";
 
 const [pyodideDir, srcDir, pkg] = process.argv.slice(2);
@@ -21,10 +21,10 @@ py.globals.set("PKG", pkg);
 const out = py.runPython(`
 import compileall, py_compile, site, sys
 sys.dont_write_bytecode = False
-ok = compileall.compile_dir("/mnt/src/" + PKG, ddir=site.getsitepackages()[0] + "/" + PKG, quiet=1,
+ok = compileall.compile_dir("/mnt/src/" + PKG, ddir=site.getsitepackages()[0] + "/" + PKG, quiet=1, legacy=True,
                             invalidation_mode=py_compile.PycInvalidationMode.UNCHECKED_HASH)
-f"{sys.implementation.cache_tag} {int(ok)}"
+f"{sys.version_info[0]}.{sys.version_info[1]} {int(ok)}"
 `);
-const [tag, ok] = out.split(" ");
-console.log(tag);
+const [version, ok] = out.split(" ");
+console.log(version);
 process.exit(ok === "1" ? 0 : 1);

@@ -4,9 +4,9 @@ The wheel comes from pyproject.toml through pip, built in a clean copy of the so
 build isolation first, so it works offline when the build backend is installed; then with
 isolation). Run as a script it also readies site/pyodide/ (from node_modules/pyodide).
 
-build_pyodide() makes a second wheel for the pages: the same files plus bytecode compiled by
-Pyodide's own Python (scripts/pyodide_pyc.mjs, run by Node), so a page does not compile
-torchweb's source at every visit. The pure wheel stays what pip installs everywhere.
+build_pyodide() makes a second wheel for the pages: bytecode compiled by Pyodide's own Python
+(scripts/pyodide_pyc.mjs, run by Node) instead of the sources, so a page does not compile
+torchweb at every visit. The pure wheel stays what pip installs everywhere.
 """
 
 import base64
@@ -51,9 +51,11 @@ def build(out_dir=os.path.join(REPO, "wheels")):
 
 
 def build_pyodide(wheel, pyodide_dir=None):
-    """A copy of wheel with torchweb/**/__pycache__/*.cpython-3XY.pyc compiled by Pyodide's Python
-    (unchecked-hash pycs: used without an mtime check; another Python ignores them by their tag),
-    named torchweb-VER-cp3XY-none-any.whl beside wheel. None when Node or Pyodide is missing."""
+    """The pages' wheel: wheel with each torchweb .py replaced by its .pyc compiled by Pyodide's
+    Python (the sourceless layout of Pyodide's own packages and standard library: no compiling in
+    the page, and no more files to unpack than the pure wheel), named
+    torchweb-VER-cp3XY-none-any.whl beside wheel: it runs on that Python only (site/boot.mjs
+    falls back to the pure wheel elsewhere). None when Node or Pyodide is missing."""
     pyodide_dir = pyodide_dir or _pyodide_dir()
     if not (pyodide_dir and shutil.which("node")):
         return None
@@ -65,22 +67,22 @@ def build_pyodide(wheel, pyodide_dir=None):
                            capture_output=True, text=True)
         if r.returncode:
             raise RuntimeError(f"compiling bytecode with Pyodide failed:\n{r.stdout}\n{r.stderr}")
-        tag = r.stdout.split()[-1]                                   # cpython-314
-        pycs = sorted(os.path.relpath(os.path.join(d, f), tmp).replace(os.sep, "/")
-                      for d, _, fs in os.walk(tmp) for f in fs if f.endswith(f".{tag}.pyc"))
+        version = r.stdout.split()[-1]                                # "3.14"
         name, ver = os.path.basename(wheel).split("-")[:2]
-        out = os.path.join(os.path.dirname(wheel), f"{name}-{ver}-cp{tag.split('-')[1]}-none-any.whl")
+        out = os.path.join(os.path.dirname(wheel), f"{name}-{ver}-cp{version.replace('.', '')}-none-any.whl")
         record = next(n for n in names if n.endswith(".dist-info/RECORD"))
+        files = [n + "c" if n.endswith(".py") and os.path.exists(os.path.join(tmp, n + "c")) else n
+                 for n in names if n != record]
         with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as z:
             rows = []
-            for n in [n for n in names if n != record] + pycs:
+            for n in files:
                 with open(os.path.join(tmp, n), "rb") as f:
                     data = f.read()
                 z.writestr(n, data)
                 digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
                 rows.append(f"{n},sha256={digest},{len(data)}")
             z.writestr(record, "\n".join(rows + [f"{record},,"]) + "\n")
-    return out
+    return out, version
 
 
 def _pyodide_dir():
@@ -101,8 +103,9 @@ def _check_has_js(path):
 def publish(wheel, site_dir=os.path.join(REPO, "site"), pyodide_wheel="build"):
     """Copy the wheel to site/wheels/ and name it in latest.json, which site/boot.mjs reads; its
     runtime.mjs goes beside it, so pages under a CSP import it from their own origin (no eval).
-    The bytecode wheel (build_pyodide, built here unless pyodide_wheel is given or None) goes
-    beside it as latest.json's "pyodide_wheel", which the pages load instead."""
+    The bytecode wheel (build_pyodide's (path, Python version), built here unless given, or None)
+    goes beside it as latest.json's "pyodide_wheel", which the pages load where Pyodide's Python
+    is latest.json's "pyodide_wheel_python"."""
     if pyodide_wheel == "build":
         pyodide_wheel = build_pyodide(wheel)
     dest = os.path.join(site_dir, "wheels")
@@ -110,10 +113,11 @@ def publish(wheel, site_dir=os.path.join(REPO, "site"), pyodide_wheel="build"):
     for old in glob.glob(os.path.join(dest, "*.whl")):
         os.remove(old)
     latest = {"wheel": os.path.basename(wheel), "runtime": RUNTIME_JS}
-    for w in filter(None, (wheel, pyodide_wheel)):
-        shutil.copy2(w, dest)
-    if pyodide_wheel:
+    shutil.copy2(wheel, dest)
+    if pyodide_wheel:   # (path, the Python "major.minor" its .pyc files need)
+        pyodide_wheel, latest["pyodide_wheel_python"] = pyodide_wheel
         latest["pyodide_wheel"] = os.path.basename(pyodide_wheel)
+        shutil.copy2(pyodide_wheel, dest)
     with zipfile.ZipFile(wheel) as z, open(os.path.join(dest, RUNTIME_JS), "wb") as f:
         f.write(z.read("torchweb/_js/runtime.mjs"))
     with open(os.path.join(dest, "latest.json"), "w") as f:
