@@ -22,7 +22,8 @@ DEFERRED_MODULES = [
     "torchweb.nn.utils", "torchweb.nn.modules.rnn", "torchweb.nn.modules.transformer",
     "torchweb.nn.modules.multihead_attention", "torchweb.nn.modules.adaptive", "torchweb.nn.modules.fold",
     "torchweb.nn.modules.pixelshuffle", "torchweb.nn.modules.channelshuffle", "torchweb.nn.modules.lazy",
-    "torchweb.nn.modules.linear_cross_entropy_options", "zipfile",
+    "torchweb.nn.modules.linear_cross_entropy_options", "torchweb.autograd.functional",
+    "torchweb.autograd.gradcheck", "zipfile",
 ]
 
 # (package, name, the module that defines it): each must resolve to the defining module's object
@@ -50,6 +51,10 @@ NAMES = [
     ("torchweb.nn.modules", "GRU", "torchweb.nn.modules.rnn:GRU"),
     ("torchweb.nn.modules", "rnn", "torchweb.nn.modules.rnn"),
     ("torchweb.serialization", "safetensors", "torchweb.serialization.safetensors"),
+    ("torchweb.autograd", "functional", "torchweb.autograd.functional"),
+    # gradgradcheck first: importing the gradcheck module binds autograd.gradcheck to the module
+    ("torchweb.autograd", "gradgradcheck", "torchweb.autograd.gradcheck:gradgradcheck"),
+    ("torchweb.autograd", "gradcheck", "torchweb.autograd.gradcheck:gradcheck"),
 ]
 
 CHECK = r"""

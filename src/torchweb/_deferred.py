@@ -24,12 +24,14 @@ def deferred(package, namespace, names, fallback=None):
             if fallback is not None:
                 return fallback(name)
             raise AttributeError(f"module {package!r} has no attribute {name!r}")
-        module, _, attr = target.partition(":")
-        value = importlib.import_module(module, package)
-        if attr:
-            value = getattr(value, attr)
-        namespace[name] = value
-        return value
+        module = importlib.import_module(target.partition(":")[0], package)
+        # every name this module gives, at once: importing a submodule binds its name in the
+        # package, which must not hide a function of the same name (autograd.gradcheck)
+        for other, where in names.items():
+            path, _, attr = where.partition(":")
+            if path == target.partition(":")[0]:
+                namespace[other] = getattr(module, attr) if attr else module
+        return namespace[name]
 
     def __dir__():
         return sorted(set(namespace) | set(names))
