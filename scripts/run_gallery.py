@@ -102,7 +102,17 @@ def visit(driver, base, page, timeout):
     return r
 
 
+def short_adapter(text):
+    """"vendor=google, architecture=swiftshader, ..." (the Hello page's log line) as the other
+    pages show it: "google / swiftshader"."""
+    if text and "vendor=" in text:
+        kv = dict(part.split("=", 1) for part in text.split(", ") if "=" in part)
+        return " / ".join(kv[k] for k in ("vendor", "architecture", "device") if kv.get(k))
+    return text
+
+
 def line(name, r):
+    r = dict(r, adapter=short_adapter(r.get("adapter")))
     first = f"{r['first_s']:.1f} s" if r.get("first_s") is not None else "-"
     return (f"{name:<11} {r['status']:<7} adapter: {r.get('adapter') or '-'} | first result: {first} | "
             f"{r.get('result') or r.get('why') or '-'}")
