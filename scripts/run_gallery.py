@@ -41,7 +41,7 @@ PAGES = [
                           "&layers=1&embd=32&heads=2&block=16"), needs=None,
          first="torchwebGPT.firstResultSeconds > 0", adapter="torchwebGPT.adapter",
          result="(g => `step ${g.history.at(-1).step}: loss ${g.history.at(-1).loss.toFixed(3)}` + "
-                "(g.samples.length ? `, sample ${JSON.stringify(g.samples.at(-1).text || g.samples.at(-1).sample || '')}` : ''))"
+                "(g.finalSample != null ? `, sample ${JSON.stringify((g.prompt || '') + g.finalSample)}` : ''))"
                 "(torchwebGPT)"),
     dict(name="playground", url="playground.html?autorun=1", needs=None,
          first="torchwebPlayground.firstOutputSeconds > 0", adapter="torchwebPlayground.adapter",
@@ -103,8 +103,10 @@ def visit(driver, base, page, timeout):
 
 
 def short_adapter(text):
-    """"vendor=google, architecture=swiftshader, ..." (the Hello page's log line) as the other
-    pages show it: "google / swiftshader"."""
+    """"vendor=google, architecture=swiftshader, ..." (the Hello page's log line) or the
+    playground's adapter_info() dict as the other pages show it: "google / swiftshader"."""
+    if isinstance(text, dict):   # the playground's adapter_info()
+        return " / ".join(str(text[k]) for k in ("vendor", "architecture", "device") if text.get(k))
     if text and "vendor=" in text:
         kv = dict(part.split("=", 1) for part in text.split(", ") if "=" in part)
         return " / ".join(kv[k] for k in ("vendor", "architecture", "device") if kv.get(k))
