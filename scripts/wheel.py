@@ -59,6 +59,15 @@ def build_pyodide(wheel, pyodide_dir=None):
     pyodide_dir = pyodide_dir or _pyodide_dir()
     if not (pyodide_dir and shutil.which("node")):
         return None
+    # The same sources and Pyodide give the same bytecode: reuse the last build (the page tests
+    # publish the wheel once per file; compiling takes Node a few seconds)
+    key = _content_key(wheel, os.path.join(pyodide_dir, "pyodide-lock.json"))
+    name, ver = os.path.basename(wheel).split("-")[:2]
+    for cached in glob.glob(os.path.join(os.path.dirname(wheel), f".pyc-{key}-*.whl")):
+        version = cached.rsplit("-", 1)[1][:-len(".whl")]
+        out = os.path.join(os.path.dirname(wheel), f"{name}-{ver}-cp{version.replace('.', '')}-none-any.whl")
+        shutil.copy2(cached, out)
+        return out, version
     with tempfile.TemporaryDirectory(prefix="torchweb-pyc-") as tmp:
         with zipfile.ZipFile(wheel) as z:
             z.extractall(tmp)
@@ -68,7 +77,6 @@ def build_pyodide(wheel, pyodide_dir=None):
         if r.returncode:
             raise RuntimeError(f"compiling bytecode with Pyodide failed:\n{r.stdout}\n{r.stderr}")
         version = r.stdout.split()[-1]                                # "3.14"
-        name, ver = os.path.basename(wheel).split("-")[:2]
         out = os.path.join(os.path.dirname(wheel), f"{name}-{ver}-cp{version.replace('.', '')}-none-any.whl")
         record = next(n for n in names if n.endswith(".dist-info/RECORD"))
         files = [n + "c" if n.endswith(".py") and os.path.exists(os.path.join(tmp, n + "c")) else n
@@ -82,7 +90,22 @@ def build_pyodide(wheel, pyodide_dir=None):
                 digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
                 rows.append(f"{n},sha256={digest},{len(data)}")
             z.writestr(record, "\n".join(rows + [f"{record},,"]) + "\n")
+    for old in glob.glob(os.path.join(os.path.dirname(wheel), ".pyc-*.whl")):
+        os.remove(old)
+    shutil.copy2(out, os.path.join(os.path.dirname(wheel), f".pyc-{key}-{version}.whl"))
     return out, version
+
+
+def _content_key(wheel, *files):
+    """A hash of the wheel's entries (names and bytes, not zip timestamps) and of files."""
+    h = hashlib.sha256()
+    with zipfile.ZipFile(wheel) as z:
+        for n in sorted(z.namelist()):
+            h.update(n.encode() + b"\0" + z.read(n))
+    for f in files:
+        with open(f, "rb") as fh:
+            h.update(fh.read())
+    return h.hexdigest()[:16]
 
 
 def _pyodide_dir():
