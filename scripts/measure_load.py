@@ -120,8 +120,16 @@ def wheel_info():
     for i in infos:
         ext = os.path.splitext(i.filename)[1] or "(none)"
         by_ext[ext] = by_ext.get(ext, 0) + i.file_size
-    return {"name": name, "bytes": os.path.getsize(path), "files": len(infos),
+    info = {"name": name, "bytes": os.path.getsize(path), "files": len(infos),
             "uncompressed_bytes": sum(i.file_size for i in infos), "uncompressed_by_ext": by_ext}
+    with open(os.path.join(SITE, "wheels", "latest.json")) as f:
+        pages = json.load(f).get("pyodide_wheel")
+    if pages:   # the bytecode wheel the pages load (scripts/wheel.py build_pyodide)
+        with zipfile.ZipFile(os.path.join(SITE, "wheels", pages)) as z:
+            info["pages_wheel"] = {"name": pages, "bytes": os.path.getsize(os.path.join(SITE, "wheels", pages)),
+                                   "files": len(z.infolist()),
+                                   "uncompressed_bytes": sum(i.file_size for i in z.infolist())}
+    return info
 
 
 def visit(driver, server, url, page, shot=None):
@@ -253,7 +261,9 @@ def table(res):
     lines = [f"Chromium {p.get('chromium')}, adapter {res.get('adapter_name')}, {res['date']}, "
              f"{res['machine']['cpu']} ({res['machine']['cpus']} CPUs, load {res['machine']['loadavg_at_start']})",
              "", f"Wheel {res['wheel']['name']}: {res['wheel']['bytes']:,} bytes, {res['wheel']['files']} files "
-             f"({res['wheel']['uncompressed_bytes']:,} bytes unpacked)", "",
+             f"({res['wheel']['uncompressed_bytes']:,} bytes unpacked)"
+             + ("; the pages load {name}: {bytes:,} bytes, {files} files ({uncompressed_bytes:,} bytes unpacked)"
+                .format(**res["wheel"]["pages_wheel"]) if res["wheel"].get("pages_wheel") else ""), "",
              f"| plain Pyodide page: phase ({len(res['plain_runs'])} runs, load avg "
              f"{[r.get('loadavg_at_start') for r in res['plain_runs']]}) | median s | min s |", "|---|---:|---:|"]
     for name, v in res["plain_summary"].items():
