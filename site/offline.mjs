@@ -1,5 +1,5 @@
-// Offline and fast second visits: registers site/sw.js and shows its state in a small badge
-// ("Works offline: N MB cached" with a "Clear cache" button). Included by each page with one
+// Offline and fast second visits: registers site/sw.js and shows its state in a small line at
+// the page's end ("Works offline: N MB cached" with a "Clear cache" button). Included by each page with one
 // <script type="module" src="offline.mjs">; exposes globalThis.torchwebOffline for the tests.
 //
 // The worker caches what it sees once it controls the page; what the page fetched before that
@@ -19,8 +19,8 @@ function badge() {
   el.id = "torchweb-offline";
   el.className = "offline-badge";
   el.setAttribute("role", "status");
-  Object.assign(el.style, { position: "fixed", right: "0.5rem", bottom: "0.5rem", padding: "0.25rem 0.5rem",
-    font: "12px system-ui, sans-serif", background: "rgba(127,127,127,0.15)", borderRadius: "0.4rem", zIndex: 10 });
+  // in the flow at the page's end, not an overlay: it must never cover the page's controls
+  Object.assign(el.style, { margin: "1.5rem 0 0.5rem", fontSize: "0.8rem", opacity: "0.8" });
   const text = document.createElement("span");
   const clear = document.createElement("button");
   clear.type = "button";
