@@ -10,3 +10,4 @@ from .checkpoint import from_pretrained, from_pretrained_async, model_for_config
 from .config import GPT2Config, LlamaConfig, config_from_dict  # noqa: F401
 from .gpt2 import GPT2LMHeadModel  # noqa: F401
 from .llama import LlamaForCausalLM  # noqa: F401
+from .tokenizer import Tokenizer  # noqa: F401
