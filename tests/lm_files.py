@@ -1,4 +1,4 @@
-"""torchweb.models' plain-PyTorch files (config, kv_cache, gpt2, llama, generate) executed with
+"""torchweb.models' plain-PyTorch files (config, kv_cache, gpt2, llama, generation) executed with
 `import torchweb as torch` resolving to another library (PyTorch), so the same model code runs
 under both. The files import only torchweb, torchweb.nn, torchweb.nn.functional and each other."""
 
@@ -7,7 +7,7 @@ import sys
 import types
 
 SRC = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "src", "torchweb", "models")
-FILES = ("config", "kv_cache", "gpt2", "llama", "generate")
+FILES = ("config", "kv_cache", "gpt2", "llama", "generation")
 
 
 def load_models_with(lib):

@@ -11,3 +11,4 @@ from .config import GPT2Config, LlamaConfig, config_from_dict  # noqa: F401
 from .gpt2 import GPT2LMHeadModel  # noqa: F401
 from .llama import LlamaForCausalLM  # noqa: F401
 from .tokenizer import Tokenizer  # noqa: F401
+from .generation import decode_step, generate, sample_next  # noqa: F401
