@@ -1,6 +1,6 @@
 """torchweb.models' plain-PyTorch files (config, kv_cache, gpt2, llama, generation) executed with
 `import torchweb as torch` resolving to another library (PyTorch), so the same model code runs
-under both. The files import only torchweb, torchweb.nn, torchweb.nn.functional and each other."""
+under both. The files import only torchweb (its attributes) and each other, by full names."""
 
 import os
 import sys
@@ -12,13 +12,9 @@ FILES = ("config", "kv_cache", "gpt2", "llama", "generation")
 
 def load_models_with(lib):
     """A namespace with the model files' modules, `torchweb` bound to lib while they execute."""
-    package = types.ModuleType("torchweb.models")
-    package.__path__ = []
-    aliases = {"torchweb": lib, "torchweb.nn": lib.nn, "torchweb.nn.functional": lib.nn.functional,
-               "torchweb.models": package}
-    saved = {k: sys.modules.get(k) for k in aliases}
-    saved.update({f"torchweb.models.{n}": sys.modules.get(f"torchweb.models.{n}") for n in FILES})
-    sys.modules.update(aliases)
+    package = types.SimpleNamespace()
+    saved = {k: sys.modules.get(k) for k in ["torchweb"] + [f"torchweb.models.{n}" for n in FILES]}
+    sys.modules["torchweb"] = lib     # `from torchweb.models.x import` finds the modules below by their full names
     try:
         for name in FILES:
             path = os.path.join(SRC, name + ".py")

@@ -8,9 +8,10 @@ the static KV cache set up by `model.setup_cache(batch, max_len)` (generate() do
 
 import torchweb as torch
 from torchweb import nn
-from torchweb.nn import functional as F
 from torchweb.models.config import GPT2Config
 from torchweb.models.kv_cache import CachedModel, StaticKVCache, attend
+
+F = nn.functional   # an attribute, not an import: the file also runs with `torchweb` bound to PyTorch
 
 _ACTIVATIONS = {"gelu_new": lambda x: F.gelu(x, approximate="tanh"),
                 "gelu_pytorch_tanh": lambda x: F.gelu(x, approximate="tanh"),

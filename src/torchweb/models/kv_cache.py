@@ -7,7 +7,8 @@ every position (torch.compile captures it once and replays it per token)."""
 
 import torchweb as torch
 from torchweb import nn
-from torchweb.nn import functional as F
+
+F = nn.functional   # an attribute, not an import: the file also runs with `torchweb` bound to PyTorch
 
 
 class StaticKVCache(nn.Module):

@@ -11,9 +11,10 @@ import math
 
 import torchweb as torch
 from torchweb import nn
-from torchweb.nn import functional as F
 from torchweb.models.config import LlamaConfig
 from torchweb.models.kv_cache import CachedModel, StaticKVCache, attend
+
+F = nn.functional   # an attribute, not an import: the file also runs with `torchweb` bound to PyTorch
 
 
 def rope_inv_freq(config):
