@@ -24,9 +24,7 @@ def load_models_with(lib):
                 exec(compile(f.read(), path, "exec"), module.__dict__)
             setattr(package, name, module)
     finally:
-        for k, v in saved.items():
-            if v is None:
-                sys.modules.pop(k, None)
-            else:
-                sys.modules[k] = v
+        for k in saved:
+            sys.modules.pop(k, None)
+        sys.modules.update({k: v for k, v in saved.items() if v is not None})
     return package

@@ -4,6 +4,7 @@ PyTorch): checkpoints of the real layouts with random weights, written by save_p
 from_pretrained from a directory or an HTTP server on 127.0.0.1, must give transformers' logits
 on both devices; the same model files run under PyTorch give them too."""
 
+import asyncio
 import functools
 import http.server
 import json
@@ -17,7 +18,7 @@ import torch
 import torchweb as tw
 from lm_files import load_models_with
 from lm_oracle import LLAMA3_ROPE, hf_model, logits
-from torchweb.models import GPT2Config, LlamaConfig, from_pretrained, model_for_config
+from torchweb.models import GPT2Config, LlamaConfig, from_pretrained, from_pretrained_async, model_for_config
 
 IDS = [[3, 14, 15, 92, 65, 35, 89, 79, 32, 38, 46], [2, 71, 82, 81, 82, 8, 45, 90, 45, 23, 53]]
 VARIANTS = {
@@ -158,6 +159,8 @@ def test_from_url_with_progress(tmp_root):
         _close(model(tw.tensor(IDS)), logits(ref1, IDS))
         with pytest.raises(FileNotFoundError, match="config.json"):
             from_pretrained(base + "nothing-here/", progress=False)
+        model = asyncio.run(from_pretrained_async(base + os.path.basename(single), progress=False))
+        _close(model(tw.tensor(IDS)), logits(ref1, IDS))
     finally:
         server.shutdown()
         server.server_close()

@@ -2,9 +2,9 @@
 model.safetensors.index.json, from a directory or a base URL (a Hub repository's
 `https://huggingface.co/<repo>/resolve/main/`, or any server holding the same files).
 
-The steps are written once, as a generator that asks for files by name (`_steps`); the blocking
-`from_pretrained` and the awaitable `from_pretrained_async` (for pages that cannot block) only
-differ in how they fetch. Shards are loaded into the model one at a time, so at most one
+The steps are written once, awaitable (`_load`): the blocking `from_pretrained` runs them
+through _run_blocking (in CPython nothing in them waits; in the page it blocks where
+JSPI allows), `from_pretrained_async` awaits them (pages that cannot block). Shards are loaded into the model one at a time, so at most one
 shard's bytes are held besides the weights."""
 
 import json
@@ -12,7 +12,7 @@ import os
 
 from .. import _dtype as D
 from ..serialization import safetensors as _st
-from ..serialization.url_fetch import fetch_bytes, fetch_bytes_async, in_browser
+from ..serialization.url_fetch import fetch_bytes_async, in_browser
 from .config import config_from_dict
 from .gpt2 import GPT2LMHeadModel
 from .llama import LlamaForCausalLM
@@ -22,10 +22,6 @@ SINGLE = "model.safetensors"
 _MODELS = {"gpt2": GPT2LMHeadModel, "llama": LlamaForCausalLM}
 # buffers old checkpoints carry that the modules compute instead
 _DROPPED = (".attn.bias", ".attn.masked_bias", "rotary_emb.inv_freq")
-
-
-class _Missing(Exception):
-    pass
 
 
 def model_for_config(config):
@@ -63,26 +59,27 @@ def _check_complete(model, loaded):
         raise RuntimeError(f"checkpoint lacks weights of the {type(model).__name__}: {', '.join(missing[:8])}")
 
 
-def _steps(device, dtype, config):
-    """The loading steps: yields a file name, receives its bytes (None where it is absent)."""
+async def _load(source, device, dtype, progress, config):
+    """The loading steps, fetching with _fetch (which awaits only in the browser)."""
+    _check_args(device, dtype)
+    source = os.fspath(source)
     if config is None:
-        raw = yield "config.json"
+        raw = await _fetch(source, "config.json", progress)
         if raw is None:
-            raise FileNotFoundError("config.json not found")
+            raise FileNotFoundError(f"config.json not found at {source}")
         config = json.loads(raw)
     config = config_from_dict(config) if isinstance(config, dict) else config
     model = model_for_config(config)
     if device is not None:
         model.to(device)
-    index = yield INDEX
+    index = await _fetch(source, INDEX, progress)
     files = [SINGLE] if index is None else sorted(set(json.loads(index)["weight_map"].values()))
     loaded = set()
     for name in files:
-        data = yield name
+        data = await _fetch(source, name, progress)
         if data is None:
-            raise FileNotFoundError(f"{name} not found (neither {SINGLE} nor {INDEX} is there)")
-        w = next(iter(model.parameters()))
-        load_weights(model, _st.load(data, device=str(w.device)), loaded)
+            raise FileNotFoundError(f"{name} not found at {source} (neither {SINGLE} nor {INDEX} is there)")
+        load_weights(model, _st.load(data, device=str(model.lm_head.weight.device)), loaded)
         del data
     _check_complete(model, loaded)
     if dtype is not None:
@@ -91,43 +88,48 @@ def _steps(device, dtype, config):
 
 
 def _join(source, name):
-    if os.path.isdir(source) and not in_browser():
+    if _is_local(source):
         return os.path.join(source, name)
     return source.rstrip("/") + "/" + name
-
-
-def _read_local(path):
-    if not os.path.exists(path):
-        return None
-    with open(path, "rb") as f:
-        return f.read()
 
 
 def _is_local(source):
     return not in_browser() and not source.startswith(("http://", "https://"))
 
 
-def _fetch(source, name, progress):
-    """A file's bytes, or None where the server has none (HTTP 404)."""
+async def _fetch(source, name, progress):
+    """A file's bytes, or None where there is none (no file, HTTP 404)."""
+    path = _join(source, name)
     if _is_local(source):
-        return _read_local(_join(source, name))
+        if not os.path.exists(path):
+            return None
+        with open(path, "rb") as f:
+            return f.read()
     try:
-        return fetch_bytes(_join(source, name), progress)
+        return await fetch_bytes_async(path, progress)
     except Exception as e:   # urllib's HTTPError, or the browser's RuntimeError naming the status
         if "404" in str(e):
             return None
         raise
 
 
-async def _fetch_async(source, name, progress):
-    if _is_local(source):
-        return _read_local(_join(source, name))
+def _run_blocking(coroutine):
+    """The coroutine's result, blocking: in CPython its fetches never wait (urllib), so one step
+    finishes it; in the page it blocks on the JS promises where JSPI allows."""
+    if in_browser():
+        from pyodide.ffi import can_run_sync, run_sync
+        if not can_run_sync():
+            coroutine.close()
+            raise RuntimeError("torchweb.models.from_pretrained: this page cannot block on a download "
+                               "(pyodide.ffi.can_run_sync() is False); use "
+                               "`await torchweb.models.from_pretrained_async(...)`")
+        return run_sync(coroutine)
     try:
-        return await fetch_bytes_async(_join(source, name), progress)
-    except Exception as e:
-        if "404" in str(e):
-            return None
-        raise
+        coroutine.send(None)
+    except StopIteration as done:
+        return done.value
+    coroutine.close()
+    raise RuntimeError("from_pretrained: a fetch waited outside the browser")
 
 
 def _check_args(device, dtype):
@@ -143,25 +145,9 @@ def from_pretrained(source, *, device=None, dtype=None, progress=True, config=No
     percentage for large downloads, a callable is called as progress(bytes_done, bytes_total)
     per file. config: a dict or config object to use instead of config.json. In a page that
     cannot block, use `await from_pretrained_async(...)`."""
-    _check_args(device, dtype)
-    steps = _steps(device, dtype, config)
-    reply = None
-    try:
-        while True:
-            name = steps.send(reply)
-            reply = _fetch(os.fspath(source), name, progress)
-    except StopIteration as done:
-        return done.value
+    return _run_blocking(_load(source, device, dtype, progress, config))
 
 
 async def from_pretrained_async(source, *, device=None, dtype=None, progress=True, config=None):
     """The awaitable form of from_pretrained."""
-    _check_args(device, dtype)
-    steps = _steps(device, dtype, config)
-    reply = None
-    try:
-        while True:
-            name = steps.send(reply)
-            reply = await _fetch_async(os.fspath(source), name, progress)
-    except StopIteration as done:
-        return done.value
+    return await _load(source, device, dtype, progress, config)

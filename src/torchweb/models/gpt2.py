@@ -9,7 +9,7 @@ the static KV cache set up by `model.setup_cache(batch, max_len)` (generate() do
 import torchweb as torch
 from torchweb import nn
 from torchweb.models.config import GPT2Config
-from torchweb.models.kv_cache import CachedModel, StaticKVCache, attend
+from torchweb.models.kv_cache import CausalLM, StaticKVCache, attend
 
 F = nn.functional   # an attribute, not an import: the file also runs with `torchweb` bound to PyTorch
 
@@ -86,6 +86,10 @@ class GPT2Model(nn.Module):
         self.h = nn.ModuleList(GPT2Block(config) for _ in range(config.n_layer))
         self.ln_f = nn.LayerNorm(config.n_embd, eps=config.layer_norm_epsilon)
 
+    @property
+    def embeddings(self):
+        return self.wte
+
     def forward(self, input_ids, positions=None):
         pos = positions if positions is not None else torch.arange(input_ids.shape[1], device=input_ids.device)
         x = self.wte(input_ids) + self.wpe(pos)
@@ -94,23 +98,9 @@ class GPT2Model(nn.Module):
         return self.ln_f(x)
 
 
-class GPT2LMHeadModel(CachedModel):
+class GPT2LMHeadModel(CausalLM):
     config_class = GPT2Config
 
     def __init__(self, config):
-        super().__init__()
-        self.config = config
-        self.num_kv_heads = config.n_head
-        self.head_dim = config.n_embd // config.n_head
-        self.max_positions = config.n_positions
-        self.transformer = GPT2Model(config)
-        self.lm_head = nn.Linear(config.n_embd, config.vocab_size, bias=False)
-        if config.tie_word_embeddings:
-            self.lm_head.weight = self.transformer.wte.weight
-
-    def get_input_embeddings(self):
-        return self.transformer.wte
-
-    def forward(self, input_ids, positions=None):
-        """Logits (B, T, vocab) of input_ids (B, T); positions (T,) int64 uses the KV cache."""
-        return self.lm_head(self.transformer(input_ids, positions))
+        super().__init__(config, "transformer", GPT2Model(config), config.n_embd, config.n_head,
+                         config.n_embd // config.n_head, config.n_positions)

@@ -47,8 +47,25 @@ def attend(q, k, v, cache, positions):
     return F.scaled_dot_product_attention(q, k, v, attn_mask=mask, enable_gqa=gqa)
 
 
-class CachedModel(nn.Module):
-    """What generate() needs of a model: caches to set up and free, and the layers holding them."""
+class CausalLM(nn.Module):
+    """The part GPT-2 and Llama share: a decoder (named as HF names it) under an lm_head, tied to
+    the input embeddings where the config says so, and the caches generate() sets up."""
+
+    def __init__(self, config, decoder_name, decoder, hidden, kv_heads, head_dim, max_positions):
+        super().__init__()
+        self.config, self.decoder_name = config, decoder_name
+        self.num_kv_heads, self.head_dim, self.max_positions = kv_heads, head_dim, max_positions
+        setattr(self, decoder_name, decoder)
+        self.lm_head = nn.Linear(hidden, config.vocab_size, bias=False)
+        if config.tie_word_embeddings:
+            self.lm_head.weight = self.get_input_embeddings().weight
+
+    def get_input_embeddings(self):
+        return getattr(self, self.decoder_name).embeddings
+
+    def forward(self, input_ids, positions=None):
+        """Logits (B, T, vocab) of input_ids (B, T); positions (T,) int64 uses the KV cache."""
+        return self.lm_head(getattr(self, self.decoder_name)(input_ids, positions))
 
     def caches(self):
         return [m for m in self.modules() if isinstance(m, StaticKVCache)]

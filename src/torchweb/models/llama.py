@@ -12,7 +12,7 @@ import math
 import torchweb as torch
 from torchweb import nn
 from torchweb.models.config import LlamaConfig
-from torchweb.models.kv_cache import CachedModel, StaticKVCache, attend
+from torchweb.models.kv_cache import CausalLM, StaticKVCache, attend
 
 F = nn.functional   # an attribute, not an import: the file also runs with `torchweb` bound to PyTorch
 
@@ -113,6 +113,10 @@ class LlamaModel(nn.Module):
         self.norm = LlamaRMSNorm(config.hidden_size, config.rms_norm_eps)
         self.register_buffer("inv_freq", rope_inv_freq(config), persistent=False)
 
+    @property
+    def embeddings(self):
+        return self.embed_tokens
+
     def forward(self, input_ids, positions=None):
         x = self.embed_tokens(input_ids)
         pos = positions if positions is not None else torch.arange(input_ids.shape[1], device=input_ids.device)
@@ -124,23 +128,9 @@ class LlamaModel(nn.Module):
         return self.norm(x)
 
 
-class LlamaForCausalLM(CachedModel):
+class LlamaForCausalLM(CausalLM):
     config_class = LlamaConfig
 
     def __init__(self, config):
-        super().__init__()
-        self.config = config
-        self.num_kv_heads = config.num_key_value_heads
-        self.head_dim = config.head_dim
-        self.max_positions = config.max_position_embeddings
-        self.model = LlamaModel(config)
-        self.lm_head = nn.Linear(config.hidden_size, config.vocab_size, bias=False)
-        if config.tie_word_embeddings:
-            self.lm_head.weight = self.model.embed_tokens.weight
-
-    def get_input_embeddings(self):
-        return self.model.embed_tokens
-
-    def forward(self, input_ids, positions=None):
-        """Logits (B, T, vocab) of input_ids (B, T); positions (T,) int64 uses the KV cache."""
-        return self.lm_head(self.model(input_ids, positions))
+        super().__init__(config, "model", LlamaModel(config), config.hidden_size, config.num_key_value_heads,
+                         config.head_dim, config.max_position_embeddings)
