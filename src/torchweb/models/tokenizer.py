@@ -117,6 +117,27 @@ class _PreTokenizer:
         return ["".join(_BYTE_CHAR[b] for b in p.encode("utf-8")) for p in pieces]
 
 
+def _normalizer(spec):
+    """tokenizer.json's "normalizer" as a function of the text (Unicode forms, Lowercase)."""
+    if spec is None:
+        return None
+    kind = spec["type"]
+    if kind == "Sequence":
+        steps = [_normalizer(s) for s in spec["normalizers"]]
+
+        def apply(text):
+            for step in steps:
+                text = step(text)
+            return text
+        return apply
+    if kind in ("NFC", "NFD", "NFKC", "NFKD"):
+        return lambda text: unicodedata.normalize(kind, text)
+    if kind == "Lowercase":
+        return str.lower
+    raise NotImplementedError(f"tokenizer: normalizer {kind!r} is not supported (NFC, NFD, NFKC, NFKD, "
+                              "Lowercase, Sequence are)")
+
+
 class Tokenizer:
     """Byte-level BPE: encode(text) -> ids, decode(ids) -> text, as `tokenizers.Tokenizer`."""
 
@@ -138,6 +159,7 @@ class Tokenizer:
         self.post = self._post_processor(post_processor)
         self.ignore_merges = ignore_merges
         self.unk_id = self.vocab.get(unk_token) if unk_token else None
+        self.normalize = None
         self._cache = {}
 
     # -- construction ----------------------------------------------------------------------------
@@ -148,12 +170,12 @@ class Tokenizer:
         model = spec["model"]
         if model.get("type") != "BPE":
             raise NotImplementedError(f"tokenizer: model type {model.get('type')!r} is not supported (BPE is)")
-        if spec.get("normalizer") is not None:
-            raise NotImplementedError(f"tokenizer: normalizer {spec['normalizer'].get('type')!r} is not supported")
         if model.get("continuing_subword_prefix") or model.get("end_of_word_suffix") or model.get("byte_fallback"):
             raise NotImplementedError("tokenizer: BPE with subword prefixes, suffixes or byte fallback is not supported")
-        return cls(model["vocab"], model["merges"], spec.get("pre_tokenizer"), spec.get("added_tokens", ()),
-                   spec.get("post_processor"), model.get("ignore_merges", False), model.get("unk_token"))
+        tok = cls(model["vocab"], model["merges"], spec.get("pre_tokenizer"), spec.get("added_tokens", ()),
+                  spec.get("post_processor"), model.get("ignore_merges", False), model.get("unk_token"))
+        tok.normalize = _normalizer(spec.get("normalizer"))
+        return tok
 
     @classmethod
     def from_file(cls, path):
@@ -248,6 +270,8 @@ class Tokenizer:
             if special is not None:
                 ids.append(special)
             elif segment:
+                if self.normalize is not None:
+                    segment = self.normalize(segment)
                 for word in self.pre_tokenizer(segment):
                     ids.extend(self._bpe(word))
         if add_special_tokens:
