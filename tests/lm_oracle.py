@@ -30,11 +30,13 @@ LLAMA3_ROPE = dict(rope_type="llama3", rope_theta=500000.0, factor=8.0, low_freq
 
 
 def hf_model(kind, seed=0, **overrides):
-    """A random HF model of kind 'gpt2' or 'llama' in eval mode."""
+    """A random HF model of kind 'gpt2', 'llama' or 'qwen2' in eval mode."""
     tf = transformers()
     torch.manual_seed(seed)
     if kind == "gpt2":
         model = tf.GPT2LMHeadModel(tf.GPT2Config(**{**GPT2, **overrides}))
+    elif kind == "qwen2":
+        model = tf.Qwen2ForCausalLM(tf.Qwen2Config(**{**LLAMA, **overrides}))
     else:
         model = tf.LlamaForCausalLM(tf.LlamaConfig(**{**LLAMA, **overrides}))
     with torch.no_grad():

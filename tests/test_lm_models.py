@@ -27,6 +27,7 @@ VARIANTS = {
     "llama_tied_mha": ("llama", dict(tie_word_embeddings=True, num_key_value_heads=4)),
     "llama3_rope_bias": ("llama", dict(rope_parameters=LLAMA3_ROPE, attention_bias=True, mlp_bias=True,
                                        head_dim=16, num_key_value_heads=1)),
+    "qwen2_tied": ("qwen2", dict(tie_word_embeddings=True)),
 }
 
 
@@ -111,7 +112,7 @@ def test_same_files_under_pytorch(tmp_root):
     for variant in VARIANTS:
         _, ref = _saved(variant, tmp_root)
         cls = ns.gpt2.GPT2LMHeadModel if variant == "gpt2" else ns.llama.LlamaForCausalLM
-        cfg = (ns.config.GPT2Config if variant == "gpt2" else ns.config.LlamaConfig)(**ref.config.to_dict())
+        cfg = ns.config.config_from_dict(ref.config.to_dict())
         model = cls(cfg).eval()
         model.load_state_dict(ref.state_dict())
         with torch.no_grad():

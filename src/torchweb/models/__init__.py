@@ -7,7 +7,7 @@ checkpoints, a byte-level BPE tokenizer, and generation with a static KV cache (
 """
 
 from .checkpoint import from_pretrained, from_pretrained_async, model_for_config  # noqa: F401
-from .config import GPT2Config, LlamaConfig, config_from_dict  # noqa: F401
+from .config import GPT2Config, LlamaConfig, Qwen2Config, config_from_dict  # noqa: F401
 from .gpt2 import GPT2LMHeadModel  # noqa: F401
 from .llama import LlamaForCausalLM  # noqa: F401
 from .tokenizer import Tokenizer  # noqa: F401

@@ -19,7 +19,7 @@ from .llama import LlamaForCausalLM
 
 INDEX = "model.safetensors.index.json"
 SINGLE = "model.safetensors"
-_MODELS = {"gpt2": GPT2LMHeadModel, "llama": LlamaForCausalLM}
+_MODELS = {"gpt2": GPT2LMHeadModel, "llama": LlamaForCausalLM, "qwen2": LlamaForCausalLM}
 # buffers old checkpoints carry that the modules compute instead
 _DROPPED = (".attn.bias", ".attn.masked_bias", "rotary_emb.inv_freq")
 

@@ -73,10 +73,23 @@ class LlamaConfig(_Config):
         self.rope_parameters = rope
 
 
+class Qwen2Config(LlamaConfig):
+    """Qwen2 / Qwen2.5: Llama's layout with biases on q, k and v (none on o_proj)."""
+    defaults = dict(LlamaConfig.defaults, model_type="qwen2", vocab_size=151936, hidden_size=4096,
+                    intermediate_size=22016, max_position_embeddings=32768, bos_token_id=None,
+                    eos_token_id=None, use_sliding_window=False)
+
+    def _finish(self):
+        super()._finish()
+        if self.use_sliding_window:
+            raise NotImplementedError("Qwen2Config: use_sliding_window=True is not supported")
+        self.qkv_bias = True
+
+
 def config_from_dict(d):
     """The config object for a config.json's dict, by its model_type."""
     kind = d.get("model_type")
-    classes = {"gpt2": GPT2Config, "llama": LlamaConfig}
+    classes = {"gpt2": GPT2Config, "llama": LlamaConfig, "qwen2": Qwen2Config}
     if kind not in classes:
         raise NotImplementedError(f"model_type {kind!r} is not supported; torchweb.models has "
                                   f"{', '.join(sorted(classes))}")

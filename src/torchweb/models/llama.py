@@ -1,7 +1,8 @@
 """A Llama-style decoder (RoPE, RMSNorm, SwiGLU, grouped KV heads) as Hugging Face's
 LlamaForCausalLM lays it out: model.embed_tokens, model.layers.N.self_attn.{q,k,v,o}_proj,
 mlp.{gate,up,down}_proj, input_layernorm, post_attention_layernorm, model.norm, lm_head. It also
-reads checkpoints of models with this layout (SmolLM, TinyLlama, Llama 3.x with llama3 RoPE).
+reads checkpoints of models with this layout (SmolLM, TinyLlama, Llama 3.x with llama3 RoPE,
+Qwen2 / Qwen2.5 with their q, k, v biases).
 
 Plain PyTorch code: the tests run this file under PyTorch too. Works in the weights' dtype, with
 RMSNorm's statistics in float32 as HF's. `model(input_ids)` gives the logits (B, T, vocab);
@@ -61,9 +62,10 @@ class LlamaAttention(nn.Module):
         super().__init__()
         self.n_head, self.n_kv, self.head_dim = config.num_attention_heads, config.num_key_value_heads, config.head_dim
         h, bias = config.hidden_size, config.attention_bias
-        self.q_proj = nn.Linear(h, self.n_head * self.head_dim, bias=bias)
-        self.k_proj = nn.Linear(h, self.n_kv * self.head_dim, bias=bias)
-        self.v_proj = nn.Linear(h, self.n_kv * self.head_dim, bias=bias)
+        qkv_bias = getattr(config, "qkv_bias", bias)      # Qwen2: q, k, v biased, o_proj not
+        self.q_proj = nn.Linear(h, self.n_head * self.head_dim, bias=qkv_bias)
+        self.k_proj = nn.Linear(h, self.n_kv * self.head_dim, bias=qkv_bias)
+        self.v_proj = nn.Linear(h, self.n_kv * self.head_dim, bias=qkv_bias)
         self.o_proj = nn.Linear(self.n_head * self.head_dim, h, bias=bias)
         self.cache = StaticKVCache()
 
