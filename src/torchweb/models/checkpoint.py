@@ -13,10 +13,12 @@ import os
 from .. import _dtype as D
 from ..serialization import safetensors as _st
 from ..serialization.url_fetch import fetch_bytes_async, in_browser
+from . import browser_cache
 from .config import config_from_dict
 from .gpt2 import GPT2LMHeadModel
 from .llama import LlamaForCausalLM
 
+CACHE = "torchweb-models"      # the browser Cache Storage name files are kept in
 INDEX = "model.safetensors.index.json"
 SINGLE = "model.safetensors"
 _MODELS = {"gpt2": GPT2LMHeadModel, "llama": LlamaForCausalLM, "qwen2": LlamaForCausalLM}
@@ -59,12 +61,12 @@ def _check_complete(model, loaded):
         raise RuntimeError(f"checkpoint lacks weights of the {type(model).__name__}: {', '.join(missing[:8])}")
 
 
-async def _load(source, device, dtype, progress, config):
+async def _load(source, device, dtype, progress, config, cache):
     """The loading steps, fetching with _fetch (which awaits only in the browser)."""
     _check_args(device, dtype)
     source = os.fspath(source)
     if config is None:
-        raw = await _fetch(source, "config.json", progress)
+        raw = await _fetch(source, "config.json", progress, cache)
         if raw is None:
             raise FileNotFoundError(f"config.json not found at {source}")
         config = json.loads(raw)
@@ -72,11 +74,11 @@ async def _load(source, device, dtype, progress, config):
     model = model_for_config(config)
     if device is not None:
         model.to(device)
-    index = await _fetch(source, INDEX, progress)
+    index = await _fetch(source, INDEX, progress, cache)
     files = [SINGLE] if index is None else sorted(set(json.loads(index)["weight_map"].values()))
     loaded = set()
     for name in files:
-        data = await _fetch(source, name, progress)
+        data = await _fetch(source, name, progress, cache)
         if data is None:
             raise FileNotFoundError(f"{name} not found at {source} (neither {SINGLE} nor {INDEX} is there)")
         load_weights(model, _st.load(data, device=str(model.lm_head.weight.device)), loaded)
@@ -97,20 +99,35 @@ def _is_local(source):
     return not in_browser() and not source.startswith(("http://", "https://"))
 
 
-async def _fetch(source, name, progress):
-    """A file's bytes, or None where there is none (no file, HTTP 404)."""
+async def _fetch(source, name, progress, cache=None):
+    """A file's bytes, or None where there is none (no file, HTTP 404). In the page, with a
+    cache name, files are read from and kept in the browser's Cache Storage."""
     path = _join(source, name)
     if _is_local(source):
         if not os.path.exists(path):
             return None
         with open(path, "rb") as f:
             return f.read()
+    store = await browser_cache.open_cache(cache) if cache and in_browser() else None
+    if store is not None:
+        data = await browser_cache.get(store, path)
+        if data is not None:
+            _report(progress, len(data))
+            return data
     try:
-        return await fetch_bytes_async(path, progress)
+        data = await fetch_bytes_async(path, progress)
     except Exception as e:   # urllib's HTTPError, or the browser's RuntimeError naming the status
         if "404" in str(e):
             return None
         raise
+    if store is not None:
+        await browser_cache.put(store, path, data)
+    return data
+
+
+def _report(progress, n):
+    if callable(progress):
+        progress(n, n)
 
 
 def _run_blocking(coroutine):
@@ -137,17 +154,19 @@ def _check_args(device, dtype):
         raise TypeError(f"from_pretrained: dtype must be a torch.dtype, got {type(dtype).__name__}")
 
 
-def from_pretrained(source, *, device=None, dtype=None, progress=True, config=None):
+def from_pretrained(source, *, device=None, dtype=None, progress=True, config=None, cache=CACHE):
     """The model a Hugging Face checkpoint holds (GPT-2 or Llama-style), in eval mode.
 
     source: a directory or a base URL holding config.json and model.safetensors (or sharded
     model-0000k-of-0000n.safetensors with model.safetensors.index.json). progress: True prints a
     percentage for large downloads, a callable is called as progress(bytes_done, bytes_total)
-    per file. config: a dict or config object to use instead of config.json. In a page that
-    cannot block, use `await from_pretrained_async(...)`."""
-    return _run_blocking(_load(source, device, dtype, progress, config))
+    per file. config: a dict or config object to use instead of config.json. cache: in the page,
+    the name of the browser's Cache Storage the files are kept in (a second visit reads them
+    from there), None for none; in CPython a URL's files are not kept. In a page that cannot
+    block, use `await from_pretrained_async(...)`."""
+    return _run_blocking(_load(source, device, dtype, progress, config, cache))
 
 
-async def from_pretrained_async(source, *, device=None, dtype=None, progress=True, config=None):
+async def from_pretrained_async(source, *, device=None, dtype=None, progress=True, config=None, cache=CACHE):
     """The awaitable form of from_pretrained."""
-    return await _load(source, device, dtype, progress, config)
+    return await _load(source, device, dtype, progress, config, cache)
