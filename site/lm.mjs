@@ -1,19 +1,11 @@
 // The Complete page (lm.html)'s script, a file of its own: the site's CSP runs no inline script.
-import { outputLog } from "./run.mjs";
-const { log, finish } = outputLog();
+import { pageOutcome } from "./run.mjs";
 const $ = (id) => document.getElementById(id);
 const params = new URLSearchParams(location.search);
 const summary = globalThis.torchwebLM = { adapter: null, model: null, generations: [], errors: [] };
+const { log, done, fail } = pageOutcome(summary);
 const mib = (b) => (b / 1048576).toFixed(1) + " MiB";
-let finished = false, worker = null;
-const fail = (text) => {
-  summary.errors.push(text);
-  $("stage").innerHTML = "";
-  const s = document.createElement("span"); s.className = "error"; s.textContent = text; $("stage").append(s);
-  if (!finished) { finished = true; finish(false, text); }
-};
-window.addEventListener("error", (e) => summary.errors.push(String(e.message)));
-window.addEventListener("unhandledrejection", (e) => summary.errors.push(String(e.reason)));
+let worker = null;
 if (params.get("model")) $("model").value = params.get("model");
 if (params.get("prompt")) $("prompt").value = params.get("prompt");
 if (params.get("n")) $("n").value = params.get("n");
@@ -63,7 +55,7 @@ const load = () => {
       $("speed").textContent = `${m.n} tokens, first after ${(m.firstSeconds * 1000).toFixed(0)} ms, then ${tps}`;
       log(`generated ${m.n} tokens: ${$("speed").textContent}`);
       $("stage").textContent = "ready"; $("go").disabled = false;
-      if (!finished) { finished = true; finish(true); }
+      done();
     } else if (m.type === "error") { $("go").disabled = false; fail(m.text); }
   };
   worker.postMessage({ type: "load", base, pyodideURL: params.get("pyodide") || undefined });

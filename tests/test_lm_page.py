@@ -31,6 +31,7 @@ def test_complete_page_streams_transformers_greedy_tokens():
         status, text, summary, console = finished_page(driver, url, 300, "torchwebLM")
         shown = driver.execute_script("return document.getElementById('completion').textContent;")
         source = driver.execute_script("return document.getElementById('source').textContent;")
+        bad_status, _, bad, _ = finished_page(driver, f"{base}lm.html?model=data/no_such_model/", 300, "torchwebLM")
     assert status == "DONE", f"page status {status}:\n{text[-4000:]}\n{console}"
     assert summary["errors"] == [], summary["errors"]
     assert summary["adapter"], "the page did not name the WebGPU adapter"
@@ -41,3 +42,4 @@ def test_complete_page_streams_transformers_greedy_tokens():
     assert gen["n"] == new and gen["tokensPerSecond"] > 0
     assert shown == want["text"]              # the prompt, then the streamed pieces
     assert "class GPT2LMHeadModel" in source
+    assert bad_status == "ERROR" and "config.json not found" in bad["errors"][0], bad    # a wrong URL says so
