@@ -16,6 +16,7 @@ import pytest
 import torch
 
 import torchweb as tw
+import torchweb.safetensors  # noqa: F401
 from lm_files import load_models_with
 from lm_oracle import LLAMA3_ROPE, hf_model, logits
 from torchweb.models import GPT2Config, LlamaConfig, from_pretrained, from_pretrained_async, model_for_config
@@ -179,3 +180,17 @@ def test_config_fields_and_errors():
         from_pretrained("/nonexistent", config={"model_type": "bert"})
     model = model_for_config(GPT2Config(n_layer=1, n_embd=16, n_head=2, vocab_size=11, n_positions=8))
     assert model.lm_head.weight is model.transformer.wte.weight
+
+
+def test_incomplete_or_foreign_checkpoint_names_the_keys(tmp_path):
+    config = dict(model_type="gpt2", n_layer=1, n_embd=16, n_head=2, vocab_size=11, n_positions=8)
+    (tmp_path / "config.json").write_text(json.dumps(config))
+    sd = model_for_config(GPT2Config(**config)).state_dict()
+    partial = {k: v for k, v in sd.items() if k not in ("transformer.ln_f.bias", "lm_head.weight")}
+    tw.safetensors.save_file(partial, str(tmp_path / "model.safetensors"))
+    with pytest.raises(RuntimeError, match="lacks weights.*transformer.ln_f.bias"):
+        from_pretrained(tmp_path, device="cpu")
+    tw.safetensors.save_file({**partial, "transformer.ln_f.bias": sd["transformer.ln_f.bias"],
+                              "transformer.h.0.attn.q_norm.weight": tw.ones(16)}, str(tmp_path / "model.safetensors"))
+    with pytest.raises(RuntimeError, match="does not: transformer.h.0.attn.q_norm.weight"):
+        from_pretrained(tmp_path, device="cpu")

@@ -3,9 +3,9 @@ model.safetensors.index.json, from a directory or a base URL (a Hub repository's
 `https://huggingface.co/<repo>/resolve/main/`, or any server holding the same files).
 
 The steps are written once, awaitable (`_load`): the blocking `from_pretrained` runs them
-through _run_blocking (in CPython nothing in them waits; in the page it blocks where
-JSPI allows), `from_pretrained_async` awaits them (pages that cannot block). Shards are loaded into the model one at a time, so at most one
-shard's bytes are held besides the weights."""
+through _run_blocking (in CPython nothing in them waits; in the page it blocks where JSPI
+allows), `from_pretrained_async` awaits them (pages that cannot block). Shards are loaded into
+the model one at a time, so at most one shard's bytes are held besides the weights."""
 
 import json
 import os
