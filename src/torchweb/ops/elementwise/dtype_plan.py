@@ -73,8 +73,9 @@ class DtypePlan(ElementwiseDtypes):
     dtype; host_checks: Python numbers to check on the host (int64 range, a zero integer
     divisor); and what each call then needs, looked up once: the op's row, the device's
     empty_storage, Tensor._new, and fresh(op, out, operands, plan), the lazy layer's elementwise
-    for an output just made (deferred where it may be: torchweb/lazy); lazy: that layer's
-    decision for this plan, None until it makes it."""
+    for an output just made (deferred where it may be: torchweb/lazy; its first call makes it
+    the recorder of the plan's template, or the backend's kernel); lazy: that layer's
+    decision for this plan (its template, or False), None until it makes it."""
 
     __slots__ = ("op", "result", "host_checks", "empty", "make", "fresh", "lazy")
 
