@@ -28,16 +28,10 @@ fi
 if [ ! -x .venv/bin/python ]; then
   python3 -m venv .venv
 fi
-<<<<<<< HEAD
-want="setuptools wheel pytest hypothesis numpy selenium tokenizers wgpu==0.32.0"
-mods="setuptools, wheel, pytest, hypothesis, numpy, selenium, tokenizers, wgpu"
-# transformers (it brings safetensors) is the oracle of tests/test_lm_*.py
-if [ "${TORCHWEB_NO_TORCH:-0}" != 1 ]; then want="$want torch==2.13.0 transformers==5.24.0"; mods="$mods, torch, transformers"; fi
-=======
 want="setuptools wheel pytest hypothesis numpy selenium tokenizers markdown-it-py pygments wgpu==0.32.0"
 mods="setuptools, wheel, pytest, hypothesis, numpy, selenium, tokenizers, markdown_it, pygments, wgpu"
-if [ "${TORCHWEB_NO_TORCH:-0}" != 1 ]; then want="$want torch==2.13.0"; mods="$mods, torch"; fi
->>>>>>> main
+# transformers (it brings safetensors) is the oracle of tests/test_lm_*.py
+if [ "${TORCHWEB_NO_TORCH:-0}" != 1 ]; then want="$want torch==2.13.0 transformers==5.24.0"; mods="$mods, torch, transformers"; fi
 if ! .venv/bin/python -c "import $mods" 2>/dev/null; then
   .venv/bin/python -m pip install -q --disable-pip-version-check $want
 fi
