@@ -88,6 +88,10 @@ def test_too_big_for_the_device_falls_back(monkeypatch):
     big = SimpleNamespace(driver=SimpleNamespace(limit=lambda name: 32768))
     w = T.VARIANTS["w128x128_k16"]
     assert T.fitting(small, w) is T.VARIANTS[T.FALLBACK]
+    # one that splits K (the weight gradients') keeps splitting
+    assert T.fitting(small, T.VARIANTS[T.TABLE["longk"]]) is T.VARIANTS[T.FALLBACK_SPLIT]
+    assert T.workgroup_bytes(T.VARIANTS[T.FALLBACK_SPLIT]) <= 16384
+    assert T.VARIANTS[T.FALLBACK_SPLIT].split > 1
     # the older tiles too: t128x64_k16_db double-buffers 24 KiB
     assert T.workgroup_bytes(T.VARIANTS["t128x64_k16_db"]) == 24576
     assert T.fitting(small, T.VARIANTS["t128x64_k16_db"]) is T.VARIANTS[T.FALLBACK]

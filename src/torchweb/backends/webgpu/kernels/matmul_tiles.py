@@ -234,11 +234,12 @@ def fitting(rt, v):
     """v, or FALLBACK where v's workgroup memory is past what rt's device allows (browsers
     enforce it: 16 KiB unless the adapter offers more, 32 KiB on most GPUs)."""
     if workgroup_bytes(v) > rt.driver.limit("max-compute-workgroup-storage-size"):
-        return VARIANTS[FALLBACK]
+        return VARIANTS[FALLBACK if v.split == 1 else FALLBACK_SPLIT]
     return v
 
 
 FALLBACK = "t64x64_k16_db"   # 16 KiB: WebGPU's default limit
+FALLBACK_SPLIT = "t64x64_k16_db_split"   # the same, with split-K (for the classes that split)
 
 
 def _plan(rt, out, a, b, compute, v, forced=False):
