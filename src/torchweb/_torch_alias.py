@@ -5,7 +5,8 @@
     import torch, torch.nn as nn, torch.nn.functional as F   # torchweb's
 
 `torch.<sub>` resolves to `torchweb.<sub>`; a submodule torchweb lacks fails at import with a
-ModuleNotFoundError that names it (rather than a NameError later, or a half-working module)."""
+ModuleNotFoundError that names it (rather than a NameError later, or a half-working module).
+`torchao.<sub>` resolves to `torchweb.ao.<sub>` (quantize_, int8_weight_only)."""
 
 import importlib
 import importlib.abc
@@ -26,9 +27,12 @@ class _AliasLoader(importlib.abc.Loader):
 
 class _TorchAliasFinder(importlib.abc.MetaPathFinder):
     def find_spec(self, fullname, path=None, target=None):
-        if fullname != "torch" and not fullname.startswith("torch."):
+        if fullname.split(".")[0] == "torchao":   # torchao's quantize_ API: torchweb.ao
+            real = "torchweb.ao" + fullname[len("torchao"):]
+        elif fullname != "torch" and not fullname.startswith("torch."):
             return None
-        real = "torchweb" + fullname[len("torch"):]
+        else:
+            real = "torchweb" + fullname[len("torch"):]
         try:
             module = importlib.import_module(real)
         except ModuleNotFoundError as e:
@@ -70,6 +74,6 @@ def uninstall_torch_alias():
         torchweb._device.CUDA_IS_WEBGPU[0] = False
     if _finder in sys.meta_path:
         sys.meta_path.remove(_finder)
-    for name in [n for n in sys.modules if n == "torch" or n.startswith("torch.")]:
+    for name in [n for n in sys.modules if n.split(".")[0] in ("torch", "torchao")]:
         if getattr(sys.modules[name], "__name__", "").startswith("torchweb"):
             del sys.modules[name]
