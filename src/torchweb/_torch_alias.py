@@ -5,10 +5,13 @@
     import torch, torch.nn as nn, torch.nn.functional as F   # torchweb's
 
 `torch.<sub>` resolves to `torchweb.<sub>`; a submodule torchweb lacks fails at import with a
-ModuleNotFoundError that names it (rather than a NameError later, or a half-working module)."""
+ModuleNotFoundError that names it (rather than a NameError later, or a half-working module).
+`torchvision.<sub>` resolves to torchweb.vision's pure-Python subset the same way, unless the
+real torchvision is installed (it is then left to the normal import)."""
 
 import importlib
 import importlib.abc
+import importlib.machinery
 import importlib.util
 import sys
 
@@ -24,11 +27,25 @@ class _AliasLoader(importlib.abc.Loader):
         pass  # already imported under its torchweb name
 
 
+# alias root -> torchweb's package standing in for it
+_ROOTS = {"torch": "torchweb", "torchvision": "torchweb.vision"}
+
+
+def _real_torchvision_installed():
+    return importlib.machinery.PathFinder.find_spec("torchvision") is not None
+
+
 class _TorchAliasFinder(importlib.abc.MetaPathFinder):
+    vision = None   # True: answer torchvision with ours; None: only where the real one is absent
+
     def find_spec(self, fullname, path=None, target=None):
-        if fullname != "torch" and not fullname.startswith("torch."):
+        root = fullname.partition(".")[0]
+        if root not in _ROOTS:
             return None
-        real = "torchweb" + fullname[len("torch"):]
+        if root == "torchvision" and not self.vision:
+            if self.vision is False or _real_torchvision_installed():
+                return None
+        real = _ROOTS[root] + fullname[len(root):]
         try:
             module = importlib.import_module(real)
         except ModuleNotFoundError as e:
@@ -43,19 +60,22 @@ class _TorchAliasFinder(importlib.abc.MetaPathFinder):
 _finder = _TorchAliasFinder()
 
 
-def install_torch_alias(cuda=True):
+def install_torch_alias(cuda=True, torchvision=None):
     """Make `import torch` (and torch.nn, torch.optim, ...) give torchweb's modules.
 
     `torch.__version__` then answers the PyTorch version whose API torchweb follows (a
     TorchVersion, "2.13.0"), for the scripts that check it; torchweb's own version stays in
     `torch.version.torchweb`. With cuda=True, "cuda" names the webgpu device and
-    torch.cuda answers for it (torchweb/cuda.py); cuda=False keeps torch.cuda unavailable."""
+    torch.cuda answers for it (torchweb/cuda.py); cuda=False keeps torch.cuda unavailable.
+    torchvision=None makes `import torchvision` give torchweb.vision where the real torchvision
+    is not installed; True gives it even so (the real one cannot run on torchweb), False never."""
     existing = sys.modules.get("torch")
     if existing is not None and not getattr(existing, "__name__", "").startswith("torchweb"):
         raise RuntimeError("install_torch_alias(): the real torch is already imported in this "
                            "process; call it before anything imports torch")
     if _finder not in sys.meta_path:
         sys.meta_path.insert(0, _finder)
+    _finder.vision = torchvision
     torchweb = importlib.import_module("torchweb")
     sys.modules["torch"] = torchweb
     torchweb.__version__ = torchweb.version.__version__
@@ -70,6 +90,6 @@ def uninstall_torch_alias():
         torchweb._device.CUDA_IS_WEBGPU[0] = False
     if _finder in sys.meta_path:
         sys.meta_path.remove(_finder)
-    for name in [n for n in sys.modules if n == "torch" or n.startswith("torch.")]:
+    for name in [n for n in sys.modules if n.partition(".")[0] in _ROOTS]:
         if getattr(sys.modules[name], "__name__", "").startswith("torchweb"):
             del sys.modules[name]

@@ -1,0 +1,17 @@
+"""The real torchvision as the tests' oracle, on the host's CPU-only PyTorch.
+
+PyPI's torchvision wheel links its C++ operators (nms, roi_align...) against a CUDA build of
+torch, so with the CPU torch its extension does not load and its `_meta_registrations` (fake
+kernels for those operators) fails at import. The tests need only its pure-Python parts
+(transforms, datasets, models, utils), so those two registration modules are stubbed out
+before the import. Skips the calling test module when torchvision is not installed."""
+
+import sys
+import types
+
+import pytest
+
+for _name in ("torchvision._meta_registrations", "torchvision._autograd_registrations"):
+    sys.modules.setdefault(_name, types.ModuleType(_name))
+
+tv = pytest.importorskip("torchvision")
