@@ -6,7 +6,7 @@ torchvision is not installed (see _torch_alias.py), so code written for PyTorch 
 `import torchweb` stays as fast as before. See docs/libraries.md for what is covered.
 """
 
-from . import datasets, transforms  # noqa: F401
+from . import datasets, models, transforms, utils  # noqa: F401
 from ._image import Image  # noqa: F401
 
 __version__ = "0.28.0"   # the torchvision release whose API (and checkpoints) this follows

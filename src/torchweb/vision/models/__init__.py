@@ -1,0 +1,24 @@
+"""torchvision.models: ResNet (18/34/50) and MobileNetV2 with torchvision's module names and
+weights enums (checkpoints load unchanged; see docs/libraries.md)."""
+
+from ._api import Weights, WeightsEnum  # noqa: F401
+from .mobilenetv2 import MobileNet_V2_Weights, MobileNetV2, mobilenet_v2  # noqa: F401
+from .resnet import ResNet, ResNet18_Weights, ResNet34_Weights, ResNet50_Weights, resnet18, resnet34, \
+    resnet50  # noqa: F401
+
+_BUILDERS = {"resnet18": resnet18, "resnet34": resnet34, "resnet50": resnet50, "mobilenet_v2": mobilenet_v2}
+
+
+def list_models(module=None, include=None, exclude=None):
+    return sorted(_BUILDERS)
+
+
+def get_model(name, **config):
+    name = name.lower()
+    if name not in _BUILDERS:
+        raise ValueError(f"Unknown model {name}")
+    return _BUILDERS[name](**config)
+
+
+def get_model_builder(name):
+    return _BUILDERS[name.lower()]
