@@ -15,3 +15,5 @@ for _name in ("torchvision._meta_registrations", "torchvision._autograd_registra
     sys.modules.setdefault(_name, types.ModuleType(_name))
 
 tv = pytest.importorskip("torchvision")
+import torchvision.transforms.v2  # noqa: E402,F401  (not imported by torchvision itself)
+import torchvision.transforms.v2.functional  # noqa: E402,F401

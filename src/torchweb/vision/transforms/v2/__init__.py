@@ -14,9 +14,14 @@ from . import functional as F
 from ..functional import InterpolationMode  # noqa: F401
 
 
+def _is_picture(x):
+    """An Image, a PIL image or a numpy array: what ToImage turns into a tensor."""
+    return isinstance(x, Image) or hasattr(x, "getbands") or type(x).__module__ == "numpy" and hasattr(x, "ndim")
+
+
 def _image_index(leaves):
     for i, x in enumerate(leaves):
-        if isinstance(x, Image):
+        if _is_picture(x):
             return i
     for i, x in enumerate(leaves):
         if isinstance(x, torch.Tensor):
