@@ -1,0 +1,88 @@
+"""torchweb.vision.models and utils against the real torchvision: the same state_dict keys and
+shapes, torchvision's checkpoints (its state_dict, saved with torch.save) loaded unchanged, and
+its logits on the same input; make_grid's image."""
+
+import pytest
+
+from torchvision_ref import tv
+import torch
+import torchweb
+from oracle import assert_close, ours
+
+from torchweb.vision import models, utils
+
+
+def _their_model(name, **kw):
+    """torchvision's model with every parameter and running statistic randomized, so the logits
+    depend on all of them (default BatchNorm statistics and MobileNet's 0.01 head give ~1e-9)."""
+    torch.manual_seed(0)
+    m = getattr(tv.models, name)(**kw).eval()
+    with torch.no_grad():
+        for k, v in m.state_dict().items():
+            if k.endswith("running_var"):
+                v.uniform_(0.5, 1.5)
+            elif v.is_floating_point():
+                v.normal_(0, 0.3 if v.ndim <= 1 else (2.0 / v[0].numel()) ** 0.5)
+    return m
+
+
+@pytest.mark.parametrize("name", ["resnet18", "mobilenet_v2"])
+def test_checkpoint_loads_and_gives_torchvisions_logits(name, device, tmp_path):
+    ref = _their_model(name, num_classes=10)
+    path = str(tmp_path / f"{name}.pth")
+    torch.save(ref.state_dict(), path)
+    mine = getattr(models, name)(weights=None, num_classes=10)
+    assert [(k, tuple(v.shape)) for k, v in mine.state_dict().items()] == \
+           [(k, tuple(v.shape)) for k, v in ref.state_dict().items()]
+    mine.load_state_dict(torchweb.load(path, map_location=device))
+    mine.to(device).eval()
+    x = torch.randn(2, 3, 24, 24, generator=torch.Generator().manual_seed(1))
+    with torch.no_grad():
+        expected = ref(x)
+    with torchweb.no_grad():
+        got = mine(ours(x, device))
+    assert_close(got, expected, rtol=1e-4, atol=1e-4 * expected.abs().max().item())
+
+
+def test_training_mode_forward_and_backward_match(device):
+    ref = _their_model("ResNet", block=tv.models.resnet.BasicBlock, layers=[1, 1, 1, 1], num_classes=5).train()
+    mine = models.ResNet(models.resnet.BasicBlock, [1, 1, 1, 1], num_classes=5)
+    mine.load_state_dict({k: ours(v, device) for k, v in ref.state_dict().items()})
+    mine.to(device).train()
+    x = torch.randn(2, 3, 32, 32, generator=torch.Generator().manual_seed(2))
+    ref(x).sum().backward()
+    mine(ours(x, device)).sum().backward()
+    assert_close(mine.conv1.weight.grad, ref.conv1.weight.grad, rtol=1e-3, atol=1e-3 * ref.conv1.weight.grad.abs().max().item())
+    assert_close(mine.bn1.running_mean, ref.bn1.running_mean, rtol=1e-4, atol=1e-5)
+
+
+def test_builders_and_weights_enums_are_torchvisions():
+    mine, ref = models.resnet50(num_classes=3), tv.models.resnet50(num_classes=3)   # the Bottleneck blocks
+    assert [(k, tuple(v.shape)) for k, v in mine.state_dict().items()] == \
+           [(k, tuple(v.shape)) for k, v in ref.state_dict().items()]
+    for enum in ("ResNet18_Weights", "ResNet34_Weights", "ResNet50_Weights", "MobileNet_V2_Weights"):
+        mine, ref = getattr(models, enum), getattr(tv.models, enum)
+        assert [w.name for w in mine] == [w.name for w in ref]
+        assert [w.url for w in mine] == [w.url for w in ref] and mine.DEFAULT.name == ref.DEFAULT.name
+        assert [w.meta["num_params"] for w in mine] == [w.meta["num_params"] for w in ref]
+    assert models.ResNet18_Weights.verify("IMAGENET1K_V1") is models.ResNet18_Weights.IMAGENET1K_V1
+    with pytest.raises(TypeError):
+        models.resnet18(weights=models.MobileNet_V2_Weights.IMAGENET1K_V1)
+    assert isinstance(models.get_model("resnet18", num_classes=3), models.ResNet)
+
+
+def test_weights_preset_transform_matches_torchvision(device):
+    x = torch.rand(3, 40, 50, generator=torch.Generator().manual_seed(3))
+    mine = models.ResNet18_Weights.IMAGENET1K_V1.transforms(crop_size=24, resize_size=30)
+    ref = tv.models.ResNet18_Weights.IMAGENET1K_V1.transforms(crop_size=24, resize_size=30)
+    assert_close(mine(ours(x, device)), ref(x))
+
+
+@pytest.mark.parametrize("kw", [{}, dict(nrow=2, padding=1, normalize=True), dict(pad_value=0.5),
+                                dict(normalize=True, scale_each=True, value_range=(0.2, 0.8))])
+def test_make_grid_matches_torchvision(kw, device):
+    x = torch.rand(5, 1, 6, 7, generator=torch.Generator().manual_seed(4))
+    assert_close(utils.make_grid(ours(x, device), **kw), tv.utils.make_grid(x, **kw))
+    rgb = torch.rand(3, 3, 4, 4)
+    assert_close(utils.make_grid([ours(t, device) for t in rgb], nrow=3), tv.utils.make_grid(list(rgb), nrow=3))
+    assert_close(utils.make_grid(ours(rgb[0], device)), tv.utils.make_grid(rgb[0]))
