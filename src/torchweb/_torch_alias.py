@@ -6,8 +6,9 @@
 
 `torch.<sub>` resolves to `torchweb.<sub>`; a submodule torchweb lacks fails at import with a
 ModuleNotFoundError that names it (rather than a NameError later, or a half-working module).
-`torchvision.<sub>` resolves to torchweb.vision's pure-Python subset the same way, unless the
-real torchvision is installed (it is then left to the normal import)."""
+`torchvision.<sub>` resolves to torchweb.vision's pure-Python subset the same way, and
+`safetensors` / `safetensors.torch` to torchweb.safetensors, unless the real package is
+installed (it is then left to the normal import)."""
 
 import importlib
 import importlib.abc
@@ -28,23 +29,24 @@ class _AliasLoader(importlib.abc.Loader):
 
 
 # alias root -> torchweb's package standing in for it
-_ROOTS = {"torch": "torchweb", "torchvision": "torchweb.vision"}
+_ROOTS = {"torch": "torchweb", "torchvision": "torchweb.vision", "safetensors": "torchweb.safetensors"}
 
 
-def _real_torchvision_installed():
-    return importlib.machinery.PathFinder.find_spec("torchvision") is not None
+def _real_installed(name):
+    return importlib.machinery.PathFinder.find_spec(name) is not None
 
 
 class _TorchAliasFinder(importlib.abc.MetaPathFinder):
-    vision = None   # True: answer torchvision with ours; None: only where the real one is absent
+    # torchvision / safetensors: True answers with ours; None only where the real one is absent
+    companions = {"torchvision": None, "safetensors": None}
 
     def find_spec(self, fullname, path=None, target=None):
         root = fullname.partition(".")[0]
         if root not in _ROOTS:
             return None
-        if root == "torchvision" and not self.vision:
-            if self.vision is False or _real_torchvision_installed():
-                return None
+        mode = self.companions.get(root, True)
+        if not mode and (mode is False or _real_installed(root)):
+            return None
         real = _ROOTS[root] + fullname[len(root):]
         try:
             module = importlib.import_module(real)
@@ -60,7 +62,7 @@ class _TorchAliasFinder(importlib.abc.MetaPathFinder):
 _finder = _TorchAliasFinder()
 
 
-def install_torch_alias(cuda=True, torchvision=None):
+def install_torch_alias(cuda=True, torchvision=None, safetensors=None):
     """Make `import torch` (and torch.nn, torch.optim, ...) give torchweb's modules.
 
     `torch.__version__` then answers the PyTorch version whose API torchweb follows (a
@@ -68,14 +70,15 @@ def install_torch_alias(cuda=True, torchvision=None):
     `torch.version.torchweb`. With cuda=True, "cuda" names the webgpu device and
     torch.cuda answers for it (torchweb/cuda.py); cuda=False keeps torch.cuda unavailable.
     torchvision=None makes `import torchvision` give torchweb.vision where the real torchvision
-    is not installed; True gives it even so (the real one cannot run on torchweb), False never."""
+    is not installed; True gives it even so (the real one cannot run on torchweb), False never.
+    safetensors: the same for `import safetensors.torch` and torchweb.safetensors."""
     existing = sys.modules.get("torch")
     if existing is not None and not getattr(existing, "__name__", "").startswith("torchweb"):
         raise RuntimeError("install_torch_alias(): the real torch is already imported in this "
                            "process; call it before anything imports torch")
     if _finder not in sys.meta_path:
         sys.meta_path.insert(0, _finder)
-    _finder.vision = torchvision
+    _finder.companions = {"torchvision": torchvision, "safetensors": safetensors}
     torchweb = importlib.import_module("torchweb")
     sys.modules["torch"] = torchweb
     torchweb.__version__ = torchweb.version.__version__
