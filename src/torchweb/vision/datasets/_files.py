@@ -14,8 +14,9 @@ from torchweb.serialization.url_fetch import fetch_bytes
 
 
 def tensor_from_bytes(data, st_name, shape, big_endian=False):
-    """A cpu tensor of `shape` from packed elements (safetensors' type names: U8, I32, F32...);
-    one bulk conversion, not a Python list per element."""
+    """A tensor of `shape` on the default device (webgpu where there is an adapter, as every
+    torchweb tensor is made; cpu needs numpy, absent in the page) from packed elements
+    (safetensors' type names: U8, I32, F32...); one bulk conversion, not a list per element."""
     fmt = BY_ST_NAME[st_name]
     numel = 1
     for s in shape:
@@ -23,7 +24,7 @@ def tensor_from_bytes(data, st_name, shape, big_endian=False):
     if len(data) < numel * fmt.itemsize:
         raise RuntimeError(f"expected {numel} elements of {st_name} ({numel * fmt.itemsize} bytes), "
                            f"found {len(data)} bytes")
-    dev = torch.device("cpu")
+    dev = torch.get_default_device()
     storage = storage_from_file_bytes(data, fmt, numel, dev, big_endian=big_endian)
     return Tensor._make(storage, tuple(shape), None, 0, fmt.target, dev)
 

@@ -78,7 +78,7 @@ def _hwc_tensor(pic):
     elif type(pic).__module__ == "numpy":
         if pic.ndim not in (2, 3):
             raise ValueError(f"pic should be 2/3 dimensional. Got {pic.ndim} dimensions.")
-        t = torch.from_numpy(pic.copy())
+        t = torch.as_tensor(pic)   # on the default device, as the model that takes it
     elif isinstance(pic, (list, tuple)):
         t = torch.tensor(pic)
         if t.dtype == torch.int64 and t.numel() and 0 <= int(t.min()) and int(t.max()) <= 255:
