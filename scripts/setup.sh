@@ -23,8 +23,8 @@ fi
 if [ ! -x .venv/bin/python ]; then
   python3 -m venv .venv
 fi
-want="setuptools wheel pytest hypothesis numpy selenium tokenizers safetensors wgpu==0.32.0"
-mods="setuptools, wheel, pytest, hypothesis, numpy, selenium, tokenizers, safetensors, wgpu"
+want="setuptools wheel pytest hypothesis numpy selenium tokenizers safetensors einops tqdm wgpu==0.32.0"
+mods="setuptools, wheel, pytest, hypothesis, numpy, selenium, tokenizers, safetensors, einops, tqdm, wgpu"
 # torchvision (the oracle of torchweb.vision): found, not imported, by the check below, since
 # PyPI's wheel links its C++ operators against CUDA torch and fails to import on the CPU one
 # (tests/torchvision_ref.py imports its pure-Python parts)

@@ -111,3 +111,33 @@ def test_mnist_example_runs_unchanged(tmp_path):
     first, last, correct = float(out[0]), float(out[1]), int(out[2])
     assert last < first / 3, (first, last)
     assert correct >= 56, correct   # of 64
+
+
+def test_einops_and_tqdm_run_on_torchweb_tensors(tmp_path):
+    """The real einops and tqdm (pure Python) under the alias: einops picks its torch backend
+    for torchweb's tensors; outputs equal PyTorch's."""
+    import pytest
+    einops = pytest.importorskip("einops")
+    pytest.importorskip("tqdm")
+    import torch
+    x = torch.arange(2 * 3 * 4 * 6, dtype=torch.float32).reshape(2, 3, 4, 6)
+    expected = [einops.rearrange(x, "b c (h p) (w q) -> b (h w) (p q c)", p=2, q=3).tolist(),
+                einops.reduce(x, "b c h w -> b c", "mean").tolist(),
+                einops.repeat(x[0, 0], "h w -> h w k", k=2).sum().item()]
+    out = _run("""
+        import json, torchweb
+        torchweb.install_torch_alias()
+        import torch, einops
+        from einops.layers.torch import Rearrange
+        from tqdm import tqdm
+        x = torch.arange(2 * 3 * 4 * 6, dtype=torch.float32).reshape(2, 3, 4, 6)
+        total = 0
+        for _ in tqdm(range(3), disable=True):
+            total += 1
+        r = einops.rearrange(x, "b c (h p) (w q) -> b (h w) (p q c)", p=2, q=3)
+        assert torch.equal(Rearrange("b c (h p) (w q) -> b (h w) (p q c)", p=2, q=3)(x), r)
+        print(json.dumps([r.tolist(), einops.reduce(x, "b c h w -> b c", "mean").tolist(),
+                          einops.repeat(x[0, 0], "h w -> h w k", k=2).sum().item(), total]))
+    """, tmp_path)
+    import json
+    assert json.loads(out[0] if len(out) == 1 else " ".join(out)) == expected + [3]
