@@ -4,31 +4,16 @@ with tied weights), each against the real safetensors package on the host. The b
 itself is compared in test_serialization.py."""
 
 import json
-import os
-import subprocess
-import sys
-import textwrap
 
 import pytest
 
 import torch
 import torchweb
+from fresh_python import run_fresh as _run
 from oracle import assert_close, ours
 
 safetensors_torch = pytest.importorskip("safetensors.torch")
 import safetensors  # noqa: E402
-
-SRC = os.path.join(os.path.dirname(__file__), "..", "src")
-
-
-def _run(code, tmp_path):
-    """code in a fresh interpreter (the alias needs a process where the real torch never loaded)."""
-    env = dict(os.environ, PYTHONPATH=SRC)
-    r = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True,
-                       cwd=str(tmp_path), env=env, timeout=120)
-    assert r.returncode == 0, r.stderr[-3000:]
-    return r.stdout
-
 
 def test_safetensors_torch_under_the_alias(tmp_path):
     tensors = {"w": torch.randn(3, 4), "i": torch.arange(6, dtype=torch.int64).reshape(2, 3),

@@ -2,20 +2,11 @@
 submodules), code written for PyTorch runs unchanged on it, and `import torchweb` alone never
 loads it. Each check runs in a fresh interpreter, where the real torch was never imported."""
 
-import os
-import subprocess
-import sys
-import textwrap
-
-SRC = os.path.join(os.path.dirname(__file__), "..", "src")
+from fresh_python import run_fresh
 
 
 def _run(code, cwd):
-    env = dict(os.environ, PYTHONPATH=SRC)
-    r = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True,
-                       cwd=str(cwd), env=env, timeout=300)
-    assert r.returncode == 0, r.stderr[-3000:]
-    return r.stdout.split()
+    return run_fresh(code, cwd).split()
 
 
 def test_import_torchweb_does_not_load_the_vision_subset(tmp_path):

@@ -40,10 +40,10 @@ def _mode(interpolation):
 
 
 def _on_tensor(fn):
-    """fn(tensor, ...) that also takes an Image (giving back an Image with fn's result)."""
+    """fn(tensor, ...) that also takes an Image (giving back an Image of fn's result, same mode)."""
     def wrapper(img, *args, **kwargs):
         if isinstance(img, Image):
-            return Image.from_chw(fn(img.to_chw(), *args, **kwargs))
+            return Image.from_chw(fn(img.to_chw(), *args, **kwargs), img.mode)
         return fn(img, *args, **kwargs)
     wrapper.__name__ = fn.__name__
     wrapper.__doc__ = fn.__doc__
@@ -184,21 +184,12 @@ def rotate(img, angle, interpolation=InterpolationMode.NEAREST, expand=False, ce
     return _geometry.rotate(img, angle, mode, expand, center, fill)
 
 
-def _colour(fn):
-    def wrapper(img, *args, **kwargs):
-        if isinstance(img, Image):
-            return Image.from_chw(fn(img.to_chw(), *args, **kwargs), img.mode)
-        return fn(img, *args, **kwargs)
-    wrapper.__name__ = fn.__name__
-    return wrapper
-
-
-adjust_brightness = _colour(_brightness)
-adjust_contrast = _colour(_contrast)
-adjust_saturation = _colour(_saturation)
-adjust_hue = _colour(_hue)
-adjust_gamma = _colour(_gamma)
-invert = _colour(_invert)
+adjust_brightness = _on_tensor(_brightness)
+adjust_contrast = _on_tensor(_contrast)
+adjust_saturation = _on_tensor(_saturation)
+adjust_hue = _on_tensor(_hue)
+adjust_gamma = _on_tensor(_gamma)
+invert = _on_tensor(_invert)
 
 
 def rgb_to_grayscale(img, num_output_channels=1):
