@@ -2,18 +2,15 @@
 original formats: IDX (plain and gzipped) for MNIST/FashionMNIST, python pickle batches
 (protocols 2, 4 and 5) for CIFAR-10/100, and download=True from a local HTTP server."""
 
-import functools
 import gzip
 import hashlib
-import http.server
 import os
 import pickle
-import threading
 
 import numpy as np
 import pytest
 
-from torchvision_ref import tv
+from torchvision_ref import served, tv  # noqa: F401  (served: a fixture)
 import torch
 import torchweb
 
@@ -145,24 +142,6 @@ def test_safe_unpickler_reads_arrays_of_each_layout():
         for protocol in (2, 5):
             got = _safe_pickle.to_tensor(_safe_pickle.load(pickle.dumps({"a": arr}, protocol=protocol))["a"])
             assert got.tolist() == arr.tolist(), (arr.dtype, protocol)
-
-
-class _Quiet(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *args):
-        pass
-
-
-@pytest.fixture
-def served(tmp_path):
-    """A local HTTP server over tmp_path/www (its base URL)."""
-    www = tmp_path / "www"
-    www.mkdir()
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(www)))
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield www, f"http://127.0.0.1:{server.server_address[1]}/"
-    server.shutdown()
-    server.server_close()
 
 
 def test_download_from_a_mirror_the_page_configures(tmp_path, served):

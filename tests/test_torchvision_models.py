@@ -2,9 +2,11 @@
 shapes, torchvision's checkpoints (its state_dict, saved with torch.save) loaded unchanged, and
 its logits on the same input; make_grid's image."""
 
+import os
+
 import pytest
 
-from torchvision_ref import tv
+from torchvision_ref import served, tv  # noqa: F401  (served: a fixture)
 import torch
 import torchweb
 from oracle import assert_close, ours
@@ -42,6 +44,32 @@ def test_checkpoint_loads_and_gives_torchvisions_logits(name, device, tmp_path):
     with torchweb.no_grad():
         got = mine(ours(x, device))
     assert_close(got, expected, rtol=1e-4, atol=1e-4 * expected.abs().max().item())
+
+
+def test_weights_download_through_the_hub_with_the_hash_check(served, tmp_path, monkeypatch):
+    """mobilenet_v2(weights=...) fetches the enum's URL through torchweb.hub into its cache,
+    checks the sha256 prefix the file name carries, and gives torchvision's logits."""
+    import hashlib
+    www, url = served
+    ref = _their_model("mobilenet_v2")
+    torch.save(ref.state_dict(), str(www / "tmp.pth"))
+    digest = hashlib.sha256((www / "tmp.pth").read_bytes()).hexdigest()
+    (www / "tmp.pth").rename(www / f"mobilenet_v2-{digest[:8]}.pth")
+    weights = models.MobileNet_V2_Weights.IMAGENET1K_V2
+    monkeypatch.setattr(weights.value, "url", f"{url}mobilenet_v2-{digest[:8]}.pth")
+    monkeypatch.setattr(torchweb.hub, "_hub_dir", [str(tmp_path / "hub")])
+    mine = models.mobilenet_v2(weights=weights, progress=False).eval()
+    assert os.path.isfile(tmp_path / "hub" / "checkpoints" / f"mobilenet_v2-{digest[:8]}.pth")
+    x = torch.randn(1, 3, 32, 32, generator=torch.Generator().manual_seed(5))
+    with torch.no_grad():
+        expected = ref(x)
+    with torchweb.no_grad():
+        got = mine(ours(x, str(mine.classifier[1].weight.device).split(":")[0]))
+    assert_close(got, expected, rtol=1e-4, atol=1e-4 * expected.abs().max().item())
+    monkeypatch.setattr(weights.value, "url", f"{url}mobilenet_v2-{'0' * 8}.pth")
+    os.link(www / f"mobilenet_v2-{digest[:8]}.pth", www / f"mobilenet_v2-{'0' * 8}.pth")
+    with pytest.raises(RuntimeError, match="invalid hash value"):
+        models.mobilenet_v2(weights=weights, progress=False)
 
 
 def test_training_mode_forward_and_backward_match(device):
