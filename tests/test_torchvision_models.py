@@ -28,7 +28,7 @@ def _their_model(name, **kw):
     return m
 
 
-@pytest.mark.parametrize("name", ["resnet18", "mobilenet_v2"])
+@pytest.mark.parametrize("name", ["resnet18", "mobilenet_v2", "mobilenet_v3_small"])
 def test_checkpoint_loads_and_gives_torchvisions_logits(name, device, tmp_path):
     ref = _their_model(name, num_classes=10)
     path = str(tmp_path / f"{name}.pth")
@@ -73,22 +73,31 @@ def test_weights_download_through_the_hub_with_the_hash_check(served, tmp_path, 
 
 
 def test_training_mode_forward_and_backward_match(device):
-    ref = _their_model("ResNet", block=tv.models.resnet.BasicBlock, layers=[1, 1, 1, 1], num_classes=5).train()
-    mine = models.ResNet(models.resnet.BasicBlock, [1, 1, 1, 1], num_classes=5)
+    """Train mode (batch statistics, running stats updated, dropout off) and the gradients, on a
+    narrow MobileNetV3 (BatchNorm, Hardswish, squeeze-excitation, residuals)."""
+    ref = _their_model("mobilenet_v3_small", width_mult=0.25, num_classes=5, dropout=0.0).train()
+    mine = models.mobilenet_v3_small(width_mult=0.25, num_classes=5, dropout=0.0)
     mine.load_state_dict({k: ours(v, device) for k, v in ref.state_dict().items()})
     mine.to(device).train()
-    x = torch.randn(2, 3, 32, 32, generator=torch.Generator().manual_seed(2))
+    x = torch.randn(4, 3, 32, 32, generator=torch.Generator().manual_seed(2))
     ref(x).sum().backward()
     mine(ours(x, device)).sum().backward()
-    assert_close(mine.conv1.weight.grad, ref.conv1.weight.grad, rtol=1e-3, atol=1e-3 * ref.conv1.weight.grad.abs().max().item())
-    assert_close(mine.bn1.running_mean, ref.bn1.running_mean, rtol=1e-4, atol=1e-5)
+    for name in ("features.0.0.weight", "features.1.block.0.1.weight", "classifier.3.weight"):
+        g_ref = ref.get_parameter(name).grad
+        assert_close(mine.get_parameter(name).grad, g_ref, rtol=1e-3, atol=1e-3 * g_ref.abs().max().item())
+    assert_close(mine.features[0][1].running_var, ref.features[0][1].running_var, rtol=1e-4, atol=1e-5)
 
 
 def test_builders_and_weights_enums_are_torchvisions():
     mine, ref = models.resnet50(num_classes=3), tv.models.resnet50(num_classes=3)   # the Bottleneck blocks
     assert [(k, tuple(v.shape)) for k, v in mine.state_dict().items()] == \
            [(k, tuple(v.shape)) for k, v in ref.state_dict().items()]
-    for enum in ("ResNet18_Weights", "ResNet34_Weights", "ResNet50_Weights", "MobileNet_V2_Weights"):
+    for kw in (dict(reduced_tail=True, dilated=True, width_mult=0.75), {}):
+        mine, ref = models.mobilenet_v3_large(**kw), tv.models.mobilenet_v3_large(**kw)
+        assert [(k, tuple(v.shape)) for k, v in mine.state_dict().items()] == \
+               [(k, tuple(v.shape)) for k, v in ref.state_dict().items()]
+    for enum in ("ResNet18_Weights", "ResNet34_Weights", "ResNet50_Weights", "MobileNet_V2_Weights",
+                 "MobileNet_V3_Large_Weights", "MobileNet_V3_Small_Weights"):
         mine, ref = getattr(models, enum), getattr(tv.models, enum)
         assert [w.name for w in mine] == [w.name for w in ref]
         assert [w.url for w in mine] == [w.url for w in ref] and mine.DEFAULT.name == ref.DEFAULT.name

@@ -5,32 +5,7 @@ import torchweb as torch
 from torchweb import nn
 
 from ._api import Weights, WeightsEnum, crop_preset, load_weights
-
-
-def _make_divisible(v, divisor, min_value=None):
-    """v rounded to a multiple of divisor, never more than 10% below v (from the TF original)."""
-    min_value = min_value or divisor
-    new_v = max(min_value, int(v + divisor / 2) // divisor * divisor)
-    return new_v + divisor if new_v < 0.9 * v else new_v
-
-
-class Conv2dNormActivation(nn.Sequential):
-    """torchvision.ops.misc.Conv2dNormActivation: conv, norm, activation as children 0, 1, 2."""
-
-    def __init__(self, in_channels, out_channels, kernel_size=3, stride=1, padding=None, groups=1,
-                 norm_layer=nn.BatchNorm2d, activation_layer=nn.ReLU, dilation=1, inplace=True, bias=None):
-        if padding is None:
-            padding = (kernel_size - 1) // 2 * dilation
-        if bias is None:
-            bias = norm_layer is None
-        layers = [nn.Conv2d(in_channels, out_channels, kernel_size, stride, padding, dilation=dilation,
-                            groups=groups, bias=bias)]
-        if norm_layer is not None:
-            layers.append(norm_layer(out_channels))
-        if activation_layer is not None:
-            layers.append(activation_layer(**({} if inplace is None else {"inplace": inplace})))
-        super().__init__(*layers)
-        self.out_channels = out_channels
+from ._layers import Conv2dNormActivation, _make_divisible
 
 
 class InvertedResidual(nn.Module):
