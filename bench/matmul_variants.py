@@ -2,7 +2,11 @@
 
     PYTHONPATH=src python3 bench/matmul_variants.py            # GPU machine: full shapes (< 4 min)
     PYTHONPATH=src python3 bench/matmul_variants.py --quick    # lavapipe: small shapes, checks it runs
-    options: --variants a,b  --shapes 4096,bmm  (substrings)  --repeat 5
+    options: --variants a,b  --shapes 4096,bmm  (substrings)  --names a,b (exact; "table": what
+             kernels/matmul_tiles.py's TABLE picks, through the `@` op)  --repeat 5  --dtype f32
+             --kernel: time the kernel alone (matmul_tiles.run into a preallocated output), not
+             the `@` op around it; on the GPU small products are otherwise bound by Python's
+             per-op cost (the `host` column: recording time per call), not by the kernel
     SwiftShader (CPU; the barrier-free d* variants run on software adapters, or when named):
     VK_ICD_FILENAMES=/usr/lib/chromium/vk_swiftshader_icd.json python3 bench/matmul_variants.py \
         --shapes mm512,mm1024 --variants t128x128_k8_db,_w --repeat 3
@@ -69,9 +73,11 @@ QUICK = [
 ]
 
 
-def _time(fn, sync, repeat, budget):
+def _time(fn, sync, repeat, budget, host=False):
+    """Best time per call; host: (that, the best time per call of recording alone)."""
     warm_up(fn, sync)
-    return best_of(fn, sync, repeat, calls_for_budget(fn, sync, budget))[0]
+    t = best_of(fn, sync, repeat, calls_for_budget(fn, sync, budget))
+    return t if host else t[0]
 
 
 def _operands(batch, M, K, N, at, bt, dtype, dev):
@@ -95,6 +101,10 @@ def main():
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--variants", default="")
     ap.add_argument("--shapes", default="")
+    ap.add_argument("--names", default="")
+    ap.add_argument("--dtype", default="", help="only shapes of this dtype (f32, f16)")
+    ap.add_argument("--kernel", action="store_true")
+    ap.add_argument("--budget", type=float, default=0.03)
     ap.add_argument("--repeat", type=int, default=5)
     args = ap.parse_args()
     cuda = torch.cuda.is_available()
@@ -111,13 +121,17 @@ def main():
     print(f"adapter: {info}\nfeatures: {features}\ntorch: {torch.__version__} on {dev}", flush=True)
     shapes = QUICK if args.quick else FULL
     shapes = [s for s in shapes if not args.shapes or any(x in s[0] for x in args.shapes.split(","))]
+    shapes = [s for s in shapes if not args.dtype or s[-1] == args.dtype]
     names = ["mm2"] + list(T.VARIANTS)
     if not get_runtime().software_adapter:   # the barrier-free ones (d...) are for CPUs: named only
         names = [n for n in names if n == "mm2" or not T.VARIANTS[n].wx]
     if args.variants:
         names = [n for n in ["mm2"] + list(T.VARIANTS) if any(x in n for x in args.variants.split(","))]
+    if args.names:
+        names = args.names.split(",")
     repeat = 1 if args.quick else args.repeat
-    budget = 0.002 if args.quick else 0.03
+    budget = 0.002 if args.quick else args.budget
+    rt = get_runtime()
     results = []
     t_start = time.perf_counter()
     for label, batch, M, K, N, at, bt, dtype in shapes:
@@ -139,16 +153,23 @@ def main():
         for name in names:
             if name.endswith("acc16") and dtype != "f16":
                 continue   # same code as the variant without acc16 for f32
-            T.FORCED = name
+            T.FORCED = name if name != "table" else None   # "table": what TABLE picks, as `@`
+            if args.kernel and name != "table":   # the kernel alone: its out, no op around it
+                out = torchweb.empty(tuple(ref.shape), dtype=oa.dtype, device="webgpu")
+                fn = (lambda: T.run(rt, out, oa, ob, "f32", name)) if name != "mm2" else (lambda: oa @ ob)
+                fn.kernel = name != "mm2"
+            else:
+                fn = (lambda: oa @ ob)
             try:
-                got = (oa @ ob).numpy()
+                got = (fn(), out.numpy())[1] if getattr(fn, "kernel", False) else (oa @ ob).numpy()
                 err = float(np.abs(got.astype(np.float32) - ref_ref).max()) / scale
                 tol = {"f32": 1e-4, "f16": 2e-3}[dtype] * (20 if name.endswith("acc16") else 1)
                 if not err <= tol:
                     print(f"  {name:22s} WRONG: max error {err:.2e} of max |ref| (tolerance {tol:.0e})", flush=True)
                     results.append(dict(shape=label, variant=name, error=f"wrong {err:.2e}", cls=cls, dtype=dtype))
                     continue
-                ms = _time(lambda: oa @ ob, torchweb.webgpu.synchronize, repeat, budget) * 1e3
+                ms, host = _time(fn, torchweb.webgpu.synchronize, repeat, budget, True)
+                ms, host = ms * 1e3, host * 1e3
             except Exception as e:  # a variant that fails to compile or run: reported, not fatal
                 msg = str(e).split("\n")[0][:200]
                 print(f"  {name:22s} FAILED: {msg}", flush=True)
@@ -156,12 +177,13 @@ def main():
                 continue
             finally:
                 T.FORCED = None
-            r = dict(shape=label, variant=name, ms=ms, tflops=flops / ms / 1e9, ratio=ref_ms / ms,
-                     err=err, cls=cls, dtype=dtype)
+            r = dict(shape=label, variant=name, ms=ms, host_ms=host, tflops=flops / ms / 1e9,
+                     ratio=ref_ms / ms, err=err, cls=cls, dtype=dtype, kernel_only=getattr(fn, "kernel", False))
             results.append(r)
-            print(f"  {name:22s} {ms:9.3f} ms {r['tflops']:7.2f} TFLOP/s  ratio {r['ratio']:.3f}  err {err:.1e}",
-                  flush=True)
+            print(f"  {name:22s} {ms:9.3f} ms (host {host:.3f}) {r['tflops']:7.2f} TFLOP/s  ratio {r['ratio']:.3f}"
+                  f"  err {err:.1e}", flush=True)
         del a, b, oa, ob, ref
+        _save(info, features, dev, results, {})   # as it goes: a run cut short keeps its shapes
     print("\nbest per shape:")
     best_by_shape = {}
     for r in results:
@@ -172,11 +194,15 @@ def main():
     for s, r in best_by_shape.items():
         print(f"  {s:28s} [{r['cls']}] {r['variant']:22s} ratio {r['ratio']:.3f} ({r['tflops']:.2f} TFLOP/s)")
     print(f"total {time.perf_counter() - t_start:.1f} s")
+    _save(info, features, dev, results, best_by_shape)
+
+
+def _save(info, features, dev, results, best):
     out = os.environ.get("OUT")
     if out:
         with open(os.path.join(out, "matmul.json"), "w") as f:
             json.dump(dict(adapter=str(info), features=features, torch=torch.__version__, device=dev,
-                           results=results, best=best_by_shape), f, indent=1)
+                           results=results, best=best), f, indent=1)
 
 
 if __name__ == "__main__":

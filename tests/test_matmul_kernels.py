@@ -17,8 +17,9 @@ NAMES = ["mm2"] + list(T.VARIANTS)
 # same generator paths that lavapipe compiles in a tenth of the time (used past test_variant)
 DIRECT = [T.SOFTWARE_VARIANTS["swiftshader"], "d8x8_w4x4_k4"]
 # The tests past the first run on a subset that still covers every code path of the generator:
-# each tile shape, scalar and vec4 loads, double buffering, split-K and f16 accumulation.
-SOME = ["mm2", "t128x128_k8_db", "t64x64_k16_split", "d8x8_w4x4_k4"]
+# each tile shape, scalar and vec4 loads, double buffering, split-K and f16 accumulation, and
+# the warp-tiled generator (matmul_warp.py; its edges: test_matmul_variants_warp.py).
+SOME = ["mm2", "t128x128_k8_db", "t64x64_k16_split", "d8x8_w4x4_k4", "w64x64_k8_t4x8"]
 TOL = {"rtol": 1e-5, "atol": 1e-4}
 
 

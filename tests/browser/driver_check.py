@@ -200,10 +200,31 @@ async def check_split_past_binding_limit(rt):
         rt.set_binding_limit(saved)
 
 
+async def check_warp_matmul(rt):
+    # The matmul kernels the TABLE picks on a GPU (kernels/matmul_warp.py) through the browser's
+    # WGSL compiler: forced, as SwiftShader would run the barrier-free kernel. Small integers:
+    # every product and sum is exact. Row-major operands and x @ W^T (both read along K).
+    import torchweb as t
+    from torchweb.backends.webgpu.kernels import matmul_tiles as T
+    names = sorted({v for v in T.TABLE.values() if T.VARIANTS[v].ly and T.VARIANTS[v].split == 1})
+    a = [[(i * 3 + k) % 5 - 2.0 for k in range(20)] for i in range(33)]
+    b = [[(k * 7 + j) % 3 - 1.0 for j in range(24)] for k in range(20)]
+    want = [[sum(a[i][k] * b[k][j] for k in range(20)) for j in range(24)] for i in range(33)]
+    bt = [list(r) for r in zip(*b)]
+    try:
+        for name in names:
+            T.FORCED = name
+            x = t.tensor(a, device="webgpu")
+            assert await (x @ t.tensor(b, device="webgpu")).tolist_async() == want, name
+            assert await (x @ t.tensor(bt, device="webgpu").t()).tolist_async() == want, name
+    finally:
+        T.FORCED = None
+
+
 CHECKS = [check_roundtrip, check_write_order, check_many_dispatches, check_odd_write,
           check_2d_grid, check_bad_wgsl, check_device_state, check_no_leaks,
           check_without_jspi, check_gradient_ownership, check_window_binding,
-          check_split_past_binding_limit]
+          check_split_past_binding_limit, check_warp_matmul]
 
 
 async def run_driver_checks():

@@ -8,7 +8,8 @@ otherwise) and split-K (K cut into slices that fill the GPU when M*N is small; a
 sums the slices). Every variant handles any M, N, K (edges masked), any strides, broadcast
 batches (stride 0), f32 or i32 compute, and grids past 65535 workgroups (several dispatches).
 Which variant runs for which shape class: TABLE, set from bench/matmul_variants.py's numbers.
-Variants with wx, wy set are barrier-free kernels (matmul_direct.py) for SwiftShader, a CPU.
+Variants with wx, wy set are barrier-free kernels (matmul_direct.py) for SwiftShader, a CPU;
+variants with ly set are warp-tiled kernels (matmul_warp.py), the faster ones on a GPU.
 Plans (pipeline, grids, parameter bytes) are cached per call signature: ~30 us less per call.
 """
 
@@ -17,16 +18,19 @@ from collections import namedtuple
 
 from .elementwise import WORKGROUP, param
 from .wgsl import store
-from . import matmul_direct
+from . import matmul_direct, matmul_warp
 from .matmul_wgsl import cv, header, lit, store_acc
 from .... import _dtype as D
 from ..storage import GPUStorage
 
-Variant = namedtuple("Variant", "name rm rn kt db vec split acc16 wx wy", defaults=(0, 0))
+Variant = namedtuple("Variant", "name rm rn kt db vec split acc16 wx wy ly warps pad",
+                     defaults=(0, 0, 0, None, 0))
 # split: the most slices K may be cut into (1: never); acc16: float16 operands multiplied and
 # accumulated in f16 (where the adapter has shader-f16), instead of f32; wx, wy: 0 for the
 # tiles above, else a barrier-free kernel (matmul_direct.py) of wx x wy threads, each computing
-# rm x rn outputs, kt K steps per loop trip (vec off: it reads scalars)
+# rm x rn outputs, kt K steps per loop trip (vec off: it reads scalars); ly: 0 for those, else
+# a warp-tiled kernel (matmul_warp.py) of warps = (along M, along N) warps of 32 lanes laid out
+# ly x 32/ly, each lane rm x rn outputs; pad: vec4s added to rows of a tile stored transposed
 
 
 def _v(name, rm, rn, kt, db=False, vec=True, split=1, acc16=False):
@@ -38,8 +42,14 @@ def _direct(rm, rn, wx, wy, kt=1):
     return Variant(name, rm, rn, kt, False, False, 1, False, wx, wy)
 
 
+def _warp(name, rm, rn, kt, ly, warps, pad=1, split=1):
+    return Variant(name, rm, rn, kt, True, True, split, False, 0, 0, ly, warps, pad)
+
+
 def tile(v):
     """(rows, columns) of the output one workgroup of variant v computes."""
+    if v.ly:
+        return matmul_warp.tile(v)
     return (v.wy or 16) * v.rm, (v.wx or 16) * v.rn
 
 
@@ -73,22 +83,40 @@ VARIANTS = {v.name: v for v in [
     # 2x2, 2x8, 8x2 (fewer than 4 threads leave SIMD lanes idle). Blocks past 16x16 take Subzero
     # seconds to compile (16x32: ~4 s, 32x32: ~9 s a pipeline), lavapipe's LLVM longer.
     _direct(8, 8, 4, 4, 4), _direct(16, 16, 4, 4, 4),
+    # warp-tiled (matmul_warp.py): w<tile>_k<K step>, lanes 8 x 4, 8x8 outputs each unless named
+    # (_t<rows>x<cols>). Also measured on the H200 and dropped (nvidia-h200-matmul-variants-
+    # 2026-11-27-mm29*.json): lanes 4 x 8 and padding (as fast as w128x128_k16), K steps of 32
+    # (the driver takes minutes to compile them, lavapipe two), K steps of 16 at 8x8 outputs with
+    # fewer than 256 invocations (0.44 at 4096^3: more registers for the next step than there
+    # are), bands of 4 or 8 tile rows for the L2 cache (no faster), split 8.
+    # (128x128 tiles without padding: 32 KiB of workgroup memory, the most most GPUs allow)
+    _warp("w128x128_k16", 8, 8, 16, 8, (2, 4), pad=0),
+    _warp("w128x128_k16_split4", 8, 8, 16, 8, (2, 4), pad=0, split=4),
+    _warp("w64x128_k8", 8, 8, 8, 8, (1, 4)),
+    _warp("w128x64_k8", 8, 8, 8, 8, (2, 2)),
+    _warp("w64x64_k8", 8, 8, 8, 8, (1, 2)),
+    _warp("w64x64_k8_t4x8", 4, 8, 8, 8, (2, 2)),
+    _warp("w64x64_k16_t4x8", 4, 8, 16, 8, (2, 2)),
 ]}
 
-# shape class -> variant name ("mm2": the original kernel in matmul.py). From one H100 run of
-# bench/matmul_variants.py (bench/results/nvidia-h100-matmul-variants.json; ratio = PyTorch CUDA
-# f32 TF32-off time / ours): each class's winner by the geometric mean over its shapes.
+# shape class -> variant name ("mm2": the original kernel in matmul.py): each class's winner by
+# the geometric mean of ratio (PyTorch CUDA f32 TF32-off time / ours, the kernel alone) over its
+# shapes, from one H200 run of bench/matmul_variants.py --kernel
+# (bench/results/nvidia-h200-matmul-variants-2026-11-27-mm29.json; "was": the class's earlier
+# choice in the same run).
 TABLE = {
-    "huge": "t128x128_k16",      # >= 16M outputs, K >= 1024: 4096^3 0.68 (mm2 0.43)
-    "large": "t128x128_k8",      # >= 4M outputs, K >= 1024: 2048^3 0.54, 4096^3 0.62
-    "wide": "t128x64_k16_db",    # >= 4M outputs, shorter K: attention bmm, linear (H200: 0.71 by the
-    # class's geometric mean, t128x64_k16 0.69; nvidia-h200-matmul-variants-2026-11-27-db.json)
-    "medium": "t64x64_k16_db",   # >= 1M outputs: 1024^3 0.30, bmm 0.19-0.23, linear 0.40
-    "longk": "t64x64_k16_db_split",  # fewer outputs, K >= 1024: linear weight grads (H200: 0.62,
-    # t64x64_k16_split 0.60; H100 before double buffering: 0.35, mm2 0.24)
-    "small": "t64x64_k16_db",    # the rest (tiny ones go to matmul_small.py): 512^3 0.38 (t64x64_k32
-    # as good there, 0.38), nanoGPT's lm head 4096x384 @ 384x65 0.76 (k32 0.57;
-    # nvidia-h100-matmul-variants-session4-gpt.json)
+    "huge": "w128x128_k16",      # >= 16M outputs, K >= 1024: 4096^3 0.82 (was 0.70; w64x128_k8 0.82)
+    "large": "w128x128_k16",     # >= 4M outputs, K >= 1024: 2048^3 0.78 (was 0.63)
+    "wide": "w64x128_k8",        # >= 4M outputs, shorter K: attention's S = Q K^T and its dO V^T
+    # 0.91, nanoGPT's qkv and MLP linears 0.80-0.83; 0.86 by the geometric mean (was 0.73)
+    "medium_k": "w128x128_k16_split4",  # >= 1M outputs, K >= 1024: 1024^3 0.78, the linears
+    # 1536 -> 384 forward and backward 0.77-0.79, nanoGPT's qkv input grad 0.70 (0.76; was 0.63)
+    "medium": "w64x64_k8",       # >= 1M outputs, shorter K: attention's P V, dV, dQ, dK 0.66-0.77,
+    # nanoGPT's c_proj 0.73 (0.70 by the geometric mean; was 0.64)
+    "longk": "t64x64_k16_db_split",  # fewer outputs, K >= 1024: weight grads 0.53-0.67 (0.61;
+    # w64x64_k16_t4x8 split 4 0.60)
+    "small": "t64x64_k16_db",    # the rest (tiny ones go to matmul_small.py): 512^3 0.60, nanoGPT's
+    # lm head 4096x384 @ 384x65 0.68 (t64x64_k16_db_split4 0.67 by the geometric mean, within noise)
 }
 # Software adapters (a CPU): a workgroup barrier costs much more there. SwiftShader (Chromium's
 # WebGPU without a GPU) pays milliseconds per barrier: the barrier-free kernel with 16x16 outputs
@@ -108,7 +136,7 @@ def shape_class(M, N, K, nbatch):
             return "huge" if outputs >= 16 << 20 else "large"
         return "wide"
     if outputs >= 1 << 20:
-        return "medium"
+        return "medium_k" if K >= 1024 else "medium"
     if K >= 1024:
         return "longk"
     return "small"
@@ -140,13 +168,14 @@ def run(rt, out, a, b, compute, variant):
     v = VARIANTS[variant] if isinstance(variant, str) else variant
     so, sa_, sb_ = out._storage, a._storage, b._storage
     # (out's shape follows from a's and b's: their batch dims are broadcast already)
-    sig = (v, compute, a._shape, a._stride, a._offset, b._shape, b._stride, b._offset,
+    forced = FORCED is not None
+    sig = (v, forced, compute, a._shape, a._stride, a._offset, b._shape, b._stride, b._offset,
            out._offset, a.dtype, b.dtype, out.dtype, sa_ is sb_, so is sa_, so is sb_, id(rt))
     plan = _PLANS.get(sig)
     if plan is None:
         if len(_PLANS) > 4096:
             _PLANS.clear()
-        plan = _plan(rt, out, a, b, compute, v)
+        plan = _plan(rt, out, a, b, compute, v, forced)
         if plan is not False:
             # the GPU work, for the runtime's flush rule: 2 flops a term, counted as 1/16 byte
             # each (an H100's f32 rate over its memory bandwidth)
@@ -173,9 +202,31 @@ def run(rt, out, a, b, compute, variant):
         rt.dispatch(pid2, grid2, [(so.buffer_for_write(), so.size), (tmp.buffer_for_read(), tmp.size)], params2)
 
 
-def _plan(rt, out, a, b, compute, v):
+def workgroup_bytes(v):
+    """Workgroup memory variant v declares at most (f32 or i32: 16 bytes a vec4)."""
+    if v.ly:
+        return matmul_warp.storage_bytes(v)
+    if v.wx:
+        return 0   # barrier-free: no workgroup memory
+    TM, TN = tile(v)
+    return (2 if v.db else 1) * v.kt * (TM + TN) * 4
+
+
+def fitting(rt, v):
+    """v, or FALLBACK where v's workgroup memory is past what rt's device allows (browsers
+    enforce it: 16 KiB unless the adapter offers more, 32 KiB on most GPUs)."""
+    if workgroup_bytes(v) > rt.driver.limit("max-compute-workgroup-storage-size"):
+        return VARIANTS[FALLBACK]
+    return v
+
+
+FALLBACK = "t64x64_k16_db"   # 16 KiB: WebGPU's default limit
+
+
+def _plan(rt, out, a, b, compute, v, forced=False):
     """(pipeline id, [(grid, params)], temporary's numel (0: none), its dtype, the summing
-    dispatch (pipeline id, grid, params) or None); False when the output is empty."""
+    dispatch (pipeline id, grid, params) or None); False when the output is empty. forced: v
+    runs as named (tests, the bench), else a variant too big for the device falls back."""
     M, K, N = a.shape[-2], a.shape[-1], b.shape[-1]
     batch = out.shape[:-2]
     nbatch = 1
@@ -183,6 +234,7 @@ def _plan(rt, out, a, b, compute, v):
         nbatch *= s
     if M == 0 or N == 0 or nbatch == 0:
         return False
+    v = v if forced else fitting(rt, v)
     T = compute
     if (v.acc16 and compute == "f32" and "shader-f16" in rt.features
             and a.dtype.gpu_storage == b.dtype.gpu_storage == out.dtype.gpu_storage == "f16"):
@@ -223,6 +275,9 @@ def _plan(rt, out, a, b, compute, v):
     key = ("mmt", v, a.dtype.name, b.dtype.name, odt.name, T, nb, sa, sb, nbuf, amode, bmode, ovec)
 
     def make_code():
+        if v.ly:
+            return matmul_warp.source(v, a.dtype.gpu_storage, b.dtype.gpu_storage, odt, T, nb,
+                                      nparams, sa, sb, nbuf, amode, bmode, ovec)
         if v.wx:
             return matmul_direct.source(v, a.dtype.gpu_storage, b.dtype.gpu_storage, odt, T, nb,
                                         nparams, sa, sb, nbuf, amode, bmode, ovec)
