@@ -28,17 +28,23 @@ def _their_model(name, **kw):
     return m
 
 
-@pytest.mark.parametrize("name", ["resnet18", "mobilenet_v2", "mobilenet_v3_small"])
-def test_checkpoint_loads_and_gives_torchvisions_logits(name, device, tmp_path):
-    ref = _their_model(name, num_classes=10)
+_VIT = dict(image_size=16, patch_size=8, num_layers=2, num_heads=2, hidden_dim=8, mlp_dim=16)
+
+
+@pytest.mark.parametrize("name,kw,size", [("resnet18", {}, 24), ("mobilenet_v2", {}, 24),
+                                          ("mobilenet_v3_small", {}, 24), ("VisionTransformer", _VIT, 16),
+                                          ("VisionTransformer", dict(_VIT, representation_size=6), 16)],
+                         ids=["resnet18", "mobilenet_v2", "mobilenet_v3_small", "vit", "vit_pre_logits"])
+def test_checkpoint_loads_and_gives_torchvisions_logits(name, kw, size, device, tmp_path):
+    ref = _their_model(name, num_classes=10, **kw)
     path = str(tmp_path / f"{name}.pth")
     torch.save(ref.state_dict(), path)
-    mine = getattr(models, name)(weights=None, num_classes=10)
+    mine = getattr(models, name)(num_classes=10, **kw)
     assert [(k, tuple(v.shape)) for k, v in mine.state_dict().items()] == \
            [(k, tuple(v.shape)) for k, v in ref.state_dict().items()]
     mine.load_state_dict(torchweb.load(path, map_location=device))
     mine.to(device).eval()
-    x = torch.randn(2, 3, 24, 24, generator=torch.Generator().manual_seed(1))
+    x = torch.randn(2, 3, size, size, generator=torch.Generator().manual_seed(1))
     with torch.no_grad():
         expected = ref(x)
     with torchweb.no_grad():
@@ -97,11 +103,17 @@ def test_builders_and_weights_enums_are_torchvisions():
         assert [(k, tuple(v.shape)) for k, v in mine.state_dict().items()] == \
                [(k, tuple(v.shape)) for k, v in ref.state_dict().items()]
     for enum in ("ResNet18_Weights", "ResNet34_Weights", "ResNet50_Weights", "MobileNet_V2_Weights",
-                 "MobileNet_V3_Large_Weights", "MobileNet_V3_Small_Weights"):
+                 "MobileNet_V3_Large_Weights", "MobileNet_V3_Small_Weights", "ViT_B_16_Weights", "ViT_B_32_Weights",
+                 "ViT_L_16_Weights", "ViT_L_32_Weights", "ViT_H_14_Weights"):
         mine, ref = getattr(models, enum), getattr(tv.models, enum)
         assert [w.name for w in mine] == [w.name for w in ref]
         assert [w.url for w in mine] == [w.url for w in ref] and mine.DEFAULT.name == ref.DEFAULT.name
         assert [w.meta["num_params"] for w in mine] == [w.meta["num_params"] for w in ref]
+        assert [w.meta["min_size"] for w in mine] == [w.meta["min_size"] for w in ref]
+        for a, b in zip(mine, ref):   # each preset transform as torchvision's (sizes, interpolation)
+            p, q = a.transforms(), b.transforms()
+            assert (p.crop_size, p.resize_size, p.interpolation.value) == \
+                   (q.crop_size, q.resize_size, q.interpolation.value)
     assert models.ResNet18_Weights.verify("IMAGENET1K_V1") is models.ResNet18_Weights.IMAGENET1K_V1
     with pytest.raises(TypeError):
         models.resnet18(weights=models.MobileNet_V2_Weights.IMAGENET1K_V1)

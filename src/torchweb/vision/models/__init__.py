@@ -1,15 +1,18 @@
-"""torchvision.models: ResNet (18/34/50), MobileNetV2 and MobileNetV3 (large, small) with torchvision's module names and
+"""torchvision.models: ResNet (18/34/50), MobileNetV2, MobileNetV3 (large, small) and ViT with torchvision's module names and
 weights enums (checkpoints load unchanged; see docs/libraries.md)."""
 
 from ._api import Weights, WeightsEnum  # noqa: F401
 from .mobilenetv2 import MobileNet_V2_Weights, MobileNetV2, mobilenet_v2  # noqa: F401
 from .mobilenetv3 import MobileNet_V3_Large_Weights, MobileNet_V3_Small_Weights, MobileNetV3, \
     mobilenet_v3_large, mobilenet_v3_small  # noqa: F401
+from .vision_transformer import ViT_B_16_Weights, ViT_B_32_Weights, ViT_H_14_Weights, ViT_L_16_Weights, \
+    ViT_L_32_Weights, VisionTransformer, vit_b_16, vit_b_32, vit_h_14, vit_l_16, vit_l_32  # noqa: F401
 from .resnet import ResNet, ResNet18_Weights, ResNet34_Weights, ResNet50_Weights, resnet18, resnet34, \
     resnet50  # noqa: F401
 
 _BUILDERS = {"resnet18": resnet18, "resnet34": resnet34, "resnet50": resnet50, "mobilenet_v2": mobilenet_v2,
-             "mobilenet_v3_large": mobilenet_v3_large, "mobilenet_v3_small": mobilenet_v3_small}
+             "mobilenet_v3_large": mobilenet_v3_large, "mobilenet_v3_small": mobilenet_v3_small,
+             "vit_b_16": vit_b_16, "vit_b_32": vit_b_32, "vit_l_16": vit_l_16, "vit_l_32": vit_l_32, "vit_h_14": vit_h_14}
 
 
 def list_models(module=None, include=None, exclude=None):
