@@ -32,9 +32,10 @@ _VIT = dict(image_size=16, patch_size=8, num_layers=2, num_heads=2, hidden_dim=8
 
 
 @pytest.mark.parametrize("name,kw,size", [("resnet18", {}, 24), ("mobilenet_v2", {}, 24),
-                                          ("mobilenet_v3_small", {}, 24), ("VisionTransformer", _VIT, 16),
+                                          ("mobilenet_v3_small", {}, 24), ("efficientnet_b0", {}, 32),
+                                          ("VisionTransformer", _VIT, 16),
                                           ("VisionTransformer", dict(_VIT, representation_size=6), 16)],
-                         ids=["resnet18", "mobilenet_v2", "mobilenet_v3_small", "vit", "vit_pre_logits"])
+                         ids=["resnet18", "mobilenet_v2", "mobilenet_v3_small", "efficientnet_b0", "vit", "vit_pre_logits"])
 def test_checkpoint_loads_and_gives_torchvisions_logits(name, kw, size, device, tmp_path):
     ref = _their_model(name, num_classes=10, **kw)
     path = str(tmp_path / f"{name}.pth")
@@ -104,7 +105,8 @@ def test_builders_and_weights_enums_are_torchvisions():
                [(k, tuple(v.shape)) for k, v in ref.state_dict().items()]
     for enum in ("ResNet18_Weights", "ResNet34_Weights", "ResNet50_Weights", "MobileNet_V2_Weights",
                  "MobileNet_V3_Large_Weights", "MobileNet_V3_Small_Weights", "ViT_B_16_Weights", "ViT_B_32_Weights",
-                 "ViT_L_16_Weights", "ViT_L_32_Weights", "ViT_H_14_Weights"):
+                 "ViT_L_16_Weights", "ViT_L_32_Weights", "ViT_H_14_Weights",
+                 *(f"EfficientNet_B{i}_Weights" for i in range(8))):
         mine, ref = getattr(models, enum), getattr(tv.models, enum)
         assert [w.name for w in mine] == [w.name for w in ref]
         assert [w.url for w in mine] == [w.url for w in ref] and mine.DEFAULT.name == ref.DEFAULT.name
@@ -135,3 +137,17 @@ def test_make_grid_matches_torchvision(kw, device):
     rgb = torch.rand(3, 3, 4, 4)
     assert_close(utils.make_grid([ours(t, device) for t in rgb], nrow=3), tv.utils.make_grid(list(rgb), nrow=3))
     assert_close(utils.make_grid(ours(rgb[0], device)), tv.utils.make_grid(rgb[0]))
+
+
+def test_stochastic_depth_drops_whole_rows_in_training(device):
+    from torchweb.vision.models.efficientnet import StochasticDepth
+    torchweb.manual_seed(0)
+    x = torchweb.ones(400, 3, 2, 2, device=device)
+    sd = StochasticDepth(0.25, "row")
+    rows = sd(x).reshape(400, -1).tolist()
+    assert all(set(r) in ({0.0}, {1 / 0.75}) for r in rows)   # each row dropped or scaled whole
+    kept = sum(r[0] > 0 for r in rows) / 400
+    assert 0.65 < kept < 0.85
+    assert torchweb.equal(sd.eval()(x), x)
+    with pytest.raises(ValueError):
+        StochasticDepth(1.5, "row")

@@ -1,7 +1,11 @@
-"""torchvision.models: ResNet (18/34/50), MobileNetV2, MobileNetV3 (large, small) and ViT with torchvision's module names and
+"""torchvision.models: ResNet (18/34/50), MobileNetV2, MobileNetV3 (large, small), EfficientNet (b0-b7) and ViT with torchvision's module names and
 weights enums (checkpoints load unchanged; see docs/libraries.md)."""
 
 from ._api import Weights, WeightsEnum  # noqa: F401
+from .efficientnet import EfficientNet, EfficientNet_B0_Weights, EfficientNet_B1_Weights, \
+    EfficientNet_B2_Weights, EfficientNet_B3_Weights, EfficientNet_B4_Weights, EfficientNet_B5_Weights, \
+    EfficientNet_B6_Weights, EfficientNet_B7_Weights, efficientnet_b0, efficientnet_b1, efficientnet_b2, \
+    efficientnet_b3, efficientnet_b4, efficientnet_b5, efficientnet_b6, efficientnet_b7  # noqa: F401
 from .mobilenetv2 import MobileNet_V2_Weights, MobileNetV2, mobilenet_v2  # noqa: F401
 from .mobilenetv3 import MobileNet_V3_Large_Weights, MobileNet_V3_Small_Weights, MobileNetV3, \
     mobilenet_v3_large, mobilenet_v3_small  # noqa: F401
@@ -12,6 +16,7 @@ from .resnet import ResNet, ResNet18_Weights, ResNet34_Weights, ResNet50_Weights
 
 _BUILDERS = {"resnet18": resnet18, "resnet34": resnet34, "resnet50": resnet50, "mobilenet_v2": mobilenet_v2,
              "mobilenet_v3_large": mobilenet_v3_large, "mobilenet_v3_small": mobilenet_v3_small,
+             **{f"efficientnet_b{i}": globals()[f"efficientnet_b{i}"] for i in range(8)},
              "vit_b_16": vit_b_16, "vit_b_32": vit_b_32, "vit_l_16": vit_l_16, "vit_l_32": vit_l_32, "vit_h_14": vit_h_14}
 
 
