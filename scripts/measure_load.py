@@ -45,7 +45,11 @@ GPT_URL = ("gpt.html?steps=6&batch=64&every=1&sampleEvery=0&length=8&lr=0.01"
 
 # name, file (skipped when missing), url, first result, the page's own figure, done, failed.
 PAGES = [
-    dict(name="index", file="index.html", url="index.html",
+    dict(name="index", file="index.html", url="index.html?epochs=1&train=96",
+         first="torchwebHome.firstResultSeconds > 0", own="torchwebHome.firstResultSeconds",
+         done=f"{STATUS} === 'DONE'", what="landing page: first epoch's guesses on held-out digits (1 epoch, 96 images)",
+         needs="digits"),
+    dict(name="hello", file="hello.html", url="hello.html",
          first=f"{TEXT}.includes('a @ b.T =')", own=None, done=f"{STATUS} === 'DONE'",
          what="first matmul read back on the main thread (log line)"),
     dict(name="train", file="train.html", url="train.html?epochs=1&train=96",

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what torchweb's build, demo and tests need on a fresh Debian machine with Python 3.11
-# and Node: Chromium + ChromeDriver + Mesa's lavapipe (apt), Pyodide 314 (npm), and a virtual
-# environment .venv with wgpu, numpy, selenium, pytest and PyTorch 2.13 CPU (the test oracle).
+# and Node: Chromium + ChromeDriver + Mesa's lavapipe (apt), Pyodide 314, CodeMirror and esbuild
+# (npm), and a virtual environment .venv with wgpu, numpy, selenium, pytest, markdown-it-py and
+# Pygments (the docs pages) and PyTorch 2.13 CPU (the test oracle).
 # Idempotent: what is there already is not installed again.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -16,15 +17,19 @@ if [ ${#apt_pkgs[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${apt_pkgs[@]}" >/dev/null
 fi
 
-if [ ! -f node_modules/pyodide/pyodide.mjs ]; then
-  npm install --no-save --no-audit --no-fund --loglevel=error pyodide@314.0.7
+# Pyodide's core, and what scripts/build_site.py bundles for the Playground's editor (CodeMirror 6
+# with esbuild). One install names them all: npm removes what a --no-save install leaves unnamed.
+npm_pkgs="pyodide@314.0.7 codemirror@6.0.2 @codemirror/lang-python@6.2.1 @codemirror/theme-one-dark@6.1.3 esbuild@0.28.2"
+if [ ! -f node_modules/pyodide/pyodide.mjs ] || [ ! -d node_modules/@codemirror/lang-python ] \
+   || [ ! -d node_modules/@codemirror/theme-one-dark ] || [ ! -x node_modules/.bin/esbuild ]; then
+  npm install --no-save --no-audit --no-fund --loglevel=error $npm_pkgs
 fi
 
 if [ ! -x .venv/bin/python ]; then
   python3 -m venv .venv
 fi
-want="setuptools wheel pytest hypothesis numpy selenium tokenizers safetensors einops tqdm wgpu==0.32.0"
-mods="setuptools, wheel, pytest, hypothesis, numpy, selenium, tokenizers, safetensors, einops, tqdm, wgpu"
+want="setuptools wheel pytest hypothesis numpy selenium tokenizers markdown-it-py pygments safetensors einops tqdm wgpu==0.32.0"
+mods="setuptools, wheel, pytest, hypothesis, numpy, selenium, tokenizers, markdown_it, pygments, safetensors, einops, tqdm, wgpu"
 # torchvision (the oracle of torchweb.vision): found, not imported, by the check below, since
 # PyPI's wheel links its C++ operators against CUDA torch and fails to import on the CPU one
 # (tests/torchvision_ref.py imports its pure-Python parts)

@@ -69,7 +69,9 @@ def publish(wheel, site_dir=os.path.join(REPO, "site")):
 if __name__ == "__main__":
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     from run_page import ensure_pyodide
+    import build_site
     import site_data
     ensure_pyodide()
     site_data.publish()
+    build_site.build()   # the Playground's editor bundle and the docs pages
     print(publish(build()))

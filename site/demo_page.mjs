@@ -42,6 +42,6 @@ export function showAdapter(info, log) {
   const name = ([info.vendor, info.architecture, info.device, info.description].filter(Boolean).join(" / ") || "(unnamed adapter)") +
                (info.is_fallback_adapter ? " (software fallback adapter)" : "");
   $("adapter").textContent = "WebGPU: " + name; log("adapter: " + name);
-  $("setup-bar").value = 4;
+  if ($("setup-bar")) $("setup-bar").value = 4;     // the landing page has no setup bar
   return name;
 }

@@ -1,9 +1,10 @@
 // The Playground page (playground.html)'s script, a file of its own: the site's CSP runs no inline script.
 import { shareHash, readHash } from "./demos/playground/share.mjs";
 import { drawFigure } from "./demos/playground/plot.mjs";
+import { makeEditor } from "./playground_editor.mjs";
 const $ = (id) => document.getElementById(id);
 const params = new URLSearchParams(location.search);
-const editor = $("editor"), out = $("output");
+const out = $("output");
 const secs = (s) => s.toFixed(1) + " s";
 const state = globalThis.torchwebPlayground = { ready: false, adapter: null, device: null, runs: 0, running: false,
   readySeconds: null, firstOutputSeconds: null, figures: [], images: 0, last: null, errors: [] };
@@ -88,7 +89,7 @@ function run() {
   out.dataset.status = "running";
   $("run").disabled = true; $("stop").disabled = false;
   $("stage").textContent = state.ready ? "running" : "waiting for Pyodide, then running";
-  worker.postMessage({ type: "run", code: editor.value, weights: $("weights").value.trim() });
+  worker.postMessage({ type: "run", code: editor.get(), weights: $("weights").value.trim() });
 }
 function stop() {
   worker.terminate();
@@ -102,9 +103,10 @@ let examples = [];
 async function loadExample(name) {
   const r = await fetch(new URL(`./demos/playground/examples/${encodeURIComponent(name)}.py`, location.href));
   if (!r.ok) throw new Error(`no example named ${name} (${r.status})`);
-  editor.value = await r.text();
+  editor.set(await r.text());
   $("examples").value = examples.some((e) => e.name === name) ? name : "";
   state.example = name;
+  for (const b of document.querySelectorAll("#gallery button")) b.setAttribute("aria-pressed", String(b.dataset.name === name));
 }
 async function openHash() {
   let h;
@@ -112,28 +114,20 @@ async function openHash() {
   catch (e) { $("note").textContent = "this link's code could not be read: " + e.message; return; }
   $("weights").value = h.weights || "";
   if (h.code !== undefined) {
-    editor.value = h.code; $("examples").value = ""; state.example = null;
+    editor.set(h.code); $("examples").value = ""; state.example = null;
+    for (const b of document.querySelectorAll("#gallery button")) b.setAttribute("aria-pressed", "false");
     $("note").textContent = "Opened from a link: press Run to run it.";
   } else await loadExample(h.example || "tensor_tour");
   state.loaded = true;
 }
 async function share() {
-  const h = await shareHash(editor.value, $("weights").value.trim());
+  const h = await shareHash(editor.get(), $("weights").value.trim());
   history.replaceState(null, "", location.pathname + h);   // no ?autorun in a shared link
   $("link").value = location.href;
   state.shared = location.href;
   $("note").textContent = `Link made (${location.href.length} characters).`;
 }
 
-// ---- the editor's keys
-editor.addEventListener("keydown", (e) => {
-  if (e.key === "Tab" && !e.ctrlKey && !e.metaKey && !e.altKey) {
-    e.preventDefault();
-    const { selectionStart: a, selectionEnd: b, value: v } = editor;
-    editor.value = v.slice(0, a) + "    " + v.slice(b);
-    editor.selectionStart = editor.selectionEnd = a + 4;
-  } else if (e.key === "Enter" && (e.ctrlKey || e.metaKey)) { e.preventDefault(); run(); }
-});
 $("run").onclick = run;
 $("stop").onclick = stop;
 $("share").onclick = share;
@@ -147,8 +141,19 @@ window.addEventListener("hashchange", openHash);
 
 if (!("gpu" in navigator)) $("adapter").innerHTML = '<span class="error">WebGPU is missing in this browser (no navigator.gpu).</span>';
 startWorker();     // Pyodide loads while the person reads the code; nothing runs before Run
+const editor = await makeEditor($("editor"), { onRun: run });
+state.editor = editor.kind;
+globalThis.torchwebPlaygroundEditor = editor;    // the page tests set code through it
 examples = await (await fetch(new URL("./demos/playground/examples/index.json", location.href))).json();
-for (const e of examples) $("examples").append(new Option(e.title, e.name));
+for (const e of examples) {
+  $("examples").append(new Option(e.title, e.name));
+  const b = document.createElement("button");    // the gallery: one card per example
+  b.type = "button"; b.dataset.name = e.name; b.setAttribute("aria-pressed", "false");
+  const t = document.createElement("b"); t.textContent = e.title;
+  const d = document.createElement("span"); d.textContent = e.about || "";
+  b.append(t, d); b.onclick = () => { location.hash = "example=" + e.name; };
+  const li = document.createElement("li"); li.append(b); $("gallery").append(li);
+}
 await openHash();
 // ?autorun (tests) runs only the site's own examples: code that came in a link never runs before Run.
 if (params.get("autorun") === "1" && state.example) run();

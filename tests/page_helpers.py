@@ -9,6 +9,7 @@ import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
+import build_site  # noqa: E402
 import run_page  # noqa: E402
 import serve  # noqa: E402
 import wheel  # noqa: E402
@@ -23,9 +24,11 @@ def require_chromium(what):
 
 
 def publish_site():
-    """site/ with Pyodide's core and the torchweb wheel built from this checkout."""
+    """site/ with Pyodide's core, the torchweb wheel built from this checkout, the Playground's
+    editor bundle and the docs pages (scripts/build_site.py)."""
     run_page.ensure_pyodide(SITE)
     wheel.publish(wheel.build())
+    build_site.build()
 
 
 @contextlib.contextmanager

@@ -242,6 +242,24 @@ def test_next_functions_and_accumulate_grad(device):
     both(s, device)
 
 
+def test_view_nodes_have_one_next_function(device):
+    """A view's node has its input as its one next function, as PyTorch's ViewBackward0 (the
+    shape and strides are not inputs), and its node hooks see one gradient."""
+    def s(T, dev):
+        x = leaf(T, dev, A)
+        seen = []
+        y = x.reshape(12)
+        y.grad_fn.register_hook(lambda grads, outs: seen.append(len(grads)))
+        z = (y * 3).view(2, 6).t().transpose(0, 1).unsqueeze(0)
+        chain, node = [], z.grad_fn
+        while node is not None and node.name() != "torch::autograd::AccumulateGrad":
+            chain.append((node.name(), len(node.next_functions)))
+            node = node.next_functions[0][0]
+        z.sum().backward()
+        return chain, seen, x.grad
+    both(s, device)
+
+
 # -- backward: retain_graph, accumulation, gradient= ---------------------------------------------
 def test_second_backward_raises(device):
     def s(T, dev):

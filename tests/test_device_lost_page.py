@@ -29,7 +29,7 @@ def test_device_lost_error_offers_a_restart():
     require_chromium("the device-lost page test")
     publish_site()
     with served_chromium(webgpu=False) as (driver, base):
-        driver.get(base + "index.html")
+        driver.get(base + "hello.html")     # a page with no #stage of its own to race with
         got = driver.execute_async_script(SHOW, LOST)
         assert got.get("button") == "The GPU device was lost: restart", got
         assert "DeviceLostError" in got["shown"]

@@ -25,7 +25,7 @@ EXAMPLES = sorted(f[:-3] for f in os.listdir(os.path.join(PLAYGROUND, "examples"
 NUMBER = re.compile(r"[-+]?\d+(?:\.\d+)?(?:e[-+]?\d+)?")
 # Per example: (relative, absolute) tolerance on printed numbers and plotted points. Training
 # runs of a few hundred float32 steps drift apart a little; the tour is exact up to rounding.
-TOLERANCE = {"tensor_tour": (1e-4, 1e-4), "xor_mlp": (2e-2, 2e-4), "regression": (2e-2, 1.5e-2),
+TOLERANCE = {"tensor_tour": (1e-4, 1e-4), "autograd": (1e-4, 1e-4), "xor_mlp": (2e-2, 2e-4), "regression": (2e-2, 1.5e-2),
              "mnist_cnn": (2e-2, 1e-3), "char_rnn": (5e-2, 2e-3)}
 # Lines whose text names the library's device, not a computed value.
 SKIP_LINE = re.compile(r"^device:")

@@ -104,7 +104,8 @@ def wait(driver, cond, timeout):
 
 
 def set_code(driver, code):
-    driver.execute_script("document.getElementById('editor').value = arguments[0];", code)
+    """Put code in the editor (CodeMirror, or the plain textarea without the bundle)."""
+    driver.execute_script("globalThis.torchwebPlaygroundEditor.set(arguments[0]);", code)
 
 
 def click(driver, button):
@@ -224,12 +225,21 @@ def test_example_link_loads_the_example(page):
     s = driver.execute_script(STATE)
     assert s["runs"] == 0 and driver.find_element("id", "output").text == ""
     assert s["errors"] == []
-    # the editor's keys: Tab inserts four spaces, Ctrl+Enter runs
+    # the editor is CodeMirror (scripts/build_site.py bundles it), with Python's highlighting;
+    # its keys: Enter after a colon indents four spaces, Tab indents, Ctrl+Enter runs
     from selenium.webdriver.common.keys import Keys
+    assert s["editor"] == "codemirror", "site/vendor/codemirror.js was not built (scripts/build_site.py)"
+    assert not driver.find_element("id", "editor").is_displayed()
+    assert driver.find_elements("css selector", ".cm-editor .cm-content [class^='tok-'], .cm-editor .cm-line span")
     set_code(driver, "")
-    editor = driver.find_element("id", "editor")
-    editor.send_keys("if True:\n", Keys.TAB, "print(6 * 7)")
-    assert editor.get_attribute("value") == "if True:\n    print(6 * 7)"
+    editor = driver.find_element("css selector", ".cm-editor .cm-content")
+    editor.click()
+    editor.send_keys("x = 1\n", Keys.TAB, "y = 2")
+    code = lambda: driver.find_element("id", "editor").get_attribute("value")  # noqa: E731  (its mirror)
+    assert code() == "x = 1\n    y = 2", repr(code())
+    set_code(driver, "")
+    editor.send_keys("if True:\n", "print(6 * 7")     # the closing bracket comes by itself
+    assert code() == "if True:\n    print(6 * 7)", repr(code())
     editor.send_keys(Keys.CONTROL, Keys.ENTER)
     s = wait(driver, "s.runs === 1 && !s.running", 30)
     assert driver.find_element("id", "output").text == "42" and s["last"]["ok"]

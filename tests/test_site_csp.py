@@ -100,7 +100,8 @@ def violations(driver, reports):
 
 # Gallery pages and the short runs their own page tests use: (page, summary global or None).
 GALLERY = [
-    ("index.html", None),
+    ("index.html?epochs=1&train=200", "torchwebHome"),
+    ("hello.html", None),
     ("gpt.html?steps=2&batch=64&every=1&sampleEvery=0&length=8&lr=0.02&layers=1&embd=32&heads=1&block=16",
      "torchwebGPT"),
     ("train.html?epochs=1&train=200", "torchwebTrain"),
@@ -116,11 +117,14 @@ def test_gallery_page_runs_under_the_csp(csp_browser, page, summary):
     publish_data(page)
     status, text, state, console = finished_page(driver, base + page, 300, summary)
     assert status == "DONE", f"{page} under the CSP: {status}\n{text[-3000:]}\n{console}"
-    if page == "index.html":
+    if page == "hello.html":
         assert text.count("check: ok") == 2 and text.count("device: webgpu") == 2, text  # page and worker
     if state is not None:
         assert state.get("errors", []) == [], state.get("errors")
     assert violations(driver, reports) == []
+    if not page.startswith("index"):        # the landing page's are test_site_design's, after a drawing
+        from test_site_design import shoot  # the finished page, desktop, phone and dark (issue 23)
+        shoot(driver, page.split(".")[0])
 
 
 def publish_data(page):
@@ -128,7 +132,7 @@ def publish_data(page):
     import site_data
     import site_minilm
     try:
-        if page.startswith("train"):
+        if page.startswith(("train", "index")):
             site_data.publish_digits(SITE)
         elif page.startswith("minilm"):
             site_minilm.publish(SITE)
@@ -149,7 +153,7 @@ def test_playground_link_shows_its_code_and_runs_nothing_before_run(csp_browser)
     driver.get(base + "playground.html")
     wait = lambda cond, t: playground_wait(driver, cond, t)  # noqa: E731
     wait("s && s.loaded", 30)
-    driver.execute_script("document.getElementById('editor').value = arguments[0];", HOSTILE)
+    driver.execute_script("globalThis.torchwebPlaygroundEditor.set(arguments[0]);", HOSTILE)
     driver.find_element("id", "share").click()
     link = wait("s.shared", 10)["shared"]
     # opened afresh with ?autorun=1 (which runs examples for tests): the code shows, nothing runs
@@ -163,6 +167,8 @@ def test_playground_link_shows_its_code_and_runs_nothing_before_run(csp_browser)
     s = driver.execute_script("return globalThis.torchwebPlayground;")
     out = driver.find_element("id", "output")
     assert driver.find_element("id", "editor").get_attribute("value") == HOSTILE
+    shown = driver.find_element("css selector", ".cm-editor .cm-content").text   # as text in CodeMirror
+    assert "<img src=x id=pwned" in shown and "print('RAN' + '-MARK')" in shown, shown
     assert s["runs"] == 0 and not s["running"] and out.text == "", (s, out.text)
     assert out.get_attribute("data-status") == "idle"
     assert not driver.find_elements("id", "pwned") and driver.title != "PWNED"

@@ -5,7 +5,7 @@
 
 from .version import torchweb as __version__  # torchweb's own (the torch alias answers PyTorch's)
 
-from ._dtype import (bool, uint8, int32, int64, float16, float32, half, float, int, long,
+from ._dtype import (bool, uint8, int32, int64, float16, bfloat16, float32, half, float, int, long,
                      promote_types, get_default_dtype, set_default_dtype, dtype)
 from ._dtype import _UnsupportedDtype
 from ._device import device, get_default_device, set_default_device
@@ -92,7 +92,6 @@ _complex.install(globals())   # (complex64: float32 pairs; torch.complex, polar,
 from . import fft  # noqa: E402  (torch.fft)
 from ._stft import stft, istft  # noqa: E402
 Tensor.stft, Tensor.istft = stft, istft
-bfloat16 = _UnsupportedDtype("bfloat16")
 from ._dtype import complex64, complex64 as cfloat  # noqa: E402  (float32 pairs: torchweb/_complex/)
 complex128 = cdouble = _UnsupportedDtype("complex128")
 int16 = short = _UnsupportedDtype("int16")

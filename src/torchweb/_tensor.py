@@ -11,7 +11,7 @@ from . import _dtype
 from . import _device as _device_mod
 from ._device import device as _device_cls
 from ._layout import is_contiguous_as
-from ._size import Size, contiguous_strides, numel as _numel, wrap_dim
+from ._size import _CONTIGUOUS, Size, contiguous_strides, numel as _numel, wrap_dim
 from .backends import backend_for
 
 
@@ -60,7 +60,7 @@ class Tensor:
         t = object.__new__(cls)
         t._storage = storage
         t._shape = shape
-        t._stride = contiguous_strides(shape)
+        t._stride = _CONTIGUOUS.get(shape) or contiguous_strides(shape)   # (the cache first: no call)
         t._offset = 0
         t.dtype = dtype
         t.device = device

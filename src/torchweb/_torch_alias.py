@@ -8,7 +8,8 @@
 ModuleNotFoundError that names it (rather than a NameError later, or a half-working module).
 `torchvision.<sub>` resolves to torchweb.vision's pure-Python subset the same way, and
 `safetensors` / `safetensors.torch` to torchweb.safetensors, unless the real package is
-installed (it is then left to the normal import)."""
+installed (it is then left to the normal import). `torchao.<sub>` resolves to `torchweb.ao.<sub>`
+(quantize_, int8_weight_only)."""
 
 import importlib
 import importlib.abc
@@ -29,7 +30,8 @@ class _AliasLoader(importlib.abc.Loader):
 
 
 # alias root -> torchweb's package standing in for it
-_ROOTS = {"torch": "torchweb", "torchvision": "torchweb.vision", "safetensors": "torchweb.safetensors"}
+_ROOTS = {"torch": "torchweb", "torchao": "torchweb.ao", "torchvision": "torchweb.vision",
+          "safetensors": "torchweb.safetensors"}
 
 
 def _real_installed(name):

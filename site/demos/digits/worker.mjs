@@ -3,42 +3,16 @@
 // with `import torch` resolving to torchweb. Messages out, all {type, ...}:
 //   log {text} | stage {text, done, total} | adapter {info} | batch {epoch, step, steps}
 //   | epoch {epoch, loss, accuracy, seconds} | done {accuracy, seconds, epochs} | error {text}
-import { boot, fetchText } from "../../boot.mjs";
+import { boot } from "../../boot.mjs";
+import { setDigitsGlobals } from "./sources.mjs";
 
 const post = (type, data = {}) => self.postMessage({ type, ...data });
 
 const RUN = `
 import json, time
-import pyodide.ffi
-import torchweb
-torchweb.install_torch_alias()
-import torch
-
-if not pyodide.ffi.can_run_sync():
-    raise RuntimeError("this browser cannot block on the GPU (no JSPI): train.py reads values with .item()")
-report("stage", json.dumps({"text": "starting WebGPU", "done": 3, "total": 4}))
-await torchweb.webgpu.init_async()
-report("adapter", json.dumps(torchweb.webgpu.adapter_info()))
-
-data = json.loads(DIGITS_JSON)
-images, labels = data["images"], data["labels"]
-ns = {"__name__": "digits_train"}
-exec(compile(TRAIN_SRC, "demos/digits/train.py", "exec"), ns)
-if N_TRAIN > 0:      # ?train=N: a smaller training set (the test split stays N_TEST images)
-    keep = ns["N_TEST"] + N_TRAIN
-    images, labels = images[:keep], labels[:keep]
-
-_Loader = ns["DataLoader"]
-class ProgressLoader(_Loader):
-    """train.py's DataLoader, reporting each batch (the page's progress bar)."""
-    epoch = 0
-    def __iter__(self):
-        ProgressLoader.epoch += 1
-        steps = len(self)
-        for i, b in enumerate(super().__iter__()):
-            report("batch", json.dumps({"epoch": ProgressLoader.epoch, "step": i, "steps": steps}))
-            yield b
-ns["DataLoader"] = ProgressLoader
+exec(compile(SETUP_SRC, "demos/digits/page_setup.py", "exec"))
+await start(report)
+ns, images, labels = load(report, DIGITS_JSON, TRAIN_SRC, N_TRAIN)
 
 t0 = time.perf_counter()
 def progress(epoch, loss, acc):
@@ -61,15 +35,9 @@ self.onmessage = async ({ data: { epochs = 6, nTrain = 0, pyodideURL } }) => {
     post("stage", { text: "loading Pyodide and the torchweb wheel", done: 0, total: 4 });
     const pyodide = await boot({ log, pyodideURL });
     post("stage", { text: "fetching the digits and train.py", done: 1, total: 4 });
-    const [digits, train] = await Promise.all([fetchText("data/digits.json").catch((e) => {
-      throw new Error(`${e.message}: the digits are missing (scripts/fetch_digits.py, then scripts/wheel.py copies them into site/data/)`);
-    }), fetchText("demos/digits/train.py")]);
+    await setDigitsGlobals(pyodide, { EPOCHS: epochs, N_TRAIN: nTrain,
+                                      report: (type, json) => post(type, JSON.parse(json)) });
     post("stage", { text: "data fetched", done: 2, total: 4 });
-    pyodide.globals.set("DIGITS_JSON", digits);
-    pyodide.globals.set("TRAIN_SRC", train);
-    pyodide.globals.set("EPOCHS", epochs);
-    pyodide.globals.set("N_TRAIN", nTrain);
-    pyodide.globals.set("report", (type, json) => post(type, JSON.parse(json)));
     await pyodide.runPythonAsync(RUN);
   } catch (err) {
     post("error", { text: String((err && err.message) || err) });

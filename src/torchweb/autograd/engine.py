@@ -71,24 +71,25 @@ def run_backward(roots, grad_roots, retain_graph, capture=None, accumulate=True,
         needed, through = _needed([e[0] for e in edges], {k[0] for k in capture})
         edges = [e for e in edges if id(e[0]) in needed]
     # dependencies: how many edges lead into each node from the part of the graph we run
-    # (each node is walked once: pushed when first seen)
-    deps = {}
+    # (each node is walked once: pushed when first seen, that is, when it enters deps; the
+    # roots are in it from the start)
     roots = {id(e[0]): e[0] for e in edges}
-    seen = set(roots)
+    deps = dict.fromkeys(roots, 0)
     stack = list(roots.values())
     while stack:
         for nxt, _ in stack.pop().next_functions:
             if nxt is not None and (needed is None or id(nxt) in needed):
                 key = id(nxt)
-                deps[key] = deps.get(key, 0) + 1
-                if key not in seen:
-                    seen.add(key)
+                if key in deps:
+                    deps[key] += 1
+                else:
+                    deps[key] = 1
                     stack.append(nxt)
 
     buffers = {}
     for node, nr, g in edges:
         _add(buffers, node, nr, g)
-    ready = [node for key, node in roots.items() if key not in deps]
+    ready = [node for key, node in roots.items() if not deps[key]]
     ran = []
     # Gradients this pass made that nothing else holds (id -> the tensor): a leaf whose .grad
     # is unset takes one as it is instead of a copy (_accumulate), as PyTorch's AccumulateGrad
@@ -129,8 +130,14 @@ def run_backward(roots, grad_roots, retain_graph, capture=None, accumulate=True,
                 nexts = node.next_functions
                 if (outs[0] is None) if n_out == 1 else _all_none(outs):
                     results = (None,) * len(nexts)
+                elif slow:
+                    results = _apply_slow(node, outs, create_graph)
+                elif n_out == 1:   # (node.apply, its one gradient given: nothing to materialize)
+                    results = node.fn.backward(node.ctx, outs[0])
+                    if not isinstance(results, tuple):
+                        results = (results,)
                 else:
-                    results = node.apply(outs) if not slow else _apply_slow(node, outs, create_graph)
+                    results = node.apply(outs)
                 if len(results) != len(nexts):
                     raise RuntimeError(
                         f"function {node.name()} returned an incorrect number of gradients "
@@ -139,12 +146,13 @@ def run_backward(roots, grad_roots, retain_graph, capture=None, accumulate=True,
                 if hooks:
                     for hook in hooks:
                         hook(results, outs)
-                meta = node._inputs
                 # the library's own backward formulas make fresh results (a user's Function or
                 # node hook may keep theirs); an incoming gradient passed on, or one result
-                # given to two inputs, is shared
-                ours = getattr(node.fn, "_library", False) and not hooks
-                for i, ((nxt, nr), g) in enumerate(zip(nexts, results)):
+                # given to two inputs, is shared (node.fn: a Function, FunctionMeta sets _library)
+                ours = node.fn._library and not hooks
+                # (a node's _inputs: (shape, dtype) per forward input that is a tensor, as
+                # many as its next functions)
+                for i, ((nxt, nr), g, m) in enumerate(zip(nexts, results, node._inputs)):
                     if nxt is None or (needed is not None and id(nxt) not in needed):
                         continue
                     key = id(nxt)
@@ -155,7 +163,6 @@ def run_backward(roots, grad_roots, retain_graph, capture=None, accumulate=True,
                         # gradient; _accumulate checks that nothing else holds it by then)
                         mine = ours and type(nxt) is AccumulateGrad and _fresh(g, outs, results) \
                             and (g._base is None or not _among(g._base, outs))
-                        m = meta[i] if meta else None
                         if m is not None and (g._shape != m[0] or g.dtype is not m[1]):
                             g2 = _check_grad(node, i, g)
                             mine, g = mine or (g2 is not g and type(nxt) is AccumulateGrad), g2

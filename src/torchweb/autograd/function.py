@@ -205,7 +205,8 @@ class Function(metaclass=FunctionMeta):
             for i, a in enumerate(args):
                 if isinstance(a, Tensor):
                     in_meta[i] = (a._shape, a.dtype)
-                    if a.requires_grad:   # (the property: a view's history refreshed first)
+                    # (the property for a view: its history refreshed first)
+                    if a._requires_grad if a._base is None else a.requires_grad:
                         fn = a._grad_fn
                         edges[i] = (fn, a._output_nr) if fn is not None else (a._accumulator(), 0)
                         needs[i] = tracked = True

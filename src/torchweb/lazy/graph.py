@@ -7,6 +7,8 @@ The pending readers of a buffer are registered by group (Node.group): a chain of
 same inputs registers once, and nothing is unregistered when a pending storage dies or is
 realized (entries with nothing pending left are dropped in bulk: _prune)."""
 
+import weakref
+
 from operator import call
 
 # id -> group (Node.group) of every group with a storage pending, for realize_all() and the
@@ -42,14 +44,16 @@ class Node:
         self.inlined = False       # taken into a consumer's expression already
 
 
-def register(group, storages):
-    """Add a new group to the registry and to the readers of every buffer its nodes read
-    (storages: their Node.storages)."""
+def register(storage, node):
+    """storage, pending with node, starts a group of its own (node reads a buffer its inlined
+    child does not, or inlines none): the group is added to the registry and to the readers
+    of every buffer its nodes read (node.storages)."""
+    node.group = group = [weakref.ref(storage)]
     gid = id(group)
     _groups[gid] = group
     if len(_groups) > _groups_limit[0]:
         prune_groups()
-    for leaf_storage in storages.values():
+    for leaf_storage in node.storages.values():
         readers = leaf_storage.readers
         if readers is None:
             leaf_storage.readers = {gid: group}

@@ -48,8 +48,10 @@ class Template:
     the positions of the scalar ones, and their slice of the operands if they are contiguous
     (spans); pre and post: the key's parts around the token of the first tensor operand,
     leaf_key: the key where that operand is a leaf and the only tensor.
-    Ops with one tensor operand (unary ops, a tensor and numbers) are recorded by _single, two
-    and no numbers by _pair, others by _general."""
+    record: the recorder, (op, out, operands, plan, tpl=None) -> None, which makes out pending
+    or, where it may not (empty, or its inputs too many buffers), runs the op now: _single for
+    ops with one tensor operand (unary ops, a tensor and numbers), _pair for two and no
+    numbers, _general for others. A plan whose template defers has it as its `fresh`."""
 
     __slots__ = ("opkey", "tokens", "f32", "tensors", "scalars", "spans", "pre", "post", "leaf_key",
                  "record", "grid_limited")
@@ -64,7 +66,7 @@ class Template:
         self.leaf_key = self.pre + tokens[i:i + 1] + self.post
         self.record = (_single if len(self.tensors) == 1 else
                        _pair if len(self.tensors) == 2 and not self.scalars else _general)
-        self.grid_limited = grid_limited   # the backend's GRID_LIMITED: _record checks the size
+        self.grid_limited = grid_limited   # the backend's GRID_LIMITED: the recorders check the size
 
 
 def template(op, out, operands, dtypes, backend):
@@ -98,27 +100,32 @@ def _narrowed(dtype, computed_in):
 
 
 def elementwise_fresh(op, out, operands, plan):
-    """Plan.fresh (ops/elementwise.py): the elementwise op for an output it just made
-    (contiguous, fresh, read by no one), with its cached dtype plan (operands: a tuple):
-    recorded as pending where the plan allows, else run now by the backend."""
-    tpl = plan.lazy
-    if tpl is None:
-        tpl = plan.lazy = template(op, out, operands, plan, backend_for(out._storage.device_type))
-    if tpl and _record(out, operands, tpl):
-        return
-    backend = backend_for(out._storage.device_type)
-    backend.elementwise(op, out, operands, plan)
+    """Plan.fresh (ops/elementwise.py) at a plan's first call: the elementwise op for an output
+    it just made (contiguous, fresh, read by no one; operands: a tuple). The plan's template
+    decided here, plan.fresh becomes what later calls run: the template's recorder (pending
+    where it may be) or the backend's kernel."""
+    tpl = plan.lazy = template(op, out, operands, plan, backend_for(out._storage.device_type))
+    plan.fresh = tpl.record if tpl else _run_now
+    plan.fresh(op, out, operands, plan)
+
+
+def _run_now(op, out, operands, dtypes):
+    backend_for(out._storage.device_type).elementwise(op, out, operands, dtypes)
 
 
 def elementwise(op, out, operands, dtypes):
     """out = op(operands) for any out (out=, in place, copy_, fill_): recorded as pending where
     out's storage is fresh (a buffer never taken) and whole, else run now by the backend."""
     backend = backend_for(out._storage.device_type)
-    if not _defer(op, out, operands, dtypes, backend):
+    tpl = _deferrable(op, out, operands, dtypes, backend)
+    if tpl:
+        tpl.record(op, out, tuple(operands), dtypes, tpl)
+    else:
         backend.elementwise(op, out, operands, dtypes)
 
 
-def _defer(op, out, operands, dtypes, backend):
+def _deferrable(op, out, operands, dtypes, backend):
+    """The template of out = op(operands) where out may be made pending, else False."""
     if dtypes.value_cls != "f" or out.dtype is not _F32 or not ENABLED:
         return False
     s = out._storage
@@ -138,33 +145,10 @@ def _defer(op, out, operands, dtypes, backend):
         if len(_TEMPLATES) > 4096:
             _TEMPLATES.clear()
         tpl = _TEMPLATES[key] = template(op, out, operands, dtypes, backend)
-    return bool(tpl) and _record(out, tuple(operands), tpl)
+    return tpl
 
 
-_TEMPLATES = {}   # (dtype plan, backend) -> template() for _defer (copy_, fill_, out=, in place)
-
-
-def _record(out, operands, tpl):
-    """out's storage (fresh, contiguous) becomes pending with the op's node; False if it is
-    empty or the inputs are too many buffers. operands: a tuple, broadcast to out's shape."""
-    s = out._storage
-    n = s.numel
-    if not n:
-        return False
-    if tpl.grid_limited and n > s.rt.defer_numel and not _fusable(s.rt, n, operands):
-        return False
-    node = tpl.record(out, operands, tpl)
-    if node is None:
-        return False
-    s.pending = node
-    ref = weakref.ref(s)
-    group = node.group
-    if group is not None:   # registered already, by the child whose inputs it shares
-        group.append(ref)
-        return True
-    node.group = group = [ref]
-    register(group, node.storages)
-    return True
+_TEMPLATES = {}   # (dtype plan, backend) -> template() for elementwise (copy_, fill_, out=, in place)
 
 
 def _fusable(rt, n, operands):
@@ -182,17 +166,27 @@ def _fusable(rt, n, operands):
     return not any(getattr(o, "_storage", None) in big for o in operands)
 
 
-# The recorders: the node of out = op(operands), or None where its inputs are too many buffers.
+# The recorders: out = op(operands) made pending (or run now where out is empty, too large for
+# a fused kernel, or its inputs are too many buffers). plan: the op's dtype plan (what the
+# backend's kernel takes); tpl: its template, plan.lazy where not given.
 # An operand that is a pending float32 storage read whole in out's shape is inlined (its
 # expression taken into the node: its leaves' strides index that shape), into one consumer
 # only: a second consumer reads it written, so fan-out never multiplies the work or the memory
 # traffic. (A pending storage holds exactly its node's shape; operands have out's shape,
 # broadcast already.) A pending operand not inlined is written now: a pending leaf would keep
 # its own inputs alive, and chains of them would grow memory without bound in loops that
-# never read back.
+# never read back. A node that inlines a child and reads no other buffer joins the child's
+# group (registered already); others start a group (graph.register). Each first checks, inline
+# (every deferred op asks), that a fused kernel may write out: not empty, and on a grid-limited
+# backend within what one may write (_fusable).
 
-def _single(out, operands, tpl):
+def _single(op, out, operands, plan, tpl=None):
     """One tensor operand (unary ops, a tensor and numbers)."""
+    tpl = tpl or plan.lazy
+    s = out._storage
+    n = s.numel
+    if not n or tpl.grid_limited and n > s.rt.defer_numel and not _fusable(s.rt, n, operands):
+        return _run_now(op, out, operands, plan)
     i = tpl.tensors[0]
     o = operands[i]
     os_ = o._storage
@@ -203,15 +197,27 @@ def _single(out, operands, tpl):
     if child is not None and tpl.f32[i] and not child.inlined and child.shape == shape \
             and o._offset == 0 and o._stride == out._stride and child.size < MAX_NODES:
         child.inlined = True
-        return Node(tpl.pre + (child.key,) + tpl.post, child.leaves, child.scalars + scalars, shape,
-                    child.size + 1, child.storages, child.group)
-    if child is not None:
-        realize(os_)
-    return Node(tpl.leaf_key, [(os_, o._stride, o._offset, o.dtype)], scalars, shape, 1, {id(os_): os_}, None)
+        group = child.group
+        s.pending = node = Node(tpl.pre + (child.key,) + tpl.post, child.leaves, child.scalars + scalars, shape,
+                                child.size + 1, child.storages, group)
+        if group is not None:
+            group.append(weakref.ref(s))
+            return
+    else:
+        if child is not None:
+            realize(os_)
+        s.pending = node = Node(tpl.leaf_key, [(os_, o._stride, o._offset, o.dtype)], scalars, shape, 1,
+                                {id(os_): os_})
+    register(s, node)
 
 
-def _pair(out, operands, tpl):
+def _pair(op, out, operands, plan, tpl=None):
     """Two tensor operands, no numbers (binary ops of tensors): _general unrolled."""
+    tpl = tpl or plan.lazy
+    s = out._storage
+    n = s.numel
+    if not n or tpl.grid_limited and n > s.rt.defer_numel and not _fusable(s.rt, n, operands):
+        return _run_now(op, out, operands, plan)
     a, b = operands
     shape = out._shape
     stride = out._stride
@@ -241,15 +247,24 @@ def _pair(out, operands, tpl):
         if id(sb) not in storages:   # (else, y + w in a loop: w is among y's inputs, shared)
             storages, group = storages | {id(sb): sb}, None
     if len(storages) > MAX_LEAF_BUFFERS:
-        return None
-    return Node((tpl.opkey, pa, pb), la + lb, sca + scb, shape, size, storages, group)
+        return _run_now(op, out, operands, plan)
+    s.pending = node = Node((tpl.opkey, pa, pb), la + lb, sca + scb, shape, size, storages, group)
+    if group is not None:
+        group.append(weakref.ref(s))
+    else:
+        register(s, node)
 
 
-def _general(out, operands, tpl):
+def _general(op, out, operands, plan, tpl=None):
     """Any operands."""
+    tpl = tpl or plan.lazy
+    s = out._storage
+    n = s.numel
+    if not n or tpl.grid_limited and n > s.rt.defer_numel and not _fusable(s.rt, n, operands):
+        return _run_now(op, out, operands, plan)
+    key = [tpl.opkey]
     shape = out._shape
     stride = out._stride
-    key = [tpl.opkey]
     leaves = []
     scalars = []
     own = []        # this node's scalars (after its children's)
@@ -277,5 +292,6 @@ def _general(out, operands, tpl):
             leaves.append((os_, o._stride, o._offset, o.dtype))
             storages[id(os_)] = os_
     if len(storages) > MAX_LEAF_BUFFERS:
-        return None
-    return Node(tuple(key), leaves, tuple(scalars + own), shape, size, storages)
+        return _run_now(op, out, operands, plan)
+    s.pending = node = Node(tuple(key), leaves, tuple(scalars + own), shape, size, storages)
+    register(s, node)

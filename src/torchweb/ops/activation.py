@@ -50,8 +50,8 @@ def _softmax_raw(x, lay, log):
     if lowering.fused_softmax(outp, xp, log):
         return out
     # shifted by the max, unguarded like PyTorch's kernel: a row holding +inf or only -inf is NaN.
-    # float16 keeps its intermediates in float32 and rounds once, as PyTorch's kernel does.
-    ct = D.float32 if x.dtype is D.float16 else x.dtype
+    # float16 and bfloat16 keep their intermediates in float32 and rounds once, as PyTorch's kernel does.
+    ct = D.float32 if x.dtype in D.HALF_FLOATS else x.dtype
     m = raw_reduce("max", x, [d], True, x.dtype)
     shifted = E.run("sub", x, m, out_dtype=ct)
     e = E.run("exp", shifted)

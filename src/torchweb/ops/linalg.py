@@ -277,10 +277,30 @@ def linear(input, weight, bias=None):
             weight_t = weight._view((i, o), (si, so), weight._offset)
     else:
         weight_t = weight
+    if bias is not None and input.dtype in D.HALF_FLOATS and weight_t.dim() == 2 and input.dim() >= 1 \
+            and input.dtype is weight.dtype is bias.dtype and not (grad_mode.is_grad_enabled() and (
+                input.requires_grad or weight.requires_grad or bias.requires_grad)):
+        return _half_linear(input, weight_t, bias)
     out = matmul(input, weight_t)
     if bias is not None:
         out = out + bias
     return out
+
+
+def _half_linear(input, weight_t, bias):
+    """float16/bfloat16 input @ weight_t + bias as PyTorch's CPU addmm: the product kept in
+    float32, the bias added there and the sum rounded once (rounding the product first moves
+    results by up to half a unit of the product, large where the bias cancels it)."""
+    K, N = weight_t.shape
+    if input.shape[-1] != K:
+        return matmul(input, weight_t) + bias   # (its error message)
+    x = S.reshape(input, (-1, K))
+    out = empty((x.shape[0], N), D.float32, input.device)
+    if K == 0:
+        E.fill(out, 0)
+    else:
+        lowering.matmul(out, x, weight_t, "f")
+    return S.reshape((out + bias).to(input.dtype), tuple(input.shape[:-1]) + (N,))
 
 
 @define("bilinear", "linalg", method=False, functional=True,

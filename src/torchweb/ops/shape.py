@@ -8,7 +8,7 @@ from math import prod
 from .. import _dtype as D
 from .._size import as_shape, broadcast_shapes, contiguous_strides, numel, Size, view_strides, wrap_dim
 from ..autograd import grad_mode
-from ..autograd.function import Function
+from ..autograd.function import Function, FunctionCtx, Node
 from .operands import empty, expand_to
 from . import elementwise as E
 from .registry import define
@@ -21,12 +21,13 @@ _VIEW_FUNCTIONS = {}
 def _view_fn(name):
     fn = _VIEW_FUNCTIONS.get(name)
     if fn is None:
+        # (recorded by _record_view, not apply: the node's one input is x, as PyTorch's
+        # ViewBackward0 has one next function)
         def forward(ctx, x, shape, stride, offset, back):
-            ctx.back = back
-            return x._view(Size(shape), tuple(stride), offset)
+            raise RuntimeError("a view's node is recorded by ops.shape.make_view")
 
         def backward(ctx, g):
-            return ctx.back(g), None, None, None, None
+            return (ctx.back(g),)
 
         backward_name = name if "Backward" in name else name + "Backward0"
         # the backs are views, reshapes, sums, _scatter_back and as_strided's _spread (recorded
@@ -39,9 +40,30 @@ def _view_fn(name):
 
 
 def make_view(name, x, shape, stride, offset, back):
-    if grad_mode.is_grad_enabled() and x.requires_grad:
-        return _view_fn(name).apply(x, shape, stride, offset, back)
+    if grad_mode._state["enabled"] and x.requires_grad:
+        return _record_view(_VIEW_FUNCTIONS.get(name) or _view_fn(name), x, shape, stride, offset, back)
     return x._view(Size(shape), tuple(stride), offset)
+
+
+_NEEDS = (True,)
+
+
+def _record_view(fn, x, shape, stride, offset, back):
+    """The view of x (which requires grad, its history current: make_view read
+    x.requires_grad) and its node, whose one input is x, in one frame (a view of a tensor that
+    requires grad is one of the commonest ops recorded: reshapes and transposes of every
+    layer). back(g): the gradient of x from the view's."""
+    ctx = FunctionCtx()
+    ctx.needs_input_grad = _NEEDS
+    ctx.back = back
+    g = x._grad_fn
+    edge = (g, x._output_nr) if g is not None else (x._accumulator(), 0)
+    out = x._view(Size(shape), tuple(stride), offset)
+    node = Node(fn, ctx, (edge,), 1, ((x._shape, x.dtype),), ((out._shape, out.dtype, out.device),))
+    if out.dtype.is_floating_point:   # (out is new: _set_history with no old history to move)
+        out._grad_fn = node
+        out._requires_grad = True
+    return out
 
 
 def _in_place_view(name):

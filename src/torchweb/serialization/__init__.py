@@ -58,7 +58,7 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=True, mmap=No
 
     map_location: None, "cpu", "webgpu", a torchweb.device, a dict or a callable (see
     serialization/map_location.py); PyTorch's "cuda:0" lands on webgpu where an adapter exists.
-    mmap is accepted and ignored (storages are read into memory). float64/bfloat16 tensors become
+    mmap is accepted and ignored (storages are read into memory). float64 tensors become
     float32, int8/int16 become int32, with a warning naming the dtype."""
     if pickle_module is not None and pickle_module is not pickle:   # (the standard one: nothing to choose)
         raise RuntimeError("Can not safely load weights when explicit pickle_module is specified: "

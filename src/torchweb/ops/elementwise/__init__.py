@@ -12,8 +12,9 @@
 
 The path of `y = x * 2` (docs/design.md draws it to the WGSL dispatch and back):
 Tensor.__mul__ -> autograd.binary_operator -> raw.binary_number (plan cached) -> DtypePlan.fresh
-(lazy.elementwise_fresh: a pending node, or the backend's kernel now); under autograd,
-autograd._call_grad -> Function.apply -> forward (raw) and later backward -> grads.d_mul."""
+(the lazy layer's recorder: a pending node, or the backend's kernel now); under autograd, the
+op's Function's record_number (record for other signatures) -> raw.binary_number and the node,
+and later backward -> grads.d_mul."""
 
 from ...lazy import Node
 from ...lazy.traced import ROW_NAMES

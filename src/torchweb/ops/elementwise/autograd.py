@@ -4,7 +4,8 @@ the op's row (table.py, rules in grads.py). Gradients for broadcast operands are
 their shapes by the autograd engine, as PyTorch's does."""
 
 from ..._complex_routes import ROUTES as COMPLEX
-from ...autograd.function import Function
+from ..._tensor import Tensor
+from ...autograd.function import Function, FunctionCtx, Node
 from ...autograd.grad_mode import _state as _grad
 from ..operands import is_tensor
 from . import raw as E
@@ -64,43 +65,44 @@ def _spec(op, operands, needs):
             E.runner(operands), None if idx or keep_y else (None,) * (len(tensors) + 1))
 
 
+def _numbers_only(operands, tensors):
+    """operands with None for the tensors (at positions tensors): a node's ctx.operands, the
+    numbers its backward rule reads."""
+    nones = list(operands)
+    for i in tensors:
+        nones[i] = None
+    return tuple(nones)
+
+
 def _make_function(name, backward_name, inplace):
     op = OPS[name]
     rule = op.grad
     specs = {}   # (needs_input_grad, operand types) -> _spec: the same for every call of a signature
 
     def forward(ctx, *operands):
+        """In place (the Function of inplace_function, run by Function.apply): operands[0]
+        written. (Out of place, the node is made by record / record_number below.)"""
+        if not inplace:
+            raise RuntimeError("an elementwise op's node is recorded by its Function's _record")
         key = (ctx.needs_input_grad, *map(type, operands))
         spec = specs.get(key)
         if spec is None:
             spec = specs[key] = _spec(op, operands, ctx.needs_input_grad)
-        tensors, idx, keep_y, nones, number_saved, run, nothing_saved = spec
-        if inplace:
-            xs = operands
-            if 0 in idx:
-                xs = list(operands)
-                xs[0] = E.copy_of(operands[0])  # the value before the write (PyTorch's original_self)
-                if operands[0].requires_grad:   # its history, for create_graph (double_backward.py)
-                    ctx.saved_edges = {0: (operands[0].grad_fn, operands[0]._output_nr)}
-            saved = [xs[i] if i in idx else None for i in tensors]
-            # versions as before the write: an operand that is the target (y.mul_(y)) can't backward
-            versions = tuple(t._version if t is not None else None for t in saved)
-            out = E.run(name, *operands, out=operands[0])
-            out._bump_version()
-            ctx.save_for_backward(*saved, out if keep_y else None)
-            ctx._saved_versions = versions + ctx._saved_versions[-1:]
-        else:
-            out = run(name, *operands)
-            if nothing_saved is not None:   # (save_for_backward of Nones: its result, made once)
-                ctx._saved = ctx._saved_versions = nothing_saved
-            else:
-                ctx.save_for_backward(*[operands[i] if i in idx else None for i in tensors], out if keep_y else None)
-        if nones is None:   # the numbers, with None for the tensors
-            nones = list(operands)
-            for i in tensors:
-                nones[i] = None
-            nones = tuple(nones)
-        ctx.operands = nones
+        tensors, idx, keep_y, nones, number_saved, _, _ = spec
+        xs = operands
+        if 0 in idx:
+            xs = list(operands)
+            xs[0] = E.copy_of(operands[0])  # the value before the write (PyTorch's original_self)
+            if operands[0].requires_grad:   # its history, for create_graph (double_backward.py)
+                ctx.saved_edges = {0: (operands[0].grad_fn, operands[0]._output_nr)}
+        saved = [xs[i] if i in idx else None for i in tensors]
+        # versions as before the write: an operand that is the target (y.mul_(y)) can't backward
+        versions = tuple(t._version if t is not None else None for t in saved)
+        out = E.run(name, *operands, out=operands[0])
+        out._bump_version()
+        ctx.save_for_backward(*saved, out if keep_y else None)
+        ctx._saved_versions = versions + ctx._saved_versions[-1:]
+        ctx.operands = nones if nones is not None else _numbers_only(operands, tensors)
         if number_saved:
             ctx._saved_any = True
         return out
@@ -123,9 +125,77 @@ def _make_function(name, backward_name, inplace):
             return tuple(grads)
         return tuple([gr if o is None and need else None for gr, o, need in zip(grads, operands, needs)])
 
-    return type(name, (Function,), {"forward": staticmethod(forward), "backward": staticmethod(backward),
-                                    "_backward_name": backward_name, "_forward_is_raw": True,
-                                    "_double_backward": True})   # the rules are Tensor ops
+    def record(operands):
+        """cls.apply(*operands) out of place (every op recorded for autograd comes here): the
+        inputs' edges and metadata, then _finish."""
+        needs, edges, metas = [], [], []
+        for a in operands:
+            if isinstance(a, Tensor):
+                metas.append((a._shape, a.dtype))
+                # (the property for a view: its history refreshed first)
+                if a._requires_grad if a._base is None else a.requires_grad:
+                    g = a._grad_fn
+                    edges.append((g, a._output_nr) if g is not None else (a._accumulator(), 0))
+                    needs.append(True)
+                    continue
+            else:
+                metas.append(None)
+            edges.append(_NO_EDGE)
+            needs.append(False)
+        needs = tuple(needs)
+        return _finish(operands, needs, tuple(edges), tuple(metas), (needs, *map(type, operands)))
+
+    def record_number(a, b):
+        """record((a, b)) for a tensor a that requires grad and a Python number b (x * 2,
+        h + 1: the operators' commonest form under autograd), its one edge taken directly."""
+        g = a.grad_fn if a._base is not None else a._grad_fn   # (a view's history refreshed first)
+        edge = (g, a._output_nr) if g is not None else (a._accumulator(), 0)
+        return _finish((a, b), _FIRST, (edge, _NO_EDGE), ((a._shape, a.dtype), None), (_FIRST, type(a), type(b)))
+
+    def _finish(operands, needs, edges, metas, key):
+        """Function.apply's and forward's work for this Function's one output, in one frame:
+        the op run, what it saves, its node. key: the signature's key in specs."""
+        spec = specs.get(key)
+        if spec is None:
+            spec = specs[key] = _spec(op, operands, needs)
+        tensors, idx, keep_y, nones, number_saved, run, nothing_saved = spec
+        out = run(name, *operands)
+        if True not in needs:   # (a view's refreshed history required no grad after all)
+            return out
+        ctx = FunctionCtx()
+        ctx.needs_input_grad = needs
+        node = Node(cls, ctx, edges, 1, metas, ((out._shape, out.dtype, out.device),))
+        if nothing_saved is not None:
+            ctx._saved = ctx._saved_versions = nothing_saved
+        else:
+            saved = [operands[i] if i in idx else None for i in tensors]
+            if keep_y:
+                # a detached alias of the output (as _alias_saved_outputs): the output holding
+                # its own node through ctx would be a reference cycle
+                saved.append(out.detach())
+                ctx._saved_origins = (None,) * len(tensors) + ((0, backward_name),)
+            else:
+                saved.append(None)
+            ctx._saved = tuple(saved)
+            ctx._saved_versions = versions = tuple([None if t is None else t._version for t in saved])
+            ctx._saved_any = versions.count(None) < len(versions)
+        ctx.operands = nones if nones is not None else _numbers_only(operands, tensors)
+        if number_saved:
+            ctx._saved_any = True
+        if out.dtype.is_floating_point:   # (out is fresh: no history of its own to move)
+            out._grad_fn = node
+            out._requires_grad = True
+        return out
+
+    cls = type(name, (Function,), {"forward": staticmethod(forward), "backward": staticmethod(backward),
+                                   "_backward_name": backward_name, "_forward_is_raw": True,
+                                   "_double_backward": True,   # the rules are Tensor ops
+                                   "_record": staticmethod(record), "_record_number": staticmethod(record_number)})
+    return cls
+
+
+_NO_EDGE = (None, 0)
+_FIRST = (True, False)   # needs_input_grad of a tensor that requires grad and a number
 
 
 def _any_requires_grad(operands):
@@ -160,9 +230,9 @@ def call(name, *operands):
 def _call_grad(name, operands):
     fn = _FUNCTIONS.get((name, False))   # (_function's first look-up, without its call)
     if fn is not None:
-        return fn.apply(*operands)
+        return fn._record(operands)
     if OPS[name].grad is not None:
-        return _function(name, operands).apply(*operands)
+        return _function(name, operands)._record(operands)
     out = E.run_any(name, operands)
     if out.dtype.is_floating_point:   # a float result would silently drop the gradient
         raise NotImplementedError(f"the derivative for '{name}' is not implemented")
@@ -181,7 +251,8 @@ def binary_operator(name):
         tb = type(b)
         if tb in _NUMBERS:
             if _grad["enabled"] and (a._requires_grad or (a._base is not None and a.requires_grad)):
-                return _call_grad(name, (a, b))
+                fn = _FUNCTIONS.get((name, False))   # (_call_grad's first look-up)
+                return fn._record_number(a, b) if fn is not None else _call_grad(name, (a, b))
             return E.binary_number(name, a, b)
         if getattr(tb, "_is_torchweb_tensor", False):
             if _grad["enabled"] and (a._requires_grad or b._requires_grad or (a._base is not None and a.requires_grad)
