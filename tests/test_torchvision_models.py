@@ -151,3 +151,22 @@ def test_stochastic_depth_drops_whole_rows_in_training(device):
     assert torchweb.equal(sd.eval()(x), x)
     with pytest.raises(ValueError):
         StochasticDepth(1.5, "row")
+
+
+def test_fresh_weights_follow_torchvisions_init():
+    """weights=None: the init schemes of torchvision (by statistics: generators differ)."""
+    torchweb.manual_seed(0)
+    m = models.mobilenet_v2(num_classes=500)
+    w = m.classifier[1].weight
+    assert abs(w.std().item() - 0.01) < 0.001 and m.classifier[1].bias.abs().max().item() == 0
+    conv = m.features[18][0].weight                      # 1x1, 320 -> 1280: kaiming fan_out
+    assert abs(conv.std().item() - (2.0 / 1280) ** 0.5) < 0.1 * (2.0 / 1280) ** 0.5
+    assert m.features[0][1].weight.min().item() == 1 and m.features[0][1].bias.abs().max().item() == 0
+    e = models.efficientnet_b0(num_classes=400)
+    bound = 1 / 400 ** 0.5
+    assert e.classifier[1].weight.abs().max().item() <= bound and e.classifier[1].weight.abs().max().item() > 0.9 * bound
+    v = models.VisionTransformer(image_size=16, patch_size=8, num_layers=1, num_heads=2, hidden_dim=64, mlp_dim=256)
+    assert v.heads.head.weight.abs().max().item() == 0
+    assert abs(v.encoder.pos_embedding.std().item() - 0.02) < 0.004
+    lim = (6 / (64 + 256)) ** 0.5                        # the MLP's xavier_uniform
+    assert v.encoder.layers[0].mlp[0].weight.abs().max().item() <= lim

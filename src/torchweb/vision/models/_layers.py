@@ -43,3 +43,23 @@ class SqueezeExcitation(nn.Module):
 
     def forward(self, x):
         return self.scale_activation(self.fc2(self.activation(self.fc1(self.avgpool(x))))) * x
+
+
+def init_weights(model, init_linear):
+    """The init torchvision's MobileNets and EfficientNets share: convolutions kaiming-normal
+    (fan_out) with zero bias, norms to ones and zeros, each Linear by init_linear."""
+    for m in model.modules():
+        if isinstance(m, nn.Conv2d):
+            nn.init.kaiming_normal_(m.weight, mode="fan_out")
+            if m.bias is not None:
+                nn.init.zeros_(m.bias)
+        elif isinstance(m, (nn.BatchNorm2d, nn.GroupNorm)):
+            nn.init.ones_(m.weight)
+            nn.init.zeros_(m.bias)
+        elif isinstance(m, nn.Linear):
+            init_linear(m)
+            nn.init.zeros_(m.bias)
+
+
+def init_linear_normal(m):
+    nn.init.normal_(m.weight, 0, 0.01)

@@ -10,7 +10,7 @@ import torchweb as torch
 from torchweb import nn
 
 from ._api import Weights, WeightsEnum, crop_preset, load_weights
-from ._layers import Conv2dNormActivation, SqueezeExcitation, _make_divisible
+from ._layers import Conv2dNormActivation, SqueezeExcitation, _make_divisible, init_weights
 from ..transforms.functional import InterpolationMode
 
 
@@ -107,18 +107,8 @@ class EfficientNet(nn.Module):
         self.features = nn.Sequential(*layers)
         self.avgpool = nn.AdaptiveAvgPool2d(1)
         self.classifier = nn.Sequential(nn.Dropout(p=dropout, inplace=True), nn.Linear(last_out, num_classes))
-        for m in self.modules():
-            if isinstance(m, nn.Conv2d):
-                nn.init.kaiming_normal_(m.weight, mode="fan_out")
-                if m.bias is not None:
-                    nn.init.zeros_(m.bias)
-            elif isinstance(m, (nn.BatchNorm2d, nn.GroupNorm)):
-                nn.init.ones_(m.weight)
-                nn.init.zeros_(m.bias)
-            elif isinstance(m, nn.Linear):
-                bound = 1.0 / math.sqrt(m.out_features)
-                nn.init.uniform_(m.weight, -bound, bound)
-                nn.init.zeros_(m.bias)
+        init_weights(self, lambda m: nn.init.uniform_(m.weight, -1.0 / math.sqrt(m.out_features),
+                                                       1.0 / math.sqrt(m.out_features)))
 
     def _forward_impl(self, x):
         return self.classifier(torch.flatten(self.avgpool(self.features(x)), 1))
@@ -201,33 +191,13 @@ def _efficientnet(i, weights, progress, **kwargs):
     return load_weights(model, weights, progress)
 
 
-def efficientnet_b0(*, weights=None, progress=True, **kwargs):
-    return _efficientnet(0, weights, progress, **kwargs)
+def _builder(i):
+    def build(*, weights=None, progress=True, **kwargs):
+        return _efficientnet(i, weights, progress, **kwargs)
+    build.__name__ = build.__qualname__ = f"efficientnet_b{i}"
+    build.__doc__ = f"EfficientNet-B{i} (torchvision.models.efficientnet_b{i}); weights: EfficientNet_B{i}_Weights."
+    return build
 
 
-def efficientnet_b1(*, weights=None, progress=True, **kwargs):
-    return _efficientnet(1, weights, progress, **kwargs)
-
-
-def efficientnet_b2(*, weights=None, progress=True, **kwargs):
-    return _efficientnet(2, weights, progress, **kwargs)
-
-
-def efficientnet_b3(*, weights=None, progress=True, **kwargs):
-    return _efficientnet(3, weights, progress, **kwargs)
-
-
-def efficientnet_b4(*, weights=None, progress=True, **kwargs):
-    return _efficientnet(4, weights, progress, **kwargs)
-
-
-def efficientnet_b5(*, weights=None, progress=True, **kwargs):
-    return _efficientnet(5, weights, progress, **kwargs)
-
-
-def efficientnet_b6(*, weights=None, progress=True, **kwargs):
-    return _efficientnet(6, weights, progress, **kwargs)
-
-
-def efficientnet_b7(*, weights=None, progress=True, **kwargs):
-    return _efficientnet(7, weights, progress, **kwargs)
+efficientnet_b0, efficientnet_b1, efficientnet_b2, efficientnet_b3, efficientnet_b4, efficientnet_b5, \
+    efficientnet_b6, efficientnet_b7 = (_builder(i) for i in range(8))

@@ -5,7 +5,7 @@ import torchweb as torch
 from torchweb import nn
 
 from ._api import Weights, WeightsEnum, crop_preset, load_weights
-from ._layers import Conv2dNormActivation, _make_divisible
+from ._layers import Conv2dNormActivation, _make_divisible, init_linear_normal, init_weights
 
 
 class InvertedResidual(nn.Module):
@@ -57,17 +57,7 @@ class MobileNetV2(nn.Module):
                                              activation_layer=nn.ReLU6))
         self.features = nn.Sequential(*features)
         self.classifier = nn.Sequential(nn.Dropout(p=dropout), nn.Linear(self.last_channel, num_classes))
-        for m in self.modules():
-            if isinstance(m, nn.Conv2d):
-                nn.init.kaiming_normal_(m.weight, mode="fan_out")
-                if m.bias is not None:
-                    nn.init.zeros_(m.bias)
-            elif isinstance(m, (nn.BatchNorm2d, nn.GroupNorm)):
-                nn.init.ones_(m.weight)
-                nn.init.zeros_(m.bias)
-            elif isinstance(m, nn.Linear):
-                nn.init.normal_(m.weight, 0, 0.01)
-                nn.init.zeros_(m.bias)
+        init_weights(self, init_linear_normal)
 
     def _forward_impl(self, x):
         x = nn.functional.adaptive_avg_pool2d(self.features(x), (1, 1))

@@ -7,7 +7,7 @@ import torchweb as torch
 from torchweb import nn
 
 from ._api import Weights, WeightsEnum, crop_preset, load_weights
-from ._layers import Conv2dNormActivation, SqueezeExcitation, _make_divisible
+from ._layers import Conv2dNormActivation, SqueezeExcitation, _make_divisible, init_linear_normal, init_weights
 
 
 class InvertedResidualConfig:
@@ -75,17 +75,7 @@ class MobileNetV3(nn.Module):
         self.avgpool = nn.AdaptiveAvgPool2d(1)
         self.classifier = nn.Sequential(nn.Linear(6 * last_in, last_channel), nn.Hardswish(inplace=True),
                                         nn.Dropout(p=dropout, inplace=True), nn.Linear(last_channel, num_classes))
-        for m in self.modules():
-            if isinstance(m, nn.Conv2d):
-                nn.init.kaiming_normal_(m.weight, mode="fan_out")
-                if m.bias is not None:
-                    nn.init.zeros_(m.bias)
-            elif isinstance(m, (nn.BatchNorm2d, nn.GroupNorm)):
-                nn.init.ones_(m.weight)
-                nn.init.zeros_(m.bias)
-            elif isinstance(m, nn.Linear):
-                nn.init.normal_(m.weight, 0, 0.01)
-                nn.init.zeros_(m.bias)
+        init_weights(self, init_linear_normal)
 
     def _forward_impl(self, x):
         return self.classifier(torch.flatten(self.avgpool(self.features(x)), 1))
