@@ -12,13 +12,11 @@ from .packed_linear import pack_bfloat16, packed_linear  # noqa: F401
 from .index import (ATOMIC_FLOAT16, MAX_INDEX_BUFFERS, index_gather, index_scatter,  # noqa: F401
                     mask_compact, masked_scatter)
 from ..limits import BindingTooLarge as _BindingTooLarge
-from ..._dtype import HALF_FLOATS as _HALF
 from . import windows
 from .kernels import elementwise as ew_kernel, matmul as mm_kernel, random as rand_kernel, reduction as red_kernel
 from .kernels import check, fused, matmul_small, matmul_tiles as tiles, moments as mo_kernel, softmax as sm_kernel
 from .kernels import cholesky as chol_kernel, jacobi as jacobi_kernel, lu_panel as lu_kernel
 from .kernels import samplers as sampler_kernel
-from .kernels import round_in_place as round_kernel
 from .kernels import fft_stockham as fft_kernel
 from .kernels import layer_norm as ln_kernel
 from .kernels import ldl as ldl_kernel, qr_panel as qr_kernel, trsm as trsm_kernel
@@ -107,8 +105,6 @@ def matmul(out, a, b, acc_cls):
                 or not windows.retry(matmul, r.max_binding, (out, a, b), acc_cls):
             raise
         return
-    if out.dtype in _HALF and round_kernel.held_in_f32_words(out.dtype):
-        round_kernel.round_span(r, out)   # (the tiled kernels' vec4 stores skip wgsl.store's rounding)
 
 
 def _choose_matmul(r, out, a, b):
