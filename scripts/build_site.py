@@ -47,6 +47,7 @@ NAV = [
     ("train.html", "Train", ("train.html",)),
     ("gpt.html", "GPT", ("gpt.html",)),
     ("minilm.html", "Search", ("minilm.html",)),
+    ("lm.html", "Complete", ("lm.html",)),
     ("playground.html", "Playground", ("playground.html",)),
     ("docs/index.html", "Docs", ("docs/",)),
 ]

@@ -1,7 +1,9 @@
 """What loading torchweb costs in a plain Pyodide page, phase by phase (issue 10).
 
-PROBE_HTML is a page with nothing but Pyodide and the wheel: it times, with performance.now(),
-importing pyodide.mjs, loadPyodide, loadPackage(wheel), `import torchweb`, the first
+PROBE_HTML is a page with nothing but Pyodide and the wheel, loaded as site/boot.mjs loads them
+(the bytecode wheel, downloaded while Pyodide starts, then unpacked): it times, with
+performance.now(), importing pyodide.mjs, loadPyodide, install_wheel (what is left of the
+download, and unpacking), `import torchweb`, the first
 `torchweb.webgpu.init_async()`, and a first and a second small matmul read back to Python
 (the first compiles the kernel, the second shows the warm cost). It is not a file of site/: the
 counting server below hands it out at PROBE_PATH, beside site/pyodide/ and site/wheels/.
@@ -40,7 +42,8 @@ json.dumps({"device": str(c.device), "shape": list(c.shape), "values": await c.t
 """
 
 # Not a phase: after the run, the seconds to compile every .py of the installed wheel (the part
-# of `import torchweb` that a wheel of .py files pays in Pyodide on each fresh page).
+# of `import torchweb` that a wheel of .py files pays in Pyodide on each fresh page). With the
+# bytecode wheel there is no .py to compile (0 files).
 COMPILE = """
 import json, pathlib, time, torchweb
 files = sorted(pathlib.Path(torchweb.__file__).parent.rglob("*.py"))
@@ -68,13 +71,17 @@ async function phase(name, f) {
 try {
   R.scriptStart = performance.now() / 1000;
   const indexURL = new URL("./pyodide/", location.href).href;
+  // as site/boot.mjs: the wheel downloads while Pyodide compiles, then is unpacked directly
+  const latest = await (await fetch("./wheels/latest.json")).json();
+  // the pages' choice, the bytecode wheel; ?wheel=pure: the sources, compiled in the page
+  const pure = new URLSearchParams(location.search).get("wheel") === "pure";
+  const wheel = pure ? latest.wheel : (latest.pyodide_wheel || latest.wheel);
+  R.wheel = wheel;
+  const wheelBytes = fetch(new URL("./wheels/" + wheel, location.href).href).then((r) => r.arrayBuffer());
   const { loadPyodide } = await phase("import_pyodide_mjs", () => import(indexURL + "pyodide.mjs"));
   const py = await phase("loadPyodide", () => loadPyodide({ indexURL }));
   R.pyodideVersion = py.version;
-  const wheel = (await (await fetch("./wheels/latest.json")).json()).wheel;
-  R.wheel = wheel;
-  await phase("loadPackage_wheel", () => py.loadPackage(new URL("./wheels/" + wheel, location.href).href,
-                                                         { messageCallback: () => {} }));
+  await phase("install_wheel", async () => py.unpackArchive(await wheelBytes, "wheel"));
   await phase("import_torchweb", () => py.runPythonAsync("import torchweb"));
   await phase("webgpu_init", () => py.runPythonAsync("await torchweb.webgpu.init_async()"));
   R.adapter = JSON.parse(py.runPython("import json; json.dumps(torchweb.webgpu.adapter_info())"));
@@ -97,7 +104,7 @@ try {
 </script></body></html>
 """.replace("__MATMUL__", json.dumps(MATMUL)).replace("__COMPILE__", json.dumps(COMPILE))
 
-PHASES = ("import_pyodide_mjs", "loadPyodide", "loadPackage_wheel", "import_torchweb", "webgpu_init",
+PHASES = ("import_pyodide_mjs", "loadPyodide", "install_wheel", "import_torchweb", "webgpu_init",
           "first_matmul_readback", "second_matmul_readback")
 
 
@@ -187,10 +194,11 @@ def prepare(driver):
     driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": RESOURCE_BUFFER_JS})
 
 
-def measure_plain(driver, base, timeout=120):
-    """Open the probe page in driver (a fresh profile) and return its timings (seconds)."""
+def measure_plain(driver, base, timeout=120, pure=False):
+    """Open the probe page in driver (a fresh profile) and return its timings (seconds).
+    pure: load the pure wheel (sources) instead of the pages' bytecode wheel."""
     prepare(driver)
-    open_url(driver, base + PROBE_PATH.lstrip("/"))
+    open_url(driver, base + PROBE_PATH.lstrip("/") + ("?wheel=pure" if pure else ""))
     deadline = time.monotonic() + timeout
     while True:
         status = poll(driver, "return document.getElementById('output').dataset.status;")

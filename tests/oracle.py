@@ -5,7 +5,7 @@ import math
 import torch
 import torchweb
 
-TORCH_DTYPE = {"float32": torch.float32, "float16": torch.float16, "int32": torch.int32,
+TORCH_DTYPE = {"float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16, "int32": torch.int32,
                "int64": torch.int64, "bool": torch.bool, "uint8": torch.uint8}
 OUR_DTYPE = {v: getattr(torchweb, k) for k, v in TORCH_DTYPE.items()}
 

@@ -198,6 +198,8 @@ def test_item_tolist_numpy(device, dtype):
         got, exp = a.tolist(), b.tolist()
         assert type(got) is type(exp)
         assert _same_nested(got, exp)
+        if tdt is torch.bfloat16:   # numpy has no bfloat16: both refuse (tests/test_bfloat16.py)
+            continue
         n = a.numpy()
         assert n.dtype == b.numpy().dtype and n.shape == b.numpy().shape
         np.testing.assert_array_equal(n, b.numpy())

@@ -1,11 +1,12 @@
 """What loading torchweb costs in a plain Pyodide page (issue 10), in headless Chromium with
-WebGPU (SwiftShader): scripts/load_probe.py's page times loadPyodide, loadPackage(wheel),
+WebGPU (SwiftShader): scripts/load_probe.py's page times loadPyodide, installing the wheel,
 `import torchweb`, the first `torchweb.webgpu.init_async()` and a first small matmul read back.
 The test checks that each phase was measured, that torchweb imported and found a WebGPU
 adapter, and that the matmul's values equal PyTorch's for the same inputs (exact: the inputs are
 quarters and eighths, so every float32 product and sum is exact). About 15 s here at load 5,
 45 s at load 13; scripts/measure_load.py runs the same probe plus every page."""
 
+import json
 import os
 import sys
 
@@ -41,9 +42,17 @@ def test_plain_pyodide_load_phases():
     # the phases ran one after another: each ends after the one before
     ends = [probe["ends"][name] for name in load_probe.PHASES]
     assert ends == sorted(ends), probe["ends"]
-    # the wheel the page loaded is the one just built, and torchweb's modules were imported
-    assert probe["wheel"] == os.path.basename(built)
-    assert sent["/wheels/" + probe["wheel"]] == os.path.getsize(built)
+    # the wheel the page loaded is the pages' one just built (bytecode compiled by Pyodide's own
+    # Python where Node could run it: no source compiled in the page), and torchweb's modules
+    # were imported
+    with open(os.path.join(run_page.SITE, "wheels", "latest.json")) as f:
+        latest = json.load(f)
+    loaded = os.path.join(run_page.SITE, "wheels", latest.get("pyodide_wheel", latest["wheel"]))
+    assert latest["wheel"] == os.path.basename(built)
+    assert probe["wheel"] == os.path.basename(loaded)
+    assert sent["/wheels/" + probe["wheel"]] == os.path.getsize(loaded)
+    if "pyodide_wheel" in latest:
+        assert probe["compile"]["files"] == 0, probe["compile"]   # no .py of torchweb in the page
     assert probe["modules"] > 10
     assert probe["adapter"], "torchweb.webgpu.adapter_info() was empty"
 
@@ -55,4 +64,4 @@ def test_plain_pyodide_load_phases():
     assert got["shape"] == list(want.shape)
     assert torch.equal(torch.tensor(got["values"], dtype=torch.float32), want)
     # what a first visit downloads, as the page's Resource Timing list counts it
-    assert probe["resources"]["transfer"] >= os.path.getsize(built)
+    assert probe["resources"]["transfer"] >= os.path.getsize(loaded)

@@ -158,7 +158,7 @@ def test_load_default_location():
     assert out["w"].device.type == "cpu"
 
 
-@pytest.mark.parametrize("dtype,want", [(torch.float64, "float32"), (torch.bfloat16, "float32"),
+@pytest.mark.parametrize("dtype,want", [(torch.float64, "float32"),
                                         (torch.int8, "int32"), (torch.int16, "int32")])
 def test_load_converted_dtypes(device, dtype, want):
     t = torch.tensor([[1.5, -2.25], [3e3, 0.0]]).to(dtype)
@@ -527,7 +527,7 @@ def test_safetensors_roundtrip(device, tmp_path):
     assert all(out2[k].tolist() == d[k].tolist() for k in d)
 
 
-@pytest.mark.parametrize("dtype,want", [(torch.float64, "float32"), (torch.bfloat16, "float32"),
+@pytest.mark.parametrize("dtype,want", [(torch.float64, "float32"),
                                         (torch.int8, "int32"), (torch.int16, "int32")])
 def test_safetensors_converted(device, dtype, want):
     t = torch.tensor([1.5, -2.0, 300.0]).to(dtype)
@@ -665,6 +665,7 @@ def test_pure_python_paths(monkeypatch):
                                           "c": torch.tensor([-7, 8], dtype=torch.int8)}), map_location="webgpu")
     assert conv["d"].tolist() == [float("inf"), 0.25]
     assert conv["bf"].tolist() == [1.5, -2.0] and conv["c"].tolist() == [-7, 8]
+    assert conv["bf"].dtype is torchweb.bfloat16   # (loaded as is: tests/test_bfloat16.py)
     back = torch.load(io.BytesIO(ours_bytes(out)), weights_only=True)
     for k in sd:
         assert torch.equal(back[k], sd[k])

@@ -15,6 +15,7 @@ code before Run is clicked, even with ?autorun=1, and shows hostile code as text
 import glob
 import os
 import re
+import shutil
 import time
 
 import pytest
@@ -106,6 +107,7 @@ GALLERY = [
      "torchwebGPT"),
     ("train.html?epochs=1&train=200", "torchwebTrain"),
     ("minilm.html?q=A man is eating pasta.", "torchwebMiniLM"),
+    ("lm.html?model=data/lm_tiny/&greedy=1&n=4&prompt=The GPU", "torchwebLM"),
 ]
 
 
@@ -136,6 +138,9 @@ def publish_data(page):
             site_data.publish_digits(SITE)
         elif page.startswith("minilm"):
             site_minilm.publish(SITE)
+        elif page.startswith("lm."):      # the tiny checkpoint of the browser tier's fixtures
+            shutil.copytree(os.path.join(os.path.dirname(__file__), "browser", "fixtures", "lm_tiny"),
+                            os.path.join(SITE, "data", "lm_tiny"), dirs_exist_ok=True)
     except (site_data.fetch_digits.FetchError, site_minilm.fetch_minilm.FetchError, OSError) as e:
         pytest.skip(f"{page}'s data cannot be fetched: {e}")
 

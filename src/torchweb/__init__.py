@@ -5,7 +5,7 @@
 
 from .version import torchweb as __version__  # torchweb's own (the torch alias answers PyTorch's)
 
-from ._dtype import (bool, uint8, int32, int64, float16, float32, half, float, int, long,
+from ._dtype import (bool, uint8, int32, int64, float16, bfloat16, float32, half, float, int, long,
                      promote_types, get_default_dtype, set_default_dtype, dtype)
 from ._dtype import _UnsupportedDtype
 from ._device import device, get_default_device, set_default_device
@@ -28,12 +28,10 @@ from ._functions import sum, max, min, all, any, abs, pow, round  # shadow the b
 from ._printing import set_printoptions
 from .autograd import no_grad, enable_grad, set_grad_enabled, inference_mode, is_grad_enabled
 from .autograd.anomaly_mode import is_anomaly_check_nan_enabled, is_anomaly_enabled, set_anomaly_enabled
-from . import linalg, nn, special, webgpu
+from . import linalg, nn, webgpu
 from .serialization import save, load  # noqa: E402  (torch.save / torch.load)
-from . import safetensors, hub  # noqa: E402,F401
 from . import accelerator, amp, cuda  # noqa: E402  (the device API unchanged scripts call)
 from .amp import autocast  # noqa: E402
-from ._torch_alias import install_torch_alias, uninstall_torch_alias  # noqa: E402
 from ._settings import (set_float32_matmul_precision, get_float32_matmul_precision,  # noqa: E402
                         use_deterministic_algorithms, are_deterministic_algorithms_enabled,
                         is_deterministic_algorithms_warn_only_enabled, compile,
@@ -41,7 +39,6 @@ from ._settings import (set_float32_matmul_precision, get_float32_matmul_precisi
                         set_num_interop_threads, init_num_threads, set_warn_always,
                         is_warn_always_enabled, set_flush_denormal, set_deterministic_debug_mode,
                         get_deterministic_debug_mode, compiled_with_cxx11_abi, is_vulkan_available)
-from . import optim  # noqa: E402  (torch.optim, torch.optim.lr_scheduler)
 from ._control_flow import cond, while_loop  # noqa: E402
 from ._errors import OutOfMemoryError, AcceleratorError  # noqa: E402
 from ._introspection import typename, is_storage, is_complex, get_device_module, detach  # noqa: E402
@@ -58,12 +55,10 @@ has_lapack = has_mkl = has_openmp = has_spectral = False
 from . import compiler  # noqa: E402  (torch.compiler)
 from . import version, torch_version  # noqa: E402,F401  (torch.version: cuda None, ...)
 from . import jit, _dynamo, fx  # noqa: E402,F401  (eager meanings of torch.jit's, torch._dynamo's and torch.fx.wrap's calls)
-from . import utils  # noqa: E402  (torchweb.utils.data)
 
 _tensor_methods.install()
 from ._sparse_coo import install as _install_sparse, sparse_coo_tensor  # noqa: E402
 _install_sparse()   # (after every Tensor method exists: it refuses the rest on sparse tensors)
-from . import sparse  # noqa: E402,F401  (torch.sparse)
 from ._tensor_info import get_device, is_inference, is_distributed  # noqa: E402,F401  (torch.* forms)
 from ._tensor_storage import resize_as_  # noqa: E402,F401
 from ._layout import legacy_contiguous_format  # noqa: E402,F401
@@ -89,10 +84,8 @@ from . import host64 as _host64  # noqa: E402
 _host64.install(globals())
 from . import _complex  # noqa: E402
 _complex.install(globals())   # (complex64: float32 pairs; torch.complex, polar, view_as_real, ...)
-from . import fft  # noqa: E402  (torch.fft)
 from ._stft import stft, istft  # noqa: E402
 Tensor.stft, Tensor.istft = stft, istft
-bfloat16 = _UnsupportedDtype("bfloat16")
 from ._dtype import complex64, complex64 as cfloat  # noqa: E402  (float32 pairs: torchweb/_complex/)
 complex128 = cdouble = _UnsupportedDtype("complex128")
 int16 = short = _UnsupportedDtype("int16")
@@ -104,13 +97,12 @@ from ._refused import module_getattr as _module_getattr  # noqa: E402
 _refused_getattr = _module_getattr("torch", "torchweb")
 
 
-def __getattr__(name):
-    # torch.distributions on first use: it is written over this package's public names
-    if name == "distributions":
-        import torchweb.distributions  # deferred: load time (imports torchweb itself)
-        return globals()["distributions"]  # the import set it on this package
-    if name in ("func", "vmap"):   # torch.func and torch.vmap, likewise
-        import torchweb.func  # deferred: load time (imports torchweb itself)
-        globals()["vmap"] = globals()["func"].vmap
-        return globals()[name]
-    return _refused_getattr(name)
+# Parts most scripts never touch load on first use (torchweb/_deferred.py): import time in Pyodide.
+from ._deferred import deferred as _deferred  # noqa: E402
+__getattr__, __dir__ = _deferred(__name__, globals(), {
+    "optim": ".optim", "utils": ".utils", "fft": ".fft", "special": ".special", "sparse": ".sparse",
+    "distributions": ".distributions", "func": ".func", "vmap": ".func:vmap",
+    "safetensors": ".safetensors", "hub": ".hub",
+    "install_torch_alias": "._torch_alias:install_torch_alias",
+    "uninstall_torch_alias": "._torch_alias:uninstall_torch_alias",
+}, fallback=_refused_getattr)

@@ -5,7 +5,7 @@ import array as _array
 import collections.abc as _abc
 import math
 
-from . import _dtype as D
+from . import _bfloat16 as _bf16, _dtype as D
 from ._device import as_device, CPU
 from ._float64 import ROUTES as FLOAT64
 from ._complex_routes import ROUTES as COMPLEX
@@ -160,6 +160,8 @@ def _from_numpy_array(arr, dtype, device):
     storage_np = {"f32": n.float32, "f16": n.float16, "i32": n.int32, "u32": n.uint32}[dtype.gpu_storage]
     if dtype is D.float16 and arr.dtype != n.float16:
         arr = n.asarray(arr).astype(n.float16)   # rounded to half (also where held in f32 words)
+    if dtype is D.bfloat16:   # held in f32 words, rounded to bfloat16's values
+        arr = _bf16.round_np(n, n.asarray(arr, dtype=n.float32))
     data = n.ascontiguousarray(arr).astype(storage_np).tobytes()
     from .backends.webgpu.transfer import storage_from_bytes  # deferred: driver choice (the webgpu backend needs one)
     storage = storage_from_bytes(data, arr.size, dtype)

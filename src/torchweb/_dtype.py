@@ -47,6 +47,12 @@ int64 = dtype("int64", 8, 1, "i32", "i32", "int64", "i", -2**31, 2**31 - 1)
 float16 = dtype("float16", 2, 2, "f16", "f32", "float16", "f", -65504.0, 65504.0)
 float32 = dtype("float32", 4, 2, "f32", "f32", "float32", "f",
                 -3.4028234663852886e38, 3.4028234663852886e38)
+# bfloat16 (WebGPU has none) is held in f32 words (float32 arrays on the cpu device) whose
+# values are bfloat16's: every op writing a bfloat16 tensor rounds its result to the nearest
+# (ties to even, as c10::BFloat16), kernels through wgsl.store, the cpu device through
+# backends/cpu_bfloat16.py. Computed in float32, as PyTorch's CPU path does.
+bfloat16 = dtype("bfloat16", 2, 2, "f32", "f32", "float32", "f",
+                 -3.3895313892515355e38, 3.3895313892515355e38)
 
 # float64 has no GPU form (WebGPU has no 64-bit floats): its tensors are held on the host
 # (torchweb/host64/), and GPU kernels never see it (ops/operands.py refuses it at allocation).
@@ -64,7 +70,9 @@ float = float32
 int = int32
 long = int64
 
-ALL = (bool, uint8, int32, int64, float16, float32)
+ALL = (bool, uint8, int32, int64, float16, bfloat16, float32)
+# the 16-bit floats: PyTorch accumulates them in float32 and rounds the result once
+HALF_FLOATS = (float16, bfloat16)
 
 # PyTorch's words for each dtype in its messages: the ScalarType name ("Long"), the C type of
 # matmul's dtype errors, of where/clamp's and of fill's overflow errors; and the range a Python
@@ -76,17 +84,17 @@ for _d, _facts in {
     int32: ("Int", "int", "int32_t", "int", (-2**31, 2**31 - 1)),
     int64: ("Long", "long int", "int64_t", "long", (-2**63, 2**63 - 1)),
     float16: ("Half", "c10::Half", None, None, None),
+    bfloat16: ("BFloat16", "c10::BFloat16", None, None, None),
     float32: ("Float", "float", None, None, None),
     float64: ("Double", "double", None, None, None),
     complex64: ("ComplexFloat", "c10::complex<float>", None, None, None),
 }.items():
     _d.word, _d.c_name, _d.c_int, _d.c_scalar, _d.scalar_range = _facts
 _BY_NAME = {d.name: d for d in ALL + (float64, complex64)}
-_ORDER = {bool: 0, uint8: 1, int32: 2, int64: 3, float16: 4, float32: 5, float64: 6, complex64: 7}
+_ORDER = {bool: 0, uint8: 1, int32: 2, int64: 3, float16: 4, bfloat16: 4, float32: 5, float64: 6, complex64: 7}
 
 # Names PyTorch has that we refuse, with the reason the user needs.
 UNSUPPORTED = {
-    "bfloat16": "WebGPU has no bfloat16; use torch.float16 or torch.float32",
     "complex128": "complex128 needs 64-bit floats, which WebGPU does not have; use torch.complex64",
     "int16": "int16 is not supported; use torch.int32",
     "int8": "int8 is not supported; use torch.int32 or torch.uint8",
@@ -108,7 +116,18 @@ class _UnsupportedDtype:
 
 
 def as_dtype(d, what="dtype"):
-    """Normalise a user-given dtype (ours, a name, numpy's or Python's type) or raise TypeError."""
+    """Normalise a user-given dtype (ours, numpy's or Python's type) or raise TypeError. A name
+    (dtype="float32") is refused, as PyTorch does; torchweb's own names go through dtype_named."""
+    if isinstance(d, dtype):
+        return d
+    if isinstance(d, str):
+        raise TypeError(f"{what} must be torch.dtype, not str ({d!r}: use torch.{d.replace('torch.', '')})")
+    return dtype_named(d, what)
+
+
+def dtype_named(d, what="dtype"):
+    """as_dtype that also takes a dtype's name ("float32", "torch.half"): the legacy tensor
+    types and torchweb's own calls."""
     if isinstance(d, dtype):
         return d
     if isinstance(d, _UnsupportedDtype):
@@ -151,8 +170,12 @@ def promote_types(type1, type2):
     if a.category != b.category:
         hi, lo = (a, b) if a.category > b.category else (b, a)
         return hi
-    # Same category: the wider one. (uint8 with int32 goes to int32, like PyTorch.)
-    return a if _ORDER[a] > _ORDER[b] else b
+    # Same category: the wider one. (uint8 with int32 goes to int32, like PyTorch; float16 with
+    # bfloat16, neither holding the other, to float32.)
+    oa, ob = _ORDER[a], _ORDER[b]
+    if oa == ob:
+        return float32
+    return a if oa > ob else b
 
 
 def default_float():

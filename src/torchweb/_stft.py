@@ -4,7 +4,6 @@ by the summed squared window. PyTorch's argument checks and errors."""
 
 import warnings
 
-from . import fft as _fft
 from ._complex_tensor import ComplexTensor, wrap
 from ._creation import ones, zeros
 from .ops.conv import fold
@@ -79,6 +78,7 @@ def stft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tru
     else:
         frames = x.float().unfold(-1, n_fft, hop) * w
     norm = "ortho" if normalized else "backward"
+    from . import fft as _fft  # deferred: load time (torch.fft on first use)
     out = (_fft.rfft if onesided else _fft.fft)(frames, dim=-1, norm=norm).transpose(-1, -2)
     if not batched:
         out = out.squeeze(0)
@@ -122,6 +122,7 @@ def istft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tr
     w = _window(window, win, n_fft, input.device, "istft")
     norm = "ortho" if normalized else "backward"
     spec = z.transpose(-1, -2)                                       # (batch, frames, freq)
+    from . import fft as _fft  # deferred: load time (torch.fft on first use)
     if onesided:
         frames = _fft.irfft(spec, n=n_fft, dim=-1, norm=norm)
     else:

@@ -1,6 +1,6 @@
 """Tensor methods that convert or re-type a tensor: type_as, the device methods (.cuda() moves
 to webgpu, the GPU torchweb has; .xpu()/.ipu()/.mtia() refuse), the dtype shorthands of dtypes
-torchweb lacks (char, short, bfloat16, cfloat, cdouble, chalf refuse naming what to use),
+torchweb lacks (char, short, cfloat, cdouble, chalf refuse naming what to use),
 the legacy constructor new() and torch.Tensor(...), type(), numpy(), repr, pickling, module_load,
 as_subclass, and apply_/map_/map2_.
 
@@ -149,13 +149,20 @@ def _type_name(self):
 def numpy(self, force=False):
     if self.requires_grad and not force:
         raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
+    _no_bfloat16_numpy(self)
     if self.device.type == "cpu":
         return view(self)
     from .backends.webgpu.transfer import read_array  # deferred: driver choice (the webgpu backend needs one)
     return read_array(self.contiguous(), np()).reshape(self.shape)
 
 
+def _no_bfloat16_numpy(t):
+    if t.dtype is D.bfloat16:   # (numpy has no bfloat16: PyTorch refuses too)
+        raise TypeError("Got unsupported ScalarType BFloat16")
+
+
 async def numpy_async(self):
+    _no_bfloat16_numpy(self)
     n = np()
     flat = await self._flat_values_async()
     return n.array(flat, dtype=getattr(n, self.dtype.numpy_name)).reshape(self.shape)
@@ -168,11 +175,15 @@ def __buffer__(self, flags):
 
 
 def __reduce_ex__(self, proto):
+    if self.dtype is D.bfloat16:   # (its float32 values, exact)
+        return (_rebuild, (self.detach().float().numpy().copy(), str(self.device), self.requires_grad, "bfloat16"))
     return (_rebuild, (self.detach().numpy().copy(), str(self.device), self.requires_grad))
 
 
-def _rebuild(array, device, requires_grad):
+def _rebuild(array, device, requires_grad, dtype=None):
     t = C.from_numpy(array).to(device)
+    if dtype is not None:
+        t = t.to(D.as_dtype(dtype))
     t.requires_grad_(requires_grad)
     return t
 
@@ -184,7 +195,7 @@ METHODS = {
     "type_as": type_as, "cuda": cuda,
     "xpu": _no_backend("xpu"), "ipu": _no_backend("ipu"), "mtia": _no_backend("mtia"),
     "char": _unsupported("int8", "char"), "short": _unsupported("int16", "short"),
-    "bfloat16": _unsupported("bfloat16", "bfloat16"), "cfloat": lambda self, memory_format=None: self.to(D.complex64),
+    "bfloat16": lambda self, memory_format=None: self.to(D.bfloat16), "cfloat": lambda self, memory_format=None: self.to(D.complex64),
     "cdouble": _unsupported("complex128", "cdouble"), "chalf": _unsupported("complex32", "chalf"),
     "new": new, "module_load": module_load, "as_subclass": as_subclass,
     "apply_": apply_, "map_": map_, "map2_": map2_,

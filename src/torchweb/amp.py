@@ -145,7 +145,7 @@ def is_autocast_enabled(device_type=None):
 
 def _dtype_of(device_type):
     name = _autocast_dtypes.get(device_type, "float16")
-    return getattr(_dtype, name, None) if name != "bfloat16" else _dtype._UnsupportedDtype("bfloat16")
+    return getattr(_dtype, name, None)
 
 
 def get_autocast_dtype(device_type):

@@ -104,8 +104,40 @@ async def check_hostile_pickle_refused():
     raise AssertionError("a pickle naming os.system was not refused")
 
 
+async def check_language_model_from_url():
+    """torchweb.models in the page: a tiny GPT-2 in HF's sharded layout (fixtures/lm_tiny, written by
+    make_lm_tiny.py with transformers) and its tokenizer.json, loaded from the served URL into the
+    browser's Cache Storage; transformers' ids, logits and greedy tokens; a second load from the cache."""
+    import js
+    from torchweb.models import Tokenizer, from_pretrained_async, generate
+    base = _fixture_url("lm_tiny/")
+    from pyodide.http import pyfetch
+    want = json.loads(await (await pyfetch(base + "expected.json")).string())
+    await js.caches.delete("torchweb-lm-check")
+    seen = []
+    model = await from_pretrained_async(base, device="webgpu", cache="torchweb-lm-check",
+                                        progress=lambda done, total: seen.append((done, total)))
+    tok = await Tokenizer.from_pretrained_async(base)
+    ids = tok.encode(want["prompt"])
+    assert ids == want["ids"], f"ids {ids}"
+    with torchweb.no_grad():
+        last = model(torchweb.tensor([ids], device="webgpu"))[0, -1].tolist()
+    worst = max(abs(a - b) for a, b in zip(last, want["last_logits"]))
+    assert worst < 1e-3, f"last logits off by {worst}"
+    streamed = []
+    out = generate(model, [ids], len(want["tokens"]) - len(ids), greedy=True, callback=streamed.append)
+    assert out[0].tolist() == want["tokens"], f"tokens {out[0].tolist()}"
+    assert [t[0] for t in streamed] == want["tokens"][len(ids):]
+    assert tok.decode(out[0].tolist()) == want["text"]
+    cache = await js.caches.open("torchweb-lm-check")
+    assert await cache.match(base + "model-00002-of-00003.safetensors"), "a shard was not cached"
+    again = await from_pretrained_async(base, device="webgpu", cache="torchweb-lm-check")
+    assert generate(again, [ids], 3, greedy=True).tolist()[0] == want["tokens"][:len(ids) + 3]
+    await js.caches.delete("torchweb-lm-check")
+
+
 CHECKPOINT_CHECKS = [check_pt_from_url_async, check_pt_from_url_sync, check_safetensors_from_url,
-                     check_save_load_roundtrip, check_hostile_pickle_refused]
+                     check_save_load_roundtrip, check_hostile_pickle_refused, check_language_model_from_url]
 
 
 async def run_checkpoint_checks(summary):

@@ -22,6 +22,7 @@ import os
 import random
 import struct
 import sys
+import types
 
 import torch
 
@@ -753,10 +754,16 @@ def script_modules(code):
             out = []
             for path in line[len("# modules:"):].split():
                 with open(os.path.join(REPO, path), encoding="utf-8") as f:
-                    out.append({"name": os.path.splitext(os.path.basename(path))[0], "path": path,
-                                "source": f.read()})
+                    out.append({"name": _module_name(path), "path": path, "source": f.read()})
             return out
     return []
+
+
+def _module_name(path):
+    """A file's module name: src/torchweb/a/b.py is torchweb.a.b (its imports name it so);
+    elsewhere, the file's base name."""
+    parts = os.path.splitext(path)[0].split("/")
+    return ".".join(parts[1:]) if parts[0] == "src" else parts[-1]
 
 
 def _import_files(modules):
@@ -772,6 +779,10 @@ def script_cases():
     """tests/browser/scripts/*.py: whole PyTorch programs (`import torch`, nn, optim, data) run
     here with PyTorch; the page runs the same source with torchweb standing in for torch and
     compares the `result` each script sets."""
+    # PyPI's torchvision links its C++ operators against CUDA torch: its registrations of them
+    # fail on the CPU torch; the scripts use only its Python parts (as tests/torchvision_ref.py)
+    for reg in ("torchvision._meta_registrations", "torchvision._autograd_registrations"):
+        sys.modules.setdefault(reg, types.ModuleType(reg))
     out = []
     for name in sorted(os.listdir(SCRIPTS)):
         if not name.endswith(".py"):
@@ -781,12 +792,17 @@ def script_cases():
         modules = script_modules(code)
         ns = {"__name__": "__script__"}
         torch.manual_seed(0)
+        saved = sys.modules.get("torchweb")
+        sys.modules["torchweb"] = torch     # torchweb's own files a script ships import `torchweb as torch`
         try:
             _import_files(modules)
             exec(compile(code, name, "exec"), ns)
         finally:
             for m in modules:
                 sys.modules.pop(m["name"], None)
+            sys.modules.pop("torchweb")
+            if saved is not None:
+                sys.modules["torchweb"] = saved
         case = {"id": "script/" + name[:-3], "op": name, "style": "script", "code": code,
                 "result": script_json(ns["result"]), "tol": list(SCRIPT_TOL),
                 "inputs": [], "args": [], "kwargs": {}}

@@ -6,9 +6,8 @@ from .grad_mode import enable_grad, inference_mode, is_grad_enabled, no_grad, se
 from . import engine
 from .differentiate import backward, grad
 from .._is_tensor import is_tensor
-from . import anomaly_mode, forward_ad, function, functional, grad_mode, graph
+from . import anomaly_mode, forward_ad, function, grad_mode, graph
 from .anomaly_mode import detect_anomaly, set_detect_anomaly
-from .gradcheck import gradcheck, gradgradcheck
 from .variable import Variable, variable
 from .settings import (enforce_grad_layout_policy, handle_torch_function, has_torch_function,
                        is_multithreading_enabled, is_tensor_like, is_view_replay_enabled,
@@ -24,4 +23,8 @@ __all__ = ["Function", "FunctionCtx", "backward", "grad", "no_grad", "enable_gra
 
 # PyTorch names torchweb refuses: AttributeError with the reason (_refused.py)
 from .._refused import module_getattr as _module_getattr  # noqa: E402
-__getattr__ = _module_getattr("autograd", "torchweb.autograd")
+from .._deferred import deferred as _deferred  # noqa: E402
+# autograd.functional and gradcheck load on first use (torchweb/_deferred.py: import time)
+__getattr__, __dir__ = _deferred(__name__, globals(), {
+    "functional": ".functional", "gradcheck": ".gradcheck:gradcheck", "gradgradcheck": ".gradcheck:gradgradcheck"},
+    fallback=_module_getattr("autograd", "torchweb.autograd"))

@@ -9,15 +9,18 @@ run_fused evaluates the expressions with the same numpy bodies as elementwise().
 from math import prod as _prod
 
 from . import pending
+from .. import _bfloat16
 from .. import _philox
 from .base import absent as _absent
 from .cpu_arrays import CPUStorage as _CPUStorage, compute_np_dtype as _compute_np_dtype, np as _np
 from .cpu_arrays import np_dtype as _np_dtype, strided as _strided, view as _view
+from .cpu_arrays import storage_from_array as _storage_from_array
 from .cpu_conv import (col2im, grid_sample, grid_sample_backward, im2col, interpolate,  # noqa: F401
                        interpolate_backward, pad, pad_backward, pool, pool_backward, unpool, unpool_backward)
 from .cpu_linalg import ldl, ldl_fits, ldl_solve, qr_panel, trsm_block  # noqa: F401
 from .cpu_count import bincount, count_gather, count_scatter, search_sorted  # noqa: F401
 from .cpu_embedding import embedding, embedding_backward  # noqa: F401
+from .cpu_packed_linear import pack_bfloat16, packed_linear  # noqa: F401
 from .cpu_samplers import random_sample  # noqa: F401
 from .cpu_index import (ATOMIC_FLOAT16, MAX_INDEX_BUFFERS, index_gather, index_scatter,  # noqa: F401
                         mask_compact, masked_scatter)
@@ -37,7 +40,7 @@ def storage_maker():
 
 
 def storage_from_values(values, dtype):
-    return _CPUStorage(_np().array(values, dtype=_np_dtype(dtype)).reshape(-1), dtype)
+    return _storage_from_array(_np().array(values, dtype=_np_dtype(dtype)), dtype)
 
 
 def read_values(t):
@@ -59,6 +62,8 @@ def elementwise(op, out, operands, dtypes):
             if d.name == "float16" and o.dtype.name != "float16":
                 with n.errstate(over="ignore"):   # 70000 -> inf, as PyTorch casts
                     v = v.astype(n.float16)   # to the common dtype first, as PyTorch
+            elif d.name == "bfloat16" and o.dtype.name != "bfloat16":
+                v = _bfloat16.round_np(n, v.astype(n.float32))
             args.append(v.astype(want, copy=False))
         else:
             args.append(n.array(o).astype(want))
@@ -293,3 +298,9 @@ def random(draw, out):
     else:
         v = _philox.values(n, kind, out.numel(), seed, call, a, b)
     n.copyto(_view(out), v.reshape(out.shape), casting="unsafe")
+
+
+# bfloat16 outputs rounded after every primitive that writes them (cpu_bfloat16.py)
+from .base import Backend as _Backend  # noqa: E402
+from .cpu_bfloat16 import round_outputs as _round_outputs  # noqa: E402
+_round_outputs(globals(), [_n for _n in dir(_Backend) if not _n.startswith("_")])

@@ -4,6 +4,7 @@ what the cpu backend (cpu.py) and its parts (cpu_conv, cpu_count, cpu_embedding,
 cpu_sort) share, with the storage class and the dtypes; also what the host side uses
 to move numpy arrays in and out (tensor.numpy(), torch.from_numpy, loading)."""
 
+from .. import _bfloat16
 from .._numpy import np
 from . import pending
 
@@ -38,7 +39,10 @@ def compute_np_dtype(dtype, cls):
 
 
 def storage_from_array(arr, dtype):
-    return CPUStorage(np().ascontiguousarray(arr, dtype=np_dtype(dtype)).reshape(-1), dtype)
+    arr = np().ascontiguousarray(arr, dtype=np_dtype(dtype)).reshape(-1)
+    if dtype.name == "bfloat16":   # float32 words holding bfloat16's values
+        arr = _bfloat16.round_np(np(), arr)
+    return CPUStorage(arr, dtype)
 
 
 def view(t):

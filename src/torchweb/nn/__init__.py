@@ -9,11 +9,14 @@ from . import attention  # noqa: E402,F401  (torch.nn.attention: sdpa_kernel, SD
 from . import parallel  # noqa: E402,F401  (torch.nn.parallel: one device)
 from .parallel import DataParallel  # noqa: E402,F401
 from ._factory_kwargs import factory_kwargs  # noqa: E402,F401
-from .utils import rnn as _rnn  # noqa: E402,F401
-import sys as _sys  # noqa: E402
-utils = _sys.modules[__name__ + ".utils"]  # nn.utils, not the nn.modules.utils the star import binds
+globals().pop("utils", None)   # the star import's nn.modules.utils: nn.utils is torchweb/nn/utils/
 
 
 # PyTorch names torchweb refuses: AttributeError with the reason (_refused.py)
 from .._refused import module_getattr as _module_getattr  # noqa: E402
-__getattr__ = _module_getattr("nn", "torchweb.nn")
+# nn.utils and the layers nn.modules defers load on first use (torchweb/_deferred.py)
+from .._deferred import deferred as _deferred  # noqa: E402
+from .modules import _DEFERRED as _DEFERRED_LAYERS  # noqa: E402
+__getattr__, __dir__ = _deferred(__name__, globals(), {
+    "utils": ".utils", **{name: ".modules:" + name for name in _DEFERRED_LAYERS if name[0].isupper()}},
+    fallback=_module_getattr("nn", "torchweb.nn"))

@@ -8,7 +8,7 @@ from ..autograd import grad_mode
 from ..autograd.function import Function
 from ..backends import backend_for
 from . import lowering
-from .operands import common_device, empty, expand_to
+from .operands import common_device, empty, expand_to, need_tensors
 from .._tensor import Tensor
 from . import elementwise as E
 from .elementwise import call
@@ -147,7 +147,12 @@ def _shape_str(t):
 def mm(input, mat2, *, out_dtype=None):
     if out_dtype is not None and out_dtype is not input.dtype:   # (a wider result: the operands widened first)
         return mm(input.to(out_dtype), mat2.to(out_dtype))
-    if input.is_sparse or mat2.is_sparse:   # (a class attribute: _sparse_coo.py)
+    try:
+        sparse = input.is_sparse or mat2.is_sparse   # (a class attribute: _sparse_coo.py)
+    except AttributeError:   # not a tensor (None): PyTorch's TypeError
+        need_tensors("mm", ("input", input), ("mat2", mat2))
+        raise
+    if sparse:
         return sparse_mm(input, mat2)
     common_device(input, mat2, what="mm")
     if input.dim() != 2:
@@ -277,10 +282,30 @@ def linear(input, weight, bias=None):
             weight_t = weight._view((i, o), (si, so), weight._offset)
     else:
         weight_t = weight
+    if bias is not None and input.dtype in D.HALF_FLOATS and weight_t.dim() == 2 and input.dim() >= 1 \
+            and input.dtype is weight.dtype is bias.dtype and not (grad_mode.is_grad_enabled() and (
+                input.requires_grad or weight.requires_grad or bias.requires_grad)):
+        return _half_linear(input, weight_t, bias)
     out = matmul(input, weight_t)
     if bias is not None:
         out = out + bias
     return out
+
+
+def _half_linear(input, weight_t, bias):
+    """float16/bfloat16 input @ weight_t + bias as PyTorch's CPU addmm: the product kept in
+    float32, the bias added there and the sum rounded once (rounding the product first moves
+    results by up to half a unit of the product, large where the bias cancels it)."""
+    K, N = weight_t.shape
+    if input.shape[-1] != K:
+        return matmul(input, weight_t) + bias   # (its error message)
+    x = S.reshape(input, (-1, K))
+    out = empty((x.shape[0], N), D.float32, input.device)
+    if K == 0:
+        E.fill(out, 0)
+    else:
+        lowering.matmul(out, x, weight_t, "f")
+    return S.reshape((out + bias).to(input.dtype), tuple(input.shape[:-1]) + (N,))
 
 
 @define("bilinear", "linalg", method=False, functional=True,

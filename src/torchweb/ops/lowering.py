@@ -48,7 +48,7 @@ def reduce(kind, out, inp, nred, acc_cls):
         # Each chunk's extreme and its global position, then the first winning chunk, whose
         # position is read back from the index partials (also the only way on lavapipe, which
         # ends a shader's loops after 65535 trips: one workgroup cannot walk 2^24 elements).
-        values = empty((n_out, nchunks), D.float32 if inp.dtype is D.float16 else inp.dtype, out.device)
+        values = empty((n_out, nchunks), D.float32 if inp.dtype in D.HALF_FLOATS else inp.dtype, out.device)
         where = empty((n_out, nchunks), D.int64, out.device)
         be.reduce(ReducePass(kind[3:], nred, acc_cls, nchunks), values, inp)
         be.reduce(ReducePass(kind, nred, acc_cls, nchunks), where, inp)
@@ -63,7 +63,7 @@ def reduce(kind, out, inp, nred, acc_cls):
     if kind in ("all", "any"):
         pdt = D.bool
     elif kind in ("max", "min"):
-        pdt = D.float32 if inp.dtype is D.float16 else inp.dtype
+        pdt = D.float32 if inp.dtype in D.HALF_FLOATS else inp.dtype
     else:
         pdt = D.float32 if acc_cls == "f" else D.int64
     partial = empty((n_out, nchunks), pdt, out.device)
@@ -238,13 +238,13 @@ def index_gather(out, src, walk, indices, check):
 def index_scatter(dst, src, walk, indices, reduce, check):
     """dst (op)= src through index tensors. Operands living in dst's storage are copied first
     (dst is written while they are read); float16 reductions run in a float32 copy where the
-    backend has no 16-bit atomics."""
+    backend has no 16-bit atomics, bfloat16 ones always (its atomic adds are on float32 words)."""
     be = backend_for(dst.device.type)
     if is_tensor(src) and src._storage is dst._storage:
         src = E.copy_of(src)
     indices = [(E.copy_of(i) if i._storage is dst._storage else i, d, w) for i, d, w in indices]
     indices = _bindable(be, indices)
-    if reduce is not None and dst.dtype is D.float16 and not be.ATOMIC_FLOAT16:
+    if reduce is not None and ((dst.dtype is D.float16 and not be.ATOMIC_FLOAT16) or dst.dtype is D.bfloat16):
         wide = E.copy_into(empty(dst.shape, D.float32, dst.device), dst)
         be.index_scatter(wide, src, walk, indices, reduce, check)
         E.copy_into(dst, wide)

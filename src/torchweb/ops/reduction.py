@@ -157,8 +157,8 @@ def sum(input, dim=None, keepdim=False, dtype=None, *, axis=None, keepdims=None)
     dim = dim if axis is None else axis   # (NumPy's name, which PyTorch takes)
     keepdim = keepdim if keepdims is None else keepdims
     if dtype is not None:
-        if D.as_dtype(dtype) is D.float16 and input.dtype is D.float32:
-            return sum(input, dim, keepdim).to(D.float16)   # accumulated in float, rounded once
+        if D.as_dtype(dtype) in D.HALF_FLOATS and input.dtype is D.float32:
+            return sum(input, dim, keepdim).to(dtype)   # accumulated in float, rounded once
         dtype = D.as_dtype(dtype)
     lay = _layout(input, dim, keepdim)
     out_dtype = dtype or (input.dtype if input.dtype.category == 2 else D.int64)   # integers and bool: int64
@@ -175,8 +175,8 @@ def mean(input, dim=None, keepdim=False, dtype=None, *, axis=None, keepdims=None
     dim = dim if axis is None else axis   # (NumPy's name, which PyTorch takes)
     keepdim = keepdim if keepdims is None else keepdims
     if dtype is not None:
-        if D.as_dtype(dtype) is D.float16 and input.dtype is D.float32:
-            return mean(input, dim, keepdim).to(D.float16)   # accumulated in float, rounded once
+        if D.as_dtype(dtype) in D.HALF_FLOATS and input.dtype is D.float32:
+            return mean(input, dim, keepdim).to(dtype)   # accumulated in float, rounded once
         input = input.to(dtype)
     if input.dtype.category != 2:
         raise RuntimeError("mean(): could not infer output dtype. Input dtype must be either a "
@@ -545,13 +545,13 @@ def _moments_kernel(x, dims, keepdim, correction, std, with_mean):
 def _moments_composite(x, dims, keepdim, correction, std, with_mean):
     """The same from reductions, in float32 for float16 input (PyTorch accumulates half in
     float and rounds once)."""
-    half = x.dtype is D.float16
+    half = x.dtype in D.HALF_FLOATS
     v, m, scale = _var_parts(x.to(D.float32) if half else x, dims, correction)
     r = E.run("sqrt", v) if std else v
     if scale is not None:
         r, m = (r * scale if std else r * scale * scale), m * scale
     outs = (r, m) if with_mean else (r,)
-    return tuple(_drop_dims(t, dims, keepdim).to(D.float16) if half else _drop_dims(t, dims, keepdim) for t in outs)
+    return tuple(_drop_dims(t, dims, keepdim).to(x.dtype) if half else _drop_dims(t, dims, keepdim) for t in outs)
 
 
 def _moments_forward(x, dims, keepdim, correction, std, with_mean):
@@ -695,8 +695,8 @@ def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
     dims = _dims(input, dim)
     if p == "fro" and isinstance(dim, (tuple, list)) and len(dim) > 2:
         raise RuntimeError("linalg.matrix_norm: dim must be a 2-tuple. Got " + " ".join(str(d) for d in dim))
-    if input.dtype is D.float16:   # PyTorch accumulates half in float: no overflow at 65504 midway
-        return norm(input.to(D.float32), p, dim, keepdim).to(D.float16)
+    if input.dtype in D.HALF_FLOATS:   # PyTorch accumulates half in float: no overflow at 65504 midway
+        return norm(input.to(D.float32), p, dim, keepdim).to(input.dtype)
     if p in ("fro", 2, 2.0, None):
         return _Norm2.apply(input, dims, keepdim)
     a = call("abs", input)

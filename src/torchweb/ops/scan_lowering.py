@@ -21,7 +21,7 @@ def moved(t, d):
 
 
 def _totals_dtype(kind, dtype):
-    return D.float32 if dtype is D.float16 else dtype
+    return D.float32 if dtype in D.HALF_FLOATS else dtype
 
 
 def lower_scan(kind, out, inp, acc_cls, indices=None, reverse=False):

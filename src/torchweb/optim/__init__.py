@@ -4,19 +4,17 @@ elementwise; Muon's Newton-Schulz iteration between two), lr_scheduler and swa_u
 from .optimizer import Optimizer
 from .sgd import SGD
 from .adam import Adam, AdamW
-from .rmsprop import RMSprop
-from .adagrad import Adagrad
-from .adadelta import Adadelta
-from .adamax import Adamax
-from .nadam import NAdam, RAdam
-from .rprop import Rprop
-from .asgd import ASGD
-from .sparse_adam import SparseAdam
-from .adafactor import Adafactor
-from .lbfgs import LBFGS
-from .muon import Muon
-from ._stateless import swap_in_optimizer_params_and_state
-from . import lr_scheduler, swa_utils
+from .._deferred import deferred as _deferred
+
+# The less common optimizers, lr_scheduler and swa_utils load on first use (torchweb/_deferred.py)
+__getattr__, __dir__ = _deferred(__name__, globals(), {
+    "RMSprop": ".rmsprop:RMSprop", "Adagrad": ".adagrad:Adagrad", "Adadelta": ".adadelta:Adadelta",
+    "Adamax": ".adamax:Adamax", "NAdam": ".nadam:NAdam", "RAdam": ".nadam:RAdam", "Rprop": ".rprop:Rprop",
+    "ASGD": ".asgd:ASGD", "SparseAdam": ".sparse_adam:SparseAdam", "Adafactor": ".adafactor:Adafactor",
+    "LBFGS": ".lbfgs:LBFGS", "Muon": ".muon:Muon",
+    "swap_in_optimizer_params_and_state": "._stateless:swap_in_optimizer_params_and_state",
+    "lr_scheduler": ".lr_scheduler", "swa_utils": ".swa_utils",
+})
 
 __all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta", "Adamax", "NAdam",
            "RAdam", "Rprop", "ASGD", "SparseAdam", "Adafactor", "LBFGS", "Muon",

@@ -12,7 +12,6 @@ import os
 import pickle
 import warnings
 
-from .zipfile_format import check_format, open_source, read_archive, write_archive
 from .map_location import resolver
 
 
@@ -29,6 +28,7 @@ def save(obj, f, pickle_module=None, pickle_protocol=2, _use_new_zipfile_seriali
     if not _use_new_zipfile_serialization:
         raise RuntimeError("torchweb.save writes only the zip format (PyTorch 1.6 and later); the "
                            "legacy format (_use_new_zipfile_serialization=False) is not supported")
+    from .zipfile_format import write_archive  # deferred: load time (zipfile and the archive code on first use)
     if isinstance(f, (str, os.PathLike)):
         parent = os.path.dirname(os.path.abspath(os.fspath(f)))
         if not os.path.isdir(parent):   # PyTorch's check and message
@@ -58,7 +58,7 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=True, mmap=No
 
     map_location: None, "cpu", "webgpu", a torchweb.device, a dict or a callable (see
     serialization/map_location.py); PyTorch's "cuda:0" lands on webgpu where an adapter exists.
-    mmap is accepted and ignored (storages are read into memory). float64/bfloat16 tensors become
+    mmap is accepted and ignored (storages are read into memory). float64 tensors become
     float32, int8/int16 become int32, with a warning naming the dtype."""
     if pickle_module is not None and pickle_module is not pickle:   # (the standard one: nothing to choose)
         raise RuntimeError("Can not safely load weights when explicit pickle_module is specified: "
@@ -72,6 +72,7 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=True, mmap=No
     pickle_load_args.pop("errors", None)
     if pickle_load_args:
         raise TypeError(f"load() got an unexpected keyword argument '{next(iter(pickle_load_args))}'")
+    from .zipfile_format import check_format, open_source, read_archive  # deferred: load time (as in save)
     fileobj, head = open_source(f)
     try:
         check_format(head)
@@ -81,6 +82,7 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=True, mmap=No
             fileobj.close()
 
 
-from . import safetensors  # noqa: E402,F401
+from .._deferred import deferred as _deferred  # noqa: E402
+__getattr__, __dir__ = _deferred(__name__, globals(), {"safetensors": ".safetensors"})
 
 __all__ = ["save", "load", "safetensors"]

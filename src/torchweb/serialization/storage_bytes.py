@@ -2,7 +2,7 @@
 
 Files (PyTorch's zip format, safetensors) hold little-endian elements of PyTorch's dtypes;
 torchweb's storages hold numpy arrays (cpu) or GPU buffers in the GPU storage format (webgpu:
-f32, f16, i32 for int32 and int64, u32 for uint8 and bool). Pyodide has no numpy, so every
+f32, f16, i32 for int32 and int64, u32 for uint8 and bool; bfloat16 is f32 words, numpy float32). Pyodide has no numpy, so every
 conversion here has a pure-Python path (`array`/`struct`); numpy is used where present, for
 speed.
 """
@@ -39,13 +39,14 @@ class FileDtype:
 _TABLE = [
     FileDtype("float32", "FloatStorage", "F32", 4, "f", D.float32),
     FileDtype("float16", "HalfStorage", "F16", 2, "e", D.float16),
+    # held in f32 words (_dtype.py): the file's 16 bits are the words' high halves
+    FileDtype("bfloat16", "BFloat16Storage", "BF16", 2, "H", D.bfloat16),
     FileDtype("int64", "LongStorage", "I64", 8, "q", D.int64),
     FileDtype("int32", "IntStorage", "I32", 4, "i", D.int32),
     FileDtype("uint8", "ByteStorage", "U8", 1, "B", D.uint8),
     FileDtype("bool", "BoolStorage", "BOOL", 1, "B", D.bool),
     # no such torchweb dtype: converted (with a warning) to the one that holds every value
     FileDtype("float64", "DoubleStorage", "F64", 8, "d", D.float32, True),
-    FileDtype("bfloat16", "BFloat16Storage", "BF16", 2, "H", D.float32, True),
     FileDtype("int8", "CharStorage", "I8", 1, "b", D.int32, True),
     FileDtype("int16", "ShortStorage", "I16", 2, "h", D.int32, True),
     FileDtype("uint16", None, "U16", 2, "H", D.int32, True),
@@ -75,7 +76,7 @@ def check_loadable(fmt, what):
     """Refuse a type torchweb cannot hold; warn where it is converted. what: names the tensor."""
     if fmt.target is None:
         raise RuntimeError(f"{what} has dtype torch.{fmt.name}, which torchweb cannot load "
-                           "(it holds bool, uint8, int32, int64, float16 and float32); convert it "
+                           "(it holds bool, uint8, int32, int64, float16, bfloat16 and float32); convert it "
                            "in PyTorch before saving")
     if fmt.convert:
         why = "torchweb has no torch." + fmt.name
@@ -214,6 +215,8 @@ def storage_to_file_bytes(storage):
     if storage.device_type == "cpu":
         arr = array_for_read(storage)
         np = _np()
+        if dtype is D.bfloat16:   # float32 words holding bfloat16 values: their high halves
+            return (np.ascontiguousarray(arr).view(np.uint32) >> np.uint32(16)).astype("<u2").tobytes()
         if arr.dtype.byteorder == ">" or (arr.dtype.byteorder == "=" and not _LITTLE):
             arr = arr.astype(arr.dtype.newbyteorder("<"))
         return np.ascontiguousarray(arr).tobytes()
@@ -222,6 +225,11 @@ def storage_to_file_bytes(storage):
 
 
 def gpu_to_file_bytes(raw, dtype):
+    if dtype is D.bfloat16:   # f32 words holding bfloat16 values: their high halves
+        halves = array("H", bytes(raw))[1 if _LITTLE else 0::2]
+        if not _LITTLE:
+            halves.byteswap()
+        return halves.tobytes()
     if dtype is D.float16 and dtype.gpu_storage == "f32":   # held in f32 words (no shader-f16)
         import struct
         words = memoryview(raw).cast("f")

@@ -3,6 +3,8 @@
 import struct
 from array import array
 
+from ..._bfloat16 import round_words
+
 _BOOLISH = ("bool", "uint8")
 
 
@@ -13,6 +15,8 @@ def pack(values, dtype):
     if dtype.name == "float16":   # held in f32 words (no shader-f16): rounded to half first
         n = len(values)
         return array("f", struct.unpack(f"<{n}e", struct.pack(f"<{n}e", *values))).tobytes()
+    if dtype.name == "bfloat16":   # held in f32 words: rounded to bfloat16 first
+        return round_words(values).tobytes()
     if dtype.gpu_storage == "f32":
         return array("f", values).tobytes()
     if dtype.name in _BOOLISH:
@@ -30,7 +34,7 @@ def _half_views():
 
 
 # dtype -> (format of the memoryview a user gets, whether the GPU storage already is that format)
-_VIEW_FORMAT = {"float32": ("f", True), "float16": ("e", True) if _half_views() else ("f", False),
+_VIEW_FORMAT = {"float32": ("f", True), "bfloat16": ("f", True), "float16": ("e", True) if _half_views() else ("f", False),
                 "int32": ("i", True), "int64": ("q", False), "uint8": ("B", False), "bool": ("?", False)}
 
 

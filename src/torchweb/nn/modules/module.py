@@ -375,7 +375,7 @@ class Module:
         raise refusal("Module.double() (float64 parameters)")
 
     def bfloat16(self):
-        return self._cast_floats(_dtype.as_dtype(_dtype._UnsupportedDtype("bfloat16")))
+        return self._cast_floats(_dtype.bfloat16)
 
     def type(self, dst_type):
         return self._apply(lambda t: t.type(dst_type))

@@ -7,6 +7,7 @@ unbiased."""
 
 import math
 
+from ... import _dtype as D
 from ...autograd import grad_mode
 from ..elementwise import call
 from ..registry import define
@@ -71,6 +72,9 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5, cudnn_
         return affine(input * 1.0, weight, bias)
     if grad_mode.is_grad_enabled() and any(t is not None and t.requires_grad for t in (input, weight, bias)):
         return LayerNorm.apply(input, weight, bias, dims, eps)
+    if input.dtype is D.bfloat16:   # in float32, rounded once (PyTorch's mixed-type kernel)
+        return layer_norm(input.float(), ns, *(t if t is None else t.float() for t in (weight, bias)),
+                          eps).to(D.bfloat16)
     fused = lowering.fused_layer_norm(input, weight, bias, dims, eps)
     if fused is not None:
         return fused[0]
@@ -86,6 +90,9 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
     ns = _normalized_shape(normalized_shape, "rms_norm")
     dims = _check_normalized(input, ns, weight, None, star="")
     _float_check(input, "rms_norm")
+    if input.dtype is D.bfloat16 and not (grad_mode.is_grad_enabled() and (input.requires_grad or (
+            weight is not None and weight.requires_grad))):   # in float32 (its eps too), rounded once
+        return rms_norm(input.float(), ns, None if weight is None else weight.float(), eps).to(D.bfloat16)
     if eps is None:
         eps = 2.0 ** -10 if input.dtype.name == "float16" else 2.0 ** -23  # torch.finfo(dtype).eps
     if input.numel() == 0:

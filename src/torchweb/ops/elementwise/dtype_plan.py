@@ -8,8 +8,9 @@ from ...backends.plans import ElementwiseDtypes
 from ..operands import compute_class, is_tensor
 
 
-# ops whose PyTorch CPU kernels read a 0-d operand as a float32 scalar when the result is
-# float16 (measured against torch 2.13: the others round it to float16 first)
+# ops whose PyTorch CPU kernels read a 0-d second operand as a float32 scalar when the result
+# is float16 or bfloat16 (measured against torch 2.13: a first operand, and the other ops'
+# operands, are rounded to the result's dtype first)
 _SCALAR_IN_OPMATH = frozenset(("mul", "div", "div_trunc", "div_floor", "floor_divide"))
 
 
@@ -82,12 +83,13 @@ class DtypePlan(ElementwiseDtypes):
     def __init__(self, op, operands, backend):
         self.op = op
         compute, self.cls, classes, self.value_cls, self.result = _plan(op, operands)
-        if D.float16 in compute and op.name in _SCALAR_IN_OPMATH:
+        if op.name in _SCALAR_IN_OPMATH and compute[1] in D.HALF_FLOATS:
             # PyTorch casts operands to a float16 common dtype first (70000 becomes inf), but
-            # its CPU mul and divisions take a 0-d tensor as a float32 scalar (every other op
-            # rounds it to float16 with the rest: fmod(half, tensor(1.2978)) divides by 1.2979)
-            compute = [D.float32 if d is D.float16 and is_tensor(o) and o.dim() == 0 else d
-                       for o, d in zip(operands, compute)]
+            # its CPU mul and divisions take a 0-d second operand as a float32 scalar (every
+            # other op rounds it with the rest: fmod(half, tensor(1.2978)) divides by 1.2979)
+            o = operands[1]
+            if is_tensor(o) and o.dim() == 0:
+                compute = [compute[0], D.float32] + list(compute[2:])
         self.compute, self.classes = tuple(compute), tuple(classes)
         self.host_checks = D.int64 in compute or (op.divisor >= 0 and self.cls in ("i", "u")
                                                   and not is_tensor(operands[op.divisor]))

@@ -16,6 +16,7 @@ dtype rules:
 
 from dataclasses import dataclass, field
 
+from ... import _bfloat16 as _bf16
 from .. import special_cephes_np as _CE, special_np as _SP
 from . import grads as G, grads_special as _SG
 
@@ -193,7 +194,7 @@ op("round", 1, "arith", {"f": "round({0})", "i": "{0}", "u": "{0}"}, lambda np, 
 # bfloat16; optim.Muon's Newton-Schulz iteration emulates PyTorch's bfloat16 one with it. The
 # gradient passes through, as that of PyTorch's cast (x.bfloat16().float()).
 op("bfloat16_round", 1, "arith", {"f": "tw_bf16round({0})", "i": "{0}", "u": "{0}"},
-   lambda np, a: _bfloat16_round(np, a) if a.dtype.kind == "f" else a,
+   lambda np, a: _bf16.round_np(np, a) if a.dtype.kind == "f" else a,
    grad=G.d_copy, saves="", node="ToCopyBackward0", inplace=False)
 
 # -- float functions ---------------------------------------------------------------------
@@ -322,12 +323,6 @@ op("where", 3, "arith", "select({2}, {1}, {0})", lambda np, c, a, b: np.where(c,
    grad=G.d_where, saves={0: (1, 2)})
 
 
-def _bfloat16_round(np, a):
-    """a rounded to bfloat16 as PyTorch's c10::BFloat16 does: (bits + 0x7fff + lowest kept bit)
-    with the low 16 bits cleared, NaN left as it is."""
-    bits = a.astype(np.float32).view(np.uint32)
-    kept = (bits + np.uint32(0x7FFF) + ((bits >> np.uint32(16)) & np.uint32(1))) & np.uint32(0xFFFF0000)
-    return np.where(np.isnan(a), a, kept.view(np.float32)).astype(a.dtype)
 
 
 def _sigmoid(np, a):

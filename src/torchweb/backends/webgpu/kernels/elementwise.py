@@ -136,11 +136,13 @@ def _checks(op, out, operands, cls, value_cls):
 def _narrowing(t, computed_in):
     """How an operand tensor is narrowed to the dtype its op computes in, as PyTorch casts
     operands to the common dtype: wider ints wrap to uint8 ("u8"); ints and floats round to
-    float16 ("f16": 70000 becomes inf)."""
+    float16 ("f16": 70000 becomes inf) or bfloat16 ("bf16")."""
     if computed_in == "uint8" and t.dtype.name not in ("uint8", "bool"):
         return "u8"
     if computed_in == "float16" and t.dtype.name != "float16":
         return "f16"
+    if computed_in == "bfloat16" and t.dtype.name != "bfloat16":
+        return "bf16"
     return False
 
 
@@ -205,6 +207,8 @@ def _element(op, cls, value_cls, out_dtype, desc, checks, tag, read, first_scala
                 expr = f"({expr} & 255u)"
             elif w == "f16":
                 expr = f"tw_f16round({expr})"
+            elif w == "bf16":
+                expr = f"tw_bf16round({expr})"
             tk += 1
         else:
             expr = scalar_read(param(sk), wt)

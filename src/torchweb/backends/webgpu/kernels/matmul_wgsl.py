@@ -26,7 +26,10 @@ def store_acc(acc, ovec, odt, T, N):
     one vec4 store (ovec) or four masked scalar ones."""
     if ovec:
         ost = odt.gpu_storage
-        val = acc if ost == T else f"vec4<{ost}>({acc})"
+        if odt.name in ("bfloat16", "float16") and ost == "f32":   # held rounded in f32 words
+            val = f"vec4<f32>({', '.join(store(f'{acc}[{j}]', T, odt) for j in range(4))})"
+        else:
+            val = acc if ost == T else f"vec4<{ost}>({acc})"
         return f"      if (gc < {N}) {{ B0[o / 4u] = {val}; }}"
     return f"""      for (var j = 0u; j < 4u; j = j + 1u) {{
         if (gc + j < {N}) {{ B0[o + j] = {store(f"{acc}[j]", T, odt)}; }}

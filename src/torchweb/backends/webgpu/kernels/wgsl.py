@@ -41,7 +41,17 @@ def store(expr, value_type, dtype):
         return convert(convert(expr, value_type, "bool"), "bool", "u32")
     if dtype.name == "float16" and dtype.gpu_storage == "f32":
         return round_f16(convert(expr, value_type, "f32"))   # (no shader-f16: see runtime.py)
+    if dtype.name == "bfloat16":   # held in f32 words: rounded to bfloat16's values (_dtype.py)
+        return round_bf16(convert(expr, value_type, "f32"))
     return convert(expr, value_type, dtype.gpu_storage)
+
+
+def round_bf16(x):
+    """f32 value x rounded to the nearest bfloat16 (ties to even, as c10::BFloat16), as an f32;
+    NaN stays NaN (the carry would corrupt it). The inline form of tw_bf16round."""
+    b = f"bitcast<u32>({x})"
+    rounded = f"bitcast<f32>(({b} + 0x7fffu + (({b} >> 16u) & 1u)) & 0xffff0000u)"
+    return f"select({rounded}, {x}, ({b} & 0x7fffffffu) > 0x7f800000u)"
 
 
 def round_f16(x):

@@ -1,0 +1,172 @@
+"""Loading a Hugging Face checkpoint: config.json, then model.safetensors or the shards named by
+model.safetensors.index.json, from a directory or a base URL (a Hub repository's
+`https://huggingface.co/<repo>/resolve/main/`, or any server holding the same files).
+
+The steps are written once, awaitable (`_load`): the blocking `from_pretrained` runs them
+through _run_blocking (in CPython nothing in them waits; in the page it blocks where JSPI
+allows), `from_pretrained_async` awaits them (pages that cannot block). Shards are loaded into
+the model one at a time, so at most one shard's bytes are held besides the weights."""
+
+import json
+import os
+
+from .. import _dtype as D
+from ..serialization import safetensors as _st
+from ..serialization.url_fetch import fetch_bytes_async, in_browser
+from . import browser_cache
+from .config import config_from_dict
+from .gpt2 import GPT2LMHeadModel
+from .llama import LlamaForCausalLM
+
+CACHE = "torchweb-models"      # the browser Cache Storage name files are kept in
+INDEX = "model.safetensors.index.json"
+SINGLE = "model.safetensors"
+_MODELS = {"gpt2": GPT2LMHeadModel, "llama": LlamaForCausalLM, "qwen2": LlamaForCausalLM}
+# buffers old checkpoints carry that the modules compute instead
+_DROPPED = (".attn.bias", ".attn.masked_bias", "rotary_emb.inv_freq")
+
+
+def model_for_config(config):
+    """An (initialized) model for a config object."""
+    return _MODELS[config.model_type](config)
+
+
+def hf_key(name, model_type):
+    """A checkpoint's key as the module names it: GPT-2 files saved from GPT2Model lack the
+    `transformer.` prefix."""
+    if model_type == "gpt2" and not name.startswith(("transformer.", "lm_head.")):
+        return "transformer." + name
+    return name
+
+
+def load_weights(model, tensors, loaded):
+    """Copy one file's tensors into model (in place), recording the keys in loaded."""
+    kind = model.config.model_type
+    sd = {}
+    for name, t in tensors.items():
+        if name.endswith(_DROPPED):
+            continue
+        sd[hf_key(name, kind)] = t
+    result = model.load_state_dict(sd, strict=False)
+    if result.unexpected_keys:
+        raise RuntimeError(f"checkpoint has keys the {type(model).__name__} does not: "
+                           f"{', '.join(result.unexpected_keys[:8])}")
+    loaded.update(sd)
+
+
+def _check_complete(model, loaded):
+    tied = {"lm_head.weight"} if model.config.tie_word_embeddings else set()
+    missing = [k for k in model.state_dict() if k not in loaded and k not in tied]
+    if missing:
+        raise RuntimeError(f"checkpoint lacks weights of the {type(model).__name__}: {', '.join(missing[:8])}")
+
+
+async def _load(source, device, dtype, progress, config, cache):
+    """The loading steps, fetching with _fetch (which awaits only in the browser)."""
+    _check_args(device, dtype)
+    source = os.fspath(source)
+    if config is None:
+        raw = await _fetch(source, "config.json", progress, cache)
+        if raw is None:
+            raise FileNotFoundError(f"config.json not found at {source}")
+        config = json.loads(raw)
+    config = config_from_dict(config) if isinstance(config, dict) else config
+    model = model_for_config(config)
+    if device is not None:
+        model.to(device)
+    index = await _fetch(source, INDEX, progress, cache)
+    files = [SINGLE] if index is None else sorted(set(json.loads(index)["weight_map"].values()))
+    loaded = set()
+    for name in files:
+        data = await _fetch(source, name, progress, cache)
+        if data is None:
+            raise FileNotFoundError(f"{name} not found at {source} (neither {SINGLE} nor {INDEX} is there)")
+        load_weights(model, _st.load(data, device=str(model.lm_head.weight.device)), loaded)
+        del data
+    _check_complete(model, loaded)
+    if dtype is not None:
+        model.to(dtype)
+    return model.eval()
+
+
+def _join(source, name):
+    if _is_local(source):
+        return os.path.join(source, name)
+    return source.rstrip("/") + "/" + name
+
+
+def _is_local(source):
+    return not in_browser() and not source.startswith(("http://", "https://"))
+
+
+async def _fetch(source, name, progress, cache=None):
+    """A file's bytes, or None where there is none (no file, HTTP 404). In the page, with a
+    cache name, files are read from and kept in the browser's Cache Storage."""
+    path = _join(source, name)
+    if _is_local(source):
+        if not os.path.exists(path):
+            return None
+        with open(path, "rb") as f:
+            return f.read()
+    store = await browser_cache.open_cache(cache) if cache and in_browser() else None
+    if store is not None:
+        data = await browser_cache.get(store, path)
+        if data is not None:
+            _report(progress, len(data))
+            return data
+    try:
+        data = await fetch_bytes_async(path, progress)
+    except Exception as e:   # urllib's HTTPError, or the browser's RuntimeError naming the status
+        if "404" in str(e):
+            return None
+        raise
+    if store is not None:
+        await browser_cache.put(store, path, data)
+    return data
+
+
+def _report(progress, n):
+    if callable(progress):
+        progress(n, n)
+
+
+def _run_blocking(coroutine):
+    """The coroutine's result, blocking: in CPython its fetches never wait (urllib), so one step
+    finishes it; in the page it blocks on the JS promises where JSPI allows."""
+    if in_browser():
+        from pyodide.ffi import can_run_sync, run_sync
+        if not can_run_sync():
+            coroutine.close()
+            raise RuntimeError("torchweb.models.from_pretrained: this page cannot block on a download "
+                               "(pyodide.ffi.can_run_sync() is False); use "
+                               "`await torchweb.models.from_pretrained_async(...)`")
+        return run_sync(coroutine)
+    try:
+        coroutine.send(None)
+    except StopIteration as done:
+        return done.value
+    coroutine.close()
+    raise RuntimeError("from_pretrained: a fetch waited outside the browser")
+
+
+def _check_args(device, dtype):
+    if dtype is not None and not isinstance(dtype, D.dtype):
+        raise TypeError(f"from_pretrained: dtype must be a torch.dtype, got {type(dtype).__name__}")
+
+
+def from_pretrained(source, *, device=None, dtype=None, progress=True, config=None, cache=CACHE):
+    """The model a Hugging Face checkpoint holds (GPT-2 or Llama-style), in eval mode.
+
+    source: a directory or a base URL holding config.json and model.safetensors (or sharded
+    model-0000k-of-0000n.safetensors with model.safetensors.index.json). progress: True prints a
+    percentage for large downloads, a callable is called as progress(bytes_done, bytes_total)
+    per file. config: a dict or config object to use instead of config.json. cache: in the page,
+    the name of the browser's Cache Storage the files are kept in (a second visit reads them
+    from there), None for none; in CPython a URL's files are not kept. In a page that cannot
+    block, use `await from_pretrained_async(...)`."""
+    return _run_blocking(_load(source, device, dtype, progress, config, cache))
+
+
+async def from_pretrained_async(source, *, device=None, dtype=None, progress=True, config=None, cache=CACHE):
+    """The awaitable form of from_pretrained."""
+    return await _load(source, device, dtype, progress, config, cache)
