@@ -3,6 +3,8 @@ device. Storage, elementwise, reduce, matmul, random and the fused softmax and m
 here; the others come from the modules imported above (transfer.py has the host transfers that
 only the webgpu device has: bytes, numpy arrays, memoryviews)."""
 
+from functools import partial as _partial
+
 from .attention import attention_backward, attention_fits, attention_forward  # noqa: F401
 from .conv import (col2im, grid_sample, grid_sample_backward, im2col, interpolate,  # noqa: F401
                    interpolate_backward, pad, pad_backward, pool, pool_backward, unpool, unpool_backward)
@@ -11,8 +13,6 @@ from .embedding import embedding, embedding_backward  # noqa: F401
 from .packed_linear import pack_bfloat16, packed_linear  # noqa: F401
 from .index import (ATOMIC_FLOAT16, MAX_INDEX_BUFFERS, index_gather, index_scatter,  # noqa: F401
                     mask_compact, masked_scatter)
-from functools import partial as _partial
-
 from ..limits import BindingTooLarge as _BindingTooLarge
 from . import windows
 from .kernels import elementwise as ew_kernel, matmul as mm_kernel, random as rand_kernel, reduction as red_kernel
