@@ -144,7 +144,7 @@ class Runtime:
 
     def take(self, nbytes):
         """alloc without its checks: a storage's buffer (its size checked when it was made, the
-        pool's sizes 4-aligned). (storage.py's _allocate has it inline, and free's in __del__.)"""
+        pool's sizes 4-aligned). (storage.py's _allocate has it inline: change both.)"""
         bid, size = self.pool.acquire(nbytes)
         if self.capture is not None:
             self.capture.on_acquire(bid)

@@ -39,7 +39,7 @@ class GPUStorage:
     def _allocate(self):
         """Take the buffer from the pool. touched is True from here on: a storage is touched
         exactly when it has a buffer (what __del__ and the lazy layer's unallocated_bytes go by)."""
-        capture = self.rt.capture   # (rt.take inline: every op's output comes here; a lost
+        capture = self.rt.capture   # (rt.take inline, kept alike: every output comes here; a lost
         # runtime's capture raises its error)
         bid, self.size = self.rt.pool.acquire(self.numel * (2 if self.dtype.gpu_storage == "f16" else 4))
         if capture is not None:
@@ -85,10 +85,6 @@ class GPUStorage:
             # (died pending: nothing will read it; its group's registrations are dropped in
             # bulk once nothing in the group is pending: lazy._prune)
             if self.touched:   # untouched: no buffer was ever taken, none to give back
-                rt = self.rt   # (rt.free inline)
-                if not rt.closed:
-                    if rt.capture is not None:
-                        rt.capture.on_release(self._buffer_id)
-                    rt.pool.release(self._buffer_id, self.size)
+                self.rt.free(self._buffer_id, self.size)
         except Exception:  # interpreter shutdown: the runtime may be gone already
             pass
