@@ -39,11 +39,7 @@ class GPUStorage:
     def _allocate(self):
         """Take the buffer from the pool. touched is True from here on: a storage is touched
         exactly when it has a buffer (what __del__ and the lazy layer's unallocated_bytes go by)."""
-        capture = self.rt.capture   # (rt.take inline, kept alike: every output comes here; a lost
-        # runtime's capture raises its error)
-        bid, self.size = self.rt.pool.acquire(self.numel * (2 if self.dtype.gpu_storage == "f16" else 4))
-        if capture is not None:
-            capture.on_acquire(bid)
+        bid, self.size = self.rt.take(self.numel * (2 if self.dtype.gpu_storage == "f16" else 4))
         self._buffer_id = bid
         self.touched = True
         return bid
