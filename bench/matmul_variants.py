@@ -3,7 +3,8 @@
     PYTHONPATH=src python3 bench/matmul_variants.py            # GPU machine: full shapes (< 4 min)
     PYTHONPATH=src python3 bench/matmul_variants.py --quick    # lavapipe: small shapes, checks it runs
     options: --variants a,b  --shapes 4096,bmm  (substrings)  --names a,b (exact; "table": what
-             kernels/matmul_tiles.py's TABLE picks, through the `@` op)  --repeat 5  --dtype f32
+             kernels/matmul_tiles.py's TABLE picks, through the `@` op; "NAME@s8": variant NAME
+             with split-K up to 8, "NAME@f132": with fill 132, "NAME@s16f264": both)  --repeat 5  --dtype f32
              --kernel: time the kernel alone (matmul_tiles.run into a preallocated output), not
              the `@` op around it; on the GPU small products are otherwise bound by Python's
              per-op cost (the `host` column: recording time per call), not by the kernel
@@ -57,6 +58,7 @@ FULL = [
     ("gpt_dx_qkv_4096x1152x384", 1, 4096, 1152, 384, False, False, "f32"),   # g W
     ("gpt_dW_qkv_1152x4096x384", 1, 1152, 4096, 384, True, False, "f32"),    # g^T x
     ("gpt_dW_proj_384x4096x384", 1, 384, 4096, 384, True, False, "f32"),
+    ("gpt_dW_mlpproj_384x4096x1536", 1, 384, 4096, 1536, True, False, "f32"),  # MLP c_proj
     ("gpt_lmhead_4096x384x65", 1, 4096, 384, 65, False, True, "f32"),
     ("mm4096_f16", 1, 4096, 4096, 4096, False, False, "f16"),
     ("mm1024_f16", 1, 1024, 1024, 1024, False, False, "f16"),
@@ -128,7 +130,7 @@ def main():
     if args.variants:
         names = [n for n in ["mm2"] + list(T.VARIANTS) if any(x in n for x in args.variants.split(","))]
     if args.names:
-        names = args.names.split(",")
+        names = [_derived(n) for n in args.names.split(",")]
     repeat = 1 if args.quick else args.repeat
     budget = 0.002 if args.quick else args.budget
     rt = get_runtime()
@@ -195,6 +197,18 @@ def main():
         print(f"  {s:28s} [{r['cls']}] {r['variant']:22s} ratio {r['ratio']:.3f} ({r['tflops']:.2f} TFLOP/s)")
     print(f"total {time.perf_counter() - t_start:.1f} s")
     _save(info, features, dev, results, best_by_shape)
+
+
+def _derived(name):
+    """name, registering "BASE@sNfM" (BASE with split=N, fill=M) in matmul_tiles.VARIANTS."""
+    if "@" not in name:
+        return name
+    base, opts = name.split("@")
+    split, _, fill = opts.lstrip("s").partition("f")
+    v = T.VARIANTS[base]
+    T.VARIANTS[name] = v._replace(name=name, split=int(split) if split else v.split,
+                                  fill=int(fill) if fill else v.fill)
+    return name
 
 
 def _save(info, features, dev, results, best):

@@ -28,10 +28,16 @@ fi
 if [ ! -x .venv/bin/python ]; then
   python3 -m venv .venv
 fi
-want="setuptools wheel pytest hypothesis numpy selenium tokenizers markdown-it-py pygments wgpu==0.32.0"
-mods="setuptools, wheel, pytest, hypothesis, numpy, selenium, tokenizers, markdown_it, pygments, wgpu"
-# transformers (it brings safetensors) is the oracle of tests/test_lm_*.py
-if [ "${TORCHWEB_NO_TORCH:-0}" != 1 ]; then want="$want torch==2.13.0 transformers==5.24.0"; mods="$mods, torch, transformers"; fi
-if ! .venv/bin/python -c "import $mods" 2>/dev/null; then
+want="setuptools wheel pytest hypothesis numpy selenium tokenizers markdown-it-py pygments safetensors einops tqdm wgpu==0.32.0"
+mods="setuptools, wheel, pytest, hypothesis, numpy, selenium, tokenizers, markdown_it, pygments, safetensors, einops, tqdm, wgpu"
+# transformers is the oracle of tests/test_lm_*.py; torchvision the oracle of torchweb.vision,
+# found, not imported, by the check below, since PyPI's wheel links its C++ operators against
+# CUDA torch and fails to import on the CPU one (tests/torchvision_ref.py imports its Python parts)
+specs="safetensors"
+if [ "${TORCHWEB_NO_TORCH:-0}" != 1 ]; then
+  want="$want torch==2.13.0 transformers==5.24.0 torchvision==0.28.0"; mods="$mods, torch, transformers"
+  specs="$specs torchvision"
+fi
+if ! .venv/bin/python -c "import $mods, importlib.util as u, sys; sys.exit(not all(u.find_spec(n) for n in '$specs'.split()))" 2>/dev/null; then
   .venv/bin/python -m pip install -q --disable-pip-version-check $want
 fi

@@ -50,6 +50,11 @@ def build(out_dir=os.path.join(REPO, "wheels")):
     return wheels[0]
 
 
+# Modules the pages show as code (the Complete page's model, through inspect.getsource): shipped
+# as source in the pages' wheel too
+KEEP_SOURCE = ("torchweb/models/",)
+
+
 def build_pyodide(wheel, pyodide_dir=None):
     """The pages' wheel: wheel with each torchweb .py replaced by its .pyc compiled by Pyodide's
     Python (the sourceless layout of Pyodide's own packages and standard library: no compiling in
@@ -61,7 +66,7 @@ def build_pyodide(wheel, pyodide_dir=None):
         return None
     # The same sources and Pyodide give the same bytecode: reuse the last build (the page tests
     # publish the wheel once per file; compiling takes Node a few seconds)
-    key = _content_key(wheel, os.path.join(pyodide_dir, "pyodide-lock.json"))
+    key = _content_key(wheel, os.path.join(pyodide_dir, "pyodide-lock.json"), __file__)
     name, ver = os.path.basename(wheel).split("-")[:2]
     for cached in glob.glob(os.path.join(os.path.dirname(wheel), f".pyc-{key}-*.whl")):
         version = cached.rsplit("-", 1)[1][:-len(".whl")]
@@ -79,7 +84,8 @@ def build_pyodide(wheel, pyodide_dir=None):
         version = r.stdout.split()[-1]                                # "3.14"
         out = os.path.join(os.path.dirname(wheel), f"{name}-{ver}-cp{version.replace('.', '')}-none-any.whl")
         record = next(n for n in names if n.endswith(".dist-info/RECORD"))
-        files = [n + "c" if n.endswith(".py") and os.path.exists(os.path.join(tmp, n + "c")) else n
+        files = [n + "c" if n.endswith(".py") and not n.startswith(KEEP_SOURCE)
+                 and os.path.exists(os.path.join(tmp, n + "c")) else n
                  for n in names if n != record]
         with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as z:
             rows = []

@@ -1,5 +1,6 @@
 // The Search page (minilm.html)'s script, a file of its own: the site's CSP runs no inline script.
 import { outputLog } from "./run.mjs";
+import { showError } from "./demo_page.mjs";   // (a lost GPU device's error offers a restart)
 const { log, finish } = outputLog();
 const $ = (id) => document.getElementById(id);
 const params = new URLSearchParams(location.search);
@@ -36,8 +37,7 @@ const mib = (b) => (b / 1048576).toFixed(1) + " MiB";
 let finished = false;
 const fail = (text) => {
   summary.errors.push(text);
-  $("stage").innerHTML = "";
-  const s = document.createElement("span"); s.className = "error"; s.textContent = text; $("stage").append(s);
+  showError(text);
   if (!finished) { finished = true; finish(false, text); }
 };
 window.addEventListener("error", (e) => summary.errors.push(String(e.message)));

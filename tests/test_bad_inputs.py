@@ -100,18 +100,8 @@ def test_catalog_size():
 
 
 # Known differences, left for later (fixing one turns its test into a failure that says to remove it here)
-KNOWN = {
-    "dtype_zeros_dtype_string": "torchweb takes dtype names as strings (dtype='float32'); PyTorch refuses them",
-    "shape_kron_none": "None where a tensor is expected: AttributeError from inside the op, not PyTorch's TypeError",
-    "arg_mm_none": "None where a tensor is expected: AttributeError from inside the op, not PyTorch's TypeError",
-    "arg_bernoulli_p": "bernoulli does not check p in [0, 1] (the GPU would need a readback or an error flag)",
-    "arg_softmax_no_dim_arg": "torch.softmax(x) without dim is taken as F.softmax's legacy implicit dim",
-    "autograd_unbind_view_inplace": "in-place on one of several views an op returned (unbind, split) is not refused",
-}
-KNOWN_ON_CPU = {   # the webgpu device refuses these (TypeError)
-    "arg_add_none": "torch.add(x, None) runs and gives NaN (None taken as a missing scalar) where PyTorch refuses it",
-    "arg_where_none": "torch.where(c, x, None) runs where PyTorch refuses it",
-}
+KNOWN = {}
+KNOWN_ON_CPU = {}   # (cases only the cpu device gets wrong)
 
 
 @pytest.mark.parametrize("name", DEVICE_CASES)
@@ -130,3 +120,58 @@ def test_bad_input(device, name):
 @pytest.mark.parametrize("name", HOST_CASES)
 def test_bad_input_host(name):
     check_case(BY_NAME[name], "cpu")
+
+
+# -- the legal forms next to the refused ones (the fixes must leave these as PyTorch has them) --
+def _writes_to_views(m, x, pieces):
+    """In-place writes PyTorch allows on views: pieces(x*1) gives them; the gradient flows."""
+    w = x.clone().requires_grad_(True)
+    y = w * 1
+    for i, v in enumerate(pieces(m, y)):
+        v.mul_(i + 2)
+    (y * y).sum().backward()
+    return y.detach(), w.grad
+
+
+@pytest.mark.parametrize("how", ["tensor_split", "unsafe_split", "unsafe_chunk", "no_grad", "detach"])
+def test_inplace_on_views_allowed(device, how):
+    pieces = {"tensor_split": lambda m, y: y.tensor_split(2),
+              "unsafe_split": lambda m, y: m.unsafe_split(y, 1),
+              "unsafe_chunk": lambda m, y: m.unsafe_chunk(y, 2),
+              "no_grad": lambda m, y: _no_grad_unbind(m, y),
+              "detach": lambda m, y: [v.detach() for v in y.unbind(0)]}[how]
+    x = make((2, 3))
+    expected = _writes_to_views(torch, x, pieces)
+    got = _writes_to_views(torchweb, ours(x, device), pieces)
+    assert_close(got[0], expected[0])
+    if not how.startswith("unsafe"):   # (PyTorch's unsafe_ views are not views to autograd: a
+        assert_close(got[1], expected[1])   # gradient torchweb, with no unsafe aliasing, does not copy)
+
+
+def _no_grad_unbind(m, y):
+    with m.no_grad():   # views made and written without autograd
+        for v in y.unbind(0):
+            v.add_(1)
+    return ()
+
+
+@pytest.mark.parametrize("fn", ["softmax", "log_softmax", "softmin"])
+@pytest.mark.parametrize("shape", [(3,), (2, 3), (2, 3, 4), (2, 3, 4, 5)])
+def test_functional_softmax_implicit_dim(device, fn, shape):
+    """F.softmax(x) without dim: PyTorch's deprecation warning and legacy dim (0 for 0, 1 and
+    3 dims, else 1), where torch.softmax(x) is a TypeError (the catalog's softmax_no_dim_arg)."""
+    x = make(shape)
+    with pytest.warns(UserWarning, match="Implicit dimension choice") as theirs:
+        expected = getattr(torch.nn.functional, fn)(x)
+    with pytest.warns(UserWarning, match="Implicit dimension choice") as mine:
+        got = getattr(torchweb.nn.functional, fn)(ours(x, device))
+    assert str(mine[0].message) == str(theirs[0].message)
+    assert_close(got, expected)
+
+
+def test_bernoulli_legal_p(device):
+    """p at the ends of [0, 1] is legal (no error queued on the device): all 0s, all 1s."""
+    p = ours(torch.tensor([0.0, 1.0, 0.0, 1.0]), device)
+    assert torchweb.bernoulli(p).tolist() == torch.bernoulli(torch.tensor([0.0, 1.0, 0.0, 1.0])).tolist()
+    assert torchweb.ones(3, device=device).bernoulli_(p[:3]).tolist() == [0.0, 1.0, 0.0]
+    still_works(device)

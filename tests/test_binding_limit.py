@@ -169,6 +169,65 @@ def test_embedding_forward_backward(device, lowered):
     lowered()
 
 
+def test_index_gather_scatter_on_a_big_table(device, lowered):
+    """index_select, gather, take, indexing, index_add_, scatter_add_, scatter_, index_put_
+    on a table past the limit: one window of it at a time, each dispatch doing the positions
+    that fall in its window."""
+    w = _rand(TABLE, 16)
+    W = fast_ours(w, device)
+    rows = torch.tensor([0, 2999, 1500, 7, 2999, 1024, 1311])
+    R = fast_ours(rows, device)
+    assert_close(W.index_select(0, R), w.index_select(0, rows), rtol=0, atol=0)
+    assert_close(W[R], w[rows], rtol=0, atol=0)
+    assert_close(W[R, 3:7], w[rows, 3:7], rtol=0, atol=0)
+    cols = torch.tensor([[5, 199, 0], [7, 7, 150]]).repeat(400, 1)   # rows 0..799 of the table
+    assert_close(W.gather(1, fast_ours(cols, device)), w.gather(1, cols), rtol=0, atol=0)
+    flat = torch.tensor([0, 599_999, 300_123, 262_144, 262_143])
+    assert_close(W.take(fast_ours(flat, device)), w.take(flat), rtol=0, atol=0)
+    g = _rand((7, 200), 17)
+    got, want = W.clone(), w.clone()
+    got.index_add_(0, R, fast_ours(g, device), alpha=2.0)
+    want.index_add_(0, rows, g, alpha=2.0)
+    assert_close(got, want, rtol=1e-6, atol=1e-6)
+    idx = torch.tensor([[2999] * 200, [0] * 200, [1500] * 200])
+    src = _rand((3, 200), 18)
+    got, want = W.clone(), w.clone()
+    got.scatter_add_(0, fast_ours(idx, device), fast_ours(src, device))
+    want.scatter_add_(0, idx, src)
+    assert_close(got, want, rtol=1e-6, atol=1e-6)
+    got, want = W.clone(), w.clone()
+    got.scatter_(0, fast_ours(idx[:, :5], device), 4.5)
+    want.scatter_(0, idx[:, :5], 4.5)
+    assert_close(got, want, rtol=0, atol=0)
+    got, want = W.clone(), w.clone()
+    got[R[:3]] = fast_ours(g[:3], device)
+    want[rows[:3]] = g[:3]
+    assert_close(got, want, rtol=0, atol=0)
+    with pytest.raises(IndexError):   # an index out of range is still refused
+        W.index_select(0, fast_ours(torch.tensor([3000]), device)).tolist()
+    lowered()
+
+
+def test_layer_norm_rows(device, lowered):
+    """layer_norm forward and backward (input, weight and bias gradients) by blocks of rows,
+    also with the input a pending residual sum (the kernel adds its two parts as it reads)."""
+    a, r = _rand(BIG, 19), _rand(BIG, 20)
+    wt, bt = _rand((500,), 21), _rand((500,), 22)
+    g = _rand(BIG, 23)
+    X, Wt, Bt = (fast_ours(t, device).requires_grad_(True) for t in (a, wt, bt))
+    tx, tw, tb = (t.clone().requires_grad_(True) for t in (a, wt, bt))
+    got = torchweb.nn.functional.layer_norm(X + fast_ours(r, device), (500,), Wt, Bt)
+    want = torch.nn.functional.layer_norm(tx + r, (500,), tw, tb)
+    assert_close(got.detach(), want.detach(), rtol=1e-4, atol=1e-4)
+    got.backward(fast_ours(g, device))
+    want.backward(g)
+    for mine, theirs in ((X, tx), (Wt, tw), (Bt, tb)):
+        assert_close(mine.grad, theirs.grad, rtol=1e-3, atol=1e-3)
+    plain = torchweb.nn.functional.layer_norm(fast_ours(a, device), (500,))
+    assert_close(plain, torch.nn.functional.layer_norm(a, (500,)), rtol=1e-4, atol=1e-4)
+    lowered()
+
+
 def test_load_checkpoint_past_the_limit(device, lowered):
     w = _rand(TABLE, 11)
     buf = io.BytesIO()

@@ -108,4 +108,6 @@ def test_webgpu_error_surfaces_at_read(page):
     errs = dict((k, v) for k, v in page["errors"])
     for form in ("sync", "async"):
         assert errs[form] and "WebGPU reported errors" in errs[form], errs
+        assert errs[form].count("GPUValidationError") == 1, errs   # one bad copy, one report
+        assert errs[form + " left"] == [], errs   # nothing reported late (a later read's error)
         assert errs[form + " after"] is True, errs

@@ -19,6 +19,7 @@ from torchweb.backends.webgpu.kernels import matmul_tiles as T
 # with split-K.
 PARTIAL = T._warp("w64x16_k8_t4x4", 4, 4, 8, 8, (2, 1))
 SPLIT = T._warp("w64x16_k8_t4x4_split4", 4, 4, 8, 8, (2, 1), split=4)
+FILL = T._warp("w64x16_k8_t4x4_fill", 4, 4, 8, 8, (2, 1), split=16, fill=6)
 EDGES = ["w64x64_k8_t4x8", "w64x128_k8", PARTIAL]
 TOL = {"rtol": 1e-5, "atol": 1e-4}
 
@@ -87,6 +88,10 @@ def test_too_big_for_the_device_falls_back(monkeypatch):
     big = SimpleNamespace(driver=SimpleNamespace(limit=lambda name: 32768))
     w = T.VARIANTS["w128x128_k16"]
     assert T.fitting(small, w) is T.VARIANTS[T.FALLBACK]
+    # one that splits K (the weight gradients') keeps splitting
+    assert T.fitting(small, T.VARIANTS[T.TABLE["longk"]]) is T.VARIANTS[T.FALLBACK_SPLIT]
+    assert T.workgroup_bytes(T.VARIANTS[T.FALLBACK_SPLIT]) <= 16384
+    assert T.VARIANTS[T.FALLBACK_SPLIT].split > 1
     # the older tiles too: t128x64_k16_db double-buffers 24 KiB
     assert T.workgroup_bytes(T.VARIANTS["t128x64_k16_db"]) == 24576
     assert T.fitting(small, T.VARIANTS["t128x64_k16_db"]) is T.VARIANTS[T.FALLBACK]
@@ -102,3 +107,26 @@ def test_too_big_for_the_device_falls_back(monkeypatch):
     assert_close(out, a @ b, **TOL)
     grids = [p[1][0][0] for k, p in T._PLANS.items() if k[0].name == "w128x128_k16" and not k[1]]
     assert grids == [(2, 3, 1)], grids   # 64x64 tiles (the fallback's), not 128x128
+
+
+def test_fill_picks_the_slices_from_the_workgroups():
+    """With fill, K is cut into as many slices as keep tiles x slices within fill (and split, and
+    K's 256-term slices allow); the sums are right whatever it picks."""
+    force(FILL)
+    rt = get_runtime()
+    # (M, K, N): 64x16 tiles -> slices
+    for (m, k, n), want in [((60, 2000, 16), 6), ((120, 2000, 30), 1), ((64, 1100, 16), 4),
+                            ((130, 1300, 16), 2), ((60, 300, 10), 1)]:
+        a, b = make((m, k)), make((k, n))
+        T._PLANS.clear()
+        assert_close(gpu(a) @ gpu(b), a @ b, rtol=1e-5, atol=5e-4)
+        plans = [p for key, p in T._PLANS.items() if key[0] is FILL]
+        assert len(plans) == 1, plans
+        tmp_numel = plans[0][2]
+        assert (tmp_numel // (m * n) or 1) == want, (m, k, n, tmp_numel)
+    assert T.tile(FILL) == (64, 16)
+    # split-K and fill leave the kernel as it is: one pipeline for the variants differing in them
+    assert T._plan(rt, torchweb.empty((64, 16), device="webgpu"), gpu(make((64, 8))),
+                   gpu(make((8, 16))), "f32", FILL)[0] == \
+        T._plan(rt, torchweb.empty((64, 16), device="webgpu"), gpu(make((64, 8))),
+                gpu(make((8, 16))), "f32", FILL._replace(name="x", split=1, fill=0))[0]

@@ -52,13 +52,19 @@ def test_past_the_largest_buffer():
     assert_close(torchweb.tensor(x, device="webgpu").mul(2).sum(), torch.tensor(x).mul(2).sum())
 
 
-def test_device_out_of_memory_raised_and_device_usable_after():
+def _a_flush_that_fails():
+    """(runtime, a computed tensor, b = ones * 3 recorded) with the next flush's creation and
+    its retry after freeing the pool set to fail."""
     _fresh_pool()
     rt = get_runtime()
     a = torchweb.arange(1000, dtype=torchweb.float32, device="webgpu")
     rt.flush()
-    rt.driver.fail_next_creations = 2    # the creation and its retry after freeing the pool
-    b = torchweb.ones(300_000, device="webgpu") * 3
+    rt.driver.fail_next_creations = 2
+    return rt, a, torchweb.ones(300_000, device="webgpu") * 3
+
+
+def test_device_out_of_memory_raised_and_device_usable_after():
+    rt, a, b = _a_flush_that_fails()
     with pytest.raises(torchweb.OutOfMemoryError) as info:
         b.sum().item()
     msg = str(info.value)
@@ -71,6 +77,28 @@ def test_device_out_of_memory_raised_and_device_usable_after():
         c = torchweb.ones(300_000, device="webgpu") * 2
         assert_close(c.sum(), torch.ones(300_000).mul(2).sum())
     assert rt.driver.fail_next_creations == 0
+
+
+def test_a_tensor_the_failure_left_unwritten_raises_when_read():
+    """The ops recorded after the failed creation did not run: reading a tensor one of them
+    would have written (or one computed from it later) raises, naming the out of memory,
+    instead of returning a blank buffer's zeros; a tensor computed before keeps its values and
+    the mark goes with the tensor."""
+    rt, a, b = _a_flush_that_fails()
+    with pytest.raises(torchweb.OutOfMemoryError):
+        torchweb.webgpu.synchronize()
+    assert rt.unwritten, "nothing marked unwritten"
+    for victim in (b, b + 1, (b * 2).sum(), b[:10].clone()):   # computed later from b: too
+        with pytest.raises(RuntimeError, match="never computed: an earlier out of memory") as info:
+            victim.tolist()
+        assert not isinstance(info.value, torchweb.OutOfMemoryError)
+        assert "WebGPU out of memory. Tried to allocate" in str(info.value)
+    assert_close(a * 2, torch.arange(1000, dtype=torch.float32) * 2)   # unmarked: reads fine
+    del b, victim, info
+    gc.collect()
+    c = torchweb.ones(300_000, device="webgpu") * 3   # (the pool may hand out the same buffers)
+    assert_close(c.sum(), torch.ones(300_000).mul(3).sum())
+    assert rt.unwritten == {}   # the marks went with the tensors (their buffers back in the pool)
 
 
 def test_big_buffer_out_of_memory_raised_at_the_op(monkeypatch):

@@ -116,7 +116,18 @@ class _UnsupportedDtype:
 
 
 def as_dtype(d, what="dtype"):
-    """Normalise a user-given dtype (ours, a name, numpy's or Python's type) or raise TypeError."""
+    """Normalise a user-given dtype (ours, numpy's or Python's type) or raise TypeError. A name
+    (dtype="float32") is refused, as PyTorch does; torchweb's own names go through dtype_named."""
+    if isinstance(d, dtype):
+        return d
+    if isinstance(d, str):
+        raise TypeError(f"{what} must be torch.dtype, not str ({d!r}: use torch.{d.replace('torch.', '')})")
+    return dtype_named(d, what)
+
+
+def dtype_named(d, what="dtype"):
+    """as_dtype that also takes a dtype's name ("float32", "torch.half"): the legacy tensor
+    types and torchweb's own calls."""
     if isinstance(d, dtype):
         return d
     if isinstance(d, _UnsupportedDtype):

@@ -61,7 +61,7 @@ class _TensorType(type):
 
 
 def _dtype(name):
-    return D.as_dtype(name, f"torch.{_TYPE_OF[name]}'s dtype")
+    return D.dtype_named(name, f"torch.{_TYPE_OF[name]}'s dtype")
 
 
 def _make(module, cuda):
@@ -118,7 +118,7 @@ def set_default_tensor_type(t):
         t = named
     if not isinstance(t, _TensorType):
         raise TypeError(f"invalid type: {t!r}")
-    if not D.as_dtype(t._dtype_name).is_floating_point:
+    if not D.dtype_named(t._dtype_name).is_floating_point:
         raise TypeError("only floating-point types are supported as the default type")
     D.set_default_dtype(t.dtype)
     if t.is_cuda:

@@ -30,6 +30,7 @@ class Tensor:
     _grad = None
     _acc = None   # a weakref to the leaf's AccumulateGrad node, once it has one
     _hooks = ()   # (a list once a hook is registered: most tensors never get one)
+    _multi_output = None   # (name, index): a view an op returned among several (ops/shape.py)
 
     def __init__(self, *args, **kwargs):
         pass   # (made by __new__)

@@ -184,7 +184,8 @@ async def check_window_binding(rt):
 async def check_split_past_binding_limit(rt):
     # torchweb's split paths in the page (tests/test_binding_limit.py has them against
     # PyTorch natively): the limit lowered to 64 KiB, a 300 x 64 table (77 KB) whose row i
-    # holds i, gathered, multiplied as a linear layer's weight, summed and scaled.
+    # holds i, gathered, multiplied as a linear layer's weight, summed and scaled, indexed and
+    # layer-normed.
     import torchweb as t
     saved = rt.max_binding
     rt.set_binding_limit(64 << 10)
@@ -196,6 +197,14 @@ async def check_split_past_binding_limit(rt):
         assert await logits[1, ::100].tolist_async() == [0.0, 6400.0, 12800.0]
         assert await (w * 2 + 1).sum().item_async() == 2 * 64 * 44850 + 300 * 64
         assert await w.sum(0)[:2].tolist_async() == [44850.0, 44850.0]
+        # index gathers/scatters over windows of the table, layer_norm by blocks of rows
+        assert await w.index_select(0, t.tensor([0, 299, 150], device="webgpu"))[:, 0].tolist_async() == [0.0, 299.0, 150.0]
+        w2 = w.clone().index_add_(0, t.tensor([299, 0], device="webgpu"), t.ones(2, 64, device="webgpu"))
+        assert await w2[::299, 5].tolist_async() == [1.0, 300.0]
+        y = t.nn.functional.layer_norm(w + t.arange(64.0, device="webgpu"), (64,))
+        first, last = await y[0].tolist_async(), await y[299].tolist_async()
+        want0 = -31.5 / (341.25 + 1e-5) ** 0.5   # (j - mean) / std of 0..63, every row alike
+        assert abs(first[0] - want0) < 1e-4 and max(abs(p - q) for p, q in zip(first, last)) < 1e-4, (first[:3], last[:3])
     finally:
         rt.set_binding_limit(saved)
 

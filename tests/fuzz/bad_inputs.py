@@ -277,6 +277,15 @@ ARGS = {
     "mm_none": lambda m, x: m.mm(x, None), "maximum_none": lambda m, x: m.maximum(x, None),
     "lerp_none": lambda m, x: m.lerp(x, None, 0.5), "index_select_none": lambda m, x: x.index_select(0, None),
     "gather_none": lambda m, x: x.gather(0, None),
+    "mul_none": lambda m, x: m.mul(x, None), "div_none": lambda m, x: m.div(x, None),
+    "kron_none_first": lambda m, x: m.kron(None, x),
+    "softmax_method_no_dim": lambda m, x: x.softmax(), "log_softmax_no_dim": lambda m, x: m.log_softmax(x),
+    "bernoulli_p_negative": lambda m, x: m.bernoulli(m.full((2,), -0.5)).tolist(),
+    "bernoulli_p_nan": lambda m, x: m.bernoulli(m.full((2,), float("nan"))).tolist(),
+    "bernoulli_p_tensor_inplace": lambda m, x: x.bernoulli_(m.full((3,), 2.0)).tolist(),
+    "bernoulli_p_number": lambda m, x: m.bernoulli(x, p=1.5),
+    "ones_dtype_string": lambda m, x: m.ones(2, dtype="int64"), "to_dtype_string": lambda m, x: x.to(dtype="float32"),
+    "sum_dtype_string": lambda m, x: x.sum(dtype="float32"), "finfo_string": lambda m, x: m.finfo("float32"),
 }
 for _n, _f in ARGS.items():
     case("arg_" + _n, _f)
@@ -342,6 +351,12 @@ AUTOGRAD = {
     "leaf_inplace": lambda m, x: _leaf(m, x).add_(1), "leaf_inplace_op": lambda m, x: _leaf(m, x).relu_(),
     "leaf_view_inplace": _leaf_view_inplace, "unbind_view_inplace": _detach_view_inplace,
     "modified_saved": _modified_saved,
+    "split_view_inplace": lambda m, x: (_leaf(m, x) * 1).split(1)[1].add_(1),
+    "chunk_view_inplace": lambda m, x: (_leaf(m, x) * 1).chunk(2)[0].zero_(),
+    "split_sizes_view_inplace": lambda m, x: (_leaf(m, x) * 1).split([1, 1])[0].mul_(2),
+    "unbind_view_of_view_inplace": lambda m, x: (_leaf(m, x) * 1).unbind(0)[0][:2].mul_(2),
+    "unbind_view_setitem": lambda m, x: (_leaf(m, x) * 1).unbind(1)[2].__setitem__(0, 1.0),
+    "unbind_leaf_inplace": lambda m, x: _leaf(m, x).unbind(0)[1].copy_(m.ones(3)),
     "set_grad_shape": _set_grad_shape, "set_grad_dtype": _set_grad_dtype,
     "requires_grad_nonleaf_off": lambda m, x: (_leaf(m, x) * 2).requires_grad_(False),
     "numpy_requires_grad": lambda m, x: _leaf(m, x).numpy(),

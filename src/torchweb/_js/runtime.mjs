@@ -40,9 +40,11 @@ let initInfo = null;
 // (not one per buffer); the scope's promise settles later, so it is reported at the next read()
 // or sync(). Which buffer of the flush failed is not known: all the flush's new buffers are
 // destroyed then and made again when next used (revive), and values computed since are undefined.
-const memChecks = [];          // the flushes' popErrorScope promises, until read/sync awaits them
+const memChecks = new Set();   // the flushes' popErrorScope promises, until they settle
 let oom = null;                // "BYTES: message" of the first out-of-memory since Python heard
 const failed = new Map();      // id -> {size, usage} of buffers given up after an out-of-memory
+let givenUp = [];              // their ids, since Python last asked (takeGivenUp): never computed
+export function takeGivenUp() { const ids = givenUp; givenUp = []; return ids; }
 let failNextCreations = 0;     // a test hook: the next n flushes with creations (failMinBytes 0),
 let failMinBytes = 0;          // or createNow calls of failMinBytes or more, report out of memory
 export function setFailNextCreations(n, minBytes = 0) { failNextCreations = n; failMinBytes = minBytes; }
@@ -62,7 +64,7 @@ function bufferOf(id) { return buffers.get(id) || revive(id); }
 
 function scopeCreations(created) {
   const dev = device;
-  memChecks.push(dev.popErrorScope().then((err) => {
+  track(dev.popErrorScope().then((err) => {
     if (failNextCreations > 0 && !failMinBytes && !err) { failNextCreations--; err = { message: "Not enough memory left (test hook)" }; }
     if (!err || device !== dev) return;
     let bytes = 0;
@@ -70,7 +72,7 @@ function scopeCreations(created) {
       const b = buffers.get(id);
       // (not the params uniform (id 1) nor the error words (0xFFFFFFF0): tiny, and their
       // contents are kept by the runtime across flushes)
-      if (b && id > 1 && id < 0xFFFFFFF0) { buffers.delete(id); b.buf.destroy(); failed.set(id, { size: b.size, usage: b.usage }); }
+      if (b && id > 1 && id < 0xFFFFFFF0) { buffers.delete(id); b.buf.destroy(); failed.set(id, { size: b.size, usage: b.usage }); givenUp.push(id); }
       bytes += size;
     }
     if (!oom) oom = `${bytes}: ${err.message}`;
@@ -93,9 +95,28 @@ export async function createNow(id, size) {
   }
 }
 
+// A flush's error scope, awaited by the next read or sync (checkMemory); dropped once settled,
+// so a run that never reads back keeps none.
+function track(promise) {
+  memChecks.add(promise);
+  const drop = () => { memChecks.delete(promise); };
+  promise.then(drop, drop);   // (not finally: its own promise would reject unhandled)
+}
+
+// A flush's validation errors (a copy past a buffer's end, ...) in a scope of its own, around
+// its encoding and submit: reported into `errors` when the scope settles, which the next read
+// awaits. As uncaptured errors they arrived as events some time after the work: one read could
+// miss them and a later one get them (and an invalid command buffer's submit, a second report).
+function scopeValidation() {
+  const dev = device;
+  track(dev.popErrorScope().then((err) => {
+    if (err && device === dev && errors.length < 100) errors.push(`${err.constructor.name}: ${err.message}`);
+  }));
+}
+
 // Throw the out-of-memory error reported since the last check (read and sync call this).
 async function checkMemory() {
-  if (memChecks.length) await Promise.all(memChecks.splice(0, memChecks.length));
+  if (memChecks.size) await Promise.all([...memChecks]);
   if (oom) {
     const m = oom;
     oom = null;
@@ -110,7 +131,7 @@ async function checkMemory() {
 export async function init() {
   if (device && !lost) return initInfo;
   buffers.clear(); pipelines.clear(); layouts.clear(); bindCache.clear(); dropStaging();
-  errors.length = 0; lost = null; failed.clear(); memChecks.length = 0; oom = null;
+  errors.length = 0; lost = null; failed.clear(); memChecks.clear(); oom = null; givenUp = [];
   const gpu = globalThis.navigator && globalThis.navigator.gpu;
   if (!gpu) throw new Error("this browser has no WebGPU (navigator.gpu is missing)");
   const adapter = await gpu.requestAdapter({ powerPreference: "high-performance" });
@@ -165,7 +186,7 @@ export function release() {
   const dev = device;
   device = null; queue = null; initInfo = null; lost = null;
   buffers.clear(); pipelines.clear(); layouts.clear(); bindCache.clear(); dropStaging();
-  errors.length = 0; failed.clear(); memChecks.length = 0; oom = null;
+  errors.length = 0; failed.clear(); memChecks.clear(); oom = null; givenUp = [];
   if (dev) dev.destroy();
 }
 
@@ -269,6 +290,7 @@ export function execute(wordsArg, blobArg) {
   const touched = new Set();   // buffers the unsubmitted encoder uses
   const doomed = [];           // destroyed at the end: destroy() waits for submitted work
   const created = [];          // [id, size] of this flush's new buffers, in an error scope
+  device.pushErrorScope("validation");   // (popped after the submit: scopeValidation)
   const submit = () => {
     if (pass) { pass.end(); pass = null; }
     if (encoder) { queue.submit([encoder.finish()]); encoder = null; }
@@ -344,6 +366,7 @@ export function execute(wordsArg, blobArg) {
     if (created.length) scopeCreations(created);
     // Submit what was encoded even after an error, so the queue stays consistent.
     try { submit(); } finally {
+      scopeValidation();
       for (const buf of doomed) buf.destroy();
       releaseWords();
       releaseBlob();

@@ -140,13 +140,42 @@ def _run(fn, x, lay):
     return _softmax_raw(x, lay, fn is _LogSoftmax)
 
 
-@define("softmax", "activation", out=True, functional=True, doc='softmax(input, dim=None, dtype=None) -> Tensor\n\nexp(input) / sum(exp(input), dim), computed stably.')
-def softmax(input, dim=None, dtype=None, _stacklevel=3, *, axis=None):
+def _need_dim(dim, name):
+    """torch.softmax(x) and x.softmax() without dim: PyTorch's TypeError (only F.softmax has
+    the deprecated implicit dim)."""
+    if dim is None:
+        raise TypeError(f'{name}() missing 1 required positional arguments: "dim"')
+
+
+@define("softmax", "activation", out=True, doc='softmax(input, dim, dtype=None) -> Tensor\n\nexp(input) / sum(exp(input), dim), computed stably.')
+def softmax(input, dim=None, dtype=None, *, axis=None):
     dim = dim if axis is None else axis   # (NumPy's name, which PyTorch takes)
+    if dim is None:
+        _need_dim(dim, "softmax")
     return _call(_Softmax, input, dim, dtype, "softmax")
 
 
-@define("log_softmax", "activation", out=True, functional=True, doc='log_softmax(input, dim=None, dtype=None) -> Tensor\n\ninput - logsumexp(input, dim), computed stably.')
-def log_softmax(input, dim=None, dtype=None, _stacklevel=3, *, axis=None):
+@define("log_softmax", "activation", out=True, doc='log_softmax(input, dim, dtype=None) -> Tensor\n\ninput - logsumexp(input, dim), computed stably.')
+def log_softmax(input, dim=None, dtype=None, *, axis=None):
     dim = dim if axis is None else axis   # (NumPy's name, which PyTorch takes)
+    if dim is None:
+        _need_dim(dim, "log_softmax")
     return _call(_LogSoftmax, input, dim, dtype, "log_softmax")
+
+
+@define("softmax", "activation", key="F.softmax", torch=False, method=False, functional=True,
+        doc='softmax(input, dim=None, _stacklevel=3, dtype=None) -> Tensor\n\nexp(input) / sum(exp(input), dim), '
+            'computed stably; no dim: the deprecated implicit dim, with its warning.')
+def functional_softmax(input, dim=None, _stacklevel=3, dtype=None):
+    return _call(_Softmax, input, dim, dtype, "softmax")
+
+
+@define("log_softmax", "activation", key="F.log_softmax", torch=False, method=False, functional=True,
+        doc='log_softmax(input, dim=None, _stacklevel=3, dtype=None) -> Tensor\n\ninput - logsumexp(input, dim), '
+            'computed stably; no dim: the deprecated implicit dim, with its warning.')
+def functional_log_softmax(input, dim=None, _stacklevel=3, dtype=None):
+    return _call(_LogSoftmax, input, dim, dtype, "log_softmax")
+
+
+functional_softmax.__name__ = functional_softmax.__qualname__ = "softmax"   # (as F.softmax's)
+functional_log_softmax.__name__ = functional_log_softmax.__qualname__ = "log_softmax"

@@ -12,6 +12,11 @@ from .adjoint import linear_backward
 
 
 def _check_leaf(target):
+    if target._multi_output is not None:
+        name, i = target._multi_output
+        raise RuntimeError(f"Output {i} of {name.split('Backward')[0]} is a view and is being modified inplace. This view is the output "
+                           "of a function that returns multiple views. Such functions do not allow the output views "
+                           "to be modified inplace. You should replace the inplace operation by an out-of-place one.")
     if target.grad_fn is None and target.requires_grad:
         raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
     base = target._base

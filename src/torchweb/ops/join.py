@@ -147,7 +147,7 @@ def split(tensor, split_size_or_sections=None, dim=0, *, split_size=None):
                                f"size at dimension {d}), but got split_sizes={sizes}")
     fn = _Split if isinstance(split_size_or_sections, int) else _SplitWithSizes  # PyTorch's node names
     if len(sizes) > 1 and grad_mode.is_grad_enabled() and tensor.requires_grad:
-        return fn.apply(tensor, d, tuple(sizes))
+        return S.multi_output_views(fn.apply(tensor, d, tuple(sizes)), fn.__name__.lstrip("_"))
     return _split_views(tensor, d, sizes)
 
 
@@ -228,4 +228,4 @@ def tensor_split(input, indices_or_sections=None, dim=0, *, sections=None, indic
     else:
         bounds = [0] + [min(max(i, 0), size) for i in indices_or_sections] + [size]
         sizes = [max(0, b - a) for a, b in zip(bounds, bounds[1:])]
-    return split(input, sizes, d)
+    return S.plain_views(split(input, sizes, d))

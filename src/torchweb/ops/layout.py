@@ -4,7 +4,7 @@ gradients come from those: flip (fliplr, flipud, rot90), roll, repeat, tile, rep
 meshgrid, atleast_1d/2d/3d, column_stack, dstack."""
 
 from .._size import wrap_dim
-from .operands import is_tensor
+from .operands import is_tensor, need_tensors
 from .elementwise import call
 from .registry import define
 from . import join as J, linalg as L, shape as S
@@ -339,6 +339,7 @@ def kron(input, other):
     """kron(input, other) -> Tensor
 
     The Kronecker product."""
+    need_tensors("kron", ("input", input), ("other", other))
     nd = max(input.dim(), other.dim())
     a = S.reshape(input, (1,) * (nd - input.dim()) + tuple(input.shape))
     b = S.reshape(other, (1,) * (nd - other.dim()) + tuple(other.shape))

@@ -8,7 +8,7 @@ from ..autograd import grad_mode
 from ..autograd.function import Function
 from ..backends import backend_for
 from . import lowering
-from .operands import common_device, empty, expand_to
+from .operands import common_device, empty, expand_to, need_tensors
 from .._tensor import Tensor
 from . import elementwise as E
 from .elementwise import call
@@ -147,7 +147,12 @@ def _shape_str(t):
 def mm(input, mat2, *, out_dtype=None):
     if out_dtype is not None and out_dtype is not input.dtype:   # (a wider result: the operands widened first)
         return mm(input.to(out_dtype), mat2.to(out_dtype))
-    if input.is_sparse or mat2.is_sparse:   # (a class attribute: _sparse_coo.py)
+    try:
+        sparse = input.is_sparse or mat2.is_sparse   # (a class attribute: _sparse_coo.py)
+    except AttributeError:   # not a tensor (None): PyTorch's TypeError
+        need_tensors("mm", ("input", input), ("mat2", mat2))
+        raise
+    if sparse:
         return sparse_mm(input, mat2)
     common_device(input, mat2, what="mm")
     if input.dim() != 2:

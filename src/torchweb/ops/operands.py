@@ -24,6 +24,15 @@ def common_device(*operands, what="op"):
     return dev
 
 
+def need_tensors(name, *args):
+    """PyTorch's signature check for arguments that must be tensors: args are (argument name,
+    value) in position order; the first that is not a tensor raises TypeError."""
+    for i, (what, value) in enumerate(args):
+        if not getattr(type(value), "_is_torchweb_tensor", False):
+            raise TypeError(f"{name}(): argument '{what}' (position {i + 1}) must be Tensor, "
+                            f"not {type(value).__name__}")
+
+
 def empty(shape, dtype, device):
     """A new tensor of shape, dtype and device (uninitialized): the output of an op."""
     shape = Size(shape)

@@ -7,6 +7,7 @@ import math
 from .. import _dtype as D
 from .._is_tensor import is_tensor
 from ..autograd import grad_mode
+from ..backends import backend_for
 from .out_arg import write_out
 from .registry import define
 from .._creation import empty, randn, _options
@@ -60,15 +61,27 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
         doc="bernoulli(input, p=None, *, generator=None) -> Tensor\n\n"
             "Draws 0/1 with probabilities `input` (or the scalar `p`), in input's dtype.")
 def bernoulli(input, p=None, *, generator=None, out=None):
+    if p is None and not input.dtype.is_floating_point:   # (the probabilities must be floats)
+        raise NotImplementedError(f"\"bernoulli_tensor_cpu_p_\" not implemented for '{input.dtype.word}'")
+    prob = input if p is None else p
+    _check_p(prob)
     with grad_mode.no_grad():
-        prob = input if p is None else p
         u = _uniform_like(input, generator, D.float32)
         return (u < prob).to(input.dtype)
 
 
 def _check_p(p):
-    if not is_tensor(p) and not 0 <= p <= 1:
-        raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={p}")
+    """PyTorch's check of bernoulli's p: a number now, a tensor's elements on the device (on
+    webgpu raised at the next readback, as poisson's rates: no sync here)."""
+    if not is_tensor(p):
+        if not 0 <= p <= 1:
+            raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={p}")
+        return
+    if p.numel():
+        with grad_mode.no_grad():   # NaN is outside too
+            bad = ((p >= 0) & (p <= 1)).logical_not().contiguous()
+        backend_for(p.device.type).device_assert(bad, "bernoulli", RuntimeError,
+                                                 "Expected p_in >= 0 && p_in <= 1 to be true, but got false.")
 
 
 @define("bernoulli_", "other", torch=False, differentiable=False,

@@ -41,7 +41,10 @@ def _view_fn(name):
 
 def make_view(name, x, shape, stride, offset, back):
     if grad_mode._state["enabled"] and x.requires_grad:
-        return _record_view(_VIEW_FUNCTIONS.get(name) or _view_fn(name), x, shape, stride, offset, back)
+        v = _record_view(_VIEW_FUNCTIONS.get(name) or _view_fn(name), x, shape, stride, offset, back)
+        if x._multi_output is not None:   # a view of such a view is refused in place too
+            v._multi_output = (name, 0)
+        return v
     return x._view(Size(shape), tuple(stride), offset)
 
 
@@ -64,6 +67,23 @@ def _record_view(fn, x, shape, stride, offset, back):
         out._grad_fn = node
         out._requires_grad = True
     return out
+
+
+def multi_output_views(views, name):
+    """views, returned together by op `name` (unbind, split, chunk) under autograd: marked, so
+    that an in-place write to one is refused as PyTorch does (ops/inplace.py)."""
+    if views and views[0]._grad_fn is not None:
+        for i, v in enumerate(views):
+            v._multi_output = (name, i)
+    return views
+
+
+def plain_views(views):
+    """views without multi_output_views' mark: the ops PyTorch lets write in place
+    (tensor_split, unsafe_split)."""
+    for v in views:
+        v.__dict__.pop("_multi_output", None)
+    return views
 
 
 def _in_place_view(name):
@@ -452,7 +472,7 @@ def _raw_select(t, d, i):
 def unbind(input, dim=0, *, axis=None):
     dim = dim if axis is None else axis   # (NumPy's name, which PyTorch takes)
     d = wrap_dim(dim, input.dim())
-    return tuple(select(input, d, i, "Unbind") for i in range(input.shape[d]))
+    return multi_output_views(tuple([select(input, d, i, "Unbind") for i in range(input.shape[d])]), "Unbind")
 
 
 # -- copies ------------------------------------------------------------------------------

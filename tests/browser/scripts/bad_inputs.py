@@ -83,6 +83,13 @@ CASES = {
     "module_attribute": (lambda: lin().wieght, "wieght"),
     "optimizer_lr": (lambda: torch.optim.SGD(lin().parameters(), lr=-1.0), "Invalid learning rate"),
     "load_missing_file": (lambda: torch.load("/nonexistent/model.pt"), "No such file"),
+    # the catalog's once-known differences (issue 22): PyTorch's exception now
+    "add_none": (lambda: torch.add(t((2, 3)), None), "NoneType"),
+    "dtype_string": (lambda: torch.zeros(2, dtype="float32", device=device), "must be torch.dtype"),
+    "bernoulli_p_gpu": (lambda: torch.bernoulli(torch.full((2,), 1.5, device=device)).tolist(), "p_in >= 0"),
+    "softmax_no_dim": (lambda: torch.softmax(t((2, 3))), "dim"),
+    "unbind_view_inplace": (lambda: (t((2, 3)).requires_grad_() * 1).unbind(0)[0].mul_(2),
+                            "output of a function that returns multiple views"),
 }
 
 

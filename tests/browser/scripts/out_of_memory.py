@@ -29,6 +29,18 @@ if on_gpu:
         result["device_oom"] = "not raised"
     except torch.OutOfMemoryError as e:
         result["device_oom"] = isinstance(e, RuntimeError) and "Tried to allocate" in str(e)
+    # big's buffer was given up with the flush's: reading it (or what is computed from it)
+    # raises, naming the out of memory, instead of a blank buffer's zeros
+    unwritten = []
+    for victim in (lambda: big.tolist(), lambda: (big + 1).sum().item()):
+        try:
+            victim()
+            unwritten.append("read")
+        except torch.OutOfMemoryError:
+            unwritten.append("out of memory again")
+        except RuntimeError as e:
+            unwritten.append("never computed: an earlier out of memory" in str(e) and "Tried to allocate" in str(e))
+    result["unwritten_raises"] = unwritten == [True, True] or unwritten
     del big
     # a big buffer (16 MiB and more) is made at the op that needs it, in its own error scope
     # waited on (JSPI): out of memory raises there, after the pool was freed and it was retried
@@ -42,7 +54,7 @@ if on_gpu:
                                    and "readback" not in str(e))
     del big
 else:
-    result["device_oom"] = result["big_oom_at_op"] = True
+    result["device_oom"] = result["big_oom_at_op"] = result["unwritten_raises"] = True
 # computing goes on, the given-up buffers made again when their ids come back
 for k in range(3):
     y = torch.ones(1 << 20) * (k + 1)

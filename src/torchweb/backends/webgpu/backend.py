@@ -159,14 +159,42 @@ def layer_norm_fits(row):
 
 
 def layer_norm(y, mean, rstd, x, weight, bias, eps, row, x_parts=None):
-    """y = layer_norm of x's rows (float32, contiguous), mean and rstd [rows] written."""
-    ln_kernel.forward(_rt(), y, mean, mean._offset, rstd._offset, x, weight, bias, eps, row, x_parts)
+    """y = layer_norm of x's rows (float32, contiguous), mean and rstd [rows] written; past the
+    binding limit, by blocks of rows (windows.py)."""
+    rt = _rt()
+    try:
+        ln_kernel.forward(rt, y, mean, mean._offset, rstd._offset, x, weight, bias, eps, row, x_parts)
+    except _BindingTooLarge as e:
+        def run(r0, parts):
+            yv, xv, *pv = parts
+            ln_kernel.forward(rt, yv, mean, mean._offset + r0, rstd._offset + r0, xv, weight, bias, eps, row,
+                              [(v._storage, v._offset) for v in pv] or None)
+        windows.split(e, windows.split_row_views, run, rt.max_binding, _row_views(row, [y, x], x_parts))
 
 
 def layer_norm_backward(dx, g, x, weight, mean, rstd, row, gx=None, g_parts=None):
     """dx = layer_norm's input gradient for g, from the forward's mean and rstd (and gx = g *
-    xhat where given)."""
-    ln_kernel.backward(_rt(), dx, g, x, weight, mean, mean._offset, rstd._offset, row, gx, g_parts)
+    xhat where given); past the binding limit, by blocks of rows (windows.py)."""
+    rt = _rt()
+    try:
+        ln_kernel.backward(rt, dx, g, x, weight, mean, mean._offset, rstd._offset, row, gx, g_parts)
+    except _BindingTooLarge as e:
+        def run(r0, parts):
+            dxv, gv, xv, *rest = parts
+            gxv = rest.pop(0) if gx is not None else None
+            ln_kernel.backward(rt, dxv, gv, xv, weight, mean, mean._offset + r0, rstd._offset + r0, row, gxv,
+                               [(v._storage, v._offset) for v in rest] or None)
+        windows.split(e, windows.split_row_views, run, rt.max_binding,
+                      _row_views(row, [dx, g, x] + ([gx] if gx is not None else []), g_parts))
+
+
+def _row_views(row, tensors, parts):
+    """tensors (contiguous) and parts ((storage, offset) buffers of their shape) as [rows, row]
+    views, for windows.split_row_views."""
+    t = tensors[0]
+    rows = t.numel() // row
+    return ([windows.View(u._storage, (rows, row), (row, 1), u._offset, u.dtype, u.device) for u in tensors]
+            + [windows.View(s, (rows, row), (row, 1), off, t.dtype, t.device) for s, off in parts or ()])
 
 
 def trsm_block(plan, out, a, b, p=None):

@@ -65,6 +65,7 @@ _OOM = "out of memory: "
 class BrowserDriver:
     name = "browser"
     on_lost = None   # the runtime's lose(reason), called when the device is found lost
+    on_given_up = None   # the runtime's _given_up(ids, error): a flush's buffers lost to out of memory
 
     def __init__(self, module, init_result):
         self._mod = module
@@ -194,7 +195,10 @@ class BrowserDriver:
             lost = None
         if isinstance(lost, str):
             return device_lost(self, lost)
-        return _js_error(e, late)
+        err = _js_error(e, late)
+        if late and isinstance(err, BufferOutOfMemory) and self.on_given_up is not None:
+            self.on_given_up(list(self._mod.takeGivenUp().to_py()), err)   # the runtime marks their tensors
+        return err
 
     # -- device loss ------------------------------------------------------------------------
     def destroy_device(self):

@@ -279,9 +279,10 @@ class NativeDriver:
                     i += 2
                 else:
                     raise RuntimeError(f"torchweb: corrupt command stream (opcode {op} at word {i})")
-        except BufferOutOfMemory:
+        except BufferOutOfMemory as e:
             # (a creation, or a failed id made again when used: the rest of the flush is skipped)
             self._finish_after_oom(enc, words, i, doomed)
+            e.skipped_from = i   # (the runtime marks what the skipped rows write: unwritten.py)
             raise
         enc.submit()
         for buf in doomed:

@@ -101,6 +101,10 @@ class BufferPool:
         if self.free_bytes > self.max_free_bytes and self.free_bytes > self.working_set:
             self.trim(self.limit)
 
+    def is_free(self, bid):
+        """Whether buffer bid is in the pool (released, not handed out again)."""
+        return bid in self._lru
+
     def take(self, bid):
         """Take free buffer bid out of the pool for good (a captured graph reserves it): its
         size, or None if bid is not free."""

@@ -15,7 +15,7 @@ from time import perf_counter
 from ... import _dtype, _errors
 from .. import pending
 from ..limits import BindingTooLarge
-from . import commands
+from . import commands, unwritten
 from .errors import BufferOutOfMemory, DeviceErrors, DeviceLostError, format_size
 from .feed import Feed
 from .pool import BufferPool
@@ -81,11 +81,14 @@ class Runtime:
         self.barriers_costly = any("swiftshader" in str(v).lower() for v in info.values())
         self.pool = BufferPool(self._create_buffer, self.stream_destroy)
         driver.reclaim = self._reclaim   # (an out-of-memory creation frees the pool, retries once)
+        driver.on_given_up = self._given_up   # (the page: a flush's buffers given up, found late)
         self.errors = DeviceErrors(self)
         self.closed = False
         self.pipeline_kinds = {}   # pipeline id -> its binding kinds (capture.py: what is written)
         self.capture = None        # a capture.Recorder while torchweb.compile records a call
         self.flushes = 0
+        self.unwritten = {}   # buffer id -> the out of memory that left it unwritten (unwritten.py)
+        self._freed = []      # while there are such: (stream word index, id) of buffers freed
         self.last_dispatch = (0, 0)   # (flush count, uniform offset) of the last dispatch, while capturing
         self._stream_since = 0.0      # when the unflushed stream got its first dispatch
         self._stream_work = 0         # work (bytes) of the unflushed stream's dispatches
@@ -167,6 +170,8 @@ class Runtime:
         if not self.closed:
             if self.capture is not None:
                 self.capture.on_release(bid)
+            if self.unwritten:   # (the mark goes where the stream is now: unwritten.spread)
+                self._freed.append((len(self.stream.words), bid))
             self.pool.release(bid, size)
 
     def upload(self, bid, offset, data):
@@ -357,17 +362,37 @@ class Runtime:
         self._gpu_idle = False
         if self.capture is not None:
             self.capture.record(words, blob, head_len)
+        if self.unwritten:   # (after an out of memory: what is computed from its victims)
+            unwritten.spread(words, self.unwritten, self.pipeline_kinds,
+                             [(at + head_len, bid) for at, bid in self._freed])
+        self._freed = []
         t0 = perf_counter()
         try:
             self.driver.execute(words, blob)
         except BufferOutOfMemory as e:
             self._params_held = b""
-            raise self._flush_out_of_memory(e) from None
+            err = self._flush_out_of_memory(e)
+            start = getattr(e, "skipped_from", None)
+            if start is not None:
+                why = str(err).split(":")[0]
+                for bid in unwritten.written(words, start, self.pipeline_kinds):
+                    if not self.pool.is_free(bid):   # (a freed temporary: no tensor holds it)
+                        self.unwritten[bid] = why
+            raise err from None
         except BaseException:
             self._params_held = b""   # (whether the upload happened is unknown now)
             raise
         self._feed_bytes, self._feed_at = self.feed.flushed(
             self._stream_work if stream.dispatches else 0, t0, perf_counter())
+
+    def _given_up(self, ids, e):
+        """(The browser driver's on_given_up.) A page's flush ran out of memory, found late (at
+        a read or sync): the buffers it made (ids) were given up (runtime.mjs; made again blank
+        when used), so the live tensors in them are marked never computed (unwritten.py)."""
+        why = str(e).split(":")[0]
+        for bid in ids:
+            if not self.pool.is_free(bid):
+                self.unwritten[bid] = why
 
     def _flush_out_of_memory(self, e):
         return self.out_of_memory(e.nbytes, f"the device reported: {e.detail.strip()} (after the "
@@ -426,6 +451,8 @@ class Runtime:
                 "`await t.tolist_async()`, `await t.item_async()` or `await t.numpy_async()`")
         if self.errors.pending():
             self._check_errors()
+        if bid in self.unwritten:
+            raise unwritten.unwritten_error(self.unwritten[bid])
         data = self.driver.read(bid, offset, nbytes)
         self._idle()
         return data
@@ -436,6 +463,8 @@ class Runtime:
         self.flush()
         if self.errors.pending():
             await self._check_errors_async()
+        if bid in self.unwritten:
+            raise unwritten.unwritten_error(self.unwritten[bid])
         data = await self.driver.read_async(bid, offset, nbytes)
         self._idle()
         return data

@@ -6,8 +6,9 @@ size) with offset a multiple of 256 (minStorageBufferOffsetAlignment).
 A dispatch that would bind a buffer past the limit is refused before it is recorded
 (limits.BindingTooLarge). The primitives of backend.py then run the work again here: first
 with every operand seen through the window its view spans (a view of a few rows of a big
-table), then, for elementwise ops, reductions and the embedding gather, in blocks of the output
-whose operands each fit in a window. ops/lowering.py splits matmul the same way. What is not
+table), then, for elementwise ops, reductions, the embedding gather and layer_norm, in blocks of
+the output whose operands each fit in a window, and for the index gathers and scatters, over
+windows of the indexed tensor (each dispatch doing the positions that fall in its window). ops/lowering.py splits matmul the same way. What is not
 split keeps the refusal, which names the kernel, the size and the limit."""
 
 from math import prod
@@ -332,3 +333,34 @@ def split_last_dim_rows(run, limit, out, inp):
         cache = {}
         block = block + ((0, row),)
         run(windowed(part(out, block), limit, cache), windowed(part(inp, block), limit, cache))
+
+
+def split_target(run, limit, target, others):
+    """run(target_view, (lo, hi), *others) for an index op's target (the tensor it reads or
+    writes at computed positions: a big table), seen through one window of its buffer at a
+    time; each dispatch does the positions whose element lies in [lo, hi) of its window, so
+    together they do each once. The others (index tensors, the gathered output or the scattered
+    source) are each seen through the window their view spans."""
+    cache = {}
+    others = [windowed(t, limit, cache) if hasattr(t, "_storage") else t for t in others]
+    s = target._storage
+    n = itemsize(target.dtype)
+    lo, hi = span(target)
+    step = limit // ALIGN * ALIGN
+    start, end = lo * n // ALIGN * ALIGN, min(s.size, (hi * n + 3) & ~3)
+    while start < end:
+        size = min(step, s.size - start)
+        view = View(WindowStorage(s, start, size), target._shape, target._stride, target._offset - start // n,
+                    target.dtype, target.device)
+        run(view, (0, size // n), *others)
+        start += size
+
+
+def split_row_views(run, limit, views):
+    """run(r0, parts) over blocks of rows [r0, r1) of views (each [rows, row], one shape: a
+    layer_norm's input, output and gradients), each block's part through its window."""
+    rows, row = views[0]._shape
+    fits = fits_in(limit, views)
+    for ((r0, r1),) in blocks((rows,), lambda b: fits(b + ((0, row),))):
+        cache = {}
+        run(r0, [windowed(part(v, ((r0, r1), (0, row))), limit, cache) for v in views])

@@ -79,7 +79,7 @@ class PackedSequence(PackedSequence_):
         return self.to("webgpu")
 
     def double(self):
-        return self.to(dtype=D.as_dtype("float64"))
+        return self.to(dtype=D.dtype_named("float64"))
 
     def float(self):
         return self.to(dtype=D.float32)

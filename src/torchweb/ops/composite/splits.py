@@ -3,7 +3,7 @@
 (tensor_split along dim 1, 0, 2 with PyTorch's checks) and ravel."""
 
 from ..registry import define
-from .. import join as J
+from .. import join as J, shape as S
 
 
 @define("split_with_sizes", "join", aliases=("unsafe_split_with_sizes",),
@@ -18,14 +18,14 @@ def split_with_sizes(input, split_sizes, dim=0, *, axis=None):
         doc="unsafe_split(input, split_size, dim=0) -> tuple of Tensors\n\nsplit (the pieces are views).")
 def unsafe_split(input, split_size, dim=0, *, axis=None):
     dim = dim if axis is None else axis   # (NumPy's name, which PyTorch takes)
-    return J.split(input, split_size, dim)
+    return S.plain_views(J.split(input, split_size, dim))
 
 
 @define("unsafe_chunk", "join",
         doc="unsafe_chunk(input, chunks, dim=0) -> tuple of Tensors\n\nchunk (the pieces are views).")
 def unsafe_chunk(input, chunks, dim=0, *, axis=None):
     dim = dim if axis is None else axis   # (NumPy's name, which PyTorch takes)
-    return J.chunk(input, chunks, dim)
+    return S.plain_views(J.chunk(input, chunks, dim))
 
 
 def _which(indices_or_sections, indices, sections):

@@ -53,7 +53,8 @@ def run(name, *operands, out=None, out_dtype=None):
     if dev is None:
         raise TypeError(f"{name}(): expected at least one tensor operand")
     op = OPS[name]
-    if key is None:
+    if key is None:   # an operand neither tensor nor number (a numpy scalar, complex, None)
+        _refuse_none(name, operands)
         plan = DtypePlan(op, operands, backend_for(dev.type))
     else:
         key.append(dev.type)
@@ -92,6 +93,15 @@ def run(name, *operands, out=None, out_dtype=None):
             ops.append(o)
     lazy.elementwise(op, out, ops, plan)
     return out
+
+
+def _refuse_none(name, operands):
+    """None where a tensor or a number goes (torch.add(x, None)): PyTorch's TypeError, here
+    rather than as NaN or an error at the kernel's flush."""
+    for i, o in enumerate(operands):
+        if o is None:
+            what = "other" if i == len(operands) - 1 else "input"
+            raise TypeError(f"{name}(): argument '{what}' (position {i + 1}) must be Tensor, not NoneType")
 
 
 # binary_number, binary_tensor, unary: run's steps for one signature shape, the operand loop

@@ -54,26 +54,32 @@ class _Buf:
         self._storage = storage
 
 
-def gather(rt, out, src, walk, indices, check):
+def gather(rt, out, src, walk, indices, check, win=None):
     """out (contiguous, shape S) = src at each position of S (see the module's docstring).
     walk[j]: src's dim walked by S's dim j, or None; indices: [(idx, dim, wrap)], idx expanded
-    to S; check: (op name, exception class) for out-of-range indices."""
-    _run(rt, "gather", src, out, walk, indices, check, None, None)
+    to S; check: (op name, exception class) for out-of-range indices. win: (lo, hi), src seen
+    through a window of its buffer (windows.py): only the positions whose element of src lies
+    in [lo, hi) of it are done (another window does the rest)."""
+    _run(rt, "gather", src, out, walk, indices, check, None, None, win)
 
 
-def scatter(rt, dst, src, walk, indices, reduce, check):
+def scatter(rt, dst, src, walk, indices, reduce, check, win=None):
     """dst at each position p of S (op)= src[p] (src: a tensor expanded to S, or a number).
     reduce: None (assign: with duplicate indices one of the values wins), "sum", "prod",
-    "amax", "amin". dst must not be float16 when reducing (no 16-bit atomics)."""
-    if reduce == "sum" and dst.dtype.name == "int64":
+    "amax", "amin". dst must not be float16 when reducing (no 16-bit atomics). win: as
+    gather's, for dst."""
+    if reduce == "sum" and dst.dtype.name == "int64":   # (not split: index.py refuses it windowed)
         _scatter_int64_sum(rt, dst, src, walk, indices, check)
         return
-    _run(rt, "scatter", dst, src, walk, indices, check, reduce, None)
+    _run(rt, "scatter", dst, src, walk, indices, check, reduce, None, win)
 
 
-def _run(rt, mode, target, other, walk, indices, check, reduce, pairs):
+def _run(rt, mode, target, other, walk, indices, check, reduce, pairs, win=None):
     """mode "gather": target is src, other is out; "scatter": target is dst, other is src.
-    pairs: (scratch, lo) for the int64 sum's (lo, hi) accumulation."""
+    pairs: (scratch, lo) for the int64 sum's (lo, hi) accumulation. win: (lo, hi) elements of
+    target's buffer this dispatch does (gather's docstring); target's offset may then be
+    negative (its view starts before the window): it is taken modulo 2**32, as is the element
+    index the kernel computes, whose range check skips what lies outside."""
     S = tuple(other.shape) if mode == "gather" or hasattr(other, "_storage") else tuple(indices[0][0].shape)
     n = 1
     for s in S:
@@ -114,6 +120,8 @@ def _run(rt, mode, target, other, walk, indices, check, reduce, pairs):
         params.extend(st)
     for idx, dim, wrap in indices:
         params += [target.shape[dim], target._stride[dim]]
+    if win is not None:
+        params += [win[0], win[1]]
     compute = target.dtype.gpu_compute if target.dtype.name != "bool" else "u32"
     if scalar:
         params.append(scalar_bits(other, "i32" if compute == "i32" else compute))
@@ -130,18 +138,21 @@ def _run(rt, mode, target, other, walk, indices, check, reduce, pairs):
     buffers = buffers + [rt.errors.binding]
     binding_kinds = binding_kinds + ["write"]
     desc = (mode, target.dtype.name, None if scalar else (other.dtype.name if hasattr(other, "dtype") else None),
-            nd, ntensors, tuple(w for _, _, w in indices), tuple(slots), reduce, bool(pairs), wide_check)
+            nd, ntensors, tuple(w for _, _, w in indices), tuple(slots), reduce, bool(pairs), wide_check,
+            win is not None)
     nparams = len(params)
 
     def make_code():
         return _source(desc, storages, nparams, scalar, target, other)
 
     pid = rt.pipeline(("index",) + desc + (cas_key() if cas else ()), make_code, binding_kinds)
-    rt.dispatch(pid, rt.grid(-(-n // WORKGROUP)), buffers, struct.pack(f"<{nparams}I", *params))
+    rt.dispatch(pid, rt.grid(-(-n // WORKGROUP)), buffers,
+                struct.pack(f"<{nparams}I", *[p & 0xFFFFFFFF for p in params]) if win else
+                struct.pack(f"<{nparams}I", *params))
 
 
 def _source(desc, storages, nparams, scalar, target, other):
-    mode, tdt, odt, nd, ntensors, wraps, slots, reduce, pairs, wide_check = desc
+    mode, tdt, odt, nd, ntensors, wraps, slots, reduce, pairs, wide_check, windowed = desc
     decl = declarations(nparams, storages)
     decl += f"\n@group(0) @binding({len(storages) + 1}) " + ERR.WGSL_DECL
     tag = param(nparams - 1)
@@ -160,6 +171,9 @@ def _source(desc, storages, nparams, scalar, target, other):
         body.append(f"    if (v < 0i || u32(v) >= {size}) {{ {ERR.wgsl_raise(ERR.INDEX, tag)} return; }}")
         body.append(f"    a = a + u32(v) * {stride}; }}")
     sk = pk + 2 * len(wraps)
+    if windowed:   # (a u32: an element before the window wrapped past its end)
+        body.append(f"  if (a < {param(sk)} || a >= {param(sk + 1)}) {{ return; }}")
+        sk += 2
     tst = storages[0] if mode == "gather" else target.dtype.gpu_storage
     if mode == "gather":
         body.append(f"  B0[o1] = B{slots[0]}[a];")

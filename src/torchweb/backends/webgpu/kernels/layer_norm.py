@@ -90,7 +90,7 @@ def _summed(name, parts, base):
 
 
 def forward(rt, y, stats, mean_off, rstd_off, x, weight, bias, eps, N, x_parts=None):
-    """y (contiguous, fresh) = layer_norm of x's rows of N elements; their mean and rstd into
+    """y (contiguous from its offset, fresh) = layer_norm of x's rows of N elements; their mean and rstd into
     the float32 buffer of `stats` at element offsets mean_off and rstd_off. x_parts: x is the
     sum of these two (storage, offset) buffers, which the kernel adds as it reads them and
     writes into x (fresh)."""
@@ -116,7 +116,7 @@ def forward(rt, y, stats, mean_off, rstd_off, x, weight, bias, eps, N, x_parts=N
                 f"  for (var i = first; i < n; i = i + step) {{ let d = {xi} - m; q = q + d * d; }}\n"
                 f"  let r = tw_rsqrt(sum2(vec2<f32>(q, 0.0), lid).x / f32(n) + bitcast<f32>({param(2)}));\n"
                 "  for (var i = first; i < n; i = i + step) {\n"
-                f"    Y[row * n + i] = ({xi} - m) * r * {w}{b};\n"
+                f"    Y[{param(10)} + row * n + i] = ({xi} - m) * r * {w}{b};\n"
                 "  }\n"
                 f"  if (lid == 0u || step == 1u) {{ ST[{param(6)} + row] = m; ST[{param(7)} + row] = r; }}\n")
         return _frame(wg, short, _decl(slots, 12), body)
@@ -127,7 +127,7 @@ def forward(rt, y, stats, mean_off, rstd_off, x, weight, bias, eps, N, x_parts=N
     bufs += [t._storage for t in (weight, bias) if t is not None]
     params = [rows, N, struct.unpack("<I", struct.pack("<f", eps))[0], x._offset,
               weight._offset if hw else 0, bias._offset if hb else 0, mean_off, rstd_off,
-              x_parts[0][1] if hp else 0, x_parts[1][1] if hp else 0, 0, 0]
+              x_parts[0][1] if hp else 0, x_parts[1][1] if hp else 0, y._offset, 0]
     _dispatch(rt, ("layer_norm", wg, short, hw, hb, hp), make_code, slots, bufs, rows, wg, short, params, N)
 
 
@@ -159,8 +159,8 @@ def backward(rt, dx, g, x, weight, stats, mean_off, rstd_off, N, gx=None, g_part
                 "  let bb = (t.y * m - t.x) * (r * r * r) * scale;\n"
                 "  let c = -bb * m - t.y * r * scale;\n"
                 "  for (var i = first; i < n; i = i + step) {\n"
-                f"    DX[row * n + i] = r * ({gi}{w}) + bb * X[xb + i] + c;\n"
-                + (f"    GX[row * n + i] = {gi} * ((X[xb + i] - m) * r);\n" if hg else "") +
+                f"    DX[{param(7)} + row * n + i] = r * ({gi}{w}) + bb * X[xb + i] + c;\n"
+                + (f"    GX[{param(10)} + row * n + i] = {gi} * ((X[xb + i] - m) * r);\n" if hg else "") +
                 "  }\n")
         return _frame(wg, short, _decl(slots, 12), body)
 
@@ -168,8 +168,8 @@ def backward(rt, dx, g, x, weight, stats, mean_off, rstd_off, N, gx=None, g_part
     if hp:
         bufs += [st for st, _ in g_parts]
     bufs += [x._storage, stats._storage] + ([weight._storage] if hw else [])
-    params = [rows, N, g._offset, x._offset, mean_off, weight._offset if hw else 0, rstd_off, 0,
-              g_parts[0][1] if hp else 0, g_parts[1][1] if hp else 0, 0, 0]
+    params = [rows, N, g._offset, x._offset, mean_off, weight._offset if hw else 0, rstd_off, dx._offset,
+              g_parts[0][1] if hp else 0, g_parts[1][1] if hp else 0, gx._offset if hg else 0, 0]
     _dispatch(rt, ("layer_norm_backward", wg, short, hw, hg, hp), make_code, slots, bufs, rows, wg, short,
               params, N)
 

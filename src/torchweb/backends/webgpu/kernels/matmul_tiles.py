@@ -23,14 +23,16 @@ from .matmul_wgsl import cv, header, lit, store_acc
 from .... import _dtype as D
 from ..storage import GPUStorage
 
-Variant = namedtuple("Variant", "name rm rn kt db vec split acc16 wx wy ly warps pad",
-                     defaults=(0, 0, 0, None, 0))
+Variant = namedtuple("Variant", "name rm rn kt db vec split acc16 wx wy ly warps pad fill",
+                     defaults=(0, 0, 0, None, 0, 0))
 # split: the most slices K may be cut into (1: never); acc16: float16 operands multiplied and
 # accumulated in f16 (where the adapter has shader-f16), instead of f32; wx, wy: 0 for the
 # tiles above, else a barrier-free kernel (matmul_direct.py) of wx x wy threads, each computing
 # rm x rn outputs, kt K steps per loop trip (vec off: it reads scalars); ly: 0 for those, else
 # a warp-tiled kernel (matmul_warp.py) of warps = (along M, along N) warps of 32 lanes laid out
-# ly x 32/ly, each lane rm x rn outputs; pad: vec4s added to rows of a tile stored transposed
+# ly x 32/ly, each lane rm x rn outputs; pad: vec4s added to rows of a tile stored transposed;
+# fill: 0, or split K into no more slices than keep the workgroups (tiles x slices) at most this
+# many (a GPU's worth: more slices past a full wave only add summing and a ragged last wave)
 
 
 def _v(name, rm, rn, kt, db=False, vec=True, split=1, acc16=False):
@@ -42,8 +44,8 @@ def _direct(rm, rn, wx, wy, kt=1):
     return Variant(name, rm, rn, kt, False, False, 1, False, wx, wy)
 
 
-def _warp(name, rm, rn, kt, ly, warps, pad=1, split=1):
-    return Variant(name, rm, rn, kt, True, True, split, False, 0, 0, ly, warps, pad)
+def _warp(name, rm, rn, kt, ly, warps, pad=1, split=1, fill=0):
+    return Variant(name, rm, rn, kt, True, True, split, False, 0, 0, ly, warps, pad, fill)
 
 
 def tile(v):
@@ -97,13 +99,26 @@ VARIANTS = {v.name: v for v in [
     _warp("w64x64_k8", 8, 8, 8, 8, (1, 2)),
     _warp("w64x64_k8_t4x8", 4, 8, 8, 8, (2, 2)),
     _warp("w64x64_k16_t4x8", 4, 8, 16, 8, (2, 2)),
+    # split-K up to 16 slices, as many as keep the workgroups within one wave of an H100's or
+    # H200's 132 multiprocessors (one 128x128 workgroup each): weight gradients (bench/results/
+    # nvidia-h200-matmul-variants-2026-11-27-mm29b.json: 1536x384 with K 4096 at 3 slices 0.71,
+    # 4 slices 0.50 (144 workgroups: a second wave of 12), 10 slices 0.71; 384x384 at 12 slices
+    # 0.92, 16 slices 0.74). Fixed splits 2-16 of w128x128_k16, w64x128_k8, w128x64_k8, w64x64_k8
+    # and its t4x8, t4x4 were measured there too: the best of them within 1% of this on 1536x384
+    # and 384x1536, below it on 1152x384 and 384x384.
+    _warp("w128x128_k16_fill", 8, 8, 16, 8, (2, 4), pad=0, split=16, fill=132),
+    # 256 lanes of 4x4 outputs: the best of one run on nanoGPT's lm head 4096x384 @ 384x65 (0.81;
+    # w64x64_k16_t4x8 0.70) but 0.62 on 512^3 (0.68). Also measured there and dropped (-mm29b.json):
+    # w32x64_k8_t4x8 (0.70-0.81 on attention's bmm, just under w64x64_k8_t4x8), w64x64_k8_t4x4,
+    # w64x64_k16 (8x8 outputs on 64 lanes: 0.28-0.49), split 2 at K 512 (0.43-0.51 on 512^3).
+    _warp("w64x64_k16_t4x4", 4, 4, 16, 8, (2, 4)),
 ]}
 
 # shape class -> variant name ("mm2": the original kernel in matmul.py): each class's winner by
 # the geometric mean of ratio (PyTorch CUDA f32 TF32-off time / ours, the kernel alone) over its
 # shapes, from one H200 run of bench/matmul_variants.py --kernel
 # (bench/results/nvidia-h200-matmul-variants-2026-11-27-mm29.json; "was": the class's earlier
-# choice in the same run).
+# choice in the same run); medium, longk and small from a later one (-mm29b.json).
 TABLE = {
     "huge": "w128x128_k16",      # >= 16M outputs, K >= 1024: 4096^3 0.82 (was 0.70; w64x128_k8 0.82)
     "large": "w128x128_k16",     # >= 4M outputs, K >= 1024: 2048^3 0.78 (was 0.63)
@@ -111,12 +126,15 @@ TABLE = {
     # 0.91, nanoGPT's qkv and MLP linears 0.80-0.83; 0.86 by the geometric mean (was 0.73)
     "medium_k": "w128x128_k16_split4",  # >= 1M outputs, K >= 1024: 1024^3 0.78, the linears
     # 1536 -> 384 forward and backward 0.77-0.79, nanoGPT's qkv input grad 0.70 (0.76; was 0.63)
-    "medium": "w64x64_k8",       # >= 1M outputs, shorter K: attention's P V, dV, dQ, dK 0.66-0.77,
-    # nanoGPT's c_proj 0.73 (0.70 by the geometric mean; was 0.64)
-    "longk": "t64x64_k16_db_split",  # fewer outputs, K >= 1024: weight grads 0.53-0.67 (0.61;
-    # w64x64_k16_t4x8 split 4 0.60)
-    "small": "t64x64_k16_db",    # the rest (tiny ones go to matmul_small.py): 512^3 0.60, nanoGPT's
-    # lm head 4096x384 @ 384x65 0.68 (t64x64_k16_db_split4 0.67 by the geometric mean, within noise)
+    "medium": "w64x64_k8_t4x8",  # >= 1M outputs, shorter K: attention's P V, dV, dQ, dK 0.72-0.82,
+    # nanoGPT's c_proj 0.76 (-mm29b.json; w64x64_k8, the earlier choice, 0.65-0.75 there; the
+    # best on every shape of the class in a second run too: 0.66-0.82 against 0.65-0.78)
+    "longk": "w128x128_k16_fill",  # fewer outputs, K >= 1024: weight grads 0.71-0.92 (-mm29b.json:
+    # 1536x384 0.71, 1152x384 0.74, 384x384 0.92 (12 slices; the fill picks 14, unmeasured),
+    # 384x1536 0.71; t64x64_k16_db_split, the earlier choice, 0.57-0.68 in that run)
+    "small": "w64x64_k16_t4x8",  # the rest (tiny ones go to matmul_small.py): 512^3 0.68 and
+    # nanoGPT's lm head 4096x384 @ 384x65 0.70 (t64x64_k16_db, the earlier choice, 0.60 and 0.66
+    # in that run; 0.92 and 0.69 against 0.84 and 0.68 in another)
 }
 # Software adapters (a CPU): a workgroup barrier costs much more there. SwiftShader (Chromium's
 # WebGPU without a GPU) pays milliseconds per barrier: the barrier-free kernel with 16x16 outputs
@@ -216,11 +234,12 @@ def fitting(rt, v):
     """v, or FALLBACK where v's workgroup memory is past what rt's device allows (browsers
     enforce it: 16 KiB unless the adapter offers more, 32 KiB on most GPUs)."""
     if workgroup_bytes(v) > rt.driver.limit("max-compute-workgroup-storage-size"):
-        return VARIANTS[FALLBACK]
+        return VARIANTS[FALLBACK if v.split == 1 else FALLBACK_SPLIT]
     return v
 
 
 FALLBACK = "t64x64_k16_db"   # 16 KiB: WebGPU's default limit
+FALLBACK_SPLIT = "t64x64_k16_db_split"   # the same, with split-K (for the classes that split)
 
 
 def _plan(rt, out, a, b, compute, v, forced=False):
@@ -241,9 +260,12 @@ def _plan(rt, out, a, b, compute, v, forced=False):
         T = "f16"
     (TM, TN), KT = tile(v), v.kt
     zmax = rt.max_workgroups
-    # split-K: slices of whole K steps, as many as the variant allows and K fills
+    gx, gy = -(-N // TN), -(-M // TM)
+    # split-K: slices of whole K steps, as many as the variant allows and K fills (and, with
+    # v.fill, as keep the workgroups within that many)
     ksteps = -(-K // KT)
-    nsplit = max(1, min(v.split, K // SPLIT_MIN_K, zmax))
+    wave = (v.fill // (gx * gy * nbatch)) if v.fill else zmax
+    nsplit = max(1, min(v.split, K // SPLIT_MIN_K, zmax, wave))
     kchunk = max(1, -(-ksteps // nsplit)) * KT
     nsplit = max(1, -(-K // kchunk))
     tmp_numel, tmp_dtype = 0, None
@@ -272,7 +294,9 @@ def _plan(rt, out, a, b, compute, v, forced=False):
     # vec4 stores of the output where rows are whole vec4s (coalesced, 4x fewer stores)
     ovec = (odt.gpu_storage in ("f32", "f16", "i32") and (odt.gpu_storage == "i32") == (T == "i32")
             and N % 4 == 0 and head[11] % 4 == 0)
-    key = ("mmt", v, a.dtype.name, b.dtype.name, odt.name, T, nb, sa, sb, nbuf, amode, bmode, ovec)
+    # (split-K and fill only change the plan: variants differing in them share pipelines)
+    key = ("mmt", v._replace(name="", split=1, fill=0), a.dtype.name, b.dtype.name, odt.name, T,
+           nb, sa, sb, nbuf, amode, bmode, ovec)
 
     def make_code():
         if v.ly:
@@ -285,7 +309,6 @@ def _plan(rt, out, a, b, compute, v, forced=False):
                        nbuf, amode, bmode, ovec)
 
     pid = rt.pipeline(key, make_code, ["uniform", "write"] + ["read"] * (nbuf - 1))
-    gx, gy = -(-N // TN), -(-M // TM)
     zper = max(1, zmax // nsplit)
     dispatches = []
     for start in range(0, nbatch, zper):
