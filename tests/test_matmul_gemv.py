@@ -45,3 +45,24 @@ def test_backend_picks_gemv_for_one_row_only():
     assert B._choose_matmul(get_runtime(), a8 @ w, a8, w) != "gemv"             # prompts: the tiles
     half = tw.randn(1, 768, device="webgpu").half()
     assert B._choose_matmul(get_runtime(), half @ w.half(), half, w.half()) != "gemv"   # float32 only
+
+
+def test_one_row_against_a_weight_past_the_binding_limit():
+    """GPT-2's lm head (154 MB) passes browsers' 128 MiB binding limit: here the limit is
+    lowered to 1 MiB and a 2.4 MB weight is split into windows, each still a one-row product."""
+    from torchweb.backends.webgpu.runtime import get_runtime
+    rt = get_runtime()
+    rt.synchronize()
+    saved = rt.max_binding
+    rng = np.random.default_rng(3)
+    x, w = rng.standard_normal((1, 200)).astype(np.float32), rng.standard_normal((3000, 200)).astype(np.float32)
+    X, W = tw.tensor(x, device="webgpu"), tw.tensor(w, device="webgpu")
+    rt.set_binding_limit(1 << 20)
+    try:
+        got = [theirs(X @ W.T), theirs(X @ W.T.contiguous())]
+        rt.synchronize()
+    finally:
+        rt.set_binding_limit(saved)
+    want = torch.tensor(x) @ torch.tensor(w).T
+    for g in got:
+        assert torch.allclose(g, want, atol=1e-4, rtol=1e-4), (g - want).abs().max()
