@@ -49,30 +49,39 @@ def run(rt, out, a, b):
     rt.dispatch(pid, rt.grid(groups), bufs, struct.pack(f"<{len(params)}I", *params), work=4 * K * N)
 
 
+def rows_body(mt, N, loop, x, weight, product, write):
+    """The "rows" gemv's body (shared with matmul_packed.py's): a workgroup per ROWS outputs from
+    n0, its WG threads striding over k (loop: the for's opening lines, k set), x(m) / weight(r)
+    the operands, product(r, m) their product, then a tree sum over the threads in RED
+    (ROWS * mt * WG floats); write(value) stores one output, m and n set."""
+    nacc = ROWS * mt
+    body = [f"  let n0 = (wid.y * nwg.x + wid.x) * {ROWS}u;", f"  if (n0 >= {N}) {{ return; }}"]
+    body += [f"  var a{r}_{m} = 0.0;" for r in range(ROWS) for m in range(mt)]
+    body += loop + [f"    let x{m} = {x(m)};" for m in range(mt)]
+    for r in range(ROWS):
+        body.append(f"    let w{r} = {weight(r)};")
+        body += [f"    a{r}_{m} = a{r}_{m} + {product(r, m)};" for m in range(mt)]
+    body += ["  }"]
+    body += [f"  RED[{r * mt + m}u * {WG}u + lid] = a{r}_{m};" for r in range(ROWS) for m in range(mt)]
+    body += [f"  for (var s = {WG // 2}u; s > 0u; s = s >> 1u) {{", "    workgroupBarrier();", "    if (lid < s) {"]
+    body += [f"      RED[{j}u * {WG}u + lid] = RED[{j}u * {WG}u + lid] + RED[{j}u * {WG}u + lid + s];"
+             for j in range(nacc)]
+    body += ["    }", "  }", f"  if (lid < {nacc}u) {{",
+             f"    let r = lid / {mt}u; let m = lid % {mt}u; let n = n0 + r;",
+             f"    if (n < {N}) {{ {write(f'RED[lid * {WG}u]')} }}", "  }"]
+    return body
+
+
 def _source(mode, mt, nparams, sa, sb, nbuf):
     storages = ["f32"] * nbuf
     decl = declarations(nparams, storages)
     N, K, a_off, sam, sak, b_off, sbk, sbn, o_off = (param(1 + i) for i in range(9))
     la = lambda m: load(f"B{sa}[{a_off} + {m}u * {sam} + k * {sak}]", "f32", "f32")   # noqa: E731
     if mode == "rows":
-        nacc = ROWS * mt
-        decl += f"\nvar<workgroup> RED: array<f32, {WG * nacc}>;"
-        body = [f"  let n0 = (wid.y * nwg.x + wid.x) * {ROWS}u;", f"  if (n0 >= {N}) {{ return; }}"]
-        body += [f"  var a{r}_{m} = 0.0;" for r in range(ROWS) for m in range(mt)]
-        body += [f"  for (var k = lid; k < {K}; k = k + {WG}u) {{"]
-        body += [f"    let x{m} = {la(m)};" for m in range(mt)]
-        for r in range(ROWS):
-            body.append(f"    let w{r} = B{sb}[{b_off} + k * {sbk} + min(n0 + {r}u, {N} - 1u) * {sbn}];")
-            body += [f"    a{r}_{m} = a{r}_{m} + x{m} * w{r};" for m in range(mt)]
-        body += ["  }"]
-        body += [f"  RED[{r * mt + m}u * {WG}u + lid] = a{r}_{m};" for r in range(ROWS) for m in range(mt)]
-        body += [f"  for (var s = {WG // 2}u; s > 0u; s = s >> 1u) {{", "    workgroupBarrier();", "    if (lid < s) {"]
-        body += [f"      RED[{j}u * {WG}u + lid] = RED[{j}u * {WG}u + lid] + RED[{j}u * {WG}u + lid + s];"
-                 for j in range(nacc)]
-        body += ["    }", "  }", f"  if (lid < {nacc}u) {{",
-                 f"    let r = lid / {mt}u; let m = lid % {mt}u; let n = n0 + r;",
-                 f"    if (n < {N}) {{ B0[{o_off} + m * {N} + n] = RED[lid * {WG}u]; }}",
-                 "  }"]
+        decl += f"\nvar<workgroup> RED: array<f32, {WG * ROWS * mt}>;"
+        body = rows_body(mt, N, [f"  for (var k = lid; k < {K}; k = k + {WG}u) {{"], la,
+                         lambda r: f"B{sb}[{b_off} + k * {sbk} + min(n0 + {r}u, {N} - 1u) * {sbn}]",
+                         lambda r, m: f"x{m} * w{r}", lambda v: f"B0[{o_off} + m * {N} + n] = {v};")
         size = WG
     else:
         decl += f"\nvar<workgroup> RED: array<f32, {COLS * SLICES * mt}>;"
