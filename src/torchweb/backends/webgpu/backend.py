@@ -116,7 +116,7 @@ def _choose_matmul(r, out, a, b):
     # beats a mostly idle tile per batch entry (unless a test or the bench forces a variant)
     if out.dtype.name == "int64" or (tiles.FORCED is None and matmul_small.fits(M, N, K)):
         return "small"
-    if tiles.FORCED is None and matmul_gemv.fits(M, N, K, out, r.barriers_costly):
+    if tiles.FORCED is None and matmul_gemv.fits(M, N, K, out, a, b, r.barriers_costly):
         return "gemv"    # one row (decoding): kernels/matmul_gemv.py, not a mostly idle tile
     nbatch = out.numel() // max(1, M * N)
     variant = tiles.choose(M, N, K, nbatch, r.software_adapter)   # kernels/matmul_tiles.py TABLE

@@ -23,11 +23,15 @@ ROWS, WG = 4, 64          # "rows": outputs per workgroup, threads per workgroup
 COLS, SLICES = 64, 4      # "cols": outputs per workgroup, slices of k
 
 
-def fits(M, N, K, out, barriers_costly):
-    """Whether this product goes here: float32, few rows, no batch, a loop lavapipe finishes;
-    not where barriers are costly (SwiftShader keeps its barrier-free tiles)."""
-    return (M <= MAX_M and out.dtype.name == "float32" and out.numel() == M * N and 0 < K < 65536
-            and not barriers_costly)
+_FLOATS = ("float32", "float16", "bfloat16")
+
+
+def fits(M, N, K, out, a, b, barriers_costly):
+    """Whether this product goes here: a float32 result (operands of any float dtype, read as
+    f32), few rows, no batch, a loop lavapipe finishes; not where barriers are costly
+    (SwiftShader keeps its barrier-free tiles)."""
+    return (M <= MAX_M and out.dtype.name == "float32" and a.dtype.name in _FLOATS and b.dtype.name in _FLOATS
+            and out.numel() == M * N and 0 < K < 65536 and not barriers_costly)
 
 
 def layout(b):
@@ -43,8 +47,10 @@ def run(rt, out, a, b):
     params = [M, N, K, a._offset, a._stride[-2], a._stride[-1], b._offset, b._stride[-2], b._stride[-1],
               out._offset]
     bufs, (sa, sb) = bind(out, a, b)
-    key = ("mm_gemv", mode, M, sa, sb, len(bufs))
-    pid = rt.pipeline(key, lambda: _source(mode, M, len(params), sa, sb, len(bufs)), kinds(bufs))
+    storages = ["f32"] * len(bufs)
+    storages[sa], storages[sb] = a.dtype.gpu_storage, b.dtype.gpu_storage
+    key = ("mm_gemv", mode, M, sa, sb, tuple(storages))
+    pid = rt.pipeline(key, lambda: _source(mode, M, len(params), sa, sb, storages), kinds(bufs))
     groups = -(-N // ROWS) if mode == "rows" else -(-N // COLS)
     rt.dispatch(pid, rt.grid(groups), bufs, struct.pack(f"<{len(params)}I", *params), work=4 * K * N)
 
@@ -72,15 +78,15 @@ def rows_body(mt, N, loop, x, weight, product, write):
     return body
 
 
-def _source(mode, mt, nparams, sa, sb, nbuf):
-    storages = ["f32"] * nbuf
+def _source(mode, mt, nparams, sa, sb, storages):
     decl = declarations(nparams, storages)
     N, K, a_off, sam, sak, b_off, sbk, sbn, o_off = (param(1 + i) for i in range(9))
-    la = lambda m: load(f"B{sa}[{a_off} + {m}u * {sam} + k * {sak}]", "f32", "f32")   # noqa: E731
+    la = lambda m: load(f"B{sa}[{a_off} + {m}u * {sam} + k * {sak}]", storages[sa], "f32")   # noqa: E731
+    lb = lambda n: load(f"B{sb}[{b_off} + k * {sbk} + {n} * {sbn}]", storages[sb], "f32")   # noqa: E731
     if mode == "rows":
         decl += f"\nvar<workgroup> RED: array<f32, {WG * ROWS * mt}>;"
         body = rows_body(mt, N, [f"  for (var k = lid; k < {K}; k = k + {WG}u) {{"], la,
-                         lambda r: f"B{sb}[{b_off} + k * {sbk} + min(n0 + {r}u, {N} - 1u) * {sbn}]",
+                         lambda r: lb(f"min(n0 + {r}u, {N} - 1u)"),
                          lambda r, m: f"x{m} * w{r}", lambda v: f"B0[{o_off} + m * {N} + n] = {v};")
         size = WG
     else:
@@ -90,7 +96,7 @@ def _source(mode, mt, nparams, sa, sb, nbuf):
                 f"  let nc = min(n, {N} - 1u);"]
         body += [f"  var a{m} = 0.0;" for m in range(mt)]
         body += [f"  for (var k = s; k < {K}; k = k + {SLICES}u) {{",
-                 f"    let w = B{sb}[{b_off} + k * {sbk} + nc * {sbn}];"]
+                 f"    let w = {lb('nc')};"]
         body += [f"    a{m} = a{m} + {la(m)} * w;" for m in range(mt)]
         body += ["  }"]
         body += [f"  RED[({m}u * {SLICES}u + s) * {COLS}u + c] = a{m};" for m in range(mt)]
