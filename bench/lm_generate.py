@@ -1,18 +1,28 @@
 """Tokens per second of torchweb.models.generate (issue 24): a random GPT-2 or Llama-shaped model,
 batch 1, greedy, N new tokens after a P-token prompt, with the decode step eager and compiled
-(captured once, replayed per token); the prefill is timed apart. Also PyTorch (CPU, or CUDA where
-there is one) running the same model files (tests/lm_files.py), eager, with the same cache.
+(captured once, replayed per token); the prefill is timed apart. Weight variants: float32,
+bfloat16 packed (quantize_(model, bfloat16_weight_only())), int8 per channel
+(quantize_(model, int8_weight_only())), and the whole model in bfloat16 (model.bfloat16(), as a
+bfloat16 checkpoint loads). Also PyTorch (CPU, or CUDA where there is one) running the same model
+files (tests/lm_files.py) with the same weights and cache, eager, in float32 and bfloat16.
 
     XDG_RUNTIME_DIR=/tmp PYTHONPATH=src python3 bench/lm_generate.py [--model tiny|gpt2-124m|llama-tiny]
-        [--prompt 32] [--new 128] [--no-torch]
+        [--prompt 32] [--new 128] [--variants float32,bf16-weight,int8-weight,bf16-model]
+        [--no-eager] [--no-torch] [--json results.json]
+
+Each variant's results (tokens/s eager and compiled, prefill ms, weight bytes read per token)
+go to the JSON file, with the adapter and PyTorch's device, so runs on different machines can
+be compared.
 """
 
 import argparse
+import json
 import os
 import sys
 import time
 
 import torchweb as tw
+from torchweb.ao.quantization import bfloat16_weight_only, int8_weight_only, quantize_
 from torchweb.models import GPT2Config, GPT2LMHeadModel, LlamaConfig, LlamaForCausalLM, generate
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "tests"))
@@ -23,6 +33,8 @@ SHAPES = {
     "llama-tiny": ("llama", dict(hidden_size=64, intermediate_size=176, num_hidden_layers=2, num_attention_heads=4,
                                  num_key_value_heads=2, vocab_size=256, max_position_embeddings=512)),
 }
+VARIANTS = ("float32", "bf16-weight", "int8-weight", "bf16-model")
+_BYTES = {"int32": 4, "int64": 8, "float32": 4, "float16": 2, "bfloat16": 4}   # torchweb's bf16: f32 words
 
 
 def build(lib_models, kind, cfg):
@@ -45,35 +57,96 @@ def time_generate(gen, model, prompt, new, **kw):
     return best[0], 1.0 / best[1]
 
 
+def weight_bytes(model):
+    """Bytes of the model's parameters and persistent buffers, each tensor counted once (a tied
+    embedding and head are one tensor): what a decode step reads, bar the KV cache."""
+    seen, total = set(), 0
+    for t in list(model.parameters()) + list(model.buffers()):
+        if id(t) not in seen:
+            seen.add(id(t))
+            total += t.numel() * _BYTES.get(t.dtype.name if hasattr(t.dtype, "name") else str(t.dtype), 4)
+    return total
+
+
+def host_array(t):
+    """t's values on the host: a numpy array (a list where numpy is missing); gpt2-124m's
+    weights as lists would take minutes and gigabytes."""
+    try:
+        return t.cpu().numpy()
+    except Exception:
+        return t.tolist()
+
+
+def torchweb_variant(kind, cfg, variant, device):
+    tw.manual_seed(0)
+    model = (GPT2LMHeadModel(GPT2Config(**cfg)) if kind == "gpt2" else LlamaForCausalLM(LlamaConfig(**cfg)))
+    model = model.to(device).eval()
+    if variant == "bf16-weight":
+        quantize_(model, bfloat16_weight_only())
+    elif variant == "int8-weight":
+        quantize_(model, int8_weight_only())
+    elif variant == "bf16-model":
+        model = model.bfloat16()
+    return model
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--model", default="tiny", choices=list(SHAPES))
     ap.add_argument("--prompt", type=int, default=32)
     ap.add_argument("--new", type=int, default=128)
+    ap.add_argument("--variants", default=",".join(VARIANTS))
+    ap.add_argument("--device", default="webgpu")
+    ap.add_argument("--no-eager", action="store_true", help="time the compiled decode step only")
     ap.add_argument("--no-torch", action="store_true")
+    ap.add_argument("--json", default=None, help="write the results here")
     args = ap.parse_args()
     kind, cfg = SHAPES[args.model]
-    tw.manual_seed(0)
-    model = (GPT2LMHeadModel(GPT2Config(**cfg)) if kind == "gpt2" else LlamaForCausalLM(LlamaConfig(**cfg))).eval()
-    vocab = model.config.vocab_size
-    prompt_ids = [[(7 * i + 3) % vocab for i in range(args.prompt)]]
-    print(f"{args.model}: {sum(p.numel() for p in model.parameters()) / 1e6:.2f} M parameters, "
-          f"prompt {args.prompt}, {args.new} new tokens, batch 1, greedy; "
-          f"adapter: {tw.webgpu.adapter_info().get('description', '?')}")
-    for compiled in (False, True):
-        prefill, tps = time_generate(generate, model, tw.tensor(prompt_ids), args.new, compile=compiled)
-        print(f"  torchweb webgpu {'compiled' if compiled else 'eager   '}: {tps:8.1f} tokens/s  (prefill {prefill * 1e3:.1f} ms)")
-    if args.no_torch:
-        return
-    import torch
-    from lm_files import load_models_with
-    ns = load_models_with(torch)
-    dev = "cuda" if torch.cuda.is_available() else "cpu"
-    ref = build(ns, kind, cfg).to(dev).eval()
-    ref.load_state_dict({k: torch.tensor(v.tolist()) for k, v in model.state_dict().items()})
-    prefill, tps = time_generate(ns.generation.generate, ref, torch.tensor(prompt_ids, device=dev), args.new,
-                                 compile=False)
-    print(f"  PyTorch {torch.__version__} {dev} eager: {tps:8.1f} tokens/s  (prefill {prefill * 1e3:.1f} ms)")
+    prompt_ids = None
+    adapter = tw.webgpu.adapter_info().get("description", "?") if args.device == "webgpu" else args.device
+    results = dict(model=args.model, prompt=args.prompt, new=args.new, batch=1, adapter=adapter, torchweb={}, torch={})
+    state = None
+    for variant in args.variants.split(","):
+        if variant not in VARIANTS:
+            raise SystemExit(f"unknown variant {variant!r} (one of {', '.join(VARIANTS)})")
+        model = torchweb_variant(kind, cfg, variant, args.device)
+        if state is None:
+            state = {k: host_array(v) for k, v in model.state_dict().items()}   # float32's, for PyTorch
+            vocab = model.config.vocab_size
+            prompt_ids = [[(7 * i + 3) % vocab for i in range(args.prompt)]]
+            print(f"{args.model}: {sum(p.numel() for p in model.parameters()) / 1e6:.2f} M parameters, "
+                  f"prompt {args.prompt}, {args.new} new tokens, batch 1, greedy; adapter: {adapter}")
+        row = dict(weight_bytes=weight_bytes(model))
+        for compiled in ((True,) if args.no_eager else (False, True)):
+            prefill, tps = time_generate(generate, model, tw.tensor(prompt_ids, device=args.device), args.new,
+                                         compile=compiled)
+            row["compiled" if compiled else "eager"] = dict(tokens_per_s=tps, prefill_ms=prefill * 1e3)
+            print(f"  torchweb {args.device} {variant:12s} {'compiled' if compiled else 'eager   '}: "
+                  f"{tps:8.1f} tokens/s  (prefill {prefill * 1e3:.1f} ms, weights {row['weight_bytes'] / 2**20:.1f} MiB)")
+        results["torchweb"][variant] = row
+        model.free_cache()
+        del model
+    if not args.no_torch:
+        import torch
+        from lm_files import load_models_with
+        ns = load_models_with(torch)
+        dev = "cuda" if torch.cuda.is_available() else "cpu"
+        results["torch_version"], results["torch_device"] = torch.__version__, (
+            torch.cuda.get_device_name() if dev == "cuda" else "cpu")
+        for dtype in (torch.float32, torch.bfloat16):
+            ref = build(ns, kind, cfg).eval()
+            ref.load_state_dict({k: torch.as_tensor(v) for k, v in state.items()})
+            ref = ref.to(dev, dtype)
+            with torch.no_grad():
+                prefill, tps = time_generate(ns.generation.generate, ref, torch.tensor(prompt_ids, device=dev),
+                                             args.new, compile=False)
+            name = str(dtype).replace("torch.", "")
+            results["torch"][name] = dict(eager=dict(tokens_per_s=tps, prefill_ms=prefill * 1e3))
+            print(f"  PyTorch {torch.__version__} {dev} {name:9s} eager: {tps:8.1f} tokens/s  (prefill {prefill * 1e3:.1f} ms)")
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(results, f, indent=1)
+        print(f"results written to {args.json}")
 
 
 if __name__ == "__main__":

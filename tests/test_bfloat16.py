@@ -209,6 +209,19 @@ def test_scatter_reductions_round(device):
     _within_one_ulp(got, a.scatter_add(1, cols, a[:, :3]))
 
 
+def test_scatter_assignments_keep_the_values(device):
+    """index_copy_ (the KV cache's write), index_put_ and scatter_ store bfloat16 values as
+    they are (webgpu's scatter once stored them as integers)."""
+    a = torch.randn(6, 8, generator=_g(9)).bfloat16()
+    src = torch.randn(2, 8, generator=_g(10)).bfloat16()
+    idx = torch.tensor([4, 1])
+    A, S, I = ours(a, device), ours(src, device), ours(idx, device)
+    assert torch.equal(theirs(A.clone().index_copy_(0, I, S)), a.clone().index_copy_(0, idx, src))
+    assert torch.equal(theirs(A.clone().index_put_((I,), S)), a.clone().index_put_((idx,), src))
+    rows = torch.tensor([[1, 0, 5, 2, 3, 4, 0, 1]])
+    assert torch.equal(theirs(A.clone().scatter_(0, ours(rows, device), S[:1])), a.clone().scatter_(0, rows, src[:1]))
+
+
 def test_float16_matmul_rounded_without_shader_f16():
     """float16 held in f32 words (adapters without 'shader-f16', in a fresh interpreter): the
     tiled matmuls' results are float16 values too (backend.matmul rounds their span)"""

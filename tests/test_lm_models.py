@@ -83,11 +83,42 @@ def test_bfloat16_checkpoint_computed_in_float32(variant, tmp_root, device):
     with open(os.path.join(path, "model.safetensors"), "rb") as f:
         f.read(8)
         assert '"BF16"' in f.read(4096).decode("latin-1")
-    with warnings.catch_warnings():     # (bfloat16 loaded as float32, where torchweb has no bfloat16)
-        warnings.simplefilter("ignore", UserWarning)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")      # bfloat16 loads as it is: nothing converted, no warning
         model = from_pretrained(path, device=device, dtype=tw.float32)
+        assert from_pretrained(path, device=device, torch_dtype="float32").lm_head.weight.dtype == tw.float32
     assert model.lm_head.weight.dtype == tw.float32
     _close(model(tw.tensor(IDS, device=device)), logits(ref, IDS))
+
+
+@pytest.mark.parametrize("variant", ["gpt2", "llama", "llama_tied_mha"])
+def test_bfloat16_checkpoint_stays_bfloat16(variant, tmp_root, device):
+    """dtype="auto" (the default, as transformers 5's): a bfloat16 checkpoint gives a bfloat16
+    model computing as PyTorch does in bfloat16: transformers' from_pretrained of the same files
+    on the CPU is the oracle (logits within bfloat16's tolerance, the same greedy tokens)."""
+    from lm_oracle import transformers
+    from torchweb.models import generate
+    path, _ = _saved(variant, tmp_root, bf16=True)
+    cls = transformers().GPT2LMHeadModel if variant == "gpt2" else transformers().LlamaForCausalLM
+    ref = cls.from_pretrained(path).eval()
+    assert ref.dtype == torch.bfloat16
+    model = from_pretrained(path, device=device)
+    assert model.lm_head.weight.dtype == model.get_input_embeddings().weight.dtype == tw.bfloat16
+    if variant != "gpt2":     # RoPE's frequencies stay float32, as transformers keeps them
+        assert model.model.inv_freq.dtype == tw.float32
+    got = model(tw.tensor(IDS, device=device))
+    assert got.dtype == tw.bfloat16
+    want = logits(ref, IDS).float()
+    got = torch.tensor(got.float().tolist())
+    # bfloat16 keeps 8 bits; over two layers the roundings add up to a few units of the last
+    # place of the logits' magnitude (measured: up to 1.6% of it, where attention sees >1 key)
+    assert (got - want).abs().max() <= 2 ** -5 * want.abs().max(), (got - want).abs().max()
+    with torch.no_grad():
+        hf = ref.generate(torch.tensor(IDS[:1]), max_new_tokens=12, do_sample=False, pad_token_id=0,
+                          eos_token_id=None, min_new_tokens=12)
+    assert generate(model, IDS[:1], 12, greedy=True, compile=False).tolist() == hf.tolist()
+    if device == "webgpu":      # the captured decode step, replayed, in bfloat16
+        assert generate(model, IDS[:1], 12, greedy=True, compile=True).tolist() == hf.tolist()
 
 
 def test_gpt2_original_layout(tmp_root, tmp_path, device):

@@ -63,7 +63,6 @@ def _check_complete(model, loaded):
 
 async def _load(source, device, dtype, progress, config, cache):
     """The loading steps, fetching with _fetch (which awaits only in the browser)."""
-    _check_args(device, dtype)
     source = os.fspath(source)
     if config is None:
         raw = await _fetch(source, "config.json", progress, cache)
@@ -81,12 +80,35 @@ async def _load(source, device, dtype, progress, config, cache):
         data = await _fetch(source, name, progress, cache)
         if data is None:
             raise FileNotFoundError(f"{name} not found at {source} (neither {SINGLE} nor {INDEX} is there)")
-        load_weights(model, _st.load(data, device=str(model.lm_head.weight.device)), loaded)
+        tensors = _st.load(data, device=str(model.lm_head.weight.device))
         del data
+        if not loaded:      # before the first copy: the weights then load in their own dtype
+            cast_weights(model, _checkpoint_dtype(tensors) if dtype == "auto" else dtype)
+        load_weights(model, tensors, loaded)
+        del tensors
     _check_complete(model, loaded)
-    if dtype is not None:
-        model.to(dtype)
     return model.eval()
+
+
+def _checkpoint_dtype(tensors):
+    """dtype="auto" (transformers' default): the dtype of the checkpoint's floating weights."""
+    return next((t.dtype for t in tensors.values() if t.dtype.is_floating_point), None)
+
+
+def cast_weights(model, dtype):
+    """The model's parameters and persistent buffers in dtype, as transformers' from_pretrained
+    casts them; buffers computed at init and kept out of state_dict (RoPE's inv_freq) keep
+    their dtype (float32), as transformers keeps them."""
+    if dtype is None:
+        return
+    for module in model.modules():
+        for name, p in module._parameters.items():
+            if p is not None and p.is_floating_point() and p.dtype is not dtype:
+                p.data = p.data.to(dtype)
+        for name, b in module._buffers.items():
+            if (b is not None and b.is_floating_point() and b.dtype is not dtype
+                    and name not in module._non_persistent_buffers_set):
+                module._buffers[name] = b.to(dtype)
 
 
 def _join(source, name):
@@ -149,24 +171,38 @@ def _run_blocking(coroutine):
     raise RuntimeError("from_pretrained: a fetch waited outside the browser")
 
 
-def _check_args(device, dtype):
-    if dtype is not None and not isinstance(dtype, D.dtype):
-        raise TypeError(f"from_pretrained: dtype must be a torch.dtype, got {type(dtype).__name__}")
+def _resolve_dtype(dtype, torch_dtype):
+    """dtype or its older name torch_dtype: "auto", a torch.dtype, or its name ("bfloat16")."""
+    if torch_dtype is not None:
+        if dtype not in ("auto", None) and dtype is not torch_dtype:
+            raise ValueError("from_pretrained: give dtype or torch_dtype (its older name), not both")
+        dtype = torch_dtype
+    if isinstance(dtype, str) and dtype != "auto":
+        dtype = getattr(D, dtype, None) if isinstance(getattr(D, dtype, None), D.dtype) else dtype
+    if dtype is None:
+        return "auto"
+    if dtype != "auto" and not (isinstance(dtype, D.dtype) and dtype.is_floating_point):
+        raise TypeError(f"from_pretrained: dtype must be \"auto\" or a floating torch.dtype, got {dtype!r}")
+    return dtype
 
 
-def from_pretrained(source, *, device=None, dtype=None, progress=True, config=None, cache=CACHE):
+def from_pretrained(source, *, device=None, dtype="auto", torch_dtype=None, progress=True, config=None,
+                    cache=CACHE):
     """The model a Hugging Face checkpoint holds (GPT-2 or Llama-style), in eval mode.
 
     source: a directory or a base URL holding config.json and model.safetensors (or sharded
-    model-0000k-of-0000n.safetensors with model.safetensors.index.json). progress: True prints a
+    model-0000k-of-0000n.safetensors with model.safetensors.index.json). dtype (or its older
+    name torch_dtype): "auto" (the default, as transformers 5's) keeps the checkpoint's dtype (a
+    bfloat16 checkpoint gives a bfloat16 model), a torch.dtype (or its name) casts to it. progress: True prints a
     percentage for large downloads, a callable is called as progress(bytes_done, bytes_total)
     per file. config: a dict or config object to use instead of config.json. cache: in the page,
     the name of the browser's Cache Storage the files are kept in (a second visit reads them
     from there), None for none; in CPython a URL's files are not kept. In a page that cannot
     block, use `await from_pretrained_async(...)`."""
-    return _run_blocking(_load(source, device, dtype, progress, config, cache))
+    return _run_blocking(_load(source, device, _resolve_dtype(dtype, torch_dtype), progress, config, cache))
 
 
-async def from_pretrained_async(source, *, device=None, dtype=None, progress=True, config=None, cache=CACHE):
+async def from_pretrained_async(source, *, device=None, dtype="auto", torch_dtype=None, progress=True, config=None,
+                                cache=CACHE):
     """The awaitable form of from_pretrained."""
-    return await _load(source, device, dtype, progress, config, cache)
+    return await _load(source, device, _resolve_dtype(dtype, torch_dtype), progress, config, cache)

@@ -73,7 +73,9 @@ class CausalLM(nn.Module):
     def setup_cache(self, batch, max_len, dtype=None, device=None):
         """Preallocate every layer's cache for batch sequences of up to max_len positions."""
         w = self.get_input_embeddings().weight
-        dtype = dtype or (w.dtype if w.dtype.is_floating_point else torch.float32)
+        # the activations' dtype: the float parameters' (after quantize_, weights are packed int32)
+        floats = [p.dtype for p in self.parameters() if p.is_floating_point()]
+        dtype = dtype or (w.dtype if w.is_floating_point() else floats[0] if floats else torch.float32)
         for c in self.caches():
             c.allocate(batch, self.num_kv_heads, max_len, self.head_dim, dtype, device or w.device)
         self.cache_len = max_len

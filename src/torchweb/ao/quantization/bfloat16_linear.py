@@ -17,5 +17,5 @@ class BFloat16WeightOnlyLinear(PackedLinear):
     def _pack(self, weight):
         self.weight = pack_bfloat16(weight.to(D.bfloat16))   # (rounded as .bfloat16() does)
 
-    def forward(self, input):
-        return bfloat16_weight_linear(input, self.weight, self.bias, self.in_features)
+    def linear(self, input, weight, scale, bias):
+        return bfloat16_weight_linear(input, weight, bias, self.in_features)

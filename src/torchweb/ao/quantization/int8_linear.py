@@ -29,5 +29,8 @@ class Int8WeightOnlyLinear(PackedLinear):
         """weight as floats: int8 values times their row's scale (what the kernel multiplies by)."""
         return self.int8_weight().to(self.weight_scale.dtype) * self.weight_scale.unsqueeze(1)
 
-    def forward(self, input):
-        return int8_weight_linear(input, self.weight, self.weight_scale, self.bias, self.in_features)
+    def weight_scale_or_none(self):
+        return self.weight_scale
+
+    def linear(self, input, weight, scale, bias):
+        return int8_weight_linear(input, weight, scale, bias, self.in_features)

@@ -16,7 +16,7 @@ from .index import (ATOMIC_FLOAT16, MAX_INDEX_BUFFERS, index_gather, index_scatt
 from ..limits import BindingTooLarge as _BindingTooLarge
 from . import windows
 from .kernels import elementwise as ew_kernel, matmul as mm_kernel, random as rand_kernel, reduction as red_kernel
-from .kernels import check, fused, matmul_small, matmul_tiles as tiles, moments as mo_kernel, softmax as sm_kernel
+from .kernels import check, fused, matmul_gemv, matmul_small, matmul_tiles as tiles, moments as mo_kernel, softmax as sm_kernel
 from .kernels import cholesky as chol_kernel, jacobi as jacobi_kernel, lu_panel as lu_kernel
 from .kernels import samplers as sampler_kernel
 from .kernels import fft_stockham as fft_kernel
@@ -106,6 +106,8 @@ def matmul(out, a, b, acc_cls):
     try:
         if kernel == "small":
             matmul_small.run(r, out, a, b, compute)
+        elif kernel == "gemv":
+            matmul_gemv.run(r, out, a, b)
         elif kernel == "mm2":
             mm_kernel.run(r, out, a, b, compute)
         else:
@@ -124,6 +126,8 @@ def _choose_matmul(r, out, a, b):
     # beats a mostly idle tile per batch entry (unless a test or the bench forces a variant)
     if out.dtype.name == "int64" or (tiles.FORCED is None and matmul_small.fits(M, N, K)):
         return "small"
+    if tiles.FORCED is None and matmul_gemv.fits(M, N, K, out, a, b, r.barriers_costly):
+        return "gemv"    # one row (decoding): kernels/matmul_gemv.py, not a mostly idle tile
     nbatch = out.numel() // max(1, M * N)
     variant = tiles.choose(M, N, K, nbatch, r.software_adapter)   # kernels/matmul_tiles.py TABLE
     if variant == "mm2" and max(-(-M // mm_kernel.TM), -(-N // mm_kernel.TN)) > r.max_workgroups:

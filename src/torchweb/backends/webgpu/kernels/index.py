@@ -178,7 +178,7 @@ def _source(desc, storages, nparams, scalar, target, other):
     if mode == "gather":
         body.append(f"  B0[o1] = B{slots[0]}[a];")
     else:
-        compute = {"float16": "f32", "float32": "f32", "int32": "i32", "int64": "i32"}.get(tdt, "u32")
+        compute = {"float16": "f32", "bfloat16": "f32", "float32": "f32", "int32": "i32", "int64": "i32"}.get(tdt, "u32")
         if scalar:
             val = scalar_read(param(sk), compute)
             sk += 1

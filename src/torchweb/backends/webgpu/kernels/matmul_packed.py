@@ -21,11 +21,10 @@ Both compute in f32 and apply the per-channel scale once at the end.
 
 import struct
 
+from .matmul_gemv import ROWS, WG, rows_body   # weight rows per gemv workgroup, its threads
 from .wgsl import load, store
 
 GEMV_MAX_M = 4
-ROWS = 4          # weight rows (output channels) per gemv workgroup
-WG = 64           # gemv threads per workgroup
 TILE = 64
 TK = 16
 
@@ -87,26 +86,13 @@ def _gemv_code(mt, per, out_dtype, x_st, s_st, b_st, has_bias, per_thread):
         body += [f"  OUT[{_OO} + {m}u * {_LDO} + n] = {store(_epilogue(f'a{m}', 'n', s_st, b_st, has_bias), 'f32', out_dtype)};"
                  for m in range(mt)]
     else:
-        nacc = ROWS * mt
-        head += f"var<workgroup> RED: array<f32, {WG * nacc}>;\n"
-        body = [f"  let n0 = (wid.y * nwg.x + wid.x) * {ROWS}u;", f"  if (n0 >= {_N}) {{ return; }}"]
-        body += [f"  var a{r}_{m} = 0.0;" for r in range(ROWS) for m in range(mt)]
-        body += [f"  for (var kw = lid; kw < {_KW}; kw = kw + {WG}u) {{", f"    let k = kw * {per}u;"]
-        body += [f"    let x{m} = {_xs(x_st, f'{m}u', 'k', per)};" for m in range(mt)]
-        for r in range(ROWS):
-            body.append(f"    let w{r} = {_unpack(f'W[{_WO} + min(n0 + {r}u, {_N} - 1u) * {_KW} + kw]', per)};")
-            body += [f"    a{r}_{m} = a{r}_{m} + dot(w{r}, x{m});" for m in range(mt)]
-        body += ["  }"]
-        body += [f"  RED[{r * mt + m}u * {WG}u + lid] = a{r}_{m};" for r in range(ROWS) for m in range(mt)]
-        body += [f"  for (var s = {WG // 2}u; s > 0u; s = s >> 1u) {{", "    workgroupBarrier();",
-                 "    if (lid < s) {"]
-        body += [f"      RED[{j}u * {WG}u + lid] = RED[{j}u * {WG}u + lid] + RED[{j}u * {WG}u + lid + s];"
-                 for j in range(nacc)]
-        body += ["    }", "  }", f"  if (lid < {nacc}u) {{",
-                 f"    let r = lid / {mt}u; let m = lid % {mt}u; let n = n0 + r;",
-                 f"    if (n < {_N}) {{",
-                 f"      OUT[{_OO} + m * {_LDO} + n] = {store(_epilogue(f'RED[lid * {WG}u]', 'n', s_st, b_st, has_bias), 'f32', out_dtype)};",
-                 "    }", "  }"]
+        head += f"var<workgroup> RED: array<f32, {WG * ROWS * mt}>;\n"
+        body = rows_body(mt, _N, [f"  for (var kw = lid; kw < {_KW}; kw = kw + {WG}u) {{", f"    let k = kw * {per}u;"],
+                         lambda m: _xs(x_st, f"{m}u", "k", per),
+                         lambda r: _unpack(f"W[{_WO} + min(n0 + {r}u, {_N} - 1u) * {_KW} + kw]", per),
+                         lambda r, m: f"dot(w{r}, x{m})",
+                         lambda v: f"OUT[{_OO} + m * {_LDO} + n] = "
+                                   f"{store(_epilogue(v, 'n', s_st, b_st, has_bias), 'f32', out_dtype)};")
     wg = WG
     return head + (f"@compute @workgroup_size({wg})\n"
                    "fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,\n"
