@@ -183,7 +183,7 @@ def __reduce_ex__(self, proto):
 def _rebuild(array, device, requires_grad, dtype=None):
     t = C.from_numpy(array).to(device)
     if dtype is not None:
-        t = t.to(D.as_dtype(dtype))
+        t = t.to(D.dtype_named(dtype))
     t.requires_grad_(requires_grad)
     return t
 
