@@ -8,10 +8,15 @@ it). The lite dir .cache/jupyterlite/lite/ gets:
     with pip. Pyodide rebuilds those wheels, so the PyPI files differ in sha256 from
     pyodide-lock.json: the copied lockfile gets each added file's real sha256 and file name.
     The build sees static/pyodide/ and points the kernel's pyodideUrl at it.
-  - pypi/: the torchweb wheel and `comm` (the kernel needs it), for `%pip install torchweb`.
+  - pypi/: the torchweb wheel, `comm` (the kernel needs it) and `tqdm` (notebook 2's progress
+    bar), for `%pip install torchweb` / `%pip install tqdm`.
   - jupyter-lite.json: disablePyPIFallback (nothing from the network) and exposeAppInBrowser
     (window.jupyterapp, to drive the page from a test).
-Contents: site/notebooks/ (train.ipynb). Everything written is gitignored.
+Contents: site/notebooks/: train.ipynb and the course, 1_tensors_autograd.ipynb,
+2_train_cnn.ipynb (digits CNN with a live loss curve: this Pyodide has no matplotlib, so an SVG
+redrawn in place) and 3_finetune_from_url.ipynb. The course reads site/data/digits.json and
+site/data/digits_cnn_0to4.pt (scripts/site_data.py, scripts/pretrain_digits_cnn.py: needs the
+host's torch), published here. Everything written is gitignored.
 
     python scripts/build_jupyterlite.py [--no-wheel]
 
@@ -30,6 +35,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import pretrain_digits_cnn  # noqa: E402
 import run_page  # noqa: E402
 import wheel  # noqa: E402
 
@@ -41,7 +47,7 @@ OUTPUT = os.path.join(SITE, "lite")
 BUILD_DEPS = ["jupyterlite-core==0.8.6", "jupyterlite-pyodide-kernel==0.8.6", "jupyter_server"]
 # Lockfile packages the kernel imports at start, with their dependencies (resolved from the lockfile)
 KERNEL_PACKAGES = ["micropip", "ipython", "jedi", "parso"]
-PIPLITE_EXTRA = ["comm"]
+PIPLITE_EXTRA = ["comm", "tqdm"]
 KERNEL_PLUGIN = "@jupyterlite/pyodide-kernel-extension:kernel"
 
 
@@ -141,6 +147,7 @@ def build(build_wheel=True, pyodide_dir=None):
     with open(os.path.join(SITE, "wheels", "latest.json")) as f:
         whl = os.path.join(SITE, "wheels", json.load(f)["wheel"])
 
+    pretrain_digits_cnn.publish(SITE)   # and the digits it trains on, for the course notebooks
     shutil.rmtree(LITE_DIR, ignore_errors=True)
     os.makedirs(LITE_DIR)
     added = build_pyodide(os.path.join(LITE_DIR, "static", "pyodide"), pyodide_dir)

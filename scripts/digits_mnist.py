@@ -35,13 +35,15 @@ def idx_labels(labels):
     return bytes([0, 0, 8, 1]) + len(labels).to_bytes(4, "big") + bytes(labels)
 
 
-def write(digits_json, dest):
-    """Write the four files into dest; returns torchvision-style resources [(file name, md5)]."""
+def write(digits_json, dest, n_train=N_TRAIN, n_test=None):
+    """Write the four files into dest (the first n_train digits, then n_test more, default all the
+    rest); returns torchvision-style resources [(file name, md5)]."""
     with open(digits_json) as f:
         d = json.load(f)
+    end = None if n_test is None else n_train + n_test
     ims, labs = d["images"], d["labels"]
-    payloads = [idx_images(ims[:N_TRAIN]), idx_labels(labs[:N_TRAIN]),
-                idx_images(ims[N_TRAIN:]), idx_labels(labs[N_TRAIN:])]
+    payloads = [idx_images(ims[:n_train]), idx_labels(labs[:n_train]),
+                idx_images(ims[n_train:end]), idx_labels(labs[n_train:end])]
     os.makedirs(dest, exist_ok=True)
     resources = []
     for name, payload in zip(FILES, payloads):

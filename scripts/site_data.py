@@ -33,10 +33,11 @@ def publish_digits(site_dir=os.path.join(REPO, "site")):
     return dest
 
 
-def publish_digits_mnist(site_dir=os.path.join(REPO, "site")):
-    """site/data/mnist/ (the digits as MNIST's files): (folder, [(file name, md5)])."""
-    dest = os.path.join(site_dir, "data", "mnist")
-    return dest, digits_mnist.write(fetch_digits.fetch(), dest)
+def publish_digits_mnist(site_dir=os.path.join(REPO, "site"), folder="mnist", **sizes):
+    """site/data/<folder>/ (the digits as MNIST's files; sizes: digits_mnist.write's n_train,
+    n_test): (its path, [(file name, md5)])."""
+    dest = os.path.join(site_dir, "data", folder)
+    return dest, digits_mnist.write(fetch_digits.fetch(), dest, **sizes)
 
 
 def publish(site_dir=os.path.join(REPO, "site")):

@@ -1,14 +1,14 @@
 """pytorch/examples' mnist main.py (tests/corpus/examples_mnist.py, unchanged) runs in the Playground
 page (headless Chromium, WebGPU on SwiftShader) with the dataset files at a URL: the
-scikit-learn digits written as MNIST's gzipped IDX files, 28x28 (scripts/digits_mnist.py, served
-from site/data/mnist/). The code the page runs is a few lines that set sys.argv (one epoch, small
+scikit-learn digits written as MNIST's gzipped IDX files, 28x28 (scripts/digits_mnist.py; 512 to
+train on and 256 to test, served from site/data/mnist-ci/). The code the page runs is a few lines that set sys.argv (one epoch, small
 batches) and point torchvision.datasets.MNIST's mirrors and md5s at those files, followed by
 main.py's text as it is; `import torchvision` there is torchweb.vision (install_torch_alias).
 
 The oracle: the same main.py's Net, train() and test() run by the host's real PyTorch on the same
 files, same arguments. Initial weights, shuffling and dropout draws differ between the libraries,
 so the page's accuracy is held to the host's minus 15 points (and well above chance), not to
-equality. About a minute in the browser here."""
+equality. One epoch: PyTorch reaches 181/256 (71%) here."""
 
 import argparse
 import contextlib
@@ -28,6 +28,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MAIN = os.path.join(ROOT, "tests", "corpus", "examples_mnist.py")
 ARGV = ["main.py", "--epochs", "1", "--batch-size", "32", "--test-batch-size", "300", "--log-interval", "10"]
 RESULT = re.compile(r"Test set: Average loss: ([\d.]+), Accuracy: (\d+)/(\d+) \((\d+)%\)")
+N_TRAIN, N_TEST = 512, 256   # a subset for CI time; the site's data/mnist/ has all 1797 digits
 STATE = "return globalThis.torchwebPlayground || null;"
 
 
@@ -82,10 +83,10 @@ def host_result(folder):
 def test_mnist_main_runs_unchanged_in_the_playground():
     require_chromium("the mnist main.py page test")
     publish_site()
-    folder, resources = site_data.publish_digits_mnist(SITE)
+    folder, resources = site_data.publish_digits_mnist(SITE, "mnist-ci", n_train=N_TRAIN, n_test=N_TEST)
     want_loss, want_correct, total = host_result(folder)
     with served_chromium() as (driver, base):
-        url = base + "data/mnist/"
+        url = base + "data/mnist-ci/"
         driver.get(base + "playground.html")
         s = run_page_wait(driver, "s && s.ready", 90)
         driver.execute_script("globalThis.torchwebPlaygroundEditor.set(arguments[0]);", page_code(url, resources))
@@ -99,9 +100,9 @@ def test_mnist_main_runs_unchanged_in_the_playground():
     loss, correct, n = float(m[1]), int(m[2]), int(m[3])
     print(f"\nmnist main.py in the page: {text.strip().splitlines()[-1]}; "
           f"host PyTorch: loss {want_loss:.4f}, {want_correct}/{total}")
-    assert n == total == 1797 - 1200
-    assert "Train Epoch: 1 [0/1200 (0%)]" in text
-    assert correct >= want_correct - 0.15 * total and correct > 0.5 * total, (correct, want_correct)
+    assert n == total == N_TEST
+    assert f"Train Epoch: 1 [0/{N_TRAIN} (0%)]" in text
+    assert correct >= want_correct - 0.15 * total and correct > 0.4 * total, (correct, want_correct)
     assert loss < max(2 * want_loss, 1.0), (loss, want_loss)
 
 
