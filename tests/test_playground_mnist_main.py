@@ -21,7 +21,8 @@ import types
 
 import pytest
 
-from page_helpers import SITE, publish_site, require_chromium, run_page, served_chromium
+from page_helpers import SITE, publish_site, require_chromium, served_chromium
+from test_playground_page import wait   # until the page's state object meets a condition
 import site_data  # scripts/, on the path through page_helpers
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -29,7 +30,6 @@ MAIN = os.path.join(ROOT, "tests", "corpus", "examples_mnist.py")
 ARGV = ["main.py", "--epochs", "1", "--batch-size", "32", "--test-batch-size", "300", "--log-interval", "10"]
 RESULT = re.compile(r"Test set: Average loss: ([\d.]+), Accuracy: (\d+)/(\d+) \((\d+)%\)")
 N_TRAIN, N_TEST = 512, 256   # a subset for CI time; the site's data/mnist/ has all 1797 digits
-STATE = "return globalThis.torchwebPlayground || null;"
 
 
 def page_code(url, resources):
@@ -88,10 +88,10 @@ def test_mnist_main_runs_unchanged_in_the_playground():
     with served_chromium() as (driver, base):
         url = base + "data/mnist-ci/"
         driver.get(base + "playground.html")
-        s = run_page_wait(driver, "s && s.ready", 90)
+        wait(driver, "s && s.ready", 90)
         driver.execute_script("globalThis.torchwebPlaygroundEditor.set(arguments[0]);", page_code(url, resources))
         driver.find_element("id", "run").click()
-        s = run_page_wait(driver, "s.runs === 1 && !s.running", 240)
+        wait(driver, "s.runs === 1 && !s.running", 240)
         status, text = driver.execute_script(
             "const o = document.getElementById('output'); return [o.dataset.status, o.textContent];")
     assert status == "DONE", text[-4000:]
@@ -105,16 +105,3 @@ def test_mnist_main_runs_unchanged_in_the_playground():
     assert correct >= want_correct - 0.15 * total and correct > 0.4 * total, (correct, want_correct)
     assert loss < max(2 * want_loss, 1.0), (loss, want_loss)
 
-
-def run_page_wait(driver, cond, timeout):
-    import time
-    deadline = time.monotonic() + timeout
-    while True:
-        s = driver.execute_script(f"const s = globalThis.torchwebPlayground; return ({cond}) ? s : null;")
-        if s:
-            return s
-        if time.monotonic() > deadline:
-            out = driver.execute_script("return document.getElementById('output').textContent;")
-            raise AssertionError(f"timed out waiting for {cond}: {driver.execute_script(STATE)}\n"
-                                 f"output:\n{out[-4000:]}\n{run_page.console_log(driver)[-4000:]}")
-        time.sleep(0.5)
