@@ -33,6 +33,11 @@ class Backend(Protocol):
     def empty_storage(self, numel, dtype):
         """A new storage of numel elements of dtype (zeroed on cpu; unspecified on webgpu)."""
 
+    def storage_maker(self):
+        """empty_storage's (numel, dtype) -> storage for a cache of the layers above: it may be
+        bound to the current device (webgpu: its runtime), so the cache must drop it when
+        the device is lost (on_device_lost)."""
+
     def storage_from_values(self, values, dtype):
         """A storage holding a flat list of Python numbers, already range-checked for dtype."""
 

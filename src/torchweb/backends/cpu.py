@@ -35,6 +35,10 @@ def empty_storage(numel, dtype):
     return _CPUStorage(_np().zeros(numel, dtype=_np_dtype(dtype)), dtype)
 
 
+def storage_maker():
+    return empty_storage
+
+
 def storage_from_values(values, dtype):
     return _storage_from_array(_np().array(values, dtype=_np_dtype(dtype)), dtype)
 

@@ -29,15 +29,20 @@ CHUNK = 8192                # elements per chunk (and at most 1024 chunks)
 _WHOLE = {}                 # (kind, nred, acc_cls) -> its one-pass ReducePass: made once, every reduction asks
 
 
-def reduce(kind, out, inp, nred, acc_cls):
-    """Reduce inp's last nred dims into out."""
+def reduce(kind, out, inp, nred, acc_cls, sizes=None):
+    """Reduce inp's last nred dims into out. sizes: (elements reduced per output, outputs),
+    where the caller knows them (a cached layout's)."""
     if inp._storage.pending is not None:
         reduction_prologue(inp)   # (realizes it; the fused prologue of issue #21 goes here)
     be = backend_for(out.device.type)
-    shape = inp._shape
-    R = prod(tuple(shape)[len(shape) - nred:])   # (a plain tuple's slice: a Size's runs Python)
-    n_out = prod(out._shape)
-    if not be.SPLIT_REDUCTIONS or kind not in _SPLITTABLE or n_out > SPLIT_MAX_OUTPUTS or R < SPLIT_MIN:
+    if sizes is None:
+        shape = inp._shape
+        R = prod(tuple(shape)[len(shape) - nred:])   # (a plain tuple's slice: a Size's runs Python)
+        n_out = prod(out._shape)
+    else:
+        R, n_out = sizes
+    # (the common case first: a short reduction)
+    if R < SPLIT_MIN or n_out > SPLIT_MAX_OUTPUTS or not be.SPLIT_REDUCTIONS or kind not in _SPLITTABLE:
         p = _WHOLE.get((kind, nred, acc_cls))
         if p is None:
             p = _WHOLE[kind, nred, acc_cls] = ReducePass(kind, nred, acc_cls)

@@ -80,13 +80,13 @@ def _make_layout(key, x, dims, keepdim):
 
 def _reduce(kind, x, lay, out_dtype, acc_cls=None):
     """The kernel call for a layout from _layout: no autograd."""
-    _, vshape, vstride, oshape, ostride, n, nred, _ = lay
+    _, vshape, vstride, oshape, ostride, n, nred, total = lay
     xp = x if vstride is None else x._view(vshape, vstride, x._offset)
     # (a keepdim result is made in its shape: the kernel writes the same contiguous values)
     out = new_tensor(oshape, ostride, n, out_dtype, x.device)
     if acc_cls is None:
         acc_cls = _ACC.get((kind, x.dtype, out_dtype)) or _acc_class(kind, x.dtype, out_dtype)
-    lowering.reduce(kind, out, xp, nred, acc_cls)
+    lowering.reduce(kind, out, xp, nred, acc_cls, (total // n, n) if n else None)
     return out
 
 

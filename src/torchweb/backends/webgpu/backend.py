@@ -3,6 +3,8 @@ device. Storage, elementwise, reduce, matmul, random and the fused softmax and m
 here; the others come from the modules imported above (transfer.py has the host transfers that
 only the webgpu device has: bytes, numpy arrays, memoryviews)."""
 
+from functools import partial as _partial
+
 from .attention import attention_backward, attention_fits, attention_forward  # noqa: F401
 from .conv import (col2im, grid_sample, grid_sample_backward, im2col, interpolate,  # noqa: F401
                    interpolate_backward, pad, pad_backward, pool, pool_backward, unpool, unpool_backward)
@@ -39,6 +41,14 @@ def empty_storage(numel, dtype):
     if r is None:
         r = _get_runtime()
     return _GPUStorage(r, numel, dtype)
+
+
+def storage_maker():
+    """empty_storage bound to the current runtime (one call less per op: ops/elementwise's
+    plans keep it, and drop it when the device is lost); unbound while that runtime is lost
+    (its next error starts a new one)."""
+    r = _rt()
+    return empty_storage if r.closed else _partial(_GPUStorage, r)
 
 
 def elementwise(op, out, operands, dtypes):

@@ -52,7 +52,7 @@ class Runtime:
         self.stream = commands.CommandStream()
         self.params = bytearray()
         self._params_capacity = 0
-        self._param_slots = {}        # params bytes -> offset in self.params (this flush)
+        self._param_slots = {}        # params bytes -> (offset in self.params, size bound) (this flush)
         self._params_held = b""       # what the params buffer holds from offset 0 (REUSE_PARAMS)
         self.share_params = (SHARE_PARAMS if SHARE_PARAMS is not None
                              else getattr(driver, "name", "") == "native")
@@ -90,11 +90,11 @@ class Runtime:
         self.unwritten = {}   # buffer id -> the out of memory that left it unwritten (unwritten.py)
         self._freed = []      # while there are such: (stream word index, id) of buffers freed
         self.last_dispatch = (0, 0)   # (flush count, uniform offset) of the last dispatch, while capturing
-        self._stream_since = 0.0      # when the unflushed stream got its first dispatch
+        self._stream_deadline = 0.0   # when the time rule flushes the unflushed stream (its first dispatch + FLUSH_AFTER_S)
         self._stream_work = 0         # work (bytes) of the unflushed stream's dispatches
         self._gpu_idle = True         # nothing submitted since the last wait or readback
         self.feed = Feed(IDLE_START_BYTES)
-        self._feed_bytes, self._feed_at = self.feed.due()
+        self._set_feed(self.feed.due())
 
     # -- buffers ---------------------------------------------------------------------------
     def _create_buffer(self, nbytes):
@@ -144,7 +144,7 @@ class Runtime:
 
     def take(self, nbytes):
         """alloc without its checks: a storage's buffer (its size checked when it was made, the
-        pool's sizes 4-aligned)."""
+        pool's sizes 4-aligned). (storage.py's _allocate has it inline: change both.)"""
         bid, size = self.pool.acquire(nbytes)
         if self.capture is not None:
             self.capture.on_acquire(bid)
@@ -208,21 +208,14 @@ class Runtime:
         """Record one dispatch. buffers: [(id, nbytes)] bound whole after the params uniform.
         work: the kernel's cost in bytes of traffic, if more than the bytes it binds.
         (Every kernel of every op comes here: the stream's DISPATCH row is written inline.)"""
-        params = self.params
         try:
-            off = self._param_slots.get(params_words)
+            slot = self._param_slots.get(params_words)
         except TypeError:   # (a bytearray: not hashable, not shared)
-            off = None
-        if off is None:
-            off = len(params)
-            params += params_words
-            pad = (-len(params)) % UNIFORM_ALIGN
-            if pad:
-                params += _ZEROS[:pad]
-            if self.share_params and self.capture is None and type(params_words) is bytes:
-                self._param_slots[params_words] = off
+            slot = None
+        if slot is None:
+            slot = self._add_params(params_words)
+        off, nwords = slot
         stream = self.stream
-        words = stream.words
         gx, gy, gz = grid
         if buffers:
             ids, sizes = zip(*buffers)
@@ -231,13 +224,14 @@ class Runtime:
                 work = bound
             if bound > self.max_binding:   # (rare: refused before the row is written)
                 self._check_bindings(pipeline_id, sizes)
-        words.extend((commands.DISPATCH, pipeline_id, gx, gy, gz, len(buffers) + 1,
-                      PARAMS_BUFFER_ID, off, max(16, (len(params_words) + 15) & ~15)))
-        if buffers:   # (each bound whole: id, offset 0, size; written without a Python loop)
-            words.extend(chain.from_iterable(zip(ids, _OFFSET_ZERO, sizes)))
+            # (each bound whole: id, offset 0, size; written without a Python loop)
+            stream.words.extend((commands.DISPATCH, pipeline_id, gx, gy, gz, len(ids) + 1, PARAMS_BUFFER_ID, off,
+                                 nwords, *chain.from_iterable(zip(ids, _OFFSET_ZERO, sizes))))
+        else:
+            stream.words.extend((commands.DISPATCH, pipeline_id, gx, gy, gz, 1, PARAMS_BUFFER_ID, off, nwords))
         n = stream.dispatches = stream.dispatches + 1
         if n == 1:
-            self._stream_since = perf_counter()
+            self._stream_deadline = perf_counter() + FLUSH_AFTER_S
             total = self._stream_work = work
         else:
             total = self._stream_work = self._stream_work + work
@@ -246,11 +240,31 @@ class Runtime:
             # (only the count rule while torch.compile records: two recordings must split alike)
             if n >= FLUSH_DISPATCHES:
                 self.flush()
-        elif (n >= FLUSH_DISPATCHES or total >= FLUSH_WORK_BYTES
+        # (_flush_bytes: the least work the work and feed rules flush at, tested first)
+        elif (n >= FLUSH_DISPATCHES
+              or total >= self._flush_bytes and (total >= FLUSH_WORK_BYTES or perf_counter() >= self._feed_at)
               or (self._gpu_idle and work >= IDLE_START_BYTES)
-              or total >= self._feed_bytes and perf_counter() >= self._feed_at
-              or perf_counter() - self._stream_since > FLUSH_AFTER_S):
+              or perf_counter() > self._stream_deadline):
             self.flush()
+
+    def _add_params(self, params_words):
+        """A dispatch's uniform words appended to this flush's params (shared by the dispatches
+        that pass the same bytes): (their offset, the size bound)."""
+        params = self.params
+        off = len(params)
+        params += params_words
+        pad = (-len(params)) % UNIFORM_ALIGN
+        if pad:
+            params += _ZEROS[:pad]
+        slot = (off, max(16, (len(params_words) + 15) & ~15))
+        if self.share_params and self.capture is None and type(params_words) is bytes:
+            self._param_slots[params_words] = slot
+        return slot
+
+    def _set_feed(self, due):
+        """The feed's next (bytes, time) to flush at; _flush_bytes: the least work any rule flushes at."""
+        self._feed_bytes, self._feed_at = due
+        self._flush_bytes = min(due[0], FLUSH_WORK_BYTES)
 
     def set_binding_limit(self, nbytes):
         """Bind at most nbytes of a buffer (the adapter's maxStorageBufferBindingSize; tests
@@ -382,8 +396,7 @@ class Runtime:
         except BaseException:
             self._params_held = b""   # (whether the upload happened is unknown now)
             raise
-        self._feed_bytes, self._feed_at = self.feed.flushed(
-            self._stream_work if stream.dispatches else 0, t0, perf_counter())
+        self._set_feed(self.feed.flushed(self._stream_work if stream.dispatches else 0, t0, perf_counter()))
 
     def _given_up(self, ids, e):
         """(The browser driver's on_given_up.) A page's flush ran out of memory, found late (at
@@ -472,7 +485,7 @@ class Runtime:
     def _idle(self):
         """The GPU has finished what was submitted (a wait or a readback just returned)."""
         self._gpu_idle = True
-        self._feed_bytes, self._feed_at = self.feed.idle(perf_counter())
+        self._set_feed(self.feed.idle(perf_counter()))
 
     def _check_errors(self):
         bid, nbytes = self.errors.binding

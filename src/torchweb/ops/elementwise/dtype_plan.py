@@ -73,7 +73,7 @@ class DtypePlan(ElementwiseDtypes):
     its kernel reads (ElementwiseDtypes, what the backend's elementwise takes), the result
     dtype; host_checks: Python numbers to check on the host (int64 range, a zero integer
     divisor); and what each call then needs, looked up once: the op's row, the device's
-    empty_storage, Tensor._new, and fresh(op, out, operands, plan), the lazy layer's elementwise
+    storage_maker(), Tensor._new, and fresh(op, out, operands, plan), the lazy layer's elementwise
     for an output just made (deferred where it may be: torchweb/lazy; its first call makes it
     the recorder of the plan's template, or the backend's kernel); lazy: that layer's
     decision for this plan (its template, or False), None until it makes it."""
@@ -93,7 +93,10 @@ class DtypePlan(ElementwiseDtypes):
         self.compute, self.classes = tuple(compute), tuple(classes)
         self.host_checks = D.int64 in compute or (op.divisor >= 0 and self.cls in ("i", "u")
                                                   and not is_tensor(operands[op.divisor]))
-        self.empty = backend.empty_storage
+        self.empty = backend.storage_maker()   # (bound to the device: PLANS is cleared when it is lost)
+        if not _WATCHING.get(backend.name):
+            _WATCHING[backend.name] = True
+            backend.on_device_lost(lambda _rt: PLANS.clear())
         self.make = Tensor._new
         self.fresh = lazy.elementwise_fresh
         self.lazy = None
@@ -105,6 +108,7 @@ class DtypePlan(ElementwiseDtypes):
 PLANS = {}
 D.DEFAULT_FLOAT_LISTENERS.append(PLANS.clear)
 NUMBER_TYPES = (int, float, bool)
+_WATCHING = {}   # backend name -> True once PLANS is cleared when its device is lost
 
 
 def device_error(a, b, what):
