@@ -8,7 +8,8 @@ checks the outputs:
   (tests/notebook_host.py): tensors, values and gradients to 1e-4; training (whose initial
   weights differ between the libraries) by its loss falling and a test accuracy no more than 10
   points under PyTorch's (or at least 70%, 7 times chance); the fine-tuning notebook's pretrained accuracy (same checkpoint) to 1e-2.
-One build and one browser for the module; each notebook starts a fresh kernel (~20 s here).
+One build and one browser for the module; each notebook starts a fresh kernel (~20 s here); the
+whole file ~130 s. TORCHWEB_NOTEBOOK_OUTPUT=/some/prefix- saves each notebook's output text.
 Deselect with -m "not browser"."""
 
 import json
