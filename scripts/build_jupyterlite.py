@@ -4,14 +4,19 @@ Build dependencies (installed into .venv when missing): PyPI jupyterlite-core==0
 jupyterlite-pyodide-kernel==0.8.6 and jupyter_server (the build refuses custom content without
 it). The lite dir .cache/jupyterlite/lite/ gets:
   - static/pyodide/: the local Pyodide core (site/pyodide/) plus the wheels the kernel loads from
-    Pyodide's lockfile (micropip, ipython and its dependencies, jedi, parso), fetched from PyPI
-    with pip. Pyodide rebuilds those wheels, so the PyPI files differ in sha256 from
-    pyodide-lock.json: the copied lockfile gets each added file's real sha256 and file name.
+    Pyodide's lockfile (micropip, ipython and its dependencies, jedi, parso; tqdm for course
+    notebook 2's progress bar), fetched from PyPI with pip. Pyodide rebuilds those wheels, so
+    the PyPI files differ in sha256 from pyodide-lock.json: the copied lockfile gets each added
+    file's real sha256 and file name.
     The build sees static/pyodide/ and points the kernel's pyodideUrl at it.
   - pypi/: the torchweb wheel and `comm` (the kernel needs it), for `%pip install torchweb`.
   - jupyter-lite.json: disablePyPIFallback (nothing from the network) and exposeAppInBrowser
     (window.jupyterapp, to drive the page from a test).
-Contents: site/notebooks/ (train.ipynb). Everything written is gitignored.
+Contents: site/notebooks/: train.ipynb and the course, 1_tensors_autograd.ipynb,
+2_train_cnn.ipynb (digits CNN with a live loss curve: this Pyodide has no matplotlib, so an SVG
+redrawn in place) and 3_finetune_from_url.ipynb. The course reads site/data/digits.json and
+site/data/digits_cnn_0to4.pt (scripts/site_data.py, scripts/pretrain_digits_cnn.py: needs the
+host's torch), published here. Everything written is gitignored.
 
     python scripts/build_jupyterlite.py [--no-wheel]
 
@@ -30,6 +35,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import pretrain_digits_cnn  # noqa: E402
 import run_page  # noqa: E402
 import wheel  # noqa: E402
 
@@ -41,6 +47,9 @@ OUTPUT = os.path.join(SITE, "lite")
 BUILD_DEPS = ["jupyterlite-core==0.8.6", "jupyterlite-pyodide-kernel==0.8.6", "jupyter_server"]
 # Lockfile packages the kernel imports at start, with their dependencies (resolved from the lockfile)
 KERNEL_PACKAGES = ["micropip", "ipython", "jedi", "parso"]
+# Lockfile packages the course notebooks import: the kernel loads an import it finds in the
+# lockfile from the local Pyodide (never piplite), so their wheels must be there
+COURSE_PACKAGES = ["tqdm"]
 PIPLITE_EXTRA = ["comm"]
 KERNEL_PLUGIN = "@jupyterlite/pyodide-kernel-extension:kernel"
 
@@ -115,7 +124,7 @@ def build_pyodide(dest, pyodide_dir=None):
         for dep in packages[key]["depends"]:
             add(dep)
 
-    for name in KERNEL_PACKAGES:
+    for name in KERNEL_PACKAGES + COURSE_PACKAGES:
         add(name)
     for key in needed:
         if packages[key].get("package_type", "package") != "package" or \
@@ -141,6 +150,7 @@ def build(build_wheel=True, pyodide_dir=None):
     with open(os.path.join(SITE, "wheels", "latest.json")) as f:
         whl = os.path.join(SITE, "wheels", json.load(f)["wheel"])
 
+    pretrain_digits_cnn.publish(SITE)   # and the digits it trains on, for the course notebooks
     shutil.rmtree(LITE_DIR, ignore_errors=True)
     os.makedirs(LITE_DIR)
     added = build_pyodide(os.path.join(LITE_DIR, "static", "pyodide"), pyodide_dir)

@@ -2,6 +2,8 @@
 
     site/data/digits.json   the "Train" page's digits (scripts/fetch_digits.py fetches them
                             into .cache/digits/ first when they are not there)
+    site/data/mnist/        the same digits as MNIST's gzipped IDX files, 28x28 (scripts/digits_mnist.py),
+                            for MNIST(download=True) and pytorch/examples' mnist main.py
     site/data/minilm/       the "Search" page's all-MiniLM-L6-v2 weights, config and vocab
                             (scripts/site_minilm.py, from scripts/fetch_minilm.py's cache)
 
@@ -14,6 +16,7 @@ import shutil
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import digits_mnist  # noqa: E402
 import fetch_digits  # noqa: E402
 import site_minilm  # noqa: E402
 
@@ -30,6 +33,13 @@ def publish_digits(site_dir=os.path.join(REPO, "site")):
     return dest
 
 
+def publish_digits_mnist(site_dir=os.path.join(REPO, "site"), folder="mnist", **sizes):
+    """site/data/<folder>/ (the digits as MNIST's files; sizes: digits_mnist.write's n_train,
+    n_test): (its path, [(file name, md5)])."""
+    dest = os.path.join(site_dir, "data", folder)
+    return dest, digits_mnist.write(fetch_digits.fetch(), dest, **sizes)
+
+
 def publish(site_dir=os.path.join(REPO, "site")):
     """Ready every demo's data in site/data/; a failure is printed, not raised."""
     try:
@@ -37,7 +47,9 @@ def publish(site_dir=os.path.join(REPO, "site")):
     except (site_minilm.fetch_minilm.FetchError, OSError) as e:
         print(f"site_data: the Search page's MiniLM weights are unavailable: {e}", file=sys.stderr)
     try:
-        return publish_digits(site_dir)
+        path = publish_digits(site_dir)
+        publish_digits_mnist(site_dir)
+        return path
     except (fetch_digits.FetchError, OSError) as e:
         print(f"site_data: the Train page's digits are unavailable: {e}", file=sys.stderr)
         return None
