@@ -14,7 +14,7 @@ import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 LIBS = {"torchweb", "torchweb-compile", "tfjs", "jax-js", "webgpu-torch"}
-KINDS = ("chain", "matmul", "matmul", "readback", "readback_list", "mlp", "gpt")
+KINDS = ("chain", "matmul", "matmul", "readback", "readback_list", "mlp", "gpt", "lm", "lm", "lm")
 
 
 @pytest.mark.browser
@@ -47,6 +47,9 @@ def test_browser_bench_smoke(tmp_path):
             else:
                 assert res["reason"], (w["name"], lib, res)
         assert w["results"]["torchweb"]["status"] == "ok", (w["name"], w["results"]["torchweb"])
+        if w["kind"] == "lm":   # generation: eager and compiled decode, tokens/s in the note
+            for lib in ("torchweb", "torchweb-compile"):
+                assert w["results"][lib]["status"] == "ok" and "tokens/s" in w["results"][lib]["note"], (w["name"], lib)
     # the table printed at the end names every workload
     for w in report["workloads"]:
         assert f"| {w['name']} |" in r.stdout

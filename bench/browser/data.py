@@ -20,7 +20,8 @@ REPO = os.path.abspath(os.path.join(HERE, "..", ".."))
 # SwiftShader is a CPU, and nanoGPT's 6x384 would take minutes a step there.
 FULL = dict(chain_n=1024, chain_ops=200, matmuls=(512, 1024), readback_n=1 << 20,
             mlp=(784, 256, 10, 64),
-            gpt=dict(n_layer=2, n_head=2, n_embd=64, block_size=32, vocab_size=65, batch=4))
+            gpt=dict(n_layer=2, n_head=2, n_embd=64, block_size=32, vocab_size=65, batch=4),
+            lm=dict(config=dict(n_layer=2, n_embd=64, n_head=4, vocab_size=256, n_positions=128), prompt=32, new=16))
 # On a real GPU (bench/gpu: the browser path in node on Dawn): nanoGPT's shape and the issue's
 # 1024/4096 matmuls
 GPU = dict(chain_n=1024, chain_ops=200, matmuls=(1024, 4096), readback_n=1 << 20,
@@ -28,9 +29,12 @@ GPU = dict(chain_n=1024, chain_ops=200, matmuls=(1024, 4096), readback_n=1 << 20
            gpt=dict(n_layer=6, n_head=6, n_embd=384, block_size=256, vocab_size=65, batch=16))
 SMOKE = dict(chain_n=64, chain_ops=20, matmuls=(32, 64), readback_n=4096,
              mlp=(64, 32, 10, 8),
-             gpt=dict(n_layer=1, n_head=2, n_embd=16, block_size=8, vocab_size=65, batch=2))
+             gpt=dict(n_layer=1, n_head=2, n_embd=16, block_size=8, vocab_size=65, batch=2),
+            lm=dict(config=dict(n_layer=1, n_embd=32, n_head=2, vocab_size=64, n_positions=32), prompt=8, new=4))
 SIZES = {"full": FULL, "smoke": SMOKE, "gpu": GPU}
 CHECKED_STEPS = 3    # training: the losses of the first steps are compared, then the timed steps go on
+# Generation (issue 24): torchweb only (random GPT-2 weights made on the GPU), batch 1, greedy
+LM_VARIANTS = ("float32", "int8-weight", "bf16-weight")
 MLP_LR, GPT_LR, GPT_WD, GPT_BETAS = 1e-3, 6e-4, 0.1, (0.9, 0.95)
 
 
@@ -47,7 +51,14 @@ def workloads(sizes):
             [(f"matmul_{m}", "matmul", {"m": m}) for m in sizes["matmuls"]] +
             [(f"readback_{rn}_buffer", "readback", {"n": rn}), (f"readback_{rn}_list", "readback_list", {"n": rn}),
              (f"mlp_{i}_{h}_{o}_b{b}_adam", "mlp", {"sizes": [i, h, o, b], "lr": MLP_LR}),
-             (gpt_name(g), "gpt", {"gpt": {**g, "lr": GPT_LR, "weight_decay": GPT_WD, "betas": GPT_BETAS}})])
+             (gpt_name(g), "gpt", {"gpt": {**g, "lr": GPT_LR, "weight_decay": GPT_WD, "betas": GPT_BETAS}})] +
+            [(lm_name(sizes["lm"], v), "lm", {"lm": sizes["lm"], "variant": v}) for v in LM_VARIANTS])
+
+
+def lm_name(lm, variant):
+    c = lm["config"]
+    shape = f"{c['n_layer']}L_{c['n_embd']}" if c else "124m"
+    return f"lm_gpt2_{shape}_p{lm['prompt']}_n{lm['new']}_{variant}"
 
 
 def _gpt_module():
@@ -73,7 +84,7 @@ def make(out_dir, smoke, profile=None):
         arrays[name] = {"file": f"data/{name}.bin", "dtype": kind, "shape": list(t.shape)}
 
     g = torch.Generator().manual_seed(1234)
-    names = [w[0] for w in workloads(sizes)]
+    names = [w[0] for w in workloads(sizes) if w[1] != "lm"]
 
     # (a) the chain: y = y * 1.0001 + 0.0001, ops/2 times; one readback of all n values
     n, ops = sizes["chain_n"], sizes["chain_ops"]
@@ -155,7 +166,12 @@ def make(out_dir, smoke, profile=None):
     for name, kind, params in workloads(sizes):
         if kind == "gpt":
             params["gpt"]["params"] = list(state)
-        w = {"name": name, "kind": kind, "params": params, "expect": expected[name]}
+        # generation: the ids checked in range and the same each run (torchweb_bench checks eager = compiled)
+        expect = expected.get(name) or {"tokens": sizes["lm"]["new"],
+                                        "vocab": sizes["lm"]["config"].get("vocab_size", 50257)}
+        w = {"name": name, "kind": kind, "params": params, "expect": expect}
+        if kind == "lm":
+            w["warm"] = 1
         if kind in ("mlp", "gpt"):
             w["warm"] = CHECKED_STEPS
         wl.append(w)

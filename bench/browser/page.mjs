@@ -75,7 +75,7 @@ async function main() {
         try {
           const impl = m.measure ? null : m.make(w.kind, params, data);
           const res = impl ? await measure(impl, warm, REPS) : await m.measure(w.kind, params, data, warm, REPS);
-          const bad = check(w, res.outputs, data);
+          const bad = res.wrong || check(w, res.outputs, data);   // wrong: the library's own check failed
           r = bad ? { status: "wrong", reason: bad }
                   : { status: "ok", median_ms: median(res.times_ms), min_ms: Math.min(...res.times_ms), times_ms: res.times_ms };
           const note = impl ? impl.note : res.note;   // e.g. a fallback the library needed, or why it is wrong

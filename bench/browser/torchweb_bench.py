@@ -138,10 +138,89 @@ def _gpt(p, d, compiled=False):
     return None, run, step
 
 
+class _GenerateStats:
+    """The compile_stats of generate()'s compiled decode step (made on the first call)."""
+
+    def __init__(self, model):
+        self.model = model
+
+    @property
+    def compile_stats(self):
+        from torchweb.models import generation
+        step = generation._compiled.get(self.model)
+        return None if step is None else step.compile_stats
+
+
+_LM = {}        # the one model held: (config, variant) -> model, shared by the eager and compiled runs
+_LM_IDS = {}    # (config, variant), compiled -> the first run's generated ids (eager and compiled must agree)
+_LM_MS = []     # per repetition: (decode ms a token, prefill ms), timed by generate's callback
+
+
+def _lm_model(p):
+    """GPT-2 (torchweb.models, HF layout) with random weights initialised on the GPU (no Python
+    loop over values), then the weight variant: quantize_ as torchao's API reads."""
+    from torchweb.ao.quantization import bfloat16_weight_only, int8_weight_only, quantize_
+    from torchweb.models import GPT2Config, GPT2LMHeadModel
+    key = (repr(sorted(p["lm"]["config"].items())), p["variant"])
+    if key not in _LM:
+        for old in _LM.values():
+            old.free_cache()
+        _LM.clear()
+        torch.manual_seed(0)
+        with torch.device(DEV):
+            model = GPT2LMHeadModel(GPT2Config(**p["lm"]["config"])).eval()
+        if p["variant"] == "int8-weight":
+            quantize_(model, int8_weight_only())
+        elif p["variant"] == "bf16-weight":
+            quantize_(model, bfloat16_weight_only())
+        _LM[key] = model
+    return key, _LM[key]
+
+
+def _lm(p, d, compiled=False):
+    from torchweb.models import generate
+    key, model = _lm_model(p)
+    lm = p["lm"]
+    vocab = model.config.vocab_size
+    prompt = torch.tensor([[(7 * i + 3) % vocab for i in range(lm["prompt"])]], device=DEV)
+
+    def run(rep):
+        stamps = []
+        t0 = time.perf_counter()
+        out = generate(model, prompt, lm["new"], greedy=True, compile=compiled,
+                       callback=lambda t: stamps.append(time.perf_counter()))
+        prefill, decode = stamps[0] - t0, (stamps[-1] - stamps[0]) / max(1, len(stamps) - 1)
+        _LM_MS.append((decode * 1e3, prefill * 1e3))
+        ids = out[0, lm["prompt"]:].tolist()
+        if rep == 0:
+            _LM_IDS[key, compiled] = ids
+        return ids
+    return None, run, _GenerateStats(model)
+
+
+def _lm_report(key, compiled, warm, res):
+    """Tokens/s and prefill in the note; eager and compiled must generate the same ids in float32
+    (where weights are rounded, a near-tie may flip: noted, not failed)."""
+    decode = sorted(ms for ms, _ in _LM_MS[warm:])
+    prefill = sorted(pf for _, pf in _LM_MS[warm:])
+    if decode:
+        res["note"] = (f"{1000 / decode[len(decode) // 2]:.1f} tokens/s decode (median; best "
+                       f"{1000 / decode[0]:.1f}), prefill {prefill[len(prefill) // 2]:.1f} ms; "
+                       f"the time is ms a generated token")
+    eager, got = _LM_IDS.get((key, False)), _LM_IDS.get((key, True))
+    if compiled and eager is not None and got is not None and got != eager:
+        first = next((i for i, (a, b) in enumerate(zip(got, eager)) if a != b), min(len(got), len(eager)))
+        why = f"compiled decode's ids differ from eager's (first at new token {first})"
+        if key[1] == "float32":
+            res["wrong"] = why
+        else:
+            res["note"] = res.get("note", "") + "; " + why
+
+
 MAKERS = {"chain": _chain, "matmul": _matmul, "readback": lambda p, d: _readback(p, d, False),
           "readback_list": lambda p, d: _readback(p, d, True), "mlp": _mlp, "gpt": _gpt,
           "chain_compiled": lambda p, d: _chain(p, d, True), "mlp_compiled": lambda p, d: _mlp(p, d, True),
-          "gpt_compiled": lambda p, d: _gpt(p, d, True)}
+          "gpt_compiled": lambda p, d: _gpt(p, d, True), "lm": _lm, "lm_compiled": lambda p, d: _lm(p, d, True)}
 
 
 _RECORD_US = []   # per timed chain repetition: microseconds of Python per op before the readback
@@ -150,6 +229,7 @@ _RECORD_US = []   # per timed chain repetition: microseconds of Python per op be
 def run_workload(kind, params, data, warm, reps):
     params, data = params.to_py(), data.as_object_map()
     _RECORD_US.clear()
+    _LM_MS.clear()
     prepare, run, step = MAKERS[kind](params, data)
     outputs, times = [], []
     for rep in range(warm + reps):
@@ -161,8 +241,10 @@ def run_workload(kind, params, data, warm, reps):
         if rep < warm:
             outputs.append(_out_bytes(out))
         else:
-            times.append(dt * 1000.0)
+            times.append(_LM_MS[rep][0] if _LM_MS else dt * 1000.0)
     res = {"outputs": outputs, "times_ms": times}
+    if kind.startswith("lm"):
+        _lm_report(_lm_model(params)[0], kind == "lm_compiled", warm, res)
     timed = sorted(_RECORD_US[warm:])
     if timed:
         res["note"] = (f"recording: {timed[len(timed) // 2]:.1f} us an op (median; min {timed[0]:.1f}), "

@@ -79,6 +79,7 @@ export function make(kind, p, d) {
     } };
   }
   if (kind === "gpt") return gpt(p, d);
+  if (kind === "lm") throw new Error("unsupported: torchweb only: GPT-2 generation with a KV cache is PyTorch model code (torchweb.models); not ported to jax-js");
   throw new Error(`unsupported: ${kind}`);
 }
 

@@ -31,5 +31,5 @@ export async function measure(kind, p, d, warm, reps) {
     "to_js(_r, dict_converter=__import__('js').Object.fromEntries)");
   const outputs = res.outputs.map((o) =>
     typeof o === "number" ? o : new Float32Array(o.buffer, o.byteOffset, o.byteLength / 4));
-  return { outputs, times_ms: Array.from(res.times_ms), compile_stats: res.compile_stats, note: res.note };
+  return { outputs, times_ms: Array.from(res.times_ms), compile_stats: res.compile_stats, note: res.note, wrong: res.wrong };
 }

@@ -4,7 +4,7 @@
 import * as torchweb from "./torchweb.mjs";
 
 export const name = "torchweb-compile";
-const COMPILED = new Set(["chain", "mlp", "gpt"]);
+const COMPILED = new Set(["chain", "mlp", "gpt", "lm"]);   // lm: generate()'s decode step
 
 export async function init() { return { same_as: "torchweb", api: "torch.compile" }; }
 
@@ -13,7 +13,7 @@ export async function measure(kind, p, d, warm, reps) {
   // calls 1-2 run eagerly (warm-up, capture): at least one replay must be among the checked ones
   const res = await torchweb.measure(kind + "_compiled", p, d, Math.max(warm, 3), reps);
   const s = res.compile_stats;
-  res.note = s && `compile: ${s.replays} replays, ${s.captures} captures, ${s.eager} eager calls` +
-    (s.reasons && s.reasons.length ? `; not replayed because: ${s.reasons.join("; ")}` : "");
+  res.note = [res.note, s && `compile: ${s.replays} replays, ${s.captures} captures, ${s.eager} eager calls` +
+    (s.reasons && s.reasons.length ? `; not replayed because: ${s.reasons.join("; ")}` : "")].filter(Boolean).join("; ");
   return res;
 }

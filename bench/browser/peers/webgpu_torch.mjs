@@ -46,6 +46,7 @@ export function make(kind, p, d) {
   }
   // Checked in its 0.3.5 sources: no optimizer (nothing under optim), no log-softmax or cross-entropy,
   // Tensor.sum/mean ignore their axis argument, and nn has only Linear, Conv, GroupNorm, ReLU, SiLU, pooling.
+  if (kind === "lm") throw new Error("unsupported: webgpu-torch 0.3.5 has no embedding, layer norm or softmax to run GPT-2");
   if (kind === "mlp") throw new Error("unsupported: webgpu-torch 0.3.5 has no optimizer (Adam), no cross-entropy or log-softmax, and its sum/mean ignore the axis; the step would have to be hand-built from matmuls and elementwise ops, which this suite does not do");
   throw new Error("unsupported: webgpu-torch 0.3.5 has no optimizer, embedding, layer norm or softmax (and no reduction along an axis) to train a GPT");
 }
