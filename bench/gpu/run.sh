@@ -5,7 +5,8 @@
 #      webgpu-torch on the same navigator.gpu (bench/gpu/dawn.mjs runs bench/browser/page.mjs);
 #   3. one results file naming the GPU, driver, Dawn, node and Pyodide (bench/gpu/report.py).
 # Files land in $OUT (the device tool's folder) or bench/results/. GPU_BENCH_ONLY=native|browser
-# runs one part; GPU_BENCH_PROFILE=smoke (tiny sizes) checks the scaffold.
+# runs one part; GPU_BENCH_PROFILE=smoke (tiny sizes) checks the scaffold; GPU_BENCH_FILTER=S runs
+# only the browser workloads whose name contains S (lm_: GPT-2 generation).
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd); cd "$root"
 out=${OUT:-bench/results}; mkdir -p "$out"
@@ -25,6 +26,6 @@ if [ "$only" != native ]; then
   tar -xJf bench/gpu/carry/pyodide.tar.xz -C /tmp/pyodide && tar -xJf bench/gpu/carry/peers.tar.xz -C bench/browser
   python3 bench/gpu/browser_build.py --profile "$profile" --pyodide-dir /tmp/pyodide/pyodide
   /tmp/dawn/node --experimental-wasm-jspi bench/gpu/dawn.mjs --dawn /tmp/dawn --out "$out/gpu-browser.json" \
-      $([ "$profile" = smoke ] && echo --reps 1 --warm 1)
+      $([ "$profile" = smoke ] && echo --reps 1 --warm 1) ${GPU_BENCH_FILTER:+--only "$GPU_BENCH_FILTER"}
 fi
 python3 bench/gpu/report.py "$out"
