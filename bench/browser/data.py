@@ -168,7 +168,7 @@ def make(out_dir, smoke, profile=None):
             params["gpt"]["params"] = list(state)
         # generation: the ids checked in range and the same each run (torchweb_bench checks eager = compiled)
         expect = expected.get(name) or {"tokens": sizes["lm"]["new"],
-                                        "vocab": sizes["lm"]["config"].get("vocab_size", 50257)}
+                                        "vocab": sizes["lm"]["config"].get("vocab_size", 50257)}   # GPT2Config()'s
         w = {"name": name, "kind": kind, "params": params, "expect": expect}
         if kind == "lm":
             w["warm"] = 1

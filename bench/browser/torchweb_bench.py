@@ -216,8 +216,9 @@ def _lm_report(key, compiled, warm, res):
     eager, got = _LM_IDS.get((key, False)), _LM_IDS.get((key, True))
     f32 = _LM_IDS.get(((key[0], "float32"), False))
     if not compiled and key[1] != "float32" and f32 is not None and eager is not None:   # rounding's effect
-        res["note"] = res.get("note", "") + "; ids " + ("= float32's" if eager == f32 else f"differ from float32's from new token "
-                                   f"{next((i for i, (a, b) in enumerate(zip(eager, f32)) if a != b), 0)}")
+        first = next((i for i, (a, b) in enumerate(zip(eager, f32)) if a != b), 0)
+        res["note"] = res.get("note", "") + "; ids " + (
+            "= float32's" if eager == f32 else f"differ from float32's from new token {first}")
     if compiled and eager is not None and got is not None and got != eager:
         first = next((i for i, (a, b) in enumerate(zip(got, eager)) if a != b), min(len(got), len(eager)))
         why = f"compiled decode's ids differ from eager's (first at new token {first})"
