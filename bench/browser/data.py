@@ -26,7 +26,8 @@ FULL = dict(chain_n=1024, chain_ops=200, matmuls=(512, 1024), readback_n=1 << 20
 # 1024/4096 matmuls
 GPU = dict(chain_n=1024, chain_ops=200, matmuls=(1024, 4096), readback_n=1 << 20,
            mlp=(784, 256, 10, 64),
-           gpt=dict(n_layer=6, n_head=6, n_embd=384, block_size=256, vocab_size=65, batch=16))
+           gpt=dict(n_layer=6, n_head=6, n_embd=384, block_size=256, vocab_size=65, batch=16),
+           lm=dict(config=dict(), prompt=32, new=128))   # GPT2Config(): GPT-2 124M's shape
 SMOKE = dict(chain_n=64, chain_ops=20, matmuls=(32, 64), readback_n=4096,
              mlp=(64, 32, 10, 8),
              gpt=dict(n_layer=1, n_head=2, n_embd=16, block_size=8, vocab_size=65, batch=2),
