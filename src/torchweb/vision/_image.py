@@ -45,8 +45,10 @@ class Image:
         if mode == "RGB" and self.mode == "L":
             return Image(self.hwc.expand(-1, -1, 3).contiguous(), "RGB")
         if mode == "L" and self.mode in ("RGB", "RGBA"):
-            from .transforms import _color
-            return Image.from_chw(_color.rgb_to_grayscale(self.to_chw()[:3]), "L")
+            # transforms' rgb_to_grayscale, written here: the transforms import this module
+            chw = self.to_chw()
+            r, g, b = chw[0], chw[1], chw[2]
+            return Image.from_chw((0.2989 * r + 0.587 * g + 0.114 * b).to(chw.dtype).unsqueeze(0), "L")
         raise ValueError(f"Image.convert: {self.mode} -> {mode} is not supported")
 
     def __array__(self, dtype=None, copy=None):

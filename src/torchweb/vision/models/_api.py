@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 from functools import partial
 
+import torchweb as torch
 from torchweb import hub
 
 from ..transforms import functional as F
@@ -21,7 +22,6 @@ class ImageClassification:
         self.interpolation, self.antialias = interpolation, antialias
 
     def __call__(self, img):
-        import torchweb as torch
         img = F.resize(img, self.resize_size, interpolation=self.interpolation, antialias=self.antialias)
         img = F.center_crop(img, self.crop_size)
         if not isinstance(img, torch.Tensor):

@@ -2,7 +2,7 @@
 (transforms/_functional_tensor.py, BSD-3-Clause) so outputs match it on the same input."""
 
 import torchweb as torch
-from torchweb.nn.functional import interpolate, pad as torch_pad
+from torchweb.nn.functional import grid_sample, interpolate, pad as torch_pad
 
 
 def check_image(img):
@@ -146,7 +146,6 @@ def rotate(img, angle, interpolation="nearest", expand=False, center=None, fill=
     """Rotation by `angle` degrees counter-clockwise about the center (torchvision's tensor
     rotate: an inverse affine matrix, then grid_sample), fill 0 outside."""
     import math
-    from torchweb.nn.functional import grid_sample
     _, h, w = dimensions(img)
     cx, cy = (0.0, 0.0) if center is None else (center[0] - w * 0.5, center[1] - h * 0.5)
     a = math.radians(-angle)
