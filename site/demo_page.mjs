@@ -1,6 +1,7 @@
 // What the worker demo pages (gpt.html, train.html) share: a module worker of demos/ sends
 // "log", "stage" and "adapter" messages while it sets up, shown in #stage, #setup-bar (4 steps),
 // #adapter and the log; errors go into the summary object the page tests read.
+import { outputLog } from "./run.mjs";
 export const $ = (id) => document.getElementById(id);
 export const secs = (t) => (t / 1000).toFixed(1) + " s";
 
@@ -31,6 +32,22 @@ export function showError(text) {
     b.onclick = () => location.reload();
     $("stage").append(" ", b);
   }
+}
+
+// A gallery page's outcome, for the page tests: fail(text) records the error in summary.errors,
+// shows it in #stage (with the restart button after a lost device) and ends the log with ERROR;
+// done() ends it with DONE. Only the first of them ends the log (later generations or errors
+// only show). Uncaught errors land in summary.errors.
+export function pageOutcome(summary) {
+  const { log, finish } = outputLog();
+  let finished = false;
+  const end = (ok, text) => { if (!finished) { finished = true; finish(ok, text); } };
+  collectErrors(summary.errors);
+  return {
+    log,
+    done: () => end(true),
+    fail: (text) => { summary.errors.push(text); showError(text); end(false, text); },
+  };
 }
 
 export function showStage(m, log, t0) {

@@ -1,5 +1,5 @@
 // The Complete page (lm.html)'s script, a file of its own: the site's CSP runs no inline script.
-import { pageOutcome } from "./run.mjs";
+import { pageOutcome } from "./demo_page.mjs";
 const $ = (id) => document.getElementById(id);
 const params = new URLSearchParams(location.search);
 const summary = globalThis.torchwebLM = { adapter: null, model: null, generations: [], errors: [] };

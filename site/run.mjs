@@ -33,24 +33,3 @@ export function outputLog() {
     },
   };
 }
-
-// A gallery page's outcome, for the page tests: fail(text) records the error in summary.errors,
-// shows it in #stage and ends the log with ERROR; done() ends it with DONE. Only the first of
-// them ends the log (later generations or errors only show). Uncaught errors land in summary.errors.
-export function pageOutcome(summary) {
-  const { log, finish } = outputLog();
-  let finished = false;
-  const end = (ok, text) => { if (finished) return false; finished = true; finish(ok, text); return true; };
-  window.addEventListener("error", (e) => summary.errors.push(String(e.message)));
-  window.addEventListener("unhandledrejection", (e) => summary.errors.push(String(e.reason)));
-  return {
-    log,
-    done: () => end(true),
-    fail: (text) => {
-      summary.errors.push(text);
-      const s = document.createElement("span"); s.className = "error"; s.textContent = text;
-      document.getElementById("stage").replaceChildren(s);
-      end(false, text);
-    },
-  };
-}
