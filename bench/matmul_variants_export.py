@@ -31,9 +31,7 @@ import numpy as np  # noqa: E402
 import torchweb  # noqa: E402
 from torchweb.backends.webgpu.kernels import matmul_tiles as T  # noqa: E402
 from torchweb.backends.webgpu.runtime import get_runtime  # noqa: E402
-
-# (the shape tables; matmul_variants.py imports torch, which only its own timing needs)
-from matmul_variants import FULL, QUICK, _derived  # noqa: E402
+from matmul_variants_shapes import FULL, QUICK, derived as _derived  # noqa: E402   (bench/)
 
 TOL = {"f32": 1e-4, "f16": 2e-3}
 SAMPLE = 12   # output rows, and 5x as many columns, the reference covers (first, last, spread)

@@ -51,12 +51,39 @@ const ai = adapter.info || {};
 const adapterInfo = { vendor: ai.vendor, architecture: ai.architecture, device: ai.device,
   description: ai.description, features: requiredFeatures, flags };
 const timestamps = device.features.has("timestamp-query");
+const U = GPUBufferUsage;
+const ALIGN = 256;
+
+// Whether Tint's robustness clamps are on (--flags enable-dawn-features=disable_robustness turns
+// them off; nothing says whether a toggle took): a read past a 16-byte binding of a larger buffer
+// gives the binding's last element when they are, the buffer's element past it when not.
+async function robustness() {
+  const code = `@group(0) @binding(0) var<storage, read_write> B: array<f32>;
+@group(0) @binding(1) var<storage, read_write> O: array<f32>;
+@compute @workgroup_size(1) fn main() { O[1] = B[u32(O[0])]; }`;
+  const p = device.createComputePipeline({ layout: "auto", compute: { module: device.createShaderModule({ code }), entryPoint: "main" } });
+  const big = device.createBuffer({ size: 4096, usage: U.STORAGE | U.COPY_DST });
+  device.queue.writeBuffer(big, 0, new Float32Array(1024).map((_, i) => i + 1));
+  const o = device.createBuffer({ size: 16, usage: U.STORAGE | U.COPY_DST | U.COPY_SRC });
+  device.queue.writeBuffer(o, 0, new Float32Array([100, 0, 0, 0]));
+  const rd = device.createBuffer({ size: 16, usage: U.MAP_READ | U.COPY_DST });
+  const bg = device.createBindGroup({ layout: p.getBindGroupLayout(0), entries: [
+    { binding: 0, resource: { buffer: big, offset: 0, size: 16 } }, { binding: 1, resource: { buffer: o } }] });
+  const enc = device.createCommandEncoder();
+  const pass = enc.beginComputePass();
+  pass.setPipeline(p); pass.setBindGroup(0, bg); pass.dispatchWorkgroups(1); pass.end();
+  enc.copyBufferToBuffer(o, 0, rd, 0, 16);
+  device.queue.submit([enc.finish()]);
+  await rd.mapAsync(GPUMapMode.READ);
+  const got = new Float32Array(rd.getMappedRange())[1];
+  rd.unmap();
+  for (const b of [big, o, rd]) b.destroy();
+  return got === 4 ? "on" : got === 101 ? "off" : `unclear (read ${got})`;
+}
+adapterInfo.robustness = await robustness();
 let lost = null;
 device.lost.then((info) => { lost = `${info.reason}: ${info.message}`; });
 console.log(`Dawn (npm webgpu ${dawnVersion}, node ${process.version}): ${JSON.stringify(adapterInfo)}; timestamps: ${timestamps}`);
-
-const U = GPUBufferUsage;
-const ALIGN = 256;
 
 // bench/matmul_variants_export.py's fill(): (k - 2048) / 4096 from a 32-bit hash of (index, seed)
 function fill(numel, seed, dtype) {
