@@ -152,6 +152,7 @@ def main():
                 res["error"] = f"wrong {err:.2e}"
                 print(f"  {name:48s} WRONG: max error {err:.2e} of max |ref|", flush=True)
                 results.append(res)
+                save(args.out, r, data, results)
                 continue
             one = r.run(steps, 1, True)
             per = one[0] if one[0] is not None else one[1]
@@ -169,11 +170,16 @@ def main():
             res["error"] = str(e).split("\n")[0][:300]
             print(f"  {name:48s} FAILED: {res['error']}", flush=True)
         results.append(res)
+        save(args.out, r, data, results)   # as it goes: a run cut short keeps its cases
     print(f"total {time.perf_counter() - t_start:.1f} s", flush=True)
-    if args.out:
-        with open(args.out, "w") as f:
+
+
+def save(path, r, data, results):
+    if path:
+        with open(path + ".tmp", "w") as f:
             json.dump(dict(runner="native", wgpu=wgpu.__version__, adapter=r.info, export_adapter=data["adapter"],
                            timestamps=r.timestamps, results=results), f, indent=1)
+        os.replace(path + ".tmp", path)
 
 
 if __name__ == "__main__":

@@ -244,6 +244,7 @@ for (const c of data.cases) {
   const res = { shape: c.shape, variant: c.variant, resolved: c.resolved, cls: c.cls, dtype: c.dtype };
   if (!device.features.has("shader-f16") && c.dispatches.some((d) => pipes[d.pipeline].code.startsWith("enable f16"))) {
     console.log(`  ${name.padEnd(48)} skipped (no shader-f16)`);
+    results.push({ ...res, error: "skipped (no shader-f16)" });
     continue;
   }
   let bufs = [], scoped = true;
@@ -283,11 +284,14 @@ for (const c of data.cases) {
   }
   for (const b of bufs) b.destroy();
   results.push(res);
+  save();   // as it goes: a run cut short keeps its cases
 }
-console.log(`total ${((performance.now() - tStart) / 1e3).toFixed(1)} s`);
-if (args.out) {
-  fs.writeFileSync(args.out, JSON.stringify({ runner: "dawn", dawn_npm_webgpu: dawnVersion, node: process.version,
-    adapter: adapterInfo, export_adapter: data.adapter, timestamps, results }, null, 1));
-  console.log(`wrote ${args.out}`);
-}
+console.log(`total ${((performance.now() - tStart) / 1e3).toFixed(1)} s${args.out ? `; wrote ${args.out}` : ""}`);
 process.exit(0);
+
+function save() {
+  if (!args.out) return;
+  fs.writeFileSync(args.out + ".tmp", JSON.stringify({ runner: "dawn", dawn_npm_webgpu: dawnVersion, node: process.version,
+    adapter: adapterInfo, export_adapter: data.adapter, timestamps, results }, null, 1));
+  fs.renameSync(args.out + ".tmp", args.out);
+}
