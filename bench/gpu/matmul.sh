@@ -34,14 +34,14 @@ py=${MATMUL_PYTHON:-python3}
 timing=${MATMUL_TIMING:---reps 3 --budget 0.01}
 [ $# -gt 0 ] || set -- --variants table,w1,w6,t64x64_k16_db
 echo "== export $*"
-timeout 30 $py bench/matmul_variants_export.py --out "$out/mm-export.json" "$@" || exit 1
+timeout 40 $py bench/matmul_variants_export.py --out "$out/mm-export.json" "$@" || exit 1
 echo "== native (wgpu-py)"
-timeout 55 $py bench/matmul_variants_replay.py "$out/mm-export.json" --out "$out/mm-native.json" $timing
+timeout 50 $py bench/matmul_variants_replay.py "$out/mm-export.json" --out "$out/mm-native.json" $timing
 echo "== Dawn"
-timeout 55 "$dawn/node" bench/gpu/dawn_matmul.mjs "$out/mm-export.json" --dawn "$dawn" --out "$out/mm-dawn.json" $timing
+timeout 50 "$dawn/node" bench/gpu/dawn_matmul.mjs "$out/mm-export.json" --dawn "$dawn" --out "$out/mm-dawn.json" $timing
 if [ "${MATMUL_ROBUST:-1}" != 0 ]; then
   echo "== Dawn, robustness off"
-  timeout 35 "$dawn/node" bench/gpu/dawn_matmul.mjs "$out/mm-export.json" --dawn "$dawn" --out "$out/mm-dawn-norobust.json" \
+  timeout 30 "$dawn/node" bench/gpu/dawn_matmul.mjs "$out/mm-export.json" --dawn "$dawn" --out "$out/mm-dawn-norobust.json" \
       --flags "enable-dawn-features=disable_robustness" $timing
 fi
 echo "== compare"
