@@ -1,7 +1,7 @@
 """Side by side: results of bench/matmul_variants_replay.py (native) and bench/gpu/dawn_matmul.mjs
 (Dawn, with and without robustness) on the same export: per (shape, variant) each runner's ms
 and its time over the first file's (> 1: slower than it), then the geometric means of those per
-shape class and over all cases.
+shape class and over all cases, and each runner's CPU time encoding a dispatch.
 
     python3 bench/matmul_variants_compare.py native.json dawn.json [dawn-norobust.json ...] [--out FILE]
 """
@@ -55,6 +55,11 @@ def main():
         if allr:
             summary[n]["all"] = math.exp(sum(map(math.log, allr)) / len(allr))
         print(f"  {n}: " + ", ".join(f"{c} {g:.2f}x ({len(per.get(c, allr))})" for c, g in summary[n].items()))
+    print("CPU time encoding one dispatch (median over cases; wgpu-py's is Python's):")
+    for n, d in zip(names, docs):
+        enc = sorted(r["encode_us"] for r in d["results"] if r.get("encode_us") is not None)
+        if enc:
+            print(f"  {n}: {enc[len(enc) // 2]:.1f} us")
     if args.out:
         with open(args.out, "w") as f:
             json.dump(dict(runners=names, adapters=[d.get("adapter") for d in docs], rows=rows, geomean=summary), f, indent=1)

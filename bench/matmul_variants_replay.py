@@ -87,7 +87,8 @@ class Replayer:
         return bufs, steps
 
     def run(self, steps, n, timed):
-        """Submit one pass of n copies of steps and wait: (GPU ms or None, wall ms)."""
+        """Submit one pass of n copies of steps and wait: (GPU ms or None, wall ms, encoding ms)."""
+        te = time.perf_counter()
         enc = self.device.create_command_encoder()
         tw = ({"query_set": self.qs, "beginning_of_pass_write_index": 0, "end_of_pass_write_index": 1}
               if timed and self.timestamps else None)
@@ -102,6 +103,7 @@ class Replayer:
             enc.resolve_query_set(self.qs, 0, 2, self.resolve, 0)
         cmd = enc.finish()
         t0 = time.perf_counter()
+        encode = (t0 - te) * 1e3
         self.device.queue.submit([cmd])
         self.wait()
         wall = (time.perf_counter() - t0) * 1e3
@@ -109,7 +111,7 @@ class Replayer:
         if tw:
             t = np.frombuffer(self.device.queue.read_buffer(self.resolve), dtype=np.uint64)
             gpu = float(t[1] - t[0]) / 1e6 if t[1] > t[0] else None
-        return gpu, wall
+        return gpu, wall, encode
 
 
 def check(case, out_bytes):
@@ -162,6 +164,8 @@ def main():
             res.update(n=n, wall_ms=min(t[1] for t in times) / n)
             res["ms"] = min(gpu) / n if gpu else res["wall_ms"]
             res["gpu_ms"] = min(gpu) / n if gpu else None
+            # (wgpu-py's Python calls: torchweb's native path encodes in C, native_encoding.py)
+            res["encode_us"] = min(t[2] for t in times) * 1e3 / (n * len(steps))
             res["tflops"] = case["flops"] / res["ms"] / 1e9
             res["compile_ms"] = {d["pipeline"]: r.compile_ms.get(d["pipeline"]) for d in case["dispatches"]}
             print(f"  {name:48s} {res['ms']:9.3f} ms {res['tflops']:7.2f} TFLOP/s (wall {res['wall_ms']:.3f}, "

@@ -12,7 +12,8 @@
 // Per case: one compute pass of N copies of the case's dispatches (as runtime.mjs encodes a flush:
 // one pass, every dispatch's parameters at 256-byte dynamic offsets of one uniform buffer), N
 // filling about `budget` seconds of GPU; best of `reps` submits, timed by GPU timestamps at the
-// pass's ends ('timestamp-query') and by the wall clock around submit and onSubmittedWorkDone.
+// pass's ends ('timestamp-query') and by the wall clock around submit and onSubmittedWorkDone; the
+// CPU time of encoding (setPipeline, setBindGroup, dispatchWorkgroups) per dispatch beside them.
 // Dawn quantizes timestamps unless told not to: --flags adds to disable-dawn-features=timestamp_quantization.
 import fs from "node:fs";
 import path from "node:path";
@@ -181,7 +182,8 @@ const qs = timestamps ? device.createQuerySet({ type: "timestamp", count: 2 }) :
 const resolve = timestamps ? device.createBuffer({ size: 16, usage: U.QUERY_RESOLVE | U.COPY_SRC }) : null;
 const tsRead = timestamps ? device.createBuffer({ size: 16, usage: U.MAP_READ | U.COPY_DST }) : null;
 
-async function run(steps, n, timed) {   // one pass of n copies of steps: [GPU ms or null, wall ms]
+async function run(steps, n, timed) {   // one pass of n copies of steps: [GPU ms or null, wall ms, encoding ms]
+  const te = performance.now();
   const enc = device.createCommandEncoder();
   const ts = timed && timestamps;
   const pass = enc.beginComputePass(ts ? { timestampWrites: { querySet: qs,
@@ -197,6 +199,7 @@ async function run(steps, n, timed) {   // one pass of n copies of steps: [GPU m
   if (ts) { enc.resolveQuerySet(qs, 0, 2, resolve, 0); enc.copyBufferToBuffer(resolve, 0, tsRead, 0, 16); }
   const cmd = enc.finish();
   const t0 = performance.now();
+  const encMs = t0 - te;
   device.queue.submit([cmd]);
   await device.queue.onSubmittedWorkDone();
   const wall = performance.now() - t0;
@@ -207,7 +210,7 @@ async function run(steps, n, timed) {   // one pass of n copies of steps: [GPU m
     tsRead.unmap();
     if (t[1] > t[0]) gpuMs = Number(t[1] - t[0]) / 1e6;
   }
-  return [gpuMs, wall];
+  return [gpuMs, wall, encMs];
 }
 
 async function check(c, bufs) {   // [max error at the reference's samples / max |ref|, within tol]
@@ -272,10 +275,11 @@ for (const c of data.cases) {
       res.wall_ms = Math.min(...times.map((t) => t[1])) / n;
       res.gpu_ms = gpuT.length ? Math.min(...gpuT) / n : null;
       res.ms = res.gpu_ms ?? res.wall_ms;
+      res.encode_us = 1e3 * Math.min(...times.map((t) => t[2])) / (n * prep.steps.length);   // per dispatch
       res.tflops = c.flops / res.ms / 1e9;
       res.compile_ms = Object.fromEntries(c.dispatches.map((d) => [d.pipeline, compileMs[d.pipeline]]));
       console.log(`  ${name.padEnd(48)} ${res.ms.toFixed(3).padStart(9)} ms ${res.tflops.toFixed(2).padStart(7)} TFLOP/s` +
-        ` (wall ${res.wall_ms.toFixed(3)}, x${n})  err ${err.toExponential(1)}`);
+        ` (wall ${res.wall_ms.toFixed(3)}, x${n}, encoding ${res.encode_us.toFixed(1)} us a dispatch)  err ${err.toExponential(1)}`);
     }
   } catch (e) {   // a kernel that fails to compile or run: reported, not fatal
     res.error = String(e.message || e).split("\n")[0].slice(0, 300);

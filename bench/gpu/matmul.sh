@@ -32,17 +32,21 @@ fi
 export XDG_RUNTIME_DIR=/tmp PYTHONUNBUFFERED=1
 py=${MATMUL_PYTHON:-python3}
 timing=${MATMUL_TIMING:---reps 3 --budget 0.01}
+# Dawn's NVIDIA policy hides shader-f16 (as Chrome's does): turned on, so that the f16 cases run
+# the same WGSL as natively
+features=${MATMUL_DAWN_FEATURES:-vulkan_enable_f16_on_nvidia}
 [ $# -gt 0 ] || set -- --variants table,w1,w6,t64x64_k16_db
 echo "== export $*"
 timeout 40 $py bench/matmul_variants_export.py --out "$out/mm-export.json" "$@" || exit 1
 echo "== native (wgpu-py)"
 timeout 50 $py bench/matmul_variants_replay.py "$out/mm-export.json" --out "$out/mm-native.json" $timing
 echo "== Dawn"
-timeout 50 "$dawn/node" bench/gpu/dawn_matmul.mjs "$out/mm-export.json" --dawn "$dawn" --out "$out/mm-dawn.json" $timing
+timeout 50 "$dawn/node" bench/gpu/dawn_matmul.mjs "$out/mm-export.json" --dawn "$dawn" --out "$out/mm-dawn.json" \
+    --flags "enable-dawn-features=$features" $timing
 if [ "${MATMUL_ROBUST:-1}" != 0 ]; then
   echo "== Dawn, robustness off"
   timeout 30 "$dawn/node" bench/gpu/dawn_matmul.mjs "$out/mm-export.json" --dawn "$dawn" --out "$out/mm-dawn-norobust.json" \
-      --flags "enable-dawn-features=disable_robustness" $timing
+      --flags "enable-dawn-features=$features,disable_robustness" $timing
 fi
 echo "== compare"
 $py bench/matmul_variants_compare.py "$out/mm-native.json" "$out/mm-dawn.json" "$out/mm-dawn-norobust.json" --out "$out/mm-compare.json"
