@@ -13,18 +13,19 @@
 # $OUT (mm-export.json, mm-native.json, mm-dawn.json, mm-dawn-norobust.json, mm-compare.json).
 # Locally (Dawn finds no lavapipe adapter; SwiftShader works):
 #   VK_ICD_FILENAMES=/usr/lib/chromium/vk_swiftshader_icd.json MATMUL_DAWN=/tmp/dawn bash bench/gpu/matmul.sh --quick
-# Arguments go to the export (default: the TABLE's picks, the warp kernels and the 16 KiB
-# fallback on every shape: --variants table,w1,w6,t64x64_k16_db); MATMUL_TIMING (default
+# Arguments go to the export (--quick, --shapes, --variants, --names, --dtype; without --variants
+# or --names: the TABLE's picks, the warp kernels and the 16 KiB fallback, on every shape:
+# --variants table,w1,w6,t64x64_k16_db); MATMUL_TIMING (default
 # "--reps 3 --budget 0.01") to both runners; MATMUL_ROBUST=0 skips the run without robustness.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd); cd "$root"
 out=${OUT:-bench/results}; mkdir -p "$out"
 dawn=${MATMUL_DAWN:-/tmp/dawn}
-if [ -d .gl ] && [ -z "${MATMUL_DAWN:-}" ]; then   # the GPU machine (bench/gpu/prepare.sh's files)
+icd=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
+if [ -f "$icd" ] && [ -d .gl ]; then   # the GPU machine (bench/gpu/prepare.sh's files)
   for f in .gl/*.deb; do dpkg -x "$f" /; done; ldconfig
   python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --target /tmp/site .whl/*.whl
-  export PYTHONPATH=/tmp/site VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json \
-         VK_ICD_FILENAMES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
+  export PYTHONPATH=/tmp/site VK_DRIVER_FILES=$icd VK_ICD_FILENAMES=$icd
 fi
 if [ ! -x "$dawn/node" ]; then
   mkdir -p "$dawn" && xz -dc .dawn/node.xz > "$dawn/node" && chmod +x "$dawn/node" && tar -xJf .dawn/webgpu.tar.xz -C "$dawn"
@@ -35,7 +36,7 @@ timing=${MATMUL_TIMING:---reps 3 --budget 0.01}
 # Dawn's NVIDIA policy hides shader-f16 (as Chrome's does): turned on, so that the f16 cases run
 # the same WGSL as natively
 features=${MATMUL_DAWN_FEATURES:-vulkan_enable_f16_on_nvidia}
-[ $# -gt 0 ] || set -- --variants table,w1,w6,t64x64_k16_db
+case " $* " in *" --variants "*|*" --names "*) ;; *) set -- "$@" --variants table,w1,w6,t64x64_k16_db ;; esac
 echo "== export $*"
 timeout 40 $py bench/matmul_variants_export.py --out "$out/mm-export.json" "$@" || exit 1
 echo "== native (wgpu-py)"
