@@ -1,0 +1,108 @@
+"""The Unicode category tables shipped in the wheel (src/torchweb/models/unicode_categories_*.json,
+written by scripts/gen_unicode_table.py) against a full scan of this Python's unicodedata: the
+ranges of every general category and major class a tokenizer pattern can name must be the scan's,
+translated patterns must match the same text with the table and with the scan, and a table of
+another Unicode version must not be used."""
+
+import glob
+import json
+import os
+import unicodedata
+
+import pytest
+
+from torchweb.models import unicode_regex
+
+TABLES = glob.glob(os.path.join(os.path.dirname(unicode_regex.__file__), "unicode_categories_*.json"))
+LLAMA3_PATTERN = (r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*"
+                  r"|\s*[\r\n]+|\s+(?!\S)|\s+")
+GPT2_PATTERN = r"'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"
+
+
+def _scan_by_category():
+    """{category: merged ranges}, straight from unicodedata (the oracle)."""
+    out, prev, start = {}, None, 0
+    for cp in range(0x110001):
+        c = unicodedata.category(chr(cp)) if cp < 0x110000 else None
+        if c != prev:
+            if prev is not None:
+                out.setdefault(prev, []).append([start, cp - 1])
+            prev, start = c, cp
+    return out
+
+
+def _merged(spans):
+    spans, out = sorted(spans), []
+    for lo, hi in spans:
+        if out and lo <= out[-1][1] + 1:
+            out[-1][1] = max(out[-1][1], hi)
+        else:
+            out.append([lo, hi])
+    return out
+
+
+@pytest.fixture
+def fresh(monkeypatch):
+    """unicode_regex with its per-process caches emptied (restored afterwards)."""
+    monkeypatch.setattr(unicode_regex, "_by_category", {})
+    monkeypatch.setattr(unicode_regex, "_table", [])
+    unicode_regex._class_body.cache_clear()
+    yield unicode_regex
+    unicode_regex._class_body.cache_clear()
+
+
+def test_tables_cover_cpython_and_pyodide():
+    versions = sorted(json.load(open(p))["unicode"] for p in TABLES)
+    assert "14.0.0" in versions and "16.0.0" in versions, versions     # CPython 3.11; Pyodide's 3.14
+    for p in TABLES:
+        assert p.endswith(f"unicode_categories_{json.load(open(p))['unicode']}.json"), p
+
+
+def test_table_equals_full_scan(fresh):
+    if not os.path.exists(fresh._TABLE.format(unicodedata.unidata_version)):
+        pytest.skip(f"no table shipped for Unicode {unicodedata.unidata_version}: the scan is used")
+    assert fresh._shipped() is not None
+    scan = _scan_by_category()
+    classes = sorted(scan) + sorted({c[0] for c in scan})      # every category and major class
+    for prop in classes:
+        want = _merged(r for c, spans in scan.items() if c == prop or (len(prop) == 1 and c[0] == prop)
+                       for r in spans)
+        assert fresh._ranges(prop) == want, prop
+    assert set(fresh._by_category) == set(scan)
+    assert fresh._by_category == {c: [tuple(r) for r in spans] for c, spans in scan.items()}
+
+
+def test_only_the_classes_used_are_decoded(fresh):
+    if fresh._shipped() is None:
+        pytest.skip(f"no table shipped for Unicode {unicodedata.unidata_version}")
+    fresh.translate(GPT2_PATTERN)
+    assert set(fresh._by_category) == {"Lu", "Ll", "Lt", "Lm", "Lo", "Nd", "Nl", "No"}
+
+
+def test_another_unicode_version_scans(fresh, monkeypatch, tmp_path):
+    """A table whose version is not this Python's is left unused: the scan gives the classes."""
+    (tmp_path / f"unicode_categories_{unicodedata.unidata_version}.json").write_text(
+        json.dumps({"unicode": "0.0.0", "categories": {"Lu": [0, 0x10FFFF]}}))
+    monkeypatch.setattr(fresh, "_TABLE", str(tmp_path / "unicode_categories_{}.json"))
+    assert fresh._shipped() is None
+    scan = _scan_by_category()
+    assert fresh._ranges("Lu") == scan["Lu"]
+
+
+@pytest.mark.parametrize("pattern", [GPT2_PATTERN, LLAMA3_PATTERN])
+def test_translated_patterns_match_with_table_and_scan(fresh, monkeypatch, pattern):
+    text = "".join(chr(cp) for cp in range(0, 0x30000, 7) if not 0xD800 <= cp < 0xE000) + " x 12 \n\t ²³ Ⅻ"
+    with_table = fresh.translate(pattern).findall(text)
+    fresh._class_body.cache_clear()
+    monkeypatch.setattr(fresh, "_by_category", {})
+    monkeypatch.setattr(fresh, "_table", [None])          # as where no table fits: scanned
+    assert fresh.translate(pattern).findall(text) == with_table
+
+
+@pytest.mark.parametrize("pattern", [r"\p{S}+", r"\S+", r"\p{Sm}|\p{Lu}\p{Ll}*|\p{Nd}+"])
+def test_classes_split_as_tokenizers_does(fresh, pattern):
+    """\\p{S} (symbols) and \\S (not White_Space) are different classes; splits as tokenizers' Split."""
+    tokenizers = pytest.importorskip("tokenizers")
+    text = "a+b $5 \u00a0©x Été ≤ 12³ \x1c end"
+    split = tokenizers.pre_tokenizers.Split(tokenizers.Regex(pattern), "removed", invert=True)
+    assert fresh.translate(pattern).findall(text) == [piece for piece, _ in split.pre_tokenize_str(text)]
