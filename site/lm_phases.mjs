@@ -18,6 +18,8 @@ export const PHASES = {
 };
 
 const since = (at) => at - performance.timeOrigin;     // a shared-clock stamp as page time (ms)
+// where a phase's files came from, by its byte counts
+const from = (t) => t.network_bytes && t.cache_bytes ? "cache and network" : t.network_bytes ? "network" : "cache";
 
 export function firstTokenClock() {
   let opened = 0, last = 0, readyAt = null, askedAt = null, auto = false, phases = [], weights = null;
@@ -35,9 +37,11 @@ export function firstTokenClock() {
       const end = since(m.at);
       if (m.name === "checkpoint") {   // seconds reading files (cache or network), then the rest
         const t = m.timings;
-        weights = t.network_bytes && t.cache_bytes ? "cache and network" : t.network_bytes ? "network" : "cache";
+        weights = from(t);
         add("weights", Math.min(end, last + t.fetch_s * 1000), { from: weights, bytes: t.network_bytes + t.cache_bytes });
         add("model", end);
+      } else if (m.timings) {          // the tokenizer's files: where they came from too
+        add(m.name, end, { from: from(m.timings), bytes: m.timings.network_bytes + m.timings.cache_bytes });
       } else add(m.name, end);
     },
     ready() { readyAt = performance.now(); },
@@ -68,7 +72,8 @@ export function showFirstToken(r, dd, table) {
                                                : ` (${s(r.withoutDownload)} without downloading the weights)`);
   table.replaceChildren(...r.phases.map((p) => {
     const tr = document.createElement("tr");
-    const name = p.key === "weights" ? `${p.name} (${(p.bytes / 1048576).toFixed(1)} MiB from the ${p.from})` : p.name;
+    const size = p.bytes < 1048576 ? (p.bytes / 1024).toFixed(1) + " KiB" : (p.bytes / 1048576).toFixed(1) + " MiB";
+    const name = p.from ? `${p.name} (${size} from the ${p.from})` : p.name;
     for (const text of [name, s(p.seconds)]) { const td = document.createElement("td"); td.textContent = text; tr.append(td); }
     return tr;
   }));

@@ -5,7 +5,7 @@ through torchweb.models, and a greedy completion streamed back; its ids must be 
 greedy tokens for the same prompt. The page's time to first token (issue 24's target) is checked
 on a first visit (fresh profile: the weights come from the network) and a second one in the same
 profile (from the browser's Cache API): its phases, their sum, the bytes of the checkpoint's
-files, and where the weights came from."""
+files and of tokenizer.json, and where each came from."""
 
 import json
 import os
@@ -70,6 +70,9 @@ def test_complete_page_streams_transformers_greedy_tokens():
         assert first["weightsFrom"] == source_of_weights
         weights = first["phases"][4]
         assert weights["from"] == source_of_weights and weights["bytes"] == checkpoint_bytes
+        tokenizer = first["phases"][6]         # tokenizer.json goes through the same cache as the weights
+        assert tokenizer["from"] == source_of_weights, tokenizer
+        assert tokenizer["bytes"] == os.path.getsize(os.path.join(FIXTURE, "tokenizer.json")), tokenizer
         # the worker's own prefill-to-first-token lies inside the last two phases
         assert first["phases"][-2]["seconds"] + first["phases"][-1]["seconds"] >= got["generations"][0]["firstSeconds"]
         wait = weights["seconds"] if source_of_weights == "network" else 0

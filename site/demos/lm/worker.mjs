@@ -1,7 +1,7 @@
 // The "Complete" page's module Web Worker: loads Pyodide and the torchweb wheel (site/boot.mjs),
 // then a Hugging Face checkpoint (GPT-2 or Llama-style) with torchweb.models.from_pretrained_async
-// from a base URL (files kept in the browser's Cache Storage "torchweb-models") and its
-// tokenizer.json, and generates with torchweb.models.generate, posting each token as it comes.
+// from a base URL and its tokenizer.json (all kept in the browser's Cache Storage
+// "torchweb-models"), and generates with torchweb.models.generate, posting each token as it comes.
 // Messages in: {type: "load", base, pyodideURL} | {type: "generate", prompt, maxNew, temperature,
 //   topK, topP, greedy}.
 // Messages out, all {type, ...}: log {text} | stage {text} | download {loaded, total} | adapter {...}
@@ -24,7 +24,8 @@ def mark(name, **extra):
 import inspect
 import torchweb
 import torchweb.models.gpt2, torchweb.models.llama
-from torchweb.models import Tokenizer, from_pretrained_async, generate
+from torchweb.models import Tokenizer, browser_cache, from_pretrained_async, generate
+from torchweb.models.checkpoint import CACHE
 mark("import")
 
 if not pyodide.ffi.can_run_sync():
@@ -41,8 +42,14 @@ timings = {}
 model = await from_pretrained_async(BASE, device="webgpu", progress=_progress, timings=timings)
 torchweb.webgpu.synchronize()       # the weights' copies done on the GPU: part of the model's load
 mark("checkpoint", timings=timings)
-tok = await Tokenizer.from_pretrained_async(BASE)
-mark("tokenizer")
+# tokenizer.json through the same Cache Storage as the weights: a warm visit reads no network
+tok_timings = {"network_bytes": 0, "cache_bytes": 0}
+tok_data, where = await browser_cache.fetch(BASE.rstrip("/") + "/tokenizer.json", CACHE)
+if tok_data is None:
+    raise FileNotFoundError(f"tokenizer.json not found at {BASE}")
+tok_timings[where + "_bytes"] += len(tok_data)
+tok = Tokenizer.from_str(tok_data.decode("utf-8"))
+mark("tokenizer", timings=tok_timings)
 eos = model.config.eos_token_id
 report("ready", json.dumps({
     "modelType": model.config.model_type, "seconds": time.perf_counter() - t0,

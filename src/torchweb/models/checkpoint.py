@@ -13,7 +13,7 @@ import time
 
 from .. import _dtype as D
 from ..serialization import safetensors as _st
-from ..serialization.url_fetch import fetch_bytes_async, in_browser
+from ..serialization.url_fetch import in_browser
 from . import browser_cache
 from .config import config_from_dict
 from .gpt2 import GPT2LMHeadModel
@@ -152,26 +152,7 @@ async def _read(source, name, progress, cache):
             return None, "network"
         with open(path, "rb") as f:
             return f.read(), "network"
-    store = await browser_cache.open_cache(cache) if cache and in_browser() else None
-    if store is not None:
-        data = await browser_cache.get(store, path)
-        if data is not None:
-            _report(progress, len(data))
-            return data, "cache"
-    try:
-        data = await fetch_bytes_async(path, progress)
-    except Exception as e:   # urllib's HTTPError, or the browser's RuntimeError naming the status
-        if "404" in str(e):
-            return None, "network"
-        raise
-    if store is not None:
-        await browser_cache.put(store, path, data)
-    return data, "network"
-
-
-def _report(progress, n):
-    if callable(progress):
-        progress(n, n)
+    return await browser_cache.fetch(path, cache, progress)
 
 
 def _run_blocking(coroutine):

@@ -81,21 +81,28 @@ def _ranges(prop):
     if not names:
         raise ValueError(f"tokenizer pattern: unsupported Unicode property \\p{{{prop}}}")
     cats = _category_ranges(names)
-    spans = sorted(r for c in names for r in cats.get(c, ()))
-    merged = [list(spans[0])]
-    for lo, hi in spans[1:]:
-        if lo <= merged[-1][1] + 1:
-            merged[-1][1] = max(merged[-1][1], hi)
+    return _merged(r for c in names for r in cats.get(c, ()))
+
+
+def _merged(spans):
+    """Sorted ranges with the overlapping and adjacent ones joined."""
+    out = []
+    for lo, hi in sorted(map(tuple, spans)):
+        if out and lo <= out[-1][1] + 1:
+            out[-1][1] = max(out[-1][1], hi)
         else:
-            merged.append([lo, hi])
-    return merged
+            out.append([lo, hi])
+    return out
 
 
 @functools.cache
-def _class_body(prop):
-    # literal characters: re's parser reads them several times faster than \\U escapes, and a big
-    # class's parse is most of a pattern's compile
-    return "".join(_char(lo) if lo == hi else f"{_char(lo)}-{_char(hi)}" for lo, hi in _ranges(prop))
+def _class_body(props):
+    """The ranges of the properties named in props (a tuple), joined, as a class's contents.
+    Literal characters: re's parser reads them several times faster than \\U escapes, and a big
+    class's parse is most of a pattern's compile (so is its length: [^\\s\\p{L}\\p{N}] is one
+    union, not three lists)."""
+    spans = _merged(r for prop in props for r in _ranges(prop))
+    return "".join(_char(lo) if lo == hi else f"{_char(lo)}-{_char(hi)}" for lo, hi in spans)
 
 
 def _char(cp):
@@ -108,29 +115,30 @@ _TOKEN = re.compile(r"\\[pP]\{(\w+)\}|\\[sS]|\\.|\[|\]")
 
 def translate(pattern):
     """The Python `re` form of an Oniguruma-style split pattern."""
-    out, pos, in_class = [], 0, False
+    out, pos, in_class = [], 0, None     # in_class: the properties named in the open [...]
     for m in _TOKEN.finditer(pattern):
         out.append(pattern[pos:m.start()])
         pos = m.end()
         tok = m.group(0)
         if tok == "[":
-            if in_class:
+            if in_class is not None:
                 raise ValueError("tokenizer pattern: nested character classes are not supported")
-            in_class = True
+            in_class = []
             out.append(tok)
         elif tok == "]":
-            in_class = False
+            if in_class:
+                out.append(_class_body(tuple(in_class)))
+            in_class = None
             out.append(tok)
         elif tok[1] in "pPsS":
             prop = m.group(1) or "White_Space"
             negated = tok[1] in "PS"
-            body = _class_body(prop)
-            if in_class:
+            if in_class is not None:
                 if negated:
                     raise ValueError(f"tokenizer pattern: {tok} inside a character class is not supported")
-                out.append(body)
+                in_class.append(prop)
             else:
-                out.append(f"[{'^' if negated else ''}{body}]")
+                out.append(f"[{'^' if negated else ''}{_class_body((prop,))}]")
         else:
             out.append(tok)
     out.append(pattern[pos:])
