@@ -20,25 +20,14 @@ GPT2_PATTERN = r"'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s
 
 
 def _scan_by_category():
-    """{category: merged ranges}, straight from unicodedata (the oracle)."""
-    out, prev, start = {}, None, 0
-    for cp in range(0x110001):
-        c = unicodedata.category(chr(cp)) if cp < 0x110000 else None
-        if c != prev:
-            if prev is not None:
-                out.setdefault(prev, []).append([start, cp - 1])
-            prev, start = c, cp
-    return out
-
-
-def _merged(spans):
-    spans, out = sorted(spans), []
-    for lo, hi in spans:
-        if out and lo <= out[-1][1] + 1:
-            out[-1][1] = max(out[-1][1], hi)
-        else:
-            out.append([lo, hi])
-    return out
+    """{category: ranges} from a scan of every code point of this Python's unicodedata (the
+    module's fallback, run here in a fresh state with the table turned off)."""
+    saved = unicode_regex._by_category, unicode_regex._table
+    unicode_regex._by_category, unicode_regex._table = {}, [None]
+    try:
+        return {c: [list(r) for r in spans] for c, spans in unicode_regex._categories().items()}
+    finally:
+        unicode_regex._by_category, unicode_regex._table = saved
 
 
 @pytest.fixture
@@ -65,11 +54,10 @@ def test_table_equals_full_scan(fresh):
     scan = _scan_by_category()
     classes = sorted(scan) + sorted({c[0] for c in scan})      # every category and major class
     for prop in classes:
-        want = _merged(r for c, spans in scan.items() if c == prop or (len(prop) == 1 and c[0] == prop)
+        want = unicode_regex._merged(r for c, spans in scan.items() if c == prop or (len(prop) == 1 and c[0] == prop)
                        for r in spans)
         assert fresh._ranges(prop) == want, prop
-    assert set(fresh._by_category) == set(scan)
-    assert fresh._by_category == {c: [tuple(r) for r in spans] for c, spans in scan.items()}
+    assert {c: [list(r) for r in spans] for c, spans in fresh._by_category.items()} == scan
 
 
 def test_only_the_classes_used_are_decoded(fresh):
