@@ -359,6 +359,9 @@ def lm_summary(runs):
         out[visit] = {name: {"median": round(statistics.median(v), 3), "min": round(min(v), 3)}
                       for name, v in rows.items() if v}
         out[visit]["weights from"] = sorted({g["firstToken"]["weightsFrom"] for g in got})
+        # (a tokenizer phase with no "from": a page from before tokenizer.json went through the cache)
+        out[visit]["tokenizer from"] = sorted({p.get("from") or "network" for g in got
+                                               for p in g["firstToken"]["phases"] if p["key"] == "tokenizer"})
     return out
 
 
@@ -368,13 +371,14 @@ def lm_table(res):
              f"load {res['machine']['loadavg_at_start']}), git {res['git']}, {len(res['runs'])} runs", "",
              "| phase | cold: median s | min s | warm: median s | min s |", "|---|---:|---:|---:|---:|"]
     for name in s.get("cold", s.get("warm", {})):
-        if name == "weights from":
+        if name in ("weights from", "tokenizer from"):
             continue
         c, w = s.get("cold", {}).get(name, {}), s.get("warm", {}).get(name, {})
         lines.append(f"| {name} | {sec2(c.get('median'))} | {sec2(c.get('min'))} | {sec2(w.get('median'))} | "
                      f"{sec2(w.get('min'))} |")
-    lines.append(f"| weights from | {', '.join(s.get('cold', {}).get('weights from', []))} | | "
-                 f"{', '.join(s.get('warm', {}).get('weights from', []))} | |")
+    for row in ("weights from", "tokenizer from"):
+        cold, warm = (", ".join(s.get(visit, {}).get(row, [])) for visit in ("cold", "warm"))
+        lines.append(f"| {row} | {cold} | | {warm} | |")
     return "\n".join(lines)
 
 
