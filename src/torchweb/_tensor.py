@@ -339,10 +339,12 @@ class Tensor:
 
 
 def _nest(flat, shape):
+    """flat (a new list from the backend, or a slice of one) nested as shape; a 1-D tensor's list
+    is flat itself: copying a million-element list costs milliseconds in Pyodide."""
     if not shape:
         return flat[0]
     if len(shape) == 1:
-        return list(flat)
+        return flat if type(flat) is list else list(flat)
     step = _numel(shape[1:])
     return [_nest(flat[i * step:(i + 1) * step], shape[1:]) for i in range(shape[0])]
 
