@@ -162,6 +162,18 @@ export async function measure(kind, p, d, warm, reps) {
   const outputs = [], times = [], parts = {};
   const part = (k, ms) => (parts[k] = parts[k] || []).push(ms);
   let note, unchecked;
+  if (kind === "readback_list") {
+    // the Python floor, in torchweb's Pyodide when it runs in this page (first: the JS Arrays
+    // timed below leave V8 garbage whose collection would land in the Python's time)
+    const tw = await import("./torchweb.mjs");
+    if (tw.ready()) {
+      parts.python_tolist = (await tw.measure("python_floor", p, d, warm, reps)).times_ms;
+      note = "floor = max(this JS Array, parts_ms.float32array + parts_ms.python_tolist): a Python list " +
+             "needs the bytes read (a Float32Array's cost) and then memoryview.cast('f').tolist() in Pyodide";
+    } else {
+      note = "no Python floor: torchweb's Pyodide did not start in this page";
+    }
+  }
   const s = kind.startsWith("readback") ? setup(d.rb_x, p.n) : kind === "chain" ? setup(d.chain_x, p.n)
           : kind === "matmul" ? setupMatmul(p, d) : setup(new Float32Array([1]), 1);
   try {
@@ -192,17 +204,6 @@ export async function measure(kind, p, d, warm, reps) {
     }
   } finally {
     for (const b of s.buffers) b.destroy();
-  }
-  if (kind === "readback_list") {
-    // the Python floor, in torchweb's Pyodide when it runs in this page
-    const tw = await import("./torchweb.mjs");
-    if (tw.ready()) {
-      parts.python_tolist = (await tw.measure("python_floor", p, d, warm, reps)).times_ms;
-      note = "floor = max(this JS Array, parts_ms.float32array + parts_ms.python_tolist): a Python list " +
-             "needs the bytes read (a Float32Array's cost) and then memoryview.cast('f').tolist() in Pyodide";
-    } else {
-      note = "no Python floor: torchweb's Pyodide did not start in this page";
-    }
   }
   const partsMs = Object.fromEntries(Object.entries(parts).map(([k, v]) => [k, median(v)]));
   return { outputs, times_ms: times, note, unchecked, parts_ms: Object.keys(partsMs).length ? partsMs : undefined };
