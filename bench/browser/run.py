@@ -1,5 +1,6 @@
 """The browser suite of issue 9: torchweb (Pyodide + WebGPU) against TensorFlow.js (WebGPU backend),
-webgpu-torch and jax-js, in one headless Chromium session on one WebGPU adapter.
+webgpu-torch and jax-js, in one headless Chromium session on one WebGPU adapter, with the
+platform's floor beside them (peers/floor.mjs: the same readback or round trip in plain WebGPU JS).
 
     .venv/bin/python bench/browser/run.py [--smoke] [--out FILE] [--reps N] [--only NAME]
 
@@ -8,7 +9,9 @@ and copies Pyodide's core into bench/browser/build/ (gitignored), writes seeded 
 PyTorch-CPU's expected results there (data.py), serves bench/browser/ on 127.0.0.1, opens
 index.html, and writes a JSON file (machine, Chromium, adapter, versions, per workload per
 library the median and min of the timed repetitions after warm-up, or "wrong"/"unsupported"
-with a reason) and prints a Markdown table. `--smoke`: tiny sizes, 1 repetition (CI)."""
+with a reason) and prints two Markdown tables: every library's times, and issue 21's target
+(torchweb / max(0.5 x the fastest peer, the floor), met or not). `--smoke`: tiny sizes, 1
+repetition (CI)."""
 
 import argparse
 import datetime
