@@ -75,7 +75,8 @@ async function main() {
       } else {
         try {
           const impl = m.measure ? null : m.make(w.kind, params, data);
-          const res = impl ? await measure(impl, warm, REPS) : await m.measure(w.kind, params, data, warm, REPS);
+          const reps = q.get("reps") ? REPS : w.reps ?? REPS;   // ?reps=N (smoke) wins
+          const res = impl ? await measure(impl, warm, reps) : await m.measure(w.kind, params, data, warm, reps);
           // wrong: the library's own check failed; unchecked: the floor's round trips compute nothing
           const bad = res.wrong || (res.unchecked ? null : check(w, res.outputs, data));
           r = bad ? { status: "wrong", reason: bad }
