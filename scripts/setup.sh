@@ -28,8 +28,8 @@ fi
 if [ ! -x .venv/bin/python ]; then
   python3 -m venv .venv
 fi
-want="setuptools wheel pytest hypothesis numpy selenium tokenizers markdown-it-py pygments safetensors einops tqdm wgpu==0.32.0"
-mods="setuptools, wheel, pytest, hypothesis, numpy, selenium, tokenizers, markdown_it, pygments, safetensors, einops, tqdm, wgpu"
+want="setuptools wheel pytest hypothesis numpy selenium tokenizers markdown-it-py pygments safetensors einops tqdm matplotlib pillow wgpu==0.32.0"
+mods="setuptools, wheel, pytest, hypothesis, numpy, selenium, tokenizers, markdown_it, pygments, safetensors, einops, tqdm, matplotlib, PIL, wgpu"
 # transformers is the oracle of tests/test_lm_*.py; torchvision the oracle of torchweb.vision,
 # found, not imported, by the check below, since PyPI's wheel links its C++ operators against
 # CUDA torch and fails to import on the CPU one (tests/torchvision_ref.py imports its Python parts)
