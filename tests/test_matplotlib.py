@@ -120,6 +120,20 @@ def test_alias_converts_each_tensor_once(device, monkeypatch):
         assert len(calls) <= most and (route == "alias" or len(calls) > 1), (route, len(calls))
 
 
+def test_array_conversion_as_pytorchs(device):
+    """What matplotlib's conversions rest on: np.asarray/np.array give PyTorch's values and dtype,
+    and np.array's array is a copy (writing to it leaves the tensor as it was)."""
+    for want in (torch.linspace(-1.0, 1.0, 6).reshape(2, 3), torch.arange(5), torch.tensor([True, False])):
+        t = ours(want, device)
+        for convert in (np.asarray, np.array, lambda x: np.asarray(x, dtype=np.float64)):
+            got, ref = convert(t), convert(want)
+            assert got.dtype == ref.dtype and got.shape == ref.shape
+            np.testing.assert_array_equal(got, ref)
+        copied = np.array(t)
+        copied[...] = 0
+        assert t.tolist() == want.tolist()
+
+
 def test_tensor_requiring_grad_plots_detached(device):
     """Tensor.__array__ detaches (PyTorch's refuses a tensor that requires grad, naming
     detach()); plotting a parameter's values after training is the common case."""
