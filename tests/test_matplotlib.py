@@ -134,14 +134,6 @@ def test_array_conversion_as_pytorchs(device):
         assert t.tolist() == want.tolist()
 
 
-def test_tensor_requiring_grad_plots_detached(device):
-    """Tensor.__array__ detaches (PyTorch's refuses a tensor that requires grad, naming
-    detach()); plotting a parameter's values after training is the common case."""
-    w = torchweb.linspace(0.0, 1.0, 5, device=device).requires_grad_(True)
-    got = _draw(torchweb, (None, w * 2, None), "plot_y", torchweb)
-    np.testing.assert_allclose(got[:, 1], np.linspace(0.0, 2.0, 5, dtype=np.float32), rtol=1e-6)
-
-
 def test_under_install_torch_alias(tmp_path):
     """The alias in a fresh interpreter: `import torch` is torchweb, and matplotlib's figures hold
     PyTorch's values (computed here by the real torch)."""
