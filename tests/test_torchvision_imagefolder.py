@@ -55,8 +55,10 @@ def test_classes_samples_and_targets_as_torchvision(tree):
     assert mine.classes == ref.classes == ["Ant", "cat", "zebra"]
     assert mine.class_to_idx == ref.class_to_idx
     assert _rel(mine.samples, tree) == _rel(ref.samples, tree) and mine.imgs is mine.samples
-    assert mine.targets == ref.targets and len(mine) == len(ref) == 6
+    assert mine.targets == ref.targets and len(mine) == len(ref) == 6 and repr(mine) == repr(ref)
     assert folder.find_classes(str(tree)) == tv.datasets.folder.find_classes(str(tree))
+    by_path = datasets.ImageFolder(tree)   # a pathlib.Path root, as torchvision takes
+    assert by_path.samples == tv.datasets.ImageFolder(tree).samples and by_path.root == tree
     assert folder.IMG_EXTENSIONS == tv.datasets.folder.IMG_EXTENSIONS
     for name in ("a.PNG", "b.jpeg", "c.txt", "d.tiff"):
         assert folder.is_image_file(name) == tv.datasets.folder.is_image_file(name)
