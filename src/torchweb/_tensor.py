@@ -334,7 +334,11 @@ class Tensor:
 
     def __array__(self, dtype=None, copy=None):
         a = self.detach().numpy()
-        return a.astype(dtype) if dtype is not None else a
+        if dtype is not None:
+            return a.astype(dtype)
+        # np.array(t) passes copy=True: the cpu device's numpy() is a view of the tensor's memory,
+        # and writes to the array must not reach the tensor (PyTorch's np.array copies too)
+        return a.copy() if copy and self.device.type == "cpu" else a
 
 
 
