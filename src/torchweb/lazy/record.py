@@ -198,17 +198,15 @@ def _single(op, out, operands, plan, tpl=None):
             and o._offset == 0 and o._stride == out._stride and child.size < MAX_NODES:
         child.inlined = True
         group = child.group
-        s.pending = node = Node(tpl.pre + (child.key,) + tpl.post, child.leaves, child.scalars + scalars, shape,
-                                child.size + 1, child.storages, group)
-        if group is not None:
-            group.append(weakref.ref(s))
-            return
+        group.append(weakref.ref(s))
+        s.pending = Node((tpl.pre + (child.key,) + tpl.post, child.leaves, child.scalars + scalars, shape,
+                          child.size + 1, child.storages, group))
     else:
         if child is not None:
             realize(os_)
-        s.pending = node = Node(tpl.leaf_key, [(os_, o._stride, o._offset, o.dtype)], scalars, shape, 1,
-                                {id(os_): os_})
-    register(s, node)
+        storages = {id(os_): os_}
+        s.pending = Node((tpl.leaf_key, [(os_, o._stride, o._offset, o.dtype)], scalars, shape, 1,
+                          storages, register(s, storages)))
 
 
 def _pair(op, out, operands, plan, tpl=None):
@@ -248,11 +246,11 @@ def _pair(op, out, operands, plan, tpl=None):
             storages, group = storages | {id(sb): sb}, None
     if len(storages) > MAX_LEAF_BUFFERS:
         return _run_now(op, out, operands, plan)
-    s.pending = node = Node((tpl.opkey, pa, pb), la + lb, sca + scb, shape, size, storages, group)
     if group is not None:
         group.append(weakref.ref(s))
     else:
-        register(s, node)
+        group = register(s, storages)
+    s.pending = Node(((tpl.opkey, pa, pb), la + lb, sca + scb, shape, size, storages, group))
 
 
 def _general(op, out, operands, plan, tpl=None):
@@ -293,5 +291,4 @@ def _general(op, out, operands, plan, tpl=None):
             storages[id(os_)] = os_
     if len(storages) > MAX_LEAF_BUFFERS:
         return _run_now(op, out, operands, plan)
-    s.pending = node = Node(tuple(key), leaves, tuple(scalars + own), shape, size, storages)
-    register(s, node)
+    s.pending = Node((tuple(key), leaves, tuple(scalars + own), shape, size, storages, register(s, storages)))
