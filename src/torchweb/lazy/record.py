@@ -239,14 +239,18 @@ def _pair(tpl, op, out, operands, plan):
             storages, group = cb.storages, cb.group
         else:
             storages, group = storages | cb.storages, None
+            if len(storages) > MAX_LEAF_BUFFERS:
+                return _run_now(op, out, operands, plan)
     else:
         if cb is not None:
             realize(sb)
         pb, lb, scb = tpl.tokens[1], [(sb, b._stride, b._offset, b.dtype)], ()
         if id(sb) not in storages:   # (else, y + w in a loop: w is among y's inputs, shared)
             storages, group = storages | {id(sb): sb}, None
-    if len(storages) > MAX_LEAF_BUFFERS:
-        return _run_now(op, out, operands, plan)
+            if len(storages) > MAX_LEAF_BUFFERS:
+                return _run_now(op, out, operands, plan)
+    # (the buffer count is checked only where the union grows: every node's storages hold at
+    # most MAX_LEAF_BUFFERS, the recorders' check and the fusing scope's _MAX_INPUTS)
     if group is not None:
         group.append(ref(s))
     else:
