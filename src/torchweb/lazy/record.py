@@ -49,14 +49,14 @@ class Template:
     the positions of the scalar ones, and their slice of the operands if they are contiguous
     (spans); pre and post: the key's parts around the token of the first tensor operand,
     leaf_key: the key where that operand is a leaf and the only tensor; first: the position
-    of that operand (where it is the only one).
+    of that operand (where it is the only one), first_f32: its f32.
     record: the recorder bound to this template, (op, out, operands, plan) -> None, which makes
     out pending or, where it may not (empty, or its inputs too many buffers), runs the op now:
     _single for ops with one tensor operand (unary ops, a tensor and numbers), _pair for two
     and no numbers, _general for others. A plan whose template defers has it as its `fresh`."""
 
     __slots__ = ("opkey", "tokens", "f32", "tensors", "scalars", "spans", "pre", "post", "leaf_key",
-                 "first", "record", "grid_limited")
+                 "first", "first_f32", "record", "grid_limited")
 
     def __init__(self, opkey, tokens, f32, grid_limited):
         self.opkey, self.tokens, self.f32 = opkey, tokens, f32
@@ -66,7 +66,7 @@ class Template:
         i = self.tensors[0] if self.tensors else 0
         self.pre, self.post = (opkey,) + tokens[:i], tokens[i + 1:]
         self.leaf_key = self.pre + tokens[i:i + 1] + self.post
-        self.first = i
+        self.first, self.first_f32 = i, bool(f32) and f32[i]
         # (bound: the template reaches its recorder as an argument passed in C, not looked up)
         self.record = MethodType(_single if len(self.tensors) == 1 else
                                  _pair if len(self.tensors) == 2 and not self.scalars else _general, self)
@@ -196,7 +196,7 @@ def _single(tpl, op, out, operands, plan):
     shape = out._shape
     span = tpl.spans
     scalars = operands[span] if span is not None else tuple([operands[j] for j in tpl.scalars])
-    if child is not None and tpl.f32[tpl.first] and not child.inlined and child.shape == shape \
+    if child is not None and tpl.first_f32 and not child.inlined and child.shape == shape \
             and o._offset == 0 and o._stride == out._stride and child.size < MAX_NODES:
         child.inlined = True
         group = child.group
