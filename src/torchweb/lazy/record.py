@@ -199,10 +199,10 @@ def _single(tpl, op, out, operands, plan):
     if child is not None and tpl.first_f32 and not child.inlined and child.shape == shape \
             and o._offset == 0 and o._stride == out._stride and child.size < MAX_NODES:
         child.inlined = True
-        group = child.group
+        key, leaves, child_scalars, _, size, storages, group = child   # (one unpacking: a Node is a tuple)
         group.append(ref(s))
-        s.pending = Node((tpl.pre + (child.key,) + tpl.post, child.leaves, child.scalars + scalars, shape,
-                          child.size + 1, child.storages, group))
+        s.pending = Node((tpl.pre + (key,) + tpl.post, leaves, child_scalars + scalars, shape, size + 1, storages,
+                          group))
     else:
         if child is not None:
             realize(os_)
@@ -225,7 +225,8 @@ def _pair(tpl, op, out, operands, plan):
     if ca is not None and tpl.f32[0] and not ca.inlined and ca.shape == shape \
             and a._offset == 0 and a._stride == stride and ca.size < MAX_NODES:
         ca.inlined = True
-        pa, la, sca, size, storages, group = ca.key, ca.leaves, ca.scalars, ca.size + 1, ca.storages, ca.group
+        pa, la, sca, _, size, storages, group = ca   # (one unpacking: a Node is a tuple)
+        size += 1
     else:
         if ca is not None:
             realize(sa)
