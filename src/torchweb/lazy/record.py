@@ -196,19 +196,19 @@ def _single(tpl, op, out, operands, plan):
     shape = out._shape
     span = tpl.spans
     scalars = operands[span] if span is not None else tuple([operands[j] for j in tpl.scalars])
-    if child is not None and tpl.first_f32 and not child.inlined and child.shape == shape \
-            and o._offset == 0 and o._stride == out._stride and child.size < MAX_NODES:
-        child.inlined = True
-        key, leaves, child_scalars, _, size, storages, group = child   # (one unpacking: a Node is a tuple)
-        group.append(ref(s))
-        s.pending = Node((tpl.pre + (key,) + tpl.post, leaves, child_scalars + scalars, shape, size + 1, storages,
-                          group))
-    else:
-        if child is not None:
-            realize(os_)
-        storages = {id(os_): os_}
-        s.pending = Node((tpl.leaf_key, [(os_, o._stride, o._offset, o.dtype)], scalars, shape, 1,
-                          storages, register(s, storages)))
+    if child is not None:
+        if tpl.first_f32 and not child.inlined:
+            key, leaves, child_scalars, child_shape, size, storages, group = child   # (a Node is a tuple)
+            if child_shape == shape and o._offset == 0 and o._stride == out._stride and size < MAX_NODES:
+                child.inlined = True
+                group.append(ref(s))
+                s.pending = Node((tpl.pre + (key,) + tpl.post, leaves, child_scalars + scalars, shape, size + 1,
+                                  storages, group))
+                return
+        realize(os_)
+    storages = {id(os_): os_}
+    s.pending = Node((tpl.leaf_key, [(os_, o._stride, o._offset, o.dtype)], scalars, shape, 1,
+                      storages, register(s, storages)))
 
 
 def _pair(tpl, op, out, operands, plan):
