@@ -14,6 +14,7 @@ import re
 import unicodedata
 
 from ..serialization.url_fetch import fetch_bytes, fetch_bytes_async, in_browser
+from .batch_encoding import encode_batch
 from .unicode_regex import translate
 
 GPT2_PATTERN = r"'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"
@@ -161,6 +162,9 @@ class Tokenizer:
         self.unk_id = self.vocab.get(unk_token) if unk_token else None
         self.normalize = None
         self._cache = {}
+        # transformers' tokenizer settings (tokenizer_config.json, read by from_pretrained)
+        self.bos_token = self.eos_token = self.unk_token = self.pad_token = None
+        self.padding_side, self.truncation_side, self.model_max_length = "right", "right", None
 
     # -- construction ----------------------------------------------------------------------------
     @classmethod
@@ -191,17 +195,29 @@ class Tokenizer:
         return cls(vocab, merges, {"type": "ByteLevel"}, added)
 
     @classmethod
-    def from_pretrained(cls, source, progress=False):
-        """tokenizer.json from a directory or a base URL (as models.from_pretrained)."""
+    def from_pretrained(cls, source, progress=False, config=None):
+        """tokenizer.json from a directory or a base URL (as models.from_pretrained), with
+        tokenizer_config.json (special tokens, padding side) where a directory has one, or from
+        a URL with config=True (a page asking for a missing file logs a 404)."""
         source = os.fspath(source)
         if not in_browser() and not source.startswith(("http://", "https://")):
-            return cls.from_file(os.path.join(source, "tokenizer.json"))
-        return cls.from_str(fetch_bytes(source.rstrip("/") + "/tokenizer.json", progress).decode("utf-8"))
+            path = os.path.join(source, "tokenizer_config.json")
+            tok = cls.from_file(os.path.join(source, "tokenizer.json"))
+            if config is not False and os.path.exists(path):
+                with open(path, encoding="utf-8") as f:
+                    tok.apply_config(json.load(f))
+            return tok
+        base = source.rstrip("/") + "/"
+        tok = cls.from_str(fetch_bytes(base + "tokenizer.json", progress).decode("utf-8"))
+        return tok.apply_config(json.loads(fetch_bytes(base + "tokenizer_config.json", False))) if config else tok
 
     @classmethod
-    async def from_pretrained_async(cls, source, progress=False):
-        data = await fetch_bytes_async(os.fspath(source).rstrip("/") + "/tokenizer.json", progress)
-        return cls.from_str(data.decode("utf-8"))
+    async def from_pretrained_async(cls, source, progress=False, config=False):
+        base = os.fspath(source).rstrip("/") + "/"
+        tok = cls.from_str((await fetch_bytes_async(base + "tokenizer.json", progress)).decode("utf-8"))
+        if config:
+            tok.apply_config(json.loads(await fetch_bytes_async(base + "tokenizer_config.json", False)))
+        return tok
 
     def _post_processor(self, spec):
         """The ids added around a single sequence by a TemplateProcessing post-processor."""
@@ -279,8 +295,37 @@ class Tokenizer:
             ids = before + ids + after
         return ids
 
-    def __call__(self, text, add_special_tokens=True):
-        return self.encode(text, add_special_tokens)
+    def __call__(self, text, padding=False, truncation=False, max_length=None, return_tensors=None,
+                 add_special_tokens=True, return_attention_mask=True, padding_side=None):
+        """transformers' call: a BatchEncoding of input_ids and attention_mask for a text or a
+        list of texts; padding=True pads to the longest with pad_token on padding_side (set
+        padding_side="left" for generate), return_tensors="pt" gives (B, T) long tensors."""
+        return encode_batch(self, text, padding, truncation, max_length, return_tensors, add_special_tokens,
+                            return_attention_mask, padding_side)
+
+    @property
+    def pad_token_id(self):
+        return None if self.pad_token is None else self.vocab.get(self.pad_token)
+
+    @property
+    def eos_token_id(self):
+        return None if self.eos_token is None else self.vocab.get(self.eos_token)
+
+    @property
+    def bos_token_id(self):
+        return None if self.bos_token is None else self.vocab.get(self.bos_token)
+
+    def apply_config(self, config):
+        """transformers' tokenizer_config.json (a dict): the special tokens' names, padding and
+        truncation sides, model_max_length."""
+        for name in ("bos_token", "eos_token", "unk_token", "pad_token"):
+            value = config.get(name)
+            setattr(self, name, value.get("content") if isinstance(value, dict) else value)
+        self.padding_side = config.get("padding_side", self.padding_side)
+        self.truncation_side = config.get("truncation_side", self.truncation_side)
+        limit = config.get("model_max_length")
+        self.model_max_length = int(limit) if isinstance(limit, (int, float)) and limit < 1e29 else None
+        return self
 
     # -- decoding ----------------------------------------------------------------------------
     def token_to_id(self, token):
