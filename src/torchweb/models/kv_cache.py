@@ -74,7 +74,8 @@ class CausalLM(nn.Module):
         input). position_ids (B, T): each token's place in its text (default: its slot)."""
         mask = self.attention_mask_for(input_ids.shape[1], positions, attention_mask)
         if position_ids is None:
-            position_ids = positions if positions is not None else torch.arange(input_ids.shape[1], device=input_ids.device)
+            position_ids = positions if positions is not None else \
+                torch.arange(input_ids.shape[1], device=input_ids.device)
         return self.lm_head(getattr(self, self.decoder_name)(input_ids, position_ids, positions, mask))
 
     def attention_mask_for(self, length, positions, attention_mask):
