@@ -25,26 +25,30 @@ class StaticKVCache(nn.Module):
         self.register_buffer("v", None, persistent=False)
         self.register_buffer("slots", None, persistent=False)
 
-    def allocate(self, batch, kv_heads, max_len, head_dim, dtype, device):
+    def allocate(self, batch, kv_heads, max_len, head_dim, dtype, device, slots):
         self.k = torch.zeros(batch, kv_heads, max_len, head_dim, dtype=dtype, device=device)
         self.v = torch.zeros(batch, kv_heads, max_len, head_dim, dtype=dtype, device=device)
+        self.slots = slots
 
     def free(self):
-        self.k = self.v = None
+        self.k = self.v = self.slots = None
 
     def update(self, k, v, positions):
-        """Write k, v (B, H, T, D) at positions (T,) in place; return the whole cache."""
+        """Write k, v (B, H, T, D) at positions (T,) in place; return the whole cache and the
+        mask of what each of the T queries may see (slot <= its position)."""
         self.k.index_copy_(2, positions, k)
         self.v.index_copy_(2, positions, v)
-        return self.k, self.v
+        return self.k, self.v, positions[:, None] >= self.slots[None, :]
 
 
 def attend(q, k, v, cache, positions, mask):
-    """Attention of q (B, Hq, T, D) over k, v (B, Hkv, T, D): causal when mask is None; with
-    positions (a tensor), over the whole cache under mask (see CausalLM.attention_mask_for)."""
+    """Attention of q (B, Hq, T, D) over k, v (B, Hkv, T, D): causal; with positions (a tensor),
+    over the whole cache up to each query's slot, or under mask where one is given (a padded
+    batch's, see CausalLM.attention_mask_for)."""
     gqa = q.shape[1] != k.shape[1]
     if positions is not None:
-        k, v = cache.update(k, v, positions)
+        k, v, causal = cache.update(k, v, positions)
+        mask = causal if mask is None else mask
     if mask is None:
         return F.scaled_dot_product_attention(q, k, v, is_causal=True, enable_gqa=gqa)
     return F.scaled_dot_product_attention(q, k, v, attn_mask=mask, enable_gqa=gqa)
@@ -79,15 +83,13 @@ class CausalLM(nn.Module):
         return self.lm_head(getattr(self, self.decoder_name)(input_ids, position_ids, positions, mask))
 
     def attention_mask_for(self, length, positions, attention_mask):
-        """The boolean mask (T, S) or (B, 1, T, S) of the keys each query sees, or None for plain
-        causal attention over the input."""
-        if positions is None and attention_mask is None:
+        """The boolean mask (B, 1, T, S) of the keys each query sees under attention_mask, or
+        None for plain causal attention (over the input, or the cache up to each slot)."""
+        if attention_mask is None:
             return None
         queries = positions if positions is not None else torch.arange(length, device=attention_mask.device)
         keys = self.slots if positions is not None else queries
         mask = queries[:, None] >= keys[None, :]
-        if attention_mask is None:
-            return mask
         if attention_mask.shape[1] < keys.shape[0]:       # slots past the mask's end: tokens to come
             attention_mask = F.pad(attention_mask, (0, keys.shape[0] - attention_mask.shape[1]), value=1)
         # a padding query sees its own slot, so no row of the softmax is empty (it would give NaN,
@@ -104,9 +106,9 @@ class CausalLM(nn.Module):
         # the activations' dtype: the float parameters' (after quantize_, weights are packed int32)
         floats = [p.dtype for p in self.parameters() if p.is_floating_point()]
         dtype = dtype or (w.dtype if w.is_floating_point() else floats[0] if floats else torch.float32)
-        for c in self.caches():
-            c.allocate(batch, self.num_kv_heads, max_len, self.head_dim, dtype, device or w.device)
         self.slots = torch.arange(max_len, device=device or w.device)
+        for c in self.caches():
+            c.allocate(batch, self.num_kv_heads, max_len, self.head_dim, dtype, device or w.device, self.slots)
         self.cache_len = max_len
 
     def free_cache(self):
