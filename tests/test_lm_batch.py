@@ -1,6 +1,6 @@
 """Batches of prompts of different lengths, left-padded as Hugging Face pads them: greedy tokens
 of generate(input_ids, attention_mask=...) equal transformers' generate on the same checkpoint
-and generating each prompt alone; the padded forward's logits equal transformers'; a row that
+(and the model files' own under PyTorch) and generating each prompt alone; the padded forward's logits equal transformers'; a row that
 produced eos emits the pad token, as transformers' does; the compiled decode step gives eager's
 tokens."""
 
@@ -8,6 +8,7 @@ import pytest
 import torch
 
 import torchweb as tw
+from lm_files import load_models_with
 from lm_oracle import GPT2, LLAMA, hf_model
 from torchweb.models import GPT2Config, GPT2LMHeadModel, LlamaConfig, LlamaForCausalLM, Qwen2Config, generate
 
@@ -40,12 +41,20 @@ def kind(request):
 
 @pytest.fixture(scope="module")
 def reference(kind):
-    """The HF model and its greedy tokens for the padded batch (no eos)."""
+    """The HF model and its greedy tokens for the padded batch (no eos), which our model files
+    give too when run under PyTorch."""
     ref = hf_model(kind, seed=SEEDS[kind])
     ids, mask = left_padded(PROMPTS)
     with torch.no_grad():
         out = ref.generate(torch.tensor(ids), attention_mask=torch.tensor(mask), max_new_tokens=NEW,
                            do_sample=False, pad_token_id=PAD, eos_token_id=None)
+    ns = load_models_with(torch)
+    cls = ns.gpt2.GPT2LMHeadModel if kind == "gpt2" else ns.llama.LlamaForCausalLM
+    same_code = cls(getattr(ns.config, CLASSES[kind][1].__name__)(**ref.config.to_dict())).eval()
+    same_code.load_state_dict(ref.state_dict())
+    in_torch = ns.generation.generate(same_code, torch.tensor(ids), NEW, greedy=True, compile=False,
+                                      attention_mask=torch.tensor(mask), pad_token_id=PAD)
+    assert in_torch.tolist() == out.tolist()
     return ref, out.tolist()
 
 
