@@ -245,8 +245,10 @@ def _gpu_pass_time(run, rep, res, calls=3):
     if not getattr(drv, "gpu_timing", None) or not drv.gpu_timing(True):
         return
     try:
+        t0 = time.perf_counter()
         for i in range(calls):
             run(rep + i)
+        wall = (time.perf_counter() - t0) * 1000.0 / calls
         for _ in range(20):   # the timestamps land after the GPU is done: wait for them
             torch.webgpu.synchronize()
             st = drv.stats()
@@ -255,7 +257,9 @@ def _gpu_pass_time(run, rep, res, calls=3):
         ms = st["gpuPassMs"] / calls
         res["gpu_pass_ms"] = ms
         res["note"] = (res.get("note", "") + "; " if res.get("note") else "") + (
-            f"GPU time in compute passes {ms:.2f} ms a step ({st['gpuPasses'] / calls:.0f} passes; timestamp queries)")
+            f"GPU time in compute passes {ms:.2f} ms a step ({st['gpuPasses'] / calls:.0f} passes; timestamp queries), "
+            f"JS encoding {st['encodeMs'] / calls:.2f} ms ({st['dispatches'] / calls:.0f} dispatches) "
+            f"of {wall:.2f} ms a step then")
     finally:
         drv.gpu_timing(False)
 

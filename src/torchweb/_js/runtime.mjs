@@ -283,11 +283,13 @@ const SUBMIT_EVERY = 64;
 // GPU time of the compute passes, for benchmarks (off unless gpuTiming(true) asked for it, on an
 // adapter with 'timestamp-query'): each pass writes timestamps at its start and end, resolved
 // and read back after its submit without blocking; stats() gives their sum once they land
-// (gpuPending counts those still in flight). Dawn quantizes timestamps (100 us in Chrome), so
+// (gpuPending counts those still in flight), with the time execute() took in JS (encodeMs:
+// decoding, encoding, submitting) and the dispatches it made. Dawn quantizes timestamps (100 us in Chrome), so
 // only long passes (a replayed program's) read true.
 let timing = null;
 export function gpuTiming(on) {
-  timing = on && device.features.has("timestamp-query") ? { ns: 0, passes: 0, pending: 0 } : null;
+  timing = on && device.features.has("timestamp-query")
+    ? { ns: 0, passes: 0, pending: 0, encodeMs: 0, dispatches: 0 } : null;
   return timing !== null;
 }
 
@@ -324,6 +326,7 @@ function readTimings(reads) {   // after the submit of the passes that wrote the
 // WRITE rows point into. Both may be PyProxies of memoryviews (read in place, no copy).
 export function execute(wordsArg, blobArg) {
   checkLost();
+  const started = timing ? performance.now() : 0;
   const [words, releaseWords] = borrow(wordsArg, Uint32Array);
   const [blob, releaseBlob] = borrow(blobArg, Uint8Array);
   let encoder = null, pass = null, queued = 0;
@@ -366,6 +369,7 @@ export function execute(wordsArg, blobArg) {
         pass.setPipeline(p.pipeline);
         pass.setBindGroup(0, bg, offsets);
         pass.dispatchWorkgroups(words[i + 2], words[i + 3], words[i + 4]);
+        if (timing) timing.dispatches++;
         i += 6 + 3 * nb;
         // a long program (a torch.compile replay: hundreds of dispatches) is submitted in parts,
         // so that the GPU starts on the first while the rest are encoded (native_encoding.py's
@@ -420,6 +424,7 @@ export function execute(wordsArg, blobArg) {
       for (const buf of doomed) buf.destroy();
       releaseWords();
       releaseBlob();
+      if (timing) timing.encodeMs += performance.now() - started;
     }
   }
 }
@@ -526,5 +531,6 @@ export async function sync() {
 export function stats() {
   return { buffers: buffers.size, pipelines: pipelines.size, layouts: layouts.size, bindGroups: bindCache.size,
            staging: stagingFree.length, stagingBytes,
-           ...(timing ? { gpuPassMs: timing.ns / 1e6, gpuPasses: timing.passes, gpuPending: timing.pending } : {}) };
+           ...(timing ? { gpuPassMs: timing.ns / 1e6, gpuPasses: timing.passes, gpuPending: timing.pending,
+                             encodeMs: timing.encodeMs, dispatches: timing.dispatches } : {}) };
 }
