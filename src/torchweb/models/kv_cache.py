@@ -34,11 +34,10 @@ class StaticKVCache(nn.Module):
         self.k = self.v = self.slots = None
 
     def update(self, k, v, positions):
-        """Write k, v (B, H, T, D) at positions (T,) in place; return the whole cache and the
-        mask of what each of the T queries may see (slot <= its position)."""
+        """Write k, v (B, H, T, D) at positions (T,) in place; return the whole cache."""
         self.k.index_copy_(2, positions, k)
         self.v.index_copy_(2, positions, v)
-        return self.k, self.v, positions[:, None] >= self.slots[None, :]
+        return self.k, self.v
 
 
 def attend(q, k, v, cache, positions, mask):
@@ -47,8 +46,9 @@ def attend(q, k, v, cache, positions, mask):
     batch's, see CausalLM.attention_mask_for)."""
     gqa = q.shape[1] != k.shape[1]
     if positions is not None:
-        k, v, causal = cache.update(k, v, positions)
-        mask = causal if mask is None else mask
+        k, v = cache.update(k, v, positions)
+        if mask is None:   # (CausalLM makes it once for all layers: a dispatch a layer less)
+            mask = positions[:, None] >= cache.slots[None, :]
     if mask is None:
         return F.scaled_dot_product_attention(q, k, v, is_causal=True, enable_gqa=gqa)
     return F.scaled_dot_product_attention(q, k, v, attn_mask=mask, enable_gqa=gqa)
@@ -83,10 +83,11 @@ class CausalLM(nn.Module):
         return self.lm_head(getattr(self, self.decoder_name)(input_ids, position_ids, positions, mask))
 
     def attention_mask_for(self, length, positions, attention_mask):
-        """The boolean mask (B, 1, T, S) of the keys each query sees under attention_mask, or
-        None for plain causal attention (over the input, or the cache up to each slot)."""
+        """The boolean mask (B, 1, T, S) of the keys each query sees under attention_mask; without
+        one, the cache's causal mask (T, S) (slot <= the query's position), or None for plain
+        causal attention over the input."""
         if attention_mask is None:
-            return None
+            return None if positions is None else positions[:, None] >= self.slots[None, :]
         queries = positions if positions is not None else torch.arange(length, device=attention_mask.device)
         keys = self.slots if positions is not None else queries
         mask = queries[:, None] >= keys[None, :]
