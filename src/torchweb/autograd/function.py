@@ -24,8 +24,9 @@ class FunctionCtx:
 
     def save_for_backward(self, *tensors):
         self._saved = tensors
-        # (a list comprehension, not a loop of appends: this runs for every op recorded)
-        self._saved_versions = versions = tuple([None if t is None else t._version for t in tensors])
+        # (a list comprehension, not a loop of appends: this runs for every op recorded;
+        # the storage's version, Tensor._version without its property's call)
+        self._saved_versions = versions = tuple([None if t is None else t._storage.version for t in tensors])
         # a node that saved nothing can run again after its graph is freed (PyTorch's AddBackward0)
         self._saved_any = versions.count(None) < len(versions)
 
@@ -80,8 +81,11 @@ class Node:
     forward input (shape, dtype), per output (shape, dtype, device), None for a non-tensor:
     what the engine checks gradients against and materializes missing ones from."""
 
-    __slots__ = ("fn", "ctx", "next_functions", "_pre_hooks", "_hooks", "_retained", "noutputs",
-                 "_inputs", "_outputs", "_metadata", "__weakref__")
+    # (slots for what every node sets; the rarely set hooks, retained tensors and metadata
+    # default to these class attributes until set, in the instance's __dict__)
+    __slots__ = ("fn", "ctx", "next_functions", "noutputs", "_inputs", "_outputs", "__dict__", "__weakref__")
+    _pre_hooks = _retained = _metadata = None
+    _hooks = ()
 
     def __init__(self, fn, ctx, next_functions, noutputs, inputs=(), outputs=()):
         self.fn = fn
@@ -90,8 +94,6 @@ class Node:
         self.noutputs = noutputs
         self._inputs = inputs
         self._outputs = outputs
-        self._pre_hooks = self._retained = self._metadata = None
-        self._hooks = ()
 
     @property
     def metadata(self):
@@ -195,21 +197,26 @@ class Function(metaclass=FunctionMeta):
         ctx = FunctionCtx()
         # One pass over the inputs (this runs for every op recorded with autograd): which need
         # a gradient, their graph edges (taken before forward: an in-place forward returns an
-        # input, whose history then changes) and their metadata.
+        # input, whose history then changes) and their metadata (shape, dtype; None for
+        # what is not a tensor).
         state = grad_mode._state
         tracked = False
         if state["enabled"]:
-            # (filled in for the tensors only: views pass their shape, strides and offset too)
-            n = len(args)
-            needs, edges, in_meta = [False] * n, [_NO_EDGE] * n, [None] * n
-            for i, a in enumerate(args):
+            needs, edges, in_meta = [], [], []
+            for a in args:
                 if isinstance(a, Tensor):
-                    in_meta[i] = (a._shape, a.dtype)
+                    in_meta.append((a._shape, a.dtype))
                     # (the property for a view: its history refreshed first)
                     if a._requires_grad if a._base is None else a.requires_grad:
                         fn = a._grad_fn
-                        edges[i] = (fn, a._output_nr) if fn is not None else (a._accumulator(), 0)
-                        needs[i] = tracked = True
+                        edges.append((fn, a._output_nr) if fn is not None else (a._accumulator(), 0))
+                        needs.append(True)
+                        tracked = True
+                        continue
+                else:
+                    in_meta.append(None)
+                edges.append(_NO_EDGE)
+                needs.append(False)
         ctx.needs_input_grad = tuple(needs) if tracked else (False,) * len(args)
         if cls._forward_is_raw:
             out = cls.forward(ctx, *args, **kwargs)
@@ -222,21 +229,37 @@ class Function(metaclass=FunctionMeta):
                 state["enabled"] = prev
         if not tracked:
             return out
-        outs = out if isinstance(out, tuple) else (out,)
-        node = Node(cls, ctx, tuple(edges), len(outs), tuple(in_meta))
-        if ctx._saved:
-            _alias_saved_outputs(ctx, outs, node)
         nondiff = ctx._non_differentiable
+        if not isinstance(out, tuple):
+            # (one output: no output metadata, as the engine skips a one-output node that gets
+            # no gradient, so never materializes one for it)
+            node = Node(cls, ctx, tuple(edges), 1, tuple(in_meta))
+            if ctx._saved:
+                _alias_saved_outputs(ctx, (out,), node)
+            if isinstance(out, Tensor) and out.dtype.is_floating_point and not (nondiff and _among(out, nondiff)):
+                out._set_history(node, 0)
+            return out
+        node = Node(cls, ctx, tuple(edges), len(out), tuple(in_meta))
+        if ctx._saved:
+            _alias_saved_outputs(ctx, out, node)
         out_meta = []
-        for i, o in enumerate(outs):
+        for i, o in enumerate(out):
             if isinstance(o, Tensor):
-                if o.dtype.is_floating_point and not (nondiff and any(o is t for t in nondiff)):
+                if o.dtype.is_floating_point and not (nondiff and _among(o, nondiff)):
                     o._set_history(node, i)
                 out_meta.append((o._shape, o.dtype, o.device))
             else:
                 out_meta.append(None)
         node._outputs = tuple(out_meta)
         return out
+
+
+def _among(t, ts):
+    """Whether tensor t is one of ts (by identity: `in` would compare values)."""
+    for o in ts:
+        if o is t:
+            return True
+    return False
 
 
 _NO_EDGE = (None, 0)
