@@ -50,7 +50,11 @@ class FunctionCtx:
                 "graph are freed when you call .backward() or autograd.grad(). Specify "
                 "retain_graph=True if you need to backward through the graph a second time or "
                 "if you need to access saved tensors after calling backward.")
-        for j, (t, v) in enumerate(zip(self._saved, self._saved_versions)):
+        saved = self._saved
+        # (one comparison of the versions in C; the loop below only names the culprit)
+        if tuple([None if t is None else t._storage.version for t in saved]) == self._saved_versions:
+            return saved
+        for j, (t, v) in enumerate(zip(saved, self._saved_versions)):
             if t is not None and t._version != v:
                 # PyTorch names the node that made a saved output, or an input's current node
                 origin = self._saved_origins[j] if self._saved_origins else None
@@ -69,7 +73,8 @@ class FunctionCtx:
     saved_variables = saved_tensors
 
     def _free(self):
-        self._saved = (None,) * len(self._saved)
+        if self._saved_any:   # (else Nones already)
+            self._saved = (None,) * len(self._saved)
         self._freed = True
 
 
