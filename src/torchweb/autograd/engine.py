@@ -1,7 +1,9 @@
-"""The backward engine: walks the graph from the roots in dependency order, each node once
-however many paths reach it, and accumulates into leaves (or captures, for autograd.grad)."""
+"""The backward engine: runs the graph from the roots, each node once however many paths reach
+it and after every node that consumes it (the latest made first), and accumulates into leaves
+(or captures, for autograd.grad)."""
 
 import sys
+from heapq import heappop, heappush
 
 from .._size import contiguous_strides
 from ..backends import backend_for
@@ -73,27 +75,20 @@ def run_backward(roots, grad_roots, retain_graph, capture=None, accumulate=True,
     if capture is not None:
         skip, through = _not_needed([e[0] for e in edges], {k[0] for k in capture})
         edges = [e for e in edges if e[0] not in skip]
-    # dependencies: how many edges lead into each node reached (each node walked once: pushed
-    # when it enters deps; the roots are in it from the start). Edges from nodes that do not
-    # run lead only into nodes in skip (a node that leads to an input makes its producers
-    # lead to it too), which never run: their counts do not matter.
-    deps = dict.fromkeys([e[0] for e in edges], 0)
-    roots = list(deps)
-    stack = roots[:]
-    while stack:
-        for nxt, _ in stack.pop().next_functions:
-            if nxt in deps:
-                deps[nxt] += 1
-            elif nxt is not None:
-                deps[nxt] = 1
-                stack.append(nxt)
-
-    # the gradients waiting for each node: output 0's under the node, output i's under
-    # (node, i) (most nodes have one output)
+    # The order: every node after all the nodes that consume it. A node's inputs were made
+    # before it, so the nodes' creation order reversed is one (Node._seq, PyTorch's
+    # sequence_nr): the nodes that got a gradient (or None) wait in a heap, the latest made
+    # first, and no dependencies need counting. A node is queued once, however many edges
+    # reach it. buffers: the gradients waiting for each node, output 0's under the node,
+    # output i's under (node, i) (most nodes have one output).
     buffers = {}
+    queued = set()
+    ready = []
     for node, nr, g in edges:
         _add(buffers, node if not nr else (node, nr), g)
-    ready = [node for node in roots if not deps[node]]
+        if node not in queued:
+            queued.add(node)
+            heappush(ready, (-node._seq, node))
     # Gradients this pass made that nothing else holds (id -> the tensor): a leaf whose .grad
     # is unset takes one as it is instead of a copy (_accumulate), as PyTorch's AccumulateGrad
     # steals a gradient no one else references. (the loop below runs once per node of the
@@ -102,7 +97,7 @@ def run_backward(roots, grad_roots, retain_graph, capture=None, accumulate=True,
     slow = create_graph or anomaly_mode._state["enabled"]   # (decided once: the loop tests one local)
     with grad_mode.set_grad_enabled(create_graph), (recording() if create_graph else _NO_SWITCH):
         while ready:
-            node = ready.pop()
+            node = heappop(ready)[1]
             if type(node) is AccumulateGrad:
                 outs = results = g = None   # (the last node's gradients: a view of one would hold its base)
                 _accumulate(node, buffers.pop(node, None), capture, accumulate, None if create_graph else owned)
@@ -162,10 +157,9 @@ def run_backward(roots, grad_roots, retain_graph, capture=None, accumulate=True,
                             key = (nxt, nr) if nr else nxt
                             prev = buffers.get(key)
                             buffers[key] = g if prev is None else prev + g
-                    left = deps[nxt] - 1
-                    deps[nxt] = left
-                    if not left:
-                        ready.append(nxt)
+                    if nxt not in queued:
+                        queued.add(nxt)
+                        heappush(ready, (-nxt._seq, nxt))
             except ValueError:
                 _check_count(node, results)   # (PyTorch's error where the zip's lengths differ)
                 raise

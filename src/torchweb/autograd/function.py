@@ -2,11 +2,17 @@
 
 import re
 import weakref
+from itertools import count
 
 from . import grad_mode
 from .._size import contiguous_strides, numel
 from .._tensor import Tensor
 from ..backends import backend_for
+
+
+# every node's creation number (Node._seq): the engine runs the nodes of a backward pass latest
+# first
+_SEQ = count()
 
 
 class FunctionCtx:
@@ -86,19 +92,20 @@ class Node:
     forward input (shape, dtype), per output (shape, dtype, device), None for a non-tensor:
     what the engine checks gradients against and materializes missing ones from."""
 
-    # (slots for what every node sets; the rarely set hooks, retained tensors and metadata
-    # default to these class attributes until set, in the instance's __dict__)
-    __slots__ = ("fn", "ctx", "next_functions", "noutputs", "_inputs", "_outputs", "__dict__", "__weakref__")
+    # (slots for what every node sets; the rarely set hooks, retained tensors, metadata and
+    # outputs' metadata (a node of several outputs: Function.apply sets it) default to these
+    # class attributes until set, in the instance's __dict__)
+    __slots__ = ("fn", "ctx", "next_functions", "noutputs", "_inputs", "_seq", "__dict__", "__weakref__")
     _pre_hooks = _retained = _metadata = None
-    _hooks = ()
+    _hooks = _outputs = ()
 
-    def __init__(self, fn, ctx, next_functions, noutputs, inputs=(), outputs=()):
+    def __init__(self, fn, ctx, next_functions, noutputs, inputs):
         self.fn = fn
         self.ctx = ctx
         self.next_functions = next_functions  # ((node or None, input_nr), ...) per forward input
         self.noutputs = noutputs
         self._inputs = inputs
-        self._outputs = outputs
+        self._seq = next(_SEQ)   # (the engine's order: see run_backward)
 
     @property
     def metadata(self):
@@ -149,7 +156,7 @@ class Node:
 class AccumulateGrad:
     """The node that ends every path at a leaf: adds the gradient into leaf.grad."""
 
-    __slots__ = ("variable", "__weakref__")
+    __slots__ = ("variable", "_seq", "__weakref__")
 
     # (no hooks or retained tensors: as a Node's before any is registered)
     next_functions = _hooks = ()
@@ -157,6 +164,7 @@ class AccumulateGrad:
 
     def __init__(self, variable):
         self.variable = variable
+        self._seq = next(_SEQ)
 
     def name(self):
         return "torch::autograd::AccumulateGrad"
@@ -207,21 +215,17 @@ class Function(metaclass=FunctionMeta):
         state = grad_mode._state
         tracked = False
         if state["enabled"]:
-            needs, edges, in_meta = [], [], []
-            for a in args:
+            # (filled in for the tensors only: the numbers among the arguments cost no stores)
+            n = len(args)
+            needs, edges, in_meta = [False] * n, [_NO_EDGE] * n, [None] * n
+            for i, a in enumerate(args):
                 if isinstance(a, Tensor):
-                    in_meta.append((a._shape, a.dtype))
+                    in_meta[i] = (a._shape, a.dtype)
                     # (the property for a view: its history refreshed first)
                     if a._requires_grad if a._base is None else a.requires_grad:
                         fn = a._grad_fn
-                        edges.append((fn, a._output_nr) if fn is not None else (a._accumulator(), 0))
-                        needs.append(True)
-                        tracked = True
-                        continue
-                else:
-                    in_meta.append(None)
-                edges.append(_NO_EDGE)
-                needs.append(False)
+                        edges[i] = (fn, a._output_nr) if fn is not None else (a._accumulator(), 0)
+                        needs[i] = tracked = True
         ctx.needs_input_grad = tuple(needs) if tracked else (False,) * len(args)
         if cls._forward_is_raw:
             out = cls.forward(ctx, *args, **kwargs)
