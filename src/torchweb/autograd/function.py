@@ -90,7 +90,9 @@ class Node:
     [hook(grad) -> grad or None], and _retained, output_nr -> weakref to the non-leaf tensor
     that retains grad, are None until then, _hooks an empty tuple. _inputs and _outputs: per
     forward input (shape, dtype), per output (shape, dtype, device), None for a non-tensor:
-    what the engine checks gradients against and materializes missing ones from."""
+    what the engine checks gradients against and materializes missing ones from (_outputs
+    only for a node of several outputs: the engine skips a one-output node that gets no
+    gradient). _seq: the node's creation number, the engine's order."""
 
     # (slots for what every node sets; the rarely set hooks, retained tensors, metadata and
     # outputs' metadata (a node of several outputs: Function.apply sets it) default to these
