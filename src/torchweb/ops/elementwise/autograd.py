@@ -254,19 +254,12 @@ def binary_operator(name):
     the operand checks unrolled; NotImplemented where b is neither a tensor nor a number
     (Python then asks b)."""
 
-    recorder = []   # the op's Function's record_number, once the Function is made
-
     def operator(a, b):
         tb = type(b)
         if tb in _NUMBERS:
             if _grad["enabled"] and (a._requires_grad or (a._base is not None and a.requires_grad)):
-                if recorder:
-                    return recorder[0](a, b)
                 fn = _FUNCTIONS.get((name, False))   # (_call_grad's first look-up)
-                if fn is None:
-                    return _call_grad(name, (a, b))
-                recorder.append(fn._record_number)
-                return fn._record_number(a, b)
+                return fn._record_number(a, b) if fn is not None else _call_grad(name, (a, b))
             return E.binary_number(name, a, b)
         if getattr(tb, "_is_torchweb_tensor", False):
             if _grad["enabled"] and (a._requires_grad or b._requires_grad or (a._base is not None and a.requires_grad)
