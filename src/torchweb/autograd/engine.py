@@ -76,9 +76,9 @@ def run_backward(roots, grad_roots, retain_graph, capture=None, accumulate=True,
         skip, through = _not_needed([e[0] for e in edges], {k[0] for k in capture})
         edges = [e for e in edges if e[0] not in skip]
     # The order: every node after all the nodes that consume it. A node's inputs were made
-    # before it, so the nodes' creation order reversed is one (Node._seq, PyTorch's
-    # sequence_nr): the nodes that got a gradient (or None) wait in a heap, the latest made
-    # first, and no dependencies need counting. A node is queued once, however many edges
+    # before it, so the nodes' creation order reversed is one (Node._seq, the creation number
+    # negated, as PyTorch's sequence_nr): the nodes that got a gradient (or None) wait in a
+    # heap, the latest made first, and no dependencies need counting. A node is queued once, however many edges
     # reach it. buffers: the gradients waiting for each node, output 0's under the node,
     # output i's under (node, i) (most nodes have one output).
     buffers = {}
@@ -88,7 +88,7 @@ def run_backward(roots, grad_roots, retain_graph, capture=None, accumulate=True,
         _add(buffers, node if not nr else (node, nr), g)
         if node not in queued:
             queued.add(node)
-            heappush(ready, (-node._seq, node))
+            heappush(ready, (node._seq, node))
     # Gradients this pass made that nothing else holds (id -> the tensor): a leaf whose .grad
     # is unset takes one as it is instead of a copy (_accumulate), as PyTorch's AccumulateGrad
     # steals a gradient no one else references. (the loop below runs once per node of the
@@ -159,7 +159,7 @@ def run_backward(roots, grad_roots, retain_graph, capture=None, accumulate=True,
                             buffers[key] = g if prev is None else prev + g
                     if nxt not in queued:
                         queued.add(nxt)
-                        heappush(ready, (-nxt._seq, nxt))
+                        heappush(ready, (nxt._seq, nxt))
             except ValueError:
                 _check_count(node, results)   # (PyTorch's error where the zip's lengths differ)
                 raise

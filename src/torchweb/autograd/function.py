@@ -10,9 +10,9 @@ from .._tensor import Tensor
 from ..backends import backend_for
 
 
-# every node's creation number (Node._seq): the engine runs the nodes of a backward pass latest
-# first
-_SEQ = count()
+# every node's creation number, negated (Node._seq): the engine runs the nodes of a backward pass
+# latest made first, the smallest _seq first (a bound method: one call, no look-up of next)
+_next_seq = count(0, -1).__next__
 
 
 class FunctionCtx:
@@ -92,22 +92,22 @@ class Node:
     forward input (shape, dtype), per output (shape, dtype, device), None for a non-tensor:
     what the engine checks gradients against and materializes missing ones from (_outputs
     only for a node of several outputs: the engine skips a one-output node that gets no
-    gradient). _seq: the node's creation number, the engine's order."""
+    gradient). _seq: the node's creation number negated, the engine's order."""
 
-    # (slots for what every node sets; the rarely set hooks, retained tensors, metadata and
-    # outputs' metadata (a node of several outputs: Function.apply sets it) default to these
-    # class attributes until set, in the instance's __dict__)
-    __slots__ = ("fn", "ctx", "next_functions", "noutputs", "_inputs", "_seq", "__dict__", "__weakref__")
+    # (slots for what every node sets; the rarely set hooks, retained tensors, metadata, and
+    # the outputs' count and metadata (a node of several outputs: Function.apply sets them)
+    # default to these class attributes until set, in the instance's __dict__)
+    __slots__ = ("fn", "ctx", "next_functions", "_inputs", "_seq", "__dict__", "__weakref__")
     _pre_hooks = _retained = _metadata = None
     _hooks = _outputs = ()
+    noutputs = 1   # (a node of several outputs: Function.apply sets its count)
 
-    def __init__(self, fn, ctx, next_functions, noutputs, inputs):
+    def __init__(self, fn, ctx, next_functions, inputs):
         self.fn = fn
         self.ctx = ctx
         self.next_functions = next_functions  # ((node or None, input_nr), ...) per forward input
-        self.noutputs = noutputs
         self._inputs = inputs
-        self._seq = next(_SEQ)   # (the engine's order: see run_backward)
+        self._seq = _next_seq()   # (the engine's order: see run_backward)
 
     @property
     def metadata(self):
@@ -166,7 +166,7 @@ class AccumulateGrad:
 
     def __init__(self, variable):
         self.variable = variable
-        self._seq = next(_SEQ)
+        self._seq = _next_seq()
 
     def name(self):
         return "torch::autograd::AccumulateGrad"
@@ -244,13 +244,14 @@ class Function(metaclass=FunctionMeta):
         if not isinstance(out, tuple):
             # (one output: no output metadata, as the engine skips a one-output node that gets
             # no gradient, so never materializes one for it)
-            node = Node(cls, ctx, tuple(edges), 1, tuple(in_meta))
+            node = Node(cls, ctx, tuple(edges), tuple(in_meta))
             if ctx._saved:
                 _alias_saved_outputs(ctx, (out,), node)
             if isinstance(out, Tensor) and out.dtype.is_floating_point and not (nondiff and _among(out, nondiff)):
                 out._set_history(node, 0)
             return out
-        node = Node(cls, ctx, tuple(edges), len(out), tuple(in_meta))
+        node = Node(cls, ctx, tuple(edges), tuple(in_meta))
+        node.noutputs = len(out)
         if ctx._saved:
             _alias_saved_outputs(ctx, out, node)
         out_meta = []

@@ -168,7 +168,7 @@ def _make_function(name, backward_name, inplace):
         ctx.needs_input_grad = needs
         # (no output metadata: the engine skips a one-output node that gets no gradient, so
         # never materializes one for it)
-        node = Node(cls, ctx, edges, 1, metas)
+        node = Node(cls, ctx, edges, metas)
         if nothing_saved is not None:
             ctx._saved = ctx._saved_versions = nothing_saved
         else:
