@@ -248,6 +248,11 @@ class Backend(Protocol):
         per int32 word (little-endian, rows zero-padded to whole words): int8 (bits 8, scale
         (N,)) or bfloat16 (bits 16, scale None); bias (N,) or None."""
 
+    def packed_embedding(self, out, packed, scale, idx, fmt):
+        """out (n, dim) = the rows of packed (num, words) int32 at idx (n,), unpacked by the
+        packing format fmt ("int8": 4 a word, times scale (num,); "bfloat16": 2 a word, scale
+        None), little-endian; an index out of range raises IndexError."""
+
     def pack_bfloat16(self, out, w):
         """out (N, ceil(K / 2)) int32 = bfloat16 w (N, K), contiguous, two values a word (the
         low half the even column)."""
