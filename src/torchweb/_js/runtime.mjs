@@ -284,8 +284,8 @@ const SUBMIT_EVERY = 64;
 // adapter with 'timestamp-query'): each pass writes timestamps at its start and end, resolved
 // and read back after its submit without blocking; stats() gives their sum once they land
 // (gpuPending counts those still in flight), with the time execute() took in JS (encodeMs:
-// decoding, encoding, submitting) and the dispatches it made. Dawn quantizes timestamps (100 us in Chrome), so
-// only long passes (a replayed program's) read true.
+// decoding, encoding, submitting) and the dispatches it made. Chrome quantizes timestamps
+// (100 us), so there only long passes (a replayed program's) read true.
 let timing = null;
 export function gpuTiming(on) {
   timing = on && device.features.has("timestamp-query")
@@ -293,33 +293,43 @@ export function gpuTiming(on) {
   return timing !== null;
 }
 
-function timedPass(encoder) {   // a pass descriptor writing timestamps, and what ends it
-  const qs = device.createQuerySet({ type: "timestamp", count: 2 });
-  const desc = { timestampWrites: { querySet: qs, beginningOfPassWriteIndex: 0, endOfPassWriteIndex: 1 } };
-  const finish = (reads) => {   // after pass.end(), on the same encoder
-    const resolved = device.createBuffer({ size: 16, usage: GPUBufferUsage.QUERY_RESOLVE | GPUBufferUsage.COPY_SRC });
-    const read = device.createBuffer({ size: 16, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST });
-    encoder.resolveQuerySet(qs, 0, 2, resolved, 0);
-    encoder.copyBufferToBuffer(resolved, 0, read, 0, 16);
-    reads.push({ qs, resolved, read });
-  };
-  return [desc, finish];
+// One query set per submit (a pair of slots a pass, at most MAX_TIMED_PASSES passes: a submit
+// holds at most SUBMIT_EVERY dispatches), resolved and read back once, its objects reused: the
+// timing itself costs a copy and a map a submit, not objects a pass.
+const MAX_TIMED_PASSES = 2 * SUBMIT_EVERY;
+const timers = [];   // idle {qs, resolved, read}
+
+function takeTimer() {
+  const t = timers.pop();
+  if (t && t.dev === device) return { ...t, used: 0 };
+  const bytes = 16 * MAX_TIMED_PASSES;
+  return { dev: device, used: 0,
+           qs: device.createQuerySet({ type: "timestamp", count: 2 * MAX_TIMED_PASSES }),
+           resolved: device.createBuffer({ size: bytes, usage: GPUBufferUsage.QUERY_RESOLVE | GPUBufferUsage.COPY_SRC }),
+           read: device.createBuffer({ size: bytes, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST }) };
 }
 
-function readTimings(reads) {   // after the submit of the passes that wrote them
+function timedPassDesc(timer) {   // the next pass's timestamp writes, or none when the set is full
+  if (timer.used >= MAX_TIMED_PASSES) return undefined;
+  const i = 2 * timer.used++;
+  return { timestampWrites: { querySet: timer.qs, beginningOfPassWriteIndex: i, endOfPassWriteIndex: i + 1 } };
+}
+
+function resolveTimer(encoder, timer) {   // before the encoder's finish
+  encoder.resolveQuerySet(timer.qs, 0, 2 * timer.used, timer.resolved, 0);
+  encoder.copyBufferToBuffer(timer.resolved, 0, timer.read, 0, 16 * timer.used);
+}
+
+function readTimer(timer) {   // after the submit
   const t = timing;
-  for (const r of reads) {
-    t.pending++;
-    r.read.mapAsync(GPUMapMode.READ).then(() => {
-      const [a, b] = new BigUint64Array(r.read.getMappedRange());
-      t.ns += Number(b - a);
-      t.passes++;
-    }).finally(() => {
-      t.pending--;
-      r.read.destroy(); r.resolved.destroy(); r.qs.destroy();
-    });
-  }
-  reads.length = 0;
+  t.pending++;
+  timer.read.mapAsync(GPUMapMode.READ, 0, 16 * timer.used).then(() => {
+    const stamps = new BigUint64Array(timer.read.getMappedRange(0, 16 * timer.used));
+    for (let i = 0; i < timer.used; i++) t.ns += Number(stamps[2 * i + 1] - stamps[2 * i]);
+    t.passes += timer.used;
+    timer.read.unmap();
+    timers.push(timer);
+  }).finally(() => { t.pending--; });
 }
 
 // Run one flush of the command stream. words: u32 rows (commands.py); blob: the bytes that
@@ -330,21 +340,17 @@ export function execute(wordsArg, blobArg) {
   const [words, releaseWords] = borrow(wordsArg, Uint32Array);
   const [blob, releaseBlob] = borrow(blobArg, Uint8Array);
   let encoder = null, pass = null, queued = 0;
-  let passDone = null;           // with gpuTiming: resolves the open pass's timestamps
-  const timedReads = [];
-  const endPass = () => {
-    pass.end();
-    pass = null;
-    if (passDone) { passDone(timedReads); passDone = null; }
-  };
+  let timer = null;               // with gpuTiming: the open encoder's query set
+  const endPass = () => { pass.end(); pass = null; };
   const touched = new Set();   // buffers the unsubmitted encoder uses
   const doomed = [];           // destroyed at the end: destroy() waits for submitted work
   const created = [];          // [id, size] of this flush's new buffers, in an error scope
   device.pushErrorScope("validation");   // (popped after the submit: scopeValidation)
   const submit = () => {
     if (pass) endPass();
+    if (timer && encoder) resolveTimer(encoder, timer);
     if (encoder) { queue.submit([encoder.finish()]); encoder = null; }
-    if (timedReads.length && timing) readTimings(timedReads);
+    if (timer) { readTimer(timer); timer = null; }
     touched.clear();
     queued = 0;
   };
@@ -361,9 +367,8 @@ export function execute(wordsArg, blobArg) {
         const bg = bindGroup(pid, p, words, i + 6, nb, offsets);
         if (!pass) {
           if (!encoder) encoder = device.createCommandEncoder();
-          let desc;
-          if (timing) [desc, passDone] = timedPass(encoder);
-          pass = encoder.beginComputePass(desc);
+          if (timing && !timer) timer = takeTimer();
+          pass = encoder.beginComputePass(timer ? timedPassDesc(timer) : undefined);
         }
         for (let k = 0, j = i + 6; k < nb; k++, j += 3) touched.add(words[j]);
         pass.setPipeline(p.pipeline);
