@@ -41,7 +41,8 @@ export function firstTokenClock() {
         add("weights", Math.min(end, last + t.fetch_s * 1000), { from: weights, bytes: t.network_bytes + t.cache_bytes });
         add("model", end);
       } else if (m.timings) {          // the tokenizer's files: where they came from too
-        add(m.name, end, { from: from(m.timings), bytes: m.timings.network_bytes + m.timings.cache_bytes });
+        const t = m.timings;
+        add(m.name, end, { from: from(t), bytes: t.network_bytes + t.cache_bytes, fetchSeconds: t.fetch_s });
       } else add(m.name, end);
     },
     ready() { readyAt = performance.now(); },

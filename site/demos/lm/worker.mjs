@@ -43,11 +43,12 @@ model = await from_pretrained_async(BASE, device="webgpu", progress=_progress, t
 torchweb.webgpu.synchronize()       # the weights' copies done on the GPU: part of the model's load
 mark("checkpoint", timings=timings)
 # tokenizer.json through the same Cache Storage as the weights: a warm visit reads no network
-tok_timings = {"network_bytes": 0, "cache_bytes": 0}
+t1 = time.perf_counter()
 tok_data, where = await browser_cache.fetch(BASE.rstrip("/") + "/tokenizer.json", CACHE)
 if tok_data is None:
     raise FileNotFoundError(f"tokenizer.json not found at {BASE}")
-tok_timings[where + "_bytes"] += len(tok_data)
+tok_timings = {"network_bytes": 0, "cache_bytes": 0, "fetch_s": time.perf_counter() - t1}
+tok_timings[where + "_bytes"] = len(tok_data)
 tok = Tokenizer.from_str(tok_data.decode("utf-8"))
 mark("tokenizer", timings=tok_timings)
 eos = model.config.eos_token_id
