@@ -1,8 +1,8 @@
 """The Unicode category tables shipped in the wheel (src/torchweb/models/unicode_categories_*.json,
 written by scripts/gen_unicode_table.py) against a full scan of this Python's unicodedata: the
 ranges of every general category and major class a tokenizer pattern can name must be the scan's,
-translated patterns must match the same text with the table and with the scan, and a table of
-another Unicode version must not be used."""
+translated patterns must match the same text with the table and with the scan (and as tokenizers'
+Split), a table of another Unicode version must not be used, and the pages' Pyodide must have one."""
 
 import glob
 import json
@@ -45,6 +45,23 @@ def test_tables_cover_cpython_and_pyodide():
     assert "14.0.0" in versions and "16.0.0" in versions, versions     # CPython 3.11; Pyodide's 3.14
     for p in TABLES:
         assert p.endswith(f"unicode_categories_{json.load(open(p))['unicode']}.json"), p
+
+
+# unicodedata.unidata_version of each CPython minor version (Pyodide runs one of them)
+UNICODE_OF_PYTHON = {"3.11": "14.0.0", "3.12": "15.0.0", "3.13": "15.1.0", "3.14": "16.0.0"}
+
+
+def test_the_pages_pyodide_has_a_table():
+    """The pages' Pyodide finds a table for its Python (else every visit scans: 1-3 s)."""
+    repo = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    lock = os.path.join(os.environ.get("TORCHWEB_PYODIDE_DIR") or os.path.join(repo, "node_modules", "pyodide"),
+                        "pyodide-lock.json")
+    if not os.path.exists(lock):
+        pytest.skip("no Pyodide here (TORCHWEB_PYODIDE_DIR)")
+    python = ".".join(json.load(open(lock))["info"]["python"].split(".")[:2])
+    assert python in UNICODE_OF_PYTHON, f"Pyodide's Python {python}: add its Unicode version here"
+    assert os.path.exists(unicode_regex._TABLE.format(UNICODE_OF_PYTHON[python])), \
+        f"no table for Pyodide's Python {python}: run scripts/gen_unicode_table.py --pyodide DIR"
 
 
 def test_table_equals_full_scan(fresh):
