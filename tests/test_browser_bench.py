@@ -14,7 +14,7 @@ import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 LIBS = {"torchweb", "torchweb-compile", "tfjs", "jax-js", "webgpu-torch"}
-KINDS = ("chain", "matmul", "matmul", "readback", "readback_list", "mlp", "gpt", "lm", "lm", "lm")
+KINDS = ("chain", "matmul", "matmul", "readback", "readback_list", "mlp", "gpt", "lm", "lm", "lm", "lm")
 
 
 @pytest.mark.browser

@@ -104,22 +104,20 @@ def int8_weight_linear(input, weight_packed, scale, bias=None, in_features=None)
     return _packed_linear("int8_weight_linear", input, weight_packed, scale, bias, in_features, "int8")
 
 
-@define("bfloat16_weight_linear", "linalg", torch=False, method=False, differentiable=False,
-        dtypes="floating",
-        doc="bfloat16_weight_linear(input, weight_packed, bias=None, in_features=None) -> Tensor\n\n"
-            "input @ w.T + bias with w a bfloat16 weight packed 2 per int32 word (half float32's "
-            "memory), unpacked inside the matmul and computed in float32; what "
-            "torchweb.ao.quantization's bfloat16_weight_only layers run. No gradient.")
-def bfloat16_weight_linear(input, weight_packed, bias=None, in_features=None):
-    return _packed_linear("bfloat16_weight_linear", input, weight_packed, None, bias, in_features, "bfloat16")
+def _define_half(fmt, why):
+    """The linear op of a half format's packed weights (bfloat16_weight_linear,
+    float16_weight_linear): one definition, the format its parameter."""
+    name = f"{fmt}_weight_linear"
+
+    @define(name, "linalg", torch=False, method=False, differentiable=False, dtypes="floating",
+            doc=f"{name}(input, weight_packed, bias=None, in_features=None) -> Tensor\n\n"
+                f"input @ w.T + bias with w a {fmt} weight packed 2 per int32 word (half float32's "
+                f"memory), unpacked inside the matmul{why} and computed in float32; what "
+                f"torchweb.ao.quantization's {fmt}_weight_only layers run. No gradient.")
+    def half_weight_linear(input, weight_packed, bias=None, in_features=None):
+        return _packed_linear(name, input, weight_packed, None, bias, in_features, fmt)
+    return half_weight_linear
 
 
-@define("float16_weight_linear", "linalg", torch=False, method=False, differentiable=False,
-        dtypes="floating",
-        doc="float16_weight_linear(input, weight_packed, bias=None, in_features=None) -> Tensor\n\n"
-            "input @ w.T + bias with w a float16 weight packed 2 per int32 word (half float32's "
-            "memory), unpacked inside the matmul (WGSL's core unpack2x16float: no shader-f16 "
-            "needed) and computed in float32; what torchweb.ao.quantization's float16_weight_only "
-            "layers run. No gradient.")
-def float16_weight_linear(input, weight_packed, bias=None, in_features=None):
-    return _packed_linear("float16_weight_linear", input, weight_packed, None, bias, in_features, "float16")
+bfloat16_weight_linear = _define_half("bfloat16", "")
+float16_weight_linear = _define_half("float16", " (WGSL's core unpack2x16float: no shader-f16 needed)")

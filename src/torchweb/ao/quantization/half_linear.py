@@ -13,11 +13,14 @@ from .packed_linear import PackedLinear
 
 class HalfWeightOnlyLinear(PackedLinear):
     per_word = 2
-    half_dtype = None        # the format's dtype; its linear op
-    _op = None
+    _op = None        # the format's linear op
 
-    def _pack(self, weight):
-        self.weight = pack_half(weight.to(self.half_dtype))   # (rounded as .half() / .bfloat16() do)
+    @property
+    def weight_format(self):
+        return f"{self.packed_format} packed"
+
+    def _pack(self, weight):   # (rounded as .half() / .bfloat16() do)
+        self.weight = pack_half(weight.to(getattr(D, self.packed_format)))
 
     def linear(self, input, weight, scale, bias):
         return self._op(input, weight, bias, self.in_features)
@@ -26,14 +29,10 @@ class HalfWeightOnlyLinear(PackedLinear):
 class BFloat16WeightOnlyLinear(HalfWeightOnlyLinear):
     __module__ = "torchweb.ao.quantization"
     packed_format = "bfloat16"
-    weight_format = "bfloat16 packed"
-    half_dtype = D.bfloat16
     _op = staticmethod(bfloat16_weight_linear)
 
 
 class Float16WeightOnlyLinear(HalfWeightOnlyLinear):
     __module__ = "torchweb.ao.quantization"
     packed_format = "float16"
-    weight_format = "float16 packed"
-    half_dtype = D.float16
     _op = staticmethod(float16_weight_linear)
