@@ -74,7 +74,8 @@ async function main() {
       } else {
         try {
           const impl = m.measure ? null : m.make(w.kind, params, data);
-          const res = impl ? await measure(impl, warm, REPS) : await m.measure(w.kind, params, data, warm, REPS);
+          const reps = q.get("reps") ? REPS : w.reps ?? REPS;   // ?reps=N (smoke) wins
+          const res = impl ? await measure(impl, warm, reps) : await m.measure(w.kind, params, data, warm, reps);
           const bad = res.wrong || check(w, res.outputs, data);   // wrong: the library's own check failed
           r = bad ? { status: "wrong", reason: bad }
                   : { status: "ok", median_ms: median(res.times_ms), min_ms: Math.min(...res.times_ms), times_ms: res.times_ms };

@@ -239,6 +239,33 @@ MAKERS = {"chain": _chain, "matmul": _matmul, "readback": lambda p, d: _readback
 _RECORD_US = []   # per timed chain repetition: microseconds of Python per op before the readback
 
 
+def _gpu_pass_time(run, rep, res, calls=3):
+    """GPU time a step's compute passes take (timestamp queries, where the adapter has them),
+    from `calls` more steps: what the GPU spends, against the step's wall time."""
+    from torchweb.backends.webgpu.runtime import get_runtime
+    drv = get_runtime().driver
+    if not getattr(drv, "gpu_timing", None) or not drv.gpu_timing(True):
+        return
+    try:
+        t0 = time.perf_counter()
+        for i in range(calls):
+            run(rep + i)
+        wall = (time.perf_counter() - t0) * 1000.0 / calls
+        for _ in range(20):   # the timestamps land after the GPU is done: wait for them
+            torch.webgpu.synchronize()
+            st = drv.stats()
+            if not st.get("gpuPending"):
+                break
+        ms = st["gpuPassMs"] / calls
+        res["gpu_pass_ms"] = ms
+        res["note"] = (res.get("note", "") + "; " if res.get("note") else "") + (
+            f"GPU time in compute passes {ms:.2f} ms a step ({st['gpuPasses'] / calls:.0f} passes; timestamp queries), "
+            f"JS encoding {st['encodeMs'] / calls:.2f} ms ({st['dispatches'] / calls:.0f} dispatches) "
+            f"of {wall:.2f} ms a step then")
+    finally:
+        drv.gpu_timing(False)
+
+
 def run_workload(kind, params, data, warm, reps):
     params, data = params.to_py(), data.as_object_map()
     _RECORD_US.clear()
@@ -262,6 +289,8 @@ def run_workload(kind, params, data, warm, reps):
     if timed:
         res["note"] = (f"recording: {timed[len(timed) // 2]:.1f} us an op (median; min {timed[0]:.1f}), "
                        f"Python time before the readback")
+    if kind.startswith(("gpt", "mlp")):
+        _gpu_pass_time(run, warm + reps, res)
     stats = getattr(step, "compile_stats", None)
     if stats is not None:   # how many calls replayed, and why any did not
         res["compile_stats"] = {k: (list(map(str, v)) if k == "reasons" else v) for k, v in stats.items()}

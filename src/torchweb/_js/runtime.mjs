@@ -280,20 +280,71 @@ function bindGroup(pid, p, words, j, nb, offsets) {
 
 const SUBMIT_EVERY = 64;
 
+// GPU time of the compute passes, for benchmarks (off unless gpuTiming(true) asked for it, on an
+// adapter with 'timestamp-query'): each pass writes timestamps at its start and end, resolved
+// and read back after its submit without blocking; stats() gives their sum once they land
+// (gpuPending counts those still in flight), with the time execute() took in JS (encodeMs:
+// decoding, encoding, submitting) and the dispatches it made. Dawn quantizes timestamps (100 us in Chrome), so
+// only long passes (a replayed program's) read true.
+let timing = null;
+export function gpuTiming(on) {
+  timing = on && device.features.has("timestamp-query")
+    ? { ns: 0, passes: 0, pending: 0, encodeMs: 0, dispatches: 0 } : null;
+  return timing !== null;
+}
+
+function timedPass(encoder) {   // a pass descriptor writing timestamps, and what ends it
+  const qs = device.createQuerySet({ type: "timestamp", count: 2 });
+  const desc = { timestampWrites: { querySet: qs, beginningOfPassWriteIndex: 0, endOfPassWriteIndex: 1 } };
+  const finish = (reads) => {   // after pass.end(), on the same encoder
+    const resolved = device.createBuffer({ size: 16, usage: GPUBufferUsage.QUERY_RESOLVE | GPUBufferUsage.COPY_SRC });
+    const read = device.createBuffer({ size: 16, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST });
+    encoder.resolveQuerySet(qs, 0, 2, resolved, 0);
+    encoder.copyBufferToBuffer(resolved, 0, read, 0, 16);
+    reads.push({ qs, resolved, read });
+  };
+  return [desc, finish];
+}
+
+function readTimings(reads) {   // after the submit of the passes that wrote them
+  const t = timing;
+  for (const r of reads) {
+    t.pending++;
+    r.read.mapAsync(GPUMapMode.READ).then(() => {
+      const [a, b] = new BigUint64Array(r.read.getMappedRange());
+      t.ns += Number(b - a);
+      t.passes++;
+    }).finally(() => {
+      t.pending--;
+      r.read.destroy(); r.resolved.destroy(); r.qs.destroy();
+    });
+  }
+  reads.length = 0;
+}
+
 // Run one flush of the command stream. words: u32 rows (commands.py); blob: the bytes that
 // WRITE rows point into. Both may be PyProxies of memoryviews (read in place, no copy).
 export function execute(wordsArg, blobArg) {
   checkLost();
+  const started = timing ? performance.now() : 0;
   const [words, releaseWords] = borrow(wordsArg, Uint32Array);
   const [blob, releaseBlob] = borrow(blobArg, Uint8Array);
   let encoder = null, pass = null, queued = 0;
+  let passDone = null;           // with gpuTiming: resolves the open pass's timestamps
+  const timedReads = [];
+  const endPass = () => {
+    pass.end();
+    pass = null;
+    if (passDone) { passDone(timedReads); passDone = null; }
+  };
   const touched = new Set();   // buffers the unsubmitted encoder uses
   const doomed = [];           // destroyed at the end: destroy() waits for submitted work
   const created = [];          // [id, size] of this flush's new buffers, in an error scope
   device.pushErrorScope("validation");   // (popped after the submit: scopeValidation)
   const submit = () => {
-    if (pass) { pass.end(); pass = null; }
+    if (pass) endPass();
     if (encoder) { queue.submit([encoder.finish()]); encoder = null; }
+    if (timedReads.length && timing) readTimings(timedReads);
     touched.clear();
     queued = 0;
   };
@@ -310,12 +361,15 @@ export function execute(wordsArg, blobArg) {
         const bg = bindGroup(pid, p, words, i + 6, nb, offsets);
         if (!pass) {
           if (!encoder) encoder = device.createCommandEncoder();
-          pass = encoder.beginComputePass();
+          let desc;
+          if (timing) [desc, passDone] = timedPass(encoder);
+          pass = encoder.beginComputePass(desc);
         }
         for (let k = 0, j = i + 6; k < nb; k++, j += 3) touched.add(words[j]);
         pass.setPipeline(p.pipeline);
         pass.setBindGroup(0, bg, offsets);
         pass.dispatchWorkgroups(words[i + 2], words[i + 3], words[i + 4]);
+        if (timing) timing.dispatches++;
         i += 6 + 3 * nb;
         // a long program (a torch.compile replay: hundreds of dispatches) is submitted in parts,
         // so that the GPU starts on the first while the rest are encoded (native_encoding.py's
@@ -339,7 +393,7 @@ export function execute(wordsArg, blobArg) {
       } else if (op === COPY) {
         const src = bufferOf(words[i + 1]), dst = bufferOf(words[i + 3]);
         if (!src || !dst) throw new Error(`torchweb: copy between unknown buffers ${words[i + 1]}, ${words[i + 3]}`);
-        if (pass) { pass.end(); pass = null; }
+        if (pass) endPass();
         if (!encoder) encoder = device.createCommandEncoder();
         encoder.copyBufferToBuffer(src.buf, words[i + 2], dst.buf, words[i + 4], words[i + 5]);
         touched.add(words[i + 1]);
@@ -370,6 +424,7 @@ export function execute(wordsArg, blobArg) {
       for (const buf of doomed) buf.destroy();
       releaseWords();
       releaseBlob();
+      if (timing) timing.encodeMs += performance.now() - started;
     }
   }
 }
@@ -475,5 +530,7 @@ export async function sync() {
 // How many GPU objects are alive: for leak checks in tests.
 export function stats() {
   return { buffers: buffers.size, pipelines: pipelines.size, layouts: layouts.size, bindGroups: bindCache.size,
-           staging: stagingFree.length, stagingBytes };
+           staging: stagingFree.length, stagingBytes,
+           ...(timing ? { gpuPassMs: timing.ns / 1e6, gpuPasses: timing.passes, gpuPending: timing.pending,
+                             encodeMs: timing.encodeMs, dispatches: timing.dispatches } : {}) };
 }

@@ -224,6 +224,11 @@ class BrowserDriver:
     def stats(self):
         return dict(self._mod.stats().to_py())
 
+    def gpu_timing(self, on):
+        """Benchmarks: sum the GPU time of compute passes into stats()['gpuPassMs'] (timestamp
+        queries); False where the adapter has no 'timestamp-query'."""
+        return bool(self._mod.gpuTiming(bool(on)))
+
 
 async def init_async():
     """Start WebGPU in the browser without blocking and make it torchweb's driver.
