@@ -7,6 +7,8 @@
 # Files land in $OUT (the device tool's folder) or bench/results/. GPU_BENCH_ONLY=native|browser
 # runs one part; GPU_BENCH_PROFILE=smoke (tiny sizes) checks the scaffold; GPU_BENCH_FILTER=S runs
 # only the browser workloads whose name contains S (lm_: GPT-2 generation).
+# The matmul kernels alone, on Dawn against wgpu-native on the same WGSL and grids (issue 21):
+# `bash bench/gpu/matmul.sh` (carry [".gl", ".whl", ".dawn"]; under 3 minutes).
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd); cd "$root"
 out=${OUT:-bench/results}; mkdir -p "$out"
