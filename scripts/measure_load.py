@@ -11,8 +11,15 @@ visit reads Pyodide and the pages' files from the service worker's cache (site/s
 MiniLM's weights from the Cache API. A plain Pyodide page (scripts/load_probe.py) times each phase.
 
     .venv/bin/python scripts/measure_load.py [--out FILE] [--screenshots [DIR]] [--only a,b] [--no-build] [--pure]
+    .venv/bin/python scripts/measure_load.py --lm [--runs N] [--out FILE]
 
 Writes JSON (default bench/results/load-swiftshader.json) and prints Markdown tables.
+
+--lm (issue 24's target): time to first token on the Complete page (lm.html) with the test
+checkpoint (tests/browser/fixtures/lm_tiny, a tiny sharded GPT-2), N times in a fresh profile
+(cold: weights over the network) and again in the same profile (warm: weights from the Cache
+API, Pyodide and the wheel from the service worker), each phase as the page reports it
+(site/lm_phases.mjs); JSON default bench/results/load-lm-swiftshader.json.
 """
 
 import argparse
@@ -31,6 +38,8 @@ import wheel  # noqa: E402
 
 REPO, SITE = run_page.REPO, run_page.SITE
 OUT = os.path.join(REPO, "bench", "results", "load-swiftshader.json")
+LM_OUT = os.path.join(REPO, "bench", "results", "load-lm-swiftshader.json")
+LM_FIXTURE = os.path.join(REPO, "tests", "browser", "fixtures", "lm_tiny")
 SHOTS = os.path.join(REPO, "docs", "screenshots")
 WINDOW = (1000, 900)
 
@@ -80,6 +89,14 @@ PAGES = [
     dict(name="gpt", file="gpt.html", url=GPT_URL,
          first="torchwebGPT.firstResultSeconds > 0", own="torchwebGPT.firstResultSeconds",
          done=f"{STATUS} === 'DONE'", what="first loss point (tiny model, 6 steps)", timeout=300),
+    dict(name="lm", file="lm.html", url=None,   # (lm_url(): the fixture's prompt)
+         first="torchwebLM.firstToken !== null", own="torchwebLM.firstToken.seconds",
+         done=f"{STATUS} === 'DONE'", extra={"firstToken": "torchwebLM.firstToken", "adapter": "torchwebLM.adapter"},
+         # then Generate again: its first token has every kernel compiled (what the first one paid)
+         again=("document.getElementById('go').click()", "torchwebLM.generations.length === 2",
+                {"firstSecondsByGeneration": "torchwebLM.generations.map(g => g.firstSeconds)"}),
+         what="first token of a greedy completion (test checkpoint, weights over the network, then cached)",
+         needs="lm", revisit=True, timeout=300),
     dict(name="playground", file="playground.html", url="playground.html?autorun=1",
          first="torchwebPlayground.firstOutputSeconds > 0", own="torchwebPlayground.firstOutputSeconds",
          done=f"{STATUS} === 'DONE'", what="first output of the tensor tour example (?autorun=1)",
@@ -91,6 +108,21 @@ def js(expr):
     return f"(() => {{ try {{ return ({expr}); }} catch (e) {{ return null; }} }})()"
 
 
+def lm_url():
+    """The Complete page on the test checkpoint (published by publish_lm), greedy, 8 new tokens."""
+    from urllib.parse import quote
+    with open(os.path.join(LM_FIXTURE, "expected.json")) as f:
+        prompt = json.load(f)["prompt"]
+    return f"lm.html?model=data/lm_tiny/&greedy=1&n=8&prompt={quote(prompt)}"
+
+
+def publish_lm():
+    import shutil
+    data = os.path.join(SITE, "data", "lm_tiny")
+    shutil.rmtree(data, ignore_errors=True)
+    shutil.copytree(LM_FIXTURE, data)
+
+
 def build(skip):
     """Build what the pages need; returns {need: error text} for what could not be built."""
     import site_data
@@ -98,7 +130,7 @@ def build(skip):
     run_page.ensure_pyodide(SITE)
     wheel.publish(wheel.build())
     broken = {}
-    steps = {"digits": lambda: site_data.publish(SITE), "minilm": lambda: site_minilm.publish(SITE)}
+    steps = {"digits": lambda: site_data.publish(SITE), "minilm": lambda: site_minilm.publish(SITE), "lm": publish_lm}
     if "pyscript" not in skip:
         steps["pyscript"] = lambda: __import__("build_pyscript").build(build_wheel=False)
     if "jupyterlite" not in skip:
@@ -163,6 +195,14 @@ def visit(driver, server, url, page, shot=None):
             r["status"], r["done_s"] = "DONE", round(now, 2)
             break
         time.sleep(0.1)
+    if r["status"] == "DONE" and page.get("again"):   # a second run in the same page
+        act, cond, values = page["again"]
+        driver.execute_script(act)
+        deadline = time.monotonic() + page.get("timeout", 300)
+        while time.monotonic() < deadline and not load_probe.poll(driver, "return " + js(cond) + ";"):
+            time.sleep(0.25)
+        for key, expr in values.items():
+            r[key] = driver.execute_script("return " + js(expr) + ";")
     if page.get("own"):
         own = driver.execute_script("return " + js(page["own"]) + ";")
         r["page_reported_s"] = round(own, 2) if isinstance(own, (int, float)) else None
@@ -190,15 +230,16 @@ def measure_page(page, servers, shots):
         load_probe.prepare(driver)
         server, base = servers[page.get("root", "site")]
         shot = os.path.join(shots, page["name"] + ".png") if shots else None
-        result = {"name": page["name"], "what": page["what"]}
-        result.update(visit(driver, server, base + page["url"], page, shot))
+        result = {"name": page["name"], "what": page["what"], "chromium": driver.capabilities.get("browserVersion")}
+        url = page["url"] or lm_url()
+        result.update(visit(driver, server, base + url, page, shot))
         if page.get("revisit"):   # same profile: what the service worker's cache and the Cache API save
             deadline = time.monotonic() + 60   # site/offline.mjs caches what the first visit missed
             while time.monotonic() < deadline and load_probe.poll(
                     driver, "return (globalThis.torchwebOffline || {}).state;") not in ("cached", "error", "unsupported"):
                 time.sleep(0.25)
             result["offline_state"] = load_probe.poll(driver, "return globalThis.torchwebOffline || null;")
-            result["second_visit"] = visit(driver, server, base + page["url"], page)
+            result["second_visit"] = visit(driver, server, base + url, page)
         return result
     finally:
         run_page.quit_chrome(driver)
@@ -298,6 +339,95 @@ def save(res, out):
         json.dump(res, f, indent=1)
 
 
+def lm_summary(runs):
+    """Per visit (cold, warm): median and min of the time to first token, of each phase, and of
+    the first token as seen from outside (navigation to the token on the page, polled)."""
+    import statistics
+    out = {}
+    for visit in ("cold", "warm"):
+        got = [r[visit] for r in runs if r[visit].get("status") == "DONE" and r[visit].get("firstToken")]
+        if not got:
+            continue
+        rows = {"first token (page's figure)": [g["firstToken"]["seconds"] for g in got],
+                "first token, without downloading the weights": [g["firstToken"]["withoutDownload"] for g in got],
+                "first token (polled from outside)": [g["first_result_s"] for g in got if g.get("first_result_s")]}
+        for i, phase in enumerate(got[0]["firstToken"]["phases"]):
+            rows[phase["name"]] = [g["firstToken"]["phases"][i]["seconds"] for g in got]
+        again = [g["firstSecondsByGeneration"] for g in got if len(g.get("firstSecondsByGeneration") or ()) == 2]
+        rows["(worker) prompt to first token, first generation"] = [a[0] for a in again]
+        rows["(worker) prompt to first token, second generation (kernels compiled)"] = [a[1] for a in again]
+        out[visit] = {name: {"median": round(statistics.median(v), 3), "min": round(min(v), 3)}
+                      for name, v in rows.items() if v}
+        out[visit]["weights from"] = sorted({g["firstToken"]["weightsFrom"] for g in got})
+    return out
+
+
+def lm_table(res):
+    s = res["summary"]
+    lines = [f"Chromium {res.get('chromium')}, adapter {res.get('adapter')}, {res['date']}, {res['machine']['cpu']} ({res['machine']['cpus']} CPUs, "
+             f"load {res['machine']['loadavg_at_start']}), git {res['git']}, {len(res['runs'])} runs", "",
+             "| phase | cold: median s | min s | warm: median s | min s |", "|---|---:|---:|---:|---:|"]
+    for name in s.get("cold", s.get("warm", {})):
+        if name == "weights from":
+            continue
+        c, w = s.get("cold", {}).get(name, {}), s.get("warm", {}).get(name, {})
+        lines.append(f"| {name} | {sec2(c.get('median'))} | {sec2(c.get('min'))} | {sec2(w.get('median'))} | "
+                     f"{sec2(w.get('min'))} |")
+    lines.append(f"| weights from | {', '.join(s.get('cold', {}).get('weights from', []))} | | "
+                 f"{', '.join(s.get('warm', {}).get('weights from', []))} | |")
+    return "\n".join(lines)
+
+
+def sec2(x):
+    return f"{x:.2f}" if isinstance(x, (int, float)) else "-"
+
+
+def measure_lm(args):
+    """--lm: the Complete page's time to first token, cold then warm, args.runs times."""
+    out = args.out if args.out != OUT else LM_OUT
+    res = {"date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+           "machine": machine(), "git": os.popen(f"git -C {REPO} rev-parse --short HEAD").read().strip(),
+           "what": "time to first token on lm.html, test checkpoint (tests/browser/fixtures/lm_tiny), "
+                   "cold = fresh profile, warm = second visit in the same profile", "runs": []}
+    if not args.no_build:
+        run_page.ensure_pyodide(SITE)
+        wheel.publish(wheel.build())
+        publish_lm()
+    res["wheel"] = wheel_info()
+    page = next(p for p in PAGES if p["name"] == "lm")
+    site = load_probe.start(SITE)
+    try:
+        for i in range(max(1, args.runs)):
+            r = measure_page(page, {"site": site}, None)
+            res["runs"].append({"cold": {k: v for k, v in r.items() if k != "second_visit"},
+                                "warm": r.get("second_visit", {"status": "MISSING"})})
+            for visit in ("cold", "warm"):
+                v = res["runs"][-1][visit]
+                ft = v.get("firstToken") or {}
+                print(f"[lm {i + 1} {visit}] {v.get('status')}: first token {ft.get('seconds')} s "
+                      f"({ft.get('weightsFrom')}), polled {v.get('first_result_s')} s", flush=True)
+            res["summary"] = lm_summary(res["runs"])
+            save_lm(res, out)
+    finally:
+        site[0].shutdown()
+    res["chromium"] = res["runs"][0]["cold"].get("chromium")
+    res["adapter"] = res["runs"][0]["cold"].get("adapter")
+    res["summary"] = lm_summary(res["runs"])
+    save_lm(res, out)
+    print(lm_table(res))
+    bad = [(i, v) for i, r in enumerate(res["runs"]) for v in ("cold", "warm") if r[v].get("status") != "DONE"]
+    if bad:
+        print(f"not DONE: {bad}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def save_lm(res, out):
+    os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
+    with open(out, "w") as f:
+        json.dump(res, f, indent=1)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", default=OUT, help=f"JSON file (default {os.path.relpath(OUT, REPO)})")
@@ -311,11 +441,17 @@ def main():
     ap.add_argument("--merge", action="store_true",
                     help="keep the other pages of an existing --out file (to re-run some pages)")
     ap.add_argument("--table", metavar="JSON", help="print the tables of an earlier run's JSON, and exit")
+    ap.add_argument("--lm", action="store_true", help="only the Complete page's time to first token, cold and warm "
+                    f"(default --out {os.path.relpath(LM_OUT, REPO)})")
+    ap.add_argument("--runs", type=int, default=3, help="--lm: fresh profiles, each visited twice (default 3)")
     args = ap.parse_args()
     if args.table:
         with open(args.table) as f:
-            print(table(json.load(f)))
+            got = json.load(f)
+        print(lm_table(got) if "runs" in got else table(got))
         return 0
+    if args.lm:
+        return measure_lm(args)
     only = set(filter(None, args.only.split(",")))
     pages = [p for p in PAGES if not only or p["name"] in only]
     if args.screenshots:

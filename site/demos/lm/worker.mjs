@@ -7,29 +7,42 @@
 // Messages out, all {type, ...}: log {text} | stage {text} | download {loaded, total} | adapter {...}
 //   | ready {modelType, parameters, seconds, source, eos} | token {id, text}
 //   | done {ids, promptIds, text, firstSeconds, tokensPerSecond, n} | error {text}
+//   | mark {name, at[, timings]}: a phase of the time to first token ended (site/lm_phases.mjs)
 import { boot } from "../../boot.mjs";
 
 const post = (type, data = {}) => self.postMessage({ type, ...data });
+const mark = (name) => post("mark", { name, at: performance.timeOrigin + performance.now() });
 
 const SETUP = `
-import inspect, json, time
+import json, time
+from js import performance
 import pyodide.ffi
+
+def mark(name, **extra):
+    report("mark", json.dumps({"name": name, "at": performance.timeOrigin + performance.now(), **extra}))
+
+import inspect
 import torchweb
 import torchweb.models.gpt2, torchweb.models.llama
 from torchweb.models import Tokenizer, from_pretrained_async, generate
+mark("import")
 
 if not pyodide.ffi.can_run_sync():
     raise RuntimeError("this browser cannot block on the GPU (no JSPI): generation reads each token back")
 await torchweb.webgpu.init_async()
 report("adapter", json.dumps(torchweb.webgpu.adapter_info()))
+mark("device")
 
 def _progress(done, total):
     report("download", json.dumps({"loaded": done, "total": total or done}))
 
 t0 = time.perf_counter()
-model = await from_pretrained_async(BASE, device="webgpu", progress=_progress)
+timings = {}
+model = await from_pretrained_async(BASE, device="webgpu", progress=_progress, timings=timings)
+torchweb.webgpu.synchronize()       # the weights' copies done on the GPU: part of the model's load
+mark("checkpoint", timings=timings)
 tok = await Tokenizer.from_pretrained_async(BASE)
-torchweb.webgpu.synchronize()
+mark("tokenizer")
 eos = model.config.eos_token_id
 report("ready", json.dumps({
     "modelType": model.config.model_type, "seconds": time.perf_counter() - t0,
@@ -40,11 +53,16 @@ def complete(prompt, max_new, temperature, top_k, top_p, greedy):
     ids = tok.encode(prompt, add_special_tokens=True)
     stream, stamps = tok.stream(), []
     t = time.perf_counter()
+    def prefilled(module, args, output):       # the prompt's forward, waited for on the GPU
+        hook.remove()
+        torchweb.webgpu.synchronize()
+        mark("prefill")
     def on_token(values):
         stamps.append(time.perf_counter())
         report("token", json.dumps({"id": values[0], "text": stream.feed(values[0])}))
-    out = generate(model, [ids], max_new, temperature=temperature, top_k=top_k or None, top_p=top_p or None,
-                   greedy=greedy, eos_token_id=eos, callback=on_token)[0].tolist()
+    with model.register_forward_hook(prefilled) as hook:
+        out = generate(model, [ids], max_new, temperature=temperature, top_k=top_k or None, top_p=top_p or None,
+                       greedy=greedy, eos_token_id=eos, callback=on_token)[0].tolist()
     tail = stream.flush()      # bytes of a character the last token left incomplete
     if tail:
         report("token", json.dumps({"id": None, "text": tail}))
@@ -63,8 +81,10 @@ async function load({ base, pyodideURL }) {
     throw new Error("WebGPU is missing in this browser (no navigator.gpu): nothing ran. " +
                     "Try a recent Chrome or Edge (Linux: --enable-unsafe-webgpu).");
   }
+  mark("worker");
   post("stage", { text: "loading Pyodide and the torchweb wheel" });
   pyodide = await boot({ log, pyodideURL });
+  mark("pyodide");
   pyodide.globals.set("BASE", base);
   pyodide.globals.set("report", (type, json) => post(type, JSON.parse(json)));
   post("stage", { text: "downloading the checkpoint (or reading it from the cache), building the model" });

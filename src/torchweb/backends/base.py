@@ -248,6 +248,11 @@ class Backend(Protocol):
         words (little-endian, rows zero-padded to whole words) by fmt: "int8" (4 a word, scale
         (N,)), "bfloat16" or "float16" (2 a word, scale None); bias (N,) or None."""
 
+    def packed_embedding(self, out, packed, scale, idx, fmt):
+        """out (n, dim) = the rows of packed (num, words) int32 at idx (n,), unpacked by the
+        packing format fmt ("int8": 4 a word, times scale (num,); "bfloat16" or "float16": 2 a
+        word, scale None), little-endian; an index out of range raises IndexError."""
+
     def pack_half(self, out, w, fmt):
         """out (N, ceil(K / 2)) int32 = w (N, K) of dtype fmt ("bfloat16" or "float16"),
         contiguous, two values a word (the low half the even column)."""

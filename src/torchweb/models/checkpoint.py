@@ -9,6 +9,7 @@ the model one at a time, so at most one shard's bytes are held besides the weigh
 
 import json
 import os
+import time
 
 from .. import _dtype as D
 from ..serialization import safetensors as _st
@@ -61,23 +62,31 @@ def _check_complete(model, loaded):
         raise RuntimeError(f"checkpoint lacks weights of the {type(model).__name__}: {', '.join(missing[:8])}")
 
 
-async def _load(source, device, dtype, progress, config, cache):
-    """The loading steps, fetching with _fetch (which awaits only in the browser)."""
+async def _load(source, device, dtype, progress, config, cache, timings=None):
+    """The loading steps, fetching with _fetch (which awaits only in the browser). timings (a
+    dict) gets the seconds spent reading files ("fetch_s", with "network_bytes" and
+    "cache_bytes"), building the module on its device ("build_s") and loading the weights into
+    it ("load_s"), for the pages' time-to-first-token figures."""
+    t = {} if timings is None else timings
+    t.update(fetch_s=0.0, network_bytes=0, cache_bytes=0)
+    start = time.perf_counter()
     source = os.fspath(source)
     if config is None:
-        raw = await _fetch(source, "config.json", progress, cache)
+        raw = await _fetch(source, "config.json", progress, cache, t)
         if raw is None:
             raise FileNotFoundError(f"config.json not found at {source}")
         config = json.loads(raw)
     config = config_from_dict(config) if isinstance(config, dict) else config
+    built = time.perf_counter()
     model = model_for_config(config)
     if device is not None:
         model.to(device)
-    index = await _fetch(source, INDEX, progress, cache)
+    t["build_s"] = time.perf_counter() - built
+    index = await _fetch(source, INDEX, progress, cache, t)
     files = [SINGLE] if index is None else sorted(set(json.loads(index)["weight_map"].values()))
     loaded = set()
     for name in files:
-        data = await _fetch(source, name, progress, cache)
+        data = await _fetch(source, name, progress, cache, t)
         if data is None:
             raise FileNotFoundError(f"{name} not found at {source} (neither {SINGLE} nor {INDEX} is there)")
         tensors = _st.load(data, device=str(model.lm_head.weight.device))
@@ -87,6 +96,7 @@ async def _load(source, device, dtype, progress, config, cache):
         load_weights(model, tensors, loaded)
         del tensors
     _check_complete(model, loaded)
+    t["load_s"] = time.perf_counter() - start - t["fetch_s"] - t["build_s"]
     return model.eval()
 
 
@@ -129,30 +139,42 @@ def _is_local(source):
     return not in_browser() and not source.startswith(("http://", "https://"))
 
 
-async def _fetch(source, name, progress, cache=None):
+async def _fetch(source, name, progress, cache=None, timings=None):
     """A file's bytes, or None where there is none (no file, HTTP 404). In the page, with a
-    cache name, files are read from and kept in the browser's Cache Storage."""
+    cache name, files are read from and kept in the browser's Cache Storage. timings (a dict
+    as _load's) counts the seconds and the bytes, by where they came from."""
+    t0 = time.perf_counter()
+    data, where = await _read(source, name, progress, cache)
+    if timings is not None:
+        timings["fetch_s"] += time.perf_counter() - t0
+        if data is not None:
+            timings[where + "_bytes"] += len(data)
+    return data
+
+
+async def _read(source, name, progress, cache):
+    """(bytes or None, "network" or "cache"): _fetch's work; a local file counts as network."""
     path = _join(source, name)
     if _is_local(source):
         if not os.path.exists(path):
-            return None
+            return None, "network"
         with open(path, "rb") as f:
-            return f.read()
+            return f.read(), "network"
     store = await browser_cache.open_cache(cache) if cache and in_browser() else None
     if store is not None:
         data = await browser_cache.get(store, path)
         if data is not None:
             _report(progress, len(data))
-            return data
+            return data, "cache"
     try:
         data = await fetch_bytes_async(path, progress)
     except Exception as e:   # urllib's HTTPError, or the browser's RuntimeError naming the status
         if "404" in str(e):
-            return None
+            return None, "network"
         raise
     if store is not None:
         await browser_cache.put(store, path, data)
-    return data
+    return data, "network"
 
 
 def _report(progress, n):
@@ -212,6 +234,9 @@ def from_pretrained(source, *, device=None, dtype="auto", torch_dtype=None, prog
 
 
 async def from_pretrained_async(source, *, device=None, dtype="auto", torch_dtype=None, progress=True, config=None,
-                                cache=CACHE):
-    """The awaitable form of from_pretrained."""
-    return await _load(source, device, _resolve_dtype(dtype, torch_dtype), progress, config, cache)
+                                cache=CACHE, timings=None):
+    """The awaitable form of from_pretrained. timings: a dict that receives where the time went
+    (seconds reading files, "fetch_s", and their bytes from the network and from the cache,
+    "network_bytes" / "cache_bytes"; building the module, "build_s"; loading the weights into
+    it, "load_s"), as the Complete page reports it."""
+    return await _load(source, device, _resolve_dtype(dtype, torch_dtype), progress, config, cache, timings)
