@@ -8,6 +8,7 @@ in the layer's dtype."""
 
 from ...nn.modules.module import Module
 from ...ops.packed_embedding import packed_embedding
+from ... import _creation
 
 
 class PackedEmbedding(Module):
@@ -23,6 +24,11 @@ class PackedEmbedding(Module):
         scale = head.weight_scale_or_none()
         if scale is not None:
             self.register_buffer("weight_scale", scale)
+
+    def _apply(self, fn, recurse=True):
+        # .float(), .half(), .to(dtype) give the rows that dtype, as they would an Embedding's weight
+        self.dtype = fn(_creation.zeros((0,), dtype=self.dtype, device=self.weight.device)).dtype
+        return super()._apply(fn, recurse)
 
     def forward(self, input):
         return packed_embedding(input, self.weight, getattr(self, "weight_scale", None), self.embedding_dim,
