@@ -6,7 +6,8 @@ devices; the adapter without 'shader-f16' (float16 held in f32 words) runs in a 
 interpreter with TORCHWEB_NO_SHADER_F16=1.
 
 Tolerances: float16 weights computed in float32 match PyTorch's float32 product with the
-.half()-rounded weights within 1e-5 for a layer and 1e-4 for a model's logits (float32 sums in
+.half()-rounded weights within 1e-5 for a layer (tests/test_quantize_bfloat16.py's layer tests,
+run for both half formats, gemv and tiled) and 1e-4 for a model's logits (float32 sums in
 another order); a whole model in float16 matches transformers' float16 model (PyTorch's CPU
 float16: float32 sums, each op's result rounded to half) within 2^-8 of the logits' largest
 magnitude (measured: 2^-10 to 2^-9)."""
@@ -26,6 +27,7 @@ import torch
 import torchweb as tw
 from lm_oracle import hf_model, transformers
 from oracle import assert_close, ours, theirs
+from test_quantize_bfloat16 import _pair   # (a PyTorch Linear and ours with its weights)
 from torchweb.ao.quantization import (Float16WeightOnlyConfig, Float16WeightOnlyLinear, float16_weight_only,
                                       int8_weight_only, quantize_)
 from torchweb.ao.quantization.packed_embedding import PackedEmbedding
@@ -38,29 +40,7 @@ VARIANTS = {"gpt2": ("gpt2", {}), "llama_tied": ("llama", dict(tie_word_embeddin
 SPECIAL = [1.0, -2.5, float("inf"), float("-inf"), float("nan"), 6e-8, -3e-5, 65504.0, 0.0, -0.0, 0.1]
 
 
-def _pair(out_f, in_f, device, bias=True, seed=0):
-    torch.manual_seed(seed)
-    lin = torch.nn.Linear(in_f, out_f, bias=bias)
-    ol = tw.nn.Linear(in_f, out_f, bias=bias, device=device)
-    ol.load_state_dict({k: ours(v, device) for k, v in lin.state_dict().items()})
-    return lin, ol
-
-
 # -- the layer --------------------------------------------------------------------------------
-
-@pytest.mark.parametrize("m,k,n", [(1, 64, 40), (1, 71, 33), (4, 256, 9), (5, 70, 33), (67, 45, 130)])
-@pytest.mark.parametrize("bias", [True, False])
-def test_matches_pytorch_with_half_weight_in_float32(device, m, k, n, bias):
-    lin, ol = _pair(n, k, device, bias, seed=m + k)
-    layer = Float16WeightOnlyLinear.from_float(ol)
-    w16 = lin.weight.detach().half()
-    # the words' bytes are PyTorch's float16 matrix's, a zero half padding an odd row
-    assert torch.equal(theirs(layer.weight).view(torch.float16)[:, :k], w16)
-    x = torch.randn(m, k, generator=torch.Generator().manual_seed(k))
-    with tw.no_grad():
-        got = layer(ours(x, device))
-    assert_close(got, x @ w16.float().T + (lin.bias.detach() if bias else 0), rtol=1e-5, atol=1e-5)
-
 
 @pytest.mark.parametrize("m", [1, 3, 40])
 def test_float16_activations_are_pytorchs_half_linear(device, m):
@@ -82,17 +62,6 @@ def test_packing_keeps_every_half_bit_pattern(device):
     with tw.no_grad():
         layer._pack(ours(w, device))
     assert torch.equal(theirs(layer.weight).view(torch.int16)[:, :len(SPECIAL)], w.view(torch.int16))
-
-
-def test_gemv_without_barriers_matches(monkeypatch):
-    from torchweb.backends.webgpu.runtime import get_runtime
-    monkeypatch.setattr(get_runtime(), "barriers_costly", True)
-    lin, ol = _pair(70, 37, "webgpu")
-    layer = Float16WeightOnlyLinear.from_float(ol)
-    x = torch.randn(3, 37)
-    with tw.no_grad():
-        got = layer(ours(x, "webgpu"))
-    assert_close(got, x @ lin.weight.detach().half().float().T + lin.bias.detach(), rtol=1e-5, atol=1e-5)
 
 
 def test_state_dict_is_the_half_matrix_and_loads_back(device):
