@@ -28,8 +28,8 @@ fi
 if [ ! -x .venv/bin/python ]; then
   python3 -m venv .venv
 fi
-want="setuptools wheel pytest hypothesis numpy selenium tokenizers markdown-it-py pygments safetensors einops tqdm wgpu==0.32.0"
-mods="setuptools, wheel, pytest, hypothesis, numpy, selenium, tokenizers, markdown_it, pygments, safetensors, einops, tqdm, wgpu"
+want="setuptools wheel pytest hypothesis numpy selenium tokenizers markdown-it-py pygments safetensors einops tqdm matplotlib pillow wgpu==0.32.0"
+mods="setuptools, wheel, pytest, hypothesis, numpy, selenium, tokenizers, markdown_it, pygments, safetensors, einops, tqdm, matplotlib, PIL, wgpu"
 # transformers is the oracle of tests/test_lm_*.py; torchvision the oracle of torchweb.vision,
 # found, not imported, by the check below, since PyPI's wheel links its C++ operators against
 # CUDA torch and fails to import on the CPU one (tests/torchvision_ref.py imports its Python parts)
@@ -41,3 +41,24 @@ fi
 if ! .venv/bin/python -c "import $mods, importlib.util as u, sys; sys.exit(not all(u.find_spec(n) for n in '$specs'.split()))" 2>/dev/null; then
   .venv/bin/python -m pip install -q --disable-pip-version-check $want
 fi
+
+# Pure-Python wheels the browser tier's scripts install in the page with micropip, from this
+# folder (served with the repository root; tests/browser/scripts/einops_tqdm.py): einops and tqdm
+# at the host's versions (the recorded results are theirs), and micropip, which the npm package
+# (core only) lacks, at the version Pyodide's lockfile names. index.json maps name -> file.
+.venv/bin/python - <<'PY'
+import glob, importlib.metadata as md, json, os, subprocess, sys
+dest = ".cache/browser-wheels"
+lock = json.load(open("node_modules/pyodide/pyodide-lock.json"))
+want = {"einops": md.version("einops"), "tqdm": md.version("tqdm"),
+        "micropip": lock["packages"]["micropip"]["version"]}
+def found(name, version):
+    return glob.glob(os.path.join(dest, f"{name}-{version}-*.whl"))
+missing = [f"{n}=={v}" for n, v in want.items() if not found(n, v)]
+if missing:
+    subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--disable-pip-version-check", "--no-deps",
+                    "--only-binary=:all:", "--platform", "any", "--python-version", lock["info"]["python"],
+                    "-d", dest, *missing], check=True)
+with open(os.path.join(dest, "index.json"), "w") as f:
+    json.dump({n: os.path.basename(found(n, v)[0]) for n, v in want.items()}, f)
+PY

@@ -10,6 +10,7 @@ import pytest
 tokenizers = pytest.importorskip("tokenizers")
 from tokenizers import Regex, decoders, models, normalizers, pre_tokenizers, processors, trainers  # noqa: E402
 
+import torchweb  # noqa: E402
 from torchweb.models import Tokenizer  # noqa: E402
 
 LLAMA3_PATTERN = (r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*"
@@ -147,3 +148,53 @@ def test_bad_input():
     spec["model"]["type"] = "WordPiece"
     with pytest.raises(NotImplementedError, match="WordPiece"):
         Tokenizer.from_str(json.dumps(spec))
+
+
+BATCH = ["Hello world", "a much longer sentence with   spaces and 123 numbers", "", "日本語 🙂"]
+
+
+def _hf_fast(ref, **kw):
+    from lm_oracle import transformers
+    return transformers().PreTrainedTokenizerFast(tokenizer_object=ref, **kw)
+
+
+@pytest.mark.parametrize("side", ["left", "right"])
+def test_padded_batch_matches_transformers(side):
+    ref = _llama3()
+    hf = _hf_fast(ref, pad_token="<|endoftext|>", padding_side=side)
+    ours = Tokenizer.from_str(ref.to_str())
+    ours.pad_token, ours.padding_side = "<|endoftext|>", side
+    for kw in (dict(padding=True), dict(), dict(padding="max_length", max_length=20),
+               dict(padding=True, truncation=True, max_length=5), dict(padding=True, add_special_tokens=False)):
+        assert dict(ours(BATCH, **kw)) == dict(hf(BATCH, **kw)), kw
+        assert dict(ours(BATCH[1], **kw)) == dict(hf(BATCH[1], **kw)), kw
+    got, want = ours(BATCH, padding=True, return_tensors="pt"), hf(BATCH, padding=True, return_tensors="pt")
+    assert got.input_ids.tolist() == want.input_ids.tolist()
+    assert got["attention_mask"].tolist() == want["attention_mask"].tolist()
+    assert got.input_ids.dtype == torchweb.long and tuple(got.input_ids.shape) == tuple(want.input_ids.shape)
+    flipped = ours(BATCH, padding=True, padding_side="right" if side == "left" else "left")
+    assert flipped == dict(hf(BATCH, padding=True, padding_side="right" if side == "left" else "left"))
+
+
+def test_padding_needs_a_pad_token():
+    ours = Tokenizer.from_str(_gpt2().to_str())
+    with pytest.raises(ValueError, match="padding token"):
+        ours(BATCH, padding=True)
+    with pytest.raises(ValueError, match="padding=True"):
+        ours(BATCH, return_tensors="pt")
+    assert ours(BATCH[:1], padding=True)["input_ids"] == [ours.encode(BATCH[0])]    # nothing to pad
+
+
+def test_tokenizer_config_from_directory(tmp_path):
+    from lm_oracle import transformers
+    ref = _llama3()
+    ref.save(str(tmp_path / "tokenizer.json"))
+    (tmp_path / "tokenizer_config.json").write_text(json.dumps({
+        "tokenizer_class": "PreTrainedTokenizerFast", "bos_token": "<|begin_of_text|>",
+        "eos_token": {"content": "<|endoftext|>", "__type": "AddedToken"}, "pad_token": "<|endoftext|>",
+        "padding_side": "left", "model_max_length": 1000000000000000019884624838656}))
+    hf = transformers().AutoTokenizer.from_pretrained(str(tmp_path))
+    ours = Tokenizer.from_pretrained(tmp_path)
+    assert (ours.pad_token_id, ours.eos_token_id, ours.bos_token_id, ours.padding_side) == \
+        (hf.pad_token_id, hf.eos_token_id, hf.bos_token_id, hf.padding_side)
+    assert dict(ours(BATCH, padding=True)) == dict(hf(BATCH, padding=True))

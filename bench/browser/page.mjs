@@ -6,14 +6,15 @@ import * as jaxjs from "./peers/jaxjs.mjs";
 import * as wgtorch from "./peers/webgpu_torch.mjs";
 import * as torchweb from "./peers/torchweb.mjs";
 import * as torchwebCompile from "./peers/torchweb_compile.mjs";
+import * as floor from "./peers/floor.mjs";
 import { check } from "./check.mjs";
 
 const out = document.getElementById("output");
 const log = (s) => { out.textContent += s + "\n"; };
 const q = new URLSearchParams(location.search);
 const REPS = +(q.get("reps") || 5), WARM = +(q.get("warm") || 2);
-const ONLY = q.get("only") || "", LIBS = (q.get("libs") || "torchweb,torchweb-compile,tfjs,jax-js,webgpu-torch").split(",");
-const PEERS = [torchweb, torchwebCompile, tfjs, jaxjs, wgtorch].filter((m) => LIBS.includes(m.name));
+const ONLY = q.get("only") || "", LIBS = (q.get("libs") || "torchweb,torchweb-compile,tfjs,jax-js,webgpu-torch,floor").split(",");
+const PEERS = [torchweb, torchwebCompile, tfjs, jaxjs, wgtorch, floor].filter((m) => LIBS.includes(m.name));
 const median = (a) => { const s = [...a].sort((x, y) => x - y), n = s.length; return n % 2 ? s[(n - 1) / 2] : (s[n / 2 - 1] + s[n / 2]) / 2; };
 
 async function loadArrays(manifest) {
@@ -76,11 +77,13 @@ async function main() {
           const impl = m.measure ? null : m.make(w.kind, params, data);
           const reps = q.get("reps") ? REPS : w.reps ?? REPS;   // ?reps=N (smoke) wins
           const res = impl ? await measure(impl, warm, reps) : await m.measure(w.kind, params, data, warm, reps);
-          const bad = res.wrong || check(w, res.outputs, data);   // wrong: the library's own check failed
+          // wrong: the library's own check failed; unchecked: the floor's round trips compute nothing
+          const bad = res.wrong || (res.unchecked ? null : check(w, res.outputs, data));
           r = bad ? { status: "wrong", reason: bad }
                   : { status: "ok", median_ms: median(res.times_ms), min_ms: Math.min(...res.times_ms), times_ms: res.times_ms };
-          const note = impl ? impl.note : res.note;   // e.g. a fallback the library needed, or why it is wrong
+          const note = impl ? impl.note : [res.note, res.unchecked].filter(Boolean).join("; ");   // e.g. a fallback the library needed
           if (note) r.note = note;
+          if (res.parts_ms) r.parts_ms = res.parts_ms;   // the floor's parts (run.py's summarize)
         } catch (e) {
           let msg = String(e && e.message || e);
           if (msg.includes("Traceback")) msg = msg.trim().split("\n").slice(-4).join("\n");   // Python: the end says why

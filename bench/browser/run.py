@@ -1,5 +1,6 @@
 """The browser suite of issue 9: torchweb (Pyodide + WebGPU) against TensorFlow.js (WebGPU backend),
-webgpu-torch and jax-js, in one headless Chromium session on one WebGPU adapter.
+webgpu-torch and jax-js, in one headless Chromium session on one WebGPU adapter, with the
+platform's floor beside them (peers/floor.mjs: the same readback or round trip in plain WebGPU JS).
 
     .venv/bin/python bench/browser/run.py [--smoke] [--out FILE] [--reps N] [--only NAME]
 
@@ -8,7 +9,9 @@ and copies Pyodide's core into bench/browser/build/ (gitignored), writes seeded 
 PyTorch-CPU's expected results there (data.py), serves bench/browser/ on 127.0.0.1, opens
 index.html, and writes a JSON file (machine, Chromium, adapter, versions, per workload per
 library the median and min of the timed repetitions after warm-up, or "wrong"/"unsupported"
-with a reason) and prints a Markdown table. `--smoke`: tiny sizes, 1 repetition (CI)."""
+with a reason) and prints two Markdown tables: every library's times, and issue 21's target
+(torchweb / max(0.5 x the fastest peer, the floor), met or not). `--smoke`: tiny sizes, 1
+repetition (CI)."""
 
 import argparse
 import datetime
@@ -30,7 +33,7 @@ import serve  # noqa: E402
 import wheel  # noqa: E402
 
 PEERS = ("@tensorflow/tfjs", "@tensorflow/tfjs-backend-webgpu", "webgpu-torch", "@jax-js/jax")
-LIBS = ("torchweb", "torchweb-compile", "tfjs", "jax-js", "webgpu-torch")
+LIBS = ("torchweb", "torchweb-compile", "tfjs", "jax-js", "webgpu-torch", "floor")   # floor: peers/floor.mjs
 
 
 def ensure_npm():
@@ -71,8 +74,8 @@ def _ms(x):
 
 
 def table(report):
-    """Markdown: one row per workload, one column per library (median and min of the timed
-    repetitions, ms), and torchweb's median over the fastest checked peer's; notes below."""
+    """Markdown: one row per workload, one column per library and the floor (median and min of
+    the timed repetitions, ms), and torchweb's median over the fastest checked peer's; notes below."""
     libs = [lib for lib in LIBS if lib in report["libraries"]]
     lines = ["| workload | " + " | ".join(f"{lib} ms, median (min)" for lib in libs) + " | torchweb / fastest peer |",
              "| --- |" + " --- |" * (len(libs) + 1)]
@@ -93,17 +96,61 @@ def table(report):
     return "\n".join(lines + [""] + [f"[{i}] {n}" for i, n in enumerate(notes, 1)])
 
 
+def target_table(report):
+    """Markdown: issue 21's target per workload: torchweb's time (the faster of eager and
+    compiled) at most max(0.5 x the fastest peer's, the platform's floor), medians in ms."""
+    lines = ["| workload | torchweb ms | fastest peer ms | floor ms | target ms = max(0.5 x peer, floor) | torchweb / target |",
+             "| --- | --- | --- | --- | --- | --- |"]
+    for w in report["workloads"]:
+        ours = w.get("torchweb_ms")
+        peer = f"{_ms(w['fastest_peer_ms'])} ({w['fastest_peer']})" if w.get("fastest_peer_ms") else "-"
+        floor = _ms(w["floor_ms"]) if w.get("floor_ms") else "-"
+        target = _ms(w["target_ms"]) if w.get("target_ms") else "-"
+        if ours and w.get("target_ms"):
+            verdict = f"{w['torchweb_over_target']:.2f} {'met' if w['target_met'] else 'not met'}"
+        else:
+            verdict = "-"
+        mine = f"{_ms(ours)} ({w['torchweb_variant']})" if ours else "-"
+        lines.append(f"| {w['name']} | {mine} | {peer} | {floor} | {target} | {verdict} |")
+    return "\n".join(lines)
+
+
+def floor_ms(w):
+    """The floor's time (peers/floor.mjs): its median; for a Python list, at least the bytes read
+    into a Float32Array plus the Python floor (the same bytes into a list in Pyodide)."""
+    f = w["results"].get("floor", {})
+    if f.get("status") != "ok":
+        return None
+    parts = f.get("parts_ms") or {}
+    if "python_tolist" in parts and "float32array" in parts:
+        return max(f["median_ms"], parts["float32array"] + parts["python_tolist"])
+    return f["median_ms"]
+
+
 def summarize(page):
-    """Add the ratio of torchweb's time (the faster of eager and torch.compile, medians) to the
-    fastest checked peer's to each workload."""
+    """Add to each workload torchweb's time (the faster of eager and torch.compile, medians), the
+    fastest checked peer's, their ratio, the floor and issue 21's target: torchweb at most
+    max(0.5 x the fastest peer's time, the floor)."""
     for w in page["workloads"]:
         ok = {k: r["median_ms"] for k, r in w["results"].items() if r["status"] == "ok"}
         ours = {k: v for k, v in ok.items() if k.startswith("torchweb")}
-        peers = {k: v for k, v in ok.items() if not k.startswith("torchweb")}
+        peers = {k: v for k, v in ok.items() if not k.startswith("torchweb") and k != "floor"}
+        floor = floor_ms(w)
+        if ours:
+            mine = min(ours, key=ours.get)
+            w["torchweb_variant"], w["torchweb_ms"] = mine, ours[mine]
+        if peers:
+            best = min(peers, key=peers.get)
+            w["fastest_peer"], w["fastest_peer_ms"] = best, peers[best]
         if ours and peers:
-            mine, best = min(ours, key=ours.get), min(peers, key=peers.get)
-            w["torchweb_variant"], w["fastest_peer"] = mine, best
-            w["torchweb_over_fastest_peer"] = ours[mine] / peers[best]
+            w["torchweb_over_fastest_peer"] = w["torchweb_ms"] / w["fastest_peer_ms"]
+        if floor is not None:
+            w["floor_ms"] = floor
+        if peers:   # (no peer, no target: generation is torchweb's alone)
+            w["target_ms"] = max(0.5 * w["fastest_peer_ms"], floor or 0.0)
+            if ours:
+                w["torchweb_over_target"] = w["torchweb_ms"] / w["target_ms"]
+                w["target_met"] = w["torchweb_over_target"] <= 1.0
     return page
 
 
@@ -120,7 +167,8 @@ def main():
     args = ap.parse_args()
     if args.table:
         with open(args.table) as f:
-            print(table(json.load(f)))
+            report = summarize(json.load(f))
+        print(table(report) + "\n\n" + target_table(report))
         return
     reps = args.reps or (1 if args.smoke else 5)
     warm = args.warm or (1 if args.smoke else 2)
@@ -170,7 +218,7 @@ def main():
     os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
     with open(out, "w") as f:
         json.dump(report, f, indent=1)
-    print(f"\n{table(report)}\n\nadapter: {report['adapter'].get('vendor')} / {report['adapter'].get('architecture')}"
+    print(f"\n{table(report)}\n\n{target_table(report)}\n\nadapter: {report['adapter'].get('vendor')} / {report['adapter'].get('architecture')}"
           f" (fallback {report['adapter'].get('fallback')}), Chromium {chromium}; written to {out}")
 
 

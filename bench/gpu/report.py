@@ -1,6 +1,7 @@
 """The GPU bench's results file and tables: bench/gpu/run.sh's two parts (gpu-native.json from
 bench/run.py, gpu-browser.json from bench/gpu/dawn.mjs) in one file named after the GPU, with the
-GPU, its driver, Dawn, node and Pyodide, and a Markdown table of each part.
+GPU, its driver, Dawn, node and Pyodide, and a Markdown table of each part (the browser part's
+also as issue 21's target: torchweb, the fastest peer, the floor, torchweb / max(0.5 x peer, floor)).
 
     python3 bench/gpu/report.py DIR        (writes DIR/gpu-<gpu>.json and prints the tables)"""
 
@@ -47,7 +48,9 @@ def main():
         tw = page["libraries"].get("torchweb", {})
         page["versions"] = {**page.get("runtime", {}), "pyodide": tw.get("pyodide"), "python": tw.get("python")}
         report["browser"] = page
-        print("\n## Browser path (Pyodide on Dawn in node) against the JS peers\n\n" + browser_run.table(page))
+        print("\n## Browser path (Pyodide on Dawn in node) against the JS peers and the floor\n\n" + browser_run.table(page))
+        print("\n## Issue 21's target: torchweb at most max(0.5 x the fastest peer, the floor)\n\n" +
+              browser_run.target_table(page))
     slug = re.sub(r"[^a-z0-9]+", "-", report["gpu"]["name"].lower()).strip("-")
     out = os.path.join(folder, f"gpu-{slug}.json")
     with open(out, "w") as f:

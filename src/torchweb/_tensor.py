@@ -7,6 +7,8 @@ printing are installed from above (_tensor_autograd.py, _tensor_convert.py).
 """
 
 
+from operator import attrgetter
+
 from . import _dtype
 from . import _device as _device_mod
 from ._device import device as _device_cls
@@ -75,9 +77,8 @@ class Tensor:
         return backend_for(self.device.type)
 
     # -- metadata --------------------------------------------------------------------------
-    @property
-    def shape(self):
-        return self._shape
+    # (its getter in C: ops read x.shape often, and a Python getter is a frame each time)
+    shape = property(attrgetter("_shape"), doc="The tensor's size, a torch.Size.")
 
     def size(self, dim=None, *, axis=None):
         dim = dim if axis is None else axis   # (NumPy's name, which PyTorch takes)
@@ -164,9 +165,23 @@ class Tensor:
         self._storage.version += 1
 
     def _view(self, shape, stride, offset):
-        """A tensor sharing this one's storage (autograd is handled by the caller)."""
-        base = self._base if self._base is not None else self
-        return Tensor._make(self._storage, shape, stride, offset, self.dtype, self.device, base)
+        """A tensor sharing this one's storage (autograd is handled by the caller). _make for a
+        view, made here without its call and its defaults' tests: every view op comes here."""
+        storage = self._storage
+        t = object.__new__(Tensor)
+        t._storage = storage
+        t._shape = shape if type(shape) is Size else Size(shape)
+        t._stride = stride if type(stride) is tuple else tuple(stride)
+        t._offset = offset
+        t.dtype = self.dtype
+        t.device = self.device
+        base = self._base
+        t._base = base if base is not None else self
+        t._requires_grad = False
+        t._grad_fn = None
+        t._output_nr = 0
+        t._view_version = storage.version
+        return t
 
     # -- autograd bookkeeping ----------------------------------------------------------------
     @property
@@ -334,15 +349,21 @@ class Tensor:
 
     def __array__(self, dtype=None, copy=None):
         a = self.detach().numpy()
-        return a.astype(dtype) if dtype is not None else a
+        if dtype is not None:
+            return a.astype(dtype)
+        # np.array(t) passes copy=True: the cpu device's numpy() is a view of the tensor's memory,
+        # and writes to the array must not reach the tensor (PyTorch's np.array copies too)
+        return a.copy() if copy and self.device.type == "cpu" else a
 
 
 
 def _nest(flat, shape):
+    """flat (a new list from the backend, or a slice of one) nested as shape; a 1-D tensor's list
+    is flat itself: copying a million-element list costs milliseconds in Pyodide."""
     if not shape:
         return flat[0]
     if len(shape) == 1:
-        return list(flat)
+        return flat if type(flat) is list else list(flat)
     step = _numel(shape[1:])
     return [_nest(flat[i * step:(i + 1) * step], shape[1:]) for i in range(shape[0])]
 

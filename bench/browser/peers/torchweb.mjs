@@ -2,7 +2,9 @@
 // each workload is measured in Python (../torchweb_bench.py) inside one runPythonAsync, so
 // readback blocks on the GPU through JSPI as it does in a notebook cell.
 export const name = "torchweb";
-let py = null;
+let py = null, started = false;
+
+export const ready = () => started;   // (peers/floor.mjs times the Python floor in this Pyodide)
 
 export async function init(files) {
   // (bench/gpu/dawn.mjs, the page in node on Dawn, starts Pyodide before navigator exists:
@@ -19,6 +21,7 @@ export async function init(files) {
     "import sys; from pyodide.ffi import to_js; to_js({'torchweb': torchweb.__version__, " +
     "'python': sys.version.split()[0]}, dict_converter=__import__('js').Object.fromEntries)",
   ));
+  started = true;
   return { ...info, pyodide: py.version };
 }
 

@@ -9,6 +9,7 @@ realized (entries with nothing pending left are dropped in bulk: _prune)."""
 
 import weakref
 
+from collections import namedtuple
 from operator import call
 
 # id -> group (Node.group) of every group with a storage pending, for realize_all() and the
@@ -18,7 +19,7 @@ _groups = {}
 _groups_limit = [64]
 
 
-class Node:
+class Node(namedtuple("NodeFields", "key leaves scalars shape size storages group")):
     """One deferred op, and what the kernel of the expression rooted here needs, built from its
     children's as ops are recorded. key: its structure, (op name, class) then per argument a
     token, ("t", class, storage type) for a tensor read, ("s", "f") for a scalar (always read
@@ -26,42 +27,48 @@ class Node:
     in); leaves: every tensor read (storage, stride, offset, dtype), in the order of a
     depth-first walk of the key's arguments (a tensor read twice appears twice); scalars:
     the scalar values in evaluation order (children's first; a tuple). Its value is float32:
-    only those are deferred. Nodes never change their leaves, scalars or storages once made
-    (consumers share them).
+    only those are deferred. Nodes never change their fields once made (consumers share them).
     storages: every buffer the expression reads, inlined nodes included (id -> storage); a
     node that reads no buffer its inlined child does not shares the child's dict, and its
     group: the weakrefs of the pending storages whose nodes share that dict, registered as
-    one entry in each of those buffers' readers (so a chain of ops registers once).
+    one entry in each of those buffers' readers (so a chain of ops registers once; None for
+    nodes made outside the recorders, which register none).
+    inlined, the one attribute set later: taken into a consumer's expression already.
     ROWS (shared by all nodes): op name -> its elementwise table row, for the backends'
-    run_fused (record.template registers the ops it defers)."""
+    run_fused (record.template registers the ops it defers).
 
-    __slots__ = ("key", "leaves", "scalars", "shape", "size", "storages", "group", "inlined")
+    A tuple made in C, Node((key, leaves, scalars, shape, size, storages, group)), its fields
+    read by C getters: every deferred op makes one, and a Python __init__ was a tenth of an
+    op's bytecodes. Compared and hashed by identity, as an object."""
+
+    __new__ = tuple.__new__
+    __eq__, __ne__, __hash__ = object.__eq__, object.__ne__, object.__hash__
+    inlined = False
     ROWS = {}
 
-    def __init__(self, key, leaves, scalars, shape, size, storages, group=None):
-        self.key, self.leaves, self.scalars, self.shape, self.size = key, leaves, scalars, shape, size
-        self.storages, self.group = storages, group
-        self.inlined = False       # taken into a consumer's expression already
 
-
-def register(storage, node):
-    """storage, pending with node, starts a group of its own (node reads a buffer its inlined
-    child does not, or inlines none): the group is added to the registry and to the readers
-    of every buffer its nodes read (node.storages)."""
-    node.group = group = [weakref.ref(storage)]
+def register(storage, storages):
+    """A group of its own for storage, about to be pending with a node that reads a buffer its
+    inlined child does not, or inlines none: added to the registry and to the readers of every
+    buffer the node reads (storages, its Node.storages). Returns the group (the node's).
+    (Called before storage is pending: the prunes run before the group is added, or they
+    would drop it.)"""
+    group = [weakref.ref(storage)]
     gid = id(group)
-    _groups[gid] = group
-    if len(_groups) > _groups_limit[0]:
+    if len(_groups) >= _groups_limit[0]:
         prune_groups()
-    for leaf_storage in node.storages.values():
+    _groups[gid] = group
+    for leaf_storage in storages.values():
         readers = leaf_storage.readers
         if readers is None:
             leaf_storage.readers = {gid: group}
             leaf_storage.readers_limit = 64
-        else:
+        elif len(readers) < leaf_storage.readers_limit:
             readers[gid] = group
-            if len(readers) > leaf_storage.readers_limit:
-                prune(leaf_storage)
+        else:
+            prune(leaf_storage)
+            leaf_storage.readers[gid] = group
+    return group
 
 
 def prune(storage):

@@ -25,9 +25,10 @@ TORCHWEB_LAZY=0 in the environment turns deferral off (every op run as it comes)
 """
 
 import os
-import weakref
 
 from math import prod
+from types import MethodType
+from weakref import ref
 
 from .. import _dtype
 from .._size import _CONTIGUOUS
@@ -47,14 +48,15 @@ class Template:
     (which may be an inlined child); tensors, the positions of the tensor operands; scalars,
     the positions of the scalar ones, and their slice of the operands if they are contiguous
     (spans); pre and post: the key's parts around the token of the first tensor operand,
-    leaf_key: the key where that operand is a leaf and the only tensor.
-    record: the recorder, (op, out, operands, plan, tpl=None) -> None, which makes out pending
-    or, where it may not (empty, or its inputs too many buffers), runs the op now: _single for
-    ops with one tensor operand (unary ops, a tensor and numbers), _pair for two and no
-    numbers, _general for others. A plan whose template defers has it as its `fresh`."""
+    leaf_key: the key where that operand is a leaf and the only tensor; first: the position
+    of that operand (where it is the only one), first_f32: its f32.
+    record: the recorder bound to this template, (op, out, operands, plan) -> None, which makes
+    out pending or, where it may not (empty, or its inputs too many buffers), runs the op now:
+    _single for ops with one tensor operand (unary ops, a tensor and numbers), _pair for two
+    and no numbers, _general for others. A plan whose template defers has it as its `fresh`."""
 
     __slots__ = ("opkey", "tokens", "f32", "tensors", "scalars", "spans", "pre", "post", "leaf_key",
-                 "record", "grid_limited")
+                 "first", "first_f32", "record", "grid_limited")
 
     def __init__(self, opkey, tokens, f32, grid_limited):
         self.opkey, self.tokens, self.f32 = opkey, tokens, f32
@@ -64,8 +66,10 @@ class Template:
         i = self.tensors[0] if self.tensors else 0
         self.pre, self.post = (opkey,) + tokens[:i], tokens[i + 1:]
         self.leaf_key = self.pre + tokens[i:i + 1] + self.post
-        self.record = (_single if len(self.tensors) == 1 else
-                       _pair if len(self.tensors) == 2 and not self.scalars else _general)
+        self.first, self.first_f32 = i, bool(f32) and f32[i]
+        # (bound: the template reaches its recorder as an argument passed in C, not looked up)
+        self.record = MethodType(_single if len(self.tensors) == 1 else
+                                 _pair if len(self.tensors) == 2 and not self.scalars else _general, self)
         self.grid_limited = grid_limited   # the backend's GRID_LIMITED: the recorders check the size
 
 
@@ -119,7 +123,7 @@ def elementwise(op, out, operands, dtypes):
     backend = backend_for(out._storage.device_type)
     tpl = _deferrable(op, out, operands, dtypes, backend)
     if tpl:
-        tpl.record(op, out, tuple(operands), dtypes, tpl)
+        tpl.record(op, out, tuple(operands), dtypes)
     else:
         backend.elementwise(op, out, operands, dtypes)
 
@@ -167,8 +171,8 @@ def _fusable(rt, n, operands):
 
 
 # The recorders: out = op(operands) made pending (or run now where out is empty, too large for
-# a fused kernel, or its inputs are too many buffers). plan: the op's dtype plan (what the
-# backend's kernel takes); tpl: its template, plan.lazy where not given.
+# a fused kernel, or its inputs are too many buffers). tpl: the template they are bound to
+# (Template.record); plan: the op's dtype plan (what the backend's kernel takes).
 # An operand that is a pending float32 storage read whole in out's shape is inlined (its
 # expression taken into the node: its leaves' strides index that shape), into one consumer
 # only: a second consumer reads it written, so fan-out never multiplies the work or the memory
@@ -180,40 +184,35 @@ def _fusable(rt, n, operands):
 # (every deferred op asks), that a fused kernel may write out: not empty, and on a grid-limited
 # backend within what one may write (_fusable).
 
-def _single(op, out, operands, plan, tpl=None):
+def _single(tpl, op, out, operands, plan):
     """One tensor operand (unary ops, a tensor and numbers)."""
-    tpl = tpl or plan.lazy
     s = out._storage
     n = s.numel
     if not n or tpl.grid_limited and n > s.rt.defer_numel and not _fusable(s.rt, n, operands):
         return _run_now(op, out, operands, plan)
-    i = tpl.tensors[0]
-    o = operands[i]
+    o = operands[tpl.first]
     os_ = o._storage
     child = os_.pending
     shape = out._shape
     span = tpl.spans
     scalars = operands[span] if span is not None else tuple([operands[j] for j in tpl.scalars])
-    if child is not None and tpl.f32[i] and not child.inlined and child.shape == shape \
-            and o._offset == 0 and o._stride == out._stride and child.size < MAX_NODES:
-        child.inlined = True
-        group = child.group
-        s.pending = node = Node(tpl.pre + (child.key,) + tpl.post, child.leaves, child.scalars + scalars, shape,
-                                child.size + 1, child.storages, group)
-        if group is not None:
-            group.append(weakref.ref(s))
-            return
-    else:
-        if child is not None:
-            realize(os_)
-        s.pending = node = Node(tpl.leaf_key, [(os_, o._stride, o._offset, o.dtype)], scalars, shape, 1,
-                                {id(os_): os_})
-    register(s, node)
+    if child is not None:
+        if tpl.first_f32 and not child.inlined:
+            key, leaves, child_scalars, child_shape, size, storages, group = child   # (a Node is a tuple)
+            if child_shape == shape and o._offset == 0 and o._stride == out._stride and size < MAX_NODES:
+                child.inlined = True
+                group.append(ref(s))
+                s.pending = Node((tpl.pre + (key,) + tpl.post, leaves, child_scalars + scalars, shape, size + 1,
+                                  storages, group))
+                return
+        realize(os_)
+    storages = {id(os_): os_}
+    s.pending = Node((tpl.leaf_key, [(os_, o._stride, o._offset, o.dtype)], scalars, shape, 1,
+                      storages, register(s, storages)))
 
 
-def _pair(op, out, operands, plan, tpl=None):
+def _pair(tpl, op, out, operands, plan):
     """Two tensor operands, no numbers (binary ops of tensors): _general unrolled."""
-    tpl = tpl or plan.lazy
     s = out._storage
     n = s.numel
     if not n or tpl.grid_limited and n > s.rt.defer_numel and not _fusable(s.rt, n, operands):
@@ -226,7 +225,8 @@ def _pair(op, out, operands, plan, tpl=None):
     if ca is not None and tpl.f32[0] and not ca.inlined and ca.shape == shape \
             and a._offset == 0 and a._stride == stride and ca.size < MAX_NODES:
         ca.inlined = True
-        pa, la, sca, size, storages, group = ca.key, ca.leaves, ca.scalars, ca.size + 1, ca.storages, ca.group
+        pa, la, sca, _, size, storages, group = ca   # (one unpacking: a Node is a tuple)
+        size += 1
     else:
         if ca is not None:
             realize(sa)
@@ -240,24 +240,27 @@ def _pair(op, out, operands, plan, tpl=None):
             storages, group = cb.storages, cb.group
         else:
             storages, group = storages | cb.storages, None
+            if len(storages) > MAX_LEAF_BUFFERS:
+                return _run_now(op, out, operands, plan)
     else:
         if cb is not None:
             realize(sb)
         pb, lb, scb = tpl.tokens[1], [(sb, b._stride, b._offset, b.dtype)], ()
         if id(sb) not in storages:   # (else, y + w in a loop: w is among y's inputs, shared)
             storages, group = storages | {id(sb): sb}, None
-    if len(storages) > MAX_LEAF_BUFFERS:
-        return _run_now(op, out, operands, plan)
-    s.pending = node = Node((tpl.opkey, pa, pb), la + lb, sca + scb, shape, size, storages, group)
+            if len(storages) > MAX_LEAF_BUFFERS:
+                return _run_now(op, out, operands, plan)
+    # (the buffer count is checked only where the union grows: every node's storages hold at
+    # most MAX_LEAF_BUFFERS, the recorders' check and the fusing scope's _MAX_INPUTS)
     if group is not None:
-        group.append(weakref.ref(s))
+        group.append(ref(s))
     else:
-        register(s, node)
+        group = register(s, storages)
+    s.pending = Node(((tpl.opkey, pa, pb), la + lb, sca + scb, shape, size, storages, group))
 
 
-def _general(op, out, operands, plan, tpl=None):
+def _general(tpl, op, out, operands, plan):
     """Any operands."""
-    tpl = tpl or plan.lazy
     s = out._storage
     n = s.numel
     if not n or tpl.grid_limited and n > s.rt.defer_numel and not _fusable(s.rt, n, operands):
@@ -293,5 +296,4 @@ def _general(op, out, operands, plan, tpl=None):
             storages[id(os_)] = os_
     if len(storages) > MAX_LEAF_BUFFERS:
         return _run_now(op, out, operands, plan)
-    s.pending = node = Node(tuple(key), leaves, tuple(scalars + own), shape, size, storages)
-    register(s, node)
+    s.pending = Node((tuple(key), leaves, tuple(scalars + own), shape, size, storages, register(s, storages)))

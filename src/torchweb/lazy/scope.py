@@ -239,7 +239,7 @@ class fusing:
                 reads, values = _splice(reads, values, leaves, nodes, scalars)
             else:
                 reads, values = list(map(leaves.__getitem__, reads)), tuple(map(scalars.__getitem__, values))
-            made.append(Node(key, reads, values, shape, size, inputs))
+            made.append(Node((key, reads, values, shape, size, inputs, None)))
         live = list(map(stores.__getitem__, outs))
         for s in live:
             s.pending = None

@@ -4,7 +4,8 @@ tied to wte), and the same Conv1D layout (weight is in_features x out_features).
 
 Plain PyTorch code: the tests run this file under PyTorch too. Works in the weights' dtype.
 `model(input_ids)` gives the logits (B, T, vocab); `model(input_ids, positions)` reads and writes
-the static KV cache set up by `model.setup_cache(batch, max_len)` (generate() does that)."""
+the static KV cache set up by `model.setup_cache(batch, max_len)` (generate() does that);
+attention_mask and position_ids serve left-padded batches (see kv_cache.py)."""
 
 import torchweb as torch
 from torchweb import nn
@@ -42,11 +43,11 @@ class GPT2Attention(nn.Module):
         self.c_proj = Conv1D(config.n_embd, config.n_embd)
         self.cache = StaticKVCache()
 
-    def forward(self, x, positions=None):
+    def forward(self, x, positions=None, mask=None):
         B, T, C = x.shape
         q, k, v = self.c_attn(x).split(C, dim=2)
         q, k, v = (t.view(B, T, self.n_head, self.head_dim).transpose(1, 2) for t in (q, k, v))
-        y = attend(q, k, v, self.cache, positions)
+        y = attend(q, k, v, self.cache, positions, mask)
         return self.c_proj(y.transpose(1, 2).reshape(B, T, C))
 
 
@@ -73,8 +74,8 @@ class GPT2Block(nn.Module):
         self.ln_2 = nn.LayerNorm(config.n_embd, eps=config.layer_norm_epsilon)
         self.mlp = GPT2MLP(config)
 
-    def forward(self, x, positions=None):
-        x = x + self.attn(self.ln_1(x), positions)
+    def forward(self, x, positions=None, mask=None):
+        x = x + self.attn(self.ln_1(x), positions, mask)
         return x + self.mlp(self.ln_2(x))
 
 
@@ -90,11 +91,10 @@ class GPT2Model(nn.Module):
     def embeddings(self):
         return self.wte
 
-    def forward(self, input_ids, positions=None):
-        pos = positions if positions is not None else torch.arange(input_ids.shape[1], device=input_ids.device)
-        x = self.wte(input_ids) + self.wpe(pos)
+    def forward(self, input_ids, position_ids, positions=None, mask=None):
+        x = self.wte(input_ids) + self.wpe(position_ids)
         for block in self.h:
-            x = block(x, positions)
+            x = block(x, positions, mask)
         return self.ln_f(x)
 
 

@@ -6,7 +6,8 @@ Qwen2 / Qwen2.5 with their q, k, v biases).
 
 Plain PyTorch code: the tests run this file under PyTorch too. Works in the weights' dtype, with
 RMSNorm's statistics in float32 as HF's. `model(input_ids)` gives the logits (B, T, vocab);
-`model(input_ids, positions)` reads and writes the static KV cache (see kv_cache.py)."""
+`model(input_ids, positions)` reads and writes the static KV cache; attention_mask and
+position_ids serve left-padded batches (see kv_cache.py)."""
 
 import math
 
@@ -69,14 +70,14 @@ class LlamaAttention(nn.Module):
         self.o_proj = nn.Linear(self.n_head * self.head_dim, h, bias=bias)
         self.cache = StaticKVCache()
 
-    def forward(self, x, cos, sin, positions=None):
+    def forward(self, x, cos, sin, positions=None, mask=None):
         B, T, _ = x.shape
         q = self.q_proj(x).view(B, T, self.n_head, self.head_dim).transpose(1, 2)
         k = self.k_proj(x).view(B, T, self.n_kv, self.head_dim).transpose(1, 2)
         v = self.v_proj(x).view(B, T, self.n_kv, self.head_dim).transpose(1, 2)
         q = q * cos + rotate_half(q) * sin
         k = k * cos + rotate_half(k) * sin
-        y = attend(q, k, v, self.cache, positions)
+        y = attend(q, k, v, self.cache, positions, mask)
         return self.o_proj(y.transpose(1, 2).reshape(B, T, self.n_head * self.head_dim))
 
 
@@ -102,8 +103,8 @@ class LlamaDecoderLayer(nn.Module):
         self.input_layernorm = LlamaRMSNorm(config.hidden_size, config.rms_norm_eps)
         self.post_attention_layernorm = LlamaRMSNorm(config.hidden_size, config.rms_norm_eps)
 
-    def forward(self, x, cos, sin, positions=None):
-        x = x + self.self_attn(self.input_layernorm(x), cos, sin, positions)
+    def forward(self, x, cos, sin, positions=None, mask=None):
+        x = x + self.self_attn(self.input_layernorm(x), cos, sin, positions, mask)
         return x + self.mlp(self.post_attention_layernorm(x))
 
 
@@ -119,14 +120,15 @@ class LlamaModel(nn.Module):
     def embeddings(self):
         return self.embed_tokens
 
-    def forward(self, input_ids, positions=None):
+    def forward(self, input_ids, position_ids, positions=None, mask=None):
         x = self.embed_tokens(input_ids)
-        pos = positions if positions is not None else torch.arange(input_ids.shape[1], device=input_ids.device)
-        freqs = pos.to(torch.float32)[:, None] * self.inv_freq[None, :]
+        freqs = position_ids.to(torch.float32)[..., None] * self.inv_freq
         emb = torch.cat((freqs, freqs), dim=-1)
         cos, sin = emb.cos().to(x.dtype), emb.sin().to(x.dtype)
+        if cos.dim() == 3:                    # per-row positions (B, T, D): broadcast over the heads
+            cos, sin = cos[:, None], sin[:, None]
         for layer in self.layers:
-            x = layer(x, cos, sin, positions)
+            x = layer(x, cos, sin, positions, mask)
         return self.norm(x)
 
 

@@ -14,6 +14,8 @@ import re
 import unicodedata
 
 from ..serialization.url_fetch import fetch_bytes, fetch_bytes_async, in_browser
+from . import sentencepiece_bpe as sp
+from .batch_encoding import encode_batch
 from .unicode_regex import translate
 
 GPT2_PATTERN = r"'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"
@@ -35,6 +37,12 @@ def bytes_to_unicode():
 
 _BYTE_CHAR = bytes_to_unicode()
 _CHAR_BYTE = {c: b for b, c in _BYTE_CHAR.items()}
+
+
+def _byte_level_text(tokens):
+    """tokenizers' ByteLevel decoder: GPT-2's byte characters back to UTF-8 text."""
+    return b"".join(bytes([_CHAR_BYTE[c]]) if c in _CHAR_BYTE else c.encode("utf-8")
+                    for c in "".join(tokens)).decode("utf-8", errors="replace")
 
 
 def _split(pieces, pattern, behavior="isolated", invert=False):
@@ -77,6 +85,7 @@ class _PreTokenizer:
     def __init__(self, spec):
         self.steps = []
         self._add(spec)
+        self.byte_level = any(step[0] == "bytelevel" for step in self.steps)
 
     def _add(self, spec):
         if spec is None:
@@ -94,26 +103,31 @@ class _PreTokenizer:
             self.steps.append(("split", regex, spec.get("behavior", "Isolated").lower(), spec.get("invert", False)))
         elif kind == "Digits":
             self.steps.append(("digits", spec.get("individual_digits", False)))
+        elif kind == "Metaspace":
+            scheme = spec.get("prepend_scheme", "always" if spec.get("add_prefix_space", True) else "never")
+            self.steps.append(("metaspace", spec.get("replacement", sp.SPACE), scheme, spec.get("split", True)))
         else:
             raise NotImplementedError(f"tokenizer: pre_tokenizer {kind!r} is not supported "
-                                      "(ByteLevel, Split, Digits, Sequence are)")
+                                      "(ByteLevel, Split, Digits, Metaspace, Sequence are)")
 
-    def __call__(self, text):
-        pieces, mapped = [text], False
+    def __call__(self, text, first=True):
+        """The words of text (one segment between added tokens; first: it starts the text)."""
+        pieces = [text]
         for step in self.steps:
             if step[0] == "split":
                 pieces = _split(pieces, *step[1:])
             elif step[0] == "digits":
                 pieces = _digits(pieces, step[1])
+            elif step[0] == "metaspace":
+                pieces = sp.metaspace(pieces, *step[1:], first)
             else:
                 _, prefix, regex = step
                 if prefix:
                     pieces = [p if p.startswith(" ") else " " + p for p in pieces]
                 if regex is not None:
                     pieces = _split(pieces, regex)
-                mapped = True
-        if not mapped:
-            raise NotImplementedError("tokenizer: only byte-level BPE (a ByteLevel pre_tokenizer) is supported")
+        if not self.byte_level:            # SentencePiece-style: the characters as they are
+            return pieces
         return ["".join(_BYTE_CHAR[b] for b in p.encode("utf-8")) for p in pieces]
 
 
@@ -134,21 +148,25 @@ def _normalizer(spec):
         return lambda text: unicodedata.normalize(kind, text)
     if kind == "Lowercase":
         return str.lower
+    if kind == "Prepend":
+        return sp.prepend_normalizer(spec)
+    if kind == "Replace":
+        return sp.replace_normalizer(spec)
     raise NotImplementedError(f"tokenizer: normalizer {kind!r} is not supported (NFC, NFD, NFKC, NFKD, "
-                              "Lowercase, Sequence are)")
+                              "Lowercase, Prepend, Replace, Sequence are)")
 
 
 class Tokenizer:
     """Byte-level BPE: encode(text) -> ids, decode(ids) -> text, as `tokenizers.Tokenizer`."""
 
     def __init__(self, vocab, merges, pre_tokenizer=None, added_tokens=(), post_processor=None,
-                 ignore_merges=False, unk_token=None):
+                 ignore_merges=False, unk_token=None, byte_fallback=False, fuse_unk=False, decoder=None):
         self.vocab = dict(vocab)
         self.ranks = {}
         for i, m in enumerate(merges):
             a, b = m.split(" ", 1) if isinstance(m, str) else m
             self.ranks.setdefault((a, b), i)
-        self.pre_tokenizer = _PreTokenizer(pre_tokenizer or {"type": "ByteLevel"})
+        self.pre_tokenizer = _PreTokenizer(pre_tokenizer)
         self.added = {t["content"]: t for t in added_tokens}
         for t in added_tokens:
             self.vocab.setdefault(t["content"], t["id"])
@@ -159,8 +177,16 @@ class Tokenizer:
         self.post = self._post_processor(post_processor)
         self.ignore_merges = ignore_merges
         self.unk_id = self.vocab.get(unk_token) if unk_token else None
+        self.unk = unk_token if self.unk_id is not None else None
+        self.byte_fallback, self.fuse_unk = byte_fallback, fuse_unk
+        self.byte_level = self.pre_tokenizer.byte_level
+        self.decode_tokens = None if self.byte_level else sp.decoder_chain(decoder, _byte_level_text)
+        self.strip_first_space = not self.byte_level and sp.strips_first_space(decoder)
         self.normalize = None
         self._cache = {}
+        # transformers' tokenizer settings (tokenizer_config.json, read by from_pretrained)
+        self.bos_token = self.eos_token = self.unk_token = self.pad_token = None
+        self.padding_side, self.truncation_side, self.model_max_length = "right", "right", None
 
     # -- construction ----------------------------------------------------------------------------
     @classmethod
@@ -170,10 +196,11 @@ class Tokenizer:
         model = spec["model"]
         if model.get("type") != "BPE":
             raise NotImplementedError(f"tokenizer: model type {model.get('type')!r} is not supported (BPE is)")
-        if model.get("continuing_subword_prefix") or model.get("end_of_word_suffix") or model.get("byte_fallback"):
-            raise NotImplementedError("tokenizer: BPE with subword prefixes, suffixes or byte fallback is not supported")
+        if model.get("continuing_subword_prefix") or model.get("end_of_word_suffix") or model.get("dropout"):
+            raise NotImplementedError("tokenizer: BPE with subword prefixes, suffixes or dropout is not supported")
         tok = cls(model["vocab"], model["merges"], spec.get("pre_tokenizer"), spec.get("added_tokens", ()),
-                  spec.get("post_processor"), model.get("ignore_merges", False), model.get("unk_token"))
+                  spec.get("post_processor"), model.get("ignore_merges", False), model.get("unk_token"),
+                  model.get("byte_fallback", False), model.get("fuse_unk", False), spec.get("decoder"))
         tok.normalize = _normalizer(spec.get("normalizer"))
         return tok
 
@@ -188,20 +215,32 @@ class Tokenizer:
         vocab = json.loads(vocab_json)
         merges = [line for line in merges_txt.splitlines() if line and not line.startswith("#version")]
         added = [{"content": t, "id": vocab[t], "special": True} for t in special_tokens if t in vocab]
-        return cls(vocab, merges, {"type": "ByteLevel"}, added)
+        return cls(vocab, merges, {"type": "ByteLevel"}, added, decoder={"type": "ByteLevel"})
 
     @classmethod
-    def from_pretrained(cls, source, progress=False):
-        """tokenizer.json from a directory or a base URL (as models.from_pretrained)."""
+    def from_pretrained(cls, source, progress=False, config=None):
+        """tokenizer.json from a directory or a base URL (as models.from_pretrained), with
+        tokenizer_config.json (special tokens, padding side) where a directory has one, or from
+        a URL with config=True (a page asking for a missing file logs a 404)."""
         source = os.fspath(source)
         if not in_browser() and not source.startswith(("http://", "https://")):
-            return cls.from_file(os.path.join(source, "tokenizer.json"))
-        return cls.from_str(fetch_bytes(source.rstrip("/") + "/tokenizer.json", progress).decode("utf-8"))
+            path = os.path.join(source, "tokenizer_config.json")
+            tok = cls.from_file(os.path.join(source, "tokenizer.json"))
+            if config is not False and os.path.exists(path):
+                with open(path, encoding="utf-8") as f:
+                    tok.apply_config(json.load(f))
+            return tok
+        base = source.rstrip("/") + "/"
+        tok = cls.from_str(fetch_bytes(base + "tokenizer.json", progress).decode("utf-8"))
+        return tok.apply_config(json.loads(fetch_bytes(base + "tokenizer_config.json", False))) if config else tok
 
     @classmethod
-    async def from_pretrained_async(cls, source, progress=False):
-        data = await fetch_bytes_async(os.fspath(source).rstrip("/") + "/tokenizer.json", progress)
-        return cls.from_str(data.decode("utf-8"))
+    async def from_pretrained_async(cls, source, progress=False, config=False):
+        base = os.fspath(source).rstrip("/") + "/"
+        tok = cls.from_str((await fetch_bytes_async(base + "tokenizer.json", progress)).decode("utf-8"))
+        if config:
+            tok.apply_config(json.loads(await fetch_bytes_async(base + "tokenizer_config.json", False)))
+        return tok
 
     def _post_processor(self, spec):
         """The ids added around a single sequence by a TemplateProcessing post-processor."""
@@ -228,7 +267,8 @@ class Tokenizer:
         if self.ignore_merges and word in self.vocab:
             ids = [self.vocab[word]]
         else:
-            parts = list(word)
+            parts = list(word) if self.byte_level else sp.with_byte_fallback(
+                word, self.vocab, self.byte_fallback, self.unk, self.fuse_unk)
             ranks = self.ranks
             while len(parts) > 1:
                 best, at = None, -1
@@ -262,25 +302,59 @@ class Tokenizer:
         segments = []
         if self._added_re is not None:
             for m in self._added_re.finditer(text):
-                segments.append((text[pos:m.start()], None))
-                segments.append((None, self.vocab[m.group(0)]))
+                segments.append((text[pos:m.start()], None, pos == 0))
+                segments.append((None, self.vocab[m.group(0)], False))
                 pos = m.end()
-        segments.append((text[pos:], None))
-        for segment, special in segments:
+        segments.append((text[pos:], None, pos == 0))
+        for segment, special, first in segments:
             if special is not None:
                 ids.append(special)
             elif segment:
                 if self.normalize is not None:
                     segment = self.normalize(segment)
-                for word in self.pre_tokenizer(segment):
+                for word in self.pre_tokenizer(segment, first):
                     ids.extend(self._bpe(word))
         if add_special_tokens:
             before, after = self.post
             ids = before + ids + after
         return ids
 
-    def __call__(self, text, add_special_tokens=True):
-        return self.encode(text, add_special_tokens)
+    def __call__(self, text, padding=False, truncation=False, max_length=None, return_tensors=None,
+                 add_special_tokens=True, return_attention_mask=True, padding_side=None):
+        """transformers' call: a BatchEncoding of input_ids and attention_mask for a text or a
+        list of texts; padding=True pads to the longest with pad_token on padding_side (set
+        padding_side="left" for generate), return_tensors="pt" gives (B, T) long tensors."""
+        return encode_batch(self, text, padding, truncation, max_length, return_tensors, add_special_tokens,
+                            return_attention_mask, padding_side)
+
+    @property
+    def pad_token_id(self):
+        return None if self.pad_token is None else self.vocab.get(self.pad_token)
+
+    @property
+    def eos_token_id(self):
+        return None if self.eos_token is None else self.vocab.get(self.eos_token)
+
+    @property
+    def bos_token_id(self):
+        return None if self.bos_token is None else self.vocab.get(self.bos_token)
+
+    def apply_config(self, config):
+        """transformers' tokenizer_config.json (a dict): the special tokens' names, padding and
+        truncation sides, model_max_length."""
+        for name in ("bos_token", "eos_token", "unk_token", "pad_token"):
+            value = config.get(name)
+            setattr(self, name, value.get("content") if isinstance(value, dict) else value)
+        self.padding_side = config.get("padding_side", self.padding_side)
+        self.truncation_side = config.get("truncation_side", self.truncation_side)
+        limit = config.get("model_max_length")
+        self.model_max_length = int(limit) if isinstance(limit, (int, float)) and limit < 1e29 else None
+        if "add_bos_token" in config or "add_eos_token" in config:
+            # Llama's tokenizers rebuild the template from these (transformers 4's LlamaTokenizerFast)
+            bos = [self.bos_token_id] if config.get("add_bos_token", True) and self.bos_token_id is not None else []
+            eos = [self.eos_token_id] if config.get("add_eos_token", False) and self.eos_token_id is not None else []
+            self.post = (bos, eos)
+        return self
 
     # -- decoding ----------------------------------------------------------------------------
     def token_to_id(self, token):
@@ -296,11 +370,23 @@ class Tokenizer:
             raise IndexError(f"Tokenizer: id {i} is not in the vocabulary ({len(self.vocab)} tokens)")
         if int(i) in self.special_ids:
             return b"" if skip_special_tokens else tok.encode("utf-8")
+        if not self.byte_level:       # SentencePiece-style: <0xNN> is a byte, "▁" a space
+            b = sp.token_byte(tok)
+            return tok.replace(sp.SPACE, " ").encode("utf-8") if b is None else bytes([b])
         return bytes(_CHAR_BYTE[c] for c in tok) if all(c in _CHAR_BYTE for c in tok) else tok.encode("utf-8")
 
     def decode(self, ids, skip_special_tokens=True):
         """The text of ids, as tokenizers' `decode` (invalid UTF-8 becomes U+FFFD)."""
-        return b"".join(self.token_bytes(i, skip_special_tokens) for i in ids).decode("utf-8", errors="replace")
+        if self.byte_level:
+            return b"".join(self.token_bytes(i, skip_special_tokens) for i in ids).decode("utf-8", errors="replace")
+        tokens = []
+        for i in ids:
+            tok = self.id_to_token_map.get(int(i))
+            if tok is None:
+                raise IndexError(f"Tokenizer: id {i} is not in the vocabulary ({len(self.vocab)} tokens)")
+            if not (skip_special_tokens and int(i) in self.special_ids):
+                tokens.append(tok)
+        return self.decode_tokens(tokens)
 
     def stream(self, skip_special_tokens=True):
         """A decoder for tokens as they come: feed(id) returns the text now complete (a token
@@ -315,9 +401,15 @@ class _StreamDecoder:
     def __init__(self, tokenizer, skip_special_tokens):
         self.tokenizer, self.skip = tokenizer, skip_special_tokens
         self.utf8 = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        self.started = False
 
     def feed(self, token_id):
-        return self.utf8.decode(self.tokenizer.token_bytes(token_id, self.skip))
+        text = self.utf8.decode(self.tokenizer.token_bytes(token_id, self.skip))
+        if text and not self.started:       # SentencePiece's first "▁" is no space in the text
+            self.started = True
+            if self.tokenizer.strip_first_space and text.startswith(" "):
+                text = text[1:]
+        return text
 
     def flush(self):
         return self.utf8.decode(b"", final=True)

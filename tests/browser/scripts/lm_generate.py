@@ -2,8 +2,9 @@
 # Hugging Face's layout, weights from formulas, loaded through load_state_dict with HF's keys;
 # the prompt's logits, then greedy generation with the static KV cache, the decode step compiled
 # (captured once, replayed per token) where torch is torchweb, eager under PyTorch, and the
-# tokens streamed through the callback. The `# modules:` line ships the model files (record_cases.py
-# runs them with PyTorch; the page with torchweb: the same text as the wheel's).
+# tokens streamed through the callback; a left-padded batch of two prompts. The `# modules:` line
+# ships the model files (record_cases.py runs them with PyTorch; the page with torchweb: the same
+# text as the wheel's).
 # modules: src/torchweb/models/config.py src/torchweb/models/kv_cache.py src/torchweb/models/gpt2.py src/torchweb/models/llama.py src/torchweb/models/generation.py
 import math
 
@@ -50,3 +51,8 @@ for name, model in models.items():
     result[name + "_tokens"] = out.tolist()
     result[name + "_streamed"] = streamed
     result[name + "_again"] = generate(model, ids, 12, greedy=True, compile=replays).tolist()
+    # prompts of different lengths, left-padded with their attention_mask (Hugging Face's way)
+    padded = torch.tensor([prompt[0], [60, 60, 60, 7, 21, 40, 2]]).to(device)
+    mask = torch.tensor([[1] * 7, [0, 0, 0, 1, 1, 1, 1]]).to(device)
+    result[name + "_padded"] = generate(model, padded, 8, greedy=True, compile=replays, attention_mask=mask,
+                                        pad_token_id=60).tolist()

@@ -250,13 +250,16 @@ def binary_operator(name):
     def operator(a, b):
         tb = type(b)
         if tb in _NUMBERS:
-            if _grad["enabled"] and (a._requires_grad or (a._base is not None and a.requires_grad)):
+            # (grad mode read only where an operand may need it: most need none; a view's
+            # requires_grad, a property, read only with grad mode on, as it may renew its history)
+            if a._requires_grad and _grad["enabled"] or a._base is not None and _grad["enabled"] and a.requires_grad:
                 fn = _FUNCTIONS.get((name, False))   # (_call_grad's first look-up)
                 return fn._record_number(a, b) if fn is not None else _call_grad(name, (a, b))
             return E.binary_number(name, a, b)
         if getattr(tb, "_is_torchweb_tensor", False):
-            if _grad["enabled"] and (a._requires_grad or b._requires_grad or (a._base is not None and a.requires_grad)
-                                     or (b._base is not None and b.requires_grad)):
+            if (a._requires_grad or b._requires_grad) and _grad["enabled"] or \
+                    (a._base is not None or b._base is not None) and _grad["enabled"] and \
+                    (a.requires_grad or b.requires_grad):
                 return _call_grad(name, (a, b))
             return E.binary_tensor(name, a, b)
         if isinstance(b, _NUMBERS):   # (a subclass: numpy's float64, say)
