@@ -1,13 +1,16 @@
 """Tokens per second of torchweb.models.generate (issue 24): a random GPT-2 or Llama-shaped model,
 batch 1, greedy, N new tokens after a P-token prompt, with the decode step eager and compiled
 (captured once, replayed per token); the prefill is timed apart. Weight variants: float32,
-bfloat16 packed (quantize_(model, bfloat16_weight_only())), int8 per channel
-(quantize_(model, int8_weight_only())), and the whole model in bfloat16 (model.bfloat16(), as a
-bfloat16 checkpoint loads). Also PyTorch (CPU, or CUDA where there is one) running the same model
-files (tests/lm_files.py) with the same weights and cache, eager, in float32 and bfloat16.
+bfloat16 packed (quantize_(model, bfloat16_weight_only())), float16 packed (quantize_(model,
+float16_weight_only()): unpacked with WGSL's core unpack2x16float, so it needs no 'shader-f16'),
+int8 per channel (quantize_(model, int8_weight_only())), and the whole model in bfloat16
+(model.bfloat16(), as a bfloat16 checkpoint loads) or float16 (model.half(), as a float16
+checkpoint loads: 2 bytes a weight with 'shader-f16', f32 words without). Also PyTorch (CPU, or
+CUDA where there is one) running the same model files (tests/lm_files.py) with the same weights
+and cache, eager, in float32, bfloat16 and float16.
 
     XDG_RUNTIME_DIR=/tmp PYTHONPATH=src python3 bench/lm_generate.py [--model tiny|gpt2-124m|llama-tiny]
-        [--prompt 32] [--new 128] [--variants float32,bf16-weight,int8-weight,bf16-model]
+        [--prompt 32] [--new 128] [--variants float32,bf16-weight,f16-weight,int8-weight,bf16-model,f16-model]
         [--no-eager] [--no-torch] [--json results.json]
 
 Each variant's results (tokens/s eager and compiled, prefill ms, weight bytes read per token)
@@ -22,7 +25,7 @@ import sys
 import time
 
 import torchweb as tw
-from torchweb.ao.quantization import bfloat16_weight_only, int8_weight_only, quantize_
+from torchweb.ao.quantization import bfloat16_weight_only, float16_weight_only, int8_weight_only, quantize_
 from torchweb.models import GPT2Config, GPT2LMHeadModel, LlamaConfig, LlamaForCausalLM, generate
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "tests"))
@@ -33,7 +36,7 @@ SHAPES = {
     "llama-tiny": ("llama", dict(hidden_size=64, intermediate_size=176, num_hidden_layers=2, num_attention_heads=4,
                                  num_key_value_heads=2, vocab_size=256, max_position_embeddings=512)),
 }
-VARIANTS = ("float32", "bf16-weight", "int8-weight", "bf16-model")
+VARIANTS = ("float32", "bf16-weight", "f16-weight", "int8-weight", "bf16-model", "f16-model")
 _BYTES = {"int32": 4, "int64": 8, "float32": 4, "float16": 2, "bfloat16": 4}   # torchweb's bf16: f32 words
 
 
@@ -64,7 +67,9 @@ def weight_bytes(model):
     for t in list(model.parameters()) + list(model.buffers()):
         if id(t) not in seen:
             seen.add(id(t))
-            total += t.numel() * _BYTES.get(t.dtype.name if hasattr(t.dtype, "name") else str(t.dtype), 4)
+            name = t.dtype.name if hasattr(t.dtype, "name") else str(t.dtype)
+            held_f32 = name == "float16" and t.device.type == "webgpu" and tw.float16.gpu_storage == "f32"
+            total += t.numel() * (4 if held_f32 else _BYTES.get(name, 4))   # (f16 without shader-f16)
     return total
 
 
@@ -83,10 +88,14 @@ def torchweb_variant(kind, cfg, variant, device):
     model = model.to(device).eval()
     if variant == "bf16-weight":
         quantize_(model, bfloat16_weight_only())
+    elif variant == "f16-weight":
+        quantize_(model, float16_weight_only())
     elif variant == "int8-weight":
         quantize_(model, int8_weight_only())
     elif variant == "bf16-model":
         model = model.bfloat16()
+    elif variant == "f16-model":
+        model = model.half()
     return model
 
 
@@ -133,7 +142,7 @@ def main():
         dev = "cuda" if torch.cuda.is_available() else "cpu"
         results["torch_version"], results["torch_device"] = torch.__version__, (
             torch.cuda.get_device_name() if dev == "cuda" else "cpu")
-        for dtype in (torch.float32, torch.bfloat16):
+        for dtype in (torch.float32, torch.bfloat16, torch.float16):
             ref = build(ns, kind, cfg).eval()
             ref.load_state_dict({k: torch.as_tensor(v) for k, v in state.items()})
             ref = ref.to(dev, dtype)

@@ -16,7 +16,7 @@ import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 LIBS = {"torchweb", "torchweb-compile", "tfjs", "jax-js", "webgpu-torch", "floor"}
-KINDS = ("chain", "matmul", "matmul", "readback", "readback_list", "mlp", "gpt", "lm", "lm", "lm")
+KINDS = ("chain", "matmul", "matmul", "readback", "readback_list", "mlp", "gpt", "lm", "lm", "lm", "lm")
 
 
 @pytest.mark.browser

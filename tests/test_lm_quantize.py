@@ -1,4 +1,4 @@
-"""quantize_ on torchweb.models' GPT-2 and Llama (int8 and packed bfloat16 weights): GPT-2's
+"""quantize_ on torchweb.models' GPT-2 and Llama (int8, packed bfloat16 and float16 weights): GPT-2's
 Conv1D layers are packed (transposed), a tied lm_head and embedding keep one packed copy; the
 logits equal PyTorch's (transformers) running the dequantized weights, stay within a stated
 tolerance of float32's, greedy tokens equal float32's, and the compiled decode step replays."""
@@ -8,8 +8,8 @@ import torch
 
 import torchweb as tw
 from lm_oracle import GPT2, LLAMA, hf_model
-from torchweb.ao.quantization import (BFloat16WeightOnlyLinear, Int8WeightOnlyLinear, bfloat16_weight_only,
-                                      int8_weight_only, quantize_)
+from torchweb.ao.quantization import (BFloat16WeightOnlyLinear, Float16WeightOnlyLinear, Int8WeightOnlyLinear,
+                                      bfloat16_weight_only, float16_weight_only, int8_weight_only, quantize_)
 from torchweb.ao.quantization.packed_embedding import PackedEmbedding
 from torchweb.models import GPT2Config, GPT2LMHeadModel, LlamaConfig, LlamaForCausalLM, generate
 
@@ -17,13 +17,16 @@ PROMPT = [[5, 17, 3, 90, 42, 7]]
 NEW = 16
 MODELS = {"gpt2": ("gpt2", 6, {}), "llama": ("llama", 1, {}),
           "llama_tied": ("llama", 1, dict(tie_word_embeddings=True))}
-CONFIGS = {"int8": (int8_weight_only, Int8WeightOnlyLinear), "bf16": (bfloat16_weight_only, BFloat16WeightOnlyLinear)}
+CONFIGS = {"int8": (int8_weight_only, Int8WeightOnlyLinear), "bf16": (bfloat16_weight_only, BFloat16WeightOnlyLinear),
+           "f16": (float16_weight_only, Float16WeightOnlyLinear)}
 
 
 def _dequantized(w, fmt):
-    """What the packed layer multiplies by, computed in PyTorch: torchao's int8 rounding, or bfloat16's."""
+    """What the packed layer multiplies by, computed in PyTorch: torchao's int8 rounding, or a half's."""
     if fmt == "bf16":
         return w.bfloat16().float()
+    if fmt == "f16":
+        return w.half().float()
     scale = (w.abs().amax(dim=1) / 127.5).clamp_min(torch.finfo(torch.float32).eps)
     return torch.clamp(torch.round(w * (1 / scale)[:, None]), -128, 127) * scale[:, None]
 
@@ -85,7 +88,7 @@ def test_quantized_model_is_pytorch_on_dequantized_weights(variant, fmt, device)
     with torch.no_grad():
         want = deq(torch.tensor(fp32_tokens)).logits
     assert torch.allclose(got, want, atol=1e-4, rtol=1e-4), (got - want).abs().max()
-    # against float32: int8 within 2% of the logits' range, bfloat16 within 1%
+    # against float32: int8 within 2% of the logits' range, bfloat16 and float16 within 1%
     tol = (0.02 if fmt == "int8" else 0.01) * float(full.max() - full.min())
     assert (got - full).abs().max() <= tol
     # float32's greedy choice kept wherever its margin over the runner-up exceeds twice that

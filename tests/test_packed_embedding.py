@@ -1,7 +1,7 @@
 """The lookup in a packed weight (ops/packed_embedding.py, kernels/packed_embedding.py and its
 numpy twin) and the tied embedding built on it after quantize_ (PackedEmbedding): the rows come
 out exactly as PyTorch decodes them from the same bytes (int8 times the row's scale, bfloat16's
-values), in the layer's dtype, on both devices, including past the binding limit."""
+or float16's values), in the layer's dtype, on both devices, including past the binding limit."""
 
 import pytest
 import torch
@@ -9,16 +9,18 @@ import torch
 import torchweb
 from oracle import OUR_DTYPE, assert_close, fast_ours, ours
 from test_binding_limit import lowered  # noqa: F401  (the fixture)
-from torchweb.ao.quantization import bfloat16_weight_only, int8_weight_only, quantize_
+from torchweb.ao.quantization import bfloat16_weight_only, float16_weight_only, int8_weight_only, quantize_
 from torchweb.ao.quantization.packed_embedding import PackedEmbedding
 from torchweb.ops.packed_embedding import packed_embedding
 
 DTYPES = {"float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16}
+HALVES = {"bfloat16": torch.bfloat16, "float16": torch.float16}   # the half packing formats' dtypes
+FORMATS = {int8_weight_only: "int8", bfloat16_weight_only: "bfloat16", float16_weight_only: "float16"}
 
 
 def _words(fmt, num, dim, seed):
     """(packed int32 words (num, ceil(dim / per)), scale or None) as torch tensors: int8 bytes
-    over their whole range, bfloat16 values of a normal draw; rows zero-padded to whole words."""
+    over their whole range, half values of a normal draw; rows zero-padded to whole words."""
     g = torch.Generator().manual_seed(seed)
     per = 4 if fmt == "int8" else 2
     padded = -(-dim // per) * per
@@ -26,22 +28,22 @@ def _words(fmt, num, dim, seed):
         values = torch.randint(-128, 128, (num, padded), generator=g, dtype=torch.int8)
         scale = torch.rand(num, generator=g) * 0.1 + 1e-3
     else:
-        values = torch.randn(num, padded, generator=g).bfloat16()
+        values = torch.randn(num, padded, generator=g).to(HALVES[fmt])
         scale = None
     values[:, dim:] = 0
     return values.view(torch.int32), scale
 
 
 def _decoded(words, scale, fmt, dim, dtype):
-    """PyTorch's reading of the words: the int8 bytes (or bfloat16 halves) of each row, in dtype."""
+    """PyTorch's reading of the words: the int8 bytes (or the halves) of each row, in dtype."""
     if fmt == "int8":
         q = words.view(torch.int8)[:, :dim]
         return q.to(dtype) * scale.to(dtype)[:, None]
-    return words.view(torch.bfloat16)[:, :dim].to(dtype)
+    return words.view(HALVES[fmt])[:, :dim].to(dtype)
 
 
 @pytest.mark.parametrize("dtype", list(DTYPES))
-@pytest.mark.parametrize("fmt", ["int8", "bfloat16"])
+@pytest.mark.parametrize("fmt", ["int8", "bfloat16", "float16"])
 @pytest.mark.parametrize("dim", [13, 64])
 def test_rows_equal_pytorch_decoding_the_same_bytes(fmt, dim, dtype, device):
     words, scale = _words(fmt, 40, dim, seed=dim)
@@ -85,7 +87,7 @@ def test_a_table_past_the_binding_limit(fmt, device, lowered):  # noqa: F811
     lowered()
 
 
-@pytest.mark.parametrize("config", [int8_weight_only, bfloat16_weight_only])
+@pytest.mark.parametrize("config", list(FORMATS))
 @pytest.mark.parametrize("dtype", ["float32", "float16"])
 def test_tied_embedding_is_the_dequantized_heads_rows(config, dtype, device):
     """quantize_ on a model whose lm_head is tied to its embedding: the embedding reads the head's
@@ -101,7 +103,7 @@ def test_tied_embedding_is_the_dequantized_heads_rows(config, dtype, device):
     assert isinstance(model.wte, PackedEmbedding) and model.wte.weight is model.lm_head.weight
     head = model.lm_head
     words = torch.tensor(head.weight.tolist(), dtype=torch.int32)
-    fmt = "int8" if config is int8_weight_only else "bfloat16"
+    fmt = FORMATS[config]
     scale = torch.tensor(head.weight_scale.tolist(), dtype=DTYPES[dtype]) if fmt == "int8" else None
     idx = torch.tensor([[0, 49, 7], [7, 12, 3]])
     got = model.wte(ours(idx, device))

@@ -1,6 +1,8 @@
 """bfloat16 weights packed two to a word (quantize_(model, bfloat16_weight_only())): the packed
 words are PyTorch's bfloat16 matrix's bytes, and the layer gives PyTorch's float32 product with
-the bfloat16-rounded weight, through the gemv (few rows) and tiled kernels, on both devices."""
+the bfloat16-rounded weight, through the gemv (few rows) and tiled kernels, on both devices. The
+layer tests run for float16 too (float16_weight_only: the same kernels, unpacked with
+unpack2x16float; tests/test_quantize_float16.py has the rest)."""
 
 import io
 
@@ -8,8 +10,11 @@ import pytest
 import torch
 
 import torchweb as tw
-from torchweb.ao.quantization import BFloat16WeightOnlyLinear, bfloat16_weight_only, quantize_
+from torchweb.ao.quantization import BFloat16WeightOnlyLinear, Float16WeightOnlyLinear, bfloat16_weight_only, quantize_
 from oracle import assert_close, ours, theirs
+
+
+HALVES = {"bfloat16": (torch.bfloat16, BFloat16WeightOnlyLinear), "float16": (torch.float16, Float16WeightOnlyLinear)}
 
 
 def _pair(out_f, in_f, device, bias=True, seed=0):
@@ -22,13 +27,15 @@ def _pair(out_f, in_f, device, bias=True, seed=0):
 
 @pytest.mark.parametrize("m,k,n", [(1, 64, 40), (1, 71, 33), (4, 256, 9), (5, 70, 33), (67, 45, 130)])
 @pytest.mark.parametrize("bias", [True, False])
-def test_matches_pytorch_with_bfloat16_weight(device, m, k, n, bias):
+@pytest.mark.parametrize("half", list(HALVES))
+def test_matches_pytorch_with_half_weight(device, m, k, n, bias, half):
+    dtype, cls = HALVES[half]
     lin, ol = _pair(n, k, device, bias, seed=m + k)
-    layer = BFloat16WeightOnlyLinear.from_float(ol)
+    layer = cls.from_float(ol)
     packed = theirs(layer.weight)
-    w16 = lin.weight.detach().bfloat16()
-    # the words' bytes are the bfloat16 matrix's, a zero half padding an odd row
-    assert torch.equal(packed.view(torch.bfloat16)[:, :k], w16)
+    w16 = lin.weight.detach().to(dtype)
+    # the words' bytes are the half matrix's, a zero half padding an odd row
+    assert torch.equal(packed.view(dtype)[:, :k], w16)
     x = torch.randn(m, k, generator=torch.Generator().manual_seed(k))
     with tw.no_grad():
         got = layer(ours(x, device))
@@ -63,12 +70,14 @@ def test_pack_from_a_bfloat16_checkpoint(device):
     assert torch.equal(theirs(layer.weight).view(torch.bfloat16), w)
 
 
-def test_gemv_without_barriers_matches(monkeypatch):
+@pytest.mark.parametrize("half", list(HALVES))
+def test_gemv_without_barriers_matches(monkeypatch, half):
     from torchweb.backends.webgpu.runtime import get_runtime
     monkeypatch.setattr(get_runtime(), "barriers_costly", True)
+    dtype, cls = HALVES[half]
     lin, ol = _pair(70, 37, "webgpu")
-    layer = BFloat16WeightOnlyLinear.from_float(ol)
+    layer = cls.from_float(ol)
     x = torch.randn(3, 37)
     with tw.no_grad():
         got = layer(ours(x, "webgpu"))
-    assert_close(got, x @ lin.weight.detach().bfloat16().float().T + lin.bias.detach(), rtol=1e-5, atol=1e-5)
+    assert_close(got, x @ lin.weight.detach().to(dtype).float().T + lin.bias.detach(), rtol=1e-5, atol=1e-5)

@@ -36,7 +36,7 @@ SIZES = {"full": FULL, "smoke": SMOKE, "gpu": GPU}
 TRAIN_REPS = 10     # timed training steps (other workloads: the page's reps, 5)
 CHECKED_STEPS = 3    # training: the losses of the first steps are compared, then the timed steps go on
 # Generation (issue 24): torchweb only (random GPT-2 weights made on the GPU), batch 1, greedy
-LM_VARIANTS = ("float32", "int8-weight", "bf16-weight")
+LM_VARIANTS = ("float32", "int8-weight", "bf16-weight", "f16-weight")
 MLP_LR, GPT_LR, GPT_WD, GPT_BETAS = 1e-3, 6e-4, 0.1, (0.9, 0.95)
 
 

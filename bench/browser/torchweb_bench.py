@@ -175,7 +175,7 @@ _LM_MS = []     # per repetition: (decode ms a token, prefill ms), timed by gene
 def _lm_model(p):
     """GPT-2 (torchweb.models, HF layout) with random weights initialised on the GPU (no Python
     loop over values), then the weight variant: quantize_ as torchao's API reads."""
-    from torchweb.ao.quantization import bfloat16_weight_only, int8_weight_only, quantize_
+    from torchweb.ao.quantization import bfloat16_weight_only, float16_weight_only, int8_weight_only, quantize_
     from torchweb.models import GPT2Config, GPT2LMHeadModel
     key = (repr(sorted(p["lm"]["config"].items())), p["variant"])
     if key not in _LM:
@@ -195,6 +195,8 @@ def _lm_model(p):
             quantize_(model, int8_weight_only())
         elif p["variant"] == "bf16-weight":
             quantize_(model, bfloat16_weight_only())
+        elif p["variant"] == "f16-weight":     # (no shader-f16 needed: Dawn on NVIDIA has none)
+            quantize_(model, float16_weight_only())
         _LM[key] = model
     return key, _LM[key]
 

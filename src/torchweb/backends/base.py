@@ -243,19 +243,19 @@ class Backend(Protocol):
     def embedding_backward(self, grad_weight, grad, idx, padding_idx):
         """grad_weight (float32, zeroed) += grad's rows at idx, padding_idx skipped."""
 
-    def packed_linear(self, out, x, packed, scale, bias, bits):
-        """out (M, N) = x (M, K) @ q^T * scale (+ bias), in float32: q (N, K) packed 32 / bits
-        per int32 word (little-endian, rows zero-padded to whole words): int8 (bits 8, scale
-        (N,)) or bfloat16 (bits 16, scale None); bias (N,) or None."""
+    def packed_linear(self, out, x, packed, scale, bias, fmt):
+        """out (M, N) = x (M, K) @ q^T * scale (+ bias), in float32: q (N, K) packed in int32
+        words (little-endian, rows zero-padded to whole words) by fmt: "int8" (4 a word, scale
+        (N,)), "bfloat16" or "float16" (2 a word, scale None); bias (N,) or None."""
 
     def packed_embedding(self, out, packed, scale, idx, fmt):
         """out (n, dim) = the rows of packed (num, words) int32 at idx (n,), unpacked by the
-        packing format fmt ("int8": 4 a word, times scale (num,); "bfloat16": 2 a word, scale
-        None), little-endian; an index out of range raises IndexError."""
+        packing format fmt ("int8": 4 a word, times scale (num,); "bfloat16" or "float16": 2 a
+        word, scale None), little-endian; an index out of range raises IndexError."""
 
-    def pack_bfloat16(self, out, w):
-        """out (N, ceil(K / 2)) int32 = bfloat16 w (N, K), contiguous, two values a word (the
-        low half the even column)."""
+    def pack_half(self, out, w, fmt):
+        """out (N, ceil(K / 2)) int32 = w (N, K) of dtype fmt ("bfloat16" or "float16"),
+        contiguous, two values a word (the low half the even column)."""
 
     # -- search and counting ---------------------------------------------------------------------
     def search_sorted(self, spec, out, seq, values, sorter=None):

@@ -20,7 +20,7 @@ from .cpu_conv import (col2im, grid_sample, grid_sample_backward, im2col, interp
 from .cpu_linalg import ldl, ldl_fits, ldl_solve, qr_panel, trsm_block  # noqa: F401
 from .cpu_count import bincount, count_gather, count_scatter, search_sorted  # noqa: F401
 from .cpu_embedding import embedding, embedding_backward  # noqa: F401
-from .cpu_packed_linear import pack_bfloat16, packed_linear  # noqa: F401
+from .cpu_packed_linear import pack_half, packed_linear  # noqa: F401
 from .cpu_packed_embedding import packed_embedding  # noqa: F401
 from .cpu_samplers import random_sample  # noqa: F401
 from .cpu_index import (ATOMIC_FLOAT16, MAX_INDEX_BUFFERS, index_gather, index_scatter,  # noqa: F401

@@ -14,8 +14,12 @@ def _bfloat16(n, words):
     return (words.view(n.uint16).astype(n.uint32) << n.uint32(16)).view(n.float32)
 
 
+def _float16(n, words):
+    return words.view(n.float16).astype(n.float32)
+
+
 # format: the float32 values of the words (rows, words), little-endian (rows, words * per)
-FORMATS = {"int8": _int8, "bfloat16": _bfloat16}
+FORMATS = {"int8": _int8, "bfloat16": _bfloat16, "float16": _float16}
 
 
 def packed_embedding(out, packed, scale, idx, fmt):

@@ -92,7 +92,7 @@ async def _load(source, device, dtype, progress, config, cache, timings=None):
         tensors = _st.load(data, device=str(model.lm_head.weight.device))
         del data
         if not loaded:      # before the first copy: the weights then load in their own dtype
-            cast_weights(model, _checkpoint_dtype(tensors) if dtype == "auto" else dtype)
+            cast_weights(model, _auto_dtype(config, tensors) if dtype == "auto" else dtype)
         load_weights(model, tensors, loaded)
         del tensors
     _check_complete(model, loaded)
@@ -100,8 +100,16 @@ async def _load(source, device, dtype, progress, config, cache, timings=None):
     return model.eval()
 
 
-def _checkpoint_dtype(tensors):
-    """dtype="auto" (transformers' default): the dtype of the checkpoint's floating weights."""
+def _auto_dtype(config, tensors):
+    """dtype="auto" (transformers 5's default): config.json's `dtype` (or its older name
+    `torch_dtype`) where it names a floating dtype, else the dtype of the checkpoint's floating
+    weights. float16 then holds 2 bytes a weight where the adapter has 'shader-f16', f32 words
+    where it has not (quantize_(model, float16_weight_only()) packs them to 2 bytes there)."""
+    named = getattr(config, "dtype", None) or getattr(config, "torch_dtype", None)
+    if isinstance(named, str):
+        named = getattr(D, named.replace("torch.", ""), None)
+    if named in (D.float32, D.float16, D.bfloat16):
+        return named
     return next((t.dtype for t in tensors.values() if t.dtype.is_floating_point), None)
 
 
@@ -195,8 +203,9 @@ def from_pretrained(source, *, device=None, dtype="auto", torch_dtype=None, prog
 
     source: a directory or a base URL holding config.json and model.safetensors (or sharded
     model-0000k-of-0000n.safetensors with model.safetensors.index.json). dtype (or its older
-    name torch_dtype): "auto" (the default, as transformers 5's) keeps the checkpoint's dtype (a
-    bfloat16 checkpoint gives a bfloat16 model), a torch.dtype (or its name) casts to it. progress: True prints a
+    name torch_dtype): "auto" (the default, as transformers 5's) keeps the checkpoint's dtype, as
+    config.json names it or else as its weights are (a bfloat16 or float16 checkpoint gives a
+    bfloat16 or float16 model), a torch.dtype (or its name) casts to it. progress: True prints a
     percentage for large downloads, a callable is called as progress(bytes_done, bytes_total)
     per file. config: a dict or config object to use instead of config.json. cache: in the page,
     the name of the browser's Cache Storage the files are kept in (a second visit reads them

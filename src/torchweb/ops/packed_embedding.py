@@ -1,5 +1,5 @@
 """A lookup in a packed weight: the rows of a weight held packed in int32 words (int8 with a
-scale per row, bfloat16) at the given indices, unpacked to floats by one kernel (backends'
+scale per row, bfloat16, float16) at the given indices, unpacked to floats by one kernel (backends'
 packed_embedding), never the whole table. What a tied embedding reads after quantize_ packed its
 lm_head (ao/quantization/packed_embedding.py), from the head's own words."""
 
@@ -11,13 +11,13 @@ from .registry import define
 from . import shape as S
 
 # packing format: (values a 32-bit word holds, whether it has a scale per row)
-FORMATS = {"int8": (4, True), "bfloat16": (2, False)}
+FORMATS = {"int8": (4, True), "bfloat16": (2, False), "float16": (2, False)}
 
 
 @define("packed_embedding", "indexing", torch=False, method=False, differentiable=False, dtypes=("int32", "int64"),
         doc="packed_embedding(input, weight_packed, scale, embedding_dim, format, dtype) -> Tensor\n\n"
             "The rows at input's indices of a weight packed in int32 words (format 'int8': 4 a word "
-            "with a scale per row; 'bfloat16': 2 a word, scale None), unpacked in one kernel: shape "
+            "with a scale per row; 'bfloat16', 'float16': 2 a word, scale None), unpacked in one kernel: shape "
             "input.shape + (embedding_dim,) in dtype, equal to the dequantized weight's rows. What a "
             "tied embedding reads after quantize_ packed its lm_head. No gradient.")
 def packed_embedding(input, weight_packed, scale, embedding_dim, format, dtype):

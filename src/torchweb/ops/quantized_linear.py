@@ -1,6 +1,6 @@
 """Weight-only int8: per-output-channel symmetric quantization of a linear layer's weight, and
-the linear op that dequantizes inside the matmul (backends' packed_linear); and bfloat16
-weights packed two to a word, through the same kernels.
+the linear op that dequantizes inside the matmul (backends' packed_linear); and bfloat16 or
+float16 weights packed two to a word, through the same kernels.
 
 The int8 weight is held packed, 4 values per int32 word, little-endian (so the words' bytes are
 the int8 matrix's bytes), each row zero-padded to whole words: an (out, ceil(in / 4)) int32
@@ -54,18 +54,24 @@ def unpack_int8(packed, in_features):
     return S.narrow(q, 1, 0, in_features).contiguous()
 
 
-def pack_bfloat16(weight):
-    """A bfloat16 weight (out, in) -> (out, ceil(in / 2)) int32, two values a word (the low half
-    the even column): the bytes of PyTorch's bfloat16 matrix, half float32's memory."""
+_PER_WORD = {"int8": 4, "bfloat16": 2, "float16": 2}   # the packing formats, values a word
+
+
+def pack_half(weight):
+    """A bfloat16 or float16 weight (out, in) -> (out, ceil(in / 2)) int32, two values a word
+    (the low half the even column): the bytes of PyTorch's matrix of that dtype, half float32's
+    memory."""
+    if weight.dtype not in (D.bfloat16, D.float16):
+        raise RuntimeError(f"pack_half: expected a bfloat16 or float16 weight, got {weight.dtype}")
     w = weight.detach().contiguous()
     out = empty((w.shape[0], -(-w.shape[1] // 2)), D.int32, w.device)
-    backend_for(w.device.type).pack_bfloat16(out, w)
+    backend_for(w.device.type).pack_half(out, w, w.dtype.name)
     return out
 
 
-def _packed_linear(name, input, packed, scale, bias, in_features, bits):
+def _packed_linear(name, input, packed, scale, bias, in_features, fmt):
     out_f, words = packed.shape
-    per = 32 // bits
+    per = _PER_WORD[fmt]
     k = in_features if in_features is not None else words * per
     if input.dtype not in (D.float32, D.float16, D.bfloat16):
         raise RuntimeError(f"{name}: input must be float32, float16 or bfloat16, got {input.dtype}")
@@ -84,7 +90,7 @@ def _packed_linear(name, input, packed, scale, bias, in_features, bits):
     x = S.reshape(input, (-1, k)).contiguous()
     out = empty((x.shape[0], out_f), input.dtype, input.device)
     backend_for(input.device.type).packed_linear(out, x, packed.contiguous(), None if scale is None else scale.contiguous(),
-                                                 None if bias is None else bias.contiguous(), bits)
+                                                 None if bias is None else bias.contiguous(), fmt)
     return S.reshape(out, tuple(lead) + (out_f,))
 
 
@@ -95,14 +101,23 @@ def _packed_linear(name, input, packed, scale, bias, in_features, bits):
             "(ops/quantized_linear.py), dequantized inside the matmul and computed in float32; what "
             "torchweb.ao.quantization's int8_weight_only layers run. No gradient.")
 def int8_weight_linear(input, weight_packed, scale, bias=None, in_features=None):
-    return _packed_linear("int8_weight_linear", input, weight_packed, scale, bias, in_features, 8)
+    return _packed_linear("int8_weight_linear", input, weight_packed, scale, bias, in_features, "int8")
 
 
-@define("bfloat16_weight_linear", "linalg", torch=False, method=False, differentiable=False,
-        dtypes="floating",
-        doc="bfloat16_weight_linear(input, weight_packed, bias=None, in_features=None) -> Tensor\n\n"
-            "input @ w.T + bias with w a bfloat16 weight packed 2 per int32 word (half float32's "
-            "memory), unpacked inside the matmul and computed in float32; what "
-            "torchweb.ao.quantization's bfloat16_weight_only layers run. No gradient.")
-def bfloat16_weight_linear(input, weight_packed, bias=None, in_features=None):
-    return _packed_linear("bfloat16_weight_linear", input, weight_packed, None, bias, in_features, 16)
+def _define_half(fmt, why):
+    """The linear op of a half format's packed weights (bfloat16_weight_linear,
+    float16_weight_linear): one definition, the format its parameter."""
+    name = f"{fmt}_weight_linear"
+
+    @define(name, "linalg", torch=False, method=False, differentiable=False, dtypes="floating",
+            doc=f"{name}(input, weight_packed, bias=None, in_features=None) -> Tensor\n\n"
+                f"input @ w.T + bias with w a {fmt} weight packed 2 per int32 word (half float32's "
+                f"memory), unpacked inside the matmul{why} and computed in float32; what "
+                f"torchweb.ao.quantization's {fmt}_weight_only layers run. No gradient.")
+    def half_weight_linear(input, weight_packed, bias=None, in_features=None):
+        return _packed_linear(name, input, weight_packed, None, bias, in_features, fmt)
+    return half_weight_linear
+
+
+bfloat16_weight_linear = _define_half("bfloat16", "")
+float16_weight_linear = _define_half("float16", " (WGSL's core unpack2x16float: no shader-f16 needed)")

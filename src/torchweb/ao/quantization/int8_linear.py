@@ -11,6 +11,7 @@ from .packed_linear import PackedLinear
 class Int8WeightOnlyLinear(PackedLinear):
     __module__ = "torchweb.ao.quantization"
     per_word = 4
+    packed_format = "int8"
     weight_format = "int8 per-channel"
 
     def _init_extra(self, out_features, device, dtype):

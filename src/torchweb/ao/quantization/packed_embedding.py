@@ -3,14 +3,12 @@ quantize_ has packed that lm_head: it reads the same packed words (and scales) a
 the model keeps one copy of the vocabulary matrix, not a float32 embedding beside a packed head.
 
 A lookup gathers the tokens' packed rows and unpacks them in one kernel (ops/packed_embedding.py):
-the values are exactly the dequantized weights (int8 * scale, or the bfloat16 values) in the
-layer's dtype."""
+the values are exactly the dequantized weights (int8 * scale, or the bfloat16 or float16 values)
+in the layer's dtype."""
 
 from ...nn.modules.module import Module
 from ...ops.packed_embedding import packed_embedding
-
-# the head's weight_format -> the lookup's packing format (ops/packed_embedding.py FORMATS)
-PACKING = {"int8 per-channel": "int8", "bfloat16 packed": "bfloat16"}
+from ... import _creation
 
 
 class PackedEmbedding(Module):
@@ -20,12 +18,17 @@ class PackedEmbedding(Module):
         super().__init__()
         self.num_embeddings, self.embedding_dim = head.out_features, head.in_features
         self._head = [head]               # (a list: not a submodule, its keys stay the head's)
-        self.format = PACKING[head.weight_format]
+        self.format = head.packed_format  # (ops/packed_embedding.py FORMATS)
         self.dtype = head.float_dtype
         self.register_buffer("weight", head.weight)
         scale = head.weight_scale_or_none()
         if scale is not None:
             self.register_buffer("weight_scale", scale)
+
+    def _apply(self, fn, recurse=True):
+        # .float(), .half(), .to(dtype) give the rows that dtype, as they would an Embedding's weight
+        self.dtype = fn(_creation.zeros((0,), dtype=self.dtype, device=self.weight.device)).dtype
+        return super()._apply(fn, recurse)
 
     def forward(self, input):
         return packed_embedding(input, self.weight, getattr(self, "weight_scale", None), self.embedding_dim,

@@ -1,4 +1,4 @@
-"""What the linear layers with packed weights share (int8_linear.py, bfloat16_linear.py): the
+"""What the linear layers with packed weights share (int8_linear.py, half_linear.py): the
 packed int32 `weight` buffer of (out, ceil(in / per_word)), the bias, and from_float's frame."""
 
 from ...autograd import grad_mode
@@ -16,6 +16,7 @@ def is_conv1d(module):
 
 class PackedLinear(Module):
     per_word = 1   # weights a 32-bit word holds
+    packed_format = None   # how: "int8", "bfloat16" or "float16" (the backends' packed_linear fmt)
 
     def __init__(self, in_features, out_features, bias=True, device=None, dtype=None):
         super().__init__()

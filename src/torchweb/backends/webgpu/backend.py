@@ -10,7 +10,7 @@ from .conv import (col2im, grid_sample, grid_sample_backward, im2col, interpolat
                    interpolate_backward, pad, pad_backward, pool, pool_backward, unpool, unpool_backward)
 from .count import bincount, count_gather, count_scatter, search_sorted  # noqa: F401
 from .embedding import embedding, embedding_backward  # noqa: F401
-from .packed_linear import pack_bfloat16, packed_linear  # noqa: F401
+from .packed_linear import pack_half, packed_linear  # noqa: F401
 from .packed_embedding import packed_embedding  # noqa: F401
 from .index import (ATOMIC_FLOAT16, MAX_INDEX_BUFFERS, index_gather, index_scatter,  # noqa: F401
                     mask_compact, masked_scatter)

@@ -1,5 +1,5 @@
 """The webgpu device's linear layers with packed weights (kernels/matmul_packed.py): int8 (4 a
-word, with per-channel scales) or bfloat16 (2 a word), unpacked inside the matmul. A weight
+word, with per-channel scales), bfloat16 or float16 (2 a word), unpacked inside the matmul. A weight
 past the binding limit runs in blocks of its rows, each seen through a window (windows.py),
 each writing its block of the output's columns."""
 
@@ -9,16 +9,16 @@ from .runtime import get_runtime
 from ..limits import BindingTooLarge
 
 
-def packed_linear(out, x, packed, scale, bias, bits):
-    """out (M, N) = x (M, K) @ q^T * scale (+ bias); q (N, K) packed 32 / bits per int32 word."""
+def packed_linear(out, x, packed, scale, bias, fmt):
+    """out (M, N) = x (M, K) @ q^T * scale (+ bias); q (N, K) of format fmt packed in int32 words."""
     rt = get_runtime()
     try:
-        matmul_packed.forward(rt, out, x, packed, scale, bias, bits)
+        matmul_packed.forward(rt, out, x, packed, scale, bias, fmt)
     except BindingTooLarge as e:
-        windows.split(e, _by_rows, rt, out, x, packed, scale, bias, bits)
+        windows.split(e, _by_rows, rt, out, x, packed, scale, bias, fmt)
 
 
-def _by_rows(rt, out, x, packed, scale, bias, bits):
+def _by_rows(rt, out, x, packed, scale, bias, fmt):
     limit = rt.max_binding
     M, words = out.shape[0], packed.shape[1]
     for block in windows.blocks(tuple(packed.shape), windows.fits_in(limit, [packed, out])):
@@ -30,9 +30,10 @@ def _by_rows(rt, out, x, packed, scale, bias, bits):
         matmul_packed.forward(rt, windows.windowed(windows.part(out, ((0, M), (n0, n1))), limit, cache), x,
                               windows.windowed(windows.part(packed, block), limit, cache),
                               None if scale is None else windows.part(scale, rows), None if bias is None else
-                              windows.part(bias, rows), bits)
+                              windows.part(bias, rows), fmt)
 
 
-def pack_bfloat16(out, w):
-    """out (N, ceil(K / 2)) int32 = bfloat16 w (N, K), contiguous, two values a word."""
-    matmul_packed.pack_bfloat16(get_runtime(), out, w)
+def pack_half(out, w, fmt):
+    """out (N, ceil(K / 2)) int32 = w (N, K) of dtype fmt (bfloat16, float16), contiguous, two
+    values a word."""
+    matmul_packed.pack_half(get_runtime(), out, w, fmt)

@@ -1,13 +1,15 @@
 """Linear layers with packed weights: out[m, n] = scale[n] * sum_k x[m, k] * q[n, k] (+ bias[n]),
-the weight q unpacked inside the kernel (never written out as floats). Two formats (`bits`):
+the weight q unpacked inside the kernel (never written out as floats). Three formats (`fmt`):
 
-- 8: int8 weights with a scale per output channel, 4 per 32-bit word, little-endian (the word's
+- "int8": int8 weights with a scale per output channel, 4 per 32-bit word, little-endian (the word's
   byte j is q[n, 4w + j]); extractBits on an i32 sign-extends, so a byte becomes its int8 value
   in one call.
-- 16: bfloat16 weights, no scale, 2 per word (the low half is q[n, 2w]): a half shifted to the
-  top of a word is its float32 value.
+- "bfloat16": no scale, 2 per word (the low half is q[n, 2w]): a half shifted to the top of a
+  word is its float32 value.
+- "float16": no scale, 2 per word, laid out as bfloat16's: WGSL's core unpack2x16float gives
+  the pair as f32, so no 'shader-f16' is needed (Chrome on NVIDIA has none without a flag).
 Rows are padded to a whole number of words with zeros: the packed words' bytes are the
-int8 (or bfloat16) matrix's bytes, as PyTorch lays them out.
+int8 (or half) matrix's bytes, as PyTorch lays them out.
 
 Two kernels:
 - gemv, for few rows of x (token-by-token decoding: M <= GEMV_MAX_M): memory-bound on the
@@ -25,6 +27,7 @@ from .matmul_gemv import ROWS, WG, rows_body   # weight rows per gemv workgroup,
 from .wgsl import load, store
 
 GEMV_MAX_M = 4
+PER_WORD = {"int8": 4, "bfloat16": 2, "float16": 2}   # weights a 32-bit word holds, by format
 TILE = 64
 TK = 16
 
@@ -50,9 +53,11 @@ _M, _N, _K, _KW, _XO, _WO, _SO, _BO, _OO, _LDO = (f"P[{i // 4}][{i % 4}]" for i 
 _NPARAMS = 10
 
 
-def _unpack(word, per):
-    """The `per` weights of a packed word as a vec<per><f32>."""
-    if per == 2:
+def _unpack(word, fmt):
+    """The weights of a packed word (PER_WORD[fmt] of them) as a vec<per><f32>."""
+    if fmt == "float16":
+        return f"unpack2x16float(u32({word}))"
+    if fmt == "bfloat16":
         return f"vec2<f32>(bitcast<f32>(u32({word}) << 16u), bitcast<f32>(u32({word}) & 0xffff0000u))"
     return (f"vec4<f32>(f32(extractBits({word}, 0u, 8u)), f32(extractBits({word}, 8u, 8u)), "
             f"f32(extractBits({word}, 16u, 8u)), f32(extractBits({word}, 24u, 8u)))")
@@ -73,14 +78,14 @@ def _epilogue(acc, n, s_st, b_st, has_bias):
     return v
 
 
-def _gemv_code(mt, per, out_dtype, x_st, s_st, b_st, has_bias, per_thread):
-    out_st = out_dtype.gpu_storage
+def _gemv_code(mt, fmt, out_dtype, x_st, s_st, b_st, has_bias, per_thread):
+    out_st, per = out_dtype.gpu_storage, PER_WORD[fmt]
     head = _decls(out_st, x_st, s_st, b_st, has_bias, _NPARAMS)
     if per_thread:   # a thread per output channel, no barrier (SwiftShader)
         body = [f"  let n = (wid.y * nwg.x + wid.x) * {WG}u + lid;", f"  if (n >= {_N}) {{ return; }}"]
         body += [f"  var a{m} = 0.0;" for m in range(mt)]
         body += [f"  for (var kw = 0u; kw < {_KW}; kw = kw + 1u) {{",
-                 f"    let w = {_unpack(f'W[{_WO} + n * {_KW} + kw]', per)};", f"    let k = kw * {per}u;"]
+                 f"    let w = {_unpack(f'W[{_WO} + n * {_KW} + kw]', fmt)};", f"    let k = kw * {per}u;"]
         body += [f"    a{m} = a{m} + dot(w, {_xs(x_st, f'{m}u', 'k', per)});" for m in range(mt)]
         body += ["  }"]
         body += [f"  OUT[{_OO} + {m}u * {_LDO} + n] = {store(_epilogue(f'a{m}', 'n', s_st, b_st, has_bias), 'f32', out_dtype)};"
@@ -89,7 +94,7 @@ def _gemv_code(mt, per, out_dtype, x_st, s_st, b_st, has_bias, per_thread):
         head += f"var<workgroup> RED: array<f32, {WG * ROWS * mt}>;\n"
         body = rows_body(mt, _N, [f"  for (var kw = lid; kw < {_KW}; kw = kw + {WG}u) {{", f"    let k = kw * {per}u;"],
                          lambda m: _xs(x_st, f"{m}u", "k", per),
-                         lambda r: _unpack(f"W[{_WO} + min(n0 + {r}u, {_N} - 1u) * {_KW} + kw]", per),
+                         lambda r: _unpack(f"W[{_WO} + min(n0 + {r}u, {_N} - 1u) * {_KW} + kw]", fmt),
                          lambda r, m: f"dot(w{r}, x{m})",
                          lambda v: f"OUT[{_OO} + m * {_LDO} + n] = "
                                    f"{store(_epilogue(v, 'n', s_st, b_st, has_bias), 'f32', out_dtype)};")
@@ -99,8 +104,8 @@ def _gemv_code(mt, per, out_dtype, x_st, s_st, b_st, has_bias, per_thread):
                    "        @builtin(local_invocation_index) lid: u32) {\n" + "\n".join(body) + "\n}\n")
 
 
-def _tiled_code(per, out_dtype, x_st, s_st, b_st, has_bias):
-    out_st = out_dtype.gpu_storage
+def _tiled_code(fmt, out_dtype, x_st, s_st, b_st, has_bias):
+    out_st, per = out_dtype.gpu_storage, PER_WORD[fmt]
     head = _decls(out_st, x_st, s_st, b_st, has_bias, _NPARAMS)
     head += f"var<workgroup> AS: array<f32, {TK * TILE}>;\nvar<workgroup> BS: array<f32, {TK * TILE}>;\n"
     body = [f"  let tiles_n = ({_N} + {TILE - 1}u) / {TILE}u;",
@@ -120,7 +125,7 @@ def _tiled_code(per, out_dtype, x_st, s_st, b_st, has_bias):
     for p in range(TILE * wpr // 256):
         body += [f"    {{ let e = lid + {p * 256}u; let nn = e / {wpr}u; let wj = e % {wpr}u; let n = n0 + nn;",
                  f"      let kw = k0 / {per}u + wj;", f"      var w = vec{per}<f32>(0.0);",
-                 f"      if (n < {_N} && kw < {_KW}) {{ w = {_unpack(f'W[{_WO} + n * {_KW} + kw]', per)}; }}"]
+                 f"      if (n < {_N} && kw < {_KW}) {{ w = {_unpack(f'W[{_WO} + n * {_KW} + kw]', fmt)}; }}"]
         body += [f"      BS[(wj * {per}u + {j}u) * {TILE}u + nn] = w[{j}];" for j in range(per)]
         body += ["    }"]
     body += ["    workgroupBarrier();"]
@@ -142,17 +147,16 @@ def _tiled_code(per, out_dtype, x_st, s_st, b_st, has_bias):
                    "        @builtin(local_invocation_index) lid: u32) {\n" + "\n".join(body) + "\n}\n")
 
 
-def forward(rt, out, x, packed, scale, bias, bits=8):
+def forward(rt, out, x, packed, scale, bias, fmt="int8"):
     """out (M, N) rows (stride (ldo, 1)) = x (M, K) contiguous @ unpacked(packed)^T * scale (+ bias):
-    packed (N, KW) int32 words of int8 (bits 8) or bfloat16 (bits 16, scale None), scale (N,),
-    bias (N,) or None, all contiguous."""
+    packed (N, KW) int32 words of fmt ("int8", or "bfloat16" / "float16" with scale None),
+    scale (N,), bias (N,) or None, all contiguous."""
     M, N = out.shape
     K = x.shape[1]
     if M == 0 or N == 0:
         return
     KW = packed.shape[1]
     has_bias = bias is not None
-    per = 32 // bits
     sts = (x.dtype.gpu_storage, None if scale is None else scale.dtype.gpu_storage,
            bias.dtype.gpu_storage if has_bias else None)
     ins = [t for t in (x, packed, scale, bias) if t is not None]
@@ -164,35 +168,50 @@ def forward(rt, out, x, packed, scale, bias, bits=8):
     weight_bytes = N * KW * 4
     if M <= GEMV_MAX_M:
         per_thread = rt.barriers_costly
-        key = ("packed_gemv", per, M, out.dtype.name, out.dtype.gpu_storage) + sts + (per_thread,)
-        pid = rt.pipeline(key, lambda: _gemv_code(M, per, out.dtype, *sts, has_bias, per_thread),
+        key = ("packed_gemv", fmt, M, out.dtype.name, out.dtype.gpu_storage) + sts + (per_thread,)
+        pid = rt.pipeline(key, lambda: _gemv_code(M, fmt, out.dtype, *sts, has_bias, per_thread),
                           ["uniform", "write"] + ["read"] * len(ins))
         groups = -(-N // WG) if per_thread else -(-N // ROWS)
         rt.dispatch(pid, rt.grid(groups), buffers, params, work=weight_bytes)
     else:
-        key = ("packed_tiled", per, out.dtype.name, out.dtype.gpu_storage) + sts
-        pid = rt.pipeline(key, lambda: _tiled_code(per, out.dtype, *sts, has_bias), ["uniform", "write"] + ["read"] * len(ins))
+        key = ("packed_tiled", fmt, out.dtype.name, out.dtype.gpu_storage) + sts
+        pid = rt.pipeline(key, lambda: _tiled_code(fmt, out.dtype, *sts, has_bias), ["uniform", "write"] + ["read"] * len(ins))
         groups = -(-M // TILE) * -(-N // TILE)
         rt.dispatch(pid, rt.grid(groups), buffers, params, work=max(weight_bytes, 2 * M * N * K // 16))
 
 
+# a float16 value's bits from its f32 (w holds float16 values): pack2x16float for finite ones,
+# infinities and NaN on the bits (pack2x16float leaves them indeterminate)
+_F16_BITS = """fn tw_f16bits(x: f32) -> u32 {
+  let b = bitcast<u32>(x); let a = b & 0x7fffffffu;
+  if (a >= 0x7f800000u) { return ((b >> 16u) & 0x8000u) | 0x7c00u | select(0u, 0x200u, a > 0x7f800000u); }
+  return pack2x16float(vec2<f32>(x, 0.0)) & 0xffffu;
+}
+"""
 
 
-
-def pack_bfloat16(rt, out, w):
-    """out (N, ceil(K / 2)) int32, contiguous = w (N, K) bfloat16, contiguous, two to a word
-    (the low half the even column), the last word's high half zero for an odd K."""
+def pack_half(rt, out, w, fmt):
+    """out (N, ceil(K / 2)) int32, contiguous = w (N, K) of dtype fmt ("bfloat16": f32 words;
+    "float16": f16 or f32 words), contiguous, two to a word (the low half the even column), the
+    last word's high half zero for an odd K."""
     total = out.numel()
     if total == 0:
         return
     N, K = w.shape
     KW = out.shape[1]
     params = struct.pack("<5I", total, KW, K, w._offset, out._offset)
+    st = w.dtype.gpu_storage
 
     def make_code():
-        return ("@group(0) @binding(0) var<uniform> P: array<vec4<u32>, 2>;\n"
+        if fmt == "bfloat16":
+            lo, hi = "bitcast<u32>(W[at]) >> 16u", "bitcast<u32>(W[at + 1u]) & 0xffff0000u"
+        else:
+            lo, hi = (f"tw_f16bits({load(f'W[{i}]', st, 'f32')})" for i in ("at", "at + 1u"))
+            hi += " << 16u"
+        return (("enable f16;\n" if st == "f16" else "") + ("" if fmt == "bfloat16" else _F16_BITS) +
+                "@group(0) @binding(0) var<uniform> P: array<vec4<u32>, 2>;\n"
                 "@group(0) @binding(1) var<storage, read_write> OUT: array<i32>;\n"
-                "@group(0) @binding(2) var<storage, read> W: array<f32>;\n"
+                f"@group(0) @binding(2) var<storage, read> W: array<{st}>;\n"
                 "@compute @workgroup_size(256)\n"
                 "fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,\n"
                 "        @builtin(local_invocation_index) lid: u32) {\n"
@@ -200,10 +219,10 @@ def pack_bfloat16(rt, out, w):
                 "  if (i >= P[0][0]) { return; }\n"
                 "  let n = i / P[0][1]; let k = (i - n * P[0][1]) * 2u;\n"
                 "  let at = P[0][3] + n * P[0][2] + k;\n"
-                "  let lo = bitcast<u32>(W[at]) >> 16u;\n"
-                "  var hi = 0u; if (k + 1u < P[0][2]) { hi = bitcast<u32>(W[at + 1u]) & 0xffff0000u; }\n"
+                f"  let lo = {lo};\n"
+                f"  var hi = 0u; if (k + 1u < P[0][2]) {{ hi = {hi}; }}\n"
                 "  OUT[P[1][0] + i] = bitcast<i32>(lo | hi);\n}\n")
 
-    pid = rt.pipeline(("pack_bfloat16",), make_code, ["uniform", "write", "read"])
+    pid = rt.pipeline(("pack_half", fmt, st), make_code, ["uniform", "write", "read"])
     rt.dispatch(pid, rt.grid(-(-total // 256)), [(out._storage.buffer_for_write(), out._storage.size),
                                                   (w._storage.buffer_for_read(), w._storage.size)], params)

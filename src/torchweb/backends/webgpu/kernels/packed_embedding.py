@@ -24,6 +24,8 @@ FORMATS = {
     # a half shifted to the top of a word is its float32 value
     "bfloat16": (2, lambda w, j: f"bitcast<f32>(u32({w}) << 16u)" if j == 0
                  else f"bitcast<f32>(u32({w}) & 0xffff0000u)"),
+    # WGSL's core unpack2x16float: no shader-f16 needed
+    "float16": (2, lambda w, j: f"unpack2x16float(u32({w}))[{j}]"),
 }
 
 
