@@ -11,17 +11,12 @@ from .runtime import get_runtime
 # T 256: bench/kernel_profile.py), and the score matrix (32 MiB at most) is affordable. Past it,
 # the fused kernels keep memory at O(L) per query block.
 COMPOSITE_MAX_SCORES = 8 << 20
-# Decoding (a query or a few per sequence, against a KV cache) goes to the fused kernel whatever
-# the size: one dispatch against the composite's seven (scores, mask, the all-masked check,
-# softmax, the product), and the decode step is bound by its dispatch count.
-DECODE_MAX_L = 4
 
 
 def attention_fits(L, S, E, Ev, batch=1):
     """Whether the fused kernels should run these sizes: head dims up to 128, loops within
-    lavapipe's, and more scores than the composite handles better (COMPOSITE_MAX_SCORES), or a
-    decoding step's few queries (DECODE_MAX_L)."""
-    return _attn.fits(L, S, E, Ev) and (batch * L * S > COMPOSITE_MAX_SCORES or L <= DECODE_MAX_L)
+    lavapipe's, and more scores than the composite handles better (COMPOSITE_MAX_SCORES)."""
+    return _attn.fits(L, S, E, Ev) and batch * L * S > COMPOSITE_MAX_SCORES
 
 
 def attention_forward(spec, out, lse, q, k, v):
