@@ -11,6 +11,9 @@ from .runtime import get_runtime
 # T 256: bench/kernel_profile.py), and the score matrix (32 MiB at most) is affordable. Past it,
 # the fused kernels keep memory at O(L) per query block.
 COMPOSITE_MAX_SCORES = 8 << 20
+# (Decoding, a query a sequence against a KV cache, stays composite too: the fused forward makes
+# a workgroup per head that streams the keys alone, 0.19 ms a layer for GPT-2 124M on an H200,
+# where the composite's seven small dispatches take about a third of that.)
 
 
 def attention_fits(L, S, E, Ev, batch=1):
