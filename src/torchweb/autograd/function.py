@@ -32,7 +32,11 @@ class FunctionCtx:
         self._saved = tensors
         # (a list comprehension, not a loop of appends: this runs for every op recorded;
         # the storage's version, Tensor._version without its property's call)
-        self._saved_versions = versions = tuple([None if t is None else t._storage.version for t in tensors])
+        try:
+            versions = tuple([None if t is None else t._storage.version for t in tensors])
+        except (AttributeError, NotImplementedError):   # a sparse tensor: no dense storage
+            versions = tuple([None if t is None else t._version for t in tensors])
+        self._saved_versions = versions
         # a node that saved nothing can run again after its graph is freed (PyTorch's AddBackward0)
         self._saved_any = versions.count(None) < len(versions)
 
@@ -58,8 +62,11 @@ class FunctionCtx:
                 "if you need to access saved tensors after calling backward.")
         saved = self._saved
         # (one comparison of the versions in C; the loop below only names the culprit)
-        if tuple([None if t is None else t._storage.version for t in saved]) == self._saved_versions:
-            return saved
+        try:
+            if tuple([None if t is None else t._storage.version for t in saved]) == self._saved_versions:
+                return saved
+        except (AttributeError, NotImplementedError):   # a sparse tensor: the loop below reads _version
+            pass
         for j, (t, v) in enumerate(zip(saved, self._saved_versions)):
             if t is not None and t._version != v:
                 # PyTorch names the node that made a saved output, or an input's current node
