@@ -1,7 +1,7 @@
 """Open every gallery page of site/ in headless Chromium with WebGPU, with short settings, and print
 one line per page: adapter, seconds from navigation to the page's first GPU result, and what the
 page computed (the matmul, the digits' accuracy, the search's best hit, the GPT's loss and
-sample, the playground's first output). Exit status 1 if any page failed. `scripts/run.sh
+sample, the Complete page's tokens and time to first token, the playground's first output). Exit status 1 if any page failed. `scripts/run.sh
 --headless` runs this; `scripts/run.sh --headless PAGE` opens one page (scripts/run_page.py).
 
     python scripts/run_gallery.py [--only index,hello,train] [--no-build] [--timeout S]
@@ -12,6 +12,7 @@ from the site's service worker cache (site/sw.js).
 
 import argparse
 import os
+import shutil
 import sys
 import time
 
@@ -20,7 +21,7 @@ import run_page  # noqa: E402
 import serve  # noqa: E402
 import wheel  # noqa: E402
 
-SITE = run_page.SITE
+SITE, REPO = run_page.SITE, run_page.REPO
 OUT = "document.getElementById('output')"
 TEXT = f"({OUT} ? {OUT}.textContent : '')"
 
@@ -47,6 +48,12 @@ PAGES = [
          result="(g => `step ${g.history.at(-1).step}: loss ${g.history.at(-1).loss.toFixed(3)}` + "
                 "(g.finalSample != null ? `, sample ${JSON.stringify((g.prompt || '') + g.finalSample)}` : ''))"
                 "(torchwebGPT)"),
+    dict(name="lm", url="lm.html?model=data/lm_tiny/&greedy=1&n=8&prompt=The%20quick%20brown",
+         needs="lm",   # (the tests' tiny GPT-2 checkpoint and tokenizer, tests/browser/fixtures/lm_tiny)
+         first="torchwebLM.firstToken != null", adapter="torchwebLM.adapter",
+         # (a random tiny model: its tokens are bytes that decode to no text, so the count is shown)
+         result="(s => `${s.generations.at(-1).n} tokens, first token ${s.firstToken.seconds.toFixed(1)} s "
+                "from page open`)(torchwebLM)"),
     dict(name="playground", url="playground.html?autorun=1", needs=None,
          first="torchwebPlayground.firstOutputSeconds > 0", adapter="torchwebPlayground.adapter",
          result=f"{TEXT}.trim().split('\\n')[0]"),
@@ -70,6 +77,10 @@ def publish(pages, build=True):
                 __import__("site_data").publish_digits(SITE)
             elif need == "minilm":
                 __import__("site_minilm").publish(SITE)
+            elif need == "lm":
+                data = os.path.join(SITE, "data", "lm_tiny")
+                shutil.rmtree(data, ignore_errors=True)
+                shutil.copytree(os.path.join(REPO, "tests", "browser", "fixtures", "lm_tiny"), data)
         except (Exception, SystemExit) as e:   # no network and no local copy: say so
             for p in pages:
                 if p["needs"] == need:

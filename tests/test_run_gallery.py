@@ -26,7 +26,7 @@ BROKEN = dict(HELLO, name="broken", url="hello.html?pyodide=https://pyodide.inva
 
 def test_every_gallery_page_has_a_short_run():
     names = [p["name"] for p in run_gallery.PAGES]
-    assert names == ["index", "hello", "train", "minilm", "gpt", "playground"]
+    assert names == ["index", "hello", "train", "minilm", "gpt", "lm", "playground"]
     for p in run_gallery.PAGES:
         assert os.path.exists(os.path.join(run_gallery.SITE, p["url"].split("?")[0])), p["url"]
     r = subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "run_gallery.py"), "--only", "nope"],
