@@ -2,7 +2,8 @@
 one line per page: adapter, seconds from navigation to the page's first GPU result, and what the
 page computed (the matmul, the digits' accuracy, the search's best hit, the GPT's loss and
 sample, the Complete page's tokens and time to first token, the playground's first output).
-Exit status 1 if any page failed. `scripts/run.sh --headless` runs this; `scripts/run.sh --headless PAGE` opens one page (scripts/run_page.py).
+Exit status 1 if any page failed. `scripts/run.sh --headless` runs this; `scripts/run.sh
+--headless PAGE` opens one page (scripts/run_page.py).
 
     python scripts/run_gallery.py [--only index,hello,train] [--no-build] [--timeout S]
 
