@@ -231,3 +231,13 @@ def torch_uint8(m):
 
 def m_int64(m):
     return _backend(m).int64
+
+
+def test_a_missing_transform_says_the_subset_lacks_it():
+    import torchweb.vision.transforms as T
+    import torchweb.vision.transforms.v2 as V2
+    for module, name in ((T, "transforms"), (V2, "transforms.v2")):
+        with pytest.raises(AttributeError, match=f"torchvision.{name}' has no attribute 'GaussianBlur': "
+                                                 "torchweb's torchvision subset does not have it"):
+            module.GaussianBlur
+        assert not hasattr(module, "AutoAugment") and hasattr(module, "Compose")

@@ -131,3 +131,10 @@ class Compose(torch.nn.Module):
 
 class RandomChoice(_v1.RandomChoice):
     pass
+
+
+def __getattr__(name):
+    # a transform the subset lacks: say so plainly, naming what there is
+    have = sorted(n for n, v in globals().items() if isinstance(v, type) and not n.startswith("_"))
+    raise AttributeError(f"module 'torchvision.transforms.v2' has no attribute {name!r}: torchweb's "
+                         f"torchvision subset does not have it (it has {', '.join(have)})")
