@@ -109,18 +109,11 @@ def js(expr):
 
 
 def lm_url():
-    """The Complete page on the test checkpoint (published by publish_lm), greedy, 8 new tokens."""
+    """The Complete page on the test checkpoint (published by site_data.publish_lm_fixture), greedy, 8 new tokens."""
     from urllib.parse import quote
     with open(os.path.join(LM_FIXTURE, "expected.json")) as f:
         prompt = json.load(f)["prompt"]
     return f"lm.html?model=data/lm_tiny/&greedy=1&n=8&prompt={quote(prompt)}"
-
-
-def publish_lm():
-    import shutil
-    data = os.path.join(SITE, "data", "lm_tiny")
-    shutil.rmtree(data, ignore_errors=True)
-    shutil.copytree(LM_FIXTURE, data)
 
 
 def build(skip):
@@ -130,7 +123,8 @@ def build(skip):
     run_page.ensure_pyodide(SITE)
     wheel.publish(wheel.build())
     broken = {}
-    steps = {"digits": lambda: site_data.publish(SITE), "minilm": lambda: site_minilm.publish(SITE), "lm": publish_lm}
+    steps = {"digits": lambda: site_data.publish(SITE), "minilm": lambda: site_minilm.publish(SITE),
+             "lm": lambda: site_data.publish_lm_fixture(SITE)}
     if "pyscript" not in skip:
         steps["pyscript"] = lambda: __import__("build_pyscript").build(build_wheel=False)
     if "jupyterlite" not in skip:
@@ -396,7 +390,7 @@ def measure_lm(args):
     if not args.no_build:
         run_page.ensure_pyodide(SITE)
         wheel.publish(wheel.build())
-        publish_lm()
+        __import__("site_data").publish_lm_fixture(SITE)
     res["wheel"] = wheel_info()
     page = next(p for p in PAGES if p["name"] == "lm")
     site = load_probe.start(SITE)

@@ -13,7 +13,6 @@ from the site's service worker cache (site/sw.js).
 
 import argparse
 import os
-import shutil
 import sys
 import time
 
@@ -22,7 +21,7 @@ import run_page  # noqa: E402
 import serve  # noqa: E402
 import wheel  # noqa: E402
 
-SITE, REPO = run_page.SITE, run_page.REPO
+SITE = run_page.SITE
 OUT = "document.getElementById('output')"
 TEXT = f"({OUT} ? {OUT}.textContent : '')"
 
@@ -79,9 +78,7 @@ def publish(pages, build=True):
             elif need == "minilm":
                 __import__("site_minilm").publish(SITE)
             elif need == "lm":
-                data = os.path.join(SITE, "data", "lm_tiny")
-                shutil.rmtree(data, ignore_errors=True)
-                shutil.copytree(os.path.join(REPO, "tests", "browser", "fixtures", "lm_tiny"), data)
+                __import__("site_data").publish_lm_fixture(SITE)
         except (Exception, SystemExit) as e:   # no network and no local copy: say so
             for p in pages:
                 if p["needs"] == need:

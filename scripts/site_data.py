@@ -6,6 +6,8 @@
                             for MNIST(download=True) and pytorch/examples' mnist main.py
     site/data/minilm/       the "Search" page's all-MiniLM-L6-v2 weights, config and vocab
                             (scripts/site_minilm.py, from scripts/fetch_minilm.py's cache)
+    site/data/lm_tiny/      the tests' tiny GPT-2 checkpoint and tokenizer for the Complete page
+                            (tests/browser/fixtures/lm_tiny: publish_lm_fixture)
 
 Big data never goes in git: scripts/wheel.py and scripts/run_page.py call publish() when they
 ready site/. A demo whose data cannot be had is reported here and shows the reason on its page.
@@ -30,6 +32,15 @@ def publish_digits(site_dir=os.path.join(REPO, "site")):
     if not (os.path.isfile(dest) and os.path.getsize(dest) == os.path.getsize(src)):
         os.makedirs(os.path.dirname(dest), exist_ok=True)
         shutil.copyfile(src, dest)
+    return dest
+
+
+def publish_lm_fixture(site_dir=os.path.join(REPO, "site")):
+    """site/data/lm_tiny/, a fresh copy of the tests' tiny sharded GPT-2 and its tokenizer (what
+    the Complete page's tests, the gallery and measure_load.py --lm open): its path."""
+    dest = os.path.join(site_dir, "data", "lm_tiny")
+    shutil.rmtree(dest, ignore_errors=True)
+    shutil.copytree(os.path.join(REPO, "tests", "browser", "fixtures", "lm_tiny"), dest)
     return dest
 
 

@@ -9,11 +9,11 @@ files and of tokenizer.json, and where each came from."""
 
 import json
 import os
-import shutil
 
 import pytest
 
 from page_helpers import SITE, finished_page, publish_site, require_chromium, served_chromium
+from site_data import publish_lm_fixture
 
 FIXTURE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "browser", "fixtures", "lm_tiny")
 
@@ -23,9 +23,7 @@ def test_complete_page_streams_transformers_greedy_tokens():
     require_chromium("the Complete page test")
     with open(os.path.join(FIXTURE, "expected.json")) as f:
         want = json.load(f)
-    data = os.path.join(SITE, "data", "lm_tiny")
-    shutil.rmtree(data, ignore_errors=True)
-    shutil.copytree(FIXTURE, data)
+    publish_lm_fixture(SITE)
     publish_site()
     new = len(want["tokens"]) - len(want["ids"])
     from urllib.parse import quote

@@ -40,6 +40,11 @@ class StaticKVCache(nn.Module):
         return self.k, self.v
 
 
+def cache_mask(positions, slots):
+    """The causal mask (T, S) of queries at positions (T,) over keys at slots (S,): slot <= position."""
+    return positions[:, None] >= slots[None, :]
+
+
 def attend(q, k, v, cache, positions, mask):
     """Attention of q (B, Hq, T, D) over k, v (B, Hkv, T, D): causal; with positions (a tensor),
     over the whole cache up to each query's slot, or under mask where one is given (a padded
@@ -48,7 +53,7 @@ def attend(q, k, v, cache, positions, mask):
     if positions is not None:
         k, v = cache.update(k, v, positions)
         if mask is None:   # (CausalLM makes it once for all layers: a dispatch a layer less)
-            mask = positions[:, None] >= cache.slots[None, :]
+            mask = cache_mask(positions, cache.slots)
     if mask is None:
         return F.scaled_dot_product_attention(q, k, v, is_causal=True, enable_gqa=gqa)
     return F.scaled_dot_product_attention(q, k, v, attn_mask=mask, enable_gqa=gqa)
@@ -87,10 +92,10 @@ class CausalLM(nn.Module):
         one, the cache's causal mask (T, S) (slot <= the query's position), or None for plain
         causal attention over the input."""
         if attention_mask is None:
-            return None if positions is None else positions[:, None] >= self.slots[None, :]
+            return None if positions is None else cache_mask(positions, self.slots)
         queries = positions if positions is not None else torch.arange(length, device=attention_mask.device)
         keys = self.slots if positions is not None else queries
-        mask = queries[:, None] >= keys[None, :]
+        mask = cache_mask(queries, keys)
         if attention_mask.shape[1] < keys.shape[0]:       # slots past the mask's end: tokens to come
             attention_mask = F.pad(attention_mask, (0, keys.shape[0] - attention_mask.shape[1]), value=1)
         # a padding query sees its own slot, so no row of the softmax is empty (it would give NaN,
