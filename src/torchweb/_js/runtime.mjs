@@ -296,12 +296,12 @@ export function gpuTiming(on) {
 // One query set per submit (a pair of slots a pass, at most MAX_TIMED_PASSES passes: a submit
 // holds at most SUBMIT_EVERY dispatches), resolved and read back once, its objects reused: the
 // timing itself costs a copy and a map a submit, not objects a pass.
-const MAX_TIMED_PASSES = 2 * SUBMIT_EVERY;
+const MAX_TIMED_PASSES = SUBMIT_EVERY;
 const timers = [];   // idle {qs, resolved, read}
 
 function takeTimer() {
   const t = timers.pop();
-  if (t && t.dev === device) return { ...t, used: 0 };
+  if (t && t.dev === device) { t.used = 0; return t; }
   const bytes = 16 * MAX_TIMED_PASSES;
   return { dev: device, used: 0,
            qs: device.createQuerySet({ type: "timestamp", count: 2 * MAX_TIMED_PASSES }),
@@ -341,13 +341,12 @@ export function execute(wordsArg, blobArg) {
   const [blob, releaseBlob] = borrow(blobArg, Uint8Array);
   let encoder = null, pass = null, queued = 0;
   let timer = null;               // with gpuTiming: the open encoder's query set
-  const endPass = () => { pass.end(); pass = null; };
   const touched = new Set();   // buffers the unsubmitted encoder uses
   const doomed = [];           // destroyed at the end: destroy() waits for submitted work
   const created = [];          // [id, size] of this flush's new buffers, in an error scope
   device.pushErrorScope("validation");   // (popped after the submit: scopeValidation)
   const submit = () => {
-    if (pass) endPass();
+    if (pass) { pass.end(); pass = null; }
     if (timer && encoder) resolveTimer(encoder, timer);
     if (encoder) { queue.submit([encoder.finish()]); encoder = null; }
     if (timer) { readTimer(timer); timer = null; }
@@ -398,7 +397,7 @@ export function execute(wordsArg, blobArg) {
       } else if (op === COPY) {
         const src = bufferOf(words[i + 1]), dst = bufferOf(words[i + 3]);
         if (!src || !dst) throw new Error(`torchweb: copy between unknown buffers ${words[i + 1]}, ${words[i + 3]}`);
-        if (pass) endPass();
+        if (pass) { pass.end(); pass = null; }
         if (!encoder) encoder = device.createCommandEncoder();
         encoder.copyBufferToBuffer(src.buf, words[i + 2], dst.buf, words[i + 4], words[i + 5]);
         touched.add(words[i + 1]);
