@@ -1,23 +1,28 @@
 """Where a reduction or a matmul meets pending elementwise work: the decisions of this layer
 that the speed issue (#21) extends. ops/lowering.py asks them before it runs the kernel.
 
-Today both decide "realize first": the pending input is written by its own fused kernel, then
+Today the reduction decides "realize first": the pending input is written by its own fused kernel, then
 the reduction or matmul reads it. #21 plugs in here:
 - reduction_prologue: hand the pending node to the backend's reduction (a run_fused-like
   reduce_fused(out, node, ...) whose per-element load is the node's expression), so that
   `(x * y).sum()` or a softmax over `x * scale` is one kernel; the decision is whether the
   node's leaves fit the reduction kernel's bindings and are read once per element.
-- matmul_epilogue: record the matmul's output as pending (a node whose root is the matmul)
-  so that the elementwise ops after it (bias, activation, residual) are stored by the matmul
-  kernel itself; the decision is that the output is fresh, float32 and read whole (lowering
-  then asks for every matmul, not only one with a pending operand, as it does today)."""
+- matmul_epilogue (done): record the matmul's output as pending (a node whose root is the
+  matmul) so that the elementwise ops after it (bias, activation, residual) are stored by the
+  matmul kernel itself; the decision is that the output is fresh and float32 (lowering asks
+  for every matmul)."""
 
 from math import prod
 
+from .. import _dtype
 from .._size import contiguous_strides
+from ..backends import backend_for
+from .graph import Node, register
 from .realize import realize
+from .record import ENABLED
 
 _SUM_OF_TWO = (("add", "f"), ("t", "f", "f32"), ("t", "f", "f32"))
+_MATMUL, _F32_LEAF, _F32 = ("matmul", "f"), ("t", "f", "f32"), _dtype.float32
 
 
 def reduction_prologue(inp):
@@ -29,14 +34,66 @@ def reduction_prologue(inp):
 
 
 def matmul_epilogue(out, a, b):
-    """out = a @ b is about to run: None (no epilogue deferred; the matmul runs now) after
-    realizing pending operands."""
+    """out = a @ b is about to run (batch dims broadcast already): True where it is deferred
+    instead, out pending as a node ("matmul", "f") over a and b whose kernel will store the
+    elementwise ops recorded after it (they inline it as any pending node; the backend's
+    run_fused runs it: kernels/matmul_epilogue.py on webgpu). Deferred where the backend has
+    that (MATMUL_EPILOGUE), out is fresh, contiguous and float32 (what the fused kernels
+    write), a and b float32 within one binding and K one kernel's loop; else False, after
+    realizing pending operands (the matmul runs now)."""
     sa, sb = a._storage, b._storage
     if sa.pending is not None:
         realize(sa)
     if sb.pending is not None:
         realize(sb)
-    return None
+    s = out._storage
+    if out.dtype is not _F32 or a.dtype is not _F32 or b.dtype is not _F32 or not ENABLED:
+        return False
+    be = _backend(s.device_type)
+    if be is None or s.touched or s.pending is not None or s.readers or out._offset:
+        return False
+    shape = out._shape
+    *_, K = a._shape
+    n = s.numel
+    limit = s.rt.max_binding
+    if not K or not n or K > be.MAX_MATMUL_K or n != prod(shape) or out._stride != contiguous_strides(shape) \
+            or n * 4 > limit or sa.numel * 4 > limit or sb.numel * 4 > limit:
+        return False
+    storages = {id(sa): sa, id(sb): sb}
+    s.pending = Node(((_MATMUL, _F32_LEAF, _F32_LEAF, ("K", K, tuple(shape))),
+                      [(sa, a._stride, a._offset, a.dtype), (sb, b._stride, b._offset, b.dtype)],
+                      (), shape, 1, storages, register(s, storages)))
+    return True
+
+
+def matmul_reshaped(t):
+    """t (contiguous, offset 0) views the whole output of a deferred matmul in another shape
+    (a linear layer's [B*T, N] product seen as [B, T, N]): the pending node takes t's shape,
+    so that the ops recorded on t take it in (they inline nodes of their own shape only; the
+    kernel stores its output element by element, in any shape of its numel)."""
+    s = t._storage
+    node = s.pending
+    if node is not None and node.key[0] == _MATMUL and not node.inlined and not t._offset \
+            and s.numel == prod(t._shape) and t._stride == contiguous_strides(t._shape):
+        s.pending = Node((node.key, node.leaves, node.scalars, t._shape, 1, node.storages, node.group))
+
+
+def holds_matmul(key):
+    """Whether the expression of a Node's key holds a deferred matmul (one kernel of its own:
+    a fusing scope, lazy/scope.py, writes such a node first)."""
+    return key[0] == _MATMUL or any(type(part[0]) is not str and holds_matmul(part) for part in key[1:])
+
+
+_BACKENDS = {}   # device type -> its backend where it stores matmul epilogues, else None
+
+
+def _backend(device_type):
+    be = _BACKENDS.get(device_type, False)
+    if be is False:
+        be = _BACKENDS[device_type] = backend_for(device_type)
+        if not getattr(be, "MATMUL_EPILOGUE", False):
+            be = _BACKENDS[device_type] = None
+    return be
 
 
 def sum_prologue(t):

@@ -58,6 +58,7 @@ def _product(a, b, shape, a_view=None):
     else:
         N = shape[-1]
         lowering.matmul(out._view((a_view._shape[0], N), (N, 1), 0), a_view, b, acc)
+        lowering.matmul_reshaped(out)   # (a deferred product pending in out's shape: what reads out inlines it)
     return out
 
 
@@ -224,6 +225,7 @@ def matmul(input, other):
         for s in a2.shape[:-1]:
             rows *= s
         out = S.reshape(_batched(S.reshape(a2, (rows, a2.shape[-1])), b2), a2.shape[:-1] + (b2.shape[-1],))
+        lowering.matmul_reshaped(out)
     else:
         out = _batched(a2, b2)
     if input.dim() == 1:

@@ -69,6 +69,7 @@ def elementwise(op, out, operands, dtypes):
 run_fused = fused.run
 
 
+MATMUL_EPILOGUE = True   # a float32 matmul may be deferred, its elementwise epilogue stored by its kernel
 GRID_LIMITED = True   # a fused kernel's elements are bounded by a folded grid (the lazy layer checks at the op)
 
 
@@ -92,9 +93,11 @@ def reduce(p, out, inp, index_from=None):
 _MATMUL_CHOICE = {}   # (output shape, K, dtype, forced variant, runtime) -> kernel: asked per call
 
 
-def matmul(out, a, b, acc_cls):
+def matmul(out, a, b, acc_cls, epi=None):
     """out = a @ b; where an operand's storage passes the binding limit, each is bound through
-    the window its view spans (ops/lowering.py splits the product into views that fit)."""
+    the window its view spans (ops/lowering.py splits the product into views that fit).
+    epi: a float32 product's elementwise epilogue (kernels/matmul_epilogue.py), stored in
+    its place; returns whether it was (else out holds the product)."""
     compute = "f32" if acc_cls == "f" else "i32"
     r = _rt()
     *_, K = a._shape   # (unpacked: indexing a Size runs Python code)
@@ -106,18 +109,20 @@ def matmul(out, a, b, acc_cls):
         kernel = _MATMUL_CHOICE[key] = _choose_matmul(r, out, a, b)
     try:
         if kernel == "small":
-            matmul_small.run(r, out, a, b, compute)
+            matmul_small.run(r, out, a, b, compute, epi)
         elif kernel == "gemv":
             matmul_gemv.run(r, out, a, b)
+            return False
         elif kernel == "mm2":
-            mm_kernel.run(r, out, a, b, compute)
+            mm_kernel.run(r, out, a, b, compute, epi)
         else:
-            tiles.run(r, out, a, b, compute, kernel)
+            tiles.run(r, out, a, b, compute, kernel, epi)
     except _BindingTooLarge:
-        if any(type(t._storage) is windows.WindowStorage for t in (out, a, b)) \
+        if epi is not None or any(type(t._storage) is windows.WindowStorage for t in (out, a, b)) \
                 or not windows.retry(matmul, r.max_binding, (out, a, b), acc_cls):
             raise
-        return
+        return False
+    return epi is not None
 
 
 def _choose_matmul(r, out, a, b):

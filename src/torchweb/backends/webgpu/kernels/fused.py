@@ -57,6 +57,12 @@ def _pack(ints, scalars, tail):
 
 
 _PLANS = PlanCache(FAST)
+_MATMUL = [None]   # the plan of expressions that hold a deferred matmul
+
+
+def _holds_matmul(key):
+    """Whether an expression's key holds a deferred matmul (lazy/kernel_edges.py's node)."""
+    return key[0] == ("matmul", "f") or any(type(part[0]) is not str and _holds_matmul(part) for part in key[1:])
 _LEAVES, _SCALARS, _KEY = attrgetter("leaves"), attrgetter("scalars"), attrgetter("key")
 _LAYOUT = itemgetter(slice(1, None))   # (a leaf's stride, offset and dtype)
 _STORAGE = itemgetter(0)   # (a leaf's storage)
@@ -116,6 +122,9 @@ def run(outs, roots, one_kernel=False, patched=False):
     if plan is None:
         plan = _plan(rt, roots, keys, leaves, occurrences, leaf_slots, one_kernel)
         _PLANS.put(sig, plan)
+    if plan is _MATMUL:   # (a deferred matmul in the expression: its kernel stores it)
+        from . import matmul_epilogue
+        return matmul_epilogue.run(outs, roots)
     for pid, grid, ints, tail in plan:
         rt.dispatch(pid, grid, buffers, _pack(ints, scalars, tail))
     if patched and scalars and rt.capture is not None:
@@ -123,7 +132,10 @@ def run(outs, roots, one_kernel=False, patched=False):
 
 
 def _plan(rt, roots, keys, leaves, occurrences, leaf_slots, one_kernel):
-    """The call's dispatches: [(pipeline id, grid, parameter words before the scalars, after)]."""
+    """The call's dispatches: [(pipeline id, grid, parameter words before the scalars, after)];
+    _MATMUL where an expression holds a deferred matmul (kernels/matmul_epilogue.py runs it)."""
+    if any(_holds_matmul(root.key) for root in roots):
+        return _MATMUL
     nout = len(roots)
     nscalars = sum([len(root.scalars) for root in roots])
     shape = roots[0].shape
@@ -243,14 +255,7 @@ def _source(plan, nout, leaf_slots, storages, ndim, nparams):
             "  var r = i;"]
     ntensors = 1 + len(leaves)
     base = 1 + ndim
-    for k in range(1, ntensors):
-        body.append(f"  var o{k} = {param(base + k * (ndim + 1))};")
-    for d in reversed(range(ndim)):
-        step = "let c = r;" if d == 0 else f"let c = r % {param(1 + d)}; r = r / {param(1 + d)};"
-        body.append(f"  {{ {step}")
-        for k in range(1, ntensors):
-            body.append(f"    o{k} = o{k} + c * {param(base + k * (ndim + 1) + 1 + d)};")
-        body.append("  }")
+    _offset_lines(body, range(1, ntensors), ndim, 1, base)
     read = lambda idx: f"B{leaf_slots[idx]}[o{idx + 1}]"   # noqa: E731
     values = _element_lines(plan, body, read, base + ntensors * (ndim + 1), '')
     body.extend([f"  B{k}[i] = {v};" for k, v in enumerate(values)])
@@ -260,3 +265,50 @@ def _source(plan, nout, leaf_slots, storages, ndim, nparams):
             f"@compute @workgroup_size({WORKGROUP})\n"
             "fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,\n"
             "        @builtin(local_invocation_index) lid: u32) {\n" + "\n".join(body) + "\n}\n")
+
+
+def _offset_lines(body, tensors, ndim, dims_at, base):
+    """Append to body the lines giving o{k}, tensor k's element for the output element r
+    (consumed): the coalesced dims are parameters dims_at.., tensor k's offset and strides
+    base + k * (ndim + 1)..."""
+    for k in tensors:
+        body.append(f"  var o{k} = {param(base + k * (ndim + 1))};")
+    for d in reversed(range(ndim)):
+        step = "let c = r;" if d == 0 else f"let c = r % {param(dims_at + d)}; r = r / {param(dims_at + d)};"
+        body.append(f"  {{ {step}")
+        for k in tensors:
+            body.append(f"    o{k} = o{k} + c * {param(base + k * (ndim + 1) + 1 + d)};")
+        body.append("  }")
+
+
+# The epilogue of another kernel (a matmul's, kernels/matmul_epilogue.py): the expression of
+# a node one of whose leaves is that kernel's value, evaluated per output element as it stores.
+
+def epilogue_layout(shape, leaves, value, scalars):
+    """(ndim, parameter words) of an epilogue over contiguous `shape` reading `leaves`
+    (distinct; leaves[value] is the kernel's value, not read): the coalesced dims, then each
+    leaf's offset and strides, then the scalars as float32."""
+    contiguous = list(contiguous_strides(shape)) or [1]
+    cshape, strides = coalesce(list(shape) or [1], [contiguous] + [
+        contiguous if k == value else list(leaf[1]) or [0] for k, leaf in enumerate(leaves)])
+    ints = list(cshape)
+    for k, (leaf, st) in enumerate(zip(leaves, strides[1:])):
+        ints.append(0 if k == value else leaf[2])
+        ints.extend(st)
+    return len(cshape), _pack(ints, scalars, ())
+
+
+def epilogue_source(roots, leaves, occurrences, value, slots, ndim, first_param):
+    """WGSL `fn tw_epilogue(i: u32, x: f32) -> f32`: the value of roots[0] (a Node) at output
+    element i where its leaf `value` (an index into the distinct `leaves`) is x; the other
+    leaves read from buffers B{slots[k]} (declared by the caller), the parameters from
+    first_param on (epilogue_layout's words), then its helpers."""
+    plan = _Plan(roots, leaves, occurrences)
+    tensors = [k + 1 for k in range(len(leaves)) if k != value]
+    body = ["  var r = i;"]
+    _offset_lines(body, tensors, ndim, first_param, first_param + ndim - (ndim + 1))
+    read = lambda idx: "x" if idx == value else f"B{slots[idx]}[o{idx + 1}]"   # noqa: E731
+    result, = _element_lines(plan, body, read, first_param + ndim + len(leaves) * (ndim + 1), "")
+    body.append(f"  return {result};")
+    helpers = helpers_source(set(_HELPER_RE.findall("\n".join(body))))
+    return helpers + "\nfn tw_epilogue(i: u32, x: f32) -> f32 {\n" + "\n".join(body) + "\n}\n"

@@ -178,9 +178,11 @@ SPLIT_MIN_K = 256   # each slice of a split K keeps at least this many terms
 _PLANS = {}   # call signature -> _Plan: repeated shapes (training steps) skip the planning
 
 
-def run(rt, out, a, b, compute, variant):
+def run(rt, out, a, b, compute, variant, epi=None):
     """a: [*batch, M, K], b: [*batch, K, N] (batch dims broadcast, any strides); out: contiguous
-    [*batch, M, N]. compute: 'f32' or 'i32'. variant: a Variant or its name."""
+    [*batch, M, N]. compute: 'f32' or 'i32'. variant: a Variant or its name. epi: the
+    elementwise epilogue stored in the product's place (kernels/matmul_epilogue.py), by the
+    tile kernel or, where K is split, by the summing one."""
     if variant == SOFTWARE_VARIANT:
         variant = _SOFTWARE_CHOICE.get(id(rt)) or _SOFTWARE_CHOICE.setdefault(id(rt), software_variant(rt))
     v = VARIANTS[variant] if isinstance(variant, str) else variant
@@ -188,12 +190,13 @@ def run(rt, out, a, b, compute, variant):
     # (out's shape follows from a's and b's: their batch dims are broadcast already)
     forced = FORCED is not None
     sig = (v, forced, compute, a._shape, a._stride, a._offset, b._shape, b._stride, b._offset,
-           out._offset, a.dtype, b.dtype, out.dtype, sa_ is sb_, so is sa_, so is sb_, id(rt))
+           out._offset, a.dtype, b.dtype, out.dtype, sa_ is sb_, so is sa_, so is sb_, id(rt),
+           epi and epi.key)
     plan = _PLANS.get(sig)
     if plan is None:
         if len(_PLANS) > 4096:
             _PLANS.clear()
-        plan = _plan(rt, out, a, b, compute, v, forced)
+        plan = _plan(rt, out, a, b, compute, v, forced, epi)
         if plan is not False:
             # the GPU work, for the runtime's flush rule: 2 flops a term, counted as 1/16 byte
             # each (an H100's f32 rate over its memory bandwidth)
@@ -213,11 +216,20 @@ def run(rt, out, a, b, compute, variant):
         bufs.append((sa_.buffer_for_read(), sa_.size))
     if sb_ is not sa_ and (tmp_numel or so is not sb_):
         bufs.append((sb_.buffer_for_read(), sb_.size))
-    for grid, params in dispatches:
-        rt.dispatch(pid, grid, bufs, params, work)
+    if epi is not None and tmp is None:
+        bufs += epi.buffers
+        for grid, params in dispatches:
+            rt.dispatch(pid, grid, bufs, params + epi.words, work)
+    else:
+        for grid, params in dispatches:
+            rt.dispatch(pid, grid, bufs, params, work)
     if tmp is not None:
         pid2, grid2, params2 = summing
-        rt.dispatch(pid2, grid2, [(so.buffer_for_write(), so.size), (tmp.buffer_for_read(), tmp.size)], params2)
+        bufs = [(so.buffer_for_write(), so.size), (tmp.buffer_for_read(), tmp.size)]
+        if epi is not None:
+            bufs += epi.buffers
+            params2 += epi.words
+        rt.dispatch(pid2, grid2, bufs, params2)
 
 
 def workgroup_bytes(v):
@@ -242,7 +254,7 @@ FALLBACK = "t64x64_k16_db"   # 16 KiB: WebGPU's default limit
 FALLBACK_SPLIT = "t64x64_k16_db_split"   # the same, with split-K (for the classes that split)
 
 
-def _plan(rt, out, a, b, compute, v, forced=False):
+def _plan(rt, out, a, b, compute, v, forced=False, epi=None):
     """(pipeline id, [(grid, params)], temporary's numel (0: none), its dtype, the summing
     dispatch (pipeline id, grid, params) or None); False when the output is empty. forced: v
     runs as named (tests, the bench), else a variant too big for the device falls back."""
@@ -291,24 +303,22 @@ def _plan(rt, out, a, b, compute, v, forced=False):
             nsplit, kchunk, nbatch * M * N if tmp_numel else 0, 0, 0]
     tail = list(batch) + list(a._stride[:-2]) + list(b._stride[:-2])
     nparams = len(head) + len(tail)
+    tile_epi = epi if not tmp_numel else None   # (split K: the summing kernel stores it)
     # vec4 stores of the output where rows are whole vec4s (coalesced, 4x fewer stores)
     ovec = (odt.gpu_storage in ("f32", "f16", "i32") and (odt.gpu_storage == "i32") == (T == "i32")
             and N % 4 == 0 and head[11] % 4 == 0)
     # (split-K and fill only change the plan: variants differing in them share pipelines)
     key = ("mmt", v._replace(name="", split=1, fill=0), a.dtype.name, b.dtype.name, odt.name, T,
-           nb, sa, sb, nbuf, amode, bmode, ovec)
+           nb, sa, sb, nbuf, amode, bmode, ovec, tile_epi and tile_epi.key)
+    total = nparams + (tile_epi.nwords if tile_epi else 0)
 
     def make_code():
-        if v.ly:
-            return matmul_warp.source(v, a.dtype.gpu_storage, b.dtype.gpu_storage, odt, T, nb,
-                                      nparams, sa, sb, nbuf, amode, bmode, ovec)
-        if v.wx:
-            return matmul_direct.source(v, a.dtype.gpu_storage, b.dtype.gpu_storage, odt, T, nb,
-                                        nparams, sa, sb, nbuf, amode, bmode, ovec)
-        return _source(v, a.dtype.gpu_storage, b.dtype.gpu_storage, odt, T, nb, nparams, sa, sb,
-                       nbuf, amode, bmode, ovec)
+        return _kernel_source(v, a.dtype.gpu_storage, b.dtype.gpu_storage, odt, T, nb, total, sa, sb,
+                              nbuf, amode, bmode, ovec, bool(tile_epi)) + (
+            tile_epi.code(nbuf, nparams) if tile_epi else "")
 
-    pid = rt.pipeline(key, make_code, ["uniform", "write"] + ["read"] * (nbuf - 1))
+    pid = rt.pipeline(key, make_code, ["uniform", "write"] + ["read"] * (nbuf - 1) + (
+        tile_epi.kinds() if tile_epi else []))
     zper = max(1, zmax // nsplit)
     dispatches = []
     for start in range(0, nbatch, zper):
@@ -319,8 +329,17 @@ def _plan(rt, out, a, b, compute, v, forced=False):
                 head[15], head[16] = x0, y0
                 dispatches.append(((min(zmax, gx - x0), min(zmax, gy - y0), count * nsplit),
                                    struct.pack(f"<{nparams}I", *(head + tail))))
-    summing = _sum_plan(rt, out, nsplit, nbatch * M * N, T) if tmp_numel else None
+    summing = _sum_plan(rt, out, nsplit, nbatch * M * N, T, epi) if tmp_numel else None
     return pid, dispatches, tmp_numel, tmp_dtype, summing
+
+
+def _kernel_source(v, *args):
+    """The WGSL of variant v (args: _source's after v)."""
+    if v.ly:
+        return matmul_warp.source(v, *args)
+    if v.wx:
+        return matmul_direct.source(v, *args)
+    return _source(v, *args)
 
 
 def _mode(t, di, dk, size, K, T, rt, vec):
@@ -340,7 +359,7 @@ def _mode(t, di, dk, size, K, T, rt, vec):
     return along
 
 
-def _source(v, ast, bst, odt, T, nb, nparams, sa, sb, nbuf, amode, bmode, ovec=False):
+def _source(v, ast, bst, odt, T, nb, nparams, sa, sb, nbuf, amode, bmode, ovec=False, epi=False):
     TM, TN, KT, RM, RN = 16 * v.rm, 16 * v.rn, v.kt, v.rm, v.rn
     nbufs = 2 if v.db else 1
     decl, P, pre = header(ast, bst, odt, T, nb, nparams, sa, sb, nbuf, amode, bmode, ovec)
@@ -409,7 +428,7 @@ def _source(v, ast, bst, odt, T, nb, nparams, sa, sb, nbuf, amode, bmode, ovec=F
     rows = []
     for i in range(RM):
         for h in range(HA):
-            put = store_acc(f"acc{i}_{h}", ovec, odt, T, N)
+            put = store_acc(f"acc{i}_{h}", ovec, odt, T, N, epi)
             rows.append(f"""  {{ let gr = row0 + ty * {RM}u + {i}u; let gc = col0 + {h * 64}u + tx * 4u;
     if (gr < {M}) {{
       let o = {o_off} + s * {sstride} + (bi * {M} + gr) * {N} + gc;
@@ -478,17 +497,20 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
 """
 
 
-def _sum_plan(rt, out, nsplit, total, T):
+def _sum_plan(rt, out, nsplit, total, T, epi=None):
     """The dispatch (pipeline id, grid, params) that sums the split-K slices ([nsplit, total],
-    binding 2) into out (binding 1)."""
+    binding 2) into out (binding 1), through epi's epilogue where given (params and buffers
+    appended by run())."""
     odt = out.dtype
-    key = ("mmt_sum", odt.name, T)
+    key = ("mmt_sum", odt.name, T, epi and epi.key)
+    nparams = 4 + (epi.nwords if epi else 0)
+    value = f"tw_epilogue(i, {store('acc', 'f32', odt)})" if epi else store("acc", "f32" if T != "i32" else "i32", odt)
 
     def make_code():
         pst = "i32" if T == "i32" else "f32"
         enable = "enable f16;\n" if odt.gpu_storage == "f16" else ""
         acc = "i32" if T == "i32" else "f32"
-        return enable + f"""@group(0) @binding(0) var<uniform> P: array<vec4<u32>, 1>;
+        return enable + f"""@group(0) @binding(0) var<uniform> P: array<vec4<u32>, {-(-nparams // 4)}>;
 @group(0) @binding(1) var<storage, read_write> B0: array<{odt.gpu_storage}>;
 @group(0) @binding(2) var<storage, read> B1: array<{pst}>;
 @compute @workgroup_size({WORKGROUP})
@@ -498,9 +520,9 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
   if (i >= {param(0)}) {{ return; }}
   var acc = {acc}(0);
   for (var s = 0u; s < {param(1)}; s = s + 1u) {{ acc = acc + B1[s * {param(0)} + i]; }}
-  B0[{param(2)} + i] = {store("acc", acc, odt)};
+  B0[{param(2)} + i] = {value};
 }}
-"""
+""" + (epi.code(2, 4) if epi else "")
 
-    pid = rt.pipeline(key, make_code, ["uniform", "write", "read"])
+    pid = rt.pipeline(key, make_code, ["uniform", "write", "read"] + (epi.kinds() if epi else []))
     return pid, rt.grid(-(-total // WORKGROUP)), struct.pack("<4I", total, nsplit, out._offset, 0)
