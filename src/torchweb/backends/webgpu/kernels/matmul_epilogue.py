@@ -79,7 +79,8 @@ class Epilogue:
 
 
 def _analysis(key):
-    """(key with every matmul a leaf, [(position of its A leaf among the leaves, K)])."""
+    """(key with every matmul a leaf, [(position of its A leaf among the leaves, the product's
+    shape, K)])."""
     found = _ANALYSES.get(key)
     if found is None:
         mms = []
@@ -87,7 +88,7 @@ def _analysis(key):
 
         def walk(k):
             if k[0] == MATMUL:
-                mms.append((count[0], k[3][1]))
+                mms.append((count[0], k[3][2], k[3][1]))
                 count[0] += 2
                 return _VALUE_TOKEN
             parts = [k[0]]
@@ -106,7 +107,7 @@ def _analysis(key):
 
 
 def _operands(la, lb, shape, K):
-    """A's and B's views from their leaves and the output's shape."""
+    """A's and B's views from their leaves and the product's shape."""
     a_shape = tuple(shape[:-1]) + (K,)
     b_shape = tuple(shape[:-2]) + (K, shape[-1])
     return _View(la[0], a_shape, la[1], la[2], la[3]), _View(lb[0], b_shape, lb[1], lb[2], lb[3])
@@ -123,23 +124,30 @@ def run(outs, roots):
         fused.run(*map(tuple, zip(*rest)))
 
 
+def _product(s, shape):
+    """The matmul kernel's output: all of storage s, contiguous in the product's shape (the
+    expression's may differ: a [B*T, N] product read as [B, T, N]; both index its elements
+    in order)."""
+    return _View(s, shape, contiguous_strides(shape), 0, s.dtype)
+
+
 def _run_one(s, root):
     key, mms = _analysis(root.key)
     shape = root.shape
     contiguous = contiguous_strides(shape)
-    out = _View(s, shape, contiguous, 0, s.dtype)
     if key is _VALUE_TOKEN:   # the matmul alone
-        backend.matmul(out, *_operands(*root.leaves, shape, K=mms[0][1]), "f")
+        _, mshape, K = mms[0]
+        backend.matmul(_product(s, mshape), *_operands(*root.leaves, mshape, K), "f")
         return
     leaves, pos = [], 0
     f32 = root.leaves[mms[-1][0]][3]
-    for j, (p, K) in enumerate(mms):
+    for j, (p, mshape, K) in enumerate(mms):
         leaves += root.leaves[pos:p]
         pos = p + 2
-        a, b = _operands(root.leaves[p], root.leaves[p + 1], shape, K)
+        a, b = _operands(root.leaves[p], root.leaves[p + 1], mshape, K)
         if j < len(mms) - 1:   # (more than one matmul: all but the last written first)
             tmp = GPUStorage(s.rt, s.numel, f32)
-            backend.matmul(_View(tmp, shape, contiguous, 0, f32), a, b, "f")
+            backend.matmul(_product(tmp, mshape), a, b, "f")
             leaves.append((tmp, contiguous, 0, f32))
         else:
             value = (s, contiguous, 0, f32)
@@ -148,6 +156,7 @@ def _run_one(s, root):
     leaves += root.leaves[pos:]
     node = type(root)((key, leaves, root.scalars, shape, root.size, {}, None))
     a, b = last
+    out = _product(s, mshape)
     distinct = list(dict.fromkeys(leaves))
     index = dict(zip(distinct, range(len(distinct))))
     # the output read by the expression other than as the value (out= of an expression over
@@ -156,7 +165,7 @@ def _run_one(s, root):
     inputs = {id(leaf[0]) for leaf in leaves if leaf is not value} | {id(a._storage), id(b._storage)}
     if id(s) in inputs:
         tmp = GPUStorage(s.rt, s.numel, f32)
-        backend.matmul(_View(tmp, shape, contiguous, 0, f32), a, b, "f")
+        backend.matmul(_product(tmp, mshape), a, b, "f")
         leaves[leaves.index(value)] = (tmp, contiguous, 0, f32)
         fused.run((s,), (type(root)((key, leaves, root.scalars, shape, root.size, {}, None)),))
         return
