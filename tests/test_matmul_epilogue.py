@@ -180,3 +180,25 @@ def test_compiled_linear_gelu_matches_eager():
     assert compiled.compile_stats["replays"] >= 1
     for p, q in zip(model.parameters(), ref.parameters()):
         assert_close(p, q.detach(), rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("together", [False, True])
+def test_pre_activation_is_stored_by_the_same_kernel(dispatches, together):
+    # gelu(h) written while h is still pending (autograd saves it): one kernel stores both,
+    # so reading h later runs no second matmul; together: both realized by one synchronize
+    x, w, b = _rand(24, 40), _rand(40, 56, seed=1), _rand(56, seed=2)
+    xo, wo, bo = (_ours(t, "webgpu") for t in (x, w, b))
+    torchweb.webgpu.synchronize()
+    dispatches[0] = 0
+    with torchweb.no_grad():
+        h = xo @ wo + bo
+        y = torchweb.nn.functional.gelu(h)
+        if together:
+            torchweb.webgpu.synchronize()
+        else:
+            y._storage.buffer_for_read()
+        assert h._storage.pending is None
+    assert dispatches[0] == 1
+    assert_close(y, F.gelu(x @ w + b), rtol=1e-4, atol=1e-4)
+    assert_close(h, x @ w + b, rtol=1e-4, atol=1e-4)
+    assert dispatches[0] == 1

@@ -78,6 +78,39 @@ def matmul_reshaped(t):
         s.pending = Node((node.key, node.leaves, node.scalars, t._shape, 1, node.storages, node.group))
 
 
+def matmul_partners(storage, node):
+    """The pending storages other than `storage` (being written with `node`, which holds one
+    deferred matmul) whose expressions are parts of node's that hold that matmul: the
+    pre-activation h of gelu(h) that autograd saved, or the product itself, still read
+    later. Taken off pending and returned as [(storage, node)]: the matmul's kernel stores
+    them too, one more store each, where realizing them later would run the matmul again
+    (its flops, and a dispatch; writing them is what the unfused kernels did anyway)."""
+    held = {}
+
+    def walk(k):
+        holds = k[0] == _MATMUL
+        for part in k[1:]:
+            if type(part[0]) is not str and walk(part):
+                holds = True
+        if holds:
+            held[id(k)] = k
+        return holds
+
+    walk(node.key)
+    found, seen = [], {id(storage)}
+    for leaf_storage in node.storages.values():
+        for group in list((leaf_storage.readers or {}).values()):
+            for ref in group:
+                r = ref()
+                if r is not None and id(r) not in seen and (p := r.pending) is not None \
+                        and held.get(id(p.key)) is p.key and r.numel == storage.numel:
+                    seen.add(id(r))
+                    found.append((r, p))
+    for r, _ in found:
+        r.pending = None
+    return found
+
+
 def holds_matmul(key):
     """Whether the expression of a Node's key holds a deferred matmul (one kernel of its own:
     a fusing scope, lazy/scope.py, writes such a node first)."""

@@ -298,17 +298,21 @@ def epilogue_layout(shape, leaves, value, scalars):
     return len(cshape), _pack(ints, scalars, ())
 
 
-def epilogue_source(roots, leaves, occurrences, value, slots, ndim, first_param):
+def epilogue_source(roots, leaves, occurrences, value, slots, ndim, first_param, stores=()):
     """WGSL `fn tw_epilogue(i: u32, x: f32) -> f32`: the value of roots[0] (a Node) at output
     element i where its leaf `value` (an index into the distinct `leaves`) is x; the other
     leaves read from buffers B{slots[k]} (declared by the caller), the parameters from
-    first_param on (epilogue_layout's words), then its helpers."""
+    first_param on (epilogue_layout's words), then its helpers. stores: (slot, bare) of
+    contiguous float32 buffers the function also writes at element i, x itself where bare,
+    else the next of roots[1:] in order."""
     plan = _Plan(roots, leaves, occurrences)
     tensors = [k + 1 for k in range(len(leaves)) if k != value]
     body = ["  var r = i;"]
     _offset_lines(body, tensors, ndim, first_param, first_param + ndim - (ndim + 1))
     read = lambda idx: "x" if idx == value else f"B{slots[idx]}[o{idx + 1}]"   # noqa: E731
-    result, = _element_lines(plan, body, read, first_param + ndim + len(leaves) * (ndim + 1), "")
+    result, *others = _element_lines(plan, body, read, first_param + ndim + len(leaves) * (ndim + 1), "")
+    others = iter(others)
+    body.extend(f"  B{slot}[i] = {'x' if bare else next(others)};" for slot, bare in stores)
     body.append(f"  return {result};")
     helpers = helpers_source(set(_HELPER_RE.findall("\n".join(body))))
     return helpers + "\nfn tw_epilogue(i: u32, x: f32) -> f32 {\n" + "\n".join(body) + "\n}\n"

@@ -15,6 +15,7 @@ from ...._size import contiguous_strides
 from .. import backend
 from ..storage import GPUStorage
 from . import fused
+from ... import pending as _hooks
 
 MATMUL = ("matmul", "f")
 _VALUE_TOKEN = ("t", "f", "f32")   # the matmul's value, a leaf of the rest of the expression
@@ -44,11 +45,14 @@ class _View:
 class Epilogue:
     """One call's epilogue, for a matmul kernel: key (its code's, for pipelines and plans),
     buffers (bound after the kernel's own, in order), words (parameter bytes after the
-    kernel's), nwords; code(first_slot, first_param): the WGSL to append to the kernel."""
+    kernel's), nwords; code(first_slot, first_param): the WGSL to append to the kernel.
+    roots: the expression stored in the product's place, then those of partners (other
+    storages written by the same function: (storage, node, or None for the product itself)),
+    over the distinct `leaves` (leaves[value]: the product's value)."""
 
     __slots__ = ("key", "buffers", "words", "nwords", "_parts")
 
-    def __init__(self, root, leaves, occurrences, value, shape):
+    def __init__(self, roots, leaves, occurrences, value, shape, partners=()):
         slots, storages, buffers, seen = [], [], [], {}
         for k, leaf in enumerate(leaves):
             if k == value:
@@ -61,21 +65,32 @@ class Epilogue:
                 buffers.append((st.buffer_for_read(), st.size))
                 storages.append(st.dtype.gpu_storage)
             slots.append(j)
-        ndim, self.words = fused.epilogue_layout(shape, leaves, value, root.scalars)
+        ndim, self.words = fused.epilogue_layout(shape, leaves, value, roots[0].scalars)
+        self._parts = (roots, leaves, occurrences, value, slots, storages, len(buffers),
+                       [n is None for _, n in partners], ndim)
+        for r, _ in partners:   # (written here: fresh, or with values nothing pending reads)
+            buffers.append((r.buffer_for_write() if r.touched else r._buffer_id, r.size))
+            r.touched = True
+            if r.rt.capture is not None:
+                r.rt.capture.storages[r._buffer_id] = r
         self.nwords = len(self.words) // 4
         self.buffers = buffers
-        self.key = ("epi", root.key, occurrences, value, ndim, tuple(slots), tuple(storages))
-        self._parts = (root, leaves, occurrences, value, slots, storages, ndim)
+        self.key = ("epi", tuple(root.key for root in roots), occurrences, value, ndim, tuple(slots),
+                    tuple(storages), tuple(self._parts[7]))
 
     def code(self, first_slot, first_param):
-        root, leaves, occurrences, value, slots, storages, ndim = self._parts
-        decl = "\n".join(f"@group(0) @binding({first_slot + j + 1}) var<storage, read> B{first_slot + j}: array<{st}>;"
-                         for j, st in enumerate(storages))
+        roots, leaves, occurrences, value, slots, storages, nread, bare, ndim = self._parts
+        decl = [f"@group(0) @binding({first_slot + j + 1}) var<storage, read> B{first_slot + j}: array<{st}>;"
+                for j, st in enumerate(storages)]
+        decl += [f"@group(0) @binding({first_slot + j + 1}) var<storage, read_write> B{first_slot + j}: array<f32>;"
+                 for j in range(nread, nread + len(bare))]
         at = [None if j is None else first_slot + j for j in slots]
-        return decl + "\n" + fused.epilogue_source([root], leaves, occurrences, value, at, ndim, first_param)
+        stores = [(first_slot + nread + k, is_bare) for k, is_bare in enumerate(bare)]
+        return "\n".join(decl) + "\n" + fused.epilogue_source(roots, leaves, occurrences, value, at, ndim,
+                                                             first_param, stores)
 
     def kinds(self):
-        return ["read"] * len(self.buffers)
+        return ["read"] * self._parts[6] + ["write"] * len(self._parts[7])
 
 
 def _analysis(key):
@@ -117,9 +132,18 @@ def run(outs, roots):
     """Write outs[k] with roots[k] (fused.run's contract) where roots hold deferred matmuls:
     each such root one matmul kernel with its expression as the epilogue, the others fused."""
     rest = [(s, r) for s, r in zip(outs, roots) if not has_matmul(r.key)]
-    for s, root in zip(outs, roots):
-        if has_matmul(root.key):
-            _run_one(s, root)
+    if len(outs) == 1:
+        _run_one(outs[0], roots[0])
+        return
+    # largest first, the others pending again meanwhile: one that is part of a larger one's
+    # expression (h of gelu(h), realized together) is stored by that one's kernel
+    mine = sorted([(r.size, k) for k, r in enumerate(roots) if has_matmul(r.key)], reverse=True)
+    for _, k in mine:
+        outs[k].pending = roots[k]
+    for _, k in mine:
+        if outs[k].pending is roots[k]:
+            outs[k].pending = None
+            _run_one(outs[k], roots[k])
     if rest:
         fused.run(*map(tuple, zip(*rest)))
 
@@ -152,13 +176,9 @@ def _run_one(s, root):
         else:
             value = (s, contiguous, 0, f32)
             leaves.append(value)
-            last = (a, b)
     leaves += root.leaves[pos:]
     node = type(root)((key, leaves, root.scalars, shape, root.size, {}, None))
-    a, b = last
     out = _product(s, mshape)
-    distinct = list(dict.fromkeys(leaves))
-    index = dict(zip(distinct, range(len(distinct))))
     # the output read by the expression other than as the value (out= of an expression over
     # it), or one of the operands: the epilogue would read elements after they are written,
     # so the product goes to a buffer of its own first
@@ -169,10 +189,41 @@ def _run_one(s, root):
         leaves[leaves.index(value)] = (tmp, contiguous, 0, f32)
         fused.run((s,), (type(root)((key, leaves, root.scalars, shape, root.size, {}, None)),))
         return
-    if len(distinct) + 3 <= MAX_BUFFERS:   # (the kernel's output and operands, the leaves' buffers)
-        occurrences = tuple(map(index.__getitem__, leaves))
-        if backend.matmul(out, a, b, "f", Epilogue(node, distinct, occurrences, index[value], shape)):
+    # the parts of the expression still pending elsewhere (gelu(h)'s h, saved for backward):
+    # stored by the same kernel rather than computed again with the matmul later
+    partners = _partners(s, root, value, shape) if len(mms) == 1 else []
+    roots = [node] + [n for _, n, _ in partners if n is not None]
+    all_leaves = [leaf for r in roots for leaf in r.leaves]
+    distinct = list(dict.fromkeys(all_leaves))
+    if len(distinct) + 3 + len(partners) > MAX_BUFFERS:   # (the kernel's own three at most)
+        _restore(partners)
+        partners, roots, distinct = [], [node], list(dict.fromkeys(leaves))
+        all_leaves = leaves
+    if len(distinct) + 3 <= MAX_BUFFERS:
+        index = dict(zip(distinct, range(len(distinct))))
+        occurrences = tuple(map(index.__getitem__, all_leaves))
+        epi = Epilogue(roots, distinct, occurrences, index[value], shape, [(r, n) for r, n, _ in partners])
+        if backend.matmul(out, a, b, "f", epi):
             return
+        _restore(partners)   # (not taken: the product is in s)
     else:
         backend.matmul(out, a, b, "f")
     fused.run((s,), (node,))   # (the product in s: the rest of the expression reads it in place)
+
+
+def _partners(s, root, value, shape):
+    """[(storage, its node as an expression over `value` or None where it is the product
+    itself, its own node)] of the pending storages the matmul's kernel stores too."""
+    found = []
+    for r, p in _hooks.matmul_partners(s, root):
+        key, ((pos, _, _),) = _analysis(p.key)
+        node = None if key is _VALUE_TOKEN else type(p)((key, p.leaves[:pos] + [value] + p.leaves[pos + 2:],
+                                                           p.scalars, shape, p.size, {}, None))
+        found.append((r, node, p))
+    return found
+
+
+def _restore(partners):
+    """Partners left pending as they were (the kernel did not store them)."""
+    for r, _, p in partners:
+        r.pending = p
