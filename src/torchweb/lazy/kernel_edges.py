@@ -15,7 +15,7 @@ the reduction or matmul reads it. #21 plugs in here:
 from math import prod
 
 from .. import _dtype
-from .._size import contiguous_strides
+from .._size import _CONTIGUOUS, contiguous_strides
 from ..backends import backend_for
 from .graph import Node, register
 from .realize import realize
@@ -47,23 +47,35 @@ def matmul_epilogue(out, a, b):
     if sb.pending is not None:
         realize(sb)
     s = out._storage
-    if out.dtype is not _F32 or a.dtype is not _F32 or b.dtype is not _F32 or not ENABLED:
+    if out.dtype is not _F32 or a.dtype is not _F32 or b.dtype is not _F32 or s.touched or s.readers \
+            or s.pending is not None or out._offset or not ENABLED:
         return False
-    be = _backend(s.device_type)
-    if be is None or s.touched or s.pending is not None or s.readers or out._offset:
-        return False
+    be = _BACKENDS.get(s.device_type, False)
+    if be is False:
+        be = _backend(s.device_type)
     shape = out._shape
-    *_, K = a._shape
+    K = a._shape[-1]
     n = s.numel
-    limit = s.rt.max_binding
-    if not K or not n or K > be.MAX_MATMUL_K or n != prod(shape) or out._stride != contiguous_strides(shape) \
-            or n * 4 > limit or sa.numel * 4 > limit or sb.numel * 4 > limit:
+    if be is None or not K or not n or K > be.MAX_MATMUL_K or n != prod(shape) \
+            or max(n, sa.numel, sb.numel) * 4 > s.rt.max_binding \
+            or out._stride != _CONTIGUOUS.get(shape) and out._stride != contiguous_strides(shape):
         return False
     storages = {id(sa): sa, id(sb): sb}
     s.pending = Node(((_MATMUL, _F32_LEAF, _F32_LEAF, ("K", K, tuple(shape))),
                       [(sa, a._stride, a._offset, a.dtype), (sb, b._stride, b._offset, b.dtype)],
                       (), shape, 1, storages, register(s, storages)))
     return True
+
+
+_BACKENDS = {}   # device type -> its backend where it stores matmul epilogues, else None
+
+
+def _backend(device_type):
+    """The backend of device_type where it stores matmul epilogues (MATMUL_EPILOGUE), else None."""
+    be = _BACKENDS[device_type] = backend_for(device_type)
+    if not getattr(be, "MATMUL_EPILOGUE", False):
+        be = _BACKENDS[device_type] = None
+    return be
 
 
 def matmul_reshaped(t):
@@ -81,52 +93,46 @@ def matmul_reshaped(t):
 def matmul_partners(storage, node):
     """The pending storages other than `storage` (being written with `node`, which holds one
     deferred matmul) whose expressions are parts of node's that hold that matmul: the
-    pre-activation h of gelu(h) that autograd saved, or the product itself, still read
-    later. Taken off pending and returned as [(storage, node)]: the matmul's kernel stores
-    them too, one more store each, where realizing them later would run the matmul again
-    (its flops, and a dispatch; writing them is what the unfused kernels did anyway)."""
-    held = {}
-
-    def walk(k):
-        holds = k[0] == _MATMUL
-        for part in k[1:]:
-            if type(part[0]) is not str and walk(part):
-                holds = True
-        if holds:
-            held[id(k)] = k
-        return holds
-
-    walk(node.key)
-    found, seen = [], {id(storage)}
-    for leaf_storage in node.storages.values():
-        for group in list((leaf_storage.readers or {}).values()):
-            for ref in group:
-                r = ref()
-                if r is not None and id(r) not in seen and (p := r.pending) is not None \
-                        and held.get(id(p.key)) is p.key and r.numel == storage.numel:
-                    seen.add(id(r))
-                    found.append((r, p))
+    pre-activation h of gelu(h) that autograd saved, still read later. Taken off pending and
+    returned as [(storage, node)]: the matmul's kernel stores them too, one more store each,
+    where realizing them later would run the matmul again (its flops and a dispatch; the
+    store is what the unfused kernels wrote anyway). Looked for in node's group (the chain
+    of ops that read no other buffer: gelu(h) joins h's), not in every reader of its inputs
+    (a weight's are many): a part that read another buffer is computed again."""
+    group = node.group
+    if group is None or len(group) < 2:
+        return ()
+    found = []
+    held = None
+    for ref in group:
+        r = ref()
+        if r is None or r is storage or (p := r.pending) is None or r.numel != storage.numel:
+            continue
+        if held is None:
+            held = {}
+            _held_keys(node.key, held)
+        if held.get(id(p.key)) is p.key:
+            found.append((r, p))
     for r, _ in found:
         r.pending = None
     return found
+
+
+def _held_keys(key, held):
+    """Whether key holds a deferred matmul; held gets id -> key of its parts (and itself) that do."""
+    holds = key[0] == _MATMUL
+    for part in key[1:]:
+        if type(part[0]) is not str and _held_keys(part, held):
+            holds = True
+    if holds:
+        held[id(key)] = key
+    return holds
 
 
 def holds_matmul(key):
     """Whether the expression of a Node's key holds a deferred matmul (one kernel of its own:
     a fusing scope, lazy/scope.py, writes such a node first)."""
     return key[0] == _MATMUL or any(type(part[0]) is not str and holds_matmul(part) for part in key[1:])
-
-
-_BACKENDS = {}   # device type -> its backend where it stores matmul epilogues, else None
-
-
-def _backend(device_type):
-    be = _BACKENDS.get(device_type, False)
-    if be is False:
-        be = _BACKENDS[device_type] = backend_for(device_type)
-        if not getattr(be, "MATMUL_EPILOGUE", False):
-            be = _BACKENDS[device_type] = None
-    return be
 
 
 def sum_prologue(t):

@@ -225,7 +225,8 @@ def matmul(input, other):
         for s in a2.shape[:-1]:
             rows *= s
         out = S.reshape(_batched(S.reshape(a2, (rows, a2.shape[-1])), b2), a2.shape[:-1] + (b2.shape[-1],))
-        lowering.matmul_reshaped(out)
+        if out._storage.pending is not None:
+            lowering.matmul_reshaped(out)
     else:
         out = _batched(a2, b2)
     if input.dim() == 1:

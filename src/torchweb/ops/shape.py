@@ -168,7 +168,8 @@ def _reshape_back(g, shape):
     input gradient, [B*T, C] for a [B, T, C] input), pending in that shape, so that the ops
     after it are stored by the product's kernel (lowering.matmul_reshaped)."""
     out = reshape(g, shape)
-    matmul_reshaped(out)
+    if out._storage.pending is not None:
+        matmul_reshaped(out)
     return out
 
 

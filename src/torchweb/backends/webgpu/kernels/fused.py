@@ -57,7 +57,15 @@ def _pack(ints, scalars, tail):
 
 
 _PLANS = PlanCache(FAST)
-_MATMUL = [None]   # the plan of expressions that hold a deferred matmul
+_HOLDS = {}   # run()'s keys -> whether an expression holds a deferred matmul (kernels/matmul_epilogue.py)
+
+
+def _holds(keys, nroots):
+    """_HOLDS[keys], made."""
+    if len(_HOLDS) > 4096:
+        _HOLDS.clear()
+    held = _HOLDS[keys] = any(map(_holds_matmul, (keys,) if nroots == 1 else keys))
+    return held
 
 
 def _holds_matmul(key):
@@ -79,6 +87,12 @@ def run(outs, roots, one_kernel=False, patched=False):
         all_leaves = list(chain.from_iterable(map(_LEAVES, roots)))   # (no Python loops: C's)
         scalars = tuple(chain.from_iterable(map(_SCALARS, roots)))
         keys = tuple(map(_KEY, roots))
+    held = _HOLDS.get(keys)
+    if held is None:
+        held = _holds(keys, len(roots))
+    if held:   # (a deferred matmul in an expression: its kernel stores them)
+        from . import matmul_epilogue
+        return matmul_epilogue.run(outs, roots)
     # distinct leaves, and which one each leaf read of the expressions is (part of the key)
     leaves = list(dict.fromkeys(all_leaves))
     if len(leaves) == len(all_leaves):
@@ -122,9 +136,6 @@ def run(outs, roots, one_kernel=False, patched=False):
     if plan is None:
         plan = _plan(rt, roots, keys, leaves, occurrences, leaf_slots, one_kernel)
         _PLANS.put(sig, plan)
-    if plan is _MATMUL:   # (a deferred matmul in the expression: its kernel stores it)
-        from . import matmul_epilogue
-        return matmul_epilogue.run(outs, roots)
     for pid, grid, ints, tail in plan:
         rt.dispatch(pid, grid, buffers, _pack(ints, scalars, tail))
     if patched and scalars and rt.capture is not None:
@@ -132,10 +143,7 @@ def run(outs, roots, one_kernel=False, patched=False):
 
 
 def _plan(rt, roots, keys, leaves, occurrences, leaf_slots, one_kernel):
-    """The call's dispatches: [(pipeline id, grid, parameter words before the scalars, after)];
-    _MATMUL where an expression holds a deferred matmul (kernels/matmul_epilogue.py runs it)."""
-    if any(_holds_matmul(root.key) for root in roots):
-        return _MATMUL
+    """The call's dispatches: [(pipeline id, grid, parameter words before the scalars, after)]."""
     nout = len(roots)
     nscalars = sum([len(root.scalars) for root in roots])
     shape = roots[0].shape
@@ -284,10 +292,10 @@ def _offset_lines(body, tensors, ndim, dims_at, base):
 # The epilogue of another kernel (a matmul's, kernels/matmul_epilogue.py): the expression of
 # a node one of whose leaves is that kernel's value, evaluated per output element as it stores.
 
-def epilogue_layout(shape, leaves, value, scalars):
+def epilogue_layout(shape, leaves, value):
     """(ndim, parameter words) of an epilogue over contiguous `shape` reading `leaves`
     (distinct; leaves[value] is the kernel's value, not read): the coalesced dims, then each
-    leaf's offset and strides, then the scalars as float32."""
+    leaf's offset and strides (the scalars follow, as float32: _pack(words, scalars, ()))."""
     contiguous = list(contiguous_strides(shape)) or [1]
     cshape, strides = coalesce(list(shape) or [1], [contiguous] + [
         contiguous if k == value else list(leaf[1]) or [0] for k, leaf in enumerate(leaves)])
@@ -295,7 +303,12 @@ def epilogue_layout(shape, leaves, value, scalars):
     for k, (leaf, st) in enumerate(zip(leaves, strides[1:])):
         ints.append(0 if k == value else leaf[2])
         ints.extend(st)
-    return len(cshape), _pack(ints, scalars, ())
+    return len(cshape), ints
+
+
+def epilogue_words(ints, scalars):
+    """The parameter bytes of an epilogue: epilogue_layout's words, then the scalars."""
+    return _pack(ints, scalars, ())
 
 
 def epilogue_source(roots, leaves, occurrences, value, slots, ndim, first_param, stores=()):

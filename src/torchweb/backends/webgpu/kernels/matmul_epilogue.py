@@ -10,6 +10,7 @@ stride, offset, dtype); its shape is the output's [*batch, M, N] (A [*batch, M, 
 [*batch, K, N], batch dims broadcast already). Outputs are fresh: contiguous, offset 0."""
 
 from math import prod
+from operator import itemgetter
 
 from ...._size import contiguous_strides
 from .. import backend
@@ -25,18 +26,14 @@ _ANALYSES = {}   # root key -> (key with each matmul a leaf, [(its A leaf's posi
 
 has_matmul = fused._holds_matmul
 
-class _View:
+class _View(tuple):
     """The tensor-shaped view the matmul kernels read (._storage, ._shape, ._stride, ._offset,
-    .dtype, .shape, numel())."""
+    .dtype, .shape, numel()): a tuple made in C, _View((storage, shape, stride, offset, dtype)),
+    its fields read by C getters (one a matmul operand, each call)."""
 
-    __slots__ = ("_storage", "_shape", "_stride", "_offset", "dtype")
-
-    def __init__(self, storage, shape, stride, offset, dtype):
-        self._storage, self._shape, self._stride, self._offset, self.dtype = storage, shape, stride, offset, dtype
-
-    @property
-    def shape(self):
-        return self._shape
+    __slots__ = ()
+    _storage, _shape, _stride, _offset, dtype = (property(itemgetter(k)) for k in range(5))
+    shape = _shape
 
     def numel(self):
         return prod(self._shape)
@@ -46,37 +43,14 @@ class Epilogue:
     """One call's epilogue, for a matmul kernel: key (its code's, for pipelines and plans),
     buffers (bound after the kernel's own, in order), words (parameter bytes after the
     kernel's), nwords; code(first_slot, first_param): the WGSL to append to the kernel.
-    roots: the expression stored in the product's place, then those of partners (other
-    storages written by the same function: (storage, node, or None for the product itself)),
-    over the distinct `leaves` (leaves[value]: the product's value)."""
+    static: what depends only on the expression and its layouts (static(), made once a
+    signature); buffers and words: this call's."""
 
     __slots__ = ("key", "buffers", "words", "nwords", "_parts")
 
-    def __init__(self, roots, leaves, occurrences, value, shape, partners=()):
-        slots, storages, buffers, seen = [], [], [], {}
-        for k, leaf in enumerate(leaves):
-            if k == value:
-                slots.append(None)
-                continue
-            st = leaf[0]
-            j = seen.get(id(st))
-            if j is None:
-                j = seen[id(st)] = len(buffers)
-                buffers.append((st.buffer_for_read(), st.size))
-                storages.append(st.dtype.gpu_storage)
-            slots.append(j)
-        ndim, self.words = fused.epilogue_layout(shape, leaves, value, roots[0].scalars)
-        self._parts = (roots, leaves, occurrences, value, slots, storages, len(buffers),
-                       [n is None for _, n in partners], ndim)
-        for r, _ in partners:   # (written here: fresh, or with values nothing pending reads)
-            buffers.append((r.buffer_for_write() if r.touched else r._buffer_id, r.size))
-            r.touched = True
-            if r.rt.capture is not None:
-                r.rt.capture.storages[r._buffer_id] = r
-        self.nwords = len(self.words) // 4
-        self.buffers = buffers
-        self.key = ("epi", tuple(root.key for root in roots), occurrences, value, ndim, tuple(slots),
-                    tuple(storages), tuple(self._parts[7]))
+    def __init__(self, static, buffers, words):
+        self.key, self.nwords, self._parts = static
+        self.buffers, self.words = buffers, words
 
     def code(self, first_slot, first_param):
         roots, leaves, occurrences, value, slots, storages, nread, bare, ndim = self._parts
@@ -91,6 +65,42 @@ class Epilogue:
 
     def kinds(self):
         return ["read"] * self._parts[6] + ["write"] * len(self._parts[7])
+
+
+def static(roots, leaves, occurrences, value, shape, bare=()):
+    """(key, nwords, parts) of an epilogue storing roots[0] (roots[1:]: partners stored too,
+    bare: per partner whether it is the product itself, no root) over the distinct leaves
+    (leaves[value]: the product's value), and the read buffers: [(storage, slot)] per
+    distinct storage, in binding order, and the parameter words but the scalars."""
+    slots, storages, seen, reads = [], [], {}, []
+    for k, leaf in enumerate(leaves):
+        if k == value:
+            slots.append(None)
+            continue
+        st = leaf[0]
+        j = seen.get(id(st))
+        if j is None:
+            j = seen[id(st)] = len(storages)
+            storages.append(leaf[3].gpu_storage)
+            reads.append(st)
+        slots.append(j)
+    ndim, ints = fused.epilogue_layout(shape, leaves, value)
+    nscalars = sum([len(root.scalars) for root in roots])
+    parts = (roots, leaves, occurrences, value, slots, storages, len(storages), tuple(bare), ndim)
+    key = ("epi", tuple(root.key for root in roots), occurrences, value, ndim, tuple(slots), tuple(storages),
+           tuple(bare))
+    return (key, len(ints) + nscalars, parts), reads, ints
+
+
+def _write(partners):
+    """The partners' buffers, bound writable (fresh, or with values nothing pending reads)."""
+    buffers = []
+    for r, _, _ in partners:
+        buffers.append((r.buffer_for_write() if r.touched else r._buffer_id, r.size))
+        r.touched = True
+        if r.rt.capture is not None:
+            r.rt.capture.storages[r._buffer_id] = r
+    return buffers
 
 
 def _analysis(key):
@@ -125,16 +135,15 @@ def _operands(la, lb, shape, K):
     """A's and B's views from their leaves and the product's shape."""
     a_shape = tuple(shape[:-1]) + (K,)
     b_shape = tuple(shape[:-2]) + (K, shape[-1])
-    return _View(la[0], a_shape, la[1], la[2], la[3]), _View(lb[0], b_shape, lb[1], lb[2], lb[3])
+    return _View((la[0], a_shape, la[1], la[2], la[3])), _View((lb[0], b_shape, lb[1], lb[2], lb[3]))
 
 
 def run(outs, roots):
     """Write outs[k] with roots[k] (fused.run's contract) where roots hold deferred matmuls:
     each such root one matmul kernel with its expression as the epilogue, the others fused."""
-    rest = [(s, r) for s, r in zip(outs, roots) if not has_matmul(r.key)]
     if len(outs) == 1:
-        _run_one(outs[0], roots[0])
-        return
+        return _run_one(outs[0], roots[0])
+    rest = [(s, r) for s, r in zip(outs, roots) if not has_matmul(r.key)]
     # largest first, the others pending again meanwhile: one that is part of a larger one's
     # expression (h of gelu(h), realized together) is stored by that one's kernel
     mine = sorted([(r.size, k) for k, r in enumerate(roots) if has_matmul(r.key)], reverse=True)
@@ -152,17 +161,95 @@ def _product(s, shape):
     """The matmul kernel's output: all of storage s, contiguous in the product's shape (the
     expression's may differ: a [B*T, N] product read as [B, T, N]; both index its elements
     in order)."""
-    return _View(s, shape, contiguous_strides(shape), 0, s.dtype)
+    return _View((s, shape, contiguous_strides(shape), 0, s.dtype))
+
+
+_CALLS = {}   # (root key, its leaves' layouts, shape) -> _Call: the common case's planning, once
+_LAYOUT = fused._LAYOUT
+
+
+class _Call:
+    """What running one expression needs that its key and layouts decide (the common case:
+    one matmul, every leaf a buffer of its own, no partners)."""
+
+    __slots__ = ("key", "mshape", "a_shape", "b_shape", "pos", "static", "ints", "mstride")
+
+    def __init__(self, root):
+        self.key, ((pos, mshape, K),) = _analysis(root.key)
+        self.pos, self.mshape, self.mstride = pos, mshape, contiguous_strides(mshape)
+        self.a_shape = tuple(mshape[:-1]) + (K,)
+        self.b_shape = tuple(mshape[:-2]) + (K, mshape[-1])
+        shape = root.shape
+        # (kept: the expression without its buffers, k standing for the k-th: all distinct)
+        leaves = [(k,) + leaf[1:] for k, leaf in enumerate(root.leaves)]
+        leaves[pos:pos + 2] = [(-1, contiguous_strides(shape), 0, leaves[pos][3])]
+        bare = type(root)((self.key, (), root.scalars, shape, root.size, {}, None))
+        self.static, _, self.ints = static([bare], leaves, tuple(range(len(leaves))), pos, shape)
 
 
 def _run_one(s, root):
+    leaves = root.leaves
+    if len(root.key) == 4 and root.key[0] == MATMUL:   # the matmul alone
+        return _run_alone(s, root)
+    group = root.group
+    found = _hooks.matmul_partners(s, root) if group is not None and len(group) > 1 else ()
+    if found or len(dict.fromkeys(map(_STORAGE, leaves))) != len(leaves) \
+            or any([leaf[0] is s for leaf in leaves]) or len(leaves) + 2 > MAX_BUFFERS:
+        return _run_general(s, root, found)   # (partners, shared buffers, out= over a leaf; or many leaves)
+    sig = (root.key, tuple(map(_LAYOUT, leaves)), root.shape)
+    call = _CALLS.get(sig)
+    if call is None:
+        if len(_CALLS) > 1024:
+            _CALLS.clear()
+        call = _CALLS[sig] = _Call(root) if _single(root.key) else None
+    if call is None:
+        return _run_general(s, root)
+    p = call.pos
+    la, lb = leaves[p], leaves[p + 1]
+    a = _View((la[0], call.a_shape, la[1], la[2], la[3]))
+    b = _View((lb[0], call.b_shape, lb[1], lb[2], lb[3]))
+    buffers = [(st.buffer_for_read(), st.size) for st, _, _, _ in leaves[:p]]
+    buffers += [(st.buffer_for_read(), st.size) for st, _, _, _ in leaves[p + 2:]]
+    out = _View((s, call.mshape, call.mstride, 0, s.dtype))
+    if backend.matmul(out, a, b, "f", Epilogue(call.static, buffers, fused.epilogue_words(call.ints, root.scalars))):
+        return
+    leaves = list(leaves)
+    leaves[p:p + 2] = [(s, contiguous_strides(root.shape), 0, la[3])]
+    fused.run((s,), (type(root)((call.key, leaves, root.scalars, root.shape, root.size, {}, None)),))
+
+
+_STORAGE = fused._STORAGE
+
+
+def _single(key):
+    """Whether key holds exactly one matmul."""
+    return len(_analysis(key)[1]) == 1
+
+
+_ALONE = {}   # a bare matmul's key -> (its output's shape and strides, A's shape, B's)
+
+
+def _run_alone(s, root):
+    """The product alone, into s."""
+    shapes = _ALONE.get(root.key)
+    if shapes is None:
+        if len(_ALONE) > 1024:
+            _ALONE.clear()
+        _, _, _, (_, K, mshape) = root.key
+        shapes = _ALONE[root.key] = (mshape, contiguous_strides(mshape), tuple(mshape[:-1]) + (K,),
+                                     tuple(mshape[:-2]) + (K, mshape[-1]))
+    mshape, mstride, a_shape, b_shape = shapes
+    la, lb = root.leaves
+    backend.matmul(_View((s, mshape, mstride, 0, s.dtype)), _View((la[0], a_shape, la[1], la[2], la[3])),
+                   _View((lb[0], b_shape, lb[1], lb[2], lb[3])), "f")
+
+
+def _run_general(s, root, found=()):
+    """_run_one's general case: several matmuls, partners (found: matmul_partners'), leaves
+    sharing buffers or over s."""
     key, mms = _analysis(root.key)
     shape = root.shape
     contiguous = contiguous_strides(shape)
-    if key is _VALUE_TOKEN:   # the matmul alone
-        _, mshape, K = mms[0]
-        backend.matmul(_product(s, mshape), *_operands(*root.leaves, mshape, K), "f")
-        return
     leaves, pos = [], 0
     f32 = root.leaves[mms[-1][0]][3]
     for j, (p, mshape, K) in enumerate(mms):
@@ -183,6 +270,9 @@ def _run_one(s, root):
     # it), or one of the operands: the epilogue would read elements after they are written,
     # so the product goes to a buffer of its own first
     inputs = {id(leaf[0]) for leaf in leaves if leaf is not value} | {id(a._storage), id(b._storage)}
+    if id(s) in inputs or len(mms) > 1:
+        _restore([(r, None, p) for r, p in found])
+        found = ()
     if id(s) in inputs:
         tmp = GPUStorage(s.rt, s.numel, f32)
         backend.matmul(_product(tmp, mshape), a, b, "f")
@@ -191,7 +281,7 @@ def _run_one(s, root):
         return
     # the parts of the expression still pending elsewhere (gelu(h)'s h, saved for backward):
     # stored by the same kernel rather than computed again with the matmul later
-    partners = _partners(s, root, value, shape) if len(mms) == 1 else []
+    partners = _partners(found, value, shape)
     roots = [node] + [n for _, n, _ in partners if n is not None]
     all_leaves = [leaf for r in roots for leaf in r.leaves]
     distinct = list(dict.fromkeys(all_leaves))
@@ -202,8 +292,10 @@ def _run_one(s, root):
     if len(distinct) + 3 <= MAX_BUFFERS:
         index = dict(zip(distinct, range(len(distinct))))
         occurrences = tuple(map(index.__getitem__, all_leaves))
-        epi = Epilogue(roots, distinct, occurrences, index[value], shape, [(r, n) for r, n, _ in partners])
-        if backend.matmul(out, a, b, "f", epi):
+        info, reads, ints = static(roots, distinct, occurrences, index[value], shape, [n is None for _, n, _ in partners])
+        buffers = [(st.buffer_for_read(), st.size) for st in reads] + _write(partners)
+        words = fused.epilogue_words(ints, [x for r in roots for x in r.scalars])
+        if backend.matmul(out, a, b, "f", Epilogue(info, buffers, words)):
             return
         _restore(partners)   # (not taken: the product is in s)
     else:
@@ -211,16 +303,16 @@ def _run_one(s, root):
     fused.run((s,), (node,))   # (the product in s: the rest of the expression reads it in place)
 
 
-def _partners(s, root, value, shape):
+def _partners(found, value, shape):
     """[(storage, its node as an expression over `value` or None where it is the product
-    itself, its own node)] of the pending storages the matmul's kernel stores too."""
-    found = []
-    for r, p in _hooks.matmul_partners(s, root):
+    itself, its own node)] of the pending storages matmul_partners found."""
+    partners = []
+    for r, p in found:
         key, ((pos, _, _),) = _analysis(p.key)
         node = None if key is _VALUE_TOKEN else type(p)((key, p.leaves[:pos] + [value] + p.leaves[pos + 2:],
                                                            p.scalars, shape, p.size, {}, None))
-        found.append((r, node, p))
-    return found
+        partners.append((r, node, p))
+    return partners
 
 
 def _restore(partners):
