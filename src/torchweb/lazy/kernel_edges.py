@@ -33,8 +33,9 @@ def reduction_prologue(inp):
     return None
 
 
-def matmul_epilogue(out, a, b):
+def matmul_epilogue(out, a, b, defer=True):
     """out = a @ b is about to run (batch dims broadcast already): True where it is deferred
+    (defer False: never)
     instead, out pending as a node ("matmul", "f") over a and b whose kernel will store the
     elementwise ops recorded after it (they inline it as any pending node; the backend's
     run_fused runs it: kernels/matmul_epilogue.py on webgpu). Deferred where the backend has
@@ -47,7 +48,7 @@ def matmul_epilogue(out, a, b):
     if sb.pending is not None:
         realize(sb)
     s = out._storage
-    if out.dtype is not _F32 or a.dtype is not _F32 or b.dtype is not _F32 or s.touched or s.readers \
+    if not defer or out.dtype is not _F32 or a.dtype is not _F32 or b.dtype is not _F32 or s.touched or s.readers \
             or s.pending is not None or out._offset or not ENABLED:
         return False
     be = _BACKENDS.get(s.device_type, False)

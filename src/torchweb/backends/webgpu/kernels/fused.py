@@ -60,6 +60,16 @@ _PLANS = PlanCache(FAST)
 _HOLDS = {}   # run()'s keys -> whether an expression holds a deferred matmul (kernels/matmul_epilogue.py)
 
 
+def _epilogue_run(outs, roots):
+    """kernels/matmul_epilogue.py's run (imported at the first: it imports the backend)."""
+    from . import matmul_epilogue
+    _EPILOGUE_RUN[0] = matmul_epilogue.run
+    return matmul_epilogue.run(outs, roots)
+
+
+_EPILOGUE_RUN = [_epilogue_run]
+
+
 def _holds(keys, nroots):
     """_HOLDS[keys], made."""
     if len(_HOLDS) > 4096:
@@ -91,8 +101,7 @@ def run(outs, roots, one_kernel=False, patched=False):
     if held is None:
         held = _holds(keys, len(roots))
     if held:   # (a deferred matmul in an expression: its kernel stores them)
-        from . import matmul_epilogue
-        return matmul_epilogue.run(outs, roots)
+        return _EPILOGUE_RUN[0](outs, roots)
     # distinct leaves, and which one each leaf read of the expressions is (part of the key)
     leaves = list(dict.fromkeys(all_leaves))
     if len(leaves) == len(all_leaves):

@@ -193,19 +193,21 @@ def _run_one(s, root):
         return _run_alone(s, root)
     group = root.group
     found = _hooks.matmul_partners(s, root) if group is not None and len(group) > 1 else ()
-    if found or len(dict.fromkeys(map(_STORAGE, leaves))) != len(leaves) \
-            or any([leaf[0] is s for leaf in leaves]) or len(leaves) + 2 > MAX_BUFFERS:
-        return _run_general(s, root, found)   # (partners, shared buffers, out= over a leaf; or many leaves)
+    if found or len(leaves) + 2 > MAX_BUFFERS:
+        return _run_general(s, root, found)   # (partners; or many leaves)
     sig = (root.key, tuple(map(_LAYOUT, leaves)), root.shape)
     call = _CALLS.get(sig)
     if call is None:
         if len(_CALLS) > 1024:
             _CALLS.clear()
         call = _CALLS[sig] = _Call(root) if _single(root.key) else None
-    if call is None:
+    p = call and call.pos
+    # (the leaves but the operands each a buffer of its own, none s: else the general case)
+    if call is None or len(set(map(_STORAGE, leaves[:p] + leaves[p + 2:])) | {s}) != len(leaves) - 1:
         return _run_general(s, root)
-    p = call.pos
     la, lb = leaves[p], leaves[p + 1]
+    if la[0] is s or lb[0] is s:   # (out= an operand)
+        return _run_general(s, root)
     a = _View((la[0], call.a_shape, la[1], la[2], la[3]))
     b = _View((lb[0], call.b_shape, lb[1], lb[2], lb[3]))
     buffers = [(st.buffer_for_read(), st.size) for st, _, _, _ in leaves[:p]]
