@@ -13,6 +13,7 @@ the reduction or matmul reads it. #21 plugs in here:
   for every matmul)."""
 
 from math import prod
+from operator import attrgetter
 
 from .. import _dtype
 from .._size import _CONTIGUOUS, contiguous_strides
@@ -23,6 +24,7 @@ from .record import ENABLED
 
 _SUM_OF_TWO = (("add", "f"), ("t", "f", "f32"), ("t", "f", "f32"))
 _MATMUL, _F32_LEAF, _F32 = ("matmul", "f"), ("t", "f", "f32"), _dtype.float32
+_LAYOUT = attrgetter("_stride", "_offset", "dtype")   # (a leaf's, but its storage)
 
 
 def reduction_prologue(inp):
@@ -48,8 +50,8 @@ def matmul_epilogue(out, a, b, defer=True):
     if sb.pending is not None:
         realize(sb)
     s = out._storage
-    if not defer or out.dtype is not _F32 or a.dtype is not _F32 or b.dtype is not _F32 or s.touched or s.readers \
-            or s.pending is not None or out._offset or not ENABLED:
+    if not (defer and out.dtype is _F32 is a.dtype is b.dtype and ENABLED) or s.touched or s.readers \
+            or out._offset:
         return False
     be = _BACKENDS.get(s.device_type, False)
     if be is False:
@@ -57,14 +59,14 @@ def matmul_epilogue(out, a, b, defer=True):
     shape = out._shape
     K = a._shape[-1]
     n = s.numel
-    if be is None or not K or not n or K > be.MAX_MATMUL_K or n != prod(shape) \
-            or max(n, sa.numel, sb.numel) * 4 > s.rt.max_binding \
+    # (fresh: never pending; its whole storage, contiguous; one kernel's loop and bindings)
+    if be is None or not 0 < K <= be.MAX_MATMUL_K or n != prod(shape) \
+            or max(n, sa.numel, sb.numel) > s.rt.max_binding >> 2 \
             or out._stride != _CONTIGUOUS.get(shape) and out._stride != contiguous_strides(shape):
         return False
     storages = {id(sa): sa, id(sb): sb}
-    s.pending = Node(((_MATMUL, _F32_LEAF, _F32_LEAF, ("K", K, tuple(shape))),
-                      [(sa, a._stride, a._offset, a.dtype), (sb, b._stride, b._offset, b.dtype)],
-                      (), shape, 1, storages, register(s, storages)))
+    s.pending = Node(((_MATMUL, _F32_LEAF, _F32_LEAF, ("K", K, shape)),
+                      [(sa,) + _LAYOUT(a), (sb,) + _LAYOUT(b)], (), shape, 1, storages, register(s, storages)))
     return True
 
 

@@ -78,9 +78,9 @@ def static(roots, leaves, occurrences, value, shape, bare=()):
             slots.append(None)
             continue
         st = leaf[0]
-        j = seen.get(id(st))
+        j = seen.get(st)
         if j is None:
-            j = seen[id(st)] = len(storages)
+            j = seen[st] = len(storages)
             storages.append(leaf[3].gpu_storage)
             reads.append(st)
         slots.append(j)
@@ -208,10 +208,9 @@ def _run_one(s, root):
     la, lb = leaves[p], leaves[p + 1]
     if la[0] is s or lb[0] is s:   # (out= an operand)
         return _run_general(s, root)
-    a = _View((la[0], call.a_shape, la[1], la[2], la[3]))
-    b = _View((lb[0], call.b_shape, lb[1], lb[2], lb[3]))
-    buffers = [(st.buffer_for_read(), st.size) for st, _, _, _ in leaves[:p]]
-    buffers += [(st.buffer_for_read(), st.size) for st, _, _, _ in leaves[p + 2:]]
+    a = _View((la[0], call.a_shape) + la[1:])
+    b = _View((lb[0], call.b_shape) + lb[1:])
+    buffers = [(st.buffer_for_read(), st.size) for st in map(_STORAGE, leaves[:p] + leaves[p + 2:])]
     out = _View((s, call.mshape, call.mstride, 0, s.dtype))
     if backend.matmul(out, a, b, "f", Epilogue(call.static, buffers, fused.epilogue_words(call.ints, root.scalars))):
         return
@@ -242,8 +241,8 @@ def _run_alone(s, root):
                                      tuple(mshape[:-2]) + (K, mshape[-1]))
     mshape, mstride, a_shape, b_shape = shapes
     la, lb = root.leaves
-    backend.matmul(_View((s, mshape, mstride, 0, s.dtype)), _View((la[0], a_shape, la[1], la[2], la[3])),
-                   _View((lb[0], b_shape, lb[1], lb[2], lb[3])), "f")
+    backend.matmul(_View((s, mshape, mstride, 0, s.dtype)), _View((la[0], a_shape) + la[1:]),
+                   _View((lb[0], b_shape) + lb[1:]), "f")
 
 
 def _run_general(s, root, found=()):
@@ -294,7 +293,9 @@ def _run_general(s, root, found=()):
     if len(distinct) + 3 <= MAX_BUFFERS:
         index = dict(zip(distinct, range(len(distinct))))
         occurrences = tuple(map(index.__getitem__, all_leaves))
-        info, reads, ints = static(roots, distinct, occurrences, index[value], shape, [n is None for _, n, _ in partners])
+        vi = index[value]
+        info, ints = _static_of(roots, distinct, occurrences, vi, shape, tuple([n is None for _, n, _ in partners]))
+        reads = dict.fromkeys([leaf[0] for k, leaf in enumerate(distinct) if k != vi])
         buffers = [(st.buffer_for_read(), st.size) for st in reads] + _write(partners)
         words = fused.epilogue_words(ints, [x for r in roots for x in r.scalars])
         if backend.matmul(out, a, b, "f", Epilogue(info, buffers, words)):
@@ -303,6 +304,25 @@ def _run_general(s, root, found=()):
     else:
         backend.matmul(out, a, b, "f")
     fused.run((s,), (node,))   # (the product in s: the rest of the expression reads it in place)
+
+
+_STATICS = {}   # the general case's static() by expression, layouts and buffer sharing
+
+
+def _static_of(roots, distinct, occurrences, value, shape, bare):
+    """static()'s (info, words but the scalars), made once a signature (the cached parts
+    hold no storage: each leaf's stands for the k-th distinct buffer)."""
+    pattern = {}
+    stripped = tuple([(pattern.setdefault(leaf[0], len(pattern)),) + leaf[1:] for leaf in distinct])
+    sig = (tuple([r.key for r in roots]), occurrences, value, shape, stripped, bare)
+    got = _STATICS.get(sig)
+    if got is None:
+        if len(_STATICS) > 1024:
+            _STATICS.clear()
+        bare_roots = [type(r)((r.key, (), r.scalars, shape, r.size, {}, None)) for r in roots]
+        info, _, ints = static(bare_roots, list(stripped), occurrences, value, shape, bare)
+        got = _STATICS[sig] = (info, ints)
+    return got
 
 
 def _partners(found, value, shape):
