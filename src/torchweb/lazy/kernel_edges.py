@@ -88,8 +88,8 @@ def matmul_reshaped(t):
     kernel stores its output element by element, in any shape of its numel)."""
     s = t._storage
     node = s.pending
-    if node is not None and node.key[0] == _MATMUL and not node.inlined and not t._offset \
-            and s.numel == prod(t._shape) and t._stride == contiguous_strides(t._shape):
+    if node is not None and node.key[0] is _MATMUL and not node.inlined and not t._offset \
+            and s.numel == prod(t._shape) and t._stride == (_CONTIGUOUS.get(t._shape) or contiguous_strides(t._shape)):
         s.pending = Node((node.key, node.leaves, node.scalars, t._shape, 1, node.storages, node.group))
 
 
