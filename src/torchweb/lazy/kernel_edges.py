@@ -1,16 +1,19 @@
 """Where a reduction or a matmul meets pending elementwise work: the decisions of this layer
 that the speed issue (#21) extends. ops/lowering.py asks them before it runs the kernel.
 
-Today the reduction decides "realize first": the pending input is written by its own fused kernel, then
-the reduction or matmul reads it. #21 plugs in here:
-- reduction_prologue: hand the pending node to the backend's reduction (a run_fused-like
-  reduce_fused(out, node, ...) whose per-element load is the node's expression), so that
-  `(x * y).sum()` or a softmax over `x * scale` is one kernel; the decision is whether the
-  node's leaves fit the reduction kernel's bindings and are read once per element.
-- matmul_epilogue (done): record the matmul's output as pending (a node whose root is the
-  matmul) so that the elementwise ops after it (bias, activation, residual) are stored by the
-  matmul kernel itself; the decision is that the output is fresh and float32 (lowering asks
-  for every matmul)."""
+- reduction_prologue: today "realize first" (the pending input written by its own fused
+  kernel, then reduced). #21 plugs in here: hand the pending node to the backend's reduction
+  (a run_fused-like reduce_fused(out, node, ...) whose per-element load is the node's
+  expression), so that `(x * y).sum()` or a softmax over `x * scale` is one kernel.
+- matmul_epilogue: a float32 matmul into a fresh output is recorded as pending, a node whose
+  root is the matmul ("matmul", "f") over its two operands; the elementwise ops after it
+  (bias, activation, scaling, residual) inline it as any pending node, and the backend's
+  run_fused runs the whole expression as the matmul kernel's store (webgpu:
+  backends/webgpu/kernels/matmul_epilogue.py; other backends never defer). matmul_reshaped
+  keeps such a node in the shape its readers see (a linear layer's [B*T, N] as [B, T, N]);
+  matmul_partners hands that kernel the parts of the expression still pending elsewhere
+  (gelu(h)'s h, saved for backward), stored by it too rather than recomputed with the
+  matmul; holds_matmul tells a fusing scope to write such a node first."""
 
 from math import prod
 from operator import attrgetter
