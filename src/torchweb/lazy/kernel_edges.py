@@ -62,9 +62,10 @@ def matmul_epilogue(out, a, b, defer=True):
     shape = out._shape
     K = a._shape[-1]
     n = s.numel
-    # (fresh: never pending; its whole storage, contiguous; one kernel's loop and bindings)
-    if be is None or not 0 < K <= be.MAX_MATMUL_K or n != prod(shape) \
-            or max(n, sa.numel, sb.numel) > s.rt.max_binding >> 2 \
+    # (fresh: never pending; its whole storage, contiguous; one kernel's loop and bindings;
+    # operands of this device, not a lost one's, whose error is the op's)
+    if be is None or not 0 < K <= be.MAX_MATMUL_K or n != prod(shape) or (rt := s.rt) is not sa.rt \
+            or rt is not sb.rt or max(n, sa.numel, sb.numel) > rt.max_binding >> 2 \
             or out._stride != _CONTIGUOUS.get(shape) and out._stride != contiguous_strides(shape):
         return False
     storages = {id(sa): sa, id(sb): sb}
