@@ -121,8 +121,9 @@ class _Matmul(Function):
                 # and no copy is made to store it (one dispatch a linear layer fewer)
                 gt = S.transpose(g, -1, -2)
                 gb = S.transpose(mm(gt, a) if mm is not raw_matmul else raw_matmul(gt, a, False), -1, -2)
-            else:
-                gb = mm(S.transpose(a, -1, -2), g)
+            else:   # (b's gradient: nothing elementwise follows it either, but a sum to b's shape)
+                at = S.transpose(a, -1, -2)
+                gb = mm(at, g) if mm is not raw_matmul else raw_matmul(at, g, False)
         return ga, gb
 
 

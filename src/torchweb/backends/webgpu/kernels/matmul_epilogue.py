@@ -142,7 +142,10 @@ def run(outs, roots):
     """Write outs[k] with roots[k] (fused.run's contract) where roots hold deferred matmuls:
     each such root one matmul kernel with its expression as the epilogue, the others fused."""
     if len(outs) == 1:
-        return _run_one(outs[0], roots[0])
+        root = roots[0]
+        if root.key[0] == MATMUL:   # (the product alone)
+            return _run_alone(outs[0], root)
+        return _run_one(outs[0], root)
     rest = [(s, r) for s, r in zip(outs, roots) if not has_matmul(r.key)]
     # largest first, the others pending again meanwhile: one that is part of a larger one's
     # expression (h of gelu(h), realized together) is stored by that one's kernel
