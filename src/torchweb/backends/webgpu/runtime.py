@@ -92,7 +92,8 @@ class Runtime:
         self.last_dispatch = (0, 0)   # (flush count, uniform offset) of the last dispatch, while capturing
         self._stream_deadline = 0.0   # when the time rule flushes the unflushed stream (its first dispatch + FLUSH_AFTER_S)
         self._stream_work = 0         # work (bytes) of the unflushed stream's dispatches
-        self._gpu_idle = True         # nothing submitted since the last wait or readback
+        self._idle_start = IDLE_START_BYTES   # while nothing was submitted since the last wait or
+        # readback: a kernel this big is flushed at once (1 << 62 once the GPU is busy)
         self.feed = Feed(IDLE_START_BYTES)
         self._set_feed(self.feed.due())
 
@@ -209,43 +210,35 @@ class Runtime:
         work: the kernel's cost in bytes of traffic, if more than the bytes it binds.
         (Every kernel of every op comes here: the stream's DISPATCH row is written inline.)"""
         try:
-            slot = self._param_slots.get(params_words)
+            slot = self._param_slots.get(params_words) or self._add_params(params_words)
         except TypeError:   # (a bytearray: not hashable, not shared)
-            slot = None
-        if slot is None:
             slot = self._add_params(params_words)
-        off, nwords = slot
         stream = self.stream
-        gx, gy, gz = grid
-        if buffers:
-            ids, sizes = zip(*buffers)
-            bound = sum(sizes)
-            if bound > work:
-                work = bound
-            if bound > self.max_binding:   # (rare: refused before the row is written)
-                self._check_bindings(pipeline_id, sizes)
-            # (each bound whole: id, offset 0, size; written without a Python loop)
-            stream.words.extend((commands.DISPATCH, pipeline_id, gx, gy, gz, len(ids) + 1, PARAMS_BUFFER_ID, off,
-                                 nwords, *chain.from_iterable(zip(ids, _OFFSET_ZERO, sizes))))
-        else:
-            stream.words.extend((commands.DISPATCH, pipeline_id, gx, gy, gz, 1, PARAMS_BUFFER_ID, off, nwords))
+        ids, sizes = zip(*buffers)
+        bound = sum(sizes)
+        if bound > work:
+            work = bound
+        if bound > self.max_binding:   # (rare: refused before the row is written)
+            self._check_bindings(pipeline_id, sizes)
+        # (each bound whole: id, offset 0, size; written without a Python loop)
+        stream.words.extend((commands.DISPATCH, pipeline_id, *grid, len(ids) + 1, PARAMS_BUFFER_ID, *slot,
+                             *chain.from_iterable(zip(ids, _OFFSET_ZERO, sizes))))
         n = stream.dispatches = stream.dispatches + 1
+        total = self._stream_work = self._stream_work + work
         if n == 1:
             self._stream_deadline = perf_counter() + FLUSH_AFTER_S
-            total = self._stream_work = work
-        else:
-            total = self._stream_work = self._stream_work + work
         if self.capture is not None:
-            self.last_dispatch = (self.flushes, off)
+            self.last_dispatch = (self.flushes, slot[0])
             # (only the count rule while torch.compile records: two recordings must split alike)
             if n >= FLUSH_DISPATCHES:
                 self.flush()
-        # (_flush_bytes: the least work the work and feed rules flush at, tested first)
-        elif (n >= FLUSH_DISPATCHES
-              or total >= self._flush_bytes and (total >= FLUSH_WORK_BYTES or perf_counter() >= self._feed_at)
-              or (self._gpu_idle and work >= IDLE_START_BYTES)
+        # one test of the cheap bounds (_flush_bytes: the least work the work and feed rules flush
+        # at; _idle_start: IDLE_START_BYTES while the GPU is idle), the rules in full past them
+        elif (total >= self._flush_bytes or work >= self._idle_start or n >= FLUSH_DISPATCHES
               or perf_counter() > self._stream_deadline):
-            self.flush()
+            if (n >= FLUSH_DISPATCHES or work >= self._idle_start or total >= FLUSH_WORK_BYTES
+                    or perf_counter() >= self._feed_at or perf_counter() > self._stream_deadline):
+                self.flush()
 
     def _add_params(self, params_words):
         """A dispatch's uniform words appended to this flush's params (shared by the dispatches
@@ -344,6 +337,7 @@ class Runtime:
         if not len(stream):
             return
         self.stream = commands.CommandStream()
+        work, self._stream_work = self._stream_work, 0
         head = commands.CommandStream()
         if self.params:
             params = self.params
@@ -373,7 +367,7 @@ class Runtime:
         if self.windows:
             words = self._translate_windows(words)
         self.flushes += 1
-        self._gpu_idle = False
+        self._idle_start = 1 << 62
         if self.capture is not None:
             self.capture.record(words, blob, head_len)
         if self.unwritten:   # (after an out of memory: what is computed from its victims)
@@ -396,7 +390,7 @@ class Runtime:
         except BaseException:
             self._params_held = b""   # (whether the upload happened is unknown now)
             raise
-        self._set_feed(self.feed.flushed(self._stream_work if stream.dispatches else 0, t0, perf_counter()))
+        self._set_feed(self.feed.flushed(work, t0, perf_counter()))
 
     def _given_up(self, ids, e):
         """(The browser driver's on_given_up.) A page's flush ran out of memory, found late (at
@@ -484,7 +478,7 @@ class Runtime:
 
     def _idle(self):
         """The GPU has finished what was submitted (a wait or a readback just returned)."""
-        self._gpu_idle = True
+        self._idle_start = IDLE_START_BYTES
         self._set_feed(self.feed.idle(perf_counter()))
 
     def _check_errors(self):
