@@ -213,32 +213,38 @@ class Runtime:
             slot = self._param_slots.get(params_words) or self._add_params(params_words)
         except TypeError:   # (a bytearray: not hashable, not shared)
             slot = self._add_params(params_words)
-        stream = self.stream
         ids, sizes = zip(*buffers)
         bound = sum(sizes)
-        if bound > work:
-            work = bound
         if bound > self.max_binding:   # (rare: refused before the row is written)
             self._check_bindings(pipeline_id, sizes)
+        stream = self.stream
         # (each bound whole: id, offset 0, size; written without a Python loop)
         stream.words.extend((commands.DISPATCH, pipeline_id, *grid, len(ids) + 1, PARAMS_BUFFER_ID, *slot,
                              *chain.from_iterable(zip(ids, _OFFSET_ZERO, sizes))))
         n = stream.dispatches = stream.dispatches + 1
+        if bound > work:
+            work = bound
         total = self._stream_work = self._stream_work + work
-        if n == 1:
-            self._stream_deadline = perf_counter() + FLUSH_AFTER_S
+        # the flush rules' cheap bounds in one test (_flush_bytes: the least work the work and
+        # feed rules flush at; _idle_start: IDLE_START_BYTES while the GPU is idle; the deadline
+        # 0 until a stream's first dispatch sets it), the rules in full past them
+        if (total >= self._flush_bytes or work >= self._idle_start or n >= FLUSH_DISPATCHES
+                or perf_counter() > self._stream_deadline or self.capture is not None):
+            self._flush_rules(n, total, work, slot[0])
+
+    def _flush_rules(self, n, total, work, params_offset):
+        """Flush if a rule says so, for a dispatch past dispatch()'s cheap bounds."""
         if self.capture is not None:
-            self.last_dispatch = (self.flushes, slot[0])
+            self.last_dispatch = (self.flushes, params_offset)
             # (only the count rule while torch.compile records: two recordings must split alike)
             if n >= FLUSH_DISPATCHES:
                 self.flush()
-        # one test of the cheap bounds (_flush_bytes: the least work the work and feed rules flush
-        # at; _idle_start: IDLE_START_BYTES while the GPU is idle), the rules in full past them
-        elif (total >= self._flush_bytes or work >= self._idle_start or n >= FLUSH_DISPATCHES
-              or perf_counter() > self._stream_deadline):
-            if (n >= FLUSH_DISPATCHES or work >= self._idle_start or total >= FLUSH_WORK_BYTES
-                    or perf_counter() >= self._feed_at or perf_counter() > self._stream_deadline):
-                self.flush()
+            return
+        if not self._stream_deadline:   # (the stream's first dispatch: the time rule's clock starts)
+            self._stream_deadline = perf_counter() + FLUSH_AFTER_S
+        if (n >= FLUSH_DISPATCHES or work >= self._idle_start or perf_counter() > self._stream_deadline
+                or total >= self._flush_bytes and (total >= FLUSH_WORK_BYTES or perf_counter() >= self._feed_at)):
+            self.flush()
 
     def _add_params(self, params_words):
         """A dispatch's uniform words appended to this flush's params (shared by the dispatches
@@ -338,6 +344,7 @@ class Runtime:
             return
         self.stream = commands.CommandStream()
         work, self._stream_work = self._stream_work, 0
+        self._stream_deadline = 0.0
         head = commands.CommandStream()
         if self.params:
             params = self.params
