@@ -207,33 +207,41 @@ class Runtime:
 
     def dispatch(self, pipeline_id, grid, buffers, params_words, work=0):
         """Record one dispatch. buffers: [(id, nbytes)] bound whole after the params uniform.
-        work: the kernel's cost in bytes of traffic, if more than the bytes it binds.
-        (Every kernel of every op comes here: the stream's DISPATCH row is written inline.)"""
+        work: the kernel's cost in bytes of traffic, if more than the bytes it binds."""
+        ids, sizes = zip(*buffers)
+        # (each bound whole: id, offset 0, size; written without a Python loop)
+        self.record((commands.DISPATCH, pipeline_id, *grid, len(ids) + 1, PARAMS_BUFFER_ID), params_words,
+                    tuple(chain.from_iterable(zip(ids, _OFFSET_ZERO, sizes))), work)
+
+    def record(self, head, params_words, rows, work=0):
+        """dispatch() from the parts of its DISPATCH row, for the kernels that keep its head
+        with their plans: head = dispatch_head(pipeline id, grid, number of buffers), rows =
+        (id, 0, nbytes) for each buffer, flat. (Every kernel of every op comes here.)"""
         try:
             slot = self._param_slots.get(params_words) or self._add_params(params_words)
         except TypeError:   # (a bytearray: not hashable, not shared)
             slot = self._add_params(params_words)
-        ids, sizes = zip(*buffers)
+        sizes = rows[2::3]
         bound = sum(sizes)
         if bound > self.max_binding:   # (rare: refused before the row is written)
-            self._check_bindings(pipeline_id, sizes)
+            self._check_bindings(head[1], sizes)
         stream = self.stream
-        # (each bound whole: id, offset 0, size; written without a Python loop)
-        stream.words.extend((commands.DISPATCH, pipeline_id, *grid, len(ids) + 1, PARAMS_BUFFER_ID, *slot,
-                             *chain.from_iterable(zip(ids, _OFFSET_ZERO, sizes))))
+        words = stream.words
+        words.extend(head)
+        words.extend(slot)
+        words.extend(rows)
         n = stream.dispatches = stream.dispatches + 1
         if bound > work:
             work = bound
         total = self._stream_work = self._stream_work + work
-        # the flush rules' cheap bounds in one test (_flush_bytes: the least work the work and
-        # feed rules flush at; _idle_start: IDLE_START_BYTES while the GPU is idle; the deadline
-        # 0 until a stream's first dispatch sets it), the rules in full past them
-        if (total >= self._flush_bytes or work >= self._idle_start or n >= FLUSH_DISPATCHES
-                or perf_counter() > self._stream_deadline or self.capture is not None):
+        # the flush rules' cheap bounds in one test (_flush_bytes: the least work a rule flushes
+        # at; the deadline 0 until the stream's first dispatch, and while torch.compile records),
+        # the rules in full past them
+        if total >= self._flush_bytes or n >= FLUSH_DISPATCHES or perf_counter() > self._stream_deadline:
             self._flush_rules(n, total, work, slot[0])
 
     def _flush_rules(self, n, total, work, params_offset):
-        """Flush if a rule says so, for a dispatch past dispatch()'s cheap bounds."""
+        """Flush if a rule says so, for a dispatch past record()'s cheap bounds."""
         if self.capture is not None:
             self.last_dispatch = (self.flushes, params_offset)
             # (only the count rule while torch.compile records: two recordings must split alike)
@@ -243,7 +251,7 @@ class Runtime:
         if not self._stream_deadline:   # (the stream's first dispatch: the time rule's clock starts)
             self._stream_deadline = perf_counter() + FLUSH_AFTER_S
         if (n >= FLUSH_DISPATCHES or work >= self._idle_start or perf_counter() > self._stream_deadline
-                or total >= self._flush_bytes and (total >= FLUSH_WORK_BYTES or perf_counter() >= self._feed_at)):
+                or total >= self._feed_bytes_min and (total >= FLUSH_WORK_BYTES or perf_counter() >= self._feed_at)):
             self.flush()
 
     def _add_params(self, params_words):
@@ -261,9 +269,11 @@ class Runtime:
         return slot
 
     def _set_feed(self, due):
-        """The feed's next (bytes, time) to flush at; _flush_bytes: the least work any rule flushes at."""
+        """The feed's next (bytes, time) to flush at; _flush_bytes: the least work a rule flushes
+        at (the idle rule's bound is a kernel's own work: the stream's is past it too)."""
         self._feed_bytes, self._feed_at = due
-        self._flush_bytes = min(due[0], FLUSH_WORK_BYTES)
+        self._feed_bytes_min = min(due[0], FLUSH_WORK_BYTES)   # (the work and feed rules')
+        self._flush_bytes = min(self._feed_bytes_min, self._idle_start)
 
     def set_binding_limit(self, nbytes):
         """Bind at most nbytes of a buffer (the adapter's maxStorageBufferBindingSize; tests
@@ -375,6 +385,7 @@ class Runtime:
             words = self._translate_windows(words)
         self.flushes += 1
         self._idle_start = 1 << 62
+        self._flush_bytes = self._feed_bytes_min
         if self.capture is not None:
             self.capture.record(words, blob, head_len)
         if self.unwritten:   # (after an out of memory: what is computed from its victims)
@@ -597,6 +608,11 @@ def reset_runtime(reason="torchweb.webgpu.reset() was called"):
     _init_error[0] = None
     if rt is not None and rt.lost is None:
         rt.lose(reason)
+
+
+def dispatch_head(pipeline_id, grid, nbuffers):
+    """The words a DISPATCH row starts with, up to its params binding's offset (Runtime.record)."""
+    return (commands.DISPATCH, pipeline_id, *grid, nbuffers + 1, PARAMS_BUFFER_ID)
 
 
 WINDOW_IDS = 1 << 31   # ids from here on name windows (Runtime.window), never buffers
