@@ -167,6 +167,7 @@ class NativeDriver:
         self._fence = None
         self._bind_groups = {}       # (layout, rows) -> bind group
         self._rows = {}              # DISPATCH row (less its params offset) -> what execute() sets
+        self._rows_handle = None     # the encoding's handle() that _rows was made with
         self._groups_of_buffer = {}  # buffer id -> keys of the bind groups that use it
         self._encoding = encoding_factory(self.device)   # native_encoding.py: C calls where possible
         self._raw_bind_group = _raw_bind_group_calls()
@@ -231,6 +232,9 @@ class NativeDriver:
         if type(words) is not array:
             words = array("I", words)
         rows = self._rows
+        if enc.handle is not self._rows_handle:   # (what _rows holds is the encoding's kind of handle)
+            rows = self._rows = {}
+            self._rows_handle = enc.handle
         i, n = 0, len(words)
         try:
             while i < n:

@@ -20,6 +20,23 @@ def bind(out, *inputs):
     return buffers, slots
 
 
+def bind_rows(out, *inputs):
+    """bind() for Runtime.record: (the buffers as flat (id, 0, size) rows, output's first; the
+    slot of each input, a tuple)."""
+    so = out._storage
+    rows = [so.buffer_for_write(), 0, so.size]
+    slot_of = {so: 0}
+    slots = []
+    for t in inputs:
+        s = t._storage
+        slot = slot_of.get(s)
+        if slot is None:
+            slot = slot_of[s] = len(slot_of)
+            rows += (s.buffer_for_read(), 0, s.size)
+        slots.append(slot)
+    return rows, tuple(slots)
+
+
 def kinds(buffers):
     """The pipeline layout's binding kinds for these buffers."""
     return ["uniform", "write"] + ["read"] * (len(buffers) - 1)
