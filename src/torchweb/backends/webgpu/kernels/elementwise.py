@@ -7,6 +7,8 @@ twice when one binding is writable): in-place ops read and write through binding
 
 import re
 import struct
+from itertools import compress, repeat
+from operator import attrgetter
 
 from .. import errors as ERR
 from .bindings import bind_rows, declarations
@@ -44,6 +46,8 @@ def coalesce(shape, strides_list):
 _PLANS = PlanCache(FAST)
 
 
+_LAYOUT = attrgetter("_stride", "_offset", "dtype")
+_STORAGE_ATTR = repeat("_storage")   # (never exhausted: shared by every call's map)
 _CHECKED = "checked"   # a plan of _PLANS: the call's kernel reports errors (planned each time)
 
 
@@ -54,11 +58,10 @@ def run(rt, op, out, operands, dtypes):
     n = out.numel()
     if n == 0:
         return
-    tensors = [out] + [o for o in operands if hasattr(o, "_storage")]
-    rows, slots = bind_rows(out, *tensors[1:])
-    sig = (op.name, dtypes, out.dtype, out._shape, slots,
-           tuple([(t._stride, t._offset, t.dtype) for t in tensors]),
-           tuple([hasattr(o, "_storage") for o in operands]))
+    is_tensor = tuple(map(hasattr, operands, _STORAGE_ATTR))   # (C loops, no comprehension's)
+    tensors = [out, *compress(operands, is_tensor)]
+    rows, slots = bind_rows(*tensors)
+    sig = (op.name, dtypes, out.dtype, out._shape, slots, tuple(map(_LAYOUT, tensors)), is_tensor)
     plan = _PLANS.get(rt, sig)
     if plan is None:   # (whether it checks errors follows from the signature too)
         checks = _checks(op, out, operands, dtypes.cls, dtypes.value_cls)
