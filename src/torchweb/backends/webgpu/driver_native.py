@@ -235,11 +235,12 @@ class NativeDriver:
         if enc.handle is not self._rows_handle:   # (what _rows holds is the encoding's kind of handle)
             rows = self._rows = {}
             self._rows_handle = enc.handle
+        DISPATCH = commands.DISPATCH   # (a local: the loop reads it per row)
         i, n = 0, len(words)
         try:
             while i < n:
                 op = words[i]
-                if op == commands.DISPATCH:
+                if op == DISPATCH:
                     # the row less its params offset (the one word that moves from flush to flush)
                     # names what to set: found in _rows, the row is decoded once
                     j = i + 6 + 3 * words[i + 5]
@@ -247,9 +248,9 @@ class NativeDriver:
                     offset = row[6]
                     row[6] = 0
                     hit = rows.get(row.tobytes())
-                    if hit is None:
-                        hit = self._row(words, i, row.tobytes(), enc.handle)
                     if hit:
+                        enc.dispatch_one(offset, *hit)
+                    elif hit is None and (hit := self._row(words, i, row.tobytes(), enc.handle)):
                         enc.dispatch_one(offset, *hit)
                     else:   # (a layout with its uniform elsewhere, or several)
                         pipeline, group, offsets, (x, y, z), _, _ = self._decode_dispatch(words, i)

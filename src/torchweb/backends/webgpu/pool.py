@@ -52,7 +52,7 @@ class BufferPool:
         self.keep_working_set = keep_working_set
         self._free = {}            # size -> [ids]
         self._lru = OrderedDict()  # id -> size, free buffers, oldest first
-        self.free_bytes = 0
+        self._held = 0             # bytes of the pool's buffers, handed out or free
         self._live = 0             # bytes of the buffers handed out and not yet released
         # (acquire and release test one bound each, kept by _bounds: _high, the live bytes past
         # which the peak or the working set grows; limit, the free bytes past which trim runs)
@@ -91,6 +91,11 @@ class BufferPool:
         return self._working_set
 
     @property
+    def free_bytes(self):
+        """Bytes of the free buffers the pool keeps."""
+        return self._held - self._live
+
+    @property
     def live_bytes(self):
         """Bytes held by live storages: the buffers handed out, plus what the pending storages
         that have no buffer yet (allocated when the lazy layer realizes them) will take."""
@@ -105,7 +110,6 @@ class BufferPool:
             # (one per combination of buffers, cached by the drivers) are made once
             bid = heappop(ids)
             del self._lru[bid]
-            self.free_bytes -= size
         else:
             bid = self._make(size)
         live = self._live = self._live + size
@@ -119,7 +123,9 @@ class BufferPool:
             # drops a big temporary each call would otherwise create and destroy it every time
             # (on an H100, 256 MiB temporaries made a fused 64M-element op 9x slower)
             self.max_free_bytes = 2 * size
-        return self._create(size)
+        bid = self._create(size)
+        self._held += size
+        return bid
 
     def _grow(self, live):
         """live bytes past the peak or the working set: raise them."""
@@ -130,11 +136,10 @@ class BufferPool:
         self._bounds()
 
     def release(self, bid, size):
-        self._live -= size
+        live = self._live = self._live - size
         heappush(self._free.setdefault(size, []), bid)
         self._lru[bid] = size
-        free = self.free_bytes = self.free_bytes + size
-        if free > self.limit:
+        if self._held - live > self.limit:
             self.trim(self.limit)
 
     def is_free(self, bid):
@@ -148,7 +153,6 @@ class BufferPool:
         if size is None:
             return None
         _heap_remove(self._free[size], bid)
-        self.free_bytes -= size
         self._live += size
         return size
 
@@ -164,12 +168,12 @@ class BufferPool:
         for bid in ids:
             size = self._lru.pop(bid)
             _heap_remove(self._free[size], bid)
-            self.free_bytes -= size
+            self._held -= size
         return ids
 
     def trim(self, keep_bytes=0):
-        while self.free_bytes > keep_bytes and self._lru:
+        while self._held - self._live > keep_bytes and self._lru:
             bid, size = self._lru.popitem(last=False)
             _heap_remove(self._free[size], bid)
-            self.free_bytes -= size
+            self._held -= size
             self._destroy(bid)

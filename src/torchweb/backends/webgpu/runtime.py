@@ -221,14 +221,12 @@ class Runtime:
             slot = self._param_slots.get(params_words) or self._add_params(params_words)
         except TypeError:   # (a bytearray: not hashable, not shared)
             slot = self._add_params(params_words)
-        sizes = rows[2::3]
-        bound = sum(sizes)
+        bound = sum(rows[2::3])
         if bound > self.max_binding:   # (rare: refused before the row is written)
-            self._check_bindings(head[1], sizes)
+            self._check_bindings(head[1], rows[2::3])
         stream = self.stream
         words = stream.words
-        words.extend(head)
-        words.extend(slot)
+        words.extend(head + slot)
         words.extend(rows)
         n = stream.dispatches = stream.dispatches + 1
         if bound > work:
