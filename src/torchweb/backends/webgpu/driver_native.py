@@ -168,6 +168,7 @@ class NativeDriver:
         self._bind_groups = {}       # (layout, rows) -> bind group
         self._rows = {}              # DISPATCH row (less its params offset) -> what execute() sets
         self._rows_handle = None     # the encoding's handle() that _rows was made with
+        self._rows_of_group = {}     # bind group key -> the keys of _rows that hold the group
         self._groups_of_buffer = {}  # buffer id -> keys of the bind groups that use it
         self._encoding = encoding_factory(self.device)   # native_encoding.py: C calls where possible
         self._raw_bind_group = _raw_bind_group_calls()
@@ -234,6 +235,7 @@ class NativeDriver:
         rows = self._rows
         if enc.handle is not self._rows_handle:   # (what _rows holds is the encoding's kind of handle)
             rows = self._rows = {}
+            self._rows_of_group = {}
             self._rows_handle = enc.handle
         DISPATCH = commands.DISPATCH   # (a local: the loop reads it per row)
         i, n = 0, len(words)
@@ -437,13 +439,23 @@ class NativeDriver:
         words less the DISPATCH opcode, its params offset zeroed): (pipeline, bind group, x, y,
         z) as the encoding's handle() gives them, or False for a layout other than the
         runtime's (params uniform first, storage buffers after); kept in _rows."""
-        pipeline, _, _, params_first = self.pipelines[words[i + 1]]
-        hit = False
-        if params_first:
-            pipeline, group, _, grid, _, _ = self._decode_dispatch(words, i)
-            hit = (handle(pipeline), handle(group), *grid)
         if len(self._rows) > 4096:
             self._rows.clear()
+            self._rows_of_group.clear()
+        pipeline, bgl, _, params_first = self.pipelines[words[i + 1]]
+        hit = False
+        if params_first:
+            # (the params binding's offset is dynamic: the bind group is keyed by its size and
+            # the storage buffers' rows)
+            j = i + 6 + 3 * words[i + 5]
+            group_key = (id(bgl), words[i + 8], tuple(words[i + 9:j]))
+            group = self._bind_groups.get(group_key)
+            if group is None:
+                rows = list(words[i + 6:j])
+                rows[1] = 0
+                group = self._bind_group(bgl, tuple(rows), group_key)
+            hit = (handle(pipeline), handle(group), words[i + 2], words[i + 3], words[i + 4])
+            self._rows_of_group.setdefault(group_key, []).append(key)
         self._rows[key] = hit
         return hit
 
@@ -458,6 +470,7 @@ class NativeDriver:
                 self._bind_groups.clear()
                 self._groups_of_buffer.clear()
                 self._rows.clear()
+                self._rows_of_group.clear()
             group = self._bind_groups[key] = self._create_bind_group(bgl, rows)
             for bid in rows[0::3]:
                 self._groups_of_buffer.setdefault(bid, set()).add(key)
@@ -487,11 +500,10 @@ class NativeDriver:
         return self.device.create_bind_group(layout=bgl, entries=entries)
 
     def _forget_bind_groups(self, bid):
-        keys = self._groups_of_buffer.pop(bid, None)
-        if keys:
-            for key in keys:
-                self._bind_groups.pop(key, None)
-            self._rows.clear()   # (rows hold bind groups: decoded again as needed)
+        for key in self._groups_of_buffer.pop(bid, ()):
+            self._bind_groups.pop(key, None)
+            for row in self._rows_of_group.pop(key, ()):   # (the rows that set it)
+                self._rows.pop(row, None)
 
     @_device_lost_checked
     def read(self, buffer_id, offset, nbytes):
@@ -535,6 +547,7 @@ class NativeDriver:
         self._bind_groups.clear()
         self._groups_of_buffer.clear()
         self._rows.clear()
+        self._rows_of_group.clear()
         self._fence = None
         self._encoding = None
         limits = {k: self.device.limits[k] for k in self.limits}   # (those torchweb asked for)
