@@ -571,7 +571,7 @@ class LostRuntime(Runtime):
     # wins over the instance's attribute); set: a recording that ends
     capture = property(_touched, lambda self, value: None)
     take = _touched   # (a storage that never had its buffer: taken on its first use)
-    alloc = upload = copy = pipeline = dispatch = grid = _gone
+    alloc = upload = copy = pipeline = dispatch = record = grid = _gone
     flush = run_program = synchronize = read = _gone
 
     async def synchronize_async(self):

@@ -194,7 +194,7 @@ def run(rt, out, a, b, compute, variant):
         plan = _planned(rt, out, a, b, compute, v, sig)
     if plan is False:   # nothing to compute
         return
-    steps, tmp_numel, work = plan[6]
+    steps, tmp_numel, work = plan[5]
     # bindings: slot 0 the output (or the slices), then one per distinct input buffer (the
     # output written first: what reads its old values runs before)
     if tmp_numel:
@@ -209,14 +209,14 @@ def run(rt, out, a, b, compute, variant):
     for head, params in steps:
         rt.record(head, params, rows, work)
     if tmp_numel:
-        head, params = plan[7]
+        head, params = plan[6]
         rt.record(head, params, (so.buffer_for_write(), 0, so.size, tmp.buffer_for_read(), 0, tmp.size))
 
 
 def _planned(rt, out, a, b, compute, v, sig):
-    """The plan of run()'s call signature sig, made and kept: _plan's, then the work, the
-    dispatches' row heads ([(head, params)], temporary's numel, work) and the summing
-    dispatch's (head, params)."""
+    """The plan of run()'s call signature sig, made and kept: _plan's, then what run() records
+    ([(row head, params)] of the dispatches, the temporary's numel, their work) and the summing
+    dispatch's (row head, params)."""
     if len(_PLANS) > 4096:
         _PLANS.clear()
     plan = _plan(rt, out, a, b, compute, v, sig[1])
@@ -229,7 +229,7 @@ def _planned(rt, out, a, b, compute, v, sig):
         work = (out.numel() * a.shape[-1]) >> 3
         steps = [(dispatch_head(pid, grid, nbuf), params) for grid, params in dispatches]
         sum_step = (dispatch_head(summing[0], summing[1], 2), summing[2]) if tmp_numel else None
-        plan += (work, (steps, tmp_numel, work), sum_step)
+        plan += ((steps, tmp_numel, work), sum_step)
     _PLANS[sig] = plan
     return plan
 
