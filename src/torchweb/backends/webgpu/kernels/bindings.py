@@ -8,14 +8,16 @@ binding a buffer twice in a dispatch when one of the bindings is writable.
 
 def bind(out, *inputs):
     """(buffers to bind, output's first, as (id, size); the slot of each input)."""
-    buffers = [(out._storage.buffer_for_write(), out._storage.size)]
-    slot_of = {id(out._storage): 0}
+    so = out._storage
+    buffers = [(so.buffer_for_write(), so.size)]
+    slot_of = {so: 0}   # (storages hash by identity)
     slots = []
     for t in inputs:
-        slot = slot_of.get(id(t._storage))
+        s = t._storage
+        slot = slot_of.get(s)
         if slot is None:
-            slot = slot_of[id(t._storage)] = len(buffers)
-            buffers.append((t._storage.buffer_for_read(), t._storage.size))
+            slot = slot_of[s] = len(buffers)
+            buffers.append((s.buffer_for_read(), s.size))
         slots.append(slot)
     return buffers, slots
 
