@@ -469,25 +469,36 @@ function giveStaging(s) {
 
 function dropStaging() {   // at init after a device loss
   for (const s of stagingFree) s.buf.destroy();
+  for (const s of mappedReads.values()) s.buf.destroy();
+  mappedReads.clear();
   stagingFree.length = 0;
   stagingBytes = 0;
 }
 
-// Copy nbytes at offset of buffer `id` (multiples of 4) out through a MAP_READ staging buffer.
-// With `dest` (a PyProxy of a writable Python buffer of at least nbytes, e.g. a bytearray's
-// memoryview) the mapped bytes are copied straight into it (the only copy) and the promise
-// resolves to nbytes; without it, to a Uint8Array of its own. dest's memory is taken only after
-// mapping: Pyodide's heap may grow (and move) while this awaits.
-export async function read(id, offset, nbytes, dest) {
+// Read ranges of storage buffers in one GPU round trip: `ranges` are (id, offset, nbytes)
+// triples, flat (offsets and sizes multiples of 4), copied by one encoder, packed in the order
+// given, into one MAP_READ staging buffer, with one submit and one mapAsync (Python reads a
+// tensor and the error words of index-checked kernels together: one round trip, not two).
+// Resolves to a Uint8Array view of the packed bytes, still mapped: the caller copies it into
+// memory of its own (Python: assign_to, into a bytearray: the only copy, no proxy of Python's
+// buffer) and then must call readDone(view), which unmaps it and keeps the staging buffer.
+const mappedReads = new Map();   // view -> its staging buffer, until readDone
+
+export async function read(...ranges) {
   checkLost();
-  const b = bufferOf(id);
-  if (!b) throw new Error(`torchweb: read of unknown buffer ${id}`);
-  const size = Math.max(4, (nbytes + 3) & ~3);
+  let total = 0;
+  for (let k = 0; k < ranges.length; k += 3) {
+    if (!bufferOf(ranges[k])) throw new Error(`torchweb: read of unknown buffer ${ranges[k]}`);
+    total += ranges[k + 2];
+  }
+  const size = Math.max(4, (total + 3) & ~3);
   const staging = takeStaging(size);
-  let mapped = false;
+  let mapped = false, handed = false;
   try {
     const encoder = device.createCommandEncoder();
-    encoder.copyBufferToBuffer(b.buf, offset, staging.buf, 0, size);
+    for (let k = 0, at = 0; k < ranges.length; at += ranges[k + 2], k += 3) {
+      if (ranges[k + 2]) encoder.copyBufferToBuffer(bufferOf(ranges[k]).buf, ranges[k + 1], staging.buf, at, ranges[k + 2]);
+    }
     queue.submit([encoder.finish()]);
     try {
       await staging.buf.mapAsync(GPUMapMode.READ, 0, size);
@@ -496,31 +507,28 @@ export async function read(id, offset, nbytes, dest) {
       if (!lost && device) await Promise.race([device.lost, new Promise((r) => setTimeout(r, 200))]);
       throw lost ? lostError() : new Error(`mapAsync failed: ${e.message}`);
     }
-    const src = new Uint8Array(staging.buf.getMappedRange(0, size), 0, nbytes);
-    let out = nbytes;
-    if (dest) {
-      const pb = dest.getBuffer("u8");
-      try {
-        if (pb.data.byteLength < nbytes) throw new Error(`torchweb: read into ${pb.data.byteLength} bytes, needs ${nbytes}`);
-        pb.data.set(src);
-      } finally {
-        pb.release();
-      }
-    } else {
-      out = src.slice();
-    }
-    await checkMemory();   // (settled by now: the scopes were popped before this copy)
+    // (the flushes' error scopes have settled by now: no await unless one has not)
+    if (memChecks.size || oom) await checkMemory();
     // Errors raised by earlier work (invalid bind groups, ...) surface here, not as zeros.
     if (errors.length) throw new Error(`WebGPU reported errors: ${takeErrors().join("\n")}`);
-    return out;
+    const view = new Uint8Array(staging.buf.getMappedRange(0, size), 0, total);
+    mappedReads.set(view, staging);
+    handed = true;
+    return view;
   } finally {
-    if (mapped) {
-      staging.buf.unmap();
-      giveStaging(staging);
-    } else {
-      staging.buf.destroy();   // a failed map (device lost, ...): not worth keeping
+    if (!handed) {
+      if (mapped) { staging.buf.unmap(); giveStaging(staging); } else staging.buf.destroy();   // (a failed map: not worth keeping)
     }
   }
+}
+
+// The caller has copied read()'s view: unmap its staging buffer and keep it for the next read.
+export function readDone(view) {
+  const staging = mappedReads.get(view);
+  if (!staging) return;
+  mappedReads.delete(view);
+  staging.buf.unmap();
+  giveStaging(staging);
 }
 
 // Wait until all submitted work is done (for timing).
