@@ -83,6 +83,7 @@ function scopeCreations(created) {
 // the promise rejects with "out of memory: BYTES: message" if the device had no room for it.
 export async function createNow(id, size) {
   checkLost();
+  submitHeld();
   const dev = device;
   dev.pushErrorScope("out-of-memory");
   createBuffer(id, size, GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC | GPUBufferUsage.COPY_DST);
@@ -184,6 +185,7 @@ export function destroyDevice() { if (device) device.destroy(); }
 // next init() requests a new one. Its late `lost` event is ignored (init's check of `device`).
 export function release() {
   const dev = device;
+  held = null; holdForRead = false;
   device = null; queue = null; initInfo = null; lost = null;
   buffers.clear(); pipelines.clear(); layouts.clear(); bindCache.clear(); dropStaging();
   errors.length = 0; failed.clear(); memChecks.clear(); oom = null; givenUp = [];
@@ -332,14 +334,41 @@ function readTimer(timer) {   // after the submit
   }).finally(() => { t.pending--; });
 }
 
+// A readback's copy goes into the last encoder of the flush just before it: one encoder and
+// one submit for both, not two. Python's runtime calls readFollows() before that flush;
+// execute() then leaves its last encoder open (held) for read() to finish. Every other entry
+// point, and the next microtask (Python gave control back to JS), submits a held encoder first,
+// so nothing is held back past the read that asked (nor, if that read never came, for long).
+let holdForRead = false;
+let held = null;   // {encoder, doomed: buffers destroyed once it is submitted, dev}
+export function readFollows() { holdForRead = true; }
+
+function submitHeld(finishCopy) {   // finishCopy(encoder): read()'s copies, encoded last
+  const h = held;
+  held = null;
+  if (!h || h.dev !== device) return false;
+  device.pushErrorScope("validation");   // (finish reports the encoder's validation errors)
+  try {
+    if (finishCopy) finishCopy(h.encoder);
+    queue.submit([h.encoder.finish()]);
+  } finally {
+    scopeValidation();
+    for (const buf of h.doomed) buf.destroy();
+  }
+  return true;
+}
+
 // Run one flush of the command stream. words: u32 rows (commands.py); blob: the bytes that
 // WRITE rows point into. Both may be PyProxies of memoryviews (read in place, no copy).
 export function execute(wordsArg, blobArg) {
   checkLost();
+  submitHeld();
+  const hold = holdForRead;
+  holdForRead = false;
   const started = timing ? performance.now() : 0;
   const [words, releaseWords] = borrow(wordsArg, Uint32Array);
   const [blob, releaseBlob] = borrow(blobArg, Uint8Array);
-  let encoder = null, pass = null, queued = 0;
+  let encoder = null, pass = null, queued = 0, finished = false;
   let timer = null;               // with gpuTiming: the open encoder's query set
   const touched = new Set();   // buffers the unsubmitted encoder uses
   const doomed = [];           // destroyed at the end: destroy() waits for submitted work
@@ -420,12 +449,23 @@ export function execute(wordsArg, blobArg) {
         throw new Error(`torchweb: corrupt command stream (opcode ${op} at word ${i})`);
       }
     }
+    finished = true;
   } finally {
     if (created.length) scopeCreations(created);
-    // Submit what was encoded even after an error, so the queue stays consistent.
-    try { submit(); } finally {
+    // Submit what was encoded even after an error, so the queue stays consistent; a flush that
+    // a read follows leaves its last encoder to the read (not with GPU timing: simpler).
+    const keep = finished && hold && encoder !== null && timer === null;
+    try {
+      if (keep) {
+        if (pass) { pass.end(); pass = null; }
+        held = { encoder, doomed, dev: device };
+        queueMicrotask(() => submitHeld());
+      } else {
+        submit();
+      }
+    } finally {
       scopeValidation();
-      for (const buf of doomed) buf.destroy();
+      if (!keep) for (const buf of doomed) buf.destroy();
       releaseWords();
       releaseBlob();
       if (timing) timing.encodeMs += performance.now() - started;
@@ -485,21 +525,27 @@ function dropStaging() {   // at init after a device loss
 const mappedReads = new Map();   // view -> its staging buffer, until readDone
 
 export async function read(...ranges) {
-  checkLost();
+  holdForRead = false;   // (asked for, but the flush had nothing to run)
+  if (lost) { held = null; throw lostError(); }
   let total = 0;
   for (let k = 0; k < ranges.length; k += 3) {
-    if (!bufferOf(ranges[k])) throw new Error(`torchweb: read of unknown buffer ${ranges[k]}`);
+    if (!bufferOf(ranges[k])) { submitHeld(); throw new Error(`torchweb: read of unknown buffer ${ranges[k]}`); }
     total += ranges[k + 2];
   }
   const size = Math.max(4, (total + 3) & ~3);
   const staging = takeStaging(size);
   let mapped = false, handed = false;
   try {
-    const encoder = device.createCommandEncoder();
-    for (let k = 0, at = 0; k < ranges.length; at += ranges[k + 2], k += 3) {
-      if (ranges[k + 2]) encoder.copyBufferToBuffer(bufferOf(ranges[k]).buf, ranges[k + 1], staging.buf, at, ranges[k + 2]);
+    const copy = (encoder) => {
+      for (let k = 0, at = 0; k < ranges.length; at += ranges[k + 2], k += 3) {
+        if (ranges[k + 2]) encoder.copyBufferToBuffer(bufferOf(ranges[k]).buf, ranges[k + 1], staging.buf, at, ranges[k + 2]);
+      }
+    };
+    if (!submitHeld(copy)) {   // (no flush just before: an encoder of its own)
+      const encoder = device.createCommandEncoder();
+      copy(encoder);
+      queue.submit([encoder.finish()]);
     }
-    queue.submit([encoder.finish()]);
     try {
       await staging.buf.mapAsync(GPUMapMode.READ, 0, size);
       mapped = true;
@@ -534,6 +580,7 @@ export function readDone(view) {
 // Wait until all submitted work is done (for timing).
 export async function sync() {
   checkLost();
+  submitHeld();
   await queue.onSubmittedWorkDone();
   checkLost();
   await checkMemory();

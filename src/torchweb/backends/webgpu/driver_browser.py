@@ -153,6 +153,11 @@ class BrowserDriver:
     async def read_async(self, buffer_id, offset, nbytes):
         return (await self.read_many_async(((buffer_id, offset, nbytes),)))[0]
 
+    def read_follows(self):
+        """The next flush is followed by a read (the runtime's hint): runtime.mjs leaves that
+        flush's last encoder open and encodes the read's copy into it."""
+        self._mod.readFollows()
+
     def read_many(self, ranges):
         """(buffer_id, offset, nbytes) ranges read back in one GPU round trip (one submit, one
         map), as a bytearray each; JS hands back the mapped bytes, copied once into Python's."""

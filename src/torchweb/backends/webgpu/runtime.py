@@ -456,6 +456,7 @@ class Runtime:
         if self.capture is not None:
             self.capture.refuse("it reads values back (.item(), .tolist(), print, a Python "
                                 "branch on a tensor) inside the function")
+        self._read_follows(bid)
         self.flush()
         if not self.driver.can_block():
             raise RuntimeError(
@@ -477,6 +478,7 @@ class Runtime:
     async def read_async(self, bid, offset, nbytes):
         if self.capture is not None:
             self.capture.refuse("it reads values back inside the function")
+        self._read_follows(bid)
         self.flush()
         if bid in self.unwritten:
             if self.errors.pending():
@@ -489,6 +491,13 @@ class Runtime:
             data = await self.driver.read_async(bid, offset, nbytes)
         self._idle()
         return data
+
+    def _read_follows(self, bid):
+        """Tell a driver that can (the browser's) that a read of bid follows the next flush, so
+        it encodes the read's copy with that flush's work: one submit, not two."""
+        hint = getattr(self.driver, "read_follows", None)
+        if hint is not None and bid not in self.unwritten:
+            hint()
 
     def _idle(self):
         """The GPU has finished what was submitted (a wait or a readback just returned)."""
