@@ -340,15 +340,15 @@ function readTimer(timer) {   // after the submit
 // point, and the next microtask (Python gave control back to JS), submits a held encoder first,
 // so nothing is held back past the read that asked (nor, if that read never came, for long).
 let holdForRead = false;
-let held = null;   // {encoder, doomed: buffers destroyed once it is submitted, dev}
+let held = null;   // {encoder, doomed: buffers destroyed once it is submitted, dev}: its flush's
+                   // validation scope stays open until it is submitted
 export function readFollows() { holdForRead = true; }
 
 function submitHeld(finishCopy) {   // finishCopy(encoder): read()'s copies, encoded last
   const h = held;
   held = null;
   if (!h || h.dev !== device) return false;
-  device.pushErrorScope("validation");   // (finish reports the encoder's validation errors)
-  try {
+  try {   // (inside the flush's validation scope, still open: finish reports the encoding's errors)
     if (finishCopy) finishCopy(h.encoder);
     queue.submit([h.encoder.finish()]);
   } finally {
@@ -464,8 +464,10 @@ export function execute(wordsArg, blobArg) {
         submit();
       }
     } finally {
-      scopeValidation();
-      if (!keep) for (const buf of doomed) buf.destroy();
+      if (!keep) {
+        scopeValidation();
+        for (const buf of doomed) buf.destroy();
+      }
       releaseWords();
       releaseBlob();
       if (timing) timing.encodeMs += performance.now() - started;
@@ -589,7 +591,7 @@ export async function sync() {
 // How many GPU objects are alive: for leak checks in tests.
 export function stats() {
   return { buffers: buffers.size, pipelines: pipelines.size, layouts: layouts.size, bindGroups: bindCache.size,
-           staging: stagingFree.length, stagingBytes,
+           staging: stagingFree.length, stagingBytes, mappedReads: mappedReads.size, heldEncoder: held !== null,
            ...(timing ? { gpuPassMs: timing.ns / 1e6, gpuPasses: timing.passes, gpuPending: timing.pending,
                              encodeMs: timing.encodeMs, dispatches: timing.dispatches } : {}) };
 }
