@@ -286,12 +286,13 @@ const SUBMIT_EVERY = 64;
 // adapter with 'timestamp-query'): each pass writes timestamps at its start and end, resolved
 // and read back after its submit without blocking; stats() gives their sum once they land
 // (gpuPending counts those still in flight), with the time execute() took in JS (encodeMs:
-// decoding, encoding, submitting) and the dispatches it made. Chrome quantizes timestamps
-// (100 us), so there only long passes (a replayed program's) read true.
+// decoding, encoding, submitting), the dispatches it made, and the submits and readbacks (round
+// trips). Chrome quantizes timestamps (100 us), so there only long passes (a replayed program's)
+// read true.
 let timing = null;
 export function gpuTiming(on) {
   timing = on && device.features.has("timestamp-query")
-    ? { ns: 0, passes: 0, pending: 0, encodeMs: 0, dispatches: 0 } : null;
+    ? { ns: 0, passes: 0, pending: 0, encodeMs: 0, dispatches: 0, submits: 0, reads: 0 } : null;
   return timing !== null;
 }
 
@@ -351,6 +352,7 @@ function submitHeld(finishCopy) {   // finishCopy(encoder): read()'s copies, enc
   try {   // (inside the flush's validation scope, still open: finish reports the encoding's errors)
     if (finishCopy) finishCopy(h.encoder);
     queue.submit([h.encoder.finish()]);
+    if (timing) timing.submits++;
   } finally {
     scopeValidation();
     for (const buf of h.doomed) buf.destroy();
@@ -377,7 +379,7 @@ export function execute(wordsArg, blobArg) {
   const submit = () => {
     if (pass) { pass.end(); pass = null; }
     if (timer && encoder) resolveTimer(encoder, timer);
-    if (encoder) { queue.submit([encoder.finish()]); encoder = null; }
+    if (encoder) { queue.submit([encoder.finish()]); encoder = null; if (timing) timing.submits++; }
     if (timer) { readTimer(timer); timer = null; }
     touched.clear();
     queued = 0;
@@ -547,7 +549,9 @@ export async function read(...ranges) {
       const encoder = device.createCommandEncoder();
       copy(encoder);
       queue.submit([encoder.finish()]);
+      if (timing) timing.submits++;
     }
+    if (timing) timing.reads++;
     try {
       await staging.buf.mapAsync(GPUMapMode.READ, 0, size);
       mapped = true;
@@ -593,5 +597,6 @@ export function stats() {
   return { buffers: buffers.size, pipelines: pipelines.size, layouts: layouts.size, bindGroups: bindCache.size,
            staging: stagingFree.length, stagingBytes, mappedReads: mappedReads.size, heldEncoder: held !== null,
            ...(timing ? { gpuPassMs: timing.ns / 1e6, gpuPasses: timing.passes, gpuPending: timing.pending,
-                             encodeMs: timing.encodeMs, dispatches: timing.dispatches } : {}) };
+                             encodeMs: timing.encodeMs, dispatches: timing.dispatches,
+                             submits: timing.submits, reads: timing.reads } : {}) };
 }
