@@ -20,6 +20,7 @@ from itertools import chain
 from .._grads import zero_grads
 from .._is_tensor import is_tensor
 from ..autograd import grad_mode
+from ..backends import backend_for
 from ..backends.cpu_arrays import array_for_write
 from .._creation import tensor, zeros_like
 from .. import _dtype
@@ -73,6 +74,7 @@ def _scalar_tensor(value, p):
     rec = recording()
     if rec is not None and t.device.type == "webgpu":
         rec.exempt.add(t._storage._buffer_id)   # a replay's scalar hook makes it again
+        t.__dict__["_tw_recorded"] = True       # (once: then it is written in place)
     return t
 
 
@@ -129,13 +131,26 @@ def _set_scalar(state, key, value, p):
     tensor (an upload, not a kernel)."""
     value = _f32(value)
     t = state.get(key)
-    if is_tensor(t) and t.device.type == "cpu" and t.dim() == 0:
-        array_for_write(t._storage)[t._offset] = value    # fill_ without an op's dispatch: once per parameter and step
+    if is_tensor(t) and t.dim() == 0 and (t.device.type == "cpu" or _writable_on_gpu(t)):
+        # fill_ without an op's dispatch: once per parameter and step (on the webgpu device,
+        # as in Pyodide: one 4-byte WRITE that a replay's program execute carries, no new tensor)
+        if t.device.type == "cpu":
+            array_for_write(t._storage)[t._offset] = value
+        else:
+            backend_for("webgpu").write_values(t._storage, t._offset, (value,))
         t._bump_version()
         t.__dict__["_tw_value"] = (value, t._storage.version)
     else:
         state[key] = _scalar_tensor(value, p)
     return value
+
+
+def _writable_on_gpu(t):
+    """Whether a 0-d webgpu state tensor can take a new value in place: float32, outside a
+    torchweb.compile recording (a write there would be replayed with this value) and not itself
+    made by one (made again once, after)."""
+    return (t.dtype is _dtype.float32 and recording() is None and t.device.type == "webgpu"
+            and "_tw_recorded" not in t.__dict__)
 
 
 class _RemovableHandle:
