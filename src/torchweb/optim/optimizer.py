@@ -129,10 +129,11 @@ def _set_scalar(state, key, value, p):
     tensor (an upload, not a kernel)."""
     value = _f32(value)
     t = state.get(key)
-    if is_tensor(t) and t.device.type == "cpu" and t.dim() == 0:
-        array_for_write(t._storage)[t._offset] = value    # fill_ without an op's dispatch: once per parameter and step
-        t._bump_version()
-        t.__dict__["_tw_value"] = (value, t._storage.version)
+    if is_tensor(t) and t.device.type == "cpu" and not t._shape:
+        s = t._storage
+        array_for_write(s)[t._offset] = value    # fill_ without an op's dispatch: once per parameter and step
+        s.version += 1   # (Tensor._bump_version)
+        t.__dict__["_tw_value"] = (value, s.version)
     else:
         state[key] = _scalar_tensor(value, p)
     return value
@@ -423,6 +424,7 @@ class Optimizer:
         """Every parameter with a gradient updated (scope.update runs each one's kernel)."""
         with grad_mode.no_grad():
             for group in self.param_groups:
+                update = self._group_update(group, scope.update)
                 for p in group["params"]:
                     grad = p.grad
                     if grad is None:
@@ -437,11 +439,17 @@ class Optimizer:
                     state = self.state.get(key)
                     if state is None:
                         state = {}
-                        self._update(p, grad, state, group, scope.update)
+                        self._update(p, grad, state, group, update)
                         if state:
                             self.state[key] = state
                     else:
-                        self._update(p, grad, state, group, scope.update)
+                        self._update(p, grad, state, group, update)
+
+    def _group_update(self, group, update):
+        """What _update runs its kernel with, made once per group and step: update itself
+        (lazy/scope.py's fusing.update), or an optimizer's own with the group's options bound
+        (Adam's: read once a step, as a scheduler may change them between steps)."""
+        return update
 
     def _check_sparse_grad(self):
         """A sparse gradient: refused with PyTorch's message unless the update takes one; its
