@@ -125,17 +125,32 @@ def _scalar_value(t):
 
 
 def _set_scalar(state, key, value, p):
-    """state[key] = value (rounded to float32), in place on the cpu device, else a fresh 0-d
-    tensor (an upload, not a kernel)."""
+    """state[key] = value (rounded to float32), in place (as PyTorch's `step += 1`): on the cpu
+    device a host write, on webgpu an upload into its buffer (neither an op's dispatch: once per
+    parameter and step). A fresh 0-d tensor only for a new key, or while torchweb.compile
+    records (a replay's scalar hook makes it again: _scalar_tensor)."""
     value = _f32(value)
     t = state.get(key)
-    if is_tensor(t) and t.device.type == "cpu" and not t._shape:
-        s = t._storage
-        array_for_write(s)[t._offset] = value    # fill_ without an op's dispatch: once per parameter and step
-        s.version += 1   # (Tensor._bump_version)
-        t.__dict__["_tw_value"] = (value, s.version)
+    if not is_tensor(t) or t._shape or t.dtype is not _dtype.float32:
+        state[key] = _scalar_tensor(value, p)
+        return value
+    s = t._storage
+    if t.device.type == "cpu":
+        array_for_write(s)[t._offset] = value
+    elif t.device.type == "webgpu" and recording() is None:
+        # Not a fresh tensor each step: its buffer would come from the pool as the old one's
+        # went back, one parameter's step tensor taking the id the previous one's freed, so the
+        # small buffers' ids rotated by one place a step (a 1-layer GPT's 19 parameters: the
+        # same ids again after 38 steps), and each step bound new combinations of buffers:
+        # bind groups made afresh (runtime.mjs caches them by buffer) for 38 steps, and again
+        # whenever anything else shifted the pool. Without numpy (Pyodide) these tensors live
+        # on the parameter's device: the page's soak grew its bind groups, natively flat.
+        _runtime[0].upload(s.buffer_for_write(), t._offset * 4, struct.pack("<f", value))
     else:
         state[key] = _scalar_tensor(value, p)
+        return value
+    s.version += 1   # (Tensor._bump_version)
+    t.__dict__["_tw_value"] = (value, s.version)
     return value
 
 
