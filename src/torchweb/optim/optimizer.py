@@ -127,17 +127,17 @@ def _scalar_value(t):
 def _set_scalar(state, key, value, p):
     """state[key] = value (rounded to float32), in place (as PyTorch's `step += 1`): on the cpu
     device a host write, on webgpu an upload into its buffer (neither an op's dispatch: once per
-    parameter and step). A fresh 0-d tensor only for a new key, or while torchweb.compile
-    records (a replay's scalar hook makes it again: _scalar_tensor)."""
+    parameter and step). A fresh 0-d tensor for a new key, a webgpu one not float32, or while
+    torchweb.compile records (a replay's scalar hook makes it again: _scalar_tensor)."""
     value = _f32(value)
     t = state.get(key)
-    if not is_tensor(t) or t._shape or t.dtype is not _dtype.float32:
+    if not is_tensor(t) or t._shape:
         state[key] = _scalar_tensor(value, p)
         return value
     s = t._storage
     if t.device.type == "cpu":
         array_for_write(s)[t._offset] = value
-    elif t.device.type == "webgpu" and recording() is None:
+    elif t.device.type == "webgpu" and t.dtype is _dtype.float32 and recording() is None:
         # Not a fresh tensor each step: its buffer would come from the pool as the old one's
         # went back, one parameter's step tensor taking the id the previous one's freed, so the
         # small buffers' ids rotated by one place a step (a 1-layer GPT's 19 parameters: the
