@@ -21,6 +21,7 @@ from .wgsl import store
 from . import matmul_direct, matmul_warp
 from .matmul_wgsl import cv, header, lit, store_acc
 from .... import _dtype as D
+from ..runtime import dispatch_head
 from ..storage import GPUStorage
 
 Variant = namedtuple("Variant", "name rm rn kt db vec split acc16 wx wy ly warps pad fill",
@@ -129,6 +130,9 @@ TABLE = {
     "medium": "w64x64_k8_t4x8",  # >= 1M outputs, shorter K: attention's P V, dV, dQ, dK 0.72-0.82,
     # nanoGPT's c_proj 0.76 (-mm29b.json; w64x64_k8, the earlier choice, 0.65-0.75 there; the
     # best on every shape of the class in a second run too: 0.66-0.82 against 0.65-0.78)
+    "medium_flat": "w128x128_k16",  # as medium, one matrix: nanoGPT's c_proj 4096x384x384 and its
+    # input grad 0.785 (w64x64_k8_t4x8, medium's choice, 0.72-0.75), two H200 runs
+    # (nvidia-h200-matmul-variants-2026-11-27-session31*.json)
     "longk": "w128x128_k16_fill",  # fewer outputs, K >= 1024: weight grads 0.71-0.92 (-mm29b.json:
     # 1536x384 0.71, 1152x384 0.74, 384x384 0.92 (12 slices; the fill picks 14, unmeasured),
     # 384x1536 0.71; t64x64_k16_db_split, the earlier choice, 0.57-0.68 in that run)
@@ -154,7 +158,9 @@ def shape_class(M, N, K, nbatch):
             return "huge" if outputs >= 16 << 20 else "large"
         return "wide"
     if outputs >= 1 << 20:
-        return "medium_k" if K >= 1024 else "medium"
+        if K >= 1024:
+            return "medium_k"
+        return "medium" if nbatch > 1 else "medium_flat"
     if K >= 1024:
         return "longk"
     return "small"
@@ -183,41 +189,54 @@ def run(rt, out, a, b, compute, variant):
     [*batch, M, N]. compute: 'f32' or 'i32'. variant: a Variant or its name."""
     if variant == SOFTWARE_VARIANT:
         variant = _SOFTWARE_CHOICE.get(id(rt)) or _SOFTWARE_CHOICE.setdefault(id(rt), software_variant(rt))
-    v = VARIANTS[variant] if isinstance(variant, str) else variant
+    v = VARIANTS[variant] if variant.__class__ is str else variant
     so, sa_, sb_ = out._storage, a._storage, b._storage
     # (out's shape follows from a's and b's: their batch dims are broadcast already)
-    forced = FORCED is not None
-    sig = (v, forced, compute, a._shape, a._stride, a._offset, b._shape, b._stride, b._offset,
+    sig = (v, FORCED is not None, compute, a._shape, a._stride, a._offset, b._shape, b._stride, b._offset,
            out._offset, a.dtype, b.dtype, out.dtype, sa_ is sb_, so is sa_, so is sb_, id(rt))
     plan = _PLANS.get(sig)
     if plan is None:
-        if len(_PLANS) > 4096:
-            _PLANS.clear()
-        plan = _plan(rt, out, a, b, compute, v, forced)
-        if plan is not False:
-            # the GPU work, for the runtime's flush rule: 2 flops a term, counted as 1/16 byte
-            # each (an H100's f32 rate over its memory bandwidth)
-            plan += ((out.numel() * a.shape[-1]) >> 3,)
-        _PLANS[sig] = plan
+        plan = _planned(rt, out, a, b, compute, v, sig)
     if plan is False:   # nothing to compute
         return
-    pid, dispatches, tmp_numel, tmp_dtype, summing, work = plan
-    # bindings: slot 0 the output (or the slices), then one per distinct input buffer
-    tmp = None
+    steps, tmp_numel, work = plan[5]
+    # bindings: slot 0 the output (or the slices), then one per distinct input buffer (the
+    # output written first: what reads its old values runs before)
     if tmp_numel:
-        tmp = GPUStorage(rt, tmp_numel, tmp_dtype)
-        bufs = [(tmp.buffer_for_write(), tmp.size)]
+        tmp = GPUStorage(rt, tmp_numel, plan[3])
+        rows = [tmp.buffer_for_write(), 0, tmp.size, sa_.buffer_for_read(), 0, sa_.size]
+    elif so is not sa_:
+        rows = [so.buffer_for_write(), 0, so.size, sa_.buffer_for_read(), 0, sa_.size]
     else:
-        bufs = [(so.buffer_for_write(), so.size)]
-    if tmp_numel or so is not sa_:
-        bufs.append((sa_.buffer_for_read(), sa_.size))
+        rows = [so.buffer_for_write(), 0, so.size]
     if sb_ is not sa_ and (tmp_numel or so is not sb_):
-        bufs.append((sb_.buffer_for_read(), sb_.size))
-    for grid, params in dispatches:
-        rt.dispatch(pid, grid, bufs, params, work)
-    if tmp is not None:
-        pid2, grid2, params2 = summing
-        rt.dispatch(pid2, grid2, [(so.buffer_for_write(), so.size), (tmp.buffer_for_read(), tmp.size)], params2)
+        rows += (sb_.buffer_for_read(), 0, sb_.size)
+    for head, params in steps:
+        rt.record(head, params, rows, work)
+    if tmp_numel:
+        head, params = plan[6]
+        rt.record(head, params, (so.buffer_for_write(), 0, so.size, tmp.buffer_for_read(), 0, tmp.size))
+
+
+def _planned(rt, out, a, b, compute, v, sig):
+    """The plan of run()'s call signature sig, made and kept: _plan's, then what run() records
+    ([(row head, params)] of the dispatches, the temporary's numel, their work) and the summing
+    dispatch's (row head, params)."""
+    if len(_PLANS) > 4096:
+        _PLANS.clear()
+    plan = _plan(rt, out, a, b, compute, v, sig[1])
+    if plan is not False:
+        pid, dispatches, tmp_numel, _, summing = plan
+        so, sa_, sb_ = out._storage, a._storage, b._storage
+        nbuf = 1 + bool(tmp_numel or so is not sa_) + bool(sb_ is not sa_ and (tmp_numel or so is not sb_))
+        # the GPU work, for the runtime's flush rule: 2 flops a term, counted as 1/16 byte each
+        # (an H100's f32 rate over its memory bandwidth)
+        work = (out.numel() * a.shape[-1]) >> 3
+        steps = [(dispatch_head(pid, grid, nbuf), params) for grid, params in dispatches]
+        sum_step = (dispatch_head(summing[0], summing[1], 2), summing[2]) if tmp_numel else None
+        plan += ((steps, tmp_numel, work), sum_step)
+    _PLANS[sig] = plan
+    return plan
 
 
 def workgroup_bytes(v):
@@ -480,14 +499,31 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
 
 def _sum_plan(rt, out, nsplit, total, T):
     """The dispatch (pipeline id, grid, params) that sums the split-K slices ([nsplit, total],
-    binding 2) into out (binding 1)."""
+    binding 2) into out (binding 1). float32 and int32 outputs at a 4-aligned offset are summed
+    a vec4 a thread (scalar loads left it at ~1/4 of the memory bandwidth on an H200)."""
     odt = out.dtype
-    key = ("mmt_sum", odt.name, T)
+    vec = 4 if ((odt.name == "float32" and T != "i32") or (odt.name == "int32" and T == "i32")) \
+        and total % 4 == 0 and out._offset % 4 == 0 else 1
+    key = ("mmt_sum", odt.name, T, vec)
 
     def make_code():
         pst = "i32" if T == "i32" else "f32"
         enable = "enable f16;\n" if odt.gpu_storage == "f16" else ""
         acc = "i32" if T == "i32" else "f32"
+        if vec == 4:   # (odt's storage is acc's type here)
+            return f"""@group(0) @binding(0) var<uniform> P: array<vec4<u32>, 1>;
+@group(0) @binding(1) var<storage, read_write> B0: array<vec4<{acc}>>;
+@group(0) @binding(2) var<storage, read> B1: array<vec4<{pst}>>;
+@compute @workgroup_size({WORKGROUP})
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+        @builtin(local_invocation_index) lid: u32) {{
+  let i = (wid.y * nwg.x + wid.x) * {WORKGROUP}u + lid;
+  if (i >= {param(0)}) {{ return; }}
+  var acc = B1[i];
+  for (var s = 1u; s < {param(1)}; s = s + 1u) {{ acc = acc + B1[s * {param(0)} + i]; }}
+  B0[{param(2)} + i] = acc;
+}}
+"""
         return enable + f"""@group(0) @binding(0) var<uniform> P: array<vec4<u32>, 1>;
 @group(0) @binding(1) var<storage, read_write> B0: array<{odt.gpu_storage}>;
 @group(0) @binding(2) var<storage, read> B1: array<{pst}>;
@@ -503,4 +539,5 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
 """
 
     pid = rt.pipeline(key, make_code, ["uniform", "write", "read"])
-    return pid, rt.grid(-(-total // WORKGROUP)), struct.pack("<4I", total, nsplit, out._offset, 0)
+    n = total // vec
+    return pid, rt.grid(-(-n // WORKGROUP)), struct.pack("<4I", n, nsplit, out._offset // vec, 0)
