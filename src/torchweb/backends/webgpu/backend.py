@@ -27,7 +27,7 @@ from .runtime import _runtime, get_runtime as _get_runtime, on_device_lost  # no
 from .sort_scan import (SORT_BLOCK, SPLIT_SCANS, scan, sort, sort_block, sort_merge,  # noqa: F401
                         sort_scatter_add, sort_step)
 from .storage import GPUStorage as _GPUStorage
-from .transfer import read_values, read_values_async, storage_from_values, write_values  # noqa: F401  (host transfer)
+from .transfer import read_values, read_values_async, storage_from_values  # noqa: F401  (host transfer)
 
 name = "webgpu"
 

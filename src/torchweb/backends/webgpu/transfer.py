@@ -28,12 +28,6 @@ def storage_from_bytes(data, numel, dtype):
     return s
 
 
-def write_values(s, offset, values):
-    """Overwrite elements [offset, offset + len(values)) of a storage with Python numbers: one
-    WRITE row (a 4-byte dtype's elements; an optimizer's step counter written in place)."""
-    get_runtime().upload(s.buffer_for_write(), 4 * offset, host.pack(values, s.dtype))
-
-
 def _read_range(t):
     """(buffer id, byte offset, nbytes, skip) to read t's elements; t must be contiguous."""
     elem = 2 if t.dtype.gpu_storage == "f16" else 4
