@@ -408,3 +408,21 @@ def test_without_numpy_a_replay_is_one_execute_and_matches_pytorch(optim, monkey
         for k, v in ts.items():
             if v.dim() == 0:
                 assert s[k].device.type == "webgpu" and s[k].item() == pytest.approx(float(v), rel=1e-6), k
+
+
+
+def test_a_scalar_past_float32s_range_replays_as_eager():
+    """A replay packs its recomputed f32 scalars at once; one past float32's range (Adam's
+    step size lr / (1 - beta1) with lr = 3e38) becomes inf there as in the eager kernel's
+    uniform (PyTorch refuses such a step: the compiled run is compared with the eager one)."""
+    runs = []
+    for compiled in (True, False):
+        ours, _ = _pair()
+        opt = tw.optim.Adam(ours.parameters(), lr=3e38)
+        _, f = _train(tw, ours, opt, _data(4), compiled)
+        runs.append([torch.tensor(v.tolist()) for v in ours.state_dict().values()])
+        if compiled:
+            assert f.compile_stats["replays"] >= 1, f.compile_stats
+    assert any(torch.isinf(v).any() for v in runs[1])
+    for a, b in zip(*runs):
+        assert torch.equal(a.nan_to_num(), b.nan_to_num())
