@@ -15,6 +15,7 @@ sys.path.insert(0, os.path.dirname(__file__))
 os.environ.setdefault("XDG_RUNTIME_DIR", "/tmp")
 import torchweb  # noqa: E402
 from torchweb.optim import optimizer as _optimizer  # noqa: E402
+from op_overhead import count_bytecodes  # noqa: E402
 from workloads import _gpt_step, _mlp_step  # noqa: E402
 
 
@@ -64,32 +65,10 @@ def main():
         best = min(best, (time.perf_counter() - t0) / a.n)
     print(f"ms of Python per replay (driver stubbed, best of 5): {best * 1e3:.4f}")
     where = {}
-    total = count_bytecodes(fn, where)
-    print(f"bytecodes per replay (driver stubbed): {total}; by function:")
-    for (name, n) in sorted(where.items(), key=lambda kv: -kv[1])[:a.top]:
-        print(f"  {n:6d}  {name}")
-
-
-def count_bytecodes(fn, where):
-    """Python opcodes one call of fn runs (as bench/op_overhead.py counts them): a measure the
-    loaded machine does not disturb. where: filled with function -> its opcodes."""
-    count = 0
-
-    def tracer(frame, event, arg):
-        nonlocal count
-        frame.f_trace_opcodes = True
-        if event == "opcode":
-            count += 1
-            code = frame.f_code
-            key = f"{code.co_filename.rsplit('/src/', 1)[-1]}:{code.co_firstlineno} {code.co_name}"
-            where[key] = where.get(key, 0) + 1
-        return tracer
-    sys.settrace(tracer)
-    try:
-        fn()
-    finally:
-        sys.settrace(None)
-    return count
+    total = count_bytecodes(lambda n: fn, 1, where, then=None)
+    print(f"bytecodes per replay (driver stubbed): {total:.0f}; by function:")
+    for (path, line, name), n in sorted(where.items(), key=lambda kv: -kv[1])[:a.top]:
+        print(f"  {n:6.0f}  {path}:{line} {name}")
 
 
 if __name__ == "__main__":
