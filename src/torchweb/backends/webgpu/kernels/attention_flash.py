@@ -146,6 +146,20 @@ def _axpy(acc, a, arr, j, HV, D4):
     return [f"      {acc}[{c}] = {acc}[{c}] + {a} * {arr}[{j} * {D4}u + h * {HV}u + {c}u];" for c in range(HV)]
 
 
+def _stream(var, end, T, loads, a, b, HV, D4):
+    """WGSL lines opening the loop over tiles of T rows (u32 `var` declared before, up to end):
+    the tile loads, then this thread's partial dot products with each row: of register half-row
+    a with AS's into SP, of b with BS's into DP (b None: none), between barriers. The caller
+    writes the rest of the loop's body and closes it."""
+    lines = [f"  for (; {var} < {end}; {var} = {var} + {T}u) {{", "    workgroupBarrier();"]
+    lines += loads + ["    workgroupBarrier();"]
+    for j in range(T):
+        lines.append(f"    SP[{j}u * {THREADS}u + lid] = {_dot(a, 'AS', f'{j}u', HV, D4)};")
+        if b is not None:
+            lines.append(f"    DP[{j}u * {THREADS}u + lid] = {_dot(b, 'BS', f'{j}u', HV, D4)};")
+    return lines + ["    workgroupBarrier();"]
+
+
 def _write(acc, buf, base, cols, HV, factor=""):
     lines = []
     for c in range(HV):
@@ -159,7 +173,7 @@ def _forward_source(DM, causal, nb, slots, lse_slot, nparams):
     HV, D4, T = DM // 8, DM // 4, FWD_TILE
     extra = f"\n@group(0) @binding({lse_slot + 1}) var<storage, read_write> B{lse_slot}: array<f32>;"
     head = _head(nparams, max(slots) + 1, extra,
-                 [("KS", "vec4<f32>", T * D4), ("VS", "vec4<f32>", T * D4), ("SP", "f32", T * THREADS)])
+                 [("AS", "vec4<f32>", T * D4), ("BS", "vec4<f32>", T * D4), ("SP", "f32", T * THREADS)])
     p, body = _prologue(nb, slots, "L")
     for n in p:
         p[n]["o"] = f"{n}o"
@@ -169,22 +183,18 @@ def _forward_source(DM, causal, nb, slots, lse_slot, nparams):
              "  var kend = S;"]
     if causal:
         body.append("  kend = min(S, r0 + 64u);")
-    body += [f"  for (var j0 = 0u; j0 < kend; j0 = j0 + {T}u) {{",
-             "    workgroupBarrier();"]
-    body += ["  " + x for x in _tile("KS", p["k"], "j0", "S", "E", T, DM) + _tile("VS", p["v"], "j0", "S", "Ev", T, DM)]
-    body += ["    workgroupBarrier();"]
-    body += [f"    SP[{j}u * {THREADS}u + lid] = {_dot('qr', 'KS', f'{j}u', HV, D4)};" for j in range(T)]
-    body += ["    workgroupBarrier();",
-             "    var mt = m;"]
+    loads = _tile("AS", p["k"], "j0", "S", "E", T, DM) + _tile("BS", p["v"], "j0", "S", "Ev", T, DM)
+    body += ["  var j0 = 0u;"] + _stream("j0", "kend", T, ["  " + x for x in loads], "qr", None, HV, D4)
+    body.append("    var mt = m;")
     keep = "j0 + {j}u < S" + (" && j0 + {j}u <= row" if causal else "")
     for j in range(T):
         body.append(f"    s[{j}] = select(-3.0e38, SP[{j}u * {THREADS}u + r] + SP[{j}u * {THREADS}u + r + 64u], "
                     f"{keep.format(j=j)}); mt = max(mt, s[{j}]);")
-    body += ["    let alpha = exp(m - mt); m = mt; l = l * alpha;",
-             ] + [f"    acc[{c}] = acc[{c}] * alpha;" for c in range(HV)]
+    body.append("    let alpha = exp(m - mt); m = mt; l = l * alpha;")
+    body += [f"    acc[{c}] = acc[{c}] * alpha;" for c in range(HV)]
     for j in range(T):
         body.append(f"    {{ let pj = select(0.0, exp(s[{j}] - mt), s[{j}] > -1.0e38); l = l + pj;")
-        body += _axpy("acc", "pj", "VS", f"{j}u", HV, D4)
+        body += _axpy("acc", "pj", "BS", f"{j}u", HV, D4)
         body.append("    }")
     body += ["  }",
              "  if (live) {",
@@ -210,19 +220,14 @@ def _backward_source(kind, DM, causal, nb, slots, nparams):
         # own: a key's k, v; streamed: query tiles (AS = q, BS = dout, LS = lse, DD = D)
         body += _own("ka", p["k"], "S", "E", HV) + _own("va", p["v"], "S", "Ev", HV)
         body += [f"  var dk: array<vec4<f32>, {HV}>; var dv: array<vec4<f32>, {HV}>;",
-                 f"  var i0 = 0u;"]
+                 "  var i0 = 0u;"]
         if causal:
             body.append(f"  i0 = (r0 / {T}u) * {T}u;")   # queries before the first key see none of them
-        body += [f"  for (; i0 < L; i0 = i0 + {T}u) {{",
-                 "    workgroupBarrier();"]
-        body += ["  " + x for x in _tile("AS", p["q"], "i0", "L", "E", T, DM) + _tile("BS", dout, "i0", "L", "Ev", T, DM)]
-        body += [f"    if (lid < {T}u) {{ let ii = min(i0 + lid, L - 1u); LS[lid] = {ldslot}[b * L + ii]; "
-                 f"DD[lid] = {ldslot}[NBL + b * L + ii]; }}",
-                 "    workgroupBarrier();"]
-        for i in range(T):
-            body.append(f"    SP[{i}u * {THREADS}u + lid] = {_dot('ka', 'AS', f'{i}u', HV, D4)};")
-            body.append(f"    DP[{i}u * {THREADS}u + lid] = {_dot('va', 'BS', f'{i}u', HV, D4)};")
-        body.append("    workgroupBarrier();")
+        loads = _tile("AS", p["q"], "i0", "L", "E", T, DM) + _tile("BS", dout, "i0", "L", "Ev", T, DM)
+        loads = ["  " + x for x in loads] + [
+            f"    if (lid < {T}u) {{ let ii = min(i0 + lid, L - 1u); LS[lid] = {ldslot}[b * L + ii]; "
+            f"DD[lid] = {ldslot}[NBL + b * L + ii]; }}"]
+        body += _stream("i0", "L", T, loads, "ka", "va", HV, D4)
         keep = "i0 + {i}u < L" + (" && row <= i0 + {i}u" if causal else "")
         for i in range(T):
             o = f"{i}u * {THREADS}u + r"
@@ -245,14 +250,8 @@ def _backward_source(kind, DM, causal, nb, slots, nparams):
                  "  var kend = S;"]
         if causal:
             body.append("  kend = min(S, r0 + 64u);")
-        body += [f"  for (var j0 = 0u; j0 < kend; j0 = j0 + {T}u) {{",
-                 "    workgroupBarrier();"]
-        body += ["  " + x for x in _tile("AS", p["k"], "j0", "S", "E", T, DM) + _tile("BS", p["v"], "j0", "S", "Ev", T, DM)]
-        body.append("    workgroupBarrier();")
-        for j in range(T):
-            body.append(f"    SP[{j}u * {THREADS}u + lid] = {_dot('qa', 'AS', f'{j}u', HV, D4)};")
-            body.append(f"    DP[{j}u * {THREADS}u + lid] = {_dot('oa', 'BS', f'{j}u', HV, D4)};")
-        body.append("    workgroupBarrier();")
+        loads = _tile("AS", p["k"], "j0", "S", "E", T, DM) + _tile("BS", p["v"], "j0", "S", "Ev", T, DM)
+        body += ["  var j0 = 0u;"] + _stream("j0", "kend", T, ["  " + x for x in loads], "qa", "oa", HV, D4)
         keep = "j0 + {j}u < S" + (" && j0 + {j}u <= row" if causal else "")
         for j in range(T):
             o = f"{j}u * {THREADS}u + r"
