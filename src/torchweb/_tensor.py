@@ -43,8 +43,7 @@ class Tensor:
         t._storage = storage
         # (a Size or tuple given is kept: both are immutable, and copying them is per-op time)
         t._shape = shape if type(shape) is Size else Size(shape)
-        t._stride = stride if type(stride) is tuple else \
-            contiguous_strides(shape) if stride is None else tuple(stride)
+        t._stride = contiguous_strides(shape) if stride is None else tuple(stride)
         t._offset = offset
         t.dtype = dtype if dtype is not None else storage.dtype
         t.device = device
@@ -171,7 +170,7 @@ class Tensor:
         t = object.__new__(Tensor)
         t._storage = storage
         t._shape = shape if type(shape) is Size else Size(shape)
-        t._stride = stride if type(stride) is tuple else tuple(stride)
+        t._stride = tuple(stride)   # (a tuple itself, in C: cheaper than testing its type)
         t._offset = offset
         t.dtype = self.dtype
         t.device = self.device

@@ -91,6 +91,10 @@ def _matmul_fast(a, b):
         # written into the [*B, M, N] output through a matrix view of it
         rows = prod(a._shape) // K
         return _product(a, b, (*ba, M, N), a._view((rows, K), (K, 1), a._offset))
+    if not bb:
+        # the same fold where a gradient is recorded (or a is strided): through reshape's views
+        rows = prod(a._shape) // K
+        return S.reshape(_Mm.apply(S.reshape(a, (rows, K)), b), (*ba, M, N))
     return None
 
 
@@ -271,12 +275,13 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1, out_dtype=None):
 
 @define("linear", "linalg", torch=False, method=False, functional=True, doc='linear(input, weight, bias=None) -> Tensor\n\ninput @ weight.T + bias.')
 def linear(input, weight, bias=None):
-    if weight.dim() not in (1, 2):
-        raise RuntimeError(f"linear(): weight must be 1-D or 2-D, got {weight.dim()}-D")
-    if input.dim() == 2 and bias is not None and weight.dim() != 2:  # PyTorch's addmm path
-        raise RuntimeError(f"mat2 must be a matrix, got {weight.dim()}-D tensor")
-    if weight.dim() == 2:
-        if grad_mode.is_grad_enabled() and weight.requires_grad:
+    wdim = weight.dim()
+    if wdim not in (1, 2):
+        raise RuntimeError(f"linear(): weight must be 1-D or 2-D, got {wdim}-D")
+    if wdim != 2 and bias is not None and input.dim() == 2:  # PyTorch's addmm path
+        raise RuntimeError(f"mat2 must be a matrix, got {wdim}-D tensor")
+    if wdim == 2:
+        if weight.requires_grad and _grad["enabled"]:
             weight_t = S.t(weight)
         else:   # (no gradient to record: the transposed view made directly)
             (o, i), (so, si) = weight._shape, weight._stride
