@@ -227,22 +227,23 @@ def _pair(tpl, out, operands):
     a, b = operands
     shape = out._shape
     stride = out._stride
-    sa, sb = a._storage, b._storage
+    sa = a._storage
     ca = sa.pending
+    # (size: the nodes of the children taken in; this node adds one)
     if ca is not None and tpl.f32[0] and not ca.inlined and ca.shape == shape \
             and a._offset == 0 and a._stride == stride and ca.size < MAX_NODES:
         ca.inlined = True
-        pa, la, sca, _, size, storages, group = ca   # (one unpacking: a Node is a tuple)
-        size += 1
+        pa, leaves, scalars, _, size, storages, group = ca   # (one unpacking: a Node is a tuple)
     else:
         if ca is not None:
             realize(sa)
-        pa, la, sca, size, storages, group = tpl.tokens[0], [(sa, a._stride, a._offset, a.dtype)], (), 1, {id(sa): sa}, None
+        pa, leaves, scalars, size, storages, group = tpl.tokens[0], [(sa, a._stride, a._offset, a.dtype)], (), 0, {id(sa): sa}, None
+    sb = b._storage
     cb = sb.pending   # (after a's: b may be a, inlined or written just now)
     if cb is not None and tpl.f32[1] and not cb.inlined and cb.shape == shape \
-            and b._offset == 0 and b._stride == stride and size + cb.size <= MAX_NODES:
+            and b._offset == 0 and b._stride == stride and size + cb.size < MAX_NODES:
         cb.inlined = True
-        pb, lb, scb, size = cb.key, cb.leaves, cb.scalars, size + cb.size
+        pb, leaves, scalars, size = cb.key, leaves + cb.leaves, scalars + cb.scalars, size + cb.size
         if group is None and id(sa) in cb.storages:   # (a a leaf that b's expression reads too)
             storages, group = cb.storages, cb.group
         else:
@@ -252,7 +253,7 @@ def _pair(tpl, out, operands):
     else:
         if cb is not None:
             realize(sb)
-        pb, lb, scb = tpl.tokens[1], [(sb, b._stride, b._offset, b.dtype)], ()
+        pb, leaves = tpl.tokens[1], leaves + [(sb, b._stride, b._offset, b.dtype)]
         if id(sb) not in storages:   # (else, y + w in a loop: w is among y's inputs, shared)
             storages, group = storages | {id(sb): sb}, None
             if len(storages) > MAX_LEAF_BUFFERS:
@@ -263,7 +264,7 @@ def _pair(tpl, out, operands):
         group.append(ref(s))
     else:
         group = register(s, storages)
-    s.pending = Node(((tpl.opkey, pa, pb), la + lb, sca + scb, shape, size, storages, group))
+    s.pending = Node(((tpl.opkey, pa, pb), leaves, scalars, shape, size + 1, storages, group))
 
 
 def _general(tpl, out, operands):
