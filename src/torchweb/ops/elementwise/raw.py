@@ -212,11 +212,11 @@ def copy_into(dst, src):
     """dst[...] = src with broadcasting and dtype conversion (the body of copy_)."""
     if not is_tensor(src):
         return fill(dst, src)
-    if src.device != dst.device:
+    if src.device is not dst.device and src.device != dst.device:
         src = src.to(dst.device)
     op = OPS["copy"]
-    shape = dst.shape
-    if broadcast_shapes(src.shape, shape) != tuple(shape):
+    shape = dst._shape
+    if src._shape != shape and broadcast_shapes(src._shape, shape) != tuple(shape):
         raise RuntimeError(f"output with shape {list(shape)} doesn't match the broadcast shape "
                            f"{list(broadcast_shapes(src.shape, shape))}")
     target = dst
