@@ -188,16 +188,15 @@ def _fusable(rt, n, operands):
 # broadcast already.) A pending operand not inlined is written now: a pending leaf would keep
 # its own inputs alive, and chains of them would grow memory without bound in loops that
 # never read back. A node that inlines a child and reads no other buffer joins the child's
-# group (registered already); others start a group (graph.register). Each first checks, inline
+# group (registered already); others start a group (graph.register). Each checks, inline
 # (every deferred op asks), that a fused kernel may write out: not empty, and on a grid-limited
-# backend within what one may write (_fusable).
+# backend within what one may write (_fusable); _single only where it inlines no child (a
+# child of out's shape passed that check when a recorder made it, and reads no buffer too
+# large: any node a recorder may inline must have, a node made elsewhere included).
 
 def _single(tpl, out, operands):
     """One tensor operand, its numbers side by side (unary ops, a tensor and numbers)."""
     s = out._storage
-    n = s.numel
-    if not n or tpl.grid_limited and n > s.rt.defer_numel and not _fusable(s.rt, n, operands):
-        return _run_now(tpl.op, out, operands, tpl.plan)
     o = operands[tpl.first]
     os_ = o._storage
     child = os_.pending
@@ -207,11 +206,17 @@ def _single(tpl, out, operands):
         if tpl.first_f32 and not child.inlined:
             key, leaves, child_scalars, child_shape, size, storages, group = child   # (a Node is a tuple)
             if child_shape == shape and o._offset == 0 and o._stride == out._stride and size < MAX_NODES:
+                # (out is not empty, nor too large for a fused kernel: the child, of its shape,
+                # passed the check below when it was recorded)
                 child.inlined = True
                 group.append(ref(s))
                 s.pending = Node((tpl.pre + (key,) + tpl.post, leaves, child_scalars + scalars, shape, size + 1,
                                   storages, group))
                 return
+    n = s.numel
+    if not n or tpl.grid_limited and n > s.rt.defer_numel and not _fusable(s.rt, n, operands):
+        return _run_now(tpl.op, out, operands, tpl.plan)
+    if child is not None:
         realize(os_)
     storages = {id(os_): os_}
     s.pending = Node((tpl.leaf_key, [(os_, o._stride, o._offset, o.dtype)], scalars, shape, 1,
