@@ -17,6 +17,7 @@ little high. The total is compared with the replayed step's measured GPU time.
 
 import argparse
 import json
+import struct
 import os
 import sys
 from array import array
@@ -25,7 +26,7 @@ from functools import partial
 sys.path.insert(0, os.path.dirname(__file__))
 import torchweb  # noqa: E402
 from torchweb.backends.webgpu import commands as C  # noqa: E402
-from torchweb.backends.webgpu.runtime import get_runtime  # noqa: E402
+from torchweb.backends.webgpu.runtime import PARAMS_BUFFER_ID, get_runtime  # noqa: E402
 from timing import best_of, warm_up  # noqa: E402
 from workloads import BROWSER_GPT, _gpt_step, _mlp_step  # noqa: E402
 
@@ -36,7 +37,7 @@ def profile_graph(graph, repeat):
     rt = get_runtime()
     names = {pid: key for key, pid in rt._pipelines.items()}
     w, blob = graph.words, graph.blob
-    params_row = None
+    params_row = uniforms = None
     fam, per = {}, {}
     i = 0
     total = 0.0
@@ -44,6 +45,8 @@ def profile_graph(graph, repeat):
         op = w[i]
         if op == C.WRITE:
             params_row = w[i:i + 5]
+            if w[i + 1] == PARAMS_BUFFER_ID:
+                uniforms = params_row
             i += 5
         elif op == C.COPY:
             i += 6
@@ -59,6 +62,12 @@ def profile_graph(graph, repeat):
             total += dt
             key = names.get(row[1], ("?",))
             f = str(key[0])
+            off = uniforms[3] + row[7] - uniforms[2] if uniforms else -1   # binding 0: the uniform
+            if f == "mmt" and 0 <= off <= len(blob) - 20:   # M, N, K, batch from its parameters
+                m, n, k, _, nb = struct.unpack_from("<5I", blob, off)
+                v = key[1]
+                key = (f"mmt {m}x{n}x{k} b{nb} tile {v.rm}x{v.rn} kt{v.kt} ly{v.ly} warps{v.warps} "
+                       f"modes {key[-3]},{key[-2]}",)
             fam[f] = (fam.get(f, (0, 0.0))[0] + 1, fam.get(f, (0, 0.0))[1] + dt)
             k = repr(key)[:160] + f" grid={tuple(row[2:5])}"
             per[k] = (per.get(k, (0, 0.0))[0] + 1, per.get(k, (0, 0.0))[1] + dt)
@@ -94,6 +103,7 @@ def main():
     ap.add_argument("--lm", metavar="VARIANT", help="the GPT-2 124M decode step (float32, int8-weight, ...)")
     ap.add_argument("--lm-model", default="gpt2-124m", help="bench/lm_generate.py's SHAPES (tiny: a quick check)")
     ap.add_argument("--repeat", type=int, default=20)
+    ap.add_argument("--top", type=int, default=25, help="pipelines listed")
     ap.add_argument("--out")
     a = ap.parse_args()
     torchweb.manual_seed(0)
@@ -109,7 +119,7 @@ def main():
     report = {"adapter": torchweb.webgpu.adapter_info(), "replayed_step_s": step_s,
               "sum_of_dispatches_s": total,
               "families": sorted(([k, n, s] for k, (n, s) in fam.items()), key=lambda r: -r[2]),
-              "top_pipelines": sorted(([k, n, s] for k, (n, s) in per.items()), key=lambda r: -r[2])[:25]}
+              "top_pipelines": sorted(([k, n, s] for k, (n, s) in per.items()), key=lambda r: -r[2])[:a.top]}
     print(f"replayed step {step_s * 1e3:.2f} ms; dispatches alone sum to {total * 1e3:.2f} ms")
     for k, n, s in report["families"]:
         print(f"  {k:28s} {n:5d} dispatches {s * 1e3:8.2f} ms")

@@ -49,7 +49,15 @@ QUICK = [
 
 
 def derived(name):
-    """name, registering "BASE@sNfM" (BASE with split=N, fill=M) in matmul_tiles.VARIANTS."""
+    """name, registering "BASE@sNfM" (BASE with split=N, fill=M) in matmul_tiles.VARIANTS, and
+    "wRMxRN_kKT_lLY_WMxWN_pPAD" (a warp-tiled candidate not in the table: rm x rn outputs a
+    lane, K step KT, lanes LY x 32/LY, warps WM x WN, pad; BASE@... works on it too)."""
+    base = name.split("@")[0]
+    if base not in T.VARIANTS and base.startswith("w") and "_l" in base:
+        rmn, kt, ly, wmn, pad = base[1:].split("_")
+        rm, rn = map(int, rmn.split("x"))
+        wm, wn = map(int, wmn.split("x"))
+        T.VARIANTS[base] = T._warp(base, rm, rn, int(kt[1:]), int(ly[1:]), (wm, wn), pad=int(pad[1:]))
     if "@" not in name:
         return name
     base, opts = name.split("@")

@@ -175,8 +175,10 @@ def test_fused_unaligned_broadcast_strided(ew_knobs, n):
 
 # -- reductions -------------------------------------------------------------------------------
 
-RED_KNOBS = [dict(vec=4, wg=256, col_rows=8, short=64), dict(vec=1, wg=256, col_rows=4, short=0),
-             dict(vec=4, wg=128, col_rows=32, short=255), dict(vec=4, wg=64, col_rows=16, short=64)]
+RED_KNOBS = [dict(vec=4, wg=256, col_rows=8, short=64, fit=1, col_fill=128),
+             dict(vec=1, wg=256, col_rows=4, short=0, fit=1, col_fill=0),
+             dict(vec=4, wg=128, col_rows=32, short=255, fit=0, col_fill=128),
+             dict(vec=4, wg=64, col_rows=16, short=64, fit=0, col_fill=0)]
 
 
 @pytest.fixture(params=range(len(RED_KNOBS)), ids=lambda i: "red" + "_".join(f"{k}{v}" for k, v in RED_KNOBS[i].items()))

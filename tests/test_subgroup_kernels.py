@@ -150,3 +150,21 @@ def test_float16(mode, row):
         assert_close(getattr(mine, fn)(-1), getattr(x, fn)(-1))
     assert_close(mine.sum(-1), x.float().sum(-1).half(), rtol=2e-3, atol=1e-1)
     assert_close(mine.var(-1), x.float().var(-1).half(), rtol=2e-3, atol=2e-3)
+
+
+@pytest.mark.parametrize("row", [3, 64, 100, 384, 1000, 4096])
+def test_layer_norm(mode, row):
+    """kernels/layer_norm.py's row sums (forward and input gradient): subgroup sums over
+    workgroups of 32..256 threads (PER_THREAD_SG elements a thread), the tree, the fallback."""
+    x, w, b, g = _rand(6, row, seed=3), _rand(row, seed=4), _rand(row, seed=5), _rand(6, row, seed=6)
+    xr, wr = x.clone().requires_grad_(), w.clone().requires_grad_()
+    ref = torch.nn.functional.layer_norm(xr, (row,), wr, b)
+    ref.backward(g)
+    xm, wm = fast_ours(x, "webgpu").requires_grad_(), fast_ours(w, "webgpu").requires_grad_()
+    out = torchweb.nn.functional.layer_norm(xm, (row,), wm, fast_ours(b, "webgpu"))
+    out.backward(fast_ours(g, "webgpu"))
+    assert_close(out.detach(), ref.detach(), rtol=1e-5, atol=1e-5)
+    assert_close(xm.grad, xr.grad, rtol=1e-4, atol=1e-4)
+    assert_close(wm.grad, wr.grad, rtol=1e-4, atol=1e-4)
+    keys = [k for k in get_runtime()._pipelines if k[0] == "layer_norm"]
+    assert any(k[-1] == (SG.MIN_SIZE if mode != "off" else 0) for k in keys), keys

@@ -16,11 +16,17 @@ and bias (optional) are contiguous rows of N."""
 
 import struct
 
+from . import subgroups as SG
 from .elementwise import param
 from .reduction import SOFTWARE_SHORT, few_barriers
 from .wgsl import helpers_source
 
 MAX_WG = 256
+# elements a thread where the sums take subgroup operations: a row of 384 (nanoGPT's) in 64
+# threads, where 4 a thread made 128 (the nanoGPT step on an H200, bench/gpt_step_table.py:
+# 8 a thread 11.45 ms, 12 (one subgroup a row) 11.52, 4 11.49: the layer norms' share of ~0.5 ms
+# went from 9 barriers a sum to 2)
+PER_THREAD_SG = 8
 MAX_ROW = 32 * 65535   # lavapipe ends a loop after 65535 trips: a thread visits at most this many
 
 
@@ -30,18 +36,21 @@ def fits(row):
 
 def _launch(rt, N):
     """(threads a row, short): a thread a row where barriers are costly and rows are short,
-    else a workgroup of the smallest power of two (32..256) with a thread per 4 elements."""
+    else a workgroup of the smallest power of two (32..256) with a thread per 4 elements
+    (PER_THREAD_SG with subgroup sums)."""
     if few_barriers(rt) and N <= SOFTWARE_SHORT:
         return 64, True
-    wg = 32
-    while wg < MAX_WG and wg * 4 < N:
+    wg, per = 32, (PER_THREAD_SG if SG.use(rt) else 4)
+    while wg < MAX_WG and wg * per < N:
         wg *= 2
     return wg, False
 
 
-def _frame(wg, short, decls, body):
-    """The kernel around `body`, which sees: row (the row index), lid, sum2(v, lid) (a pair of
-    row sums, every thread gets them) and loops `for (var i = first; i < n; i = i + step)`."""
+def _frame(wg, short, decls, body, sg=0):
+    """The kernel around `body`, which sees: row (the row index), lid, sum2(v, ARGS) (a pair of
+    row sums, every thread gets them) and loops `for (var i = first; i < n; i = i + step)`.
+    sg: the sums through subgroup operations (subgroups.py; SG.use's value), two barriers a sum
+    where the tree takes log2(wg) + 2 (a 384-wide row: 9)."""
     if short:
         head = [f"  let row = (wid.y * nwg.x + wid.x) * {wg}u + lid;",
                 f"  if (row >= {param(0)}) {{ return; }}",
@@ -54,8 +63,22 @@ def _frame(wg, short, decls, body):
                 f"  if (row >= {param(0)}) {{ return; }}",
                 f"  let first = lid; let step = {wg}u;"]
         shared = f"var<workgroup> SV: array<vec2<f32>, {wg}>;\n"
+        sub = ""
+        if sg:   # (sgs, sid passed in: the builtins are the entry point's; uniform as parameters)
+            sub = (f"  if (sgs >= {SG.MIN_SIZE}u && {wg}u % sgs == 0u) {{\n"
+                   "    let p = subgroupAdd(v);\n"
+                   f"    if (sgs == {wg}u) {{ return p; }}\n"
+                   "    if (sid == 0u) { SV[lid / sgs] = p; }\n"
+                   "    workgroupBarrier();\n"
+                   "    var x = vec2<f32>(0.0, 0.0);\n"
+                   f"    for (var i = sid; i < {wg}u / sgs; i = i + sgs) {{ x = x + SV[i]; }}\n"
+                   "    let r = subgroupAdd(x);\n"
+                   "    workgroupBarrier();\n"   # before SV is written again
+                   "    return r;\n"
+                   "  }\n")
         reduce_fn = (
-            "fn sum2(v: vec2<f32>, lid: u32) -> vec2<f32> {\n"
+            f"fn sum2(v: vec2<f32>, lid: u32{', sgs: u32, sid: u32' if sg else ''}) -> vec2<f32> {{\n"
+            + sub +
             "  SV[lid] = v;\n"
             "  workgroupBarrier();\n"
             f"  for (var s = {wg // 2}u; s > 0u; s = s >> 1u) {{\n"
@@ -66,10 +89,12 @@ def _frame(wg, short, decls, body):
             "  workgroupBarrier();\n"   # before SV is written again
             "  return r;\n"
             "}\n")
-    return (decls + "\n" + shared + helpers_source({"rsqrt"}) + "\n" + reduce_fn +
+    sg = sg and not short
+    body = body.replace("ARGS", "lid, sgs, sid" if sg else "lid")
+    return ((SG.enable_line() if sg else "") + decls + "\n" + shared + helpers_source({"rsqrt"}) + "\n" + reduce_fn +
             f"@compute @workgroup_size({wg})\n"
             "fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,\n"
-            "        @builtin(local_invocation_index) lid: u32) {\n"
+            f"        @builtin(local_invocation_index) lid: u32{', ' + SG.BUILTINS if sg else ''}) {{\n"
             + "\n".join(head) + "\n" + body + "}\n")
 
 
@@ -96,6 +121,7 @@ def forward(rt, y, stats, mean_off, rstd_off, x, weight, bias, eps, N, x_parts=N
     writes into x (fresh)."""
     rows = x.numel() // N
     wg, short = _launch(rt, N)
+    sg = SG.use(rt)
     hw, hb, hp = weight is not None, bias is not None, x_parts is not None
     slots = [("Y", "read_write"), ("ST", "read_write")]
     slots += [("XO", "read_write"), ("XA", "read"), ("XB", "read")] if hp else [("X", "read")]
@@ -111,15 +137,15 @@ def forward(rt, y, stats, mean_off, rstd_off, x, weight, bias, eps, N, x_parts=N
                 + (f"  let Xao = {param(8)}; let Xbo = {param(9)};\n" if hp else "") +
                 "  var s = 0.0;\n"
                 f"  for (var i = first; i < n; i = i + step) {{ {first_read} }}\n"
-                "  let m = sum2(vec2<f32>(s, 0.0), lid).x / f32(n);\n"
+                "  let m = sum2(vec2<f32>(s, 0.0), ARGS).x / f32(n);\n"
                 "  var q = 0.0;\n"
                 f"  for (var i = first; i < n; i = i + step) {{ let d = {xi} - m; q = q + d * d; }}\n"
-                f"  let r = tw_rsqrt(sum2(vec2<f32>(q, 0.0), lid).x / f32(n) + bitcast<f32>({param(2)}));\n"
+                f"  let r = tw_rsqrt(sum2(vec2<f32>(q, 0.0), ARGS).x / f32(n) + bitcast<f32>({param(2)}));\n"
                 "  for (var i = first; i < n; i = i + step) {\n"
                 f"    Y[{param(10)} + row * n + i] = ({xi} - m) * r * {w}{b};\n"
                 "  }\n"
                 f"  if (lid == 0u || step == 1u) {{ ST[{param(6)} + row] = m; ST[{param(7)} + row] = r; }}\n")
-        return _frame(wg, short, _decl(slots, 12), body)
+        return _frame(wg, short, _decl(slots, 12), body, sg)
 
     bufs = [y._storage, stats._storage, x._storage]
     if hp:
@@ -128,7 +154,7 @@ def forward(rt, y, stats, mean_off, rstd_off, x, weight, bias, eps, N, x_parts=N
     params = [rows, N, struct.unpack("<I", struct.pack("<f", eps))[0], x._offset,
               weight._offset if hw else 0, bias._offset if hb else 0, mean_off, rstd_off,
               x_parts[0][1] if hp else 0, x_parts[1][1] if hp else 0, y._offset, 0]
-    _dispatch(rt, ("layer_norm", wg, short, hw, hb, hp), make_code, slots, bufs, rows, wg, short, params, N)
+    _dispatch(rt, ("layer_norm", wg, short, hw, hb, hp, sg), make_code, slots, bufs, rows, wg, short, params, N)
 
 
 def backward(rt, dx, g, x, weight, stats, mean_off, rstd_off, N, gx=None, g_parts=None):
@@ -139,6 +165,7 @@ def backward(rt, dx, g, x, weight, stats, mean_off, rstd_off, N, gx=None, g_part
     buffers (two gradients summed), added as read and written into g (fresh)."""
     rows = x.numel() // N
     wg, short = _launch(rt, N)
+    sg = SG.use(rt)
     hw, hg, hp = weight is not None, gx is not None, g_parts is not None
     slots = [("DX", "read_write")] + [("GX", "read_write")] * hg
     slots += [("GO", "read_write"), ("GA", "read"), ("GB", "read")] if hp else [("G", "read")]
@@ -154,7 +181,7 @@ def backward(rt, dx, g, x, weight, stats, mean_off, rstd_off, N, gx=None, g_part
                 f"  let m = ST[{param(4)} + row]; let r = ST[{param(6)} + row];\n"
                 "  var acc = vec2<f32>(0.0, 0.0);\n"
                 f"  for (var i = first; i < n; i = i + step) {{ {first_read} acc = acc + vec2<f32>(gw * X[xb + i], gw); }}\n"
-                "  let t = sum2(acc, lid);\n"
+                "  let t = sum2(acc, ARGS);\n"
                 "  let scale = 1.0 / f32(n);\n"
                 "  let bb = (t.y * m - t.x) * (r * r * r) * scale;\n"
                 "  let c = -bb * m - t.y * r * scale;\n"
@@ -162,7 +189,7 @@ def backward(rt, dx, g, x, weight, stats, mean_off, rstd_off, N, gx=None, g_part
                 f"    DX[{param(7)} + row * n + i] = r * ({gi}{w}) + bb * X[xb + i] + c;\n"
                 + (f"    GX[{param(10)} + row * n + i] = {gi} * ((X[xb + i] - m) * r);\n" if hg else "") +
                 "  }\n")
-        return _frame(wg, short, _decl(slots, 12), body)
+        return _frame(wg, short, _decl(slots, 12), body, sg)
 
     bufs = [dx._storage] + ([gx._storage] if hg else []) + [g._storage]
     if hp:
@@ -170,7 +197,7 @@ def backward(rt, dx, g, x, weight, stats, mean_off, rstd_off, N, gx=None, g_part
     bufs += [x._storage, stats._storage] + ([weight._storage] if hw else [])
     params = [rows, N, g._offset, x._offset, mean_off, weight._offset if hw else 0, rstd_off, dx._offset,
               g_parts[0][1] if hp else 0, g_parts[1][1] if hp else 0, gx._offset if hg else 0, 0]
-    _dispatch(rt, ("layer_norm_backward", wg, short, hw, hg, hp), make_code, slots, bufs, rows, wg, short,
+    _dispatch(rt, ("layer_norm_backward", wg, short, hw, hg, hp, sg), make_code, slots, bufs, rows, wg, short,
               params, N)
 
 

@@ -129,6 +129,9 @@ TABLE = {
     "medium": "w64x64_k8_t4x8",  # >= 1M outputs, shorter K: attention's P V, dV, dQ, dK 0.72-0.82,
     # nanoGPT's c_proj 0.76 (-mm29b.json; w64x64_k8, the earlier choice, 0.65-0.75 there; the
     # best on every shape of the class in a second run too: 0.66-0.82 against 0.65-0.78)
+    "medium_flat": "w128x128_k16",  # as medium, one matrix: nanoGPT's c_proj 4096x384x384 and its
+    # input grad 0.785 (w64x64_k8_t4x8, medium's choice, 0.72-0.75), two H200 runs
+    # (nvidia-h200-matmul-variants-2026-11-27-session31*.json)
     "longk": "w128x128_k16_fill",  # fewer outputs, K >= 1024: weight grads 0.71-0.92 (-mm29b.json:
     # 1536x384 0.71, 1152x384 0.74, 384x384 0.92 (12 slices; the fill picks 14, unmeasured),
     # 384x1536 0.71; t64x64_k16_db_split, the earlier choice, 0.57-0.68 in that run)
@@ -154,7 +157,9 @@ def shape_class(M, N, K, nbatch):
             return "huge" if outputs >= 16 << 20 else "large"
         return "wide"
     if outputs >= 1 << 20:
-        return "medium_k" if K >= 1024 else "medium"
+        if K >= 1024:
+            return "medium_k"
+        return "medium" if nbatch > 1 else "medium_flat"
     if K >= 1024:
         return "longk"
     return "small"
@@ -480,14 +485,31 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
 
 def _sum_plan(rt, out, nsplit, total, T):
     """The dispatch (pipeline id, grid, params) that sums the split-K slices ([nsplit, total],
-    binding 2) into out (binding 1)."""
+    binding 2) into out (binding 1). float32 and int32 outputs at a 4-aligned offset are summed
+    a vec4 a thread (scalar loads left it at ~1/4 of the memory bandwidth on an H200)."""
     odt = out.dtype
-    key = ("mmt_sum", odt.name, T)
+    vec = 4 if ((odt.name == "float32" and T != "i32") or (odt.name == "int32" and T == "i32")) \
+        and total % 4 == 0 and out._offset % 4 == 0 else 1
+    key = ("mmt_sum", odt.name, T, vec)
 
     def make_code():
         pst = "i32" if T == "i32" else "f32"
         enable = "enable f16;\n" if odt.gpu_storage == "f16" else ""
         acc = "i32" if T == "i32" else "f32"
+        if vec == 4:   # (odt's storage is acc's type here)
+            return f"""@group(0) @binding(0) var<uniform> P: array<vec4<u32>, 1>;
+@group(0) @binding(1) var<storage, read_write> B0: array<vec4<{acc}>>;
+@group(0) @binding(2) var<storage, read> B1: array<vec4<{pst}>>;
+@compute @workgroup_size({WORKGROUP})
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+        @builtin(local_invocation_index) lid: u32) {{
+  let i = (wid.y * nwg.x + wid.x) * {WORKGROUP}u + lid;
+  if (i >= {param(0)}) {{ return; }}
+  var acc = B1[i];
+  for (var s = 1u; s < {param(1)}; s = s + 1u) {{ acc = acc + B1[s * {param(0)} + i]; }}
+  B0[{param(2)} + i] = acc;
+}}
+"""
         return enable + f"""@group(0) @binding(0) var<uniform> P: array<vec4<u32>, 1>;
 @group(0) @binding(1) var<storage, read_write> B0: array<{odt.gpu_storage}>;
 @group(0) @binding(2) var<storage, read> B1: array<{pst}>;
@@ -503,4 +525,5 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
 """
 
     pid = rt.pipeline(key, make_code, ["uniform", "write", "read"])
-    return pid, rt.grid(-(-total // WORKGROUP)), struct.pack("<4I", total, nsplit, out._offset, 0)
+    n = total // vec
+    return pid, rt.grid(-(-n // WORKGROUP)), struct.pack("<4I", n, nsplit, out._offset // vec, 0)

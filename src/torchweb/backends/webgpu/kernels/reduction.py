@@ -20,7 +20,14 @@ from .. import errors as ERR
 # and every start is a multiple of 4 (else scalars). `vec` 0 turns both off; `wg`: the threads
 # of a workgroup-per-output launch. bench/bandwidth.py sets these; pipelines are keyed on them.
 FAST = {"vec": 4, "wg": 256, "col_rows": 16, "short": 64,   # col_rows 16: best of 4/8/16/32 on an H100
-        "few_barriers": None}
+        "few_barriers": None, "fit": 1, "col_fill": 128}
+# fit: a workgroup per output over a contiguous row shrinks (halving, down to 32 threads) while
+# it keeps a thread per `fit` elements (vec4s) of the row; 0: off. Attention's softmax-backward
+# row sums (256 floats) left 3 of 4 threads idle at 256 threads (6 x 50 us a nanoGPT step on an
+# H200; 32 us at a thread a vec4).
+# col_fill: the column sums take more row groups (col_rows doubled, up to 64) while they would
+# make fewer than this many workgroups: a layer norm's weight gradient (384 outputs over 4096
+# rows) made 24 workgroups at 16 rows, the GPU ~1/6 busy; 0: off.
 # few_barriers: on SwiftShader (the browser's CPU fallback) every workgroup barrier costs tens
 # of microseconds: reductions (and softmax rows) up to SOFTWARE_SHORT long take a thread per
 # output, without barriers (a browser GPT step's cross-entropy sums over 65 classes took 57 ms as
@@ -139,6 +146,9 @@ def _run(rt, kind, out, inp, nred, acc_cls, nchunks=1, divisor=None, index_from=
                 and R % 4 == 0 and chunk % 4 == 0 and inp._offset % 4 == 0
                 and (n_out == 1 or all(st % 4 == 0 for st in ostrides))) else 1
     wgs = FAST["wg"] if per_workgroup and contig else WORKGROUP
+    if per_workgroup and contig and FAST["fit"]:   # a short row: no more threads than (vec4) elements
+        while wgs > 32 and (wgs // 2) * vec * FAST["fit"] >= chunk:
+            wgs //= 2
     if (FAST["vec"] and FAST["col_rows"] and len(rshape) == 1 and rstrides[0] != 1 and len(oshape) == 1
             and ostrides[0] == 1 and nchunks == 1 and kind in _IDENTITY and not arg_kind(kind)
             and not (wide or gather or pairs_in or pairs_out) and inp._storage is not out._storage
@@ -331,6 +341,8 @@ def arg_kind(kind):
 
 def _run_columns(rt, kind, out, inp, t, n_out, R, rstride, divisor):
     rows = FAST["col_rows"]
+    while rows < 64 and n_out * rows < FAST["col_fill"] * WORKGROUP and R >= 8 * rows:
+        rows *= 2
     cols = WORKGROUP // rows
     params = [n_out, R, inp._offset, rstride, out._offset, R if divisor is None else divisor]
     key = ("red_cols", kind, inp.dtype.name, out.dtype.name, t, rows)
