@@ -23,21 +23,22 @@ def _copies(fn):
     torchweb.webgpu.synchronize()
     names = {}
     count = [0]
-    orig = rt.dispatch
+    orig = rt.record   # (every kernel's dispatch: head[1] the pipeline id)
 
-    def dispatch(pid, *a, **k):
+    def record(head, *a, **k):
+        pid = head[1]
         if not names or pid not in names:
             names.update({v: k for k, v in rt._pipelines.items()})
         key = names.get(pid)
         if isinstance(key, tuple) and key and key[0] in ("fused", "fused_fast") and "'copy'" in repr(key[1])[:40]:
             count[0] += 1
-        return orig(pid, *a, **k)
-    rt.dispatch = dispatch
+        return orig(head, *a, **k)
+    rt.record = record
     try:
         fn()
         torchweb.webgpu.synchronize()
     finally:
-        del rt.dispatch
+        del rt.record
     return count[0]
 
 

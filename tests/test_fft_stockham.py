@@ -166,12 +166,12 @@ def _count_dispatches(fn):
     rt = get_runtime()
     torchweb.webgpu.synchronize()
     recorded = []
-    rt.dispatch = lambda *args, **kw: (recorded.append(args[0]), type(rt).dispatch(rt, *args, **kw))[1]
+    rt.record = lambda *args, **kw: (recorded.append(args[0][1]), type(rt).record(rt, *args, **kw))[1]
     try:
         out = fn()
         torchweb.webgpu.synchronize()
     finally:
-        del rt.dispatch   # (the class's method again)
+        del rt.record   # (the class's method again)
     return len(recorded), out
 
 

@@ -23,8 +23,8 @@ def test_chain_is_pending_until_read_and_fused_into_one_kernel(monkeypatch):
     x.sum().item()
     rt = get_runtime()
     calls = []
-    real = rt.dispatch
-    monkeypatch.setattr(rt, "dispatch", lambda *a: (calls.append(a[0]), real(*a))[1])
+    real = rt.record   # (every kernel's dispatch: a[0] its row's head, [1] the pipeline id)
+    monkeypatch.setattr(rt, "record", lambda *a: (calls.append(a[0][1]), real(*a))[1])
     y = x
     for _ in range(20):
         y = y * 1.01 + 0.01            # 40 ops, within one expression's bound

@@ -184,13 +184,13 @@ def test_sampling_reads_nothing_back_and_dispatches_one_kernel(monkeypatch):
     torchweb.webgpu.synchronize()
     rt = get_runtime()
     reads, dispatched = [], []
-    real_dispatch = rt.dispatch
+    real_record = rt.record   # (every kernel's dispatch: head[1] the pipeline id)
     monkeypatch.setattr(rt.driver, "read", lambda *args: reads.append(args))
 
-    def dispatch(pid, *args, **kwargs):
-        dispatched.append(pid)
-        return real_dispatch(pid, *args, **kwargs)
-    monkeypatch.setattr(rt, "dispatch", dispatch)
+    def record(head, *args, **kwargs):
+        dispatched.append(head[1])
+        return real_record(head, *args, **kwargs)
+    monkeypatch.setattr(rt, "record", record)
     for call, expected in calls:
         before = len(dispatched)
         call()

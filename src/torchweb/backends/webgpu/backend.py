@@ -89,35 +89,40 @@ def reduce(p, out, inp, index_from=None):
                       p, out, inp)
 
 
-_MATMUL_CHOICE = {}   # (output shape, K, dtype, forced variant, runtime) -> kernel: asked per call
+_MATMUL_CHOICE = {}   # (output shape, K, dtype, forced variant, runtime) -> its kernel's run: asked per call
 
 
 def matmul(out, a, b, acc_cls):
     """out = a @ b; where an operand's storage passes the binding limit, each is bound through
     the window its view spans (ops/lowering.py splits the product into views that fit)."""
-    compute = "f32" if acc_cls == "f" else "i32"
-    r = _rt()
+    r = _runtime[0]   # (_rt() inline)
+    if r is None:
+        r = _get_runtime()
     *_, K = a._shape   # (unpacked: indexing a Size runs Python code)
     key = (out._shape, K, out.dtype, tiles.FORCED, id(r))
-    kernel = _MATMUL_CHOICE.get(key)
-    if kernel is None:
+    run = _MATMUL_CHOICE.get(key)
+    if run is None:
         if len(_MATMUL_CHOICE) > 4096:
             _MATMUL_CHOICE.clear()
-        kernel = _MATMUL_CHOICE[key] = _choose_matmul(r, out, a, b)
+        run = _MATMUL_CHOICE[key] = _matmul_runner(_choose_matmul(r, out, a, b))
     try:
-        if kernel == "small":
-            matmul_small.run(r, out, a, b, compute)
-        elif kernel == "gemv":
-            matmul_gemv.run(r, out, a, b)
-        elif kernel == "mm2":
-            mm_kernel.run(r, out, a, b, compute)
-        else:
-            tiles.run(r, out, a, b, compute, kernel)
+        run(r, out, a, b, "f32" if acc_cls == "f" else "i32")
     except _BindingTooLarge:
         if any(type(t._storage) is windows.WindowStorage for t in (out, a, b)) \
                 or not windows.retry(matmul, r.max_binding, (out, a, b), acc_cls):
             raise
         return
+
+
+def _matmul_runner(kernel):
+    """run(runtime, out, a, b, compute) of a kernel _choose_matmul named."""
+    if kernel == "small":
+        return matmul_small.run
+    if kernel == "gemv":
+        return lambda r, out, a, b, compute: matmul_gemv.run(r, out, a, b)
+    if kernel == "mm2":
+        return mm_kernel.run
+    return _partial(tiles.run, variant=kernel)
 
 
 def _choose_matmul(r, out, a, b):

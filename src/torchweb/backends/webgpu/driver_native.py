@@ -7,6 +7,7 @@ Everything above it is shared with the browser driver.
 import functools
 import logging
 import os
+from array import array
 
 from . import commands
 from .errors import BufferOutOfMemory, DeviceLostError, device_lost
@@ -165,6 +166,9 @@ class NativeDriver:
         self.layouts = {}
         self._fence = None
         self._bind_groups = {}       # (layout, rows) -> bind group
+        self._rows = {}              # DISPATCH row (less its params offset) -> what execute() sets
+        self._rows_handle = None     # the encoding's handle() that _rows was made with
+        self._rows_of_group = {}     # bind group key -> the keys of _rows that hold the group
         self._groups_of_buffer = {}  # buffer id -> keys of the bind groups that use it
         self._encoding = encoding_factory(self.device)   # native_encoding.py: C calls where possible
         self._raw_bind_group = _raw_bind_group_calls()
@@ -226,29 +230,34 @@ class NativeDriver:
         enc = self._encoding()
         doomed = []
         blob = memoryview(blob)
-        pipelines, groups = self.pipelines, self._bind_groups
+        if type(words) is not array:
+            words = array("I", words)
+        rows = self._rows
+        if enc.handle is not self._rows_handle:   # (what _rows holds is the encoding's kind of handle)
+            rows = self._rows = {}
+            self._rows_of_group = {}
+            self._rows_handle = enc.handle
+        DISPATCH = commands.DISPATCH   # (a local: the loop reads it per row)
         i, n = 0, len(words)
         try:
             while i < n:
                 op = words[i]
-                if op == commands.DISPATCH:
-                    pid, x, y, z, nb = words[i + 1:i + 6]
-                    pipeline, bgl, _, params_first = pipelines[pid]
-                    j = i + 6 + 3 * nb
-                    if params_first:
-                        # (the params binding's offset is dynamic: the bind group is keyed by its
-                        # size and the storage buffers' rows)
-                        key = (id(bgl), words[i + 8], tuple(words[i + 9:j]))
-                        group = groups.get(key)
-                        if group is None:
-                            rows = list(words[i + 6:j])
-                            rows[1] = 0
-                            group = self._bind_group(bgl, tuple(rows), key)
-                        enc.dispatch(pipeline, group, (words[i + 7],), x, y, z)
-                        i = j
-                        continue
-                    pipeline, group, offsets, (x, y, z), _, i = self._decode_dispatch(words, i)
-                    enc.dispatch(pipeline, group, offsets, x, y, z)
+                if op == DISPATCH:
+                    # the row less its params offset (the one word that moves from flush to flush)
+                    # names what to set: found in _rows, the row is decoded once
+                    j = i + 6 + 3 * words[i + 5]
+                    row = words[i + 1:j]
+                    offset = row[6]
+                    row[6] = 0
+                    hit = rows.get(row.tobytes())
+                    if hit:
+                        enc.dispatch_one(offset, *hit)
+                    elif hit is None and (hit := self._row(words, i, row.tobytes(), enc.handle)):
+                        enc.dispatch_one(offset, *hit)
+                    else:   # (a layout with its uniform elsewhere, or several)
+                        pipeline, group, offsets, (x, y, z), _, _ = self._decode_dispatch(words, i)
+                        enc.dispatch(pipeline, group, offsets, x, y, z)
+                    i = j
                 elif op == commands.COPY:
                     src, so, dst, do, nbytes = words[i + 1:i + 6]
                     enc.copy(self.buffers[src], so, self.buffers[dst], do, nbytes)
@@ -357,14 +366,19 @@ class NativeDriver:
         alive: pipelines, bind groups and buffers looked up once."""
         C_ = commands   # (a local: the loop reads it per row)
         steps, used = [], {}
+        handle = self._encoding().handle
         i, n = 0, len(words)
         while i < n:
-            op = words[i]
+            op, start = words[i], i
             if op == C_.DISPATCH:
                 pipeline, group, offsets, (x, y, z), bids, i = self._decode_dispatch(words, i)
                 for bid in bids:
                     used[bid] = self.buffers[bid]
-                steps.append((0, pipeline, group, offsets, x, y, z))
+                if self.pipelines[words[start + 1]][3]:   # (params first: one offset; the group
+                    # object kept with its handle: it lives while the program does)
+                    steps.append((3, offsets[0], handle(pipeline), handle(group), x, y, z, group))
+                else:
+                    steps.append((0, pipeline, group, offsets, x, y, z))
             elif op == C_.COPY:
                 src, so, dst, do, nbytes = words[i + 1:i + 6]
                 used[src], used[dst] = self.buffers[src], self.buffers[dst]
@@ -392,7 +406,9 @@ class NativeDriver:
         enc = self._encoding()
         for st in steps:
             kind = st[0]
-            if kind == 0:
+            if kind == 3:
+                enc.dispatch_one(st[1], st[2], st[3], st[4], st[5], st[6])
+            elif kind == 0:
                 enc.dispatch(st[1], st[2], st[3], st[4], st[5], st[6])
             elif kind == 1:
                 enc.copy(st[1], st[2], st[3], st[4], st[5])
@@ -418,6 +434,31 @@ class NativeDriver:
                 rows[3 * k + 1] = 0   # bound at 0, moved by the dynamic offset
         return pipeline, self._bind_group(bgl, tuple(rows), key), offsets, (x, y, z), rows[0::3], j
 
+    def _row(self, words, i, key, handle):
+        """What execute() hands the encoding for the DISPATCH row at words[i] (key: the row's
+        words less the DISPATCH opcode, its params offset zeroed): (pipeline, bind group, x, y,
+        z) as the encoding's handle() gives them, or False for a layout other than the
+        runtime's (params uniform first, storage buffers after); kept in _rows."""
+        if len(self._rows) > 4096:
+            self._rows.clear()
+            self._rows_of_group.clear()
+        pipeline, bgl, _, params_first = self.pipelines[words[i + 1]]
+        hit = False
+        if params_first:
+            # (the params binding's offset is dynamic: the bind group is keyed by its size and
+            # the storage buffers' rows)
+            j = i + 6 + 3 * words[i + 5]
+            group_key = (id(bgl), words[i + 8], tuple(words[i + 9:j]))
+            group = self._bind_groups.get(group_key)
+            if group is None:
+                rows = list(words[i + 6:j])
+                rows[1] = 0
+                group = self._bind_group(bgl, tuple(rows), group_key)
+            hit = (handle(pipeline), handle(group), words[i + 2], words[i + 3], words[i + 4])
+            self._rows_of_group.setdefault(group_key, []).append(key)
+        self._rows[key] = hit
+        return hit
+
     def _bind_group(self, bgl, rows, key=None):
         """The bind group for rows of (buffer id, offset, size), cached (under key if given):
         creating one is most of a small dispatch's cost in wgpu-py."""
@@ -428,6 +469,8 @@ class NativeDriver:
             if len(self._bind_groups) > 4096:
                 self._bind_groups.clear()
                 self._groups_of_buffer.clear()
+                self._rows.clear()
+                self._rows_of_group.clear()
             group = self._bind_groups[key] = self._create_bind_group(bgl, rows)
             for bid in rows[0::3]:
                 self._groups_of_buffer.setdefault(bid, set()).add(key)
@@ -459,6 +502,8 @@ class NativeDriver:
     def _forget_bind_groups(self, bid):
         for key in self._groups_of_buffer.pop(bid, ()):
             self._bind_groups.pop(key, None)
+            for row in self._rows_of_group.pop(key, ()):   # (the rows that set it)
+                self._rows.pop(row, None)
 
     @_device_lost_checked
     def read(self, buffer_id, offset, nbytes):
@@ -501,6 +546,8 @@ class NativeDriver:
         self.layouts.clear()
         self._bind_groups.clear()
         self._groups_of_buffer.clear()
+        self._rows.clear()
+        self._rows_of_group.clear()
         self._fence = None
         self._encoding = None
         limits = {k: self.device.limits[k] for k in self.limits}   # (those torchweb asked for)

@@ -44,28 +44,51 @@ class CEncoding:
         self.c = c
         self.encoder = self.cpass = None
         self.queued = 0
-        self.bound = (None, None, None)   # the pass's pipeline, bind group and offsets
+        self.pipeline = self.group = self.offset = None   # what the pass has set (handles)
+
+    @staticmethod
+    def handle(obj):
+        """What dispatch_one takes for a pipeline or bind group: its C handle."""
+        return obj._internal
+
+    def _begin(self):
+        c = self.c
+        if self.encoder is None:
+            self.encoder = c.create_encoder(c.device, c.null)
+        cpass = self.cpass = c.begin_pass(self.encoder, c.null)
+        return cpass
 
     def dispatch(self, pipeline, group, offsets, x, y, z):
+        """A dispatch of any layout: its dynamic offsets as given."""
         c = self.c
-        cpass = self.cpass
-        if cpass is None:
-            if self.encoder is None:
-                self.encoder = c.create_encoder(c.device, c.null)
-            cpass = self.cpass = c.begin_pass(self.encoder, c.null)
-        # a pass keeps its pipeline and bind group between dispatches: a loop of one op (equal
-        # uniforms share a slot, runtime.SHARE_PARAMS) sets them once
-        bound = self.bound
-        if bound[0] is not pipeline:
-            c.set_pipeline(cpass, pipeline._internal)
-        if bound[1] is not group or bound[2] != offsets:
-            buf = c.offsets
-            n = 0
-            for v in offsets:
-                buf[n] = v
-                n += 1
-            c.set_group(cpass, 0, group._internal, n, buf)
-        self.bound = (pipeline, group, offsets)
+        cpass = self.cpass or self._begin()
+        c.set_pipeline(cpass, pipeline._internal)
+        buf = c.offsets
+        n = 0
+        for v in offsets:
+            buf[n] = v
+            n += 1
+        c.set_group(cpass, 0, group._internal, n, buf)
+        self.pipeline = self.group = None   # (the next dispatch_one sets its own)
+        c.dispatch(cpass, x, y, z)
+        self.queued += 1
+        if self.queued >= SUBMIT_EVERY:
+            self.submit()
+
+    def dispatch_one(self, offset, pipeline, group, x, y, z):
+        """A dispatch of the runtime's layout (one dynamic offset: its params uniform's);
+        pipeline and group as handle() gives them. A pass keeps its pipeline and bind group
+        between dispatches: a loop of one op (equal uniforms share a slot, runtime.SHARE_PARAMS)
+        sets them once."""
+        c = self.c
+        cpass = self.cpass or self._begin()
+        if pipeline is not self.pipeline:
+            c.set_pipeline(cpass, pipeline)
+            self.pipeline = pipeline
+        if group is not self.group or offset != self.offset:
+            c.offsets[0] = offset
+            c.set_group(cpass, 0, group, 1, c.offsets)
+            self.group, self.offset = group, offset
         c.dispatch(cpass, x, y, z)
         self.queued += 1
         if self.queued >= SUBMIT_EVERY:
@@ -76,7 +99,7 @@ class CEncoding:
             self.c.end_pass(self.cpass)
             self.c.release_pass(self.cpass)
             self.cpass = None
-            self.bound = (None, None, None)
+            self.pipeline = self.group = self.offset = None
 
     def copy(self, src, src_off, dst, dst_off, nbytes):
         c = self.c
@@ -113,6 +136,13 @@ class PyEncoding:
         self.device, self.queue = device, device.queue
         self.encoder = self.cpass = None
         self.queued = 0
+
+    @staticmethod
+    def handle(obj):
+        return obj
+
+    def dispatch_one(self, offset, pipeline, group, x, y, z):
+        self.dispatch(pipeline, group, (offset,), x, y, z)
 
     def dispatch(self, pipeline, group, offsets, x, y, z):
         if self.cpass is None:

@@ -49,14 +49,51 @@ class BufferPool:
     def __init__(self, create, destroy, max_free_bytes=256 << 20, keep_working_set=True):
         self._create = create      # (nbytes) -> buffer id
         self._destroy = destroy    # (buffer id) -> None
-        self.max_free_bytes = max_free_bytes
         self.keep_working_set = keep_working_set
-        self.working_set = 0       # the most bytes live at once (up to WORKING_SET_LIMIT), if kept
         self._free = {}            # size -> [ids]
         self._lru = OrderedDict()  # id -> size, free buffers, oldest first
-        self.free_bytes = 0
+        self._held = 0             # bytes of the pool's buffers, handed out or free
         self._live = 0             # bytes of the buffers handed out and not yet released
-        self.peak_bytes = 0
+        # (acquire and release test one bound each, kept by _bounds: _high, the live bytes past
+        # which the peak or the working set grows; limit, the free bytes past which trim runs)
+        self._max_free = max_free_bytes
+        self._peak = 0
+        self._working_set = 0      # the most bytes live at once (up to WORKING_SET_LIMIT), if kept
+        self._bounds()
+
+    def _bounds(self):
+        ws = self._working_set
+        self.limit = max(self._max_free, ws)   # the free bytes kept
+        grows = self.keep_working_set and ws < WORKING_SET_LIMIT
+        self._high = min(self._peak, ws) if grows else self._peak
+
+    @property
+    def max_free_bytes(self):
+        return self._max_free
+
+    @max_free_bytes.setter
+    def max_free_bytes(self, nbytes):
+        self._max_free = nbytes
+        self._bounds()
+
+    @property
+    def peak_bytes(self):
+        """The most bytes handed out at once (tests and torch.webgpu.max_memory_allocated)."""
+        return self._peak
+
+    @peak_bytes.setter
+    def peak_bytes(self, nbytes):
+        self._peak = nbytes
+        self._bounds()
+
+    @property
+    def working_set(self):
+        return self._working_set
+
+    @property
+    def free_bytes(self):
+        """Bytes of the free buffers the pool keeps."""
+        return self._held - self._live
 
     @property
     def live_bytes(self):
@@ -66,11 +103,6 @@ class BufferPool:
 
     def acquire(self, nbytes):
         size = _ROUNDED.get(nbytes) or _rounded_cached(nbytes)
-        if 2 * size > self.max_free_bytes and 2 * size <= GROW_LIMIT:
-            # keep room for two buffers of the largest size in use: a program that makes and
-            # drops a big temporary each call would otherwise create and destroy it every time
-            # (on an H100, 256 MiB temporaries made a fused 64M-element op 9x slower)
-            self.max_free_bytes = 2 * size
         ids = self._free.get(size)
         if ids:
             # the lowest free id, whatever order buffers came back in: a training loop then gets
@@ -78,27 +110,36 @@ class BufferPool:
             # (one per combination of buffers, cached by the drivers) are made once
             bid = heappop(ids)
             del self._lru[bid]
-            self.free_bytes -= size
         else:
-            bid = self._create(size)
+            bid = self._make(size)
         live = self._live = self._live + size
-        if live > self.peak_bytes:
-            self.peak_bytes = live
-        if live > self.working_set and self.keep_working_set:
-            self.working_set = min(live, WORKING_SET_LIMIT)
+        if live > self._high:
+            self._grow(live)
         return bid, size
 
-    @property
-    def limit(self):
-        """The free bytes kept: the larger of max_free_bytes and the working set."""
-        return max(self.max_free_bytes, self.working_set)
+    def _make(self, size):
+        if 2 * size > self._max_free and 2 * size <= GROW_LIMIT:
+            # keep room for two buffers of the largest size in use: a program that makes and
+            # drops a big temporary each call would otherwise create and destroy it every time
+            # (on an H100, 256 MiB temporaries made a fused 64M-element op 9x slower)
+            self.max_free_bytes = 2 * size
+        bid = self._create(size)
+        self._held += size
+        return bid
+
+    def _grow(self, live):
+        """live bytes past the peak or the working set: raise them."""
+        if live > self._peak:
+            self._peak = live
+        if live > self._working_set and self.keep_working_set:
+            self._working_set = min(live, WORKING_SET_LIMIT)
+        self._bounds()
 
     def release(self, bid, size):
-        self._live -= size
+        live = self._live = self._live - size
         heappush(self._free.setdefault(size, []), bid)
         self._lru[bid] = size
-        self.free_bytes += size
-        if self.free_bytes > self.max_free_bytes and self.free_bytes > self.working_set:
+        if self._held - live > self.limit:
             self.trim(self.limit)
 
     def is_free(self, bid):
@@ -112,13 +153,13 @@ class BufferPool:
         if size is None:
             return None
         _heap_remove(self._free[size], bid)
-        self.free_bytes -= size
         self._live += size
         return size
 
     def forget_working_set(self):
         """Keep only max_free_bytes from now on (until the working set grows again)."""
-        self.working_set = 0
+        self._working_set = 0
+        self._bounds()
 
     def drain(self, keep=()):
         """Take the free buffers whose ids are not in keep out of the pool without destroying
@@ -127,12 +168,12 @@ class BufferPool:
         for bid in ids:
             size = self._lru.pop(bid)
             _heap_remove(self._free[size], bid)
-            self.free_bytes -= size
+            self._held -= size
         return ids
 
     def trim(self, keep_bytes=0):
-        while self.free_bytes > keep_bytes and self._lru:
+        while self._held - self._live > keep_bytes and self._lru:
             bid, size = self._lru.popitem(last=False)
             _heap_remove(self._free[size], bid)
-            self.free_bytes -= size
+            self._held -= size
             self._destroy(bid)

@@ -92,7 +92,8 @@ class Runtime:
         self.last_dispatch = (0, 0)   # (flush count, uniform offset) of the last dispatch, while capturing
         self._stream_deadline = 0.0   # when the time rule flushes the unflushed stream (its first dispatch + FLUSH_AFTER_S)
         self._stream_work = 0         # work (bytes) of the unflushed stream's dispatches
-        self._gpu_idle = True         # nothing submitted since the last wait or readback
+        self._idle_start = IDLE_START_BYTES   # while nothing was submitted since the last wait or
+        # readback: a kernel this big is flushed at once (1 << 62 once the GPU is busy)
         self.feed = Feed(IDLE_START_BYTES)
         self._set_feed(self.feed.due())
 
@@ -206,45 +207,49 @@ class Runtime:
 
     def dispatch(self, pipeline_id, grid, buffers, params_words, work=0):
         """Record one dispatch. buffers: [(id, nbytes)] bound whole after the params uniform.
-        work: the kernel's cost in bytes of traffic, if more than the bytes it binds.
-        (Every kernel of every op comes here: the stream's DISPATCH row is written inline.)"""
+        work: the kernel's cost in bytes of traffic, if more than the bytes it binds."""
+        ids, sizes = zip(*buffers)
+        # (each bound whole: id, offset 0, size; written without a Python loop)
+        self.record((commands.DISPATCH, pipeline_id, *grid, len(ids) + 1, PARAMS_BUFFER_ID), params_words,
+                    tuple(chain.from_iterable(zip(ids, _OFFSET_ZERO, sizes))), work)
+
+    def record(self, head, params_words, rows, work=0):
+        """dispatch() from the parts of its DISPATCH row, for the kernels that keep its head
+        with their plans: head = dispatch_head(pipeline id, grid, number of buffers), rows =
+        (id, 0, nbytes) for each buffer, flat. (Every kernel of every op comes here.)"""
         try:
-            slot = self._param_slots.get(params_words)
+            slot = self._param_slots.get(params_words) or self._add_params(params_words)
         except TypeError:   # (a bytearray: not hashable, not shared)
-            slot = None
-        if slot is None:
             slot = self._add_params(params_words)
-        off, nwords = slot
+        bound = sum(rows[2::3])
+        if bound > self.max_binding:   # (rare: refused before the row is written)
+            self._check_bindings(head[1], rows[2::3])
         stream = self.stream
-        gx, gy, gz = grid
-        if buffers:
-            ids, sizes = zip(*buffers)
-            bound = sum(sizes)
-            if bound > work:
-                work = bound
-            if bound > self.max_binding:   # (rare: refused before the row is written)
-                self._check_bindings(pipeline_id, sizes)
-            # (each bound whole: id, offset 0, size; written without a Python loop)
-            stream.words.extend((commands.DISPATCH, pipeline_id, gx, gy, gz, len(ids) + 1, PARAMS_BUFFER_ID, off,
-                                 nwords, *chain.from_iterable(zip(ids, _OFFSET_ZERO, sizes))))
-        else:
-            stream.words.extend((commands.DISPATCH, pipeline_id, gx, gy, gz, 1, PARAMS_BUFFER_ID, off, nwords))
+        words = stream.words
+        words.extend(head + slot)
+        words.extend(rows)
         n = stream.dispatches = stream.dispatches + 1
-        if n == 1:
-            self._stream_deadline = perf_counter() + FLUSH_AFTER_S
-            total = self._stream_work = work
-        else:
-            total = self._stream_work = self._stream_work + work
+        if bound > work:
+            work = bound
+        total = self._stream_work = self._stream_work + work
+        # the flush rules' cheap bounds in one test (_flush_bytes: the least work a rule flushes
+        # at; the deadline 0 until the stream's first dispatch, and while torch.compile records),
+        # the rules in full past them
+        if total >= self._flush_bytes or n >= FLUSH_DISPATCHES or perf_counter() > self._stream_deadline:
+            self._flush_rules(n, total, work, slot[0])
+
+    def _flush_rules(self, n, total, work, params_offset):
+        """Flush if a rule says so, for a dispatch past record()'s cheap bounds."""
         if self.capture is not None:
-            self.last_dispatch = (self.flushes, off)
+            self.last_dispatch = (self.flushes, params_offset)
             # (only the count rule while torch.compile records: two recordings must split alike)
             if n >= FLUSH_DISPATCHES:
                 self.flush()
-        # (_flush_bytes: the least work the work and feed rules flush at, tested first)
-        elif (n >= FLUSH_DISPATCHES
-              or total >= self._flush_bytes and (total >= FLUSH_WORK_BYTES or perf_counter() >= self._feed_at)
-              or (self._gpu_idle and work >= IDLE_START_BYTES)
-              or perf_counter() > self._stream_deadline):
+            return
+        if not self._stream_deadline:   # (the stream's first dispatch: the time rule's clock starts)
+            self._stream_deadline = perf_counter() + FLUSH_AFTER_S
+        if (n >= FLUSH_DISPATCHES or work >= self._idle_start or perf_counter() > self._stream_deadline
+                or total >= self._feed_bytes_min and (total >= FLUSH_WORK_BYTES or perf_counter() >= self._feed_at)):
             self.flush()
 
     def _add_params(self, params_words):
@@ -262,9 +267,11 @@ class Runtime:
         return slot
 
     def _set_feed(self, due):
-        """The feed's next (bytes, time) to flush at; _flush_bytes: the least work any rule flushes at."""
+        """The feed's next (bytes, time) to flush at; _flush_bytes: the least work a rule flushes
+        at (the idle rule's bound is a kernel's own work: the stream's is past it too)."""
         self._feed_bytes, self._feed_at = due
-        self._flush_bytes = min(due[0], FLUSH_WORK_BYTES)
+        self._feed_bytes_min = min(due[0], FLUSH_WORK_BYTES)   # (the work and feed rules')
+        self._flush_bytes = min(self._feed_bytes_min, self._idle_start)
 
     def set_binding_limit(self, nbytes):
         """Bind at most nbytes of a buffer (the adapter's maxStorageBufferBindingSize; tests
@@ -344,6 +351,8 @@ class Runtime:
         if not len(stream):
             return
         self.stream = commands.CommandStream()
+        work, self._stream_work = self._stream_work, 0
+        self._stream_deadline = 0.0
         head = commands.CommandStream()
         if self.params:
             params = self.params
@@ -373,7 +382,8 @@ class Runtime:
         if self.windows:
             words = self._translate_windows(words)
         self.flushes += 1
-        self._gpu_idle = False
+        self._idle_start = 1 << 62
+        self._flush_bytes = self._feed_bytes_min
         if self.capture is not None:
             self.capture.record(words, blob, head_len)
         if self.unwritten:   # (after an out of memory: what is computed from its victims)
@@ -396,7 +406,7 @@ class Runtime:
         except BaseException:
             self._params_held = b""   # (whether the upload happened is unknown now)
             raise
-        self._set_feed(self.feed.flushed(self._stream_work if stream.dispatches else 0, t0, perf_counter()))
+        self._set_feed(self.feed.flushed(work, t0, perf_counter()))
 
     def _given_up(self, ids, e):
         """(The browser driver's on_given_up.) A page's flush ran out of memory, found late (at
@@ -484,7 +494,7 @@ class Runtime:
 
     def _idle(self):
         """The GPU has finished what was submitted (a wait or a readback just returned)."""
-        self._gpu_idle = True
+        self._idle_start = IDLE_START_BYTES
         self._set_feed(self.feed.idle(perf_counter()))
 
     def _check_errors(self):
@@ -561,7 +571,7 @@ class LostRuntime(Runtime):
     # wins over the instance's attribute); set: a recording that ends
     capture = property(_touched, lambda self, value: None)
     take = _touched   # (a storage that never had its buffer: taken on its first use)
-    alloc = upload = copy = pipeline = dispatch = grid = _gone
+    alloc = upload = copy = pipeline = dispatch = record = grid = _gone
     flush = run_program = synchronize = read = _gone
 
     async def synchronize_async(self):
@@ -596,6 +606,11 @@ def reset_runtime(reason="torchweb.webgpu.reset() was called"):
     _init_error[0] = None
     if rt is not None and rt.lost is None:
         rt.lose(reason)
+
+
+def dispatch_head(pipeline_id, grid, nbuffers):
+    """The words a DISPATCH row starts with, up to its params binding's offset (Runtime.record)."""
+    return (commands.DISPATCH, pipeline_id, *grid, nbuffers + 1, PARAMS_BUFFER_ID)
 
 
 WINDOW_IDS = 1 << 31   # ids from here on name windows (Runtime.window), never buffers

@@ -39,7 +39,12 @@ class GPUStorage:
     def _allocate(self):
         """Take the buffer from the pool. touched is True from here on: a storage is touched
         exactly when it has a buffer (what __del__ and the lazy layer's unallocated_bytes go by)."""
-        bid, self.size = self.rt.take(self.numel * (2 if self.dtype.gpu_storage == "f16" else 4))
+        rt = self.rt
+        capture = rt.capture   # (first: a lost runtime's raises, this storage's device is gone)
+        # (runtime.take inline: every op's output comes here)
+        bid, self.size = rt.pool.acquire(self.numel * (2 if self.dtype.gpu_storage == "f16" else 4))
+        if capture is not None:
+            capture.on_acquire(bid)
         self._buffer_id = bid
         self.touched = True
         return bid
@@ -56,25 +61,23 @@ class GPUStorage:
     def buffer_for_read(self):
         """The buffer id, for a kernel or readback that only reads it: its pending values
         written first. (Other pending readers of it may wait: reading changes nothing.)"""
-        if not self.touched:
-            self._allocate()
+        bid = self._buffer_id   # (taken from the pool on first use: __getattr__)
         if self.rt.capture is not None:
-            self.rt.capture.storages[self._buffer_id] = self
+            self.rt.capture.storages[bid] = self
         if self.pending is not None:
             pending.realize_for_read(self)
-        return self._buffer_id
+        return bid
 
     def buffer_for_write(self):
         """The buffer id, for a kernel or upload that writes it (or may: bound writable): its
         pending readers run first, on its current values, and its own pending values are
         written (a partial write keeps the rest)."""
-        if not self.touched:
-            self._allocate()
+        bid = self._buffer_id   # (taken from the pool on first use: __getattr__)
         if self.rt.capture is not None:
-            self.rt.capture.storages[self._buffer_id] = self
+            self.rt.capture.storages[bid] = self
         if self.pending is not None or self.readers:
             pending.realize_for_write(self)
-        return self._buffer_id
+        return bid
 
     def __del__(self):
         try:

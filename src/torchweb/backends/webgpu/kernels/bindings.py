@@ -8,16 +8,35 @@ binding a buffer twice in a dispatch when one of the bindings is writable.
 
 def bind(out, *inputs):
     """(buffers to bind, output's first, as (id, size); the slot of each input)."""
-    buffers = [(out._storage.buffer_for_write(), out._storage.size)]
-    slot_of = {id(out._storage): 0}
+    so = out._storage
+    buffers = [(so.buffer_for_write(), so.size)]
+    slot_of = {so: 0}   # (storages hash by identity)
     slots = []
     for t in inputs:
-        slot = slot_of.get(id(t._storage))
+        s = t._storage
+        slot = slot_of.get(s)
         if slot is None:
-            slot = slot_of[id(t._storage)] = len(buffers)
-            buffers.append((t._storage.buffer_for_read(), t._storage.size))
+            slot = slot_of[s] = len(buffers)
+            buffers.append((s.buffer_for_read(), s.size))
         slots.append(slot)
     return buffers, slots
+
+
+def bind_rows(out, *inputs):
+    """bind() for Runtime.record: (the buffers as flat (id, 0, size) rows, output's first; the
+    slot of each input, a tuple)."""
+    so = out._storage
+    rows = [so.buffer_for_write(), 0, so.size]
+    slot_of = {so: 0}
+    slots = []
+    for t in inputs:
+        s = t._storage
+        slot = slot_of.get(s)
+        if slot is None:
+            slot = slot_of[s] = len(slot_of)
+            rows += (s.buffer_for_read(), 0, s.size)
+        slots.append(slot)
+    return rows, tuple(slots)
 
 
 def kinds(buffers):

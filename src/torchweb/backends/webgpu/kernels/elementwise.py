@@ -7,10 +7,13 @@ twice when one binding is writable): in-place ops read and write through binding
 
 import re
 import struct
+from itertools import compress, repeat
+from operator import attrgetter
 
 from .. import errors as ERR
-from .bindings import bind, declarations
+from .bindings import bind_rows, declarations
 from .plans import PlanCache
+from ..runtime import dispatch_head
 from .wgsl import helpers_source, load, scalar_bits, scalar_read, store
 
 WGSL_TYPE = {"f": "f32", "i": "i32", "u": "u32", "b": "bool"}
@@ -43,6 +46,11 @@ def coalesce(shape, strides_list):
 _PLANS = PlanCache(FAST)
 
 
+_LAYOUT = attrgetter("_stride", "_offset", "dtype")
+_STORAGE_ATTR = repeat("_storage")   # (never exhausted: shared by every call's map)
+_CHECKED = "checked"   # a plan of _PLANS: the call's kernel reports errors (planned each time)
+
+
 def run(rt, op, out, operands, dtypes):
     """out[...] = op(operands...), each operand computed in its dtype and class (dtypes, a
     backends/plans.py ElementwiseDtypes). A call seen before (the same op, dtype plan, layouts
@@ -50,24 +58,38 @@ def run(rt, op, out, operands, dtypes):
     n = out.numel()
     if n == 0:
         return
-    tensors = [out] + [o for o in operands if hasattr(o, "_storage")]
-    buffers, slots = bind(out, *tensors[1:])
-    checks = _checks(op, out, operands, dtypes.cls, dtypes.value_cls)
-    if checks:   # (each error-checked dispatch takes its own tag: planned every time)
-        plan = _plan(rt, op, out, operands, dtypes, tensors, slots, checks, n)
-    else:
-        sig = (op.name, dtypes, out.dtype, out._shape, tuple(slots),
-               tuple([(t._stride, t._offset, t.dtype) for t in tensors]),
-               tuple([hasattr(o, "_storage") for o in operands]))
-        plan = _PLANS.get(rt, sig)
-        if plan is None:
-            plan = _plan(rt, op, out, operands, dtypes, tensors, slots, checks, n)
-            _PLANS.put(sig, plan)
+    is_tensor = tuple(map(hasattr, operands, _STORAGE_ATTR))   # (C loops, no comprehension's)
+    tensors = [out, *compress(operands, is_tensor)]
+    rows, slots = bind_rows(*tensors)
+    sig = (op.name, dtypes, out.dtype, out._shape, slots, tuple(map(_LAYOUT, tensors)), is_tensor)
+    plan = _PLANS.get(rt, sig)
+    if plan is None:   # (whether it checks errors follows from the signature too)
+        checks = _checks(op, out, operands, dtypes.cls, dtypes.value_cls)
+        plan = _CHECKED if checks else _steps(_plan(rt, op, out, operands, dtypes, tensors, slots, (), n),
+                                              len(rows) // 3)
+        _PLANS.put(sig, plan)
+    if plan is _CHECKED:   # (each error-checked dispatch takes its own tag)
+        checks = _checks(op, out, operands, dtypes.cls, dtypes.value_cls)
+        dispatches, numbers = _plan(rt, op, out, operands, dtypes, tensors, slots, checks, n)
+        words = [scalar_bits(operands[i], wgsl_type) & mask for i, wgsl_type, mask in numbers]
+        buffers = list(zip(rows[0::3], rows[2::3])) + [rt.errors.binding]
+        for pid, grid, ints, tail in dispatches:
+            rt.dispatch(pid, grid, buffers, struct.pack(f"<{len(ints) + len(words) + len(tail)}I", *ints, *words,
+                                                        *tail))
+        return
+    steps, numbers, pack = plan
+    packed = pack(*[scalar_bits(operands[i], wgsl_type) & mask for i, wgsl_type, mask in numbers]) if numbers else b""
+    for head, before, after in steps:
+        rt.record(head, before + packed + after, rows)
+
+
+def _steps(plan, nbuffers):
+    """_plan's unchecked dispatches as run() records them: ([(row head, parameter words before
+    the numbers' as bytes, after)], the numbers, their words' packer)."""
     dispatches, numbers = plan
-    words = [scalar_bits(operands[i], wgsl_type) & mask for i, wgsl_type, mask in numbers]
-    for pid, grid, ints, tail in dispatches:
-        rt.dispatch(pid, grid, buffers + [rt.errors.binding] if checks else buffers,
-                    struct.pack(f"<{len(ints) + len(words) + len(tail)}I", *ints, *words, *tail))
+    steps = [(dispatch_head(pid, grid, nbuffers), struct.pack(f"<{len(ints)}I", *ints),
+              struct.pack(f"<{len(tail)}I", *tail)) for pid, grid, ints, tail in dispatches]
+    return steps, numbers, struct.Struct(f"<{len(numbers)}I").pack
 
 
 def _plan(rt, op, out, operands, dtypes, tensors, slots, checks, n):

@@ -15,6 +15,7 @@ from ...._size import contiguous_strides, numel
 
 from .bindings import declarations
 from .plans import PlanCache
+from ..runtime import dispatch_head
 from .elementwise import FAST, WGSL_TYPE, WORKGROUP, _HELPER_RE, coalesce, fast_decl, fast_main, fast_unit, param
 from .wgsl import convert, helpers_source, load, scalar_bits, scalar_read
 
@@ -47,13 +48,18 @@ class _Plan:
         return len(self.order) - 1
 
 
-def _pack(ints, scalars, tail):
-    """The parameter words: ints, the scalars as float32, tail."""
-    try:
-        return struct.pack(f"<{len(ints)}I{len(scalars)}f{len(tail)}I", *ints, *scalars, *tail)
-    except (OverflowError, struct.error):   # past float32's range: scalar_bits gives inf, as a C cast
-        bits = [scalar_bits(v, "f32") for v in scalars]
-        return struct.pack(f"<{len(ints) + len(bits) + len(tail)}I", *ints, *bits, *tail)
+def _steps(rt, plan, nbuffers, nscalars):
+    """A plan's dispatches as run() records them: (row head, the parameter words before the
+    scalars as bytes, the scalars' packer, the words after as bytes, how many words come before)."""
+    return [(dispatch_head(pid, grid, nbuffers), struct.pack(f"<{len(ints)}I", *ints),
+             struct.Struct(f"<{nscalars}f").pack, struct.pack(f"<{len(tail)}I", *tail), len(ints))
+            for pid, grid, ints, tail in plan]
+
+
+def _scalar_bits(scalars):
+    """The scalars' words where one is past float32's range (scalar_bits gives inf, as a C cast)."""
+    bits = [scalar_bits(v, "f32") for v in scalars]
+    return struct.pack(f"<{len(bits)}I", *bits)
 
 
 _PLANS = PlanCache(FAST)
@@ -88,38 +94,44 @@ def run(outs, roots, one_kernel=False, patched=False):
     if len(stores) == len(leaves) and set(outs).isdisjoint(stores):
         # (the common case: each leaf a buffer of its own, none an output's, in slot order)
         leaf_slots = tuple(range(nout, nout + len(stores)))
-        buffers = [(ls.buffer_for_read(), ls.size) for ls in stores]
+        rows = [(ls.buffer_for_read(), 0, ls.size) for ls in stores]
     else:
         slot_of = dict(zip(map(id, outs), range(nout)))
-        buffers = []
+        rows = []
         leaf_slots = []
         for leaf in leaves:
             ls = leaf[0]
             sid = id(ls)
             if sid not in slot_of:
-                slot_of[sid] = len(buffers) + nout
-                buffers.append((ls.buffer_for_read(), ls.size))
+                slot_of[sid] = len(rows) + nout
+                rows.append((ls.buffer_for_read(), 0, ls.size))
             leaf_slots.append(slot_of[sid])
         leaf_slots = tuple(leaf_slots)
     for k, s in enumerate(outs):
         # (a buffer with values, written in place: what else reads them runs first)
-        buffers.insert(k, (s.buffer_for_write() if s.touched else s._buffer_id, s.size))
+        rows.insert(k, (s.buffer_for_write() if s.touched else s._buffer_id, 0, s.size))
         s.touched = True
+    rows = tuple(chain.from_iterable(rows))
     rt = outs[0].rt
     if rt.capture is not None:    # (a captured program's outputs that outlive it are held by it)
         for s in outs:
             rt.capture.storages[s._buffer_id] = s
     # a training step realizes the same expressions over the same layouts every time: their
-    # dispatches (pipeline, grid, parameter words but the scalars) are planned once
+    # dispatches (row heads, parameter words but the scalars) are planned once
     sig = (keys, occurrences, roots[0].shape, leaf_slots, tuple(map(_LAYOUT, leaves)), one_kernel)
-    plan = _PLANS.get(rt, sig)
-    if plan is None:
-        plan = _plan(rt, roots, keys, leaves, occurrences, leaf_slots, one_kernel)
-        _PLANS.put(sig, plan)
-    for pid, grid, ints, tail in plan:
-        rt.dispatch(pid, grid, buffers, _pack(ints, scalars, tail))
+    steps = _PLANS.get(rt, sig)
+    if steps is None:
+        steps = _steps(rt, _plan(rt, roots, keys, leaves, occurrences, leaf_slots, one_kernel),
+                       len(rows) // 3, len(scalars))
+        _PLANS.put(sig, steps)
+    for head, before, pack, after, nints in steps:
+        try:
+            packed = pack(*scalars)
+        except (OverflowError, struct.error):
+            packed = _scalar_bits(scalars)
+        rt.record(head, before + packed + after, rows)
     if patched and scalars and rt.capture is not None:
-        rt.capture.note_scalars(len(ints), len(scalars))
+        rt.capture.note_scalars(nints, len(scalars))
 
 
 def _plan(rt, roots, keys, leaves, occurrences, leaf_slots, one_kernel):

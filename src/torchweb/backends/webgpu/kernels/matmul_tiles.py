@@ -21,6 +21,7 @@ from .wgsl import store
 from . import matmul_direct, matmul_warp
 from .matmul_wgsl import cv, header, lit, store_acc
 from .... import _dtype as D
+from ..runtime import dispatch_head
 from ..storage import GPUStorage
 
 Variant = namedtuple("Variant", "name rm rn kt db vec split acc16 wx wy ly warps pad fill",
@@ -188,41 +189,54 @@ def run(rt, out, a, b, compute, variant):
     [*batch, M, N]. compute: 'f32' or 'i32'. variant: a Variant or its name."""
     if variant == SOFTWARE_VARIANT:
         variant = _SOFTWARE_CHOICE.get(id(rt)) or _SOFTWARE_CHOICE.setdefault(id(rt), software_variant(rt))
-    v = VARIANTS[variant] if isinstance(variant, str) else variant
+    v = VARIANTS[variant] if variant.__class__ is str else variant
     so, sa_, sb_ = out._storage, a._storage, b._storage
     # (out's shape follows from a's and b's: their batch dims are broadcast already)
-    forced = FORCED is not None
-    sig = (v, forced, compute, a._shape, a._stride, a._offset, b._shape, b._stride, b._offset,
+    sig = (v, FORCED is not None, compute, a._shape, a._stride, a._offset, b._shape, b._stride, b._offset,
            out._offset, a.dtype, b.dtype, out.dtype, sa_ is sb_, so is sa_, so is sb_, id(rt))
     plan = _PLANS.get(sig)
     if plan is None:
-        if len(_PLANS) > 4096:
-            _PLANS.clear()
-        plan = _plan(rt, out, a, b, compute, v, forced)
-        if plan is not False:
-            # the GPU work, for the runtime's flush rule: 2 flops a term, counted as 1/16 byte
-            # each (an H100's f32 rate over its memory bandwidth)
-            plan += ((out.numel() * a.shape[-1]) >> 3,)
-        _PLANS[sig] = plan
+        plan = _planned(rt, out, a, b, compute, v, sig)
     if plan is False:   # nothing to compute
         return
-    pid, dispatches, tmp_numel, tmp_dtype, summing, work = plan
-    # bindings: slot 0 the output (or the slices), then one per distinct input buffer
-    tmp = None
+    steps, tmp_numel, work = plan[5]
+    # bindings: slot 0 the output (or the slices), then one per distinct input buffer (the
+    # output written first: what reads its old values runs before)
     if tmp_numel:
-        tmp = GPUStorage(rt, tmp_numel, tmp_dtype)
-        bufs = [(tmp.buffer_for_write(), tmp.size)]
+        tmp = GPUStorage(rt, tmp_numel, plan[3])
+        rows = [tmp.buffer_for_write(), 0, tmp.size, sa_.buffer_for_read(), 0, sa_.size]
+    elif so is not sa_:
+        rows = [so.buffer_for_write(), 0, so.size, sa_.buffer_for_read(), 0, sa_.size]
     else:
-        bufs = [(so.buffer_for_write(), so.size)]
-    if tmp_numel or so is not sa_:
-        bufs.append((sa_.buffer_for_read(), sa_.size))
+        rows = [so.buffer_for_write(), 0, so.size]
     if sb_ is not sa_ and (tmp_numel or so is not sb_):
-        bufs.append((sb_.buffer_for_read(), sb_.size))
-    for grid, params in dispatches:
-        rt.dispatch(pid, grid, bufs, params, work)
-    if tmp is not None:
-        pid2, grid2, params2 = summing
-        rt.dispatch(pid2, grid2, [(so.buffer_for_write(), so.size), (tmp.buffer_for_read(), tmp.size)], params2)
+        rows += (sb_.buffer_for_read(), 0, sb_.size)
+    for head, params in steps:
+        rt.record(head, params, rows, work)
+    if tmp_numel:
+        head, params = plan[6]
+        rt.record(head, params, (so.buffer_for_write(), 0, so.size, tmp.buffer_for_read(), 0, tmp.size))
+
+
+def _planned(rt, out, a, b, compute, v, sig):
+    """The plan of run()'s call signature sig, made and kept: _plan's, then what run() records
+    ([(row head, params)] of the dispatches, the temporary's numel, their work) and the summing
+    dispatch's (row head, params)."""
+    if len(_PLANS) > 4096:
+        _PLANS.clear()
+    plan = _plan(rt, out, a, b, compute, v, sig[1])
+    if plan is not False:
+        pid, dispatches, tmp_numel, _, summing = plan
+        so, sa_, sb_ = out._storage, a._storage, b._storage
+        nbuf = 1 + bool(tmp_numel or so is not sa_) + bool(sb_ is not sa_ and (tmp_numel or so is not sb_))
+        # the GPU work, for the runtime's flush rule: 2 flops a term, counted as 1/16 byte each
+        # (an H100's f32 rate over its memory bandwidth)
+        work = (out.numel() * a.shape[-1]) >> 3
+        steps = [(dispatch_head(pid, grid, nbuf), params) for grid, params in dispatches]
+        sum_step = (dispatch_head(summing[0], summing[1], 2), summing[2]) if tmp_numel else None
+        plan += ((steps, tmp_numel, work), sum_step)
+    _PLANS[sig] = plan
+    return plan
 
 
 def workgroup_bytes(v):

@@ -59,7 +59,7 @@ def _chunks(R, n_rows):
     return -(-R // size), size
 
 
-_PLANS = PlanCache(FAST)
+_PLANS = PlanCache(FAST, rows=True)
 
 
 def run(rt, out, inp, denom, std, with_mean):

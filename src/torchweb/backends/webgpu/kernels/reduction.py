@@ -82,7 +82,7 @@ def _better(kind, t):
             "(!tw_isnan({av}) && !tw_isnan({bv}) && " + plain + "))")
 
 
-_PLANS = PlanCache(FAST)
+_PLANS = PlanCache(FAST, rows=True)
 
 
 def run(rt, p, out, inp, index_from=None):

@@ -32,7 +32,7 @@ FAST = {"vec": 4, "cache": 1, "wg": 256, "short": 64, "fit": 1, "keep_exp": 1}
 CACHE_UNITS = 8
 
 
-_PLANS = PlanCache(FAST)
+_PLANS = PlanCache(FAST, rows=True)
 
 
 def run(rt, out, inp, log):
@@ -44,7 +44,7 @@ def run(rt, out, inp, log):
     plan = _PLANS.get(rt, sig)
     if plan is None:
         plan = _plan(rt, out, inp, log)
-        _PLANS.put(sig, plan)
+        plan = _PLANS.put(sig, plan)
     if plan is not False:   # (bindings.bind's buffers: as dispatch_plan binds them)
         dispatch_plan(rt, plan, so, si)
 
