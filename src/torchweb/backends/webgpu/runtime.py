@@ -466,31 +466,48 @@ class Runtime:
         if self.capture is not None:
             self.capture.refuse("it reads values back (.item(), .tolist(), print, a Python "
                                 "branch on a tensor) inside the function")
+        self._read_follows(bid)
         self.flush()
         if not self.driver.can_block():
             raise RuntimeError(
                 "torchweb: this page cannot block on the GPU here (no JSPI stack switching: "
                 "pyodide.ffi.can_run_sync() is False). Use the awaitable form, e.g. "
                 "`await t.tolist_async()`, `await t.item_async()` or `await t.numpy_async()`")
-        if self.errors.pending():
-            self._check_errors()
         if bid in self.unwritten:
+            if self.errors.pending():
+                self._check_errors()
             raise unwritten.unwritten_error(self.unwritten[bid])
-        data = self.driver.read(bid, offset, nbytes)
+        if self.errors.pending():   # ERR's words and the data in one round trip, checked first
+            data, words = self.driver.read_many(((bid, offset, nbytes), self.errors.binding_range))
+            self.errors.check(memoryview(words).cast("I").tolist())
+        else:
+            data = self.driver.read(bid, offset, nbytes)
         self._idle()
         return data
 
     async def read_async(self, bid, offset, nbytes):
         if self.capture is not None:
             self.capture.refuse("it reads values back inside the function")
+        self._read_follows(bid)
         self.flush()
-        if self.errors.pending():
-            await self._check_errors_async()
         if bid in self.unwritten:
+            if self.errors.pending():
+                await self._check_errors_async()
             raise unwritten.unwritten_error(self.unwritten[bid])
-        data = await self.driver.read_async(bid, offset, nbytes)
+        if self.errors.pending():
+            data, words = await self.driver.read_many_async(((bid, offset, nbytes), self.errors.binding_range))
+            self.errors.check(memoryview(words).cast("I").tolist())
+        else:
+            data = await self.driver.read_async(bid, offset, nbytes)
         self._idle()
         return data
+
+    def _read_follows(self, bid):
+        """Tell a driver that can (the browser's) that a read of bid follows the next flush, so
+        it encodes the read's copy with that flush's work: one submit, not two."""
+        hint = getattr(self.driver, "read_follows", None)
+        if hint is not None and bid not in self.unwritten:
+            hint()
 
     def _idle(self):
         """The GPU has finished what was submitted (a wait or a readback just returned)."""
