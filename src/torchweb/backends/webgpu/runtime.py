@@ -9,6 +9,7 @@ import os
 import struct
 import sys
 import weakref
+from array import array
 from itertools import chain, repeat
 from time import perf_counter
 
@@ -428,18 +429,42 @@ class Runtime:
         copies, the graph's words, the `post` copies. A driver that can prepare programs (the
         native one) decodes the graph's words once."""
         pending.realize_all()
-        self.flush()
+        prepare = getattr(self.driver, "prepare", None)
+        lead, lead_blob = self._take_kernel_free(len(blob) if prepare is None else 0)
         self.flushes += 1
         self._params_held = b""   # the program uploads its own uniforms
-        prepare = getattr(self.driver, "prepare", None)
         if prepare is None:
-            self.driver.execute(pre + graph.words + post, blob)
+            self.driver.execute(lead + pre + graph.words + post, blob + lead_blob if lead_blob else blob)
             return
-        self.driver.execute(pre, b"")
+        self.driver.execute(lead + pre, lead_blob)
         if graph.prepared is None or not self.driver.run_prepared(graph.prepared, blob):
             graph.prepared = prepare(graph.words)
             self.driver.run_prepared(graph.prepared, blob)
         self.driver.execute(post, b"")
+
+    def _take_kernel_free(self, base):
+        """What is recorded so far, for a program's execute to carry (each execute is a crossing
+        into the browser's driver): (its words, its blob placed at byte `base` of the execute's
+        blob) where it holds no kernel (uploads, copies: a replay's optimizer step counters),
+        else flushed on its own and nothing."""
+        stream = self.stream
+        if not len(stream):
+            return array("I"), b""
+        if stream.dispatches or self.params or self.windows or self.unwritten or self.capture is not None:
+            self.flush()
+            return array("I"), b""
+        self.stream = commands.CommandStream()
+        self._stream_work = 0
+        self._stream_deadline = 0.0
+        self._idle_start = 1 << 62
+        self._flush_bytes = self._feed_bytes_min
+        self._freed = []
+        self.flushes += 1
+        words, blob = stream.words, stream.blob
+        if not blob:
+            return words, b""
+        pad = (-base) % 4
+        return _shift_writes(words, base + pad), b"\0" * pad + blob
 
     def synchronize(self):
         """Flush, then wait for the GPU to finish (where the driver can block), raising what
