@@ -21,7 +21,7 @@ from workloads import _gpt_step  # noqa: E402
 from matmul_variants_shapes import derived  # noqa: E402
 
 CONFIGS = {   # _red: kernels/reduction.py FAST knobs; _attn: the fused attention from that many scores;
-    # _ln: kernels/layer_norm.py PER_THREAD_SG
+    # _ln: kernels/layer_norm.py PER_THREAD_SG; _flash: the register-tiled attention on or off
     "base": {},
     "medium_k_s4": {"medium_k": "w64x128_k8@s4"},
     "flat_64": {"medium_flat": "w64x64_k8_t4x8"},
@@ -34,6 +34,7 @@ CONFIGS = {   # _red: kernels/reduction.py FAST knobs; _attn: the fused attentio
     "ln12": {"_ln": 12},
     "ln8": {"_ln": 8},
     "fused_attn": {"_attn": 0},
+    "no_flash": {"_flash": False},
 }
 
 
@@ -54,10 +55,12 @@ def time_config(overrides, steps, repeat):
     from torchweb.backends.webgpu.kernels import reduction as R
     from torchweb.backends.webgpu.kernels import layer_norm as LN
     saved, red, attn, ln = dict(T.TABLE), dict(R.FAST), A.COMPOSITE_MAX_SCORES, getattr(LN, "PER_THREAD_SG", 0)
+    flash = A.FLASH
     try:
         T.TABLE.update({k: derived(v) for k, v in overrides.items() if not k.startswith("_")})
         R.FAST.update(overrides.get("_red", {}))
         A.COMPOSITE_MAX_SCORES = overrides.get("_attn", attn)
+        A.FLASH = overrides.get("_flash", flash)
         LN.PER_THREAD_SG = overrides.get("_ln", ln)
         T._PLANS.clear()
         torchweb.manual_seed(0)
@@ -67,6 +70,7 @@ def time_config(overrides, steps, repeat):
     finally:
         R.FAST.update(red)
         A.COMPOSITE_MAX_SCORES = attn
+        A.FLASH = flash
         LN.PER_THREAD_SG = ln
         T.TABLE.clear()
         T.TABLE.update(saved)

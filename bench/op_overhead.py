@@ -228,10 +228,11 @@ def time_case(make, n, repeat):
     return best / n, cpu / n
 
 
-def count_bytecodes(make, n, by_function=None):
+def count_bytecodes(make, n, by_function=None, then=sync):
     """Python bytecodes executed per op (sys.settrace opcode events): a measure of the Python
     work that a loaded machine does not disturb (C calls count as the one opcode calling them).
-    by_function: a dict to fill with (file, line, function) -> bytecodes per op."""
+    by_function: a dict to fill with (file, line, function) -> bytecodes per op. then: what
+    runs, counted, after the ops (the sync that runs what they recorded)."""
     run = make(n)
     run()
     sync()
@@ -256,7 +257,8 @@ def count_bytecodes(make, n, by_function=None):
     sys.settrace(tracer)
     try:
         run()
-        sync()
+        if then is not None:
+            then()
     finally:
         sys.settrace(None)
         RT.FLUSH_AFTER_S = saved

@@ -374,3 +374,55 @@ def test_a_replay_whose_update_changed_form_is_refused_with_a_clear_error():
     with pytest.raises(RuntimeError, match="no longer has the form it had when the step was captured"):
         with tw.lazy.collecting_scalars():
             opt._run_step(None, replaying=[("another form",)])
+
+
+@pytest.mark.parametrize("optim", ["Adam", "NAdam", "ASGD"])
+def test_without_numpy_a_replay_is_one_execute_and_matches_pytorch(optim, monkeypatch):
+    """Pyodide has no numpy: the step counters (and NAdam's mu_product, ASGD's eta and mu) are
+    0-d webgpu tensors, written in place by a replay, their WRITEs carried by the program's one
+    execute (the browser driver's path: no prepared programs). Losses and state equal PyTorch's."""
+    from torchweb.optim import optimizer as O
+    from torchweb.backends.webgpu.runtime import get_runtime
+    monkeypatch.setattr(O, "_HAS_NUMPY", [False])
+    rt = get_runtime()
+    monkeypatch.setattr(rt.driver, "prepare", None, raising=False)
+    executes = []
+    execute = rt.driver.execute
+    monkeypatch.setattr(rt.driver, "execute", lambda *a: (executes.append(1), execute(*a))[1])
+    ours, theirs = _pair()
+    kw = OPTIONS[optim]
+    o_opt = getattr(tw.optim, optim)(ours.parameters(), **kw)
+    t_opt = getattr(torch.optim, optim)(theirs.parameters(), **kw)
+    data = _data(8)
+    x, y = _ours(data[-1][0]), _ours(data[-1][1], tw.int64)
+    mine, f = _train(tw, ours, o_opt, data[:-1], True)
+    rt.flush()
+    executes.clear()
+    replays = f.compile_stats["replays"]
+    mine.append(float(f(x, y).item()))   # (the item's readback flushes nothing more)
+    ref, _ = _train(torch, theirs, t_opt, data, False)
+    assert f.compile_stats["replays"] == replays + 1 >= 2, f.compile_stats
+    assert len(executes) == 1
+    assert mine == pytest.approx(ref, abs=2e-5)
+    for s, ts in zip(o_opt.state.values(), t_opt.state.values()):
+        for k, v in ts.items():
+            if v.dim() == 0:
+                assert s[k].device.type == "webgpu" and s[k].item() == pytest.approx(float(v), rel=1e-6), k
+
+
+
+def test_a_scalar_past_float32s_range_replays_as_eager():
+    """A replay packs its recomputed f32 scalars at once; one past float32's range (Adam's
+    step size lr / (1 - beta1) with lr = 3e38) becomes inf there as in the eager kernel's
+    uniform (PyTorch refuses such a step: the compiled run is compared with the eager one)."""
+    runs = []
+    for compiled in (True, False):
+        ours, _ = _pair()
+        opt = tw.optim.Adam(ours.parameters(), lr=3e38)
+        _, f = _train(tw, ours, opt, _data(4), compiled)
+        runs.append([torch.tensor(v.tolist()) for v in ours.state_dict().values()])
+        if compiled:
+            assert f.compile_stats["replays"] >= 1, f.compile_stats
+    assert any(torch.isinf(v).any() for v in runs[1])
+    for a, b in zip(*runs):
+        assert torch.equal(a.nan_to_num(), b.nan_to_num())

@@ -465,6 +465,29 @@ def test_without_numpy_the_step_lives_on_the_parameters_device(monkeypatch):
     assert rt.stream.dispatches - before == 3 and reads == []
 
 
+def test_without_numpy_the_step_tensors_keep_their_buffers(monkeypatch):
+    """The webgpu step tensors are written in place, as PyTorch's `step += 1`: a fresh one a
+    step took the buffer another's had freed, so the pool's small buffers changed places every
+    step and each step bound new combinations of them (the page's soak_gpt grew its bind-group
+    cache). The same tensors, the same buffers, PyTorch's counts."""
+    from torchweb.optim import optimizer as O
+    monkeypatch.setattr(O, "_HAS_NUMPY", [False])
+    ref = _train(torch, "Adam", dict(lr=0.01), None, steps=3)
+    b = _train(torchweb, "Adam", dict(lr=0.01), "webgpu", steps=3)
+    held = [(s["step"], s["step"]._storage._buffer_id) for s in b[2].state.values()]
+    assert held and all(t.device.type == "webgpu" for t, _ in held)
+    for p in b[1]:
+        p.grad = torchweb.ones_like(p)
+    b[2].step()
+    for p in ref[1]:
+        p.grad = torch.ones_like(p)
+    ref[2].step()
+    steps = [s["step"] for s in ref[2].state.values()]
+    assert [(s["step"], s["step"]._storage._buffer_id) for s in b[2].state.values()] == held
+    assert [t.item() for t, _ in held] == [s.item() for s in steps] == [4.0] * len(held)
+    _compare(b, ref)   # (the bias corrections read the counts written in place)
+
+
 @pytest.mark.parametrize("kwargs", [dict(), dict(lr=0.05, betas=(0.8, 0.9), eps=1e-4, maximize=True)])
 def test_sparse_adam_matches_pytorch(kwargs, device):
     """Sparse COO gradients of an embedding table (rows picked with repeats: coalesced first),

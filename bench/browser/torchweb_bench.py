@@ -276,7 +276,8 @@ def _gpu_pass_time(run, rep, res, calls=3):
         res["gpu_pass_ms"] = ms
         res["note"] = (res.get("note", "") + "; " if res.get("note") else "") + (
             f"GPU time in compute passes {ms:.2f} ms a step ({st['gpuPasses'] / calls:.0f} passes; timestamp queries), "
-            f"JS encoding {st['encodeMs'] / calls:.2f} ms ({st['dispatches'] / calls:.0f} dispatches) "
+            f"JS encoding {st['encodeMs'] / calls:.2f} ms ({st['dispatches'] / calls:.0f} dispatches, "
+            f"{st.get('submits', 0) / calls:.0f} submits, {st.get('reads', 0) / calls:.0f} readbacks) "
             f"of {wall:.2f} ms a step then")
     finally:
         drv.gpu_timing(False)

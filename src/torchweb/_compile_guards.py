@@ -89,13 +89,31 @@ def roots(fn, args, kwargs):
 
 
 _KINDS = ((Module, "module"), (Optimizer, "optimizer"), (LRScheduler, "scheduler"))
+_KIND_OF_TYPE = {}   # type -> its kind (or None): roots() asks for every global a function names
 
 
 def kind(v):
+    t = type(v)
+    try:
+        return _KIND_OF_TYPE[t]
+    except KeyError:
+        pass
+    except TypeError:   # (an unhashable type: a metaclass defining __eq__ without __hash__)
+        return _kind(v)
+    if len(_KIND_OF_TYPE) > 1024:   # (classes made on the fly, e.g. in a loop: kept bounded)
+        _KIND_OF_TYPE.clear()
+    k = _KIND_OF_TYPE[t] = _kind(v)
+    return k
+
+
+def _kind(v):
     for cls, name in _KINDS:
         if isinstance(v, cls):
             return name
     return None
+
+
+_SKIPPED_OPTIONS = frozenset(("params", "lr", "initial_lr"))
 
 
 def world(reached):
@@ -103,10 +121,11 @@ def world(reached):
     training flags (part of the capture's key: train and eval forwards are two captures), the
     rest (parameter, buffer and optimizer-state tensors, hooks, options, global scalars), and
     the gradients' storages (guarded only for calls that use them: a training step, not a
-    module's forward). Built with plain loops: it is computed on every call."""
+    module's forward). Built with plain loops and a tuple per parameter (`out += (...)`: fewer
+    bytecodes than an append per field): it is computed on every call."""
     objs, scalars = reached
     modes, out, grads = [], [scalars], []
-    add, add_grad = out.append, grads.append
+    add_grad = grads.append
     for o in objs:
         k = kind(o)
         if k == "module":
@@ -114,44 +133,36 @@ def world(reached):
             while stack:
                 m = stack.pop()
                 d = m.__dict__
-                add(id(m))
                 modes.append(d["training"])
-                add(len(d["_forward_hooks"]) + len(d["_forward_pre_hooks"]))
+                out += (id(m), len(d["_forward_hooks"]) + len(d["_forward_pre_hooks"]))
                 for n, p in d["_parameters"].items():
-                    add(n)
                     if p is None:
-                        add(None)
+                        out += (n, None)
                         continue
-                    add(id(p))
-                    add(id(p._storage))
-                    add(p._offset)
-                    add(p._shape)
-                    add(p._requires_grad)
+                    out += (n, id(p), id(p._storage), p._offset, p._shape, p._requires_grad)
                     g = p.grad
                     add_grad(None if g is None else id(g._storage))
                 for n, b in d["_buffers"].items():
-                    add(n)
-                    add(None if b is None else id(b._storage))
+                    out += (n, None if b is None else id(b._storage))
                 mods = d["_modules"]
-                add(len(mods))
+                out.append(len(mods))
                 stack.extend(c for c in mods.values() if c is not None)
         elif k == "optimizer":
+            state = o.state
             for g in o.param_groups:
                 for n, v in g.items():
-                    if n in ("params", "lr", "initial_lr") or isinstance(v, (list, dict)):
+                    if n in _SKIPPED_OPTIONS or isinstance(v, (list, dict)):
                         continue
-                    add(n)
-                    add(v if isinstance(v, (bool, str, type(None))) else v == 0)
+                    out += (n, v if isinstance(v, (bool, str, type(None))) else v == 0)
                 for p in g["params"]:
-                    add(id(p._storage))
+                    out.append(id(p._storage))
                     gr = p.grad
                     add_grad(None if gr is None else id(gr._storage))
-                    st = o.state.get(p)
+                    st = state.get(p)
                     if st:
                         for n, v in st.items():
                             if n != "step" and is_tensor(v):
-                                add(n)
-                                add(id(v._storage))
+                                out += (n, id(v._storage))
     return tuple(modes), tuple(out), tuple(grads)
 
 

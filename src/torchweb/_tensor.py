@@ -16,6 +16,8 @@ from ._layout import is_contiguous_as
 from ._size import _CONTIGUOUS, Size, contiguous_strides, numel as _numel, wrap_dim
 from .backends import backend_for
 
+_new_object = object.__new__   # (a global: one look-up less for every tensor made)
+
 
 class Tensor:
     # _view_version is set for views only (it is read where _base is set); _grad, _acc and
@@ -39,12 +41,11 @@ class Tensor:
 
     @classmethod
     def _make(cls, storage, shape, stride=None, offset=0, dtype=None, device=None, base=None):
-        t = object.__new__(cls)
+        t = _new_object(cls)
         t._storage = storage
         # (a Size or tuple given is kept: both are immutable, and copying them is per-op time)
         t._shape = shape if type(shape) is Size else Size(shape)
-        t._stride = stride if type(stride) is tuple else \
-            contiguous_strides(shape) if stride is None else tuple(stride)
+        t._stride = contiguous_strides(shape) if stride is None else tuple(stride)
         t._offset = offset
         t.dtype = dtype if dtype is not None else storage.dtype
         t.device = device
@@ -60,7 +61,7 @@ class Tensor:
     def _new(cls, storage, shape, dtype, device):
         """_make for a new op's output: contiguous over the whole of a storage just made, shape
         a Size (each op makes one: no argument is checked)."""
-        t = object.__new__(cls)
+        t = _new_object(cls)
         t._storage = storage
         t._shape = shape
         t._stride = _CONTIGUOUS.get(shape) or contiguous_strides(shape)   # (the cache first: no call)
@@ -168,10 +169,10 @@ class Tensor:
         """A tensor sharing this one's storage (autograd is handled by the caller). _make for a
         view, made here without its call and its defaults' tests: every view op comes here."""
         storage = self._storage
-        t = object.__new__(Tensor)
+        t = _new_object(Tensor)
         t._storage = storage
         t._shape = shape if type(shape) is Size else Size(shape)
-        t._stride = stride if type(stride) is tuple else tuple(stride)
+        t._stride = tuple(stride)   # (a tuple itself, in C: cheaper than testing its type)
         t._offset = offset
         t.dtype = self.dtype
         t.device = self.device

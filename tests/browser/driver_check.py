@@ -111,6 +111,42 @@ async def check_no_leaks(rt):
     blob.extend(b"more")   # BufferError if JS still holds the buffer
 
 
+async def check_read_paths(rt):
+    # read() hands back the mapped bytes and readDone() unmaps them: no view stays mapped after
+    # sync, async, concurrent or failed reads; read_many packs ranges into one round trip; a
+    # read's copy rides in the flush before it, and a hinted flush that no read follows is
+    # submitted anyway (next call or microtask), its work not lost.
+    import asyncio
+    d = rt.driver
+    a, b = rt.alloc(4 * 64), rt.alloc(4 * 64)
+    rt.upload(a[0], 0, f32s(range(64)))
+    scale(rt, a, b, 64, 2.0)
+    rt.flush()
+    got = d.read_many(((b[0], 8, 8), (a[0], 0, 12), (b[0], 0, 0)))
+    assert [values(got[0], 2), values(got[1], 3), bytes(got[2])] == [[4.0, 6.0], [0.0, 1.0, 2.0], b""], got
+    got = await asyncio.gather(*(rt.read_async(b[0], 4 * i, 4) for i in range(5)))
+    assert [values(g, 1)[0] for g in got] == [0.0, 2.0, 4.0, 6.0, 8.0], got
+    try:
+        d.read(987654, 0, 4)
+        raise AssertionError("a read of an unknown buffer did not raise")
+    except RuntimeError as e:
+        assert "unknown buffer" in str(e), e
+    scale(rt, a, b, 64, 3.0)
+    d.read_follows()
+    rt.flush()            # held for a read that never comes: the next call submits it
+    assert d.stats()["heldEncoder"], d.stats()
+    assert values(rt.read(a[0], 0, 4), 1) == [0.0] and values(rt.read(b[0], 252, 4), 1) == [189.0]
+    scale(rt, a, b, 64, 4.0)
+    d.read_follows()
+    rt.flush()
+    await asyncio.sleep(0)   # back to JS: the microtask submits it
+    assert not d.stats()["heldEncoder"], d.stats()
+    assert values(rt.read(b[0], 252, 4), 1) == [252.0]
+    st = d.stats()
+    assert st["mappedReads"] == 0 and not st["heldEncoder"], st
+    assert d.device_state()["errors"] == [], d.device_state()
+
+
 async def check_without_jspi(rt):
     # Plain runPython cannot block: readback must raise an error that names the awaitable
     # form, and the awaitable form must still work afterwards.
@@ -231,7 +267,7 @@ async def check_warp_matmul(rt):
 
 
 CHECKS = [check_roundtrip, check_write_order, check_many_dispatches, check_odd_write,
-          check_2d_grid, check_bad_wgsl, check_device_state, check_no_leaks,
+          check_2d_grid, check_bad_wgsl, check_device_state, check_no_leaks, check_read_paths,
           check_without_jspi, check_gradient_ownership, check_window_binding,
           check_split_past_binding_limit, check_warp_matmul]
 

@@ -83,6 +83,7 @@ function scopeCreations(created) {
 // the promise rejects with "out of memory: BYTES: message" if the device had no room for it.
 export async function createNow(id, size) {
   checkLost();
+  submitHeld();
   const dev = device;
   dev.pushErrorScope("out-of-memory");
   createBuffer(id, size, GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC | GPUBufferUsage.COPY_DST);
@@ -184,6 +185,7 @@ export function destroyDevice() { if (device) device.destroy(); }
 // next init() requests a new one. Its late `lost` event is ignored (init's check of `device`).
 export function release() {
   const dev = device;
+  held = null; holdForRead = false;
   device = null; queue = null; initInfo = null; lost = null;
   buffers.clear(); pipelines.clear(); layouts.clear(); bindCache.clear(); dropStaging();
   errors.length = 0; failed.clear(); memChecks.clear(); oom = null; givenUp = [];
@@ -284,12 +286,13 @@ const SUBMIT_EVERY = 64;
 // adapter with 'timestamp-query'): each pass writes timestamps at its start and end, resolved
 // and read back after its submit without blocking; stats() gives their sum once they land
 // (gpuPending counts those still in flight), with the time execute() took in JS (encodeMs:
-// decoding, encoding, submitting) and the dispatches it made. Chrome quantizes timestamps
-// (100 us), so there only long passes (a replayed program's) read true.
+// decoding, encoding, submitting), the dispatches it made, and the submits and readbacks (round
+// trips). Chrome quantizes timestamps (100 us), so there only long passes (a replayed program's)
+// read true.
 let timing = null;
 export function gpuTiming(on) {
   timing = on && device.features.has("timestamp-query")
-    ? { ns: 0, passes: 0, pending: 0, encodeMs: 0, dispatches: 0 } : null;
+    ? { ns: 0, passes: 0, pending: 0, encodeMs: 0, dispatches: 0, submits: 0, reads: 0 } : null;
   return timing !== null;
 }
 
@@ -332,14 +335,42 @@ function readTimer(timer) {   // after the submit
   }).finally(() => { t.pending--; });
 }
 
+// A readback's copy goes into the last encoder of the flush just before it: one encoder and
+// one submit for both, not two. Python's runtime calls readFollows() before that flush;
+// execute() then leaves its last encoder open (held) for read() to finish. Every other entry
+// point, and the next microtask (Python gave control back to JS), submits a held encoder first,
+// so nothing is held back past the read that asked (nor, if that read never came, for long).
+let holdForRead = false;
+let held = null;   // {encoder, doomed: buffers destroyed once it is submitted, dev}: its flush's
+                   // validation scope stays open until it is submitted
+export function readFollows() { holdForRead = true; }
+
+function submitHeld(finishCopy) {   // finishCopy(encoder): read()'s copies, encoded last
+  const h = held;
+  held = null;
+  if (!h || h.dev !== device) return false;
+  try {   // (inside the flush's validation scope, still open: finish reports the encoding's errors)
+    if (finishCopy) finishCopy(h.encoder);
+    queue.submit([h.encoder.finish()]);
+    if (timing) timing.submits++;
+  } finally {
+    scopeValidation();
+    for (const buf of h.doomed) buf.destroy();
+  }
+  return true;
+}
+
 // Run one flush of the command stream. words: u32 rows (commands.py); blob: the bytes that
 // WRITE rows point into. Both may be PyProxies of memoryviews (read in place, no copy).
 export function execute(wordsArg, blobArg) {
   checkLost();
+  submitHeld();
+  const hold = holdForRead;
+  holdForRead = false;
   const started = timing ? performance.now() : 0;
   const [words, releaseWords] = borrow(wordsArg, Uint32Array);
   const [blob, releaseBlob] = borrow(blobArg, Uint8Array);
-  let encoder = null, pass = null, queued = 0;
+  let encoder = null, pass = null, queued = 0, finished = false;
   let timer = null;               // with gpuTiming: the open encoder's query set
   const touched = new Set();   // buffers the unsubmitted encoder uses
   const doomed = [];           // destroyed at the end: destroy() waits for submitted work
@@ -348,7 +379,7 @@ export function execute(wordsArg, blobArg) {
   const submit = () => {
     if (pass) { pass.end(); pass = null; }
     if (timer && encoder) resolveTimer(encoder, timer);
-    if (encoder) { queue.submit([encoder.finish()]); encoder = null; }
+    if (encoder) { queue.submit([encoder.finish()]); encoder = null; if (timing) timing.submits++; }
     if (timer) { readTimer(timer); timer = null; }
     touched.clear();
     queued = 0;
@@ -420,12 +451,25 @@ export function execute(wordsArg, blobArg) {
         throw new Error(`torchweb: corrupt command stream (opcode ${op} at word ${i})`);
       }
     }
+    finished = true;
   } finally {
     if (created.length) scopeCreations(created);
-    // Submit what was encoded even after an error, so the queue stays consistent.
-    try { submit(); } finally {
-      scopeValidation();
-      for (const buf of doomed) buf.destroy();
+    // Submit what was encoded even after an error, so the queue stays consistent; a flush that
+    // a read follows leaves its last encoder to the read (not with GPU timing: simpler).
+    const keep = finished && hold && encoder !== null && timer === null;
+    try {
+      if (keep) {
+        if (pass) { pass.end(); pass = null; }
+        held = { encoder, doomed, dev: device };
+        queueMicrotask(() => submitHeld());
+      } else {
+        submit();
+      }
+    } finally {
+      if (!keep) {
+        scopeValidation();
+        for (const buf of doomed) buf.destroy();
+      }
       releaseWords();
       releaseBlob();
       if (timing) timing.encodeMs += performance.now() - started;
@@ -469,26 +513,45 @@ function giveStaging(s) {
 
 function dropStaging() {   // at init after a device loss
   for (const s of stagingFree) s.buf.destroy();
+  for (const s of mappedReads.values()) s.buf.destroy();
+  mappedReads.clear();
   stagingFree.length = 0;
   stagingBytes = 0;
 }
 
-// Copy nbytes at offset of buffer `id` (multiples of 4) out through a MAP_READ staging buffer.
-// With `dest` (a PyProxy of a writable Python buffer of at least nbytes, e.g. a bytearray's
-// memoryview) the mapped bytes are copied straight into it (the only copy) and the promise
-// resolves to nbytes; without it, to a Uint8Array of its own. dest's memory is taken only after
-// mapping: Pyodide's heap may grow (and move) while this awaits.
-export async function read(id, offset, nbytes, dest) {
-  checkLost();
-  const b = bufferOf(id);
-  if (!b) throw new Error(`torchweb: read of unknown buffer ${id}`);
-  const size = Math.max(4, (nbytes + 3) & ~3);
+// Read ranges of storage buffers in one GPU round trip: `ranges` are (id, offset, nbytes)
+// triples, flat (offsets and sizes multiples of 4), copied by one encoder, packed in the order
+// given, into one MAP_READ staging buffer, with one submit and one mapAsync (Python reads a
+// tensor and the error words of index-checked kernels together: one round trip, not two).
+// Resolves to a Uint8Array view of the packed bytes, still mapped: the caller copies it into
+// memory of its own (Python: assign_to, into a bytearray: the only copy, no proxy of Python's
+// buffer) and then must call readDone(view), which unmaps it and keeps the staging buffer.
+const mappedReads = new Map();   // view -> its staging buffer, until readDone
+
+export async function read(...ranges) {
+  holdForRead = false;   // (asked for, but the flush had nothing to run)
+  if (lost) { held = null; throw lostError(); }
+  let total = 0;
+  for (let k = 0; k < ranges.length; k += 3) {
+    if (!bufferOf(ranges[k])) { submitHeld(); throw new Error(`torchweb: read of unknown buffer ${ranges[k]}`); }
+    total += ranges[k + 2];
+  }
+  const size = Math.max(4, (total + 3) & ~3);
   const staging = takeStaging(size);
-  let mapped = false;
+  let mapped = false, handed = false;
   try {
-    const encoder = device.createCommandEncoder();
-    encoder.copyBufferToBuffer(b.buf, offset, staging.buf, 0, size);
-    queue.submit([encoder.finish()]);
+    const copy = (encoder) => {
+      for (let k = 0, at = 0; k < ranges.length; at += ranges[k + 2], k += 3) {
+        if (ranges[k + 2]) encoder.copyBufferToBuffer(bufferOf(ranges[k]).buf, ranges[k + 1], staging.buf, at, ranges[k + 2]);
+      }
+    };
+    if (!submitHeld(copy)) {   // (no flush just before: an encoder of its own)
+      const encoder = device.createCommandEncoder();
+      copy(encoder);
+      queue.submit([encoder.finish()]);
+      if (timing) timing.submits++;
+    }
+    if (timing) timing.reads++;
     try {
       await staging.buf.mapAsync(GPUMapMode.READ, 0, size);
       mapped = true;
@@ -496,36 +559,34 @@ export async function read(id, offset, nbytes, dest) {
       if (!lost && device) await Promise.race([device.lost, new Promise((r) => setTimeout(r, 200))]);
       throw lost ? lostError() : new Error(`mapAsync failed: ${e.message}`);
     }
-    const src = new Uint8Array(staging.buf.getMappedRange(0, size), 0, nbytes);
-    let out = nbytes;
-    if (dest) {
-      const pb = dest.getBuffer("u8");
-      try {
-        if (pb.data.byteLength < nbytes) throw new Error(`torchweb: read into ${pb.data.byteLength} bytes, needs ${nbytes}`);
-        pb.data.set(src);
-      } finally {
-        pb.release();
-      }
-    } else {
-      out = src.slice();
-    }
-    await checkMemory();   // (settled by now: the scopes were popped before this copy)
+    // (the flushes' error scopes have settled by now: no await unless one has not)
+    if (memChecks.size || oom) await checkMemory();
     // Errors raised by earlier work (invalid bind groups, ...) surface here, not as zeros.
     if (errors.length) throw new Error(`WebGPU reported errors: ${takeErrors().join("\n")}`);
-    return out;
+    const view = new Uint8Array(staging.buf.getMappedRange(0, size), 0, total);
+    mappedReads.set(view, staging);
+    handed = true;
+    return view;
   } finally {
-    if (mapped) {
-      staging.buf.unmap();
-      giveStaging(staging);
-    } else {
-      staging.buf.destroy();   // a failed map (device lost, ...): not worth keeping
+    if (!handed) {
+      if (mapped) { staging.buf.unmap(); giveStaging(staging); } else staging.buf.destroy();   // (a failed map: not worth keeping)
     }
   }
+}
+
+// The caller has copied read()'s view: unmap its staging buffer and keep it for the next read.
+export function readDone(view) {
+  const staging = mappedReads.get(view);
+  if (!staging) return;
+  mappedReads.delete(view);
+  staging.buf.unmap();
+  giveStaging(staging);
 }
 
 // Wait until all submitted work is done (for timing).
 export async function sync() {
   checkLost();
+  submitHeld();
   await queue.onSubmittedWorkDone();
   checkLost();
   await checkMemory();
@@ -534,7 +595,8 @@ export async function sync() {
 // How many GPU objects are alive: for leak checks in tests.
 export function stats() {
   return { buffers: buffers.size, pipelines: pipelines.size, layouts: layouts.size, bindGroups: bindCache.size,
-           staging: stagingFree.length, stagingBytes,
+           staging: stagingFree.length, stagingBytes, mappedReads: mappedReads.size, heldEncoder: held !== null,
            ...(timing ? { gpuPassMs: timing.ns / 1e6, gpuPasses: timing.passes, gpuPending: timing.pending,
-                             encodeMs: timing.encodeMs, dispatches: timing.dispatches } : {}) };
+                             encodeMs: timing.encodeMs, dispatches: timing.dispatches,
+                             submits: timing.submits, reads: timing.reads } : {}) };
 }

@@ -1,7 +1,9 @@
-"""The backward engine: walks the graph from the roots in dependency order, each node once
-however many paths reach it, and accumulates into leaves (or captures, for autograd.grad)."""
+"""The backward engine: runs the graph from the roots, each node once however many paths reach
+it and after every node that consumes it (the latest made first), and accumulates into leaves
+(or captures, for autograd.grad)."""
 
 import sys
+from heapq import heappop, heappush
 
 from .._size import contiguous_strides
 from ..backends import backend_for
@@ -18,15 +20,15 @@ def _sum_to(g, shape):
     return g.sum_to_size(shape)
 
 
-def _check_grad(node, i, g):
-    meta = node._inputs
-    if not meta or meta[i] is None or g is None:
-        return g
-    shape, dtype = meta[i]
+def _check_grad(node, results, g, m):
+    """g, node's gradient for the input whose metadata is m, summed to that input's shape
+    (a broadcast operand) and cast to its dtype."""
+    shape, dtype = m
     if g.shape != shape:
         try:
             g = _sum_to(g, shape)
         except RuntimeError:
+            i = next(i for i, r in enumerate(results) if r is g)
             raise RuntimeError(
                 f"Function {node.name()} returned an invalid gradient at index {i} - got "
                 f"{list(g.shape)} but expected shape compatible with {list(shape)}") from None
@@ -44,11 +46,12 @@ class _NoSwitch:
 
 
 _NO_SWITCH = _NoSwitch()
+_NONE = frozenset([None])
 BACKWARD_RUNS = [0]   # how many backward passes ran (torchweb.compile: did a call train?)
 
 
 def run_backward(roots, grad_roots, retain_graph, capture=None, accumulate=True, create_graph=False):
-    """roots: tensors; grad_roots: their gradients. capture: {(node, nr): None} slots of
+    """roots: tensors; grad_roots: their gradients. capture: {(node id, nr): None} slots of
     autograd.grad's inputs, filled in place. Returns nothing; leaves' .grad accumulate.
     create_graph: the backward rules run with grad mode on, so that the gradients they make
     carry a graph of their own (higher-order gradients; double_backward.py)."""
@@ -63,128 +66,130 @@ def run_backward(roots, grad_roots, retain_graph, capture=None, accumulate=True,
             raise RuntimeError("element 0 of tensors does not require grad and does not have a grad_fn")
 
     # with capture (autograd.grad, backward(inputs=...)), as PyTorch, only the nodes on a path
-    # to an input get gradients (needed), and only those with an input further on run
-    # (through); the others keep their saved tensors for a later backward
-    # (None: every node; a set's `in` beats a Python __contains__ on each edge of the walk)
-    needed = through = None
+    # to an input get gradients, and only those with an input further on run (through); the
+    # others keep their saved tensors for a later backward. skip: the nodes no gradient goes
+    # to (None: an input that needs none). The sets and dicts of this pass are keyed by the
+    # nodes themselves (they hash by identity).
+    skip = _NONE
+    through = None
     if capture is not None:
-        needed, through = _needed([e[0] for e in edges], {k[0] for k in capture})
-        edges = [e for e in edges if id(e[0]) in needed]
-    # dependencies: how many edges lead into each node from the part of the graph we run
-    # (each node is walked once: pushed when first seen, that is, when it enters deps; the
-    # roots are in it from the start)
-    roots = {id(e[0]): e[0] for e in edges}
-    deps = dict.fromkeys(roots, 0)
-    stack = list(roots.values())
-    while stack:
-        for nxt, _ in stack.pop().next_functions:
-            if nxt is not None and (needed is None or id(nxt) in needed):
-                key = id(nxt)
-                if key in deps:
-                    deps[key] += 1
-                else:
-                    deps[key] = 1
-                    stack.append(nxt)
-
+        skip, through = _not_needed([e[0] for e in edges], {k[0] for k in capture})
+        edges = [e for e in edges if e[0] not in skip]
+    # The order: every node after all the nodes that consume it. A node's inputs were made
+    # before it, so the nodes' creation order reversed is one (Node._seq, the creation number
+    # negated, as PyTorch's sequence_nr): the nodes that got a gradient (or None) wait in a
+    # heap, the latest made first, and no dependencies need counting. A node is queued once, however many edges
+    # reach it. buffers: the gradients waiting for each node, output 0's under the node,
+    # output i's under (node, i) (most nodes have one output).
     buffers = {}
+    queued = set()
+    ready = []
     for node, nr, g in edges:
-        _add(buffers, node, nr, g)
-    ready = [node for key, node in roots.items() if not deps[key]]
-    ran = []
+        _add(buffers, node if not nr else (node, nr), g)
+        if node not in queued:
+            queued.add(node)
+            heappush(ready, (node._seq, node))
     # Gradients this pass made that nothing else holds (id -> the tensor): a leaf whose .grad
     # is unset takes one as it is instead of a copy (_accumulate), as PyTorch's AccumulateGrad
     # steals a gradient no one else references. (the loop below runs once per node of the
     # graph: names bound once, the common cases without helper calls)
     owned = {}
-    empty = {}
     slow = create_graph or anomaly_mode._state["enabled"]   # (decided once: the loop tests one local)
-    try:
-        with grad_mode.set_grad_enabled(create_graph), (recording() if create_graph else _NO_SWITCH):
-            while ready:
-                node = ready.pop()
-                grads = buffers.pop(id(node), empty)
-                if type(node) is AccumulateGrad:
-                    outs = results = None   # (the last node's gradients: a view of one would hold its base)
-                    _accumulate(node, grads.get(0), capture, accumulate, None if create_graph else owned)
+    with grad_mode.set_grad_enabled(create_graph), (recording() if create_graph else _NO_SWITCH):
+        while ready:
+            node = heappop(ready)[1]
+            if type(node) is AccumulateGrad:
+                outs = results = g = None   # (the last node's gradients: a view of one would hold its base)
+                _accumulate(node, buffers.pop(node, None), capture, accumulate, None if create_graph else owned)
+                continue
+            n_out = node.noutputs
+            g = buffers.pop(node, None)
+            outs = [g] if n_out == 1 else [g] + [buffers.pop((node, i), None) for i in range(1, n_out)]
+            if node._pre_hooks or node._retained or capture is not None:
+                _before(node, outs, capture)
+                g = outs[0]
+                if through is not None and node not in through:
                     continue
-                n_out = node.noutputs
-                outs = [grads.get(0)] if n_out == 1 else [grads.get(i) for i in range(n_out)]
-                if node._pre_hooks:
-                    for i, hooks in node._pre_hooks.items():
-                        for h in hooks:
-                            r = h(outs[i])
-                            if r is not None:
-                                outs[i] = r
-                if node._retained:
-                    for i, ref in node._retained.items():
-                        t = ref()
-                        if t is not None and outs[i] is not None:
-                            accumulate_grad(t, outs[i])
-                if capture is not None:
-                    for i in range(n_out):
-                        if (id(node), i) in capture:
-                            capture[(id(node), i)] = outs[i]
-                if through is not None and id(node) not in through:
-                    continue
-                ran.append(node)
-                nexts = node.next_functions
-                if (outs[0] is None) if n_out == 1 else _all_none(outs):
-                    results = (None,) * len(nexts)
-                elif slow:
-                    results = _apply_slow(node, outs, create_graph)
-                elif n_out == 1:   # (node.apply, its one gradient given: nothing to materialize)
-                    results = node.fn.backward(node.ctx, outs[0])
-                    if not isinstance(results, tuple):
-                        results = (results,)
-                else:
-                    results = node.apply(outs)
-                if len(results) != len(nexts):
-                    raise RuntimeError(
-                        f"function {node.name()} returned an incorrect number of gradients "
-                        f"(expected {len(nexts)}, got {len(results)})")
-                hooks = node._hooks
-                if hooks:
-                    for hook in hooks:
-                        hook(results, outs)
-                # the library's own backward formulas make fresh results (a user's Function or
-                # node hook may keep theirs); an incoming gradient passed on, or one result
-                # given to two inputs, is shared (node.fn: a Function, FunctionMeta sets _library)
-                ours = node.fn._library and not hooks
-                # (a node's _inputs: (shape, dtype) per forward input that is a tensor, as
-                # many as its next functions)
-                for i, ((nxt, nr), g, m) in enumerate(zip(nexts, results, node._inputs)):
-                    if nxt is None or (needed is not None and id(nxt) not in needed):
+            nexts = node.next_functions
+            ctx = node.ctx
+            if (g is None) if n_out == 1 else _all_none(outs):
+                results = (None,) * len(nexts)
+            elif slow:
+                results = _apply_slow(node, outs, create_graph)
+            elif n_out == 1:   # (node.apply, its one gradient given: nothing to materialize)
+                results = node.fn.backward(ctx, g)
+                if not isinstance(results, tuple):
+                    results = (results,)
+            else:
+                results = node.apply(outs)
+            # (freed once it ran, as PyTorch releases a node's saved variables)
+            if not retain_graph:
+                ctx._free()
+            hooks = node._hooks
+            if hooks:
+                _check_count(node, results)
+                for hook in hooks:
+                    hook(results, outs)
+            # (a node's _inputs: (shape, dtype) per forward input that is a tensor, as
+            # many as its next functions; a backward that returns another number of
+            # gradients than the node has inputs makes the strict zip raise)
+            try:
+                for (nxt, nr), g, m in zip(nexts, results, node._inputs, strict=True):
+                    if nxt in skip:
                         continue
-                    key = id(nxt)
                     if g is not None:
-                        # (only gradients bound for a leaf are tracked: `owned` must not keep
-                        # intermediate gradients alive past the nodes that consume them)
-                        # (a view of a fresh base too: t()'s backward of a linear layer's weight
-                        # gradient; _accumulate checks that nothing else holds it by then)
-                        mine = ours and type(nxt) is AccumulateGrad and _fresh(g, outs, results) \
-                            and (g._base is None or not _among(g._base, outs))
-                        if m is not None and (g._shape != m[0] or g.dtype is not m[1]):
-                            g2 = _check_grad(node, i, g)
-                            mine, g = mine or (g2 is not g and type(nxt) is AccumulateGrad), g2
-                        slot = buffers.get(key)
-                        prev = None if slot is None else slot.get(nr)
-                        if prev is not None:
-                            owned.pop(id(prev), None)
-                            g, mine = prev + g, type(nxt) is AccumulateGrad
-                        if mine:
-                            owned[id(g)] = g
-                        if slot is None:
-                            buffers[key] = {nr: g}
+                        if (g._shape, g.dtype) != m:
+                            g = _check_grad(node, results, g, m)
+                        if type(nxt) is AccumulateGrad:
+                            # (only gradients bound for a leaf are tracked: `owned` must not keep
+                            # intermediate gradients alive past the nodes that consume them)
+                            prev = buffers.get(nxt)
+                            if prev is not None:
+                                owned.pop(id(prev), None)
+                                g = owned[id(g)] = prev + g
+                            # (the library's own backward formulas make fresh results; a user's
+                            # Function or node hook may keep theirs. node.fn: a Function,
+                            # FunctionMeta sets _library)
+                            elif _mine(g, outs, results, node.fn._library and not hooks):
+                                owned[id(g)] = g
+                            buffers[nxt] = g
                         else:
-                            slot[nr] = g
-                    left = deps[key] - 1
-                    deps[key] = left
-                    if left == 0:
-                        ready.append(nxt)
-    finally:
-        if not retain_graph:
-            for node in ran:
-                node.ctx._free()
+                            key = (nxt, nr) if nr else nxt
+                            prev = buffers.get(key)
+                            buffers[key] = g if prev is None else prev + g
+                    if nxt not in queued:
+                        queued.add(nxt)
+                        heappush(ready, (nxt._seq, nxt))
+            except ValueError:
+                _check_count(node, results)   # (PyTorch's error where the zip's lengths differ)
+                raise
+
+
+def _check_count(node, results):
+    if len(results) != len(node.next_functions):
+        raise RuntimeError(
+            f"function {node.name()} returned an incorrect number of gradients "
+            f"(expected {len(node.next_functions)}, got {len(results)})")
+
+
+def _before(node, outs, capture):
+    """A node's pre-hooks (which may replace its incoming gradients), its retained outputs'
+    .grad, and autograd.grad's capture of them."""
+    if node._pre_hooks:
+        for i, hooks in node._pre_hooks.items():
+            for h in hooks:
+                r = h(outs[i])
+                if r is not None:
+                    outs[i] = r
+    if node._retained:
+        for i, ref in node._retained.items():
+            t = ref()
+            if t is not None and outs[i] is not None:
+                accumulate_grad(t, outs[i])
+    if capture is not None:
+        for i in range(len(outs)):
+            if (id(node), i) in capture:
+                capture[(id(node), i)] = outs[i]
 
 
 def _apply_slow(node, outs, create_graph):
@@ -195,23 +200,23 @@ def _apply_slow(node, outs, create_graph):
     return results
 
 
-def _fresh(g, outs, results):
-    """g is not one of the node's incoming gradients and is given to one input only."""
-    for o in outs:
-        if o is g:
-            return False
+def _mine(g, outs, results, ours):
+    """g, a gradient bound for a leaf, was made by this pass for that input alone: a sum or a
+    cast the engine made (not among the node's results), or a library rule's fresh result
+    given to one input (not an incoming gradient passed on, nor a view of one)."""
     n = 0
     for r in results:
         if r is g:
             n += 1
-    return n == 1
-
-
-def _among(t, ts):
-    for o in ts:
-        if o is t:
-            return True
-    return False
+    if n == 0:
+        return True
+    if not ours or n > 1:
+        return False
+    base = g._base
+    for o in outs:
+        if o is g or base is not None and o is base:
+            return False
+    return True
 
 
 def _all_none(outs):
@@ -221,29 +226,28 @@ def _all_none(outs):
     return True
 
 
-def _needed(roots, targets):
-    """ids of the nodes reachable from roots that are or lead to a target node, and ids of
-    those with a target further on."""
+def _not_needed(roots, targets):
+    """The nodes reachable from roots that neither are nor lead to a target node (targets:
+    node ids), None among them, and the nodes with a target further on."""
     leads, through = {}, set()
     stack = [(r, False) for r in roots]
     while stack:
         node, done = stack.pop()
         if done:
-            if any(leads.get(id(n), False) for n, _ in node.next_functions if n is not None):
-                through.add(id(node))
-            leads[id(node)] = id(node) in targets or id(node) in through
-        elif id(node) not in leads:
-            leads[id(node)] = False  # in progress (the graph has no cycles)
+            if any(leads.get(n, False) for n, _ in node.next_functions if n is not None):
+                through.add(node)
+            leads[node] = id(node) in targets or node in through
+        elif node not in leads:
+            leads[node] = False  # in progress (the graph has no cycles)
             stack.append((node, True))
-            stack.extend((n, False) for n, _ in node.next_functions if n is not None and id(n) not in leads)
-    return {k for k, v in leads.items() if v}, through
+            stack.extend((n, False) for n, _ in node.next_functions if n is not None and n not in leads)
+    return {None, *[k for k, v in leads.items() if not v]}, through
 
 
-def _add(buffers, node, nr, g):
-    slot = buffers.setdefault(id(node), {})
-    prev = slot.get(nr)
+def _add(buffers, key, g):
+    prev = buffers.get(key)
     # (a dense gradient joining a sparse one: dense + sparse, as sparse + dense is refused)
-    slot[nr] = g if prev is None else prev + g if not prev.is_sparse or g.is_sparse else g + prev
+    buffers[key] = g if prev is None else prev + g if not prev.is_sparse or g.is_sparse else g + prev
 
 
 def _accumulate(node, g, capture, accumulate, owned=None):

@@ -2,11 +2,17 @@
 
 import re
 import weakref
+from itertools import count
 
 from . import grad_mode
 from .._size import contiguous_strides, numel
 from .._tensor import Tensor
 from ..backends import backend_for
+
+
+# every node's creation number, negated (Node._seq): the engine runs the nodes of a backward pass
+# latest made first, the smallest _seq first (a bound method: one call, no look-up of next)
+_next_seq = count(0, -1).__next__
 
 
 class FunctionCtx:
@@ -24,8 +30,13 @@ class FunctionCtx:
 
     def save_for_backward(self, *tensors):
         self._saved = tensors
-        # (a list comprehension, not a loop of appends: this runs for every op recorded)
-        self._saved_versions = versions = tuple([None if t is None else t._version for t in tensors])
+        # (a list comprehension, not a loop of appends: this runs for every op recorded;
+        # the storage's version, Tensor._version without its property's call)
+        try:
+            versions = tuple([None if t is None else t._storage.version for t in tensors])
+        except (AttributeError, NotImplementedError):   # a sparse tensor: no dense storage
+            versions = tuple([None if t is None else t._version for t in tensors])
+        self._saved_versions = versions
         # a node that saved nothing can run again after its graph is freed (PyTorch's AddBackward0)
         self._saved_any = versions.count(None) < len(versions)
 
@@ -49,7 +60,14 @@ class FunctionCtx:
                 "graph are freed when you call .backward() or autograd.grad(). Specify "
                 "retain_graph=True if you need to backward through the graph a second time or "
                 "if you need to access saved tensors after calling backward.")
-        for j, (t, v) in enumerate(zip(self._saved, self._saved_versions)):
+        saved = self._saved
+        # (one comparison of the versions in C; the loop below only names the culprit)
+        try:
+            if tuple([None if t is None else t._storage.version for t in saved]) == self._saved_versions:
+                return saved
+        except (AttributeError, NotImplementedError):   # a sparse tensor: the loop below reads _version
+            pass
+        for j, (t, v) in enumerate(zip(saved, self._saved_versions)):
             if t is not None and t._version != v:
                 # PyTorch names the node that made a saved output, or an input's current node
                 origin = self._saved_origins[j] if self._saved_origins else None
@@ -68,7 +86,8 @@ class FunctionCtx:
     saved_variables = saved_tensors
 
     def _free(self):
-        self._saved = (None,) * len(self._saved)
+        if self._saved_any:   # (else Nones already)
+            self._saved = (None,) * len(self._saved)
         self._freed = True
 
 
@@ -78,20 +97,24 @@ class Node:
     [hook(grad) -> grad or None], and _retained, output_nr -> weakref to the non-leaf tensor
     that retains grad, are None until then, _hooks an empty tuple. _inputs and _outputs: per
     forward input (shape, dtype), per output (shape, dtype, device), None for a non-tensor:
-    what the engine checks gradients against and materializes missing ones from."""
+    what the engine checks gradients against and materializes missing ones from (_outputs
+    only for a node of several outputs: the engine skips a one-output node that gets no
+    gradient). _seq: the node's creation number negated, the engine's order."""
 
-    __slots__ = ("fn", "ctx", "next_functions", "_pre_hooks", "_hooks", "_retained", "noutputs",
-                 "_inputs", "_outputs", "_metadata", "__weakref__")
+    # (slots for what every node sets; the rarely set hooks, retained tensors, metadata, and
+    # the outputs' count and metadata (a node of several outputs: Function.apply sets them)
+    # default to these class attributes until set, in the instance's __dict__)
+    __slots__ = ("fn", "ctx", "next_functions", "_inputs", "_seq", "__dict__", "__weakref__")
+    _pre_hooks = _retained = _metadata = None
+    _hooks = _outputs = ()
+    noutputs = 1   # (a node of several outputs: Function.apply sets its count)
 
-    def __init__(self, fn, ctx, next_functions, noutputs, inputs=(), outputs=()):
+    def __init__(self, fn, ctx, next_functions, inputs):
         self.fn = fn
         self.ctx = ctx
         self.next_functions = next_functions  # ((node or None, input_nr), ...) per forward input
-        self.noutputs = noutputs
         self._inputs = inputs
-        self._outputs = outputs
-        self._pre_hooks = self._retained = self._metadata = None
-        self._hooks = ()
+        self._seq = _next_seq()   # (the engine's order: see run_backward)
 
     @property
     def metadata(self):
@@ -142,7 +165,7 @@ class Node:
 class AccumulateGrad:
     """The node that ends every path at a leaf: adds the gradient into leaf.grad."""
 
-    __slots__ = ("variable", "__weakref__")
+    __slots__ = ("variable", "_seq", "__weakref__")
 
     # (no hooks or retained tensors: as a Node's before any is registered)
     next_functions = _hooks = ()
@@ -150,6 +173,7 @@ class AccumulateGrad:
 
     def __init__(self, variable):
         self.variable = variable
+        self._seq = _next_seq()
 
     def name(self):
         return "torch::autograd::AccumulateGrad"
@@ -195,11 +219,12 @@ class Function(metaclass=FunctionMeta):
         ctx = FunctionCtx()
         # One pass over the inputs (this runs for every op recorded with autograd): which need
         # a gradient, their graph edges (taken before forward: an in-place forward returns an
-        # input, whose history then changes) and their metadata.
+        # input, whose history then changes) and their metadata (shape, dtype; None for
+        # what is not a tensor).
         state = grad_mode._state
         tracked = False
         if state["enabled"]:
-            # (filled in for the tensors only: views pass their shape, strides and offset too)
+            # (filled in for the tensors only: the numbers among the arguments cost no stores)
             n = len(args)
             needs, edges, in_meta = [False] * n, [_NO_EDGE] * n, [None] * n
             for i, a in enumerate(args):
@@ -222,21 +247,38 @@ class Function(metaclass=FunctionMeta):
                 state["enabled"] = prev
         if not tracked:
             return out
-        outs = out if isinstance(out, tuple) else (out,)
-        node = Node(cls, ctx, tuple(edges), len(outs), tuple(in_meta))
-        if ctx._saved:
-            _alias_saved_outputs(ctx, outs, node)
         nondiff = ctx._non_differentiable
+        if not isinstance(out, tuple):
+            # (one output: no output metadata, as the engine skips a one-output node that gets
+            # no gradient, so never materializes one for it)
+            node = Node(cls, ctx, tuple(edges), tuple(in_meta))
+            if ctx._saved:
+                _alias_saved_outputs(ctx, (out,), node)
+            if isinstance(out, Tensor) and out.dtype.is_floating_point and not (nondiff and _among(out, nondiff)):
+                out._set_history(node, 0)
+            return out
+        node = Node(cls, ctx, tuple(edges), tuple(in_meta))
+        node.noutputs = len(out)
+        if ctx._saved:
+            _alias_saved_outputs(ctx, out, node)
         out_meta = []
-        for i, o in enumerate(outs):
+        for i, o in enumerate(out):
             if isinstance(o, Tensor):
-                if o.dtype.is_floating_point and not (nondiff and any(o is t for t in nondiff)):
+                if o.dtype.is_floating_point and not (nondiff and _among(o, nondiff)):
                     o._set_history(node, i)
                 out_meta.append((o._shape, o.dtype, o.device))
             else:
                 out_meta.append(None)
         node._outputs = tuple(out_meta)
         return out
+
+
+def _among(t, ts):
+    """Whether tensor t is one of ts (by identity: `in` would compare values)."""
+    for o in ts:
+        if o is t:
+            return True
+    return False
 
 
 _NO_EDGE = (None, 0)

@@ -50,15 +50,17 @@ class Template:
     (spans); pre and post: the key's parts around the token of the first tensor operand,
     leaf_key: the key where that operand is a leaf and the only tensor; first: the position
     of that operand (where it is the only one), first_f32: its f32.
-    record: the recorder bound to this template, (op, out, operands, plan) -> None, which makes
-    out pending or, where it may not (empty, or its inputs too many buffers), runs the op now:
-    _single for ops with one tensor operand (unary ops, a tensor and numbers), _pair for two
-    and no numbers, _general for others. A plan whose template defers has it as its `fresh`."""
+    record: the recorder bound to this template, (out, operands) -> None, which makes out
+    pending or, where it may not (empty, or its inputs too many buffers), runs the op now:
+    _single for ops with one tensor operand and their numbers side by side (unary ops, a
+    tensor and numbers), _pair for two and no numbers, _general for others. A plan whose
+    template defers has it as its `fresh`. op and plan: the op's row and its dtype plan, what
+    running it now takes (a template is made for one plan: they need not be passed each call)."""
 
     __slots__ = ("opkey", "tokens", "f32", "tensors", "scalars", "spans", "pre", "post", "leaf_key",
-                 "first", "first_f32", "record", "grid_limited")
+                 "first", "first_f32", "record", "grid_limited", "op", "plan")
 
-    def __init__(self, opkey, tokens, f32, grid_limited):
+    def __init__(self, opkey, tokens, f32, grid_limited, op, plan):
         self.opkey, self.tokens, self.f32 = opkey, tokens, f32
         self.tensors = tuple(i for i, t in enumerate(tokens) if t[0] == "t")
         self.scalars = sc = tuple(i for i, t in enumerate(tokens) if t[0] == "s")
@@ -68,9 +70,10 @@ class Template:
         self.leaf_key = self.pre + tokens[i:i + 1] + self.post
         self.first, self.first_f32 = i, bool(f32) and f32[i]
         # (bound: the template reaches its recorder as an argument passed in C, not looked up)
-        self.record = MethodType(_single if len(self.tensors) == 1 else
+        self.record = MethodType(_single if len(self.tensors) == 1 and self.spans is not None else
                                  _pair if len(self.tensors) == 2 and not self.scalars else _general, self)
         self.grid_limited = grid_limited   # the backend's GRID_LIMITED: the recorders check the size
+        self.op, self.plan = op, plan
 
 
 def template(op, out, operands, dtypes, backend):
@@ -92,7 +95,7 @@ def template(op, out, operands, dtypes, backend):
             tokens.append(("t", c, o.dtype.gpu_storage))
         f32.append(getattr(o, "dtype", None) is _F32)
     Node.ROWS[op.name] = op
-    return Template((op.name, cls), tuple(tokens), tuple(f32), backend.GRID_LIMITED)
+    return Template((op.name, cls), tuple(tokens), tuple(f32), backend.GRID_LIMITED, op, dtypes)
 
 
 def _narrowed(dtype, computed_in):
@@ -103,18 +106,23 @@ def _narrowed(dtype, computed_in):
     return computed_in is _dtype.float16 and dtype is not _dtype.float16
 
 
-def elementwise_fresh(op, out, operands, plan):
-    """Plan.fresh (ops/elementwise.py) at a plan's first call: the elementwise op for an output
-    it just made (contiguous, fresh, read by no one; operands: a tuple). The plan's template
-    decided here, plan.fresh becomes what later calls run: the template's recorder (pending
-    where it may be) or the backend's kernel."""
-    tpl = plan.lazy = template(op, out, operands, plan, backend_for(out._storage.device_type))
-    plan.fresh = tpl.record if tpl else _run_now
-    plan.fresh(op, out, operands, plan)
+def elementwise_fresh(plan, out, operands):
+    """Plan.fresh (ops/elementwise.py), bound to its plan, at the plan's first call: the
+    elementwise op (plan.op) for an output it just made (contiguous, fresh, read by no one;
+    operands: a tuple). The plan's template decided here, plan.fresh becomes what later calls
+    run, (out, operands) -> None: the template's recorder (pending where it may be) or the
+    backend's kernel."""
+    tpl = plan.lazy = template(plan.op, out, operands, plan, backend_for(out._storage.device_type))
+    plan.fresh = tpl.record if tpl else MethodType(_run_plan, plan)
+    plan.fresh(out, operands)
 
 
 def _run_now(op, out, operands, dtypes):
     backend_for(out._storage.device_type).elementwise(op, out, operands, dtypes)
+
+
+def _run_plan(plan, out, operands):
+    backend_for(out._storage.device_type).elementwise(plan.op, out, operands, plan)
 
 
 def elementwise(op, out, operands, dtypes):
@@ -123,7 +131,7 @@ def elementwise(op, out, operands, dtypes):
     backend = backend_for(out._storage.device_type)
     tpl = _deferrable(op, out, operands, dtypes, backend)
     if tpl:
-        tpl.record(op, out, tuple(operands), dtypes)
+        tpl.record(out, tuple(operands))
     else:
         backend.elementwise(op, out, operands, dtypes)
 
@@ -172,7 +180,7 @@ def _fusable(rt, n, operands):
 
 # The recorders: out = op(operands) made pending (or run now where out is empty, too large for
 # a fused kernel, or its inputs are too many buffers). tpl: the template they are bound to
-# (Template.record); plan: the op's dtype plan (what the backend's kernel takes).
+# (Template.record), holding the op and its dtype plan (what the backend's kernel takes).
 # An operand that is a pending float32 storage read whole in out's shape is inlined (its
 # expression taken into the node: its leaves' strides index that shape), into one consumer
 # only: a second consumer reads it written, so fan-out never multiplies the work or the memory
@@ -180,91 +188,96 @@ def _fusable(rt, n, operands):
 # broadcast already.) A pending operand not inlined is written now: a pending leaf would keep
 # its own inputs alive, and chains of them would grow memory without bound in loops that
 # never read back. A node that inlines a child and reads no other buffer joins the child's
-# group (registered already); others start a group (graph.register). Each first checks, inline
+# group (registered already); others start a group (graph.register). Each checks, inline
 # (every deferred op asks), that a fused kernel may write out: not empty, and on a grid-limited
-# backend within what one may write (_fusable).
+# backend within what one may write (_fusable); _single only where it inlines no child (a
+# child of out's shape passed that check when a recorder made it, and reads no buffer too
+# large: any node a recorder may inline must have, a node made elsewhere included).
 
-def _single(tpl, op, out, operands, plan):
-    """One tensor operand (unary ops, a tensor and numbers)."""
+def _single(tpl, out, operands):
+    """One tensor operand, its numbers side by side (unary ops, a tensor and numbers)."""
     s = out._storage
-    n = s.numel
-    if not n or tpl.grid_limited and n > s.rt.defer_numel and not _fusable(s.rt, n, operands):
-        return _run_now(op, out, operands, plan)
     o = operands[tpl.first]
     os_ = o._storage
     child = os_.pending
     shape = out._shape
-    span = tpl.spans
-    scalars = operands[span] if span is not None else tuple([operands[j] for j in tpl.scalars])
+    scalars = operands[tpl.spans]
     if child is not None:
         if tpl.first_f32 and not child.inlined:
             key, leaves, child_scalars, child_shape, size, storages, group = child   # (a Node is a tuple)
             if child_shape == shape and o._offset == 0 and o._stride == out._stride and size < MAX_NODES:
+                # (out is not empty, nor too large for a fused kernel: the child, of its shape,
+                # passed the check below when it was recorded)
                 child.inlined = True
                 group.append(ref(s))
                 s.pending = Node((tpl.pre + (key,) + tpl.post, leaves, child_scalars + scalars, shape, size + 1,
                                   storages, group))
                 return
+    n = s.numel
+    if not n or tpl.grid_limited and n > s.rt.defer_numel and not _fusable(s.rt, n, operands):
+        return _run_now(tpl.op, out, operands, tpl.plan)
+    if child is not None:
         realize(os_)
     storages = {id(os_): os_}
     s.pending = Node((tpl.leaf_key, [(os_, o._stride, o._offset, o.dtype)], scalars, shape, 1,
                       storages, register(s, storages)))
 
 
-def _pair(tpl, op, out, operands, plan):
+def _pair(tpl, out, operands):
     """Two tensor operands, no numbers (binary ops of tensors): _general unrolled."""
     s = out._storage
     n = s.numel
     if not n or tpl.grid_limited and n > s.rt.defer_numel and not _fusable(s.rt, n, operands):
-        return _run_now(op, out, operands, plan)
+        return _run_now(tpl.op, out, operands, tpl.plan)
     a, b = operands
     shape = out._shape
     stride = out._stride
-    sa, sb = a._storage, b._storage
+    sa = a._storage
     ca = sa.pending
+    # (size: the nodes of the children taken in; this node adds one)
     if ca is not None and tpl.f32[0] and not ca.inlined and ca.shape == shape \
             and a._offset == 0 and a._stride == stride and ca.size < MAX_NODES:
         ca.inlined = True
-        pa, la, sca, _, size, storages, group = ca   # (one unpacking: a Node is a tuple)
-        size += 1
+        pa, leaves, scalars, _, size, storages, group = ca   # (one unpacking: a Node is a tuple)
     else:
         if ca is not None:
             realize(sa)
-        pa, la, sca, size, storages, group = tpl.tokens[0], [(sa, a._stride, a._offset, a.dtype)], (), 1, {id(sa): sa}, None
+        pa, leaves, scalars, size, storages, group = tpl.tokens[0], [(sa, a._stride, a._offset, a.dtype)], (), 0, {id(sa): sa}, None
+    sb = b._storage
     cb = sb.pending   # (after a's: b may be a, inlined or written just now)
     if cb is not None and tpl.f32[1] and not cb.inlined and cb.shape == shape \
-            and b._offset == 0 and b._stride == stride and size + cb.size <= MAX_NODES:
+            and b._offset == 0 and b._stride == stride and size + cb.size < MAX_NODES:
         cb.inlined = True
-        pb, lb, scb, size = cb.key, cb.leaves, cb.scalars, size + cb.size
+        pb, leaves, scalars, size = cb.key, leaves + cb.leaves, scalars + cb.scalars, size + cb.size
         if group is None and id(sa) in cb.storages:   # (a a leaf that b's expression reads too)
             storages, group = cb.storages, cb.group
         else:
             storages, group = storages | cb.storages, None
             if len(storages) > MAX_LEAF_BUFFERS:
-                return _run_now(op, out, operands, plan)
+                return _run_now(tpl.op, out, operands, tpl.plan)
     else:
         if cb is not None:
             realize(sb)
-        pb, lb, scb = tpl.tokens[1], [(sb, b._stride, b._offset, b.dtype)], ()
+        pb, leaves = tpl.tokens[1], leaves + [(sb, b._stride, b._offset, b.dtype)]
         if id(sb) not in storages:   # (else, y + w in a loop: w is among y's inputs, shared)
             storages, group = storages | {id(sb): sb}, None
             if len(storages) > MAX_LEAF_BUFFERS:
-                return _run_now(op, out, operands, plan)
+                return _run_now(tpl.op, out, operands, tpl.plan)
     # (the buffer count is checked only where the union grows: every node's storages hold at
     # most MAX_LEAF_BUFFERS, the recorders' check and the fusing scope's _MAX_INPUTS)
     if group is not None:
         group.append(ref(s))
     else:
         group = register(s, storages)
-    s.pending = Node(((tpl.opkey, pa, pb), la + lb, sca + scb, shape, size, storages, group))
+    s.pending = Node(((tpl.opkey, pa, pb), leaves, scalars, shape, size + 1, storages, group))
 
 
-def _general(tpl, op, out, operands, plan):
+def _general(tpl, out, operands):
     """Any operands."""
     s = out._storage
     n = s.numel
     if not n or tpl.grid_limited and n > s.rt.defer_numel and not _fusable(s.rt, n, operands):
-        return _run_now(op, out, operands, plan)
+        return _run_now(tpl.op, out, operands, tpl.plan)
     key = [tpl.opkey]
     shape = out._shape
     stride = out._stride
@@ -295,5 +308,5 @@ def _general(tpl, op, out, operands, plan):
             leaves.append((os_, o._stride, o._offset, o.dtype))
             storages[id(os_)] = os_
     if len(storages) > MAX_LEAF_BUFFERS:
-        return _run_now(op, out, operands, plan)
+        return _run_now(tpl.op, out, operands, tpl.plan)
     s.pending = Node((tuple(key), leaves, tuple(scalars + own), shape, size, storages, register(s, storages)))

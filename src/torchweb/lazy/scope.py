@@ -143,31 +143,31 @@ class fusing:
         if first.dtype is not _F32 or first._offset or n != prod(shape) or not n or (
                 stride != _CONTIGUOUS.get(shape) and not first.is_contiguous()):
             return self._not_traced(n)
-        device = first._storage.device_type
         self.shape = shape
+        # (each tensor's layout compared in one tuple comparison: this runs for every tensor of
+        # every update, each step)
+        layout = (_F32, shape, stride, 0, n, first._storage.device_type)
         kinds, slot_of, stores, leaves, inputs = self.kinds, self.slots, self.stores, self.leaves, self.inputs
-        left = len(tensors)
         bound = []
         for t in tensors:
-            left -= 1
             if t is None:
                 bound.append(None)
                 continue
             s = t._storage
-            if t.dtype is not _F32 or t._shape != shape or t._stride != stride or t._offset or s.numel != n \
-                    or s.device_type != device:
+            if (t.dtype, t._shape, t._stride, t._offset, s.numel, s.device_type) != layout:
                 self._clear()
                 return self._not_traced(n)
-            i = slot_of.get(id(s))
+            key = id(s)
+            i = slot_of.get(key)
             if i is None:
                 if s.pending is None:   # (a buffer read as it is: the common case, inline)
-                    slot_of[id(s)] = i = len(kinds)
+                    slot_of[key] = i = len(kinds)
                     stores.append(s)
-                    inputs[id(s)] = s
+                    inputs[key] = s
                     kinds.append(0)
                     leaves.append((s, stride, 0, _F32))
-                else:
-                    i = self._bind_pending(s, stride, left)
+                else:   # (left: the tensors after this one)
+                    i = self._bind_pending(s, stride, len(tensors) - len(bound) - 1)
             bound.append(i)
         return bound
 

@@ -5,6 +5,7 @@ from math import prod
 from .. import _dtype as D
 from .._size import Size, broadcast_shapes, contiguous_strides
 from ..autograd import grad_mode
+from ..autograd.grad_mode import _state as _grad
 from ..autograd.function import Function
 from ..backends import backend_for
 from . import lowering
@@ -70,29 +71,33 @@ def _matmul_fast(a, b):
     nonzero, equal batch dims or b a matrix. None: the general path decides (PyTorch's rules
     and errors for everything else)."""
     try:
-        sa, sb, dt = a._shape, b._shape, a.dtype
-    except AttributeError:
+        *ba, M, K = a._shape   # (unpacked: indexing a Size runs Python code)
+        *bb, K2, N = b._shape
+    except (AttributeError, ValueError):   # not tensors, or fewer than 2 dims
         return None
-    na, nb = len(sa), len(sb)
-    if na < 2 or nb < 2 or dt is not b.dtype or not dt.is_floating_point:
+    dt = a.dtype
+    if dt is not b.dtype or not dt.is_floating_point or K != K2 or not K:
         return None
     da, db = a.device, b.device
     if da is not db and da != db:
         return None
-    *ba, M, K = sa
-    *bb, K2, N = sb
-    if K != K2 or not K:
-        return None
-    tracked = grad_mode.is_grad_enabled() and (a.requires_grad or b.requires_grad)
-    if na == nb and ba == bb:
+    # (requires_grad, a property, read only for views, whose history it may renew: as the
+    # elementwise operators do)
+    tracked = (a._requires_grad or b._requires_grad or (a._base is not None or b._base is not None)
+               and (a.requires_grad or b.requires_grad)) and _grad["enabled"]
+    if ba == bb:
         if tracked:
-            return (_Mm if na == 2 else _Matmul).apply(a, b)
+            return (_Matmul if ba else _Mm).apply(a, b)
         return _product(a, b, (*ba, M, N))
-    if nb == 2 and not tracked and a._stride == contiguous_strides(sa):
+    if not bb and not tracked and a._stride == contiguous_strides(a._shape):
         # the batch folded into the rows, as PyTorch does: one [B*M, K] @ [K, N] product,
         # written into the [*B, M, N] output through a matrix view of it
-        rows = prod(sa) // K
+        rows = prod(a._shape) // K
         return _product(a, b, (*ba, M, N), a._view((rows, K), (K, 1), a._offset))
+    if not bb:
+        # the same fold where a gradient is recorded (or a is strided): through reshape's views
+        rows = prod(a._shape) // K
+        return S.reshape(_Mm.apply(S.reshape(a, (rows, K)), b), (*ba, M, N))
     return None
 
 
@@ -277,12 +282,13 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1, out_dtype=None):
 
 @define("linear", "linalg", torch=False, method=False, functional=True, doc='linear(input, weight, bias=None) -> Tensor\n\ninput @ weight.T + bias.')
 def linear(input, weight, bias=None):
-    if weight.dim() not in (1, 2):
-        raise RuntimeError(f"linear(): weight must be 1-D or 2-D, got {weight.dim()}-D")
-    if input.dim() == 2 and bias is not None and weight.dim() != 2:  # PyTorch's addmm path
-        raise RuntimeError(f"mat2 must be a matrix, got {weight.dim()}-D tensor")
-    if weight.dim() == 2:
-        if grad_mode.is_grad_enabled() and weight.requires_grad:
+    wdim = weight.dim()
+    if wdim not in (1, 2):
+        raise RuntimeError(f"linear(): weight must be 1-D or 2-D, got {wdim}-D")
+    if wdim != 2 and bias is not None and input.dim() == 2:  # PyTorch's addmm path
+        raise RuntimeError(f"mat2 must be a matrix, got {wdim}-D tensor")
+    if wdim == 2:
+        if weight.requires_grad and _grad["enabled"]:
             weight_t = S.t(weight)
         else:   # (no gradient to record: the transposed view made directly)
             (o, i), (so, si) = weight._shape, weight._stride

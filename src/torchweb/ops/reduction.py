@@ -10,6 +10,7 @@ from collections import namedtuple
 from .. import _dtype as D
 from .._size import Size, as_shape, contiguous_strides, numel, wrap_dim
 from ..autograd import grad_mode
+from ..autograd.grad_mode import _state as _grad
 from ..autograd.function import Function
 from ..backends import backend_for
 from . import lowering
@@ -40,9 +41,10 @@ def _dims(x, dim):
 # A reduction's layout, decided once per call signature (a loop calls an op with the same shapes
 # again and again): (x's shape, strides, dim, keepdim) -> (dims, the permuted view's shape and
 # strides (None: x itself, its reduced dims already last and in order), the result's shape,
-# strides and numel, the number of reduced dims, x's numel). dim in a key is None, an int (the user's, not
-# wrapped) or a tuple of wrapped, sorted dims; keys with other dims (lists, bools, floats equal
-# to an int) are never made, so no call skips _dims' checks.
+# strides and numel, the number of reduced dims, x's numel, and lowering.reduce's sizes:
+# (elements reduced per output, outputs), None for an empty result). dim in a key is None, an
+# int (the user's, not wrapped) or a tuple of wrapped, sorted dims; keys with other dims
+# (lists, bools, floats equal to an int) are never made, so no call skips _dims' checks.
 _LAYOUTS = {}
 
 
@@ -71,7 +73,9 @@ def _make_layout(key, x, dims, keepdim):
     else:
         vshape, vstride = Size(shape[d] for d in order), tuple(stride[d] for d in order)
     oshape = Size(1 if d in dims else s for d, s in enumerate(shape)) if keepdim else Size(shape[d] for d in keep)
-    lay = (tuple(dims), vshape, vstride, oshape, contiguous_strides(oshape), numel(oshape), len(dims), numel(shape))
+    n, total = numel(oshape), numel(shape)
+    lay = (tuple(dims), vshape, vstride, oshape, contiguous_strides(oshape), n, len(dims), total,
+           (total // n, n) if n else None)
     if len(_LAYOUTS) > 4096:   # programs with ever new shapes: stay bounded
         _LAYOUTS.clear()
     _LAYOUTS[key] = lay
@@ -80,13 +84,14 @@ def _make_layout(key, x, dims, keepdim):
 
 def _reduce(kind, x, lay, out_dtype, acc_cls=None):
     """The kernel call for a layout from _layout: no autograd."""
-    _, vshape, vstride, oshape, ostride, n, nred, total = lay
+    _, vshape, vstride, oshape, _, n, nred, _, sizes = lay
     xp = x if vstride is None else x._view(vshape, vstride, x._offset)
     # (a keepdim result is made in its shape: the kernel writes the same contiguous values)
-    out = new_tensor(oshape, ostride, n, out_dtype, x.device)
+    dev = x.device
+    out = Tensor._new(backend_for(dev.type).empty_storage(n, out_dtype), oshape, out_dtype, dev)
     if acc_cls is None:
         acc_cls = _ACC.get((kind, x.dtype, out_dtype)) or _acc_class(kind, x.dtype, out_dtype)
-    lowering.reduce(kind, out, xp, nred, acc_cls, (total // n, n) if n else None)
+    lowering.reduce(kind, out, xp, nred, acc_cls, sizes)
     return out
 
 
@@ -100,9 +105,10 @@ def _acc_class(kind, in_dtype, out_dtype):
 
 
 def new_tensor(shape, strides, n, dtype, device):
-    """operands.empty for a shape already checked, its contiguous strides and numel at hand (a
-    cached layout's): the result of a reduction or softmax, made without recomputing them."""
-    return Tensor._make(backend_for(device.type).empty_storage(n, dtype), shape, strides, 0, dtype, device)
+    """operands.empty for a shape already checked (a Size), its contiguous strides and numel at
+    hand (a cached layout's): the result of a reduction or softmax, made without recomputing
+    them (strides: Tensor._new finds them in _size's cache, as a call's)."""
+    return Tensor._new(backend_for(device.type).empty_storage(n, dtype), shape, dtype, device)
 
 
 def raw_reduce(kind, x, dims, keepdim, out_dtype, acc_cls=None):
@@ -162,7 +168,7 @@ def sum(input, dim=None, keepdim=False, dtype=None, *, axis=None, keepdims=None)
         dtype = D.as_dtype(dtype)
     lay = _layout(input, dim, keepdim)
     out_dtype = dtype or (input.dtype if input.dtype.category == 2 else D.int64)   # integers and bool: int64
-    if input.requires_grad and grad_mode.is_grad_enabled():
+    if (input._requires_grad or input._base is not None and input.requires_grad) and _grad["enabled"]:
         return (_SumAll if dim is None else _Sum).apply(input, lay[0], keepdim, out_dtype)
     if out_dtype is not input.dtype:   # summed in the result's dtype (a contiguous copy: its own layout)
         input = E.copy_into(empty(input.shape, out_dtype, input.device), input)
@@ -182,7 +188,7 @@ def mean(input, dim=None, keepdim=False, dtype=None, *, axis=None, keepdims=None
         raise RuntimeError("mean(): could not infer output dtype. Input dtype must be either a "
                            f"floating point or complex dtype. Got: {input.dtype.word}")
     lay = _layout(input, dim, keepdim)
-    if input.requires_grad and grad_mode.is_grad_enabled():
+    if (input._requires_grad or input._base is not None and input.requires_grad) and _grad["enabled"]:
         return (_MeanAll if dim is None else _Mean).apply(input, lay[0], keepdim)
     return _reduce("mean", input, lay, input.dtype)
 
@@ -390,7 +396,7 @@ def _amax_amin(kind, x, dim, keepdim):
     lay = _layout(x, dim, keepdim)
     if not lay[7]:
         _check_nonempty(x, lay[0], "a" + kind, _given(dim))
-    if x.requires_grad and grad_mode.is_grad_enabled():
+    if (x._requires_grad or x._base is not None and x.requires_grad) and _grad["enabled"]:
         return _AMAX_AMIN[kind].apply(x, kind, lay[0], keepdim)
     return _reduce(kind, x, lay, x.dtype)
 
@@ -535,7 +541,7 @@ def _moments_kernel(x, dims, keepdim, correction, std, with_mean):
     else:
         rows = x if rshape is None else x._view(rshape, rstride, x._offset)
     m = n_rows * 2 if with_mean else n_rows
-    out = new_tensor((m,), (1,), m, x.dtype, x.device)
+    out = new_tensor(Size((m,)), (1,), m, x.dtype, x.device)
     be.moments(out, rows, builtins.max(0.0, n - correction), std, with_mean)
     if not with_mean:
         return (out._view(oshape, ostride, 0),)

@@ -63,7 +63,7 @@ def _record_view(fn, x, shape, stride, offset, back):
     g = x._grad_fn
     edge = (g, x._output_nr) if g is not None else (x._accumulator(), 0)
     out = x._view(Size(shape), tuple(stride), offset)
-    node = Node(fn, ctx, (edge,), 1, ((x._shape, x.dtype),), ((out._shape, out.dtype, out.device),))
+    node = Node(fn, ctx, (edge,), ((x._shape, x.dtype),))   # (one output: no output metadata, see Function.apply)
     if out.dtype.is_floating_point:   # (out is new: _set_history with no old history to move)
         out._grad_fn = node
         out._requires_grad = True

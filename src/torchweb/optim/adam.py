@@ -53,15 +53,21 @@ class Adam(Optimizer):
                          ("differentiable", False), ("decoupled_weight_decay", False), ("fused", None)):
                 group.setdefault(k, v)
 
+    def _group_update(self, group, update):
+        beta1, beta2 = group["betas"]
+        options = dict(amsgrad=group["amsgrad"], beta1=beta1, beta2=beta2, lr=group["lr"],
+                       weight_decay=group["weight_decay"], eps=group["eps"], maximize=group["maximize"],
+                       decoupled=group["decoupled_weight_decay"])
+
+        def with_options(tensors, step):
+            update(_single_tensor_adam, tensors, step, **options)
+        return with_options
+
     def _update(self, p, grad, state, group, update):
         if len(state) == 0:
             first_state(state, p, "exp_avg", "exp_avg_sq", *(("max_exp_avg_sq",) if group["amsgrad"] else ()))
         step = next_step(state, p)
-        beta1, beta2 = group["betas"]
-        update(_single_tensor_adam, (p, grad, state["exp_avg"], state["exp_avg_sq"], state.get("max_exp_avg_sq")),
-               step, amsgrad=group["amsgrad"], beta1=beta1, beta2=beta2, lr=group["lr"],
-               weight_decay=group["weight_decay"], eps=group["eps"], maximize=group["maximize"],
-               decoupled=group["decoupled_weight_decay"])
+        update((p, grad, state["exp_avg"], state["exp_avg_sq"], state.get("max_exp_avg_sq")), step)
 
 
 def _single_tensor_adam(param, grad, exp_avg, exp_avg_sq, max_exp_avg_sq, step, *, amsgrad, beta1, beta2, lr,

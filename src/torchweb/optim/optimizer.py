@@ -125,16 +125,32 @@ def _scalar_value(t):
 
 
 def _set_scalar(state, key, value, p):
-    """state[key] = value (rounded to float32), in place on the cpu device, else a fresh 0-d
-    tensor (an upload, not a kernel)."""
+    """state[key] = value (rounded to float32), in place (as PyTorch's `step += 1`): on the cpu
+    device a host write, on webgpu an upload into its buffer (neither an op's dispatch: once per
+    parameter and step). A fresh 0-d tensor for a new key, a webgpu one not float32, or while
+    torchweb.compile records (a replay's scalar hook makes it again: _scalar_tensor)."""
     value = _f32(value)
     t = state.get(key)
-    if is_tensor(t) and t.device.type == "cpu" and t.dim() == 0:
-        array_for_write(t._storage)[t._offset] = value    # fill_ without an op's dispatch: once per parameter and step
-        t._bump_version()
-        t.__dict__["_tw_value"] = (value, t._storage.version)
+    if not is_tensor(t) or t._shape:
+        state[key] = _scalar_tensor(value, p)
+        return value
+    s = t._storage
+    if t.device.type == "cpu":
+        array_for_write(s)[t._offset] = value
+    elif t.device.type == "webgpu" and t.dtype is _dtype.float32 and recording() is None:
+        # Not a fresh tensor each step: its buffer would come from the pool as the old one's
+        # went back, one parameter's step tensor taking the id the previous one's freed, so the
+        # small buffers' ids rotated by one place a step (a 1-layer GPT's 19 parameters: the
+        # same ids again after 38 steps), and each step bound new combinations of buffers:
+        # bind groups made afresh (runtime.mjs caches them by buffer) for 38 steps, and again
+        # whenever anything else shifted the pool. Without numpy (Pyodide) these tensors live
+        # on the parameter's device: the page's soak grew its bind groups, natively flat.
+        _runtime[0].upload(s.buffer_for_write(), t._offset * 4, struct.pack("<f", value))
     else:
         state[key] = _scalar_tensor(value, p)
+        return value
+    s.version += 1   # (Tensor._bump_version)
+    t.__dict__["_tw_value"] = (value, s.version)
     return value
 
 
@@ -423,6 +439,7 @@ class Optimizer:
         """Every parameter with a gradient updated (scope.update runs each one's kernel)."""
         with grad_mode.no_grad():
             for group in self.param_groups:
+                update = self._group_update(group, scope.update)
                 for p in group["params"]:
                     grad = p.grad
                     if grad is None:
@@ -437,11 +454,17 @@ class Optimizer:
                     state = self.state.get(key)
                     if state is None:
                         state = {}
-                        self._update(p, grad, state, group, scope.update)
+                        self._update(p, grad, state, group, update)
                         if state:
                             self.state[key] = state
                     else:
-                        self._update(p, grad, state, group, scope.update)
+                        self._update(p, grad, state, group, update)
+
+    def _group_update(self, group, update):
+        """What _update runs its kernel with, made once per group and step: update itself
+        (lazy/scope.py's fusing.update), or an optimizer's own with the group's options bound
+        (Adam's: read once a step, as a scheduler may change them between steps)."""
+        return update
 
     def _check_sparse_grad(self):
         """A sparse gradient: refused with PyTorch's message unless the update takes one; its

@@ -300,8 +300,13 @@ class Graph:
                                    "match the captured ones (internal)")
             blob = bytearray(blob)
             for (off, count, kind), vals in zip(self.scalar_offsets, values):
-                struct.pack_into(f"<{count}I", blob, off, *(vals if kind == "u32" else
-                                                             [scalar_bits(v, "f32") for v in vals]))
+                if kind == "u32":
+                    struct.pack_into(f"<{count}I", blob, off, *vals)
+                    continue
+                try:   # (f32 words packed at once: the bits scalar_bits gives, one value at a time)
+                    struct.pack_into(f"<{count}f", blob, off, *vals)
+                except OverflowError:   # past float32's range: scalar_bits' inf
+                    struct.pack_into(f"<{count}I", blob, off, *[scalar_bits(v, "f32") for v in vals])
         rt.run_program(pre, self, post, blob)
         rt.errors.replayed(self.error_block)
         return outs

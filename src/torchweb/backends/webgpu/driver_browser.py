@@ -2,8 +2,9 @@
 
 Same interface as driver_native.NativeDriver. Each flush is one JS call (execute) that reads the
 command words and the upload blob in place through memoryview proxies, so no bytes are copied
-on the Python side. Readback is a JS promise: awaited by read_async, or blocked on with
-pyodide.ffi.run_sync (JSPI) by read, where the page allows it (can_run_sync()).
+on the Python side. Readback is a JS promise of the mapped bytes, copied into a bytearray:
+awaited by read_async, or blocked on with pyodide.ffi.run_sync (JSPI) by read, where the page
+allows it (can_run_sync()).
 """
 
 import base64
@@ -60,6 +61,11 @@ def _js_error(e, late=True):
 
 
 _OOM = "out of memory: "
+
+
+def _flat(ranges):
+    """(id, offset, nbytes) triples as read()'s arguments: numbers cross the FFI without proxies."""
+    return [x for r in ranges for x in r]
 
 
 class BrowserDriver:
@@ -141,31 +147,51 @@ class BrowserDriver:
 
     # -- readback ---------------------------------------------------------------------------
     def read(self, buffer_id, offset, nbytes):
-        """Blocking readback (JSPI) of nbytes at offset (both multiples of 4), as a bytearray:
-        JS copies the mapped range straight into it (one copy, no bytes object in between)."""
-        _check_can_block("reading a tensor")
-        ffi = _ffi()
-        out = bytearray(nbytes)
-        dest = ffi.create_proxy(memoryview(out))   # JS takes its memory only once mapped
-        try:
-            ffi.run_sync(self._mod.read(buffer_id, offset, nbytes, dest))
-        except ffi.JsException as e:
-            raise self._error(e) from None
-        finally:
-            dest.destroy()
-        return out
+        """Blocking readback (JSPI) of nbytes at offset (both multiples of 4), as a bytearray."""
+        return self.read_many(((buffer_id, offset, nbytes),))[0]
 
     async def read_async(self, buffer_id, offset, nbytes):
+        return (await self.read_many_async(((buffer_id, offset, nbytes),)))[0]
+
+    def read_follows(self):
+        """The next flush is followed by a read (the runtime's hint): runtime.mjs leaves that
+        flush's last encoder open and encodes the read's copy into it."""
+        self._mod.readFollows()
+
+    def read_many(self, ranges):
+        """(buffer_id, offset, nbytes) ranges read back in one GPU round trip (one submit, one
+        map), as a bytearray each; JS hands back the mapped bytes, copied once into Python's."""
+        _check_can_block("reading a tensor")
         ffi = _ffi()
-        out = bytearray(nbytes)
-        dest = ffi.create_proxy(memoryview(out))
         try:
-            await self._mod.read(buffer_id, offset, nbytes, dest)
+            view = ffi.run_sync(self._mod.read(*_flat(ranges)))
         except ffi.JsException as e:
             raise self._error(e) from None
+        return self._take(view, ranges)
+
+    async def read_many_async(self, ranges):
+        ffi = _ffi()
+        try:
+            view = await self._mod.read(*_flat(ranges))
+        except ffi.JsException as e:
+            raise self._error(e) from None
+        return self._take(view, ranges)
+
+    def _take(self, view, ranges):
+        """Copy read()'s mapped view into a bytearray (the one copy), let JS unmap it, and split
+        it by range: the first range keeps that bytearray (cut to size), the others get copies."""
+        try:
+            out = bytearray(view.byteLength)
+            view.assign_to(out)
         finally:
-            dest.destroy()
-        return out
+            self._mod.readDone(view)
+        first = ranges[0][2]
+        rest, at = [], first
+        for _, _, n in ranges[1:]:
+            rest.append(out[at:at + n])
+            at += n
+        del out[first:]
+        return [out, *rest]
 
     def wait(self):
         """Block until the GPU has finished everything submitted (JSPI)."""

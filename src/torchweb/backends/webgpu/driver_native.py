@@ -513,6 +513,13 @@ class NativeDriver:
     async def read_async(self, buffer_id, offset, nbytes):
         return self.read(buffer_id, offset, nbytes)
 
+    def read_many(self, ranges):
+        """(buffer_id, offset, nbytes) ranges, read one by one (wgpu-py maps per read)."""
+        return [self.read(*r) for r in ranges]
+
+    async def read_many_async(self, ranges):
+        return self.read_many(ranges)
+
     @_device_lost_checked
     def wait(self):
         """Block until the GPU has finished everything submitted: wgpu-native's blocking device

@@ -143,6 +143,7 @@ class DeviceErrors:
         return len(pending)
 
     binding = (ERROR_BUFFER_ID, 4 * NWORDS)
+    binding_range = (ERROR_BUFFER_ID, 0, 4 * NWORDS)   # (a driver's read_many range)
 
     def pending(self):
         return bool(self._pending) or any(self._blocks.get(n) for n in self._replayed)

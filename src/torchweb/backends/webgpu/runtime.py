@@ -9,6 +9,7 @@ import os
 import struct
 import sys
 import weakref
+from array import array
 from itertools import chain, repeat
 from time import perf_counter
 
@@ -428,18 +429,42 @@ class Runtime:
         copies, the graph's words, the `post` copies. A driver that can prepare programs (the
         native one) decodes the graph's words once."""
         pending.realize_all()
-        self.flush()
+        prepare = getattr(self.driver, "prepare", None)
+        lead, lead_blob = self._take_kernel_free(len(blob) if prepare is None else 0)
         self.flushes += 1
         self._params_held = b""   # the program uploads its own uniforms
-        prepare = getattr(self.driver, "prepare", None)
         if prepare is None:
-            self.driver.execute(pre + graph.words + post, blob)
+            self.driver.execute(lead + pre + graph.words + post, blob + lead_blob if lead_blob else blob)
             return
-        self.driver.execute(pre, b"")
+        self.driver.execute(lead + pre, lead_blob)
         if graph.prepared is None or not self.driver.run_prepared(graph.prepared, blob):
             graph.prepared = prepare(graph.words)
             self.driver.run_prepared(graph.prepared, blob)
         self.driver.execute(post, b"")
+
+    def _take_kernel_free(self, base):
+        """What is recorded so far, for a program's execute to carry (each execute is a crossing
+        into the browser's driver): (its words, its blob placed at byte `base` of the execute's
+        blob) where it holds no kernel (uploads, copies: a replay's optimizer step counters),
+        else flushed on its own and nothing."""
+        stream = self.stream
+        if not len(stream):
+            return array("I"), b""
+        if stream.dispatches or self.params or self.windows or self.unwritten or self.capture is not None:
+            self.flush()
+            return array("I"), b""
+        self.stream = commands.CommandStream()
+        self._stream_work = 0
+        self._stream_deadline = 0.0
+        self._idle_start = 1 << 62
+        self._flush_bytes = self._feed_bytes_min
+        self._freed = []
+        self.flushes += 1
+        words, blob = stream.words, stream.blob
+        if not blob:
+            return words, b""
+        pad = (-base) % 4
+        return _shift_writes(words, base + pad), b"\0" * pad + blob
 
     def synchronize(self):
         """Flush, then wait for the GPU to finish (where the driver can block), raising what
@@ -466,31 +491,48 @@ class Runtime:
         if self.capture is not None:
             self.capture.refuse("it reads values back (.item(), .tolist(), print, a Python "
                                 "branch on a tensor) inside the function")
+        self._read_follows(bid)
         self.flush()
         if not self.driver.can_block():
             raise RuntimeError(
                 "torchweb: this page cannot block on the GPU here (no JSPI stack switching: "
                 "pyodide.ffi.can_run_sync() is False). Use the awaitable form, e.g. "
                 "`await t.tolist_async()`, `await t.item_async()` or `await t.numpy_async()`")
-        if self.errors.pending():
-            self._check_errors()
         if bid in self.unwritten:
+            if self.errors.pending():
+                self._check_errors()
             raise unwritten.unwritten_error(self.unwritten[bid])
-        data = self.driver.read(bid, offset, nbytes)
+        if self.errors.pending():   # ERR's words and the data in one round trip, checked first
+            data, words = self.driver.read_many(((bid, offset, nbytes), self.errors.binding_range))
+            self.errors.check(memoryview(words).cast("I").tolist())
+        else:
+            data = self.driver.read(bid, offset, nbytes)
         self._idle()
         return data
 
     async def read_async(self, bid, offset, nbytes):
         if self.capture is not None:
             self.capture.refuse("it reads values back inside the function")
+        self._read_follows(bid)
         self.flush()
-        if self.errors.pending():
-            await self._check_errors_async()
         if bid in self.unwritten:
+            if self.errors.pending():
+                await self._check_errors_async()
             raise unwritten.unwritten_error(self.unwritten[bid])
-        data = await self.driver.read_async(bid, offset, nbytes)
+        if self.errors.pending():
+            data, words = await self.driver.read_many_async(((bid, offset, nbytes), self.errors.binding_range))
+            self.errors.check(memoryview(words).cast("I").tolist())
+        else:
+            data = await self.driver.read_async(bid, offset, nbytes)
         self._idle()
         return data
+
+    def _read_follows(self, bid):
+        """Tell a driver that can (the browser's) that a read of bid follows the next flush, so
+        it encodes the read's copy with that flush's work: one submit, not two."""
+        hint = getattr(self.driver, "read_follows", None)
+        if hint is not None and bid not in self.unwritten:
+            hint()
 
     def _idle(self):
         """The GPU has finished what was submitted (a wait or a readback just returned)."""

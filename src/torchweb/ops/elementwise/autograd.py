@@ -150,11 +150,13 @@ def _make_function(name, backward_name, inplace):
         h + 1: the operators' commonest form under autograd), its one edge taken directly."""
         g = a.grad_fn if a._base is not None else a._grad_fn   # (a view's history refreshed first)
         edge = (g, a._output_nr) if g is not None else (a._accumulator(), 0)
-        return _finish((a, b), _FIRST, (edge, _NO_EDGE), ((a._shape, a.dtype), None), (_FIRST, type(a), type(b)))
+        return _finish((a, b), _FIRST, (edge, _NO_EDGE), ((a._shape, a.dtype), None), _TENSOR_NUMBER,
+                       (None, b))
 
-    def _finish(operands, needs, edges, metas, key):
+    def _finish(operands, needs, edges, metas, key, numbers=None):
         """Function.apply's and forward's work for this Function's one output, in one frame:
-        the op run, what it saves, its node. key: the signature's key in specs."""
+        the op run, what it saves, its node. key: the signature's key in specs; numbers: the
+        node's ctx.operands where the caller knows them (None for the tensors)."""
         spec = specs.get(key)
         if spec is None:
             spec = specs[key] = _spec(op, operands, needs)
@@ -164,7 +166,9 @@ def _make_function(name, backward_name, inplace):
             return out
         ctx = FunctionCtx()
         ctx.needs_input_grad = needs
-        node = Node(cls, ctx, edges, 1, metas, ((out._shape, out.dtype, out.device),))
+        # (no output metadata: the engine skips a one-output node that gets no gradient, so
+        # never materializes one for it)
+        node = Node(cls, ctx, edges, metas)
         if nothing_saved is not None:
             ctx._saved = ctx._saved_versions = nothing_saved
         else:
@@ -177,9 +181,9 @@ def _make_function(name, backward_name, inplace):
             else:
                 saved.append(None)
             ctx._saved = tuple(saved)
-            ctx._saved_versions = versions = tuple([None if t is None else t._version for t in saved])
+            ctx._saved_versions = versions = tuple([None if t is None else t._storage.version for t in saved])
             ctx._saved_any = versions.count(None) < len(versions)
-        ctx.operands = nones if nones is not None else _numbers_only(operands, tensors)
+        ctx.operands = nones if nones is not None else numbers or _numbers_only(operands, tensors)
         if number_saved:
             ctx._saved_any = True
         if out.dtype.is_floating_point:   # (out is fresh: no history of its own to move)
@@ -196,6 +200,9 @@ def _make_function(name, backward_name, inplace):
 
 _NO_EDGE = (None, 0)
 _FIRST = (True, False)   # needs_input_grad of a tensor that requires grad and a number
+# record_number's key in specs: its spec is the same for any tensor and number types (the
+# operands' kinds decide it, and the runner is binary_number's)
+_TENSOR_NUMBER = "a tensor that requires grad, a number"
 
 
 def _any_requires_grad(operands):

@@ -2,6 +2,8 @@
 0-d, or a Python number's type), the dtype each operand is computed in, the result's dtype and
 the checks made on the host. Planned once per signature (PLANS): every op call asks."""
 
+from types import MethodType
+
 from ... import _dtype as D, lazy
 from ..._tensor import Tensor
 from ...backends.plans import ElementwiseDtypes
@@ -73,7 +75,7 @@ class DtypePlan(ElementwiseDtypes):
     its kernel reads (ElementwiseDtypes, what the backend's elementwise takes), the result
     dtype; host_checks: Python numbers to check on the host (int64 range, a zero integer
     divisor); and what each call then needs, looked up once: the op's row, the device's
-    storage_maker(), Tensor._new, and fresh(op, out, operands, plan), the lazy layer's elementwise
+    storage_maker(), Tensor._new, and fresh(out, operands), the lazy layer's elementwise
     for an output just made (deferred where it may be: torchweb/lazy; its first call makes it
     the recorder of the plan's template, or the backend's kernel); lazy: that layer's
     decision for this plan (its template, or False), None until it makes it."""
@@ -98,7 +100,7 @@ class DtypePlan(ElementwiseDtypes):
             _WATCHING[backend.name] = True
             backend.on_device_lost(lambda _rt: PLANS.clear())
         self.make = Tensor._new
-        self.fresh = lazy.elementwise_fresh
+        self.fresh = MethodType(lazy.elementwise_fresh, self)
         self.lazy = None
 
 

@@ -74,21 +74,24 @@ def run(name, *operands, out=None, out_dtype=None):
         ops = tuple([expand_to(o, shape) if getattr(type(o), "_is_torchweb_tensor", False) else o
                      for o in operands]) if not same else operands
         if dt is plan.result:
-            plan.fresh(op, out, ops, plan)
+            plan.fresh(out, ops)
             return out
     else:
-        if broadcast_shapes(shape, out.shape) != tuple(out.shape):
-            raise RuntimeError(f"output with shape {list(out.shape)} doesn't match the broadcast "
+        oshape = out._shape
+        # (in place, x.add_(y): every shape out's already, the common case, needs no broadcasting)
+        if shape != oshape and broadcast_shapes(shape, oshape) != tuple(oshape):
+            raise RuntimeError(f"output with shape {list(oshape)} doesn't match the broadcast "
                                f"shape {list(shape)}")
-        check_inplace_dtype(plan.result, out.dtype)
-        shape = out.shape
+        if plan.result is not out.dtype:
+            check_inplace_dtype(plan.result, out.dtype)
         ops = []
         out_storage = out._storage
         for o in operands:
             if getattr(type(o), "_is_torchweb_tensor", False):
-                o = expand_to(o, shape)
+                if o._shape != oshape:
+                    o = expand_to(o, oshape)
                 # an input overlapping the output in another layout would race: copy it first
-                if o._storage is out_storage and not same_view(o, out):
+                if o._storage is out_storage and o is not out and not same_view(o, out):
                     o = copy_of(o)
             ops.append(o)
     lazy.elementwise(op, out, ops, plan)
@@ -119,7 +122,7 @@ def binary_number(name, a, b):
         host_checks(plan.op, (a, b), plan, dev)
     dt = plan.result
     out = plan.make(plan.empty(prod(shape), dt), shape, dt, dev)
-    plan.fresh(plan.op, out, (a, b), plan)
+    plan.fresh(out, (a, b))
     return out
 
 
@@ -141,7 +144,7 @@ def binary_tensor(name, a, b):
         a, b = expand_to(a, shape), expand_to(b, shape)
     dt = plan.result
     out = plan.make(plan.empty(prod(shape), dt), shape, dt, dev)
-    plan.fresh(plan.op, out, (a, b), plan)
+    plan.fresh(out, (a, b))
     return out
 
 
@@ -156,7 +159,7 @@ def unary(name, a):
         host_checks(plan.op, (a,), plan, dev)
     dt = plan.result
     out = plan.make(plan.empty(prod(shape), dt), shape, dt, dev)
-    plan.fresh(plan.op, out, (a,), plan)
+    plan.fresh(out, (a,))
     return out
 
 
@@ -209,11 +212,11 @@ def copy_into(dst, src):
     """dst[...] = src with broadcasting and dtype conversion (the body of copy_)."""
     if not is_tensor(src):
         return fill(dst, src)
-    if src.device != dst.device:
+    if src.device is not dst.device and src.device != dst.device:
         src = src.to(dst.device)
     op = OPS["copy"]
-    shape = dst.shape
-    if broadcast_shapes(src.shape, shape) != tuple(shape):
+    shape = dst._shape
+    if src._shape != shape and broadcast_shapes(src._shape, shape) != tuple(shape):
         raise RuntimeError(f"output with shape {list(shape)} doesn't match the broadcast shape "
                            f"{list(broadcast_shapes(src.shape, shape))}")
     target = dst
