@@ -1,23 +1,33 @@
 """Where a reduction or a matmul meets pending elementwise work: the decisions of this layer
 that the speed issue (#21) extends. ops/lowering.py asks them before it runs the kernel.
 
-Today both decide "realize first": the pending input is written by its own fused kernel, then
-the reduction or matmul reads it. #21 plugs in here:
-- reduction_prologue: hand the pending node to the backend's reduction (a run_fused-like
-  reduce_fused(out, node, ...) whose per-element load is the node's expression), so that
-  `(x * y).sum()` or a softmax over `x * scale` is one kernel; the decision is whether the
-  node's leaves fit the reduction kernel's bindings and are read once per element.
-- matmul_epilogue: record the matmul's output as pending (a node whose root is the matmul)
-  so that the elementwise ops after it (bias, activation, residual) are stored by the matmul
-  kernel itself; the decision is that the output is fresh, float32 and read whole (lowering
-  then asks for every matmul, not only one with a pending operand, as it does today)."""
+- reduction_prologue: today "realize first" (the pending input written by its own fused
+  kernel, then reduced). #21 plugs in here: hand the pending node to the backend's reduction
+  (a run_fused-like reduce_fused(out, node, ...) whose per-element load is the node's
+  expression), so that `(x * y).sum()` or a softmax over `x * scale` is one kernel.
+- matmul_epilogue: a float32 matmul into a fresh output is recorded as pending, a node whose
+  root is the matmul ("matmul", "f") over its two operands; the elementwise ops after it
+  (bias, activation, scaling, residual) inline it as any pending node, and the backend's
+  run_fused runs the whole expression as the matmul kernel's store (webgpu:
+  backends/webgpu/kernels/matmul_epilogue.py; other backends never defer). matmul_reshaped
+  keeps such a node in the shape its readers see (a linear layer's [B*T, N] as [B, T, N]);
+  matmul_partners hands that kernel the parts of the expression still pending elsewhere
+  (gelu(h)'s h, saved for backward), stored by it too rather than recomputed with the
+  matmul; holds_matmul tells a fusing scope to write such a node first."""
 
 from math import prod
+from operator import attrgetter
 
-from .._size import contiguous_strides
+from .. import _dtype
+from .._size import _CONTIGUOUS, contiguous_strides
+from ..backends import backend_for
+from .graph import Node, register
 from .realize import realize
+from .record import ENABLED
 
 _SUM_OF_TWO = (("add", "f"), ("t", "f", "f32"), ("t", "f", "f32"))
+_MATMUL, _F32_LEAF, _F32 = ("matmul", "f"), ("t", "f", "f32"), _dtype.float32
+_LAYOUT = attrgetter("_stride", "_offset", "dtype")   # (a leaf's, but its storage)
 
 
 def reduction_prologue(inp):
@@ -28,15 +38,108 @@ def reduction_prologue(inp):
     return None
 
 
-def matmul_epilogue(out, a, b):
-    """out = a @ b is about to run: None (no epilogue deferred; the matmul runs now) after
-    realizing pending operands."""
+def matmul_epilogue(out, a, b, defer=True):
+    """out = a @ b is about to run (batch dims broadcast already): True where it is deferred
+    (defer False: never)
+    instead, out pending as a node ("matmul", "f") over a and b whose kernel will store the
+    elementwise ops recorded after it (they inline it as any pending node; the backend's
+    run_fused runs it: kernels/matmul_epilogue.py on webgpu). Deferred where the backend has
+    that (MATMUL_EPILOGUE), out is fresh, contiguous and float32 (what the fused kernels
+    write), a and b float32 within one binding and K one kernel's loop; else False, after
+    realizing pending operands (the matmul runs now)."""
     sa, sb = a._storage, b._storage
     if sa.pending is not None:
         realize(sa)
     if sb.pending is not None:
         realize(sb)
-    return None
+    s = out._storage
+    if not (defer and out.dtype is _F32 is a.dtype is b.dtype and ENABLED) or s.touched or s.readers \
+            or out._offset:
+        return False
+    be = _BACKENDS.get(s.device_type, False)
+    if be is False:
+        be = _backend(s.device_type)
+    shape = out._shape
+    K = a._shape[-1]
+    n = s.numel
+    # (fresh: never pending; its whole storage, contiguous; one kernel's loop and bindings;
+    # operands of this device, not a lost one's, whose error is the op's)
+    if be is None or not 0 < K <= be.MAX_MATMUL_K or n != prod(shape) or (rt := s.rt) is not sa.rt \
+            or rt is not sb.rt or max(n, sa.numel, sb.numel) > rt.max_binding >> 2 \
+            or out._stride != _CONTIGUOUS.get(shape) and out._stride != contiguous_strides(shape):
+        return False
+    storages = {id(sa): sa, id(sb): sb}
+    s.pending = Node(((_MATMUL, _F32_LEAF, _F32_LEAF, ("K", K, shape)),
+                      [(sa,) + _LAYOUT(a), (sb,) + _LAYOUT(b)], (), shape, 1, storages, register(s, storages)))
+    return True
+
+
+_BACKENDS = {}   # device type -> its backend where it stores matmul epilogues, else None
+
+
+def _backend(device_type):
+    """The backend of device_type where it stores matmul epilogues (MATMUL_EPILOGUE), else None."""
+    be = _BACKENDS[device_type] = backend_for(device_type)
+    if not getattr(be, "MATMUL_EPILOGUE", False):
+        be = _BACKENDS[device_type] = None
+    return be
+
+
+def matmul_reshaped(t):
+    """t (contiguous, offset 0) views the whole output of a deferred matmul in another shape
+    (a linear layer's [B*T, N] product seen as [B, T, N]): the pending node takes t's shape,
+    so that the ops recorded on t take it in (they inline nodes of their own shape only; the
+    kernel stores its output element by element, in any shape of its numel)."""
+    s = t._storage
+    node = s.pending
+    if node is not None and node.key[0] is _MATMUL and not node.inlined and not t._offset \
+            and s.numel == prod(t._shape) and t._stride == (_CONTIGUOUS.get(t._shape) or contiguous_strides(t._shape)):
+        s.pending = Node((node.key, node.leaves, node.scalars, t._shape, 1, node.storages, node.group))
+
+
+def matmul_partners(storage, node):
+    """The pending storages other than `storage` (being written with `node`, which holds one
+    deferred matmul) whose expressions are parts of node's that hold that matmul: the
+    pre-activation h of gelu(h) that autograd saved, still read later. Taken off pending and
+    returned as [(storage, node)]: the matmul's kernel stores them too, one more store each,
+    where realizing them later would run the matmul again (its flops and a dispatch; the
+    store is what the unfused kernels wrote anyway). Looked for in node's group (the chain
+    of ops that read no other buffer: gelu(h) joins h's), not in every reader of its inputs
+    (a weight's are many): a part that read another buffer is computed again."""
+    group = node.group
+    if group is None or len(group) < 2:
+        return ()
+    found = []
+    held = None
+    for ref in group:
+        r = ref()
+        if r is None or r is storage or (p := r.pending) is None or r.numel != storage.numel:
+            continue
+        if held is None:
+            held = {}
+            _held_keys(node.key, held)
+        if held.get(id(p.key)) is p.key:
+            found.append((r, p))
+    for r, _ in found:
+        r.pending = None
+    return found
+
+
+def _held_keys(key, held):
+    """Whether key holds a deferred matmul; held gets id -> key of its parts (and itself) that do."""
+    holds = key[0] == _MATMUL
+    for part in key[1:]:
+        if type(part[0]) is not str and _held_keys(part, held):
+            holds = True
+    if holds:
+        held[id(key)] = key
+    return holds
+
+
+def holds_matmul(key):
+    """Whether the expression of a Node's key holds a deferred matmul (one kernel of its own:
+    a fusing scope, lazy/scope.py, writes such a node first)."""
+    return key[0] == _MATMUL or any(type(part[0]) is not str and holds_matmul(part) for part in key[1:])
 
 
 def sum_prologue(t):

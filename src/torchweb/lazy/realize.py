@@ -148,3 +148,5 @@ def install():
     _hooks.realize_all = realize_all
     _hooks.unallocated_bytes = unallocated_bytes
     _hooks.drop_pending = drop_pending
+    from .kernel_edges import matmul_partners   # (kernel_edges imports this module)
+    _hooks.matmul_partners = matmul_partners

@@ -28,6 +28,7 @@ from .. import _dtype
 from .._size import _CONTIGUOUS
 from ..backends import backend_for
 from .graph import Node, pending_readers
+from .kernel_edges import holds_matmul
 from .realize import realize, realize_many
 from .traced import Value
 
@@ -178,7 +179,8 @@ class fusing:
         self.stores.append(s)
         inputs = self.inputs
         node = s.pending
-        if len(inputs) + left + sum([k not in inputs for k in node.storages]) <= _MAX_INPUTS:
+        if len(inputs) + left + sum([k not in inputs for k in node.storages]) <= _MAX_INPUTS \
+                and not holds_matmul(node.key):   # (a deferred matmul runs as its own kernel)
             inputs.update(node.storages)
             self.kinds.append(node.key)
             self.leaves.append(None)

@@ -27,12 +27,14 @@ def _check_dtypes(a, b, kernel="addmm_impl_cpu_"):
                            f"{a.dtype.c_name} != {b.dtype.c_name}")
 
 
-def raw_matmul(a, b):
-    """[*Ba, M, K] @ [*Bb, K, N] -> contiguous [*B, M, N], batch dims broadcast. No autograd."""
+def raw_matmul(a, b, defer=True):
+    """[*Ba, M, K] @ [*Bb, K, N] -> contiguous [*B, M, N], batch dims broadcast. No autograd.
+    defer: False runs the product now (a weight's gradient: nothing elementwise follows it
+    for its kernel to store, lowering.matmul)."""
     *ba, M, K = a._shape
     *bb, _, N = b._shape
     if ba == bb and K:   # (the common case, without broadcasting's steps)
-        return _product(a, b, (*ba, M, N))
+        return _product(a, b, (*ba, M, N), defer=defer)
     batch = broadcast_shapes(a.shape[:-2], b.shape[:-2])
     out = empty(batch + (a.shape[-2], b.shape[-1]), a.dtype, a.device)
     ae = _expand(a, batch + a.shape[-2:])
@@ -40,7 +42,7 @@ def raw_matmul(a, b):
     K = a.shape[-1]
     if K == 0:
         return E.fill(out, 0)
-    lowering.matmul(out, ae, be, "f" if a.dtype.is_floating_point else "i")
+    lowering.matmul(out, ae, be, "f" if a.dtype.is_floating_point else "i", defer)
     return out
 
 
@@ -48,17 +50,18 @@ def _expand(t, shape):
     return expand_to(t, shape)
 
 
-def _product(a, b, shape, a_view=None):
+def _product(a, b, shape, a_view=None, defer=True):
     """A fresh contiguous `shape` = a @ b, batch dims equal (no broadcasting), K > 0, no
     autograd; a_view: a's rows folded into one matrix, `shape`'s batch then folded likewise."""
     dt, dev = a.dtype, a.device
     out = Tensor._new(backend_for(dev.type).empty_storage(prod(shape), dt), Size(shape), dt, dev)
     acc = "f" if dt.is_floating_point else "i"
     if a_view is None:
-        lowering.matmul(out, a, b, acc)
+        lowering.matmul(out, a, b, acc, defer)
     else:
         N = shape[-1]
         lowering.matmul(out._view((a_view._shape[0], N), (N, 1), 0), a_view, b, acc)
+        lowering.matmul_reshaped(out)   # (a deferred product pending in out's shape: what reads out inlines it)
     return out
 
 
@@ -121,9 +124,11 @@ class _Matmul(Function):
                 # b is a transposed matrix (linear's weight.t()): its gradient made in the
                 # weight's own layout, (g^T a)^T, so that the weight's .grad is contiguous
                 # and no copy is made to store it (one dispatch a linear layer fewer)
-                gb = S.transpose(mm(S.transpose(g, -1, -2), a), -1, -2)
-            else:
-                gb = mm(S.transpose(a, -1, -2), g)
+                gt = S.transpose(g, -1, -2)
+                gb = S.transpose(mm(gt, a) if mm is not raw_matmul else raw_matmul(gt, a, False), -1, -2)
+            else:   # (b's gradient: nothing elementwise follows it either, but a sum to b's shape)
+                at = S.transpose(a, -1, -2)
+                gb = mm(at, g) if mm is not raw_matmul else raw_matmul(at, g, False)
         return ga, gb
 
 
@@ -229,6 +234,8 @@ def matmul(input, other):
         for s in a2.shape[:-1]:
             rows *= s
         out = S.reshape(_batched(S.reshape(a2, (rows, a2.shape[-1])), b2), a2.shape[:-1] + (b2.shape[-1],))
+        if out._storage.pending is not None:
+            lowering.matmul_reshaped(out)
     else:
         out = _batched(a2, b2)
     if input.dim() == 1:

@@ -16,7 +16,7 @@ from .. import _dtype as D
 from ..backends import backend_for
 from ..backends.limits import BindingTooLarge
 from ..backends.plans import ReducePass
-from ..lazy import matmul_epilogue, reduction_prologue, sum_prologue
+from ..lazy import matmul_epilogue, matmul_reshaped, reduction_prologue, sum_prologue  # noqa: F401 (matmul_reshaped: for ops)
 from .._size import contiguous_strides
 from .operands import empty, is_tensor
 from . import elementwise as E
@@ -76,12 +76,17 @@ def reduce(kind, out, inp, nred, acc_cls, sizes=None):
     be.reduce(ReducePass(kind, 1, acc_cls, divisor=R), out, partial)
 
 
-def matmul(out, a, b, acc_cls):
+def matmul(out, a, b, acc_cls, defer=True):
     """out = a @ b ([*B, M, K] @ [*B, K, N], batch dims already broadcast). A K longer than the
     backend's MAX_MATMUL_K goes in slices whose products are added (one invocation's loop stays
-    short: lavapipe silently stops loops after 65535 iterations)."""
-    if a._storage.pending is not None or b._storage.pending is not None:
-        matmul_epilogue(out, a, b)   # (realizes them; the fused epilogue of issue #21 goes here)
+    short: lavapipe silently stops loops after 65535 iterations). A float32 product is deferred
+    where it may be (lazy matmul_epilogue: the elementwise ops after it stored by its kernel),
+    unless defer is False (nothing elementwise follows: a weight's gradient)."""
+    if defer:
+        if matmul_epilogue(out, a, b):   # (deferred: its kernel will store the ops after it too)
+            return
+    elif a._storage.pending is not None or b._storage.pending is not None:
+        matmul_epilogue(out, a, b, False)   # (realizes them)
     be = backend_for(out.device.type)
     *_, K = a._shape   # (unpacked: indexing a Size runs Python code)
     limit = be.MAX_MATMUL_K

@@ -13,6 +13,7 @@ from .operands import empty, expand_to
 from . import elementwise as E
 from .registry import define
 from .adjoint import linear_backward
+from .lowering import matmul_reshaped
 from .._layout import check_format, dims_order
 
 _VIEW_FUNCTIONS = {}
@@ -162,6 +163,16 @@ def _view_strides(x, shape):
     return view_strides(x._shape, x._stride, shape)
 
 
+def _reshape_back(g, shape):
+    """A view's gradient: g reshaped back; where g is a deferred product (a linear layer's
+    input gradient, [B*T, C] for a [B, T, C] input), pending in that shape, so that the ops
+    after it are stored by the product's kernel (lowering.matmul_reshaped)."""
+    out = reshape(g, shape)
+    if out._storage.pending is not None:
+        matmul_reshaped(out)
+    return out
+
+
 @define("view", "shape", torch=False, doc='view(*shape) -> Tensor\n\nThe same storage seen with another shape (-1 inferred); strides must allow it.')
 def view(x, *shape, size=None, dtype=None):
     if size is not None:
@@ -175,7 +186,7 @@ def view(x, *shape, size=None, dtype=None):
         raise RuntimeError("view size is not compatible with input tensor's size and stride (at least "
                            "one dimension spans across two contiguous subspaces). Use .reshape(...) instead.")
     in_shape = x.shape
-    return make_view("View", x, shape, strides, x._offset, lambda g: reshape(g, in_shape))
+    return make_view("View", x, shape, strides, x._offset, lambda g: _reshape_back(g, in_shape))
 
 
 @define("reshape", "shape", doc='reshape(input, shape) -> Tensor\n\nA view with the new shape where the strides allow, else a copy.')
@@ -184,7 +195,7 @@ def reshape(input, *shape_args, shape=None):
     strides = _view_strides(input, shape)
     if strides is not None:   # view(x, shape), without working the shape out a second time
         in_shape = input.shape
-        return make_view("View", input, shape, strides, input._offset, lambda g: reshape(g, in_shape))
+        return make_view("View", input, shape, strides, input._offset, lambda g: _reshape_back(g, in_shape))
     return view(contiguous(input), shape)
 
 
@@ -222,7 +233,7 @@ def squeeze(input, dim=None, *, axis=None):
     stride = [s for i, s in enumerate(input._stride) if i not in dims]
     in_shape = input.shape
     name = "Squeeze" if dim is None else "SqueezeBackward1"
-    return make_view(name, input, shape, stride, input._offset, lambda g: reshape(g, in_shape))
+    return make_view(name, input, shape, stride, input._offset, lambda g: _reshape_back(g, in_shape))
 
 
 @define("unsqueeze", "shape", inplace=_in_place_view("unsqueeze"), doc='unsqueeze(input, dim) -> Tensor\n\nA view with a size-1 dim inserted at dim.')
@@ -237,7 +248,7 @@ def unsqueeze(input, dim=None, *, axis=None):
     shape.insert(d, 1)
     stride.insert(d, st)
     in_shape = input.shape
-    return make_view("Unsqueeze", input, shape, stride, input._offset, lambda g: reshape(g, in_shape))
+    return make_view("Unsqueeze", input, shape, stride, input._offset, lambda g: _reshape_back(g, in_shape))
 
 
 # -- reordering --------------------------------------------------------------------------

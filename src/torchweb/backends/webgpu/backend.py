@@ -69,6 +69,7 @@ def elementwise(op, out, operands, dtypes):
 run_fused = fused.run
 
 
+MATMUL_EPILOGUE = True   # a float32 matmul may be deferred, its elementwise epilogue stored by its kernel
 GRID_LIMITED = True   # a fused kernel's elements are bounded by a folded grid (the lazy layer checks at the op)
 
 
@@ -92,9 +93,11 @@ def reduce(p, out, inp, index_from=None):
 _MATMUL_CHOICE = {}   # (output shape, K, dtype, forced variant, runtime) -> its kernel's run: asked per call
 
 
-def matmul(out, a, b, acc_cls):
+def matmul(out, a, b, acc_cls, epi=None):
     """out = a @ b; where an operand's storage passes the binding limit, each is bound through
-    the window its view spans (ops/lowering.py splits the product into views that fit)."""
+    the window its view spans (ops/lowering.py splits the product into views that fit).
+    epi: a float32 product's elementwise epilogue (kernels/matmul_epilogue.py), stored in
+    its place; returns whether it was (else out holds the product)."""
     r = _runtime[0]   # (_rt() inline)
     if r is None:
         r = _get_runtime()
@@ -106,12 +109,15 @@ def matmul(out, a, b, acc_cls):
             _MATMUL_CHOICE.clear()
         run = _MATMUL_CHOICE[key] = _matmul_runner(_choose_matmul(r, out, a, b))
     try:
-        run(r, out, a, b, "f32" if acc_cls == "f" else "i32")
+        if epi is None:
+            run(r, out, a, b, "f32" if acc_cls == "f" else "i32")
+            return False
+        return run(r, out, a, b, "f32", epi=epi) is not False
     except _BindingTooLarge:
-        if any(type(t._storage) is windows.WindowStorage for t in (out, a, b)) \
+        if epi is not None or any(type(t._storage) is windows.WindowStorage for t in (out, a, b)) \
                 or not windows.retry(matmul, r.max_binding, (out, a, b), acc_cls):
             raise
-        return
+        return False
 
 
 def _matmul_runner(kernel):
@@ -119,10 +125,16 @@ def _matmul_runner(kernel):
     if kernel == "small":
         return matmul_small.run
     if kernel == "gemv":
-        return lambda r, out, a, b, compute: matmul_gemv.run(r, out, a, b)
+        return _gemv
     if kernel == "mm2":
         return mm_kernel.run
     return _partial(tiles.run, variant=kernel)
+
+
+def _gemv(r, out, a, b, compute, epi=None):
+    """matmul_gemv's run as a runner; False: it stores no epilogue (out holds the product)."""
+    matmul_gemv.run(r, out, a, b)
+    return False
 
 
 def _choose_matmul(r, out, a, b):

@@ -63,6 +63,30 @@ def _scalar_bits(scalars):
 
 
 _PLANS = PlanCache(FAST)
+_HOLDS = {}   # run()'s keys -> whether an expression holds a deferred matmul (kernels/matmul_epilogue.py)
+
+
+def _epilogue_run(outs, roots):
+    """kernels/matmul_epilogue.py's run (imported at the first: it imports the backend)."""
+    from . import matmul_epilogue
+    _EPILOGUE_RUN[0] = matmul_epilogue.run
+    return matmul_epilogue.run(outs, roots)
+
+
+_EPILOGUE_RUN = [_epilogue_run]
+
+
+def _holds(keys, nroots):
+    """_HOLDS[keys], made."""
+    if len(_HOLDS) > 4096:
+        _HOLDS.clear()
+    held = _HOLDS[keys] = any(map(_holds_matmul, (keys,) if nroots == 1 else keys))
+    return held
+
+
+def _holds_matmul(key):
+    """Whether an expression's key holds a deferred matmul (lazy/kernel_edges.py's node)."""
+    return key[0] == ("matmul", "f") or any(type(part[0]) is not str and _holds_matmul(part) for part in key[1:])
 _LEAVES, _SCALARS, _KEY = attrgetter("leaves"), attrgetter("scalars"), attrgetter("key")
 _LAYOUT = itemgetter(slice(1, None))   # (a leaf's stride, offset and dtype)
 _STORAGE = itemgetter(0)   # (a leaf's storage)
@@ -79,6 +103,11 @@ def run(outs, roots, one_kernel=False, patched=False):
         all_leaves = list(chain.from_iterable(map(_LEAVES, roots)))   # (no Python loops: C's)
         scalars = tuple(chain.from_iterable(map(_SCALARS, roots)))
         keys = tuple(map(_KEY, roots))
+    held = _HOLDS.get(keys)
+    if held is None:
+        held = _holds(keys, len(roots))
+    if held:   # (a deferred matmul in an expression: its kernel stores them)
+        return _EPILOGUE_RUN[0](outs, roots)
     # distinct leaves, and which one each leaf read of the expressions is (part of the key)
     leaves = list(dict.fromkeys(all_leaves))
     if len(leaves) == len(all_leaves):
@@ -255,14 +284,7 @@ def _source(plan, nout, leaf_slots, storages, ndim, nparams):
             "  var r = i;"]
     ntensors = 1 + len(leaves)
     base = 1 + ndim
-    for k in range(1, ntensors):
-        body.append(f"  var o{k} = {param(base + k * (ndim + 1))};")
-    for d in reversed(range(ndim)):
-        step = "let c = r;" if d == 0 else f"let c = r % {param(1 + d)}; r = r / {param(1 + d)};"
-        body.append(f"  {{ {step}")
-        for k in range(1, ntensors):
-            body.append(f"    o{k} = o{k} + c * {param(base + k * (ndim + 1) + 1 + d)};")
-        body.append("  }")
+    _offset_lines(body, range(1, ntensors), ndim, 1, base)
     read = lambda idx: f"B{leaf_slots[idx]}[o{idx + 1}]"   # noqa: E731
     values = _element_lines(plan, body, read, base + ntensors * (ndim + 1), '')
     body.extend([f"  B{k}[i] = {v};" for k, v in enumerate(values)])
@@ -272,3 +294,63 @@ def _source(plan, nout, leaf_slots, storages, ndim, nparams):
             f"@compute @workgroup_size({WORKGROUP})\n"
             "fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,\n"
             "        @builtin(local_invocation_index) lid: u32) {\n" + "\n".join(body) + "\n}\n")
+
+
+def _offset_lines(body, tensors, ndim, dims_at, base):
+    """Append to body the lines giving o{k}, tensor k's element for the output element r
+    (consumed): the coalesced dims are parameters dims_at.., tensor k's offset and strides
+    base + k * (ndim + 1)..."""
+    for k in tensors:
+        body.append(f"  var o{k} = {param(base + k * (ndim + 1))};")
+    for d in reversed(range(ndim)):
+        step = "let c = r;" if d == 0 else f"let c = r % {param(dims_at + d)}; r = r / {param(dims_at + d)};"
+        body.append(f"  {{ {step}")
+        for k in tensors:
+            body.append(f"    o{k} = o{k} + c * {param(base + k * (ndim + 1) + 1 + d)};")
+        body.append("  }")
+
+
+# The epilogue of another kernel (a matmul's, kernels/matmul_epilogue.py): the expression of
+# a node one of whose leaves is that kernel's value, evaluated per output element as it stores.
+
+def epilogue_layout(shape, leaves, value):
+    """(ndim, parameter words) of an epilogue over contiguous `shape` reading `leaves`
+    (distinct; leaves[value] is the kernel's value, not read): the coalesced dims, then each
+    leaf's offset and strides (the scalars follow, as float32: epilogue_words)."""
+    contiguous = list(contiguous_strides(shape)) or [1]
+    cshape, strides = coalesce(list(shape) or [1], [contiguous] + [
+        contiguous if k == value else list(leaf[1]) or [0] for k, leaf in enumerate(leaves)])
+    ints = list(cshape)
+    for k, (leaf, st) in enumerate(zip(leaves, strides[1:])):
+        ints.append(0 if k == value else leaf[2])
+        ints.extend(st)
+    return len(cshape), ints
+
+
+def epilogue_words(ints, scalars):
+    """The parameter bytes of an epilogue: epilogue_layout's words, then the scalars."""
+    try:
+        packed = struct.pack(f"<{len(scalars)}f", *scalars)
+    except (OverflowError, struct.error):
+        packed = _scalar_bits(scalars)
+    return struct.pack(f"<{len(ints)}I", *ints) + packed
+
+
+def epilogue_source(roots, leaves, occurrences, value, slots, ndim, first_param, stores=()):
+    """WGSL `fn tw_epilogue(i: u32, x: f32) -> f32`: the value of roots[0] (a Node) at output
+    element i where its leaf `value` (an index into the distinct `leaves`) is x; the other
+    leaves read from buffers B{slots[k]} (declared by the caller), the parameters from
+    first_param on (epilogue_layout's words), then its helpers. stores: (slot, bare) of
+    contiguous float32 buffers the function also writes at element i, x itself where bare,
+    else the next of roots[1:] in order."""
+    plan = _Plan(roots, leaves, occurrences)
+    tensors = [k + 1 for k in range(len(leaves)) if k != value]
+    body = ["  var r = i;"]
+    _offset_lines(body, tensors, ndim, first_param, first_param + ndim - (ndim + 1))
+    read = lambda idx: "x" if idx == value else f"B{slots[idx]}[o{idx + 1}]"   # noqa: E731
+    result, *others = _element_lines(plan, body, read, first_param + ndim + len(leaves) * (ndim + 1), "")
+    others = iter(others)
+    body.extend(f"  B{slot}[i] = {'x' if bare else next(others)};" for slot, bare in stores)
+    body.append(f"  return {result};")
+    helpers = helpers_source(set(_HELPER_RE.findall("\n".join(body))))
+    return helpers + "\nfn tw_epilogue(i: u32, x: f32) -> f32 {\n" + "\n".join(body) + "\n}\n"

@@ -16,9 +16,10 @@ from .wgsl import load, store
 TM, TN, KT = 128, 64, 16
 
 
-def run(rt, out, a, b, compute):
+def run(rt, out, a, b, compute, epi=None):
     """a: [*batch, M, K], b: [*batch, K, N] (batch dims already broadcast, any strides);
-    out: contiguous [*batch, M, N]. compute: 'f32' or 'i32'."""
+    out: contiguous [*batch, M, N]. compute: 'f32' or 'i32'. epi: a float32 product's
+    epilogue, stored in its place (kernels/matmul_epilogue.py)."""
     M, K = a.shape[-2], a.shape[-1]
     N = b.shape[-1]
     batch = out.shape[:-2]
@@ -38,20 +39,30 @@ def run(rt, out, a, b, compute):
     tail = list(batch) + list(a._stride[:-2]) + list(b._stride[:-2])
     nparams = len(head) + len(tail)
     bufs, (sa, sb) = bind(out, a, b)
-    key = key + (sa, sb, len(bufs))
+    key = key + (sa, sb, len(bufs), epi and epi.key)
+    nbuf = len(bufs)
+    binding_kinds = kinds(bufs)
+    extra = b""
+    if epi is not None:
+        bufs += epi.buffers
+        binding_kinds += epi.kinds()
+        extra = epi.words
 
     def make_code():
-        return _source(a.dtype, b.dtype, out.dtype, compute, nb, nparams, sa, sb, len(bufs))
+        if epi is None:
+            return _source(a.dtype, b.dtype, out.dtype, compute, nb, nparams, sa, sb, nbuf)
+        return (_source(a.dtype, b.dtype, out.dtype, compute, nb, nparams + epi.nwords, sa, sb, nbuf, True)
+                + epi.code(nbuf, nparams))
 
-    pid = rt.pipeline(key, make_code, kinds(bufs))
+    pid = rt.pipeline(key, make_code, binding_kinds)
     zmax = rt.max_workgroups
     for start in range(0, nbatch, zmax):
         head[3] = start
         count = min(zmax, nbatch - start)
-        rt.dispatch(pid, (gx, gy, count), bufs, struct.pack(f"<{nparams}I", *(head + tail)))
+        rt.dispatch(pid, (gx, gy, count), bufs, struct.pack(f"<{nparams}I", *(head + tail)) + extra)
 
 
-def _source(adt, bdt, odt, T, nb, nparams, sa, sb, nbuf):
+def _source(adt, bdt, odt, T, nb, nparams, sa, sb, nbuf, epi=False):
     storages = {0: odt.gpu_storage, sa: adt.gpu_storage, sb: bdt.gpu_storage}
     decl = declarations(nparams, [storages[k] for k in range(nbuf)])
     zero = "0.0" if T == "f32" else "0i"
@@ -77,7 +88,7 @@ def _source(adt, bdt, odt, T, nb, nparams, sa, sb, nbuf):
       let o = {o_off} + (bi * {M} + gr) * {N};
       for (var j = 0u; j < 4u; j = j + 1u) {{
         let gc = col0 + tx * 4u + j;
-        if (gc < {N}) {{ B0[o + gc] = {store(f"acc{i}[j]", T, odt)}; }}
+        if (gc < {N}) {{ B0[o + gc] = {f"tw_epilogue(o + gc, acc{i}[j])" if epi else store(f"acc{i}[j]", T, odt)}; }}
       }}
     }}
   }}""")

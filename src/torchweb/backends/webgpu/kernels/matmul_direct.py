@@ -21,7 +21,7 @@ stored.
 from .matmul_wgsl import cv, header, lit, store_acc
 
 
-def source(v, ast, bst, odt, T, nb, nparams, sa, sb, nbuf, amode, bmode, ovec=False):
+def source(v, ast, bst, odt, T, nb, nparams, sa, sb, nbuf, amode, bmode, ovec=False, epi=False):
     RM, RN, WX, WY = v.rm, v.rn, v.wx, v.wy
     assert RN % 4 == 0 and "4" not in amode + bmode, "scalar reads, vec4 accumulators"
     decl, P, pre = header(ast, bst, odt, T, nb, nparams, sa, sb, nbuf, amode, bmode, ovec)
@@ -50,7 +50,7 @@ def source(v, ast, bst, odt, T, nb, nparams, sa, sb, nbuf, amode, bmode, ovec=Fa
     rows = []
     for i in range(RM):
         for h in range(HB):
-            put = store_acc(f"acc{i}_{h}", ovec, odt, T, N)
+            put = store_acc(f"acc{i}_{h}", ovec, odt, T, N, epi)
             rows.append(f"""  {{ let gr = row0 + {i}u; let gc = col0 + {4 * h}u;
     if (gr < {M}) {{
       let o = {P.o_off} + s * {P.sstride} + (bi * {M} + gr) * {N} + gc;

@@ -22,10 +22,11 @@ def fits(M, N, K):
     return M <= MAX_SIDE and N <= MAX_SIDE and K <= MAX_K
 
 
-def run(rt, out, a, b, compute):
+def run(rt, out, a, b, compute, epi=None):
     """Same contract as matmul.run: a [*batch, M, K], b [*batch, K, N] (any strides),
     out contiguous [*batch, M, N]. Any size works (the tiled kernel is faster past MAX_SIDE);
-    int64 products accumulate 64 bits and refuse results past 32 (errors.py)."""
+    int64 products accumulate 64 bits and refuse results past 32 (errors.py). epi: a float32
+    product's epilogue, stored in its place (kernels/matmul_epilogue.py)."""
     M, K, N = a.shape[-2], a.shape[-1], b.shape[-1]
     batch = out.shape[:-2]
     total = out.numel()
@@ -35,7 +36,7 @@ def run(rt, out, a, b, compute):
     params = ([total, M, N, K, a._offset, a._stride[-2], a._stride[-1], b._offset, b._stride[-2],
                b._stride[-1], out._offset] + list(batch) + list(a._stride[:-2]) + list(b._stride[:-2]))
     bufs, (sa, sb) = bind(out, a, b)
-    key = ("mm_small", a.dtype.name, b.dtype.name, out.dtype.name, compute, nb, sa, sb, len(bufs))
+    key = ("mm_small", a.dtype.name, b.dtype.name, out.dtype.name, compute, nb, sa, sb, len(bufs), epi and epi.key)
     wide = out.dtype.name == "int64"
     binding_kinds = kinds(bufs)
     if wide:
@@ -43,15 +44,22 @@ def run(rt, out, a, b, compute):
         binding_kinds.append("write")
     nbuf = len(bufs)
     bufs = bufs + ([rt.errors.binding] if wide else [])
+    words = struct.pack(f"<{len(params)}I", *params)
+    if epi is not None:   # (never wide: float32 only)
+        bufs += epi.buffers
+        binding_kinds += epi.kinds()
 
     def make_code():
-        return _source(a.dtype, b.dtype, out.dtype, compute, nb, len(params), sa, sb, nbuf, wide)
+        if epi is None:
+            return _source(a.dtype, b.dtype, out.dtype, compute, nb, len(params), sa, sb, nbuf, wide)
+        return (_source(a.dtype, b.dtype, out.dtype, compute, nb, len(params) + epi.nwords, sa, sb, nbuf, epi=True)
+                + epi.code(nbuf, len(params)))
 
     pid = rt.pipeline(key, make_code, binding_kinds)
-    rt.dispatch(pid, rt.grid(-(-total // WORKGROUP)), bufs, struct.pack(f"<{len(params)}I", *params))
+    rt.dispatch(pid, rt.grid(-(-total // WORKGROUP)), bufs, words + epi.words if epi is not None else words)
 
 
-def _source(adt, bdt, odt, T, nb, nparams, sa, sb, nbuf, wide=False):
+def _source(adt, bdt, odt, T, nb, nparams, sa, sb, nbuf, wide=False, epi=False):
     storages = {0: odt.gpu_storage, sa: adt.gpu_storage, sb: bdt.gpu_storage}
     decl = declarations(nparams, [storages[k] for k in range(nbuf)])
     if wide:
@@ -76,7 +84,8 @@ def _source(adt, bdt, odt, T, nb, nparams, sa, sb, nbuf, wide=False):
         fin = (f"if (!tw_wfits(acc)) {{ {ERR.wgsl_raise(ERR.INT64_RANGE, param(nparams - 1))} }}\n"
                f"  B0[{o_off} + i] = bitcast<i32>(acc.x);")
     else:
-        init, step, fin = f"{T}({zero})", f"acc + {la} * {lb}", f"B0[{o_off} + i] = {store('acc', T, odt)};"
+        value = "tw_epilogue(i, acc)" if epi else store('acc', T, odt)
+        init, step, fin = f"{T}({zero})", f"acc + {la} * {lb}", f"B0[{o_off} + i] = {value};"
     return decl + f"""
 @compute @workgroup_size({WORKGROUP})
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,

@@ -184,19 +184,22 @@ SPLIT_MIN_K = 256   # each slice of a split K keeps at least this many terms
 _PLANS = {}   # call signature -> _Plan: repeated shapes (training steps) skip the planning
 
 
-def run(rt, out, a, b, compute, variant):
+def run(rt, out, a, b, compute, variant, epi=None):
     """a: [*batch, M, K], b: [*batch, K, N] (batch dims broadcast, any strides); out: contiguous
-    [*batch, M, N]. compute: 'f32' or 'i32'. variant: a Variant or its name."""
+    [*batch, M, N]. compute: 'f32' or 'i32'. variant: a Variant or its name. epi: the
+    elementwise epilogue stored in the product's place (kernels/matmul_epilogue.py), by the
+    tile kernel or, where K is split, by the summing one."""
     if variant == SOFTWARE_VARIANT:
         variant = _SOFTWARE_CHOICE.get(id(rt)) or _SOFTWARE_CHOICE.setdefault(id(rt), software_variant(rt))
     v = VARIANTS[variant] if variant.__class__ is str else variant
     so, sa_, sb_ = out._storage, a._storage, b._storage
     # (out's shape follows from a's and b's: their batch dims are broadcast already)
     sig = (v, FORCED is not None, compute, a._shape, a._stride, a._offset, b._shape, b._stride, b._offset,
-           out._offset, a.dtype, b.dtype, out.dtype, sa_ is sb_, so is sa_, so is sb_, id(rt))
+           out._offset, a.dtype, b.dtype, out.dtype, sa_ is sb_, so is sa_, so is sb_, id(rt),
+           epi and epi.key)
     plan = _PLANS.get(sig)
     if plan is None:
-        plan = _planned(rt, out, a, b, compute, v, sig)
+        plan = _planned(rt, out, a, b, compute, v, sig, epi)
     if plan is False:   # nothing to compute
         return
     steps, tmp_numel, work = plan[5]
@@ -211,29 +214,49 @@ def run(rt, out, a, b, compute, variant):
         rows = [so.buffer_for_write(), 0, so.size]
     if sb_ is not sa_ and (tmp_numel or so is not sb_):
         rows += (sb_.buffer_for_read(), 0, sb_.size)
-    for head, params in steps:
-        rt.record(head, params, rows, work)
+    if epi is not None and not tmp_numel:
+        rows += _rows(epi.buffers)
+        for head, params in steps:
+            rt.record(head, params + epi.words, rows, work)
+    else:
+        for head, params in steps:
+            rt.record(head, params, rows, work)
     if tmp_numel:
         head, params = plan[6]
-        rt.record(head, params, (so.buffer_for_write(), 0, so.size, tmp.buffer_for_read(), 0, tmp.size))
+        rows = [so.buffer_for_write(), 0, so.size, tmp.buffer_for_read(), 0, tmp.size]
+        if epi is not None:
+            rows += _rows(epi.buffers)
+            params += epi.words
+        rt.record(head, params, rows)
 
 
-def _planned(rt, out, a, b, compute, v, sig):
+def _rows(buffers):
+    """Runtime.record's rows of [(id, nbytes)]."""
+    rows = []
+    for bid, size in buffers:
+        rows += (bid, 0, size)
+    return rows
+
+
+def _planned(rt, out, a, b, compute, v, sig, epi=None):
     """The plan of run()'s call signature sig, made and kept: _plan's, then what run() records
     ([(row head, params)] of the dispatches, the temporary's numel, their work) and the summing
     dispatch's (row head, params)."""
     if len(_PLANS) > 4096:
         _PLANS.clear()
-    plan = _plan(rt, out, a, b, compute, v, sig[1])
+    plan = _plan(rt, out, a, b, compute, v, sig[1], epi)
     if plan is not False:
         pid, dispatches, tmp_numel, _, summing = plan
         so, sa_, sb_ = out._storage, a._storage, b._storage
         nbuf = 1 + bool(tmp_numel or so is not sa_) + bool(sb_ is not sa_ and (tmp_numel or so is not sb_))
+        extra = len(epi.buffers) if epi is not None else 0   # (the epilogue's, after the kernel's)
+        if not tmp_numel:
+            nbuf += extra
         # the GPU work, for the runtime's flush rule: 2 flops a term, counted as 1/16 byte each
         # (an H100's f32 rate over its memory bandwidth)
         work = (out.numel() * a.shape[-1]) >> 3
         steps = [(dispatch_head(pid, grid, nbuf), params) for grid, params in dispatches]
-        sum_step = (dispatch_head(summing[0], summing[1], 2), summing[2]) if tmp_numel else None
+        sum_step = (dispatch_head(summing[0], summing[1], 2 + extra), summing[2]) if tmp_numel else None
         plan += ((steps, tmp_numel, work), sum_step)
     _PLANS[sig] = plan
     return plan
@@ -261,7 +284,7 @@ FALLBACK = "t64x64_k16_db"   # 16 KiB: WebGPU's default limit
 FALLBACK_SPLIT = "t64x64_k16_db_split"   # the same, with split-K (for the classes that split)
 
 
-def _plan(rt, out, a, b, compute, v, forced=False):
+def _plan(rt, out, a, b, compute, v, forced=False, epi=None):
     """(pipeline id, [(grid, params)], temporary's numel (0: none), its dtype, the summing
     dispatch (pipeline id, grid, params) or None); False when the output is empty. forced: v
     runs as named (tests, the bench), else a variant too big for the device falls back."""
@@ -310,24 +333,22 @@ def _plan(rt, out, a, b, compute, v, forced=False):
             nsplit, kchunk, nbatch * M * N if tmp_numel else 0, 0, 0]
     tail = list(batch) + list(a._stride[:-2]) + list(b._stride[:-2])
     nparams = len(head) + len(tail)
+    tile_epi = epi if not tmp_numel else None   # (split K: the summing kernel stores it)
     # vec4 stores of the output where rows are whole vec4s (coalesced, 4x fewer stores)
     ovec = (odt.gpu_storage in ("f32", "f16", "i32") and (odt.gpu_storage == "i32") == (T == "i32")
             and N % 4 == 0 and head[11] % 4 == 0)
     # (split-K and fill only change the plan: variants differing in them share pipelines)
     key = ("mmt", v._replace(name="", split=1, fill=0), a.dtype.name, b.dtype.name, odt.name, T,
-           nb, sa, sb, nbuf, amode, bmode, ovec)
+           nb, sa, sb, nbuf, amode, bmode, ovec, tile_epi and tile_epi.key)
+    total = nparams + (tile_epi.nwords if tile_epi else 0)
 
     def make_code():
-        if v.ly:
-            return matmul_warp.source(v, a.dtype.gpu_storage, b.dtype.gpu_storage, odt, T, nb,
-                                      nparams, sa, sb, nbuf, amode, bmode, ovec)
-        if v.wx:
-            return matmul_direct.source(v, a.dtype.gpu_storage, b.dtype.gpu_storage, odt, T, nb,
-                                        nparams, sa, sb, nbuf, amode, bmode, ovec)
-        return _source(v, a.dtype.gpu_storage, b.dtype.gpu_storage, odt, T, nb, nparams, sa, sb,
-                       nbuf, amode, bmode, ovec)
+        return _kernel_source(v, a.dtype.gpu_storage, b.dtype.gpu_storage, odt, T, nb, total, sa, sb,
+                              nbuf, amode, bmode, ovec, bool(tile_epi)) + (
+            tile_epi.code(nbuf, nparams) if tile_epi else "")
 
-    pid = rt.pipeline(key, make_code, ["uniform", "write"] + ["read"] * (nbuf - 1))
+    pid = rt.pipeline(key, make_code, ["uniform", "write"] + ["read"] * (nbuf - 1) + (
+        tile_epi.kinds() if tile_epi else []))
     zper = max(1, zmax // nsplit)
     dispatches = []
     for start in range(0, nbatch, zper):
@@ -338,8 +359,17 @@ def _plan(rt, out, a, b, compute, v, forced=False):
                 head[15], head[16] = x0, y0
                 dispatches.append(((min(zmax, gx - x0), min(zmax, gy - y0), count * nsplit),
                                    struct.pack(f"<{nparams}I", *(head + tail))))
-    summing = _sum_plan(rt, out, nsplit, nbatch * M * N, T) if tmp_numel else None
+    summing = _sum_plan(rt, out, nsplit, nbatch * M * N, T, epi) if tmp_numel else None
     return pid, dispatches, tmp_numel, tmp_dtype, summing
+
+
+def _kernel_source(v, *args):
+    """The WGSL of variant v (args: _source's after v)."""
+    if v.ly:
+        return matmul_warp.source(v, *args)
+    if v.wx:
+        return matmul_direct.source(v, *args)
+    return _source(v, *args)
 
 
 def _mode(t, di, dk, size, K, T, rt, vec):
@@ -359,7 +389,7 @@ def _mode(t, di, dk, size, K, T, rt, vec):
     return along
 
 
-def _source(v, ast, bst, odt, T, nb, nparams, sa, sb, nbuf, amode, bmode, ovec=False):
+def _source(v, ast, bst, odt, T, nb, nparams, sa, sb, nbuf, amode, bmode, ovec=False, epi=False):
     TM, TN, KT, RM, RN = 16 * v.rm, 16 * v.rn, v.kt, v.rm, v.rn
     nbufs = 2 if v.db else 1
     decl, P, pre = header(ast, bst, odt, T, nb, nparams, sa, sb, nbuf, amode, bmode, ovec)
@@ -428,7 +458,7 @@ def _source(v, ast, bst, odt, T, nb, nparams, sa, sb, nbuf, amode, bmode, ovec=F
     rows = []
     for i in range(RM):
         for h in range(HA):
-            put = store_acc(f"acc{i}_{h}", ovec, odt, T, N)
+            put = store_acc(f"acc{i}_{h}", ovec, odt, T, N, epi)
             rows.append(f"""  {{ let gr = row0 + ty * {RM}u + {i}u; let gc = col0 + {h * 64}u + tx * 4u;
     if (gr < {M}) {{
       let o = {o_off} + s * {sstride} + (bi * {M} + gr) * {N} + gc;
@@ -497,14 +527,16 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
 """
 
 
-def _sum_plan(rt, out, nsplit, total, T):
+def _sum_plan(rt, out, nsplit, total, T, epi=None):
     """The dispatch (pipeline id, grid, params) that sums the split-K slices ([nsplit, total],
     binding 2) into out (binding 1). float32 and int32 outputs at a 4-aligned offset are summed
-    a vec4 a thread (scalar loads left it at ~1/4 of the memory bandwidth on an H200)."""
+    a vec4 a thread (scalar loads left it at ~1/4 of the memory bandwidth on an H200). epi: the
+    product's epilogue, stored a scalar a thread (its params and buffers appended by run())."""
     odt = out.dtype
     vec = 4 if ((odt.name == "float32" and T != "i32") or (odt.name == "int32" and T == "i32")) \
-        and total % 4 == 0 and out._offset % 4 == 0 else 1
-    key = ("mmt_sum", odt.name, T, vec)
+        and total % 4 == 0 and out._offset % 4 == 0 and epi is None else 1
+    key = ("mmt_sum", odt.name, T, vec, epi and epi.key)
+    nparams = 4 + (epi.nwords if epi else 0)
 
     def make_code():
         pst = "i32" if T == "i32" else "f32"
@@ -524,7 +556,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
   B0[{param(2)} + i] = acc;
 }}
 """
-        return enable + f"""@group(0) @binding(0) var<uniform> P: array<vec4<u32>, 1>;
+        return enable + f"""@group(0) @binding(0) var<uniform> P: array<vec4<u32>, {-(-nparams // 4)}>;
 @group(0) @binding(1) var<storage, read_write> B0: array<{odt.gpu_storage}>;
 @group(0) @binding(2) var<storage, read> B1: array<{pst}>;
 @compute @workgroup_size({WORKGROUP})
@@ -534,10 +566,10 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
   if (i >= {param(0)}) {{ return; }}
   var acc = {acc}(0);
   for (var s = 0u; s < {param(1)}; s = s + 1u) {{ acc = acc + B1[s * {param(0)} + i]; }}
-  B0[{param(2)} + i] = {store("acc", acc, odt)};
+  B0[{param(2)} + i] = {"tw_epilogue(i, acc)" if epi else store("acc", acc, odt)};
 }}
-"""
+""" + (epi.code(2, 4) if epi else "")
 
-    pid = rt.pipeline(key, make_code, ["uniform", "write", "read"])
+    pid = rt.pipeline(key, make_code, ["uniform", "write", "read"] + (epi.kinds() if epi else []))
     n = total // vec
     return pid, rt.grid(-(-n // WORKGROUP)), struct.pack("<4I", n, nsplit, out._offset // vec, 0)

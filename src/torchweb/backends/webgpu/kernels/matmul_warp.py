@@ -33,7 +33,7 @@ def storage_bytes(v):
     return 2 * v.kt * (BM // 4 + BN // 4 + 2 * v.pad) * 16
 
 
-def source(v, ast, bst, odt, T, nb, nparams, sa, sb, nbuf, amode, bmode, ovec=False):
+def source(v, ast, bst, odt, T, nb, nparams, sa, sb, nbuf, amode, bmode, ovec=False, epi=False):
     BM, BN = tile(v)
     KT, LY = v.kt, v.ly
     LX = 32 // LY
@@ -137,7 +137,7 @@ def source(v, ast, bst, odt, T, nb, nparams, sa, sb, nbuf, amode, bmode, ovec=Fa
     for i in range(MI):
         for r in range(4):
             for j in range(NI):
-                st_ = store_acc(f"acc{4 * i + r}_{j}", ovec, odt, T, N)
+                st_ = store_acc(f"acc{4 * i + r}_{j}", ovec, odt, T, N, epi)
                 rows.append(f"""  {{ let gr = row0 + wr + {i * LY * 4 + r}u; let gc = col0 + wc + {j * LX * 4}u;
     if (gr < {M}) {{
       let o = {P.o_off} + s * {P.sstride} + (bi * {M} + gr) * {N} + gc;

@@ -21,9 +21,18 @@ def cv(expr, src, T, vec=False):
     return load(expr, src, T)
 
 
-def store_acc(acc, ovec, odt, T, N):
+def store_acc(acc, ovec, odt, T, N, epi=False):
     """The WGSL storing accumulator `acc` (a vec4 of T, outputs gc..gc+3 of a row) at B0[o]:
-    one vec4 store (ovec) or four masked scalar ones."""
+    one vec4 store (ovec) or four masked scalar ones. epi: each value stored through the
+    epilogue's tw_epilogue(element, value) (kernels/matmul_epilogue.py; float32, o the
+    element: an offset-0 output, one K slice)."""
+    if epi:
+        if ovec:
+            val = f"vec4<f32>({', '.join(f'tw_epilogue(o + {j}u, {acc}[{j}])' for j in range(4))})"
+            return f"      if (gc < {N}) {{ B0[o / 4u] = {val}; }}"
+        return f"""      for (var j = 0u; j < 4u; j = j + 1u) {{
+        if (gc + j < {N}) {{ B0[o + j] = tw_epilogue(o + j, {acc}[j]); }}
+      }}"""
     if ovec:
         ost = odt.gpu_storage
         if odt.name in ("bfloat16", "float16") and ost == "f32":   # held rounded in f32 words
