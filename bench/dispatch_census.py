@@ -22,21 +22,21 @@ def census(step, steps=3):
     """{kernel key: dispatches} of the last of `steps` steps."""
     rt = get_runtime()
     counts = collections.Counter()
-    real = rt.dispatch
+    real = rt.record   # (every kernel's dispatch comes through it: head[1] is the pipeline id)
 
-    def counting(pipeline_id, *args, **kw):
-        counts[pipeline_id] += 1
-        return real(pipeline_id, *args, **kw)
+    def counting(head, *args, **kw):
+        counts[head[1]] += 1
+        return real(head, *args, **kw)
 
     for _ in range(steps - 1):
         step()
     torch.webgpu.synchronize()
-    rt.dispatch = counting
+    rt.record = counting
     try:
         step()
         torch.webgpu.synchronize()
     finally:
-        del rt.dispatch
+        del rt.record
     names = {pid: _short(key) for key, pid in rt._pipelines.items()}
     by_name = collections.Counter()
     for pid, n in counts.items():
