@@ -21,7 +21,8 @@ from workloads import _gpt_step  # noqa: E402
 from matmul_variants_shapes import derived  # noqa: E402
 
 CONFIGS = {   # _red: kernels/reduction.py FAST knobs; _attn: the fused attention from that many scores;
-    # _ln: kernels/layer_norm.py PER_THREAD_SG; _flash: the register-tiled attention on or off
+    # _ln: kernels/layer_norm.py PER_THREAD_SG; _flash: the register-tiled attention on or off;
+    # _epi: matmul epilogues (lazy/kernel_edges.py) on or off
     "base": {},
     "medium_k_s4": {"medium_k": "w64x128_k8@s4"},
     "flat_64": {"medium_flat": "w64x64_k8_t4x8"},
@@ -35,6 +36,7 @@ CONFIGS = {   # _red: kernels/reduction.py FAST knobs; _attn: the fused attentio
     "ln8": {"_ln": 8},
     "fused_attn": {"_attn": 0},
     "no_flash": {"_flash": False},
+    "no_epilogue": {"_epi": False},
 }
 
 
@@ -50,21 +52,27 @@ def time_torch(steps, repeat):
     return best_of(step, torch.cuda.synchronize, repeat, steps)[0]
 
 
-def time_config(overrides, steps, repeat):
+def time_config(overrides, steps, repeat, eager=False):
     from torchweb.backends.webgpu import attention as A
+    from torchweb.backends.webgpu import backend as WebGPUBackend
+    from torchweb.lazy import kernel_edges as KE
     from torchweb.backends.webgpu.kernels import reduction as R
     from torchweb.backends.webgpu.kernels import layer_norm as LN
     saved, red, attn, ln = dict(T.TABLE), dict(R.FAST), A.COMPOSITE_MAX_SCORES, getattr(LN, "PER_THREAD_SG", 0)
-    flash = A.FLASH
+    flash, epi = A.FLASH, WebGPUBackend.MATMUL_EPILOGUE
     try:
         T.TABLE.update({k: derived(v) for k, v in overrides.items() if not k.startswith("_")})
         R.FAST.update(overrides.get("_red", {}))
         A.COMPOSITE_MAX_SCORES = overrides.get("_attn", attn)
         A.FLASH = overrides.get("_flash", flash)
         LN.PER_THREAD_SG = overrides.get("_ln", ln)
+        WebGPUBackend.MATMUL_EPILOGUE = overrides.get("_epi", epi)
+        KE._BACKENDS.clear()
         T._PLANS.clear()
         torchweb.manual_seed(0)
-        step = torchweb.compile(_gpt_step(torchweb, "webgpu", False))
+        step = _gpt_step(torchweb, "webgpu", False)
+        if not eager:
+            step = torchweb.compile(step)
         warm_up(step, torchweb.webgpu.synchronize, calls=5)
         return best_of(step, torchweb.webgpu.synchronize, repeat, steps)[0], float(step().item())
     finally:
@@ -72,6 +80,8 @@ def time_config(overrides, steps, repeat):
         A.COMPOSITE_MAX_SCORES = attn
         A.FLASH = flash
         LN.PER_THREAD_SG = ln
+        WebGPUBackend.MATMUL_EPILOGUE = epi
+        KE._BACKENDS.clear()
         T.TABLE.clear()
         T.TABLE.update(saved)
         T._PLANS.clear()
@@ -82,6 +92,7 @@ def main():
     ap.add_argument("--configs", default="base," + ",".join(c for c in CONFIGS if c != "base"))
     ap.add_argument("--steps", type=int, default=10)
     ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--eager", action="store_true", help="time the eager step, not the compiled one")
     a = ap.parse_args()
     t = time_torch(a.steps, a.repeat)
     if t:
@@ -89,7 +100,7 @@ def main():
     for name in a.configs.split(","):
         t0 = time.perf_counter()
         try:
-            s, loss = time_config(CONFIGS[name], a.steps, a.repeat)
+            s, loss = time_config(CONFIGS[name], a.steps, a.repeat, a.eager)
         except Exception as e:   # (a config that fails is reported, the rest still run)
             print(f"{name:14s} FAILED: {str(e).splitlines()[0][:200]}", flush=True)
             continue
