@@ -33,7 +33,7 @@ SMOKE = dict(chain_n=64, chain_ops=20, matmuls=(32, 64), readback_n=4096,
              gpt=dict(n_layer=1, n_head=2, n_embd=16, block_size=8, vocab_size=65, batch=2),
             lm=dict(config=dict(n_layer=1, n_embd=32, n_head=2, vocab_size=64, n_positions=32), prompt=8, new=4))
 SIZES = {"full": FULL, "smoke": SMOKE, "gpu": GPU}
-TRAIN_REPS = 10     # timed training steps (other workloads: the page's reps, 5)
+TRAIN_REPS = 20     # timed training steps (other workloads: the page's reps, 5)
 CHECKED_STEPS = 3    # training: the losses of the first steps are compared, then the timed steps go on
 # Generation (issue 24): torchweb only (random GPT-2 weights made on the GPU), batch 1, greedy
 LM_VARIANTS = ("float32", "int8-weight", "bf16-weight", "f16-weight")
@@ -177,8 +177,9 @@ def make(out_dir, smoke, profile=None):
         if kind in ("mlp", "gpt"):
             w["warm"] = CHECKED_STEPS
             # more timed steps: on a real GPU the first few after warm-up run 2-3x slower (an H200
-            # under Dawn: 68, 68, 48, then 19 ms a compiled step), and a training loop lives in the
-            # steady state the median of 10 shows
+            # under Dawn: 68, 68, 48, then 19 ms a compiled step in session 30; 52, 44, 40, 36, 36,
+            # 36, 22, then 15 in session 31), and a training loop lives in the steady state the
+            # median of 20 shows
             w["reps"] = TRAIN_REPS
         wl.append(w)
     manifest = {"smoke": smoke, "profile": profile or ("smoke" if smoke else "full"), "sizes": sizes, "workloads": wl, "python_files": py_files,
