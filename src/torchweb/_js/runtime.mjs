@@ -281,9 +281,6 @@ function bindGroup(pid, p, words, j, nb, offsets) {
 }
 
 const SUBMIT_EVERY = 64;
-// The first part of a flush goes sooner: encoding costs ~20 us a dispatch under Dawn, so a short
-// program (a compiled MLP step: ~30 dispatches) would keep the GPU idle until all of it is encoded.
-const SUBMIT_FIRST = 8;
 
 // GPU time of the compute passes, for benchmarks (off unless gpuTiming(true) asked for it, on an
 // adapter with 'timestamp-query'): each pass writes timestamps at its start and end, resolved
@@ -373,7 +370,7 @@ export function execute(wordsArg, blobArg) {
   const started = timing ? performance.now() : 0;
   const [words, releaseWords] = borrow(wordsArg, Uint32Array);
   const [blob, releaseBlob] = borrow(blobArg, Uint8Array);
-  let encoder = null, pass = null, queued = 0, finished = false, chunk = SUBMIT_FIRST;
+  let encoder = null, pass = null, queued = 0, finished = false;
   let timer = null;               // with gpuTiming: the open encoder's query set
   const touched = new Set();   // buffers the unsubmitted encoder uses
   const doomed = [];           // destroyed at the end: destroy() waits for submitted work
@@ -411,8 +408,8 @@ export function execute(wordsArg, blobArg) {
         i += 6 + 3 * nb;
         // a long program (a torch.compile replay: hundreds of dispatches) is submitted in parts,
         // so that the GPU starts on the first while the rest are encoded (native_encoding.py's
-        // SUBMIT_EVERY, the same rule; the first part SUBMIT_FIRST dispatches)
-        if (++queued >= chunk) { submit(); chunk = SUBMIT_EVERY; }
+        // SUBMIT_EVERY, the same rule)
+        if (++queued >= SUBMIT_EVERY) submit();
       } else if (op === WRITE) {
         const id = words[i + 1], dst = words[i + 2], start = words[i + 3], nbytes = words[i + 4];
         // writeBuffer lands on the queue before the unsubmitted encoder: submit first if that
