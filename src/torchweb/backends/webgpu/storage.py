@@ -72,7 +72,8 @@ class GPUStorage:
         """The buffer id, for a kernel or upload that writes it (or may: bound writable): its
         pending readers run first, on its current values, and its own pending values are
         written (a partial write keeps the rest)."""
-        bid = self._buffer_id   # (taken from the pool on first use: __getattr__)
+        # (a kernel's fresh output takes its buffer here: _allocate at once, not through __getattr__)
+        bid = self._buffer_id if self.touched else self._allocate()
         if self.rt.capture is not None:
             self.rt.capture.storages[bid] = self
         if self.pending is not None or self.readers:
