@@ -588,6 +588,8 @@ class LostRuntime(Runtime):
     out its buffer, or through the methods that would reach the GPU. Nothing on the hot path of a
     live runtime checks for loss."""
 
+    plain_free = False   # (a storage's __del__ then calls free(), which does nothing here)
+
     def error(self, touched=False):
         """The DeviceLostError to raise. The first one (while this is still the current runtime)
         detaches it, so that the next new tensor starts a new device (as PyTorch-like code that

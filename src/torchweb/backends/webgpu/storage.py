@@ -85,6 +85,10 @@ class GPUStorage:
             # (died pending: nothing will read it; its group's registrations are dropped in
             # bulk once nothing in the group is pending: lazy._prune)
             if self.touched:   # untouched: no buffer was ever taken, none to give back
-                self.rt.free(self._buffer_id, self.size)
+                rt = self.rt
+                if rt.plain_free:   # (Runtime.free's common case, inline: every storage dies)
+                    rt.pool.release(self._buffer_id, self.size)
+                else:
+                    rt.free(self._buffer_id, self.size)
         except Exception:  # interpreter shutdown: the runtime may be gone already
             pass

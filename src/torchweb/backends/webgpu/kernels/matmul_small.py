@@ -10,7 +10,7 @@ import struct
 from itertools import chain
 
 from .. import errors as ERR
-from .bindings import bind, bind_rows, declarations, kinds
+from .bindings import bind, declarations, kinds
 from .elementwise import WORKGROUP, param
 from .wgsl import helpers_source, load, store
 from ..runtime import dispatch_head
@@ -44,7 +44,12 @@ def run(rt, out, a, b, compute, epi=None):
         if plan is None:   # nothing to compute
             return
     head, words = plan
-    rows = bind_rows(out, a, b)[0]
+    # (bind()'s bindings: the output, then each input storage not bound already)
+    rows = [so.buffer_for_write(), 0, so.size]
+    if sa_ is not so:
+        rows += (sa_.buffer_for_read(), 0, sa_.size)
+    if sb_ is not so and sb_ is not sa_:
+        rows += (sb_.buffer_for_read(), 0, sb_.size)
     if epi is not None:
         rows += chain.from_iterable((bid, 0, size) for bid, size in epi.buffers)
         words += epi.words
