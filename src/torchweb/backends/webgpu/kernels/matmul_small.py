@@ -7,7 +7,6 @@ entries as fit in 256 outputs, and the grid folds like the elementwise kernels' 
 """
 
 import struct
-from itertools import chain
 
 from .. import errors as ERR
 from .bindings import bind, declarations, kinds
@@ -51,7 +50,8 @@ def run(rt, out, a, b, compute, epi=None):
     if sb_ is not so and sb_ is not sa_:
         rows += (sb_.buffer_for_read(), 0, sb_.size)
     if epi is not None:
-        rows += chain.from_iterable((bid, 0, size) for bid, size in epi.buffers)
+        for bid, size in epi.buffers:
+            rows += (bid, 0, size)
         words += epi.words
     rt.record(head, words, rows)
 
