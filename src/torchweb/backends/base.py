@@ -28,6 +28,8 @@ class Backend(Protocol):
     #                               one sort_block, longer ones merge (sort_step, sort_merge)
     GRID_LIMITED: bool            # a fused expression's elements are bounded by the dispatch grid
     #                               (the lazy layer then checks an expression's size at the op)
+    MATMUL_EPILOGUE: bool         # a float32 matmul may be deferred and its elementwise epilogue
+    #                               stored by its kernel (lazy/kernel_edges.py; matmul's epi)
 
     # -- storage and host transfer -------------------------------------------------------------
     def empty_storage(self, numel, dtype):
@@ -86,8 +88,10 @@ class Backend(Protocol):
         index_from (argmax/argmin's positions, read at the winning partial) are the passes of a
         split reduction (SPLIT_REDUCTIONS only)."""
 
-    def matmul(self, out, a, b, acc_cls):
-        """out = a @ b ([*B, M, K] @ [*B, K, N], batch dims broadcast, K <= MAX_MATMUL_K)."""
+    def matmul(self, out, a, b, acc_cls, epi=None):
+        """out = a @ b ([*B, M, K] @ [*B, K, N], batch dims broadcast, K <= MAX_MATMUL_K).
+        epi: only where MATMUL_EPILOGUE is set, the elementwise epilogue to store in the
+        product's place; returns whether it was stored (else out holds the product)."""
 
     def random(self, draw, out):
         """out = counter-based (Philox) random values (draw: plans.RandomDraw), the same

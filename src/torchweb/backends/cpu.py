@@ -95,6 +95,7 @@ def run_fused(outs, roots, one_kernel=False, patched=False):
 
 
 GRID_LIMITED = False   # (no dispatch grid: any number of elements runs)
+MATMUL_EPILOGUE = False   # (numpy runs each op as it comes: nothing is deferred)
 
 
 def refuse_capture(reason):
@@ -171,7 +172,7 @@ def reduce(p, out, inp, index_from=None):
     n.copyto(_view(out).reshape(n.shape(r)), r, casting="unsafe")
 
 
-def matmul(out, a, b, acc_cls):
+def matmul(out, a, b, acc_cls, epi=None):   # (epi: never passed, MATMUL_EPILOGUE is unset)
     n = _np()
     x, y = _view(a), _view(b)
     if acc_cls == "f":
