@@ -336,6 +336,7 @@ def start(rt, error_block=None):
     rt.pool.max_free_bytes = 1 << 62     # no buffer destroyed while recording
     rec.error_block = rt.errors.begin_block(error_block)
     rt.capture = rec
+    rt.plain_free = False   # (Runtime.free: each release is recorded now)
     rt._stream_deadline = 0.0   # (so record() takes every dispatch to its full rules: last_dispatch)
     return rec
 

@@ -90,6 +90,9 @@ class Runtime:
         self.flushes = 0
         self.unwritten = {}   # buffer id -> the out of memory that left it unwritten (unwritten.py)
         self._freed = []      # while there are such: (stream word index, id) of buffers freed
+        # free() only gives the buffer back: not closed, not recording (capture.py clears it),
+        # nothing unwritten (cleared where a mark is made); free()'s full path sets it again
+        self.plain_free = True
         self.last_dispatch = (0, 0)   # (flush count, uniform offset) of the last dispatch, while capturing
         self._stream_deadline = 0.0   # when the time rule flushes the unflushed stream (its first dispatch + FLUSH_AFTER_S)
         self._stream_work = 0         # work (bytes) of the unflushed stream's dispatches
@@ -169,12 +172,15 @@ class Runtime:
             f"pool's free buffers back")
 
     def free(self, bid, size):
-        if not self.closed:
+        if self.plain_free:   # (one test on every storage's death)
+            self.pool.release(bid, size)
+        elif not self.closed:
             if self.capture is not None:
                 self.capture.on_release(bid)
             if self.unwritten:   # (the mark goes where the stream is now: unwritten.spread)
                 self._freed.append((len(self.stream.words), bid))
             self.pool.release(bid, size)
+            self.plain_free = self.capture is None and not self.unwritten
 
     def upload(self, bid, offset, data):
         pad = (-len(data)) % 4  # writeBuffer sizes must be 4-aligned (odd-length float16 data)
@@ -403,6 +409,7 @@ class Runtime:
                 for bid in unwritten.written(words, start, self.pipeline_kinds):
                     if not self.pool.is_free(bid):   # (a freed temporary: no tensor holds it)
                         self.unwritten[bid] = why
+                        self.plain_free = False
             raise err from None
         except BaseException:
             self._params_held = b""   # (whether the upload happened is unknown now)
@@ -417,6 +424,7 @@ class Runtime:
         for bid in ids:
             if not self.pool.is_free(bid):
                 self.unwritten[bid] = why
+                self.plain_free = False
 
     def _flush_out_of_memory(self, e):
         return self.out_of_memory(e.nbytes, f"the device reported: {e.detail.strip()} (after the "
@@ -579,6 +587,8 @@ class LostRuntime(Runtime):
     each access raises DeviceLostError, through `capture`, which a storage reads before handing
     out its buffer, or through the methods that would reach the GPU. Nothing on the hot path of a
     live runtime checks for loss."""
+
+    plain_free = False   # (a storage's __del__ then calls free(), which does nothing here)
 
     def error(self, touched=False):
         """The DeviceLostError to raise. The first one (while this is still the current runtime)

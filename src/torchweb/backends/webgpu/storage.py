@@ -72,7 +72,8 @@ class GPUStorage:
         """The buffer id, for a kernel or upload that writes it (or may: bound writable): its
         pending readers run first, on its current values, and its own pending values are
         written (a partial write keeps the rest)."""
-        bid = self._buffer_id   # (taken from the pool on first use: __getattr__)
+        # (a kernel's fresh output takes its buffer here: _allocate at once, not through __getattr__)
+        bid = self._buffer_id if self.touched else self._allocate()
         if self.rt.capture is not None:
             self.rt.capture.storages[bid] = self
         if self.pending is not None or self.readers:
@@ -84,6 +85,10 @@ class GPUStorage:
             # (died pending: nothing will read it; its group's registrations are dropped in
             # bulk once nothing in the group is pending: lazy._prune)
             if self.touched:   # untouched: no buffer was ever taken, none to give back
-                self.rt.free(self._buffer_id, self.size)
+                rt = self.rt
+                if rt.plain_free:   # (Runtime.free's common case, inline: every storage dies)
+                    rt.pool.release(self._buffer_id, self.size)
+                else:
+                    rt.free(self._buffer_id, self.size)
         except Exception:  # interpreter shutdown: the runtime may be gone already
             pass

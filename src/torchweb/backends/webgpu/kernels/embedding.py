@@ -17,6 +17,7 @@ import struct
 
 from .. import errors as ERR
 from .elementwise import WORKGROUP, param
+from ..runtime import dispatch_head
 from .skeleton import entry_point, thread_index
 from .wgsl import cas_add_f32, cas_key, load
 
@@ -56,9 +57,10 @@ def forward(rt, out, weight, idx, rows=None, tag=None):
                     f"  B0[i] = B1[{param(3)} + (u32(v) - {param(8)}) * {param(4)} + col * {param(5)}];"]))
 
     pid = rt.pipeline(key, make_code, ["uniform", "write", "read", "read", "write"])
-    buffers = [(out._storage.buffer_for_write(), out._storage.size), (weight._storage.buffer_for_read(), weight._storage.size),
-               (idx._storage.buffer_for_read(), idx._storage.size), rt.errors.binding]
-    rt.dispatch(pid, rt.grid(-(-total // WORKGROUP)), buffers, struct.pack("<10I", *params))
+    so, sw, si = out._storage, weight._storage, idx._storage
+    rt.record(dispatch_head(pid, rt.grid(-(-total // WORKGROUP)), 4), struct.pack("<10I", *params),
+              (so.buffer_for_write(), 0, so.size, sw.buffer_for_read(), 0, sw.size,
+               si.buffer_for_read(), 0, si.size, *rt.errors.binding_range))
 
 
 def backward(rt, grad_weight, grad, idx, padding_idx, rows=None):
@@ -94,10 +96,10 @@ def backward(rt, grad_weight, grad, idx, padding_idx, rows=None):
                     f"  let k = {param(3)} + (u32(v) - {param(8)}) * {param(1)} + col;"] + cas_add_f32("B0[k]", "g", param(7))))
 
     pid = rt.pipeline(key, make_code, ["uniform", "write", "read", "read", "write"])
-    buffers = [(grad_weight._storage.buffer_for_write(), grad_weight._storage.size),
-               (idx._storage.buffer_for_read(), idx._storage.size), (grad._storage.buffer_for_read(), grad._storage.size),
-               rt.errors.binding]
-    rt.dispatch(pid, rt.grid(-(-total // WORKGROUP)), buffers, struct.pack("<10I", *params))
+    sw, si, sg = grad_weight._storage, idx._storage, grad._storage
+    rt.record(dispatch_head(pid, rt.grid(-(-total // WORKGROUP)), 4), struct.pack("<10I", *params),
+              (sw.buffer_for_write(), 0, sw.size, si.buffer_for_read(), 0, si.size,
+               sg.buffer_for_read(), 0, sg.size, *rt.errors.binding_range))
 
 
 __all__ = ["forward", "backward"]

@@ -12,6 +12,7 @@ from .. import errors as ERR
 from .bindings import bind, declarations, kinds
 from .elementwise import WORKGROUP, param
 from .wgsl import helpers_source, load, store
+from ..runtime import dispatch_head
 
 MAX_SIDE = 16   # used when both M and N are at most this...
 MAX_K = 4096    # ...and K too: a long K is better split over the tiled kernel's threads (and
@@ -22,41 +23,89 @@ def fits(M, N, K):
     return M <= MAX_SIDE and N <= MAX_SIDE and K <= MAX_K
 
 
+_PLANS = {}   # call signature -> (DISPATCH head, params): repeated shapes skip the planning
+
+
 def run(rt, out, a, b, compute, epi=None):
     """Same contract as matmul.run: a [*batch, M, K], b [*batch, K, N] (any strides),
     out contiguous [*batch, M, N]. Any size works (the tiled kernel is faster past MAX_SIDE);
     int64 products accumulate 64 bits and refuse results past 32 (errors.py). epi: a float32
     product's epilogue, stored in its place (kernels/matmul_epilogue.py)."""
+    so, sa_, sb_ = out._storage, a._storage, b._storage
+    # (out's shape follows from a's and b's; id(rt): lost runtimes are kept, ids never reused)
+    sig = (compute, a._shape, a._stride, a._offset, b._shape, b._stride, b._offset, out._offset, a.dtype,
+           b.dtype, out.dtype, so is sa_, so is sb_, sa_ is sb_, id(rt), epi and epi.key)
+    plan = _PLANS.get(sig)
+    if plan is None:
+        if out.dtype.name == "int64":   # (its error tag is per dispatch: not kept)
+            return _run_wide(rt, out, a, b, compute)
+        plan = _planned(rt, out, a, b, compute, epi, sig)
+        if plan is None:   # nothing to compute
+            return
+    head, words = plan
+    # (bind()'s bindings: the output, then each input storage not bound already)
+    rows = [so.buffer_for_write(), 0, so.size]
+    if sa_ is not so:
+        rows += (sa_.buffer_for_read(), 0, sa_.size)
+    if sb_ is not so and sb_ is not sa_:
+        rows += (sb_.buffer_for_read(), 0, sb_.size)
+    if epi is not None:
+        for bid, size in epi.buffers:
+            rows += (bid, 0, size)
+        words += epi.words
+    rt.record(head, words, rows)
+
+
+def _params(out, a, b):
     M, K, N = a.shape[-2], a.shape[-1], b.shape[-1]
     batch = out.shape[:-2]
+    return ([out.numel(), M, N, K, a._offset, a._stride[-2], a._stride[-1], b._offset, b._stride[-2],
+             b._stride[-1], out._offset] + list(batch) + list(a._stride[:-2]) + list(b._stride[:-2]))
+
+
+def _planned(rt, out, a, b, compute, epi, sig):
+    """(head, params) for a float or int32 product, kept under sig; None if out is empty."""
     total = out.numel()
     if total == 0:
-        return
-    nb = len(batch)
-    params = ([total, M, N, K, a._offset, a._stride[-2], a._stride[-1], b._offset, b._stride[-2],
-               b._stride[-1], out._offset] + list(batch) + list(a._stride[:-2]) + list(b._stride[:-2]))
+        return None
+    params = _params(out, a, b)
+    nb = len(out.shape) - 2
     bufs, (sa, sb) = bind(out, a, b)
-    key = ("mm_small", a.dtype.name, b.dtype.name, out.dtype.name, compute, nb, sa, sb, len(bufs), epi and epi.key)
-    wide = out.dtype.name == "int64"
-    binding_kinds = kinds(bufs)
-    if wide:
-        params.append(rt.errors.tag("matmul"))
-        binding_kinds.append("write")
     nbuf = len(bufs)
-    bufs = bufs + ([rt.errors.binding] if wide else [])
-    words = struct.pack(f"<{len(params)}I", *params)
-    if epi is not None:   # (never wide: float32 only)
-        bufs += epi.buffers
+    key = ("mm_small", a.dtype.name, b.dtype.name, out.dtype.name, compute, nb, sa, sb, nbuf, epi and epi.key)
+    binding_kinds = kinds(bufs)
+    if epi is not None:
         binding_kinds += epi.kinds()
 
     def make_code():
         if epi is None:
-            return _source(a.dtype, b.dtype, out.dtype, compute, nb, len(params), sa, sb, nbuf, wide)
+            return _source(a.dtype, b.dtype, out.dtype, compute, nb, len(params), sa, sb, nbuf)
         return (_source(a.dtype, b.dtype, out.dtype, compute, nb, len(params) + epi.nwords, sa, sb, nbuf, epi=True)
                 + epi.code(nbuf, len(params)))
 
     pid = rt.pipeline(key, make_code, binding_kinds)
-    rt.dispatch(pid, rt.grid(-(-total // WORKGROUP)), bufs, words + epi.words if epi is not None else words)
+    nbound = nbuf + (len(epi.buffers) if epi is not None else 0)
+    if len(_PLANS) > 1024:
+        _PLANS.clear()
+    plan = _PLANS[sig] = (dispatch_head(pid, rt.grid(-(-total // WORKGROUP)), nbound),
+                          struct.pack(f"<{len(params)}I", *params))
+    return plan
+
+
+def _run_wide(rt, out, a, b, compute):
+    """An int64 product: 64-bit sums, a result past 32 bits raised through errors.py."""
+    total = out.numel()
+    if total == 0:
+        return
+    params = _params(out, a, b) + [rt.errors.tag("matmul")]
+    nb = len(out.shape) - 2
+    bufs, (sa, sb) = bind(out, a, b)
+    nbuf = len(bufs)
+    key = ("mm_small", a.dtype.name, b.dtype.name, out.dtype.name, compute, nb, sa, sb, nbuf, None)
+    pid = rt.pipeline(key, lambda: _source(a.dtype, b.dtype, out.dtype, compute, nb, len(params), sa, sb, nbuf,
+                                           wide=True), kinds(bufs) + ["write"])
+    rt.dispatch(pid, rt.grid(-(-total // WORKGROUP)), bufs + [rt.errors.binding],
+                struct.pack(f"<{len(params)}I", *params))
 
 
 def _source(adt, bdt, odt, T, nb, nparams, sa, sb, nbuf, wide=False, epi=False):
