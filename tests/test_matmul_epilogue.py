@@ -202,3 +202,39 @@ def test_pre_activation_is_stored_by_the_same_kernel(dispatches, together):
     assert_close(y, F.gelu(x @ w + b), rtol=1e-4, atol=1e-4)
     assert_close(h, x @ w + b, rtol=1e-4, atol=1e-4)
     assert dispatches[0] == 1
+
+
+def test_tracked_linear_over_3d_input_stores_gelu(dispatches):
+    # the product of a linear layer recorded for autograd ([B*T, N], seen as [B, T, N]) is
+    # pending in its readers' shape: GELU, and the pre-activation it saves, one dispatch
+    x, w, g = _rand(2, 8, 24), _rand(40, 24, seed=1), _rand(2, 8, 40, seed=2)
+    xo, wo = _ours(x, "webgpu", True), _ours(w, "webgpu", True)
+    torchweb.webgpu.synchronize()
+    dispatches[0] = 0
+    out = torchweb.nn.functional.gelu(torchweb.nn.functional.linear(xo, wo))
+    torchweb.webgpu.synchronize()
+    assert dispatches[0] == 1
+    xs, ws = x.clone().requires_grad_(), w.clone().requires_grad_()
+    ref = F.gelu(F.linear(xs, ws))
+    ref.backward(g)
+    out.backward(_ours(g, "webgpu"))
+    assert_close(out, ref.detach(), rtol=1e-4, atol=1e-4)
+    assert_close(xo.grad, xs.grad, rtol=1e-4, atol=1e-4)
+    assert_close(wo.grad, ws.grad, rtol=1e-4, atol=1e-4)
+
+
+def test_products_only_ever_realized_alone_run_at_once():
+    # a signature whose products were realized with nothing fused into them (read by a
+    # reduction) is no longer deferred; another signature still is; the values stay PyTorch's
+    from torchweb.lazy import kernel_edges
+    w = _rand(13, 9, seed=1)
+    wo = _ours(w, "webgpu")
+    for k in range(kernel_edges.BARE_AFTER + 1):
+        x = _rand(11, 13, seed=10 + k)
+        p = _ours(x, "webgpu") @ wo
+        assert (p._storage.pending is None) == (k == kernel_edges.BARE_AFTER)
+        assert_close(p.sum(dim=0), (x @ w).sum(dim=0), rtol=1e-4, atol=1e-4)
+    x = _rand(11, 14, seed=3)
+    q = _ours(x, "webgpu") @ _ours(_rand(14, 9, seed=4), "webgpu")
+    assert q._storage.pending is not None
+    assert_close(q * 2, (x @ _rand(14, 9, seed=4)) * 2, rtol=1e-4, atol=1e-4)

@@ -22,7 +22,7 @@ from .. import _dtype
 from .._size import _CONTIGUOUS, contiguous_strides
 from ..backends import backend_for
 from .graph import Node, register
-from .realize import realize
+from .realize import BARE_PRODUCTS, realize
 from .record import ENABLED
 
 _SUM_OF_TWO = (("add", "f"), ("t", "f", "f32"), ("t", "f", "f32"))
@@ -40,49 +40,67 @@ def reduction_prologue(inp):
 
 def matmul_epilogue(out, a, b, defer=True):
     """out = a @ b is about to run (batch dims broadcast already): True where it is deferred
-    (defer False: never)
     instead, out pending as a node ("matmul", "f") over a and b whose kernel will store the
     elementwise ops recorded after it (they inline it as any pending node; the backend's
     run_fused runs it: kernels/matmul_epilogue.py on webgpu). Deferred where the backend has
     that (MATMUL_EPILOGUE), out is fresh, contiguous and float32 (what the fused kernels
     write), a and b float32 within one binding and K one kernel's loop; else False, after
-    realizing pending operands (the matmul runs now)."""
+    realizing pending operands (the matmul runs now). defer False: never."""
     sa, sb = a._storage, b._storage
     if sa.pending is not None:
         realize(sa)
     if sb.pending is not None:
         realize(sb)
     s = out._storage
-    if not (defer and out.dtype is _F32 is a.dtype is b.dtype and ENABLED) or s.touched or s.readers \
-            or out._offset:
+    if not defer or s.touched or s.readers or out._offset:   # (fresh: never pending)
         return False
-    be = _BACKENDS.get(s.device_type, False)
-    if be is False:
-        be = _backend(s.device_type)
     shape = out._shape
-    K = a._shape[-1]
-    n = s.numel
-    # (fresh: never pending; its whole storage, contiguous; one kernel's loop and bindings;
-    # operands of this device, not a lost one's, whose error is the op's)
-    if be is None or not 0 < K <= be.MAX_MATMUL_K or n != prod(shape) or (rt := s.rt) is not sa.rt \
-            or rt is not sb.rt or max(n, sa.numel, sb.numel) > rt.max_binding >> 2 \
-            or out._stride != _CONTIGUOUS.get(shape) and out._stride != contiguous_strides(shape):
+    # what depends on the signature alone, decided once a signature (every call of a
+    # training step's products repeats one)
+    sig = (shape, out._stride, a._shape[-1], a._stride, b._stride, out.dtype, a.dtype, b.dtype, s.device_type)
+    found = _SIGNATURES.get(sig)
+    if found is None:
+        found = _signature(sig)
+    key, n, be, counts = found
+    # A signature whose every product so far was realized alone, nothing fused into it (its
+    # readers views, a reduction, another matmul: attention's qkv projection, most input
+    # gradients), runs now from its BARE_AFTER-th on: deferring it costs Python and saves no
+    # dispatch. (Then: its whole storage; operands of this device, not a lost one's, whose
+    # error is the op's; one binding each.)
+    if key is None or counts[1] == counts[0] >= BARE_AFTER or not be.MATMUL_EPILOGUE or s.numel != n \
+            or (rt := s.rt) is not sa.rt or rt is not sb.rt or max(n, sa.numel, sb.numel) > rt.max_binding >> 2:
         return False
+    counts[0] += 1
     storages = {id(sa): sa, id(sb): sb}
-    s.pending = Node(((_MATMUL, _F32_LEAF, _F32_LEAF, ("K", K, shape)),
-                      [(sa,) + _LAYOUT(a), (sb,) + _LAYOUT(b)], (), shape, 1, storages, register(s, storages)))
+    s.pending = Node((key, [(sa,) + _LAYOUT(a), (sb,) + _LAYOUT(b)], (), shape, 1, storages, register(s, storages)))
     return True
 
 
-_BACKENDS = {}   # device type -> its backend where it stores matmul epilogues, else None
+_SIGNATURES = {}   # matmul_epilogue's signature -> (the node's key or None: never deferred, numel, backend,
+#                   [products deferred, of them realized alone])
+BARE_AFTER = 1     # products of a signature realized alone before it is no longer deferred
 
 
-def _backend(device_type):
-    """The backend of device_type where it stores matmul epilogues (MATMUL_EPILOGUE), else None."""
-    be = _BACKENDS[device_type] = backend_for(device_type)
-    if not getattr(be, "MATMUL_EPILOGUE", False):
-        be = _BACKENDS[device_type] = None
-    return be
+def _signature(sig):
+    """(key, numel, backend, counts) for matmul_epilogue's signature: key None where such a
+    product is never deferred (not all float32, strided, K past one kernel's loop, or a
+    backend without epilogues); counts [deferred, realized alone], the second counted by
+    realize() through BARE_PRODUCTS (id of the key, one object a signature)."""
+    shape, stride, K, _, _, *dtypes, device_type = sig
+    be = backend_for(device_type)
+    key = None
+    limit = be.MAX_MATMUL_K
+    if ENABLED and all(dt is _F32 for dt in dtypes) and hasattr(be, "MATMUL_EPILOGUE") \
+            and 0 < K and (limit is None or K <= limit) and stride == contiguous_strides(shape):
+        key = (_MATMUL, _F32_LEAF, _F32_LEAF, ("K", K, shape))
+    if len(_SIGNATURES) > 1024:
+        _SIGNATURES.clear()
+        BARE_PRODUCTS.clear()
+    counts = [0, 0]
+    if key is not None:
+        BARE_PRODUCTS[id(key)] = counts
+    found = _SIGNATURES[sig] = (key, prod(shape), be, counts)
+    return found
 
 
 def matmul_reshaped(t):

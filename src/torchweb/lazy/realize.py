@@ -18,6 +18,8 @@ from . import graph
 
 MAX_BUFFERS = 8        # storage buffers a kernel binds at most (WebGPU's default per stage)
 MAX_BATCH_NODES = 96   # ops of one multi-output kernel at most
+_MATMUL = ("matmul", "f")   # a deferred product's root (kernel_edges.matmul_epilogue)
+BARE_PRODUCTS = {}   # id of a deferred product's key -> its signature's [deferred, realized alone] (kernel_edges)
 
 
 _RUN_FUSED = {}   # device type -> its backend's run_fused (every realize asks)
@@ -35,6 +37,10 @@ def realize(storage):
     """Write a pending storage's values: one fused kernel for its whole expression."""
     node = storage.pending
     storage.pending = None   # (the entries of its group now skip it)
+    if node.key[0] == _MATMUL and not node.inlined:   # (a deferred product, nothing fused into it)
+        counts = BARE_PRODUCTS.get(id(node.key))
+        if counts is not None:
+            counts[1] += 1
     _run_fused(storage.device_type)((storage,), (node,))
 
 

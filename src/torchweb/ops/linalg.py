@@ -97,7 +97,7 @@ def _matmul_fast(a, b):
     if not bb:
         # the same fold where a gradient is recorded (or a is strided): through reshape's views
         rows = prod(a._shape) // K
-        return S.reshape(_Mm.apply(S.reshape(a, (rows, K)), b), (*ba, M, N))
+        return S._reshape_back(_Mm.apply(S.reshape(a, (rows, K)), b), (*ba, M, N))
     return None
 
 
