@@ -37,11 +37,17 @@ def realize(storage):
     """Write a pending storage's values: one fused kernel for its whole expression."""
     node = storage.pending
     storage.pending = None   # (the entries of its group now skip it)
-    if node.key[0] == _MATMUL and not node.inlined:   # (a deferred product, nothing fused into it)
+    if node.key[0] == _MATMUL:
+        _count_bare(node)
+    _run_fused(storage.device_type)((storage,), (node,))
+
+
+def _count_bare(node):
+    """A deferred product realized: counted for kernel_edges where nothing was fused into it."""
+    if not node.inlined:
         counts = BARE_PRODUCTS.get(id(node.key))
         if counts is not None:
             counts[1] += 1
-    _run_fused(storage.device_type)((storage,), (node,))
 
 
 def realize_for_read(storage):
@@ -85,6 +91,8 @@ def realize_many(storages):
         if node is None:
             continue
         s.pending = None
+        if node.key[0] == _MATMUL:
+            _count_bare(node)
         key = (s.device_type, node.shape)
         batch = batches.get(key)
         buffers = node.storages.keys() | {id(s)}
