@@ -67,7 +67,7 @@ def time_config(overrides, steps, repeat, eager=False):
         A.FLASH = overrides.get("_flash", flash)
         LN.PER_THREAD_SG = overrides.get("_ln", ln)
         WebGPUBackend.MATMUL_EPILOGUE = overrides.get("_epi", epi)
-        KE._BACKENDS.clear()
+        KE.forget_signatures()
         T._PLANS.clear()
         torchweb.manual_seed(0)
         step = _gpt_step(torchweb, "webgpu", False)
@@ -81,7 +81,7 @@ def time_config(overrides, steps, repeat, eager=False):
         A.FLASH = flash
         LN.PER_THREAD_SG = ln
         WebGPUBackend.MATMUL_EPILOGUE = epi
-        KE._BACKENDS.clear()
+        KE.forget_signatures()
         T.TABLE.clear()
         T.TABLE.update(saved)
         T._PLANS.clear()

@@ -81,6 +81,13 @@ _SIGNATURES = {}   # matmul_epilogue's signature -> (the node's key or None: nev
 BARE_AFTER = 1     # products of a signature realized alone before it is no longer deferred
 
 
+def forget_signatures():
+    """Drop what matmul_epilogue learned per signature (which products it stopped deferring):
+    for benches comparing settings side by side, and the bound on the cache."""
+    _SIGNATURES.clear()
+    BARE_PRODUCTS.clear()
+
+
 def _signature(sig):
     """(key, numel, backend, counts) for matmul_epilogue's signature: key None where such a
     product is never deferred (not all float32, strided, K past one kernel's loop, or a
@@ -94,8 +101,7 @@ def _signature(sig):
             and 0 < K and (limit is None or K <= limit) and stride == contiguous_strides(shape):
         key = (_MATMUL, _F32_LEAF, _F32_LEAF, ("K", K, shape))
     if len(_SIGNATURES) > 1024:
-        _SIGNATURES.clear()
-        BARE_PRODUCTS.clear()
+        forget_signatures()
     counts = [0, 0]
     if key is not None:
         BARE_PRODUCTS[id(key)] = counts

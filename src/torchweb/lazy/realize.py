@@ -155,12 +155,12 @@ def drop_pending(rt):
     graph.prune_groups()
 
 
-def install():
-    """Set the hooks through which the backends ask for realization (backends/pending.py)."""
+def install(matmul_partners):
+    """Set the hooks through which the backends ask for realization (backends/pending.py);
+    matmul_partners: kernel_edges' (passed in by the package: kernel_edges imports this module)."""
     _hooks.realize_for_read = realize_for_read
     _hooks.realize_for_write = realize_for_write
     _hooks.realize_all = realize_all
     _hooks.unallocated_bytes = unallocated_bytes
     _hooks.drop_pending = drop_pending
-    from .kernel_edges import matmul_partners   # (kernel_edges imports this module)
     _hooks.matmul_partners = matmul_partners

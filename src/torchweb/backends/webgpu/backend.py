@@ -18,6 +18,7 @@ from ..limits import BindingTooLarge as _BindingTooLarge
 from . import windows
 from .kernels import elementwise as ew_kernel, matmul as mm_kernel, random as rand_kernel, reduction as red_kernel
 from .kernels import check, fused, matmul_gemv, matmul_small, matmul_tiles as tiles, moments as mo_kernel, softmax as sm_kernel
+from .kernels import matmul_epilogue as _epilogue
 from .kernels import cholesky as chol_kernel, jacobi as jacobi_kernel, lu_panel as lu_kernel
 from .kernels import samplers as sampler_kernel
 from .kernels import fft_stockham as fft_kernel
@@ -118,6 +119,9 @@ def matmul(out, a, b, acc_cls, epi=None):
                 or not windows.retry(matmul, r.max_binding, (out, a, b), acc_cls):
             raise
         return False
+
+
+_epilogue.install(matmul)   # (its kernels store an epilogue through this matmul)
 
 
 def _matmul_runner(kernel):

@@ -66,14 +66,7 @@ _PLANS = PlanCache(FAST)
 _HOLDS = {}   # run()'s keys -> whether an expression holds a deferred matmul (kernels/matmul_epilogue.py)
 
 
-def _epilogue_run(outs, roots):
-    """kernels/matmul_epilogue.py's run (imported at the first: it imports the backend)."""
-    from . import matmul_epilogue
-    _EPILOGUE_RUN[0] = matmul_epilogue.run
-    return matmul_epilogue.run(outs, roots)
-
-
-_EPILOGUE_RUN = [_epilogue_run]
+_EPILOGUE_RUN = [None]   # kernels/matmul_epilogue.py's run, set by its install() (it imports this module)
 
 
 def _holds(keys, nroots):
