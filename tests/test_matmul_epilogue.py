@@ -13,6 +13,18 @@ from torchweb.backends.webgpu.kernels import matmul_tiles
 F = torch.nn.functional
 
 
+@pytest.fixture(autouse=True)
+def _epilogues_on(monkeypatch):
+    """The epilogues are off by default (backends/webgpu/backend.py says why): on here, with
+    what kernel_edges learned per signature forgotten before and after."""
+    from torchweb.backends.webgpu import backend
+    from torchweb.lazy import kernel_edges
+    monkeypatch.setattr(backend, "MATMUL_EPILOGUE", True)
+    kernel_edges.forget_signatures()
+    yield
+    kernel_edges.forget_signatures()
+
+
 def _rand(*shape, seed=0):
     g = torch.Generator().manual_seed(seed + 7 * len(shape) + sum(shape))
     return torch.randn(*shape, generator=g)
