@@ -7,24 +7,15 @@ binding a buffer twice in a dispatch when one of the bindings is writable.
 
 
 def bind(out, *inputs):
-    """(buffers to bind, output's first, as (id, size); the slot of each input)."""
-    so = out._storage
-    buffers = [(so.buffer_for_write(), so.size)]
-    slot_of = {so: 0}   # (storages hash by identity)
-    slots = []
-    for t in inputs:
-        s = t._storage
-        slot = slot_of.get(s)
-        if slot is None:
-            slot = slot_of[s] = len(buffers)
-            buffers.append((s.buffer_for_read(), s.size))
-        slots.append(slot)
-    return buffers, slots
+    """(buffers to bind, output's first, as (id, size); the slot of each input): bind_rows'
+    bindings as pairs, for the kernels that dispatch through Runtime.dispatch."""
+    rows, slots = bind_rows(out, *inputs)
+    return list(zip(rows[0::3], rows[2::3])), list(slots)
 
 
 def bind_rows(out, *inputs):
-    """bind() for Runtime.record: (the buffers as flat (id, 0, size) rows, output's first; the
-    slot of each input, a tuple)."""
+    """The bindings for Runtime.record: (the buffers as flat (id, 0, size) rows, output's
+    first; the slot of each input, a tuple)."""
     so = out._storage
     rows = [so.buffer_for_write(), 0, so.size]
     slot_of = {so: 0}
