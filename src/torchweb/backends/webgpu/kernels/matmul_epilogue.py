@@ -20,7 +20,7 @@ from ... import pending as _hooks
 MATMUL = ("matmul", "f")
 _VALUE_TOKEN = ("t", "f", "f32")   # the matmul's value, a leaf of the rest of the expression
 MAX_BUFFERS = 8   # storage buffers a dispatch binds at most (WebGPU's default per stage)
-_MATMUL = [None]   # backend.matmul, set by install() (backend.py imports this module)
+_BACKEND_MATMUL = [None]   # backend.matmul, set by install() (backend.py imports this module)
 _ANALYSES = {}   # root key -> (key with each matmul a leaf, [(its A leaf's position, K)])
 
 
@@ -215,7 +215,8 @@ def _run_one(s, root):
     b = _View((lb[0], call.b_shape) + lb[1:])
     buffers = [(st.buffer_for_read(), st.size) for st in map(_STORAGE, leaves[:p] + leaves[p + 2:])]
     out = _View((s, call.mshape, call.mstride, 0, s.dtype))
-    if _MATMUL[0](out, a, b, "f", Epilogue(call.static, buffers, fused.epilogue_words(call.ints, root.scalars))):
+    epi = Epilogue(call.static, buffers, fused.epilogue_words(call.ints, root.scalars))
+    if _BACKEND_MATMUL[0](out, a, b, "f", epi):
         return
     leaves = list(leaves)
     leaves[p:p + 2] = [(s, contiguous_strides(root.shape), 0, la[3])]
@@ -244,8 +245,8 @@ def _run_alone(s, root):
                                      tuple(mshape[:-2]) + (K, mshape[-1]))
     mshape, mstride, a_shape, b_shape = shapes
     la, lb = root.leaves
-    _MATMUL[0](_View((s, mshape, mstride, 0, s.dtype)), _View((la[0], a_shape) + la[1:]),
-              _View((lb[0], b_shape) + lb[1:]), "f")
+    _BACKEND_MATMUL[0](_View((s, mshape, mstride, 0, s.dtype)), _View((la[0], a_shape) + la[1:]),
+                       _View((lb[0], b_shape) + lb[1:]), "f")
 
 
 def _run_general(s, root, found=()):
@@ -262,7 +263,7 @@ def _run_general(s, root, found=()):
         a, b = _operands(root.leaves[p], root.leaves[p + 1], mshape, K)
         if j < len(mms) - 1:   # (more than one matmul: all but the last written first)
             tmp = GPUStorage(s.rt, s.numel, f32)
-            _MATMUL[0](_product(tmp, mshape), a, b, "f")
+            _BACKEND_MATMUL[0](_product(tmp, mshape), a, b, "f")
             leaves.append((tmp, contiguous, 0, f32))
         else:
             value = (s, contiguous, 0, f32)
@@ -279,7 +280,7 @@ def _run_general(s, root, found=()):
         found = ()
     if id(s) in inputs:
         tmp = GPUStorage(s.rt, s.numel, f32)
-        _MATMUL[0](_product(tmp, mshape), a, b, "f")
+        _BACKEND_MATMUL[0](_product(tmp, mshape), a, b, "f")
         leaves[leaves.index(value)] = (tmp, contiguous, 0, f32)
         fused.run((s,), (type(root)((key, leaves, root.scalars, shape, root.size, {}, None)),))
         return
@@ -301,11 +302,11 @@ def _run_general(s, root, found=()):
         reads = dict.fromkeys([leaf[0] for k, leaf in enumerate(distinct) if k != vi])
         buffers = [(st.buffer_for_read(), st.size) for st in reads] + _write(partners)
         words = fused.epilogue_words(ints, [x for r in roots for x in r.scalars])
-        if _MATMUL[0](out, a, b, "f", Epilogue(info, buffers, words)):
+        if _BACKEND_MATMUL[0](out, a, b, "f", Epilogue(info, buffers, words)):
             return
         _restore(partners)   # (not taken: the product is in s)
     else:
-        _MATMUL[0](out, a, b, "f")
+        _BACKEND_MATMUL[0](out, a, b, "f")
     fused.run((s,), (node,))   # (the product in s: the rest of the expression reads it in place)
 
 
@@ -348,5 +349,5 @@ def _restore(partners):
 
 def install(matmul):
     """Called by backend.py: its matmul, which stores an epilogue, and fused.run's way here."""
-    _MATMUL[0] = matmul
+    _BACKEND_MATMUL[0] = matmul
     fused._EPILOGUE_RUN[0] = run
