@@ -82,12 +82,12 @@ def matmul(out, a, b, acc_cls, defer=True):
     short: lavapipe silently stops loops after 65535 iterations). A float32 product is deferred
     where it may be (lazy matmul_epilogue: the elementwise ops after it stored by its kernel),
     unless defer is False (nothing elementwise follows: a weight's gradient)."""
-    if defer:
+    be = backend_for(out.device.type)
+    if defer and be.MATMUL_EPILOGUE:
         if matmul_epilogue(out, a, b):   # (deferred: its kernel will store the ops after it too)
             return
     elif a._storage.pending is not None or b._storage.pending is not None:
         matmul_epilogue(out, a, b, False)   # (realizes them)
-    be = backend_for(out.device.type)
     *_, K = a._shape   # (unpacked: indexing a Size runs Python code)
     limit = be.MAX_MATMUL_K
     if limit is None or K <= limit:
