@@ -353,13 +353,24 @@ class Runtime:
         return (x, y, 1)
 
     # -- flush and readback ----------------------------------------------------------------
-    def flush(self):
-        stream = self.stream
-        if not len(stream):
-            return
+    def _take_stream(self):
+        """(the stream recorded so far, its kernels' work), an empty stream in its place."""
+        stream, work = self.stream, self._stream_work
         self.stream = commands.CommandStream()
-        work, self._stream_work = self._stream_work, 0
+        self._stream_work = 0
         self._stream_deadline = 0.0
+        return stream, work
+
+    def _submitted(self):
+        """A flush handed to the driver: the GPU has work (the idle rule off until a wait)."""
+        self.flushes += 1
+        self._idle_start = 1 << 62
+        self._flush_bytes = self._feed_bytes_min
+
+    def flush(self):
+        if not len(self.stream):
+            return
+        stream, work = self._take_stream()
         head = commands.CommandStream()
         if self.params:
             params = self.params
@@ -388,9 +399,7 @@ class Runtime:
         blob = stream.blob + b"\0" * (base - len(stream.blob)) + head.blob if head.blob else stream.blob
         if self.windows:
             words = self._translate_windows(words)
-        self.flushes += 1
-        self._idle_start = 1 << 62
-        self._flush_bytes = self._feed_bytes_min
+        self._submitted()
         if self.capture is not None:
             self.capture.record(words, blob, head_len)
         if self.unwritten:   # (after an out of memory: what is computed from its victims)
@@ -461,13 +470,8 @@ class Runtime:
         if stream.dispatches or self.params or self.windows or self.unwritten or self.capture is not None:
             self.flush()
             return array("I"), b""
-        self.stream = commands.CommandStream()
-        self._stream_work = 0
-        self._stream_deadline = 0.0
-        self._idle_start = 1 << 62
-        self._flush_bytes = self._feed_bytes_min
-        self._freed = []
-        self.flushes += 1
+        self._take_stream()
+        self._submitted()   # (_freed is empty: nothing is unwritten)
         words, blob = stream.words, stream.blob
         if not blob:
             return words, b""
