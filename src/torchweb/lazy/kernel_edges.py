@@ -42,9 +42,9 @@ def matmul_epilogue(out, a, b, defer=True):
     """out = a @ b is about to run (batch dims broadcast already): True where it is deferred
     instead, out pending as a node ("matmul", "f") over a and b whose kernel will store the
     elementwise ops recorded after it (they inline it as any pending node; the backend's
-    run_fused runs it: kernels/matmul_epilogue.py on webgpu). Deferred where the backend has
-    that (MATMUL_EPILOGUE), out is fresh, contiguous and float32 (what the fused kernels
-    write), a and b float32 within one binding and K one kernel's loop; else False, after
+    run_fused runs it: kernels/matmul_epilogue.py on webgpu). Asked by ops/lowering.py only
+    where the backend stores epilogues (MATMUL_EPILOGUE). Deferred where out is fresh,
+    contiguous and float32 (what the fused kernels write), a and b float32 within one binding and K one kernel's loop; else False, after
     realizing pending operands (the matmul runs now). defer False: never."""
     sa, sb = a._storage, b._storage
     if sa.pending is not None:
@@ -61,13 +61,13 @@ def matmul_epilogue(out, a, b, defer=True):
     found = _SIGNATURES.get(sig)
     if found is None:
         found = _signature(sig)
-    key, n, be, counts = found
+    key, n, counts = found
     # A signature whose every product so far was realized alone, nothing fused into it (its
     # readers views, a reduction, another matmul: attention's qkv projection, most input
     # gradients), runs now from its BARE_AFTER-th on: deferring it costs Python and saves no
     # dispatch. (Then: its whole storage; operands of this device, not a lost one's, whose
     # error is the op's; one binding each.)
-    if key is None or counts[1] == counts[0] >= BARE_AFTER or not be.MATMUL_EPILOGUE or s.numel != n \
+    if key is None or counts[1] == counts[0] >= BARE_AFTER or s.numel != n \
             or (rt := s.rt) is not sa.rt or rt is not sb.rt or max(n, sa.numel, sb.numel) > rt.max_binding >> 2:
         return False
     counts[0] += 1
@@ -76,7 +76,7 @@ def matmul_epilogue(out, a, b, defer=True):
     return True
 
 
-_SIGNATURES = {}   # matmul_epilogue's signature -> (the node's key or None: never deferred, numel, backend,
+_SIGNATURES = {}   # matmul_epilogue's signature -> (the node's key or None: never deferred, numel,
 #                   [products deferred, of them realized alone])
 BARE_AFTER = 1     # products of a signature realized alone before it is no longer deferred
 
@@ -89,15 +89,14 @@ def forget_signatures():
 
 
 def _signature(sig):
-    """(key, numel, backend, counts) for matmul_epilogue's signature: key None where such a
-    product is never deferred (not all float32, strided, K past one kernel's loop, or a
-    backend without epilogues); counts [deferred, realized alone], the second counted by
+    """(key, numel, counts) for matmul_epilogue's signature: key None where such a product is
+    never deferred (not all float32, strided, K past one kernel's loop); counts [deferred, realized alone], the second counted by
     realize() through BARE_PRODUCTS (id of the key, one object a signature)."""
     shape, stride, K, _, _, *dtypes, device_type = sig
     be = backend_for(device_type)
     key = None
     limit = be.MAX_MATMUL_K
-    if ENABLED and all(dt is _F32 for dt in dtypes) and hasattr(be, "MATMUL_EPILOGUE") \
+    if ENABLED and all(dt is _F32 for dt in dtypes) \
             and 0 < K and (limit is None or K <= limit) and stride == contiguous_strides(shape):
         key = (_MATMUL, _F32_LEAF, _F32_LEAF, ("K", K, shape))
     if len(_SIGNATURES) > 1024:
@@ -105,7 +104,7 @@ def _signature(sig):
     counts = [0, 0]
     if key is not None:
         BARE_PRODUCTS[id(key)] = counts
-    found = _SIGNATURES[sig] = (key, prod(shape), be, counts)
+    found = _SIGNATURES[sig] = (key, prod(shape), counts)
     return found
 
 
