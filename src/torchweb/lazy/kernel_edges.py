@@ -13,7 +13,7 @@ that the speed issue (#21) extends. ops/lowering.py asks them before it runs the
   keeps such a node in the shape its readers see (a linear layer's [B*T, N] as [B, T, N]);
   matmul_partners hands that kernel the parts of the expression still pending elsewhere
   (gelu(h)'s h, saved for backward), stored by it too rather than recomputed with the
-  matmul; holds_matmul tells a fusing scope to write such a node first."""
+  matmul; a fusing scope writes such a node first (backends/pending.py's holds_matmul)."""
 
 from math import prod
 from operator import attrgetter
@@ -21,12 +21,13 @@ from operator import attrgetter
 from .. import _dtype
 from .._size import _CONTIGUOUS, contiguous_strides
 from ..backends import backend_for
+from ..backends.pending import MATMUL_ROOT as _MATMUL
 from .graph import Node, register
 from .realize import BARE_PRODUCTS, realize
 from .record import ENABLED
 
 _SUM_OF_TWO = (("add", "f"), ("t", "f", "f32"), ("t", "f", "f32"))
-_MATMUL, _F32_LEAF, _F32 = ("matmul", "f"), ("t", "f", "f32"), _dtype.float32
+_F32_LEAF, _F32 = ("t", "f", "f32"), _dtype.float32
 _LAYOUT = attrgetter("_stride", "_offset", "dtype")   # (a leaf's, but its storage)
 
 
@@ -157,12 +158,6 @@ def _held_keys(key, held):
     if holds:
         held[id(key)] = key
     return holds
-
-
-def holds_matmul(key):
-    """Whether the expression of a Node's key holds a deferred matmul (one kernel of its own:
-    a fusing scope, lazy/scope.py, writes such a node first)."""
-    return key[0] == _MATMUL or any(type(part[0]) is not str and holds_matmul(part) for part in key[1:])
 
 
 def sum_prologue(t):

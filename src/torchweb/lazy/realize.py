@@ -18,7 +18,7 @@ from . import graph
 
 MAX_BUFFERS = 8        # storage buffers a kernel binds at most (WebGPU's default per stage)
 MAX_BATCH_NODES = 96   # ops of one multi-output kernel at most
-_MATMUL = ("matmul", "f")   # a deferred product's root (kernel_edges.matmul_epilogue)
+_MATMUL = _hooks.MATMUL_ROOT   # a deferred product's root (kernel_edges.matmul_epilogue)
 BARE_PRODUCTS = {}   # id of a deferred product's key -> its signature's [deferred, realized alone] (kernel_edges)
 
 

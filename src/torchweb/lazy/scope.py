@@ -28,7 +28,7 @@ from .. import _dtype
 from .._size import _CONTIGUOUS
 from ..backends import backend_for
 from .graph import Node, pending_readers
-from .kernel_edges import holds_matmul
+from ..backends.pending import holds_matmul
 from .realize import realize, realize_many
 from .traced import Value
 

@@ -12,6 +12,7 @@ from itertools import chain
 from operator import attrgetter, itemgetter
 
 from ...._size import contiguous_strides, numel
+from ...pending import holds_matmul
 
 from .bindings import declarations
 from .plans import PlanCache
@@ -73,13 +74,8 @@ def _holds(keys, nroots):
     """_HOLDS[keys], made."""
     if len(_HOLDS) > 4096:
         _HOLDS.clear()
-    held = _HOLDS[keys] = any(map(_holds_matmul, (keys,) if nroots == 1 else keys))
+    held = _HOLDS[keys] = any(map(holds_matmul, (keys,) if nroots == 1 else keys))
     return held
-
-
-def _holds_matmul(key):
-    """Whether an expression's key holds a deferred matmul (lazy/kernel_edges.py's node)."""
-    return key[0] == ("matmul", "f") or any(type(part[0]) is not str and _holds_matmul(part) for part in key[1:])
 _LEAVES, _SCALARS, _KEY = attrgetter("leaves"), attrgetter("scalars"), attrgetter("key")
 _LAYOUT = itemgetter(slice(1, None))   # (a leaf's stride, offset and dtype)
 _STORAGE = itemgetter(0)   # (a leaf's storage)

@@ -17,14 +17,14 @@ from ..storage import GPUStorage
 from . import fused
 from ... import pending as _hooks
 
-MATMUL = ("matmul", "f")
+MATMUL = _hooks.MATMUL_ROOT
 _VALUE_TOKEN = ("t", "f", "f32")   # the matmul's value, a leaf of the rest of the expression
 MAX_BUFFERS = 8   # storage buffers a dispatch binds at most (WebGPU's default per stage)
 _BACKEND_MATMUL = [None]   # backend.matmul, set by install() (backend.py imports this module)
 _ANALYSES = {}   # root key -> (key with each matmul a leaf, [(its A leaf's position, K)])
 
 
-has_matmul = fused._holds_matmul
+has_matmul = _hooks.holds_matmul
 
 class _View(tuple):
     """The tensor-shaped view the matmul kernels read (._storage, ._shape, ._stride, ._offset,
